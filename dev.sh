@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
+#   ./dev.sh app [TABLE]   set everything up, then start the app (the demo table when no TABLE)
+#   ./dev.sh test          set everything up, then run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+
+apt_install() {
+  # Only reached when a system package is missing; needs root or sudo.
+  as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" \
+    || { echo "Could not install $* with apt-get; install it yourself and run this again." >&2; exit 1; }
+}
+
+ensure_java() {
+  if ! command -v java >/dev/null; then
+    echo "Java is missing (PySpark needs Java 17); installing openjdk-17-jre-headless..."
+    apt_install openjdk-17-jre-headless
+  fi
+}
+
+ensure_venv() {
+  local py="${PYTHON:-}"
+  [ -n "$py" ] || py=$(command -v python3.11 || command -v python3)
+  if [ ! -x .venv/bin/python ]; then
+    "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
+  fi
+  local stamp=.venv/.requirements.sha
+  local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_chromium() {
+  command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || apt_install chromium
+}
+
+cmd="${1:-app}"; shift || true
+case "$cmd" in
+  app)
+    ensure_java; ensure_venv
+    if [ $# -gt 0 ]; then
+      exec .venv/bin/python -m streamlit run app.py -- --table "$1"
+    fi
+    exec .venv/bin/python -m streamlit run app.py
+    ;;
+  test)
+    ensure_java; ensure_venv; ensure_chromium
+    exec .venv/bin/python -m pytest "$@"
+    ;;
+  *)
+    echo "usage: ./dev.sh app [TABLE] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,173 @@
+"""Listing the ``_delta_log`` folder: which commits, checkpoints and checksums exist.
+
+Versions always come from file names (``00000000000000000042.json`` is version 42),
+never from counting files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from inspector.errors import NotADeltaTable
+from inspector.paths import log_dir
+
+_COMMIT = re.compile(r"^(\d{20})\.json$")
+_CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
+_MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
+_V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
+_CRC = re.compile(r"^(\d{20})\.crc$")
+_COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
+LAST_CHECKPOINT = "_last_checkpoint"
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """A file in ``_delta_log``: its name, absolute path, size and modification time (ms)."""
+
+    name: str
+    path: str
+    size: int
+    modification_time: int
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """One checkpoint of a version: classic, multi-part or V2 (UUID-named).
+
+    ``complete`` is False for a multi-part checkpoint with parts missing; such a
+    checkpoint must not be used for log replay.
+    """
+
+    version: int
+    kind: str
+    files: tuple[LogFile, ...]
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class LastCheckpoint:
+    """The parsed ``_last_checkpoint`` hint, or the reason it could not be parsed."""
+
+    version: int | None
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class LogListing:
+    """Everything in ``_delta_log`` that log replay cares about, keyed by version."""
+
+    commits: Mapping[int, LogFile]
+    checkpoints: Mapping[int, tuple[Checkpoint, ...]]
+    crcs: Mapping[int, LogFile]
+    compacted: tuple[LogFile, ...]
+    last_checkpoint: LastCheckpoint | None
+    staged_commits: int = 0
+
+    @property
+    def commit_versions(self) -> list[int]:
+        """Versions that have a commit file, ascending."""
+        return sorted(self.commits)
+
+    def usable_checkpoints(self) -> list[Checkpoint]:
+        """Complete checkpoints, newest first (several may share a version)."""
+        found = [cp for cps in self.checkpoints.values() for cp in cps if cp.complete]
+        return sorted(found, key=lambda cp: (-cp.version, cp.kind != "v2"))
+
+
+def list_log(table_root: str) -> LogListing:
+    """List a table's ``_delta_log``.
+
+    Args:
+        table_root: Absolute path of the table root.
+
+    Returns:
+        The listing.
+
+    Raises:
+        NotADeltaTable: If the folder is missing, has no ``_delta_log``, or the log
+            has neither commits nor checkpoints.
+    """
+    folder = log_dir(table_root)
+    if not os.path.isdir(table_root):
+        raise NotADeltaTable(f"'{table_root}' does not exist or is not a folder.",
+                             "Check the path; it should be the folder that contains _delta_log.")
+    if not os.path.isdir(folder):
+        raise NotADeltaTable(f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
+                             "Open the folder that contains _delta_log (the table root).")
+    entries = _scan(folder)
+    listing = _classify(entries, folder)
+    if not listing.commits and not listing.checkpoints:
+        raise NotADeltaTable(
+            f"'{table_root}' has a _delta_log folder but no commit or checkpoint files in it.",
+            "The table was never committed or its log was deleted; restore _delta_log from a backup.")
+    return listing
+
+
+def _scan(folder: str) -> list[os.DirEntry]:
+    with os.scandir(folder) as it:
+        return list(it)
+
+
+def _log_file(entry: os.DirEntry) -> LogFile:
+    st = entry.stat()
+    return LogFile(entry.name, entry.path, st.st_size, int(st.st_mtime * 1000))
+
+
+def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
+    commits, crcs, compacted, staged = {}, {}, [], 0
+    parts: dict[tuple[int, str], list[LogFile]] = {}
+    last = None
+    for entry in entries:
+        name = entry.name
+        if m := _COMMIT.match(name):
+            commits[int(m.group(1))] = _log_file(entry)
+        elif m := _CRC.match(name):
+            crcs[int(m.group(1))] = _log_file(entry)
+        elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
+            parts.setdefault((int(m.group(1)), _checkpoint_group(name, m)), []).append(_log_file(entry))
+        elif _COMPACTED.match(name):
+            compacted.append(_log_file(entry))
+        elif name == LAST_CHECKPOINT:
+            last = read_last_checkpoint(entry.path)
+        elif name == "_staged_commits" and entry.is_dir():
+            staged = len(os.listdir(entry.path))
+    return LogListing(commits, _group_checkpoints(parts), crcs,
+                      tuple(sorted(compacted, key=lambda f: f.name)), last, staged)
+
+
+def _checkpoint_group(name: str, match: re.Match) -> str:
+    """A key that gathers the parts of one checkpoint (``multi:N`` or the file name)."""
+    if match.re is _MULTI:
+        return f"multi:{int(match.group(3))}"
+    return name
+
+
+def _group_checkpoints(parts: dict[tuple[int, str], list[LogFile]]) -> dict[int, tuple[Checkpoint, ...]]:
+    grouped: dict[int, list[Checkpoint]] = {}
+    for (version, group), files in parts.items():
+        files.sort(key=lambda f: f.name)
+        if group.startswith("multi:"):
+            expected = int(group.split(":")[1])
+            cp = Checkpoint(version, "multi-part", tuple(files), complete=len(files) == expected)
+        elif _V2.match(group):
+            cp = Checkpoint(version, "v2", tuple(files))
+        else:
+            cp = Checkpoint(version, "classic", tuple(files))
+        grouped.setdefault(version, []).append(cp)
+    return {v: tuple(cps) for v, cps in grouped.items()}
+
+
+def read_last_checkpoint(path: str) -> LastCheckpoint:
+    """Parse ``_last_checkpoint``; a garbage file gives a problem instead of an error."""
+    try:
+        with open(path, "rb") as fh:
+            raw = json.loads(fh.read().decode("utf-8"))
+        return LastCheckpoint(int(raw["version"]), raw)
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        return LastCheckpoint(None, {}, f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+                                        "it was ignored and the log folder was listed instead.")

@@ -1,0 +1,253 @@
+"""``DeltaLog``: a table's transaction log, listed, parsed, cached and replayed.
+
+Commit files are immutable, so a parsed commit is cached for the life of the
+object; :meth:`DeltaLog.refresh` re-lists ``_delta_log`` and parses only new (or
+changed, e.g. previously truncated) commit files.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from inspector.checkpoint import read_checkpoint
+from inspector.commit import Commit, read_commit
+from inspector.errors import CorruptLog, InspectorError, VersionNotFound
+from inspector.listing import Checkpoint, LogListing, list_log
+from inspector.paths import log_dir, resolve_table_root
+from inspector.snapshot import ReplayState, Snapshot
+
+_SNAPSHOT_CACHE_SIZE = 16
+
+
+class DeltaLog:
+    """The transaction log of one table. Thread-safe; shared by the app's sessions.
+
+    Use :meth:`open` to create one; it lists and parses the log and raises
+    :class:`~inspector.errors.NotADeltaTable` for a folder that is not a table.
+    """
+
+    def __init__(self, table_root: str) -> None:
+        self.table_root = table_root
+        self.log_folder = log_dir(table_root)
+        self._lock = threading.RLock()
+        self._commits: dict[int, Commit] = {}
+        self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
+        self._replay_problems: dict[int, list[str]] = {}
+        self._listing: LogListing | None = None
+        self.generation = 0  # bumps whenever refresh finds a change
+
+    @classmethod
+    def open(cls, location: str) -> "DeltaLog":
+        """Open a table by a typed location (local path or ``file://`` URI).
+
+        Raises:
+            NotADeltaTable: If the location holds no readable Delta log.
+        """
+        log = cls(resolve_table_root(location))
+        log.refresh()
+        return log
+
+    def refresh(self) -> bool:
+        """Re-list the log and parse commits not seen before.
+
+        Returns:
+            True when anything changed since the last refresh.
+        """
+        with self._lock:
+            listing = list_log(self.table_root)
+            changed = listing != self._listing
+            for version, file in listing.commits.items():
+                cached = self._commits.get(version)
+                if cached is None or cached.file != file:
+                    self._commits[version] = read_commit(version, file)
+            for version in set(self._commits) - set(listing.commits):
+                del self._commits[version]
+            if changed:
+                self._snapshots.clear()
+                self._replay_problems.clear()
+                self.generation += 1
+            self._listing = listing
+            return changed
+
+    @property
+    def listing(self) -> LogListing:
+        """The latest listing of ``_delta_log``."""
+        assert self._listing is not None, "call refresh() first"
+        return self._listing
+
+    @property
+    def commits(self) -> list[Commit]:
+        """Every parsed commit, ascending by version."""
+        return [self._commits[v] for v in sorted(self._commits)]
+
+    @property
+    def latest_version(self) -> int:
+        """The newest version with a commit file or a complete checkpoint."""
+        cps = [cp.version for cp in self.listing.usable_checkpoints()]
+        return max(list(self._commits) + cps)
+
+    @property
+    def earliest_version(self) -> int:
+        """The oldest version whose state can be reconstructed (0, or the oldest usable checkpoint)."""
+        if 0 in self._commits:
+            return 0
+        cps = [cp.version for cp in self.listing.usable_checkpoints()]
+        return min(cps) if cps else min(self._commits)
+
+    def commit(self, version: int) -> Commit:
+        """The commit of a version.
+
+        Raises:
+            VersionNotFound: If the version has no commit file.
+        """
+        found = self._commits.get(version)
+        if found is None:
+            raise self._version_not_found(version)
+        return found
+
+    def commit_text(self, version: int) -> str:
+        """The raw text of a commit file, for display."""
+        with open(self.commit(version).file.path, "rb") as fh:
+            return fh.read().decode("utf-8", errors="replace")
+
+    def replay_problems(self) -> dict[int, list[str]]:
+        """Problems found while replaying (unreadable checkpoints, ...), by version."""
+        return {v: list(p) for v, p in self._replay_problems.items()}
+
+    def snapshot(self, version: int | None = None) -> Snapshot:
+        """Reconstruct the table state at ``version`` (default: the latest).
+
+        Starts from the newest usable base at or below the version (a cached
+        snapshot, a checkpoint, or the empty table before commit 0) and applies
+        the commits after it. A checkpoint that cannot be read is recorded as a
+        problem against its version and an older base is tried.
+
+        Raises:
+            VersionNotFound: If the version is outside the log.
+            CorruptLog: If the log cannot be replayed to the version.
+        """
+        with self._lock:
+            version = self.latest_version if version is None else version
+            if version in self._snapshots:
+                self._snapshots.move_to_end(version)
+                return self._snapshots[version]
+            snap = self._replay(version)
+            self._snapshots[version] = snap
+            while len(self._snapshots) > _SNAPSHOT_CACHE_SIZE:
+                self._snapshots.popitem(last=False)
+            return snap
+
+    def _replay(self, version: int) -> Snapshot:
+        if version < 0 or version > self.latest_version:
+            raise self._version_not_found(version)
+        for base_version, load in self._bases(version):
+            if not self._commits_usable(base_version + 1, version):
+                continue
+            try:
+                state, origin = load()
+            except InspectorError as exc:
+                self._replay_problems.setdefault(base_version, []).append(exc.message)
+                continue
+            for v in range(base_version + 1, version + 1):
+                state.apply(self._commits[v].actions)
+            return state.freeze(self.table_root, version, _describe(origin, base_version, version))
+        raise self._unreachable(version)
+
+    def _bases(self, version: int):
+        """Candidate replay bases, newest first: (base version, loader)."""
+        candidates = []
+        for v, snap in self._snapshots.items():
+            if v <= version:
+                candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
+        for cp in self.listing.usable_checkpoints():
+            if cp.version <= version:
+                candidates.append((cp.version, 1, lambda c=cp: (self._load_checkpoint(c), "checkpoint")))
+        if 0 in self._commits:
+            candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
+        candidates.sort(key=lambda c: (-c[0], c[1]))
+        return [(v, loader) for v, _, loader in candidates]
+
+    def _load_checkpoint(self, cp: Checkpoint) -> ReplayState:
+        state = ReplayState()
+        state.apply(read_checkpoint(cp, self.log_folder))
+        return state
+
+    def _commits_usable(self, first: int, last: int) -> bool:
+        return all(v in self._commits and self._commits[v].is_complete for v in range(first, last + 1))
+
+    def _version_not_found(self, version: int) -> VersionNotFound:
+        lo, hi = self.earliest_version, self.latest_version
+        if 0 <= version < lo:
+            return VersionNotFound(
+                f"Version {version} has expired from the log (log retention); "
+                f"the earliest version that can be read is {lo}.",
+                f"Pick a version between {lo} and {hi}.")
+        return VersionNotFound(f"Version {version} does not exist; this table has versions {lo} to {hi}.",
+                               f"Pick a version between {lo} and {hi}.")
+
+    def _unreachable(self, version: int) -> InspectorError:
+        if version < self.earliest_version:
+            return self._version_not_found(version)
+        gaps = [v for v in range(self.earliest_version, version + 1) if v not in self._commits]
+        broken = [v for v in range(self.earliest_version, version + 1)
+                  if v in self._commits and not self._commits[v].is_complete]
+        reasons = []
+        if gaps:
+            reasons.append(f"commit files are missing for versions {_ranges(gaps)}")
+        if broken:
+            reasons.append(f"commit {_ranges(broken)} is truncated or corrupt" if len(broken) == 1
+                           else f"commits {_ranges(broken)} are truncated or corrupt")
+        if self._replay_problems:
+            reasons.append("the checkpoints that could bridge this are unreadable")
+        return CorruptLog(
+            f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
+            "Pick a version before the damage or after a readable checkpoint, "
+            "or run `python -m inspector check` to find the last consistent version.")
+
+
+def _describe(origin: str, base: int, version: int) -> str:
+    start = {"snapshot": f"cached version {base}", "checkpoint": f"checkpoint {base}",
+             "empty": "the empty table"}[origin]
+    if base == version:
+        return start
+    return f"{start} + commits {base + 1}..{version}" if base + 1 < version else f"{start} + commit {version}"
+
+
+def _ranges(versions: list[int]) -> str:
+    """Compact "1..3, 7" from [1, 2, 3, 7]."""
+    parts, start = [], None
+    for i, v in enumerate(versions):
+        if start is None:
+            start = v
+        if i + 1 == len(versions) or versions[i + 1] != v + 1:
+            parts.append(str(v) if start == v else f"{start}..{v}")
+            start = None
+    return ", ".join(parts)
+
+
+def table_problems(log: DeltaLog) -> list[str]:
+    """Problems that belong to the table rather than to one version.
+
+    Args:
+        log: An opened log.
+
+    Returns:
+        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
+        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
+    """
+    listing, problems = log.listing, []
+    last = listing.last_checkpoint
+    if last is not None and last.problem:
+        problems.append(last.problem)
+    elif last is not None and last.version not in listing.checkpoints:
+        problems.append(f"_last_checkpoint names version {last.version}, which has no checkpoint "
+                        "file; the log folder was listed instead.")
+    for cps in listing.checkpoints.values():
+        problems += [f"The multi-part checkpoint of version {cp.version} is missing parts; "
+                     "it is ignored." for cp in cps if not cp.complete]
+    if listing.staged_commits:
+        problems.append(f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
+                        "are not shown: the table is catalog-managed and only its catalog knows "
+                        "which of them were ratified.")
+    return problems

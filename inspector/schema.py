@@ -1,0 +1,174 @@
+"""Delta schemas (the JSON in ``metaData.schemaString``) as typed records."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Union
+
+PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
+COLUMN_ID_KEY = "delta.columnMapping.id"
+
+
+@dataclass(frozen=True)
+class PrimitiveType:
+    """A primitive type such as ``long``, ``string`` or ``decimal(10,2)``."""
+
+    name: str
+
+    def simple_string(self) -> str:
+        """Spark's simpleString of the type."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """An array of ``element_type``."""
+
+    element_type: "DataType"
+    contains_null: bool = True
+
+    def simple_string(self) -> str:
+        """Spark's simpleString of the type."""
+        return f"array<{self.element_type.simple_string()}>"
+
+
+@dataclass(frozen=True)
+class MapType:
+    """A map from ``key_type`` to ``value_type``."""
+
+    key_type: "DataType"
+    value_type: "DataType"
+    value_contains_null: bool = True
+
+    def simple_string(self) -> str:
+        """Spark's simpleString of the type."""
+        return f"map<{self.key_type.simple_string()},{self.value_type.simple_string()}>"
+
+
+@dataclass(frozen=True)
+class StructField:
+    """A named field of a struct, with its column-mapping metadata."""
+
+    name: str
+    type: "DataType"
+    nullable: bool = True
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def physical_name(self) -> str:
+        """The name in Parquet files: the column-mapping physical name, else ``name``."""
+        return str(self.metadata.get(PHYSICAL_NAME_KEY) or self.name)
+
+    @property
+    def column_id(self) -> int | None:
+        """The column-mapping id, when the table uses column mapping."""
+        value = self.metadata.get(COLUMN_ID_KEY)
+        return int(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class StructType:
+    """An ordered list of fields; the top-level schema of a table is one."""
+
+    fields: tuple[StructField, ...]
+
+    def simple_string(self) -> str:
+        """Spark's simpleString of the type."""
+        inner = ",".join(f"{f.name}:{f.type.simple_string()}" for f in self.fields)
+        return f"struct<{inner}>"
+
+    def field_names(self) -> list[str]:
+        """Top-level field names, in order."""
+        return [f.name for f in self.fields]
+
+    def get(self, name: str) -> StructField | None:
+        """The top-level field called ``name``, or None."""
+        return next((f for f in self.fields if f.name == name), None)
+
+
+DataType = Union[PrimitiveType, ArrayType, MapType, StructType]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One leaf or nested column of a schema, addressed by its dotted path."""
+
+    path: tuple[str, ...]
+    type: str
+    nullable: bool
+    physical_path: tuple[str, ...]
+    column_id: int | None
+
+    @property
+    def name(self) -> str:
+        """The dotted logical name, e.g. ``address.city``."""
+        return ".".join(self.path)
+
+
+def parse_schema(schema_string: str) -> StructType:
+    """Parse ``schemaString`` into a :class:`StructType`.
+
+    Raises:
+        ValueError: If the string is not a Delta schema.
+    """
+    try:
+        obj = json.loads(schema_string)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"schemaString is not valid JSON: {exc}") from exc
+    parsed = _parse_type(obj)
+    if not isinstance(parsed, StructType):
+        raise ValueError("schemaString is not a struct")
+    return parsed
+
+
+def _parse_type(obj: Any) -> DataType:
+    if isinstance(obj, str):
+        return PrimitiveType(obj)
+    kind = obj.get("type")
+    if kind == "struct":
+        return StructType(tuple(_parse_field(f) for f in obj.get("fields", [])))
+    if kind == "array":
+        return ArrayType(_parse_type(obj["elementType"]), bool(obj.get("containsNull", True)))
+    if kind == "map":
+        return MapType(_parse_type(obj["keyType"]), _parse_type(obj["valueType"]),
+                       bool(obj.get("valueContainsNull", True)))
+    return PrimitiveType(str(kind))
+
+
+def _parse_field(obj: Mapping[str, Any]) -> StructField:
+    return StructField(
+        name=obj["name"],
+        type=_parse_type(obj["type"]),
+        nullable=bool(obj.get("nullable", True)),
+        metadata=obj.get("metadata") or {},
+    )
+
+
+def iter_columns(schema: StructType) -> Iterator[Column]:
+    """Every column of the schema, depth first, with nested struct fields expanded.
+
+    Structs yield a column for themselves and for each nested field, so that a
+    diff can report both "struct added" and "field added inside a struct".
+    """
+    yield from _walk(schema, (), ())
+
+
+def _walk(struct: StructType, path: tuple[str, ...], phys: tuple[str, ...]) -> Iterator[Column]:
+    for f in struct.fields:
+        here, here_phys = path + (f.name,), phys + (f.physical_name,)
+        yield Column(here, f.type.simple_string(), f.nullable, here_phys, f.column_id)
+        inner = _struct_inside(f.type)
+        if inner is not None:
+            yield from _walk(inner, here, here_phys)
+
+
+def _struct_inside(data_type: DataType) -> StructType | None:
+    """The struct to descend into: the type itself, an array's element or a map's value."""
+    if isinstance(data_type, StructType):
+        return data_type
+    if isinstance(data_type, ArrayType):
+        return _struct_inside(data_type.element_type)
+    if isinstance(data_type, MapType):
+        return _struct_inside(data_type.value_type)
+    return None

@@ -1,0 +1,104 @@
+"""The one registry of settings: defaults, help text and environment overrides.
+
+Every setting can be set with an environment variable ``DELTA_INSPECTOR_<NAME>``
+(upper case), and some also with a CLI flag or in the app's sidebar. The README
+documents each one; ``tests/test_settings.py`` checks that it does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from inspector.errors import InvalidInput
+
+ENV_PREFIX = "DELTA_INSPECTOR_"
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "delta-inspector"
+
+
+def _setting(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All user-tunable settings. Each field's metadata carries its help text."""
+
+    demo_path: str = _setting(
+        str(_CACHE / "demo-table"),
+        "Where `demo` writes the built-in demo table, and what the app opens when no table is given.")
+    timestamp_tolerance_seconds: int = _setting(
+        300,
+        "Flag a version when its commitInfo timestamp, in-commit timestamp and file "
+        "modification time disagree by more than this many seconds (typical of copied tables).")
+    preview_rows: int = _setting(100, "Rows shown in a snapshot preview (the first N rows).")
+    sample_rows: int = _setting(50, "Rows per page of row-diff samples.")
+    max_listed_files: int = _setting(
+        100, "At most this many missing or mismatched files are listed in a guard or check result.")
+    recent_tables_file: str = _setting(
+        str(_CACHE / "recent.json"), "Where the app remembers recently opened tables.")
+    recent_tables_max: int = _setting(10, "How many recently opened tables the sidebar offers.")
+    spark_master: str = _setting(
+        "local[*]", "Spark master URL: local[*], spark://host:7077, yarn, k8s://... .")
+    spark_conf: str = _setting(
+        "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...).")
+    operator_mode: bool = _setting(
+        False, "Show the Restore view in the app. Off by default: the app is read-only.")
+    audit_log: str = _setting(
+        str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded.")
+    check_workers: int = _setting(8, "Parallel workers that stat data files during a health check.")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        """Build settings from defaults overridden by ``DELTA_INSPECTOR_*`` variables.
+
+        Raises:
+            InvalidInput: If a variable's value does not fit the setting's type.
+        """
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in dataclasses.fields(cls):
+            raw = environ.get(ENV_PREFIX + f.name.upper())
+            if raw is not None:
+                values[f.name] = _convert(f, raw)
+        return cls(**values)
+
+    def spark_conf_pairs(self) -> dict[str, str]:
+        """``spark_conf`` parsed into a dict.
+
+        Raises:
+            InvalidInput: If a pair is not of the form ``key=value``.
+        """
+        pairs = {}
+        for item in filter(None, (p.strip() for p in self.spark_conf.split(";"))):
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise InvalidInput(f"Spark conf entry '{item}' is not key=value.",
+                                   "Write it as spark.some.key=value; separate entries with ';'.")
+            pairs[key.strip()] = value.strip()
+        return pairs
+
+
+def describe_settings() -> list[tuple[str, str, Any, str]]:
+    """(name, environment variable, default, help) for every setting, for docs and the UI."""
+    return [(f.name, ENV_PREFIX + f.name.upper(), f.default, f.metadata["help"])
+            for f in dataclasses.fields(Settings)]
+
+
+def _convert(f: dataclasses.Field, raw: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    try:
+        if kind == "bool":
+            if raw.strip().lower() not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:
+                raise ValueError(raw)
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if kind == "int":
+            return int(raw)
+    except ValueError:
+        raise InvalidInput(
+            f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}.",
+            f"Set it to a {kind} value or unset it to use the default ({f.default!r}).") from None
+    return raw
