@@ -36,3 +36,11 @@ def copy_table(tmp_path):
         target.chmod(0o755)
         return target
     return _copy
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one real SparkSession of the test run (local[*], started on first use)."""
+    from inspector.spark import get_spark
+
+    return get_spark()

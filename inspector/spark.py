@@ -1,0 +1,111 @@
+"""The process's one SparkSession: started lazily, on first use, and shared.
+
+The timeline, per-version file lists and file-level diffs never call this; only
+row-level work does (previews, row diffs, restore plans and verification).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from inspector.errors import SparkUnavailable
+from inspector.settings import Settings
+
+_lock = threading.Lock()
+_session = None
+_status: "SparkStatus | None" = None
+
+# Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
+# scratch folders outside the working tree, and no Hive metastore.
+_LOCAL_DEFAULTS = {
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.driver.memory": "2g",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
+@dataclass(frozen=True)
+class SparkStatus:
+    """What the app shows about Spark: ``not started``, ``starting``, ``ready`` or ``failed``."""
+
+    state: str
+    master: str | None = None
+    version: str | None = None
+    delta_jars: bool = False
+    reason: str | None = None
+
+
+def spark_status() -> SparkStatus:
+    """The session's state, without starting it."""
+    return _status or SparkStatus("not started")
+
+
+def get_spark(settings: Settings | None = None):
+    """Return the process's SparkSession, starting it on first call.
+
+    Args:
+        settings: ``spark_master`` and ``spark_conf`` are used on first start only.
+
+    Returns:
+        A ``pyspark.sql.SparkSession``.
+
+    Raises:
+        SparkUnavailable: If Java is missing or the session cannot start.
+    """
+    global _session, _status
+    with _lock:
+        if _session is not None:
+            return _session
+        settings = settings or Settings.from_env()
+        _status = SparkStatus("starting", master=settings.spark_master)
+        try:
+            _session = _start(settings)
+        except SparkUnavailable as exc:
+            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc))
+            raise
+        except Exception as exc:  # py4j/JVM failures have many types
+            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc).splitlines()[0])
+            raise SparkUnavailable(
+                f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
+                "Check the spark_master and spark_conf settings, and that Java 17 is installed.") from None
+        _status = SparkStatus("ready", master=_session.sparkContext.master, version=_session.version,
+                              delta_jars=has_delta_jars(_session))
+        return _session
+
+
+def _start(settings: Settings):
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise SparkUnavailable("Java is not installed, and Spark needs Java 17.",
+                               "Install it with: sudo apt-get install -y openjdk-17-jre-headless")
+    from pyspark.sql import SparkSession
+
+    scratch = tempfile.mkdtemp(prefix="delta-inspector-spark-")
+    builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
+    conf = {**(_LOCAL_DEFAULTS if settings.spark_master.startswith("local") else {}),
+            "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
+            "spark.local.dir": scratch,
+            "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch}",
+            **settings.spark_conf_pairs()}
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def has_delta_jars(session) -> bool:
+    """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
+    try:
+        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        return True
+    except Exception:
+        return False
