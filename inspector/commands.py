@@ -85,3 +85,74 @@ def demo_command(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"Demo table written to {path}")
     return 0
+
+
+def _diff_args(parser: argparse.ArgumentParser) -> None:
+    _table_arg(parser)
+    parser.add_argument("--from", dest="from_version", required=True,
+                        help="The version to diff from (may be newer than --to).")
+    parser.add_argument("--to", dest="to_version", required=True, help="The version to diff to.")
+    parser.add_argument("--rows", action="store_true",
+                        help="Also compare rows (starts Spark; reads only the changed files).")
+    parser.add_argument("--key", default="",
+                        help="Key columns (COL[,COL...]): report keys added, removed and changed. Implies --rows.")
+    parser.add_argument("--offset", type=int, default=0, help="First sample row to show (paging).")
+
+
+@command("diff", "What changed between two versions: schema, properties, files, partitions and rows.")
+@arguments(_diff_args)
+def diff_command(args: argparse.Namespace, settings: Settings) -> int:
+    from inspector.filediff import diff_files
+    from inspector.report import diff_record
+
+    log = DeltaLog.open(args.table)
+    diff = diff_files(log, parse_version(args.from_version, log), parse_version(args.to_version, log))
+    rows = None
+    key = tuple(k for k in args.key.split(",") if k.strip())
+    if args.rows or key:
+        from inspector.rowdiff import diff_rows
+
+        rows = diff_rows(log, diff.from_version, diff.to_version, key=key, offset=args.offset,
+                         file_diff=diff, settings=settings)
+    record = diff_record(diff, rows, table=log.table_root)
+    if args.json:
+        emit_json(record)
+        return 0
+    _print_diff(record)
+    return 0
+
+
+def _print_diff(record: dict) -> None:
+    files, sides = record["files"], record["sides"]
+    print(f"version {record['from']} -> {record['to']}: {files['filesAdded']} files added "
+          f"({files['bytesAdded']} bytes), {files['filesRemoved']} removed ({files['bytesRemoved']} bytes); "
+          f"{sides['from']['numFiles']} -> {sides['to']['numFiles']} files")
+    for c in record["commits"]:
+        print(f"  commit {c['version']:>6} {c['operation'][:22]:<22} +{c['filesAdded']} -{c['filesRemoved']} files")
+    schema = record["schema"]
+    for name in schema["added"]:
+        print(f"+ column {name}")
+    for name in schema["removed"]:
+        print(f"- column {name}")
+    for change in schema["changed"]:
+        print(f"~ column {change['name']}: {'; '.join(change['changes'])}")
+    for kind in ("properties", "protocol", "tableFields"):
+        for v in record[kind]:
+            print(f"~ {kind} {v['key']}: {v['before']} -> {v['after']}")
+    for p in record["partitions"]:
+        label = "/".join(f"{k}={v}" for k, v in p["partitionValues"].items()) or "(unpartitioned)"
+        print(f"  partition {label}: +{p['filesAdded']} -{p['filesRemoved']} files, "
+              f"+{p['recordsAdded']} -{p['recordsRemoved']} records")
+    for sign, paths in (("+", files["added"]), ("-", files["removed"])):
+        for path in paths:
+            print(f"{sign} {path}")
+    rows = record.get("rows")
+    if rows is not None:
+        changed = f", {rows['changed']} changed" if "changed" in rows else ""
+        print(f"rows: {rows['added']} added, {rows['removed']} removed{changed} "
+              f"(read {rows['filesRead']} changed files)")
+        for sign, sample in (("+", rows["samples"]["added"]), ("-", rows["samples"]["removed"])):
+            for row in sample:
+                print(f"{sign} {row}")
+        for c in rows["samples"]["changed"]:
+            print(f"~ {c['key']}: {c['changes']}")

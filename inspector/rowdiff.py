@@ -1,0 +1,325 @@
+"""Which rows differ between two versions, reading only the files that changed.
+
+Rows in files present in both versions are the same rows, so only the files of
+the file diff are read: those only in ``from`` and those only in ``to``. Their
+multiset difference is the row diff. Rows that copy-on-write DELETE, UPDATE,
+MERGE or OPTIMIZE rewrote unchanged appear on both sides and cancel, and a file
+whose deletion vector changed is read twice, each time with its side's vector,
+so only the rows deleted in between remain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from inspector.errors import InvalidInput
+from inspector.filediff import FileDiff, diff_files
+from inspector.log import DeltaLog
+from inspector.metadiff import ValueChange
+from inspector.settings import Settings
+
+_SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
+_COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ChangedRow:
+    """A key present on both sides with different values: only the columns that changed."""
+
+    key: Row
+    changes: tuple[ValueChange, ...]
+
+
+@dataclass(frozen=True)
+class RowSamples:
+    """One page of sample rows (the same page of each list)."""
+
+    offset: int
+    limit: int
+    added: tuple[Row, ...] = ()
+    removed: tuple[Row, ...] = ()
+    changed: tuple[ChangedRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class RowDiff:
+    """Rows only in ``to`` (added) and only in ``from`` (removed), counted as multisets.
+
+    Without a key, ``added``/``removed`` count rows (duplicates count) and
+    ``changed`` is None. With a key, they count keys added and removed, and
+    ``changed`` counts keys on both sides whose other columns differ.
+    """
+
+    from_version: int
+    to_version: int
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    added: int
+    removed: int
+    changed: int | None
+    files_read: int
+    bytes_read: int
+    samples: RowSamples
+
+
+def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequence[str] = (),
+              offset: int = 0, limit: int | None = None, file_diff: FileDiff | None = None,
+              settings: Settings | None = None, spark=None) -> RowDiff:
+    """Diff the rows of two versions on Spark, reading only the changed files.
+
+    Args:
+        log: The table's log.
+        from_version: The side called "from" (either order).
+        to_version: The side called "to".
+        key: Columns identifying a row; with them, keys are reported added, removed or changed.
+        offset: The first sample row to return (paging).
+        limit: Sample rows per list (default: the ``sample_rows`` setting).
+        file_diff: The file diff of these versions, when already computed.
+        settings: Settings (for ``sample_rows`` and starting Spark).
+        spark: A SparkSession; default: the process's session.
+
+    Returns:
+        Exact counts and one page of samples.
+
+    Raises:
+        InvalidInput: If a key column does not exist, or the key is not unique among changed rows.
+        VersionNotFound, CorruptLog: If a version cannot be reconstructed.
+        SparkUnavailable: If Spark cannot start.
+    """
+    settings = settings or Settings.from_env()
+    limit = settings.sample_rows if limit is None else limit
+    if offset < 0 or limit < 0:
+        raise InvalidInput("The sample offset and size must not be negative.",
+                           "Give an offset of 0 or more.")
+    diff = file_diff or diff_files(log, from_version, to_version)
+    from_snap, to_snap = log.snapshot(diff.from_version), log.snapshot(diff.to_version)
+    columns = _columns(diff)
+    key = _check_key(key, columns)
+    files = diff.only_in_from + diff.only_in_to
+    empty = RowDiff(diff.from_version, diff.to_version, columns, key, 0, 0, 0 if key else None,
+                    0, 0, RowSamples(offset, limit))
+    if not files:
+        return empty  # no file changed, so no row did: no need to start Spark
+    from inspector.reader import read_files
+    from inspector.spark import get_spark
+
+    spark = spark or get_spark(settings)
+    before = read_files(from_snap, diff.only_in_from, spark=spark)
+    after = read_files(to_snap, diff.only_in_to, spark=spark)
+    before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
+    maps = {f.name for df in (before, after) for f in df.schema.fields if _is_map(f.dataType)}
+    net = _net_rows(before, after).persist()
+    try:
+        if key:
+            _refuse_duplicate_keys(net, key, diff)
+            counted = _keyed(net, key, offset, limit, maps)
+        else:
+            counted = _unkeyed(net, offset, limit, maps)
+    finally:
+        net.unpersist()
+    return RowDiff(diff.from_version, diff.to_version, tuple(c for c in net.columns if c != _COUNT), key,
+                   *counted, len(files), sum(f.size for f in files))
+
+
+def _columns(diff: FileDiff) -> tuple[str, ...]:
+    """Top-level columns of ``to``, then those only ``from`` has (a renamed column counts once)."""
+    to_names = diff.to_side.metadata.schema.field_names()
+    renames = _renames(diff)
+    extra = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
+    return tuple(to_names + [c for c in extra if c not in to_names])
+
+
+def _renames(diff: FileDiff) -> dict[str, str]:
+    """Top-level columns renamed between the sides (matched by column-mapping id): from-name -> to-name."""
+    return {c.before.name: c.after.name for c in diff.metadata.columns_changed
+            if len(c.before.path) == 1 and c.before.path != c.after.path}
+
+
+def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
+    key = tuple(k.strip() for k in key if k and k.strip())
+    unknown = [k for k in key if k not in columns]
+    if unknown:
+        raise InvalidInput(f"Key column(s) {', '.join(unknown)} do not exist in either version.",
+                           f"Pick key columns among: {', '.join(columns)}.")
+    if len(set(key)) != len(key):
+        raise InvalidInput("A key column is named twice.", "Name each key column once.")
+    return key
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _net_rows(before, after):
+    """Each distinct row with its net multiplicity (``to`` count minus ``from`` count), non-zero only."""
+    from pyspark.sql import functions as F
+
+    before, after = _comparable(before), _comparable(after)
+    before, after = _stringify_mismatches(before, after)
+    union = _union(after.withColumn(_SIDE, F.lit(1)), before.withColumn(_SIDE, F.lit(-1)))
+    columns = [c for c in union.columns if c != _SIDE]
+    return (union.groupBy(*[_col(c) for c in columns]).agg(F.sum(_SIDE).alias(_COUNT))
+            .where(F.col(_COUNT) != 0))
+
+
+def _is_map(data_type) -> bool:
+    from pyspark.sql.types import MapType
+
+    return isinstance(data_type, MapType)
+
+
+def _comparable(df):
+    """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.array_sort(F.map_entries(_col(f.name))).alias(f.name)
+                       if _is_map(f.dataType) else _col(f.name) for f in df.schema.fields])
+
+
+def _stringify_mismatches(before, after):
+    """Compare a column as text when one side has it as a string and the other not.
+
+    Spark would otherwise widen string vs number to a number, and fail on any text
+    that is not one.
+    """
+    from pyspark.sql.types import StringType
+
+    theirs = {f.name: f.dataType for f in after.schema.fields}
+    text = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]
+            and StringType() in (f.dataType, theirs[f.name])]
+    return _as_text(before, text), _as_text(after, text)
+
+
+def _as_text(df, names):
+    return df.select(*[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns])
+
+
+def _union(after, before):
+    """Union by name: a column missing on one side is null there; differing types are widened.
+
+    Types Spark cannot widen (e.g. a struct that gained a field vs a number) are compared as text.
+    """
+    from pyspark.errors import AnalysisException
+
+    try:
+        return after.unionByName(before, allowMissingColumns=True)
+    except AnalysisException:
+        theirs = {f.name: f.dataType for f in after.schema.fields}
+        differ = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]]
+        return _as_text(after, differ).unionByName(_as_text(before, differ), allowMissingColumns=True)
+
+
+def _expand(df):
+    """One output row per occurrence: a row added twice is listed twice."""
+    from pyspark.sql import functions as F
+
+    columns = [c for c in df.columns if c != _COUNT]
+    return (df.select(*[_col(c) for c in columns],
+                      F.explode(F.array_repeat(F.lit(0), F.abs(F.col(_COUNT)).cast("int"))).alias(_SIDE))
+            .select(*[_col(c) for c in columns]))
+
+
+def _page(df, order: Sequence[str], offset: int, limit: int) -> list:
+    if limit == 0:
+        return []
+    return df.orderBy(*[_col(c) for c in _orderable(df, order)]).offset(offset).limit(limit).collect()
+
+
+def _orderable(df, wanted: Sequence[str]) -> list[str]:
+    from pyspark.sql.types import MapType, VariantType
+
+    bad = {f.name for f in df.schema.fields if isinstance(f.dataType, (MapType, VariantType))}
+    return [c for c in (wanted or df.columns) if c not in bad]
+
+
+def _value(value: Any, is_map: bool) -> Any:
+    if is_map and value is not None:  # back from sorted entries to a map, for people
+        return {e["key"]: e["value"] for e in value}
+    return value
+
+
+def _row(row, maps: set[str]) -> dict[str, Any]:
+    return {name: _value(value, name in maps) for name, value in row.asDict(recursive=True).items()}
+
+
+def _unkeyed(net, offset: int, limit: int, maps: set[str]):
+    from pyspark.sql import functions as F
+
+    totals = net.agg(F.sum(F.when(F.col(_COUNT) > 0, F.col(_COUNT)).otherwise(0)),
+                     F.sum(F.when(F.col(_COUNT) < 0, -F.col(_COUNT)).otherwise(0))).first()
+    added = _page(_expand(net.where(F.col(_COUNT) > 0)), (), offset, limit)
+    removed = _page(_expand(net.where(F.col(_COUNT) < 0)), (), offset, limit)
+    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in added),
+                         tuple(_row(r, maps) for r in removed))
+    return int(totals[0] or 0), int(totals[1] or 0), None, samples
+
+
+def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
+    """A key must pick one row per side, else "changed" has no meaning."""
+    from pyspark.sql import functions as F
+
+    dups = (net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
+            .agg(F.sum(F.abs(_COUNT)).alias(_COUNT)).where(F.col(_COUNT) > 1).limit(3).collect())
+    if dups:
+        examples = "; ".join(
+            ", ".join(f"{k}={d[k]!r}" for k in key)
+            + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
+            for d in dups)
+        raise InvalidInput(f"The key ({', '.join(key)}) does not identify one row: {examples}.",
+                           "Pick key columns that are unique in both versions, or diff without a key.")
+
+
+def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str]):
+    """Full outer join of the removed and the added rows on the key."""
+    from pyspark.sql import functions as F
+
+    columns = [c for c in net.columns if c != _COUNT]
+    joined = _join_on_key(net, columns, key)
+    counts = dict(joined.groupBy("status").count().collect())
+    pages = {}
+    for status, prefix in (("added", "a"), ("removed", "b")):
+        side = joined.where(F.col("status") == status).select(
+            *[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
+        pages[status] = tuple(_row(r, maps) for r in _page(side, key, offset, limit))
+    changed = _changed_page(joined, columns, key, offset, limit, maps)
+    samples = RowSamples(offset, limit, pages["added"], pages["removed"], changed)
+    return counts.get("added", 0), counts.get("removed", 0), counts.get("changed", 0), samples
+
+
+def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
+    """Removed rows as ``b0..bn``, added rows as ``a0..an``, joined null-safely on the key."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    def side(sign, prefix):
+        rows = net.where(F.signum(_COUNT) == sign)
+        return rows.select(*[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
+                           F.lit(True).alias(f"{prefix}_present"))
+
+    index = {c: i for i, c in enumerate(columns)}
+    on = reduce(lambda x, y: x & y, [F.col(f"b{index[k]}").eqNullSafe(F.col(f"a{index[k]}")) for k in key])
+    joined = side(-1, "b").join(side(1, "a"), on, "full_outer")
+    return joined.withColumn("status", F.when(F.col("b_present").isNull(), "added")
+                             .when(F.col("a_present").isNull(), "removed").otherwise("changed"))
+
+
+def _changed_page(joined, columns, key, offset, limit, maps) -> tuple[ChangedRow, ...]:
+    from pyspark.sql import functions as F
+
+    others = [(i, c) for i, c in enumerate(columns) if c not in key]
+    page = joined.where(F.col("status") == "changed").select(
+        *[F.col(f"a{columns.index(k)}").alias(k) for k in key],
+        *[F.col(f"b{i}") for i, _ in others], *[F.col(f"a{i}") for i, _ in others],
+        *[(~F.col(f"b{i}").eqNullSafe(F.col(f"a{i}"))).alias(f"d{i}") for i, _ in others])
+    rows = _page(page, key, offset, limit) if limit else []
+    return tuple(ChangedRow(
+        {k: _value(r[k], k in maps) for k in key},
+        tuple(ValueChange(c, _value(r[f"b{i}"], c in maps), _value(r[f"a{i}"], c in maps))
+              for i, c in others if r[f"d{i}"]))
+        for r in (row.asDict(recursive=True) for row in rows))
