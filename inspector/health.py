@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterable
 
 import pyarrow.parquet as pq
 
-from inspector import log as log_module
 from inspector.actions import AddFile, RemoveFile, canonical_path
 from inspector.checkpoint import read_checkpoint
 from inspector.commit import Commit
@@ -217,8 +216,11 @@ class _Tracer:
         self.commits = {c.version: c for c in log.commits}
         self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
         # A full check verifies every checkpoint; the fast one only the newest (the one readers use).
+        # When the log layer verifies checkpoints itself, its results are merged in run() instead.
         newest = sorted(self.checkpoints)[-1:]
-        self.verify = self.checkpoints if all_checkpoints else set(newest)
+        self.all_checkpoints = all_checkpoints
+        self.verify = set() if hasattr(log, "checkpoint_problems") else (
+            self.checkpoints if all_checkpoints else set(newest))
         self.live: set[FileKey] | None = None
         self.broken_at: int | None = None  # the version whose damage broke the chain
 
@@ -235,9 +237,10 @@ class _Tracer:
             self._record_cdc(commit)
             self.trace.steps.append(step)
         by_version = {step.version: step for step in self.trace.steps}
-        for version, problems in _log_problems_by_version(self.log).items():
+        for version, problems in _log_problems_by_version(self.log, self.all_checkpoints).items():
             if version in by_version:
-                by_version[version].problems += problems
+                step = by_version[version]
+                step.problems += [p for p in problems if p not in step.problems]
         self.trace.latest_keys = sorted(self.live, key=str) if self.live is not None else None
         return self.trace
 
@@ -315,9 +318,6 @@ def _commit_problem(commit: Commit | None) -> str | None:
 
 def _checkpoint_problems(log: DeltaLog, version: int, live: set[FileKey]) -> list[str]:
     """Whether the checkpoint of a version lists the same files as its commits."""
-    verify = getattr(log_module, "verify_checkpoint", None)
-    if verify is not None:  # the log layer's own check, when it has one
-        return list(verify(log, version))
     checkpoint = next(cp for cp in log.listing.usable_checkpoints() if cp.version == version)
     state = ReplayState()
     try:
@@ -331,7 +331,7 @@ def _checkpoint_problems(log: DeltaLog, version: int, live: set[FileKey]) -> lis
             f"and lacks {lacking} they have; readers that start from the checkpoint see another table."]
 
 
-def _log_problems_by_version(log: DeltaLog) -> dict[int, list[str]]:
+def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
     listing, found = log.listing, {}
     last = listing.last_checkpoint
@@ -339,6 +339,10 @@ def _log_problems_by_version(log: DeltaLog) -> dict[int, list[str]]:
         found.setdefault(last.version, []).append(
             "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
             "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing.")
+    if hasattr(log, "checkpoint_problems"):  # structure and agreement with the commits, by the log layer
+        for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
+            found.setdefault(version, []).extend(problems)
+        return found
     for cps in listing.checkpoints.values():
         for cp in cps:
             if not cp.complete:
