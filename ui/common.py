@@ -1,0 +1,131 @@
+"""What every page shares: the one place errors are rendered, changing the selection, formatting.
+
+The selection (table, version, view) lives in ``st.session_state`` under the keys
+below and is mirrored in the URL (``?table=...&version=...&view=...``) so that a
+link reproduces what the user sees.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import streamlit as st
+
+from inspector.errors import InspectorError
+
+TABLE_KEY = "table_input"
+VERSION_KEY = "version_select"
+VIEW_KEY = "view_select"
+PENDING_VERSION = "_pending_version"
+PENDING_VIEW = "_pending_view"
+URL_STATE = "_url_written"  # the query params this session last wrote
+
+DEFAULT_VIEW = "timeline"
+_MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]~$<>|#])")
+
+
+def render_error(exc: InspectorError) -> None:
+    """Show an error a user can act on: what is wrong and what to do next, no traceback.
+
+    Args:
+        exc: Any error of the inspector's hierarchy.
+    """
+    body = f"**{escape_markdown(exc.message)}**"
+    if exc.hint:
+        body += f"\n\n{escape_markdown(exc.hint)}"
+    st.error(body, icon=":material/error:")
+
+
+def render_unexpected(exc: BaseException, where: str) -> None:
+    """Show a failure the inspector did not foresee, in one line and without a traceback.
+
+    Args:
+        exc: The exception.
+        where: What was being done, e.g. ``the Version page``.
+    """
+    first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+    st.error(f"**Unexpected failure in {escape_markdown(where)}:** {type(exc).__name__}"
+             f"{': ' + escape_markdown(first_line) if first_line else ''}\n\n"
+             "This is a bug in Delta Inspector. Please report it with the table's `_delta_log` "
+             "listing and this message; the other pages still work.", icon=":material/bug_report:")
+
+
+def escape_markdown(text: str) -> str:
+    """Escape Markdown outside `code spans`, so paths like ``_delta_log`` render literally."""
+    parts = str(text).split("`")
+    # Even parts are outside backticks; an unmatched backtick leaves the rest escaped.
+    if len(parts) % 2 == 0:
+        parts = [str(text)]
+    return "`".join(p if i % 2 else _MARKDOWN_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts))
+
+
+def select_version(version: int) -> None:
+    """Select a version for every page (sidebar, URL) and rerun the app.
+
+    Safe to call from a widget callback or from a page's body; in the body it stops
+    the current run, since the sidebar has already been drawn with the old version.
+
+    Args:
+        version: A version of the open table.
+    """
+    st.session_state[PENDING_VERSION] = int(version)
+    write_url(version=str(int(version)))
+    st.rerun()
+
+
+def current_view() -> str:
+    """The key of the page being shown (``timeline``, ``version``, ...)."""
+    return st.session_state.get(VIEW_KEY) or DEFAULT_VIEW
+
+
+def set_view(key: str) -> None:
+    """Switch to another page (and rerun), e.g. from a "show this version" button.
+
+    Args:
+        key: A page key from ``ui.registry.PAGES``.
+    """
+    st.session_state[PENDING_VIEW] = key
+    write_url(view=key)
+    st.rerun()
+
+
+def write_url(**params: str | None) -> None:
+    """Set (or, with None, remove) query parameters, touching only those that change."""
+    for name, value in params.items():
+        current = st.query_params.get(name)
+        if value is None and current is not None:
+            del st.query_params[name]
+        elif value is not None and current != value:
+            st.query_params[name] = value
+    st.session_state[URL_STATE] = st.query_params.to_dict()
+
+
+def format_bytes(size: int | float | None) -> str:
+    """A byte count for people: ``0 B``, ``751 B``, ``12.3 KB``, ``1.20 GB`` (powers of 1024)."""
+    if size is None:
+        return "–"
+    value, unit = float(size), "B"
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if abs(value) < 1024 or unit == "PB":
+            break
+        value /= 1024
+    if unit == "B":
+        return f"{int(value):,} B"
+    return f"{value:.1f} {unit}" if abs(value) >= 10 else f"{value:.2f} {unit}"
+
+
+def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
+    """Milliseconds since the epoch as ``2024-10-08 05:42:52 UTC`` (``–`` when unknown)."""
+    if ms is None:
+        return "–"
+    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    text = moment.strftime("%Y-%m-%d %H:%M:%S")
+    if with_ms:
+        text += f".{moment.microsecond // 1000:03d}"
+    return text + " UTC"
+
+
+def format_count(value: int | None) -> str:
+    """A count with thousands separators, ``–`` when unknown."""
+    return "–" if value is None else f"{value:,}"

@@ -1,0 +1,42 @@
+"""What every page receives: the open table, the settings and the selected version."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from inspector.history import HistoryEntry
+from inspector.log import DeltaLog
+from inspector.settings import Settings
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """The state a page renders from.
+
+    Attributes:
+        log: The opened (and refreshed) transaction log of the table.
+        settings: The settings in force for this run of the app.
+        version: The version selected in the sidebar (always one of ``versions``).
+        history: The table's history, oldest first (one entry per commit file).
+        versions: Every selectable version, ascending: the commit versions plus
+            versions that exist only as a checkpoint.
+    """
+
+    log: DeltaLog
+    settings: Settings
+    version: int
+    history: tuple[HistoryEntry, ...]
+    versions: tuple[int, ...] = ()
+
+    @property
+    def cache_key(self) -> tuple[str, int, int]:
+        """Identifies this history: pages cache what they derive from it under this key."""
+        return (self.log.table_root, self.log.generation, self.settings.timestamp_tolerance_seconds)
+
+    def entry(self, version: int) -> HistoryEntry | None:
+        """The history entry of a version, or None when it has no commit file."""
+        i = bisect.bisect_left(self.history, version, key=lambda e: e.version)
+        if i < len(self.history) and self.history[i].version == version:
+            return self.history[i]
+        return None

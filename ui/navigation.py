@@ -1,0 +1,247 @@
+"""The sidebar: which table, which page and which version, kept in sync with the URL.
+
+``?table=PATH&version=V&view=KEY`` opens that table at that version on that page,
+and every change the user makes is written back, so the address bar is always a
+link to what is on screen. The URL is read when a session starts and whenever it
+differs from what this session last wrote (someone else changed it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from dataclasses import dataclass
+from typing import Sequence
+
+import streamlit as st
+
+from inspector.errors import InspectorError, InvalidInput, VersionNotFound
+from inspector.log import DeltaLog, table_problems
+from inspector.settings import Settings
+from inspector.spark import spark_status
+from inspector.versions import parse_version
+from ui import tables
+from ui.common import (DEFAULT_VIEW, PENDING_VERSION, PENDING_VIEW, TABLE_KEY, URL_STATE,
+                       VERSION_KEY, VIEW_KEY, escape_markdown, render_error, render_unexpected,
+                       write_url)
+from ui.context import PageContext
+from ui.registry import PAGES, Page, visible_pages
+
+_RESET_VERSION = "_reset_version"
+_RECENT_KEY = "_recent_pick"
+_REMEMBERED = "_remembered_table"
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """Options given after ``--`` on ``streamlit run app.py -- --table PATH --operator``."""
+
+    table: str | None = None
+    operator: bool = False
+
+
+def launch_options(argv: Sequence[str] | None = None) -> LaunchOptions:
+    """Parse the app's own command-line options, ignoring anything else (e.g. pytest's)."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--table")
+    parser.add_argument("--operator", action="store_true")
+    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    return LaunchOptions(known.table, known.operator)
+
+
+def run_settings(launch: LaunchOptions) -> Settings:
+    """Settings from the environment, with ``--operator`` switching operator mode on.
+
+    Raises:
+        InvalidInput: If a ``DELTA_INSPECTOR_*`` variable has a malformed value.
+    """
+    settings = Settings.from_env()
+    return dataclasses.replace(settings, operator_mode=True) if launch.operator else settings
+
+
+def render_sidebar(settings: Settings, launch: LaunchOptions,
+                   notices) -> tuple[PageContext, Page] | None:
+    """Draw the sidebar and work out what the main area shows.
+
+    Args:
+        settings: The settings of this run.
+        launch: Command-line options (the table to open when the URL names none).
+        notices: A main-area container for errors about the table or the URL.
+
+    Returns:
+        The page context and the page to render, or None when no table could be opened
+        (the reason is already shown in ``notices``).
+    """
+    _absorb_url(launch)
+    with st.sidebar:
+        st.markdown("### :material/change_history: Delta Inspector")
+        location = _table_picker(settings)
+        log = _open(location, settings, notices)
+        if log is None:
+            _spark_caption()
+            write_url(table=location or None, version=None)
+            return None
+        history = tables.history(log, settings)
+        versions = tables.selectable_versions(log)
+        page = _page_picker(visible_pages(settings), notices)
+        version = _version_picker(log, settings, history, versions, notices)
+        _spark_caption()
+    write_url(table=log.table_root, version=str(version), view=page.key)
+    if st.session_state.get(_REMEMBERED) != log.table_root:
+        tables.remember_table(settings, log.table_root)
+        st.session_state[_REMEMBERED] = log.table_root
+    return PageContext(log, settings, version, history, versions), page
+
+
+def _absorb_url(launch: LaunchOptions) -> None:
+    """Adopt the URL's table, version and view when this session did not write it."""
+    state, url = st.session_state, st.query_params.to_dict()
+    first_run = URL_STATE not in state
+    if not first_run and url == state[URL_STATE]:
+        return
+    table = url.get("table") if "table" in url else (launch.table or "" if first_run else None)
+    if table is not None and table != state.get(TABLE_KEY):
+        state[TABLE_KEY] = table
+        state[_RESET_VERSION] = True
+    if "version" in url:
+        state[PENDING_VERSION] = url["version"]
+    if "view" in url:
+        state[PENDING_VIEW] = url["view"]
+    state[URL_STATE] = url
+
+
+def _table_picker(settings: Settings) -> str:
+    current = st.session_state.get(_REMEMBERED)
+    recent = [t for t in tables.recent_tables(settings) if t != current]
+    st.text_input("Table", key=TABLE_KEY, on_change=_reset_version,
+                  placeholder="/path/to/table (empty: the demo table)",
+                  help="The folder that contains `_delta_log`, or a `file://` URI. Press Enter to open.")
+    if recent:
+        st.selectbox("Recently opened", recent, index=None, key=_RECENT_KEY, on_change=_pick_recent,
+                     placeholder=f"{len(recent)} recent table(s)…", label_visibility="collapsed")
+    return (st.session_state.get(TABLE_KEY) or "").strip()
+
+
+def _reset_version() -> None:
+    st.session_state[_RESET_VERSION] = True
+
+
+def _pick_recent() -> None:
+    picked = st.session_state.get(_RECENT_KEY)
+    if picked:
+        st.session_state[TABLE_KEY] = picked
+        st.session_state[_RESET_VERSION] = True
+    st.session_state[_RECENT_KEY] = None
+
+
+def _open(location: str, settings: Settings, notices) -> DeltaLog | None:
+    try:
+        if not location:
+            with notices, st.spinner("Writing the demo table (first start only)…"):
+                location = tables.ensure_demo_table(settings.demo_path)
+            st.caption("No table given: showing the built-in demo table.")
+        return tables.open_log(location)
+    except InspectorError as exc:
+        with notices:
+            render_error(exc)
+    except Exception as exc:  # an unforeseen failure must not take the sidebar down with it
+        with notices:
+            render_unexpected(exc, "opening the table")
+    return None
+
+
+def _page_picker(pages: list[Page], notices) -> Page:
+    state, keys = st.session_state, [p.key for p in pages]
+    pending = state.pop(PENDING_VIEW, None)
+    if pending is not None and pending not in keys:
+        with notices:
+            render_error(_unknown_view(pending, pages))
+    elif pending is not None:
+        state[VIEW_KEY] = pending
+    if state.get(VIEW_KEY) not in keys:
+        state[VIEW_KEY] = DEFAULT_VIEW if DEFAULT_VIEW in keys else keys[0]
+    titles = {p.key: p.title for p in pages}
+    key = st.radio("Page", keys, key=VIEW_KEY, format_func=titles.__getitem__)
+    return next(p for p in pages if p.key == key)
+
+
+def _unknown_view(key: str, pages: list[Page]) -> InvalidInput:
+    hidden = next((p for p in PAGES if p.key == key and p.operator_only), None)
+    if hidden is not None:
+        return InvalidInput(f"The {hidden.title} page is only available in operator mode.",
+                            "Start the app with `streamlit run app.py -- --operator` or set "
+                            "`DELTA_INSPECTOR_OPERATOR_MODE=true`.")
+    return InvalidInput(f"The link asks for a page '{key}' that does not exist.",
+                        f"Pick one of: {', '.join(p.title for p in pages)}.")
+
+
+def _version_picker(log: DeltaLog, settings: Settings, history, versions: tuple[int, ...],
+                    notices) -> int:
+    state = st.session_state
+    pending = state.pop(PENDING_VERSION, None)
+    if state.pop(_RESET_VERSION, False) or state.get(VERSION_KEY) not in versions:
+        state[VERSION_KEY] = versions[-1]
+    if pending is not None:
+        try:
+            state[VERSION_KEY] = _valid_version(pending, log, versions)
+        except InspectorError as exc:
+            with notices:
+                render_error(exc)
+    labels = tables.version_labels(log.table_root, log.generation,
+                                   settings.timestamp_tolerance_seconds, history)
+    newest_first = versions[::-1]
+    version = st.selectbox(
+        f"Version ({len(versions):,} in the log)", newest_first, key=VERSION_KEY,
+        format_func=lambda v: labels.get(v, f"v{v} · checkpoint only"),
+        help="Pick a version, or click a mark on the timeline or a row of the history table.")
+    at = versions.index(version)
+    older, newer = st.columns(2)
+    older.button("Older", icon=":material/chevron_left:", width="stretch", disabled=at == 0,
+                 on_click=_step, args=(versions, at - 1), key="_older")
+    newer.button("Newer", icon=":material/chevron_right:", width="stretch",
+                 disabled=at == len(versions) - 1, on_click=_step, args=(versions, at + 1), key="_newer")
+    return version
+
+
+def _step(versions: tuple[int, ...], index: int) -> None:
+    st.session_state[VERSION_KEY] = versions[index]
+
+
+def _valid_version(text: str | int, log: DeltaLog, versions: tuple[int, ...]) -> int:
+    version = parse_version(text, log)
+    if version not in versions:
+        raise VersionNotFound(
+            f"Version {version} is not in this table's log; it has versions {versions[0]} to "
+            f"{versions[-1]}" + (" with gaps." if len(versions) != versions[-1] - versions[0] + 1 else "."),
+            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar.")
+    return version
+
+
+def _spark_caption() -> None:
+    status = spark_status()
+    if status.state == "ready":
+        jars = "with Delta's Spark classes" if status.delta_jars else "without Delta's Spark classes"
+        text = f"Spark {status.version} ready on `{status.master}`, {jars}."
+    elif status.state == "failed":
+        text = f"Spark failed to start: {escape_markdown(status.reason or 'unknown reason')}"
+    elif status.state == "starting":
+        text = f"Spark is starting on `{status.master}`…"
+    else:
+        text = ("Spark: not started. It starts only when a page needs rows; the timeline, "
+                "versions and overview read the log directly.")
+    st.divider()
+    st.caption(f":material/bolt: {text}")
+
+
+def render_header(ctx: PageContext) -> None:
+    """The table's location and version range above every page, and its table-level problems."""
+    log = ctx.log
+    parts = [p for p in log.table_root.split("/") if p]
+    st.markdown(f"#### {escape_markdown(' / '.join(parts[-2:]) or log.table_root)}")
+    latest = ctx.entry(ctx.versions[-1])
+    st.caption(f"`{log.table_root}` · {len(ctx.history):,} commit files, versions "
+               f"{ctx.versions[0]} to {ctx.versions[-1]} · latest: v{ctx.versions[-1]}"
+               + (f" {latest.operation}" if latest else " (checkpoint only)"))
+    for problem in table_problems(log):
+        st.warning(escape_markdown(problem), icon=":material/warning:")

@@ -1,0 +1,87 @@
+"""The Overview page: the table at its latest version, like ``DESCRIBE DETAIL``."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from inspector.overview import TableDetail, describe_detail
+from ui.common import format_bytes, format_count, format_ms
+from ui.context import PageContext
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _detail(_key: tuple, _ctx: PageContext) -> TableDetail:
+    return describe_detail(_ctx.log, _ctx.history)
+
+
+def render(ctx: PageContext) -> None:
+    """The Overview page (always the latest version, whatever version is selected)."""
+    detail = _detail(ctx.cache_key, ctx)
+    st.subheader(f"Overview at the latest version (v{detail.version})", anchor=False)
+    cols = st.columns(5)
+    cols[0].metric("Files", format_count(detail.num_files), help="Live data files (add actions) at the latest version.")
+    cols[1].metric("Size", format_bytes(detail.size_in_bytes), help=f"{detail.size_in_bytes:,} bytes")
+    cols[2].metric("Records", format_count(detail.num_records),
+                   help="From the files' stats, minus rows deleted by deletion vectors; – when a file has no stats.")
+    cols[3].metric("Columns", format_count(sum(1 for c in detail.columns if len(c.path) == 1)))
+    cols[4].metric("Protocol", f"{detail.min_reader_version} / {detail.min_writer_version}",
+                   help="minReaderVersion / minWriterVersion")
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown("##### Detail")
+        st.table(_detail_frame(detail), hide_index=True)
+    with right:
+        st.markdown("##### Properties")
+        if detail.properties:
+            st.table(pd.DataFrame(sorted(detail.properties.items()), columns=["property", "value"]),
+                     hide_index=True)
+        else:
+            st.caption("No table properties are set.")
+    st.markdown("##### Schema")
+    st.dataframe(_schema_frame(detail), hide_index=True, height=min(38 + 35 * len(detail.columns), 520))
+
+
+def _detail_frame(d: TableDetail) -> pd.DataFrame:
+    checkpoints = d.checkpoint_versions
+    rows = [
+        ("format", d.format),
+        ("id", d.id),
+        ("name", d.name or "–"),
+        ("description", d.description or "–"),
+        ("location", d.location),
+        ("createdAt", format_ms(d.created_at)),
+        ("lastModified", format_ms(d.last_modified)),
+        ("partitionColumns", ", ".join(d.partition_columns) or "(not partitioned)"),
+        ("clusteringColumns", ", ".join(d.clustering_columns) or "–"),
+        ("numFiles", f"{d.num_files:,}"),
+        ("sizeInBytes", f"{d.size_in_bytes:,} ({format_bytes(d.size_in_bytes)})"),
+        ("minReaderVersion", str(d.min_reader_version)),
+        ("minWriterVersion", str(d.min_writer_version)),
+        ("tableFeatures", ", ".join(d.table_features) or "– (legacy protocol versions)"),
+        ("columnMapping", d.column_mapping_mode),
+        ("log", f"versions {d.earliest_version} to {d.version} readable; {d.num_commits:,} commit files"),
+        ("checkpoints", _checkpoints_text(checkpoints)),
+        ("state read from", d.replayed_from),
+    ]
+    return pd.DataFrame(rows, columns=["field", "value"])
+
+
+def _checkpoints_text(versions: tuple[int, ...]) -> str:
+    if not versions:
+        return "none"
+    shown = ", ".join(map(str, versions[-8:]))
+    return f"{len(versions):,} ({'…, ' if len(versions) > 8 else ''}{shown})"
+
+
+def _schema_frame(d: TableDetail) -> pd.DataFrame:
+    mapped = d.column_mapping_mode != "none"
+    rows = []
+    for c in d.columns:
+        row = {"column": c.name, "type": c.type, "nullable": c.nullable,
+               "partition": len(c.path) == 1 and c.path[0] in d.partition_columns}
+        if mapped:
+            row["physical name"] = ".".join(c.physical_path)
+            row["id"] = c.column_id
+        rows.append(row)
+    return pd.DataFrame(rows)

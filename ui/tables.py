@@ -1,0 +1,119 @@
+"""Opening tables for the app: one cached log per table, its history, the demo table, recent tables.
+
+A :class:`~inspector.log.DeltaLog` is shared by every session of the app (it is
+thread-safe) and refreshed on each rerun; a refresh reads only new commits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Mapping
+
+import streamlit as st
+
+from inspector.history import HistoryEntry, build_history
+from inspector.log import DeltaLog
+from inspector.paths import log_dir, resolve_table_root
+from inspector.settings import Settings
+from ui.common import format_ms
+
+_demo_lock = threading.Lock()
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _cached_log(table_root: str) -> DeltaLog:
+    # Failures are not cached by Streamlit, so a table created later opens on the next try.
+    return DeltaLog.open(table_root)
+
+
+def open_log(location: str) -> DeltaLog:
+    """The log of a table, opened once per process and refreshed on every call.
+
+    Args:
+        location: A local path or ``file://`` URI, as typed.
+
+    Returns:
+        The refreshed log.
+
+    Raises:
+        NotADeltaTable: If the location holds no readable Delta log.
+    """
+    log = _cached_log(resolve_table_root(location))
+    log.refresh()
+    return log
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading the history…")
+def _cached_history(table_root: str, generation: int, tolerance: int,
+                    _log: DeltaLog, _settings: Settings) -> tuple[HistoryEntry, ...]:
+    return tuple(build_history(_log, _settings))
+
+
+def history(log: DeltaLog, settings: Settings) -> tuple[HistoryEntry, ...]:
+    """The table's history, computed once per log generation (i.e. until a new commit lands)."""
+    return _cached_history(log.table_root, log.generation, settings.timestamp_tolerance_seconds,
+                           log, settings)
+
+
+def selectable_versions(log: DeltaLog) -> tuple[int, ...]:
+    """Every version a user can pick, ascending: commit versions and checkpoint-only versions."""
+    listing = log.listing
+    checkpointed = {cp.version for cp in listing.usable_checkpoints()}
+    return tuple(sorted(set(listing.commits) | checkpointed))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def version_labels(table_root: str, generation: int, tolerance: int,
+                   _history: tuple[HistoryEntry, ...]) -> Mapping[int, str]:
+    """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42``, per history generation."""
+    return {e.version: f"v{e.version} · {e.operation} · {format_ms(e.timestamps.history)[:16]}"
+            for e in _history}
+
+
+def ensure_demo_table(path: str) -> str:
+    """The demo table's location, writing the table first when it is not there yet.
+
+    Args:
+        path: ``settings.demo_path``.
+
+    Returns:
+        The table root.
+    """
+    root = resolve_table_root(path)
+    if os.path.isdir(log_dir(root)):
+        return root
+    with _demo_lock:  # two sessions starting together must not both write it
+        if not os.path.isdir(log_dir(root)):
+            from inspector.demo import write_demo_table
+
+            write_demo_table(root)
+    return root
+
+
+def recent_tables(settings: Settings) -> list[str]:
+    """Recently opened table roots, newest first (empty when the file is absent or unreadable)."""
+    try:
+        with open(os.path.expanduser(settings.recent_tables_file), encoding="utf-8") as fh:
+            entries = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, str)][: settings.recent_tables_max]
+
+
+def remember_table(settings: Settings, table_root: str) -> None:
+    """Put a table at the top of the recently-opened list (at most ``recent_tables_max``)."""
+    entries = [table_root] + [e for e in recent_tables(settings) if e != table_root]
+    target = os.path.expanduser(settings.recent_tables_file)
+    try:
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        tmp = f"{target}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(entries[: settings.recent_tables_max], fh, indent=1)
+        os.replace(tmp, target)  # atomic: concurrent sessions never read half a file
+    except OSError:
+        # The list is a convenience; a read-only home must not stop anyone inspecting a table.
+        pass

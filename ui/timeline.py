@@ -1,0 +1,282 @@
+"""The Timeline page: every version on a time axis, and the history table beneath it.
+
+One mark per version, coloured by kind of operation and sized by the bytes (or
+rows) it added and removed; versions with problems wear a ring. Clicking a mark or
+a row selects that version. Built to stay responsive with 10,000 versions: the
+frame is built once per history generation and large tables are drawn with WebGL.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from inspector.history import HistoryEntry
+from ui.common import escape_markdown, format_bytes, format_count, select_version
+from ui.context import PageContext
+
+# Kinds of operation, each with one colour; the hover shows the exact operation name.
+KIND_COLOURS = {
+    "Create / replace": "#2ca02c",
+    "Write": "#1f77b4",
+    "Streaming update": "#17becf",
+    "Merge": "#9467bd",
+    "Update": "#ff7f0e",
+    "Delete": "#d62728",
+    "Optimize": "#bcbd22",
+    "Restore": "#111111",
+    "Schema change": "#8c564b",
+    "Properties / protocol": "#e377c2",
+    "Vacuum": "#9e9e9e",
+    "Other": "#c7c7c7",
+}
+_KIND_BY_OPERATION = {
+    "WRITE": "Write", "COPY INTO": "Write", "STREAMING UPDATE": "Streaming update",
+    "MERGE": "Merge", "UPDATE": "Update", "DELETE": "Delete", "TRUNCATE": "Delete",
+    "OPTIMIZE": "Optimize", "REORG": "Optimize", "CLONE": "Create / replace",
+    "RESTORE": "Restore", "VACUUM START": "Vacuum", "VACUUM END": "Vacuum",
+    "ADD COLUMNS": "Schema change", "CHANGE COLUMN": "Schema change",
+    "RENAME COLUMN": "Schema change", "DROP COLUMNS": "Schema change",
+    "REPLACE COLUMNS": "Schema change", "UPDATE SCHEMA": "Schema change",
+    "SET TBLPROPERTIES": "Properties / protocol", "UNSET TBLPROPERTIES": "Properties / protocol",
+    "UPGRADE PROTOCOL": "Properties / protocol", "DROP FEATURE": "Properties / protocol",
+    "ADD CONSTRAINT": "Properties / protocol", "DROP CONSTRAINT": "Properties / protocol",
+    "CLUSTER BY": "Properties / protocol", "SET TABLE LOCATION": "Properties / protocol",
+}
+_WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
+_CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"
+
+
+def operation_kind(operation: str) -> str:
+    """The colour group of an operation name (``CREATE OR REPLACE TABLE AS SELECT`` -> Create / replace)."""
+    name = operation.upper().strip()
+    if name in _KIND_BY_OPERATION:
+        return _KIND_BY_OPERATION[name]
+    if name.startswith(("CREATE", "REPLACE", "CONVERT")):
+        return "Create / replace"
+    if "COLUMN" in name:
+        return "Schema change"
+    if name.startswith(("OPTIMIZE", "REORG", "COMPUTE STATS")):
+        return "Optimize"
+    return "Other"
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def history_frame(_key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFrame:
+    """One row per version with everything the chart and the table show (built once per key)."""
+    rows = [_row(e) for e in _history]
+    frame = pd.DataFrame(rows)
+    for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
+        frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
+    return frame
+
+
+def _row(e: HistoryEntry) -> dict:
+    stamps = e.timestamps
+    return {
+        "version": e.version, "timestamp": stamps.history, "operation": e.operation,
+        "kind": operation_kind(e.operation),
+        "parameters": _compact_json(e.operation_parameters),
+        "metrics": _compact_json(e.operation_metrics),
+        "user": e.user, "engine": e.engine_info, "read_version": e.read_version,
+        "blind_append": e.is_blind_append, "added_files": e.num_added_files,
+        "removed_files": e.num_removed_files, "added_bytes": e.added_bytes,
+        "removed_bytes": e.removed_bytes, "added_rows": e.added_records,
+        "removed_rows": e.removed_records, "problem_count": len(e.problems),
+        "problems": " | ".join(e.problems), "timestamp_source": stamps.source,
+        "commit_info_time": stamps.commit_info, "in_commit_time": stamps.in_commit,
+        "file_time": stamps.file_modification,
+    }
+
+
+def _compact_json(mapping) -> str:
+    return json.dumps(dict(mapping), separators=(", ", ": "), default=str) if mapping else ""
+
+
+def render(ctx: PageContext) -> None:
+    """The Timeline page."""
+    if not ctx.history:
+        st.info("This table's log has no commit files (only a checkpoint), so there is no history "
+                "to draw. The Version and Overview pages show its state.", icon=":material/info:")
+        return
+    frame = history_frame(ctx.cache_key, ctx.history)
+    shown, size_by = _filters(frame)
+    st.caption(f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
+               "removed · a ring marks a version with problems · click a mark to select it")
+    if shown.empty:
+        st.info("No version matches these filters.", icon=":material/filter_alt_off:")
+        return
+    _chart(shown, ctx.version, size_by)
+    _problems_note(frame)
+    _history_table(shown, ctx.version)
+
+
+def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    ops_col, time_col, size_col = st.columns([3, 4, 1.4])
+    counts = frame["operation"].value_counts()
+    operations = ops_col.multiselect(
+        "Operations", list(counts.index), format_func=lambda op: f"{op} ({counts[op]:,})",
+        placeholder="All operations", key="timeline_ops")
+    size_by = size_col.segmented_control("Size by", ["bytes", "rows"], default="bytes",
+                                         required=True, key="timeline_size")
+    shown = frame[frame["operation"].isin(operations)] if operations else frame
+    start, end = _time_range(time_col, frame)
+    if start is not None:
+        stamps = frame["timestamp"].dt.tz_localize(None)
+        shown = shown[(stamps.loc[shown.index] >= start) & (stamps.loc[shown.index] <= end)]
+    return shown, size_by or "bytes"
+
+
+def _time_range(column, frame: pd.DataFrame) -> tuple[datetime | None, datetime | None]:
+    first = frame["timestamp"].min().tz_localize(None).to_pydatetime().replace(microsecond=0)
+    last = frame["timestamp"].max().tz_localize(None).to_pydatetime().replace(microsecond=0)
+    last += timedelta(seconds=1)  # the slider works in whole seconds; keep the newest commit inside
+    span = last - first
+    if span <= timedelta(seconds=1):
+        column.caption("All versions were committed within one second.")
+        return None, None
+    step = max(timedelta(seconds=1), timedelta(seconds=int(span.total_seconds() // 400)))
+    fmt = "YYYY-MM-DD HH:mm:ss" if span < timedelta(days=2) else "YYYY-MM-DD HH:mm"
+    return column.slider("Time range (UTC)", min_value=first, max_value=last, value=(first, last),
+                         step=step, format=fmt, key="timeline_range")
+
+
+def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
+    if size_by == "rows":
+        amount = frame["added_rows"].fillna(0) + frame["removed_rows"].fillna(0)
+    else:
+        amount = frame["added_bytes"] + frame["removed_bytes"]
+    scaled = np.sqrt(amount.to_numpy(dtype=float))
+    top = scaled.max()
+    small, large = (5, 22) if len(frame) > 2000 else (8, 34)
+    return small + (large - small) * (scaled / top if top > 0 else scaled)
+
+
+def _hover(frame: pd.DataFrame) -> list[str]:
+    out = []
+    for r in frame.itertuples(index=False):
+        text = (f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
+                f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
+                f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})")
+        if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
+            text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
+        if r.user:
+            text += f"<br>by {r.user}"
+        if r.problem_count:
+            text += f"<br><b>⚠ {r.problem_count} problem(s)</b>"
+        out.append(text)
+    return out
+
+
+def _int(value) -> int | None:
+    return None if pd.isna(value) else int(value)
+
+
+def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
+    trace = go.Scattergl if len(frame) >= _WEBGL_FROM else go.Scatter
+    sizes, hover = _marker_sizes(frame, size_by), np.array(_hover(frame), dtype=object)
+    fig = go.Figure()
+    for kind, colour in KIND_COLOURS.items():
+        mask = (frame["kind"] == kind).to_numpy()
+        if mask.any():
+            part = frame[mask]
+            fig.add_trace(trace(
+                x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+                name=kind, hovertext=hover[mask], hoverinfo="text",
+                marker={"color": colour, "size": sizes[mask], "opacity": 0.85,
+                        "line": {"width": 0.5, "color": "white"}}))
+    _overlay_rings(fig, frame, sizes, selected, trace)
+    fig.update_layout(
+        height=380, margin={"l": 10, "r": 10, "t": 10, "b": 10}, hovermode="closest",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None},
+        xaxis={"title": None}, yaxis={"title": "version", "rangemode": "tozero"},
+        clickmode="event+select", dragmode="zoom")
+    key = f"{_CHART_KEY}_{selected}"  # a new key per selection clears the chart's own selection
+    st.plotly_chart(fig, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
+                    config={"displaylogo": False})
+
+
+def _overlay_rings(fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selected: int, trace) -> None:
+    flagged = (frame["problem_count"] > 0).to_numpy()
+    if flagged.any():
+        part = frame[flagged]
+        fig.add_trace(trace(
+            x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+            name="has problems", hoverinfo="skip",
+            marker={"symbol": "circle-open", "size": sizes[flagged] + 9, "color": "#f59e0b",
+                    "line": {"width": 2.5, "color": "#f59e0b"}}))
+    here = (frame["version"] == selected).to_numpy()
+    if here.any():
+        part = frame[here]
+        fig.add_trace(trace(
+            x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+            name=f"selected (v{selected})", hoverinfo="skip",
+            marker={"symbol": "circle-open", "size": sizes[here] + 16, "color": "#000000",
+                    "line": {"width": 3, "color": "#000000"}}))
+
+
+def _on_chart_select(key: str) -> None:
+    points = st.session_state[key].selection.points
+    if points:
+        version = points[0].get("customdata")
+        version = version[0] if isinstance(version, list) else version
+        if version is not None:
+            select_version(int(version))
+
+
+def _problems_note(frame: pd.DataFrame) -> None:
+    flagged = frame[frame["problem_count"] > 0]
+    if flagged.empty:
+        return
+    listed = ", ".join(f"v{v}" for v in flagged["version"].head(20))
+    more = f" and {len(flagged) - 20:,} more" if len(flagged) > 20 else ""
+    st.warning(f"{len(flagged):,} version(s) have problems: {listed}{more}. Select one to read "
+               "what is wrong; the *problems* column below has the details.", icon=":material/warning:")
+
+
+_TABLE_COLUMNS = {
+    "version": st.column_config.NumberColumn("version", format="%d", width="small"),
+    "timestamp": st.column_config.DatetimeColumn("timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "operation": st.column_config.TextColumn("operation"),
+    "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
+    "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
+    "user": st.column_config.TextColumn("user"),
+    "engine": st.column_config.TextColumn("engineInfo"),
+    "read_version": st.column_config.NumberColumn("readVersion", format="%d"),
+    "blind_append": st.column_config.CheckboxColumn("isBlindAppend"),
+    "added_files": st.column_config.NumberColumn("+files", format="%d"),
+    "removed_files": st.column_config.NumberColumn("−files", format="%d"),
+    "added_bytes": st.column_config.NumberColumn("+bytes", format="%d"),
+    "removed_bytes": st.column_config.NumberColumn("−bytes", format="%d"),
+    "problems": st.column_config.TextColumn("problems", width="large"),
+    "timestamp_source": st.column_config.TextColumn("timestamp source"),
+    "commit_info_time": st.column_config.DatetimeColumn("commitInfo time", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "in_commit_time": st.column_config.DatetimeColumn("inCommitTimestamp", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "file_time": st.column_config.DatetimeColumn("file modified", format="YYYY-MM-DD HH:mm:ss.SSS"),
+}
+
+
+def _history_table(frame: pd.DataFrame, selected: int) -> None:
+    st.markdown("##### History")
+    newest_first = frame.sort_values("version", ascending=False)
+    table = newest_first[list(_TABLE_COLUMNS)]
+    versions = tuple(int(v) for v in table["version"])
+    key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
+    st.dataframe(table, key=key, hide_index=True, column_config=_TABLE_COLUMNS,
+                 on_select=lambda: _on_row_select(key, versions), selection_mode="single-row",
+                 height=min(36 + 35 * len(table), 460))
+    st.caption("Timestamps: *timestamp* is what Delta uses for history and time travel (the "
+               "in-commit timestamp when enabled, else the commit file's modification time); the "
+               "commitInfo and file times beside it disagree on copied or replicated tables, "
+               "which is reported under *problems*.")
+
+
+def _on_row_select(key: str, versions: tuple[int, ...]) -> None:
+    rows = st.session_state[key].selection.rows
+    if rows:
+        select_version(versions[rows[0]])
