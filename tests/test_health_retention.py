@@ -1,0 +1,123 @@
+"""Retention view specifications: which versions can still be restored, and until when."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+
+from inspector.errors import InvalidInput
+from inspector.health import check_table
+from inspector.history import build_history
+from inspector.log import DeltaLog
+from inspector.retention import (DATA_VACUUMED, LOG_EXPIRED, RESTORABLE, parse_interval,
+                                 retention_policy, retention_view)
+
+DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000
+DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
+
+
+@pytest.mark.parametrize("text, ms", [
+    ("interval 30 days", 30 * DAY), ("interval 1 week", WEEK), ("1 week", WEEK),
+    ("INTERVAL 2 DAYS 12 HOURS", 2 * DAY + 12 * HOUR), ("interval 168 hours", WEEK),
+    ("interval 2 weeks", 2 * WEEK), ("interval 90 seconds", 90_000), ("interval 0 days", 0),
+])
+def test_delta_interval_strings_are_parsed(text, ms):
+    assert parse_interval(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "30", "interval 1 month", "interval 1 year", "interval -1 day",
+                                  "thirty days", "interval 1 fortnight"])
+def test_intervals_delta_refuses_are_refused_with_a_hint(text):
+    with pytest.raises(InvalidInput) as err:
+        parse_interval(text)
+    assert "interval 30 days" in err.value.hint
+
+
+def test_policy_defaults_and_a_bad_property_falls_back_to_the_default():
+    default = retention_policy({})
+    custom = retention_policy({"delta.logRetentionDuration": "interval 2 days",
+                               "delta.deletedFileRetentionDuration": "interval 3 months"})
+
+    assert (default.log_retention_ms, default.deleted_file_retention_ms) == (30 * DAY, WEEK)
+    assert custom.log_retention_ms == 2 * DAY
+    assert custom.deleted_file_retention_ms == WEEK
+    assert "delta.deletedFileRetentionDuration" in custom.problems[0]
+
+
+def _vacuumed_table(root) -> None:
+    """v0 write, v1 overwrite (removes v0's file), v2/v3 VACUUM START/END deleting it."""
+    write_deltalake(str(root), pa.table({"id": [1, 2, 3]}))
+    write_deltalake(str(root), pa.table({"id": [4, 5]}), mode="overwrite")
+    DeltaTable(str(root)).vacuum(retention_hours=0, enforce_retention_duration=False, dry_run=False)
+
+
+def test_vacuumed_version_is_marked_from_the_check_and_predicted_without_it(tmp_path):
+    root = tmp_path / "vacuumed"
+    _vacuumed_table(root)
+    log = DeltaLog.open(str(root))
+    history = build_history(log)
+
+    checked = retention_view(log, history, check_table(log, all_versions=True))
+    predicted = retention_view(log, history)
+
+    for view in (checked, predicted):
+        states = {v.version: v.state for v in view.versions}
+        assert states == {0: DATA_VACUUMED, 1: RESTORABLE, 2: RESTORABLE, 3: RESTORABLE}
+        assert [run.version for run in view.vacuums] == [2]
+    assert "VACUUM at version 2" in checked.versions[0].reason
+
+
+def test_files_missing_without_a_vacuum_are_incomplete_not_vacuumed(copy_table):
+    root = copy_table(DELETES)
+    log = DeltaLog.open(str(root))
+    (root / log.commit(13).adds[0].path).unlink()
+    log.refresh()
+
+    view = retention_view(log, build_history(log), check_table(log, all_versions=True))
+
+    assert view.versions[13].state == "incomplete"
+    assert "no VACUUM" in view.versions[13].reason
+    assert {v.state for v in view.versions[:13]} == {RESTORABLE}
+
+
+def test_restorable_versions_expire_by_the_first_retention_that_applies(corpus):
+    log = DeltaLog.open(str(corpus / DELETES))
+    history = build_history(log)
+    removed_at_5 = log.commit(5).removes[0].deletion_timestamp
+
+    view = retention_view(log, history, now_ms=0)
+
+    v4, latest = view.versions[4], view.versions[-1]
+    assert (v4.state, v4.expires_by) == (RESTORABLE, "deleted-file retention")
+    assert v4.expires_at == removed_at_5 + WEEK  # v4's file was removed by v5; VACUUM may delete it a week later
+    assert latest.expires_at is None and "Current version" in latest.reason
+
+
+def test_versions_whose_log_was_cleaned_up_are_log_expired(copy_table):
+    root = copy_table(DELETES)
+    for version in range(3):  # log cleanup deleted the oldest commits; checkpoint 10 is the base
+        (root / "_delta_log" / f"{version:020d}.json").unlink()
+    log = DeltaLog.open(str(root))
+
+    view = retention_view(log, build_history(log))
+
+    states = {v.version: v.state for v in view.versions}
+    assert {states[v] for v in range(3, 10)} == {LOG_EXPIRED}
+    assert {states[v] for v in range(10, 14)} == {RESTORABLE}
+    assert view.earliest_version == 10
+
+
+def test_table_properties_set_the_retention(tmp_path):
+    root = tmp_path / "short"
+    write_deltalake(str(root), pa.table({"id": [1]}),
+                    configuration={"delta.logRetentionDuration": "interval 2 days",
+                                   "delta.deletedFileRetentionDuration": "interval 1 hours"})
+    write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
+    log = DeltaLog.open(str(root))
+
+    view = retention_view(log, build_history(log))
+
+    assert view.policy.log_retention_ms == 2 * DAY
+    removed = log.commit(1).removes[0].deletion_timestamp
+    assert view.versions[0].expires_at == removed + HOUR
