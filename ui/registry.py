@@ -43,6 +43,7 @@ PAGES: list[Page] = [
     Page("version", "Version", "ui.version"),
     Page("overview", "Overview", "ui.overview"),
     Page("diff", "Diff", "ui.diff"),
+    Page("health", "Health", "ui.health"),
 ]
 
 
