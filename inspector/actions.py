@@ -341,14 +341,19 @@ def parse_action(obj: Mapping[str, Any]) -> Action:
         The typed action; unknown names give :class:`UnknownAction`.
 
     Raises:
-        ValueError: If the object has no action or misses a required field.
+        ValueError: If the object is not an action (not a JSON object, or empty),
+            or the action misses a required field or has one of the wrong type.
     """
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"expected a JSON object holding one action, found {type(obj).__name__}")
     if not obj:
         raise ValueError("empty action")
     name, body = next(iter(obj.items()))
     parser = _PARSERS.get(name)
     if parser is None:
         return UnknownAction(name=name, raw=body if isinstance(body, dict) else {})
+    if not isinstance(body, Mapping):
+        raise ValueError(f"'{name}' action is not a JSON object")
     try:
         return parser(body)
     except (KeyError, TypeError, AttributeError) as exc:
@@ -357,7 +362,7 @@ def parse_action(obj: Mapping[str, Any]) -> Action:
 
 def _parse_add(body: Mapping[str, Any]) -> AddFile:
     return AddFile(
-        path=body["path"],
+        path=_as_str(body["path"], "path"),
         partition_values=_as_map(body.get("partitionValues")) or {},
         size=int(body["size"]),
         modification_time=int(body.get("modificationTime") or 0),
@@ -373,7 +378,7 @@ def _parse_add(body: Mapping[str, Any]) -> AddFile:
 
 def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
     return RemoveFile(
-        path=body["path"],
+        path=_as_str(body["path"], "path"),
         deletion_timestamp=_as_int(body.get("deletionTimestamp")),
         data_change=bool(body.get("dataChange", True)),
         extended_file_metadata=body.get("extendedFileMetadata"),
@@ -388,6 +393,8 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
 
 def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
     fmt = body.get("format") or {}
+    if body.get("schemaString"):
+        parse_schema(body["schemaString"])  # a schema nobody can read is a broken action, say so now
     return Metadata(
         id=str(body.get("id") or ""),
         name=body.get("name"),
@@ -450,6 +457,12 @@ _PARSERS = {
     "checkpointMetadata": _parse_checkpoint_metadata,
     "sidecar": _parse_sidecar,
 }
+
+
+def _as_str(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"'{name}' must be a string, found {type(value).__name__}")
+    return value
 
 
 def _as_int(value: Any) -> int | None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-from inspector.actions import Action, Sidecar, canonical_path, parse_action
+from inspector.actions import Action, Metadata, Protocol, Sidecar, canonical_path, parse_action
 from inspector.errors import CorruptLog
 from inspector.listing import Checkpoint
+from inspector.snapshot import ReplayState
 
 _ACTION_COLUMNS = ("txn", "add", "remove", "metaData", "protocol", "domainMetadata",
                    "checkpointMetadata", "sidecar", "commitInfo")
@@ -46,20 +48,66 @@ def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
 
 
 def _read_file(path: str) -> list[Action]:
-    name = os.path.basename(path)
-    try:
+    with _reading(path):
         if path.endswith(".json"):
             with open(path, "rb") as fh:
                 rows = [json.loads(line) for line in fh if line.strip()]
         else:
             rows = list(_parquet_rows(path))
         return [parse_action(row) for row in rows]
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """Turn any failure to read a checkpoint file into a plain-words CorruptLog."""
+    name = os.path.basename(path)
+    try:
+        yield
     except FileNotFoundError:
-        raise CorruptLog(f"Checkpoint file {name} is missing.",
+        raise CorruptLog(f"checkpoint file {name} is missing",
                          "Log replay falls back to an older checkpoint or to the commits.") from None
+    except CorruptLog:
+        raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
-        raise CorruptLog(f"Checkpoint file {name} is unreadable: {exc}",
+        raise CorruptLog(f"checkpoint file {name} is unreadable ({exc})",
                          "Log replay falls back to an older checkpoint or to the commits.") from None
+
+
+def probe_checkpoint(checkpoint: Checkpoint, log_folder: str) -> None:
+    """A cheap structural check of a checkpoint, without reading its actions.
+
+    Every part must exist with a readable Parquet footer (JSON parts must parse),
+    and every sidecar a V2 checkpoint names must exist with a readable footer.
+
+    Args:
+        checkpoint: The checkpoint to check.
+        log_folder: The table's ``_delta_log`` folder.
+
+    Raises:
+        CorruptLog: Saying which file is missing or unreadable.
+    """
+    for part in checkpoint.files:
+        if part.path.endswith(".json"):
+            sidecars = [a for a in _read_file(part.path) if isinstance(a, Sidecar)]
+        else:
+            sidecars = _parquet_sidecars(part.path)
+        for sidecar in sidecars:
+            path = _sidecar_path(sidecar, log_folder)
+            with _reading(path):
+                if path.endswith(".json"):
+                    os.stat(path)
+                else:
+                    pq.read_metadata(path)
+
+
+def _parquet_sidecars(path: str) -> list[Sidecar]:
+    """The sidecar actions of a Parquet checkpoint part (reads only that column)."""
+    with _reading(path):
+        pf = pq.ParquetFile(path)
+        if "sidecar" not in pf.schema_arrow.names:
+            return []
+        rows = pf.read(columns=["sidecar"]).column("sidecar").to_pylist()
+        return [parse_action({"sidecar": _clean(row)}) for row in rows if row is not None]
 
 
 def _parquet_rows(path: str) -> Iterable[dict[str, Any]]:
@@ -86,3 +134,94 @@ def _clean(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("deletionVector"), dict):
         out["deletionVector"] = {k: v for k, v in out["deletionVector"].items() if v is not None}
     return out
+
+
+def checkpoint_disagreements(version: int, checkpoint: ReplayState, commits: ReplayState,
+                             commits_origin: str) -> list[str]:
+    """How a checkpoint's state differs from the state its commits give.
+
+    Compares what readers act on: the live files (path + deletion vector, and
+    their sizes), the table metadata and the protocol. Tombstones and app
+    transactions are left out: writers may legitimately expire them.
+
+    Args:
+        version: The checkpoint's version.
+        checkpoint: The state read from the checkpoint.
+        commits: The state replayed from an independent base up to ``version``.
+        commits_origin: Where that replay started, e.g. ``checkpoint 10 + commits 11..20``.
+
+    Returns:
+        Plain-language problems; empty when the two agree.
+    """
+    problems = _file_disagreements(version, checkpoint.files, commits.files, commits_origin)
+    fields = _metadata_fields(checkpoint.metadata, commits.metadata)
+    if fields:
+        problems.append(f"Checkpoint {version} has different table metadata ({', '.join(fields)}) "
+                        f"than its commits ({commits_origin}).")
+    if _protocol_view(checkpoint.protocol) != _protocol_view(commits.protocol):
+        problems.append(f"Checkpoint {version} has protocol {_protocol_words(checkpoint.protocol)} "
+                        f"but its commits ({commits_origin}) give {_protocol_words(commits.protocol)}.")
+    return problems
+
+
+def _file_disagreements(version: int, in_checkpoint: dict, in_commits: dict, origin: str) -> list[str]:
+    missing = sorted(set(in_commits) - set(in_checkpoint))
+    extra = sorted(set(in_checkpoint) - set(in_commits))
+    resized = sorted(k for k in set(in_commits) & set(in_checkpoint)
+                     if in_commits[k].size != in_checkpoint[k].size)
+    problems = []
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"{_count(missing)} missing from the checkpoint ({_examples(missing)})")
+        if extra:
+            parts.append(f"{_count(extra)} in the checkpoint but not live in the commits ({_examples(extra)})")
+        problems.append(f"Checkpoint {version} lists {len(in_checkpoint)} live files but its commits "
+                        f"({origin}) give {len(in_commits)}: {'; '.join(parts)}. Readers that start "
+                        "from this checkpoint see a different table than the commits describe.")
+    if resized:
+        key = resized[0]
+        problems.append(f"Checkpoint {version} gives other sizes than its commits for {_count(resized)} "
+                        f"(e.g. {key[0]}: {in_checkpoint[key].size} bytes in the checkpoint, "
+                        f"{in_commits[key].size} in the commits).")
+    return problems
+
+
+def _count(keys: list) -> str:
+    return "1 file" if len(keys) == 1 else f"{len(keys)} files"
+
+
+def _examples(keys: list, limit: int = 3) -> str:
+    names = [path + (" with a deletion vector" if dv else "") for path, dv in keys[:limit]]
+    more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
+    return ", ".join(names) + more
+
+
+def _metadata_fields(a: Metadata | None, b: Metadata | None) -> list[str]:
+    if a is None or b is None:
+        return [] if a is b else ["metaData"]
+    fields = {"id": (a.id, b.id),
+              "schema": (_json_or_text(a.schema_string), _json_or_text(b.schema_string)),
+              "partitionColumns": (a.partition_columns, b.partition_columns),
+              "configuration": (dict(a.configuration), dict(b.configuration))}
+    return [name for name, (x, y) in fields.items() if x != y]
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _protocol_view(p: Protocol | None) -> tuple | None:
+    if p is None:
+        return None
+    return (p.min_reader_version, p.min_writer_version, p.features)
+
+
+def _protocol_words(p: Protocol | None) -> str:
+    if p is None:
+        return "(none)"
+    features = f" with features {', '.join(p.features)}" if p.features else ""
+    return f"{p.min_reader_version}/{p.min_writer_version}{features}"

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from inspector.commit import Commit
+from inspector.errors import InspectorError
 from inspector.log import DeltaLog
 from inspector.settings import Settings
 
@@ -79,46 +80,66 @@ def iso(ms: int | None) -> str | None:
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def build_history(log: DeltaLog, settings: Settings | None = None) -> list[HistoryEntry]:
-    """The history of every version with a commit file, oldest first.
+def build_history(log: DeltaLog, settings: Settings | None = None, *,
+                  verify_all_checkpoints: bool = False) -> list[HistoryEntry]:
+    """The history of every version with a commit file or a checkpoint, oldest first.
+
+    A version whose commit expired but whose checkpoint remains gets an entry
+    (operation ``UNKNOWN``) saying so: its state is readable, its changes are not.
 
     Args:
         log: An opened log.
         settings: For ``timestamp_tolerance_seconds``; defaults apply when None.
+        verify_all_checkpoints: Compare every checkpoint with its commits; by
+            default only the newest is (the others get a cheap structural check).
 
     Returns:
-        One entry per commit, with problems from parsing, gaps, replay and timestamps.
+        One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
     settings = settings or Settings()
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    config = _initial_configuration(log)
-    gaps = _gap_problems(log)
-    replay = log.replay_problems()
+    commits = {c.version: c for c in log.commits}
+    versions = sorted(set(commits) | set(log.listing.checkpoints))
+    config = _initial_configuration(log, commits, versions)
+    gaps = _gap_problems(log, versions)
+    checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
     entries, previous = [], None
-    for commit in log.commits:
+    for version in versions:
+        commit = commits.get(version) or _checkpoint_only(log, version)
         if commit.metadata is not None:
             config = commit.metadata.configuration
         stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
         previous = stamps.history
-        problems = (*gaps.get(commit.version, ()), *commit.problems,
-                    *replay.get(commit.version, ()), *ts_problems)
+        problems = (*gaps.get(version, ()), *commit.problems,
+                    *checkpoints.get(version, ()), *ts_problems)
         entries.append(_entry(commit, stamps, problems))
     return entries
 
 
-def _initial_configuration(log: DeltaLog) -> Mapping[str, str]:
-    """Table properties in force before the first retained commit (from its checkpoint)."""
-    first = log.commits[0].version if log.commits else 0
-    if first == 0 or log.commits[0].metadata is not None:
-        return {}
-    try:
-        return log.snapshot(first - 1).metadata.configuration
-    except Exception:  # expired or unreadable base: timestamps fall back to file times
-        return {}
+def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
+    """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
+    checkpoint = log.listing.checkpoints[version][0]
+    return Commit(version, checkpoint.files[0], (), (
+        "Only the checkpoint of this version remains: its commit file is gone (log retention, "
+        "or an incomplete copy), so the table's state at this version is known but not what "
+        "the commit changed.",))
 
 
-def _gap_problems(log: DeltaLog) -> dict[int, list[str]]:
-    versions = [c.version for c in log.commits]
+def _initial_configuration(log: DeltaLog, commits: Mapping[int, Commit],
+                           versions: list[int]) -> Mapping[str, str]:
+    """Table properties in force before the first listed version (from a checkpoint)."""
+    first = versions[0] if versions else 0
+    if first == 0 or (first in commits and commits[first].metadata is not None):
+        return {}
+    for version in (first - 1, first):
+        try:
+            return log.snapshot(version).metadata.configuration
+        except InspectorError:  # expired or unreadable: timestamps fall back to file times
+            continue
+    return {}
+
+
+def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
     problems: dict[int, list[str]] = {}
     for before, after in zip(versions, versions[1:]):
         if after - before > 1:

@@ -39,13 +39,15 @@ class Checkpoint:
     """One checkpoint of a version: classic, multi-part or V2 (UUID-named).
 
     ``complete`` is False for a multi-part checkpoint with parts missing; such a
-    checkpoint must not be used for log replay.
+    checkpoint must not be used for log replay. ``expected_parts`` is the part
+    count a multi-part checkpoint's file names announce (None for other kinds).
     """
 
     version: int
     kind: str
     files: tuple[LogFile, ...]
     complete: bool = True
+    expected_parts: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,8 @@ def _group_checkpoints(parts: dict[tuple[int, str], list[LogFile]]) -> dict[int,
         files.sort(key=lambda f: f.name)
         if group.startswith("multi:"):
             expected = int(group.split(":")[1])
-            cp = Checkpoint(version, "multi-part", tuple(files), complete=len(files) == expected)
+            cp = Checkpoint(version, "multi-part", tuple(files), complete=len(files) == expected,
+                            expected_parts=expected)
         elif _V2.match(group):
             cp = Checkpoint(version, "v2", tuple(files))
         else:

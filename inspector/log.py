@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from inspector.checkpoint import read_checkpoint
+from inspector.checkpoint import checkpoint_disagreements, probe_checkpoint, read_checkpoint
 from inspector.commit import Commit, read_commit
 from inspector.errors import CorruptLog, InspectorError, VersionNotFound
 from inspector.listing import Checkpoint, LogListing, list_log
@@ -33,7 +33,13 @@ class DeltaLog:
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
-        self._replay_problems: dict[int, list[str]] = {}
+        # Checkpoints found unusable (unreadable, incomplete content), with the reason in
+        # plain words; and per-checkpoint results of the structural probe and of the
+        # comparison with the commits. Keyed by Checkpoint, whose files carry size and
+        # mtime, so a rewritten checkpoint is checked afresh.
+        self._bad_checkpoints: dict[Checkpoint, str] = {}
+        self._probed: set[Checkpoint] = set()
+        self._verified: dict[Checkpoint, tuple[str, ...]] = {}
         self._listing: LogListing | None = None
         self.generation = 0  # bumps whenever refresh finds a change
 
@@ -65,7 +71,7 @@ class DeltaLog:
                 del self._commits[version]
             if changed:
                 self._snapshots.clear()
-                self._replay_problems.clear()
+                self._forget_unlisted_checkpoints(listing)
                 self.generation += 1
             self._listing = listing
             return changed
@@ -99,10 +105,18 @@ class DeltaLog:
         """The commit of a version.
 
         Raises:
-            VersionNotFound: If the version has no commit file.
+            VersionNotFound: If the version has no commit file (never written,
+                expired, or only its checkpoint remains).
         """
         found = self._commits.get(version)
         if found is None:
+            if version in self.listing.checkpoints:
+                raise VersionNotFound(
+                    f"Version {version} has no commit file: only its checkpoint remains "
+                    "(the commit expired by log retention or was not copied), so what that "
+                    "commit changed is unknown.",
+                    f"Its state can still be read (e.g. its files); pick another version "
+                    f"to see a commit's changes.")
             raise self._version_not_found(version)
         return found
 
@@ -112,8 +126,78 @@ class DeltaLog:
             return fh.read().decode("utf-8", errors="replace")
 
     def replay_problems(self) -> dict[int, list[str]]:
-        """Problems found while replaying (unreadable checkpoints, ...), by version."""
-        return {v: list(p) for v, p in self._replay_problems.items()}
+        """Problems found so far while replaying (unusable checkpoints), by version."""
+        problems: dict[int, list[str]] = {}
+        for cp, message in self._bad_checkpoints.items():
+            problems.setdefault(cp.version, []).append(message)
+        return problems
+
+    def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
+        """Problems with the table's checkpoints, by checkpoint version.
+
+        Every checkpoint gets a cheap structural check (all parts and sidecars
+        present, Parquet footers readable). The newest usable checkpoint, or every
+        one with ``verify_all``, is also compared with its commits
+        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
+
+        Args:
+            verify_all: Compare every checkpoint with its commits, not only the newest.
+
+        Returns:
+            Plain-language problems keyed by the version of the checkpoint.
+        """
+        with self._lock:
+            problems: dict[int, list[str]] = {}
+            checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
+            for cp in checkpoints:
+                if not cp.complete:
+                    problems.setdefault(cp.version, []).append(_incomplete(cp))
+                elif cp not in self._probed and cp not in self._bad_checkpoints:
+                    self._probe(cp)
+            usable = [cp for cp in self.listing.usable_checkpoints() if cp not in self._bad_checkpoints]
+            for cp in usable if verify_all else usable[:1]:
+                self._verify(cp)
+            for cp in checkpoints:
+                found = [self._bad_checkpoints[cp]] if cp in self._bad_checkpoints else []
+                found += self._verified.get(cp, ())
+                if found:
+                    problems.setdefault(cp.version, []).extend(found)
+            return problems
+
+    def verify_checkpoint(self, version: int) -> list[str]:
+        """Compare the checkpoint(s) of a version with what the commits give.
+
+        Replays the commits up to ``version`` from an independent base (an older
+        checkpoint or the empty table) and compares the live files (path, deletion
+        vector, size), the metadata and the protocol with the checkpoint's content.
+
+        Args:
+            version: A version that has a checkpoint.
+
+        Returns:
+            Plain-language problems; empty when the checkpoint agrees with its
+            commits, or when the commits before it are not available to compare
+            with (expired or damaged log).
+
+        Raises:
+            VersionNotFound: If the version has no checkpoint.
+        """
+        with self._lock:
+            checkpoints = self.listing.checkpoints.get(version)
+            if not checkpoints:
+                have = ", ".join(str(v) for v in sorted(self.listing.checkpoints)) or "none"
+                raise VersionNotFound(f"Version {version} has no checkpoint (checkpoints: {have}).",
+                                      "Pick a version that has a checkpoint.")
+            problems: list[str] = []
+            for cp in checkpoints:
+                if not cp.complete:
+                    problems.append(_incomplete(cp))
+                    continue
+                self._verify(cp)
+                if cp in self._bad_checkpoints:
+                    problems.append(self._bad_checkpoints[cp])
+                problems.extend(self._verified.get(cp, ()))
+            return problems
 
     def snapshot(self, version: int | None = None) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest).
@@ -141,27 +225,38 @@ class DeltaLog:
     def _replay(self, version: int) -> Snapshot:
         if version < 0 or version > self.latest_version:
             raise self._version_not_found(version)
-        for base_version, load in self._bases(version):
+        replayed = self._replay_state(version)
+        if replayed is None:
+            raise self._unreachable(version)
+        state, origin = replayed
+        return state.freeze(self.table_root, version, origin)
+
+    def _replay_state(self, version: int, before: int | None = None) -> tuple[ReplayState, str] | None:
+        """Replay to ``version`` from the newest usable base at or below ``before``.
+
+        ``before`` (default: ``version``) lets a checkpoint be checked against a
+        replay that does not start from that checkpoint.
+        """
+        for base_version, load in self._bases(version if before is None else before):
             if not self._commits_usable(base_version + 1, version):
                 continue
             try:
                 state, origin = load()
-            except InspectorError as exc:
-                self._replay_problems.setdefault(base_version, []).append(exc.message)
-                continue
+            except InspectorError:
+                continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
                 state.apply(self._commits[v].actions)
-            return state.freeze(self.table_root, version, _describe(origin, base_version, version))
-        raise self._unreachable(version)
+            return state, _describe(origin, base_version, version)
+        return None
 
     def _bases(self, version: int):
-        """Candidate replay bases, newest first: (base version, loader)."""
+        """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
         candidates = []
         for v, snap in self._snapshots.items():
             if v <= version:
                 candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
         for cp in self.listing.usable_checkpoints():
-            if cp.version <= version:
+            if cp.version <= version and cp not in self._bad_checkpoints:
                 candidates.append((cp.version, 1, lambda c=cp: (self._load_checkpoint(c), "checkpoint")))
         if 0 in self._commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
@@ -169,9 +264,58 @@ class DeltaLog:
         return [(v, loader) for v, _, loader in candidates]
 
     def _load_checkpoint(self, cp: Checkpoint) -> ReplayState:
+        """Read a checkpoint; one that cannot be used is remembered with the reason.
+
+        Raises:
+            CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
+        """
+        if cp in self._bad_checkpoints:
+            raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
+        try:
+            actions = read_checkpoint(cp, self.log_folder)
+        except InspectorError as exc:
+            raise self._reject(cp, exc.message) from None
         state = ReplayState()
-        state.apply(read_checkpoint(cp, self.log_folder))
+        state.apply(actions)
+        missing = [n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None]
+        if missing:
+            raise self._reject(cp, f"it has no {' or '.join(missing)} action, which every "
+                                   "checkpoint must carry")
         return state
+
+    def _reject(self, cp: Checkpoint, reason: str) -> CorruptLog:
+        message = (f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
+                   "on are read from an older checkpoint or from the commits instead, where they exist.")
+        self._bad_checkpoints[cp] = message
+        return CorruptLog(message, _CHECKPOINT_HINT)
+
+    def _probe(self, cp: Checkpoint) -> None:
+        try:
+            probe_checkpoint(cp, self.log_folder)
+        except InspectorError as exc:
+            self._reject(cp, exc.message)
+            return
+        self._probed.add(cp)
+
+    def _verify(self, cp: Checkpoint) -> None:
+        """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
+        if cp in self._verified or cp in self._bad_checkpoints:
+            return
+        expected = self._replay_state(cp.version, before=cp.version - 1)
+        try:
+            actual = self._load_checkpoint(cp)
+        except InspectorError:
+            return
+        problems = () if expected is None else tuple(
+            checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
+        self._verified[cp] = problems
+
+    def _forget_unlisted_checkpoints(self, listing: LogListing) -> None:
+        listed = {cp for cps in listing.checkpoints.values() for cp in cps}
+        for cache in (self._bad_checkpoints, self._verified):
+            for cp in [cp for cp in cache if cp not in listed]:
+                del cache[cp]
+        self._probed &= listed
 
     def _commits_usable(self, first: int, last: int) -> bool:
         return all(v in self._commits and self._commits[v].is_complete for v in range(first, last + 1))
@@ -198,12 +342,23 @@ class DeltaLog:
         if broken:
             reasons.append(f"commit {_ranges(broken)} is truncated or corrupt" if len(broken) == 1
                            else f"commits {_ranges(broken)} are truncated or corrupt")
-        if self._replay_problems:
-            reasons.append("the checkpoints that could bridge this are unreadable")
+        if self._bad_checkpoints:
+            reasons.append("the checkpoints that could bridge this cannot be used")
         return CorruptLog(
             f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
             "Pick a version before the damage or after a readable checkpoint, "
             "or run `python -m inspector check` to find the last consistent version.")
+
+
+_CHECKPOINT_HINT = ("Delta readers that start from this checkpoint will fail or see a wrong table: "
+                    "write a new checkpoint with a Delta writer, or restore the file from a backup.")
+
+
+def _incomplete(cp: Checkpoint) -> str:
+    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
+    return (f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
+            f"parts present; it is ignored, and versions from {cp.version} on are read from an "
+            "older checkpoint or from the commits instead, where they exist.")
 
 
 def _describe(origin: str, base: int, version: int) -> str:
@@ -224,6 +379,22 @@ def _ranges(versions: list[int]) -> str:
             parts.append(str(v) if start == v else f"{start}..{v}")
             start = None
     return ", ".join(parts)
+
+
+def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
+    """Compare the checkpoint of ``version`` with its commits (see :meth:`DeltaLog.verify_checkpoint`).
+
+    Args:
+        log: An opened log.
+        version: A version that has a checkpoint.
+
+    Returns:
+        Plain-language problems; empty when they agree or cannot be compared.
+
+    Raises:
+        VersionNotFound: If the version has no checkpoint.
+    """
+    return log.verify_checkpoint(version)
 
 
 def table_problems(log: DeltaLog) -> list[str]:

@@ -116,7 +116,10 @@ def parse_schema(schema_string: str) -> StructType:
         obj = json.loads(schema_string)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"schemaString is not valid JSON: {exc}") from exc
-    parsed = _parse_type(obj)
+    try:
+        parsed = _parse_type(obj)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"schemaString is not a valid Delta schema (bad or missing {exc})") from exc
     if not isinstance(parsed, StructType):
         raise ValueError("schemaString is not a struct")
     return parsed
