@@ -1,0 +1,123 @@
+"""The restore audit log: one JSON line per attempt (planned, refused, committed, failed).
+
+The file (setting ``audit_log``) is only ever appended to. Each line is written
+with a single ``write`` on a file opened in append mode, so lines from several
+processes do not interleave on a local filesystem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+OUTCOMES = ("planned", "refused", "committed", "failed")
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One restore attempt, as recorded in the audit log.
+
+    ``from_version`` is the version the table was at; ``to_version`` the target;
+    ``committed_version`` the new version when the outcome is ``committed``.
+    """
+
+    when: str
+    who: str
+    table: str
+    from_version: int | None
+    to_version: int | None
+    reason: str | None
+    outcome: str
+    committed_version: int | None = None
+    error: str | None = None
+    details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as the JSON object written to the log (camelCase keys)."""
+        return {"when": self.when, "who": self.who, "table": self.table,
+                "fromVersion": self.from_version, "toVersion": self.to_version,
+                "reason": self.reason, "outcome": self.outcome,
+                "committedVersion": self.committed_version, "error": self.error,
+                "details": dict(self.details)}
+
+
+def current_user(operator: str | None = None) -> str:
+    """Who is acting: the operator's name when given, else the OS user."""
+    if operator and operator.strip():
+        return operator.strip()
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (containers without passwd entries)
+        return "unknown"
+
+
+def record_attempt(path: str, *, table: str, outcome: str, from_version: int | None,
+                   to_version: int | None, reason: str | None = None,
+                   operator: str | None = None, committed_version: int | None = None,
+                   error: str | None = None, details: Mapping[str, Any] | None = None) -> AuditEntry:
+    """Append one attempt to the audit log and return it.
+
+    Args:
+        path: The audit log file (created with its folder when missing).
+        table: The table root.
+        outcome: One of ``planned``, ``refused``, ``committed``, ``failed``.
+        from_version: The table's version when the attempt was made.
+        to_version: The target version.
+        reason: The operator's reason.
+        operator: Who acted; defaults to the OS user.
+        committed_version: The new version, for ``committed``.
+        error: Why it was refused or failed.
+        details: Extra facts (metrics, overrides used, verification summary).
+
+    Returns:
+        The entry that was written.
+
+    Raises:
+        ValueError: If ``outcome`` is not a known outcome (a programming error).
+    """
+    if outcome not in OUTCOMES:
+        raise ValueError(f"unknown audit outcome {outcome!r}")
+    entry = AuditEntry(
+        when=datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        who=current_user(operator), table=table, from_version=from_version,
+        to_version=to_version, reason=reason, outcome=outcome,
+        committed_version=committed_version, error=error, details=dict(details or {}))
+    _append_line(path, json.dumps(entry.to_json(), default=str, ensure_ascii=False))
+    return entry
+
+
+def read_audit(path: str) -> list[AuditEntry]:
+    """Every entry of the audit log, oldest first (unparsable lines are skipped).
+
+    Args:
+        path: The audit log file; a missing file gives an empty list.
+    """
+    if not os.path.exists(path):
+        return []
+    entries = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            entries.append(AuditEntry(
+                obj.get("when"), obj.get("who"), obj.get("table"), obj.get("fromVersion"),
+                obj.get("toVersion"), obj.get("reason"), obj.get("outcome"),
+                obj.get("committedVersion"), obj.get("error"), obj.get("details") or {}))
+    return entries
+
+
+def _append_line(path: str, line: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
