@@ -73,6 +73,8 @@ def history_frame(_key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFra
     frame = pd.DataFrame(rows)
     for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
         frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
+    frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
+    frame["hover"] = _hover(frame)
     return frame
 
 
@@ -117,24 +119,29 @@ def render(ctx: PageContext) -> None:
 
 
 def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    ops_col, time_col, size_col = st.columns([3, 4, 1.4])
+    ops_col, time_col, axis_col, size_col = st.columns([2.6, 3.6, 1.4, 1.2])
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
         "Operations", list(counts.index), format_func=lambda op: f"{op} ({counts[op]:,})",
         placeholder="All operations", key="timeline_ops")
+    axis = axis_col.segmented_control(
+        "Time axis", ["history", "commitInfo"], default="history", required=True, key="timeline_axis",
+        help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
+             "writer's clock, which survives copying a table (falls back to history when absent).")
     size_by = size_col.segmented_control("Size by", ["bytes", "rows"], default="bytes",
                                          required=True, key="timeline_size")
+    frame = frame.assign(when=frame["commit_time"] if axis == "commitInfo" else frame["timestamp"])
     shown = frame[frame["operation"].isin(operations)] if operations else frame
-    start, end = _time_range(time_col, frame)
+    start, end = _time_range(time_col, frame["when"])
     if start is not None:
-        stamps = frame["timestamp"].dt.tz_localize(None)
-        shown = shown[(stamps.loc[shown.index] >= start) & (stamps.loc[shown.index] <= end)]
+        stamps = shown["when"].dt.tz_localize(None)
+        shown = shown[(stamps >= start) & (stamps <= end)]
     return shown, size_by or "bytes"
 
 
-def _time_range(column, frame: pd.DataFrame) -> tuple[datetime | None, datetime | None]:
-    first = frame["timestamp"].min().tz_localize(None).to_pydatetime().replace(microsecond=0)
-    last = frame["timestamp"].max().tz_localize(None).to_pydatetime().replace(microsecond=0)
+def _time_range(column, when: pd.Series) -> tuple[datetime | None, datetime | None]:
+    first = when.min().tz_localize(None).to_pydatetime().replace(microsecond=0)
+    last = when.max().tz_localize(None).to_pydatetime().replace(microsecond=0)
     last += timedelta(seconds=1)  # the slider works in whole seconds; keep the newest commit inside
     span = last - first
     if span <= timedelta(seconds=1):
@@ -142,8 +149,9 @@ def _time_range(column, frame: pd.DataFrame) -> tuple[datetime | None, datetime 
         return None, None
     step = max(timedelta(seconds=1), timedelta(seconds=int(span.total_seconds() // 400)))
     fmt = "YYYY-MM-DD HH:mm:ss" if span < timedelta(days=2) else "YYYY-MM-DD HH:mm"
+    # The key carries the bounds, so switching the time axis starts from the full range.
     return column.slider("Time range (UTC)", min_value=first, max_value=last, value=(first, last),
-                         step=step, format=fmt, key="timeline_range")
+                         step=step, format=fmt, key=f"timeline_range_{int(first.timestamp())}_{int(last.timestamp())}")
 
 
 def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
@@ -160,9 +168,11 @@ def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
 def _hover(frame: pd.DataFrame) -> list[str]:
     out = []
     for r in frame.itertuples(index=False):
-        text = (f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
-                f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
-                f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})")
+        text = f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
+        if abs((r.commit_time - r.timestamp).total_seconds()) >= 1:
+            text += f"<br>commitInfo: {r.commit_time:%Y-%m-%d %H:%M:%S} UTC"
+        text += (f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
+                 f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})")
         if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
             text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
         if r.user:
@@ -179,14 +189,14 @@ def _int(value) -> int | None:
 
 def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
     trace = go.Scattergl if len(frame) >= _WEBGL_FROM else go.Scatter
-    sizes, hover = _marker_sizes(frame, size_by), np.array(_hover(frame), dtype=object)
+    sizes, hover = _marker_sizes(frame, size_by), frame["hover"].to_numpy()
     fig = go.Figure()
     for kind, colour in KIND_COLOURS.items():
         mask = (frame["kind"] == kind).to_numpy()
         if mask.any():
             part = frame[mask]
             fig.add_trace(trace(
-                x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+                x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
                 name=kind, hovertext=hover[mask], hoverinfo="text",
                 marker={"color": colour, "size": sizes[mask], "opacity": 0.85,
                         "line": {"width": 0.5, "color": "white"}}))
@@ -206,7 +216,7 @@ def _overlay_rings(fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selec
     if flagged.any():
         part = frame[flagged]
         fig.add_trace(trace(
-            x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+            x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
             name="has problems", hoverinfo="skip",
             marker={"symbol": "circle-open", "size": sizes[flagged] + 9, "color": "#f59e0b",
                     "line": {"width": 2.5, "color": "#f59e0b"}}))
@@ -214,7 +224,7 @@ def _overlay_rings(fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selec
     if here.any():
         part = frame[here]
         fig.add_trace(trace(
-            x=part["timestamp"], y=part["version"], customdata=part["version"], mode="markers",
+            x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
             name=f"selected (v{selected})", hoverinfo="skip",
             marker={"symbol": "circle-open", "size": sizes[here] + 16, "color": "#000000",
                     "line": {"width": 3, "color": "#000000"}}))

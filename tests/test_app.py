@@ -1,0 +1,125 @@
+"""The app, driven as a user would through Streamlit's AppTest: open a table, pick a version, read it.
+
+Each ``at.run()`` executes ``app.py`` once, like a browser rerun, so the tests are few
+and each checks several things a user would see on the same screen.
+"""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import CORPUS, REPO
+
+PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
+V0_FILE = "letter=a/part-00000-a08d296a-d2c5-4a99-bea9-afcea42ba2e9.c000.snappy.parquet"
+V1_FILE = "letter=e/part-00000-847cf2d1-1247-4aa0-89ef-2f90c68ea51e.c000.snappy.parquet"
+
+
+@pytest.fixture
+def app(monkeypatch, tmp_path):
+    """A fresh app session whose recent-tables list and demo table live in a temp dir."""
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
+    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+
+
+def open_link(at: AppTest, **params: str) -> AppTest:
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def shown_text(at: AppTest) -> str:
+    """Everything rendered as text: markdown, captions, code blocks and static tables."""
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [c.value for c in at.code]
+    parts += [t.value.to_string() for t in at.table]
+    return "\n".join(parts)
+
+
+def test_a_link_opens_a_table_at_a_version_and_picking_another_shows_its_files(app):
+    at = open_link(app, table=str(PARTITIONED), version="1", view="version")
+
+    assert not at.exception and not at.error
+    assert "Version 1 · WRITE" in [h.value for h in at.subheader]
+    assert V1_FILE in shown_text(at) and V0_FILE not in shown_text(at)
+
+    at.selectbox(key="version_select").set_value(0).run()
+
+    assert not at.exception and not at.error
+    assert "Version 0 · WRITE" in [h.value for h in at.subheader]
+    assert f"+ {V0_FILE}" in shown_text(at)
+    assert at.query_params["version"] == "0"  # the URL follows the selection
+    assert at.query_params["table"] == str(PARTITIONED)
+    assert at.query_params["view"] == "version"
+
+
+def test_the_timeline_lists_every_version_newest_first(app):
+    at = open_link(app, table=str(CORPUS / "delta-kernel-rs" / "cdf-table-with-cdc-and-dvs"))
+
+    assert not at.exception and not at.error
+    history = at.dataframe[0].value
+    assert list(history["version"]) == list(range(25, -1, -1))
+    assert {"MERGE", "DELETE", "UPDATE", "OPTIMIZE"} <= set(history["operation"])
+    assert at.query_params["view"] == "timeline" and at.query_params["version"] == "25"
+
+
+def test_the_overview_shows_the_number_of_files_and_the_schema(app):
+    at = open_link(app, table=str(PARTITIONED), view="overview")
+
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Files"] == "6"
+    schema = at.dataframe[0].value
+    assert list(schema["column"]) == ["letter", "number", "a_float"]
+    assert "letter" in shown_text(at)  # partitionColumns in the detail table
+
+
+@pytest.mark.parametrize("kind", ["plain folder", "missing path"])
+def test_a_location_that_is_not_a_table_shows_an_error_and_nothing_breaks(app, tmp_path, kind):
+    location = tmp_path / "just-a-folder"
+    if kind == "plain folder":
+        location.mkdir()
+        (location / "data.csv").write_text("a,b\n1,2\n")
+
+    at = open_link(app, table=str(location))
+
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert "just-a-folder" in message
+    assert ("no \\_delta\\_log folder" in message) if kind == "plain folder" else ("does not exist" in message)
+    assert at.text_input(key="table_input").value == str(location)  # the user can correct it
+
+
+def test_a_link_to_a_version_that_does_not_exist_falls_back_to_the_latest(app):
+    at = open_link(app, table=str(PARTITIONED), version="99", view="version")
+
+    assert not at.exception
+    assert "Version 99 is not in this table's log" in at.error[0].value
+    assert "Version 1 · WRITE" in [h.value for h in at.subheader]
+    assert at.query_params["version"] == "1"
+
+
+def test_a_truncated_commit_is_reported_against_its_version(app, copy_table):
+    table = copy_table("dat-v0.0.2/basic_partitioned/delta")
+    commit = table / "_delta_log" / "00000000000000000001.json"
+    commit.write_bytes(commit.read_bytes()[:-120])
+
+    at = open_link(app, table=str(table), version="1", view="version")
+
+    assert not at.exception and not at.error
+    assert any("truncated" in w.value for w in at.warning)
+
+
+def test_with_no_table_given_the_app_writes_and_opens_the_demo_table(app, tmp_path):
+    at = app.run()
+
+    assert not at.exception and not at.error
+    assert at.query_params["table"] == str(tmp_path / "demo")
+    assert (tmp_path / "demo" / "_delta_log").is_dir()
+    versions = at.selectbox(key="version_select").options
+    assert len(versions) >= 10
+    operations = set(at.dataframe[0].value["operation"])
+    assert {"WRITE", "MERGE", "DELETE", "UPDATE"} <= operations
+
