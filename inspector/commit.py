@@ -86,6 +86,9 @@ def read_commit(version: int, file: LogFile) -> Commit:
         return Commit(version, file, (), (f"The commit file could not be read: {exc.strerror}.",))
     if not data.strip():
         return Commit(version, file, (), ("The commit file is empty (an interrupted write or a failed copy).",))
+    parsed = _parse_whole(data)
+    if parsed is not None:
+        return Commit(version, file, parsed)
     actions, problems = [], []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -95,6 +98,21 @@ def read_commit(version: int, file: LogFile) -> Commit:
         except (ValueError, UnicodeDecodeError) as exc:
             problems.append(_line_problem(number, exc, data, line))
     return Commit(version, file, tuple(actions), tuple(problems))
+
+
+def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
+    """Parse every line in one ``json.loads`` call (about twice as fast as one per line).
+
+    Returns None when anything is off, so the line-by-line path can say which line.
+    """
+    lines = [line for line in data.splitlines() if line.strip()]
+    try:
+        objects = json.loads(b"[" + b",".join(lines) + b"]")
+        if len(objects) != len(lines):  # a line holding two values separated by a comma
+            return None
+        return tuple(parse_action(obj) for obj in objects)
+    except (ValueError, UnicodeDecodeError, TypeError, AttributeError):
+        return None
 
 
 def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
