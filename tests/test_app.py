@@ -43,12 +43,16 @@ def test_a_link_opens_a_table_at_a_version_and_picking_another_shows_its_files(a
     assert not at.exception and not at.error
     assert "Version 1 · WRITE" in [h.value for h in at.subheader]
     assert V1_FILE in shown_text(at) and V0_FILE not in shown_text(at)
+    assert V1_FILE in list(at.dataframe[0].value["path"])  # the "Added" tab's table
 
     at.selectbox(key="version_select").set_value(0).run()
 
     assert not at.exception and not at.error
     assert "Version 0 · WRITE" in [h.value for h in at.subheader]
     assert f"+ {V0_FILE}" in shown_text(at)
+    added = at.dataframe[0].value
+    assert V0_FILE in list(added["path"]) and V1_FILE not in list(added["path"])
+    assert list(added["partition"]) == ["letter=a", "letter=b", "letter=c"]
     assert at.query_params["version"] == "0"  # the URL follows the selection
     assert at.query_params["table"] == str(PARTITIONED)
     assert at.query_params["view"] == "version"

@@ -11,7 +11,7 @@ from ui.context import PageContext
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _detail(_key: tuple, _ctx: PageContext) -> TableDetail:
+def _detail(key: tuple, _ctx: PageContext) -> TableDetail:
     return describe_detail(_ctx.log, _ctx.history)
 
 

@@ -67,7 +67,7 @@ def operation_kind(operation: str) -> str:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def history_frame(_key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFrame:
+def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFrame:
     """One row per version with everything the chart and the table show (built once per key)."""
     rows = [_row(e) for e in _history]
     frame = pd.DataFrame(rows)

@@ -76,7 +76,7 @@ def _checkpoint_only(ctx: PageContext) -> None:
 # ---- files -------------------------------------------------------------------------------------
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _file_frames(_key: tuple, _commit: Commit) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _file_frames(key: tuple, _commit: Commit) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     # Commit files are immutable: a frame built once per (table, version, file) stays right.
     added = _files_frame([file_action_record(a) for a in _commit.adds])
     removed = _files_frame([file_action_record(r) for r in _commit.removes])
@@ -134,7 +134,7 @@ _FILE_COLUMNS = {
 
 
 def _files(ctx: PageContext, commit: Commit) -> None:
-    key = (ctx.log.table_root, commit.version, commit.file)
+    key = (ctx.log.table_root, commit.version, commit.file.size, commit.file.modification_time)
     added, removed, cdc = _file_frames(key, commit)
     adds, removes = commit.adds, commit.removes
     st.markdown("##### Files")
