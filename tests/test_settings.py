@@ -1,0 +1,93 @@
+"""The settings registry: every setting documented, environment overrides, bad values."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from inspector.errors import InvalidInput
+from inspector.settings import ENV_PREFIX, Settings, describe_settings
+from tests.conftest import REPO
+
+
+def readme_settings_rows() -> list[str]:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("| `")]
+
+
+@pytest.mark.parametrize("name, env, default, help", describe_settings(), ids=lambda v: str(v)[:40])
+def test_every_setting_is_documented_in_the_readme(name, env, default, help):
+    assert env == ENV_PREFIX + name.upper()
+    assert help.strip(), "every setting has help text"
+    rows = [row for row in readme_settings_rows() if f"`{name}`" in row]
+    assert len(rows) == 1, f"README's Settings table needs one row for `{name}`"
+    assert f"`{env}`" in rows[0]
+
+
+def test_the_readme_documents_no_setting_that_does_not_exist():
+    names = {name for name, *_ in describe_settings()}
+    documented = {row.split("`")[1] for row in readme_settings_rows()}
+    assert documented == names
+
+
+def test_defaults_apply_without_environment():
+    assert Settings.from_env({}) == Settings()
+    assert Settings().timestamp_tolerance_seconds == 300
+    assert Settings().operator_mode is False
+
+
+def test_environment_variables_override_each_kind_of_setting():
+    settings = Settings.from_env({
+        "DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": "60",
+        "DELTA_INSPECTOR_OPERATOR_MODE": "yes",
+        "DELTA_INSPECTOR_SPARK_MASTER": "spark://h:7077",
+        "DELTA_INSPECTOR_UNRELATED": "ignored",
+        "TIMESTAMP_TOLERANCE_SECONDS": "1",
+    })
+    assert settings.timestamp_tolerance_seconds == 60
+    assert settings.operator_mode is True
+    assert settings.spark_master == "spark://h:7077"
+    assert settings.preview_rows == Settings().preview_rows
+
+
+@pytest.mark.parametrize("raw, expected", [("1", True), ("true", True), ("ON", True), (" yes ", True),
+                                           ("0", False), ("false", False), ("off", False), ("No", False)])
+def test_boolean_settings_accept_the_usual_spellings(raw, expected):
+    assert Settings.from_env({"DELTA_INSPECTOR_OPERATOR_MODE": raw}).operator_mode is expected
+
+
+def test_the_process_environment_is_read_by_default(monkeypatch):
+    monkeypatch.setenv("DELTA_INSPECTOR_PREVIEW_ROWS", "7")
+    assert Settings.from_env().preview_rows == 7
+
+
+@pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(Settings) if f.type == "int"])
+def test_a_bad_number_is_refused_with_a_hint(name):
+    env = ENV_PREFIX + name.upper()
+    with pytest.raises(InvalidInput) as err:
+        Settings.from_env({env: "five"})
+    assert err.value.message == f"{env}='five' is not a valid int."
+    assert "unset it to use the default" in err.value.hint
+
+
+def test_a_bad_boolean_is_refused_with_a_hint():
+    with pytest.raises(InvalidInput) as err:
+        Settings.from_env({"DELTA_INSPECTOR_OPERATOR_MODE": "maybe"})
+    assert err.value.message == "DELTA_INSPECTOR_OPERATOR_MODE='maybe' is not a valid bool."
+    assert "unset it to use the default (False)" in err.value.hint
+
+
+def test_spark_conf_is_parsed_into_pairs_and_bad_entries_are_refused():
+    settings = Settings(spark_conf=" spark.a=1 ; spark.b = x=y ;;")
+    assert settings.spark_conf_pairs() == {"spark.a": "1", "spark.b": "x=y"}
+    with pytest.raises(InvalidInput) as err:
+        Settings(spark_conf="spark.a=1;oops").spark_conf_pairs()
+    assert "'oops' is not key=value" in err.value.message
+    assert "separate entries with ';'" in err.value.hint
+
+
+def test_settings_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Settings().preview_rows = 5  # type: ignore[misc]
