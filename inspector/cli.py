@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args, Settings.from_env())
     except InspectorError as exc:
-        return _fail(args, exc.kind, str(exc), exc.exit_code)
+        return _fail(args, exc.kind, str(exc), exc.exit_code, getattr(exc, "json_context", None))
     except KeyboardInterrupt:
         return _fail(args, "Interrupted", "Interrupted; nothing was written.", 130)
     except Exception as exc:  # the contract: one line, exit 1, never a traceback
@@ -69,10 +69,12 @@ def main(argv: list[str] | None = None) -> int:
                      "Please report it with the command you ran.", 1)
 
 
-def _fail(args: argparse.Namespace, kind: str, message: str, code: int) -> int:
+def _fail(args: argparse.Namespace, kind: str, message: str, code: int,
+          context: dict | None = None) -> int:
     print(f"error: {message}", file=sys.stderr)
     if getattr(args, "json", False):
-        emit_json({"error": {"type": kind, "message": message}})
+        # A command may attach what it knew before failing (restore: its plan and guards).
+        emit_json({**(context or {}), "error": {"type": kind, "message": message}})
     return code
 
 

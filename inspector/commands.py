@@ -256,3 +256,151 @@ def _print_version(group: list) -> None:
     total = v.missing_count + v.size_mismatch_count + v.unreadable_count
     if total > shown:
         print(f"      ... and {total - shown} more files (the list is capped by max_listed_files)")
+
+
+def _restore_args(parser: argparse.ArgumentParser) -> None:
+    _table_arg(parser)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--to-version", help="The version to restore.")
+    target.add_argument("--to-timestamp",
+                        help="Restore the version current at this time (ISO 8601; no zone means UTC).")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="Show the plan and every guard; write nothing.")
+    parser.add_argument("--expect-version", type=int, default=None,
+                        help="Refuse unless the table is at this version now.")
+    parser.add_argument("--reason", default=None,
+                        help="Why you restore (required to commit; recorded in the commit and the audit log).")
+    parser.add_argument("--allow-missing-files", action="store_true",
+                        help="Leave out files to re-add that are missing: the result is a PARTIAL table.")
+    parser.add_argument("--yes", action="store_true",
+                        help="Commit without the typed confirmation (for scripts).")
+
+
+@command("restore", "Guarded RESTORE to an older version: plan, guards, typed confirmation, "
+                    "atomic commit, verification. Exit 3 when refused.")
+@arguments(_restore_args)
+def restore_command(args: argparse.Namespace, settings: Settings) -> int:
+    from inspector.errors import RestoreRefused
+    from inspector.restore import execute_restore, plan_restore
+
+    log = DeltaLog.open(args.table)
+    _expect_version(args, log.latest_version, log.table_root, settings)
+    target = parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
+    plan = plan_restore(log, target, settings=settings)
+    context = {"plan": plan.to_json(), "guards": [g.to_json() for g in plan.guards],
+               "committedVersion": None}
+    if not args.json:
+        _print_plan(plan)
+    try:
+        _expect_version(args, plan.read_version, plan.table_root, settings)
+        overrides = ["allow_missing_files"] if args.allow_missing_files else []
+        if args.dry_run:
+            return _dry_run_result(args, plan, overrides, context)
+        ready = not plan.blocking_guards(overrides)
+        confirmed = ready and _confirm(args, plan, settings)
+        reason = (_ask_reason(args) if ready else args.reason) or ""
+        result = execute_restore(plan, confirmed=confirmed, reason=reason,
+                                 allow_missing_files=args.allow_missing_files, settings=settings)
+    except RestoreRefused as exc:
+        exc.json_context = context  # type: ignore[attr-defined]  (cli.main adds it to --json output)
+        raise
+    verified = result.verification is not None and result.verification.ok
+    if args.json:
+        emit_json({**context, "committedVersion": result.committed_version,
+                   "verification": result.verification.to_json() if result.verification else None,
+                   "result": result.to_json()})
+    else:
+        _print_result(result)
+    return 0 if verified else 1
+
+
+def _expect_version(args: argparse.Namespace, version: int, table: str, settings: Settings) -> None:
+    from inspector.audit import record_attempt
+    from inspector.errors import RestoreRefused
+
+    if args.expect_version is None or args.expect_version == version:
+        return
+    message = (f"The table is at version {version}, not at version {args.expect_version} as expected "
+               "(--expect-version); nothing was written.")
+    record_attempt(settings.audit_log, table=table, outcome="refused", from_version=version,
+                   to_version=None, reason=args.reason, error=message)
+    raise RestoreRefused(message, "Look at what changed (history), then plan again with the new version.")
+
+
+def _dry_run_result(args: argparse.Namespace, plan, overrides: list[str], context: dict) -> int:
+    blocking = plan.blocking_guards(overrides)
+    if args.json:
+        emit_json(context)
+    else:
+        print("\nDry run: nothing was written." + (" A restore would be REFUSED." if blocking else ""))
+    return 3 if blocking else 0
+
+
+def _confirm(args: argparse.Namespace, plan, settings: Settings) -> bool:
+    """--yes, or the table name and the target version typed on a terminal."""
+    from inspector.audit import record_attempt
+    from inspector.errors import RestoreRefused
+
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        message = "Refusing to restore without confirmation: there is no terminal to type it on."
+        record_attempt(settings.audit_log, table=plan.table_root, outcome="refused",
+                       from_version=plan.read_version, to_version=plan.target_version,
+                       reason=args.reason, error=message)
+        raise RestoreRefused(message, "Pass --yes to confirm non-interactively (scripts), "
+                                      "or run it on a terminal.")
+    name = input(f"\nType the table name ({plan.table_name}) to confirm: ").strip()
+    version = input(f"Type the target version ({plan.target_version}) to confirm: ").strip()
+    return name == plan.table_name and version == str(plan.target_version)
+
+
+def _ask_reason(args: argparse.Namespace) -> str:
+    if args.reason or args.yes or not sys.stdin.isatty():
+        return args.reason or ""
+    return input("Reason (recorded in the commit and the audit log): ").strip()
+
+
+def _print_plan(plan) -> None:
+    from inspector.restore_protocol import describe_protocol
+
+    m = plan.metrics
+    when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""
+    print(f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
+          f"version {plan.read_version} -> version {plan.target_version}{when}")
+    print(f"  re-add {m.num_restored_files} files ({m.restored_files_size} bytes), remove "
+          f"{m.num_removed_files} files ({m.removed_files_size} bytes); afterwards "
+          f"{m.num_of_files_after_restore} files, {m.table_size_after_restore} bytes")
+    print(f"  rows (from stats): {plan.rows_before} -> {plan.rows_after} "
+          f"(+{plan.rows_added} re-added, -{plan.rows_removed} removed)")
+    if plan.merged_protocol is not None:
+        print(f"  protocol after the restore: {describe_protocol(plan.merged_protocol)}")
+    if plan.num_partitions_touched:
+        print(f"  partitions touched: {plan.num_partitions_touched}")
+    for problem in plan.file_problems:
+        print(f"  {problem.kind:<13} {problem.path}  (log: {problem.expected_size} bytes, "
+              f"found: {problem.actual_size if problem.actual_size is not None else 'nothing'})")
+    print("Guards:")
+    for guard in plan.guards:
+        mark = "ok  " if guard.passed else "FAIL"
+        extra = f" (override: --{guard.override.replace('_', '-')})" if not guard.passed and guard.override else ""
+        print(f"  {mark} {guard.name:<24} {guard.message}{extra}")
+    for warning in plan.warnings:
+        print(f"  ! {warning}")
+
+
+def _print_result(result) -> None:
+    import shlex
+
+    m = result.metrics
+    partial = " as a PARTIAL table" if result.skipped_files else ""
+    print(f"\nCommitted version {result.committed_version}: the table now has version "
+          f"{result.plan.target_version}'s data{partial} ({m.num_of_files_after_restore} files, "
+          f"{m.table_size_after_restore} bytes).")
+    for check in result.verification.checks if result.verification else ():
+        print(f"  {check.status:<7} {check.name:<15} {check.message}")
+    if result.verification is not None and not result.verification.ok:
+        print("VERIFICATION FAILED: inspect the table before anything else; undo with the command below.")
+    print("Undo (a guarded restore back):\n  python -m inspector restore "
+          f"{shlex.quote(result.plan.table_root)} --to-version {result.pre_restore_version} "
+          f"--expect-version {result.committed_version} --reason 'undo restore'")

@@ -127,6 +127,12 @@ def execute_restore(plan: RestorePlan, *, confirmed: bool, reason: str,
 
 def _check_request(plan: RestorePlan, confirmed: bool, reason: str, allow_missing_files: bool,
                    allow_protocol_downgrade: bool) -> None:
+    overrides = [name for name, on in (("allow_missing_files", allow_missing_files),
+                                       ("allow_protocol_downgrade", allow_protocol_downgrade)) if on]
+    blocking = plan.blocking_guards(overrides)
+    if blocking:
+        raise RestoreRefused("The restore was refused: " + " ".join(g.message for g in blocking),
+                             _hint(blocking))
     if confirmed is not True:
         raise RestoreRefused("The restore was not confirmed; nothing was written.",
                              "Confirm by typing the table name and the target version "
@@ -134,12 +140,6 @@ def _check_request(plan: RestorePlan, confirmed: bool, reason: str, allow_missin
     if not (reason or "").strip():
         raise RestoreRefused("A reason is required for every restore; nothing was written.",
                              "Say why you are restoring (it is recorded in the commit and the audit log).")
-    overrides = [name for name, on in (("allow_missing_files", allow_missing_files),
-                                       ("allow_protocol_downgrade", allow_protocol_downgrade)) if on]
-    blocking = plan.blocking_guards(overrides)
-    if blocking:
-        raise RestoreRefused("The restore was refused: " + " ".join(g.message for g in blocking),
-                             _hint(blocking))
 
 
 def _hint(blocking) -> str:
