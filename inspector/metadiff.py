@@ -15,6 +15,8 @@ class ColumnChange:
 
     Columns are matched by column-mapping id when both sides have one (so a
     RENAME COLUMN shows as a rename, not as a drop plus an add), else by path.
+    Only a column's own changes count: a struct whose nested field changed is not
+    reported itself (the nested field is), nor is a field whose parent was renamed.
     """
 
     name: str
@@ -25,9 +27,9 @@ class ColumnChange:
     def changes(self) -> list[str]:
         """What changed, in words: ``type long -> string``, ``renamed from a``, ..."""
         out = []
-        if self.before.path != self.after.path:
+        if self.before.path[-1] != self.after.path[-1]:
             out.append(f"renamed from {self.before.name}")
-        if self.before.type != self.after.type:
+        if _shape(self.before.type) != _shape(self.after.type):
             out.append(f"type {self.before.type} -> {self.after.type}")
         if self.before.nullable != self.after.nullable:
             out.append("now nullable" if self.after.nullable else "now NOT NULL")
@@ -53,6 +55,26 @@ class MetadataDiff:
     properties: tuple[ValueChange, ...]
     table: tuple[ValueChange, ...]
     protocol: tuple[ValueChange, ...]
+
+    @property
+    def features_added(self) -> tuple[str, ...]:
+        """Table features the newer side's protocol names and the older one's does not."""
+        before, after = self._features()
+        return tuple(sorted(after - before))
+
+    @property
+    def features_removed(self) -> tuple[str, ...]:
+        """Table features the older side's protocol names and the newer one's does not."""
+        before, after = self._features()
+        return tuple(sorted(before - after))
+
+    def _features(self) -> tuple[set[str], set[str]]:
+        before, after = set(), set()
+        for change in self.protocol:
+            if change.key in ("readerFeatures", "writerFeatures"):
+                before |= set(change.before or ())
+                after |= set(change.after or ())
+        return before, after
 
     @property
     def is_empty(self) -> bool:
@@ -98,9 +120,34 @@ def _diff_columns(old: list[Column], new: list[Column]):
     added = [c for k, c in new_by.items() if k not in old_by]
     removed = [c for k, c in old_by.items() if k not in new_by]
     changed = [ColumnChange(new_by[k].name, old_by[k], new_by[k]) for k in new_by
-               if k in old_by and (old_by[k].path, old_by[k].type, old_by[k].nullable)
-               != (new_by[k].path, new_by[k].type, new_by[k].nullable)]
+               if k in old_by and _own(old_by[k]) != _own(new_by[k])]
     return added, removed, changed
+
+
+def _own(col: Column) -> tuple:
+    """What belongs to the column itself: its own name, its type's shape, its nullability."""
+    return col.path[-1], _shape(col.type), col.nullable
+
+
+def _shape(type_string: str) -> str:
+    """A type with the fields of nested structs left out: ``array<struct<a:int>>`` -> ``array<struct>``.
+
+    Nested fields are columns of their own in the diff, so a change inside a
+    struct must not also count as a change of the struct (or array/map of it).
+    """
+    out, depth, i = [], 0, 0
+    while i < len(type_string):
+        if depth == 0 and type_string.startswith("struct<", i):
+            out.append("struct")
+            depth, i = 1, i + len("struct<")
+            continue
+        char = type_string[i]
+        if depth:
+            depth += {"<": 1, ">": -1}.get(char, 0)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChange]:
