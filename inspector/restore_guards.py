@@ -111,7 +111,7 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
                            f"The restore would lower the protocol from {details['current']} to "
                            f"{details['afterRestore']}.", details, override="allow_protocol_downgrade")
     lower = "" if covers(target, current) else (
-        f" Version's protocol ({details['target']}) is lower; it is merged with the current one, "
+        f" The target version's protocol ({details['target']}) is lower; it is merged with the current one, "
         "as Delta does, so nothing is downgraded.")
     return GuardResult("protocol_not_downgraded", True,
                        f"The protocol after the restore is {details['afterRestore']}, at least the "

@@ -53,6 +53,7 @@ SUPPORTED_FEATURES: Mapping[str, str] = {
 #: Features this writer refuses, and why.
 REFUSED_FEATURES: Mapping[str, str] = {
     "catalogManaged": "the table is managed by a catalog; commits must go through it",
+    "catalogOwned": "the table is managed by a catalog; commits must go through it",
     "catalogOwned-preview": "the table is managed by a catalog; commits must go through it",
     "coordinatedCommits-preview": "commits must go through the table's commit coordinator",
     "icebergCompatV1": "Iceberg metadata must be converted with every commit (UniForm)",
@@ -63,7 +64,8 @@ REFUSED_FEATURES: Mapping[str, str] = {
 }
 
 #: Features that put the table under a catalog or a commit coordinator.
-MANAGED_FEATURES = ("catalogManaged", "catalogOwned-preview", "coordinatedCommits-preview")
+MANAGED_FEATURES = ("catalogManaged", "catalogOwned", "catalogOwned-preview",
+                    "coordinatedCommits-preview")
 
 MAX_READER_VERSION = 3
 MAX_WRITER_VERSION = 7
@@ -123,7 +125,8 @@ def _reader_writer(protocol: Protocol) -> frozenset[str]:
 _READER_WRITER = frozenset({"columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint",
                             "vacuumProtocolCheck", "typeWidening", "typeWidening-preview",
                             "variantType", "variantType-preview", "variantShredding",
-                            "variantShredding-preview", "catalogManaged", "catalogOwned-preview"})
+                            "variantShredding-preview", "catalogManaged", "catalogOwned",
+                            "catalogOwned-preview"})
 
 
 def protocol_from_json(body: Mapping[str, Any]) -> Protocol:
