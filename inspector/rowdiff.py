@@ -120,8 +120,9 @@ def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequenc
             counted = _unkeyed(net, offset, limit, maps)
     finally:
         net.unpersist()
+    added, removed, changed, samples = counted
     return RowDiff(diff.from_version, diff.to_version, tuple(c for c in net.columns if c != _COUNT), key,
-                   *counted, len(files), sum(f.size for f in files))
+                   added, removed, changed, len(files), sum(f.size for f in files), samples)
 
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:
