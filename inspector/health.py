@@ -134,7 +134,7 @@ class _Ref:
     display: str
     kind: str
     size: int
-    num_records: int | None = None
+    add: AddFile | None = None  # a data file's add action, for its stats (deep check only)
 
 
 @dataclass
@@ -250,12 +250,14 @@ class _Tracer:
         was_live: dict[FileKey, bool] = {}
         for action in commit.actions:
             if isinstance(action, AddFile):
-                was_live.setdefault(action.key, action.key in self.live)
-                self.live.add(action.key)
-                self._register(action)
+                key = action.key
+                was_live.setdefault(key, key in self.live)
+                self.live.add(key)
+                self._register(action, key)
             elif isinstance(action, RemoveFile):
-                was_live.setdefault(action.key, action.key in self.live)
-                self.live.discard(action.key)
+                key = action.key
+                was_live.setdefault(key, key in self.live)
+                self.live.discard(key)
         added = [k for k, was in was_live.items() if not was and k in self.live]
         removed = [k for k, was in was_live.items() if was and k not in self.live]
         return _Step(commit.version, added=added, removed=removed)
@@ -270,8 +272,8 @@ class _Tracer:
                 own = own or exc.message
             else:
                 self.live, self.broken_at = set(snap.files), None
-                for add in snap.files.values():
-                    self._register(add)
+                for key, add in snap.files.items():
+                    self._register(add, key)
                 return _Step(version, base=sorted(self.live, key=str), problems=[own] if own else [])
         problem = own or self._broken_chain()
         if self.broken_at is None:
@@ -283,13 +285,13 @@ class _Tracer:
         return (f"The log cannot be replayed to this version: version {self.broken_at} is unreadable "
                 "and no checkpoint after it bridges the gap.")
 
-    def _register(self, add: AddFile) -> None:
+    def _register(self, add: AddFile, key: FileKey) -> None:
         """Note the physical files behind a file key, and the size each must have."""
-        if add.key in self.trace.key_paths:
+        if key in self.trace.key_paths:
             return
         refs, root = self.trace.refs, self.trace.root
         data = os.path.normpath(data_file_path(root, add.path))
-        refs.setdefault(data, _Ref(canonical_path(add.path), DATA_FILE, add.size, add.num_records))
+        refs.setdefault(data, _Ref(key[0], DATA_FILE, add.size, add))
         paths = [data]
         dv = add.deletion_vector
         where = dv.relative_or_absolute_path() if dv is not None else None
@@ -299,7 +301,7 @@ class _Tracer:
             ref = refs.setdefault(path, _Ref(canonical_path(where), DELETION_VECTOR, needed))
             ref.size = max(ref.size, needed)
             paths.append(path)
-        self.trace.key_paths[add.key] = tuple(paths)
+        self.trace.key_paths[key] = tuple(paths)
 
     def _record_cdc(self, commit: Commit | None) -> None:
         """Change-data files are referenced too (only for CDF reads): never orphans."""
@@ -422,9 +424,10 @@ def _footer_issue(path: str, ref: _Ref, size: int) -> FileIssue | None:
     except Exception as exc:  # pyarrow raises many types for a damaged file
         return FileIssue(ref.display, ref.kind, UNREADABLE_FILE, ref.size, size,
                          f"Parquet footer unreadable: {exc}")
-    if ref.num_records is not None and rows != ref.num_records:
+    expected = ref.add.num_records if ref.add is not None else None
+    if expected is not None and rows != expected:
         return FileIssue(ref.display, ref.kind, UNREADABLE_FILE, ref.size, size,
-                         f"the footer holds {rows} rows, the log's stats say {ref.num_records}")
+                         f"the footer holds {rows} rows, the log's stats say {expected}")
     return None
 
 
