@@ -156,11 +156,12 @@ def _commit(plan: RestorePlan, reason: str, user: str, allow_missing_files: bool
             allow_protocol_downgrade: bool, settings: Settings, spark) -> RestoreResult:
     log = DeltaLog.open(plan.table_root)
     _recheck(plan, log, allow_missing_files, settings)
-    session = spark or _running_spark(settings)
-    if session is not None and _delta_jars(session):
+    if plan.delta_jars:
         from inspector.restore_delta import restore_with_delta
+        from inspector.spark import get_spark
 
-        version = restore_with_delta(session, plan, reason, allow_missing_files, allow_protocol_downgrade)
+        version = restore_with_delta(spark or get_spark(settings), plan, reason, allow_missing_files,
+                                     allow_protocol_downgrade)
         return _result(plan, version, reason, user, allow_missing_files, allow_protocol_downgrade,
                        "delta-spark", None)
     version = plan.read_version + 1
@@ -211,18 +212,6 @@ def _result(plan, version, reason, user, allow_missing_files, allow_protocol_dow
     return RestoreResult(plan, version, plan.read_version,
                          plan.effective_metrics(allow_missing_files=allow_missing_files), reason, user,
                          allow_missing_files, allow_protocol_downgrade, skipped, engine, path)
-
-
-def _running_spark(settings: Settings):
-    from inspector.spark import get_spark
-
-    return get_spark(settings)
-
-
-def _delta_jars(session) -> bool:
-    from inspector.spark import has_delta_jars
-
-    return has_delta_jars(session)
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings | None = None, spark=None) -> RestorePlan:

@@ -88,7 +88,8 @@ class RestorePlan:
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table).
+    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
+    Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
     """
 
     table_root: str
@@ -118,6 +119,7 @@ class RestorePlan:
     problem_paths: frozenset[tuple[str, str | None]]
     guards: tuple[GuardResult, ...]
     warnings: tuple[str, ...]
+    delta_jars: bool = False
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
@@ -239,7 +241,11 @@ def _refused_plan(log: DeltaLog, current: Snapshot, version: int, requested: str
 
 def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: str | None,
                settings: Settings, spark) -> RestorePlan:
-    adds, removes, metrics = diff_files(current, target, spark=spark, settings=settings)
+    if spark is None:
+        from inspector.spark import get_spark
+
+        spark = get_spark(settings)
+    adds, removes, metrics = diff_files(current, target, spark=spark)
     problems = check_files(target.table_root, adds, workers=settings.check_workers)
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
@@ -264,7 +270,13 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         restore_domains(current, target), tuple(partitions[:limit]), len(partitions),
         tuple(problems[:limit]), len(problems), frozenset(problem_key(p, adds) for p in problems),
         guards, tuple(restore_warnings(log, current, target, adds, removes, diff, problems,
-                                      target_ms)))
+                                      target_ms)), _has_delta_jars(spark))
+
+
+def _has_delta_jars(spark) -> bool:
+    from inspector.spark import has_delta_jars
+
+    return has_delta_jars(spark)
 
 
 def table_name(snapshot: Snapshot) -> str:
