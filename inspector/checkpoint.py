@@ -7,6 +7,7 @@ import os
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from inspector.actions import Action, Metadata, Protocol, Sidecar, canonical_path, parse_action
@@ -14,32 +15,40 @@ from inspector.errors import CorruptLog
 from inspector.listing import Checkpoint
 from inspector.snapshot import ReplayState
 
-_ACTION_COLUMNS = ("txn", "add", "remove", "metaData", "protocol", "domainMetadata",
+# Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
+# both for one file, the add (a checkpoint's definition of a live file) wins.
+_ACTION_COLUMNS = ("txn", "remove", "add", "metaData", "protocol", "domainMetadata",
                    "checkpointMetadata", "sidecar", "commitInfo")
+# What readers act on: enough to compare a checkpoint with its commits, cheaply
+# (tombstones are most of a big checkpoint and are skipped).
+LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
 # Parsed copies of JSON fields that some writers add; the JSON field is canonical.
 _DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
-def read_checkpoint(checkpoint: Checkpoint, log_folder: str) -> list[Action]:
+def read_checkpoint(checkpoint: Checkpoint, log_folder: str, *,
+                    actions: frozenset[str] | None = None) -> list[Action]:
     """All actions stored in a checkpoint, including those in its sidecar files.
 
     Args:
         checkpoint: The checkpoint to read (every part of a multi-part one).
         log_folder: The table's ``_delta_log`` folder (sidecars live in ``_sidecars``).
+        actions: Read only these kinds of action (e.g. :data:`LIVE_STATE_ACTIONS`);
+            all when None. Include ``sidecar`` to follow a V2 checkpoint's sidecars.
 
     Returns:
-        The actions, in file order.
+        The actions, kind by kind (tombstones before adds), part by part.
 
     Raises:
         CorruptLog: If a part or a sidecar is missing or unreadable.
     """
-    actions: list[Action] = []
+    found: list[Action] = []
     for part in checkpoint.files:
-        actions.extend(_read_file(part.path))
-    sidecars = [a for a in actions if isinstance(a, Sidecar)]
+        found.extend(_read_file(part.path, actions))
+    sidecars = [a for a in found if isinstance(a, Sidecar)]
     for sidecar in sidecars:
-        actions.extend(_read_file(_sidecar_path(sidecar, log_folder)))
-    return actions
+        found.extend(_read_file(_sidecar_path(sidecar, log_folder), actions))
+    return found
 
 
 def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
@@ -47,13 +56,15 @@ def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
     return path if os.path.isabs(path) else os.path.join(log_folder, "_sidecars", path)
 
 
-def _read_file(path: str) -> list[Action]:
+def _read_file(path: str, wanted: frozenset[str] | None = None) -> list[Action]:
     with _reading(path):
         if path.endswith(".json"):
             with open(path, "rb") as fh:
                 rows = [json.loads(line) for line in fh if line.strip()]
+            if wanted is not None:
+                rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
         else:
-            rows = list(_parquet_rows(path))
+            rows = list(_parquet_rows(path, wanted))
         return [parse_action(row) for row in rows]
 
 
@@ -110,15 +121,22 @@ def _parquet_sidecars(path: str) -> list[Sidecar]:
         return [parse_action({"sidecar": _clean(row)}) for row in rows if row is not None]
 
 
-def _parquet_rows(path: str) -> Iterable[dict[str, Any]]:
-    """Yield ``{action_name: body}`` for each non-null action in a checkpoint Parquet file."""
+def _parquet_rows(path: str, wanted: frozenset[str] | None = None) -> Iterable[dict[str, Any]]:
+    """Yield ``{action_name: body}`` for each non-null action in a checkpoint Parquet file.
+
+    Each row holds one action, so the file is read column by column and only the
+    non-null cells are converted to Python (much faster than row by row).
+    """
     pf = pq.ParquetFile(path)
-    columns = [c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names]
+    columns = [c for c in _ACTION_COLUMNS
+               if c in pf.schema_arrow.names and (wanted is None or c in wanted)]
     for batch in pf.iter_batches(columns=columns, batch_size=8192):
-        for row in batch.to_pylist():
-            for name, body in row.items():
-                if body is not None:
-                    yield {name: _clean(body)}
+        for name in columns:
+            column = batch.column(name)
+            if column.null_count == len(column):
+                continue
+            for body in column.filter(pc.is_valid(column)).to_pylist():
+                yield {name: _clean(body)}
 
 
 def _clean(body: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from inspector.checkpoint import checkpoint_disagreements, probe_checkpoint, read_checkpoint
+from inspector.checkpoint import (LIVE_STATE_ACTIONS, checkpoint_disagreements, probe_checkpoint,
+                                  read_checkpoint)
 from inspector.commit import Commit, read_commit
 from inspector.errors import CorruptLog, InspectorError, VersionNotFound
 from inspector.listing import Checkpoint, LogListing, list_log
@@ -231,13 +232,15 @@ class DeltaLog:
         state, origin = replayed
         return state.freeze(self.table_root, version, origin)
 
-    def _replay_state(self, version: int, before: int | None = None) -> tuple[ReplayState, str] | None:
+    def _replay_state(self, version: int, before: int | None = None, *,
+                      live_only: bool = False) -> tuple[ReplayState, str] | None:
         """Replay to ``version`` from the newest usable base at or below ``before``.
 
         ``before`` (default: ``version``) lets a checkpoint be checked against a
-        replay that does not start from that checkpoint.
+        replay that does not start from that checkpoint; ``live_only`` skips the
+        checkpoints' tombstones, txns and domains (enough for that check, and cheap).
         """
-        for base_version, load in self._bases(version if before is None else before):
+        for base_version, load in self._bases(version if before is None else before, live_only):
             if not self._commits_usable(base_version + 1, version):
                 continue
             try:
@@ -249,7 +252,7 @@ class DeltaLog:
             return state, _describe(origin, base_version, version)
         return None
 
-    def _bases(self, version: int):
+    def _bases(self, version: int, live_only: bool = False):
         """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
         candidates = []
         for v, snap in self._snapshots.items():
@@ -257,14 +260,17 @@ class DeltaLog:
                 candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
         for cp in self.listing.usable_checkpoints():
             if cp.version <= version and cp not in self._bad_checkpoints:
-                candidates.append((cp.version, 1, lambda c=cp: (self._load_checkpoint(c), "checkpoint")))
+                candidates.append((cp.version, 1,
+                                   lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint")))
         if 0 in self._commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
         return [(v, loader) for v, _, loader in candidates]
 
-    def _load_checkpoint(self, cp: Checkpoint) -> ReplayState:
+    def _load_checkpoint(self, cp: Checkpoint, live_only: bool = False) -> ReplayState:
         """Read a checkpoint; one that cannot be used is remembered with the reason.
+
+        ``live_only`` reads just the live files, metadata and protocol.
 
         Raises:
             CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
@@ -272,7 +278,8 @@ class DeltaLog:
         if cp in self._bad_checkpoints:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
         try:
-            actions = read_checkpoint(cp, self.log_folder)
+            actions = read_checkpoint(cp, self.log_folder,
+                                      actions=LIVE_STATE_ACTIONS if live_only else None)
         except InspectorError as exc:
             raise self._reject(cp, exc.message) from None
         state = ReplayState()
@@ -301,9 +308,9 @@ class DeltaLog:
         """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
         if cp in self._verified or cp in self._bad_checkpoints:
             return
-        expected = self._replay_state(cp.version, before=cp.version - 1)
+        expected = self._replay_state(cp.version, before=cp.version - 1, live_only=True)
         try:
-            actual = self._load_checkpoint(cp)
+            actual = self._load_checkpoint(cp, live_only=True)
         except InspectorError:
             return
         problems = () if expected is None else tuple(
