@@ -218,13 +218,13 @@ class CommitInfo:
 
     @property
     def operation_parameters(self) -> Mapping[str, Any]:
-        """Operation parameters as written (values are often JSON strings)."""
-        return self.raw.get("operationParameters") or {}
+        """Operation parameters as written (values are often JSON strings); {} if not an object."""
+        return _mapping_or_empty(self.raw.get("operationParameters"))
 
     @property
     def operation_metrics(self) -> Mapping[str, Any]:
-        """Operation metrics as written (values are strings in Spark's log)."""
-        return self.raw.get("operationMetrics") or {}
+        """Operation metrics as written (values are strings in Spark's log); {} if not an object."""
+        return _mapping_or_empty(self.raw.get("operationMetrics"))
 
     @property
     def timestamp(self) -> int | None:
@@ -244,12 +244,12 @@ class CommitInfo:
     @property
     def engine_info(self) -> str | None:
         """The engine that wrote the commit, e.g. ``Apache-Spark/3.5.0 Delta-Lake/3.1.0``."""
-        return self.raw.get("engineInfo") or self.raw.get("clientVersion")
+        return _text_or_none(self.raw.get("engineInfo") or self.raw.get("clientVersion"))
 
     @property
     def user(self) -> str | None:
         """The user name (or id) recorded by the writer."""
-        return self.raw.get("userName") or self.raw.get("userId")
+        return _text_or_none(self.raw.get("userName") or self.raw.get("userId"))
 
 
 @dataclass(frozen=True)
@@ -456,6 +456,15 @@ _PARSERS = {
     "checkpointMetadata": _parse_checkpoint_metadata,
     "sidecar": _parse_sidecar,
 }
+
+
+def _mapping_or_empty(value: Any) -> Mapping[str, Any]:
+    # commitInfo is free-form: a writer may put anything there, and the history must still show.
+    return value if isinstance(value, dict) else {}
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
 
 
 def _as_str(value: Any, name: str) -> str:

@@ -157,7 +157,11 @@ def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
 def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
     if str(config.get(ICT_ENABLED, "false")).lower() != "true":
         return False
-    return version >= int(config.get(ICT_ENABLEMENT_VERSION) or 0)
+    try:
+        enabled_from = int(config.get(ICT_ENABLEMENT_VERSION) or 0)
+    except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
+        enabled_from = 0
+    return version >= enabled_from
 
 
 def _timestamps(commit: Commit, config: Mapping[str, str], previous: int | None,

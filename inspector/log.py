@@ -86,7 +86,8 @@ class DeltaLog:
     @property
     def commits(self) -> list[Commit]:
         """Every parsed commit, ascending by version."""
-        return [self._commits[v] for v in sorted(self._commits)]
+        with self._lock:  # another session may be refreshing
+            return [self._commits[v] for v in sorted(self._commits)]
 
     @property
     def latest_version(self) -> int:
@@ -122,15 +123,26 @@ class DeltaLog:
         return found
 
     def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display."""
-        with open(self.commit(version).file.path, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
+        """The raw text of a commit file, for display.
+
+        Raises:
+            VersionNotFound: If the version has no commit file.
+            CorruptLog: If the file vanished or became unreadable since it was listed.
+        """
+        try:
+            with open(self.commit(version).file.path, "rb") as fh:
+                return fh.read().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise CorruptLog(f"The commit file of version {version} cannot be read any more "
+                             f"({exc.strerror}).",
+                             "Someone changed the log since it was opened: refresh the table.") from None
 
     def replay_problems(self) -> dict[int, list[str]]:
         """Problems found so far while replaying (unusable checkpoints), by version."""
         problems: dict[int, list[str]] = {}
-        for cp, message in self._bad_checkpoints.items():
-            problems.setdefault(cp.version, []).append(message)
+        with self._lock:
+            for cp, message in self._bad_checkpoints.items():
+                problems.setdefault(cp.version, []).append(message)
         return problems
 
     def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspector.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
-from inspector.history import build_history
+from inspector.history import build_history, history_record
 from inspector.log import DeltaLog, table_problems, verify_checkpoint
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
@@ -466,3 +466,41 @@ def test_heavily_damaged_logs_never_raise_raw_exceptions(copy_table, damage):
         return
     outcome = exercise(log)
     assert any(not isinstance(o, InspectorError) for o in outcome.values())
+
+
+# --- odd values written by odd writers ------------------------------------------------
+
+
+def test_odd_commit_info_and_table_properties_do_not_break_the_history(copy_table):
+    table = copy_table(WITH_CHECKPOINT)
+    # Version 11 turns on in-commit timestamps with a garbage enablement version ...
+    raw = dict(DeltaLog.open(str(table)).snapshot(10).metadata.raw)
+    raw["configuration"] = {**raw.get("configuration", {}), "delta.enableInCommitTimestamps": "true",
+                            "delta.inCommitTimestampEnablementVersion": "soon"}
+    with commit_file(table, 11).open("a") as fh:
+        fh.write(json.dumps({"metaData": raw}) + "\n")
+    # ... and version 12's commitInfo has values of the wrong types.
+    lines = commit_file(table, 12).read_text().splitlines()
+    info = {"commitInfo": {"timestamp": "not a number", "inCommitTimestamp": 5,
+                           "operationParameters": "mode=Append", "operationMetrics": [1, 2],
+                           "operation": 7, "userName": 42}}
+    commit_file(table, 12).write_text("\n".join([json.dumps(info)] + lines[1:]) + "\n")
+
+    entry = build_history(DeltaLog.open(str(table)))[12]
+
+    assert entry.operation == "7"
+    assert entry.operation_parameters == {} and entry.operation_metrics == {}
+    assert entry.timestamps.commit_info is None
+    assert entry.timestamps.in_commit == 5 and entry.timestamps.source == "inCommitTimestamp"
+    assert history_record(entry)["operationParameters"] == {}
+
+
+def test_a_commit_file_deleted_after_opening_gives_a_plain_error(copy_table):
+    table = copy_table(WITH_CHECKPOINT)
+    log = DeltaLog.open(str(table))
+    commit_file(table, 3).unlink()
+    with pytest.raises(CorruptLog) as err:
+        log.commit_text(3)
+    assert err.value.message == ("The commit file of version 3 cannot be read any more "
+                                 "(No such file or directory).")
+    assert "refresh" in err.value.hint.lower()
