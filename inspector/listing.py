@@ -101,7 +101,11 @@ def list_log(table_root: str) -> LogListing:
     if not os.path.isdir(folder):
         raise NotADeltaTable(f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
                              "Open the folder that contains _delta_log (the table root).")
-    entries = _scan(folder)
+    try:
+        entries = _scan(folder)
+    except OSError as exc:
+        raise NotADeltaTable(f"The _delta_log folder of '{table_root}' cannot be read ({exc.strerror}).",
+                             "Check that you may read the folder (permissions, a stale mount).") from None
     listing = _classify(entries, folder)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
@@ -115,8 +119,11 @@ def _scan(folder: str) -> list[os.DirEntry]:
         return list(it)
 
 
-def _log_file(entry: os.DirEntry) -> LogFile:
-    st = entry.stat()
+def _log_file(entry: os.DirEntry) -> LogFile | None:
+    try:
+        st = entry.stat()
+    except OSError:  # removed since the folder was listed (a concurrent log cleanup)
+        return None
     return LogFile(entry.name, entry.path, st.st_size, int(st.st_mtime * 1000))
 
 
@@ -137,9 +144,19 @@ def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
         elif name == LAST_CHECKPOINT:
             last = read_last_checkpoint(entry.path)
         elif name == "_staged_commits" and entry.is_dir():
-            staged = len(os.listdir(entry.path))
-    return LogListing(commits, _group_checkpoints(parts), crcs,
-                      tuple(sorted(compacted, key=lambda f: f.name)), last, staged)
+            staged = _count_entries(entry.path)
+    # A file that vanished between listing and stat (a concurrent cleanup) is not there.
+    parts = {key: [f for f in files if f] for key, files in parts.items()}
+    return LogListing({v: f for v, f in commits.items() if f}, _group_checkpoints(parts),
+                      {v: f for v, f in crcs.items() if f},
+                      tuple(sorted((f for f in compacted if f), key=lambda f: f.name)), last, staged)
+
+
+def _count_entries(path: str) -> int:
+    try:
+        return len(os.listdir(path))
+    except OSError:
+        return 0
 
 
 def _checkpoint_group(name: str, match: re.Match) -> str:
@@ -152,6 +169,8 @@ def _checkpoint_group(name: str, match: re.Match) -> str:
 def _group_checkpoints(parts: dict[tuple[int, str], list[LogFile]]) -> dict[int, tuple[Checkpoint, ...]]:
     grouped: dict[int, list[Checkpoint]] = {}
     for (version, group), files in parts.items():
+        if not files:
+            continue
         files.sort(key=lambda f: f.name)
         if group.startswith("multi:"):
             expected = int(group.split(":")[1])
