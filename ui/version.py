@@ -162,7 +162,9 @@ def _files(ctx: PageContext, commit: Commit) -> None:
 
 def _rows(actions) -> str:
     counts = [a.num_records for a in actions]
-    return "–" if not counts or any(c is None for c in counts) else f"{sum(counts):,}"
+    if not counts:
+        return "0"
+    return "–" if any(c is None for c in counts) else f"{sum(counts):,}"
 
 
 def _plural(count: int, noun: str) -> str:
@@ -202,7 +204,7 @@ def _metadata_changes(ctx: PageContext, commit: Commit) -> None:
     if diff.is_empty:
         st.caption("This commit rewrote the metaData/protocol without changing anything in them.")
         return
-    _render_diff(diff)
+    _render_diff(diff, creating=before is None)
 
 
 def _state_before(ctx: PageContext, version: int) -> tuple[tuple[Metadata, Protocol] | None, str | None]:
@@ -228,29 +230,33 @@ def _state_after(ctx: PageContext, commit: Commit, before) -> tuple[Metadata, Pr
     return meta, proto
 
 
-def _render_diff(diff: MetadataDiff) -> None:
-    left, right = st.columns(2)
-    with left:
-        if diff.columns_added:
-            st.markdown("**Columns added**")
-            st.table(_columns_frame(diff.columns_added), hide_index=True)
-        if diff.columns_removed:
-            st.markdown("**Columns removed**")
-            st.table(_columns_frame(diff.columns_removed), hide_index=True)
-        if diff.columns_changed:
-            st.markdown("**Columns changed**")
-            st.table(pd.DataFrame([{"column": c.name, "change": "; ".join(c.changes)}
-                                   for c in diff.columns_changed]), hide_index=True)
-    with right:
-        for title, changes in (("Table", diff.table), ("Properties", diff.properties),
-                               ("Protocol", diff.protocol)):
-            if changes:
-                st.markdown(f"**{title}**")
-                st.table(pd.DataFrame([{"key": c.key, "before": _value_text(c.before),
-                                        "after": _value_text(c.after)} for c in changes]), hide_index=True)
+def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
+    sections = [(title, frame) for title, frame in (
+        ("Columns added", _columns_frame(diff.columns_added)),
+        ("Columns removed", _columns_frame(diff.columns_removed)),
+        ("Columns changed", pd.DataFrame([{"column": c.name, "change": "; ".join(c.changes)}
+                                          for c in diff.columns_changed])),
+        ("Table", _changes_frame(diff.table, creating)),
+        ("Properties", _changes_frame(diff.properties, creating)),
+        ("Protocol", _changes_frame(diff.protocol, creating)),
+    ) if not frame.empty]
+    cols = st.columns(2)
+    for i, (title, frame) in enumerate(sections):
+        with cols[i % 2]:
+            st.markdown(f"**{title}**")
+            st.table(frame, hide_index=True)
+
+
+def _changes_frame(changes, creating: bool) -> pd.DataFrame:
+    if creating:  # nothing came before: a "before" column would only say "(not set)"
+        return pd.DataFrame([{"key": c.key, "value": _value_text(c.after)} for c in changes])
+    return pd.DataFrame([{"key": c.key, "before": _value_text(c.before), "after": _value_text(c.after)}
+                         for c in changes])
 
 
 def _columns_frame(columns) -> pd.DataFrame:
+    if not columns:
+        return pd.DataFrame()
     rows = [{"column": c.name, "type": c.type, "nullable": "yes" if c.nullable else "NOT NULL"}
             for c in columns]
     for row, c in zip(rows, columns):
