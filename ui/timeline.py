@@ -119,7 +119,7 @@ def render(ctx: PageContext) -> None:
 
 
 def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    ops_col, time_col, axis_col, size_col = st.columns([2.6, 3.6, 1.4, 1.2])
+    ops_col, time_col, axis_col, size_col = st.columns([2.4, 3.2, 1.9, 1.4])
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
         "Operations", list(counts.index), format_func=lambda op: f"{op} ({counts[op]:,})",
@@ -161,7 +161,7 @@ def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
         amount = frame["added_bytes"] + frame["removed_bytes"]
     scaled = np.sqrt(amount.to_numpy(dtype=float))
     top = scaled.max()
-    small, large = (5, 22) if len(frame) > 2000 else (8, 34)
+    small, large = (4, 13) if len(frame) > 2000 else (9, 34)
     return small + (large - small) * (scaled / top if top > 0 else scaled)
 
 
@@ -204,11 +204,17 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
     fig.update_layout(
         height=380, margin={"l": 10, "r": 10, "t": 10, "b": 10}, hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None},
-        xaxis={"title": None}, yaxis={"title": "version", "rangemode": "tozero"},
+        xaxis={"title": None}, yaxis={"title": "version", "range": _padded(frame["version"])},
         clickmode="event+select", dragmode="zoom")
     key = f"{_CHART_KEY}_{selected}"  # a new key per selection clears the chart's own selection
     st.plotly_chart(fig, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
                     config={"displaylogo": False})
+
+
+def _padded(versions: pd.Series) -> list[float]:
+    low, high = float(versions.min()), float(versions.max())
+    pad = max(0.8, (high - low) * 0.06)  # room for the largest mark at either end
+    return [low - pad, high + pad]
 
 
 def _overlay_rings(fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selected: int, trace) -> None:
