@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from inspector.checkpoint import (LIVE_STATE_ACTIONS, checkpoint_disagreements, probe_checkpoint,
-                                  read_checkpoint)
+from inspector.checkpoint import (LIVE_STATE_ACTIONS, checkpoint_disagreements,
+                                  quick_check_checkpoint, read_checkpoint)
 from inspector.commit import Commit, read_commit
 from inspector.errors import CorruptLog, InspectorError, VersionNotFound
 from inspector.listing import Checkpoint, LogListing, list_log
@@ -148,9 +148,9 @@ class DeltaLog:
     def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
         """Problems with the table's checkpoints, by checkpoint version.
 
-        Every checkpoint gets a cheap structural check (all parts and sidecars
-        present, Parquet footers readable). The newest usable checkpoint, or every
-        one with ``verify_all``, is also compared with its commits
+        Every checkpoint gets a cheap check that its parts are whole files
+        (without reading them). The newest usable checkpoint, or every one with
+        ``verify_all``, is also read and compared with its commits
         (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
 
         Args:
@@ -310,7 +310,7 @@ class DeltaLog:
 
     def _probe(self, cp: Checkpoint) -> None:
         try:
-            probe_checkpoint(cp, self.log_folder)
+            quick_check_checkpoint(cp)
         except InspectorError as exc:
             self._reject(cp, exc.message)
             return

@@ -296,13 +296,43 @@ def test_a_corrupt_checkpoint_falls_back_to_the_commits_and_is_reported_on_its_v
     assert len(checkpoint_problems) == 1
     assert checkpoint_problems[0].startswith(
         "Checkpoint 10 cannot be used: checkpoint file 00000000000000000010.checkpoint.parquet "
-        "is unreadable (")
+        "is not a complete Parquet file (it is empty, cut short or overwritten).")
     assert "Versions from 10 on are read from an older checkpoint or from the commits instead" \
         in checkpoint_problems[0]
     snapshot = log.snapshot()
     assert snapshot.replayed_from == "the empty table + commits 0..14"
     assert snapshot.num_files == 30
     assert all(not without_timestamp_problems(problems[v]) for v in problems if v != 10)
+
+
+def test_a_checkpoint_with_damaged_pages_but_an_intact_footer_is_found_when_read(copy_table):
+    table = copy_table(WITH_CHECKPOINT)
+    path = checkpoint_file(table, 10)
+    data = bytearray(path.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4: len(data) - footer - 8] = bytes(len(data) - footer - 12)  # zero every data page
+    path.write_bytes(bytes(data))
+
+    log = DeltaLog.open(str(table))
+
+    (problem,) = [p for p in history_problems(log)[10] if p.startswith("Checkpoint 10")]
+    assert problem.startswith("Checkpoint 10 cannot be used: checkpoint file "
+                              "00000000000000000010.checkpoint.parquet is unreadable (")
+    assert log.snapshot().replayed_from == "the empty table + commits 0..14"
+
+
+def test_a_damaged_old_checkpoint_is_reported_without_reading_it(copy_table):
+    table = copy_table(MANY_CHECKPOINTS)
+    path = checkpoint_file(table, 20)
+    path.write_bytes(path.read_bytes()[:-100])
+
+    log = DeltaLog.open(str(table))
+
+    assert [p for p in history_problems(log)[20] if p.startswith("Checkpoint")] == [
+        "Checkpoint 20 cannot be used: checkpoint file 00000000000000000020.checkpoint.parquet is "
+        "not a complete Parquet file (it is empty, cut short or overwritten). Versions from 20 on "
+        "are read from an older checkpoint or from the commits instead, where they exist."]
+    assert log.snapshot(25).replayed_from == "checkpoint 10 + commits 11..25"
 
 
 def test_a_corrupt_newest_checkpoint_falls_back_to_the_older_checkpoint(copy_table, corpus):
