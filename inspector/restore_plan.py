@@ -289,9 +289,10 @@ def diff_files(current: Snapshot, target: Snapshot, *, spark=None, settings: Set
     """Files to re-add and to remove, and Delta's metrics, computed on Spark.
 
     As in Delta's ``RestoreTableCommand``, both versions' file lists become
-    DataFrames of (path, deletion-vector id, size) and two left-anti joins on
-    path and deletion-vector id (null-safe) give the files to add and to remove;
-    the counts and sizes are aggregated on Spark too.
+    DataFrames of (path, deletion-vector id, size), and two left-anti joins on path
+    and deletion-vector id (null-safe, so "no deletion vector" matches itself) give
+    the files to add and to remove. Both results come back in one Spark job; the
+    metrics are the counts and byte sums of exactly those rows.
 
     Args:
         current: The latest snapshot.
@@ -311,14 +312,13 @@ def diff_files(current: Snapshot, target: Snapshot, *, spark=None, settings: Set
     cur_files, tgt_files = list(current.files.items()), list(target.files.items())
     cur, tgt = _file_frame(spark, cur_files).alias("c"), _file_frame(spark, tgt_files).alias("t")
     same = (F.col("c.path") == F.col("t.path")) & F.col("c.dv").eqNullSafe(F.col("t.dv"))
-    to_add = tgt.join(cur, same, "left_anti")
-    to_remove = cur.join(tgt, same, "left_anti")
-    adds = _pick(tgt_files, to_add)
-    removes = _pick(cur_files, to_remove)
-    n_add, size_add = _count_and_size(to_add)
-    n_remove, size_remove = _count_and_size(to_remove)
-    metrics = RestoreMetrics(n_add, size_add, n_remove, size_remove,
-                             target.num_files, target.size_in_bytes)
+    to_add = tgt.join(cur, same, "left_anti").select(F.lit("add").alias("side"), "idx", "size")
+    to_remove = cur.join(tgt, same, "left_anti").select(F.lit("remove").alias("side"), "idx", "size")
+    found = to_add.unionByName(to_remove).collect()
+    adds = _pick(tgt_files, [r for r in found if r.side == "add"])
+    removes = _pick(cur_files, [r for r in found if r.side == "remove"])
+    metrics = RestoreMetrics(len(adds), sum(a.size for a in adds), len(removes),
+                             sum(a.size for a in removes), target.num_files, target.size_in_bytes)
     return adds, removes, metrics
 
 
@@ -331,16 +331,9 @@ def _file_frame(spark, files):
     return spark.createDataFrame(rows, schema=schema)
 
 
-def _pick(files, frame) -> tuple[AddFile, ...]:
-    chosen = [files[row.idx][1] for row in frame.select("idx").collect()]
+def _pick(files, found) -> tuple[AddFile, ...]:
+    chosen = [files[row.idx][1] for row in found]
     return tuple(sorted(chosen, key=lambda a: (a.path, a.key[1] or "")))
-
-
-def _count_and_size(frame) -> tuple[int, int]:
-    from pyspark.sql import functions as F
-
-    row = frame.agg(F.count(F.lit(1)).alias("n"), F.sum("size").alias("bytes")).first()
-    return int(row.n), int(row.bytes or 0)
 
 
 def check_files(table_root: str, adds: Sequence[AddFile], *, workers: int = 8) -> list[FileProblem]:
