@@ -27,13 +27,12 @@ from typing import Any, Callable, Iterable
 import pyarrow.parquet as pq
 
 from inspector.actions import AddFile, RemoveFile, canonical_path
-from inspector.checkpoint import read_checkpoint
 from inspector.commit import Commit
 from inspector.errors import InspectorError
 from inspector.log import DeltaLog, table_problems
 from inspector.paths import data_file_path
 from inspector.settings import Settings
-from inspector.snapshot import FileKey, ReplayState
+from inspector.snapshot import FileKey
 
 COMPLETE, INCOMPLETE, UNREADABLE = "complete", "incomplete", "unreadable"
 DATA_FILE, DELETION_VECTOR = "data file", "deletion vector"
@@ -109,7 +108,6 @@ class HealthReport:
     all_versions: bool = False
     deep: bool = False
     orphan_paths: tuple[str, ...] = ()
-    generation: int = field(default=0, compare=False)
 
     @property
     def latest(self) -> VersionHealth:
@@ -201,7 +199,7 @@ def check_table(log: DeltaLog, *, all_versions: bool = False, deep: bool = False
         versions=tuple(versions), orphan_files=len(orphans), orphan_bytes=sum(s for _, s in orphans),
         files_examined=len(examiner.issues), problems=tuple(_table_level_problems(log)),
         all_versions=all_versions, deep=deep,
-        orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]), generation=log.generation)
+        orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]))
 
 
 # --- pass 1: trace the log ------------------------------------------------------------------
@@ -215,12 +213,7 @@ class _Tracer:
         self.trace = _Trace(log.table_root)
         self.commits = {c.version: c for c in log.commits}
         self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
-        # A full check verifies every checkpoint; the fast one only the newest (the one readers use).
-        # When the log layer verifies checkpoints itself, its results are merged in run() instead.
-        newest = sorted(self.checkpoints)[-1:]
         self.all_checkpoints = all_checkpoints
-        self.verify = set() if hasattr(log, "checkpoint_problems") else (
-            self.checkpoints if all_checkpoints else set(newest))
         self.live: set[FileKey] | None = None
         self.broken_at: int | None = None  # the version whose damage broke the chain
 
@@ -230,8 +223,6 @@ class _Tracer:
             commit = self.commits.get(version)
             if self.live is not None and commit is not None and commit.is_complete:
                 step = self._apply(commit)
-                if version in self.verify:
-                    step.problems += _checkpoint_problems(self.log, version, self.live)
             else:
                 step = self._rebase(version, commit, first)
             self._record_cdc(commit)
@@ -318,21 +309,6 @@ def _commit_problem(commit: Commit | None) -> str | None:
     return None
 
 
-def _checkpoint_problems(log: DeltaLog, version: int, live: set[FileKey]) -> list[str]:
-    """Whether the checkpoint of a version lists the same files as its commits."""
-    checkpoint = next(cp for cp in log.listing.usable_checkpoints() if cp.version == version)
-    state = ReplayState()
-    try:
-        state.apply(read_checkpoint(checkpoint, log.log_folder))
-    except InspectorError as exc:
-        return [exc.message]
-    extra, lacking = len(set(state.files) - live), len(live - set(state.files))
-    if not extra and not lacking:
-        return []
-    return [f"Its checkpoint disagrees with its commits: it lists {extra} file(s) the commits do not "
-            f"and lacks {lacking} they have; readers that start from the checkpoint see another table."]
-
-
 def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
     listing, found = log.listing, {}
@@ -341,16 +317,9 @@ def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, 
         found.setdefault(last.version, []).append(
             "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
             "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing.")
-    if hasattr(log, "checkpoint_problems"):  # structure and agreement with the commits, by the log layer
-        for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
-            found.setdefault(version, []).extend(problems)
-        return found
-    for cps in listing.checkpoints.values():
-        for cp in cps:
-            if not cp.complete:
-                found.setdefault(cp.version, []).append(
-                    "Its multi-part checkpoint is missing parts; readers ignore it.")
-    for version, problems in log.replay_problems().items():
+    # Parts missing, unreadable, or disagreeing with the commits (a full check verifies every
+    # checkpoint against its commits; the fast one only the newest, the one readers start from).
+    for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
         found.setdefault(version, []).extend(problems)
     return found
 

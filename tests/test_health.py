@@ -331,3 +331,15 @@ def test_cli_check_text_for_a_healthy_and_a_broken_table(copy_table, capsys):
 def test_cli_check_of_a_folder_that_is_not_a_table_exits_2(tmp_path, capsys):
     assert main(["check", str(tmp_path)]) == 2
     assert "not a Delta table" in capsys.readouterr().err
+
+
+def test_checkpoint_that_disagrees_with_its_commits_is_named_on_its_version(copy_table):
+    root = copy_table(DELETES)
+    commit = _log_file(root, 9)
+    commit.write_text("".join(line for line in commit.read_text().splitlines(keepends=True)
+                              if not line.startswith('{"add"')))  # commit 9's new file is lost from the log
+
+    report = check_table(DeltaLog.open(str(root)), all_versions=True)
+
+    assert any("checkpoint" in p.lower() for p in report.versions[10].problems)
+    assert not any(v.problems for v in report.versions if v.version != 10)
