@@ -39,7 +39,7 @@ def render(ctx: PageContext) -> None:
         else:
             st.caption("No table properties are set.")
     st.markdown("##### Schema")
-    st.dataframe(_schema_frame(detail), hide_index=True, height=min(38 + 35 * len(detail.columns), 520))
+    st.dataframe(_schema_frame(detail), hide_index=True, placeholder="–", height=min(38 + 35 * len(detail.columns), 520))
 
 
 def _detail_frame(d: TableDetail) -> pd.DataFrame:

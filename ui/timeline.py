@@ -283,8 +283,11 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
     table = newest_first[list(_TABLE_COLUMNS)]
     versions = tuple(int(v) for v in table["version"])
     key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
+    # The selected version's row starts ticked; a new key per selection keeps that true.
+    ticked = [versions.index(selected)] if selected in versions else []
     st.dataframe(table, key=key, hide_index=True, column_config=_TABLE_COLUMNS,
                  on_select=lambda: _on_row_select(key, versions), selection_mode="single-row",
+                 selection_default={"selection": {"rows": ticked}}, placeholder="–",
                  height=min(36 + 35 * len(table), 460))
     st.caption("Timestamps: *timestamp* is what Delta uses for history and time travel (the "
                "in-commit timestamp when enabled, else the commit file's modification time); the "

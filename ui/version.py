@@ -156,7 +156,7 @@ def _files(ctx: PageContext, commit: Commit) -> None:
             if frame.empty:
                 st.caption(f"No {what} files.")
             else:
-                st.dataframe(frame, hide_index=True, column_config=_FILE_COLUMNS,
+                st.dataframe(frame, hide_index=True, column_config=_FILE_COLUMNS, placeholder="–",
                              height=min(38 + 35 * len(frame), 420))
 
 
