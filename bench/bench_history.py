@@ -258,7 +258,9 @@ def measure_deltalake(root: str) -> dict:
 def run_child(which: str, root: str) -> dict:
     """Run one measurement in a fresh Python process and return its figures."""
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, root],
-                         capture_output=True, text=True, check=True, cwd=REPO)
+                         capture_output=True, text=True, cwd=REPO)
+    if out.returncode:
+        raise SystemExit(f"The {which} measurement failed:\n{out.stderr}")
     return json.loads(out.stdout)
 
 

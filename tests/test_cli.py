@@ -7,6 +7,7 @@ the script sees: the exit code, stdout (text or JSON) and stderr.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -25,10 +26,11 @@ HISTORY_KEYS = {"version", "timestamp", "operation", "operationParameters", "ope
 FILE_KEYS = {"path", "size", "partitionValues", "dataChange"}
 
 
-def run_cli(*args: object) -> subprocess.CompletedProcess:
+def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m inspector ARGS`` from the repository root, as a script would."""
     return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def run_json(*args: object):
@@ -251,6 +253,16 @@ def test_demo_text_says_where_the_table_is_and_keeps_an_existing_one(tmp_path):
     assert first.returncode == again.returncode == 0
     assert first.stdout.strip() == f"Demo table written to {target}"
     assert sorted(p.name for p in (target / "_delta_log").iterdir()) == log_before
+
+
+def test_demo_without_a_path_writes_to_the_demo_path_setting(tmp_path):
+    target = tmp_path / "from-setting"
+
+    result = run_cli("demo", "--json", env={"DELTA_INSPECTOR_DEMO_PATH": str(target)})
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"path": str(target)}
+    assert (target / "_delta_log").is_dir()
 
 
 def test_demo_refuses_a_folder_that_is_not_a_delta_table(tmp_path):
