@@ -57,7 +57,7 @@ def test_broken_table_in_read_only_mode_shows_the_cli_command_not_a_button(broke
     assert "--to-version 13" in at.code[0].value
     assert not [b for b in at.button if b.key == "health_restore"]
     statuses = at.dataframe[0].value["status"].tolist()
-    assert statuses[0].endswith("incomplete") and statuses[1].endswith("complete")
+    assert statuses[:2] == ["INCOMPLETE", "complete"]
 
 
 def test_operator_button_prefills_the_restore_page(broken_table, monkeypatch, tmp_path):

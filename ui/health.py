@@ -19,7 +19,7 @@ from ui.context import PageContext
 
 REPORT_KEY = "_health_report"
 RESTORE_PREFILL = "restore_prefill"  # read by the Restore page
-_STATUS_ICONS = {"complete": "✅ complete", "incomplete": "❌ incomplete", "unreadable": "⛔ unreadable"}
+_STATUS_LABELS = {"complete": "complete", "incomplete": "INCOMPLETE", "unreadable": "UNREADABLE"}
 
 
 def render(ctx: PageContext) -> None:
@@ -111,7 +111,7 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
 
 def _render_versions(report: HealthReport) -> None:
     frame = pd.DataFrame([{
-        "version": v.version, "status": _STATUS_ICONS.get(v.status, v.status),
+        "version": v.version, "status": _STATUS_LABELS.get(v.status, v.status),
         "missing": v.missing_count, "wrong size": v.size_mismatch_count,
         "unreadable": v.unreadable_count, "problems": " ".join(v.problems),
     } for v in reversed(report.versions)])
