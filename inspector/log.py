@@ -117,8 +117,8 @@ class DeltaLog:
                     f"Version {version} has no commit file: only its checkpoint remains "
                     "(the commit expired by log retention or was not copied), so what that "
                     "commit changed is unknown.",
-                    f"Its state can still be read (e.g. its files); pick another version "
-                    f"to see a commit's changes.")
+                    "Its state can still be read (e.g. its files); pick another version "
+                    "to see a commit's changes.")
             raise self._version_not_found(version)
         return found
 
