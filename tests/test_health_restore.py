@@ -132,3 +132,23 @@ def test_no_restore_can_be_planned_on_an_unreadable_latest_version(copy_table, t
     assert check_table(log).last_consistent_version == 11
     with pytest.raises(CorruptLog):  # raised from the log, before Spark is needed
         plan_restore(log, 11, settings=Settings(audit_log=str(tmp_path / "audit.jsonl")))
+
+
+def test_the_restore_command_printed_by_check_is_a_valid_dry_run(copy_table, spark, tmp_path,
+                                                                 monkeypatch, capsys):
+    import json
+    import shlex
+
+    from inspector.cli import main
+    from inspector.health import restore_command
+
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    root = copy_table(APPENDS)
+    _lose_newest_file(root)
+    command = restore_command(check_table(DeltaLog.open(str(root))))
+    argv = shlex.split(command)[3:]  # drop "python -m inspector"
+
+    assert main([*argv, "--dry-run", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)["plan"]
+    assert plan["targetVersion"] == 13 and plan["numMissingFiles"] == 0
+    assert plan["numRemovedFiles"] == 2 and plan["numRestoredFiles"] == 0
