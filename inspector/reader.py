@@ -15,9 +15,10 @@ import json
 import os
 import re
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
+from zoneinfo import ZoneInfo
 
 from inspector.actions import AddFile
 from inspector.deletion_vectors import deleted_rows, dv_exists, dv_file_path
@@ -329,17 +330,21 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
     fields = [f for f in logical.fields if f.name in set(snapshot.partition_columns)]
     schema = StructType([StructField(_FILE_KEY, StringType(), False)]
                         + [StructField(_partition_alias(f), f.dataType, True) for f in fields])
+    # Zoneless timestamp values are in the writer's session time zone; like Delta on Spark we
+    # read them in this session's time zone (UTC unless the spark_conf setting changes it).
+    zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
     rows = []
     for add in adds:
         values = add.partition_values or {}
         rows.append((_file_key(snapshot, add), *[
             partition_value(values.get(_physical_name(f), values.get(f.name)), f.dataType.typeName(),
-                            add.path)
+                            add.path, zone)
             for f in fields]))
     return spark.createDataFrame(rows, schema)
 
 
-def partition_value(text: str | None, type_name: str, file: str = "") -> Any:
+def partition_value(text: str | None, type_name: str, file: str = "",
+                    zone: tzinfo = timezone.utc) -> Any:
     """Convert a partition value from the log (a string) to a Python value of its type.
 
     Args:
@@ -347,6 +352,8 @@ def partition_value(text: str | None, type_name: str, file: str = "") -> Any:
             types) the empty string mean null.
         type_name: Spark's ``typeName()`` of the column (``decimal`` for any decimal).
         file: The data file, for the error message.
+        zone: The time zone of timestamp values written without one (the spec's
+            ``2021-01-01 00:00:00`` form); values with ``Z`` or an offset ignore it.
 
     Returns:
         The typed value (timestamps are aware UTC datetimes; timestamp_ntz naive).
@@ -357,6 +364,8 @@ def partition_value(text: str | None, type_name: str, file: str = "") -> Any:
     if text is None or text == HIVE_NULL or (text == "" and type_name != "string"):
         return None
     try:
+        if type_name == "timestamp":
+            return _timestamp(text, zone)
         return _PARTITION_PARSERS.get(type_name, _unsupported_partition)(text)
     except (ValueError, InvalidOperation, OverflowError):
         raise CorruptLog(f"The partition value {text!r} of {file} is not a valid {type_name}.",
@@ -364,10 +373,10 @@ def partition_value(text: str | None, type_name: str, file: str = "") -> Any:
                          "pick another version.") from None
 
 
-def _timestamp(text: str) -> datetime:
+def _timestamp(text: str, zone: tzinfo) -> datetime:
     parsed = datetime.fromisoformat(text.strip())
-    if parsed.tzinfo is None:  # the spec stores timestamps in UTC
-        return parsed.replace(tzinfo=timezone.utc)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone)
     return parsed.astimezone(timezone.utc)
 
 
@@ -392,7 +401,6 @@ _PARTITION_PARSERS = {
     "float": float, "double": float,
     "boolean": _boolean,
     "date": lambda t: date.fromisoformat(t.strip()[:10]),
-    "timestamp": _timestamp,
     "timestamp_ntz": _timestamp_ntz,
     "decimal": lambda t: Decimal(t.strip()),
     "binary": lambda t: t.encode("utf-8"),  # Delta writes Cast(binary as string): UTF-8

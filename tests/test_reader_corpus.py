@@ -1,0 +1,193 @@
+"""Specification: the rows read at a version are exactly the rows the table's writers expect.
+
+For every corpus table with expected results (DAT ``expected/latest|vN`` and the
+delta-kernel-rs golden ``expected/``), reading that version with Spark returns the
+expected rows, in any order. Tables that cannot be read by design must fail with
+the documented error instead, and are listed below with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from datetime import datetime, timezone
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from inspector.deletion_vectors import deleted_rows
+from inspector.errors import InspectorError, MissingDataFile
+from inspector.log import DeltaLog
+from inspector.reader import read_files, read_snapshot
+from tests.conftest import CORPUS, corpus_index
+
+pytestmark = pytest.mark.spark
+
+#: Tables with expected results that are refused on purpose: path -> (error, reason).
+REFUSED: dict[str, tuple[type[InspectorError], str]] = {}
+
+#: Tables whose zoneless timestamp partition values were written (and their expected rows
+#: produced) by a Spark session in another time zone; read with that session time zone.
+WRITER_TIME_ZONE = {
+    "delta-kernel-rs-golden/data-reader-partition-values/delta": "America/Los_Angeles",
+}
+
+
+def _cases():
+    """(table path, version or None for latest, expected-content path) for every expectation."""
+    cases = []
+    for table in corpus_index():
+        expected = table.get("expected")
+        if not expected:
+            continue
+        if "versions" not in expected:  # delta-kernel-rs golden: the latest snapshot only
+            cases.append((table["path"], None, expected["path"]))
+            continue
+        by_version = {}
+        for key, item in expected["versions"].items():
+            version = item["table_version_metadata"]["version"]
+            if key != "latest" or version not in by_version:
+                by_version[version] = item["path"]
+        cases += [(table["path"], v, p) for v, p in sorted(by_version.items())]
+    return cases
+
+
+CASES = _cases()
+
+
+def test_every_table_with_expected_results_is_covered():
+    tables = {c[0] for c in CASES}
+    assert len(tables) == 86
+    assert set(REFUSED) <= tables
+
+
+@pytest.mark.parametrize("table,version,expected_path", CASES,
+                         ids=[f"{c[0]}@{'latest' if c[1] is None else c[1]}" for c in CASES])
+def test_rows_at_version_equal_expected_rows(spark, table, version, expected_path):
+    snapshot = DeltaLog.open(str(CORPUS / table)).snapshot(version)
+    if table in REFUSED:
+        error, reason = REFUSED[table]
+        with pytest.raises(error):
+            read_snapshot(snapshot, spark=spark).toArrow()
+        return
+    actual = _read_in_zone(spark, snapshot, WRITER_TIME_ZONE.get(table, "UTC"))
+    expected = _read_expected(CORPUS / expected_path)
+    assert sorted(actual.column_names) == sorted(expected.column_names)
+    assert actual.num_rows == expected.num_rows
+    expected = expected.select(actual.column_names)
+    if actual.num_rows > 20_000:  # large flat tables: compare sorted columns in Arrow (fast)
+        keys = [(name, "ascending") for name in actual.column_names]
+        assert actual.sort_by(keys).equals(expected.cast(actual.schema).sort_by(keys))
+    else:
+        assert _multiset(actual) == _multiset(expected)
+
+
+def test_deletion_vectors_decode_to_the_cardinality_in_the_log():
+    """Every DV of every version in the corpus decodes to exactly the rows the log counts."""
+    checked, missing = 0, set()
+    for table in corpus_index():
+        if not table["log"]["adds_with_dv"] or table["path"] == "delta-kernel-rs/cdf-table-with-dv":
+            continue
+        log = DeltaLog.open(str(CORPUS / table["path"]))
+        dvs = {a.deletion_vector for c in log.commits for a in c.adds if a.deletion_vector}
+        for dv in dvs:
+            try:
+                assert len(deleted_rows(dv, log.table_root)) == dv.cardinality
+                checked += 1
+            except MissingDataFile:
+                missing.add(table["path"])
+    assert checked >= 120
+    assert missing == set(DV_FILES_NOT_KEPT)
+
+
+#: Corpus tables whose deletion-vector files were not kept by the upstream project.
+DV_FILES_NOT_KEPT = {
+    "delta-spark/partitioned-table-with-dv-large": "test fixture keeps only some DV files",
+    "delta-spark/table-with-dv-gigantic": "the data file and its DV file are absent",
+    "delta-spark/table-with-dv-large": "test fixture keeps only some DV files",
+    "delta-spark/table-with-dv-small": "the DV file is absent",
+    "delta-spark/table-with-dv-special-char": "the DV path is a template ({{FOLDER_WITH_SPECIAL_CHAR}})",
+}
+
+
+def test_a_non_canonical_inline_deletion_vector_is_refused_not_misread(spark):
+    # This kernel fixture's inline DV decodes (with Delta's int overflow) to row 28168 of a
+    # 10-row file: a damaged descriptor, so the version is refused rather than misread.
+    snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-rs/cdf-table-with-dv")).snapshot(5)
+    with pytest.raises(MissingDataFile, match="inline deletion vector is damaged"):
+        read_snapshot(snapshot, spark=spark)
+
+
+@pytest.mark.parametrize("path", [
+    "delta-kernel-java/basic-dv-with-checkpoint", "delta-rs/table_with_deletion_logs",
+    "delta-kernel-rs/with-short-dv", "delta-kernel-rs/compacted-log-files-table",
+])
+def test_rows_of_deletion_vector_tables_match_the_live_record_count(spark, path):
+    """Without expected rows: Spark's count equals numRecords minus the DV cardinalities,
+    and the row count deltalake's DataFusion reader returns (recorded in the corpus index)."""
+    snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
+    oracle = next(t for t in corpus_index() if t["path"] == path)["row_count"]
+    assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records == oracle
+
+
+@pytest.mark.parametrize("path", sorted(DV_FILES_NOT_KEPT))
+def test_a_version_whose_deletion_vector_file_is_missing_is_refused_naming_it(spark, path):
+    snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
+    with pytest.raises(MissingDataFile, match=r"(deletion_vector|\.parquet).*missing"):
+        read_snapshot(snapshot, spark=spark)
+
+
+def test_read_files_of_no_adds_is_empty_with_the_schema(spark):
+    snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta")).snapshot()
+    df = read_files(snapshot, [], spark=spark)
+    assert df.columns == ["letter", "number", "a_float"]
+    assert df.count() == 0
+
+
+def test_read_files_of_one_add_gives_its_rows_with_its_partition_value(spark):
+    snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta")).snapshot()
+    add = next(a for a in snapshot.add_files if a.partition_values.get("letter") == "b")
+    rows = read_files(snapshot, [add], spark=spark).toArrow().to_pylist()
+    assert rows and all(r["letter"] == "b" for r in rows)
+    assert len(rows) == add.num_records
+
+
+def _read_in_zone(spark, snapshot, zone: str) -> pa.Table:
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        return read_snapshot(snapshot, spark=spark).toArrow()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+def _read_expected(path) -> pa.Table:
+    return pq.read_table(str(path), partitioning=None)
+
+
+def _multiset(table: pa.Table) -> Counter:
+    names = table.column_names
+    return Counter(tuple(_normal(row[n]) for n in names) for row in table.to_pylist())
+
+
+def _normal(value):
+    """A hashable, type-normalised value: UTC-naive datetimes, sorted maps, NaN as a marker."""
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        return ("ts", value)
+    if isinstance(value, float):
+        return ("nan",) if math.isnan(value) else value
+    if isinstance(value, Decimal):
+        return ("dec", value.normalize())
+    if isinstance(value, dict):
+        return tuple(sorted((k, _normal(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        items = [_normal(v) for v in value]
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):  # a map's entries
+            return ("map",) + tuple(sorted(items, key=repr))
+        return tuple(items)
+    if isinstance(value, tuple):
+        return tuple(_normal(v) for v in value)
+    return value
