@@ -21,6 +21,10 @@ from inspector.settings import Settings
 
 _SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
 _COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
+_STATUS, _RANK = "__delta_inspector_status", "__delta_inspector_rank"
+_ADDED, _REMOVED = "__delta_inspector_added", "__delta_inspector_removed"
+# Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
+_BEFORE, _AFTER, _DIFFERS = "__delta_inspector_before_", "__delta_inspector_after_", "__delta_inspector_differs_"
 
 Row = Mapping[str, Any]
 
@@ -114,8 +118,7 @@ def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequenc
     net = _net_rows(before, after).persist()
     try:
         if key:
-            _refuse_duplicate_keys(net, key, diff)
-            counted = _keyed(net, key, offset, limit, maps)
+            counted = _keyed(net, key, offset, limit, maps, diff)
         else:
             counted = _unkeyed(net, offset, limit, maps)
     finally:
@@ -225,10 +228,28 @@ def _expand(df):
             .select(*[_col(c) for c in columns]))
 
 
-def _page(df, order: Sequence[str], offset: int, limit: int) -> list:
+def _pages(frames: dict, order: Sequence[str], offset: int, limit: int) -> dict[str, list[dict]]:
+    """The same page of each frame, ordered by ``order`` (default: every column), in one Spark job."""
+    from functools import reduce
+
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    pages: dict[str, list[dict]] = {status: [] for status in frames}
     if limit == 0:
-        return []
-    return df.orderBy(*[_col(c) for c in _orderable(df, order)]).offset(offset).limit(limit).collect()
+        return pages
+    branches = []
+    for status, df in frames.items():
+        by = [_col(c) for c in _orderable(df, order)] or [F.lit(0)]
+        page = df.orderBy(*by).offset(offset).limit(limit)
+        # A union does not keep order, so each page row carries its rank (pages are small).
+        branches.append(page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by)))
+                        .withColumn(_STATUS, F.lit(status)))
+    union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
+    for row in sorted(union.collect(), key=lambda r: r[_RANK]):
+        values = row.asDict(recursive=True)
+        pages[values[_STATUS]].append({c: values[c] for c in frames[values[_STATUS]].columns})
+    return pages
 
 
 def _orderable(df, wanted: Sequence[str]) -> list[str]:
@@ -244,8 +265,8 @@ def _value(value: Any, is_map: bool) -> Any:
     return value
 
 
-def _row(row, maps: set[str]) -> dict[str, Any]:
-    return {name: _value(value, name in maps) for name, value in row.asDict(recursive=True).items()}
+def _row(values: dict[str, Any], maps: set[str]) -> dict[str, Any]:
+    return {name: _value(value, name in maps) for name, value in values.items()}
 
 
 def _unkeyed(net, offset: int, limit: int, maps: set[str]):
@@ -253,11 +274,26 @@ def _unkeyed(net, offset: int, limit: int, maps: set[str]):
 
     totals = net.agg(F.sum(F.when(F.col(_COUNT) > 0, F.col(_COUNT)).otherwise(0)),
                      F.sum(F.when(F.col(_COUNT) < 0, -F.col(_COUNT)).otherwise(0))).first()
-    added = _page(_expand(net.where(F.col(_COUNT) > 0)), (), offset, limit)
-    removed = _page(_expand(net.where(F.col(_COUNT) < 0)), (), offset, limit)
-    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in added),
-                         tuple(_row(r, maps) for r in removed))
+    pages = _pages({"added": _expand(net.where(F.col(_COUNT) > 0)),
+                    "removed": _expand(net.where(F.col(_COUNT) < 0))}, (), offset, limit)
+    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
+                         tuple(_row(r, maps) for r in pages["removed"]))
     return int(totals[0] or 0), int(totals[1] or 0), None, samples
+
+
+def _key_counts(net, key: tuple[str, ...]):
+    """(keys duplicated on a side, keys added, removed, changed) in one aggregation."""
+    from pyspark.sql import functions as F
+
+    count = F.col(_COUNT)
+    per_key = net.groupBy(*[_col(k) for k in key]).agg(
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
+    added, removed = F.col(_ADDED), F.col(_REMOVED)
+    row = per_key.agg(*[F.sum(condition.cast("int")) for condition in (
+        (added > 1) | (removed > 1), (added > 0) & (removed == 0),
+        (removed > 0) & (added == 0), (added > 0) & (removed > 0))]).first()
+    return tuple(int(v or 0) for v in row)
 
 
 def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
@@ -266,34 +302,48 @@ def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
 
     dups = (net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
             .agg(F.sum(F.abs(_COUNT)).alias(_COUNT)).where(F.col(_COUNT) > 1).limit(3).collect())
-    if dups:
-        examples = "; ".join(
-            ", ".join(f"{k}={d[k]!r}" for k in key)
-            + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
-            for d in dups)
-        raise InvalidInput(f"The key ({', '.join(key)}) does not identify one row: {examples}.",
-                           "Pick key columns that are unique in both versions, or diff without a key.")
+    examples = "; ".join(
+        ", ".join(f"{k}={d[k]!r}" for k in key)
+        + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
+        for d in dups)
+    raise InvalidInput(f"The key ({', '.join(key)}) does not identify one row: {examples}.",
+                       "Pick key columns that are unique in both versions, or diff without a key.")
 
 
-def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str]):
-    """Full outer join of the removed and the added rows on the key."""
+def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], diff: FileDiff):
+    """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
     from pyspark.sql import functions as F
 
+    duplicated, added, removed, changed = _key_counts(net, key)
+    if duplicated:
+        _refuse_duplicate_keys(net, key, diff)
     columns = [c for c in net.columns if c != _COUNT]
     joined = _join_on_key(net, columns, key)
-    counts = dict(joined.groupBy("status").count().collect())
-    pages = {}
-    for status, prefix in (("added", "a"), ("removed", "b")):
-        side = joined.where(F.col("status") == status).select(
-            *[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
-        pages[status] = tuple(_row(r, maps) for r in _page(side, key, offset, limit))
-    changed = _changed_page(joined, columns, key, offset, limit, maps)
-    samples = RowSamples(offset, limit, pages["added"], pages["removed"], changed)
-    return counts.get("added", 0), counts.get("removed", 0), counts.get("changed", 0), samples
+    others = [(i, c) for i, c in enumerate(columns) if c not in key]
+
+    def where(status):
+        return joined.where(F.col(_STATUS) == status)
+
+    frames = {side: where(side).select(*[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
+              for side, prefix in (("added", _AFTER), ("removed", _BEFORE))}
+    frames["changed"] = where("changed").select(
+        *[F.col(f"{_AFTER}{columns.index(k)}").alias(k) for k in key],
+        *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i, _ in others],
+        *[(~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
+          for i, _ in others])
+    pages = _pages(frames, key, offset, limit)
+    changed_rows = tuple(ChangedRow(
+        {k: _value(r[k], k in maps) for k in key},
+        tuple(ValueChange(c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps))
+              for i, c in others if r[f"{_DIFFERS}{i}"]))
+        for r in pages["changed"])
+    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
+                         tuple(_row(r, maps) for r in pages["removed"]), changed_rows)
+    return added, removed, changed, samples
 
 
 def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
-    """Removed rows as ``b0..bn``, added rows as ``a0..an``, joined null-safely on the key."""
+    """Removed rows as ``before0..n``, added rows as ``after0..n``, joined null-safely on the key."""
     from functools import reduce
 
     from pyspark.sql import functions as F
@@ -301,26 +351,11 @@ def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
     def side(sign, prefix):
         rows = net.where(F.signum(_COUNT) == sign)
         return rows.select(*[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
-                           F.lit(True).alias(f"{prefix}_present"))
+                           F.lit(True).alias(f"{prefix}present"))
 
     index = {c: i for i, c in enumerate(columns)}
-    on = reduce(lambda x, y: x & y, [F.col(f"b{index[k]}").eqNullSafe(F.col(f"a{index[k]}")) for k in key])
-    joined = side(-1, "b").join(side(1, "a"), on, "full_outer")
-    return joined.withColumn("status", F.when(F.col("b_present").isNull(), "added")
-                             .when(F.col("a_present").isNull(), "removed").otherwise("changed"))
-
-
-def _changed_page(joined, columns, key, offset, limit, maps) -> tuple[ChangedRow, ...]:
-    from pyspark.sql import functions as F
-
-    others = [(i, c) for i, c in enumerate(columns) if c not in key]
-    page = joined.where(F.col("status") == "changed").select(
-        *[F.col(f"a{columns.index(k)}").alias(k) for k in key],
-        *[F.col(f"b{i}") for i, _ in others], *[F.col(f"a{i}") for i, _ in others],
-        *[(~F.col(f"b{i}").eqNullSafe(F.col(f"a{i}"))).alias(f"d{i}") for i, _ in others])
-    rows = _page(page, key, offset, limit) if limit else []
-    return tuple(ChangedRow(
-        {k: _value(r[k], k in maps) for k in key},
-        tuple(ValueChange(c, _value(r[f"b{i}"], c in maps), _value(r[f"a{i}"], c in maps))
-              for i, c in others if r[f"d{i}"]))
-        for r in (row.asDict(recursive=True) for row in rows))
+    on = reduce(lambda x, y: x & y,
+                [F.col(f"{_BEFORE}{index[k]}").eqNullSafe(F.col(f"{_AFTER}{index[k]}")) for k in key])
+    joined = side(-1, _BEFORE).join(side(1, _AFTER), on, "full_outer")
+    return joined.withColumn(_STATUS, F.when(F.col(f"{_BEFORE}present").isNull(), "added")
+                             .when(F.col(f"{_AFTER}present").isNull(), "removed").otherwise("changed"))
