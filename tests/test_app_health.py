@@ -67,7 +67,9 @@ def test_operator_button_prefills_the_restore_page(broken_table, monkeypatch, tm
     assert button.label == "Restore to the last consistent version (v13)"
     button.click().run()
 
-    prefill = at.session_state["restore_prefill"]
-    assert prefill["table"] == str(broken_table) and prefill["version"] == 13
-    assert "14" in prefill["reason"] and "1 missing" in prefill["reason"]
     assert not at.exception
+    assert at.session_state["view_select"] == "restore"  # the guarded Restore page, pre-filled:
+    assert at.text_input(key="restore_target").value == "13"
+    reason = at.session_state["restore_reason"]  # shown with the plan, for the confirmation
+    assert "last consistent version 13" in reason and "1 missing" in reason
+    assert "Plan restore" in [b.label for b in at.button]  # nothing planned or written yet
