@@ -44,6 +44,7 @@ PAGES: list[Page] = [
     Page("overview", "Overview", "ui.overview"),
     Page("diff", "Diff", "ui.diff"),
     Page("health", "Health", "ui.health"),
+    Page("restore", "Restore", "ui.restore", operator_only=True),
 ]
 
 

@@ -1,0 +1,109 @@
+"""The Restore page in the app (AppTest): the whole flow in operator mode, pre-filled from the
+Health page, and no restore controls at all in read-only mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from inspector.audit import read_audit
+from inspector.log import DeltaLog
+from tests.test_restore import sales_table
+
+pytestmark = pytest.mark.spark
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def open_page(table: str, monkeypatch, tmp_path, *, operator: bool, prefill: dict | None = None) -> AppTest:
+    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params["table"] = table
+    at.query_params["view"] = "restore"
+    if prefill:
+        at.session_state["restore_prefill"] = prefill
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    return " ".join(e.value for e in [*at.error, *at.success, *at.markdown, *at.info, *at.warning])
+
+
+def confirm(at: AppTest, name: str, version: str, reason: str) -> AppTest:
+    at.text_input(key="restore_confirm_table").input(name)
+    at.text_input(key="restore_confirm_version").input(version)
+    at.text_area(key="restore_reason").input(reason)
+    return at.run()
+
+
+def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monkeypatch, spark):
+    table = sales_table(tmp_path / "sales")
+    at = open_page(table, monkeypatch, tmp_path, operator=True)
+
+    at.text_input(key="restore_target").input("1")
+    at.button(key="restore_plan_button").click().run()
+    assert not at.exception, at.exception
+    assert "Plan: version 4" in texts(at) and "target_version" in texts(at)
+    assert at.button(key="restore_commit").disabled  # nothing typed yet
+
+    confirm(at, "sales", "2", "wrong version typed")
+    assert at.button(key="restore_commit").disabled
+    confirm(at, "sales", "1", "the overwrite at v4 deleted the EU sales")
+    assert not at.button(key="restore_commit").disabled
+    at.button(key="restore_commit").click().run()
+    assert not at.exception, at.exception
+
+    assert "Committed version **5**" in texts(at) and "Verification passed" in texts(at)
+    assert DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"] == \
+        "the overwrite at v4 deleted the EU sales"
+
+    at.button(key="restore_undo").click().run()
+    assert "Plan: version 5" in texts(at)
+    confirm(at, "sales", "4", "undo")
+    at.button(key="restore_commit").click().run()
+    assert not at.exception, at.exception
+    assert "Committed version **6**" in texts(at)
+    assert DeltaLog.open(table).snapshot(6).files.keys() == DeltaLog.open(table).snapshot(4).files.keys()
+    outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
+    assert outcomes == ["planned", "committed", "planned", "committed"]
+
+
+def test_a_refused_plan_keeps_the_commit_button_disabled(tmp_path, monkeypatch, spark):
+    table = sales_table(tmp_path / "sales")
+    at = open_page(table, monkeypatch, tmp_path, operator=True)
+
+    at.text_input(key="restore_target").input("4")
+    at.button(key="restore_plan_button").click().run()
+    confirm(at, "sales", "4", "why not")
+
+    assert any("a restore can only go back" in e.value for e in at.error)
+    assert at.button(key="restore_commit").disabled
+
+
+def test_the_health_page_prefills_the_target_and_the_reason_but_not_the_confirmation(
+        tmp_path, monkeypatch, spark):
+    table = sales_table(tmp_path / "sales")
+    prefill = {"table": table, "version": 2, "reason": "Recovery to the last consistent version 2"}
+    at = open_page(table, monkeypatch, tmp_path, operator=True, prefill=prefill)
+
+    assert at.text_input(key="restore_target").value == "2"
+    at.button(key="restore_plan_button").click().run()
+    assert at.text_area(key="restore_reason").value == "Recovery to the last consistent version 2"
+    assert at.text_input(key="restore_confirm_table").value == ""
+    assert at.button(key="restore_commit").disabled
+
+
+def test_read_only_mode_has_no_restore_controls(tmp_path, monkeypatch):
+    table = sales_table(tmp_path / "sales")
+    at = open_page(table, monkeypatch, tmp_path, operator=False)
+
+    assert "only available in operator mode" in texts(at)
+    keys = {w.key for w in [*at.button, *at.text_input, *at.text_area]}
+    assert not {k for k in keys if k and k.startswith("restore_")}
+    assert "restore" not in at.sidebar.radio[0].options
