@@ -178,6 +178,9 @@ def _widening_supported(from_type: str, to_type: str) -> bool:
     if from_type in ("byte", "short", "integer") and to_type == "double":
         return True
     dec_from, dec_to = _decimal(from_type), _decimal(to_type)
+    if from_type in _INTEGRAL and dec_to:
+        # Spark's vectorized reader needs room for the whole Parquet INT32 / INT64 range.
+        return dec_to[0] - dec_to[1] >= (20 if from_type == "long" else 10)
     if dec_from and dec_to:
         return dec_to[1] >= dec_from[1] and dec_to[0] - dec_to[1] >= dec_from[0] - dec_from[1]
     return False

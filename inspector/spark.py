@@ -6,11 +6,13 @@ row-level work does (previews, row diffs, restore plans and verification).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
 import threading
 from dataclasses import dataclass
+from typing import Iterable
 
 from inspector.errors import SparkUnavailable
 from inspector.settings import Settings
@@ -24,12 +26,19 @@ _status: "SparkStatus | None" = None
 _LOCAL_DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
-    "spark.sql.session.timeZone": "UTC",
-    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
-    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
     "spark.sql.catalogImplementation": "in-memory",
     "spark.driver.memory": "2g",
     "spark.ui.showConsoleProgress": "false",
+}
+
+# Settings rows depend on, on any master (a cluster's defaults may differ): timestamps
+# shown in UTC, old Parquet dates read as written, and Parquet field ids honoured (column
+# mapping id mode). spark_conf can still override them.
+_READ_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.fieldId.read.enabled": "true",
 }
 
 
@@ -42,6 +51,40 @@ class SparkStatus:
     version: str | None = None
     delta_jars: bool = False
     reason: str | None = None
+
+    def describe(self) -> str:
+        """One line for people: state, master and version, or why it failed."""
+        if self.state == "ready":
+            jars = " with Delta Lake's jars (native reads)" if self.delta_jars else ""
+            return f"Spark {self.version} is ready on {self.master}{jars}."
+        if self.state == "starting":
+            return f"Spark is starting on {self.master}…"
+        if self.state == "failed":
+            return f"Spark failed to start: {self.reason}"
+        return "Spark is not started; it starts when rows are first needed."
+
+
+def with_spark_overrides(settings: Settings, *, master: str | None = None,
+                         conf: Iterable[str] = ()) -> Settings:
+    """Settings with a Spark master and extra ``key=value`` conf given on the command line.
+
+    Args:
+        settings: The settings to start from (defaults and environment).
+        master: Replaces ``spark_master`` when given.
+        conf: ``key=value`` pairs appended to ``spark_conf`` (later pairs win).
+
+    Returns:
+        New settings; ``settings`` is unchanged.
+
+    Raises:
+        InvalidInput: If a pair is not ``key=value``.
+    """
+    extra = [c.strip() for c in conf if c and c.strip()]
+    merged = ";".join(filter(None, [settings.spark_conf, *extra]))
+    updated = dataclasses.replace(settings, spark_master=master or settings.spark_master,
+                                  spark_conf=merged)
+    updated.spark_conf_pairs()  # validates every pair now, with a clear message
+    return updated
 
 
 def spark_status() -> SparkStatus:
@@ -91,6 +134,7 @@ def _start(settings: Settings):
     scratch = tempfile.mkdtemp(prefix="delta-inspector-spark-")
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     conf = {**(_LOCAL_DEFAULTS if settings.spark_master.startswith("local") else {}),
+            **_READ_DEFAULTS,
             "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
             "spark.local.dir": scratch,
             "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch}",
