@@ -127,3 +127,17 @@ def test_with_no_table_given_the_app_writes_and_opens_the_demo_table(app, tmp_pa
     operations = set(at.dataframe[0].value["operation"])
     assert {"WRITE", "MERGE", "DELETE", "UPDATE"} <= operations
 
+
+
+def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_table):
+    table = copy_table("dat-v0.0.2/with_checkpoint/delta")
+    for version in (0, 1, 2):  # log cleanup removed the commits up to the checkpoint
+        (table / "_delta_log" / f"{version:020d}.json").unlink()
+
+    at = open_link(app, table=str(table), version="2", view="version")
+
+    assert not at.exception and not at.error
+    assert "Version 2 · checkpoint only" in [h.value for h in at.subheader]
+    assert {m.label: m.value for m in at.metric}["Files"] == "1"
+    options = at.selectbox(key="version_select").options
+    assert [o.split(" · ")[:2] for o in options] == [["v3", "WRITE"], ["v2", "checkpoint only"]]

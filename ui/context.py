@@ -18,7 +18,8 @@ class PageContext:
         log: The opened (and refreshed) transaction log of the table.
         settings: The settings in force for this run of the app.
         version: The version selected in the sidebar (always one of ``versions``).
-        history: The table's history, oldest first (one entry per commit file).
+        history: The table's history, oldest first (one entry per version: each commit
+            file, and each version that only a checkpoint remembers).
         versions: Every selectable version, ascending: the commit versions plus
             versions that exist only as a checkpoint.
     """
@@ -35,7 +36,7 @@ class PageContext:
         return (self.log.table_root, self.log.generation, self.settings.timestamp_tolerance_seconds)
 
     def entry(self, version: int) -> HistoryEntry | None:
-        """The history entry of a version, or None when it has no commit file."""
+        """The history entry of a version, or None when the history does not have it."""
         i = bisect.bisect_left(self.history, version, key=lambda e: e.version)
         if i < len(self.history) and self.history[i].version == version:
             return self.history[i]

@@ -80,6 +80,8 @@ def render_sidebar(settings: Settings, launch: LaunchOptions,
         log = _open(location, settings, notices)
         if log is None:
             _spark_caption()
+            if VIEW_KEY in st.session_state:  # the page picker is not drawn: keep the page for later
+                st.session_state[PENDING_VIEW] = st.session_state[VIEW_KEY]
             write_url(table=location or None, version=None)
             return None
         history = tables.history(log, settings)
@@ -189,7 +191,7 @@ def _version_picker(log: DeltaLog, settings: Settings, history, versions: tuple[
             with notices:
                 render_error(exc)
     labels = tables.version_labels(log.table_root, log.generation,
-                                   settings.timestamp_tolerance_seconds, history)
+                                   settings.timestamp_tolerance_seconds, history, log)
     newest_first = versions[::-1]
     version = st.selectbox(
         f"Version ({len(versions):,} in the log)", newest_first, key=VERSION_KEY,
@@ -239,9 +241,10 @@ def render_header(ctx: PageContext) -> None:
     log = ctx.log
     parts = [p for p in log.table_root.split("/") if p]
     st.markdown(f"#### {escape_markdown(' / '.join(parts[-2:]) or log.table_root)}")
-    latest = ctx.entry(ctx.versions[-1])
-    st.caption(f"`{log.table_root}` · {len(ctx.history):,} commit files, versions "
-               f"{ctx.versions[0]} to {ctx.versions[-1]} · latest: v{ctx.versions[-1]}"
-               + (f" {latest.operation}" if latest else " (checkpoint only)"))
+    newest = ctx.versions[-1]
+    entry = ctx.entry(newest) if newest in log.listing.commits else None
+    st.caption(f"`{log.table_root}` · {len(log.listing.commits):,} commit files, versions "
+               f"{ctx.versions[0]} to {newest} · latest: v{newest} "
+               + (entry.operation if entry else "(checkpoint only)"))
     for problem in table_problems(log):
         st.warning(escape_markdown(problem), icon=":material/warning:")

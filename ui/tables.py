@@ -66,10 +66,11 @@ def selectable_versions(log: DeltaLog) -> tuple[int, ...]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def version_labels(table_root: str, generation: int, tolerance: int,
-                   _history: tuple[HistoryEntry, ...]) -> Mapping[int, str]:
+                   _history: tuple[HistoryEntry, ...], _log: DeltaLog) -> Mapping[int, str]:
     """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42``, per history generation."""
-    return {e.version: f"v{e.version} · {e.operation} · {format_ms(e.timestamps.history)[:16]}"
-            for e in _history}
+    commits = _log.listing.commits
+    return {e.version: f"v{e.version} · {e.operation if e.version in commits else 'checkpoint only'} · "
+                       f"{format_ms(e.timestamps.history)[:16]}" for e in _history}
 
 
 def ensure_demo_table(path: str) -> str:

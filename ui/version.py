@@ -61,10 +61,14 @@ def _heading(commit: Commit, entry: HistoryEntry | None) -> None:
 
 def _checkpoint_only(ctx: PageContext) -> None:
     st.subheader(f"Version {ctx.version} · checkpoint only", anchor=False)
-    st.info(f"Version {ctx.version} has no commit file: it was removed by log cleanup (or never "
-            "copied), and only its checkpoint remains. What this commit changed is no longer "
-            "recorded; the table's state at this version is known from the checkpoint.",
-            icon=":material/info:")
+    entry = ctx.entry(ctx.version)
+    for problem in entry.problems if entry else ():
+        st.warning(escape_markdown(problem), icon=":material/warning:")
+    if not entry or not entry.problems:
+        st.info(f"Version {ctx.version} has no commit file: it was removed by log cleanup (or never "
+                "copied), and only its checkpoint remains. What this commit changed is no longer "
+                "recorded; the table's state at this version is known from the checkpoint.",
+                icon=":material/info:")
     snap = ctx.log.snapshot(ctx.version)
     cols = st.columns(4)
     cols[0].metric("Files", format_count(snap.num_files))
