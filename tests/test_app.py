@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, REPO
+from ui.navigation import LaunchOptions, launch_options
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 V0_FILE = "letter=a/part-00000-a08d296a-d2c5-4a99-bea9-afcea42ba2e9.c000.snappy.parquet"
@@ -141,3 +142,8 @@ def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_ta
     assert {m.label: m.value for m in at.metric}["Files"] == "1"
     options = at.selectbox(key="version_select").options
     assert [o.split(" · ")[:2] for o in options] == [["v3", "WRITE"], ["v2", "checkpoint only"]]
+
+
+def test_command_line_options_after_the_double_dash_are_read_and_others_ignored():
+    assert launch_options(["--table", "/data/sales", "--operator"]) == LaunchOptions("/data/sales", True)
+    assert launch_options(["tests/test_app.py", "-q", "--tab", "x"]) == LaunchOptions(None, False)

@@ -71,7 +71,7 @@ def _checkpoints_text(versions: tuple[int, ...]) -> str:
     if not versions:
         return "none"
     shown = ", ".join(map(str, versions[-8:]))
-    return f"{len(versions):,} ({'…, ' if len(versions) > 8 else ''}{shown})"
+    return f"{len(versions):,}, at version{'s' if len(versions) > 1 else ''} {'…, ' if len(versions) > 8 else ''}{shown}"
 
 
 def _schema_frame(d: TableDetail) -> pd.DataFrame:

@@ -1,0 +1,48 @@
+"""The table overview (DESCRIBE DETAIL) at the latest version, checked against deltalake."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable
+
+from inspector.history import build_history
+from inspector.log import DeltaLog
+from inspector.overview import describe_detail
+from tests.conftest import CORPUS
+
+
+@pytest.mark.parametrize("table", [
+    "dat-v0.0.2/basic_partitioned/delta",
+    "delta-golden/dv-with-columnmapping",
+    "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
+])
+def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
+    path = str(CORPUS / table)
+    oracle = DeltaTable(path)
+    adds = pa.table(oracle.get_add_actions(flatten=True))
+
+    detail = describe_detail(DeltaLog.open(path))
+
+    assert detail.version == oracle.version()
+    assert detail.num_files == adds.num_rows
+    assert detail.size_in_bytes == sum(adds.column("size_bytes").to_pylist())
+    assert list(detail.partition_columns) == oracle.metadata().partition_columns
+    assert detail.id == oracle.metadata().id
+    protocol = oracle.protocol()
+    assert (detail.min_reader_version, detail.min_writer_version) == (
+        protocol.min_reader_version, protocol.min_writer_version)
+    assert set(detail.table_features) == set(protocol.reader_features or []) | set(protocol.writer_features or [])
+
+
+def test_column_mapping_tables_list_physical_names_and_the_log_shape():
+    log = DeltaLog.open(str(CORPUS / "delta-golden" / "dv-with-columnmapping"))
+
+    detail = describe_detail(log)
+
+    assert detail.column_mapping_mode == "name"
+    part = next(c for c in detail.columns if c.name == "part")
+    assert part.physical_path[0].startswith("col-") and part.column_id == 1
+    assert detail.checkpoint_versions == (10,)
+    assert detail.replayed_from == "checkpoint 10 + commits 11..15"
+    assert detail.last_modified == build_history(log)[-1].timestamps.history
