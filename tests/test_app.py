@@ -68,6 +68,11 @@ def test_the_timeline_lists_every_version_newest_first(app):
     assert {"MERGE", "DELETE", "UPDATE", "OPTIMIZE"} <= set(history["operation"])
     assert at.query_params["view"] == "timeline" and at.query_params["version"] == "25"
 
+    at.multiselect(key="timeline_ops").select("DELETE").run()
+
+    assert not at.exception
+    assert set(at.dataframe[0].value["operation"]) == {"DELETE"}
+
 
 def test_the_overview_shows_the_number_of_files_and_the_schema(app):
     at = open_link(app, table=str(PARTITIONED), view="overview")
