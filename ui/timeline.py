@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.history import HistoryEntry
-from ui.common import escape_markdown, format_bytes, format_count, select_version
+from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
 
 # Kinds of operation, each with one colour; the hover shows the exact operation name.
