@@ -404,3 +404,53 @@ def _print_result(result) -> None:
     print("Undo (a guarded restore back):\n  python -m inspector restore "
           f"{shlex.quote(result.plan.table_root)} --to-version {result.pre_restore_version} "
           f"--expect-version {result.committed_version} --reason 'undo restore'")
+
+
+def _show_args(parser: argparse.ArgumentParser) -> None:
+    _table_arg(parser)
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--version", default=None, help="The version to read (default: the latest).")
+    when.add_argument("--timestamp", default=None,
+                      help="Read the version the table was at, at this time (UTC unless a zone is "
+                           "given): 2024-10-08, '2024-10-08 05:42:52', 2024-10-08T05:42:52+02:00.")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="Rows to print (default: the preview_rows setting).")
+    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    parser.add_argument("--spark-master", default=None,
+                        help="Spark master URL (overrides DELTA_INSPECTOR_SPARK_MASTER), e.g. "
+                             "spark://host:7077, yarn, k8s://...")
+    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="Extra Spark conf (repeatable; added to DELTA_INSPECTOR_SPARK_CONF).")
+
+
+@command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
+@arguments(_show_args)
+def show_command(args: argparse.Namespace, settings: Settings) -> int:
+    from inspector.preview import build_preview, preview_record, resolve_version
+    from inspector.spark import with_spark_overrides
+
+    settings = with_spark_overrides(settings, master=args.spark_master, conf=args.spark_conf)
+    log = DeltaLog.open(args.table)
+    chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
+    preview = build_preview(log, chosen.version, settings=settings, where=args.where, limit=args.limit)
+    if args.json:
+        emit_json(preview_record(preview))
+        return 0
+    _print_preview(preview, chosen)
+    return 0
+
+
+def _print_preview(preview, chosen) -> None:
+    from inspector.preview import json_value
+
+    if chosen.timestamp is not None:
+        print(f"{chosen.timestamp.isoformat().replace('+00:00', 'Z')} (UTC) -> version {preview.version}")
+    for warning in preview.warnings:
+        print(f"! {warning}", file=sys.stderr)
+    names = [c.name for c in preview.columns]
+    print(f"version {preview.version}: {preview.num_rows:,} rows"
+          f"{' matching ' + preview.where if preview.where else ''}; read {preview.files_read:,} files "
+          f"({preview.bytes_read:,} bytes); showing {len(preview.rows):,}")
+    print("\t".join(f"{c.name} ({c.type})" for c in preview.columns))
+    for row in preview.rows:
+        print("\t".join("null" if row[n] is None else str(json_value(row[n])) for n in names))

@@ -7,10 +7,12 @@ row-level work does (previews, row diffs, restore plans and verification).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import shutil
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -40,6 +42,17 @@ _READ_DEFAULTS = {
     "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
     "spark.sql.parquet.fieldId.read.enabled": "true",
 }
+
+
+# Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
+_QUIET_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
 
 
 @dataclass(frozen=True)
@@ -129,20 +142,29 @@ def _start(settings: Settings):
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise SparkUnavailable("Java is not installed, and Spark needs Java 17.",
                                "Install it with: sudo apt-get install -y openjdk-17-jre-headless")
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     from pyspark.sql import SparkSession
 
     scratch = tempfile.mkdtemp(prefix="delta-inspector-spark-")
+    local = settings.spark_master.startswith("local")
+    if local:  # a desktop session talks to itself only (also silences the hostname warning)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    log_config = os.path.join(scratch, "log4j2.properties")
+    with open(log_config, "w") as fh:
+        fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
-    conf = {**(_LOCAL_DEFAULTS if settings.spark_master.startswith("local") else {}),
+    conf = {**(_LOCAL_DEFAULTS if local else {}),
             **_READ_DEFAULTS,
             "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
-            "spark.local.dir": scratch,
-            "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch}",
+            "spark.driver.extraJavaOptions":
+                f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
             **settings.spark_conf_pairs()}
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
 
 
