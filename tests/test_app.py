@@ -152,3 +152,12 @@ def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_ta
 def test_command_line_options_after_the_double_dash_are_read_and_others_ignored():
     assert launch_options(["--table", "/data/sales", "--operator"]) == LaunchOptions("/data/sales", True)
     assert launch_options(["tests/test_app.py", "-q", "--tab", "x"]) == LaunchOptions(None, False)
+
+
+def test_a_malformed_setting_is_reported_instead_of_crashing(app, monkeypatch):
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_MAX", "ten")
+
+    at = app.run()
+
+    assert not at.exception
+    assert "DELTA\\_INSPECTOR\\_RECENT\\_TABLES\\_MAX='ten' is not a valid int" in at.error[0].value
