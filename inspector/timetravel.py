@@ -67,13 +67,28 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings | None 
     first, last = entries[0], entries[-1]
     span = (f"this table's versions {first.version} to {last.version} span "
             f"{iso(first.timestamps.history)} to {iso(last.timestamps.history)} (UTC)")
-    shown = ts.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    if wanted_ms < first.timestamps.history:
-        raise TimestampOutOfRange(
-            f"{shown} is before the earliest version that can be read: {span}.",
-            f"Give a time at or after {iso(first.timestamps.history)}.")
+    spec = "milliseconds" if ts.microsecond else "seconds"
+    shown = ts.astimezone(timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
     if wanted_ms > last.timestamps.history:
         raise TimestampOutOfRange(
             f"{shown} is after the latest version: {span}.",
             f"Give a time at or before {iso(last.timestamps.history)}, or use the latest version.")
-    return max(e.version for e in entries if e.timestamps.history <= wanted_ms)
+    found = [e.version for e in _search_range(entries, wanted_ms) if e.timestamps.history <= wanted_ms]
+    if not found:
+        raise TimestampOutOfRange(
+            f"{shown} is before the earliest version that can be read: {span}.",
+            f"Give a time at or after {iso(first.timestamps.history)}.")
+    return max(found)
+
+
+def _search_range(entries: list, wanted_ms: float) -> list:
+    """The versions Delta searches: where in-commit timestamps were enabled later, a time
+    at or after the enablement searches the versions with them, an earlier time the versions
+    before (whose file times may be later, e.g. in a copied table)."""
+    with_ict = [e for e in entries if e.timestamps.source == "inCommitTimestamp"]
+    if not with_ict or with_ict[0] is entries[0]:
+        return entries
+    enabled = with_ict[0]
+    if wanted_ms >= enabled.timestamps.history:
+        return [e for e in entries if e.version >= enabled.version]
+    return [e for e in entries if e.version < enabled.version]
