@@ -27,8 +27,7 @@ from inspector.history import ICT_ENABLED
 from inspector.log import DeltaLog
 from inspector.restore_commit import restore_actions
 from inspector.restore_guards import unchanged_guard
-from inspector.restore_plan import (FileProblem, RestoreMetrics, RestorePlan, check_files,
-                                    plan_restore)
+from inspector.restore_plan import RestoreMetrics, RestorePlan, check_files, plan_restore
 from inspector.restore_verify import Verification, verify_restore
 from inspector.settings import Settings
 
@@ -180,16 +179,12 @@ def _recheck(plan: RestorePlan, log: DeltaLog, allow_missing_files: bool, settin
     if not guard.passed:
         raise ConcurrentModification(guard.message, "Make a new plan; the other commit was kept.")
     problems = check_files(plan.table_root, plan.files_to_add, workers=settings.check_workers)
-    new = [p for p in problems if not _known(plan, p)]
+    new = [p for p in problems if p.key not in plan.problem_paths]
     if new or (problems and not allow_missing_files):
         raise RestoreRefused(
             f"{len(new) or len(problems)} files to re-add went missing or changed size after the "
             f"plan was made (e.g. {(new or problems)[0].path}); nothing was written.",
             "Make a new plan to see what is still available.")
-
-
-def _known(plan: RestorePlan, problem: FileProblem) -> bool:
-    return any(a.path == problem.path and a.key in plan.problem_paths for a in plan.files_to_add)
 
 
 def _previous_timestamp(log: DeltaLog, version: int) -> int:

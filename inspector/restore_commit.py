@@ -13,7 +13,7 @@ import uuid
 from typing import Any, Mapping, Sequence
 
 from inspector import __version__
-from inspector.actions import AddFile, Metadata, Protocol
+from inspector.actions import AddFile, Metadata
 from inspector.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
 from inspector.restore_plan import RestoreMetrics, RestorePlan
 from inspector.restore_protocol import protocol_json, same_protocol, writer_features

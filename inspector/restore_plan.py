@@ -66,7 +66,8 @@ class FileProblem:
     """A file the restore needs that is missing or smaller/larger than the log records.
 
     ``kind`` is ``missing``, ``truncated`` (size differs), ``dv_missing`` or
-    ``dv_truncated`` (for the file's deletion vector).
+    ``dv_truncated`` (for the file's deletion vector); ``key`` is the (path,
+    deletion-vector id) identity of the add action the problem belongs to.
     """
 
     path: str
@@ -74,6 +75,7 @@ class FileProblem:
     expected_size: int
     actual_size: int | None
     local_path: str
+    key: tuple[str, str | None] = ("", None)  # identity of the add it belongs to
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form listed in guard details and ``missingFiles``."""
@@ -268,7 +270,7 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         current.num_records, target.num_records, _live_rows(adds), _live_rows(removes),
         current.metadata, current.protocol, target.metadata, target.protocol, merged, diff,
         restore_domains(current, target), tuple(partitions[:limit]), len(partitions),
-        tuple(problems[:limit]), len(problems), frozenset(problem_key(p, adds) for p in problems),
+        tuple(problems[:limit]), len(problems), frozenset(p.key for p in problems),
         guards, tuple(restore_warnings(log, current, target, adds, removes, diff, problems,
                                       target_ms)), _has_delta_jars(spark))
 
@@ -362,7 +364,7 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
     actual = _size(local)
     if actual is None or actual != add.size:
         problems.append(FileProblem(add.path, "missing" if actual is None else "truncated",
-                                    add.size, actual, local))
+                                    add.size, actual, local, add.key))
     dv = add.deletion_vector
     dv_path = dv.relative_or_absolute_path() if dv else None
     if dv_path is not None:
@@ -371,7 +373,7 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
         dv_actual = _size(dv_local)
         if dv_actual is None or dv_actual < needed:
             problems.append(FileProblem(add.path, "dv_missing" if dv_actual is None else "dv_truncated",
-                                        needed, dv_actual, dv_local))
+                                        needed, dv_actual, dv_local, add.key))
     return problems
 
 
@@ -380,11 +382,6 @@ def _size(path: str) -> int | None:
         return os.stat(path).st_size
     except OSError:
         return None
-
-
-def problem_key(problem: FileProblem, adds: Sequence[AddFile]) -> tuple[str, str | None]:
-    """The file identity (path, dv id) of the add a problem belongs to."""
-    return next(a.key for a in adds if a.path == problem.path)
 
 
 def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, Any], ...]:
