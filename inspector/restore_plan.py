@@ -249,6 +249,7 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         spark = get_spark(settings)
     adds, removes, metrics = diff_files(current, target, spark=spark)
     problems = check_files(target.table_root, adds, workers=settings.check_workers)
+    damaged = {p.key for p in check_files(current.table_root, removes, workers=settings.check_workers)}
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = _partitions(adds + removes)
@@ -272,7 +273,7 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         restore_domains(current, target), tuple(partitions[:limit]), len(partitions),
         tuple(problems[:limit]), len(problems), frozenset(p.key for p in problems),
         guards, tuple(restore_warnings(log, current, target, adds, removes, diff, problems,
-                                      target_ms)), _has_delta_jars(spark))
+                                      target_ms, len(damaged))), _has_delta_jars(spark))
 
 
 def _has_delta_jars(spark) -> bool:

@@ -24,7 +24,7 @@ _UNITS_MS = {"second": 1000, "minute": 60_000, "hour": 3_600_000, "day": 86_400_
 
 def restore_warnings(log: DeltaLog, current: Snapshot, target: Snapshot, adds: Sequence[AddFile],
                      removes: Sequence[AddFile], diff: MetadataDiff, problems: Sequence[Any],
-                     target_ms: int | None) -> list[str]:
+                     target_ms: int | None, removed_damaged: int = 0) -> list[str]:
     """Every warning that applies to restoring ``current`` to ``target``.
 
     Args:
@@ -36,11 +36,16 @@ def restore_warnings(log: DeltaLog, current: Snapshot, target: Snapshot, adds: S
         diff: Metadata differences (current -> restored).
         problems: Missing or truncated files (records with ``path``).
         target_ms: The target version's history timestamp, when known.
+        removed_damaged: How many of the files to remove are missing or damaged in storage.
 
     Returns:
         Plain-language warnings, most important first.
     """
     out = _missing_warning(adds, problems)
+    if removed_damaged:
+        out.append(f"{removed_damaged} of the {len(removes)} files the restore removes are already "
+                   "missing or damaged in storage (e.g. lost in replication): the restore only "
+                   "removes them from the log, which makes the table readable again.")
     if adds:
         out.append(f"Streaming readers of this table will process the {len(adds)} re-added files "
                    f"({_rows(adds)}) again as new data: RESTORE marks them dataChange=true. "

@@ -175,3 +175,17 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(tmp_pa
     info = DeltaLog.open(table).commit(result.committed_version).commit_info
     assert info.operation_parameters["version"] == 2
     assert info.operation_parameters["timestamp"].startswith(entry.timestamp.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def test_files_lost_from_the_current_version_are_only_removed_from_the_log(tmp_path, settings, spark):
+    table = sales_table(tmp_path / "sales")
+    (lost,) = DeltaLog.open(table).commit(4).adds  # "replication" lost the overwrite's file
+    (tmp_path / "sales" / lost.path).unlink()
+
+    plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
+    result = execute_restore(plan, confirmed=True, reason="recover", settings=settings, spark=spark)
+
+    assert plan.passed and any("already missing" in w for w in plan.warnings)
+    assert lost.key in {a.key for a in plan.files_to_remove}
+    assert rows(table, result.committed_version, spark) == rows(table, 1, spark)
+    assert result.verification.ok
