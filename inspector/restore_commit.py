@@ -17,6 +17,7 @@ from inspector.actions import AddFile, Metadata
 from inspector.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
 from inspector.restore_plan import RestoreMetrics, RestorePlan
 from inspector.restore_protocol import protocol_json, same_protocol, writer_features
+from inspector.schema import iter_columns
 
 ENGINE_INFO = f"delta-inspector/{__version__}"
 ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
@@ -25,6 +26,7 @@ IDENTITY_START = "delta.identity.start"
 IDENTITY_STEP = "delta.identity.step"
 IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
 PHYSICAL_NAME = "delta.columnMapping.physicalName"
+MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
 
 
 def restore_actions(plan: RestorePlan, *, commit_version: int, now_ms: int, previous_timestamp_ms: int,
@@ -104,15 +106,30 @@ def metadata_json(meta: Metadata) -> dict[str, Any]:
 
 
 def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
-    """The target's metadata, with identity high-water marks never going back.
+    """The target's metadata, with identity high-water marks and column ids never going back.
 
     Delta merges the current schema's identity high-water marks into the restored
     schema (``IdentityColumn.copySchemaWithMergedHighWaterMarks``) so that values
-    generated after the target version are never generated again.
+    generated after the target version are never generated again, and keeps
+    ``delta.columnMapping.maxColumnId`` at the highest value it ever had, so that a
+    column id used after the target version is never assigned to another column.
     """
     body = metadata_json(target)
     body["schemaString"] = merge_high_water_marks(target.schema_string, current.schema_string)
+    if target.column_mapping_mode != "none":
+        highest = max([_int(target.configuration.get(MAX_COLUMN_ID)),
+                       _int(current.configuration.get(MAX_COLUMN_ID)),
+                       *(c.column_id or 0 for c in iter_columns(target.schema))])
+        if highest and str(highest) != target.configuration.get(MAX_COLUMN_ID):
+            body["configuration"] = {**body["configuration"], MAX_COLUMN_ID: str(highest)}
     return body
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 def merge_high_water_marks(schema_string: str, current_schema_string: str) -> str:

@@ -186,3 +186,22 @@ def row_tracking_guard(protocol: Protocol, metadata: Metadata, adds: Sequence[Ad
     return GuardResult("row_tracking", True,
                        f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and "
                        "commit versions.")
+
+
+def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
+    """The column mapping mode may only change as Delta allows it: unchanged, or from none to name.
+
+    Delta refuses any other change (``changeColumnMappingModeNotSupported``): files
+    written under one mode are read by different column names under the other.
+    """
+    old, new = current.column_mapping_mode, target.column_mapping_mode
+    details = {"current": old, "target": new}
+    if old == new:
+        return GuardResult("column_mapping", True, f"The column mapping mode stays '{old}'.", details)
+    if (old, new) == ("none", "name"):
+        return GuardResult("column_mapping", True, "The restore turns column mapping on ('name'), as "
+                           "the target version had it; Delta allows this change.", details)
+    return GuardResult("column_mapping", False,
+                       f"The restore would change the column mapping mode from '{old}' to '{new}', "
+                       "which Delta does not allow: files written under one mode are read by other "
+                       f"column names under the other. Pick a version whose mode is '{old}'.", details)

@@ -23,9 +23,9 @@ from inspector.history import build_history, iso
 from inspector.log import DeltaLog
 from inspector.metadiff import MetadataDiff, diff_metadata
 from inspector.paths import data_file_path
-from inspector.restore_guards import (GuardResult, append_only_guard, features_guard, files_guard,
-                                      managed_guard, protocol_guard, row_tracking_guard,
-                                      target_guard, unchanged_guard)
+from inspector.restore_guards import (GuardResult, append_only_guard, column_mapping_guard,
+                                      features_guard, files_guard, managed_guard, protocol_guard,
+                                      row_tracking_guard, target_guard, unchanged_guard)
 from inspector.restore_protocol import merge_protocols, writer_features
 from inspector.restore_warnings import restore_warnings
 from inspector.settings import Settings
@@ -264,6 +264,7 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         managed_guard(current.metadata, current.protocol, log.listing.staged_commits),
         append_only_guard(current.metadata, removes),
         row_tracking_guard(merged, target.metadata, adds),
+        column_mapping_guard(current.metadata, target.metadata),
     )
     return RestorePlan(
         current.table_root, table_name(current), current.version, target.version,

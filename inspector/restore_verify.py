@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from inspector.errors import InspectorError, UnsupportedFeature
 from inspector.log import DeltaLog
-from inspector.restore_commit import (ICT_KEYS, IDENTITY_HIGH_WATER_MARK, metadata_json)
+from inspector.restore_commit import ICT_KEYS, IDENTITY_HIGH_WATER_MARK, MAX_COLUMN_ID, metadata_json
 from inspector.restore_protocol import covers, describe_protocol
 from inspector.settings import Settings
 from inspector.snapshot import Snapshot
@@ -130,7 +130,8 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
     """Metadata without the parts a restore legitimately keeps from the current version."""
     body = metadata_json(snapshot.metadata)
     body.pop("createdTime", None)
-    body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in ICT_KEYS}
+    kept = (*ICT_KEYS, MAX_COLUMN_ID)  # never go back: kept from the pre-restore version
+    body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in kept}
     schema = json.loads(body["schemaString"])
     for f in schema.get("fields", []):
         (f.get("metadata") or {}).pop(IDENTITY_HIGH_WATER_MARK, None)

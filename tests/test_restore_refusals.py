@@ -189,3 +189,15 @@ def test_a_restore_needs_a_confirmation_and_a_reason(tmp_path, settings, spark, 
 
     assert DeltaLog.open(table).latest_version == 4
     assert [e.outcome for e in read_audit(settings.audit_log)] == ["planned", "refused"]
+
+
+def test_a_restore_that_would_turn_column_mapping_off_is_refused(copy_table, settings, spark):
+    table = copy_table("delta-rs/table_with_partitioning_mapping")  # mapping 'name' from version 2
+
+    plan = plan_restore(DeltaLog.open(str(table)), 1, settings=settings, spark=spark)
+
+    mapping = guard(plan, "column_mapping")
+    assert not mapping.passed and "from 'name' to 'none'" in mapping.message
+    assert guard(plan, "target_version").passed
+    with pytest.raises(RestoreRefused, match="column mapping"):
+        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)

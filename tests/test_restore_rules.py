@@ -198,3 +198,28 @@ def test_every_attempt_is_appended_to_the_audit_log(tmp_path):
     assert [e.outcome for e in entries] == ["planned", "committed"]
     assert entries[1].who == "ana" and entries[1].reason == "bad load"
     assert entries[1].committed_version == 4 and entries[0].who  # the OS user by default
+
+
+def test_column_mapping_ids_never_go_back():
+    from inspector.restore_commit import restored_metadata
+
+    schema = {"type": "struct", "fields": [{"name": "a", "type": "long", "nullable": True, "metadata": {
+        "delta.columnMapping.id": 1, "delta.columnMapping.physicalName": "col-a"}}]}
+    target = metadata({"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "1"}, schema)
+    current = metadata({"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "3"}, schema)
+
+    restored = restored_metadata(current, target)
+
+    assert restored["configuration"]["delta.columnMapping.maxColumnId"] == "3"
+    assert restored_metadata(target, target)["configuration"]["delta.columnMapping.maxColumnId"] == "1"
+
+
+@pytest.mark.parametrize("current, target, allowed", [
+    ("name", "name", True), ("none", "name", True), ("name", "none", False), ("id", "name", False),
+    ("none", "id", False)])
+def test_the_column_mapping_mode_only_changes_as_delta_allows(current, target, allowed):
+    from inspector.restore_guards import column_mapping_guard
+
+    guard = column_mapping_guard(metadata({"delta.columnMapping.mode": current}),
+                                 metadata({"delta.columnMapping.mode": target}))
+    assert guard.passed is allowed
