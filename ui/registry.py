@@ -41,6 +41,7 @@ class Page:
 PAGES: list[Page] = [
     Page("timeline", "Timeline", "ui.timeline"),
     Page("version", "Version", "ui.version"),
+    Page("preview", "Preview", "ui.preview"),
     Page("overview", "Overview", "ui.overview"),
     Page("diff", "Diff", "ui.diff"),
     Page("health", "Health", "ui.health"),

@@ -1,0 +1,151 @@
+"""The Preview page: a version's rows, by version or by timestamp, read by Spark.
+
+The schema and file counts come from the log at once; Spark starts only when the
+user asks for rows. The read runs on a worker thread in its own Spark job group:
+the page polls it, showing each stage, and any interaction (the Cancel button, or
+another widget) interrupts the poll, which cancels the job group.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from inspector.errors import InspectorError
+from inspector.preview import Preview, PreviewJob, json_value
+from inspector.spark import spark_status
+from inspector.timetravel import parse_timestamp, version_at_timestamp
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
+from ui.context import PageContext
+
+_RESULT = "_preview_result"  # (request, Preview) of the last finished preview
+_JOB = "_preview_job"        # the running PreviewJob, so a rerun can cancel it
+
+
+def render(ctx: PageContext) -> None:
+    """The Preview page: pick a version or a timestamp, see its schema, then its rows."""
+    st.subheader("Preview", anchor=False)
+    version = _choose_version(ctx)
+    if version is None:
+        return
+    snapshot = ctx.log.snapshot(version)
+    cols = st.columns(4)
+    cols[0].metric("Version", version)
+    cols[1].metric("Files", format_count(snapshot.num_files))
+    cols[2].metric("Size", format_bytes(snapshot.size_in_bytes))
+    cols[3].metric("Records (from stats)", format_count(snapshot.num_records))
+    with st.expander(f"Schema at version {version} ({len(snapshot.schema.fields)} columns)"):
+        st.dataframe(pd.DataFrame([{"column": f.name, "type": f.type.simple_string(),
+                                    "nullable": f.nullable,
+                                    "partition": f.name in snapshot.partition_columns}
+                                   for f in snapshot.schema.fields]),
+                     hide_index=True, width="stretch")
+    where = st.text_input("Filter (optional SQL WHERE expression, evaluated by Spark)",
+                          key="preview_where", placeholder="amount > 100 AND region = 'EU'")
+    request = (ctx.log.table_root, ctx.log.generation, version, where.strip(), ctx.settings.preview_rows)
+    run = st.button("Show rows", key="preview_run", type="primary", icon=":material/table_view:",
+                    help=f"Starts Spark (if needed), counts every row and shows the first "
+                         f"{ctx.settings.preview_rows}.")
+    cancel_clicked = st.session_state.get("preview_cancel", False)
+    _cancel_leftover(cancel_clicked)
+    if run:
+        _run(ctx, request, version, where)
+    result = st.session_state.get(_RESULT)
+    if result is not None and result[0] == request:
+        _show(result[1], ctx)
+    elif not run:
+        st.caption(f":material/bolt: {escape_markdown(spark_status().describe())}")
+
+
+def _choose_version(ctx: PageContext) -> int | None:
+    by = st.radio("Choose by", ["Version", "Timestamp"], horizontal=True, key="preview_by")
+    if by == "Version":
+        versions = list(ctx.versions) or [ctx.version]
+        # Keyed by the sidebar's version, so picking one there resets this picker.
+        return st.selectbox("Version", versions, index=versions.index(ctx.version),
+                            key=f"preview_version_{ctx.version}",
+                            help="Defaults to the version selected in the sidebar.")
+    typed = st.text_input("Timestamp (UTC unless you give a zone)", key="preview_timestamp",
+                          placeholder="2024-10-08 05:42:52  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00")
+    if not typed.strip():
+        st.caption("Type a time; the table's version at that moment is previewed (Delta's rule: "
+                   "the latest version committed at or before it).")
+        return None
+    try:
+        moment = parse_timestamp(typed)
+        version = version_at_timestamp(ctx.log, moment, ctx.settings)
+    except InspectorError as exc:
+        render_error(exc)
+        return None
+    entry = ctx.entry(version)
+    committed = f", committed {format_ms(entry.timestamps.history)}" if entry else ""
+    st.caption(f"{moment.strftime('%Y-%m-%d %H:%M:%S')} UTC → **version {version}**{committed}.")
+    return version
+
+
+def _cancel_leftover(cancel_clicked: bool) -> None:
+    """A job still running from an interrupted run is cancelled (its result would be stale)."""
+    job: PreviewJob | None = st.session_state.pop(_JOB, None)
+    if job is not None and not job.done():
+        job.cancel()
+    if cancel_clicked and job is not None:
+        st.info("Preview cancelled; Spark's jobs for it were stopped.", icon=":material/cancel:")
+
+
+def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
+    job = PreviewJob(ctx.log, version, settings=ctx.settings, where=where or None)
+    st.session_state[_JOB] = job
+    st.button("Cancel", key="preview_cancel", icon=":material/cancel:")
+    with st.status(job.stage, expanded=False) as box:
+        try:
+            while not job.wait(0.3):
+                box.update(label=job.stage)  # also where Streamlit stops us if the user clicks
+        finally:
+            if not job.done():
+                job.cancel()
+        try:
+            preview = job.result()
+        except InspectorError as exc:
+            box.update(label="Preview failed", state="error")
+            render_error(exc)
+            return
+        finally:
+            st.session_state.pop(_JOB, None)
+        if preview is None:
+            box.update(label="Cancelled", state="error")
+            return
+        box.update(label=f"Read version {version}: {preview.num_rows:,} rows", state="complete")
+    st.session_state[_RESULT] = (request, preview)
+
+
+def _show(preview: Preview, ctx: PageContext) -> None:
+    for warning in preview.warnings:
+        st.warning(escape_markdown(warning), icon=":material/warning:")
+    cols = st.columns(4)
+    cols[0].metric("Rows", format_count(preview.num_rows),
+                   help="Exact: Spark counted every row" + (" matching the filter." if preview.where else "."))
+    cols[1].metric("Shown", format_count(len(preview.rows)))
+    cols[2].metric("Files read", format_count(preview.files_read))
+    cols[3].metric("Bytes read", format_bytes(preview.bytes_read))
+    frame = _frame(preview)
+    st.dataframe(frame, hide_index=True, width="stretch")
+    st.download_button("Download these rows (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"version-{preview.version}-preview.csv", mime="text/csv",
+                       icon=":material/download:", key="preview_csv")
+    st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
+
+
+def _frame(preview: Preview) -> pd.DataFrame:
+    """The rows as a table: nested values as JSON text, binary as base64, decimals as text."""
+    names = [c.name for c in preview.columns]
+    return pd.DataFrame([[_cell(row.get(n)) for n in names] for row in preview.rows], columns=names)
+
+
+def _cell(value):
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(json_value(list(value) if isinstance(value, tuple) else value))
+    if isinstance(value, (bytes, bytearray)) or type(value).__name__ == "Decimal":
+        return json_value(value)
+    return value
