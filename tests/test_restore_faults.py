@@ -47,18 +47,36 @@ execute_restore(plan, confirmed=True, reason="fault injection", settings=Setting
 """
 
 
-def run_and_kill(plan_file: Path, audit: Path, delay: float) -> None:
-    """Start the restore in its own process group and SIGKILL the whole group after ``delay``."""
+def run_and_kill(plan_file: Path, audit: Path, delay: float | None = None, commit: Path | None = None
+                 ) -> float:
+    """Start the restore in its own process group and SIGKILL the whole group.
+
+    The kill comes ``delay`` seconds after the child is ready or, when ``commit`` is given,
+    as soon as that commit file exists. Returns the seconds from ready to the kill.
+    """
     child = subprocess.Popen([sys.executable, "-c", _RESTORE_IN_CHILD, str(plan_file), str(audit),
                               str(PAUSE_SECONDS)], cwd=REPO, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
         assert child.stdout.readline().strip() == "ready"
-        time.sleep(delay)
+        start = time.monotonic()
+        if commit is None:
+            time.sleep(delay)
+        while commit is not None and not commit.exists() and time.monotonic() - start < 60:
+            time.sleep(0.005)
+        return time.monotonic() - start
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait(timeout=30)
+
+
+def copy_with_plan(pristine: str, plan, folder: Path) -> tuple[str, Path]:
+    """A fresh copy of the table and the plan pointed at it (the plan's paths are relative)."""
+    shutil.copytree(pristine, folder)
+    plan_file = folder.with_suffix(".pkl")
+    plan_file.write_bytes(pickle.dumps(dataclasses.replace(plan, table_root=str(folder))))
+    return str(folder), plan_file
 
 
 def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_path, spark):
@@ -67,14 +85,15 @@ def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_pa
                         spark=spark)
     original, target = DeltaLog.open(pristine).snapshot(4), DeltaLog.open(pristine).snapshot(1)
     rng, outcomes, rows_checked = random.Random(20240501), [], set()
+    # Calibrate on this machine's load: how long from "ready" until the commit file exists.
+    table, plan_file = copy_with_plan(pristine, plan, tmp_path / "calibration")
+    to_commit = run_and_kill(plan_file, tmp_path / "audit.jsonl",
+                             commit=Path(table) / "_delta_log" / "00000000000000000005.json")
 
     for run in range(RUNS):
-        table = str(tmp_path / f"run{run}")
-        shutil.copytree(pristine, table)
-        plan_file = tmp_path / f"plan{run}.pkl"
-        plan_file.write_bytes(pickle.dumps(dataclasses.replace(plan, table_root=table)))
+        table, plan_file = copy_with_plan(pristine, plan, tmp_path / f"run{run}")
 
-        run_and_kill(plan_file, tmp_path / "audit.jsonl", rng.uniform(0.0, 0.45))
+        run_and_kill(plan_file, tmp_path / "audit.jsonl", rng.uniform(0.0, 2 * to_commit))
 
         log = DeltaLog.open(table)
         assert all(c.is_complete for c in log.commits), f"run {run}: a partial commit file is visible"
