@@ -163,7 +163,8 @@ def build_table(root: str, commits: int) -> float:
     """
     from deltalake import DeltaTable
 
-    start_ms = int(time.time() * 1000) - (commits + 10) * MINUTE_MS
+    day_ms = 24 * 60 * MINUTE_MS  # start at a midnight so every run has the same partitions
+    start_ms = (int(time.time() * 1000) - (commits + 10) * MINUTE_MS) // day_ms * day_ms
     log, checkpoint_seconds = SparkLikeLog(root, start_ms), 0.0
     for version in range(commits):
         log.write(version)
