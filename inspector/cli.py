@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Callable
 
-from inspector.errors import InspectorError
+from inspector.errors import InspectorError, InvalidInput
 from inspector.settings import Settings
 
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -40,10 +41,17 @@ def arguments(add: Callable[[argparse.ArgumentParser], None]):
     return attach
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors follow the CLI's error contract."""
+
+    def error(self, message: str):  # argparse would print usage and exit; we raise instead
+        raise InvalidInput(f"{message[0].upper()}{message[1:]}.", f"Run '{self.prog} --help' for usage.")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     _load_commands()
-    parser = argparse.ArgumentParser(prog="python -m inspector",
+    parser = _Parser(prog="python -m inspector",
                                      description="Inspect Delta Lake tables and repair them safely.")
     subs = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (add_args, handler, help_text) in sorted(_COMMANDS.items()):
@@ -56,9 +64,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (never raises for user errors)."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = build_parser().parse_args(argv)
+    except InvalidInput as exc:
+        return _fail(argparse.Namespace(json="--json" in argv), exc.kind, str(exc), exc.exit_code)
     try:
         return args.handler(args, Settings.from_env())
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: not an error; silence the final flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except InspectorError as exc:
         return _fail(args, exc.kind, str(exc), exc.exit_code, getattr(exc, "json_context", None))
     except KeyboardInterrupt:

@@ -274,3 +274,12 @@ def test_demo_refuses_a_folder_that_is_not_a_delta_table(tmp_path):
     assert json.loads(result.stdout)["error"]["type"] == "InvalidInput"
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]
+
+
+def test_usage_errors_follow_the_error_contract():
+    """A mistyped option is bad input: exit 2, one line on stderr, a JSON error with --json."""
+    result = subprocess.run([sys.executable, "-m", "inspector", "history", "x", "--limit", "abc", "--json"],
+                            cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "--limit" in result.stderr
+    assert json.loads(result.stdout)["error"]["type"] == "InvalidInput"
