@@ -22,6 +22,7 @@ from inspector.settings import Settings
 _SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
 _COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
 _STATUS, _RANK = "__delta_inspector_status", "__delta_inspector_rank"
+_TOTALS = "__delta_inspector_totals"  # the status of the counts row in a collected union
 _ADDED, _REMOVED = "__delta_inspector_added", "__delta_inspector_removed"
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
 _BEFORE, _AFTER, _DIFFERS = "__delta_inspector_before_", "__delta_inspector_after_", "__delta_inspector_differs_"
@@ -115,14 +116,8 @@ def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequenc
     after = read_files(to_snap, diff.only_in_to, spark=spark)
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
     maps = {f.name for df in (before, after) for f in df.schema.fields if _is_map(f.dataType)}
-    net = _net_rows(before, after).persist()
-    try:
-        if key:
-            counted = _keyed(net, key, offset, limit, maps, diff)
-        else:
-            counted = _unkeyed(net, offset, limit, maps)
-    finally:
-        net.unpersist()
+    net = _net_rows(before, after)
+    counted = _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
     added, removed, changed, samples = counted
     return RowDiff(diff.from_version, diff.to_version, tuple(c for c in net.columns if c != _COUNT), key,
                    added, removed, changed, len(files), sum(f.size for f in files), samples)
@@ -228,28 +223,38 @@ def _expand(df):
             .select(*[_col(c) for c in columns]))
 
 
-def _pages(frames: dict, order: Sequence[str], offset: int, limit: int) -> dict[str, list[dict]]:
-    """The same page of each frame, ordered by ``order`` (default: every column), in one Spark job."""
+def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int):
+    """The one-row ``totals`` and the same page of each frame, in ONE Spark job.
+
+    Each job costs a fixed overhead, and the frames share the grouped change set,
+    whose shuffle Spark reuses within a query; so everything is one union.
+
+    Returns:
+        (totals as a dict, {frame name: page rows as dicts ordered by ``order``}).
+    """
     from functools import reduce
 
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    pages: dict[str, list[dict]] = {status: [] for status in frames}
-    if limit == 0:
-        return pages
-    branches = []
-    for status, df in frames.items():
+    branches = [totals.withColumn(_STATUS, F.lit(_TOTALS)).withColumn(_RANK, F.lit(0))]
+    for status, df in frames.items() if limit else ():
         by = [_col(c) for c in _orderable(df, order)] or [F.lit(0)]
         page = df.orderBy(*by).offset(offset).limit(limit)
         # A union does not keep order, so each page row carries its rank (pages are small).
         branches.append(page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by)))
                         .withColumn(_STATUS, F.lit(status)))
     union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
+    pages: dict[str, list[dict]] = {status: [] for status in frames}
+    found = {}
     for row in sorted(union.collect(), key=lambda r: r[_RANK]):
         values = row.asDict(recursive=True)
-        pages[values[_STATUS]].append({c: values[c] for c in frames[values[_STATUS]].columns})
-    return pages
+        status = values[_STATUS]
+        if status == _TOTALS:
+            found = {c: int(values[c] or 0) for c in totals.columns}
+        else:
+            pages[status].append({c: values[c] for c in frames[status].columns})
+    return found, pages
 
 
 def _orderable(df, wanted: Sequence[str]) -> list[str]:
@@ -272,17 +277,18 @@ def _row(values: dict[str, Any], maps: set[str]) -> dict[str, Any]:
 def _unkeyed(net, offset: int, limit: int, maps: set[str]):
     from pyspark.sql import functions as F
 
-    totals = net.agg(F.sum(F.when(F.col(_COUNT) > 0, F.col(_COUNT)).otherwise(0)),
-                     F.sum(F.when(F.col(_COUNT) < 0, -F.col(_COUNT)).otherwise(0))).first()
-    pages = _pages({"added": _expand(net.where(F.col(_COUNT) > 0)),
-                    "removed": _expand(net.where(F.col(_COUNT) < 0))}, (), offset, limit)
+    count = F.col(_COUNT)
+    totals = net.agg(F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
+                     F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
+    found, pages = _collect(totals, {"added": _expand(net.where(count > 0)),
+                                     "removed": _expand(net.where(count < 0))}, (), offset, limit)
     samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
                          tuple(_row(r, maps) for r in pages["removed"]))
-    return int(totals[0] or 0), int(totals[1] or 0), None, samples
+    return found[_ADDED], found[_REMOVED], None, samples
 
 
-def _key_counts(net, key: tuple[str, ...]):
-    """(keys duplicated on a side, keys added, removed, changed) in one aggregation."""
+def _key_totals(net, key: tuple[str, ...]):
+    """One row: keys duplicated on a side, and keys added, removed and changed."""
     from pyspark.sql import functions as F
 
     count = F.col(_COUNT)
@@ -290,10 +296,9 @@ def _key_counts(net, key: tuple[str, ...]):
         F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
         F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
     added, removed = F.col(_ADDED), F.col(_REMOVED)
-    row = per_key.agg(*[F.sum(condition.cast("int")) for condition in (
-        (added > 1) | (removed > 1), (added > 0) & (removed == 0),
-        (removed > 0) & (added == 0), (added > 0) & (removed > 0))]).first()
-    return tuple(int(v or 0) for v in row)
+    return per_key.agg(*[F.sum(condition.cast("int")).alias(name) for name, condition in (
+        ("duplicated", (added > 1) | (removed > 1)), ("added", (added > 0) & (removed == 0)),
+        ("removed", (removed > 0) & (added == 0)), ("changed", (added > 0) & (removed > 0)))])
 
 
 def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
@@ -314,9 +319,6 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
     """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
     from pyspark.sql import functions as F
 
-    duplicated, added, removed, changed = _key_counts(net, key)
-    if duplicated:
-        _refuse_duplicate_keys(net, key, diff)
     columns = [c for c in net.columns if c != _COUNT]
     joined = _join_on_key(net, columns, key)
     others = [(i, c) for i, c in enumerate(columns) if c not in key]
@@ -331,7 +333,9 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
         *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i, _ in others],
         *[(~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
           for i, _ in others])
-    pages = _pages(frames, key, offset, limit)
+    found, pages = _collect(_key_totals(net, key), frames, key, offset, limit)
+    if found["duplicated"]:  # the pages of a join on a duplicated key are meaningless
+        _refuse_duplicate_keys(net, key, diff)
     changed_rows = tuple(ChangedRow(
         {k: _value(r[k], k in maps) for k in key},
         tuple(ValueChange(c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps))
@@ -339,7 +343,7 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
         for r in pages["changed"])
     samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
                          tuple(_row(r, maps) for r in pages["removed"]), changed_rows)
-    return added, removed, changed, samples
+    return found["added"], found["removed"], found["changed"], samples
 
 
 def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
