@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 
 import pyarrow as pa
@@ -166,3 +167,19 @@ def test_a_missing_commit_in_between_is_a_corrupt_log(orders):
 def test_a_version_outside_the_log_is_not_found(orders):
     with pytest.raises(VersionNotFound, match="versions 0 to 4"):
         diff_files(DeltaLog.open(orders), 1, 9)
+
+
+def test_markdown_postmortem_tells_the_story_of_the_commits_in_between(orders):
+    from inspector.report import markdown_report, to_json
+
+    diff = diff_files(DeltaLog.open(orders), 1, 4)
+
+    report = markdown_report(diff, table=orders, max_files=1)
+
+    assert report.startswith("# Postmortem: version 1 → version 4")
+    for expected in ("| 2 |", "DELETE", "UPDATE", "OPTIMIZE", "## Partitions", "| p=a |",
+                     "### Removed (only in the from version): 2", "… and 1 more (see the JSON export)",
+                     "Rows were not compared"):
+        assert expected in report
+    exported = json.loads(to_json(diff, table=orders))
+    assert (exported["from"], exported["to"], len(exported["files"]["removed"])) == (1, 4, 2)

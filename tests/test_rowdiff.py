@@ -29,8 +29,15 @@ def _full_version(path: str, version: int) -> list[dict]:
 
 
 def _normal(value):
+    """A hashable, comparable value: maps (dicts, or Arrow's lists of pairs) and structs as sorted pairs."""
     if isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(timezone.utc).replace(tzinfo=None)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _normal(v)) for k, v in value.items()))
+    if isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return _normal(dict(value))
+    if isinstance(value, list):
+        return tuple(_normal(v) for v in value)
     return value
 
 
@@ -147,6 +154,19 @@ def test_partitioned_table(tmp_path, spark):
     assert {r["region"] for r in diff.samples.removed} == {"eu", "apac"}
 
 
+def test_maps_compare_regardless_of_entry_order_and_structs_compare_by_field(tmp_path, spark):
+    path = str(tmp_path / "nested")
+    tags = pa.array([[("a", "1"), ("b", "2")], [("c", "3")], None], pa.map_(pa.string(), pa.string()))
+    address = pa.array([{"city": "Oslo", "zip": 150}, {"city": "Rome", "zip": None}, None],
+                       pa.struct([("city", pa.string()), ("zip", pa.int32())]))
+    write_deltalake(path, pa.table({"id": pa.array([1, 2, 3], pa.int64()), "tags": tags, "address": address}))
+    DeltaTable(path).delete("id = 2")
+
+    diff = assert_matches_brute_force(path, 0, 1, spark)
+
+    assert diff.samples.removed == ({"id": 2, "tags": {"c": "3"}, "address": {"city": "Rome", "zip": None}},)
+
+
 @pytest.mark.parametrize("table,from_version,to_version", [
     ("delta-kernel-rs/table-with-dv-small", 0, 1),
     ("delta-golden/dv-partitioned-with-checkpoint", 3, 12),
@@ -156,6 +176,17 @@ def test_deletion_vectors_leave_exactly_the_deleted_rows(corpus, spark, table, f
     path = str(corpus / table)
     diff = assert_matches_brute_force(path, from_version, to_version, spark)
     assert diff.added + diff.removed > 0
+
+
+def test_a_renamed_column_is_one_column_matched_by_its_column_mapping_id(corpus, spark):
+    log = DeltaLog.open(str(corpus / "delta-rs/table_with_partitioning_mapping"))  # v3: RENAME id -> newid
+
+    forward, backward = (diff_rows(log, 2, 4, spark=spark), diff_rows(log, 4, 2, spark=spark))
+
+    assert forward.columns == ("newid", "description") and backward.columns == ("id", "description")
+    assert forward.samples.added == ({"newid": 2, "description": "Additional data"},)
+    assert backward.samples.removed == ({"id": 2, "description": "Additional data"},)
+    assert (forward.removed, backward.added) == (0, 0)
 
 
 def test_a_changed_deletion_vector_reads_the_same_file_on_both_sides(corpus, spark):
