@@ -18,6 +18,7 @@ from collections import Counter
 from datetime import date, datetime, timezone, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any, Iterable
+from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from inspector.actions import AddFile
@@ -237,27 +238,87 @@ def _read(spark, snapshot: Snapshot, adds: list[AddFile]):
 
 def _read_layer(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
     from pyspark.sql import functions as F
-
-    id_mode = snapshot.metadata.column_mapping_mode == "id"
-    if id_mode:
-        # Column-mapping id mode matches Parquet columns by field id, as Delta does.
-        spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
-    parts = set(snapshot.partition_columns)
-    data_fields = [f for f in logical.fields if f.name not in parts]
     from pyspark.sql.types import StructType
 
-    read_schema = StructType([_physical_field(f, id_mode) for f in data_fields])
-    paths = [_GLOB_CHARS.sub(r"\\\1", snapshot.data_path(a)) for a in adds]
-    df = spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
-    meta = df.metadataColumn("_metadata")
-    needs_key = bool(parts) or any(a.deletion_vector for a in adds)
-    if needs_key:
-        df = df.withColumn(_FILE_KEY, _decoded_path(meta.getField("file_path")))
-    if any(a.deletion_vector for a in adds):
-        df = _drop_deleted(spark, snapshot, df.withColumn(_ROW_INDEX, meta.getField("row_index")), adds)
+    id_mode = snapshot.metadata.column_mapping_mode == "id"
+    parts = set(snapshot.partition_columns)
+    data_fields = [f for f in logical.fields if f.name not in parts]
+    df = _scan(spark, snapshot, adds, StructType([_physical_field(f, id_mode) for f in data_fields]))
+    has_dvs = any(a.deletion_vector for a in adds)
+    if parts or has_dvs:
+        keys = _spark_file_keys(df, snapshot, adds)
+        df = df.withColumn(_FILE_KEY, df.metadataColumn("_metadata").getField("file_path"))
+    if has_dvs:
+        df = df.withColumn(_ROW_INDEX, df.metadataColumn("_metadata").getField("row_index"))
+        df = _drop_deleted(spark, snapshot, df, adds, keys)
     if parts:
-        df = df.join(F.broadcast(_partition_frame(spark, snapshot, logical, adds)), on=_FILE_KEY)
+        df = df.join(F.broadcast(_partition_frame(spark, snapshot, logical, adds, keys)), on=_FILE_KEY)
     return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
+
+
+def _scan(spark, snapshot: Snapshot, adds: list[AddFile], read_schema):
+    """Spark's scan of exactly these files: explicit schema, no partition discovery."""
+    if snapshot.metadata.column_mapping_mode == "id":
+        # Column-mapping id mode matches Parquet columns by field id, as Delta does.
+        spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    # file: keeps a cluster's default file system (HDFS, ...) from claiming local paths;
+    # Hadoop would expand glob characters in file names, so they are escaped.
+    paths = ["file:" + _GLOB_CHARS.sub(r"\\\1", _file_key(snapshot, a)) for a in adds]
+    return spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
+
+
+def _spark_file_keys(df, snapshot: Snapshot, adds: list[AddFile]) -> dict[str, str]:
+    """Each add's file as Spark names it in ``_metadata.file_path``: ``file:`` + %-encoded path.
+
+    Spark's own listing (``inputFiles``, no job) gives the encoded paths (written
+    ``file:///`` there, ``file:/`` in ``_metadata``); it is decoded and matched to our
+    paths, so the per-row join compares Spark's strings as they are. Decoding them per
+    row instead costs about five times as much on large tables.
+
+    Raises:
+        MissingDataFile: If Spark did not list a file (it vanished while we looked).
+    """
+    listed = {}
+    for uri in df.inputFiles():
+        encoded = urlsplit(uri).path
+        listed[unquote(encoded)] = "file:" + encoded
+    keys = {}
+    for add in adds:
+        local = _file_key(snapshot, add)
+        if local not in listed:
+            raise MissingDataFile(f"Spark could not list {local}, a file of this version.",
+                                  "Check that the file exists and is readable, then retry.")
+        keys[local] = listed[local]
+    return keys
+
+
+def count_rows(snapshot: Snapshot, *, spark=None) -> int:
+    """The exact number of rows of a snapshot, reading only Parquet footers where possible.
+
+    Rows live in the files; partition values do not change the count, and a deletion
+    vector removes exactly its cardinality when every deleted index is inside its file
+    (checked against the file's ``numRecords``). Otherwise the rows are read and counted.
+
+    Raises:
+        UnsupportedFeature, MissingDataFile: As :func:`read_snapshot`.
+    """
+    check_readable(snapshot)
+    adds = snapshot.add_files
+    check_files_exist(snapshot, adds)
+    spark = spark or _session()
+    from inspector.spark import has_delta_jars
+
+    if has_delta_jars(spark) or any(a.deletion_vector and a.num_records is None for a in adds):
+        return read_snapshot(snapshot, spark=spark).count()
+    if not adds:
+        return 0
+    from pyspark.sql.types import StructType
+
+    deleted = 0
+    for add in adds:
+        if add.deletion_vector is not None:
+            deleted += len(_checked_bitmap(snapshot, add))
+    return _scan(spark, snapshot, adds, StructType([])).count() - deleted
 
 
 def _physical_field(field, id_mode: bool):
@@ -313,20 +374,11 @@ def _physical_name(field) -> str:
     return str((field.metadata or {}).get(PHYSICAL_NAME_KEY) or field.name)
 
 
-def _decoded_path(file_path_column):
-    """Spark's ``_metadata.file_path`` (a URI) as a local path, comparable to ours."""
-    from pyspark.sql import functions as F
-
-    # url_decode follows HTML forms ('+' means space); Hadoop leaves '+' as is, so protect it.
-    decoded = F.url_decode(F.replace(file_path_column, F.lit("+"), F.lit("%2B")))
-    return F.regexp_replace(decoded, r"^file:(//)?", "")
-
-
 def _file_key(snapshot: Snapshot, add: AddFile) -> str:
     return os.path.normpath(snapshot.data_path(add))
 
 
-def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
+def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], keys: dict[str, str]):
     """A small DataFrame (file key, typed partition values...) built from the add actions."""
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -339,7 +391,7 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
     rows = []
     for add in adds:
         values = add.partition_values or {}
-        rows.append((_file_key(snapshot, add), *[
+        rows.append((keys[_file_key(snapshot, add)], *[
             partition_value(values.get(_physical_name(f), values.get(f.name)), f.dataType.typeName(),
                             add.path, zone)
             for f in fields]))
@@ -410,24 +462,26 @@ _PARTITION_PARSERS = {
 }
 
 
-def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile]):
+def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile], keys: dict[str, str]):
     """Left-anti join with the (file, row index) pairs the deletion vectors mark deleted."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
-    rows = []
-    for add in adds:
-        if add.deletion_vector is None:
-            continue
-        bitmap = deleted_rows(add.deletion_vector, snapshot.table_root)
-        if add.num_records is not None and len(bitmap) and bitmap.max() >= add.num_records:
-            raise MissingDataFile(
-                f"The deletion vector of {add.path} marks row {bitmap.max()} deleted, but the file "
-                f"has {add.num_records} rows: the deletion vector does not belong to this file.",
-                "Rows cannot be read correctly; restore the table's files from a backup.")
-        rows.append((_file_key(snapshot, add), list(bitmap)))
+    rows = [(keys[_file_key(snapshot, add)], list(_checked_bitmap(snapshot, add)))
+            for add in adds if add.deletion_vector is not None]
     schema = StructType([StructField(_FILE_KEY, StringType(), False),
                          StructField("rows", ArrayType(LongType(), False), False)])
     deleted = (spark.createDataFrame(rows, schema)
                .select(_FILE_KEY, F.explode("rows").alias(_ROW_INDEX)))
     return df.join(deleted, on=[_FILE_KEY, _ROW_INDEX], how="left_anti")
+
+
+def _checked_bitmap(snapshot: Snapshot, add: AddFile):
+    """The add's deleted rows, refused when they point past the end of its file."""
+    bitmap = deleted_rows(add.deletion_vector, snapshot.table_root)
+    if add.num_records is not None and len(bitmap) and bitmap.max() >= add.num_records:
+        raise MissingDataFile(
+            f"The deletion vector of {add.path} marks row {bitmap.max()} deleted, but the file "
+            f"has {add.num_records} rows: the deletion vector does not belong to this file.",
+            "Rows cannot be read correctly; restore the table's files from a backup.")
+    return bitmap

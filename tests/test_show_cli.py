@@ -123,9 +123,9 @@ def test_an_unknown_version_shows_the_range(capsys):
     assert code == 2 and "versions 0 to 2" in err
 
 
-def test_version_and_timestamp_are_exclusive():
-    with pytest.raises(SystemExit):
-        main(["show", str(PARTITIONED), "--version", "1", "--timestamp", "2024-10-08"])
+def test_version_and_timestamp_are_exclusive(capsys):
+    code, _, err = show(capsys, PARTITIONED, "--version", "1", "--timestamp", "2024-10-08")
+    assert code == 2 and "not allowed with argument --version" in err
 
 
 def test_spark_flags_override_the_settings():
