@@ -95,7 +95,8 @@ def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str
         UnsupportedFeature, MissingDataFile: From :mod:`inspector.reader`.
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.reader import check_files_exist, check_readable, read_snapshot, read_warnings
+    from inspector.reader import (check_files_exist, check_readable, count_rows, read_snapshot,
+                                  read_warnings)
 
     snapshot = log.snapshot(version)
     check_readable(snapshot)  # refuse before paying for Spark's start
@@ -110,7 +111,9 @@ def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str
     df = _filtered(read_snapshot(snapshot, spark=spark), where)
     rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
-    total = _spark_action(df.count)
+    # Without a filter the count comes from Parquet footers (minus deleted rows): no scan.
+    total = _spark_action(df.count if where and where.strip() else
+                          lambda: count_rows(snapshot, spark=spark))
     columns = tuple(PreviewColumn(f.name, f.type.simple_string()) for f in snapshot.schema.fields)
     return Preview(version, columns, total, tuple(rows), limit, (where or "").strip() or None,
                    snapshot.num_files, snapshot.size_in_bytes, tuple(read_warnings(snapshot)))

@@ -228,3 +228,37 @@ def test_count_rows_reads_footers_and_subtracts_deletion_vectors(spark):
     for path in ("delta-kernel-java/basic-dv-with-checkpoint", "dat-v0.0.2/basic_partitioned/delta"):
         snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
         assert count_rows(snapshot, spark=spark) == read_snapshot(snapshot, spark=spark).count()
+
+
+@pytest.mark.parametrize("path,feature", [
+    ("delta-kernel-rs/type-widening", "byte to decimal(4,1)"),          # Spark's reader cannot
+    ("delta-spark/variant-stats-no-checkpoint", "variantShredding-preview"),
+    ("delta-kernel-rs/table-with-geo", "geospatial"),
+])
+def test_features_that_cannot_be_read_correctly_are_refused_by_name(path, feature):
+    from inspector.errors import UnsupportedFeature
+
+    with pytest.raises(UnsupportedFeature, match=feature.replace("(", r"\(").replace(")", r"\)")):
+        read_snapshot(DeltaLog.open(str(CORPUS / path)).snapshot())  # refused before Spark starts
+
+
+def test_widened_types_spark_can_read_are_read_as_the_new_type(spark):
+    snapshot = DeltaLog.open(str(CORPUS / "delta-golden/type-widening-nested")).snapshot()
+    rows = read_snapshot(snapshot, spark=spark).toArrow()
+    assert str(rows.schema.field("array").type) == "list<element: int64>"
+    assert sorted(r["struct"]["a"] for r in rows.to_pylist()) == [1, 9223372036854775807]
+
+
+def test_unshredded_variants_are_read(spark):
+    snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-rs/unshredded-variant")).snapshot()
+    df = read_snapshot(snapshot, spark=spark)
+    first = df.where("id = 3").selectExpr("cast(v as string)").first()[0]
+    assert (df.count(), first) == (102, '{"key":3}')
+
+
+def test_catalog_managed_tables_are_read_from_the_log_with_a_warning():
+    from inspector.reader import check_readable, read_warnings
+
+    snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-java/catalog-owned-preview")).snapshot()
+    check_readable(snapshot)
+    assert "catalog" in read_warnings(snapshot)[0]
