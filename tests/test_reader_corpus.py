@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from decimal import Decimal
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -247,6 +248,18 @@ def test_widened_types_spark_can_read_are_read_as_the_new_type(spark):
     rows = read_snapshot(snapshot, spark=spark).toArrow()
     assert str(rows.schema.field("array").type) == "list<element: int64>"
     assert sorted(r["struct"]["a"] for r in rows.to_pylist()) == [1, 9223372036854775807]
+
+    # 13 widenings (byte/int->long, float/ints->double, decimals, ints->decimal, date->ntz):
+    # the row written before them reads as the new types, with its values unchanged.
+    snapshot = DeltaLog.open(str(CORPUS / "delta-golden/type-widening")).snapshot()
+    old = read_snapshot(snapshot, spark=spark).where("byte_long = 1").toArrow().to_pylist()[0]
+    assert old == {"byte_long": 1, "int_long": 2, "float_double": float(np.float32(3.4)),
+                   "byte_double": 5.0, "short_double": 6.0, "int_double": 7.0,
+                   "decimal_decimal_same_scale": Decimal("123.45"),
+                   "decimal_decimal_greater_scale": Decimal("67.89000"),
+                   "byte_decimal": Decimal("1.0"), "short_decimal": Decimal("2.0"),
+                   "int_decimal": Decimal("3.0"), "long_decimal": Decimal("4.0"),
+                   "date_timestamp_ntz": datetime(2024, 9, 9)}
 
 
 def test_unshredded_variants_are_read(spark):
