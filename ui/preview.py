@@ -97,7 +97,8 @@ def _cancel_leftover(cancel_clicked: bool) -> None:
 def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
     job = PreviewJob(ctx.log, version, settings=ctx.settings, where=where or None)
     st.session_state[_JOB] = job
-    st.button("Cancel", key="preview_cancel", icon=":material/cancel:")
+    cancel_slot = st.empty()
+    cancel_slot.button("Cancel", key="preview_cancel", icon=":material/cancel:")
     with st.status(job.stage, expanded=False) as box:
         try:
             while not job.wait(0.3):
@@ -105,6 +106,7 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
         finally:
             if not job.done():
                 job.cancel()
+        cancel_slot.empty()
         try:
             preview = job.result()
         except InspectorError as exc:
