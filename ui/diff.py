@@ -70,10 +70,12 @@ def _summary(diff: FileDiff) -> None:
         st.caption("Backwards: from the newer version to the older one. "
                    "Added means only in the to version.")
     cols = st.columns(4)
-    cols[0].metric("Files", format_count(b.num_files), _delta(b.num_files - a.num_files))
-    cols[1].metric("Size", format_bytes(b.size_in_bytes), _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True))
+    # More or fewer files is neither good nor bad: neutral deltas.
+    cols[0].metric("Files", format_count(b.num_files), _delta(b.num_files - a.num_files), delta_color="off")
+    cols[1].metric("Size", format_bytes(b.size_in_bytes), _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True),
+                   delta_color="off")
     records_delta = None if None in (a.num_records, b.num_records) else b.num_records - a.num_records
-    cols[2].metric("Records (stats)", format_count(b.num_records), _delta(records_delta))
+    cols[2].metric("Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off")
     cols[3].metric("Commits in between", len(diff.by_commit))
     st.markdown(f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
                 f"{format_count(t.records_added)} records), **{t.files_removed}** removed "
@@ -97,10 +99,10 @@ def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
 
 def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None) -> None:
     name = f"diff-v{diff.from_version}-v{diff.to_version}"
-    left, right, _ = st.columns([1, 1, 3])
-    left.download_button("Postmortem (Markdown)", markdown_report(diff, rows, table=ctx.log.table_root),
+    row = st.container(horizontal=True)
+    row.download_button("Postmortem (Markdown)", markdown_report(diff, rows, table=ctx.log.table_root),
                          file_name=f"{name}.md", mime="text/markdown", icon=":material/description:")
-    right.download_button("Diff (JSON)", to_json(diff, rows, table=ctx.log.table_root),
+    row.download_button("Diff (JSON)", to_json(diff, rows, table=ctx.log.table_root),
                           file_name=f"{name}.json", mime="application/json", icon=":material/data_object:")
     if rows is None:
         st.caption("The exports include rows once they are compared on the Rows tab.")
@@ -209,8 +211,8 @@ def _show_rows(rows: RowDiff) -> None:
     cols[1].metric(f"{noun} removed", format_count(rows.removed))
     if rows.changed is not None:
         cols[2].metric("Keys changed", format_count(rows.changed))
-    st.caption(f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). "
-               f"Samples: rows {rows.samples.offset + 1}–{rows.samples.offset + rows.samples.limit}.")
+    st.caption(f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). Samples: up to "
+               f"{rows.samples.limit} rows per list from row {rows.samples.offset + 1}; counts are exact.")
     for title, sample, key in (("Added", rows.samples.added, "diff_rows_added"),
                                ("Removed", rows.samples.removed, "diff_rows_removed")):
         if sample:
