@@ -8,6 +8,8 @@ or raise one of our documented errors, never anything else. Log-only: no Spark.
 
 from __future__ import annotations
 
+import os
+
 from collections import Counter
 
 import pyarrow as pa
@@ -55,7 +57,11 @@ def _param(entry: dict):
 def relative(path: str, root: str) -> str:
     """A log path URL-decoded once and made relative to the table root."""
     path = canonical_path(path)
-    return path[len(root) + 1:] if path.startswith(root + "/") else path
+    # deltalake reports some paths with symlinks resolved (the corpus may sit behind one).
+    for prefix in (root, os.path.realpath(root)):
+        if path.startswith(prefix + "/"):
+            return path[len(prefix) + 1:]
+    return path
 
 
 def our_files(snapshot: Snapshot) -> Counter:
