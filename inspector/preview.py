@@ -6,15 +6,14 @@ under its own Spark job group, so the app can show progress and cancel it.
 
 from __future__ import annotations
 
-import base64
 import threading
 import uuid
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from decimal import Decimal
+from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from inspector.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log import DeltaLog
 from inspector.settings import Settings
 from inspector.timetravel import parse_timestamp, version_at_timestamp
@@ -178,32 +177,6 @@ def preview_record(preview: Preview) -> dict[str, Any]:
         "where": preview.where,
         "warnings": list(preview.warnings),
     }
-
-
-def json_value(value: Any) -> Any:
-    """A value as a JSON scalar (or list/object): ISO 8601 dates and times, decimals as
-    strings, binary as base64, maps as objects (keys as text)."""
-    if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-        return value.isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if isinstance(value, dict):
-        return {k: json_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):  # an Arrow map
-            return {str(json_value(k)): json_value(v) for k, v in value}
-        return [json_value(v) for v in value]
-    return value
 
 
 class PreviewJob:

@@ -6,15 +6,13 @@
 
 from __future__ import annotations
 
-import base64
 import json
-from datetime import date, datetime
-from decimal import Decimal
 from typing import Any, Iterable
 
 from inspector.actions import AddFile
 from inspector.filediff import CommitChange, FileDiff, FileTotals, PartitionChange, VersionSide
 from inspector.history import iso
+from inspector.jsonvalue import json_value
 from inspector.metadiff import ColumnChange, ValueChange
 from inspector.rowdiff import ChangedRow, RowDiff
 from inspector.schema import Column
@@ -57,7 +55,7 @@ def diff_record(diff: FileDiff, rows: RowDiff | None = None, *, table: str | Non
     }
     if rows is not None:
         record["rows"] = rows_record(rows)
-    return _jsonable(record)
+    return json_value(record)
 
 
 def rows_record(rows: RowDiff) -> dict[str, Any]:
@@ -74,7 +72,7 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
                     "removed": [dict(r) for r in samples.removed],
                     "changed": [_changed_row(c) for c in samples.changed]},
     })
-    return _jsonable(record)
+    return json_value(record)
 
 
 def to_json(diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None) -> str:
@@ -120,22 +118,6 @@ def _changed_row(row: ChangedRow) -> dict[str, Any]:
     return {"key": dict(row.key),
             "changes": {v.key: {"before": v.before, "after": v.after} for v in row.changes}}
 
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types: dates as ISO 8601, decimals as strings, bytes as base64."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, float) and value != value:
-        return "NaN"
-    return value
 
 
 # ----- Markdown postmortem ---------------------------------------------------------------------

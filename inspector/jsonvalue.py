@@ -1,0 +1,42 @@
+"""Row values as plain JSON: the one conversion used by every JSON output."""
+
+from __future__ import annotations
+
+import base64
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+
+def json_value(value: Any) -> Any:
+    """A value as a JSON scalar (or list/object).
+
+    Dates and times become ISO 8601 (aware times in UTC with ``Z``), decimals strings
+    (no precision lost to floats), binary base64, NaN/infinities their names, Arrow
+    maps (lists of key/value pairs) objects, and keys text.
+
+    Args:
+        value: A Python value as Spark, pyarrow or the log return it.
+
+    Returns:
+        Something ``json.dumps`` accepts without a ``default``.
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if value and isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+            return {str(json_value(k)): json_value(v) for k, v in value}  # an Arrow map
+        return [json_value(v) for v in value]
+    return value
