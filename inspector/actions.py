@@ -77,6 +77,12 @@ class DeletionVector:
         base = f"{self.storage_type}{self.path_or_inline_dv}"
         return f"{base}@{self.offset}" if self.offset is not None else base
 
+    @property
+    def required_file_size(self) -> int:
+        """How many bytes the DV's file must have: on disk a DV is stored at ``offset``
+        as a 4-byte size, the bitmap (``sizeInBytes``) and a 4-byte checksum."""
+        return (self.offset or 0) + 4 + self.size_in_bytes + 4
+
     def relative_or_absolute_path(self) -> str | None:
         """Where the DV file lives: relative to the table root for ``u``, absolute for ``p``.
 

@@ -37,9 +37,6 @@ from inspector.snapshot import FileKey
 COMPLETE, INCOMPLETE, UNREADABLE = "complete", "incomplete", "unreadable"
 DATA_FILE, DELETION_VECTOR = "data file", "deletion vector"
 MISSING, SIZE_MISMATCH, UNREADABLE_FILE = "missing", "size mismatch", "unreadable"
-# A deletion vector on disk is stored at ``offset`` as a 4-byte size, the bitmap
-# (sizeInBytes) and a 4-byte checksum; the file must reach at least that far.
-_DV_FRAMING_BYTES = 8
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
 Progress = Callable[[int, int], None]
@@ -288,7 +285,7 @@ class _Tracer:
         where = dv.relative_or_absolute_path() if dv is not None else None
         if dv is not None and where is not None:
             path = os.path.normpath(data_file_path(root, where))
-            needed = (dv.offset or 0) + dv.size_in_bytes + _DV_FRAMING_BYTES
+            needed = dv.required_file_size
             ref = refs.setdefault(path, _Ref(canonical_path(where), DELETION_VECTOR, needed))
             ref.size = max(ref.size, needed)
             paths.append(path)

@@ -371,7 +371,7 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
     dv_path = dv.relative_or_absolute_path() if dv else None
     if dv_path is not None:
         dv_local = data_file_path(table_root, dv_path)
-        needed = (dv.offset or 0) + 4 + dv.size_in_bytes + 4  # size prefix, bitmap, checksum
+        needed = dv.required_file_size
         dv_actual = _size(dv_local)
         if dv_actual is None or dv_actual < needed:
             problems.append(FileProblem(add.path, "dv_missing" if dv_actual is None else "dv_truncated",
