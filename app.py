@@ -11,7 +11,7 @@ import importlib
 
 import streamlit as st
 
-from inspector.errors import InspectorError
+from inspector.delta.errors import InspectorError
 from ui.common import render_error, render_unexpected
 from ui.context import PageContext
 from ui.navigation import launch_options, render_header, render_sidebar, run_settings

@@ -212,8 +212,8 @@ class Timer:
 
 def measure_ours(root: str) -> dict:
     """Cold open + history, snapshot at latest, then a warm refresh after one more commit."""
-    from inspector.history import build_history
-    from inspector.log import DeltaLog
+    from inspector.views.history import build_history
+    from inspector.log.deltalog import DeltaLog
 
     base = _peak_mb()
     with Timer() as cold:

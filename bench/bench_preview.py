@@ -28,10 +28,10 @@ from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.log import DeltaLog  # noqa: E402
-from inspector.reader import count_rows, read_snapshot  # noqa: E402
+from inspector.log.deltalog import DeltaLog  # noqa: E402
+from inspector.rows.reader import count_rows, read_snapshot  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
-from inspector.spark import get_spark  # noqa: E402
+from inspector.rows.session import get_spark  # noqa: E402
 
 ROWS_PER_FILE = 330_000  # about 10 MB of Parquet with the columns below
 PREVIEW_ROWS = Settings().preview_rows

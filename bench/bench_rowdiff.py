@@ -31,11 +31,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from inspector.filediff import diff_files  # noqa: E402
-from inspector.log import DeltaLog  # noqa: E402
-from inspector.reader import read_snapshot  # noqa: E402
-from inspector.rowdiff import diff_rows  # noqa: E402
-from inspector.spark import get_spark  # noqa: E402
+from inspector.views.filediff import diff_files  # noqa: E402
+from inspector.log.deltalog import DeltaLog  # noqa: E402
+from inspector.rows.reader import read_snapshot  # noqa: E402
+from inspector.rows.rowdiff import diff_rows  # noqa: E402
+from inspector.rows.session import get_spark  # noqa: E402
 
 
 def write_table(root: str, rows: int, target_file_size: int) -> None:

@@ -2,6 +2,6 @@
 
 import sys
 
-from inspector.cli import main
+from inspector.cli.main import main
 
 sys.exit(main())

@@ -25,8 +25,8 @@ from decimal import Decimal
 
 import pyarrow as pa
 
-from inspector.errors import InvalidInput
-from inspector.paths import LOG_DIR, data_file_path, resolve_table_root
+from inspector.delta.errors import InvalidInput
+from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
 
 DEMO_SEED = 20240301
 #: The first day of the story; each commit is dated relative to it.

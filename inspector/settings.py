@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from inspector.errors import InvalidInput
+from inspector.delta.errors import InvalidInput
 
 ENV_PREFIX = "DELTA_INSPECTOR_"
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "delta-inspector"

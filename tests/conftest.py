@@ -41,6 +41,6 @@ def copy_table(tmp_path):
 @pytest.fixture(scope="session")
 def spark():
     """The one real SparkSession of the test run (local[*], started on first use)."""
-    from inspector.spark import get_spark
+    from inspector.rows.session import get_spark
 
     return get_spark()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from inspector.log import DeltaLog
+from inspector.log.deltalog import DeltaLog
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit

@@ -14,9 +14,9 @@ from deltalake import DeltaTable
 from streamlit.testing.v1 import AppTest
 
 from inspector.demo import write_demo_table
-from inspector.history import build_history
-from inspector.log import DeltaLog
-from inspector.spark import spark_status
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.session import spark_status
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark

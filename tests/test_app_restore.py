@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from inspector.audit import read_audit
-from inspector.log import DeltaLog
+from inspector.restore.audit import read_audit
+from inspector.log.deltalog import DeltaLog
 from tests.test_restore import sales_table
 
 pytestmark = pytest.mark.spark

@@ -16,11 +16,11 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
-from inspector.actions import canonical_path
-from inspector.errors import CorruptLog, InspectorError, NotADeltaTable
-from inspector.history import build_history
-from inspector.log import DeltaLog, table_problems
-from inspector.snapshot import Snapshot
+from inspector.delta.actions import canonical_path
+from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.snapshot import Snapshot
 from tests.conftest import CORPUS, corpus_index
 
 TABLES = corpus_index()

@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
-from inspector.history import build_history, history_record
-from inspector.log import DeltaLog, table_problems, verify_checkpoint
+from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
+from inspector.views.history import build_history, history_record
+from inspector.log.deltalog import DeltaLog, table_problems, verify_checkpoint
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
 WITH_CHECKPOINT = "delta-kernel-java/basic-with-checkpoint"

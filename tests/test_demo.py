@@ -9,10 +9,10 @@ import pytest
 from deltalake import DeltaTable
 
 from inspector.demo import write_demo_table
-from inspector.errors import InvalidInput
-from inspector.history import build_history
-from inspector.log import DeltaLog, table_problems
-from inspector.metadiff import diff_metadata
+from inspector.delta.errors import InvalidInput
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.views.metadiff import diff_metadata
 
 
 @pytest.fixture(scope="module")

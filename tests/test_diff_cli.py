@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.cli import main
+from inspector.cli.main import main
 from tests.conftest import REPO
 
 
@@ -65,7 +65,7 @@ def test_json_reports_columns_properties_commits_and_partitions(accounts):
 
 
 def test_file_diff_never_starts_spark(accounts):
-    script = ("import sys; from inspector.cli import main; "
+    script = ("import sys; from inspector.cli.main import main; "
               f"code = main(['diff', {accounts!r}, '--from', '0', '--to', 'latest']); "
               "sys.exit(code or ('pyspark' in sys.modules and 9))")
 

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.errors import CorruptLog, VersionNotFound
-from inspector.filediff import diff_files
-from inspector.log import DeltaLog
+from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.views.filediff import diff_files
+from inspector.log.deltalog import DeltaLog
 
 
 def _rows(ids, part, offset=0.0):
@@ -170,7 +170,7 @@ def test_a_version_outside_the_log_is_not_found(orders):
 
 
 def test_markdown_postmortem_tells_the_story_of_the_commits_in_between(orders):
-    from inspector.report import markdown_report, to_json
+    from inspector.present.report import markdown_report, to_json
 
     diff = diff_files(DeltaLog.open(orders), 1, 4)
 

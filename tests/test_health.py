@@ -17,10 +17,10 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.cli import main
-from inspector.health import (COMPLETE, DELETION_VECTOR, INCOMPLETE, UNREADABLE, check_table,
+from inspector.cli.main import main
+from inspector.views.health import (COMPLETE, DELETION_VECTOR, INCOMPLETE, UNREADABLE, check_table,
                               health_record, recovery_advice, restore_command)
-from inspector.log import DeltaLog
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"          # 0..14, 2 files per commit, checkpoint 10

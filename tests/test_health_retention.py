@@ -6,11 +6,11 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.errors import InvalidInput
-from inspector.health import check_table
-from inspector.history import build_history
-from inspector.log import DeltaLog
-from inspector.retention import (DATA_VACUUMED, LOG_EXPIRED, RESTORABLE, parse_interval,
+from inspector.delta.errors import InvalidInput
+from inspector.views.health import check_table
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.views.retention import (DATA_VACUUMED, LOG_EXPIRED, RESTORABLE, parse_interval,
                                  retention_policy, retention_view)
 
 DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.history import build_history, history_record, iso
-from inspector.log import DeltaLog
+from inspector.views.history import build_history, history_record, iso
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
 DAY_MS = 86_400_000

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.actions import (AddCDCFile, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol,
+from inspector.delta.actions import (AddCDCFile, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol,
                                RemoveFile, Txn, UnknownAction, parse_action)
-from inspector.errors import NotADeltaTable, VersionNotFound
-from inspector.log import DeltaLog
+from inspector.delta.errors import NotADeltaTable, VersionNotFound
+from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
 
 SCHEMA = json.dumps({"type": "struct", "fields": [

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from inspector.actions import Metadata, parse_action
-from inspector.log import DeltaLog
-from inspector.metadiff import MetadataDiff, diff_metadata
+from inspector.delta.actions import Metadata, parse_action
+from inspector.log.deltalog import DeltaLog
+from inspector.views.metadiff import MetadataDiff, diff_metadata
 from tests.conftest import CORPUS
 
 

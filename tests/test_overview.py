@@ -6,9 +6,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
-from inspector.history import build_history
-from inspector.log import DeltaLog
-from inspector.overview import describe_detail
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.views.overview import describe_detail
 from tests.conftest import CORPUS
 
 

@@ -18,10 +18,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.deletion_vectors import deleted_rows
-from inspector.errors import InspectorError, MissingDataFile
-from inspector.log import DeltaLog
-from inspector.reader import read_files, read_snapshot
+from inspector.log.deletion_vectors import deleted_rows
+from inspector.delta.errors import InspectorError, MissingDataFile
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.reader import read_files, read_snapshot
 from tests.conftest import CORPUS, corpus_index
 
 pytestmark = pytest.mark.spark
@@ -224,7 +224,7 @@ def _rename_data_file(root, folder: str, new_name: str) -> None:
 
 
 def test_count_rows_reads_footers_and_subtracts_deletion_vectors(spark):
-    from inspector.reader import count_rows
+    from inspector.rows.reader import count_rows
 
     for path in ("delta-kernel-java/basic-dv-with-checkpoint", "dat-v0.0.2/basic_partitioned/delta"):
         snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
@@ -237,7 +237,7 @@ def test_count_rows_reads_footers_and_subtracts_deletion_vectors(spark):
     ("delta-kernel-rs/table-with-geo", "geospatial"),
 ])
 def test_features_that_cannot_be_read_correctly_are_refused_by_name(path, feature):
-    from inspector.errors import UnsupportedFeature
+    from inspector.delta.errors import UnsupportedFeature
 
     with pytest.raises(UnsupportedFeature, match=feature.replace("(", r"\(").replace(")", r"\)")):
         read_snapshot(DeltaLog.open(str(CORPUS / path)).snapshot())  # refused before Spark starts
@@ -270,7 +270,7 @@ def test_unshredded_variants_are_read(spark):
 
 
 def test_catalog_managed_tables_are_read_from_the_log_with_a_warning():
-    from inspector.reader import check_readable, read_warnings
+    from inspector.rows.reader import check_readable, read_warnings
 
     snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-java/catalog-owned-preview")).snapshot()
     check_readable(snapshot)

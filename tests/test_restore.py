@@ -12,11 +12,11 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.audit import read_audit
-from inspector.history import build_history
-from inspector.log import DeltaLog
-from inspector.reader import read_snapshot
-from inspector.restore import execute_restore, plan_restore, plan_undo
+from inspector.restore.audit import read_audit
+from inspector.views.history import build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.reader import read_snapshot
+from inspector.restore.execute import execute_restore, plan_restore, plan_undo
 from inspector.settings import Settings
 
 pytestmark = pytest.mark.spark

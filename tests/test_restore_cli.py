@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from inspector.audit import read_audit
-from inspector.cli import main
-from inspector.log import DeltaLog
+from inspector.restore.audit import read_audit
+from inspector.cli.main import main
+from inspector.log.deltalog import DeltaLog
 from tests.test_restore import sales_table
 
 pytestmark = pytest.mark.spark
@@ -123,7 +123,7 @@ def test_a_restore_needs_a_reason(capsys, audit, table, spark):
 
 
 def test_a_timestamp_picks_the_version_current_at_that_time(capsys, audit, table, spark):
-    from inspector.history import build_history
+    from inspector.views.history import build_history
 
     when = build_history(DeltaLog.open(table))[2].timestamp.isoformat()
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.log import DeltaLog
-from inspector.reader import read_snapshot
-from inspector.restore import plan_restore
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.reader import read_snapshot
+from inspector.restore.execute import plan_restore
 from inspector.settings import Settings
 from tests.conftest import REPO
 from tests.test_restore import sales_table
@@ -37,9 +37,9 @@ _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
 
 _RESTORE_IN_CHILD = """
 import pickle, sys
-import inspector.commit_writer as writer
+import inspector.log.commit_writer as writer
 writer.STEP_PAUSE_SECONDS = float(sys.argv[3])
-from inspector.restore import execute_restore
+from inspector.restore.execute import execute_restore
 from inspector.settings import Settings
 plan = pickle.load(open(sys.argv[1], "rb"))
 print("ready", flush=True)

@@ -14,10 +14,10 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.audit import read_audit
-from inspector.errors import ConcurrentModification, RestoreRefused
-from inspector.log import DeltaLog
-from inspector.restore import execute_restore, plan_restore
+from inspector.restore.audit import read_audit
+from inspector.delta.errors import ConcurrentModification, RestoreRefused
+from inspector.log.deltalog import DeltaLog
+from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
 from tests.test_restore import rows, sales_table
 
@@ -111,7 +111,7 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
 def test_a_concurrent_writer_that_wins_the_version_makes_the_restore_fail_cleanly(
         tmp_path, settings, spark, monkeypatch):
     """Even if another writer creates version N+1 after the last check, nothing is overwritten."""
-    from inspector import restore as restore_module
+    from inspector.restore import execute as restore_module
 
     table = sales_table(tmp_path / "sales")
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)

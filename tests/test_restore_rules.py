@@ -9,14 +9,14 @@ import os
 
 import pytest
 
-from inspector.actions import parse_action
-from inspector.audit import read_audit, record_attempt
-from inspector.commit_writer import write_commit
-from inspector.errors import ConcurrentModification
-from inspector.restore_commit import merge_high_water_marks, with_ict_enablement
-from inspector.restore_guards import (append_only_guard, features_guard, managed_guard,
+from inspector.delta.actions import parse_action
+from inspector.restore.audit import read_audit, record_attempt
+from inspector.log.commit_writer import write_commit
+from inspector.delta.errors import ConcurrentModification
+from inspector.restore.actions import merge_high_water_marks, with_ict_enablement
+from inspector.restore.guards import (append_only_guard, features_guard, managed_guard,
                                       row_tracking_guard)
-from inspector.restore_protocol import (REFUSED_FEATURES, SUPPORTED_FEATURES, all_features,
+from inspector.restore.protocol import (REFUSED_FEATURES, SUPPORTED_FEATURES, all_features,
                                         covers, merge_protocols)
 
 
@@ -201,7 +201,7 @@ def test_every_attempt_is_appended_to_the_audit_log(tmp_path):
 
 
 def test_column_mapping_ids_never_go_back():
-    from inspector.restore_commit import restored_metadata
+    from inspector.restore.actions import restored_metadata
 
     schema = {"type": "struct", "fields": [{"name": "a", "type": "long", "nullable": True, "metadata": {
         "delta.columnMapping.id": 1, "delta.columnMapping.physicalName": "col-a"}}]}
@@ -218,7 +218,7 @@ def test_column_mapping_ids_never_go_back():
     ("name", "name", True), ("none", "name", True), ("name", "none", False), ("id", "name", False),
     ("none", "id", False)])
 def test_the_column_mapping_mode_only_changes_as_delta_allows(current, target, allowed):
-    from inspector.restore_guards import column_mapping_guard
+    from inspector.restore.guards import column_mapping_guard
 
     guard = column_mapping_guard(metadata({"delta.columnMapping.mode": current}),
                                  metadata({"delta.columnMapping.mode": target}))

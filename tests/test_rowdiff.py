@@ -14,9 +14,9 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from deltalake.query import QueryBuilder
 
-from inspector.errors import InvalidInput
-from inspector.log import DeltaLog
-from inspector.rowdiff import diff_rows
+from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.rowdiff import diff_rows
 
 pytestmark = pytest.mark.spark
 ALL = 10_000  # a sample page larger than any test table: samples then hold every changed row

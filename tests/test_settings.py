@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from inspector.errors import InvalidInput
+from inspector.delta.errors import InvalidInput
 from inspector.settings import ENV_PREFIX, Settings, describe_settings
 from tests.conftest import REPO
 

@@ -17,9 +17,9 @@ from datetime import datetime, timezone
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.settings import Settings
-from inspector.spark import with_spark_overrides
+from inspector.rows.session import with_spark_overrides
 from tests.conftest import CORPUS, REPO
 
 PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"   # versions 0..2

@@ -14,12 +14,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from inspector.errors import (InvalidInput, MissingDataFile, TimestampOutOfRange,
+from inspector.delta.errors import (InvalidInput, MissingDataFile, TimestampOutOfRange,
                               VersionNotFound)
-from inspector.log import DeltaLog
-from inspector.preview import resolve_version
-from inspector.reader import read_snapshot
-from inspector.timetravel import parse_timestamp, version_at_timestamp
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.preview import resolve_version
+from inspector.rows.reader import read_snapshot
+from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from tests.conftest import CORPUS
 
 UTC = timezone.utc

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 
-from inspector.errors import InspectorError
+from inspector.delta.errors import InspectorError
 
 TABLE_KEY = "table_input"
 VERSION_KEY = "version_select"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from inspector.history import HistoryEntry
-from inspector.log import DeltaLog
+from inspector.views.history import HistoryEntry
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
 

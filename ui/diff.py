@@ -11,11 +11,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.errors import InspectorError
-from inspector.filediff import FileDiff, diff_files
-from inspector.log import DeltaLog
-from inspector.report import markdown_report, to_json
-from inspector.rowdiff import RowDiff, diff_rows
+from inspector.delta.errors import InspectorError
+from inspector.views.filediff import FileDiff, diff_files
+from inspector.log.deltalog import DeltaLog
+from inspector.present.report import markdown_report, to_json
+from inspector.rows.rowdiff import RowDiff, diff_rows
 from ui.common import format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 

@@ -16,11 +16,11 @@ from typing import Sequence
 
 import streamlit as st
 
-from inspector.errors import InspectorError, InvalidInput, VersionNotFound
-from inspector.log import DeltaLog, table_problems
+from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
+from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
-from inspector.spark import spark_status
-from inspector.versions import parse_version
+from inspector.rows.session import spark_status
+from inspector.views.versions import parse_version
 from ui import tables
 from ui.common import (DEFAULT_VIEW, PENDING_VERSION, PENDING_VIEW, TABLE_KEY, URL_STATE,
                        VERSION_KEY, VIEW_KEY, escape_markdown, render_error, render_unexpected,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inspector.overview import TableDetail, describe_detail
+from inspector.views.overview import TableDetail, describe_detail
 from ui.common import format_bytes, format_count, format_ms
 from ui.context import PageContext
 

@@ -13,10 +13,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from inspector.errors import InspectorError
-from inspector.preview import Preview, PreviewJob, json_value
-from inspector.spark import spark_status
-from inspector.timetravel import parse_timestamp, version_at_timestamp
+from inspector.delta.errors import InspectorError
+from inspector.rows.preview import Preview, PreviewJob, json_value
+from inspector.rows.session import spark_status
+from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 

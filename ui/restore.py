@@ -13,10 +13,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inspector.errors import InspectorError
-from inspector.restore import RestorePlan, RestoreResult, execute_restore, plan_restore, plan_undo
-from inspector.restore_protocol import describe_protocol
-from inspector.versions import parse_version
+from inspector.delta.errors import InspectorError
+from inspector.restore.execute import RestorePlan, RestoreResult, execute_restore, plan_restore, plan_undo
+from inspector.restore.protocol import describe_protocol
+from inspector.views.versions import parse_version
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 

@@ -1,6 +1,6 @@
 """Opening tables for the app: one cached log per table, its history, the demo table, recent tables.
 
-A :class:`~inspector.log.DeltaLog` is shared by every session of the app (it is
+A :class:`~inspector.log.deltalog.DeltaLog` is shared by every session of the app (it is
 thread-safe) and refreshed on each rerun; a refresh reads only new commits.
 """
 
@@ -13,9 +13,9 @@ from typing import Mapping
 
 import streamlit as st
 
-from inspector.history import HistoryEntry, build_history
-from inspector.log import DeltaLog
-from inspector.paths import log_dir, resolve_table_root
+from inspector.views.history import HistoryEntry, build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.settings import Settings
 from ui.common import format_ms
 

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.history import HistoryEntry
+from inspector.views.history import HistoryEntry
 from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
 

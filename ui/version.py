@@ -13,12 +13,12 @@ from typing import Any, Mapping
 import pandas as pd
 import streamlit as st
 
-from inspector.actions import Metadata, Protocol, Txn, DomainMetadata, UnknownAction
-from inspector.commit import Commit
-from inspector.errors import InspectorError, VersionNotFound
-from inspector.history import HistoryEntry
-from inspector.metadiff import MetadataDiff, diff_metadata
-from inspector.versions import file_action_record
+from inspector.delta.actions import Metadata, Protocol, Txn, DomainMetadata, UnknownAction
+from inspector.log.commit import Commit
+from inspector.delta.errors import InspectorError, VersionNotFound
+from inspector.views.history import HistoryEntry
+from inspector.views.metadiff import MetadataDiff, diff_metadata
+from inspector.views.versions import file_action_record
 from ui.common import escape_markdown, format_bytes, format_count, format_ms
 from ui.context import PageContext
 

@@ -1,0 +1,443 @@
+"""``DeltaLog``: a table's transaction log, listed, parsed, cached and replayed.
+
+Commit files are immutable, so a parsed commit is cached for the life of the
+object; :meth:`DeltaLog.refresh` re-lists ``_delta_log`` and parses only new (or
+changed, e.g. previously truncated) commit files.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from inspector.log.checkpoint import (LIVE_STATE_ACTIONS, checkpoint_disagreements,
+                                  quick_check_checkpoint, read_checkpoint)
+from inspector.log.commit import Commit, read_commit
+from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
+from inspector.log.listing import Checkpoint, LogListing, list_log
+from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.log.snapshot import ReplayState, Snapshot
+
+_SNAPSHOT_CACHE_SIZE = 16
+
+
+class DeltaLog:
+    """The transaction log of one table. Thread-safe; shared by the app's sessions.
+
+    Use :meth:`open` to create one; it lists and parses the log and raises
+    :class:`~inspector.delta.errors.NotADeltaTable` for a folder that is not a table.
+    """
+
+    def __init__(self, table_root: str) -> None:
+        self.table_root = table_root
+        self.log_folder = log_dir(table_root)
+        self._lock = threading.RLock()
+        self._commits: dict[int, Commit] = {}
+        self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
+        # Checkpoints found unusable (unreadable, incomplete content), with the reason in
+        # plain words; and per-checkpoint results of the structural probe and of the
+        # comparison with the commits. Keyed by Checkpoint, whose files carry size and
+        # mtime, so a rewritten checkpoint is checked afresh.
+        self._bad_checkpoints: dict[Checkpoint, str] = {}
+        self._probed: set[Checkpoint] = set()
+        self._verified: dict[Checkpoint, tuple[str, ...]] = {}
+        self._listing: LogListing | None = None
+        self.generation = 0  # bumps whenever refresh finds a change
+
+    @classmethod
+    def open(cls, location: str) -> "DeltaLog":
+        """Open a table by a typed location (local path or ``file://`` URI).
+
+        Raises:
+            NotADeltaTable: If the location holds no readable Delta log.
+        """
+        log = cls(resolve_table_root(location))
+        log.refresh()
+        return log
+
+    def refresh(self) -> bool:
+        """Re-list the log and parse commits not seen before.
+
+        Returns:
+            True when anything changed since the last refresh.
+        """
+        with self._lock:
+            listing = list_log(self.table_root)
+            changed = listing != self._listing
+            for version, file in listing.commits.items():
+                cached = self._commits.get(version)
+                if cached is None or cached.file != file:
+                    self._commits[version] = read_commit(version, file)
+            for version in set(self._commits) - set(listing.commits):
+                del self._commits[version]
+            if changed:
+                self._snapshots.clear()
+                self._forget_unlisted_checkpoints(listing)
+                self.generation += 1
+            self._listing = listing
+            return changed
+
+    @property
+    def listing(self) -> LogListing:
+        """The latest listing of ``_delta_log``."""
+        assert self._listing is not None, "call refresh() first"
+        return self._listing
+
+    @property
+    def commits(self) -> list[Commit]:
+        """Every parsed commit, ascending by version."""
+        with self._lock:  # another session may be refreshing
+            return [self._commits[v] for v in sorted(self._commits)]
+
+    @property
+    def latest_version(self) -> int:
+        """The newest version with a commit file or a complete checkpoint."""
+        cps = [cp.version for cp in self.listing.usable_checkpoints()]
+        return max(list(self._commits) + cps)
+
+    @property
+    def earliest_version(self) -> int:
+        """The oldest version whose state can be reconstructed (0, or the oldest usable checkpoint)."""
+        if 0 in self._commits:
+            return 0
+        cps = [cp.version for cp in self.listing.usable_checkpoints()]
+        return min(cps) if cps else min(self._commits)
+
+    def commit(self, version: int) -> Commit:
+        """The commit of a version.
+
+        Raises:
+            VersionNotFound: If the version has no commit file (never written,
+                expired, or only its checkpoint remains).
+        """
+        found = self._commits.get(version)
+        if found is None:
+            if version in self.listing.checkpoints:
+                raise VersionNotFound(
+                    f"Version {version} has no commit file: only its checkpoint remains "
+                    "(the commit expired by log retention or was not copied), so what that "
+                    "commit changed is unknown.",
+                    "Its state can still be read (e.g. its files); pick another version "
+                    "to see a commit's changes.")
+            raise self._version_not_found(version)
+        return found
+
+    def commit_text(self, version: int) -> str:
+        """The raw text of a commit file, for display.
+
+        Raises:
+            VersionNotFound: If the version has no commit file.
+            CorruptLog: If the file vanished or became unreadable since it was listed.
+        """
+        try:
+            with open(self.commit(version).file.path, "rb") as fh:
+                return fh.read().decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise CorruptLog(f"The commit file of version {version} cannot be read any more "
+                             f"({exc.strerror}).",
+                             "Someone changed the log since it was opened: refresh the table.") from None
+
+    def replay_problems(self) -> dict[int, list[str]]:
+        """Problems found so far while replaying (unusable checkpoints), by version."""
+        problems: dict[int, list[str]] = {}
+        with self._lock:
+            for cp, message in self._bad_checkpoints.items():
+                problems.setdefault(cp.version, []).append(message)
+        return problems
+
+    def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
+        """Problems with the table's checkpoints, by checkpoint version.
+
+        Every checkpoint gets a cheap check that its parts are whole files
+        (without reading them). The newest usable checkpoint, or every one with
+        ``verify_all``, is also read and compared with its commits
+        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
+
+        Args:
+            verify_all: Compare every checkpoint with its commits, not only the newest.
+
+        Returns:
+            Plain-language problems keyed by the version of the checkpoint.
+        """
+        with self._lock:
+            problems: dict[int, list[str]] = {}
+            checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
+            for cp in checkpoints:
+                if not cp.complete:
+                    problems.setdefault(cp.version, []).append(_incomplete(cp))
+                elif cp not in self._probed and cp not in self._bad_checkpoints:
+                    self._probe(cp)
+            usable = [cp for cp in self.listing.usable_checkpoints() if cp not in self._bad_checkpoints]
+            for cp in usable if verify_all else usable[:1]:
+                self._verify(cp)
+            for cp in checkpoints:
+                found = [self._bad_checkpoints[cp]] if cp in self._bad_checkpoints else []
+                found += self._verified.get(cp, ())
+                if found:
+                    problems.setdefault(cp.version, []).extend(found)
+            return problems
+
+    def verify_checkpoint(self, version: int) -> list[str]:
+        """Compare the checkpoint(s) of a version with what the commits give.
+
+        Replays the commits up to ``version`` from an independent base (an older
+        checkpoint or the empty table) and compares the live files (path, deletion
+        vector, size), the metadata and the protocol with the checkpoint's content.
+
+        Args:
+            version: A version that has a checkpoint.
+
+        Returns:
+            Plain-language problems; empty when the checkpoint agrees with its
+            commits, or when the commits before it are not available to compare
+            with (expired or damaged log).
+
+        Raises:
+            VersionNotFound: If the version has no checkpoint.
+        """
+        with self._lock:
+            checkpoints = self.listing.checkpoints.get(version)
+            if not checkpoints:
+                have = ", ".join(str(v) for v in sorted(self.listing.checkpoints)) or "none"
+                raise VersionNotFound(f"Version {version} has no checkpoint (checkpoints: {have}).",
+                                      "Pick a version that has a checkpoint.")
+            problems: list[str] = []
+            for cp in checkpoints:
+                if not cp.complete:
+                    problems.append(_incomplete(cp))
+                    continue
+                self._verify(cp)
+                if cp in self._bad_checkpoints:
+                    problems.append(self._bad_checkpoints[cp])
+                problems.extend(self._verified.get(cp, ()))
+            return problems
+
+    def snapshot(self, version: int | None = None) -> Snapshot:
+        """Reconstruct the table state at ``version`` (default: the latest).
+
+        Starts from the newest usable base at or below the version (a cached
+        snapshot, a checkpoint, or the empty table before commit 0) and applies
+        the commits after it. A checkpoint that cannot be read is recorded as a
+        problem against its version and an older base is tried.
+
+        Raises:
+            VersionNotFound: If the version is outside the log.
+            CorruptLog: If the log cannot be replayed to the version.
+        """
+        with self._lock:
+            version = self.latest_version if version is None else version
+            if version in self._snapshots:
+                self._snapshots.move_to_end(version)
+                return self._snapshots[version]
+            snap = self._replay(version)
+            self._snapshots[version] = snap
+            while len(self._snapshots) > _SNAPSHOT_CACHE_SIZE:
+                self._snapshots.popitem(last=False)
+            return snap
+
+    def _replay(self, version: int) -> Snapshot:
+        if version < 0 or version > self.latest_version:
+            raise self._version_not_found(version)
+        replayed = self._replay_state(version)
+        if replayed is None:
+            raise self._unreachable(version)
+        state, origin = replayed
+        return state.freeze(self.table_root, version, origin)
+
+    def _replay_state(self, version: int, before: int | None = None, *,
+                      live_only: bool = False) -> tuple[ReplayState, str] | None:
+        """Replay to ``version`` from the newest usable base at or below ``before``.
+
+        ``before`` (default: ``version``) lets a checkpoint be checked against a
+        replay that does not start from that checkpoint; ``live_only`` skips the
+        checkpoints' tombstones, txns and domains (enough for that check, and cheap).
+        """
+        for base_version, load in self._bases(version if before is None else before, live_only):
+            if not self._commits_usable(base_version + 1, version):
+                continue
+            try:
+                state, origin = load()
+            except InspectorError:
+                continue  # recorded as an unusable checkpoint; try an older base
+            for v in range(base_version + 1, version + 1):
+                state.apply(self._commits[v].actions)
+            return state, _describe(origin, base_version, version)
+        return None
+
+    def _bases(self, version: int, live_only: bool = False):
+        """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
+        candidates = []
+        for v, snap in self._snapshots.items():
+            if v <= version:
+                candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
+        for cp in self.listing.usable_checkpoints():
+            if cp.version <= version and cp not in self._bad_checkpoints:
+                candidates.append((cp.version, 1,
+                                   lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint")))
+        if 0 in self._commits:
+            candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
+        candidates.sort(key=lambda c: (-c[0], c[1]))
+        return [(v, loader) for v, _, loader in candidates]
+
+    def _load_checkpoint(self, cp: Checkpoint, live_only: bool = False) -> ReplayState:
+        """Read a checkpoint; one that cannot be used is remembered with the reason.
+
+        ``live_only`` reads just the live files, metadata and protocol.
+
+        Raises:
+            CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
+        """
+        if cp in self._bad_checkpoints:
+            raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
+        try:
+            actions = read_checkpoint(cp, self.log_folder,
+                                      actions=LIVE_STATE_ACTIONS if live_only else None)
+        except InspectorError as exc:
+            raise self._reject(cp, exc.message) from None
+        state = ReplayState()
+        state.apply(actions)
+        missing = [n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None]
+        if missing:
+            raise self._reject(cp, f"it has no {' or '.join(missing)} action, which every "
+                                   "checkpoint must carry")
+        return state
+
+    def _reject(self, cp: Checkpoint, reason: str) -> CorruptLog:
+        message = (f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
+                   "on are read from an older checkpoint or from the commits instead, where they exist.")
+        self._bad_checkpoints[cp] = message
+        return CorruptLog(message, _CHECKPOINT_HINT)
+
+    def _probe(self, cp: Checkpoint) -> None:
+        try:
+            quick_check_checkpoint(cp)
+        except InspectorError as exc:
+            self._reject(cp, exc.message)
+            return
+        self._probed.add(cp)
+
+    def _verify(self, cp: Checkpoint) -> None:
+        """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
+        if cp in self._verified or cp in self._bad_checkpoints:
+            return
+        expected = self._replay_state(cp.version, before=cp.version - 1, live_only=True)
+        try:
+            actual = self._load_checkpoint(cp, live_only=True)
+        except InspectorError:
+            return
+        problems = () if expected is None else tuple(
+            checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
+        self._verified[cp] = problems
+
+    def _forget_unlisted_checkpoints(self, listing: LogListing) -> None:
+        listed = {cp for cps in listing.checkpoints.values() for cp in cps}
+        for cache in (self._bad_checkpoints, self._verified):
+            for cp in [cp for cp in cache if cp not in listed]:
+                del cache[cp]
+        self._probed &= listed
+
+    def _commits_usable(self, first: int, last: int) -> bool:
+        return all(v in self._commits and self._commits[v].is_complete for v in range(first, last + 1))
+
+    def _version_not_found(self, version: int) -> VersionNotFound:
+        lo, hi = self.earliest_version, self.latest_version
+        if 0 <= version < lo:
+            return VersionNotFound(
+                f"Version {version} has expired from the log (log retention); "
+                f"the earliest version that can be read is {lo}.",
+                f"Pick a version between {lo} and {hi}.")
+        return VersionNotFound(f"Version {version} does not exist; this table has versions {lo} to {hi}.",
+                               f"Pick a version between {lo} and {hi}.")
+
+    def _unreachable(self, version: int) -> InspectorError:
+        if version < self.earliest_version:
+            return self._version_not_found(version)
+        gaps = [v for v in range(self.earliest_version, version + 1) if v not in self._commits]
+        broken = [v for v in range(self.earliest_version, version + 1)
+                  if v in self._commits and not self._commits[v].is_complete]
+        reasons = []
+        if gaps:
+            reasons.append(f"commit files are missing for versions {_ranges(gaps)}")
+        if broken:
+            reasons.append(f"commit {_ranges(broken)} is truncated or corrupt" if len(broken) == 1
+                           else f"commits {_ranges(broken)} are truncated or corrupt")
+        if self._bad_checkpoints:
+            reasons.append("the checkpoints that could bridge this cannot be used")
+        return CorruptLog(
+            f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
+            "Pick a version before the damage or after a readable checkpoint, "
+            "or run `python -m inspector check` to find the last consistent version.")
+
+
+_CHECKPOINT_HINT = ("Delta readers that start from this checkpoint will fail or see a wrong table: "
+                    "write a new checkpoint with a Delta writer, or restore the file from a backup.")
+
+
+def _incomplete(cp: Checkpoint) -> str:
+    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
+    return (f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
+            f"parts present; it is ignored, and versions from {cp.version} on are read from an "
+            "older checkpoint or from the commits instead, where they exist.")
+
+
+def _describe(origin: str, base: int, version: int) -> str:
+    start = {"snapshot": f"cached version {base}", "checkpoint": f"checkpoint {base}",
+             "empty": "the empty table"}[origin]
+    if base == version:
+        return start
+    return f"{start} + commits {base + 1}..{version}" if base + 1 < version else f"{start} + commit {version}"
+
+
+def _ranges(versions: list[int]) -> str:
+    """Compact "1..3, 7" from [1, 2, 3, 7]."""
+    parts, start = [], None
+    for i, v in enumerate(versions):
+        if start is None:
+            start = v
+        if i + 1 == len(versions) or versions[i + 1] != v + 1:
+            parts.append(str(v) if start == v else f"{start}..{v}")
+            start = None
+    return ", ".join(parts)
+
+
+def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
+    """Compare the checkpoint of ``version`` with its commits (see :meth:`DeltaLog.verify_checkpoint`).
+
+    Args:
+        log: An opened log.
+        version: A version that has a checkpoint.
+
+    Returns:
+        Plain-language problems; empty when they agree or cannot be compared.
+
+    Raises:
+        VersionNotFound: If the version has no checkpoint.
+    """
+    return log.verify_checkpoint(version)
+
+
+def table_problems(log: DeltaLog) -> list[str]:
+    """Problems that belong to the table rather than to one version.
+
+    Args:
+        log: An opened log.
+
+    Returns:
+        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
+        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
+    """
+    listing, problems = log.listing, []
+    last = listing.last_checkpoint
+    if last is not None and last.problem:
+        problems.append(last.problem)
+    elif last is not None and last.version not in listing.checkpoints:
+        problems.append(f"_last_checkpoint names version {last.version}, which has no checkpoint "
+                        "file; the log folder was listed instead.")
+    for cps in listing.checkpoints.values():
+        problems += [f"The multi-part checkpoint of version {cp.version} is missing parts; "
+                     "it is ignored." for cp in cps if not cp.complete]
+    if listing.staged_commits:
+        problems.append(f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
+                        "are not shown: the table is catalog-managed and only its catalog knows "
+                        "which of them were ratified.")
+    return problems

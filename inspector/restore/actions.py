@@ -1,0 +1,231 @@
+"""The actions of a RESTORE commit, built as Delta's ``RestoreTableCommand`` builds them.
+
+Order in the file: ``commitInfo`` (first, as in-commit timestamps require),
+``protocol`` and ``metaData`` when they change, ``domainMetadata``, the ``remove``
+actions, then the ``add`` actions (so a reader that reconciles by path alone
+still ends with the re-added file when only its deletion vector changes).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Mapping, Sequence
+
+from inspector import __version__
+from inspector.delta.actions import AddFile, Metadata
+from inspector.views.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
+from inspector.restore.plan import RestoreMetrics, RestorePlan
+from inspector.restore.protocol import protocol_json, same_protocol, writer_features
+from inspector.delta.schema import iter_columns
+
+ENGINE_INFO = f"delta-inspector/{__version__}"
+ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
+ICT_KEYS = (ICT_ENABLEMENT_VERSION, ICT_ENABLEMENT_TIMESTAMP)
+IDENTITY_START = "delta.identity.start"
+IDENTITY_STEP = "delta.identity.step"
+IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
+PHYSICAL_NAME = "delta.columnMapping.physicalName"
+MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
+
+
+def restore_actions(plan: RestorePlan, *, commit_version: int, now_ms: int, previous_timestamp_ms: int,
+                    reason: str, user: str, allow_missing_files: bool,
+                    allow_protocol_downgrade: bool) -> list[dict[str, Any]]:
+    """Every action of the restore commit, as one-key JSON objects.
+
+    Args:
+        plan: The restore plan (its guards already checked).
+        commit_version: The version being written (``plan.read_version + 1``).
+        now_ms: The commit's wall-clock time.
+        previous_timestamp_ms: The read version's timestamp (its in-commit timestamp
+            when enabled, else its file time), for a monotonic in-commit timestamp.
+        reason: The operator's reason (``userMetadata``).
+        user: Who is restoring (``userName``).
+        allow_missing_files: Leave out re-added files that are missing or truncated.
+        allow_protocol_downgrade: Write the target's protocol instead of the merged one.
+
+    Returns:
+        The actions in commit order.
+    """
+    protocol = plan.target_protocol if allow_protocol_downgrade else plan.merged_protocol
+    metadata = restored_metadata(plan.current_metadata, plan.target_metadata)
+    ict = None
+    if _enabled(metadata, ICT_ENABLED):
+        ict = max(now_ms, previous_timestamp_ms + 1)
+        metadata = with_ict_enablement(metadata, plan.current_metadata, commit_version, ict)
+    metrics = plan.effective_metrics(allow_missing_files=allow_missing_files)
+    actions = [{"commitInfo": commit_info(plan, metrics, now_ms, ict, reason, user)}]
+    if not same_protocol(protocol, plan.current_protocol):
+        actions.append({"protocol": protocol_json(protocol)})
+    if metadata != metadata_json(plan.current_metadata):
+        actions.append({"metaData": metadata})
+    actions += [{"domainMetadata": dict(d)} for d in plan.domain_metadata]
+    actions += [{"remove": remove_body(a, now_ms)} for a in plan.files_to_remove]
+    tracking = "rowTracking" in writer_features(protocol) and not _suspended(metadata)
+    adds = plan.kept_adds(allow_missing_files=allow_missing_files)
+    actions += [{"add": add_body(a, commit_version, tracking)} for a in adds]
+    return actions
+
+
+def commit_info(plan: RestorePlan, metrics: RestoreMetrics, now_ms: int, ict: int | None,
+                reason: str, user: str) -> dict[str, Any]:
+    """The ``commitInfo`` of a restore, with Delta's operation name, parameters and metrics."""
+    info: dict[str, Any] = {} if ict is None else {"inCommitTimestamp": ict}
+    info.update({
+        "timestamp": now_ms,
+        "userName": user,
+        "operation": "RESTORE",
+        "operationParameters": {"version": plan.target_version, "timestamp": plan.requested_timestamp},
+        "readVersion": plan.read_version,
+        "isolationLevel": "Serializable",
+        "isBlindAppend": False,
+        "operationMetrics": metrics.operation_metrics(),
+        "userMetadata": reason,
+        "engineInfo": ENGINE_INFO,
+        "txnId": str(uuid.uuid4()),
+    })
+    return info
+
+
+def metadata_json(meta: Metadata) -> dict[str, Any]:
+    """The JSON body of a ``metaData`` action, normalised so two can be compared."""
+    fmt = meta.raw.get("format") if isinstance(meta.raw.get("format"), dict) else {}
+    body: dict[str, Any] = {"id": meta.id}
+    if meta.name is not None:
+        body["name"] = meta.name
+    if meta.description is not None:
+        body["description"] = meta.description
+    body["format"] = {"provider": meta.format_provider, "options": dict(fmt.get("options") or {})}
+    body["schemaString"] = meta.schema_string
+    body["partitionColumns"] = list(meta.partition_columns)
+    body["configuration"] = dict(meta.configuration)
+    if meta.created_time is not None:
+        body["createdTime"] = meta.created_time
+    return body
+
+
+def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
+    """The target's metadata, with identity high-water marks and column ids never going back.
+
+    Delta merges the current schema's identity high-water marks into the restored
+    schema (``IdentityColumn.copySchemaWithMergedHighWaterMarks``) so that values
+    generated after the target version are never generated again, and keeps
+    ``delta.columnMapping.maxColumnId`` at the highest value it ever had, so that a
+    column id used after the target version is never assigned to another column.
+    """
+    body = metadata_json(target)
+    body["schemaString"] = merge_high_water_marks(target.schema_string, current.schema_string)
+    if target.column_mapping_mode != "none":
+        highest = max([_int(target.configuration.get(MAX_COLUMN_ID)),
+                       _int(current.configuration.get(MAX_COLUMN_ID)),
+                       *(c.column_id or 0 for c in iter_columns(target.schema))])
+        if highest and str(highest) != target.configuration.get(MAX_COLUMN_ID):
+            body["configuration"] = {**body["configuration"], MAX_COLUMN_ID: str(highest)}
+    return body
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def merge_high_water_marks(schema_string: str, current_schema_string: str) -> str:
+    """``schema_string`` with each identity column's high-water mark merged with the current one.
+
+    Columns are matched by physical name. With a positive step the larger mark
+    wins, with a negative step the smaller one.
+    """
+    schema, current = json.loads(schema_string), json.loads(current_schema_string)
+    marks = {_physical(f): f["metadata"][IDENTITY_HIGH_WATER_MARK] for f in current.get("fields", [])
+             if _is_identity(f) and IDENTITY_HIGH_WATER_MARK in f["metadata"]}
+    changed = False
+    for f in schema.get("fields", []):
+        mark = marks.get(_physical(f)) if _is_identity(f) else None
+        if mark is None:
+            continue
+        old = f["metadata"].get(IDENTITY_HIGH_WATER_MARK)
+        pick = max if int(f["metadata"][IDENTITY_STEP]) > 0 else min
+        new = mark if old is None else pick(int(old), int(mark))
+        if new != old:
+            f["metadata"][IDENTITY_HIGH_WATER_MARK] = new
+            changed = True
+    return json.dumps(schema, separators=(",", ":")) if changed else schema_string
+
+
+def _is_identity(field_obj: Mapping[str, Any]) -> bool:
+    md = field_obj.get("metadata") or {}
+    return IDENTITY_START in md and IDENTITY_STEP in md
+
+
+def _physical(field_obj: Mapping[str, Any]) -> str:
+    return (field_obj.get("metadata") or {}).get(PHYSICAL_NAME) or field_obj["name"]
+
+
+def with_ict_enablement(metadata: dict[str, Any], current: Metadata, commit_version: int,
+                        ict: int) -> dict[str, Any]:
+    """Record in-commit-timestamp enablement as Delta does.
+
+    When this commit turns in-commit timestamps on, the enablement version and
+    timestamp are this commit's; when they were already on, the current
+    enablement properties are kept (a restore must not move the boundary).
+    """
+    config = dict(metadata["configuration"])
+    if _config_enabled(current.configuration, ICT_ENABLED):
+        for key in ICT_KEYS:
+            config.pop(key, None)
+            if key in current.configuration:
+                config[key] = current.configuration[key]
+    else:
+        config[ICT_ENABLEMENT_VERSION] = str(commit_version)
+        config[ICT_ENABLEMENT_TIMESTAMP] = str(ict)
+    return {**metadata, "configuration": config}
+
+
+def remove_body(add: AddFile, now_ms: int) -> dict[str, Any]:
+    """A ``remove`` for a current file, with everything Delta's ``removeWithTimestamp`` keeps."""
+    raw = add.raw
+    body: dict[str, Any] = {"path": raw.get("path", add.path), "deletionTimestamp": now_ms,
+                            "dataChange": True, "extendedFileMetadata": True,
+                            "partitionValues": dict(add.partition_values), "size": add.size}
+    for key in ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"):
+        if raw.get(key) is not None:
+            body[key] = raw[key]
+    return body
+
+
+def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str, Any]:
+    """The target's ``add`` re-emitted as it was logged, with ``dataChange`` true.
+
+    With row tracking, ``baseRowId`` and ``defaultRowCommitVersion`` are carried;
+    a missing ``defaultRowCommitVersion`` gets this commit's version, as Delta's
+    ``DefaultRowCommitVersion.assignIfMissing`` does.
+    """
+    body = {k: v for k, v in add.raw.items() if v is not None}
+    body["dataChange"] = True
+    if row_tracking and body.get("defaultRowCommitVersion") is None:
+        body["defaultRowCommitVersion"] = commit_version
+    return body
+
+
+def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
+    return _config_enabled(metadata.get("configuration") or {}, key)
+
+
+def _config_enabled(config: Mapping[str, Any], key: str) -> bool:
+    return str(config.get(key, "false")).lower() == "true"
+
+
+def _suspended(metadata: Mapping[str, Any]) -> bool:
+    return _enabled(metadata, "delta.rowTrackingSuspended")
+
+
+def describe_actions(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many actions of each kind a commit holds (for logs and the audit)."""
+    counts: dict[str, int] = {}
+    for action in actions:
+        name = next(iter(action))
+        counts[name] = counts.get(name, 0) + 1
+    return counts

@@ -1,0 +1,219 @@
+"""Proving a restore did what its plan said: files, metadata, protocol and rows.
+
+After the commit, the new version is read back from the log and compared with
+the target version: exactly the target's files (minus any left out on purpose),
+the target's schema, partitioning and properties, a protocol at least the one
+the table had, and the same number of rows when both are read with Spark. Where
+deltalake (an independent Delta implementation) can load the table, it must
+read the same rows (the same multiset) at both versions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from inspector.delta.errors import InspectorError, UnsupportedFeature
+from inspector.log.deltalog import DeltaLog
+from inspector.restore.actions import ICT_KEYS, IDENTITY_HIGH_WATER_MARK, MAX_COLUMN_ID, metadata_json
+from inspector.restore.protocol import covers, describe_protocol
+from inspector.settings import Settings
+from inspector.log.snapshot import Snapshot
+
+#: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
+DELTALAKE_CHECK_MAX_ROWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class VerificationCheck:
+    """One check of a restore: ``status`` is ``passed``, ``failed`` or ``skipped``."""
+
+    name: str
+    status: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """The JSON form of the check."""
+        return {"name": self.name, "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The checks run against the restored version; ``ok`` when none failed."""
+
+    version: int
+    target_version: int
+    checks: tuple[VerificationCheck, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed (skipped checks say why they were skipped)."""
+        return all(c.status != "failed" for c in self.checks)
+
+    @property
+    def failures(self) -> list[VerificationCheck]:
+        """The failed checks."""
+        return [c for c in self.checks if c.status == "failed"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (CLI ``restore --json``)."""
+        return {"version": self.version, "targetVersion": self.target_version, "ok": self.ok,
+                "checks": [c.to_json() for c in self.checks]}
+
+
+def verify_restore(result, *, spark=None, settings: Settings | None = None) -> Verification:
+    """Check a committed restore against its target version.
+
+    Args:
+        result: The :class:`~inspector.restore.execute.RestoreResult` of the restore.
+        spark: The session used to count rows; started when None.
+        settings: Used to start Spark.
+
+    Returns:
+        The verification; it never raises for a failed check, it records it.
+    """
+    version, target_version = result.committed_version, result.plan.target_version
+    try:
+        log = DeltaLog.open(result.plan.table_root)
+        new, target = log.snapshot(version), log.snapshot(target_version)
+    except Exception as exc:  # the commit is written; report, never raise
+        return Verification(version, target_version, (VerificationCheck(
+            "readable", "failed", f"Version {version} cannot be read back from the log: {exc}"),))
+    dropped = set(result.plan.problem_paths) if result.allow_missing_files else set()
+    checks = [
+        _safely("files", _files_check, new, target, dropped),
+        _safely("metadata", _metadata_check, new, target),
+        _safely("protocol", _protocol_check, new, result),
+        _safely("row_count", _rows_check, new, target, dropped, spark, settings),
+        _safely("deltalake_rows", _deltalake_check, new, target, dropped),
+    ]
+    return Verification(version, target_version, tuple(checks))
+
+
+def _safely(name: str, check, *args) -> VerificationCheck:
+    """Run one check; an unexpected error becomes a failed check (the commit already exists)."""
+    try:
+        return check(*args)
+    except Exception as exc:
+        return VerificationCheck(name, "failed", f"The check could not run: {type(exc).__name__}: {exc}")
+
+
+def _files_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
+    expected = set(target.files) - dropped
+    extra, missing = set(new.files) - expected, expected - set(new.files)
+    if not extra and not missing:
+        left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
+        return VerificationCheck("files", "passed",
+                                 f"Version {new.version} has exactly the {len(expected)} files of "
+                                 f"version {target.version}{left_out}.")
+    return VerificationCheck("files", "failed",
+                             f"Version {new.version} differs from version {target.version}: "
+                             f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
+                             f"{len(missing)} files missing ({_few(p for p, _ in missing)}).")
+
+
+def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
+    got, want = _comparable(new), _comparable(target)
+    if got == want:
+        return VerificationCheck("metadata", "passed",
+                                 f"Schema, partition columns and properties equal version "
+                                 f"{target.version}'s.")
+    differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+    return VerificationCheck("metadata", "failed",
+                             f"The metadata differs from version {target.version}'s in: "
+                             f"{', '.join(differing)}.")
+
+
+def _comparable(snapshot: Snapshot) -> dict[str, Any]:
+    """Metadata without the parts a restore legitimately keeps from the current version."""
+    body = metadata_json(snapshot.metadata)
+    body.pop("createdTime", None)
+    kept = (*ICT_KEYS, MAX_COLUMN_ID)  # never go back: kept from the pre-restore version
+    body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in kept}
+    schema = json.loads(body["schemaString"])
+    for f in schema.get("fields", []):
+        (f.get("metadata") or {}).pop(IDENTITY_HIGH_WATER_MARK, None)
+    body["schemaString"] = schema
+    return body
+
+
+def _protocol_check(new: Snapshot, result) -> VerificationCheck:
+    baseline = result.plan.target_protocol if result.allow_protocol_downgrade else result.plan.current_protocol
+    word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
+    if covers(new.protocol, baseline):
+        return VerificationCheck("protocol", "passed",
+                                 f"Protocol {describe_protocol(new.protocol)} is at least {word} "
+                                 f"{describe_protocol(baseline)}.")
+    return VerificationCheck("protocol", "failed",
+                             f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
+                             f"{describe_protocol(baseline)}.")
+
+
+def _rows_check(new: Snapshot, target: Snapshot, dropped: set, spark, settings) -> VerificationCheck:
+    from inspector.rows.reader import read_files, read_snapshot
+
+    try:
+        if spark is None:
+            from inspector.rows.session import get_spark
+
+            spark = get_spark(settings)
+        got = read_snapshot(new, spark=spark).count()
+        kept = [a for k, a in target.files.items() if k not in dropped]
+        want = (read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)).count()
+    except UnsupportedFeature as exc:
+        return VerificationCheck("row_count", "skipped", f"Rows could not be read with Spark: {exc}")
+    except InspectorError as exc:
+        return VerificationCheck("row_count", "failed", f"Rows could not be read with Spark: {exc}")
+    if got == want:
+        return VerificationCheck("row_count", "passed",
+                                 f"Spark reads {got} rows at version {new.version}, as at version "
+                                 f"{target.version}{' (without the files left out)' if dropped else ''}.")
+    return VerificationCheck("row_count", "failed",
+                             f"Spark reads {got} rows at version {new.version} but {want} at version "
+                             f"{target.version}.")
+
+
+def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
+    if dropped:
+        return VerificationCheck("deltalake_rows", "skipped",
+                                 "Skipped: the target version's missing files cannot be read, so "
+                                 "its rows cannot be compared.")
+    if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
+        return VerificationCheck("deltalake_rows", "skipped",
+                                 f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.")
+    try:
+        got, want = _deltalake_rows(new), _deltalake_rows(target)
+    except Exception as exc:  # deltalake refuses features it does not support, in many ways
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return VerificationCheck("deltalake_rows", "skipped",
+                                 f"Skipped: deltalake cannot read this table ({reason[:200]}).")
+    if got == want:
+        return VerificationCheck("deltalake_rows", "passed",
+                                 f"deltalake reads the same {sum(got.values())} rows at versions "
+                                 f"{new.version} and {target.version}.")
+    surplus, lacking = got - want, want - got
+    return VerificationCheck("deltalake_rows", "failed",
+                             f"deltalake reads different rows at version {new.version}: "
+                             f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
+                             f"compared with version {target.version}.")
+
+
+def _deltalake_rows(snapshot: Snapshot) -> Counter:
+    """The multiset of rows deltalake reads at a version (rows as canonical JSON text)."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, QueryBuilder
+
+    table = DeltaTable(snapshot.table_root, version=snapshot.version)
+    try:
+        data = table.to_pyarrow_table()
+    except Exception:  # deletion vectors / column mapping: DataFusion reads those
+        data = pa.table(QueryBuilder().register("t", table).execute("SELECT * FROM t").read_all())
+    return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
+
+
+def _few(paths, limit: int = 3) -> str:
+    items: Sequence[str] = sorted(paths)
+    shown = ", ".join(items[:limit])
+    return shown + (" ..." if len(items) > limit else "") if items else "none"

@@ -1,0 +1,259 @@
+"""A preview of a table version: its schema, exact row count and first rows, read by Spark.
+
+:func:`build_preview` does the work; :class:`PreviewJob` runs it on a worker thread
+under its own Spark job group, so the app can show progress and cancel it.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Mapping
+
+from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.timetravel import parse_timestamp, version_at_timestamp
+from inspector.views.versions import parse_version
+
+
+@dataclass(frozen=True)
+class PreviewColumn:
+    """A column of the previewed version: logical name and Delta type (``simpleString``)."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a preview shows. ``num_rows`` is exact (Spark counted every row that passed
+    ``where``); ``rows`` holds the first ``limit`` of them as Python values."""
+
+    version: int
+    columns: tuple[PreviewColumn, ...]
+    num_rows: int
+    rows: tuple[Mapping[str, Any], ...]
+    limit: int
+    where: str | None
+    files_read: int
+    bytes_read: int
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResolvedVersion:
+    """A version chosen by number or by timestamp; ``timestamp`` is the UTC moment typed."""
+
+    version: int
+    timestamp: datetime | None = None
+
+
+def resolve_version(log: DeltaLog, *, version: str | int | None = None, timestamp: str | None = None,
+                    settings: Settings | None = None) -> ResolvedVersion:
+    """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
+
+    Raises:
+        InvalidInput: Both or a malformed value given.
+        TimestampOutOfRange: The timestamp is outside the table's history.
+        VersionNotFound: The version is not in the log.
+    """
+    if version is not None and timestamp:
+        raise InvalidInput("Give a version or a timestamp, not both.",
+                           "Drop one of --version and --timestamp.")
+    if timestamp:
+        moment = parse_timestamp(timestamp)
+        return ResolvedVersion(version_at_timestamp(log, moment, settings), moment)
+    chosen = log.latest_version if version is None else parse_version(version, log)
+    log.snapshot(chosen)  # raises VersionNotFound / CorruptLog with the table's range
+    return ResolvedVersion(chosen)
+
+
+def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str | None = None,
+                  limit: int | None = None, spark=None,
+                  progress: Callable[[str], None] = lambda stage: None) -> Preview:
+    """Read a version with Spark: its exact row count and first rows (optionally filtered).
+
+    Args:
+        log: The table's log.
+        version: The version to read.
+        settings: ``preview_rows`` (the default limit) and the Spark settings.
+        where: A SQL WHERE expression evaluated by Spark, or None.
+        limit: Rows to return (default ``settings.preview_rows``).
+        spark: A SparkSession; None starts the process's session with ``settings``.
+        progress: Called with each stage's description, for a progress display.
+
+    Returns:
+        The :class:`Preview`.
+
+    Raises:
+        InvalidInput: The filter does not parse or names unknown columns.
+        UnsupportedFeature, MissingDataFile: From :mod:`inspector.rows.reader`.
+        SparkUnavailable: Spark cannot start.
+    """
+    from inspector.rows.reader import (check_files_exist, check_readable, count_rows, read_snapshot,
+                                  read_warnings)
+
+    snapshot = log.snapshot(version)
+    check_readable(snapshot)  # refuse before paying for Spark's start
+    check_files_exist(snapshot, snapshot.add_files)
+    limit = settings.preview_rows if limit is None else max(int(limit), 0)
+    if spark is None:
+        progress("Starting Spark…")
+        from inspector.rows.session import get_spark
+
+        spark = get_spark(settings)
+    progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
+    df = _filtered(read_snapshot(snapshot, spark=spark), where)
+    rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
+    progress("Counting rows…")
+    # Without a filter the count comes from Parquet footers (minus deleted rows): no scan.
+    total = _spark_action(df.count if where and where.strip() else
+                          lambda: count_rows(snapshot, spark=spark))
+    columns = tuple(PreviewColumn(f.name, f.type.simple_string()) for f in snapshot.schema.fields)
+    return Preview(version, columns, total, tuple(rows), limit, (where or "").strip() or None,
+                   snapshot.num_files, snapshot.size_in_bytes, tuple(read_warnings(snapshot)))
+
+
+def _filtered(df, where: str | None):
+    if not (where or "").strip():
+        return df
+    from pyspark.errors import AnalysisException, ParseException
+
+    try:
+        return df.where(where)
+    except (ParseException, AnalysisException) as exc:
+        first = (str(exc).strip().splitlines() or [""])[0].split(" SQLSTATE")[0].rstrip(". ")
+        raise InvalidInput(f"The filter `{where.strip()}` is not valid SQL for this table: {first}",
+                           "Write a SQL WHERE expression over the version's columns, "
+                           "e.g. amount > 100 AND region = 'eu'.") from None
+
+
+def _displayable(df):
+    """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(f"`{f.name}`").cast("string").alias(f.name)
+                       if "variant" in f.dataType.simpleString() else F.col(f"`{f.name}`")
+                       for f in df.schema.fields])
+
+
+def _spark_action(action: Callable[[], Any]) -> Any:
+    """Run a Spark action; file-read failures become MissingDataFile naming the file."""
+    from py4j.protocol import Py4JError
+    from pyspark.errors import PySparkException
+
+    try:
+        return action()
+    except (PySparkException, Py4JError) as exc:
+        text = str(exc)
+        if "FAILED_READ_FILE" in text or "FileNotFoundException" in text:
+            file = text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip() if \
+                "reading file" in text else "a data file"
+            raise MissingDataFile(f"Spark could not read {file}: it is missing or not a valid "
+                                  "Parquet file.",
+                                  "Restore the file from a backup, or pick another version.") from None
+        if "cancel" in text.lower():
+            raise PreviewCancelled() from None
+        raise
+
+
+class PreviewCancelled(Exception):
+    """Raised inside a worker whose Spark jobs were cancelled (never shown as an error)."""
+
+
+def preview_record(preview: Preview) -> dict[str, Any]:
+    """The CLI's JSON contract (``show --json``): version, columns, numRows and rows."""
+    return {
+        "version": preview.version,
+        "columns": [{"name": c.name, "type": c.type} for c in preview.columns],
+        "numRows": preview.num_rows,
+        "rows": [{name: json_value(value) for name, value in row.items()} for row in preview.rows],
+        "filesRead": preview.files_read,
+        "bytesRead": preview.bytes_read,
+        "where": preview.where,
+        "warnings": list(preview.warnings),
+    }
+
+
+class PreviewJob:
+    """A preview running on a worker thread, in its own Spark job group (cancellable).
+
+    ``stage`` says what it is doing; :meth:`cancel` cancels its Spark jobs (a Spark
+    start cannot be interrupted, but its result is then discarded).
+    """
+
+    def __init__(self, log: DeltaLog, version: int, *, settings: Settings,
+                 where: str | None = None, limit: int | None = None) -> None:
+        self.group = f"delta-inspector-preview-{uuid.uuid4().hex[:12]}"
+        self.stage = "Waiting…"
+        self.cancelled = False
+        self.preview: Preview | None = None
+        self.error: BaseException | None = None
+        self._args = (log, version, settings, where, limit)
+        self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        log, version, settings, where, limit = self._args
+        try:
+            self.preview = build_preview(log, version, settings=settings, where=where, limit=limit,
+                                         spark=self._spark(settings), progress=self._progress)
+        except PreviewCancelled:
+            self.cancelled = True
+        except BaseException as exc:  # handed to the caller's thread, which renders it
+            self.error = exc if not self.cancelled else None
+        self.stage = "Cancelled" if self.cancelled else "Done"
+
+    def _spark(self, settings: Settings):
+        from inspector.rows.session import get_spark
+
+        self.stage = "Starting Spark…"
+        spark = get_spark(settings)
+        # Job groups are per thread (PySpark pins Python threads to JVM threads).
+        spark.sparkContext.setJobGroup(self.group, "Delta Inspector preview", interruptOnCancel=True)
+        if self.cancelled:
+            raise PreviewCancelled()
+        return spark
+
+    def _progress(self, stage: str) -> None:
+        if self.cancelled:
+            raise PreviewCancelled()
+        self.stage = stage
+
+    def done(self) -> bool:
+        """True when the preview finished, failed or was cancelled."""
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds; True when done."""
+        self._thread.join(timeout)
+        return self.done()
+
+    def cancel(self) -> None:
+        """Cancel the preview's Spark jobs; the job ends as ``cancelled``."""
+        self.cancelled = True
+        from inspector.rows.session import spark_status
+
+        if spark_status().state == "ready":
+            from inspector.rows.session import get_spark
+
+            get_spark().sparkContext.cancelJobGroup(self.group)
+
+    def result(self) -> Preview | None:
+        """The preview (None when cancelled).
+
+        Raises:
+            InspectorError: What went wrong, ready to render.
+        """
+        self.wait()
+        if self.error is not None:
+            if isinstance(self.error, InspectorError):
+                raise self.error
+            raise SparkUnavailable(f"Spark failed while reading: {str(self.error).splitlines()[0]}",
+                                   "See the Spark status in the sidebar; retry, or check the "
+                                   "spark_master and spark_conf settings.") from self.error
+        return None if self.cancelled else self.preview

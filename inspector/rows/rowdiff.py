@@ -1,0 +1,365 @@
+"""Which rows differ between two versions, reading only the files that changed.
+
+Rows in files present in both versions are the same rows, so only the files of
+the file diff are read: those only in ``from`` and those only in ``to``. Their
+multiset difference is the row diff. Rows that copy-on-write DELETE, UPDATE,
+MERGE or OPTIMIZE rewrote unchanged appear on both sides and cancel, and a file
+whose deletion vector changed is read twice, each time with its side's vector,
+so only the rows deleted in between remain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from inspector.delta.errors import InvalidInput
+from inspector.views.filediff import FileDiff, diff_files
+from inspector.log.deltalog import DeltaLog
+from inspector.views.metadiff import ValueChange
+from inspector.settings import Settings
+
+_SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
+_COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
+_STATUS, _RANK = "__delta_inspector_status", "__delta_inspector_rank"
+_TOTALS = "__delta_inspector_totals"  # the status of the counts row in a collected union
+_ADDED, _REMOVED = "__delta_inspector_added", "__delta_inspector_removed"
+# Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
+_BEFORE, _AFTER, _DIFFERS = "__delta_inspector_before_", "__delta_inspector_after_", "__delta_inspector_differs_"
+
+Row = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ChangedRow:
+    """A key present on both sides with different values: only the columns that changed."""
+
+    key: Row
+    changes: tuple[ValueChange, ...]
+
+
+@dataclass(frozen=True)
+class RowSamples:
+    """One page of sample rows (the same page of each list)."""
+
+    offset: int
+    limit: int
+    added: tuple[Row, ...] = ()
+    removed: tuple[Row, ...] = ()
+    changed: tuple[ChangedRow, ...] = ()
+
+
+@dataclass(frozen=True)
+class RowDiff:
+    """Rows only in ``to`` (added) and only in ``from`` (removed), counted as multisets.
+
+    Without a key, ``added``/``removed`` count rows (duplicates count) and
+    ``changed`` is None. With a key, they count keys added and removed, and
+    ``changed`` counts keys on both sides whose other columns differ.
+    """
+
+    from_version: int
+    to_version: int
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    added: int
+    removed: int
+    changed: int | None
+    files_read: int
+    bytes_read: int
+    samples: RowSamples
+
+
+def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequence[str] = (),
+              offset: int = 0, limit: int | None = None, file_diff: FileDiff | None = None,
+              settings: Settings | None = None, spark=None) -> RowDiff:
+    """Diff the rows of two versions on Spark, reading only the changed files.
+
+    Args:
+        log: The table's log.
+        from_version: The side called "from" (either order).
+        to_version: The side called "to".
+        key: Columns identifying a row; with them, keys are reported added, removed or changed.
+        offset: The first sample row to return (paging).
+        limit: Sample rows per list (default: the ``sample_rows`` setting).
+        file_diff: The file diff of these versions, when already computed.
+        settings: Settings (for ``sample_rows`` and starting Spark).
+        spark: A SparkSession; default: the process's session.
+
+    Returns:
+        Exact counts and one page of samples.
+
+    Raises:
+        InvalidInput: If a key column does not exist, or the key is not unique among changed rows.
+        VersionNotFound, CorruptLog: If a version cannot be reconstructed.
+        SparkUnavailable: If Spark cannot start.
+    """
+    settings = settings or Settings.from_env()
+    limit = settings.sample_rows if limit is None else limit
+    if offset < 0 or limit < 0:
+        raise InvalidInput("The sample offset and size must not be negative.",
+                           "Give an offset of 0 or more.")
+    diff = file_diff or diff_files(log, from_version, to_version)
+    from_snap, to_snap = log.snapshot(diff.from_version), log.snapshot(diff.to_version)
+    columns = _columns(diff)
+    key = _check_key(key, columns)
+    files = diff.only_in_from + diff.only_in_to
+    empty = RowDiff(diff.from_version, diff.to_version, columns, key, 0, 0, 0 if key else None,
+                    0, 0, RowSamples(offset, limit))
+    if not files:
+        return empty  # no file changed, so no row did: no need to start Spark
+    from inspector.rows.reader import read_files
+    from inspector.rows.session import get_spark
+
+    spark = spark or get_spark(settings)
+    before = read_files(from_snap, diff.only_in_from, spark=spark)
+    after = read_files(to_snap, diff.only_in_to, spark=spark)
+    before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
+    maps = {f.name for df in (before, after) for f in df.schema.fields if _is_map(f.dataType)}
+    net = _net_rows(before, after)
+    counted = _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
+    added, removed, changed, samples = counted
+    return RowDiff(diff.from_version, diff.to_version, tuple(c for c in net.columns if c != _COUNT), key,
+                   added, removed, changed, len(files), sum(f.size for f in files), samples)
+
+
+def _columns(diff: FileDiff) -> tuple[str, ...]:
+    """Top-level columns of ``to``, then those only ``from`` has (a renamed column counts once)."""
+    to_names = diff.to_side.metadata.schema.field_names()
+    renames = _renames(diff)
+    extra = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
+    return tuple(to_names + [c for c in extra if c not in to_names])
+
+
+def _renames(diff: FileDiff) -> dict[str, str]:
+    """Top-level columns renamed between the sides (matched by column-mapping id): from-name -> to-name."""
+    return {c.before.name: c.after.name for c in diff.metadata.columns_changed
+            if len(c.before.path) == 1 and c.before.path != c.after.path}
+
+
+def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
+    key = tuple(k.strip() for k in key if k and k.strip())
+    unknown = [k for k in key if k not in columns]
+    if unknown:
+        raise InvalidInput(f"Key column(s) {', '.join(unknown)} do not exist in either version.",
+                           f"Pick key columns among: {', '.join(columns)}.")
+    if len(set(key)) != len(key):
+        raise InvalidInput("A key column is named twice.", "Name each key column once.")
+    return key
+
+
+def _col(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _net_rows(before, after):
+    """Each distinct row with its net multiplicity (``to`` count minus ``from`` count), non-zero only."""
+    from pyspark.sql import functions as F
+
+    before, after = _comparable(before), _comparable(after)
+    before, after = _stringify_mismatches(before, after)
+    union = _union(after.withColumn(_SIDE, F.lit(1)), before.withColumn(_SIDE, F.lit(-1)))
+    columns = [c for c in union.columns if c != _SIDE]
+    return (union.groupBy(*[_col(c) for c in columns]).agg(F.sum(_SIDE).alias(_COUNT))
+            .where(F.col(_COUNT) != 0))
+
+
+def _is_map(data_type) -> bool:
+    from pyspark.sql.types import MapType
+
+    return isinstance(data_type, MapType)
+
+
+def _comparable(df):
+    """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.array_sort(F.map_entries(_col(f.name))).alias(f.name)
+                       if _is_map(f.dataType) else _col(f.name) for f in df.schema.fields])
+
+
+def _stringify_mismatches(before, after):
+    """Compare a column as text when one side has it as a string and the other not.
+
+    Spark would otherwise widen string vs number to a number, and fail on any text
+    that is not one.
+    """
+    from pyspark.sql.types import StringType
+
+    theirs = {f.name: f.dataType for f in after.schema.fields}
+    text = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]
+            and StringType() in (f.dataType, theirs[f.name])]
+    return _as_text(before, text), _as_text(after, text)
+
+
+def _as_text(df, names):
+    return df.select(*[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns])
+
+
+def _union(after, before):
+    """Union by name: a column missing on one side is null there; differing types are widened.
+
+    Types Spark cannot widen (e.g. a struct that gained a field vs a number) are compared as text.
+    """
+    from pyspark.errors import AnalysisException
+
+    try:
+        return after.unionByName(before, allowMissingColumns=True)
+    except AnalysisException:
+        theirs = {f.name: f.dataType for f in after.schema.fields}
+        differ = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]]
+        return _as_text(after, differ).unionByName(_as_text(before, differ), allowMissingColumns=True)
+
+
+def _expand(df):
+    """One output row per occurrence: a row added twice is listed twice."""
+    from pyspark.sql import functions as F
+
+    columns = [c for c in df.columns if c != _COUNT]
+    return (df.select(*[_col(c) for c in columns],
+                      F.explode(F.array_repeat(F.lit(0), F.abs(F.col(_COUNT)).cast("int"))).alias(_SIDE))
+            .select(*[_col(c) for c in columns]))
+
+
+def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int):
+    """The one-row ``totals`` and the same page of each frame, in ONE Spark job.
+
+    Each job costs a fixed overhead, and the frames share the grouped change set,
+    whose shuffle Spark reuses within a query; so everything is one union.
+
+    Returns:
+        (totals as a dict, {frame name: page rows as dicts ordered by ``order``}).
+    """
+    from functools import reduce
+
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    branches = [totals.withColumn(_STATUS, F.lit(_TOTALS)).withColumn(_RANK, F.lit(0))]
+    for status, df in frames.items() if limit else ():
+        by = [_col(c) for c in _orderable(df, order)] or [F.lit(0)]
+        page = df.orderBy(*by).offset(offset).limit(limit)
+        # A union does not keep order, so each page row carries its rank (pages are small).
+        branches.append(page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by)))
+                        .withColumn(_STATUS, F.lit(status)))
+    union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
+    pages: dict[str, list[dict]] = {status: [] for status in frames}
+    found = {}
+    for row in sorted(union.collect(), key=lambda r: r[_RANK]):
+        values = row.asDict(recursive=True)
+        status = values[_STATUS]
+        if status == _TOTALS:
+            found = {c: int(values[c] or 0) for c in totals.columns}
+        else:
+            pages[status].append({c: values[c] for c in frames[status].columns})
+    return found, pages
+
+
+def _orderable(df, wanted: Sequence[str]) -> list[str]:
+    from pyspark.sql.types import MapType, VariantType
+
+    bad = {f.name for f in df.schema.fields if isinstance(f.dataType, (MapType, VariantType))}
+    return [c for c in (wanted or df.columns) if c not in bad]
+
+
+def _value(value: Any, is_map: bool) -> Any:
+    if is_map and value is not None:  # back from sorted entries to a map, for people
+        return {e["key"]: e["value"] for e in value}
+    return value
+
+
+def _row(values: dict[str, Any], maps: set[str]) -> dict[str, Any]:
+    return {name: _value(value, name in maps) for name, value in values.items()}
+
+
+def _unkeyed(net, offset: int, limit: int, maps: set[str]):
+    from pyspark.sql import functions as F
+
+    count = F.col(_COUNT)
+    totals = net.agg(F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
+                     F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
+    found, pages = _collect(totals, {"added": _expand(net.where(count > 0)),
+                                     "removed": _expand(net.where(count < 0))}, (), offset, limit)
+    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
+                         tuple(_row(r, maps) for r in pages["removed"]))
+    return found[_ADDED], found[_REMOVED], None, samples
+
+
+def _key_totals(net, key: tuple[str, ...]):
+    """One row: keys duplicated on a side, and keys added, removed and changed."""
+    from pyspark.sql import functions as F
+
+    count = F.col(_COUNT)
+    per_key = net.groupBy(*[_col(k) for k in key]).agg(
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
+    added, removed = F.col(_ADDED), F.col(_REMOVED)
+    return per_key.agg(*[F.sum(condition.cast("int")).alias(name) for name, condition in (
+        ("duplicated", (added > 1) | (removed > 1)), ("added", (added > 0) & (removed == 0)),
+        ("removed", (removed > 0) & (added == 0)), ("changed", (added > 0) & (removed > 0)))])
+
+
+def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
+    """A key must pick one row per side, else "changed" has no meaning."""
+    from pyspark.sql import functions as F
+
+    dups = (net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
+            .agg(F.sum(F.abs(_COUNT)).alias(_COUNT)).where(F.col(_COUNT) > 1).limit(3).collect())
+    examples = "; ".join(
+        ", ".join(f"{k}={d[k]!r}" for k in key)
+        + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
+        for d in dups)
+    raise InvalidInput(f"The key ({', '.join(key)}) does not identify one row: {examples}.",
+                       "Pick key columns that are unique in both versions, or diff without a key.")
+
+
+def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], diff: FileDiff):
+    """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
+    from pyspark.sql import functions as F
+
+    columns = [c for c in net.columns if c != _COUNT]
+    joined = _join_on_key(net, columns, key)
+    others = [(i, c) for i, c in enumerate(columns) if c not in key]
+
+    def where(status):
+        return joined.where(F.col(_STATUS) == status)
+
+    frames = {side: where(side).select(*[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
+              for side, prefix in (("added", _AFTER), ("removed", _BEFORE))}
+    frames["changed"] = where("changed").select(
+        *[F.col(f"{_AFTER}{columns.index(k)}").alias(k) for k in key],
+        *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i, _ in others],
+        *[(~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
+          for i, _ in others])
+    found, pages = _collect(_key_totals(net, key), frames, key, offset, limit)
+    if found["duplicated"]:  # the pages of a join on a duplicated key are meaningless
+        _refuse_duplicate_keys(net, key, diff)
+    changed_rows = tuple(ChangedRow(
+        {k: _value(r[k], k in maps) for k in key},
+        tuple(ValueChange(c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps))
+              for i, c in others if r[f"{_DIFFERS}{i}"]))
+        for r in pages["changed"])
+    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
+                         tuple(_row(r, maps) for r in pages["removed"]), changed_rows)
+    return found["added"], found["removed"], found["changed"], samples
+
+
+def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
+    """Removed rows as ``before0..n``, added rows as ``after0..n``, joined null-safely on the key."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    def side(sign, prefix):
+        rows = net.where(F.signum(_COUNT) == sign)
+        return rows.select(*[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
+                           F.lit(True).alias(f"{prefix}present"))
+
+    index = {c: i for i, c in enumerate(columns)}
+    on = reduce(lambda x, y: x & y,
+                [F.col(f"{_BEFORE}{index[k]}").eqNullSafe(F.col(f"{_AFTER}{index[k]}")) for k in key])
+    joined = side(-1, _BEFORE).join(side(1, _AFTER), on, "full_outer")
+    return joined.withColumn(_STATUS, F.when(F.col(f"{_BEFORE}present").isNull(), "added")
+                             .when(F.col(f"{_AFTER}present").isNull(), "removed").otherwise("changed"))

@@ -1,0 +1,177 @@
+"""The process's one SparkSession: started lazily, on first use, and shared.
+
+The timeline, per-version file lists and file-level diffs never call this; only
+row-level work does (previews, row diffs, restore plans and verification).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Iterable
+
+from inspector.delta.errors import SparkUnavailable
+from inspector.settings import Settings
+
+_lock = threading.Lock()
+_session = None
+_status: "SparkStatus | None" = None
+
+# Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
+# scratch folders outside the working tree, and no Hive metastore.
+_LOCAL_DEFAULTS = {
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.catalogImplementation": "in-memory",
+    "spark.driver.memory": "2g",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+# Settings rows depend on, on any master (a cluster's defaults may differ): timestamps
+# shown in UTC, old Parquet dates read as written, and Parquet field ids honoured (column
+# mapping id mode). spark_conf can still override them.
+_READ_DEFAULTS = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.fieldId.read.enabled": "true",
+}
+
+
+# Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
+_QUIET_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+@dataclass(frozen=True)
+class SparkStatus:
+    """What the app shows about Spark: ``not started``, ``starting``, ``ready`` or ``failed``."""
+
+    state: str
+    master: str | None = None
+    version: str | None = None
+    delta_jars: bool = False
+    reason: str | None = None
+
+    def describe(self) -> str:
+        """One line for people: state, master and version, or why it failed."""
+        if self.state == "ready":
+            jars = " with Delta Lake's jars (native reads)" if self.delta_jars else ""
+            return f"Spark {self.version} is ready on {self.master}{jars}."
+        if self.state == "starting":
+            return f"Spark is starting on {self.master}…"
+        if self.state == "failed":
+            return f"Spark failed to start: {self.reason}"
+        return "Spark is not started; it starts when rows are first needed."
+
+
+def with_spark_overrides(settings: Settings, *, master: str | None = None,
+                         conf: Iterable[str] = ()) -> Settings:
+    """Settings with a Spark master and extra ``key=value`` conf given on the command line.
+
+    Args:
+        settings: The settings to start from (defaults and environment).
+        master: Replaces ``spark_master`` when given.
+        conf: ``key=value`` pairs appended to ``spark_conf`` (later pairs win).
+
+    Returns:
+        New settings; ``settings`` is unchanged.
+
+    Raises:
+        InvalidInput: If a pair is not ``key=value``.
+    """
+    extra = [c.strip() for c in conf if c and c.strip()]
+    merged = ";".join(filter(None, [settings.spark_conf, *extra]))
+    updated = dataclasses.replace(settings, spark_master=master or settings.spark_master,
+                                  spark_conf=merged)
+    updated.spark_conf_pairs()  # validates every pair now, with a clear message
+    return updated
+
+
+def spark_status() -> SparkStatus:
+    """The session's state, without starting it."""
+    return _status or SparkStatus("not started")
+
+
+def get_spark(settings: Settings | None = None):
+    """Return the process's SparkSession, starting it on first call.
+
+    Args:
+        settings: ``spark_master`` and ``spark_conf`` are used on first start only.
+
+    Returns:
+        A ``pyspark.sql.SparkSession``.
+
+    Raises:
+        SparkUnavailable: If Java is missing or the session cannot start.
+    """
+    global _session, _status
+    with _lock:
+        if _session is not None:
+            return _session
+        settings = settings or Settings.from_env()
+        _status = SparkStatus("starting", master=settings.spark_master)
+        try:
+            _session = _start(settings)
+        except SparkUnavailable as exc:
+            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc))
+            raise
+        except Exception as exc:  # py4j/JVM failures have many types
+            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc).splitlines()[0])
+            raise SparkUnavailable(
+                f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
+                "Check the spark_master and spark_conf settings, and that Java 17 is installed.") from None
+        _status = SparkStatus("ready", master=_session.sparkContext.master, version=_session.version,
+                              delta_jars=has_delta_jars(_session))
+        return _session
+
+
+def _start(settings: Settings):
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise SparkUnavailable("Java is not installed, and Spark needs Java 17.",
+                               "Install it with: sudo apt-get install -y openjdk-17-jre-headless")
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    from pyspark.sql import SparkSession
+
+    scratch = tempfile.mkdtemp(prefix="delta-inspector-spark-")
+    local = settings.spark_master.startswith("local")
+    if local:  # a desktop session talks to itself only (also silences the hostname warning)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    log_config = os.path.join(scratch, "log4j2.properties")
+    with open(log_config, "w") as fh:
+        fh.write(_QUIET_LOG4J)
+    builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
+    conf = {**(_LOCAL_DEFAULTS if local else {}),
+            **_READ_DEFAULTS,
+            "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
+            "spark.driver.extraJavaOptions":
+                f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
+            **settings.spark_conf_pairs()}
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+    return session
+
+
+def has_delta_jars(session) -> bool:
+    """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
+    try:
+        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        return True
+    except Exception:
+        return False

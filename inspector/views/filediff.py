@@ -1,0 +1,231 @@
+"""Which data files differ between two versions, from the commits between them only.
+
+Delta's log already says what changed: the net effect of the commits between
+versions ``lo`` and ``hi`` on top of the state at ``lo`` is exactly the set of
+files only in one of the two versions. So the cost of a diff follows the size of
+the change, not the size of the table, and no Spark is needed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable
+
+from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
+from inspector.log.commit import Commit
+from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.log.deltalog import DeltaLog
+from inspector.views.metadiff import MetadataDiff, diff_metadata
+from inspector.log.snapshot import FileKey
+
+PartitionValues = tuple[tuple[str, "str | None"], ...]
+
+
+@dataclass(frozen=True)
+class VersionSide:
+    """One side of a diff: a version and the totals of its live files."""
+
+    version: int
+    metadata: Metadata
+    protocol: Protocol
+    num_files: int
+    size_in_bytes: int
+    num_records: int | None
+
+
+@dataclass(frozen=True)
+class FileTotals:
+    """Files, bytes and records added and removed (records: None when stats are missing)."""
+
+    files_added: int = 0
+    files_removed: int = 0
+    bytes_added: int = 0
+    bytes_removed: int = 0
+    records_added: int | None = 0
+    records_removed: int | None = 0
+
+
+@dataclass(frozen=True)
+class PartitionChange:
+    """What changed in one partition (``partition_values`` as sorted (column, value) pairs)."""
+
+    partition_values: PartitionValues
+    totals: FileTotals
+
+    @property
+    def label(self) -> str:
+        """``col=value/col2=value2``, or ``(unpartitioned)``."""
+        return "/".join(f"{k}={v}" for k, v in self.partition_values) or "(unpartitioned)"
+
+
+@dataclass(frozen=True)
+class CommitChange:
+    """What one commit between the two versions contributed, in log order (adds and removes as written)."""
+
+    version: int
+    operation: str
+    timestamp: int | None
+    totals: FileTotals
+    changes_metadata: bool
+    changes_protocol: bool
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """The difference between two versions; ``from`` and ``to`` may be in either order.
+
+    ``only_in_to`` are the files "added" going from ``from_version`` to
+    ``to_version``, ``only_in_from`` the files "removed". A file is identified by
+    its path and deletion vector (``AddFile.key``), so a file whose deletion vector
+    changed appears on both sides.
+    """
+
+    from_side: VersionSide
+    to_side: VersionSide
+    only_in_from: tuple[AddFile, ...]
+    only_in_to: tuple[AddFile, ...]
+    by_partition: tuple[PartitionChange, ...]
+    by_commit: tuple[CommitChange, ...]
+    metadata: MetadataDiff
+
+    @property
+    def from_version(self) -> int:
+        """The version diffed from."""
+        return self.from_side.version
+
+    @property
+    def to_version(self) -> int:
+        """The version diffed to."""
+        return self.to_side.version
+
+    @property
+    def totals(self) -> FileTotals:
+        """Files, bytes and records added (only in ``to``) and removed (only in ``from``)."""
+        return _totals(self.only_in_to, self.only_in_from)
+
+
+def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
+    """Diff two versions by replaying only the commits between them on the older one.
+
+    Args:
+        log: The table's log.
+        from_version: The side called "from" (may be newer than ``to_version``).
+        to_version: The side called "to".
+
+    Returns:
+        Files only in either side, summaries by partition and by commit, and the metadata diff.
+
+    Raises:
+        VersionNotFound: If either version is outside the log.
+        CorruptLog: If the older version cannot be reconstructed or a commit in between
+            is missing or unreadable.
+    """
+    lo, hi = sorted((from_version, to_version))
+    if hi > log.latest_version:
+        log.commit(hi)  # raises VersionNotFound with the table's range
+    base = log.snapshot(lo)
+    commits = [_commit_between(log, v, lo, hi) for v in range(lo + 1, hi + 1)]
+    gone, new, by_commit = _replay_net(base.files, commits)
+    meta, proto = base.metadata, base.protocol
+    for commit in commits:
+        meta, proto = commit.metadata or meta, commit.protocol or proto
+    lo_side = VersionSide(lo, base.metadata, base.protocol, base.num_files, base.size_in_bytes,
+                          base.num_records)
+    hi_side = _side_after(hi, meta, proto, lo_side, new, gone)
+    if from_version <= to_version:
+        sides, only_from, only_to = (lo_side, hi_side), gone, new
+    else:
+        sides, only_from, only_to = (hi_side, lo_side), new, gone
+    return FileDiff(sides[0], sides[1], _sorted(only_from), _sorted(only_to),
+                    _by_partition(only_to, only_from), tuple(by_commit),
+                    diff_metadata((sides[0].metadata, sides[0].protocol),
+                                  (sides[1].metadata, sides[1].protocol)))
+
+
+def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
+    try:
+        commit = log.commit(version)
+    except VersionNotFound:
+        commit = None
+    if commit is None or not commit.is_complete:
+        what = "is missing" if commit is None else "is truncated or corrupt"
+        raise CorruptLog(
+            f"The commit of version {version} {what}, so the change between versions "
+            f"{lo} and {hi} cannot be computed.",
+            "Diff versions on one side of the damage, or run `python -m inspector check` "
+            "to find the last consistent version.")
+    return commit
+
+
+def _replay_net(base: dict[FileKey, AddFile], commits: Iterable[Commit]):
+    """Net file changes of ``commits`` on top of ``base``: (gone from base, new since base, per commit)."""
+    gone: dict[FileKey, AddFile] = {}
+    new: dict[FileKey, AddFile] = {}
+    per_commit = []
+    for commit in commits:
+        adds, removes = [], []
+        for action in commit.actions:
+            if isinstance(action, AddFile):
+                adds.append(action)
+                if gone.pop(action.key, None) is None and action.key not in base:
+                    new[action.key] = action  # a later add of the same key wins, as in replay
+            elif isinstance(action, RemoveFile):
+                live = new.pop(action.key, None)
+                if live is None and action.key in base and action.key not in gone:
+                    live = gone[action.key] = base[action.key]
+                removes.append(live or action)
+        per_commit.append(_commit_change(commit, adds, removes))
+    return list(gone.values()), list(new.values()), per_commit
+
+
+def _commit_change(commit: Commit, adds: list[AddFile], removes: list) -> CommitChange:
+    info = commit.commit_info
+    timestamp = info.raw.get("timestamp")
+    return CommitChange(commit.version, info.operation,
+                        int(timestamp) if isinstance(timestamp, (int, float)) else None,
+                        _totals(adds, removes), commit.metadata is not None, commit.protocol is not None)
+
+
+def _side_after(version: int, meta: Metadata, proto: Protocol, base: VersionSide,
+                new: list[AddFile], gone: list[AddFile]) -> VersionSide:
+    change = _totals(new, gone)
+    records = None
+    if None not in (base.num_records, change.records_added, change.records_removed):
+        records = base.num_records + change.records_added - change.records_removed
+    return VersionSide(version, meta, proto, base.num_files + len(new) - len(gone),
+                       base.size_in_bytes + change.bytes_added - change.bytes_removed, records)
+
+
+def _records(files: Iterable) -> int | None:
+    """Live records of add actions (records of remove actions); None when any lacks stats."""
+    total = 0
+    for f in files:
+        count = f.num_live_records if isinstance(f, AddFile) else f.num_records
+        if count is None:
+            return None
+        total += count
+    return total
+
+
+def _totals(added: list, removed: list) -> FileTotals:
+    return FileTotals(len(added), len(removed), sum(f.size or 0 for f in added),
+                      sum(f.size or 0 for f in removed), _records(added), _records(removed))
+
+
+def _partition_of(add: AddFile) -> PartitionValues:
+    return tuple(sorted((add.partition_values or {}).items()))
+
+
+def _by_partition(added: list[AddFile], removed: list[AddFile]) -> tuple[PartitionChange, ...]:
+    groups: dict[PartitionValues, tuple[list, list]] = defaultdict(lambda: ([], []))
+    for add in added:
+        groups[_partition_of(add)][0].append(add)
+    for add in removed:
+        groups[_partition_of(add)][1].append(add)
+    return tuple(PartitionChange(p, _totals(*groups[p]))
+                 for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p]))
+
+
+def _sorted(files: list[AddFile]) -> tuple[AddFile, ...]:
+    return tuple(sorted(files, key=lambda a: (a.path, a.key[1] or "")))

@@ -1,0 +1,258 @@
+"""The table's history (like DESCRIBE HISTORY), with every timestamp a version has.
+
+Delta's history timestamp is the in-commit timestamp where the table has them
+enabled, else the commit file's modification time, made monotonic (a commit never
+appears older than the one before it). Copied or replicated tables break that:
+all file times change, so we report the commitInfo time beside it and flag
+versions where the sources disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from inspector.log.commit import Commit
+from inspector.delta.errors import InspectorError
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+
+ICT_ENABLED = "delta.enableInCommitTimestamps"
+ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
+
+
+@dataclass(frozen=True)
+class VersionTimestamps:
+    """All timestamps known for a version, in ms since the epoch (UTC).
+
+    ``history`` is the one Delta uses for DESCRIBE HISTORY and time travel;
+    ``source`` says where it came from: ``inCommitTimestamp`` or ``fileModificationTime``.
+    """
+
+    commit_info: int | None
+    in_commit: int | None
+    file_modification: int
+    history: int
+    source: str
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the history: a version's commit summarised for people and scripts."""
+
+    version: int
+    timestamps: VersionTimestamps
+    operation: str
+    operation_parameters: Mapping[str, Any]
+    operation_metrics: Mapping[str, Any]
+    user: str | None
+    engine_info: str | None
+    read_version: int | None
+    isolation_level: str | None
+    is_blind_append: bool | None
+    user_metadata: str | None
+    num_added_files: int
+    num_removed_files: int
+    added_bytes: int
+    removed_bytes: int
+    added_records: int | None
+    removed_records: int | None
+    changes_metadata: bool
+    changes_protocol: bool
+    problems: tuple[str, ...]
+
+    @property
+    def timestamp(self) -> datetime:
+        """The history timestamp as an aware UTC datetime."""
+        return ms_to_datetime(self.timestamps.history)
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    """Milliseconds since the epoch to an aware UTC datetime."""
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def iso(ms: int | None) -> str | None:
+    """Milliseconds since the epoch to ISO 8601 in UTC (``2024-10-08T05:42:52.123Z``)."""
+    if ms is None:
+        return None
+    return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def build_history(log: DeltaLog, settings: Settings | None = None, *,
+                  verify_all_checkpoints: bool = False) -> list[HistoryEntry]:
+    """The history of every version with a commit file or a checkpoint, oldest first.
+
+    A version whose commit expired but whose checkpoint remains gets an entry
+    (operation ``UNKNOWN``) saying so: its state is readable, its changes are not.
+
+    Args:
+        log: An opened log.
+        settings: For ``timestamp_tolerance_seconds``; defaults apply when None.
+        verify_all_checkpoints: Compare every checkpoint with its commits; by
+            default only the newest is (the others get a cheap structural check).
+
+    Returns:
+        One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
+    """
+    settings = settings or Settings()
+    tolerance_ms = settings.timestamp_tolerance_seconds * 1000
+    commits = {c.version: c for c in log.commits}
+    versions = sorted(set(commits) | set(log.listing.checkpoints))
+    config = _initial_configuration(log, commits, versions)
+    gaps = _gap_problems(log, versions)
+    checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
+    entries, previous = [], None
+    for version in versions:
+        commit = commits.get(version) or _checkpoint_only(log, version)
+        if commit.metadata is not None:
+            config = commit.metadata.configuration
+        stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
+        previous = stamps.history
+        problems = (*gaps.get(version, ()), *commit.problems,
+                    *checkpoints.get(version, ()), *ts_problems)
+        entries.append(_entry(commit, stamps, problems))
+    return entries
+
+
+def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
+    """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
+    checkpoint = log.listing.checkpoints[version][0]
+    return Commit(version, checkpoint.files[0], (), (
+        "Only the checkpoint of this version remains: its commit file is gone (log retention, "
+        "or an incomplete copy), so the table's state at this version is known but not what "
+        "the commit changed.",))
+
+
+def _initial_configuration(log: DeltaLog, commits: Mapping[int, Commit],
+                           versions: list[int]) -> Mapping[str, str]:
+    """Table properties in force before the first listed version (from a checkpoint)."""
+    first = versions[0] if versions else 0
+    if first == 0 or (first in commits and commits[first].metadata is not None):
+        return {}
+    for version in (first - 1, first):
+        try:
+            return log.snapshot(version).metadata.configuration
+        except InspectorError:  # expired or unreadable: timestamps fall back to file times
+            continue
+    return {}
+
+
+def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
+    problems: dict[int, list[str]] = {}
+    for before, after in zip(versions, versions[1:]):
+        if after - before > 1:
+            missing = f"{before + 1}" if after - before == 2 else f"{before + 1}..{after - 1}"
+            problems.setdefault(after, []).append(
+                f"The commit files for version {missing} are missing (a gap in the log); "
+                "versions after the gap can only be read from a later checkpoint.")
+    if versions and versions[0] > 0:
+        problems.setdefault(versions[0], []).append(
+            f"Commits before version {versions[0]} are not in the log (expired by log retention, "
+            f"or not copied); the earliest readable version is {log.earliest_version}.")
+    return problems
+
+
+def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
+    if str(config.get(ICT_ENABLED, "false")).lower() != "true":
+        return False
+    try:
+        enabled_from = int(config.get(ICT_ENABLEMENT_VERSION) or 0)
+    except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
+        enabled_from = 0
+    return version >= enabled_from
+
+
+def _timestamps(commit: Commit, config: Mapping[str, str], previous: int | None,
+                tolerance_ms: int) -> tuple[VersionTimestamps, list[str]]:
+    info = commit.commit_info
+    mtime, problems = commit.file.modification_time, []
+    if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
+        history, source = info.in_commit_timestamp, "inCommitTimestamp"
+    else:
+        history, source = mtime, "fileModificationTime"
+        if previous is not None and history <= previous:
+            # Delta makes file-time history monotonic the same way (DeltaHistoryManager).
+            history = previous + 1
+    written = info.in_commit_timestamp if source == "inCommitTimestamp" else info.timestamp
+    if written is not None and abs(written - mtime) > tolerance_ms:
+        problems.append(
+            f"Its commit time ({iso(written)}) and its file's modification time ({iso(mtime)}) "
+            f"differ by {_duration(abs(written - mtime))}: the table was probably copied or "
+            f"replicated. Time travel by timestamp uses the {_source_words(source)}.")
+    return VersionTimestamps(info.timestamp, info.in_commit_timestamp, mtime, history, source), problems
+
+
+def _source_words(source: str) -> str:
+    return "in-commit timestamp" if source == "inCommitTimestamp" else "file modification time"
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")) if n]
+    return " ".join(parts[:2]) or f"{ms} ms"
+
+
+def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...]) -> HistoryEntry:
+    info, adds, removes = commit.commit_info, commit.adds, commit.removes
+    return HistoryEntry(
+        version=commit.version,
+        timestamps=stamps,
+        operation=info.operation,
+        operation_parameters=info.operation_parameters,
+        operation_metrics=info.operation_metrics,
+        user=info.user,
+        engine_info=info.engine_info,
+        read_version=info.read_version,
+        isolation_level=info.raw.get("isolationLevel"),
+        is_blind_append=info.raw.get("isBlindAppend"),
+        user_metadata=info.raw.get("userMetadata"),
+        num_added_files=len(adds),
+        num_removed_files=len(removes),
+        added_bytes=sum(a.size for a in adds),
+        removed_bytes=sum(r.size or 0 for r in removes),
+        added_records=_sum_or_none(a.num_records for a in adds),
+        removed_records=_sum_or_none(r.num_records for r in removes),
+        changes_metadata=commit.metadata is not None,
+        changes_protocol=commit.protocol is not None,
+        problems=problems,
+    )
+
+
+def _sum_or_none(values) -> int | None:
+    total, seen = 0, False
+    for value in values:
+        if value is None:
+            return None
+        total, seen = total + value, True
+    return total if seen else 0
+
+
+def history_record(entry: HistoryEntry) -> dict[str, Any]:
+    """The CLI's JSON contract for one history entry (see README, "history --json")."""
+    return {
+        "version": entry.version,
+        "timestamp": iso(entry.timestamps.history),
+        "timestampSource": entry.timestamps.source,
+        "commitInfoTimestamp": iso(entry.timestamps.commit_info),
+        "inCommitTimestamp": iso(entry.timestamps.in_commit),
+        "fileModificationTime": iso(entry.timestamps.file_modification),
+        "operation": entry.operation,
+        "operationParameters": dict(entry.operation_parameters),
+        "operationMetrics": dict(entry.operation_metrics),
+        "userName": entry.user,
+        "engineInfo": entry.engine_info,
+        "readVersion": entry.read_version,
+        "isolationLevel": entry.isolation_level,
+        "isBlindAppend": entry.is_blind_append,
+        "userMetadata": entry.user_metadata,
+        "numAddedFiles": entry.num_added_files,
+        "numRemovedFiles": entry.num_removed_files,
+        "addedBytes": entry.added_bytes,
+        "removedBytes": entry.removed_bytes,
+        "problems": list(entry.problems),
+    }

@@ -1,0 +1,171 @@
+"""Differences in metadata and protocol between two versions of a table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from inspector.delta.actions import Metadata, Protocol
+from inspector.delta.schema import Column, iter_columns
+
+
+@dataclass(frozen=True)
+class ColumnChange:
+    """A column present on both sides whose type, nullability or name changed.
+
+    Columns are matched by column-mapping id when both sides have one (so a
+    RENAME COLUMN shows as a rename, not as a drop plus an add), else by path.
+    Only a column's own changes count: a struct whose nested field changed is not
+    reported itself (the nested field is), nor is a field whose parent was renamed.
+    """
+
+    name: str
+    before: Column
+    after: Column
+
+    @property
+    def changes(self) -> list[str]:
+        """What changed, in words: ``type long -> string``, ``renamed from a``, ..."""
+        out = []
+        if self.before.path[-1] != self.after.path[-1]:
+            out.append(f"renamed from {self.before.name}")
+        if _shape(self.before.type) != _shape(self.after.type):
+            out.append(f"type {self.before.type} -> {self.after.type}")
+        if self.before.nullable != self.after.nullable:
+            out.append("now nullable" if self.after.nullable else "now NOT NULL")
+        return out
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    """A named value (property, protocol field, ...) that differs between two versions."""
+
+    key: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
+class MetadataDiff:
+    """Everything that differs in metaData and protocol between two versions."""
+
+    columns_added: tuple[Column, ...]
+    columns_removed: tuple[Column, ...]
+    columns_changed: tuple[ColumnChange, ...]
+    properties: tuple[ValueChange, ...]
+    table: tuple[ValueChange, ...]
+    protocol: tuple[ValueChange, ...]
+
+    @property
+    def features_added(self) -> tuple[str, ...]:
+        """Table features the newer side's protocol names and the older one's does not."""
+        before, after = self._features()
+        return tuple(sorted(after - before))
+
+    @property
+    def features_removed(self) -> tuple[str, ...]:
+        """Table features the older side's protocol names and the newer one's does not."""
+        before, after = self._features()
+        return tuple(sorted(before - after))
+
+    def _features(self) -> tuple[set[str], set[str]]:
+        before, after = set(), set()
+        for change in self.protocol:
+            if change.key in ("readerFeatures", "writerFeatures"):
+                before |= set(change.before or ())
+                after |= set(change.after or ())
+        return before, after
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the two versions have the same metadata and protocol."""
+        return not any((self.columns_added, self.columns_removed, self.columns_changed,
+                        self.properties, self.table, self.protocol))
+
+
+def diff_metadata(before: tuple[Metadata, Protocol] | None,
+                  after: tuple[Metadata, Protocol]) -> MetadataDiff:
+    """Compare (metaData, protocol) of two versions; ``before`` None means a new table.
+
+    Args:
+        before: The older side, or None when ``after`` creates the table.
+        after: The newer side.
+
+    Returns:
+        The differences; every column of ``after`` is "added" for a new table.
+    """
+    old_cols = list(iter_columns(before[0].schema)) if before else []
+    new_cols = list(iter_columns(after[0].schema))
+    added, removed, changed = _diff_columns(old_cols, new_cols)
+    old_meta = before[0] if before else None
+    return MetadataDiff(
+        columns_added=tuple(added),
+        columns_removed=tuple(removed),
+        columns_changed=tuple(changed),
+        properties=tuple(_diff_maps(old_meta.configuration if old_meta else {}, after[0].configuration)),
+        table=tuple(_diff_maps(_table_fields(old_meta), _table_fields(after[0]))),
+        protocol=tuple(_diff_maps(_protocol_fields(before[1] if before else None),
+                                  _protocol_fields(after[1]))),
+    )
+
+
+def _identity(col: Column, use_ids: bool) -> Any:
+    return ("id", col.column_id) if use_ids and col.column_id is not None else ("path", col.path)
+
+
+def _diff_columns(old: list[Column], new: list[Column]):
+    use_ids = any(c.column_id is not None for c in old) and any(c.column_id is not None for c in new)
+    old_by = {_identity(c, use_ids): c for c in old}
+    new_by = {_identity(c, use_ids): c for c in new}
+    added = [c for k, c in new_by.items() if k not in old_by]
+    removed = [c for k, c in old_by.items() if k not in new_by]
+    changed = [ColumnChange(new_by[k].name, old_by[k], new_by[k]) for k in new_by
+               if k in old_by and _own(old_by[k]) != _own(new_by[k])]
+    return added, removed, changed
+
+
+def _own(col: Column) -> tuple:
+    """What belongs to the column itself: its own name, its type's shape, its nullability."""
+    return col.path[-1], _shape(col.type), col.nullable
+
+
+def _shape(type_string: str) -> str:
+    """A type with the fields of nested structs left out: ``array<struct<a:int>>`` -> ``array<struct>``.
+
+    Nested fields are columns of their own in the diff, so a change inside a
+    struct must not also count as a change of the struct (or array/map of it).
+    """
+    out, depth, i = [], 0, 0
+    while i < len(type_string):
+        if depth == 0 and type_string.startswith("struct<", i):
+            out.append("struct")
+            depth, i = 1, i + len("struct<")
+            continue
+        char = type_string[i]
+        if depth:
+            depth += {"<": 1, ">": -1}.get(char, 0)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChange]:
+    keys = sorted(set(old) | set(new))
+    return [ValueChange(k, old.get(k), new.get(k)) for k in keys if old.get(k) != new.get(k)]
+
+
+def _table_fields(meta: Metadata | None) -> dict[str, Any]:
+    if meta is None:
+        return {}
+    return {"id": meta.id, "name": meta.name, "description": meta.description,
+            "format": meta.format_provider, "partitionColumns": list(meta.partition_columns)}
+
+
+def _protocol_fields(protocol: Protocol | None) -> dict[str, Any]:
+    if protocol is None:
+        return {}
+    return {"minReaderVersion": protocol.min_reader_version,
+            "minWriterVersion": protocol.min_writer_version,
+            "readerFeatures": sorted(protocol.reader_features or []) or None,
+            "writerFeatures": sorted(protocol.writer_features or []) or None}

@@ -1,0 +1,110 @@
+"""A table's overview at its latest version, like Delta's ``DESCRIBE DETAIL``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from inspector.views.history import HistoryEntry, build_history
+from inspector.log.deltalog import DeltaLog
+from inspector.delta.schema import Column, iter_columns
+from inspector.log.snapshot import Snapshot
+
+CLUSTERING_DOMAIN = "delta.clustering"
+
+
+@dataclass(frozen=True)
+class TableDetail:
+    """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
+
+    Times are ms since the epoch (UTC). ``last_modified`` is the history timestamp
+    of the latest version (Delta's rule: in-commit timestamp when enabled, else the
+    commit file's modification time).
+    """
+
+    format: str
+    id: str
+    name: str | None
+    description: str | None
+    location: str
+    created_at: int | None
+    last_modified: int | None
+    version: int
+    partition_columns: tuple[str, ...]
+    clustering_columns: tuple[str, ...]
+    num_files: int
+    size_in_bytes: int
+    num_records: int | None
+    properties: Mapping[str, str]
+    min_reader_version: int
+    min_writer_version: int
+    reader_features: tuple[str, ...]
+    writer_features: tuple[str, ...]
+    column_mapping_mode: str
+    columns: tuple[Column, ...]
+    earliest_version: int
+    num_commits: int
+    checkpoint_versions: tuple[int, ...]
+    replayed_from: str
+
+    @property
+    def table_features(self) -> tuple[str, ...]:
+        """Every table feature the protocol names (reader and writer), sorted."""
+        return tuple(sorted(set(self.reader_features) | set(self.writer_features)))
+
+
+def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry] | None = None) -> TableDetail:
+    """Describe the table at its latest version.
+
+    Args:
+        log: An opened log.
+        history: The table's history when the caller already has it (saves rebuilding it).
+
+    Returns:
+        The table's detail.
+
+    Raises:
+        CorruptLog: If the latest version cannot be reconstructed.
+    """
+    snap = log.snapshot()
+    meta, proto = snap.metadata, snap.protocol
+    return TableDetail(
+        format=meta.format_provider, id=meta.id, name=meta.name, description=meta.description,
+        location=log.table_root, created_at=meta.created_time,
+        last_modified=_last_modified(log, snap, history),
+        version=snap.version, partition_columns=meta.partition_columns,
+        clustering_columns=clustering_columns(snap),
+        num_files=snap.num_files, size_in_bytes=snap.size_in_bytes, num_records=snap.num_records,
+        properties=dict(meta.configuration),
+        min_reader_version=proto.min_reader_version, min_writer_version=proto.min_writer_version,
+        reader_features=tuple(sorted(proto.reader_features or ())),
+        writer_features=tuple(sorted(proto.writer_features or ())),
+        column_mapping_mode=meta.column_mapping_mode,
+        columns=tuple(iter_columns(meta.schema)),
+        earliest_version=log.earliest_version, num_commits=len(log.listing.commits),
+        checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
+        replayed_from=snap.replayed_from,
+    )
+
+
+def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
+    """Liquid-clustering columns from the ``delta.clustering`` domain (physical names), if any."""
+    domain = snap.domain_metadata.get(CLUSTERING_DOMAIN)
+    if domain is None:
+        return ()
+    try:
+        names = json.loads(domain.configuration).get("clusteringColumns") or []
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
+
+
+def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry] | None) -> int | None:
+    history = build_history(log) if history is None else history
+    if history and history[-1].version == snap.version:
+        return history[-1].timestamps.history
+    # The latest version exists only as a checkpoint: its file time is all that is known.
+    checkpoints = log.listing.checkpoints.get(snap.version, ())
+    times = [f.modification_time for cp in checkpoints for f in cp.files]
+    return max(times) if times else None

@@ -1,0 +1,283 @@
+"""Retention: which versions can still be restored, and until when.
+
+Two clocks bound how far back a table can go. Log cleanup (at checkpoint time)
+deletes commits older than ``delta.logRetentionDuration`` (default 30 days) up to
+the newest checkpoint older than that, so a version's state disappears once a
+later checkpoint has aged past the retention. VACUUM deletes data files removed
+longer ago than ``delta.deletedFileRetentionDuration`` (default 1 week), so a
+version's data disappears once a file it needs was removed that long ago and
+a VACUUM ran. Both clocks use the history timestamps (file modification times
+unless in-commit timestamps are on), which is why a copied table's clocks restart.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
+from inspector.views.history import HistoryEntry, iso
+from inspector.log.deltalog import DeltaLog
+from inspector.log.snapshot import FileKey
+
+RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
+LOG_RETENTION = "delta.logRetentionDuration"
+DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
+DEFAULT_LOG_RETENTION = "interval 30 days"
+DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
+_UNIT_MS = {"nanosecond": 1e-6, "microsecond": 1e-3, "millisecond": 1, "second": 1000,
+            "minute": 60_000, "hour": 3_600_000, "day": 86_400_000, "week": 604_800_000}
+
+
+@dataclass(frozen=True)
+class RetentionPolicy:
+    """The table's two retention durations, in ms, and the text they were parsed from."""
+
+    log_retention_ms: int
+    deleted_file_retention_ms: int
+    log_retention: str
+    deleted_file_retention: str
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VacuumRun:
+    """A VACUUM recorded in the log (its ``VACUUM START`` commit)."""
+
+    version: int
+    timestamp: int
+    retention_ms: int
+
+    @property
+    def cutoff(self) -> int:
+        """Files removed before this time (ms) were deleted by this run."""
+        return self.timestamp - self.retention_ms
+
+
+@dataclass(frozen=True)
+class VersionRetention:
+    """Whether a version can still be restored.
+
+    ``state`` is ``restorable``, ``log-expired`` (its state can no longer be
+    rebuilt from the log), ``data-vacuumed`` (VACUUM deleted files it needs),
+    ``incomplete`` (files missing without a VACUUM: replication or manual
+    deletion) or ``unreadable`` (the log is damaged). ``expires_at`` is when a
+    restorable version can start to disappear (ms), by ``expires_by``.
+    """
+
+    version: int
+    state: str
+    timestamp: int | None
+    expires_at: int | None
+    expires_by: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class RetentionView:
+    """Every version with a commit file or checkpoint, oldest first, and what bounds it."""
+
+    policy: RetentionPolicy
+    versions: tuple[VersionRetention, ...]
+    vacuums: tuple[VacuumRun, ...]
+    earliest_version: int
+
+
+def parse_interval(text: str) -> int:
+    """Parse a Delta interval (``interval 30 days``, ``1 week``, ``interval 2 days 12 hours``).
+
+    Args:
+        text: The table property's value.
+
+    Returns:
+        The duration in milliseconds.
+
+    Raises:
+        InvalidInput: If the text is not an interval of weeks, days, hours,
+            minutes, seconds or smaller units (Delta refuses months and years).
+    """
+    words = [w.strip("'\"") for w in str(text).strip().lower().split()]
+    words = words[1:] if words[:1] == ["interval"] else words
+    if not words or len(words) % 2:
+        raise _bad_interval(text)
+    total = 0.0
+    for number, unit in zip(words[::2], words[1::2]):
+        unit = unit[:-1] if unit.endswith("s") and unit[:-1] in _UNIT_MS else unit
+        try:
+            total += float(number) * _UNIT_MS[unit]
+        except (KeyError, ValueError):
+            raise _bad_interval(text) from None
+    if total < 0:
+        raise _bad_interval(text)
+    return int(total)
+
+
+def _bad_interval(text: str) -> InvalidInput:
+    return InvalidInput(f"'{text}' is not a retention interval Delta accepts.",
+                        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years).")
+
+
+def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
+    """The retention durations a table's properties set (defaults when unset or invalid)."""
+    values, problems = [], []
+    for key, default in ((LOG_RETENTION, DEFAULT_LOG_RETENTION),
+                         (DELETED_FILE_RETENTION, DEFAULT_DELETED_FILE_RETENTION)):
+        text = configuration.get(key) or default
+        try:
+            values.append((parse_interval(text), text))
+        except InvalidInput as exc:
+            problems.append(f"{key}: {exc.message} Delta's default ({default}) is assumed.")
+            values.append((parse_interval(default), default))
+    (log_ms, log_text), (file_ms, file_text) = values
+    return RetentionPolicy(log_ms, file_ms, log_text, file_text, tuple(problems))
+
+
+def retention_view(log: DeltaLog, history: Sequence[HistoryEntry],
+                   report: HealthReport | None = None, *, now_ms: int | None = None) -> RetentionView:
+    """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable.
+
+    Args:
+        log: An opened log.
+        history: ``build_history(log)`` (oldest first), for the timestamps.
+        report: A health check; where it covers a version, the files actually
+            present decide (otherwise VACUUM commits and removal times predict).
+        now_ms: The current time (ms), for tests; defaults to the clock.
+
+    Returns:
+        The view, oldest version first.
+    """
+    policy = retention_policy(_configuration(log))
+    times = {e.version: e.timestamps.history for e in history}
+    vacuums = _vacuum_runs(history, policy)
+    removals = _first_removals(log, times)
+    checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
+    checked = {v.version: v for v in report.versions} if report is not None else {}
+    context = _Context(log, policy, times, vacuums, removals, checkpoints, checked,
+                       now_ms if now_ms is not None else int(time.time() * 1000))
+    versions = sorted(set(times) | set(checkpoints))
+    return RetentionView(policy, tuple(context.judge(v) for v in versions), tuple(vacuums),
+                         log.earliest_version)
+
+
+def _configuration(log: DeltaLog) -> Mapping[str, str]:
+    try:
+        return log.snapshot().metadata.configuration
+    except InspectorError:  # a damaged latest version: the newest commit that set metadata
+        found = [c.metadata for c in log.commits if c.metadata is not None]
+        return found[-1].configuration if found else {}
+
+
+def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> list[VacuumRun]:
+    runs = []
+    for entry in history:
+        if entry.operation != "VACUUM START":
+            continue
+        params = entry.operation_parameters
+        retention = params.get("specifiedRetentionMillis") or params.get("defaultRetentionMillis")
+        try:
+            retention_ms = int(retention) if retention is not None else policy.deleted_file_retention_ms
+        except (TypeError, ValueError):
+            retention_ms = policy.deleted_file_retention_ms
+        runs.append(VacuumRun(entry.version, entry.timestamps.history, retention_ms))
+    return runs
+
+
+def _first_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
+    """For each version, when (ms) the first file live at it was removed later on.
+
+    One forward pass: each remove of a file added at version ``a`` and removed at
+    ``r`` settles every not-yet-settled version in ``a..r-1`` (a union-find
+    "next unsettled version" pointer keeps this linear).
+    """
+    first = log.earliest_version
+    try:
+        added_at: dict[FileKey, int] = dict.fromkeys(log.snapshot(first).files, first)
+    except InspectorError:
+        added_at = {}
+    settled: dict[int, int] = {}
+    jump: dict[int, int] = {}
+    for commit in log.commits:
+        if commit.version <= first:
+            continue
+        for action in commit.actions:
+            if isinstance(action, AddFile):
+                added_at.setdefault(action.key, commit.version)
+            elif isinstance(action, RemoveFile) and action.key in added_at:
+                when = action.deletion_timestamp or times.get(commit.version)
+                v = _next_unsettled(jump, added_at.pop(action.key))
+                while v < commit.version and when is not None:
+                    settled[v], jump[v] = when, v + 1
+                    v = _next_unsettled(jump, v + 1)
+    return settled
+
+
+def _next_unsettled(jump: dict[int, int], v: int) -> int:
+    root = v
+    while root in jump:
+        root = jump[root]
+    while v in jump and jump[v] != root:  # path compression
+        jump[v], v = root, jump[v]
+    return root
+
+
+@dataclass
+class _Context:
+    log: DeltaLog
+    policy: RetentionPolicy
+    times: Mapping[int, int]
+    vacuums: list[VacuumRun]
+    removals: Mapping[int, int]
+    checkpoints: list[int]
+    checked: Mapping[int, VersionHealth]
+    now_ms: int
+
+    def judge(self, version: int) -> VersionRetention:
+        stamp = self.times.get(version)
+        if version < self.log.earliest_version:
+            return VersionRetention(version, LOG_EXPIRED, stamp, None, None,
+                                    "The log no longer holds what is needed to rebuild it "
+                                    f"(the earliest version that can be rebuilt is {self.log.earliest_version}).")
+        health = self.checked.get(version)
+        if health is not None and health.status == UNREADABLE:
+            return VersionRetention(version, UNREADABLE, stamp, None, None, " ".join(health.problems))
+        vacuum = self._vacuum_after(version)
+        if health is not None and health.status == INCOMPLETE:
+            if vacuum is not None:
+                return VersionRetention(version, DATA_VACUUMED, stamp, None, None,
+                                        f"VACUUM at version {vacuum.version} deleted files it needs "
+                                        f"({health.missing_count} missing).")
+            return VersionRetention(version, INCOMPLETE, stamp, None, None,
+                                    f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
+                                    "damaged, and no VACUUM explains it (replication not finished, or "
+                                    "files deleted by hand).")
+        removed = self.removals.get(version)
+        if health is None and vacuum is not None and removed is not None and removed < vacuum.cutoff:
+            return VersionRetention(version, DATA_VACUUMED, stamp, None, None,
+                                    f"VACUUM at version {vacuum.version} deleted files removed before "
+                                    f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.")
+        return self._restorable(version, stamp)
+
+    def _vacuum_after(self, version: int) -> VacuumRun | None:
+        return next((run for run in self.vacuums if run.version > version), None)
+
+    def _restorable(self, version: int, stamp: int | None) -> VersionRetention:
+        bounds = []
+        later = bisect.bisect_right(self.checkpoints, version)
+        if later < len(self.checkpoints) and self.checkpoints[later] in self.times:
+            bounds.append((self.times[self.checkpoints[later]] + self.policy.log_retention_ms,
+                           "log retention"))
+        if version in self.removals:
+            bounds.append((self.removals[version] + self.policy.deleted_file_retention_ms,
+                           "deleted-file retention"))
+        if not bounds:
+            why = ("current version" if version == self.log.latest_version
+                   else "no retention bound applies yet (no later checkpoint, no file removed since)")
+            return VersionRetention(version, RESTORABLE, stamp, None, None, why.capitalize() + ".")
+        at, by = min(bounds)
+        verb = "could be cleaned up since" if at <= self.now_ms else "expires at"
+        return VersionRetention(version, RESTORABLE, stamp, at, by,
+                                f"Restorable; {verb} {iso(at)} by {by}.")

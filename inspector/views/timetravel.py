@@ -1,0 +1,94 @@
+"""Time travel: which version a table was at, at a given moment.
+
+Delta's rule (``timestampAsOf``): the latest version whose history timestamp is at
+or before T. The history timestamp is the in-commit timestamp where the table has
+them, else the commit file's modification time made monotonic (see
+:mod:`inspector.views.history`). A T before the earliest readable version, or after the
+latest version, is an error, as in Delta.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from inspector.delta.errors import InvalidInput, TimestampOutOfRange
+from inspector.views.history import build_history, iso
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+
+_EXAMPLES = "2024-10-08, 2024-10-08 05:42:52, 2024-10-08T05:42:52Z or 2024-10-08 07:42:52+02:00"
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse a timestamp as people type it; without a zone it is UTC.
+
+    Args:
+        text: A date (``2024-10-08``, midnight UTC), a date and time with a space or
+            ``T``, optional fractional seconds, and an optional zone (``Z``, ``+02:00``).
+
+    Returns:
+        An aware datetime in UTC.
+
+    Raises:
+        InvalidInput: If the text is not one of those forms.
+    """
+    raw = (text or "").strip()
+    try:
+        parsed = datetime.fromisoformat(raw[:-3] + "+00:00" if raw.upper().endswith(" UTC") else raw)
+    except ValueError:
+        raise InvalidInput(f"'{text}' is not a timestamp.",
+                           f"Write it like {_EXAMPLES} (no zone means UTC).") from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings | None = None) -> int:
+    """The version a table was at, at ``ts`` (Delta's ``timestampAsOf`` rule).
+
+    Args:
+        log: An opened log.
+        ts: The moment; a naive datetime is taken as UTC.
+        settings: Passed to :func:`inspector.views.history.build_history`.
+
+    Returns:
+        The latest readable version whose history timestamp is at or before ``ts``.
+
+    Raises:
+        TimestampOutOfRange: If ``ts`` is before the earliest readable version's timestamp
+            or after the latest version's (the message shows the range, in UTC).
+    """
+    ts = ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts
+    wanted_ms = ts.timestamp() * 1000
+    entries = [e for e in build_history(log, settings) if e.version >= log.earliest_version]
+    if not entries:
+        raise TimestampOutOfRange("The table has no commit with a timestamp to travel to.",
+                                  "Choose a version number instead.")
+    first, last = entries[0], entries[-1]
+    span = (f"this table's versions {first.version} to {last.version} span "
+            f"{iso(first.timestamps.history)} to {iso(last.timestamps.history)} (UTC)")
+    spec = "milliseconds" if ts.microsecond else "seconds"
+    shown = ts.astimezone(timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
+    if wanted_ms > last.timestamps.history:
+        raise TimestampOutOfRange(
+            f"{shown} is after the latest version: {span}.",
+            f"Give a time at or before {iso(last.timestamps.history)}, or use the latest version.")
+    found = [e.version for e in _search_range(entries, wanted_ms) if e.timestamps.history <= wanted_ms]
+    if not found:
+        raise TimestampOutOfRange(
+            f"{shown} is before the earliest version that can be read: {span}.",
+            f"Give a time at or after {iso(first.timestamps.history)}.")
+    return max(found)
+
+
+def _search_range(entries: list, wanted_ms: float) -> list:
+    """The versions Delta searches: where in-commit timestamps were enabled later, a time
+    at or after the enablement searches the versions with them, an earlier time the versions
+    before (whose file times may be later, e.g. in a copied table)."""
+    with_ict = [e for e in entries if e.timestamps.source == "inCommitTimestamp"]
+    if not with_ict or with_ict[0] is entries[0]:
+        return entries
+    enabled = with_ict[0]
+    if wanted_ms >= enabled.timestamps.history:
+        return [e for e in entries if e.version >= enabled.version]
+    return [e for e in entries if e.version < enabled.version]
