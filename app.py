@@ -17,8 +17,12 @@ from ui.context import PageContext
 from ui.navigation import launch_options, render_header, render_sidebar, run_settings
 from ui.registry import Page
 
-st.set_page_config(page_title="Delta Inspector", page_icon=":material/change_history:",
-                   layout="wide", initial_sidebar_state="expanded")
+st.set_page_config(
+    page_title="Delta Inspector",
+    page_icon=":material/change_history:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
 
 
 def render_page(page: Page, ctx: PageContext) -> None:

@@ -39,15 +39,21 @@ import uuid
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from inspector.views.health import check_table  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
+from inspector.views.health import check_table  # noqa: E402
 
 DAY_MS, MINUTE_MS = 86_400_000, 60_000
 COMMITS_PER_DAY = 100
-SCHEMA = json.dumps({"type": "struct", "fields": [
-    {"name": n, "type": t, "nullable": True, "metadata": {}}
-    for n, t in (("event_id", "long"), ("amount", "double"), ("date", "date"))]})
+SCHEMA = json.dumps(
+    {
+        "type": "struct",
+        "fields": [
+            {"name": n, "type": t, "nullable": True, "metadata": {}}
+            for n, t in (("event_id", "long"), ("amount", "double"), ("date", "date"))
+        ],
+    }
+)
 
 
 def write_table(root: str, commits: int, per_commit: int, seed: int = 7) -> list[str]:
@@ -59,23 +65,50 @@ def write_table(root: str, commits: int, per_commit: int, seed: int = 7) -> list
     for version in range(commits):
         now = start + version * MINUTE_MS
         day = f"2024-01-01+{version // COMMITS_PER_DAY:03d}"
-        lines = [{"commitInfo": {"timestamp": now, "operation": "STREAMING UPDATE",
-                                 "operationParameters": {"outputMode": "Append", "epochId": str(version)},
-                                 "readVersion": version - 1, "isBlindAppend": True}}]
+        lines = [
+            {
+                "commitInfo": {
+                    "timestamp": now,
+                    "operation": "STREAMING UPDATE",
+                    "operationParameters": {"outputMode": "Append", "epochId": str(version)},
+                    "readVersion": version - 1,
+                    "isBlindAppend": True,
+                }
+            }
+        ]
         if version == 0:
-            lines += [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
-                      {"metaData": {"id": str(uuid.UUID(int=rng.getrandbits(128))),
-                                    "format": {"provider": "parquet", "options": {}},
-                                    "schemaString": SCHEMA, "partitionColumns": ["date"],
-                                    "configuration": {}, "createdTime": now}}]
+            lines += [
+                {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
+                {
+                    "metaData": {
+                        "id": str(uuid.UUID(int=rng.getrandbits(128))),
+                        "format": {"provider": "parquet", "options": {}},
+                        "schemaString": SCHEMA,
+                        "partitionColumns": ["date"],
+                        "configuration": {},
+                        "createdTime": now,
+                    }
+                },
+            ]
         for i in range(per_commit):
-            rel = f"date={day}/part-{i:05d}-{uuid.UUID(int=rng.getrandbits(128))}.c000.snappy.parquet"
+            rel = (
+                f"date={day}/part-{i:05d}-{uuid.UUID(int=rng.getrandbits(128))}.c000.snappy.parquet"
+            )
             size = rng.randint(256 * 1024, 4 * 1024 * 1024)
             _sparse_file(os.path.join(root, rel), size)
             stats = {"numRecords": size // 64, "minValues": {}, "maxValues": {}, "nullCount": {}}
-            lines.append({"add": {"path": rel, "partitionValues": {"date": day}, "size": size,
-                                  "modificationTime": now, "dataChange": True,
-                                  "stats": json.dumps(stats)}})
+            lines.append(
+                {
+                    "add": {
+                        "path": rel,
+                        "partitionValues": {"date": day},
+                        "size": size,
+                        "modificationTime": now,
+                        "dataChange": True,
+                        "stats": json.dumps(stats),
+                    }
+                }
+            )
             paths.append(rel)
         with open(os.path.join(log, f"{version:020d}.json"), "w") as fh:
             fh.write("\n".join(json.dumps(line) for line in lines) + "\n")
@@ -123,10 +156,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--files-per-commit", type=int, default=5)
-    parser.add_argument("--missing", type=int, default=5, help="Files of the newest 100 commits to delete.")
+    parser.add_argument(
+        "--missing", type=int, default=5, help="Files of the newest 100 commits to delete."
+    )
     parser.add_argument("--samples", type=int, default=50, help="Versions the naive check runs on.")
-    parser.add_argument("--naive-all", action="store_true", help="Run the naive check on every version.")
-    parser.add_argument("--keep", help="Write the table here and keep it (default: a temp dir, removed).")
+    parser.add_argument(
+        "--naive-all", action="store_true", help="Run the naive check on every version."
+    )
+    parser.add_argument(
+        "--keep", help="Write the table here and keep it (default: a temp dir, removed)."
+    )
     args = parser.parse_args()
 
     root = args.keep or os.path.join(tempfile.mkdtemp(prefix="bench-check-"), "table")
@@ -134,11 +173,13 @@ def main() -> None:
         shutil.rmtree(root)
     started = time.perf_counter()
     paths = write_table(root, args.commits, args.files_per_commit)
-    newest = paths[-100 * args.files_per_commit:]
+    newest = paths[-100 * args.files_per_commit :]
     for rel in random.Random(11).sample(newest, min(args.missing, len(newest))):
         os.unlink(os.path.join(root, rel))
-    print(f"table: {args.commits:,} versions, {len(paths):,} data files "
-          f"({args.missing} lost by 'replication'), written in {time.perf_counter() - started:.1f} s")
+    print(
+        f"table: {args.commits:,} versions, {len(paths):,} data files "
+        f"({args.missing} lost by 'replication'), written in {time.perf_counter() - started:.1f} s"
+    )
     try:
         _measure(root, args)
     finally:
@@ -151,12 +192,16 @@ def _measure(root: str, args) -> None:
     open_s, ours_s, report = timed_check(root, all_versions=True)
     _, ours_1w_s, _ = timed_check(root, all_versions=True, settings=Settings(check_workers=1))
     _, fast_s, fast = timed_check(root)
-    print(f"ours, full check ({workers} workers): {ours_s:.2f} s (+ {open_s:.2f} s to open the log), "
-          f"{report.files_examined:,} files examined (one stat each)")
+    print(
+        f"ours, full check ({workers} workers): {ours_s:.2f} s (+ {open_s:.2f} s to open the log), "
+        f"{report.files_examined:,} files examined (one stat each)"
+    )
     print(f"ours, full check (1 worker):  {ours_1w_s:.2f} s")
     print(f"ours, fast check (latest, then all because it is incomplete): {fast_s:.2f} s")
-    print(f"  latest {report.latest_version}, last consistent {report.last_consistent_version}, "
-          f"{len(report.damaged_versions):,} versions incomplete, {report.orphan_files} orphans")
+    print(
+        f"  latest {report.latest_version}, last consistent {report.last_consistent_version}, "
+        f"{len(report.damaged_versions):,} versions incomplete, {report.orphan_files} orphans"
+    )
 
     versions = [v.version for v in report.versions]
     if args.naive_all:
@@ -173,9 +218,13 @@ def _measure(root: str, args) -> None:
     else:
         naive_total = naive_s / len(sample) * len(versions)
         how = f"extrapolated from {len(sample)} evenly spaced versions ({naive_s:.1f} s, {naive_stats:,} stats)"
-    print(f"naive, per-version snapshot + stat: {naive_total:,.0f} s, {total_stats:,} stat calls ({how})")
-    print(f"ratio: ours is {naive_total / ours_s:,.0f}x faster and makes "
-          f"{total_stats / report.files_examined:,.0f}x fewer stat calls; verdicts agree on the sample")
+    print(
+        f"naive, per-version snapshot + stat: {naive_total:,.0f} s, {total_stats:,} stat calls ({how})"
+    )
+    print(
+        f"ratio: ours is {naive_total / ours_s:,.0f}x faster and makes "
+        f"{total_stats / report.files_examined:,.0f}x fewer stat calls; verdicts agree on the sample"
+    )
 
 
 if __name__ == "__main__":

@@ -42,13 +42,24 @@ ENGINE = "Apache-Spark/3.5.1 Delta-Lake/3.2.0"
 MINUTE_MS = 60_000
 OPTIMIZE_EVERY = 100
 CHECKPOINT_EVERY = 1000
-SCHEMA = {"type": "struct", "fields": [
-    {"name": n, "type": t, "nullable": True, "metadata": {}} for n, t in (
-        ("event_id", "long"), ("user_id", "long"), ("event_type", "string"),
-        ("amount", "decimal(12,2)"), ("event_time", "timestamp"), ("event_date", "date"))]}
+SCHEMA = {
+    "type": "struct",
+    "fields": [
+        {"name": n, "type": t, "nullable": True, "metadata": {}}
+        for n, t in (
+            ("event_id", "long"),
+            ("user_id", "long"),
+            ("event_type", "string"),
+            ("amount", "decimal(12,2)"),
+            ("event_time", "timestamp"),
+            ("event_date", "date"),
+        )
+    ],
+}
 
 
 # --- building the table --------------------------------------------------------------
+
 
 class SparkLikeLog:
     """Writes commit files shaped like a Spark Structured Streaming job's, fast.
@@ -79,8 +90,13 @@ class SparkLikeLog:
         path = os.path.join(self.log, f"{version:020d}.json")
         with open(path, "w") as fh:
             fh.writelines(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
-        crc = {"tableSizeBytes": self.live_bytes, "numFiles": self.live_files,
-               "numMetadata": 1, "numProtocol": 1, "txnId": str(uuid.uuid4())}
+        crc = {
+            "tableSizeBytes": self.live_bytes,
+            "numFiles": self.live_files,
+            "numMetadata": 1,
+            "numProtocol": 1,
+            "txnId": str(uuid.uuid4()),
+        }
         crc_path = os.path.join(self.log, f"{version:020d}.crc")
         with open(crc_path, "w") as fh:
             json.dump(crc, fh)
@@ -88,30 +104,56 @@ class SparkLikeLog:
             os.utime(p, (ts / 1000, ts / 1000))
 
     def _info(self, ts: int, version: int, operation: str, params: dict, metrics: dict) -> dict:
-        info = {"timestamp": ts, "operation": operation, "operationParameters": params,
-                "readVersion": version - 1, "isolationLevel": "Serializable",
-                "isBlindAppend": operation != "OPTIMIZE", "operationMetrics": metrics,
-                "engineInfo": ENGINE, "txnId": str(uuid.UUID(int=self.rng.getrandbits(128)))}
+        info = {
+            "timestamp": ts,
+            "operation": operation,
+            "operationParameters": params,
+            "readVersion": version - 1,
+            "isolationLevel": "Serializable",
+            "isBlindAppend": operation != "OPTIMIZE",
+            "operationMetrics": metrics,
+            "engineInfo": ENGINE,
+            "txnId": str(uuid.UUID(int=self.rng.getrandbits(128))),
+        }
         if version == 0:
             del info["readVersion"]
         return {"commitInfo": info}
 
     def _create(self, ts: int) -> list[dict]:
-        meta = {"id": str(uuid.UUID(int=self.rng.getrandbits(128))),
-                "format": {"provider": "parquet", "options": {}},
-                "schemaString": json.dumps(SCHEMA), "partitionColumns": ["event_date"],
-                "configuration": {"delta.checkpointInterval": str(CHECKPOINT_EVERY)},
-                "createdTime": ts}
-        return [self._info(ts, 0, "CREATE TABLE", {"isManaged": "false", "description": None,
-                                                   "partitionBy": "[\"event_date\"]",
-                                                   "properties": "{}"}, {}),
-                {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}, {"metaData": meta}]
+        meta = {
+            "id": str(uuid.UUID(int=self.rng.getrandbits(128))),
+            "format": {"provider": "parquet", "options": {}},
+            "schemaString": json.dumps(SCHEMA),
+            "partitionColumns": ["event_date"],
+            "configuration": {"delta.checkpointInterval": str(CHECKPOINT_EVERY)},
+            "createdTime": ts,
+        }
+        return [
+            self._info(
+                ts,
+                0,
+                "CREATE TABLE",
+                {
+                    "isManaged": "false",
+                    "description": None,
+                    "partitionBy": '["event_date"]',
+                    "properties": "{}",
+                },
+                {},
+            ),
+            {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
+            {"metaData": meta},
+        ]
 
     def _append(self, version: int, ts: int) -> list[dict]:
         adds = [self._add(version, ts, part) for part in range(self.rng.choice((1, 1, 2)))]
         rows = sum(json.loads(a["add"]["stats"])["numRecords"] for a in adds)
-        metrics = {"numRemovedFiles": "0", "numOutputRows": str(rows), "numAddedFiles": str(len(adds)),
-                   "numOutputBytes": str(sum(a["add"]["size"] for a in adds))}
+        metrics = {
+            "numRemovedFiles": "0",
+            "numOutputRows": str(rows),
+            "numAddedFiles": str(len(adds)),
+            "numOutputBytes": str(sum(a["add"]["size"] for a in adds)),
+        }
         params = {"outputMode": "Append", "queryId": self.query_id, "epochId": str(version)}
         txn = {"txn": {"appId": self.query_id, "version": version, "lastUpdated": ts}}
         return [self._info(ts, version, "STREAMING UPDATE", params, metrics), txn, *adds]
@@ -120,16 +162,39 @@ class SparkLikeLog:
         rows = rows or self.rng.randint(500, 5000)
         day = time.strftime("%Y-%m-%d", time.gmtime(ts / 1000))
         first = version * 10_000 + part * 5000
-        stats = {"numRecords": rows,
-                 "minValues": {"event_id": first, "user_id": 1, "event_type": "click",
-                               "amount": 0.5, "event_time": f"{day}T00:00:00.000Z"},
-                 "maxValues": {"event_id": first + rows - 1, "user_id": 99_999, "event_type": "view",
-                               "amount": 999.99, "event_time": f"{day}T23:59:59.999Z"},
-                 "nullCount": {"event_id": 0, "user_id": 0, "event_type": 0, "amount": 3, "event_time": 0}}
-        add = {"path": f"event_date={day}/part-{part:05d}-{uuid.UUID(int=self.rng.getrandbits(128))}"
-                       f".c000.snappy.parquet",
-               "partitionValues": {"event_date": day}, "size": rows * 23 + 1500,
-               "modificationTime": ts, "dataChange": True, "stats": json.dumps(stats)}
+        stats = {
+            "numRecords": rows,
+            "minValues": {
+                "event_id": first,
+                "user_id": 1,
+                "event_type": "click",
+                "amount": 0.5,
+                "event_time": f"{day}T00:00:00.000Z",
+            },
+            "maxValues": {
+                "event_id": first + rows - 1,
+                "user_id": 99_999,
+                "event_type": "view",
+                "amount": 999.99,
+                "event_time": f"{day}T23:59:59.999Z",
+            },
+            "nullCount": {
+                "event_id": 0,
+                "user_id": 0,
+                "event_type": 0,
+                "amount": 3,
+                "event_time": 0,
+            },
+        }
+        add = {
+            "path": f"event_date={day}/part-{part:05d}-{uuid.UUID(int=self.rng.getrandbits(128))}"
+            f".c000.snappy.parquet",
+            "partitionValues": {"event_date": day},
+            "size": rows * 23 + 1500,
+            "modificationTime": ts,
+            "dataChange": True,
+            "stats": json.dumps(stats),
+        }
         self.pending.append(add)
         self.live_files, self.live_bytes = self.live_files + 1, self.live_bytes + add["size"]
         return {"add": add}
@@ -137,15 +202,28 @@ class SparkLikeLog:
     def _optimize(self, version: int, ts: int) -> list[dict]:
         """Compact the small files since the last OPTIMIZE into one file per partition."""
         small, self.pending = self.pending, []
-        removes = [{"remove": {"path": a["path"], "deletionTimestamp": ts, "dataChange": False,
-                               "extendedFileMetadata": True, "partitionValues": a["partitionValues"],
-                               "size": a["size"]}} for a in small]
+        removes = [
+            {
+                "remove": {
+                    "path": a["path"],
+                    "deletionTimestamp": ts,
+                    "dataChange": False,
+                    "extendedFileMetadata": True,
+                    "partitionValues": a["partitionValues"],
+                    "size": a["size"],
+                }
+            }
+            for a in small
+        ]
         self.live_files -= len(small)
         self.live_bytes -= sum(a["size"] for a in small)
         adds = []
         for part, day in enumerate(sorted({a["partitionValues"]["event_date"] for a in small})):
-            rows = sum(json.loads(a["stats"])["numRecords"] for a in small
-                       if a["partitionValues"]["event_date"] == day)
+            rows = sum(
+                json.loads(a["stats"])["numRecords"]
+                for a in small
+                if a["partitionValues"]["event_date"] == day
+            )
             add = self._add(version, ts, part, rows)
             add["add"]["dataChange"] = False
             adds.append(add)
@@ -177,8 +255,11 @@ def build_table(root: str, commits: int) -> float:
 
 def append_one_commit(root: str) -> str:
     """Append one streaming commit after the latest; return its path (to remove it later)."""
-    versions = [int(n[:20]) for n in os.listdir(os.path.join(root, "_delta_log")) if n.endswith(".json")
-                and len(n) == 25]
+    versions = [
+        int(n[:20])
+        for n in os.listdir(os.path.join(root, "_delta_log"))
+        if n.endswith(".json") and len(n) == 25
+    ]
     version = max(versions) + 1
     log = SparkLikeLog(root, int(time.time() * 1000) - version * MINUTE_MS)
     log.write(version)
@@ -186,6 +267,7 @@ def append_one_commit(root: str) -> str:
 
 
 # --- measuring (each in a fresh process) ------------------------------------------------
+
 
 def _peak_mb() -> float:
     """This process's peak resident memory. Not ru_maxrss: a child started by a big
@@ -198,7 +280,7 @@ def _peak_mb() -> float:
 class Timer:
     """Wall-clock and CPU seconds of a block (CPU counts every thread of the process)."""
 
-    def __enter__(self) -> "Timer":
+    def __enter__(self) -> Timer:
         self.wall, self.cpu = time.perf_counter(), time.process_time()
         return self
 
@@ -212,8 +294,8 @@ class Timer:
 
 def measure_ours(root: str) -> dict:
     """Cold open + history, snapshot at latest, then a warm refresh after one more commit."""
-    from inspector.views.history import build_history
     from inspector.log.deltalog import DeltaLog
+    from inspector.views.history import build_history
 
     base = _peak_mb()
     with Timer() as cold:
@@ -230,8 +312,14 @@ def measure_ours(root: str) -> dict:
         for suffix in (".json", ".crc"):
             os.remove(added + suffix)
     assert len(warm_history) == len(history) + 1
-    return {**cold.figures("cold"), **snap.figures("snapshot"), **warm.figures("warm"),
-            "versions": len(history), "files": snapshot.num_files, "memory": _peak_mb() - base}
+    return {
+        **cold.figures("cold"),
+        **snap.figures("snapshot"),
+        **warm.figures("warm"),
+        "versions": len(history),
+        "files": snapshot.num_files,
+        "memory": _peak_mb() - base,
+    }
 
 
 def measure_deltalake(root: str) -> dict:
@@ -252,14 +340,24 @@ def measure_deltalake(root: str) -> dict:
         for suffix in (".json", ".crc"):
             os.remove(added + suffix)
     assert len(warm_history) == len(history) + 1
-    return {**cold.figures("cold"), **snap.figures("snapshot"), **warm.figures("warm"),
-            "versions": len(history), "files": len(table.file_uris()), "memory": _peak_mb() - base}
+    return {
+        **cold.figures("cold"),
+        **snap.figures("snapshot"),
+        **warm.figures("warm"),
+        "versions": len(history),
+        "files": len(table.file_uris()),
+        "memory": _peak_mb() - base,
+    }
 
 
 def run_child(which: str, root: str) -> dict:
     """Run one measurement in a fresh Python process and return its figures."""
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", which, root],
-                         capture_output=True, text=True, cwd=REPO)
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", which, root],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     if out.returncode:
         raise SystemExit(f"The {which} measurement failed:\n{out.stderr}")
     return json.loads(out.stdout)
@@ -267,40 +365,64 @@ def run_child(which: str, root: str) -> dict:
 
 # --- reporting ------------------------------------------------------------------------
 
+
 def best_of(runs: list[dict]) -> dict:
     """The best (smallest) figure over repeated runs: the least disturbed by other load."""
     return {key: min(run[key] for run in runs) for key in runs[0]}
 
 
-def report(commits: int, build_s: float, checkpoint_s: float, ours: dict, theirs: dict, repeat: int) -> None:
+def report(
+    commits: int, build_s: float, checkpoint_s: float, ours: dict, theirs: dict, repeat: int
+) -> None:
     """Print the figures and ratios as a small Markdown table."""
-    print(f"\nTable: {commits} commits ({ours['versions']} versions read by both), "
-          f"{ours['files']} live files at the latest version; built in {build_s:.1f} s "
-          f"(of which deltalake checkpoints {checkpoint_s:.1f} s). Best of {repeat} fresh processes "
-          f"per reader, interleaved; {os.cpu_count()} CPUs.\n")
-    rows = [("cold: open + full history", "cold"), ("snapshot at latest version", "snapshot"),
-            ("warm: 1 new commit, refresh + full history", "warm")]
-    print("| measurement | this project | deltalake 1.6.6 | ratio | CPU: this project | CPU: deltalake | ratio |")
+    print(
+        f"\nTable: {commits} commits ({ours['versions']} versions read by both), "
+        f"{ours['files']} live files at the latest version; built in {build_s:.1f} s "
+        f"(of which deltalake checkpoints {checkpoint_s:.1f} s). Best of {repeat} fresh processes "
+        f"per reader, interleaved; {os.cpu_count()} CPUs.\n"
+    )
+    rows = [
+        ("cold: open + full history", "cold"),
+        ("snapshot at latest version", "snapshot"),
+        ("warm: 1 new commit, refresh + full history", "warm"),
+    ]
+    print(
+        "| measurement | this project | deltalake 1.6.6 | ratio | CPU: this project | CPU: deltalake | ratio |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, key in rows:
         cells = []
         for k in (key, f"{key}_cpu"):
-            cells += [f"{ours[k] * 1000:,.0f} ms", f"{theirs[k] * 1000:,.0f} ms", f"{ours[k] / theirs[k]:.2f}"]
+            cells += [
+                f"{ours[k] * 1000:,.0f} ms",
+                f"{theirs[k] * 1000:,.0f} ms",
+                f"{ours[k] / theirs[k]:.2f}",
+            ]
         print(f"| {label} | " + " | ".join(cells) + " |")
-    print(f"| peak memory above imports | {ours['memory']:.0f} MB | {theirs['memory']:.0f} MB "
-          f"| {ours['memory'] / max(theirs['memory'], 1):.2f} | | | |")
-    print(f"\nRatios are this project / deltalake (below 1: this project is faster). "
-          f"Warm / cold for this project: {ours['warm'] / ours['cold']:.2f}.")
-    print("deltalake's snapshot is DeltaTable(path) (its load at the latest version), part of its cold time; "
-          "this project's is log.snapshot() after the open.")
+    print(
+        f"| peak memory above imports | {ours['memory']:.0f} MB | {theirs['memory']:.0f} MB "
+        f"| {ours['memory'] / max(theirs['memory'], 1):.2f} | | | |"
+    )
+    print(
+        f"\nRatios are this project / deltalake (below 1: this project is faster). "
+        f"Warm / cold for this project: {ours['warm'] / ours['cold']:.2f}."
+    )
+    print(
+        "deltalake's snapshot is DeltaTable(path) (its load at the latest version), part of its cold time; "
+        "this project's is log.snapshot() after the open."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build the table, measure both readers, print the report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commits", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=5, help="Fresh processes per reader (best of).")
-    parser.add_argument("--keep", help="Build the table here and keep it (default: a temp dir, removed).")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="Fresh processes per reader (best of)."
+    )
+    parser.add_argument(
+        "--keep", help="Build the table here and keep it (default: a temp dir, removed)."
+    )
     parser.add_argument("--child", nargs=2, metavar=("READER", "TABLE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:

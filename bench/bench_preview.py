@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.reader import count_rows, read_snapshot  # noqa: E402
-from inspector.settings import Settings  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
+from inspector.settings import Settings  # noqa: E402
 
 ROWS_PER_FILE = 330_000  # about 10 MB of Parquet with the columns below
 PREVIEW_ROWS = Settings().preview_rows
@@ -44,13 +44,15 @@ def build_table(path: Path, size_mb: int) -> None:
     files = max(size_mb // 10, 1)
     for i in range(files):
         n = ROWS_PER_FILE
-        batch = pa.table({
-            "id": pa.array(np.arange(i * n, (i + 1) * n, dtype=np.int64)),
-            "amount": pa.array(rng.normal(100, 30, n)),
-            "customer": pa.array(rng.integers(0, 5_000_000, n, dtype=np.int64)),
-            "token": pa.array(rng.integers(0, 2**62, n, dtype=np.int64).astype(str)),
-            "day": pa.array([f"2024-03-{1 + i % 10:02d}"] * n),
-        })
+        batch = pa.table(
+            {
+                "id": pa.array(np.arange(i * n, (i + 1) * n, dtype=np.int64)),
+                "amount": pa.array(rng.normal(100, 30, n)),
+                "customer": pa.array(rng.integers(0, 5_000_000, n, dtype=np.int64)),
+                "token": pa.array(rng.integers(0, 2**62, n, dtype=np.int64).astype(str)),
+                "day": pa.array([f"2024-03-{1 + i % 10:02d}"] * n),
+            }
+        )
         write_deltalake(str(path), batch, partition_by=["day"], mode="append")
 
 
@@ -63,7 +65,9 @@ def timed(fn):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=int, default=1000)
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "out" / "preview-table"))
+    parser.add_argument(
+        "--out", default=str(Path(__file__).resolve().parent / "out" / "preview-table")
+    )
     args = parser.parse_args()
     path = Path(args.out)
     if not (path / "_delta_log").is_dir():
@@ -73,35 +77,78 @@ def main() -> None:
     log = DeltaLog.open(str(path))
     latest = log.latest_version
     size = log.snapshot(latest).size_in_bytes
-    print(f"table: {path}  versions 0..{latest}  {log.snapshot(latest).num_files} files  "
-          f"{size / 2**20:,.0f} MiB  ({os.cpu_count()} cores)")
+    print(
+        f"table: {path}  versions 0..{latest}  {log.snapshot(latest).num_files} files  "
+        f"{size / 2**20:,.0f} MiB  ({os.cpu_count()} cores)"
+    )
 
     start_s, spark = timed(get_spark)
     print(f"Spark session start: {start_s:.1f} s (once per process)")
     rows = []
+    # The lambdas run at once inside timed(), so binding late is harmless here.
     for label, version in (("latest", latest), ("half (time travel)", latest // 2)):
         for run in ("cold", "warm"):
             snap_s, snapshot = timed(lambda: DeltaLog.open(str(path)).snapshot(version))
             dataset = lambda: DeltaTable(str(path), version=version).to_pyarrow_dataset()  # noqa: E731
-            first = (timed(lambda: read_snapshot(snapshot, spark=spark).limit(PREVIEW_ROWS).toArrow())[0],
-                     timed(lambda: dataset().head(PREVIEW_ROWS))[0])
+            first = (
+                timed(lambda: read_snapshot(snapshot, spark=spark).limit(PREVIEW_ROWS).toArrow())[
+                    0
+                ],
+                timed(lambda: dataset().head(PREVIEW_ROWS))[0],
+            )
             count_s, count = timed(lambda: count_rows(snapshot, spark=spark))
             dl_count_s, dl_count = timed(lambda: dataset().count_rows())
-            where_s, where_n = timed(lambda: read_snapshot(snapshot, spark=spark).where(FILTER).count())
-            dl_where_s, dl_where_n = timed(lambda: dataset().count_rows(filter=pc.field("amount") > 150))
-            assert (count, where_n) == (dl_count, dl_where_n), (count, dl_count, where_n, dl_where_n)
-            rows.append((f"{label} (v{version})", run, f"{count:,}", snap_s, *first,
-                         count_s, dl_count_s, where_s, dl_where_s))
+            where_s, where_n = timed(
+                lambda: read_snapshot(snapshot, spark=spark).where(FILTER).count()
+            )
+            dl_where_s, dl_where_n = timed(
+                lambda: dataset().count_rows(filter=pc.field("amount") > 150)
+            )
+            assert (count, where_n) == (dl_count, dl_where_n), (
+                count,
+                dl_count,
+                where_n,
+                dl_where_n,
+            )
+            rows.append(
+                (
+                    f"{label} (v{version})",
+                    run,
+                    f"{count:,}",
+                    snap_s,
+                    *first,
+                    count_s,
+                    dl_count_s,
+                    where_s,
+                    dl_where_s,
+                )
+            )
 
     print()
-    print(f"| version | run | rows | log replay | first {PREVIEW_ROWS} rows: Spark | deltalake | ratio "
-          f"| exact count: Spark | deltalake | ratio | count where {FILTER}: Spark | deltalake | ratio |")
+    print(
+        f"| version | run | rows | log replay | first {PREVIEW_ROWS} rows: Spark | deltalake | ratio "
+        f"| exact count: Spark | deltalake | ratio | count where {FILTER}: Spark | deltalake | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name, run, count, snap_s, first_s, dl_first_s, count_s, dl_count_s, where_s, dl_where_s in rows:
-        print(f"| {name} | {run} | {count} | {snap_s:.2f} s | {first_s:.2f} s | {dl_first_s:.2f} s | "
-              f"{first_s / dl_first_s:.1f}x | {count_s:.2f} s | {dl_count_s:.2f} s | "
-              f"{count_s / dl_count_s:.1f}x | {where_s:.2f} s | {dl_where_s:.2f} s | "
-              f"{where_s / dl_where_s:.1f}x |")
+    for (
+        name,
+        run,
+        count,
+        snap_s,
+        first_s,
+        dl_first_s,
+        count_s,
+        dl_count_s,
+        where_s,
+        dl_where_s,
+    ) in rows:
+        print(
+            f"| {name} | {run} | {count} | {snap_s:.2f} s | {first_s:.2f} s | {dl_first_s:.2f} s | "
+            f"{first_s / dl_first_s:.1f}x | {count_s:.2f} s | {dl_count_s:.2f} s | "
+            f"{count_s / dl_count_s:.1f}x | {where_s:.2f} s | {dl_where_s:.2f} s | "
+            f"{where_s / dl_where_s:.1f}x |"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -31,11 +31,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from inspector.views.filediff import diff_files  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.reader import read_snapshot  # noqa: E402
 from inspector.rows.rowdiff import diff_rows  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
+from inspector.views.filediff import diff_files  # noqa: E402
 
 
 def write_table(root: str, rows: int, target_file_size: int) -> None:
@@ -43,9 +43,13 @@ def write_table(root: str, rows: int, target_file_size: int) -> None:
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    data = pa.table({"id": pa.array(range(rows), pa.int64()),
-                     "amount": pa.array([float(i % 977) for i in range(rows)]),
-                     "note": pa.array([f"row {i}" for i in range(rows)])})
+    data = pa.table(
+        {
+            "id": pa.array(range(rows), pa.int64()),
+            "amount": pa.array([float(i % 977) for i in range(rows)]),
+            "note": pa.array([f"row {i}" for i in range(rows)]),
+        }
+    )
     write_deltalake(root, data, target_file_size=target_file_size)
     middle = rows // 2
     DeltaTable(root).delete(f"id >= {middle} and id < {middle + 10}")
@@ -77,8 +81,10 @@ def main() -> int:
         print(f"wrote {root} in {time.perf_counter() - start:.1f} s")
     log = DeltaLog.open(root)
     files = diff_files(log, 0, 1)
-    print(f"version 0: {log.snapshot(0).num_files:,} files, {log.snapshot(0).num_records:,} rows; "
-          f"version 1 rewrote {len(files.only_in_from)} file(s) into {len(files.only_in_to)}")
+    print(
+        f"version 0: {log.snapshot(0).num_files:,} files, {log.snapshot(0).num_records:,} rows; "
+        f"version 1 rewrote {len(files.only_in_from)} file(s) into {len(files.only_in_to)}"
+    )
     assert log.snapshot(0).num_files >= 1000, "use a smaller --target-file-size"
 
     spark = get_spark()
@@ -86,20 +92,32 @@ def main() -> int:
     ours_s, ours = timed(lambda: diff_rows(log, 0, 1, spark=spark), args.repeat)
 
     def naive():
-        a, b = read_snapshot(log.snapshot(0), spark=spark), read_snapshot(log.snapshot(1), spark=spark)
+        a, b = (
+            read_snapshot(log.snapshot(0), spark=spark),
+            read_snapshot(log.snapshot(1), spark=spark),
+        )
         return b.exceptAll(a).count(), a.exceptAll(b).count()
 
     naive_s, (naive_added, naive_removed) = timed(naive, args.repeat)
-    assert (ours.added, ours.removed) == (naive_added, naive_removed) == (0, 10), (ours, naive_added)
+    assert (ours.added, ours.removed) == (naive_added, naive_removed) == (0, 10), (
+        ours,
+        naive_added,
+    )
 
     print(f"{'method':<52} {'median time':>12}")
     print(f"{'file diff only (log, no Spark)':<52} {file_diff_s * 1000:>10.1f} ms")
-    print(f"{'ours: diff_rows (reads the 2 changed files)':<52} {ours_s:>10.2f} s"
-          f"   ({ours.files_read} files, {ours.bytes_read:,} bytes)")
-    print(f"{'naive: full snapshots, exceptAll both ways':<52} {naive_s:>10.2f} s"
-          f"   (4 reads of ~{log.snapshot(0).num_files:,} files, {log.snapshot(0).size_in_bytes:,} bytes)")
-    print(f"ratio: ours is {naive_s / ours_s:.1f}x faster; both found {ours.removed} removed, "
-          f"{ours.added} added rows")
+    print(
+        f"{'ours: diff_rows (reads the 2 changed files)':<52} {ours_s:>10.2f} s"
+        f"   ({ours.files_read} files, {ours.bytes_read:,} bytes)"
+    )
+    print(
+        f"{'naive: full snapshots, exceptAll both ways':<52} {naive_s:>10.2f} s"
+        f"   (4 reads of ~{log.snapshot(0).num_files:,} files, {log.snapshot(0).size_in_bytes:,} bytes)"
+    )
+    print(
+        f"ratio: ours is {naive_s / ours_s:.1f}x faster; both found {ours.removed} removed, "
+        f"{ours.added} added rows"
+    )
     if not args.keep:
         shutil.rmtree(os.path.dirname(root), ignore_errors=True)
     return 0

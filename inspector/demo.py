@@ -20,7 +20,7 @@ import os
 import random
 import shutil
 import uuid
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pyarrow as pa
@@ -30,18 +30,31 @@ from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
 
 DEMO_SEED = 20240301
 #: The first day of the story; each commit is dated relative to it.
-DEMO_START = datetime(2024, 3, 1, tzinfo=timezone.utc)
+DEMO_START = datetime(2024, 3, 1, tzinfo=UTC)
 REGIONS = ("EU", "US", "APAC")
-PRODUCTS = {"kettle": "39.90", "desk lamp": "24.50", "standing desk": "449.00",
-            "office chair": "219.99", "coffee mug": "9.95", "notebook": "4.20"}
+PRODUCTS = {
+    "kettle": "39.90",
+    "desk lamp": "24.50",
+    "standing desk": "449.00",
+    "office chair": "219.99",
+    "coffee mug": "9.95",
+    "notebook": "4.20",
+}
 STATUSES = ("placed", "placed", "paid", "paid", "cancelled")
 
-ORDERS_SCHEMA = pa.schema([
-    ("order_id", pa.int64()), ("customer_id", pa.int32()), ("region", pa.string()),
-    ("product", pa.string()), ("quantity", pa.int32()), ("unit_price", pa.decimal128(10, 2)),
-    ("order_date", pa.date32()), ("ordered_at", pa.timestamp("us", tz="UTC")),
-    ("status", pa.string()),
-])
+ORDERS_SCHEMA = pa.schema(
+    [
+        ("order_id", pa.int64()),
+        ("customer_id", pa.int32()),
+        ("region", pa.string()),
+        ("product", pa.string()),
+        ("quantity", pa.int32()),
+        ("unit_price", pa.decimal128(10, 2)),
+        ("order_date", pa.date32()),
+        ("ordered_at", pa.timestamp("us", tz="UTC")),
+        ("status", pa.string()),
+    ]
+)
 # Old commits must survive checkpoints: writers delete commit files older than
 # the log retention (30 days by default) when they checkpoint, and the story's
 # commits are dated in the past.
@@ -80,9 +93,10 @@ def write_demo_table(path: str, *, force: bool = False) -> str:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     except OSError as exc:
-        raise InvalidInput(f"The demo table could not be written to '{root}': {exc.strerror or exc}.",
-                           "Choose a folder you can write to (set DELTA_INSPECTOR_DEMO_PATH "
-                           "or pass a PATH).") from None
+        raise InvalidInput(
+            f"The demo table could not be written to '{root}': {exc.strerror or exc}.",
+            "Choose a folder you can write to (set DELTA_INSPECTOR_DEMO_PATH or pass a PATH).",
+        ) from None
     return root
 
 
@@ -93,13 +107,16 @@ def _is_delta_table(root: str) -> bool:
 def _check_target(root: str) -> None:
     """Refuse anything at ``root`` that is neither absent, empty, nor a Delta table."""
     if os.path.exists(root) and not os.path.isdir(root):
-        raise InvalidInput(f"'{root}' is a file, not a folder; the demo table was not written.",
-                           "Pass a path to a new or empty folder.")
+        raise InvalidInput(
+            f"'{root}' is a file, not a folder; the demo table was not written.",
+            "Pass a path to a new or empty folder.",
+        )
     if os.path.isdir(root) and os.listdir(root) and not _is_delta_table(root):
         raise InvalidInput(
             f"'{root}' is a non-empty folder that is not a Delta table; "
             "the demo will not overwrite it.",
-            "Pass a path to a new or empty folder, or to an existing demo table with --force.")
+            "Pass a path to a new or empty folder, or to an existing demo table with --force.",
+        )
 
 
 def _move_into_place(staging: str, root: str, *, force: bool) -> None:
@@ -138,41 +155,112 @@ class DemoWriter:
         def note(text: str) -> CommitProperties:
             return CommitProperties(custom_metadata={"userMetadata": text})
 
-        self.commit(0, "02:05", lambda: write_deltalake(
-            self.root, self.orders(240, day=0), partition_by=["region"], name="orders",
-            description="Demo e-commerce orders, loaded nightly (written by Delta Inspector).",
-            configuration=DEMO_CONFIGURATION, commit_properties=note("initial load")))
-        self.commit(1, "02:04", lambda: write_deltalake(
-            self.root, self.orders(160, day=1), mode="append", commit_properties=note("nightly load")))
-        self.commit(2, "02:06", lambda: write_deltalake(self.root, self.orders(170, day=2), mode="append"))
-        self.commit(2, "09:30", lambda: DeltaTable(self.root).delete(
-            "status = 'cancelled'", commit_properties=note("purge cancelled orders")))
-        self.commit(3, "02:05", lambda: DeltaTable(self.root).update(
-            updates={"status": "'shipped'"}, predicate="status = 'paid' AND order_date < '2024-03-02'"))
+        self.commit(
+            0,
+            "02:05",
+            lambda: write_deltalake(
+                self.root,
+                self.orders(240, day=0),
+                partition_by=["region"],
+                name="orders",
+                description="Demo e-commerce orders, loaded nightly (written by Delta Inspector).",
+                configuration=DEMO_CONFIGURATION,
+                commit_properties=note("initial load"),
+            ),
+        )
+        self.commit(
+            1,
+            "02:04",
+            lambda: write_deltalake(
+                self.root,
+                self.orders(160, day=1),
+                mode="append",
+                commit_properties=note("nightly load"),
+            ),
+        )
+        self.commit(
+            2, "02:06", lambda: write_deltalake(self.root, self.orders(170, day=2), mode="append")
+        )
+        self.commit(
+            2,
+            "09:30",
+            lambda: DeltaTable(self.root).delete(
+                "status = 'cancelled'", commit_properties=note("purge cancelled orders")
+            ),
+        )
+        self.commit(
+            3,
+            "02:05",
+            lambda: DeltaTable(self.root).update(
+                updates={"status": "'shipped'"},
+                predicate="status = 'paid' AND order_date < '2024-03-02'",
+            ),
+        )
         self.commit(4, "02:07", lambda: self.merge_late_changes(day=4))
         self._write_second_half(note)
 
     def _write_second_half(self, note) -> None:
         from deltalake import DeltaTable, write_deltalake
 
-        self.commit(5, "02:05", lambda: write_deltalake(
-            self.root, self.orders(150, day=5, channel=True), mode="append", schema_mode="merge",
-            commit_properties=note("nightly load; new column: channel")))
-        self.commit(5, "14:20", lambda: DeltaTable(self.root).alter.add_constraint(
-            {"positive_quantity": "quantity > 0"}))
-        self.commit(6, "11:45", lambda: write_deltalake(
-            self.root, self.orders(90, day=5, channel=True, region="APAC"), mode="overwrite",
-            predicate="region = 'APAC'", commit_properties=note("APAC feed re-delivered after a pricing bug")))
-        self.commit(7, "08:00", lambda: DeltaTable(self.root).alter.set_table_properties(
-            {"delta.targetFileSize": "134217728"}))
+        self.commit(
+            5,
+            "02:05",
+            lambda: write_deltalake(
+                self.root,
+                self.orders(150, day=5, channel=True),
+                mode="append",
+                schema_mode="merge",
+                commit_properties=note("nightly load; new column: channel"),
+            ),
+        )
+        self.commit(
+            5,
+            "14:20",
+            lambda: DeltaTable(self.root).alter.add_constraint(
+                {"positive_quantity": "quantity > 0"}
+            ),
+        )
+        self.commit(
+            6,
+            "11:45",
+            lambda: write_deltalake(
+                self.root,
+                self.orders(90, day=5, channel=True, region="APAC"),
+                mode="overwrite",
+                predicate="region = 'APAC'",
+                commit_properties=note("APAC feed re-delivered after a pricing bug"),
+            ),
+        )
+        self.commit(
+            7,
+            "08:00",
+            lambda: DeltaTable(self.root).alter.set_table_properties(
+                {"delta.targetFileSize": "134217728"}
+            ),
+        )
         self.commit(8, "03:00", lambda: DeltaTable(self.root).optimize.compact())
         DeltaTable(self.root).create_checkpoint()
-        self.commit(9, "02:05", lambda: write_deltalake(
-            self.root, self.orders(180, day=9, channel=True), mode="append"))
-        self.commit(10, "10:15", lambda: DeltaTable(self.root).delete(
-            "customer_id = 42", commit_properties=note("GDPR erasure request #2024-117")))
-        self.commit(11, "02:06", lambda: write_deltalake(
-            self.root, self.orders(200, day=11, channel=True), mode="append"))
+        self.commit(
+            9,
+            "02:05",
+            lambda: write_deltalake(
+                self.root, self.orders(180, day=9, channel=True), mode="append"
+            ),
+        )
+        self.commit(
+            10,
+            "10:15",
+            lambda: DeltaTable(self.root).delete(
+                "customer_id = 42", commit_properties=note("GDPR erasure request #2024-117")
+            ),
+        )
+        self.commit(
+            11,
+            "02:06",
+            lambda: write_deltalake(
+                self.root, self.orders(200, day=11, channel=True), mode="append"
+            ),
+        )
 
     def merge_late_changes(self, day: int) -> None:
         """MERGE late status changes of existing orders and a few late orders."""
@@ -180,23 +268,33 @@ class DemoWriter:
 
         changed = self.orders(45, day=day - 1, first_id=self.next_order_id - 200)
         source = pa.concat_tables([changed, self.orders(15, day=day)])
-        (DeltaTable(self.root)
-         .merge(source, "t.order_id = s.order_id", source_alias="s", target_alias="t")
-         .when_matched_update(updates={"status": "s.status"})
-         .when_not_matched_insert_all()
-         .execute())
+        (
+            DeltaTable(self.root)
+            .merge(source, "t.order_id = s.order_id", source_alias="s", target_alias="t")
+            .when_matched_update(updates={"status": "s.status"})
+            .when_not_matched_insert_all()
+            .execute()
+        )
 
     def commit(self, day: int, at: str, write) -> None:
         """Run one write, then date the commit it made to ``day`` of the story at ``at``."""
         write()
         self.version += 1
         hours, minutes = map(int, at.split(":"))
-        when = DEMO_START + timedelta(days=day, hours=hours, minutes=minutes,
-                                      seconds=self.rng.randint(0, 59))
+        when = DEMO_START + timedelta(
+            days=day, hours=hours, minutes=minutes, seconds=self.rng.randint(0, 59)
+        )
         _backdate_commit(self.root, self.version, _ms(when), self.created_ms)
 
-    def orders(self, count: int, *, day: int, channel: bool = False, region: str | None = None,
-               first_id: int | None = None) -> pa.Table:
+    def orders(
+        self,
+        count: int,
+        *,
+        day: int,
+        channel: bool = False,
+        region: str | None = None,
+        first_id: int | None = None,
+    ) -> pa.Table:
         """``count`` orders placed the day before ``day`` of the story (new ids unless ``first_id``)."""
         start = self.next_order_id if first_id is None else first_id
         if first_id is None:
@@ -205,20 +303,30 @@ class DemoWriter:
         rows = [self._order(i, placed, region) for i in range(start, start + count)]
         table = pa.Table.from_pylist(rows, schema=ORDERS_SCHEMA)
         if channel:
-            table = table.append_column("channel", pa.array(
-                [self.rng.choice(("web", "app", "marketplace")) for _ in rows], pa.string()))
+            table = table.append_column(
+                "channel",
+                pa.array(
+                    [self.rng.choice(("web", "app", "marketplace")) for _ in rows], pa.string()
+                ),
+            )
         return table
 
     def _order(self, order_id: int, placed: date, region: str | None) -> dict:
         rng = self.rng
         product = rng.choice(sorted(PRODUCTS))
-        return {"order_id": order_id, "customer_id": rng.randint(1, 400),
-                "region": region or rng.choice(REGIONS), "product": product,
-                "quantity": rng.randint(1, 4), "unit_price": Decimal(PRODUCTS[product]),
-                "order_date": placed,
-                "ordered_at": datetime.combine(placed, time(rng.randint(0, 23), rng.randint(0, 59)),
-                                               tzinfo=timezone.utc),
-                "status": rng.choice(STATUSES)}
+        return {
+            "order_id": order_id,
+            "customer_id": rng.randint(1, 400),
+            "region": region or rng.choice(REGIONS),
+            "product": product,
+            "quantity": rng.randint(1, 4),
+            "unit_price": Decimal(PRODUCTS[product]),
+            "order_date": placed,
+            "ordered_at": datetime.combine(
+                placed, time(rng.randint(0, 23), rng.randint(0, 59)), tzinfo=UTC
+            ),
+            "status": rng.choice(STATUSES),
+        }
 
 
 def _ms(when: datetime) -> int:
@@ -236,8 +344,12 @@ def _backdate_commit(root: str, version: int, when_ms: int, created_ms: int) -> 
         actions = [json.loads(line) for line in fh if line.strip()]
     for action in actions:
         kind, body = next(iter(action.items()))
-        field = {"commitInfo": "timestamp", "add": "modificationTime",
-                 "remove": "deletionTimestamp", "metaData": "createdTime"}.get(kind)
+        field = {
+            "commitInfo": "timestamp",
+            "add": "modificationTime",
+            "remove": "deletionTimestamp",
+            "metaData": "createdTime",
+        }.get(kind)
         if field:
             body[field] = created_ms if kind == "metaData" else when_ms
         if kind == "add":

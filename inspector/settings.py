@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from inspector.delta.errors import InvalidInput
 
@@ -29,30 +30,38 @@ class Settings:
 
     demo_path: str = _setting(
         str(_CACHE / "demo-table"),
-        "Where `demo` writes the built-in demo table, and what the app opens when no table is given.")
+        "Where `demo` writes the built-in demo table, and what the app opens when no table is given.",
+    )
     timestamp_tolerance_seconds: int = _setting(
         300,
         "Flag a version when its commitInfo timestamp, in-commit timestamp and file "
-        "modification time disagree by more than this many seconds (typical of copied tables).")
+        "modification time disagree by more than this many seconds (typical of copied tables).",
+    )
     preview_rows: int = _setting(100, "Rows shown in a snapshot preview (the first N rows).")
     sample_rows: int = _setting(50, "Rows per page of row-diff samples.")
     max_listed_files: int = _setting(
-        100, "At most this many missing or mismatched files are listed in a guard or check result.")
+        100, "At most this many missing or mismatched files are listed in a guard or check result."
+    )
     recent_tables_file: str = _setting(
-        str(_CACHE / "recent.json"), "Where the app remembers recently opened tables.")
+        str(_CACHE / "recent.json"), "Where the app remembers recently opened tables."
+    )
     recent_tables_max: int = _setting(10, "How many recently opened tables the sidebar offers.")
     spark_master: str = _setting(
-        "local[*]", "Spark master URL: local[*], spark://host:7077, yarn, k8s://... .")
+        "local[*]", "Spark master URL: local[*], spark://host:7077, yarn, k8s://... ."
+    )
     spark_conf: str = _setting(
-        "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...).")
+        "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
+    )
     operator_mode: bool = _setting(
-        False, "Show the Restore view in the app. Off by default: the app is read-only.")
+        False, "Show the Restore view in the app. Off by default: the app is read-only."
+    )
     audit_log: str = _setting(
-        str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded.")
+        str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded."
+    )
     check_workers: int = _setting(8, "Parallel workers that stat data files during a health check.")
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Build settings from defaults overridden by ``DELTA_INSPECTOR_*`` variables.
 
         Raises:
@@ -76,16 +85,20 @@ class Settings:
         for item in filter(None, (p.strip() for p in self.spark_conf.split(";"))):
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
-                raise InvalidInput(f"Spark conf entry '{item}' is not key=value.",
-                                   "Write it as spark.some.key=value; separate entries with ';'.")
+                raise InvalidInput(
+                    f"Spark conf entry '{item}' is not key=value.",
+                    "Write it as spark.some.key=value; separate entries with ';'.",
+                )
             pairs[key.strip()] = value.strip()
         return pairs
 
 
 def describe_settings() -> list[tuple[str, str, Any, str]]:
     """(name, environment variable, default, help) for every setting, for docs and the UI."""
-    return [(f.name, ENV_PREFIX + f.name.upper(), f.default, f.metadata["help"])
-            for f in dataclasses.fields(Settings)]
+    return [
+        (f.name, ENV_PREFIX + f.name.upper(), f.default, f.metadata["help"])
+        for f in dataclasses.fields(Settings)
+    ]
 
 
 def _convert(f: dataclasses.Field, raw: str) -> Any:
@@ -100,5 +113,6 @@ def _convert(f: dataclasses.Field, raw: str) -> Any:
     except ValueError:
         raise InvalidInput(
             f"{ENV_PREFIX}{f.name.upper()}={raw!r} is not a valid {kind}.",
-            f"Set it to a {kind} value or unset it to use the default ({f.default!r}).") from None
+            f"Set it to a {kind} value or unset it to use the default ({f.default!r}).",
+        ) from None
     return raw

@@ -28,6 +28,7 @@ def corpus() -> Path:
 @pytest.fixture
 def copy_table(tmp_path):
     """Copy a corpus table (by its corpus-relative path) into a temp dir and return the copy."""
+
     def _copy(relative: str) -> Path:
         target = tmp_path / Path(relative).name
         shutil.copytree(CORPUS / relative, target)
@@ -35,6 +36,7 @@ def copy_table(tmp_path):
             p.chmod(0o755 if p.is_dir() else 0o644)
         target.chmod(0o755)
         return target
+
     return _copy
 
 

@@ -33,7 +33,9 @@ def open_link(at: AppTest, **params: str) -> AppTest:
 
 def shown_text(at: AppTest) -> str:
     """Everything rendered as text: markdown, captions, code blocks and static tables."""
-    parts = [m.value for m in at.markdown] + [c.value for c in at.caption] + [c.value for c in at.code]
+    parts = (
+        [m.value for m in at.markdown] + [c.value for c in at.caption] + [c.value for c in at.code]
+    )
     parts += [t.value.to_string() for t in at.table]
     return "\n".join(parts)
 
@@ -98,7 +100,11 @@ def test_a_location_that_is_not_a_table_shows_an_error_and_nothing_breaks(app, t
     assert len(at.error) == 1
     message = at.error[0].value
     assert "just-a-folder" in message
-    assert ("no \\_delta\\_log folder" in message) if kind == "plain folder" else ("does not exist" in message)
+    assert (
+        ("no \\_delta\\_log folder" in message)
+        if kind == "plain folder"
+        else ("does not exist" in message)
+    )
     assert at.text_input(key="table_input").value == str(location)  # the user can correct it
 
 
@@ -134,7 +140,6 @@ def test_with_no_table_given_the_app_writes_and_opens_the_demo_table(app, tmp_pa
     assert {"WRITE", "MERGE", "DELETE", "UPDATE"} <= operations
 
 
-
 def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_table):
     table = copy_table("dat-v0.0.2/with_checkpoint/delta")
     for version in (0, 1, 2):  # log cleanup removed the commits up to the checkpoint
@@ -150,7 +155,9 @@ def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_ta
 
 
 def test_command_line_options_after_the_double_dash_are_read_and_others_ignored():
-    assert launch_options(["--table", "/data/sales", "--operator"]) == LaunchOptions("/data/sales", True)
+    assert launch_options(["--table", "/data/sales", "--operator"]) == LaunchOptions(
+        "/data/sales", True
+    )
     assert launch_options(["tests/test_app.py", "-q", "--tab", "x"]) == LaunchOptions(None, False)
 
 

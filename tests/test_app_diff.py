@@ -73,7 +73,10 @@ def test_pickers_diff_any_two_versions_backwards_too(shop, monkeypatch, tmp_path
     assert any("Backwards" in c.value for c in at.caption)
     partitions = _frame(at, "partition", "+bytes").set_index("partition")
     assert set(partitions.index) == {"region=apac", "region=eu", "region=us"}
-    assert partitions.loc["region=apac", "-files"] == 1 and partitions.loc["region=apac", "+files"] == 0
+    assert (
+        partitions.loc["region=apac", "-files"] == 1
+        and partitions.loc["region=apac", "+files"] == 0
+    )
 
 
 @pytest.mark.spark
@@ -88,4 +91,6 @@ def test_rows_are_compared_after_the_button_with_a_key(shop, spark, monkeypatch,
     metrics = _metrics(at)
     assert [metrics[m] for m in ("Keys added", "Keys removed", "Keys changed")] == ["2", "1", "1"]
     changed = _frame(at, "key", "column", "before", "after")
-    assert changed[["key", "column", "before", "after"]].values.tolist() == [["id=2", "qty", "1", "2"]]
+    assert changed[["key", "column", "before", "after"]].values.tolist() == [
+        ["id=2", "qty", "1", "2"]
+    ]

@@ -48,8 +48,9 @@ def test_check_of_an_intact_table_reports_it_consistent(corpus, monkeypatch, tmp
     assert not [b for b in at.button if b.key == "health_restore"]
 
 
-def test_broken_table_in_read_only_mode_shows_the_cli_command_not_a_button(broken_table, monkeypatch,
-                                                                          tmp_path):
+def test_broken_table_in_read_only_mode_shows_the_cli_command_not_a_button(
+    broken_table, monkeypatch, tmp_path
+):
     at = _health_page(broken_table, monkeypatch, tmp_path, operator=False)
 
     assert "**incomplete**" in at.error[0].value

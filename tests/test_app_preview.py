@@ -14,9 +14,9 @@ from deltalake import DeltaTable
 from streamlit.testing.v1 import AppTest
 
 from inspector.demo import write_demo_table
-from inspector.views.history import build_history
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.session import spark_status
+from inspector.views.history import build_history
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark
@@ -45,8 +45,9 @@ def _expected_rows(table: str, version: int) -> int:
     return DeltaTable(table, version=version).to_pyarrow_dataset().count_rows()
 
 
-def test_schema_shows_without_spark_and_rows_on_request_at_an_old_version(demo, spark, monkeypatch,
-                                                                         tmp_path):
+def test_schema_shows_without_spark_and_rows_on_request_at_an_old_version(
+    demo, spark, monkeypatch, tmp_path
+):
     old = 3
     at = _open(demo, old, monkeypatch, tmp_path)
     assert at.selectbox(key=f"preview_version_{old}").value == old

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from inspector.restore.audit import read_audit
 from inspector.log.deltalog import DeltaLog
+from inspector.restore.audit import read_audit
 from tests.test_restore import sales_table
 
 pytestmark = pytest.mark.spark
@@ -17,7 +17,9 @@ pytestmark = pytest.mark.spark
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
-def open_page(table: str, monkeypatch, tmp_path, *, operator: bool, prefill: dict | None = None) -> AppTest:
+def open_page(
+    table: str, monkeypatch, tmp_path, *, operator: bool, prefill: dict | None = None
+) -> AppTest:
     monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
     monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
     monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
@@ -60,8 +62,10 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     assert not at.exception, at.exception
 
     assert "Committed version **5**" in texts(at) and "Verification passed" in texts(at)
-    assert DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"] == \
-        "the overwrite at v4 deleted the EU sales"
+    assert (
+        DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"]
+        == "the overwrite at v4 deleted the EU sales"
+    )
 
     at.button(key="restore_undo").click().run()
     assert "Plan: version 5" in texts(at)
@@ -69,7 +73,10 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     at.button(key="restore_commit").click().run()
     assert not at.exception, at.exception
     assert "Committed version **6**" in texts(at)
-    assert DeltaLog.open(table).snapshot(6).files.keys() == DeltaLog.open(table).snapshot(4).files.keys()
+    assert (
+        DeltaLog.open(table).snapshot(6).files.keys()
+        == DeltaLog.open(table).snapshot(4).files.keys()
+    )
     outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
     assert outcomes == ["planned", "committed", "planned", "committed"]
 
@@ -87,7 +94,8 @@ def test_a_refused_plan_keeps_the_commit_button_disabled(tmp_path, monkeypatch, 
 
 
 def test_the_health_page_prefills_the_target_and_the_reason_but_not_the_confirmation(
-        tmp_path, monkeypatch, spark):
+    tmp_path, monkeypatch, spark
+):
     table = sales_table(tmp_path / "sales")
     prefill = {"table": table, "version": 2, "reason": "Recovery to the last consistent version 2"}
     at = open_page(table, monkeypatch, tmp_path, operator=True, prefill=prefill)

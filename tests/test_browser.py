@@ -38,13 +38,31 @@ def _free_port() -> int:
 def server(tmp_path):
     """The app served by ``streamlit run`` on a free loopback port; stopped after the test."""
     port = _free_port()
-    env = dict(os.environ, DELTA_INSPECTOR_RECENT_TABLES_FILE=str(tmp_path / "recent.json"),
-               DELTA_INSPECTOR_DEMO_PATH=str(tmp_path / "demo"))
+    env = dict(
+        os.environ,
+        DELTA_INSPECTOR_RECENT_TABLES_FILE=str(tmp_path / "recent.json"),
+        DELTA_INSPECTOR_DEMO_PATH=str(tmp_path / "demo"),
+    )
     log = open(tmp_path / "server.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     try:
         _wait_until_up(port, proc, tmp_path / "server.log")
         yield f"http://127.0.0.1:{port}"
@@ -64,7 +82,9 @@ def _wait_until_up(port: int, proc: subprocess.Popen, log_path) -> None:
         if proc.poll() is not None:
             pytest.fail(f"streamlit exited with {proc.returncode}:\n{log_path.read_text()}")
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as resp:
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{port}/_stcore/health", timeout=2
+            ) as resp:
                 if resp.status == 200:
                     return
         except OSError:
@@ -80,9 +100,16 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--no-first-run"])
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+            ],
+        )
         try:
             yield chromium
         finally:
@@ -101,7 +128,9 @@ def test_a_link_opens_the_table_and_picking_a_version_shows_its_files(server, br
     expect(files).to_contain_text(V1_FILE)
     expect(page.get_by_role("heading", name="Version 1 · WRITE")).to_be_visible()
 
-    picker = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Version (")
+    picker = page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(
+        has_text="Version ("
+    )
     picker.click()
     page.get_by_role("option", name=re.compile(r"^v0 · WRITE")).click()
 

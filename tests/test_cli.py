@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -21,16 +21,31 @@ PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"  # 0..2: append, the
 WITH_CHECKPOINT = CORPUS / "delta-golden/125-iterator-bug"  # 0..11, checkpoint at 10
 EXPIRED_START = CORPUS / "dat-v0.0.2/no_replay/delta"  # commits 2..3 and a checkpoint at 2
 
-HISTORY_KEYS = {"version", "timestamp", "operation", "operationParameters", "operationMetrics",
-                "numAddedFiles", "numRemovedFiles", "addedBytes", "removedBytes", "problems"}
+HISTORY_KEYS = {
+    "version",
+    "timestamp",
+    "operation",
+    "operationParameters",
+    "operationMetrics",
+    "numAddedFiles",
+    "numRemovedFiles",
+    "addedBytes",
+    "removedBytes",
+    "problems",
+}
 FILE_KEYS = {"path", "size", "partitionValues", "dataChange"}
 
 
 def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m inspector ARGS`` from the repository root, as a script would."""
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def run_json(*args: object):
@@ -47,6 +62,7 @@ def commit_actions(table: Path, version: int) -> list[dict]:
 
 
 # --- history ---------------------------------------------------------------------------
+
 
 def test_history_json_lists_every_version_newest_first_with_the_contract_keys():
     history = run_json("history", PARTITIONED)
@@ -68,7 +84,7 @@ def test_history_json_timestamps_are_iso_8601_in_utc():
     for entry in history:
         assert entry["timestamp"].endswith("Z")
         parsed = datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00"))
-        assert parsed.utcoffset() == timezone.utc.utcoffset(None)
+        assert parsed.utcoffset() == UTC.utcoffset(None)
     stamps = [entry["timestamp"] for entry in history]
     assert stamps == sorted(stamps, reverse=True), "newest first, never older than the one before"
 
@@ -105,7 +121,9 @@ def test_history_json_reports_commits_expired_before_the_first_one():
     assert any("before version 2" in problem for problem in history[-1]["problems"])
 
 
-@pytest.mark.parametrize("limit, expected", [(3, [11, 10, 9]), (1, [11]), (0, []), (100, list(range(11, -1, -1)))])
+@pytest.mark.parametrize(
+    "limit, expected", [(3, [11, 10, 9]), (1, [11]), (0, []), (100, list(range(11, -1, -1)))]
+)
 def test_history_limit_keeps_only_the_newest_versions(limit, expected):
     history = run_json("history", WITH_CHECKPOINT, "--limit", limit)
 
@@ -121,14 +139,19 @@ def test_history_text_shows_one_row_per_version_newest_first():
     rows = [line.split() for line in lines[1:] if not line.lstrip().startswith("!")]
     assert [(row[0], row[2]) for row in rows] == [("2", "WRITE"), ("1", "WRITE"), ("0", "WRITE")]
     assert rows[0][3:] == ["2", "5", "980", "2450"]
-    assert any(line.lstrip().startswith("! ") for line in lines), "problems are shown under their version"
+    assert any(line.lstrip().startswith("! ") for line in lines), (
+        "problems are shown under their version"
+    )
 
 
 def test_history_text_limit():
     result = run_cli("history", WITH_CHECKPOINT, "--limit", 2)
 
-    rows = [line.split()[0] for line in result.stdout.splitlines()[1:]
-            if not line.lstrip().startswith("!")]
+    rows = [
+        line.split()[0]
+        for line in result.stdout.splitlines()[1:]
+        if not line.lstrip().startswith("!")
+    ]
     assert rows == ["11", "10"]
 
 
@@ -139,6 +162,7 @@ def test_history_accepts_a_file_uri():
 
 
 # --- files -----------------------------------------------------------------------------
+
 
 def test_files_json_lists_the_commits_adds_and_removes():
     result = run_json("files", PARTITIONED, "--version", 2)
@@ -151,7 +175,9 @@ def test_files_json_lists_the_commits_adds_and_removes():
         assert item["dataChange"] is True
     actions = commit_actions(PARTITIONED, 2)
     assert [i["path"] for i in result["added"]] == [a["add"]["path"] for a in actions if "add" in a]
-    assert [i["path"] for i in result["removed"]] == [a["remove"]["path"] for a in actions if "remove" in a]
+    assert [i["path"] for i in result["removed"]] == [
+        a["remove"]["path"] for a in actions if "remove" in a
+    ]
     emoji = next(i for i in result["added"] if i["partitionValues"]["data"] == "😈")
     assert emoji["partitionValues"] == {"letter": "b", "date": "1970-01-01", "data": "😈"}
 
@@ -180,6 +206,7 @@ def test_files_text_marks_adds_with_plus_and_removes_with_minus():
 
 # --- errors ----------------------------------------------------------------------------
 
+
 def _not_a_table(tmp_path: Path) -> Path:
     (tmp_path / "data.csv").write_text("a,b\n1,2\n")
     return tmp_path
@@ -191,18 +218,49 @@ def _empty_log(tmp_path: Path) -> Path:
 
 
 BAD_INPUT = [
-    ("a plain folder", lambda tmp: ["history", _not_a_table(tmp)], "NotADeltaTable", "not a Delta table"),
-    ("a missing folder", lambda tmp: ["history", tmp / "nowhere"], "NotADeltaTable", "does not exist"),
-    ("an empty _delta_log", lambda tmp: ["files", _empty_log(tmp), "--version", 0], "NotADeltaTable",
-     "no commit or checkpoint"),
+    (
+        "a plain folder",
+        lambda tmp: ["history", _not_a_table(tmp)],
+        "NotADeltaTable",
+        "not a Delta table",
+    ),
+    (
+        "a missing folder",
+        lambda tmp: ["history", tmp / "nowhere"],
+        "NotADeltaTable",
+        "does not exist",
+    ),
+    (
+        "an empty _delta_log",
+        lambda tmp: ["files", _empty_log(tmp), "--version", 0],
+        "NotADeltaTable",
+        "no commit or checkpoint",
+    ),
     ("a remote URI", lambda tmp: ["history", "s3://bucket/table"], "NotADeltaTable", "s3://"),
-    ("an unknown version", lambda tmp: ["files", PARTITIONED, "--version", 99], "VersionNotFound",
-     "does not exist"),
-    ("an expired version", lambda tmp: ["files", EXPIRED_START, "--version", 0], "VersionNotFound",
-     "expired"),
-    ("a version that is not a number", lambda tmp: ["files", PARTITIONED, "--version", "two"],
-     "InvalidInput", "not a version number"),
-    ("a negative version", lambda tmp: ["files", PARTITIONED, "--version=-5"], "InvalidInput", "negative"),
+    (
+        "an unknown version",
+        lambda tmp: ["files", PARTITIONED, "--version", 99],
+        "VersionNotFound",
+        "does not exist",
+    ),
+    (
+        "an expired version",
+        lambda tmp: ["files", EXPIRED_START, "--version", 0],
+        "VersionNotFound",
+        "expired",
+    ),
+    (
+        "a version that is not a number",
+        lambda tmp: ["files", PARTITIONED, "--version", "two"],
+        "InvalidInput",
+        "not a version number",
+    ),
+    (
+        "a negative version",
+        lambda tmp: ["files", PARTITIONED, "--version=-5"],
+        "InvalidInput",
+        "negative",
+    ),
 ]
 
 
@@ -230,6 +288,7 @@ def test_bad_input_with_json_also_prints_the_error_object(tmp_path, case, args, 
 
 
 # --- demo ------------------------------------------------------------------------------
+
 
 def test_demo_writes_a_table_that_history_then_reads(tmp_path):
     target = tmp_path / "orders"
@@ -278,8 +337,12 @@ def test_demo_refuses_a_folder_that_is_not_a_delta_table(tmp_path):
 
 def test_usage_errors_follow_the_error_contract():
     """A mistyped option is bad input: exit 2, one line on stderr, a JSON error with --json."""
-    result = subprocess.run([sys.executable, "-m", "inspector", "history", "x", "--limit", "abc", "--json"],
-                            cwd=REPO, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "inspector", "history", "x", "--limit", "abc", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "--limit" in result.stderr
     assert json.loads(result.stdout)["error"]["type"] == "InvalidInput"

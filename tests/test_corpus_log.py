@@ -9,7 +9,6 @@ or raise one of our documented errors, never anything else. Log-only: no Spark.
 from __future__ import annotations
 
 import os
-
 from collections import Counter
 
 import pyarrow as pa
@@ -18,9 +17,9 @@ from deltalake import DeltaTable
 
 from inspector.delta.actions import canonical_path
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable
-from inspector.views.history import build_history
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import Snapshot
+from inspector.views.history import build_history
 from tests.conftest import CORPUS, corpus_index
 
 TABLES = corpus_index()
@@ -47,10 +46,16 @@ NOT_TABLES = {
 def _param(entry: dict):
     marks = []
     if entry["path"] in DELTALAKE_CANONICALIZATION_BUG:
-        marks.append(pytest.mark.xfail(strict=True, reason=(
-            "deltalake/delta-kernel-rs bug: no path canonicalization in log replay "
-            "(delta-kernel-rs golden_tables.rs: 'BUG: path canonicalization'); Delta finds no "
-            "file at version 1, and so do we (test_paths_are_canonicalized_like_delta)")))
+        marks.append(
+            pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "deltalake/delta-kernel-rs bug: no path canonicalization in log replay "
+                    "(delta-kernel-rs golden_tables.rs: 'BUG: path canonicalization'); Delta finds no "
+                    "file at version 1, and so do we (test_paths_are_canonicalized_like_delta)"
+                ),
+            )
+        )
     return pytest.param(entry, id=entry["path"], marks=marks)
 
 
@@ -60,7 +65,7 @@ def relative(path: str, root: str) -> str:
     # deltalake reports some paths with symlinks resolved (the corpus may sit behind one).
     for prefix in (root, os.path.realpath(root)):
         if path.startswith(prefix + "/"):
-            return path[len(prefix) + 1:]
+            return path[len(prefix) + 1 :]
     return path
 
 
@@ -79,21 +84,30 @@ def deltalake_deleted_rows(table: DeltaTable, root: str) -> dict[str, int] | Non
         vectors = pa.table(table.deletion_vectors()).to_pylist()
     except Exception:  # DV files absent from some fixtures; deltalake then cannot tell
         return None
-    return {relative(v["filepath"].removeprefix("file://"), root): v["selection_vector"].count(False)
-            for v in vectors}
+    return {
+        relative(v["filepath"].removeprefix("file://"), root): v["selection_vector"].count(False)
+        for v in vectors
+    }
 
 
 def our_deleted_rows(snapshot: Snapshot) -> dict[str, int]:
-    return {relative(a.path, snapshot.table_root): a.deletion_vector.cardinality
-            for a in snapshot.files.values() if a.deletion_vector}
+    return {
+        relative(a.path, snapshot.table_root): a.deletion_vector.cardinality
+        for a in snapshot.files.values()
+        if a.deletion_vector
+    }
 
 
 def assert_same_state(ours: Snapshot, theirs: DeltaTable, entry: dict) -> None:
     root, version = ours.table_root, ours.version
-    assert our_files(ours) == deltalake_files(theirs, root), f"live files differ at version {version}"
+    assert our_files(ours) == deltalake_files(theirs, root), (
+        f"live files differ at version {version}"
+    )
     protocol = theirs.protocol()
-    assert (ours.protocol.min_reader_version, ours.protocol.min_writer_version) == \
-        (protocol.min_reader_version, protocol.min_writer_version)
+    assert (ours.protocol.min_reader_version, ours.protocol.min_writer_version) == (
+        protocol.min_reader_version,
+        protocol.min_writer_version,
+    )
     assert set(ours.protocol.reader_features or ()) == set(protocol.reader_features or ())
     assert set(ours.protocol.writer_features or ()) == set(protocol.writer_features or ())
     metadata = theirs.metadata()
@@ -120,7 +134,7 @@ def test_every_version_matches_deltalake_where_deltalake_can_load_it(entry):
     compared = 0
     # Versions named by a file; gaps (one fixture jumps to 9999) only need our own error.
     listed = sorted(set(log.listing.commits) | set(log.listing.checkpoints))
-    for version in sorted(set(listed) | set(range(0, listed[-1] + 2)) - _deep_gaps(listed)):
+    for version in sorted(set(listed) | set(range(listed[-1] + 2)) - _deep_gaps(listed)):
         try:
             theirs = DeltaTable(root, version=version)
         except Exception:  # deltalake cannot load it: we read it or say why, nothing else
@@ -137,7 +151,7 @@ def test_every_version_matches_deltalake_where_deltalake_can_load_it(entry):
 
 def _deep_gaps(listed: list[int]) -> set[int]:
     """Versions inside gaps of the log, except the first of each gap."""
-    return {v for a, b in zip(listed, listed[1:]) for v in range(a + 2, b)}
+    return {v for a, b in zip(listed, listed[1:], strict=False) for v in range(a + 2, b)}
 
 
 def test_the_corpus_is_all_there():
@@ -148,10 +162,16 @@ def test_the_corpus_is_all_there():
 # --- the tricky parts of the protocol, one by one ---------------------------------------
 
 
-@pytest.mark.parametrize("path", [
-    "delta-golden/canonicalized-paths-normal-a", "delta-golden/canonicalized-paths-normal-b",
-    "delta-golden/canonicalized-paths-special-a", "delta-golden/canonicalized-paths-special-b",
-    *sorted(DELTALAKE_CANONICALIZATION_BUG)])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "delta-golden/canonicalized-paths-normal-a",
+        "delta-golden/canonicalized-paths-normal-b",
+        "delta-golden/canonicalized-paths-special-a",
+        "delta-golden/canonicalized-paths-special-b",
+        *sorted(DELTALAKE_CANONICALIZATION_BUG),
+    ],
+)
 def test_paths_are_canonicalized_like_delta(path):
     log = DeltaLog.open(str(CORPUS / path))
     assert log.snapshot(0).num_files == 1
@@ -174,22 +194,30 @@ def test_deletion_vectors_are_part_of_a_files_identity():
     log = DeltaLog.open(str(CORPUS / "delta-golden/log-replay-dv-key-cases"))
     path = "part-00000-90177277-75c2-48db-92a2-20dcba39fd06-c000.snappy.parquet"
     assert list(log.snapshot(0).files) == [(path, None)]
-    for version, dv_id, deleted in ((1, "uh{&8fAg]=QYJvl-}c!yH@1", 1), (2, "uj=hZPftg7qJYIw^L+Oz9@1", 2),
-                                    (3, "u^jP?.<zvDfIGb{C.FPij@1", 3)):
+    for version, dv_id, deleted in (
+        (1, "uh{&8fAg]=QYJvl-}c!yH@1", 1),
+        (2, "uj=hZPftg7qJYIw^L+Oz9@1", 2),
+        (3, "u^jP?.<zvDfIGb{C.FPij@1", 3),
+    ):
         files = log.snapshot(version).files
-        assert list(files) == [(path, dv_id)], "the remove of the old (path, DV) leaves only the new"
+        assert list(files) == [(path, dv_id)], (
+            "the remove of the old (path, DV) leaves only the new"
+        )
         assert files[(path, dv_id)].deletion_vector.cardinality == deleted
 
 
-@pytest.mark.parametrize("path, kind, version", [
-    ("delta-golden/multi-part-checkpoint", "multi-part", 1),
-    ("delta-kernel-java/kernel-pagination-multi-part-checkpoints", "multi-part", None),
-    ("delta-golden/v2-checkpoint-json", "v2", 2),
-    ("delta-golden/v2-checkpoint-parquet", "v2", 2),
-    ("delta-kernel-rs/v2-checkpoints-json-with-sidecars", "v2", None),
-    ("delta-kernel-rs/v2-checkpoints-parquet-with-sidecars", "v2", None),
-    ("delta-kernel-rs/v2-checkpoints-parquet-without-sidecars", "v2", None),
-])
+@pytest.mark.parametrize(
+    "path, kind, version",
+    [
+        ("delta-golden/multi-part-checkpoint", "multi-part", 1),
+        ("delta-kernel-java/kernel-pagination-multi-part-checkpoints", "multi-part", None),
+        ("delta-golden/v2-checkpoint-json", "v2", 2),
+        ("delta-golden/v2-checkpoint-parquet", "v2", 2),
+        ("delta-kernel-rs/v2-checkpoints-json-with-sidecars", "v2", None),
+        ("delta-kernel-rs/v2-checkpoints-parquet-with-sidecars", "v2", None),
+        ("delta-kernel-rs/v2-checkpoints-parquet-without-sidecars", "v2", None),
+    ],
+)
 def test_snapshots_start_from_multi_part_and_v2_checkpoints(path, kind, version):
     log = DeltaLog.open(str(CORPUS / path))
     checkpoint = log.listing.usable_checkpoints()[0]
@@ -207,8 +235,14 @@ def test_a_version_that_only_has_a_checkpoint_is_readable_and_listed():
     log = DeltaLog.open(str(CORPUS / path))
     assert log.commits == [] and log.earliest_version == log.latest_version == 108
     snapshot = log.snapshot(108)
-    assert our_files(snapshot) == deltalake_files(DeltaTable(str(CORPUS / path)), snapshot.table_root)
-    assert set(snapshot.domain_metadata) == {"delta.clustering", "com.databricks.liquid", "delta.rowTracking"}
+    assert our_files(snapshot) == deltalake_files(
+        DeltaTable(str(CORPUS / path)), snapshot.table_root
+    )
+    assert set(snapshot.domain_metadata) == {
+        "delta.clustering",
+        "com.databricks.liquid",
+        "delta.rowTracking",
+    }
     assert [e.version for e in build_history(log)] == [108]
 
 
@@ -217,7 +251,8 @@ def test_log_compaction_files_are_listed_but_not_needed():
     assert [f.name for f in log.listing.compacted] == [
         "00000000000000000000.00000000000000000005.compacted.json",
         "00000000000000000006.00000000000000000010.compacted.json",
-        "00000000000000000006.00000000000000000015.compacted.json"]
+        "00000000000000000006.00000000000000000015.compacted.json",
+    ]
     assert log.snapshot().replayed_from == f"the empty table + commits 0..{log.latest_version}"
     assert [e.problems for e in build_history(log) if any("compact" in p for p in e.problems)] == []
 
@@ -241,29 +276,42 @@ def test_every_checkpoint_in_the_corpus_agrees_with_its_commits_but_known_bad_on
         if entry["path"] in NOT_TABLES:
             continue
         log = DeltaLog.open(str(CORPUS / entry["path"]))
-        for version, problems in log.checkpoint_problems(verify_all=True).items():
+        for _version, problems in log.checkpoint_problems(verify_all=True).items():
             for problem in problems:
                 bucket = unusable if "cannot be used" in problem else disagreeing
                 bucket.setdefault(entry["path"], []).append(problem)
     # A hand-assembled fixture: its multi-part checkpoint carries another table's metaData.
-    assert disagreeing == {"delta-kernel-rs/parquet_row_group_skipping": [
-        "Checkpoint 1 has different table metadata (id, schema, configuration) than its commits "
-        "(the empty table + commits 0..1)."]}
+    assert disagreeing == {
+        "delta-kernel-rs/parquet_row_group_skipping": [
+            "Checkpoint 1 has different table metadata (id, schema, configuration) than its commits "
+            "(the empty table + commits 0..1)."
+        ]
+    }
     # Golden tables built to test exactly this: checkpoints without metaData / protocol.
     assert sorted(unusable) == sorted(
         f"{prefix}deltalog-state-reconstruction-from-checkpoint-missing-{what}{suffix}"
         for prefix, suffix in (("delta-golden/", ""), ("delta-kernel-rs-golden/", "/delta"))
-        for what in ("metadata", "protocol"))
+        for what in ("metadata", "protocol")
+    )
 
 
-@pytest.mark.parametrize("path, message", [
-    ("delta-golden/versions-not-contiguous",
-     "Version 2 cannot be reconstructed: commit files are missing for versions 1."),
-    ("delta-golden/deltalog-state-reconstruction-without-metadata",
-     "Version 0 has no metaData action in its log; the table's state cannot be determined."),
-    ("delta-golden/deltalog-state-reconstruction-without-protocol",
-     "Version 0 has no protocol action in its log; the table's state cannot be determined."),
-])
+@pytest.mark.parametrize(
+    "path, message",
+    [
+        (
+            "delta-golden/versions-not-contiguous",
+            "Version 2 cannot be reconstructed: commit files are missing for versions 1.",
+        ),
+        (
+            "delta-golden/deltalog-state-reconstruction-without-metadata",
+            "Version 0 has no metaData action in its log; the table's state cannot be determined.",
+        ),
+        (
+            "delta-golden/deltalog-state-reconstruction-without-protocol",
+            "Version 0 has no protocol action in its log; the table's state cannot be determined.",
+        ),
+    ],
+)
 def test_broken_golden_tables_give_plain_errors(path, message):
     log = DeltaLog.open(str(CORPUS / path))
     with pytest.raises(CorruptLog) as err:

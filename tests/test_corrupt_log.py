@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
-from inspector.views.history import build_history, history_record
 from inspector.log.deltalog import DeltaLog, table_problems, verify_checkpoint
+from inspector.views.history import build_history, history_record
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
 WITH_CHECKPOINT = "delta-kernel-java/basic-with-checkpoint"
@@ -52,7 +52,7 @@ def exercise(log: DeltaLog) -> dict[int, object]:
     build_history(log)
     table_problems(log)
     outcome = {}
-    for version in range(0, log.latest_version + 1):
+    for version in range(log.latest_version + 1):
         try:
             outcome[version] = log.snapshot(version)
         except InspectorError as exc:
@@ -121,11 +121,16 @@ def test_a_truncated_last_commit_is_reported_and_earlier_versions_stay_readable(
     assert log.snapshot(13).num_files == 28
     with pytest.raises(CorruptLog) as err:
         log.snapshot(14)
-    assert err.value.message == "Version 14 cannot be reconstructed: commit 14 is truncated or corrupt."
+    assert (
+        err.value.message
+        == "Version 14 cannot be reconstructed: commit 14 is truncated or corrupt."
+    )
     assert "Pick a version before the damage" in err.value.hint
 
 
-def test_a_truncated_commit_in_the_middle_breaks_only_the_versions_up_to_the_next_checkpoint(copy_table):
+def test_a_truncated_commit_in_the_middle_breaks_only_the_versions_up_to_the_next_checkpoint(
+    copy_table,
+):
     table = copy_table(WITH_CHECKPOINT)
     cut_mid_line(commit_file(table, 5))
 
@@ -141,9 +146,13 @@ def test_a_truncated_commit_in_the_middle_breaks_only_the_versions_up_to_the_nex
 
 def test_a_commit_line_that_is_json_but_not_an_action_is_a_problem_not_a_crash(copy_table):
     table = copy_table(WITH_CHECKPOINT)
-    for version, bad_line in ((3, b"123"), (4, b'["add"]'), (6, b'{"commitInfo": "oops"}'),
-                              (7, b'{"add": {"path": 5, "size": 1}}'),
-                              (8, b'{"metaData": {"id": "x", "schemaString": "not json"}}')):
+    for version, bad_line in (
+        (3, b"123"),
+        (4, b'["add"]'),
+        (6, b'{"commitInfo": "oops"}'),
+        (7, b'{"add": {"path": 5, "size": 1}}'),
+        (8, b'{"metaData": {"id": "x", "schemaString": "not json"}}'),
+    ):
         with commit_file(table, version).open("ab") as fh:
             fh.write(bad_line + b"\n")
 
@@ -152,7 +161,7 @@ def test_a_commit_line_that_is_json_but_not_an_action_is_a_problem_not_a_crash(c
 
     problems = history_problems(log)
     for version in (3, 4, 6, 7, 8):
-        assert any(f"is not a valid action" in p for p in problems[version]), problems[version]
+        assert any("is not a valid action" in p for p in problems[version]), problems[version]
     assert isinstance(outcome[9], CorruptLog) and outcome[10].num_files == 22
 
 
@@ -178,8 +187,9 @@ def test_a_commit_deleted_in_the_middle_is_a_gap_reported_on_the_next_version(co
 
     problems = history_problems(log)
     assert 12 not in problems and sorted(problems) == [*range(12), 13, 14]
-    assert any("The commit files for version 12 are missing (a gap in the log)" in p
-               for p in problems[13])
+    assert any(
+        "The commit files for version 12 are missing (a gap in the log)" in p for p in problems[13]
+    )
     assert outcome[11].num_files == 24
     for version in (12, 13, 14):
         assert isinstance(outcome[version], CorruptLog)
@@ -210,8 +220,11 @@ def test_an_expired_log_starts_at_its_checkpoint(copy_table, corpus):
     assert log.earliest_version == 10
     problems = history_problems(log)
     assert sorted(problems) == list(range(10, 15))
-    assert any("Commits before version 10 are not in the log (expired by log retention, or not "
-               "copied); the earliest readable version is 10." in p for p in problems[10])
+    assert any(
+        "Commits before version 10 are not in the log (expired by log retention, or not "
+        "copied); the earliest readable version is 10." in p
+        for p in problems[10]
+    )
     for version in range(10, 15):
         assert files_of(log, version) == files_of(original, version)
     with pytest.raises(VersionNotFound) as err:
@@ -248,7 +261,8 @@ def test_a_garbage_last_checkpoint_is_ignored_and_reported(copy_table):
 
     assert table_problems(log) == [
         "_last_checkpoint is unreadable (UnicodeDecodeError); it was ignored and the log "
-        "folder was listed instead."]
+        "folder was listed instead."
+    ]
     assert log.snapshot().num_files == 30
     assert log.snapshot().replayed_from == "checkpoint 10 + commits 11..14"
 
@@ -261,7 +275,8 @@ def test_a_last_checkpoint_pointing_at_a_missing_checkpoint_is_reported(copy_tab
 
     assert table_problems(log) == [
         "_last_checkpoint names version 12, which has no checkpoint file; the log folder "
-        "was listed instead."]
+        "was listed instead."
+    ]
     assert log.snapshot().num_files == 30
 
 
@@ -281,12 +296,16 @@ def test_a_deleted_checkpoint_named_by_last_checkpoint_falls_back_to_the_commits
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty"])
 def test_a_corrupt_checkpoint_falls_back_to_the_commits_and_is_reported_on_its_version(
-        copy_table, damage):
+    copy_table, damage
+):
     table = copy_table(WITH_CHECKPOINT)
     path = checkpoint_file(table, 10)
     data = path.read_bytes()
-    path.write_bytes({"garbage": b"this is not parquet" * 10, "truncated": data[: len(data) // 2],
-                      "empty": b""}[damage])
+    path.write_bytes(
+        {"garbage": b"this is not parquet" * 10, "truncated": data[: len(data) // 2], "empty": b""}[
+            damage
+        ]
+    )
 
     log = DeltaLog.open(str(table))
 
@@ -295,9 +314,12 @@ def test_a_corrupt_checkpoint_falls_back_to_the_commits_and_is_reported_on_its_v
     assert len(checkpoint_problems) == 1
     assert checkpoint_problems[0].startswith(
         "Checkpoint 10 cannot be used: checkpoint file 00000000000000000010.checkpoint.parquet "
-        "is not a complete Parquet file (it is empty, cut short or overwritten).")
-    assert "Versions from 10 on are read from an older checkpoint or from the commits instead" \
+        "is not a complete Parquet file (it is empty, cut short or overwritten)."
+    )
+    assert (
+        "Versions from 10 on are read from an older checkpoint or from the commits instead"
         in checkpoint_problems[0]
+    )
     snapshot = log.snapshot()
     assert snapshot.replayed_from == "the empty table + commits 0..14"
     assert snapshot.num_files == 30
@@ -309,14 +331,16 @@ def test_a_checkpoint_with_damaged_pages_but_an_intact_footer_is_found_when_read
     path = checkpoint_file(table, 10)
     data = bytearray(path.read_bytes())
     footer = int.from_bytes(data[-8:-4], "little")
-    data[4: len(data) - footer - 8] = bytes(len(data) - footer - 12)  # zero every data page
+    data[4 : len(data) - footer - 8] = bytes(len(data) - footer - 12)  # zero every data page
     path.write_bytes(bytes(data))
 
     log = DeltaLog.open(str(table))
 
     (problem,) = [p for p in history_problems(log)[10] if p.startswith("Checkpoint 10")]
-    assert problem.startswith("Checkpoint 10 cannot be used: checkpoint file "
-                              "00000000000000000010.checkpoint.parquet is unreadable (")
+    assert problem.startswith(
+        "Checkpoint 10 cannot be used: checkpoint file "
+        "00000000000000000010.checkpoint.parquet is unreadable ("
+    )
     assert log.snapshot().replayed_from == "the empty table + commits 0..14"
 
 
@@ -330,7 +354,8 @@ def test_a_damaged_old_checkpoint_is_reported_without_reading_it(copy_table):
     assert [p for p in history_problems(log)[20] if p.startswith("Checkpoint")] == [
         "Checkpoint 20 cannot be used: checkpoint file 00000000000000000020.checkpoint.parquet is "
         "not a complete Parquet file (it is empty, cut short or overwritten). Versions from 20 on "
-        "are read from an older checkpoint or from the commits instead, where they exist."]
+        "are read from an older checkpoint or from the commits instead, where they exist."
+    ]
     assert log.snapshot(25).replayed_from == "checkpoint 10 + commits 11..25"
 
 
@@ -342,7 +367,10 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_older_checkpoint(copy_tab
 
     snapshot = log.snapshot(46)
     assert snapshot.replayed_from == "checkpoint 30 + commits 31..46"
-    assert snapshot.files.keys() == DeltaLog.open(str(corpus / MANY_CHECKPOINTS)).snapshot(46).files.keys()
+    assert (
+        snapshot.files.keys()
+        == DeltaLog.open(str(corpus / MANY_CHECKPOINTS)).snapshot(46).files.keys()
+    )
     assert list(log.replay_problems()) == [40]
     log.snapshot(45), log.snapshot(44)
     assert len(log.replay_problems()[40]) == 1, "a bad checkpoint is reported once, not per replay"
@@ -364,13 +392,20 @@ def test_a_corrupt_checkpoint_with_its_commits_expired_leaves_those_versions_unr
 
 def test_a_multi_part_checkpoint_with_a_part_missing_is_ignored_and_reported(copy_table):
     table = copy_table(MULTI_PART)
-    (table / "_delta_log" / "00000000000000000001.checkpoint.0000000002.0000000002.parquet").unlink()
+    (
+        table / "_delta_log" / "00000000000000000001.checkpoint.0000000002.0000000002.parquet"
+    ).unlink()
 
     log = DeltaLog.open(str(table))
 
-    assert any("Checkpoint 1 is a multi-part checkpoint with only 1 of its 2 parts present; "
-               "it is ignored" in p for p in history_problems(log)[1])
-    assert any("multi-part checkpoint of version 1 is missing parts" in p for p in table_problems(log))
+    assert any(
+        "Checkpoint 1 is a multi-part checkpoint with only 1 of its 2 parts present; "
+        "it is ignored" in p
+        for p in history_problems(log)[1]
+    )
+    assert any(
+        "multi-part checkpoint of version 1 is missing parts" in p for p in table_problems(log)
+    )
     assert log.snapshot(1).replayed_from == "the empty table + commits 0..1"
     assert log.snapshot(1).num_files == 10
 
@@ -382,17 +417,22 @@ def test_a_missing_sidecar_makes_a_v2_checkpoint_unusable(copy_table):
 
     log = DeltaLog.open(str(table))
 
-    assert any(p.startswith("Checkpoint 2 cannot be used: checkpoint file ") and "is missing" in p
-               for p in history_problems(log)[2])
+    assert any(
+        p.startswith("Checkpoint 2 cannot be used: checkpoint file ") and "is missing" in p
+        for p in history_problems(log)[2]
+    )
     assert log.snapshot(2).replayed_from == "the empty table + commits 0..2"
 
 
 def test_a_checkpoint_without_metadata_is_not_used(corpus):
-    log = DeltaLog.open(str(corpus / "delta-golden/deltalog-state-reconstruction-from-checkpoint-missing-metadata"))
+    log = DeltaLog.open(
+        str(corpus / "delta-golden/deltalog-state-reconstruction-from-checkpoint-missing-metadata")
+    )
 
     assert log.snapshot(10).replayed_from == "the empty table + commits 0..10"
     assert history_problems(log)[10][0].startswith(
-        "Checkpoint 10 cannot be used: it has no metaData action, which every checkpoint must carry.")
+        "Checkpoint 10 cannot be used: it has no metaData action, which every checkpoint must carry."
+    )
 
 
 # --- a checkpoint that disagrees with its commits -----------------------------------
@@ -419,7 +459,8 @@ def test_a_checkpoint_missing_an_add_disagrees_with_its_commits(copy_table):
     assert problems == [
         "Checkpoint 10 lists 21 live files but its commits (the empty table + commits 0..10) "
         f"give 22: 1 file missing from the checkpoint ({dropped}). Readers that start from this "
-        "checkpoint see a different table than the commits describe."]
+        "checkpoint see a different table than the commits describe."
+    ]
     assert problems[0] in history_problems(log)[10]
     # The snapshot shows what Delta readers see: they start from the checkpoint.
     assert log.snapshot(14).num_files == 29
@@ -441,7 +482,8 @@ def test_a_checkpoint_with_other_metadata_and_protocol_disagrees_with_its_commit
     assert problems == [
         "Checkpoint 10 has different table metadata (id) than its commits "
         "(the empty table + commits 0..10).",
-        "Checkpoint 10 has protocol 1/4 but its commits (the empty table + commits 0..10) give 1/2."]
+        "Checkpoint 10 has protocol 1/4 but its commits (the empty table + commits 0..10) give 1/2.",
+    ]
 
 
 def test_only_the_newest_checkpoint_is_compared_unless_asked(copy_table):
@@ -451,8 +493,10 @@ def test_only_the_newest_checkpoint_is_compared_unless_asked(copy_table):
 
     assert 20 not in log.checkpoint_problems()
     assert log.checkpoint_problems(verify_all=True)[20][0].startswith("Checkpoint 20 lists")
-    assert any(p.startswith("Checkpoint 20 lists")
-               for p in build_history(log, verify_all_checkpoints=True)[20].problems)
+    assert any(
+        p.startswith("Checkpoint 20 lists")
+        for p in build_history(log, verify_all_checkpoints=True)[20].problems
+    )
 
 
 def test_a_checkpoint_whose_commits_expired_cannot_be_compared(copy_table):
@@ -504,15 +548,25 @@ def test_odd_commit_info_and_table_properties_do_not_break_the_history(copy_tabl
     table = copy_table(WITH_CHECKPOINT)
     # Version 11 turns on in-commit timestamps with a garbage enablement version ...
     raw = dict(DeltaLog.open(str(table)).snapshot(10).metadata.raw)
-    raw["configuration"] = {**raw.get("configuration", {}), "delta.enableInCommitTimestamps": "true",
-                            "delta.inCommitTimestampEnablementVersion": "soon"}
+    raw["configuration"] = {
+        **raw.get("configuration", {}),
+        "delta.enableInCommitTimestamps": "true",
+        "delta.inCommitTimestampEnablementVersion": "soon",
+    }
     with commit_file(table, 11).open("a") as fh:
         fh.write(json.dumps({"metaData": raw}) + "\n")
     # ... and version 12's commitInfo has values of the wrong types.
     lines = commit_file(table, 12).read_text().splitlines()
-    info = {"commitInfo": {"timestamp": "not a number", "inCommitTimestamp": 5,
-                           "operationParameters": "mode=Append", "operationMetrics": [1, 2],
-                           "operation": 7, "userName": 42}}
+    info = {
+        "commitInfo": {
+            "timestamp": "not a number",
+            "inCommitTimestamp": 5,
+            "operationParameters": "mode=Append",
+            "operationMetrics": [1, 2],
+            "operation": 7,
+            "userName": 42,
+        }
+    }
     commit_file(table, 12).write_text("\n".join([json.dumps(info)] + lines[1:]) + "\n")
 
     entry = build_history(DeltaLog.open(str(table)))[12]
@@ -530,6 +584,7 @@ def test_a_commit_file_deleted_after_opening_gives_a_plain_error(copy_table):
     commit_file(table, 3).unlink()
     with pytest.raises(CorruptLog) as err:
         log.commit_text(3)
-    assert err.value.message == ("The commit file of version 3 cannot be read any more "
-                                 "(No such file or directory).")
+    assert err.value.message == (
+        "The commit file of version 3 cannot be read any more (No such file or directory)."
+    )
     assert "refresh" in err.value.hint.lower()

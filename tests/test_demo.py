@@ -8,10 +8,10 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
-from inspector.demo import write_demo_table
 from inspector.delta.errors import InvalidInput
-from inspector.views.history import build_history
+from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.views.history import build_history
 from inspector.views.metadiff import diff_metadata
 
 
@@ -23,8 +23,12 @@ def demo(tmp_path_factory) -> str:
 
 def _deltalake_files(root: str, version: int) -> dict[str, int]:
     actions = pa.table(DeltaTable(root, version=version).get_add_actions(flatten=True))
-    return {os.path.join(root, path): size
-            for path, size in zip(actions["path"].to_pylist(), actions["size_bytes"].to_pylist())}
+    return {
+        os.path.join(root, path): size
+        for path, size in zip(
+            actions["path"].to_pylist(), actions["size_bytes"].to_pylist(), strict=False
+        )
+    }
 
 
 def test_every_version_of_the_demo_matches_deltalake(demo):
@@ -56,8 +60,9 @@ def test_the_demo_evolves_its_schema_and_protocol(demo):
     for commit in log.commits[1:]:
         if commit.metadata or commit.protocol:
             before, after = log.snapshot(commit.version - 1), log.snapshot(commit.version)
-            diffs[commit.version] = diff_metadata((before.metadata, before.protocol),
-                                                  (after.metadata, after.protocol))
+            diffs[commit.version] = diff_metadata(
+                (before.metadata, before.protocol), (after.metadata, after.protocol)
+            )
 
     added = [c.name for d in diffs.values() for c in d.columns_added]
     assert added == ["channel"], "one append adds a column (schema evolution)"

@@ -15,8 +15,13 @@ from tests.conftest import REPO
 
 
 def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture
@@ -24,8 +29,14 @@ def accounts(tmp_path):
     """v0 write | v1 append with a new column | v2 UPDATE | v3 property change."""
     path = str(tmp_path / "accounts")
     write_deltalake(path, pa.table({"id": pa.array(range(5), pa.int64()), "balance": [10.0] * 5}))
-    write_deltalake(path, pa.table({"id": pa.array([5, 6], pa.int64()), "balance": [1.0, 2.0],
-                                    "owner": ["ann", "bob"]}), mode="append", schema_mode="merge")
+    write_deltalake(
+        path,
+        pa.table(
+            {"id": pa.array([5, 6], pa.int64()), "balance": [1.0, 2.0], "owner": ["ann", "bob"]}
+        ),
+        mode="append",
+        schema_mode="merge",
+    )
     DeltaTable(path).update(updates={"balance": "balance + 1"}, predicate="id in (0, 5)")
     DeltaTable(path).alter.set_table_properties({"delta.appendOnly": "false"})
     return path
@@ -33,19 +44,27 @@ def accounts(tmp_path):
 
 def _files(path: str, version: int) -> set[str]:
     """The live files of a version, by deltalake (independent of the inspector)."""
-    return set(pa.table(DeltaTable(path, version=version).get_add_actions()).column("path").to_pylist())
+    return set(
+        pa.table(DeltaTable(path, version=version).get_add_actions()).column("path").to_pylist()
+    )
 
 
 @pytest.mark.parametrize("from_version,to_version", [(0, 3), (3, 0), (1, 2)])
-def test_json_contract_lists_schema_and_file_changes_in_either_order(accounts, from_version, to_version):
+def test_json_contract_lists_schema_and_file_changes_in_either_order(
+    accounts, from_version, to_version
+):
     result = run_cli("diff", accounts, "--from", from_version, "--to", to_version, "--json")
 
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert (out["from"], out["to"]) == (from_version, to_version)
     assert set(out["schema"]) >= {"added", "removed", "changed"}
-    assert set(out["files"]["added"]) == _files(accounts, to_version) - _files(accounts, from_version)
-    assert set(out["files"]["removed"]) == _files(accounts, from_version) - _files(accounts, to_version)
+    assert set(out["files"]["added"]) == _files(accounts, to_version) - _files(
+        accounts, from_version
+    )
+    assert set(out["files"]["removed"]) == _files(accounts, from_version) - _files(
+        accounts, to_version
+    )
     assert "rows" not in out
 
 
@@ -65,21 +84,27 @@ def test_json_reports_columns_properties_commits_and_partitions(accounts):
 
 
 def test_file_diff_never_starts_spark(accounts):
-    script = ("import sys; from inspector.cli.main import main; "
-              f"code = main(['diff', {accounts!r}, '--from', '0', '--to', 'latest']); "
-              "sys.exit(code or ('pyspark' in sys.modules and 9))")
+    script = (
+        "import sys; from inspector.cli.main import main; "
+        f"code = main(['diff', {accounts!r}, '--from', '0', '--to', 'latest']); "
+        "sys.exit(code or ('pyspark' in sys.modules and 9))"
+    )
 
-    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
     assert result.returncode == 0, result.stderr
     assert "version 0 -> 3" in result.stdout and "+ column owner" in result.stdout
 
 
-@pytest.mark.parametrize("args,kind", [
-    (("--from", 0, "--to", 9), "VersionNotFound"),
-    (("--from", "yesterday", "--to", 1), "InvalidInput"),
-])
+@pytest.mark.parametrize(
+    "args,kind",
+    [
+        (("--from", 0, "--to", 9), "VersionNotFound"),
+        (("--from", "yesterday", "--to", 1), "InvalidInput"),
+    ],
+)
 def test_bad_versions_are_one_line_errors(accounts, args, kind):
     result = run_cli("diff", accounts, *args, "--json")
 
@@ -89,7 +114,9 @@ def test_bad_versions_are_one_line_errors(accounts, args, kind):
 
 
 @pytest.mark.spark
-def test_rows_with_a_key_report_changed_keys_and_capped_samples(accounts, spark, capsys, monkeypatch):
+def test_rows_with_a_key_report_changed_keys_and_capped_samples(
+    accounts, spark, capsys, monkeypatch
+):
     monkeypatch.setenv("DELTA_INSPECTOR_SAMPLE_ROWS", "1")
 
     code = main(["diff", accounts, "--from", "0", "--to", "3", "--rows", "--key", "id", "--json"])
@@ -98,8 +125,9 @@ def test_rows_with_a_key_report_changed_keys_and_capped_samples(accounts, spark,
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert (rows["added"], rows["removed"], rows["changed"]) == (2, 0, 1)
     assert len(rows["samples"]["added"]) == 1 and rows["samples"]["limit"] == 1
-    assert rows["samples"]["changed"] == [{"key": {"id": 0},
-                                           "changes": {"balance": {"before": 10.0, "after": 11.0}}}]
+    assert rows["samples"]["changed"] == [
+        {"key": {"id": 0}, "changes": {"balance": {"before": 10.0, "after": 11.0}}}
+    ]
 
 
 @pytest.mark.spark

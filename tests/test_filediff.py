@@ -11,23 +11,35 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.delta.errors import CorruptLog, VersionNotFound
-from inspector.views.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
+from inspector.views.filediff import diff_files
 
 
 def _rows(ids, part, offset=0.0):
-    return pa.table({"id": pa.array(ids, pa.int64()), "p": [part] * len(ids),
-                     "v": [float(i) + offset for i in ids]})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "p": [part] * len(ids),
+            "v": [float(i) + offset for i in ids],
+        }
+    )
 
 
 @pytest.fixture
 def orders(tmp_path):
     """v0 write (a, b) | v1 append (a, c) | v2 DELETE id=3 | v3 UPDATE id=12 | v4 OPTIMIZE."""
     path = str(tmp_path / "orders")
-    write_deltalake(path, pa.concat_tables([_rows(range(0, 5), "a"), _rows(range(5, 10), "b")]),
-                    partition_by=["p"])
-    write_deltalake(path, pa.concat_tables([_rows(range(10, 15), "a"), _rows(range(15, 20), "c")]),
-                    partition_by=["p"], mode="append")
+    write_deltalake(
+        path,
+        pa.concat_tables([_rows(range(5), "a"), _rows(range(5, 10), "b")]),
+        partition_by=["p"],
+    )
+    write_deltalake(
+        path,
+        pa.concat_tables([_rows(range(10, 15), "a"), _rows(range(15, 20), "c")]),
+        partition_by=["p"],
+        mode="append",
+    )
     DeltaTable(path).delete("id = 3")
     DeltaTable(path).update(updates={"v": "v + 100"}, predicate="id = 12")
     DeltaTable(path).optimize.compact()
@@ -84,9 +96,18 @@ def test_commit_summary_shows_what_each_commit_in_between_contributed(orders):
 
     commits = diff_files(log, 4, 1).by_commit
 
-    assert [(c.version, c.operation) for c in commits] == [(2, "DELETE"), (3, "UPDATE"), (4, "OPTIMIZE")]
+    assert [(c.version, c.operation) for c in commits] == [
+        (2, "DELETE"),
+        (3, "UPDATE"),
+        (4, "OPTIMIZE"),
+    ]
     delete, update, optimize = (c.totals for c in commits)
-    assert (delete.files_added, delete.files_removed, delete.records_added, delete.records_removed) == (1, 1, 4, 5)
+    assert (
+        delete.files_added,
+        delete.files_removed,
+        delete.records_added,
+        delete.records_removed,
+    ) == (1, 1, 4, 5)
     assert (update.records_added, update.records_removed) == (5, 5)
     assert (optimize.files_added, optimize.files_removed) == (1, 2)
     assert optimize.records_added == optimize.records_removed == 9
@@ -110,7 +131,12 @@ def test_a_file_added_and_removed_between_the_versions_is_in_neither(tmp_path):
 def test_same_version_is_an_empty_diff(orders):
     diff = diff_files(DeltaLog.open(orders), 2, 2)
 
-    assert (diff.only_in_from, diff.only_in_to, diff.by_commit, diff.by_partition) == ((), (), (), ())
+    assert (diff.only_in_from, diff.only_in_to, diff.by_commit, diff.by_partition) == (
+        (),
+        (),
+        (),
+        (),
+    )
     assert diff.metadata.is_empty
 
 
@@ -127,11 +153,14 @@ def test_schema_evolution_shows_in_the_metadata_diff(tmp_path):
     assert forward.by_commit[0].changes_metadata
 
 
-@pytest.mark.parametrize("table", [
-    "delta-golden/dv-partitioned-with-checkpoint",
-    "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
-    "delta-rs/table_with_deletion_logs",
-])
+@pytest.mark.parametrize(
+    "table",
+    [
+        "delta-golden/dv-partitioned-with-checkpoint",
+        "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
+        "delta-rs/table_with_deletion_logs",
+    ],
+)
 def test_file_diff_equals_the_set_difference_of_full_replays(corpus, table):
     log = DeltaLog.open(str(corpus / table))
     versions = [c.version for c in log.commits]
@@ -177,9 +206,17 @@ def test_markdown_postmortem_tells_the_story_of_the_commits_in_between(orders):
     report = markdown_report(diff, table=orders, max_files=1)
 
     assert report.startswith("# Postmortem: version 1 → version 4")
-    for expected in ("| 2 |", "DELETE", "UPDATE", "OPTIMIZE", "## Partitions", "| p=a |",
-                     "### Removed (only in the from version): 2", "… and 1 more (see the JSON export)",
-                     "Rows were not compared"):
+    for expected in (
+        "| 2 |",
+        "DELETE",
+        "UPDATE",
+        "OPTIMIZE",
+        "## Partitions",
+        "| p=a |",
+        "### Removed (only in the from version): 2",
+        "… and 1 more (see the JSON export)",
+        "Rows were not compared",
+    ):
         assert expected in report
     exported = json.loads(to_json(diff, table=orders))
     assert (exported["from"], exported["to"], len(exported["files"]["removed"])) == (1, 4, 2)

@@ -18,14 +18,22 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.cli.main import main
-from inspector.views.health import (COMPLETE, DELETION_VECTOR, INCOMPLETE, UNREADABLE, check_table,
-                              health_record, recovery_advice, restore_command)
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.views.health import (
+    COMPLETE,
+    DELETION_VECTOR,
+    INCOMPLETE,
+    UNREADABLE,
+    check_table,
+    health_record,
+    recovery_advice,
+    restore_command,
+)
 
-APPENDS = "delta-kernel-java/basic-with-checkpoint"          # 0..14, 2 files per commit, checkpoint 10
-FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"   # 0..2, 5 files per commit
-DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"          # 0 write, 1 delete with a deletion vector
+APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
+FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
+DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with a deletion vector
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
 
 
@@ -52,9 +60,17 @@ def _write_partitioned(root: Path, commits: int = 3) -> None:
         write_deltalake(str(root), batch, partition_by=["p"], mode="append")
 
 
-@pytest.mark.parametrize("table", [APPENDS, FIVE_FILES, DV_TABLE, DELETES,
-                                   "delta-kernel-rs/v2-checkpoints-parquet-with-sidecars",
-                                   "delta-golden/dv-partitioned-with-checkpoint"])
+@pytest.mark.parametrize(
+    "table",
+    [
+        APPENDS,
+        FIVE_FILES,
+        DV_TABLE,
+        DELETES,
+        "delta-kernel-rs/v2-checkpoints-parquet-with-sidecars",
+        "delta-golden/dv-partitioned-with-checkpoint",
+    ],
+)
 def test_an_intact_table_is_consistent_at_its_latest_version(corpus, table):
     log = DeltaLog.open(str(corpus / table))
 
@@ -63,7 +79,9 @@ def test_an_intact_table_is_consistent_at_its_latest_version(corpus, table):
     assert report.is_consistent
     assert report.last_consistent_version == log.latest_version
     assert [v.version for v in report.versions] == [log.latest_version]
-    assert report.files_examined == len({p for a in log.snapshot().files.values() for p in _paths(a)})
+    assert report.files_examined == len(
+        {p for a in log.snapshot().files.values() for p in _paths(a)}
+    )
 
 
 def _paths(add) -> list[str]:
@@ -80,7 +98,9 @@ def test_newest_data_file_deleted_names_only_the_newest_version(copy_table):
 
     assert _damaged(report) == [14]
     assert report.last_consistent_version == 13
-    assert not report.is_consistent and report.all_versions  # went on to find the last consistent one
+    assert (
+        not report.is_consistent and report.all_versions
+    )  # went on to find the last consistent one
     assert report.latest.missing_files == (lost.name,)
     assert report.latest.missing_count == 1
 
@@ -96,7 +116,11 @@ def test_truncated_newest_data_file_is_a_size_mismatch(copy_table):
     assert _damaged(report) == [14]
     assert report.last_consistent_version == 13
     (issue,) = report.latest.size_mismatches
-    assert (issue.path, issue.expected_size, issue.actual_size) == (damaged.name, recorded, recorded // 2)
+    assert (issue.path, issue.expected_size, issue.actual_size) == (
+        damaged.name,
+        recorded,
+        recorded // 2,
+    )
     assert report.latest.missing_count == 0
 
 
@@ -236,7 +260,9 @@ def test_full_check_examines_each_distinct_file_once_with_progress(copy_table):
     distinct = {a.path for c in log.commits for a in c.adds}
     calls: list[tuple[int, int]] = []
 
-    report = check_table(log, all_versions=True, progress=lambda done, total: calls.append((done, total)))
+    report = check_table(
+        log, all_versions=True, progress=lambda done, total: calls.append((done, total))
+    )
 
     assert report.files_examined == len(distinct)
     assert calls[-1] == (len(distinct), len(distinct))
@@ -336,8 +362,13 @@ def test_cli_check_of_a_folder_that_is_not_a_table_exits_2(tmp_path, capsys):
 def test_checkpoint_that_disagrees_with_its_commits_is_named_on_its_version(copy_table):
     root = copy_table(DELETES)
     commit = _log_file(root, 9)
-    commit.write_text("".join(line for line in commit.read_text().splitlines(keepends=True)
-                              if not line.startswith('{"add"')))  # commit 9's new file is lost from the log
+    commit.write_text(
+        "".join(
+            line
+            for line in commit.read_text().splitlines(keepends=True)
+            if not line.startswith('{"add"')
+        )
+    )  # commit 9's new file is lost from the log
 
     report = check_table(DeltaLog.open(str(root)), all_versions=True)
 

@@ -17,15 +17,15 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.delta.errors import CorruptLog
-from inspector.views.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.reader import read_snapshot
 from inspector.restore.execute import execute_restore, plan_restore
+from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
+from inspector.views.health import check_table, recovery_reason
 
-APPENDS = "delta-kernel-java/basic-with-checkpoint"          # 0..14, 2 files per commit, checkpoint 10
-FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"   # 0..2, 5 files per commit
-DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"          # 0 write, 1 delete with a deletion vector
+APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
+FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
+DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with a deletion vector
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
 
 
@@ -71,7 +71,9 @@ SCENARIOS = {
 
 
 def _rows(log: DeltaLog, version: int, spark) -> list[tuple]:
-    return sorted((tuple(r) for r in read_snapshot(log.snapshot(version), spark=spark).collect()), key=repr)
+    return sorted(
+        (tuple(r) for r in read_snapshot(log.snapshot(version), spark=spark).collect()), key=repr
+    )
 
 
 def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[str]):
@@ -79,22 +81,25 @@ def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[
     log = DeltaLog.open(str(root))
     report = check_table(log, settings=settings)
     assert report.last_consistent_version == expected_target
-    assert [v.version for v in report.damaged_versions] == list(range(expected_target + 1,
-                                                                      report.latest_version + 1))
+    assert [v.version for v in report.damaged_versions] == list(
+        range(expected_target + 1, report.latest_version + 1)
+    )
 
     plan = plan_restore(log, expected_target, settings=settings, spark=spark)
 
     removed = {a.path for a in plan.files_to_remove}
     assert lost <= removed  # the missing files only leave the log...
     assert plan.num_file_problems == 0 and plan.passed  # ...and nothing missing is re-added
-    result = execute_restore(plan, confirmed=True, reason=recovery_reason(report), settings=settings,
-                             spark=spark)
+    result = execute_restore(
+        plan, confirmed=True, reason=recovery_reason(report), settings=settings, spark=spark
+    )
     return log, result
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_restore_to_the_last_consistent_version_leaves_a_complete_table(scenario, copy_table, spark,
-                                                                        tmp_path):
+def test_restore_to_the_last_consistent_version_leaves_a_complete_table(
+    scenario, copy_table, spark, tmp_path
+):
     table, damage, target = SCENARIOS[scenario]
     root = copy_table(table)
     lost = damage(root)
@@ -105,14 +110,21 @@ def test_restore_to_the_last_consistent_version_leaves_a_complete_table(scenario
     assert after.latest_version == result.committed_version and after.is_consistent
     log.refresh()
     assert _rows(log, result.committed_version, spark) == _rows(log, target, spark)
-    assert "last consistent version" in log.commit(result.committed_version).commit_info.raw["userMetadata"]
+    assert (
+        "last consistent version"
+        in log.commit(result.committed_version).commit_info.raw["userMetadata"]
+    )
 
 
 def test_recovery_of_a_table_written_here(tmp_path, spark):
     root = tmp_path / "events"
     for i in range(3):
-        write_deltalake(str(root), pa.table({"id": list(range(i * 6, i * 6 + 6)), "p": ["a", "b", "c"] * 2}),
-                        partition_by=["p"], mode="append")
+        write_deltalake(
+            str(root),
+            pa.table({"id": list(range(i * 6, i * 6 + 6)), "p": ["a", "b", "c"] * 2}),
+            partition_by=["p"],
+            mode="append",
+        )
     adds = DeltaLog.open(str(root)).commit(2).adds[:2]
     for add in adds:
         (root / add.path).unlink()
@@ -134,8 +146,9 @@ def test_no_restore_can_be_planned_on_an_unreadable_latest_version(copy_table, t
         plan_restore(log, 11, settings=Settings(audit_log=str(tmp_path / "audit.jsonl")))
 
 
-def test_the_restore_command_printed_by_check_is_a_valid_dry_run(copy_table, spark, tmp_path,
-                                                                 monkeypatch, capsys):
+def test_the_restore_command_printed_by_check_is_a_valid_dry_run(
+    copy_table, spark, tmp_path, monkeypatch, capsys
+):
     import json
     import shlex
 

@@ -7,27 +7,51 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
 from inspector.views.health import check_table
 from inspector.views.history import build_history
-from inspector.log.deltalog import DeltaLog
-from inspector.views.retention import (DATA_VACUUMED, LOG_EXPIRED, RESTORABLE, parse_interval,
-                                 retention_policy, retention_view)
+from inspector.views.retention import (
+    DATA_VACUUMED,
+    LOG_EXPIRED,
+    RESTORABLE,
+    parse_interval,
+    retention_policy,
+    retention_view,
+)
 
 DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
 
 
-@pytest.mark.parametrize("text, ms", [
-    ("interval 30 days", 30 * DAY), ("interval 1 week", WEEK), ("1 week", WEEK),
-    ("INTERVAL 2 DAYS 12 HOURS", 2 * DAY + 12 * HOUR), ("interval 168 hours", WEEK),
-    ("interval 2 weeks", 2 * WEEK), ("interval 90 seconds", 90_000), ("interval 0 days", 0),
-])
+@pytest.mark.parametrize(
+    "text, ms",
+    [
+        ("interval 30 days", 30 * DAY),
+        ("interval 1 week", WEEK),
+        ("1 week", WEEK),
+        ("INTERVAL 2 DAYS 12 HOURS", 2 * DAY + 12 * HOUR),
+        ("interval 168 hours", WEEK),
+        ("interval 2 weeks", 2 * WEEK),
+        ("interval 90 seconds", 90_000),
+        ("interval 0 days", 0),
+    ],
+)
 def test_delta_interval_strings_are_parsed(text, ms):
     assert parse_interval(text) == ms
 
 
-@pytest.mark.parametrize("text", ["", "30", "interval 1 month", "interval 1 year", "interval -1 day",
-                                  "thirty days", "interval 1 fortnight"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "30",
+        "interval 1 month",
+        "interval 1 year",
+        "interval -1 day",
+        "thirty days",
+        "interval 1 fortnight",
+    ],
+)
 def test_intervals_delta_refuses_are_refused_with_a_hint(text):
     with pytest.raises(InvalidInput) as err:
         parse_interval(text)
@@ -36,8 +60,12 @@ def test_intervals_delta_refuses_are_refused_with_a_hint(text):
 
 def test_policy_defaults_and_a_bad_property_falls_back_to_the_default():
     default = retention_policy({})
-    custom = retention_policy({"delta.logRetentionDuration": "interval 2 days",
-                               "delta.deletedFileRetentionDuration": "interval 3 months"})
+    custom = retention_policy(
+        {
+            "delta.logRetentionDuration": "interval 2 days",
+            "delta.deletedFileRetentionDuration": "interval 3 months",
+        }
+    )
 
     assert (default.log_retention_ms, default.deleted_file_retention_ms) == (30 * DAY, WEEK)
     assert custom.log_retention_ms == 2 * DAY
@@ -90,7 +118,9 @@ def test_restorable_versions_expire_by_the_first_retention_that_applies(corpus):
 
     v4, latest = view.versions[4], view.versions[-1]
     assert (v4.state, v4.expires_by) == (RESTORABLE, "deleted-file retention")
-    assert v4.expires_at == removed_at_5 + WEEK  # v4's file was removed by v5; VACUUM may delete it a week later
+    assert (
+        v4.expires_at == removed_at_5 + WEEK
+    )  # v4's file was removed by v5; VACUUM may delete it a week later
     assert latest.expires_at is None and "Current version" in latest.reason
 
 
@@ -110,9 +140,14 @@ def test_versions_whose_log_was_cleaned_up_are_log_expired(copy_table):
 
 def test_table_properties_set_the_retention(tmp_path):
     root = tmp_path / "short"
-    write_deltalake(str(root), pa.table({"id": [1]}),
-                    configuration={"delta.logRetentionDuration": "interval 2 days",
-                                   "delta.deletedFileRetentionDuration": "interval 1 hours"})
+    write_deltalake(
+        str(root),
+        pa.table({"id": [1]}),
+        configuration={
+            "delta.logRetentionDuration": "interval 2 days",
+            "delta.deletedFileRetentionDuration": "interval 1 hours",
+        },
+    )
     write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
     log = DeltaLog.open(str(root))
 

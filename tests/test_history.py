@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.views.history import build_history, history_record, iso
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.views.history import build_history, history_record, iso
 
 DAY_MS = 86_400_000
 
@@ -55,7 +55,12 @@ def test_history_time_is_the_file_modification_time_made_monotonic(table):
     history = build_history(DeltaLog.open(str(table)), Settings(timestamp_tolerance_seconds=3600))
 
     assert [e.timestamps.file_modification for e in history] == mtimes
-    assert [e.timestamps.history for e in history] == [base, base + 10_000, base + 10_001, base + 20_000]
+    assert [e.timestamps.history for e in history] == [
+        base,
+        base + 10_000,
+        base + 10_001,
+        base + 20_000,
+    ]
     assert [e.timestamps.commit_info for e in history] == written
     assert {e.timestamps.source for e in history} == {"fileModificationTime"}
     assert [e.timestamps.in_commit for e in history] == [None] * 4
@@ -78,9 +83,12 @@ def test_a_copied_table_is_flagged_where_file_times_and_commit_times_disagree(ta
         assert len(entry.problems) == 1
         assert entry.problems[0].startswith(
             f"Its commit time ({iso(entry.timestamps.commit_info)}) and its file's modification "
-            f"time ({iso(now_ms)}) differ by 3d")
-        assert entry.problems[0].endswith("the table was probably copied or replicated. "
-                                          "Time travel by timestamp uses the file modification time.")
+            f"time ({iso(now_ms)}) differ by 3d"
+        )
+        assert entry.problems[0].endswith(
+            "the table was probably copied or replicated. "
+            "Time travel by timestamp uses the file modification time."
+        )
     assert [e.timestamps.history for e in history] == [now_ms, now_ms + 1, now_ms + 2, now_ms + 3]
     lenient = build_history(log, Settings(timestamp_tolerance_seconds=4 * 86_400))
     assert all(e.problems == () for e in lenient)
@@ -98,7 +106,9 @@ def test_in_commit_timestamps_are_the_history_time_once_enabled(corpus):
     assert after[0].version == 11  # delta.inCommitTimestampEnablementVersion
     assert [e.timestamps.history for e in after] == [e.timestamps.in_commit for e in after]
     assert after[0].timestamps.history == 1745378843320
-    assert all("Time travel by timestamp uses the in-commit timestamp." in e.problems[-1] for e in after)
+    assert all(
+        "Time travel by timestamp uses the in-commit timestamp." in e.problems[-1] for e in after
+    )
 
 
 def test_in_commit_timestamps_are_found_when_enabled_before_the_first_retained_commit(copy_table):
@@ -124,7 +134,12 @@ def test_counts_come_from_the_commits_own_actions(table):
         commit = log.commit(entry.version)
         on_disk = sum((table / a.path).stat().st_size for a in commit.adds)
         assert (entry.num_added_files, entry.added_bytes) == (len(commit.adds), on_disk)
-    assert [(e.num_added_files, e.num_removed_files) for e in history] == [(1, 0), (1, 0), (1, 0), (1, 3)]
+    assert [(e.num_added_files, e.num_removed_files) for e in history] == [
+        (1, 0),
+        (1, 0),
+        (1, 0),
+        (1, 3),
+    ]
     assert history[3].removed_bytes == sum(e.added_bytes for e in history[:3])
     assert [e.added_records for e in history] == [3, 1, 2, 1]
     assert history[0].changes_metadata and history[0].changes_protocol

@@ -9,15 +9,31 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.delta.actions import (AddCDCFile, AddFile, CommitInfo, DomainMetadata, Metadata, Protocol,
-                               RemoveFile, Txn, UnknownAction, parse_action)
+from inspector.delta.actions import (
+    AddCDCFile,
+    AddFile,
+    CommitInfo,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    RemoveFile,
+    Txn,
+    UnknownAction,
+    parse_action,
+)
 from inspector.delta.errors import NotADeltaTable, VersionNotFound
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
 
-SCHEMA = json.dumps({"type": "struct", "fields": [
-    {"name": "id", "type": "long", "nullable": True, "metadata": {}},
-    {"name": "day", "type": "string", "nullable": True, "metadata": {}}]})
+SCHEMA = json.dumps(
+    {
+        "type": "struct",
+        "fields": [
+            {"name": "id", "type": "long", "nullable": True, "metadata": {}},
+            {"name": "day", "type": "string", "nullable": True, "metadata": {}},
+        ],
+    }
+)
 
 
 def write_commit(root: Path, version: int, *actions: dict) -> None:
@@ -27,19 +43,36 @@ def write_commit(root: Path, version: int, *actions: dict) -> None:
 
 
 def add(path: str, size: int = 100, **extra) -> dict:
-    return {"add": {"path": path, "partitionValues": {"day": "mon"}, "size": size,
-                    "modificationTime": 1, "dataChange": True, **extra}}
+    return {
+        "add": {
+            "path": path,
+            "partitionValues": {"day": "mon"},
+            "size": size,
+            "modificationTime": 1,
+            "dataChange": True,
+            **extra,
+        }
+    }
 
 
 def remove(path: str, **extra) -> dict:
     return {"remove": {"path": path, "deletionTimestamp": 2, "dataChange": True, **extra}}
 
 
-CREATE = ({"commitInfo": {"timestamp": 1_700_000_000_000, "operation": "CREATE TABLE"}},
-          {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
-          {"metaData": {"id": "t-1", "format": {"provider": "parquet", "options": {}},
-                        "schemaString": SCHEMA, "partitionColumns": ["day"], "configuration": {},
-                        "createdTime": 1_700_000_000_000}})
+CREATE = (
+    {"commitInfo": {"timestamp": 1_700_000_000_000, "operation": "CREATE TABLE"}},
+    {"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
+    {
+        "metaData": {
+            "id": "t-1",
+            "format": {"provider": "parquet", "options": {}},
+            "schemaString": SCHEMA,
+            "partitionColumns": ["day"],
+            "configuration": {},
+            "createdTime": 1_700_000_000_000,
+        }
+    },
+)
 
 
 @pytest.fixture
@@ -83,31 +116,76 @@ def test_versions_come_from_file_names_not_from_counting(tmp_path):
 
 def test_every_action_kind_is_parsed_into_its_record(tmp_path):
     root = tmp_path / "t"
-    dv = {"storageType": "u", "pathOrInlineDv": "ab^-aqEH.-t@S}K{vb[*k^", "offset": 4,
-          "sizeInBytes": 40, "cardinality": 3}
+    dv = {
+        "storageType": "u",
+        "pathOrInlineDv": "ab^-aqEH.-t@S}K{vb[*k^",
+        "offset": 4,
+        "sizeInBytes": 40,
+        "cardinality": 3,
+    }
     write_commit(root, 0, *CREATE, add("day=mon/a.parquet", stats='{"numRecords":10}'))
-    write_commit(root, 1,
-                 {"commitInfo": {"timestamp": 1_700_000_001_000, "operation": "DELETE",
-                                 "operationParameters": {"predicate": "[\"id = 1\"]"},
-                                 "readVersion": 0, "engineInfo": "test", "userName": "ana"}},
-                 remove("day=mon/a.parquet", size=100),
-                 add("day=mon/a.parquet", deletionVector=dv, stats='{"numRecords":10}',
-                     tags={"k": "v"}, baseRowId=5, defaultRowCommitVersion=1),
-                 {"cdc": {"path": "_change_data/c.parquet", "partitionValues": {}, "size": 7,
-                          "dataChange": False}},
-                 {"txn": {"appId": "stream-1", "version": 42, "lastUpdated": 3}},
-                 {"domainMetadata": {"domain": "delta.rowTracking", "configuration": "{}",
-                                     "removed": False}},
-                 {"someFutureAction": {"x": 1}})
+    write_commit(
+        root,
+        1,
+        {
+            "commitInfo": {
+                "timestamp": 1_700_000_001_000,
+                "operation": "DELETE",
+                "operationParameters": {"predicate": '["id = 1"]'},
+                "readVersion": 0,
+                "engineInfo": "test",
+                "userName": "ana",
+            }
+        },
+        remove("day=mon/a.parquet", size=100),
+        add(
+            "day=mon/a.parquet",
+            deletionVector=dv,
+            stats='{"numRecords":10}',
+            tags={"k": "v"},
+            baseRowId=5,
+            defaultRowCommitVersion=1,
+        ),
+        {
+            "cdc": {
+                "path": "_change_data/c.parquet",
+                "partitionValues": {},
+                "size": 7,
+                "dataChange": False,
+            }
+        },
+        {"txn": {"appId": "stream-1", "version": 42, "lastUpdated": 3}},
+        {
+            "domainMetadata": {
+                "domain": "delta.rowTracking",
+                "configuration": "{}",
+                "removed": False,
+            }
+        },
+        {"someFutureAction": {"x": 1}},
+    )
 
     log = DeltaLog.open(str(root))
     commit = log.commit(1)
 
     kinds = [type(a) for a in commit.actions]
-    assert kinds == [CommitInfo, RemoveFile, AddFile, AddCDCFile, Txn, DomainMetadata, UnknownAction]
+    assert kinds == [
+        CommitInfo,
+        RemoveFile,
+        AddFile,
+        AddCDCFile,
+        Txn,
+        DomainMetadata,
+        UnknownAction,
+    ]
     assert commit.is_complete and commit.problems == ()
     info = commit.commit_info
-    assert (info.operation, info.read_version, info.user, info.engine_info) == ("DELETE", 0, "ana", "test")
+    assert (info.operation, info.read_version, info.user, info.engine_info) == (
+        "DELETE",
+        0,
+        "ana",
+        "test",
+    )
     new = commit.adds[0]
     assert new.key == ("day=mon/a.parquet", "uab^-aqEH.-t@S}K{vb[*k^@4")
     assert (new.num_records, new.num_live_records) == (10, 7)
@@ -115,7 +193,9 @@ def test_every_action_kind_is_parsed_into_its_record(tmp_path):
     assert commit.removes[0].key == ("day=mon/a.parquet", None)
     assert commit.cdc_files[0].size == 7
     assert commit.actions[-1].name == "someFutureAction", "unknown actions are kept, not dropped"
-    assert isinstance(log.commit(0).metadata, Metadata) and isinstance(log.commit(0).protocol, Protocol)
+    assert isinstance(log.commit(0).metadata, Metadata) and isinstance(
+        log.commit(0).protocol, Protocol
+    )
 
     snapshot = log.snapshot(1)
     assert list(snapshot.files) == [new.key]
@@ -128,9 +208,11 @@ def test_every_action_kind_is_parsed_into_its_record(tmp_path):
 
 def test_a_removed_domain_and_a_re_added_file_replay_in_order(tmp_path):
     root = tmp_path / "t"
-    domain = {"domain": "app.settings", "configuration": "{\"a\":1}", "removed": False}
+    domain = {"domain": "app.settings", "configuration": '{"a":1}', "removed": False}
     write_commit(root, 0, *CREATE, add("day=mon/a.parquet"), {"domainMetadata": domain})
-    write_commit(root, 1, remove("day=mon/a.parquet"), {"domainMetadata": {**domain, "removed": True}})
+    write_commit(
+        root, 1, remove("day=mon/a.parquet"), {"domainMetadata": {**domain, "removed": True}}
+    )
     write_commit(root, 2, add("day=mon/a.parquet", size=200))
 
     log = DeltaLog.open(str(root))
@@ -146,9 +228,11 @@ def test_url_encoded_and_plain_spellings_of_a_path_are_one_file(tmp_path):
     write_commit(root, 0, *CREATE, add("day=mon/a%20b.parquet"))
     write_commit(root, 1, remove("day=mon/a b.parquet"))
     log = DeltaLog.open(str(root))
-    assert [k for k in log.snapshot(0).files] == [("day=mon/a b.parquet", None)]
+    assert list(log.snapshot(0).files) == [("day=mon/a b.parquet", None)]
     assert log.snapshot(1).num_files == 0
-    assert log.snapshot(0).data_path(log.snapshot(0).add_files[0]) == str(root / "day=mon/a b.parquet")
+    assert log.snapshot(0).data_path(log.snapshot(0).add_files[0]) == str(
+        root / "day=mon/a b.parquet"
+    )
 
 
 def test_deletion_vector_ids_name_files_that_exist():
@@ -192,14 +276,17 @@ def test_the_raw_commit_text_is_available_for_display(written):
     assert '"commitInfo"' in text
 
 
-@pytest.mark.parametrize("stats, expected", [
-    ('{"numRecords":5,"minValues":{"a":1}}', 5),
-    ('{"minValues":{"numRecords":3},"numRecords":7}', 7),  # a column called numRecords
-    ('{"numRecords": 12 }', 12),
-    ('{"numRecords":"many"}', None),
-    ("not json", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "stats, expected",
+    [
+        ('{"numRecords":5,"minValues":{"a":1}}', 5),
+        ('{"minValues":{"numRecords":3},"numRecords":7}', 7),  # a column called numRecords
+        ('{"numRecords": 12 }', 12),
+        ('{"numRecords":"many"}', None),
+        ("not json", None),
+        (None, None),
+    ],
+)
 def test_record_counts_come_from_the_top_level_numRecords(stats, expected):
     extra = {"stats": stats} if stats is not None else {}
     assert parse_action(add("x.parquet", **extra)).num_records == expected

@@ -15,8 +15,9 @@ def diff_at(path: str, version: int) -> MetadataDiff:
     log = DeltaLog.open(str(CORPUS / path))
     before = log.snapshot(version - 1) if version > 0 else None
     after = log.snapshot(version)
-    return diff_metadata((before.metadata, before.protocol) if before else None,
-                         (after.metadata, after.protocol))
+    return diff_metadata(
+        (before.metadata, before.protocol) if before else None, (after.metadata, after.protocol)
+    )
 
 
 def names(columns) -> list[str]:
@@ -32,7 +33,9 @@ def test_a_new_table_adds_every_column_and_its_protocol():
     assert names(diff.columns_added) == ["letter", "number"]
     assert not diff.columns_removed and not diff.columns_changed
     assert {(v.key, v.before, v.after) for v in diff.protocol} == {
-        ("minReaderVersion", None, 1), ("minWriterVersion", None, 2)}
+        ("minReaderVersion", None, 1),
+        ("minWriterVersion", None, 2),
+    }
     assert not diff.is_empty
 
 
@@ -53,14 +56,18 @@ def test_a_column_mapping_rename_is_a_rename_not_a_drop_and_an_add():
     diff = diff_at("delta-rs/table_with_partitioning_mapping", 3)  # RENAME COLUMN id -> newid
     assert changes(diff) == {"newid": ["renamed from id"]}
     assert not diff.columns_added and not diff.columns_removed
-    assert [(v.key, v.before, v.after) for v in diff.table] == [("partitionColumns", ["id"], ["newid"])]
+    assert [(v.key, v.before, v.after) for v in diff.table] == [
+        ("partitionColumns", ["id"], ["newid"])
+    ]
 
 
 def test_enabling_column_mapping_changes_properties_and_features_not_columns():
     diff = diff_at("delta-rs/table_with_partitioning_mapping", 2)  # SET TBLPROPERTIES
     assert not diff.columns_added and not diff.columns_removed and not diff.columns_changed
     assert {v.key: v.after for v in diff.properties} == {
-        "delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "2"}
+        "delta.columnMapping.mode": "name",
+        "delta.columnMapping.maxColumnId": "2",
+    }
     assert "columnMapping" in diff.features_added
     assert diff.features_removed == ()
 
@@ -68,7 +75,9 @@ def test_enabling_column_mapping_changes_properties_and_features_not_columns():
 def test_type_widening_shows_each_widened_column():
     upgrade = diff_at("delta-kernel-rs/type-widening", 1)
     assert {(v.key, v.before, v.after) for v in upgrade.protocol if v.key.startswith("min")} == {
-        ("minReaderVersion", 1, 3), ("minWriterVersion", 2, 7)}
+        ("minReaderVersion", 1, 3),
+        ("minWriterVersion", 2, 7),
+    }
     assert "typeWidening-preview" in upgrade.features_added
     assert {v.key: v.after for v in upgrade.properties} == {"delta.enableTypeWidening": "true"}
 
@@ -81,9 +90,11 @@ def test_type_widening_shows_each_widened_column():
 
 def test_a_nested_field_change_is_reported_on_the_field_not_on_its_struct():
     widened = changes(diff_at("delta-golden/type-widening-nested", 2))
-    assert widened == {"struct.a": ["type integer -> long"],
-                       "map": ["type map<integer,integer> -> map<long,long>"],
-                       "array": ["type array<integer> -> array<long>"]}
+    assert widened == {
+        "struct.a": ["type integer -> long"],
+        "map": ["type map<integer,integer> -> map<long,long>"],
+        "array": ["type array<integer> -> array<long>"],
+    }
 
 
 def _with_schema(metadata: Metadata, edit) -> Metadata:
@@ -94,21 +105,35 @@ def _with_schema(metadata: Metadata, edit) -> Metadata:
 
 
 def test_renaming_and_extending_a_nested_struct_under_column_mapping():
-    snapshot = DeltaLog.open(str(CORPUS / "delta-golden/table-with-columnmapping-mode-name")).snapshot()
+    snapshot = DeltaLog.open(
+        str(CORPUS / "delta-golden/table-with-columnmapping-mode-name")
+    ).snapshot()
 
     def alter(schema):
         struct = next(f for f in schema["fields"] if f["name"] == "nested_struct")
         struct["name"] = "renamed_struct"
         struct["type"]["fields"][0]["name"] = "first"  # nested_struct.aa
-        struct["type"]["fields"].append({"name": "added", "type": "string", "nullable": True,
-                                         "metadata": {"delta.columnMapping.id": 999,
-                                                      "delta.columnMapping.physicalName": "col-new"}})
+        struct["type"]["fields"].append(
+            {
+                "name": "added",
+                "type": "string",
+                "nullable": True,
+                "metadata": {
+                    "delta.columnMapping.id": 999,
+                    "delta.columnMapping.physicalName": "col-new",
+                },
+            }
+        )
 
-    diff = diff_metadata((snapshot.metadata, snapshot.protocol),
-                         (_with_schema(snapshot.metadata, alter), snapshot.protocol))
+    diff = diff_metadata(
+        (snapshot.metadata, snapshot.protocol),
+        (_with_schema(snapshot.metadata, alter), snapshot.protocol),
+    )
 
-    assert changes(diff) == {"renamed_struct": ["renamed from nested_struct"],
-                             "renamed_struct.first": ["renamed from nested_struct.aa"]}
+    assert changes(diff) == {
+        "renamed_struct": ["renamed from nested_struct"],
+        "renamed_struct.first": ["renamed from nested_struct.aa"],
+    }
     assert names(diff.columns_added) == ["renamed_struct.added"]
     assert not diff.columns_removed
 
@@ -119,6 +144,8 @@ def test_a_column_made_not_null_is_reported():
     def tighten(schema):
         schema["fields"][0]["nullable"] = False
 
-    diff = diff_metadata((snapshot.metadata, snapshot.protocol),
-                         (_with_schema(snapshot.metadata, tighten), snapshot.protocol))
+    diff = diff_metadata(
+        (snapshot.metadata, snapshot.protocol),
+        (_with_schema(snapshot.metadata, tighten), snapshot.protocol),
+    )
     assert changes(diff) == {"letter": ["now NOT NULL"]}

@@ -6,17 +6,20 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
 
-from inspector.views.history import build_history
 from inspector.log.deltalog import DeltaLog
+from inspector.views.history import build_history
 from inspector.views.overview import describe_detail
 from tests.conftest import CORPUS
 
 
-@pytest.mark.parametrize("table", [
-    "dat-v0.0.2/basic_partitioned/delta",
-    "delta-golden/dv-with-columnmapping",
-    "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
-])
+@pytest.mark.parametrize(
+    "table",
+    [
+        "dat-v0.0.2/basic_partitioned/delta",
+        "delta-golden/dv-with-columnmapping",
+        "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
+    ],
+)
 def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
     path = str(CORPUS / table)
     oracle = DeltaTable(path)
@@ -31,8 +34,12 @@ def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
     assert detail.id == oracle.metadata().id
     protocol = oracle.protocol()
     assert (detail.min_reader_version, detail.min_writer_version) == (
-        protocol.min_reader_version, protocol.min_writer_version)
-    assert set(detail.table_features) == set(protocol.reader_features or []) | set(protocol.writer_features or [])
+        protocol.min_reader_version,
+        protocol.min_writer_version,
+    )
+    assert set(detail.table_features) == set(protocol.reader_features or []) | set(
+        protocol.writer_features or []
+    )
 
 
 def test_column_mapping_tables_list_physical_names_and_the_log_shape():

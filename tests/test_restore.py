@@ -12,12 +12,12 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.restore.audit import read_audit
-from inspector.views.history import build_history
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.reader import read_snapshot
+from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore, plan_undo
+from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
+from inspector.views.history import build_history
 
 pytestmark = pytest.mark.spark
 
@@ -30,37 +30,61 @@ def settings(tmp_path):
 def rows(root, version, spark) -> Counter:
     """The multiset of a version's rows, read with Spark from the log (independently of the plan)."""
     snapshot = DeltaLog.open(str(root)).snapshot(version)
-    return Counter(json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
-                   for r in read_snapshot(snapshot, spark=spark).collect())
+    return Counter(
+        json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
+        for r in read_snapshot(snapshot, spark=spark).collect()
+    )
 
 
 def sales_table(path) -> str:
     """A partitioned table with appends, a DELETE, an UPDATE and an overwrite (versions 0..4)."""
     table = str(path)
-    write_deltalake(table, pa.table({"id": [1, 2, 3], "region": ["eu", "us", "eu"],
-                                     "amount": [10.0, 20.0, 30.0]}), partition_by=["region"])
-    write_deltalake(table, pa.table({"id": [4, 5], "region": ["us", "apac"], "amount": [40.0, 50.0]}),
-                    mode="append")
+    write_deltalake(
+        table,
+        pa.table({"id": [1, 2, 3], "region": ["eu", "us", "eu"], "amount": [10.0, 20.0, 30.0]}),
+        partition_by=["region"],
+    )
+    write_deltalake(
+        table,
+        pa.table({"id": [4, 5], "region": ["us", "apac"], "amount": [40.0, 50.0]}),
+        mode="append",
+    )
     DeltaTable(table).delete("id = 2")
     DeltaTable(table).update(updates={"amount": "amount * 2"}, predicate="region = 'eu'")
-    write_deltalake(table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite")
+    write_deltalake(
+        table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite"
+    )
     return table
 
 
 def restore(root, target, settings, spark, **kwargs):
     plan = plan_restore(DeltaLog.open(str(root)), target, settings=settings, spark=spark)
     assert plan.passed, [g.message for g in plan.guards if not g.passed]
-    return execute_restore(plan, confirmed=True, reason=kwargs.pop("reason", "test restore"),
-                           settings=settings, spark=spark, **kwargs)
+    return execute_restore(
+        plan,
+        confirmed=True,
+        reason=kwargs.pop("reason", "test restore"),
+        settings=settings,
+        spark=spark,
+        **kwargs,
+    )
 
 
-def test_a_restore_brings_back_the_target_rows_and_the_history_records_it(tmp_path, settings, spark):
+def test_a_restore_brings_back_the_target_rows_and_the_history_records_it(
+    tmp_path, settings, spark
+):
     table = sales_table(tmp_path / "sales")
     before = DeltaLog.open(table).snapshot()
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 
-    result = execute_restore(plan, confirmed=True, reason="overwrite at v4 was a mistake",
-                             operator="ana", settings=settings, spark=spark)
+    result = execute_restore(
+        plan,
+        confirmed=True,
+        reason="overwrite at v4 was a mistake",
+        operator="ana",
+        settings=settings,
+        spark=spark,
+    )
 
     assert result.committed_version == 5 and result.pre_restore_version == 4
     assert rows(table, 5, spark) == rows(table, 1, spark)
@@ -112,12 +136,16 @@ def test_undo_brings_back_the_pre_restore_rows(tmp_path, settings, spark):
     assert outcomes == [("planned", 1), ("committed", 1), ("planned", 4), ("committed", 4)]
 
 
-@pytest.mark.parametrize("corpus_table, current, target", [
-    ("delta-rs/cdf-table-with-cdc-and-dvs", 25, 20),        # across MERGE, UPDATE, DELETE, OPTIMIZE
-    ("delta-kernel-java/basic-dv-with-checkpoint", 46, 10),  # a checkpointed DV table
-])
+@pytest.mark.parametrize(
+    "corpus_table, current, target",
+    [
+        ("delta-rs/cdf-table-with-cdc-and-dvs", 25, 20),  # across MERGE, UPDATE, DELETE, OPTIMIZE
+        ("delta-kernel-java/basic-dv-with-checkpoint", 46, 10),  # a checkpointed DV table
+    ],
+)
 def test_a_restore_across_deletes_and_updates_re_adds_the_right_deletion_vectors(
-        copy_table, settings, spark, corpus_table, current, target):
+    copy_table, settings, spark, corpus_table, current, target
+):
     table = copy_table(corpus_table)
     log = DeltaLog.open(str(table))
     wanted = log.snapshot(target)
@@ -130,7 +158,10 @@ def test_a_restore_across_deletes_and_updates_re_adds_the_right_deletion_vectors
     re_added = [a for a in result.plan.files_to_add if a.deletion_vector is not None]
     assert re_added, "the target has files with deletion vectors that the restore must bring back"
     for add in re_added:
-        assert restored.files[add.key].raw["deletionVector"] == wanted.files[add.key].raw["deletionVector"]
+        assert (
+            restored.files[add.key].raw["deletionVector"]
+            == wanted.files[add.key].raw["deletionVector"]
+        )
     assert rows(table, result.committed_version, spark) == rows(table, target, spark)
     assert restored.protocol == wanted.protocol
     assert result.verification.ok, [c.message for c in result.verification.failures]
@@ -147,7 +178,9 @@ def test_identity_high_water_marks_never_go_back(copy_table, settings, spark):
     assert result.verification.ok, [c.message for c in result.verification.failures]
 
 
-def test_a_table_with_in_commit_timestamps_gets_one_on_the_restore_commit(copy_table, settings, spark):
+def test_a_table_with_in_commit_timestamps_gets_one_on_the_restore_commit(
+    copy_table, settings, spark
+):
     table = copy_table("delta-rs/cdc_ict_table")
     log = DeltaLog.open(str(table))
     previous = log.commit(3).commit_info.in_commit_timestamp
@@ -162,7 +195,9 @@ def test_a_table_with_in_commit_timestamps_gets_one_on_the_restore_commit(copy_t
     assert rows(table, result.committed_version, spark) == rows(table, 1, spark)
 
 
-def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(tmp_path, settings, spark):
+def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
+    tmp_path, settings, spark
+):
     table = sales_table(tmp_path / "sales")
     log = DeltaLog.open(table)
     entry = build_history(log)[2]
@@ -174,10 +209,14 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(tmp_pa
     assert plan.target_version == 2
     info = DeltaLog.open(table).commit(result.committed_version).commit_info
     assert info.operation_parameters["version"] == 2
-    assert info.operation_parameters["timestamp"].startswith(entry.timestamp.strftime("%Y-%m-%d %H:%M:%S"))
+    assert info.operation_parameters["timestamp"].startswith(
+        entry.timestamp.strftime("%Y-%m-%d %H:%M:%S")
+    )
 
 
-def test_files_lost_from_the_current_version_are_only_removed_from_the_log(tmp_path, settings, spark):
+def test_files_lost_from_the_current_version_are_only_removed_from_the_log(
+    tmp_path, settings, spark
+):
     table = sales_table(tmp_path / "sales")
     (lost,) = DeltaLog.open(table).commit(4).adds  # "replication" lost the overwrite's file
     (tmp_path / "sales" / lost.path).unlink()

@@ -12,16 +12,25 @@ import os
 
 import pytest
 
-from inspector.restore.audit import read_audit
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
+from inspector.restore.audit import read_audit
 from tests.test_restore import sales_table
 
 pytestmark = pytest.mark.spark
 
-PLAN_KEYS = {"numRestoredFiles", "restoredFilesSize", "numRemovedFiles", "removedFilesSize",
-             "numOfFilesAfterRestore", "tableSizeAfterRestore", "missingFiles", "readVersion",
-             "targetVersion", "warnings"}
+PLAN_KEYS = {
+    "numRestoredFiles",
+    "restoredFilesSize",
+    "numRemovedFiles",
+    "removedFilesSize",
+    "numOfFilesAfterRestore",
+    "tableSizeAfterRestore",
+    "missingFiles",
+    "readVersion",
+    "targetVersion",
+    "warnings",
+}
 
 
 @pytest.fixture
@@ -55,8 +64,12 @@ def test_a_dry_run_shows_the_plan_and_every_guard_and_writes_nothing(capsys, aud
     assert code == 0
     report = json.loads(out)
     assert PLAN_KEYS <= set(report["plan"]) and report["committedVersion"] is None
-    assert {g["name"] for g in report["guards"]} >= {"target_version", "files_available",
-                                                      "table_unchanged", "writer_features"}
+    assert {g["name"] for g in report["guards"]} >= {
+        "target_version",
+        "files_available",
+        "table_unchanged",
+        "writer_features",
+    }
     assert all(g["passed"] for g in report["guards"])
     assert DeltaLog.open(table).latest_version == 4
     assert [e.outcome for e in read_audit(audit)] == ["planned"]
@@ -71,8 +84,18 @@ def test_without_yes_and_without_a_terminal_the_restore_is_refused(capsys, audit
 
 
 def test_with_yes_and_a_reason_the_restore_commits_and_is_verified(capsys, audit, table, spark):
-    code, out, _ = run(capsys, table, "--to-version", 1, "--yes", "--reason", "bad overwrite",
-                       "--expect-version", 4, "--json")
+    code, out, _ = run(
+        capsys,
+        table,
+        "--to-version",
+        1,
+        "--yes",
+        "--reason",
+        "bad overwrite",
+        "--expect-version",
+        4,
+        "--json",
+    )
 
     assert code == 0
     report = json.loads(out)
@@ -82,8 +105,9 @@ def test_with_yes_and_a_reason_the_restore_commits_and_is_verified(capsys, audit
     assert (info.operation, info.raw["userMetadata"]) == ("RESTORE", "bad overwrite")
 
 
-def test_the_typed_confirmation_must_name_the_table_and_the_version(capsys, audit, table, spark,
-                                                                    monkeypatch):
+def test_the_typed_confirmation_must_name_the_table_and_the_version(
+    capsys, audit, table, spark, monkeypatch
+):
     monkeypatch.setattr("sys.stdin", Terminal("wrong-table\n1\n"))
     code, _, err = run(capsys, table, "--to-version", 1, "--reason", "r")
     assert code == 3 and "not confirmed" in err
@@ -91,11 +115,16 @@ def test_the_typed_confirmation_must_name_the_table_and_the_version(capsys, audi
     monkeypatch.setattr("sys.stdin", Terminal("sales\n1\nthe overwrite deleted EU sales\n"))
     code, out, _ = run(capsys, table, "--to-version", 1)
     assert code == 0 and "Committed version 5" in out
-    assert DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"] == "the overwrite deleted EU sales"
+    assert (
+        DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"]
+        == "the overwrite deleted EU sales"
+    )
 
 
 def test_a_table_that_is_not_at_the_expected_version_is_refused(capsys, audit, table, spark):
-    code, _, err = run(capsys, table, "--to-version", 1, "--expect-version", 3, "--yes", "--reason", "r")
+    code, _, err = run(
+        capsys, table, "--to-version", 1, "--expect-version", 3, "--yes", "--reason", "r"
+    )
 
     assert code == 3 and "not at version 3" in err
     assert DeltaLog.open(table).latest_version == 4
@@ -113,7 +142,9 @@ def test_a_refused_restore_exits_3_and_its_json_says_why(capsys, audit, table, s
     assert report["committedVersion"] is None and report["error"]["type"] == "RestoreRefused"
     assert [f["path"] for f in report["plan"]["missingFiles"]] == [missing]
     failed = [g for g in report["guards"] if not g["passed"]]
-    assert [(g["name"], g["override"]) for g in failed] == [("files_available", "allow_missing_files")]
+    assert [(g["name"], g["override"]) for g in failed] == [
+        ("files_available", "allow_missing_files")
+    ]
 
 
 def test_a_restore_needs_a_reason(capsys, audit, table, spark):
@@ -137,4 +168,4 @@ def test_the_text_output_lists_the_guards_and_the_undo_command(capsys, audit, ta
 
     assert code == 0
     assert "Guards:" in out and "files_available" in out
-    assert f"--to-version 4 --expect-version 5" in out  # undo: a guarded restore back
+    assert "--to-version 4 --expect-version 5" in out  # undo: a guarded restore back

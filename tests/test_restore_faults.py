@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.reader import read_snapshot
 from inspector.restore.execute import plan_restore
+from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
 from tests.conftest import REPO
 from tests.test_restore import sales_table
@@ -47,17 +47,23 @@ execute_restore(plan, confirmed=True, reason="fault injection", settings=Setting
 """
 
 
-def run_and_kill(plan_file: Path, audit: Path, delay: float | None = None, commit: Path | None = None
-                 ) -> float:
+def run_and_kill(
+    plan_file: Path, audit: Path, delay: float | None = None, commit: Path | None = None
+) -> float:
     """Start the restore in its own process group and SIGKILL the whole group.
 
     The kill comes ``delay`` seconds after the child is ready or, when ``commit`` is given,
     as soon as that commit file exists. Returns the seconds from ready to the kill.
     """
-    child = subprocess.Popen([sys.executable, "-c", _RESTORE_IN_CHILD, str(plan_file), str(audit),
-                              str(PAUSE_SECONDS)], cwd=REPO, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True, start_new_session=True,
-                             env={**os.environ, "PYTHONPATH": str(REPO)})
+    child = subprocess.Popen(
+        [sys.executable, "-c", _RESTORE_IN_CHILD, str(plan_file), str(audit), str(PAUSE_SECONDS)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     try:
         assert child.stdout.readline().strip() == "ready"
         start = time.monotonic()
@@ -81,14 +87,21 @@ def copy_with_plan(pristine: str, plan, folder: Path) -> tuple[str, Path]:
 
 def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_path, spark):
     pristine = sales_table(tmp_path / "pristine")
-    plan = plan_restore(DeltaLog.open(pristine), 1, settings=Settings(audit_log=str(tmp_path / "a.jsonl")),
-                        spark=spark)
+    plan = plan_restore(
+        DeltaLog.open(pristine),
+        1,
+        settings=Settings(audit_log=str(tmp_path / "a.jsonl")),
+        spark=spark,
+    )
     original, target = DeltaLog.open(pristine).snapshot(4), DeltaLog.open(pristine).snapshot(1)
     rng, outcomes, rows_checked = random.Random(20240501), [], set()
     # Calibrate on this machine's load: how long from "ready" until the commit file exists.
     table, plan_file = copy_with_plan(pristine, plan, tmp_path / "calibration")
-    to_commit = run_and_kill(plan_file, tmp_path / "audit.jsonl",
-                             commit=Path(table) / "_delta_log" / "00000000000000000005.json")
+    to_commit = run_and_kill(
+        plan_file,
+        tmp_path / "audit.jsonl",
+        commit=Path(table) / "_delta_log" / "00000000000000000005.json",
+    )
 
     for run in range(RUNS):
         table, plan_file = copy_with_plan(pristine, plan, tmp_path / f"run{run}")
@@ -96,12 +109,18 @@ def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_pa
         run_and_kill(plan_file, tmp_path / "audit.jsonl", rng.uniform(0.0, 2 * to_commit))
 
         log = DeltaLog.open(table)
-        assert all(c.is_complete for c in log.commits), f"run {run}: a partial commit file is visible"
+        assert all(c.is_complete for c in log.commits), (
+            f"run {run}: a partial commit file is visible"
+        )
         names = os.listdir(os.path.join(table, "_delta_log"))
         stray = [n for n in names if n.endswith(".tmp")]
-        assert all(n.startswith(".") for n in stray), f"run {run}: a temporary file looks like a log file"
+        assert all(n.startswith(".") for n in stray), (
+            f"run {run}: a temporary file looks like a log file"
+        )
         assert sorted(n for n in names if _COMMIT_NAME.match(n))[-1] in (
-            "00000000000000000004.json", "00000000000000000005.json")
+            "00000000000000000004.json",
+            "00000000000000000005.json",
+        )
         latest = log.snapshot()
         if latest.version == 5:
             assert log.commit(5).commit_info.operation == "RESTORE"
@@ -114,4 +133,6 @@ def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_pa
             expected = target.num_records if latest.version == 5 else original.num_records
             assert read_snapshot(latest, spark=spark).count() == expected
 
-    assert {4, 5} <= set(outcomes), f"the kills should land both before and after the commit: {outcomes}"
+    assert {4, 5} <= set(outcomes), (
+        f"the kills should land both before and after the commit: {outcomes}"
+    )

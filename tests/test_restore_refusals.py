@@ -14,9 +14,9 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.restore.audit import read_audit
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
 from inspector.log.deltalog import DeltaLog
+from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
 from tests.test_restore import rows, sales_table
@@ -53,7 +53,9 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
     files = guard(plan, "files_available")
     assert not files.passed and files.override == "allow_missing_files"
-    assert [p.path for p in plan.file_problems] == [gone.path] and plan.file_problems[0].kind == "missing"
+    assert [p.path for p in plan.file_problems] == [gone.path] and plan.file_problems[
+        0
+    ].kind == "missing"
     assert any("PARTIAL" in w for w in plan.warnings)
     with pytest.raises(RestoreRefused, match="missing or truncated"):
         execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
@@ -62,14 +64,22 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     assert [e.outcome for e in read_audit(settings.audit_log)][-1] == "refused"
 
 
-def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(tmp_path, settings, spark):
+def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(
+    tmp_path, settings, spark
+):
     table = sales_table(tmp_path / "sales")
     gone = re_added(table)
     os.remove(os.path.join(table, gone.path))
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 
-    result = execute_restore(plan, confirmed=True, reason="accept the loss", allow_missing_files=True,
-                             settings=settings, spark=spark)
+    result = execute_restore(
+        plan,
+        confirmed=True,
+        reason="accept the loss",
+        allow_missing_files=True,
+        settings=settings,
+        spark=spark,
+    )
 
     restored = DeltaLog.open(table).snapshot(result.committed_version)
     assert gone.key not in restored.files
@@ -89,12 +99,18 @@ def test_a_truncated_file_refuses_the_restore(tmp_path, settings, spark):
 
     problem = plan.file_problems[0]
     assert (problem.path, problem.kind, problem.expected_size, problem.actual_size) == (
-        victim.path, "truncated", victim.size, victim.size // 2)
+        victim.path,
+        "truncated",
+        victim.size,
+        victim.size // 2,
+    )
     with pytest.raises(RestoreRefused):
         execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
 
 
-def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survives(tmp_path, settings, spark):
+def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survives(
+    tmp_path, settings, spark
+):
     table = sales_table(tmp_path / "sales")
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
     write_deltalake(table, pa.table({"id": [77], "region": ["us"], "amount": [7.0]}), mode="append")
@@ -109,7 +125,8 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
 
 
 def test_a_concurrent_writer_that_wins_the_version_makes_the_restore_fail_cleanly(
-        tmp_path, settings, spark, monkeypatch):
+    tmp_path, settings, spark, monkeypatch
+):
     """Even if another writer creates version N+1 after the last check, nothing is overwritten."""
     from inspector.restore import execute as restore_module
 
@@ -144,8 +161,12 @@ def test_unsupported_writer_features_are_refused_by_name(copy_table, settings, s
         execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
 
 
-@pytest.mark.parametrize("target, words", [(4, "is the current version"), (7, "newer than the current")])
-def test_a_target_at_or_after_the_current_version_is_refused(tmp_path, settings, spark, target, words):
+@pytest.mark.parametrize(
+    "target, words", [(4, "is the current version"), (7, "newer than the current")]
+)
+def test_a_target_at_or_after_the_current_version_is_refused(
+    tmp_path, settings, spark, target, words
+):
     table = sales_table(tmp_path / "sales")
 
     plan = plan_restore(DeltaLog.open(table), target, settings=settings, spark=spark)
@@ -179,8 +200,12 @@ def test_an_append_only_table_cannot_lose_data(tmp_path, settings, spark):
         execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
 
 
-@pytest.mark.parametrize("confirmed, reason, words", [(False, "r", "not confirmed"), (True, "  ", "reason")])
-def test_a_restore_needs_a_confirmation_and_a_reason(tmp_path, settings, spark, confirmed, reason, words):
+@pytest.mark.parametrize(
+    "confirmed, reason, words", [(False, "r", "not confirmed"), (True, "  ", "reason")]
+)
+def test_a_restore_needs_a_confirmation_and_a_reason(
+    tmp_path, settings, spark, confirmed, reason, words
+):
     table = sales_table(tmp_path / "sales")
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 

@@ -10,14 +10,23 @@ import os
 import pytest
 
 from inspector.delta.actions import parse_action
-from inspector.restore.audit import read_audit, record_attempt
-from inspector.log.commit_writer import write_commit
 from inspector.delta.errors import ConcurrentModification
+from inspector.log.commit_writer import write_commit
 from inspector.restore.actions import merge_high_water_marks, with_ict_enablement
-from inspector.restore.guards import (append_only_guard, features_guard, managed_guard,
-                                      row_tracking_guard)
-from inspector.restore.protocol import (REFUSED_FEATURES, SUPPORTED_FEATURES, all_features,
-                                        covers, merge_protocols)
+from inspector.restore.audit import read_audit, record_attempt
+from inspector.restore.guards import (
+    append_only_guard,
+    features_guard,
+    managed_guard,
+    row_tracking_guard,
+)
+from inspector.restore.protocol import (
+    REFUSED_FEATURES,
+    SUPPORTED_FEATURES,
+    all_features,
+    covers,
+    merge_protocols,
+)
 
 
 def protocol(reader, writer, readers=None, writers=None):
@@ -30,23 +39,53 @@ def protocol(reader, writer, readers=None, writers=None):
 
 
 def metadata(configuration=None, schema=None):
-    schema = schema or {"type": "struct", "fields": [{"name": "id", "type": "long", "nullable": True,
-                                                      "metadata": {}}]}
-    return parse_action({"metaData": {"id": "t", "format": {"provider": "parquet", "options": {}},
-                                      "schemaString": json.dumps(schema), "partitionColumns": [],
-                                      "configuration": configuration or {}}})
+    schema = schema or {
+        "type": "struct",
+        "fields": [{"name": "id", "type": "long", "nullable": True, "metadata": {}}],
+    }
+    return parse_action(
+        {
+            "metaData": {
+                "id": "t",
+                "format": {"provider": "parquet", "options": {}},
+                "schemaString": json.dumps(schema),
+                "partitionColumns": [],
+                "configuration": configuration or {},
+            }
+        }
+    )
 
 
 def add(path="a.parquet", **extra):
-    return parse_action({"add": {"path": path, "partitionValues": {}, "size": 10,
-                                 "modificationTime": 1, "dataChange": True, **extra}})
+    return parse_action(
+        {
+            "add": {
+                "path": path,
+                "partitionValues": {},
+                "size": 10,
+                "modificationTime": 1,
+                "dataChange": True,
+                **extra,
+            }
+        }
+    )
 
 
 DV = protocol(3, 7, ["deletionVectors"], ["deletionVectors"])
-PROTOCOLS = [protocol(1, 2), protocol(1, 4), protocol(2, 5), protocol(2, 6), DV,
-             protocol(3, 7, ["deletionVectors", "columnMapping"], ["deletionVectors", "columnMapping",
-                                                                    "rowTracking", "domainMetadata"]),
-             protocol(1, 7, None, ["appendOnly", "inCommitTimestamp"])]
+PROTOCOLS = [
+    protocol(1, 2),
+    protocol(1, 4),
+    protocol(2, 5),
+    protocol(2, 6),
+    DV,
+    protocol(
+        3,
+        7,
+        ["deletionVectors", "columnMapping"],
+        ["deletionVectors", "columnMapping", "rowTracking", "domainMetadata"],
+    ),
+    protocol(1, 7, None, ["appendOnly", "inCommitTimestamp"]),
+]
 
 
 @pytest.mark.parametrize("current", PROTOCOLS)
@@ -93,12 +132,15 @@ def test_a_protocol_newer_than_this_writer_knows_is_refused():
     assert not guard.passed and "4/8" in guard.message
 
 
-@pytest.mark.parametrize("proto, config, staged", [
-    (protocol(3, 7, ["catalogManaged"], ["catalogManaged"]), {}, 0),
-    (protocol(3, 7, ["catalogOwned-preview"], ["catalogOwned-preview"]), {}, 0),
-    (protocol(1, 2), {"delta.coordinatedCommits.commitCoordinator-preview": "dynamodb"}, 0),
-    (protocol(1, 2), {}, 2),
-])
+@pytest.mark.parametrize(
+    "proto, config, staged",
+    [
+        (protocol(3, 7, ["catalogManaged"], ["catalogManaged"]), {}, 0),
+        (protocol(3, 7, ["catalogOwned-preview"], ["catalogOwned-preview"]), {}, 0),
+        (protocol(1, 2), {"delta.coordinatedCommits.commitCoordinator-preview": "dynamodb"}, 0),
+        (protocol(1, 2), {}, 2),
+    ],
+)
 def test_tables_managed_by_a_catalog_or_coordinator_are_refused(proto, config, staged):
     guard = managed_guard(metadata(config), proto, staged)
     assert not guard.passed and "catalog" in guard.message
@@ -114,7 +156,9 @@ def test_an_append_only_table_may_only_get_files_back():
 
 def test_row_tracking_needs_row_ids_on_every_re_added_file():
     tracked = protocol(1, 7, None, ["rowTracking", "domainMetadata"])
-    assert row_tracking_guard(tracked, metadata(), [add(baseRowId=0, defaultRowCommitVersion=1)]).passed
+    assert row_tracking_guard(
+        tracked, metadata(), [add(baseRowId=0, defaultRowCommitVersion=1)]
+    ).passed
     refused = row_tracking_guard(tracked, metadata(), [add()])
     assert not refused.passed and "baseRowId" in refused.message
     suspended = metadata({"delta.rowTrackingSuspended": "true"})
@@ -123,27 +167,41 @@ def test_row_tracking_needs_row_ids_on_every_re_added_file():
 
 
 def identity_schema(step, mark=None):
-    md = {"delta.identity.start": 1, "delta.identity.step": step,
-          "delta.identity.allowExplicitInsert": False}
+    md = {
+        "delta.identity.start": 1,
+        "delta.identity.step": step,
+        "delta.identity.allowExplicitInsert": False,
+    }
     if mark is not None:
         md["delta.identity.highWaterMark"] = mark
-    return json.dumps({"type": "struct", "fields": [
-        {"name": "id", "type": "long", "nullable": True, "metadata": md},
-        {"name": "v", "type": "string", "nullable": True, "metadata": {}}]})
+    return json.dumps(
+        {
+            "type": "struct",
+            "fields": [
+                {"name": "id", "type": "long", "nullable": True, "metadata": md},
+                {"name": "v", "type": "string", "nullable": True, "metadata": {}},
+            ],
+        }
+    )
 
 
 def _mark(schema_string):
     return json.loads(schema_string)["fields"][0]["metadata"].get("delta.identity.highWaterMark")
 
 
-@pytest.mark.parametrize("step, target_mark, current_mark, expected", [
-    (1, 10, 50, 50),      # values 11..50 were generated after the target: never again
-    (1, None, 50, 50),
-    (-1, -10, -50, -50),  # a negative step counts down
-    (1, 50, None, 50),
-])
+@pytest.mark.parametrize(
+    "step, target_mark, current_mark, expected",
+    [
+        (1, 10, 50, 50),  # values 11..50 were generated after the target: never again
+        (1, None, 50, 50),
+        (-1, -10, -50, -50),  # a negative step counts down
+        (1, 50, None, 50),
+    ],
+)
 def test_identity_high_water_marks_never_go_back(step, target_mark, current_mark, expected):
-    merged = merge_high_water_marks(identity_schema(step, target_mark), identity_schema(step, current_mark))
+    merged = merge_high_water_marks(
+        identity_schema(step, target_mark), identity_schema(step, current_mark)
+    )
     assert _mark(merged) == expected
 
 
@@ -160,23 +218,35 @@ def test_a_restore_that_turns_in_commit_timestamps_on_records_where():
 
 
 def test_a_restore_keeps_the_in_commit_timestamp_enablement_the_table_has():
-    current = metadata({"delta.enableInCommitTimestamps": "true",
-                        "delta.inCommitTimestampEnablementVersion": "3",
-                        "delta.inCommitTimestampEnablementTimestamp": "999"})
-    body = {"configuration": {"delta.enableInCommitTimestamps": "true",
-                              "delta.inCommitTimestampEnablementVersion": "5",
-                              "delta.inCommitTimestampEnablementTimestamp": "1000"}}
+    current = metadata(
+        {
+            "delta.enableInCommitTimestamps": "true",
+            "delta.inCommitTimestampEnablementVersion": "3",
+            "delta.inCommitTimestampEnablementTimestamp": "999",
+        }
+    )
+    body = {
+        "configuration": {
+            "delta.enableInCommitTimestamps": "true",
+            "delta.inCommitTimestampEnablementVersion": "5",
+            "delta.inCommitTimestampEnablementTimestamp": "1000",
+        }
+    }
     out = with_ict_enablement(body, current, commit_version=9, ict=2000)
     assert out["configuration"]["delta.inCommitTimestampEnablementVersion"] == "3"
     assert out["configuration"]["delta.inCommitTimestampEnablementTimestamp"] == "999"
 
 
 def test_a_commit_file_is_created_whole(tmp_path):
-    path = write_commit(str(tmp_path), 7, [{"commitInfo": {"operation": "RESTORE"}}, {"add": {"path": "x"}}])
+    path = write_commit(
+        str(tmp_path), 7, [{"commitInfo": {"operation": "RESTORE"}}, {"add": {"path": "x"}}]
+    )
     assert os.path.basename(path) == "00000000000000000007.json"
     lines = open(path, encoding="utf-8").read().splitlines()
-    assert [json.loads(line) for line in lines] == [{"commitInfo": {"operation": "RESTORE"}},
-                                                    {"add": {"path": "x"}}]
+    assert [json.loads(line) for line in lines] == [
+        {"commitInfo": {"operation": "RESTORE"}},
+        {"add": {"path": "x"}},
+    ]
     assert os.listdir(tmp_path) == ["00000000000000000007.json"]  # no temporary file left
 
 
@@ -192,8 +262,16 @@ def test_an_existing_commit_is_never_overwritten(tmp_path):
 def test_every_attempt_is_appended_to_the_audit_log(tmp_path):
     path = str(tmp_path / "audit" / "log.jsonl")
     record_attempt(path, table="/t", outcome="planned", from_version=3, to_version=1)
-    record_attempt(path, table="/t", outcome="committed", from_version=3, to_version=1,
-                   reason="bad load", operator="ana", committed_version=4)
+    record_attempt(
+        path,
+        table="/t",
+        outcome="committed",
+        from_version=3,
+        to_version=1,
+        reason="bad load",
+        operator="ana",
+        committed_version=4,
+    )
     entries = read_audit(path)
     assert [e.outcome for e in entries] == ["planned", "committed"]
     assert entries[1].who == "ana" and entries[1].reason == "bad load"
@@ -203,23 +281,50 @@ def test_every_attempt_is_appended_to_the_audit_log(tmp_path):
 def test_column_mapping_ids_never_go_back():
     from inspector.restore.actions import restored_metadata
 
-    schema = {"type": "struct", "fields": [{"name": "a", "type": "long", "nullable": True, "metadata": {
-        "delta.columnMapping.id": 1, "delta.columnMapping.physicalName": "col-a"}}]}
-    target = metadata({"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "1"}, schema)
-    current = metadata({"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "3"}, schema)
+    schema = {
+        "type": "struct",
+        "fields": [
+            {
+                "name": "a",
+                "type": "long",
+                "nullable": True,
+                "metadata": {
+                    "delta.columnMapping.id": 1,
+                    "delta.columnMapping.physicalName": "col-a",
+                },
+            }
+        ],
+    }
+    target = metadata(
+        {"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "1"}, schema
+    )
+    current = metadata(
+        {"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "3"}, schema
+    )
 
     restored = restored_metadata(current, target)
 
     assert restored["configuration"]["delta.columnMapping.maxColumnId"] == "3"
-    assert restored_metadata(target, target)["configuration"]["delta.columnMapping.maxColumnId"] == "1"
+    assert (
+        restored_metadata(target, target)["configuration"]["delta.columnMapping.maxColumnId"] == "1"
+    )
 
 
-@pytest.mark.parametrize("current, target, allowed", [
-    ("name", "name", True), ("none", "name", True), ("name", "none", False), ("id", "name", False),
-    ("none", "id", False)])
+@pytest.mark.parametrize(
+    "current, target, allowed",
+    [
+        ("name", "name", True),
+        ("none", "name", True),
+        ("name", "none", False),
+        ("id", "name", False),
+        ("none", "id", False),
+    ],
+)
 def test_the_column_mapping_mode_only_changes_as_delta_allows(current, target, allowed):
     from inspector.restore.guards import column_mapping_guard
 
-    guard = column_mapping_guard(metadata({"delta.columnMapping.mode": current}),
-                                 metadata({"delta.columnMapping.mode": target}))
+    guard = column_mapping_guard(
+        metadata({"delta.columnMapping.mode": current}),
+        metadata({"delta.columnMapping.mode": target}),
+    )
     assert guard.passed is allowed

@@ -7,7 +7,7 @@ reads both FULL versions and ``collections.Counter`` takes their multiset differ
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pyarrow as pa
 import pytest
@@ -31,7 +31,7 @@ def _full_version(path: str, version: int) -> list[dict]:
 def _normal(value):
     """A hashable, comparable value: maps (dicts, or Arrow's lists of pairs) and structs as sorted pairs."""
     if isinstance(value, datetime) and value.tzinfo is not None:
-        return value.astimezone(timezone.utc).replace(tzinfo=None)
+        return value.astimezone(UTC).replace(tzinfo=None)
     if isinstance(value, dict):
         return tuple(sorted((k, _normal(v)) for k, v in value.items()))
     if isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
@@ -50,7 +50,9 @@ def brute_force(path: str, from_version: int, to_version: int) -> tuple[Counter,
     """(rows only in ``to``, rows only in ``from``) from the two full versions."""
     before, after = _full_version(path, from_version), _full_version(path, to_version)
     columns = {c for r in before + after for c in r}
-    return _bag(after, columns) - _bag(before, columns), _bag(before, columns) - _bag(after, columns)
+    return _bag(after, columns) - _bag(before, columns), _bag(before, columns) - _bag(
+        after, columns
+    )
 
 
 def assert_matches_brute_force(path: str, from_version: int, to_version: int, spark):
@@ -66,22 +68,34 @@ def assert_matches_brute_force(path: str, from_version: int, to_version: int, sp
 
 
 def _people(ids, city="Oslo", score=1.0):
-    return pa.table({"id": pa.array(ids, pa.int64()), "city": [city] * len(ids),
-                     "score": [float(score)] * len(ids)})
+    return pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "city": [city] * len(ids),
+            "score": [float(score)] * len(ids),
+        }
+    )
 
 
 @pytest.fixture
 def rewritten(tmp_path):
     """v0..v2 appends (one with a duplicate row) | v3 DELETE | v4 UPDATE | v5 MERGE | v6 OPTIMIZE."""
     path = str(tmp_path / "people")
-    write_deltalake(path, _people(range(0, 6)))
+    write_deltalake(path, _people(range(6)))
     write_deltalake(path, _people(range(6, 12), "Bergen"), mode="append")
     write_deltalake(path, _people([12, 12, 13], "Tromsø"), mode="append")
     DeltaTable(path).delete("id in (1, 7)")
     DeltaTable(path).update(updates={"score": "score + 10"}, predicate="id in (2, 8)")
-    source = pa.table({"id": pa.array([3, 20], pa.int64()), "city": ["Oslo", "Bodø"], "score": [5.0, 6.0]})
-    (DeltaTable(path).merge(source, "t.id = s.id", source_alias="s", target_alias="t")
-     .when_matched_update_all().when_not_matched_insert_all().execute())
+    source = pa.table(
+        {"id": pa.array([3, 20], pa.int64()), "city": ["Oslo", "Bodø"], "score": [5.0, 6.0]}
+    )
+    (
+        DeltaTable(path)
+        .merge(source, "t.id = s.id", source_alias="s", target_alias="t")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .execute()
+    )
     DeltaTable(path).optimize.compact()
     return path
 
@@ -94,7 +108,9 @@ def test_optimize_changes_files_but_no_rows(rewritten, spark):
 
 
 @pytest.mark.parametrize("from_version,to_version", [(2, 3), (3, 4), (4, 5), (5, 0)])
-def test_copy_on_write_rewrites_show_only_the_rows_that_changed(rewritten, spark, from_version, to_version):
+def test_copy_on_write_rewrites_show_only_the_rows_that_changed(
+    rewritten, spark, from_version, to_version
+):
     assert_matches_brute_force(rewritten, from_version, to_version, spark)
 
 
@@ -104,8 +120,14 @@ def test_a_key_turns_updates_into_changed_keys_with_before_and_after(rewritten, 
     assert (diff.added, diff.removed, diff.changed) == (1, 2, 3)
     assert [r["id"] for r in diff.samples.added] == [20]
     assert sorted(r["id"] for r in diff.samples.removed) == [1, 7]
-    changed = {c.key["id"]: {v.key: (v.before, v.after) for v in c.changes} for c in diff.samples.changed}
-    assert changed == {2: {"score": (1.0, 11.0)}, 3: {"score": (1.0, 5.0)}, 8: {"score": (1.0, 11.0)}}
+    changed = {
+        c.key["id"]: {v.key: (v.before, v.after) for v in c.changes} for c in diff.samples.changed
+    }
+    assert changed == {
+        2: {"score": (1.0, 11.0)},
+        3: {"score": (1.0, 5.0)},
+        8: {"score": (1.0, 11.0)},
+    }
 
 
 def test_duplicate_rows_count_and_a_duplicate_key_is_refused(rewritten, spark):
@@ -122,7 +144,10 @@ def test_samples_are_capped_and_paged(rewritten, spark):
     log = DeltaLog.open(rewritten)
     every = diff_rows(log, 0, 2, limit=ALL, spark=spark).samples.added
 
-    pages = [diff_rows(log, 0, 2, offset=offset, limit=4, spark=spark).samples.added for offset in (0, 4, 8)]
+    pages = [
+        diff_rows(log, 0, 2, offset=offset, limit=4, spark=spark).samples.added
+        for offset in (0, 4, 8)
+    ]
 
     assert [len(p) for p in pages] == [4, 4, 1]
     assert [row for page in pages for row in page] == list(every)
@@ -143,10 +168,17 @@ def test_schema_evolution_compares_a_missing_column_as_null(tmp_path, spark):
 
 def test_partitioned_table(tmp_path, spark):
     path = str(tmp_path / "partitioned")
-    write_deltalake(path, _people(range(6)).append_column("region", pa.array(["eu", "us"] * 3)),
-                    partition_by=["region"])
-    write_deltalake(path, _people([6, 7], "Rome").append_column("region", pa.array(["eu", "apac"])),
-                    partition_by=["region"], mode="append")
+    write_deltalake(
+        path,
+        _people(range(6)).append_column("region", pa.array(["eu", "us"] * 3)),
+        partition_by=["region"],
+    )
+    write_deltalake(
+        path,
+        _people([6, 7], "Rome").append_column("region", pa.array(["eu", "apac"])),
+        partition_by=["region"],
+        mode="append",
+    )
     DeltaTable(path).delete("region = 'us' and id = 3")
     DeltaTable(path).update(updates={"city": "'Paris'"}, predicate="region = 'eu' and id = 0")
 
@@ -156,30 +188,45 @@ def test_partitioned_table(tmp_path, spark):
 
 def test_maps_compare_regardless_of_entry_order_and_structs_compare_by_field(tmp_path, spark):
     path = str(tmp_path / "nested")
-    tags = pa.array([[("a", "1"), ("b", "2")], [("c", "3")], None], pa.map_(pa.string(), pa.string()))
-    address = pa.array([{"city": "Oslo", "zip": 150}, {"city": "Rome", "zip": None}, None],
-                       pa.struct([("city", pa.string()), ("zip", pa.int32())]))
-    write_deltalake(path, pa.table({"id": pa.array([1, 2, 3], pa.int64()), "tags": tags, "address": address}))
+    tags = pa.array(
+        [[("a", "1"), ("b", "2")], [("c", "3")], None], pa.map_(pa.string(), pa.string())
+    )
+    address = pa.array(
+        [{"city": "Oslo", "zip": 150}, {"city": "Rome", "zip": None}, None],
+        pa.struct([("city", pa.string()), ("zip", pa.int32())]),
+    )
+    write_deltalake(
+        path, pa.table({"id": pa.array([1, 2, 3], pa.int64()), "tags": tags, "address": address})
+    )
     DeltaTable(path).delete("id = 2")
 
     diff = assert_matches_brute_force(path, 0, 1, spark)
 
-    assert diff.samples.removed == ({"id": 2, "tags": {"c": "3"}, "address": {"city": "Rome", "zip": None}},)
+    assert diff.samples.removed == (
+        {"id": 2, "tags": {"c": "3"}, "address": {"city": "Rome", "zip": None}},
+    )
 
 
-@pytest.mark.parametrize("table,from_version,to_version", [
-    ("delta-kernel-rs/table-with-dv-small", 0, 1),
-    ("delta-golden/dv-partitioned-with-checkpoint", 3, 12),
-    ("delta-kernel-rs/cdf-table-with-cdc-and-dvs", 25, 4),
-])
-def test_deletion_vectors_leave_exactly_the_deleted_rows(corpus, spark, table, from_version, to_version):
+@pytest.mark.parametrize(
+    "table,from_version,to_version",
+    [
+        ("delta-kernel-rs/table-with-dv-small", 0, 1),
+        ("delta-golden/dv-partitioned-with-checkpoint", 3, 12),
+        ("delta-kernel-rs/cdf-table-with-cdc-and-dvs", 25, 4),
+    ],
+)
+def test_deletion_vectors_leave_exactly_the_deleted_rows(
+    corpus, spark, table, from_version, to_version
+):
     path = str(corpus / table)
     diff = assert_matches_brute_force(path, from_version, to_version, spark)
     assert diff.added + diff.removed > 0
 
 
 def test_a_renamed_column_is_one_column_matched_by_its_column_mapping_id(corpus, spark):
-    log = DeltaLog.open(str(corpus / "delta-rs/table_with_partitioning_mapping"))  # v3: RENAME id -> newid
+    log = DeltaLog.open(
+        str(corpus / "delta-rs/table_with_partitioning_mapping")
+    )  # v3: RENAME id -> newid
 
     forward, backward = (diff_rows(log, 2, 4, spark=spark), diff_rows(log, 4, 2, spark=spark))
 
@@ -190,8 +237,13 @@ def test_a_renamed_column_is_one_column_matched_by_its_column_mapping_id(corpus,
 
 
 def test_a_changed_deletion_vector_reads_the_same_file_on_both_sides(corpus, spark):
-    diff = diff_rows(DeltaLog.open(str(corpus / "delta-kernel-rs/table-with-dv-small")), 0, 1,
-                     limit=ALL, spark=spark)
+    diff = diff_rows(
+        DeltaLog.open(str(corpus / "delta-kernel-rs/table-with-dv-small")),
+        0,
+        1,
+        limit=ALL,
+        spark=spark,
+    )
 
     assert diff.files_read == 2 and (diff.added, diff.removed) == (0, 2)
 

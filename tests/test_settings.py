@@ -39,21 +39,34 @@ def test_defaults_apply_without_environment():
 
 
 def test_environment_variables_override_each_kind_of_setting():
-    settings = Settings.from_env({
-        "DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": "60",
-        "DELTA_INSPECTOR_OPERATOR_MODE": "yes",
-        "DELTA_INSPECTOR_SPARK_MASTER": "spark://h:7077",
-        "DELTA_INSPECTOR_UNRELATED": "ignored",
-        "TIMESTAMP_TOLERANCE_SECONDS": "1",
-    })
+    settings = Settings.from_env(
+        {
+            "DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": "60",
+            "DELTA_INSPECTOR_OPERATOR_MODE": "yes",
+            "DELTA_INSPECTOR_SPARK_MASTER": "spark://h:7077",
+            "DELTA_INSPECTOR_UNRELATED": "ignored",
+            "TIMESTAMP_TOLERANCE_SECONDS": "1",
+        }
+    )
     assert settings.timestamp_tolerance_seconds == 60
     assert settings.operator_mode is True
     assert settings.spark_master == "spark://h:7077"
     assert settings.preview_rows == Settings().preview_rows
 
 
-@pytest.mark.parametrize("raw, expected", [("1", True), ("true", True), ("ON", True), (" yes ", True),
-                                           ("0", False), ("false", False), ("off", False), ("No", False)])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("1", True),
+        ("true", True),
+        ("ON", True),
+        (" yes ", True),
+        ("0", False),
+        ("false", False),
+        ("off", False),
+        ("No", False),
+    ],
+)
 def test_boolean_settings_accept_the_usual_spellings(raw, expected):
     assert Settings.from_env({"DELTA_INSPECTOR_OPERATOR_MODE": raw}).operator_mode is expected
 

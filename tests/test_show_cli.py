@@ -12,24 +12,30 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pyarrow.parquet as pq
 import pytest
 
 from inspector.cli.main import main
-from inspector.settings import Settings
 from inspector.rows.session import with_spark_overrides
+from inspector.settings import Settings
 from tests.conftest import CORPUS, REPO
 
-PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"   # versions 0..2
+PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"  # versions 0..2
 PRIMITIVES = CORPUS / "dat-v0.0.2/all_primitive_types/delta"  # binary, decimal, date, timestamp
 ALL_KEYS = {"version", "columns", "numRows", "rows"}
 
 
 def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "inspector", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=600, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ),
+    )
 
 
 def show(capsys, *args: object) -> tuple[int, str, str]:
@@ -51,8 +57,10 @@ def test_show_json_in_a_script_returns_exactly_the_versions_rows():
     assert [c["type"] for c in shown["columns"]] == ["string", "date", "binary", "long"]
     assert shown["numRows"] == expected.num_rows == len(shown["rows"])
     as_json = sorted(str((r["letter"], r["date"], r["number"])) for r in shown["rows"])
-    assert as_json == sorted(str((r["letter"], r["date"] and r["date"].isoformat(), r["number"]))
-                             for r in expected.to_pylist())
+    assert as_json == sorted(
+        str((r["letter"], r["date"] and r["date"].isoformat(), r["number"]))
+        for r in expected.to_pylist()
+    )
 
 
 def test_timestamp_out_of_range_fails_in_one_line_without_starting_spark():
@@ -69,23 +77,37 @@ def test_values_are_json_scalars(spark, capsys):
     code, out, _ = show(capsys, PRIMITIVES, "--json")
     assert code == 0
     rows = json.loads(out)["rows"]
-    expected = {r["utf8"]: r for r in pq.read_table(
-        str(CORPUS / "dat-v0.0.2/all_primitive_types/expected/latest/table_content")).to_pylist()}
+    expected = {
+        r["utf8"]: r
+        for r in pq.read_table(
+            str(CORPUS / "dat-v0.0.2/all_primitive_types/expected/latest/table_content")
+        ).to_pylist()
+    }
     for row in rows:
         want = expected[row["utf8"]]
-        assert row["decimal"] == str(want["decimal"])                      # decimals as strings
-        assert base64.b64decode(row["binary"]) == want["binary"]           # binary as base64
-        assert row["date32"] == want["date32"].isoformat()                 # dates ISO 8601
-        moment = want["timestamp"].replace(tzinfo=timezone.utc) if want["timestamp"].tzinfo is None \
-            else want["timestamp"].astimezone(timezone.utc)
-        assert datetime.fromisoformat(row["timestamp"]) == moment          # instants in UTC, ISO
+        assert row["decimal"] == str(want["decimal"])  # decimals as strings
+        assert base64.b64decode(row["binary"]) == want["binary"]  # binary as base64
+        assert row["date32"] == want["date32"].isoformat()  # dates ISO 8601
+        moment = (
+            want["timestamp"].replace(tzinfo=UTC)
+            if want["timestamp"].tzinfo is None
+            else want["timestamp"].astimezone(UTC)
+        )
+        assert datetime.fromisoformat(row["timestamp"]) == moment  # instants in UTC, ISO
         assert row["timestamp"].endswith("Z")
 
 
 @pytest.mark.spark
 def test_where_filters_and_the_count_is_exact_beyond_the_limit(spark, capsys):
-    code, out, _ = show(capsys, CORPUS / "delta-kernel-rs-golden/basic-with-inserts-merge/delta",
-                        "--where", "id >= 10", "--limit", "3", "--json")
+    code, out, _ = show(
+        capsys,
+        CORPUS / "delta-kernel-rs-golden/basic-with-inserts-merge/delta",
+        "--where",
+        "id >= 10",
+        "--limit",
+        "3",
+        "--json",
+    )
     shown = json.loads(out)
     assert code == 0
     assert len(shown["rows"]) == 3 and all(r["id"] >= 10 for r in shown["rows"])
@@ -96,7 +118,7 @@ def test_where_filters_and_the_count_is_exact_beyond_the_limit(spark, capsys):
 def test_show_by_timestamp_prints_the_resolved_version(spark, capsys, copy_table):
     root = copy_table("dat-v0.0.2/multi_partitioned/delta")
     for version in range(3):
-        moment = datetime(2024, 10, 8, 5 + version, tzinfo=timezone.utc).timestamp()
+        moment = datetime(2024, 10, 8, 5 + version, tzinfo=UTC).timestamp()
         os.utime(root / "_delta_log" / f"{version:020d}.json", (moment, moment))
     code, out, _ = show(capsys, root, "--timestamp", "2024-10-08 06:30", "--limit", "1")
     assert code == 0
@@ -129,8 +151,11 @@ def test_version_and_timestamp_are_exclusive(capsys):
 
 
 def test_spark_flags_override_the_settings():
-    settings = with_spark_overrides(Settings(spark_conf="a=1"), master="spark://head:7077",
-                                    conf=["spark.executor.memory=4g", "a=2"])
+    settings = with_spark_overrides(
+        Settings(spark_conf="a=1"),
+        master="spark://head:7077",
+        conf=["spark.executor.memory=4g", "a=2"],
+    )
     assert settings.spark_master == "spark://head:7077"
     assert settings.spark_conf_pairs() == {"a": "2", "spark.executor.memory": "4g"}
 

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import os
 import shutil
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from inspector.delta.errors import (InvalidInput, MissingDataFile, TimestampOutOfRange,
-                              VersionNotFound)
+from inspector.delta.errors import (
+    InvalidInput,
+    MissingDataFile,
+    TimestampOutOfRange,
+    VersionNotFound,
+)
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.preview import resolve_version
 from inspector.rows.reader import read_snapshot
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from tests.conftest import CORPUS
 
-UTC = timezone.utc
+UTC = UTC
 TABLE = "delta-kernel-rs-golden/basic-with-inserts-deletes-checkpoint/delta"  # versions 0..13
 T0 = datetime(2024, 10, 8, 5, 0, 0, tzinfo=UTC)
 
@@ -41,15 +45,18 @@ def hourly(copy_table):
     return DeltaLog.open(str(root))
 
 
-@pytest.mark.parametrize("typed,version", [
-    ("2024-10-08 05:00:00", 0),           # exactly at a commit: that commit
-    ("2024-10-08 05:59:59", 0),           # between commits: the earlier one
-    ("2024-10-08T06:00:00Z", 1),
-    ("2024-10-08 08:30", 3),
-    ("2024-10-08 10:42:52.5", 5),
-    ("2024-10-08T12:30:00+02:00", 5),     # 10:30 UTC
-    ("2024-10-08 18:00:00 UTC", 13),      # the latest commit, exactly
-])
+@pytest.mark.parametrize(
+    "typed,version",
+    [
+        ("2024-10-08 05:00:00", 0),  # exactly at a commit: that commit
+        ("2024-10-08 05:59:59", 0),  # between commits: the earlier one
+        ("2024-10-08T06:00:00Z", 1),
+        ("2024-10-08 08:30", 3),
+        ("2024-10-08 10:42:52.5", 5),
+        ("2024-10-08T12:30:00+02:00", 5),  # 10:30 UTC
+        ("2024-10-08 18:00:00 UTC", 13),  # the latest commit, exactly
+    ],
+)
 def test_a_timestamp_selects_the_latest_version_at_or_before_it(hourly, typed, version):
     assert version_at_timestamp(hourly, parse_timestamp(typed)) == version
 
@@ -81,7 +88,7 @@ def test_a_copy_whose_file_times_all_changed_resolves_by_the_copy_times(copy_tab
     ignores the (older) commitInfo timestamps. Time travel to the writer's times fails."""
     root = copy_table(TABLE)
     copied = datetime(2025, 1, 1, tzinfo=UTC)
-    _set_commit_times(root, {v: copied for v in range(14)})
+    _set_commit_times(root, dict.fromkeys(range(14), copied))
     log = DeltaLog.open(str(root))
     assert version_at_timestamp(log, copied) == 0
     assert version_at_timestamp(log, copied + timedelta(milliseconds=5)) == 5

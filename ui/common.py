@@ -8,7 +8,7 @@ link reproduces what the user sees.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import streamlit as st
 
@@ -45,10 +45,13 @@ def render_unexpected(exc: BaseException, where: str) -> None:
         where: What was being done, e.g. ``the Version page``.
     """
     first_line = (str(exc).strip().splitlines() or [""])[0][:300]
-    st.error(f"**Unexpected failure in {escape_markdown(where)}:** {type(exc).__name__}"
-             f"{': ' + escape_markdown(first_line) if first_line else ''}\n\n"
-             "This is a bug in Delta Inspector. Please report it with the table's `_delta_log` "
-             "listing and this message; the other pages still work.", icon=":material/bug_report:")
+    st.error(
+        f"**Unexpected failure in {escape_markdown(where)}:** {type(exc).__name__}"
+        f"{': ' + escape_markdown(first_line) if first_line else ''}\n\n"
+        "This is a bug in Delta Inspector. Please report it with the table's `_delta_log` "
+        "listing and this message; the other pages still work.",
+        icon=":material/bug_report:",
+    )
 
 
 def escape_markdown(text: str) -> str:
@@ -119,7 +122,7 @@ def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
     """Milliseconds since the epoch as ``2024-10-08 05:42:52 UTC`` (``–`` when unknown)."""
     if ms is None:
         return "–"
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     text = moment.strftime("%Y-%m-%d %H:%M:%S")
     if with_ms:
         text += f".{moment.microsecond // 1000:03d}"

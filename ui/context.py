@@ -5,9 +5,9 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from inspector.views.history import HistoryEntry
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.views.history import HistoryEntry
 
 
 @dataclass(frozen=True)

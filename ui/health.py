@@ -11,8 +11,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inspector.views.health import (HealthReport, check_table, recovery_advice, recovery_reason,
-                              restore_command, version_ranges)
+from inspector.views.health import (
+    HealthReport,
+    check_table,
+    recovery_advice,
+    recovery_reason,
+    restore_command,
+    version_ranges,
+)
 from inspector.views.retention import retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view
 from ui.context import PageContext
@@ -25,15 +31,25 @@ _STATUS_LABELS = {"complete": "complete", "incomplete": "INCOMPLETE", "unreadabl
 def render(ctx: PageContext) -> None:
     """The Health page."""
     st.subheader("Health check", anchor=False)
-    st.caption("Does every version have all its files? Checks the log's continuity and that every "
-               "data file and deletion-vector file exists with the size the log records.")
+    st.caption(
+        "Does every version have all its files? Checks the log's continuity and that every "
+        "data file and deletion-vector file exists with the size the log records."
+    )
     left, middle, right = st.columns([2, 2, 1])
-    every = left.checkbox("Every retained version", key="health_all",
-                          help="Check all versions, not only the latest (each file is examined once).")
-    deep = middle.checkbox("Deep (read Parquet footers)", key="health_deep",
-                           help="Also read each data file's footer and compare its row count with the stats.")
+    every = left.checkbox(
+        "Every retained version",
+        key="health_all",
+        help="Check all versions, not only the latest (each file is examined once).",
+    )
+    deep = middle.checkbox(
+        "Deep (read Parquet footers)",
+        key="health_deep",
+        help="Also read each data file's footer and compare its row count with the stats.",
+    )
     run_key = (ctx.log.table_root, ctx.log.generation, every, deep)
-    if right.button("Run check", type="primary", icon=":material/health_and_safety:", key="health_run"):
+    if right.button(
+        "Run check", type="primary", icon=":material/health_and_safety:", key="health_run"
+    ):
         st.session_state[REPORT_KEY] = (run_key, _run_check(ctx, every, deep))
     stored = st.session_state.get(REPORT_KEY)
     if stored is None or stored[0][:2] != run_key[:2]:
@@ -57,7 +73,9 @@ def _run_check(ctx: PageContext, every: bool, deep: bool) -> HealthReport:
     def progress(done: int, total: int) -> None:
         bar.progress(done / total if total else 1.0, text=f"Examined {done:,} of {total:,} files")
 
-    report = check_table(ctx.log, all_versions=every, deep=deep, settings=ctx.settings, progress=progress)
+    report = check_table(
+        ctx.log, all_versions=every, deep=deep, settings=ctx.settings, progress=progress
+    )
     bar.empty()
     return report
 
@@ -65,23 +83,38 @@ def _run_check(ctx: PageContext, every: bool, deep: bool) -> HealthReport:
 def _render_verdict(report: HealthReport) -> None:
     latest = report.latest
     if report.is_consistent:
-        st.success(f"The latest version **{latest.version}** is consistent: every file is present "
-                   "with its recorded size.", icon=":material/check_circle:")
+        st.success(
+            f"The latest version **{latest.version}** is consistent: every file is present "
+            "with its recorded size.",
+            icon=":material/check_circle:",
+        )
     else:
-        st.error(f"The latest version **{latest.version}** is **{latest.status}**: "
-                 f"{latest.missing_count} missing, {latest.size_mismatch_count} with the wrong size"
-                 f"{f', {latest.unreadable_count} unreadable' if latest.unreadable_count else ''}.",
-                 icon=":material/error:")
+        st.error(
+            f"The latest version **{latest.version}** is **{latest.status}**: "
+            f"{latest.missing_count} missing, {latest.size_mismatch_count} with the wrong size"
+            f"{f', {latest.unreadable_count} unreadable' if latest.unreadable_count else ''}.",
+            icon=":material/error:",
+        )
     damaged = report.damaged_versions
     cols = st.columns(5)
     cols[0].metric("Latest version", report.latest_version)
-    cols[1].metric("Last consistent version", "none" if report.last_consistent_version is None
-                   else report.last_consistent_version)
-    cols[2].metric("Versions not complete", len(damaged),
-                   help=version_ranges([v.version for v in damaged]) or "none")
-    cols[3].metric("Files examined", format_count(report.files_examined),
-                   help="Each distinct file is examined once, whatever the number of versions.")
-    cols[4].metric("Orphan files", format_count(report.orphan_files), help=format_bytes(report.orphan_bytes))
+    cols[1].metric(
+        "Last consistent version",
+        "none" if report.last_consistent_version is None else report.last_consistent_version,
+    )
+    cols[2].metric(
+        "Versions not complete",
+        len(damaged),
+        help=version_ranges([v.version for v in damaged]) or "none",
+    )
+    cols[3].metric(
+        "Files examined",
+        format_count(report.files_examined),
+        help="Each distinct file is examined once, whatever the number of versions.",
+    )
+    cols[4].metric(
+        "Orphan files", format_count(report.orphan_files), help=format_bytes(report.orphan_bytes)
+    )
     scope = "every retained version" if report.all_versions else "the latest version"
     st.caption(f"Checked {scope}{' with Parquet footers' if report.deep else ''}.")
     for problem in report.problems:
@@ -98,23 +131,40 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
         return
     target = report.last_consistent_version
     if not ctx.settings.operator_mode:
-        st.caption("The app is read-only. Run this on a terminal (or start the app in operator mode):")
+        st.caption(
+            "The app is read-only. Run this on a terminal (or start the app in operator mode):"
+        )
         st.code(command, language="bash")
         return
-    if st.button(f"Restore to the last consistent version (v{target})", icon=":material/restore:",
-                 key="health_restore", help="Opens the guarded Restore page, pre-filled; nothing is "
-                 "written until you confirm there."):
-        st.session_state[RESTORE_PREFILL] = {"table": ctx.log.table_root, "version": target,
-                                             "reason": recovery_reason(report)}
+    if st.button(
+        f"Restore to the last consistent version (v{target})",
+        icon=":material/restore:",
+        key="health_restore",
+        help="Opens the guarded Restore page, pre-filled; nothing is "
+        "written until you confirm there.",
+    ):
+        st.session_state[RESTORE_PREFILL] = {
+            "table": ctx.log.table_root,
+            "version": target,
+            "reason": recovery_reason(report),
+        }
         set_view("restore")
 
 
 def _render_versions(report: HealthReport) -> None:
-    frame = pd.DataFrame([{
-        "version": v.version, "status": _STATUS_LABELS.get(v.status, v.status),
-        "missing": v.missing_count, "wrong size": v.size_mismatch_count,
-        "unreadable": v.unreadable_count, "problems": " ".join(v.problems),
-    } for v in reversed(report.versions)])
+    frame = pd.DataFrame(
+        [
+            {
+                "version": v.version,
+                "status": _STATUS_LABELS.get(v.status, v.status),
+                "missing": v.missing_count,
+                "wrong size": v.size_mismatch_count,
+                "unreadable": v.unreadable_count,
+                "problems": " ".join(v.problems),
+            }
+            for v in reversed(report.versions)
+        ]
+    )
     st.dataframe(frame, hide_index=True, height=min(38 + 35 * len(frame), 420))
     damaged = report.damaged_versions[::-1]
     if not damaged:
@@ -122,8 +172,10 @@ def _render_versions(report: HealthReport) -> None:
     picked = st.selectbox("Files of version", [v.version for v in damaged], key="health_files_of")
     v = next(v for v in damaged if v.version == picked)
     rows = [{"problem": "missing", "path": p, "detail": ""} for p in v.missing_files]
-    rows += [{"problem": i.problem, "path": i.path, "detail": i.detail}
-             for i in (*v.size_mismatches, *v.unreadable_files)]
+    rows += [
+        {"problem": i.problem, "path": i.path, "detail": i.detail}
+        for i in (*v.size_mismatches, *v.unreadable_files)
+    ]
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     shown, total = len(rows), v.missing_count + v.size_mismatch_count + v.unreadable_count
@@ -134,22 +186,34 @@ def _render_versions(report: HealthReport) -> None:
 def _render_retention(ctx: PageContext, report: HealthReport) -> None:
     view = retention_view(ctx.log, ctx.history, report)
     policy = view.policy
-    st.caption(f"Log retention `{policy.log_retention}` · deleted-file retention "
-               f"`{policy.deleted_file_retention}` · {len(view.vacuums)} VACUUM run(s) in the log. "
-               "Versions the check did not cover are judged from VACUUM commits and removal times.")
+    st.caption(
+        f"Log retention `{policy.log_retention}` · deleted-file retention "
+        f"`{policy.deleted_file_retention}` · {len(view.vacuums)} VACUUM run(s) in the log. "
+        "Versions the check did not cover are judged from VACUUM commits and removal times."
+    )
     for problem in policy.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
-    frame = pd.DataFrame([{
-        "version": v.version, "state": v.state, "committed": format_ms(v.timestamp),
-        "expires": format_ms(v.expires_at) if v.expires_at else "–", "by": v.expires_by or "–",
-        "why": v.reason,
-    } for v in reversed(view.versions)])
+    frame = pd.DataFrame(
+        [
+            {
+                "version": v.version,
+                "state": v.state,
+                "committed": format_ms(v.timestamp),
+                "expires": format_ms(v.expires_at) if v.expires_at else "–",
+                "by": v.expires_by or "–",
+                "why": v.reason,
+            }
+            for v in reversed(view.versions)
+        ]
+    )
     st.dataframe(frame, hide_index=True, height=min(38 + 35 * len(frame), 420))
 
 
 def _render_orphans(report: HealthReport) -> None:
-    st.caption(f"{report.orphan_files:,} file(s), {format_bytes(report.orphan_bytes)}, under the table "
-               "root that no retained version references: VACUUM candidates, or files of commits "
-               "that never arrived. Nothing is deleted here.")
+    st.caption(
+        f"{report.orphan_files:,} file(s), {format_bytes(report.orphan_bytes)}, under the table "
+        "root that no retained version references: VACUUM candidates, or files of commits "
+        "that never arrived. Nothing is deleted here."
+    )
     if report.orphan_paths:
         st.dataframe(pd.DataFrame({"path": report.orphan_paths}), hide_index=True)

@@ -11,20 +11,30 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import streamlit as st
 
 from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.settings import Settings
 from inspector.rows.session import spark_status
+from inspector.settings import Settings
 from inspector.views.versions import parse_version
 from ui import tables
-from ui.common import (DEFAULT_VIEW, PENDING_VERSION, PENDING_VIEW, TABLE_KEY, URL_STATE,
-                       VERSION_KEY, VIEW_KEY, escape_markdown, render_error, render_unexpected,
-                       write_url)
+from ui.common import (
+    DEFAULT_VIEW,
+    PENDING_VERSION,
+    PENDING_VIEW,
+    TABLE_KEY,
+    URL_STATE,
+    VERSION_KEY,
+    VIEW_KEY,
+    escape_markdown,
+    render_error,
+    render_unexpected,
+    write_url,
+)
 from ui.context import PageContext
 from ui.registry import PAGES, Page, visible_pages
 
@@ -60,8 +70,9 @@ def run_settings(launch: LaunchOptions) -> Settings:
     return dataclasses.replace(settings, operator_mode=True) if launch.operator else settings
 
 
-def render_sidebar(settings: Settings, launch: LaunchOptions,
-                   notices) -> tuple[PageContext, Page] | None:
+def render_sidebar(
+    settings: Settings, launch: LaunchOptions, notices
+) -> tuple[PageContext, Page] | None:
     """Draw the sidebar and work out what the main area shows.
 
     Args:
@@ -80,7 +91,9 @@ def render_sidebar(settings: Settings, launch: LaunchOptions,
         log = _open(location, settings, notices)
         if log is None:
             _spark_caption()
-            if VIEW_KEY in st.session_state:  # the page picker is not drawn: keep the page for later
+            if (
+                VIEW_KEY in st.session_state
+            ):  # the page picker is not drawn: keep the page for later
                 st.session_state[PENDING_VIEW] = st.session_state[VIEW_KEY]
             write_url(table=location or None, version=None)
             return None
@@ -116,12 +129,23 @@ def _absorb_url(launch: LaunchOptions) -> None:
 def _table_picker(settings: Settings) -> str:
     current = st.session_state.get(_REMEMBERED)
     recent = [t for t in tables.recent_tables(settings) if t != current]
-    st.text_input("Table", key=TABLE_KEY, on_change=_reset_version,
-                  placeholder="/path/to/table (empty: the demo table)",
-                  help="The folder that contains `_delta_log`, or a `file://` URI. Press Enter to open.")
+    st.text_input(
+        "Table",
+        key=TABLE_KEY,
+        on_change=_reset_version,
+        placeholder="/path/to/table (empty: the demo table)",
+        help="The folder that contains `_delta_log`, or a `file://` URI. Press Enter to open.",
+    )
     if recent:
-        st.selectbox("Recently opened", recent, index=None, key=_RECENT_KEY, on_change=_pick_recent,
-                     placeholder=f"{len(recent)} recent table(s)…", label_visibility="collapsed")
+        st.selectbox(
+            "Recently opened",
+            recent,
+            index=None,
+            key=_RECENT_KEY,
+            on_change=_pick_recent,
+            placeholder=f"{len(recent)} recent table(s)…",
+            label_visibility="collapsed",
+        )
     return (st.session_state.get(TABLE_KEY) or "").strip()
 
 
@@ -171,15 +195,20 @@ def _page_picker(pages: list[Page], notices) -> Page:
 def _unknown_view(key: str, pages: list[Page]) -> InvalidInput:
     hidden = next((p for p in PAGES if p.key == key and p.operator_only), None)
     if hidden is not None:
-        return InvalidInput(f"The {hidden.title} page is only available in operator mode.",
-                            "Start the app with `streamlit run app.py -- --operator` or set "
-                            "`DELTA_INSPECTOR_OPERATOR_MODE=true`.")
-    return InvalidInput(f"The link asks for a page '{key}' that does not exist.",
-                        f"Pick one of: {', '.join(p.title for p in pages)}.")
+        return InvalidInput(
+            f"The {hidden.title} page is only available in operator mode.",
+            "Start the app with `streamlit run app.py -- --operator` or set "
+            "`DELTA_INSPECTOR_OPERATOR_MODE=true`.",
+        )
+    return InvalidInput(
+        f"The link asks for a page '{key}' that does not exist.",
+        f"Pick one of: {', '.join(p.title for p in pages)}.",
+    )
 
 
-def _version_picker(log: DeltaLog, settings: Settings, history, versions: tuple[int, ...],
-                    notices) -> int:
+def _version_picker(
+    log: DeltaLog, settings: Settings, history, versions: tuple[int, ...], notices
+) -> int:
     state = st.session_state
     pending = state.pop(PENDING_VERSION, None)
     if state.pop(_RESET_VERSION, False) or state.get(VERSION_KEY) not in versions:
@@ -190,19 +219,37 @@ def _version_picker(log: DeltaLog, settings: Settings, history, versions: tuple[
         except InspectorError as exc:
             with notices:
                 render_error(exc)
-    labels = tables.version_labels(log.table_root, log.generation,
-                                   settings.timestamp_tolerance_seconds, history, log)
+    labels = tables.version_labels(
+        log.table_root, log.generation, settings.timestamp_tolerance_seconds, history, log
+    )
     newest_first = versions[::-1]
     version = st.selectbox(
-        f"Version ({len(versions):,} in the log)", newest_first, key=VERSION_KEY,
+        f"Version ({len(versions):,} in the log)",
+        newest_first,
+        key=VERSION_KEY,
         format_func=lambda v: labels.get(v, f"v{v} · checkpoint only"),
-        help="Pick a version, or click a mark on the timeline or a row of the history table.")
+        help="Pick a version, or click a mark on the timeline or a row of the history table.",
+    )
     at = versions.index(version)
     older, newer = st.columns(2)
-    older.button("Older", icon=":material/chevron_left:", width="stretch", disabled=at == 0,
-                 on_click=_step, args=(versions, at - 1), key="_older")
-    newer.button("Newer", icon=":material/chevron_right:", width="stretch",
-                 disabled=at == len(versions) - 1, on_click=_step, args=(versions, at + 1), key="_newer")
+    older.button(
+        "Older",
+        icon=":material/chevron_left:",
+        width="stretch",
+        disabled=at == 0,
+        on_click=_step,
+        args=(versions, at - 1),
+        key="_older",
+    )
+    newer.button(
+        "Newer",
+        icon=":material/chevron_right:",
+        width="stretch",
+        disabled=at == len(versions) - 1,
+        on_click=_step,
+        args=(versions, at + 1),
+        key="_newer",
+    )
     return version
 
 
@@ -215,23 +262,29 @@ def _valid_version(text: str | int, log: DeltaLog, versions: tuple[int, ...]) ->
     if version not in versions:
         raise VersionNotFound(
             f"Version {version} is not in this table's log; it has versions {versions[0]} to "
-            f"{versions[-1]}" + (" with gaps." if len(versions) != versions[-1] - versions[0] + 1 else "."),
-            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar.")
+            f"{versions[-1]}"
+            + (" with gaps." if len(versions) != versions[-1] - versions[0] + 1 else "."),
+            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar.",
+        )
     return version
 
 
 def _spark_caption() -> None:
     status = spark_status()
     if status.state == "ready":
-        jars = "with Delta's Spark classes" if status.delta_jars else "without Delta's Spark classes"
+        jars = (
+            "with Delta's Spark classes" if status.delta_jars else "without Delta's Spark classes"
+        )
         text = f"Spark {status.version} ready on `{status.master}`, {jars}."
     elif status.state == "failed":
         text = f"Spark failed to start: {escape_markdown(status.reason or 'unknown reason')}"
     elif status.state == "starting":
         text = f"Spark is starting on `{status.master}`…"
     else:
-        text = ("Spark: not started. It starts only when a page needs rows; the timeline, "
-                "versions and overview read the log directly.")
+        text = (
+            "Spark: not started. It starts only when a page needs rows; the timeline, "
+            "versions and overview read the log directly."
+        )
     st.divider()
     st.caption(f":material/bolt: {text}")
 
@@ -243,8 +296,10 @@ def render_header(ctx: PageContext) -> None:
     st.markdown(f"#### {escape_markdown(' / '.join(parts[-2:]) or log.table_root)}")
     newest = ctx.versions[-1]
     entry = ctx.entry(newest) if newest in log.listing.commits else None
-    st.caption(f"`{log.table_root}` · {len(log.listing.commits):,} commit files, versions "
-               f"{ctx.versions[0]} to {newest} · latest: v{newest} "
-               + (entry.operation if entry else "(checkpoint only)"))
+    st.caption(
+        f"`{log.table_root}` · {len(log.listing.commits):,} commit files, versions "
+        f"{ctx.versions[0]} to {newest} · latest: v{newest} "
+        + (entry.operation if entry else "(checkpoint only)")
+    )
     for problem in table_problems(log):
         st.warning(escape_markdown(problem), icon=":material/warning:")

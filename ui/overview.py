@@ -20,13 +20,25 @@ def render(ctx: PageContext) -> None:
     detail = _detail(ctx.cache_key, ctx)
     st.subheader(f"Overview at the latest version (v{detail.version})", anchor=False)
     cols = st.columns(5)
-    cols[0].metric("Files", format_count(detail.num_files), help="Live data files (add actions) at the latest version.")
-    cols[1].metric("Size", format_bytes(detail.size_in_bytes), help=f"{detail.size_in_bytes:,} bytes")
-    cols[2].metric("Records", format_count(detail.num_records),
-                   help="From the files' stats, minus rows deleted by deletion vectors; – when a file has no stats.")
+    cols[0].metric(
+        "Files",
+        format_count(detail.num_files),
+        help="Live data files (add actions) at the latest version.",
+    )
+    cols[1].metric(
+        "Size", format_bytes(detail.size_in_bytes), help=f"{detail.size_in_bytes:,} bytes"
+    )
+    cols[2].metric(
+        "Records",
+        format_count(detail.num_records),
+        help="From the files' stats, minus rows deleted by deletion vectors; – when a file has no stats.",
+    )
     cols[3].metric("Columns", format_count(sum(1 for c in detail.columns if len(c.path) == 1)))
-    cols[4].metric("Protocol", f"{detail.min_reader_version} / {detail.min_writer_version}",
-                   help="minReaderVersion / minWriterVersion")
+    cols[4].metric(
+        "Protocol",
+        f"{detail.min_reader_version} / {detail.min_writer_version}",
+        help="minReaderVersion / minWriterVersion",
+    )
     left, right = st.columns([3, 2])
     with left:
         st.markdown("##### Detail")
@@ -34,12 +46,19 @@ def render(ctx: PageContext) -> None:
     with right:
         st.markdown("##### Properties")
         if detail.properties:
-            st.table(pd.DataFrame(sorted(detail.properties.items()), columns=["property", "value"]),
-                     hide_index=True)
+            st.table(
+                pd.DataFrame(sorted(detail.properties.items()), columns=["property", "value"]),
+                hide_index=True,
+            )
         else:
             st.caption("No table properties are set.")
     st.markdown("##### Schema")
-    st.dataframe(_schema_frame(detail), hide_index=True, placeholder="–", height=min(38 + 35 * len(detail.columns), 520))
+    st.dataframe(
+        _schema_frame(detail),
+        hide_index=True,
+        placeholder="–",
+        height=min(38 + 35 * len(detail.columns), 520),
+    )
 
 
 def _detail_frame(d: TableDetail) -> pd.DataFrame:
@@ -60,7 +79,10 @@ def _detail_frame(d: TableDetail) -> pd.DataFrame:
         ("minWriterVersion", str(d.min_writer_version)),
         ("tableFeatures", ", ".join(d.table_features) or "– (legacy protocol versions)"),
         ("columnMapping", d.column_mapping_mode),
-        ("log", f"versions {d.earliest_version} to {d.version} readable; {d.num_commits:,} commit files"),
+        (
+            "log",
+            f"versions {d.earliest_version} to {d.version} readable; {d.num_commits:,} commit files",
+        ),
         ("checkpoints", _checkpoints_text(checkpoints)),
         ("state read from", d.replayed_from),
     ]
@@ -78,8 +100,12 @@ def _schema_frame(d: TableDetail) -> pd.DataFrame:
     mapped = d.column_mapping_mode != "none"
     rows = []
     for c in d.columns:
-        row = {"column": c.name, "type": c.type, "nullable": c.nullable,
-               "partition": len(c.path) == 1 and c.path[0] in d.partition_columns}
+        row = {
+            "column": c.name,
+            "type": c.type,
+            "nullable": c.nullable,
+            "partition": len(c.path) == 1 and c.path[0] in d.partition_columns,
+        }
         if mapped:
             row["physical name"] = ".".join(c.physical_path)
             row["id"] = c.column_id

@@ -21,7 +21,7 @@ from ui.common import escape_markdown, format_bytes, format_count, format_ms, re
 from ui.context import PageContext
 
 _RESULT = "_preview_result"  # (request, Preview) of the last finished preview
-_JOB = "_preview_job"        # the running PreviewJob, so a rerun can cancel it
+_JOB = "_preview_job"  # the running PreviewJob, so a rerun can cancel it
 
 
 def render(ctx: PageContext) -> None:
@@ -37,17 +37,41 @@ def render(ctx: PageContext) -> None:
     cols[2].metric("Size", format_bytes(snapshot.size_in_bytes))
     cols[3].metric("Records (from stats)", format_count(snapshot.num_records))
     with st.expander(f"Schema at version {version} ({len(snapshot.schema.fields)} columns)"):
-        st.dataframe(pd.DataFrame([{"column": f.name, "type": f.type.simple_string(),
-                                    "nullable": f.nullable,
-                                    "partition": f.name in snapshot.partition_columns}
-                                   for f in snapshot.schema.fields]),
-                     hide_index=True, width="stretch")
-    where = st.text_input("Filter (optional SQL WHERE expression, evaluated by Spark)",
-                          key="preview_where", placeholder="amount > 100 AND region = 'EU'")
-    request = (ctx.log.table_root, ctx.log.generation, version, where.strip(), ctx.settings.preview_rows)
-    run = st.button("Show rows", key="preview_run", type="primary", icon=":material/table_view:",
-                    help=f"Starts Spark (if needed), counts every row and shows the first "
-                         f"{ctx.settings.preview_rows}.")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "column": f.name,
+                        "type": f.type.simple_string(),
+                        "nullable": f.nullable,
+                        "partition": f.name in snapshot.partition_columns,
+                    }
+                    for f in snapshot.schema.fields
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    where = st.text_input(
+        "Filter (optional SQL WHERE expression, evaluated by Spark)",
+        key="preview_where",
+        placeholder="amount > 100 AND region = 'EU'",
+    )
+    request = (
+        ctx.log.table_root,
+        ctx.log.generation,
+        version,
+        where.strip(),
+        ctx.settings.preview_rows,
+    )
+    run = st.button(
+        "Show rows",
+        key="preview_run",
+        type="primary",
+        icon=":material/table_view:",
+        help=f"Starts Spark (if needed), counts every row and shows the first "
+        f"{ctx.settings.preview_rows}.",
+    )
     cancel_clicked = st.session_state.get("preview_cancel", False)
     _cancel_leftover(cancel_clicked)
     if run:
@@ -64,14 +88,23 @@ def _choose_version(ctx: PageContext) -> int | None:
     if by == "Version":
         versions = list(ctx.versions) or [ctx.version]
         # Keyed by the sidebar's version, so picking one there resets this picker.
-        return st.selectbox("Version", versions, index=versions.index(ctx.version),
-                            key=f"preview_version_{ctx.version}",
-                            help="Defaults to the version selected in the sidebar.")
-    typed = st.text_input("Timestamp (UTC unless you give a zone)", key="preview_timestamp",
-                          placeholder="2024-10-08 05:42:52  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00")
+        return st.selectbox(
+            "Version",
+            versions,
+            index=versions.index(ctx.version),
+            key=f"preview_version_{ctx.version}",
+            help="Defaults to the version selected in the sidebar.",
+        )
+    typed = st.text_input(
+        "Timestamp (UTC unless you give a zone)",
+        key="preview_timestamp",
+        placeholder="2024-10-08 05:42:52  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00",
+    )
     if not typed.strip():
-        st.caption("Type a time; the table's version at that moment is previewed (Delta's rule: "
-                   "the latest version committed at or before it).")
+        st.caption(
+            "Type a time; the table's version at that moment is previewed (Delta's rule: "
+            "the latest version committed at or before it)."
+        )
         return None
     try:
         moment = parse_timestamp(typed)
@@ -126,16 +159,24 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     for warning in preview.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")
     cols = st.columns(4)
-    cols[0].metric("Rows", format_count(preview.num_rows),
-                   help="Exact: Spark counted every row" + (" matching the filter." if preview.where else "."))
+    cols[0].metric(
+        "Rows",
+        format_count(preview.num_rows),
+        help="Exact: Spark counted every row" + (" matching the filter." if preview.where else "."),
+    )
     cols[1].metric("Shown", format_count(len(preview.rows)))
     cols[2].metric("Files read", format_count(preview.files_read))
     cols[3].metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
     st.dataframe(frame, hide_index=True, width="stretch")
-    st.download_button("Download these rows (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                       file_name=f"version-{preview.version}-preview.csv", mime="text/csv",
-                       icon=":material/download:", key="preview_csv")
+    st.download_button(
+        "Download these rows (CSV)",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"version-{preview.version}-preview.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="preview_csv",
+    )
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
 
 

@@ -14,7 +14,13 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.restore.execute import RestorePlan, RestoreResult, execute_restore, plan_restore, plan_undo
+from inspector.restore.execute import (
+    RestorePlan,
+    RestoreResult,
+    execute_restore,
+    plan_restore,
+    plan_undo,
+)
 from inspector.restore.protocol import describe_protocol
 from inspector.views.versions import parse_version
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
@@ -34,8 +40,10 @@ _CLEAR = "_restore_clear"  # set after a commit: empty the form on the next run
 def render(ctx: PageContext) -> None:
     """The Restore page."""
     st.subheader("Restore", anchor=False)
-    st.caption("Operator mode: this page changes the table. A restore is one new commit that makes "
-               "an older version's data current again; older versions stay in the history.")
+    st.caption(
+        "Operator mode: this page changes the table. A restore is one new commit that makes "
+        "an older version's data current again; older versions stay in the history."
+    )
     if st.session_state.pop(_CLEAR, False):
         for key in (_PLAN, TARGET, CONFIRM_TABLE, CONFIRM_VERSION, REASON, ALLOW_MISSING):
             st.session_state.pop(key, None)
@@ -45,13 +53,19 @@ def render(ctx: PageContext) -> None:
         st.session_state[TARGET] = _default_target(ctx)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.text_input("Restore to version (or a timestamp, e.g. 2024-05-01 12:00:00)", key=TARGET)
-    if right.button("Plan restore", icon=":material/fact_check:", key="restore_plan_button",
-                    help="A dry run: computes what would change and checks every guard. Writes nothing."):
+    if right.button(
+        "Plan restore",
+        icon=":material/fact_check:",
+        key="restore_plan_button",
+        help="A dry run: computes what would change and checks every guard. Writes nothing.",
+    ):
         _make_plan(ctx, st.session_state.get(TARGET, ""))
     plan = _current_plan(ctx)
     if plan is None:
-        st.info("Pick a version and press **Plan restore** to see exactly what a restore would do.",
-                icon=":material/info:")
+        st.info(
+            "Pick a version and press **Plan restore** to see exactly what a restore would do.",
+            icon=":material/info:",
+        )
         return
     _render_plan(plan)
     _render_confirmation(ctx, plan)
@@ -77,7 +91,9 @@ def _default_target(ctx: PageContext) -> str:
 def _make_plan(ctx: PageContext, text: str) -> None:
     try:
         target = _parse_target(text, ctx)
-        with st.spinner("Planning: comparing the two versions' files on Spark and checking every file…"):
+        with st.spinner(
+            "Planning: comparing the two versions' files on Spark and checking every file…"
+        ):
             plan = plan_restore(ctx.log, target, settings=ctx.settings)
     except InspectorError as exc:
         render_error(exc)
@@ -101,15 +117,29 @@ def _current_plan(ctx: PageContext) -> RestorePlan | None:
 
 def _render_plan(plan: RestorePlan) -> None:
     when = f" ({format_ms(plan.target_timestamp)})" if plan.target_timestamp else ""
-    st.markdown(f"##### Plan: version {plan.read_version} → data of version {plan.target_version}{when}")
+    st.markdown(
+        f"##### Plan: version {plan.read_version} → data of version {plan.target_version}{when}"
+    )
     m = plan.metrics
     cols = st.columns(5)
-    cols[0].metric("Files re-added", format_count(m.num_restored_files), format_bytes(m.restored_files_size),
-                   delta_color="off")
-    cols[1].metric("Files removed", format_count(m.num_removed_files), format_bytes(m.removed_files_size),
-                   delta_color="off")
-    cols[2].metric("Files after", format_count(m.num_of_files_after_restore),
-                   format_bytes(m.table_size_after_restore), delta_color="off")
+    cols[0].metric(
+        "Files re-added",
+        format_count(m.num_restored_files),
+        format_bytes(m.restored_files_size),
+        delta_color="off",
+    )
+    cols[1].metric(
+        "Files removed",
+        format_count(m.num_removed_files),
+        format_bytes(m.removed_files_size),
+        delta_color="off",
+    )
+    cols[2].metric(
+        "Files after",
+        format_count(m.num_of_files_after_restore),
+        format_bytes(m.table_size_after_restore),
+        delta_color="off",
+    )
     cols[3].metric("Rows now (stats)", format_count(plan.rows_before))
     cols[4].metric("Rows after (stats)", format_count(plan.rows_after))
     _render_guards(plan)
@@ -130,42 +160,74 @@ def _render_guards(plan: RestorePlan) -> None:
 
 
 def _render_details(plan: RestorePlan) -> None:
-    with st.expander(f"Files to re-add ({len(plan.files_to_add)}) and to remove "
-                     f"({len(plan.files_to_remove)})"):
+    with st.expander(
+        f"Files to re-add ({len(plan.files_to_add)}) and to remove ({len(plan.files_to_remove)})"
+    ):
         st.dataframe(_files_frame(plan), hide_index=True, width="stretch")
     if plan.num_file_problems:
         with st.expander(f"Missing or truncated files ({plan.num_file_problems})", expanded=True):
-            st.dataframe(pd.DataFrame([p.to_json() for p in plan.file_problems]), hide_index=True,
-                         width="stretch")
+            st.dataframe(
+                pd.DataFrame([p.to_json() for p in plan.file_problems]),
+                hide_index=True,
+                width="stretch",
+            )
     diff = plan.metadata_diff
     if diff is not None and not diff.is_empty:
         with st.expander("Schema, property and protocol changes", expanded=True):
-            rows = ([{"change": "column comes back", "what": c.name, "before": "", "after": c.type}
-                     for c in diff.columns_added]
-                    + [{"change": "column dropped", "what": c.name, "before": c.type, "after": ""}
-                       for c in diff.columns_removed]
-                    + [{"change": "column changed", "what": c.name, "before": "", "after": "; ".join(c.changes)}
-                       for c in diff.columns_changed]
-                    + [{"change": kind, "what": v.key, "before": str(v.before), "after": str(v.after)}
-                       for kind, values in (("property", diff.properties), ("table", diff.table),
-                                            ("protocol", diff.protocol)) for v in values])
+            rows = (
+                [
+                    {"change": "column comes back", "what": c.name, "before": "", "after": c.type}
+                    for c in diff.columns_added
+                ]
+                + [
+                    {"change": "column dropped", "what": c.name, "before": c.type, "after": ""}
+                    for c in diff.columns_removed
+                ]
+                + [
+                    {
+                        "change": "column changed",
+                        "what": c.name,
+                        "before": "",
+                        "after": "; ".join(c.changes),
+                    }
+                    for c in diff.columns_changed
+                ]
+                + [
+                    {"change": kind, "what": v.key, "before": str(v.before), "after": str(v.after)}
+                    for kind, values in (
+                        ("property", diff.properties),
+                        ("table", diff.table),
+                        ("protocol", diff.protocol),
+                    )
+                    for v in values
+                ]
+            )
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if plan.merged_protocol is not None:
-        st.caption(f"Protocol after the restore: {describe_protocol(plan.merged_protocol)} "
-                   f"(current {describe_protocol(plan.current_protocol)}). "
-                   f"Partitions touched: {format_count(plan.num_partitions_touched)}.")
+        st.caption(
+            f"Protocol after the restore: {describe_protocol(plan.merged_protocol)} "
+            f"(current {describe_protocol(plan.current_protocol)}). "
+            f"Partitions touched: {format_count(plan.num_partitions_touched)}."
+        )
 
 
 def _files_frame(plan: RestorePlan) -> pd.DataFrame:
     def row(action, add):
         dv = add.deletion_vector
-        return {"action": action, "path": add.path, "size": add.size, "rows": add.num_live_records,
-                "deletion vector": dv.unique_id if dv else "",
-                "partition": ", ".join(f"{k}={v}" for k, v in add.partition_values.items())}
+        return {
+            "action": action,
+            "path": add.path,
+            "size": add.size,
+            "rows": add.num_live_records,
+            "deletion vector": dv.unique_id if dv else "",
+            "partition": ", ".join(f"{k}={v}" for k, v in add.partition_values.items()),
+        }
 
-    return pd.DataFrame([row("re-add", a) for a in plan.files_to_add]
-                        + [row("remove", a) for a in plan.files_to_remove],
-                        columns=["action", "path", "size", "rows", "deletion vector", "partition"])
+    return pd.DataFrame(
+        [row("re-add", a) for a in plan.files_to_add]
+        + [row("remove", a) for a in plan.files_to_remove],
+        columns=["action", "path", "size", "rows", "deletion vector", "partition"],
+    )
 
 
 def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
@@ -173,34 +235,56 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
     overridable = [g for g in plan.guards if not g.passed and g.override]
     allow_missing = False
     if overridable and not plan.blocking_guards(["allow_missing_files"]):
-        allow_missing = st.checkbox("Restore WITHOUT the missing files (a PARTIAL table)", key=ALLOW_MISSING)
+        allow_missing = st.checkbox(
+            "Restore WITHOUT the missing files (a PARTIAL table)", key=ALLOW_MISSING
+        )
         if allow_missing:
-            st.error(f"**The result will be a PARTIAL table**: {plan.num_file_problems} files of version "
-                     f"{plan.target_version} are missing and will NOT be re-added; their rows are lost. "
-                     "The restored table is not version "
-                     f"{plan.target_version}.", icon=":material/dangerous:")
+            st.error(
+                f"**The result will be a PARTIAL table**: {plan.num_file_problems} files of version "
+                f"{plan.target_version} are missing and will NOT be re-added; their rows are lost. "
+                "The restored table is not version "
+                f"{plan.target_version}.",
+                icon=":material/dangerous:",
+            )
     blocking = plan.blocking_guards(["allow_missing_files"] if allow_missing else [])
     left, middle = st.columns(2)
     typed_table = left.text_input(f"Type the table name: **{plan.table_name}**", key=CONFIRM_TABLE)
-    typed_version = middle.text_input(f"Type the target version: **{plan.target_version}**",
-                                      key=CONFIRM_VERSION)
+    typed_version = middle.text_input(
+        f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION
+    )
     reason = st.text_area("Reason (required; recorded in the commit and the audit log)", key=REASON)
-    ready = (not blocking and typed_table.strip() == plan.table_name
-             and typed_version.strip() == str(plan.target_version) and bool(reason.strip()))
+    ready = (
+        not blocking
+        and typed_table.strip() == plan.table_name
+        and typed_version.strip() == str(plan.target_version)
+        and bool(reason.strip())
+    )
     if blocking:
         st.caption("The restore is refused by the guards above; the Commit button stays disabled.")
-    if st.button(f"Commit restore to version {plan.target_version}", type="primary", disabled=not ready,
-                 icon=":material/restore:", key="restore_commit"):
+    if st.button(
+        f"Commit restore to version {plan.target_version}",
+        type="primary",
+        disabled=not ready,
+        icon=":material/restore:",
+        key="restore_commit",
+    ):
         _commit(ctx, plan, reason, allow_missing)
 
 
 def _commit(ctx: PageContext, plan: RestorePlan, reason: str, allow_missing: bool) -> None:
     with st.status(f"Restoring version {plan.target_version}…", expanded=True) as status:
-        status.write("Checking again that the table has not moved and the files are all there, "
-                     "then writing one new commit and verifying it…")
+        status.write(
+            "Checking again that the table has not moved and the files are all there, "
+            "then writing one new commit and verifying it…"
+        )
         try:
-            result = execute_restore(plan, confirmed=True, reason=reason,
-                                     allow_missing_files=allow_missing, settings=ctx.settings)
+            result = execute_restore(
+                plan,
+                confirmed=True,
+                reason=reason,
+                allow_missing_files=allow_missing,
+                settings=ctx.settings,
+            )
         except InspectorError as exc:
             status.update(label="Restore refused: nothing was written", state="error")
             render_error(exc)
@@ -218,18 +302,29 @@ def _render_result(ctx: PageContext) -> None:
         return
     result: RestoreResult = stored[1]
     partial = " as a **PARTIAL** table" if result.skipped_files else ""
-    st.success(f"Committed version **{result.committed_version}**: the table now has version "
-               f"{result.plan.target_version}'s data{partial}.", icon=":material/task_alt:")
+    st.success(
+        f"Committed version **{result.committed_version}**: the table now has version "
+        f"{result.plan.target_version}'s data{partial}.",
+        icon=":material/task_alt:",
+    )
     m = result.metrics
     cols = st.columns(4)
     cols[0].metric("New version", result.committed_version)
     cols[1].metric("Files re-added", format_count(m.num_restored_files))
     cols[2].metric("Files removed", format_count(m.num_removed_files))
-    cols[3].metric("Files after", format_count(m.num_of_files_after_restore),
-                   format_bytes(m.table_size_after_restore), delta_color="off")
+    cols[3].metric(
+        "Files after",
+        format_count(m.num_of_files_after_restore),
+        format_bytes(m.table_size_after_restore),
+        delta_color="off",
+    )
     _render_verification(result)
-    if st.button(f"Undo: restore back to version {result.pre_restore_version}", icon=":material/undo:",
-                 key="restore_undo", help="Plans a guarded restore back; you confirm it like any restore."):
+    if st.button(
+        f"Undo: restore back to version {result.pre_restore_version}",
+        icon=":material/undo:",
+        key="restore_undo",
+        help="Plans a guarded restore back; you confirm it like any restore.",
+    ):
         _plan_undo(ctx, result)
 
 
@@ -237,11 +332,22 @@ def _render_verification(result: RestoreResult) -> None:
     verification = result.verification
     if verification is None:
         return
-    icons = {"passed": ":material/check:", "failed": ":material/close:", "skipped": ":material/remove:"}
-    lines = [f"{icons.get(c.status, '')} **{c.name}** ({c.status}): {escape_markdown(c.message)}"
-             for c in verification.checks]
+    icons = {
+        "passed": ":material/check:",
+        "failed": ":material/close:",
+        "skipped": ":material/remove:",
+    }
+    lines = [
+        f"{icons.get(c.status, '')} **{c.name}** ({c.status}): {escape_markdown(c.message)}"
+        for c in verification.checks
+    ]
     box = st.success if verification.ok else st.error
-    box("**Verification " + ("passed" if verification.ok else "FAILED") + "**\n\n" + "\n\n".join(lines))
+    box(
+        "**Verification "
+        + ("passed" if verification.ok else "FAILED")
+        + "**\n\n"
+        + "\n\n".join(lines)
+    )
 
 
 def _plan_undo(ctx: PageContext, result: RestoreResult) -> None:
@@ -254,6 +360,8 @@ def _plan_undo(ctx: PageContext, result: RestoreResult) -> None:
     st.session_state.pop(_RESULT, None)
     st.session_state[_PLAN] = (ctx.log.table_root, ctx.log.generation, plan)
     st.session_state[TARGET] = str(result.pre_restore_version)
-    st.session_state[REASON] = (f"Undo of the restore to version {result.plan.target_version} "
-                                f"(version {result.committed_version})")
+    st.session_state[REASON] = (
+        f"Undo of the restore to version {result.plan.target_version} "
+        f"(version {result.committed_version})"
+    )
     st.rerun()

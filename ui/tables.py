@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Mapping
+from collections.abc import Mapping
 
 import streamlit as st
 
-from inspector.views.history import HistoryEntry, build_history
-from inspector.log.deltalog import DeltaLog
 from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.views.history import HistoryEntry, build_history
 from ui.common import format_ms
 
 _demo_lock = threading.Lock()
@@ -46,15 +46,17 @@ def open_log(location: str) -> DeltaLog:
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the history…")
-def _cached_history(table_root: str, generation: int, tolerance: int,
-                    _log: DeltaLog, _settings: Settings) -> tuple[HistoryEntry, ...]:
+def _cached_history(
+    table_root: str, generation: int, tolerance: int, _log: DeltaLog, _settings: Settings
+) -> tuple[HistoryEntry, ...]:
     return tuple(build_history(_log, _settings))
 
 
 def history(log: DeltaLog, settings: Settings) -> tuple[HistoryEntry, ...]:
     """The table's history, computed once per log generation (i.e. until a new commit lands)."""
-    return _cached_history(log.table_root, log.generation, settings.timestamp_tolerance_seconds,
-                           log, settings)
+    return _cached_history(
+        log.table_root, log.generation, settings.timestamp_tolerance_seconds, log, settings
+    )
 
 
 def selectable_versions(log: DeltaLog) -> tuple[int, ...]:
@@ -65,12 +67,20 @@ def selectable_versions(log: DeltaLog) -> tuple[int, ...]:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def version_labels(table_root: str, generation: int, tolerance: int,
-                   _history: tuple[HistoryEntry, ...], _log: DeltaLog) -> Mapping[int, str]:
+def version_labels(
+    table_root: str,
+    generation: int,
+    tolerance: int,
+    _history: tuple[HistoryEntry, ...],
+    _log: DeltaLog,
+) -> Mapping[int, str]:
     """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42``, per history generation."""
     commits = _log.listing.commits
-    return {e.version: f"v{e.version} · {e.operation if e.version in commits else 'checkpoint only'} · "
-                       f"{format_ms(e.timestamps.history)[:16]}" for e in _history}
+    return {
+        e.version: f"v{e.version} · {e.operation if e.version in commits else 'checkpoint only'} · "
+        f"{format_ms(e.timestamps.history)[:16]}"
+        for e in _history
+    }
 
 
 def ensure_demo_table(path: str) -> str:

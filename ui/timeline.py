@@ -36,17 +36,33 @@ KIND_COLOURS = {
     "Other": "#c7c7c7",
 }
 _KIND_BY_OPERATION = {
-    "WRITE": "Write", "COPY INTO": "Write", "STREAMING UPDATE": "Streaming update",
-    "MERGE": "Merge", "UPDATE": "Update", "DELETE": "Delete", "TRUNCATE": "Delete",
-    "OPTIMIZE": "Optimize", "REORG": "Optimize", "CLONE": "Create / replace",
-    "RESTORE": "Restore", "VACUUM START": "Vacuum", "VACUUM END": "Vacuum",
-    "ADD COLUMNS": "Schema change", "CHANGE COLUMN": "Schema change",
-    "RENAME COLUMN": "Schema change", "DROP COLUMNS": "Schema change",
-    "REPLACE COLUMNS": "Schema change", "UPDATE SCHEMA": "Schema change",
-    "SET TBLPROPERTIES": "Properties / protocol", "UNSET TBLPROPERTIES": "Properties / protocol",
-    "UPGRADE PROTOCOL": "Properties / protocol", "DROP FEATURE": "Properties / protocol",
-    "ADD CONSTRAINT": "Properties / protocol", "DROP CONSTRAINT": "Properties / protocol",
-    "CLUSTER BY": "Properties / protocol", "SET TABLE LOCATION": "Properties / protocol",
+    "WRITE": "Write",
+    "COPY INTO": "Write",
+    "STREAMING UPDATE": "Streaming update",
+    "MERGE": "Merge",
+    "UPDATE": "Update",
+    "DELETE": "Delete",
+    "TRUNCATE": "Delete",
+    "OPTIMIZE": "Optimize",
+    "REORG": "Optimize",
+    "CLONE": "Create / replace",
+    "RESTORE": "Restore",
+    "VACUUM START": "Vacuum",
+    "VACUUM END": "Vacuum",
+    "ADD COLUMNS": "Schema change",
+    "CHANGE COLUMN": "Schema change",
+    "RENAME COLUMN": "Schema change",
+    "DROP COLUMNS": "Schema change",
+    "REPLACE COLUMNS": "Schema change",
+    "UPDATE SCHEMA": "Schema change",
+    "SET TBLPROPERTIES": "Properties / protocol",
+    "UNSET TBLPROPERTIES": "Properties / protocol",
+    "UPGRADE PROTOCOL": "Properties / protocol",
+    "DROP FEATURE": "Properties / protocol",
+    "ADD CONSTRAINT": "Properties / protocol",
+    "DROP CONSTRAINT": "Properties / protocol",
+    "CLUSTER BY": "Properties / protocol",
+    "SET TABLE LOCATION": "Properties / protocol",
 }
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
 _CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"
@@ -81,17 +97,27 @@ def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFram
 def _row(e: HistoryEntry) -> dict:
     stamps = e.timestamps
     return {
-        "version": e.version, "timestamp": stamps.history, "operation": e.operation,
+        "version": e.version,
+        "timestamp": stamps.history,
+        "operation": e.operation,
         "kind": operation_kind(e.operation),
         "parameters": _compact_json(e.operation_parameters),
         "metrics": _compact_json(e.operation_metrics),
-        "user": e.user, "engine": e.engine_info, "read_version": e.read_version,
-        "blind_append": e.is_blind_append, "added_files": e.num_added_files,
-        "removed_files": e.num_removed_files, "added_bytes": e.added_bytes,
-        "removed_bytes": e.removed_bytes, "added_rows": e.added_records,
-        "removed_rows": e.removed_records, "problem_count": len(e.problems),
-        "problems": " | ".join(e.problems), "timestamp_source": stamps.source,
-        "commit_info_time": stamps.commit_info, "in_commit_time": stamps.in_commit,
+        "user": e.user,
+        "engine": e.engine_info,
+        "read_version": e.read_version,
+        "blind_append": e.is_blind_append,
+        "added_files": e.num_added_files,
+        "removed_files": e.num_removed_files,
+        "added_bytes": e.added_bytes,
+        "removed_bytes": e.removed_bytes,
+        "added_rows": e.added_records,
+        "removed_rows": e.removed_records,
+        "problem_count": len(e.problems),
+        "problems": " | ".join(e.problems),
+        "timestamp_source": stamps.source,
+        "commit_info_time": stamps.commit_info,
+        "in_commit_time": stamps.in_commit,
         "file_time": stamps.file_modification,
     }
 
@@ -103,13 +129,18 @@ def _compact_json(mapping) -> str:
 def render(ctx: PageContext) -> None:
     """The Timeline page."""
     if not ctx.history:
-        st.info("This table's log has no commit files (only a checkpoint), so there is no history "
-                "to draw. The Version and Overview pages show its state.", icon=":material/info:")
+        st.info(
+            "This table's log has no commit files (only a checkpoint), so there is no history "
+            "to draw. The Version and Overview pages show its state.",
+            icon=":material/info:",
+        )
         return
     frame = history_frame(ctx.cache_key, ctx.history)
     shown, size_by = _filters(frame)
-    st.caption(f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
-               "removed · a ring marks a version with problems · click a mark to select it")
+    st.caption(
+        f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
+        "removed · a ring marks a version with problems · click a mark to select it"
+    )
     if shown.empty:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
@@ -122,14 +153,24 @@ def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     ops_col, time_col, axis_col, size_col = st.columns([2.4, 3.2, 1.9, 1.4])
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
-        "Operations", list(counts.index), format_func=lambda op: f"{op} ({counts[op]:,})",
-        placeholder="All operations", key="timeline_ops")
+        "Operations",
+        list(counts.index),
+        format_func=lambda op: f"{op} ({counts[op]:,})",
+        placeholder="All operations",
+        key="timeline_ops",
+    )
     axis = axis_col.segmented_control(
-        "Time axis", ["history", "commitInfo"], default="history", required=True, key="timeline_axis",
+        "Time axis",
+        ["history", "commitInfo"],
+        default="history",
+        required=True,
+        key="timeline_axis",
         help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
-             "writer's clock, which survives copying a table (falls back to history when absent).")
-    size_by = size_col.segmented_control("Size by", ["bytes", "rows"], default="bytes",
-                                         required=True, key="timeline_size")
+        "writer's clock, which survives copying a table (falls back to history when absent).",
+    )
+    size_by = size_col.segmented_control(
+        "Size by", ["bytes", "rows"], default="bytes", required=True, key="timeline_size"
+    )
     frame = frame.assign(when=frame["commit_time"] if axis == "commitInfo" else frame["timestamp"])
     shown = frame[frame["operation"].isin(operations)] if operations else frame
     start, end = _time_range(time_col, frame["when"])
@@ -150,8 +191,15 @@ def _time_range(column, when: pd.Series) -> tuple[datetime | None, datetime | No
     step = max(timedelta(seconds=1), timedelta(seconds=int(span.total_seconds() // 400)))
     fmt = "YYYY-MM-DD HH:mm:ss" if span < timedelta(days=2) else "YYYY-MM-DD HH:mm"
     # The key carries the bounds, so switching the time axis starts from the full range.
-    return column.slider("Time range (UTC)", min_value=first, max_value=last, value=(first, last),
-                         step=step, format=fmt, key=f"timeline_range_{int(first.timestamp())}_{int(last.timestamp())}")
+    return column.slider(
+        "Time range (UTC)",
+        min_value=first,
+        max_value=last,
+        value=(first, last),
+        step=step,
+        format=fmt,
+        key=f"timeline_range_{int(first.timestamp())}_{int(last.timestamp())}",
+    )
 
 
 def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
@@ -171,8 +219,10 @@ def _hover(frame: pd.DataFrame) -> list[str]:
         text = f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
         if abs((r.commit_time - r.timestamp).total_seconds()) >= 1:
             text += f"<br>commitInfo: {r.commit_time:%Y-%m-%d %H:%M:%S} UTC"
-        text += (f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
-                 f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})")
+        text += (
+            f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
+            f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
+        )
         if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
             text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
         if r.user:
@@ -195,20 +245,42 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
         mask = (frame["kind"] == kind).to_numpy()
         if mask.any():
             part = frame[mask]
-            fig.add_trace(trace(
-                x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
-                name=kind, hovertext=hover[mask], hoverinfo="text",
-                marker={"color": colour, "size": sizes[mask], "opacity": 0.85,
-                        "line": {"width": 0.5, "color": "white"}}))
+            fig.add_trace(
+                trace(
+                    x=part["when"],
+                    y=part["version"],
+                    customdata=part["version"],
+                    mode="markers",
+                    name=kind,
+                    hovertext=hover[mask],
+                    hoverinfo="text",
+                    marker={
+                        "color": colour,
+                        "size": sizes[mask],
+                        "opacity": 0.85,
+                        "line": {"width": 0.5, "color": "white"},
+                    },
+                )
+            )
     _overlay_rings(fig, frame, sizes, selected, trace)
     fig.update_layout(
-        height=380, margin={"l": 10, "r": 10, "t": 10, "b": 10}, hovermode="closest",
+        height=380,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None},
-        xaxis={"title": None}, yaxis={"title": "version", "range": _padded(frame["version"])},
-        clickmode="event+select", dragmode="zoom")
+        xaxis={"title": None},
+        yaxis={"title": "version", "range": _padded(frame["version"])},
+        clickmode="event+select",
+        dragmode="zoom",
+    )
     key = f"{_CHART_KEY}_{selected}"  # a new key per selection clears the chart's own selection
-    st.plotly_chart(fig, key=key, on_select=lambda: _on_chart_select(key), selection_mode="points",
-                    config={"displaylogo": False})
+    st.plotly_chart(
+        fig,
+        key=key,
+        on_select=lambda: _on_chart_select(key),
+        selection_mode="points",
+        config={"displaylogo": False},
+    )
 
 
 def _padded(versions: pd.Series) -> list[float]:
@@ -217,23 +289,47 @@ def _padded(versions: pd.Series) -> list[float]:
     return [low - pad, high + pad]
 
 
-def _overlay_rings(fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selected: int, trace) -> None:
+def _overlay_rings(
+    fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selected: int, trace
+) -> None:
     flagged = (frame["problem_count"] > 0).to_numpy()
     if flagged.any():
         part = frame[flagged]
-        fig.add_trace(trace(
-            x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
-            name="has problems", hoverinfo="skip",
-            marker={"symbol": "circle-open", "size": sizes[flagged] + 9, "color": "#f59e0b",
-                    "line": {"width": 2.5, "color": "#f59e0b"}}))
+        fig.add_trace(
+            trace(
+                x=part["when"],
+                y=part["version"],
+                customdata=part["version"],
+                mode="markers",
+                name="has problems",
+                hoverinfo="skip",
+                marker={
+                    "symbol": "circle-open",
+                    "size": sizes[flagged] + 9,
+                    "color": "#f59e0b",
+                    "line": {"width": 2.5, "color": "#f59e0b"},
+                },
+            )
+        )
     here = (frame["version"] == selected).to_numpy()
     if here.any():
         part = frame[here]
-        fig.add_trace(trace(
-            x=part["when"], y=part["version"], customdata=part["version"], mode="markers",
-            name=f"selected (v{selected})", hoverinfo="skip",
-            marker={"symbol": "circle-open", "size": sizes[here] + 16, "color": "#000000",
-                    "line": {"width": 3, "color": "#000000"}}))
+        fig.add_trace(
+            trace(
+                x=part["when"],
+                y=part["version"],
+                customdata=part["version"],
+                mode="markers",
+                name=f"selected (v{selected})",
+                hoverinfo="skip",
+                marker={
+                    "symbol": "circle-open",
+                    "size": sizes[here] + 16,
+                    "color": "#000000",
+                    "line": {"width": 3, "color": "#000000"},
+                },
+            )
+        )
 
 
 def _on_chart_select(key: str) -> None:
@@ -251,13 +347,18 @@ def _problems_note(frame: pd.DataFrame) -> None:
         return
     listed = ", ".join(f"v{v}" for v in flagged["version"].head(20))
     more = f" and {len(flagged) - 20:,} more" if len(flagged) > 20 else ""
-    st.warning(f"{len(flagged):,} version(s) have problems: {listed}{more}. Select one to read "
-               "what is wrong; the *problems* column below has the details.", icon=":material/warning:")
+    st.warning(
+        f"{len(flagged):,} version(s) have problems: {listed}{more}. Select one to read "
+        "what is wrong; the *problems* column below has the details.",
+        icon=":material/warning:",
+    )
 
 
 _TABLE_COLUMNS = {
     "version": st.column_config.NumberColumn("version", format="%d", width="small"),
-    "timestamp": st.column_config.DatetimeColumn("timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "timestamp": st.column_config.DatetimeColumn(
+        "timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"
+    ),
     "operation": st.column_config.TextColumn("operation"),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
@@ -271,8 +372,12 @@ _TABLE_COLUMNS = {
     "removed_bytes": st.column_config.NumberColumn("−bytes", format="%d"),
     "problems": st.column_config.TextColumn("problems", width="large"),
     "timestamp_source": st.column_config.TextColumn("timestamp source"),
-    "commit_info_time": st.column_config.DatetimeColumn("commitInfo time", format="YYYY-MM-DD HH:mm:ss.SSS"),
-    "in_commit_time": st.column_config.DatetimeColumn("inCommitTimestamp", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "commit_info_time": st.column_config.DatetimeColumn(
+        "commitInfo time", format="YYYY-MM-DD HH:mm:ss.SSS"
+    ),
+    "in_commit_time": st.column_config.DatetimeColumn(
+        "inCommitTimestamp", format="YYYY-MM-DD HH:mm:ss.SSS"
+    ),
     "file_time": st.column_config.DatetimeColumn("file modified", format="YYYY-MM-DD HH:mm:ss.SSS"),
 }
 
@@ -285,14 +390,23 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
     key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
     # The selected version's row starts ticked; a new key per selection keeps that true.
     ticked = [versions.index(selected)] if selected in versions else []
-    st.dataframe(table, key=key, hide_index=True, column_config=_TABLE_COLUMNS,
-                 on_select=lambda: _on_row_select(key, versions), selection_mode="single-row",
-                 selection_default={"selection": {"rows": ticked}}, placeholder="–",
-                 height=min(36 + 35 * len(table), 460))
-    st.caption("Timestamps: *timestamp* is what Delta uses for history and time travel (the "
-               "in-commit timestamp when enabled, else the commit file's modification time); the "
-               "commitInfo and file times beside it disagree on copied or replicated tables, "
-               "which is reported under *problems*.")
+    st.dataframe(
+        table,
+        key=key,
+        hide_index=True,
+        column_config=_TABLE_COLUMNS,
+        on_select=lambda: _on_row_select(key, versions),
+        selection_mode="single-row",
+        selection_default={"selection": {"rows": ticked}},
+        placeholder="–",
+        height=min(36 + 35 * len(table), 460),
+    )
+    st.caption(
+        "Timestamps: *timestamp* is what Delta uses for history and time travel (the "
+        "in-commit timestamp when enabled, else the commit file's modification time); the "
+        "commitInfo and file times beside it disagree on copied or replicated tables, "
+        "which is reported under *problems*."
+    )
 
 
 def _on_row_select(key: str, versions: tuple[int, ...]) -> None:

@@ -8,14 +8,15 @@ Everything comes from the log; Spark is never started here.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from inspector.delta.actions import Metadata, Protocol, Txn, DomainMetadata, UnknownAction
-from inspector.log.commit import Commit
+from inspector.delta.actions import DomainMetadata, Metadata, Protocol, Txn, UnknownAction
 from inspector.delta.errors import InspectorError, VersionNotFound
+from inspector.log.commit import Commit
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.views.versions import file_action_record
@@ -47,11 +48,17 @@ def _heading(commit: Commit, entry: HistoryEntry | None) -> None:
     st.subheader(f"Version {commit.version} · {info.operation}", anchor=False)
     if entry is not None:
         stamps = entry.timestamps
-        source = "in-commit timestamp" if stamps.source == "inCommitTimestamp" else "file modification time"
-        st.caption(f"**{format_ms(stamps.history, with_ms=True)}** (history timestamp, from the {source}) · "
-                   f"commitInfo: {format_ms(stamps.commit_info, with_ms=True)} · in-commit: "
-                   f"{format_ms(stamps.in_commit, with_ms=True)} · file modified: "
-                   f"{format_ms(stamps.file_modification, with_ms=True)}")
+        source = (
+            "in-commit timestamp"
+            if stamps.source == "inCommitTimestamp"
+            else "file modification time"
+        )
+        st.caption(
+            f"**{format_ms(stamps.history, with_ms=True)}** (history timestamp, from the {source}) · "
+            f"commitInfo: {format_ms(stamps.commit_info, with_ms=True)} · in-commit: "
+            f"{format_ms(stamps.in_commit, with_ms=True)} · file modified: "
+            f"{format_ms(stamps.file_modification, with_ms=True)}"
+        )
         for problem in entry.problems:
             st.warning(escape_markdown(problem), icon=":material/warning:")
     elif commit.problems:
@@ -65,10 +72,12 @@ def _checkpoint_only(ctx: PageContext) -> None:
     for problem in entry.problems if entry else ():
         st.warning(escape_markdown(problem), icon=":material/warning:")
     if not entry or not entry.problems:
-        st.info(f"Version {ctx.version} has no commit file: it was removed by log cleanup (or never "
-                "copied), and only its checkpoint remains. What this commit changed is no longer "
-                "recorded; the table's state at this version is known from the checkpoint.",
-                icon=":material/info:")
+        st.info(
+            f"Version {ctx.version} has no commit file: it was removed by log cleanup (or never "
+            "copied), and only its checkpoint remains. What this commit changed is no longer "
+            "recorded; the table's state at this version is known from the checkpoint.",
+            icon=":material/info:",
+        )
     snap = ctx.log.snapshot(ctx.version)
     cols = st.columns(4)
     cols[0].metric("Files", format_count(snap.num_files))
@@ -79,36 +88,51 @@ def _checkpoint_only(ctx: PageContext) -> None:
 
 # ---- files -------------------------------------------------------------------------------------
 
+
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _file_frames(key: tuple, _commit: Commit) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     # Commit files are immutable: a frame built once per (table, version, file) stays right.
     added = _files_frame([file_action_record(a) for a in _commit.adds])
     removed = _files_frame([file_action_record(r) for r in _commit.removes])
-    cdc = pd.DataFrame([{"path": c.path, "partition": _partition_text(c.partition_values),
-                         "size": c.size, "dataChange": c.data_change} for c in _commit.cdc_files])
+    cdc = pd.DataFrame(
+        [
+            {
+                "path": c.path,
+                "partition": _partition_text(c.partition_values),
+                "size": c.size,
+                "dataChange": c.data_change,
+            }
+            for c in _commit.cdc_files
+        ]
+    )
     return added, removed, cdc
 
 
 def _files_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    rows = [{
-        "path": r["path"],
-        "partition": _partition_text(r["partitionValues"]),
-        "size": r["size"],
-        "numRecords": r["numRecords"],
-        "minValues": _json_text(r.get("minValues")),
-        "maxValues": _json_text(r.get("maxValues")),
-        "nullCount": _json_text(r.get("nullCount")),
-        "dataChange": r["dataChange"],
-        "deletionVector": _dv_text(r["deletionVector"]),
-        "time": r.get("modificationTime", r.get("deletionTimestamp")),
-        "tags": _json_text(r["tags"]),
-    } for r in records]
+    rows = [
+        {
+            "path": r["path"],
+            "partition": _partition_text(r["partitionValues"]),
+            "size": r["size"],
+            "numRecords": r["numRecords"],
+            "minValues": _json_text(r.get("minValues")),
+            "maxValues": _json_text(r.get("maxValues")),
+            "nullCount": _json_text(r.get("nullCount")),
+            "dataChange": r["dataChange"],
+            "deletionVector": _dv_text(r["deletionVector"]),
+            "time": r.get("modificationTime", r.get("deletionTimestamp")),
+            "tags": _json_text(r["tags"]),
+        }
+        for r in records
+    ]
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
     frame["time"] = pd.to_datetime(frame["time"], unit="ms", utc=True)
     # Columns no file has (no stats, no deletion vectors, ...) are noise.
-    keep = [c for c in frame.columns if c in ("path", "size", "dataChange") or frame[c].notna().any()]
+    keep = [
+        c for c in frame.columns if c in ("path", "size", "dataChange") or frame[c].notna().any()
+    ]
     return frame[keep]
 
 
@@ -125,15 +149,21 @@ def _json_text(value: Any) -> str | None:
 def _dv_text(dv: Mapping[str, Any] | None) -> str | None:
     if not dv:
         return None
-    where = {"i": "inline", "u": "file", "p": "absolute path"}.get(dv["storageType"], dv["storageType"])
-    return f"{_plural(dv['cardinality'], 'row')} deleted ({where}, {format_bytes(dv['sizeInBytes'])})"
+    where = {"i": "inline", "u": "file", "p": "absolute path"}.get(
+        dv["storageType"], dv["storageType"]
+    )
+    return (
+        f"{_plural(dv['cardinality'], 'row')} deleted ({where}, {format_bytes(dv['sizeInBytes'])})"
+    )
 
 
 _FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
     "size": st.column_config.NumberColumn("size (bytes)", format="%d"),
     "numRecords": st.column_config.NumberColumn("numRecords", format="%d"),
-    "time": st.column_config.DatetimeColumn("modified / deleted (UTC)", format="YYYY-MM-DD HH:mm:ss"),
+    "time": st.column_config.DatetimeColumn(
+        "modified / deleted (UTC)", format="YYYY-MM-DD HH:mm:ss"
+    ),
 }
 
 
@@ -144,24 +174,40 @@ def _files(ctx: PageContext, commit: Commit) -> None:
     st.markdown("##### Files")
     cols = st.columns(4)
     cols[0].metric("Files added", format_count(len(adds)), help="add actions in this commit")
-    cols[1].metric("Files removed", format_count(len(removes)), help="remove actions in this commit")
-    cols[2].metric("Bytes added / removed",
-                   f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}")
-    cols[3].metric("Rows added / removed", f"{_rows(adds)} / {_rows(removes)}",
-                   help="From the files' stats (numRecords); – when a file has none.")
+    cols[1].metric(
+        "Files removed", format_count(len(removes)), help="remove actions in this commit"
+    )
+    cols[2].metric(
+        "Bytes added / removed",
+        f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}",
+    )
+    cols[3].metric(
+        "Rows added / removed",
+        f"{_rows(adds)} / {_rows(removes)}",
+        help="From the files' stats (numRecords); – when a file has none.",
+    )
     if not adds and not removes and not commit.cdc_files:
         st.caption("This commit added and removed no files.")
         return
     st.code(_path_listing(adds, removes), language="diff", wrap_lines=True)
-    tabs = st.tabs([f"Added ({len(adds):,})", f"Removed ({len(removes):,})"]
-                   + ([f"Change data ({len(commit.cdc_files):,})"] if commit.cdc_files else []))
-    for tab, frame, what in zip(tabs, (added, removed, cdc), ("added", "removed", "change-data")):
+    tabs = st.tabs(
+        [f"Added ({len(adds):,})", f"Removed ({len(removes):,})"]
+        + ([f"Change data ({len(commit.cdc_files):,})"] if commit.cdc_files else [])
+    )
+    for tab, frame, what in zip(
+        tabs, (added, removed, cdc), ("added", "removed", "change-data"), strict=False
+    ):
         with tab:
             if frame.empty:
                 st.caption(f"No {what} files.")
             else:
-                st.dataframe(frame, hide_index=True, column_config=_FILE_COLUMNS, placeholder="–",
-                             height=min(38 + 35 * len(frame), 420))
+                st.dataframe(
+                    frame,
+                    hide_index=True,
+                    column_config=_FILE_COLUMNS,
+                    placeholder="–",
+                    height=min(38 + 35 * len(frame), 420),
+                )
 
 
 def _rows(actions) -> str:
@@ -181,13 +227,19 @@ def _path_listing(adds, removes) -> str:
     for sign, actions in (("+", adds), ("-", removes)):
         for action in actions[:_LISTED_PATHS]:
             dv = action.deletion_vector
-            lines.append(f"{sign} {action.path}" + (f"   (deletion vector: {_plural(dv.cardinality, 'row')} deleted)" if dv else ""))
+            lines.append(
+                f"{sign} {action.path}"
+                + (f"   (deletion vector: {_plural(dv.cardinality, 'row')} deleted)" if dv else "")
+            )
         if len(actions) > _LISTED_PATHS:
-            lines.append(f"{sign} … and {len(actions) - _LISTED_PATHS:,} more (see the table below)")
+            lines.append(
+                f"{sign} … and {len(actions) - _LISTED_PATHS:,} more (see the table below)"
+            )
     return "\n".join(lines)
 
 
 # ---- metadata, protocol, schema -----------------------------------------------------------------
+
 
 def _metadata_changes(ctx: PageContext, commit: Commit) -> None:
     if commit.metadata is None and commit.protocol is None:
@@ -198,27 +250,36 @@ def _metadata_changes(ctx: PageContext, commit: Commit) -> None:
     if note:
         st.info(note, icon=":material/info:")
     if after is None:
-        st.warning("The table's metadata or protocol at this version cannot be determined, so the "
-                   "change cannot be shown; the raw JSON below has the actions.", icon=":material/warning:")
+        st.warning(
+            "The table's metadata or protocol at this version cannot be determined, so the "
+            "change cannot be shown; the raw JSON below has the actions.",
+            icon=":material/warning:",
+        )
         return
     diff = diff_metadata(before, after)
     if before is None:
-        st.caption("This commit creates the table (there is no earlier version to compare with): "
-                   "everything below is new.")
+        st.caption(
+            "This commit creates the table (there is no earlier version to compare with): "
+            "everything below is new."
+        )
     if diff.is_empty:
         st.caption("This commit rewrote the metaData/protocol without changing anything in them.")
         return
     _render_diff(diff, creating=before is None)
 
 
-def _state_before(ctx: PageContext, version: int) -> tuple[tuple[Metadata, Protocol] | None, str | None]:
+def _state_before(
+    ctx: PageContext, version: int
+) -> tuple[tuple[Metadata, Protocol] | None, str | None]:
     if version == 0:
         return None, None
     try:
         prev = ctx.log.snapshot(version - 1)
     except InspectorError as exc:
-        return None, (f"Version {version - 1} cannot be reconstructed ({exc.message}), so "
-                      "everything this commit sets is shown as new.")
+        return None, (
+            f"Version {version - 1} cannot be reconstructed ({exc.message}), so "
+            "everything this commit sets is shown as new."
+        )
     return (prev.metadata, prev.protocol), None
 
 
@@ -235,15 +296,26 @@ def _state_after(ctx: PageContext, commit: Commit, before) -> tuple[Metadata, Pr
 
 
 def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
-    sections = [(title, frame) for title, frame in (
-        ("Columns added", _columns_frame(diff.columns_added)),
-        ("Columns removed", _columns_frame(diff.columns_removed)),
-        ("Columns changed", pd.DataFrame([{"column": c.name, "change": "; ".join(c.changes)}
-                                          for c in diff.columns_changed])),
-        ("Table", _changes_frame(diff.table, creating)),
-        ("Properties", _changes_frame(diff.properties, creating)),
-        ("Protocol", _changes_frame(diff.protocol, creating)),
-    ) if not frame.empty]
+    sections = [
+        (title, frame)
+        for title, frame in (
+            ("Columns added", _columns_frame(diff.columns_added)),
+            ("Columns removed", _columns_frame(diff.columns_removed)),
+            (
+                "Columns changed",
+                pd.DataFrame(
+                    [
+                        {"column": c.name, "change": "; ".join(c.changes)}
+                        for c in diff.columns_changed
+                    ]
+                ),
+            ),
+            ("Table", _changes_frame(diff.table, creating)),
+            ("Properties", _changes_frame(diff.properties, creating)),
+            ("Protocol", _changes_frame(diff.protocol, creating)),
+        )
+        if not frame.empty
+    ]
     cols = st.columns(2)
     for i, (title, frame) in enumerate(sections):
         with cols[i % 2]:
@@ -254,16 +326,22 @@ def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
 def _changes_frame(changes, creating: bool) -> pd.DataFrame:
     if creating:  # nothing came before: a "before" column would only say "(not set)"
         return pd.DataFrame([{"key": c.key, "value": _value_text(c.after)} for c in changes])
-    return pd.DataFrame([{"key": c.key, "before": _value_text(c.before), "after": _value_text(c.after)}
-                         for c in changes])
+    return pd.DataFrame(
+        [
+            {"key": c.key, "before": _value_text(c.before), "after": _value_text(c.after)}
+            for c in changes
+        ]
+    )
 
 
 def _columns_frame(columns) -> pd.DataFrame:
     if not columns:
         return pd.DataFrame()
-    rows = [{"column": c.name, "type": c.type, "nullable": "yes" if c.nullable else "NOT NULL"}
-            for c in columns]
-    for row, c in zip(rows, columns):
+    rows = [
+        {"column": c.name, "type": c.type, "nullable": "yes" if c.nullable else "NOT NULL"}
+        for c in columns
+    ]
+    for row, c in zip(rows, columns, strict=False):
         if c.physical_path != c.path:
             row["physical name"] = ".".join(c.physical_path)
     return pd.DataFrame(rows).fillna("")
@@ -279,22 +357,31 @@ def _value_text(value: Any) -> str:
 
 # ---- commitInfo and other actions -----------------------------------------------------------------
 
+
 def _commit_info(commit: Commit) -> None:
     info = commit.commit_info
     st.markdown("##### commitInfo")
     if not info.raw:
         st.caption("This commit has no commitInfo action (the writer did not record one).")
         return
-    provenance = {k: v for k, v in info.raw.items() if k not in ("operationParameters", "operationMetrics")}
+    provenance = {
+        k: v for k, v in info.raw.items() if k not in ("operationParameters", "operationMetrics")
+    }
     cols = st.columns(3)
-    for col, title, values in ((cols[0], "Provenance", provenance),
-                               (cols[1], "operationParameters", info.operation_parameters),
-                               (cols[2], "operationMetrics", info.operation_metrics)):
+    for col, title, values in (
+        (cols[0], "Provenance", provenance),
+        (cols[1], "operationParameters", info.operation_parameters),
+        (cols[2], "operationMetrics", info.operation_metrics),
+    ):
         with col:
             st.markdown(f"**{title}**")
             if values:
-                st.table(pd.DataFrame([{"field": k, "value": _field_text(k, v)}
-                                       for k, v in values.items()]), hide_index=True)
+                st.table(
+                    pd.DataFrame(
+                        [{"field": k, "value": _field_text(k, v)} for k, v in values.items()]
+                    ),
+                    hide_index=True,
+                )
             else:
                 st.caption("none recorded")
 
@@ -311,7 +398,9 @@ def _other_actions(commit: Commit) -> None:
     rows = []
     for action in commit.actions:
         if isinstance(action, Txn):
-            rows.append({"action": "txn", "detail": f"appId {action.app_id} → version {action.version}"})
+            rows.append(
+                {"action": "txn", "detail": f"appId {action.app_id} → version {action.version}"}
+            )
         elif isinstance(action, DomainMetadata):
             state = "removed" if action.removed else action.configuration[:200]
             rows.append({"action": "domainMetadata", "detail": f"{action.domain}: {state}"})
@@ -328,10 +417,17 @@ def _raw_json(ctx: PageContext, commit: Commit) -> None:
     title = f"Raw commit JSON · {commit.file.name} · {len(lines):,} actions, {format_bytes(commit.file.size)}"
     with st.expander(title, icon=":material/data_object:"):
         if len(lines) > _RAW_ACTIONS:
-            st.caption(f"The first {_RAW_ACTIONS} of {len(lines):,} actions; download the file for all.")
+            st.caption(
+                f"The first {_RAW_ACTIONS} of {len(lines):,} actions; download the file for all."
+            )
         st.code("\n".join(_pretty(line) for line in lines[:_RAW_ACTIONS]), language="json")
-        st.download_button("Download the commit file", text, file_name=commit.file.name,
-                           mime="application/json", icon=":material/download:")
+        st.download_button(
+            "Download the commit file",
+            text,
+            file_name=commit.file.name,
+            mime="application/json",
+            icon=":material/download:",
+        )
 
 
 def _pretty(line: str) -> str:

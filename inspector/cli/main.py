@@ -12,7 +12,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.settings import Settings
@@ -27,17 +28,21 @@ def command(name: str, help: str):
     The decorated function's ``arguments`` attribute (set by :func:`arguments`)
     adds its options to the subparser.
     """
+
     def register(handler: Handler) -> Handler:
         _COMMANDS[name] = (getattr(handler, "arguments", lambda p: None), handler, help)
         return handler
+
     return register
 
 
 def arguments(add: Callable[[argparse.ArgumentParser], None]):
     """Attach an argument-adding function to a command handler."""
+
     def attach(handler: Handler) -> Handler:
         handler.arguments = add  # type: ignore[attr-defined]
         return handler
+
     return attach
 
 
@@ -45,14 +50,17 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors follow the CLI's error contract."""
 
     def error(self, message: str):  # argparse would print usage and exit; we raise instead
-        raise InvalidInput(f"{message[0].upper()}{message[1:]}.", f"Run '{self.prog} --help' for usage.")
+        raise InvalidInput(
+            f"{message[0].upper()}{message[1:]}.", f"Run '{self.prog} --help' for usage."
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     _load_commands()
-    parser = _Parser(prog="python -m inspector",
-                                     description="Inspect Delta Lake tables and repair them safely.")
+    parser = _Parser(
+        prog="python -m inspector", description="Inspect Delta Lake tables and repair them safely."
+    )
     subs = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (add_args, handler, help_text) in sorted(_COMMANDS.items()):
         sub = subs.add_parser(name, help=help_text, description=help_text)
@@ -80,13 +88,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail(args, "Interrupted", "Interrupted; nothing was written.", 130)
     except Exception as exc:  # the contract: one line, exit 1, never a traceback
-        return _fail(args, "UnexpectedError",
-                     f"Unexpected failure: {type(exc).__name__}: {exc}. "
-                     "Please report it with the command you ran.", 1)
+        return _fail(
+            args,
+            "UnexpectedError",
+            f"Unexpected failure: {type(exc).__name__}: {exc}. "
+            "Please report it with the command you ran.",
+            1,
+        )
 
 
-def _fail(args: argparse.Namespace, kind: str, message: str, code: int,
-          context: dict | None = None) -> int:
+def _fail(
+    args: argparse.Namespace, kind: str, message: str, code: int, context: dict | None = None
+) -> int:
     print(f"error: {message}", file=sys.stderr)
     if getattr(args, "json", False):
         # A command may attach what it knew before failing (restore: its plan and guards).

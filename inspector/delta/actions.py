@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping, Union
+from typing import Any
 from urllib.parse import unquote
 
 from inspector.delta.schema import StructType, parse_schema
@@ -59,7 +60,7 @@ class DeletionVector:
     cardinality: int
 
     @classmethod
-    def from_json(cls, obj: Mapping[str, Any] | None) -> "DeletionVector | None":
+    def from_json(cls, obj: Mapping[str, Any] | None) -> DeletionVector | None:
         """Build a descriptor from its JSON object, or None when absent."""
         if not obj:
             return None
@@ -166,7 +167,7 @@ class RemoveFile:
         return _num_records(self.stats)
 
 
-FileAction = Union[AddFile, RemoveFile]
+FileAction = AddFile | RemoveFile
 
 
 @dataclass(frozen=True)
@@ -311,10 +312,19 @@ class UnknownAction:
     raw: Mapping[str, Any]
 
 
-Action = Union[
-    AddFile, RemoveFile, Metadata, Protocol, CommitInfo, Txn, AddCDCFile,
-    DomainMetadata, CheckpointMetadata, Sidecar, UnknownAction,
-]
+Action = (
+    AddFile
+    | RemoveFile
+    | Metadata
+    | Protocol
+    | CommitInfo
+    | Txn
+    | AddCDCFile
+    | DomainMetadata
+    | CheckpointMetadata
+    | Sidecar
+    | UnknownAction
+)
 
 
 def file_key(path: str, dv: DeletionVector | None) -> tuple[str, str | None]:
@@ -330,9 +340,9 @@ def canonical_path(path: str) -> str:
     """Decode a log path (a URI) to the string used for identity and file access."""
     decoded = unquote(path)
     if decoded.startswith("file://"):
-        decoded = decoded[len("file://"):]
+        decoded = decoded[len("file://") :]
     elif decoded.startswith("file:"):
-        decoded = decoded[len("file:"):]
+        decoded = decoded[len("file:") :]
     return decoded
 
 
@@ -399,7 +409,9 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
 def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
     fmt = body.get("format") or {}
     if body.get("schemaString"):
-        parse_schema(body["schemaString"])  # a schema nobody can read is a broken action, say so now
+        parse_schema(
+            body["schemaString"]
+        )  # a schema nobody can read is a broken action, say so now
     return Metadata(
         id=str(body.get("id") or ""),
         name=body.get("name"),
@@ -439,7 +451,9 @@ def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
 
 
 def _parse_domain(body: Mapping[str, Any]) -> DomainMetadata:
-    return DomainMetadata(body["domain"], body.get("configuration") or "", bool(body.get("removed")))
+    return DomainMetadata(
+        body["domain"], body.get("configuration") or "", bool(body.get("removed"))
+    )
 
 
 def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
@@ -447,7 +461,9 @@ def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
 
 
 def _parse_sidecar(body: Mapping[str, Any]) -> Sidecar:
-    return Sidecar(body["path"], int(body.get("sizeInBytes") or 0), _as_int(body.get("modificationTime")))
+    return Sidecar(
+        body["path"], int(body.get("sizeInBytes") or 0), _as_int(body.get("modificationTime"))
+    )
 
 
 _PARSERS = {
@@ -494,7 +510,7 @@ def _as_map(value: Any) -> dict[str, Any] | None:
         return None
     if isinstance(value, dict):
         return dict(value)
-    return {k: v for k, v in value}
+    return dict(value)
 
 
 # Writers put numRecords first; reading it without parsing all the column stats

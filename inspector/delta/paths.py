@@ -25,15 +25,18 @@ def resolve_table_root(text: str) -> str:
     """
     text = (text or "").strip()
     if not text:
-        raise NotADeltaTable("No table path was given.",
-                             "Type the folder that contains _delta_log, or a file:// URI.")
+        raise NotADeltaTable(
+            "No table path was given.",
+            "Type the folder that contains _delta_log, or a file:// URI.",
+        )
     parsed = urlparse(text)
     if parsed.scheme == "file":
         text = unquote(parsed.path)
     elif parsed.scheme and len(parsed.scheme) > 1:
         raise NotADeltaTable(
             f"'{text}' uses the {parsed.scheme}:// scheme, which Delta Inspector cannot read directly.",
-            "Mount or copy the table to a local folder and open that path.")
+            "Mount or copy the table to a local folder and open that path.",
+        )
     return os.path.abspath(os.path.expanduser(text)).rstrip(os.sep) or os.sep
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Union
+from typing import Any
 
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
@@ -25,7 +26,7 @@ class PrimitiveType:
 class ArrayType:
     """An array of ``element_type``."""
 
-    element_type: "DataType"
+    element_type: DataType
     contains_null: bool = True
 
     def simple_string(self) -> str:
@@ -37,8 +38,8 @@ class ArrayType:
 class MapType:
     """A map from ``key_type`` to ``value_type``."""
 
-    key_type: "DataType"
-    value_type: "DataType"
+    key_type: DataType
+    value_type: DataType
     value_contains_null: bool = True
 
     def simple_string(self) -> str:
@@ -51,7 +52,7 @@ class StructField:
     """A named field of a struct, with its column-mapping metadata."""
 
     name: str
-    type: "DataType"
+    type: DataType
     nullable: bool = True
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
@@ -87,7 +88,7 @@ class StructType:
         return next((f for f in self.fields if f.name == name), None)
 
 
-DataType = Union[PrimitiveType, ArrayType, MapType, StructType]
+DataType = PrimitiveType | ArrayType | MapType | StructType
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,9 @@ def parse_schema(schema_string: str) -> StructType:
     try:
         parsed = _parse_type(obj)
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"schemaString is not a valid Delta schema (bad or missing {exc})") from exc
+        raise ValueError(
+            f"schemaString is not a valid Delta schema (bad or missing {exc})"
+        ) from exc
     if not isinstance(parsed, StructType):
         raise ValueError("schemaString is not a struct")
     return parsed
@@ -134,8 +137,11 @@ def _parse_type(obj: Any) -> DataType:
     if kind == "array":
         return ArrayType(_parse_type(obj["elementType"]), bool(obj.get("containsNull", True)))
     if kind == "map":
-        return MapType(_parse_type(obj["keyType"]), _parse_type(obj["valueType"]),
-                       bool(obj.get("valueContainsNull", True)))
+        return MapType(
+            _parse_type(obj["keyType"]),
+            _parse_type(obj["valueType"]),
+            bool(obj.get("valueContainsNull", True)),
+        )
     return PrimitiveType(str(kind))
 
 

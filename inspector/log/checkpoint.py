@@ -4,21 +4,38 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from inspector.delta.actions import Action, Metadata, Protocol, Sidecar, canonical_path, parse_action
+from inspector.delta.actions import (
+    Action,
+    Metadata,
+    Protocol,
+    Sidecar,
+    canonical_path,
+    parse_action,
+)
 from inspector.delta.errors import CorruptLog
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 
 # Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
 # both for one file, the add (a checkpoint's definition of a live file) wins.
-_ACTION_COLUMNS = ("txn", "remove", "add", "metaData", "protocol", "domainMetadata",
-                   "checkpointMetadata", "sidecar", "commitInfo")
+_ACTION_COLUMNS = (
+    "txn",
+    "remove",
+    "add",
+    "metaData",
+    "protocol",
+    "domainMetadata",
+    "checkpointMetadata",
+    "sidecar",
+    "commitInfo",
+)
 # What readers act on: enough to compare a checkpoint with its commits, cheaply
 # (tombstones are most of a big checkpoint and are skipped).
 LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
@@ -26,8 +43,9 @@ LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
 _DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
-def read_checkpoint(checkpoint: Checkpoint, log_folder: str, *,
-                    actions: frozenset[str] | None = None) -> list[Action]:
+def read_checkpoint(
+    checkpoint: Checkpoint, log_folder: str, *, actions: frozenset[str] | None = None
+) -> list[Action]:
     """All actions stored in a checkpoint, including those in its sidecar files.
 
     Args:
@@ -75,13 +93,17 @@ def _reading(path: str) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError:
-        raise CorruptLog(f"checkpoint file {name} is missing",
-                         "Log replay falls back to an older checkpoint or to the commits.") from None
+        raise CorruptLog(
+            f"checkpoint file {name} is missing",
+            "Log replay falls back to an older checkpoint or to the commits.",
+        ) from None
     except CorruptLog:
         raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
-        raise CorruptLog(f"checkpoint file {name} is unreadable ({exc})",
-                         "Log replay falls back to an older checkpoint or to the commits.") from None
+        raise CorruptLog(
+            f"checkpoint file {name} is unreadable ({exc})",
+            "Log replay falls back to an older checkpoint or to the commits.",
+        ) from None
 
 
 def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
@@ -108,10 +130,12 @@ def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
         else:
             whole = head == b"PAR1" and tail.endswith(b"PAR1")
         if not whole:
-            raise CorruptLog(f"checkpoint file {part.name} is not a complete "
-                             f"{'JSON' if part.path.endswith('.json') else 'Parquet'} file "
-                             "(it is empty, cut short or overwritten)",
-                             "Log replay falls back to an older checkpoint or to the commits.")
+            raise CorruptLog(
+                f"checkpoint file {part.name} is not a complete "
+                f"{'JSON' if part.path.endswith('.json') else 'Parquet'} file "
+                "(it is empty, cut short or overwritten)",
+                "Log replay falls back to an older checkpoint or to the commits.",
+            )
 
 
 def _parquet_rows(path: str, wanted: frozenset[str] | None = None) -> Iterable[dict[str, Any]]:
@@ -121,8 +145,9 @@ def _parquet_rows(path: str, wanted: frozenset[str] | None = None) -> Iterable[d
     non-null cells are converted to Python (much faster than row by row).
     """
     pf = pq.ParquetFile(path)
-    columns = [c for c in _ACTION_COLUMNS
-               if c in pf.schema_arrow.names and (wanted is None or c in wanted)]
+    columns = [
+        c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
+    ]
     for batch in pf.iter_batches(columns=columns, batch_size=8192):
         for name in columns:
             column = batch.column(name)
@@ -147,8 +172,9 @@ def _clean(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def checkpoint_disagreements(version: int, checkpoint: ReplayState, commits: ReplayState,
-                             commits_origin: str) -> list[str]:
+def checkpoint_disagreements(
+    version: int, checkpoint: ReplayState, commits: ReplayState, commits_origin: str
+) -> list[str]:
     """How a checkpoint's state differs from the state its commits give.
 
     Compares what readers act on: the live files (path + deletion vector, and
@@ -167,34 +193,49 @@ def checkpoint_disagreements(version: int, checkpoint: ReplayState, commits: Rep
     problems = _file_disagreements(version, checkpoint.files, commits.files, commits_origin)
     fields = _metadata_fields(checkpoint.metadata, commits.metadata)
     if fields:
-        problems.append(f"Checkpoint {version} has different table metadata ({', '.join(fields)}) "
-                        f"than its commits ({commits_origin}).")
+        problems.append(
+            f"Checkpoint {version} has different table metadata ({', '.join(fields)}) "
+            f"than its commits ({commits_origin})."
+        )
     if _protocol_view(checkpoint.protocol) != _protocol_view(commits.protocol):
-        problems.append(f"Checkpoint {version} has protocol {_protocol_words(checkpoint.protocol)} "
-                        f"but its commits ({commits_origin}) give {_protocol_words(commits.protocol)}.")
+        problems.append(
+            f"Checkpoint {version} has protocol {_protocol_words(checkpoint.protocol)} "
+            f"but its commits ({commits_origin}) give {_protocol_words(commits.protocol)}."
+        )
     return problems
 
 
-def _file_disagreements(version: int, in_checkpoint: dict, in_commits: dict, origin: str) -> list[str]:
+def _file_disagreements(
+    version: int, in_checkpoint: dict, in_commits: dict, origin: str
+) -> list[str]:
     missing = sorted(set(in_commits) - set(in_checkpoint))
     extra = sorted(set(in_checkpoint) - set(in_commits))
-    resized = sorted(k for k in set(in_commits) & set(in_checkpoint)
-                     if in_commits[k].size != in_checkpoint[k].size)
+    resized = sorted(
+        k
+        for k in set(in_commits) & set(in_checkpoint)
+        if in_commits[k].size != in_checkpoint[k].size
+    )
     problems = []
     if missing or extra:
         parts = []
         if missing:
             parts.append(f"{_count(missing)} missing from the checkpoint ({_examples(missing)})")
         if extra:
-            parts.append(f"{_count(extra)} in the checkpoint but not live in the commits ({_examples(extra)})")
-        problems.append(f"Checkpoint {version} lists {len(in_checkpoint)} live files but its commits "
-                        f"({origin}) give {len(in_commits)}: {'; '.join(parts)}. Readers that start "
-                        "from this checkpoint see a different table than the commits describe.")
+            parts.append(
+                f"{_count(extra)} in the checkpoint but not live in the commits ({_examples(extra)})"
+            )
+        problems.append(
+            f"Checkpoint {version} lists {len(in_checkpoint)} live files but its commits "
+            f"({origin}) give {len(in_commits)}: {'; '.join(parts)}. Readers that start "
+            "from this checkpoint see a different table than the commits describe."
+        )
     if resized:
         key = resized[0]
-        problems.append(f"Checkpoint {version} gives other sizes than its commits for {_count(resized)} "
-                        f"(e.g. {key[0]}: {in_checkpoint[key].size} bytes in the checkpoint, "
-                        f"{in_commits[key].size} in the commits).")
+        problems.append(
+            f"Checkpoint {version} gives other sizes than its commits for {_count(resized)} "
+            f"(e.g. {key[0]}: {in_checkpoint[key].size} bytes in the checkpoint, "
+            f"{in_commits[key].size} in the commits)."
+        )
     return problems
 
 
@@ -211,10 +252,12 @@ def _examples(keys: list, limit: int = 3) -> str:
 def _metadata_fields(a: Metadata | None, b: Metadata | None) -> list[str]:
     if a is None or b is None:
         return [] if a is b else ["metaData"]
-    fields = {"id": (a.id, b.id),
-              "schema": (_json_or_text(a.schema_string), _json_or_text(b.schema_string)),
-              "partitionColumns": (a.partition_columns, b.partition_columns),
-              "configuration": (dict(a.configuration), dict(b.configuration))}
+    fields = {
+        "id": (a.id, b.id),
+        "schema": (_json_or_text(a.schema_string), _json_or_text(b.schema_string)),
+        "partitionColumns": (a.partition_columns, b.partition_columns),
+        "configuration": (dict(a.configuration), dict(b.configuration)),
+    }
     return [name for name, (x, y) in fields.items() if x != y]
 
 

@@ -5,8 +5,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from inspector.delta.actions import (Action, AddCDCFile, AddFile, CommitInfo, DomainMetadata,
-                               Metadata, Protocol, RemoveFile, Txn, parse_action)
+from inspector.delta.actions import (
+    Action,
+    AddCDCFile,
+    AddFile,
+    CommitInfo,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    RemoveFile,
+    Txn,
+    parse_action,
+)
 from inspector.log.listing import LogFile
 
 
@@ -85,7 +95,12 @@ def read_commit(version: int, file: LogFile) -> Commit:
     except OSError as exc:
         return Commit(version, file, (), (f"The commit file could not be read: {exc.strerror}.",))
     if not data.strip():
-        return Commit(version, file, (), ("The commit file is empty (an interrupted write or a failed copy).",))
+        return Commit(
+            version,
+            file,
+            (),
+            ("The commit file is empty (an interrupted write or a failed copy).",),
+        )
     parsed = _parse_whole(data)
     if parsed is not None:
         return Commit(version, file, parsed)
@@ -118,6 +133,8 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
 def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
     is_last = data.rstrip().endswith(line.rstrip())
     if is_last and isinstance(exc, json.JSONDecodeError):
-        return (f"Line {number} of the commit is cut off: the file is truncated "
-                "(an interrupted write or an incomplete copy).")
+        return (
+            f"Line {number} of the commit is cut off: the file is truncated "
+            "(an interrupted write or an incomplete copy)."
+        )
     return f"Line {number} of the commit is not a valid action: {exc}."

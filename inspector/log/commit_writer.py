@@ -20,7 +20,8 @@ import json
 import os
 import time
 import uuid
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from inspector.delta.errors import ConcurrentModification
 
@@ -68,7 +69,8 @@ def write_commit(log_folder: str, version: int, actions: Iterable[Mapping[str, A
         except FileExistsError:
             raise ConcurrentModification(
                 f"Another writer created version {version} first; the restore wrote nothing.",
-                "Make a new plan from the table's new latest version and try again.") from None
+                "Make a new plan from the table's new latest version and try again.",
+            ) from None
         _pause()
     finally:
         _remove_quietly(temp)

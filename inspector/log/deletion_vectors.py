@@ -42,7 +42,9 @@ def deleted_rows(dv: DeletionVector, table_root: str) -> BitMap64:
     data = _inline_bytes(dv) if dv.storage_type == "i" else _stored_bytes(dv, where)
     bitmap = _deserialize(data, where)
     if len(bitmap) != dv.cardinality:
-        raise _damaged(where, f"it marks {len(bitmap)} rows deleted but the log says {dv.cardinality}")
+        raise _damaged(
+            where, f"it marks {len(bitmap)} rows deleted but the log says {dv.cardinality}"
+        )
     return bitmap
 
 
@@ -71,10 +73,14 @@ def _stored_bytes(dv: DeletionVector, path: str) -> bytes:
         raise MissingDataFile(
             f"The deletion vector file {path} is missing, so deleted rows cannot be told apart.",
             "The version's files were vacuumed or not copied; pick a later version or "
-            "restore the file from a backup.") from None
+            "restore the file from a backup.",
+        ) from None
     if size != dv.size_in_bytes or len(data) != size or len(crc) != 4:
-        raise _damaged(path, f"the log says {dv.size_in_bytes} bytes at offset {offset}, "
-                             f"the file holds {max(len(data), 0)}")
+        raise _damaged(
+            path,
+            f"the log says {dv.size_in_bytes} bytes at offset {offset}, "
+            f"the file holds {max(len(data), 0)}",
+        )
     if zlib.crc32(data) != struct.unpack(">I", crc)[0]:
         raise _damaged(path, "its CRC-32 checksum does not match")
     return data
@@ -90,10 +96,13 @@ def _deserialize(data: bytes, where: str) -> BitMap64:
 
 
 def _damaged(where: str, why: str) -> MissingDataFile:
-    place = "An inline deletion vector" if where == "inline" else f"The deletion vector file {where}"
-    return MissingDataFile(f"{place} is damaged: {why}.",
-                           "Rows cannot be read correctly; restore the file from a backup or "
-                           "pick another version.")
+    place = (
+        "An inline deletion vector" if where == "inline" else f"The deletion vector file {where}"
+    )
+    return MissingDataFile(
+        f"{place} is damaged: {why}.",
+        "Rows cannot be read correctly; restore the file from a backup or pick another version.",
+    )
 
 
 def dv_exists(dv: DeletionVector, table_root: str) -> bool:

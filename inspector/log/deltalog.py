@@ -10,12 +10,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from inspector.log.checkpoint import (LIVE_STATE_ACTIONS, checkpoint_disagreements,
-                                  quick_check_checkpoint, read_checkpoint)
-from inspector.log.commit import Commit, read_commit
 from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
-from inspector.log.listing import Checkpoint, LogListing, list_log
 from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.log.checkpoint import (
+    LIVE_STATE_ACTIONS,
+    checkpoint_disagreements,
+    quick_check_checkpoint,
+    read_checkpoint,
+)
+from inspector.log.commit import Commit, read_commit
+from inspector.log.listing import Checkpoint, LogListing, list_log
 from inspector.log.snapshot import ReplayState, Snapshot
 
 _SNAPSHOT_CACHE_SIZE = 16
@@ -45,7 +49,7 @@ class DeltaLog:
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
-    def open(cls, location: str) -> "DeltaLog":
+    def open(cls, location: str) -> DeltaLog:
         """Open a table by a typed location (local path or ``file://`` URI).
 
         Raises:
@@ -118,7 +122,8 @@ class DeltaLog:
                     "(the commit expired by log retention or was not copied), so what that "
                     "commit changed is unknown.",
                     "Its state can still be read (e.g. its files); pick another version "
-                    "to see a commit's changes.")
+                    "to see a commit's changes.",
+                )
             raise self._version_not_found(version)
         return found
 
@@ -133,9 +138,10 @@ class DeltaLog:
             with open(self.commit(version).file.path, "rb") as fh:
                 return fh.read().decode("utf-8", errors="replace")
         except OSError as exc:
-            raise CorruptLog(f"The commit file of version {version} cannot be read any more "
-                             f"({exc.strerror}).",
-                             "Someone changed the log since it was opened: refresh the table.") from None
+            raise CorruptLog(
+                f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
+                "Someone changed the log since it was opened: refresh the table.",
+            ) from None
 
     def replay_problems(self) -> dict[int, list[str]]:
         """Problems found so far while replaying (unusable checkpoints), by version."""
@@ -167,7 +173,9 @@ class DeltaLog:
                     problems.setdefault(cp.version, []).append(_incomplete(cp))
                 elif cp not in self._probed and cp not in self._bad_checkpoints:
                     self._probe(cp)
-            usable = [cp for cp in self.listing.usable_checkpoints() if cp not in self._bad_checkpoints]
+            usable = [
+                cp for cp in self.listing.usable_checkpoints() if cp not in self._bad_checkpoints
+            ]
             for cp in usable if verify_all else usable[:1]:
                 self._verify(cp)
             for cp in checkpoints:
@@ -199,8 +207,10 @@ class DeltaLog:
             checkpoints = self.listing.checkpoints.get(version)
             if not checkpoints:
                 have = ", ".join(str(v) for v in sorted(self.listing.checkpoints)) or "none"
-                raise VersionNotFound(f"Version {version} has no checkpoint (checkpoints: {have}).",
-                                      "Pick a version that has a checkpoint.")
+                raise VersionNotFound(
+                    f"Version {version} has no checkpoint (checkpoints: {have}).",
+                    "Pick a version that has a checkpoint.",
+                )
             problems: list[str] = []
             for cp in checkpoints:
                 if not cp.complete:
@@ -244,8 +254,9 @@ class DeltaLog:
         state, origin = replayed
         return state.freeze(self.table_root, version, origin)
 
-    def _replay_state(self, version: int, before: int | None = None, *,
-                      live_only: bool = False) -> tuple[ReplayState, str] | None:
+    def _replay_state(
+        self, version: int, before: int | None = None, *, live_only: bool = False
+    ) -> tuple[ReplayState, str] | None:
         """Replay to ``version`` from the newest usable base at or below ``before``.
 
         ``before`` (default: ``version``) lets a checkpoint be checked against a
@@ -272,8 +283,13 @@ class DeltaLog:
                 candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
         for cp in self.listing.usable_checkpoints():
             if cp.version <= version and cp not in self._bad_checkpoints:
-                candidates.append((cp.version, 1,
-                                   lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint")))
+                candidates.append(
+                    (
+                        cp.version,
+                        1,
+                        lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint"),
+                    )
+                )
         if 0 in self._commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
@@ -290,21 +306,27 @@ class DeltaLog:
         if cp in self._bad_checkpoints:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
         try:
-            actions = read_checkpoint(cp, self.log_folder,
-                                      actions=LIVE_STATE_ACTIONS if live_only else None)
+            actions = read_checkpoint(
+                cp, self.log_folder, actions=LIVE_STATE_ACTIONS if live_only else None
+            )
         except InspectorError as exc:
             raise self._reject(cp, exc.message) from None
         state = ReplayState()
         state.apply(actions)
-        missing = [n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None]
+        missing = [
+            n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None
+        ]
         if missing:
-            raise self._reject(cp, f"it has no {' or '.join(missing)} action, which every "
-                                   "checkpoint must carry")
+            raise self._reject(
+                cp, f"it has no {' or '.join(missing)} action, which every checkpoint must carry"
+            )
         return state
 
     def _reject(self, cp: Checkpoint, reason: str) -> CorruptLog:
-        message = (f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
-                   "on are read from an older checkpoint or from the commits instead, where they exist.")
+        message = (
+            f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
+            "on are read from an older checkpoint or from the commits instead, where they exist."
+        )
         self._bad_checkpoints[cp] = message
         return CorruptLog(message, _CHECKPOINT_HINT)
 
@@ -325,8 +347,11 @@ class DeltaLog:
             actual = self._load_checkpoint(cp, live_only=True)
         except InspectorError:
             return
-        problems = () if expected is None else tuple(
-            checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
+        problems = (
+            ()
+            if expected is None
+            else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
+        )
         self._verified[cp] = problems
 
     def _forget_unlisted_checkpoints(self, listing: LogListing) -> None:
@@ -337,7 +362,9 @@ class DeltaLog:
         self._probed &= listed
 
     def _commits_usable(self, first: int, last: int) -> bool:
-        return all(v in self._commits and self._commits[v].is_complete for v in range(first, last + 1))
+        return all(
+            v in self._commits and self._commits[v].is_complete for v in range(first, last + 1)
+        )
 
     def _version_not_found(self, version: int) -> VersionNotFound:
         lo, hi = self.earliest_version, self.latest_version
@@ -345,47 +372,68 @@ class DeltaLog:
             return VersionNotFound(
                 f"Version {version} has expired from the log (log retention); "
                 f"the earliest version that can be read is {lo}.",
-                f"Pick a version between {lo} and {hi}.")
-        return VersionNotFound(f"Version {version} does not exist; this table has versions {lo} to {hi}.",
-                               f"Pick a version between {lo} and {hi}.")
+                f"Pick a version between {lo} and {hi}.",
+            )
+        return VersionNotFound(
+            f"Version {version} does not exist; this table has versions {lo} to {hi}.",
+            f"Pick a version between {lo} and {hi}.",
+        )
 
     def _unreachable(self, version: int) -> InspectorError:
         if version < self.earliest_version:
             return self._version_not_found(version)
         gaps = [v for v in range(self.earliest_version, version + 1) if v not in self._commits]
-        broken = [v for v in range(self.earliest_version, version + 1)
-                  if v in self._commits and not self._commits[v].is_complete]
+        broken = [
+            v
+            for v in range(self.earliest_version, version + 1)
+            if v in self._commits and not self._commits[v].is_complete
+        ]
         reasons = []
         if gaps:
             reasons.append(f"commit files are missing for versions {_ranges(gaps)}")
         if broken:
-            reasons.append(f"commit {_ranges(broken)} is truncated or corrupt" if len(broken) == 1
-                           else f"commits {_ranges(broken)} are truncated or corrupt")
+            reasons.append(
+                f"commit {_ranges(broken)} is truncated or corrupt"
+                if len(broken) == 1
+                else f"commits {_ranges(broken)} are truncated or corrupt"
+            )
         if self._bad_checkpoints:
             reasons.append("the checkpoints that could bridge this cannot be used")
         return CorruptLog(
             f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
             "Pick a version before the damage or after a readable checkpoint, "
-            "or run `python -m inspector check` to find the last consistent version.")
+            "or run `python -m inspector check` to find the last consistent version.",
+        )
 
 
-_CHECKPOINT_HINT = ("Delta readers that start from this checkpoint will fail or see a wrong table: "
-                    "write a new checkpoint with a Delta writer, or restore the file from a backup.")
+_CHECKPOINT_HINT = (
+    "Delta readers that start from this checkpoint will fail or see a wrong table: "
+    "write a new checkpoint with a Delta writer, or restore the file from a backup."
+)
 
 
 def _incomplete(cp: Checkpoint) -> str:
     expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
-    return (f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
-            f"parts present; it is ignored, and versions from {cp.version} on are read from an "
-            "older checkpoint or from the commits instead, where they exist.")
+    return (
+        f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
+        f"parts present; it is ignored, and versions from {cp.version} on are read from an "
+        "older checkpoint or from the commits instead, where they exist."
+    )
 
 
 def _describe(origin: str, base: int, version: int) -> str:
-    start = {"snapshot": f"cached version {base}", "checkpoint": f"checkpoint {base}",
-             "empty": "the empty table"}[origin]
+    start = {
+        "snapshot": f"cached version {base}",
+        "checkpoint": f"checkpoint {base}",
+        "empty": "the empty table",
+    }[origin]
     if base == version:
         return start
-    return f"{start} + commits {base + 1}..{version}" if base + 1 < version else f"{start} + commit {version}"
+    return (
+        f"{start} + commits {base + 1}..{version}"
+        if base + 1 < version
+        else f"{start} + commit {version}"
+    )
 
 
 def _ranges(versions: list[int]) -> str:
@@ -431,13 +479,20 @@ def table_problems(log: DeltaLog) -> list[str]:
     if last is not None and last.problem:
         problems.append(last.problem)
     elif last is not None and last.version not in listing.checkpoints:
-        problems.append(f"_last_checkpoint names version {last.version}, which has no checkpoint "
-                        "file; the log folder was listed instead.")
+        problems.append(
+            f"_last_checkpoint names version {last.version}, which has no checkpoint "
+            "file; the log folder was listed instead."
+        )
     for cps in listing.checkpoints.values():
-        problems += [f"The multi-part checkpoint of version {cp.version} is missing parts; "
-                     "it is ignored." for cp in cps if not cp.complete]
+        problems += [
+            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
+            for cp in cps
+            if not cp.complete
+        ]
     if listing.staged_commits:
-        problems.append(f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
-                        "are not shown: the table is catalog-managed and only its catalog knows "
-                        "which of them were ratified.")
+        problems.append(
+            f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
+            "are not shown: the table is catalog-managed and only its catalog knows "
+            "which of them were ratified."
+        )
     return problems

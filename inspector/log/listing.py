@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.delta.paths import log_dir
@@ -96,21 +97,28 @@ def list_log(table_root: str) -> LogListing:
     """
     folder = log_dir(table_root)
     if not os.path.isdir(table_root):
-        raise NotADeltaTable(f"'{table_root}' does not exist or is not a folder.",
-                             "Check the path; it should be the folder that contains _delta_log.")
+        raise NotADeltaTable(
+            f"'{table_root}' does not exist or is not a folder.",
+            "Check the path; it should be the folder that contains _delta_log.",
+        )
     if not os.path.isdir(folder):
-        raise NotADeltaTable(f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
-                             "Open the folder that contains _delta_log (the table root).")
+        raise NotADeltaTable(
+            f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
+            "Open the folder that contains _delta_log (the table root).",
+        )
     try:
         entries = _scan(folder)
     except OSError as exc:
-        raise NotADeltaTable(f"The _delta_log folder of '{table_root}' cannot be read ({exc.strerror}).",
-                             "Check that you may read the folder (permissions, a stale mount).") from None
+        raise NotADeltaTable(
+            f"The _delta_log folder of '{table_root}' cannot be read ({exc.strerror}).",
+            "Check that you may read the folder (permissions, a stale mount).",
+        ) from None
     listing = _classify(entries, folder)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
             f"'{table_root}' has a _delta_log folder but no commit or checkpoint files in it.",
-            "The table was never committed or its log was deleted; restore _delta_log from a backup.")
+            "The table was never committed or its log was deleted; restore _delta_log from a backup.",
+        )
     return listing
 
 
@@ -138,7 +146,9 @@ def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
         elif m := _CRC.match(name):
             crcs[int(m.group(1))] = _log_file(entry)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
-            parts.setdefault((int(m.group(1)), _checkpoint_group(name, m)), []).append(_log_file(entry))
+            parts.setdefault((int(m.group(1)), _checkpoint_group(name, m)), []).append(
+                _log_file(entry)
+            )
         elif _COMPACTED.match(name):
             compacted.append(_log_file(entry))
         elif name == LAST_CHECKPOINT:
@@ -147,9 +157,14 @@ def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
             staged = _count_entries(entry.path)
     # A file that vanished between listing and stat (a concurrent cleanup) is not there.
     parts = {key: [f for f in files if f] for key, files in parts.items()}
-    return LogListing({v: f for v, f in commits.items() if f}, _group_checkpoints(parts),
-                      {v: f for v, f in crcs.items() if f},
-                      tuple(sorted((f for f in compacted if f), key=lambda f: f.name)), last, staged)
+    return LogListing(
+        {v: f for v, f in commits.items() if f},
+        _group_checkpoints(parts),
+        {v: f for v, f in crcs.items() if f},
+        tuple(sorted((f for f in compacted if f), key=lambda f: f.name)),
+        last,
+        staged,
+    )
 
 
 def _count_entries(path: str) -> int:
@@ -166,7 +181,9 @@ def _checkpoint_group(name: str, match: re.Match) -> str:
     return name
 
 
-def _group_checkpoints(parts: dict[tuple[int, str], list[LogFile]]) -> dict[int, tuple[Checkpoint, ...]]:
+def _group_checkpoints(
+    parts: dict[tuple[int, str], list[LogFile]],
+) -> dict[int, tuple[Checkpoint, ...]]:
     grouped: dict[int, list[Checkpoint]] = {}
     for (version, group), files in parts.items():
         if not files:
@@ -174,8 +191,13 @@ def _group_checkpoints(parts: dict[tuple[int, str], list[LogFile]]) -> dict[int,
         files.sort(key=lambda f: f.name)
         if group.startswith("multi:"):
             expected = int(group.split(":")[1])
-            cp = Checkpoint(version, "multi-part", tuple(files), complete=len(files) == expected,
-                            expected_parts=expected)
+            cp = Checkpoint(
+                version,
+                "multi-part",
+                tuple(files),
+                complete=len(files) == expected,
+                expected_parts=expected,
+            )
         elif _V2.match(group):
             cp = Checkpoint(version, "v2", tuple(files))
         else:
@@ -191,5 +213,9 @@ def read_last_checkpoint(path: str) -> LastCheckpoint:
             raw = json.loads(fh.read().decode("utf-8"))
         return LastCheckpoint(int(raw["version"]), raw)
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-        return LastCheckpoint(None, {}, f"_last_checkpoint is unreadable ({type(exc).__name__}); "
-                                        "it was ignored and the log folder was listed instead.")
+        return LastCheckpoint(
+            None,
+            {},
+            f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+            "it was ignored and the log folder was listed instead.",
+        )

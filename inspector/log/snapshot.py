@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
-from inspector.delta.actions import (Action, AddFile, DomainMetadata, Metadata, Protocol,
-                               RemoveFile, Txn)
+from inspector.delta.actions import (
+    Action,
+    AddFile,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    RemoveFile,
+    Txn,
+)
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
@@ -81,10 +88,16 @@ class ReplayState:
     domains: dict = field(default_factory=dict)
 
     @classmethod
-    def from_snapshot(cls, snap: Snapshot) -> "ReplayState":
+    def from_snapshot(cls, snap: Snapshot) -> ReplayState:
         """Start from an earlier snapshot (copies, so the snapshot stays immutable)."""
-        return cls(dict(snap.files), dict(snap.tombstones), snap.metadata, snap.protocol,
-                   dict(snap.app_transactions), dict(snap.domain_metadata))
+        return cls(
+            dict(snap.files),
+            dict(snap.tombstones),
+            snap.metadata,
+            snap.protocol,
+            dict(snap.app_transactions),
+            dict(snap.domain_metadata),
+        )
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
@@ -116,12 +129,24 @@ class ReplayState:
         Raises:
             CorruptLog: If no metaData or protocol action was seen.
         """
-        missing = [n for n, v in (("metaData", self.metadata), ("protocol", self.protocol)) if v is None]
+        missing = [
+            n for n, v in (("metaData", self.metadata), ("protocol", self.protocol)) if v is None
+        ]
         if missing:
             raise CorruptLog(
                 f"Version {version} has no {' or '.join(missing)} action in its log; "
                 "the table's state cannot be determined.",
                 "The log is incomplete or was not written by a Delta writer; "
-                "restore _delta_log from a backup.")
-        return Snapshot(table_root, version, self.metadata, self.protocol, self.files,
-                        self.tombstones, self.txns, self.domains, replayed_from)
+                "restore _delta_log from a backup.",
+            )
+        return Snapshot(
+            table_root,
+            version,
+            self.metadata,
+            self.protocol,
+            self.files,
+            self.tombstones,
+            self.txns,
+            self.domains,
+            replayed_from,
+        )

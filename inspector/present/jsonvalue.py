@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -23,7 +23,7 @@ def json_value(value: Any) -> Any:
     """
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+            return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
         return value.isoformat()
     if isinstance(value, date):
         return value.isoformat()
@@ -36,7 +36,11 @@ def json_value(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): json_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        if value and isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        if (
+            value
+            and isinstance(value, list)
+            and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+        ):
             return {str(json_value(k)): json_value(v) for k, v in value}  # an Arrow map
         return [json_value(v) for v in value]
     return value

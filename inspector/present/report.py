@@ -7,19 +7,28 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from inspector.delta.actions import AddFile
-from inspector.views.filediff import CommitChange, FileDiff, FileTotals, PartitionChange, VersionSide
-from inspector.views.history import iso
-from inspector.present.jsonvalue import json_value
-from inspector.views.metadiff import ColumnChange, ValueChange
-from inspector.rows.rowdiff import ChangedRow, RowDiff
 from inspector.delta.schema import Column
+from inspector.present.jsonvalue import json_value
+from inspector.rows.rowdiff import ChangedRow, RowDiff
+from inspector.views.filediff import (
+    CommitChange,
+    FileDiff,
+    FileTotals,
+    PartitionChange,
+    VersionSide,
+)
+from inspector.views.history import iso
+from inspector.views.metadiff import ColumnChange, ValueChange
 from inspector.views.versions import file_action_record
 
 
-def diff_record(diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None) -> dict[str, Any]:
+def diff_record(
+    diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None
+) -> dict[str, Any]:
     """The whole diff as JSON-ready data (values are plain JSON types).
 
     Args:
@@ -36,16 +45,20 @@ def diff_record(diff: FileDiff, rows: RowDiff | None = None, *, table: str | Non
         "table": table,
         "from": diff.from_version,
         "to": diff.to_version,
-        "schema": {"added": [c.name for c in meta.columns_added],
-                   "removed": [c.name for c in meta.columns_removed],
-                   "changed": [_column_change(c) for c in meta.columns_changed],
-                   "addedColumns": [_column(c) for c in meta.columns_added],
-                   "removedColumns": [_column(c) for c in meta.columns_removed]},
-        "files": {"added": [f.path for f in diff.only_in_to],
-                  "removed": [f.path for f in diff.only_in_from],
-                  **_totals(diff.totals),
-                  "addedFiles": [file_action_record(f) for f in diff.only_in_to],
-                  "removedFiles": [file_action_record(f) for f in diff.only_in_from]},
+        "schema": {
+            "added": [c.name for c in meta.columns_added],
+            "removed": [c.name for c in meta.columns_removed],
+            "changed": [_column_change(c) for c in meta.columns_changed],
+            "addedColumns": [_column(c) for c in meta.columns_added],
+            "removedColumns": [_column(c) for c in meta.columns_removed],
+        },
+        "files": {
+            "added": [f.path for f in diff.only_in_to],
+            "removed": [f.path for f in diff.only_in_from],
+            **_totals(diff.totals),
+            "addedFiles": [file_action_record(f) for f in diff.only_in_to],
+            "removedFiles": [file_action_record(f) for f in diff.only_in_from],
+        },
         "partitions": [_partition(p) for p in diff.by_partition],
         "commits": [_commit(c) for c in diff.by_commit],
         "properties": [_value_change(v) for v in meta.properties],
@@ -64,14 +77,21 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
     if rows.key:
         record["changed"] = rows.changed
     samples = rows.samples
-    record.update({
-        "key": list(rows.key), "columns": list(rows.columns),
-        "filesRead": rows.files_read, "bytesRead": rows.bytes_read,
-        "samples": {"offset": samples.offset, "limit": samples.limit,
-                    "added": [dict(r) for r in samples.added],
-                    "removed": [dict(r) for r in samples.removed],
-                    "changed": [_changed_row(c) for c in samples.changed]},
-    })
+    record.update(
+        {
+            "key": list(rows.key),
+            "columns": list(rows.columns),
+            "filesRead": rows.files_read,
+            "bytesRead": rows.bytes_read,
+            "samples": {
+                "offset": samples.offset,
+                "limit": samples.limit,
+                "added": [dict(r) for r in samples.added],
+                "removed": [dict(r) for r in samples.removed],
+                "changed": [_changed_row(c) for c in samples.changed],
+            },
+        }
+    )
     return json_value(record)
 
 
@@ -85,8 +105,12 @@ def _column(col: Column) -> dict[str, Any]:
 
 
 def _column_change(change: ColumnChange) -> dict[str, Any]:
-    return {"name": change.name, "changes": change.changes,
-            "before": _column(change.before), "after": _column(change.after)}
+    return {
+        "name": change.name,
+        "changes": change.changes,
+        "before": _column(change.before),
+        "after": _column(change.after),
+    }
 
 
 def _value_change(change: ValueChange) -> dict[str, Any]:
@@ -94,9 +118,14 @@ def _value_change(change: ValueChange) -> dict[str, Any]:
 
 
 def _totals(t: FileTotals) -> dict[str, Any]:
-    return {"filesAdded": t.files_added, "filesRemoved": t.files_removed,
-            "bytesAdded": t.bytes_added, "bytesRemoved": t.bytes_removed,
-            "recordsAdded": t.records_added, "recordsRemoved": t.records_removed}
+    return {
+        "filesAdded": t.files_added,
+        "filesRemoved": t.files_removed,
+        "bytesAdded": t.bytes_added,
+        "bytesRemoved": t.bytes_removed,
+        "recordsAdded": t.records_added,
+        "recordsRemoved": t.records_removed,
+    }
 
 
 def _partition(p: PartitionChange) -> dict[str, Any]:
@@ -104,27 +133,38 @@ def _partition(p: PartitionChange) -> dict[str, Any]:
 
 
 def _commit(c: CommitChange) -> dict[str, Any]:
-    return {"version": c.version, "operation": c.operation, "timestamp": iso(c.timestamp),
-            "changesMetadata": c.changes_metadata, "changesProtocol": c.changes_protocol,
-            **_totals(c.totals)}
+    return {
+        "version": c.version,
+        "operation": c.operation,
+        "timestamp": iso(c.timestamp),
+        "changesMetadata": c.changes_metadata,
+        "changesProtocol": c.changes_protocol,
+        **_totals(c.totals),
+    }
 
 
 def _side(side: VersionSide) -> dict[str, Any]:
-    return {"version": side.version, "numFiles": side.num_files,
-            "sizeInBytes": side.size_in_bytes, "numRecords": side.num_records}
+    return {
+        "version": side.version,
+        "numFiles": side.num_files,
+        "sizeInBytes": side.size_in_bytes,
+        "numRecords": side.num_records,
+    }
 
 
 def _changed_row(row: ChangedRow) -> dict[str, Any]:
-    return {"key": dict(row.key),
-            "changes": {v.key: {"before": v.before, "after": v.after} for v in row.changes}}
-
+    return {
+        "key": dict(row.key),
+        "changes": {v.key: {"before": v.before, "after": v.after} for v in row.changes},
+    }
 
 
 # ----- Markdown postmortem ---------------------------------------------------------------------
 
 
-def markdown_report(diff: FileDiff, rows: RowDiff | None = None, *, table: str,
-                    max_files: int = 100) -> str:
+def markdown_report(
+    diff: FileDiff, rows: RowDiff | None = None, *, table: str, max_files: int = 100
+) -> str:
     """A postmortem of what changed between two versions, as Markdown.
 
     Args:
@@ -137,8 +177,14 @@ def markdown_report(diff: FileDiff, rows: RowDiff | None = None, *, table: str,
         Markdown text: summary, commits in between, schema, properties and protocol,
         partitions, files and rows.
     """
-    sections = [_md_summary(diff, table), _md_commits(diff), _md_metadata(diff),
-                _md_partitions(diff), _md_files(diff, max_files), _md_rows(rows)]
+    sections = [
+        _md_summary(diff, table),
+        _md_commits(diff),
+        _md_metadata(diff),
+        _md_partitions(diff),
+        _md_files(diff, max_files),
+        _md_rows(rows),
+    ]
     return "\n\n".join(s for s in sections if s) + "\n"
 
 
@@ -155,65 +201,132 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> str:
 
 def _md_summary(diff: FileDiff, table: str) -> str:
     t, a, b = diff.totals, diff.from_side, diff.to_side
-    direction = "" if a.version <= b.version else " (backwards: from the newer to the older version)"
-    return "\n".join([
-        f"# Postmortem: version {a.version} → version {b.version}",
-        "", f"Table: `{table}`{direction}", "",
-        _table(["", f"version {a.version} (from)", f"version {b.version} (to)"], [
-            ["files", a.num_files, b.num_files], ["bytes", a.size_in_bytes, b.size_in_bytes],
-            ["records (from stats)", a.num_records, b.num_records]]),
-        "", f"Files added: **{t.files_added}** ({t.bytes_added} bytes, {t.records_added} records); "
+    direction = (
+        "" if a.version <= b.version else " (backwards: from the newer to the older version)"
+    )
+    return "\n".join(
+        [
+            f"# Postmortem: version {a.version} → version {b.version}",
+            "",
+            f"Table: `{table}`{direction}",
+            "",
+            _table(
+                ["", f"version {a.version} (from)", f"version {b.version} (to)"],
+                [
+                    ["files", a.num_files, b.num_files],
+                    ["bytes", a.size_in_bytes, b.size_in_bytes],
+                    ["records (from stats)", a.num_records, b.num_records],
+                ],
+            ),
+            "",
+            f"Files added: **{t.files_added}** ({t.bytes_added} bytes, {t.records_added} records); "
             f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records). "
-            f"Commits in between: {len(diff.by_commit)}."])
+            f"Commits in between: {len(diff.by_commit)}.",
+        ]
+    )
 
 
 def _md_commits(diff: FileDiff) -> str:
     if not diff.by_commit:
         return ""
-    rows = [[c.version, iso(c.timestamp), c.operation, c.totals.files_added, c.totals.files_removed,
-             c.totals.bytes_added, c.totals.bytes_removed, c.totals.records_added, c.totals.records_removed,
-             ", ".join(n for n, on in (("metadata", c.changes_metadata), ("protocol", c.changes_protocol)) if on)]
-            for c in diff.by_commit]
+    rows = [
+        [
+            c.version,
+            iso(c.timestamp),
+            c.operation,
+            c.totals.files_added,
+            c.totals.files_removed,
+            c.totals.bytes_added,
+            c.totals.bytes_removed,
+            c.totals.records_added,
+            c.totals.records_removed,
+            ", ".join(
+                n
+                for n, on in (("metadata", c.changes_metadata), ("protocol", c.changes_protocol))
+                if on
+            ),
+        ]
+        for c in diff.by_commit
+    ]
     return "## Commits in between\n\n" + _table(
-        ["version", "timestamp", "operation", "+files", "-files", "+bytes", "-bytes", "+records",
-         "-records", "changes"], rows)
+        [
+            "version",
+            "timestamp",
+            "operation",
+            "+files",
+            "-files",
+            "+bytes",
+            "-bytes",
+            "+records",
+            "-records",
+            "changes",
+        ],
+        rows,
+    )
 
 
 def _md_metadata(diff: FileDiff) -> str:
     meta = diff.metadata
     if meta.is_empty:
         return "## Schema, properties and protocol\n\nNo change."
-    rows = ([["added", c.name, c.type] for c in meta.columns_added]
-            + [["removed", c.name, c.type] for c in meta.columns_removed]
-            + [["changed", c.name, "; ".join(c.changes)] for c in meta.columns_changed])
+    rows = (
+        [["added", c.name, c.type] for c in meta.columns_added]
+        + [["removed", c.name, c.type] for c in meta.columns_removed]
+        + [["changed", c.name, "; ".join(c.changes)] for c in meta.columns_changed]
+    )
     parts = ["## Schema, properties and protocol"]
     if rows:
         parts.append("### Columns\n\n" + _table(["change", "column", "type / what changed"], rows))
-    for title, changes in (("Properties", meta.properties), ("Protocol", meta.protocol),
-                           ("Table", meta.table)):
+    for title, changes in (
+        ("Properties", meta.properties),
+        ("Protocol", meta.protocol),
+        ("Table", meta.table),
+    ):
         if changes:
-            parts.append(f"### {title}\n\n" + _table(["key", "before", "after"],
-                                                    [[v.key, v.before, v.after] for v in changes]))
+            parts.append(
+                f"### {title}\n\n"
+                + _table(["key", "before", "after"], [[v.key, v.before, v.after] for v in changes])
+            )
     return "\n\n".join(parts)
 
 
 def _md_partitions(diff: FileDiff) -> str:
     if not diff.by_partition:
         return ""
-    rows = [[p.label, p.totals.files_added, p.totals.files_removed, p.totals.bytes_added,
-             p.totals.bytes_removed, p.totals.records_added, p.totals.records_removed]
-            for p in diff.by_partition]
+    rows = [
+        [
+            p.label,
+            p.totals.files_added,
+            p.totals.files_removed,
+            p.totals.bytes_added,
+            p.totals.bytes_removed,
+            p.totals.records_added,
+            p.totals.records_removed,
+        ]
+        for p in diff.by_partition
+    ]
     return "## Partitions\n\n" + _table(
-        ["partition", "+files", "-files", "+bytes", "-bytes", "+records", "-records"], rows)
+        ["partition", "+files", "-files", "+bytes", "-bytes", "+records", "-records"], rows
+    )
 
 
 def _md_files(diff: FileDiff, max_files: int) -> str:
     parts = ["## Files"]
-    for title, files in (("Added (only in the to version)", diff.only_in_to),
-                         ("Removed (only in the from version)", diff.only_in_from)):
+    for title, files in (
+        ("Added (only in the to version)", diff.only_in_to),
+        ("Removed (only in the from version)", diff.only_in_from),
+    ):
         rows = [[f"`{f.path}`", f.size, f.num_live_records, _dv(f)] for f in files[:max_files]]
-        more = f"\n\n… and {len(files) - max_files} more (see the JSON export)." if len(files) > max_files else ""
-        body = _table(["path", "bytes", "records", "deletion vector"], rows) + more if files else "None."
+        more = (
+            f"\n\n… and {len(files) - max_files} more (see the JSON export)."
+            if len(files) > max_files
+            else ""
+        )
+        body = (
+            _table(["path", "bytes", "records", "deletion vector"], rows) + more
+            if files
+            else "None."
+        )
         parts.append(f"### {title}: {len(files)}\n\n{body}")
     return "\n\n".join(parts)
 
@@ -228,16 +341,28 @@ def _md_rows(rows: RowDiff | None) -> str:
         return "## Rows\n\nRows were not compared (the file diff above needs no data read)."
     counts = f"Rows added: **{rows.added}**, removed: **{rows.removed}**"
     if rows.key:
-        counts = (f"By key ({', '.join(rows.key)}): keys added **{rows.added}**, removed "
-                  f"**{rows.removed}**, changed **{rows.changed}**")
-    parts = ["## Rows", f"{counts}. Read {rows.files_read} changed files ({rows.bytes_read} bytes)."]
+        counts = (
+            f"By key ({', '.join(rows.key)}): keys added **{rows.added}**, removed "
+            f"**{rows.removed}**, changed **{rows.changed}**"
+        )
+    parts = [
+        "## Rows",
+        f"{counts}. Read {rows.files_read} changed files ({rows.bytes_read} bytes).",
+    ]
     for title, sample in (("Added", rows.samples.added), ("Removed", rows.samples.removed)):
         if sample:
-            parts.append(f"### {title} (first {len(sample)})\n\n"
-                         + _table(list(rows.columns), [[r.get(c) for c in rows.columns] for r in sample]))
+            parts.append(
+                f"### {title} (first {len(sample)})\n\n"
+                + _table(list(rows.columns), [[r.get(c) for c in rows.columns] for r in sample])
+            )
     if rows.samples.changed:
-        changed = [[", ".join(f"{k}={v}" for k, v in c.key.items()), v.key, v.before, v.after]
-                   for c in rows.samples.changed for v in c.changes]
-        parts.append(f"### Changed (first {len(rows.samples.changed)})\n\n"
-                     + _table(["key", "column", "before", "after"], changed))
+        changed = [
+            [", ".join(f"{k}={v}" for k, v in c.key.items()), v.key, v.before, v.after]
+            for c in rows.samples.changed
+            for v in c.changes
+        ]
+        parts.append(
+            f"### Changed (first {len(rows.samples.changed)})\n\n"
+            + _table(["key", "column", "before", "after"], changed)
+        )
     return "\n\n".join(parts)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspector import __version__
 from inspector.delta.actions import AddFile, Metadata
-from inspector.views.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
+from inspector.delta.schema import iter_columns
 from inspector.restore.plan import RestoreMetrics, RestorePlan
 from inspector.restore.protocol import protocol_json, same_protocol, writer_features
-from inspector.delta.schema import iter_columns
+from inspector.views.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
 
 ENGINE_INFO = f"delta-inspector/{__version__}"
 ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
@@ -29,9 +30,17 @@ PHYSICAL_NAME = "delta.columnMapping.physicalName"
 MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
 
 
-def restore_actions(plan: RestorePlan, *, commit_version: int, now_ms: int, previous_timestamp_ms: int,
-                    reason: str, user: str, allow_missing_files: bool,
-                    allow_protocol_downgrade: bool) -> list[dict[str, Any]]:
+def restore_actions(
+    plan: RestorePlan,
+    *,
+    commit_version: int,
+    now_ms: int,
+    previous_timestamp_ms: int,
+    reason: str,
+    user: str,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+) -> list[dict[str, Any]]:
     """Every action of the restore commit, as one-key JSON objects.
 
     Args:
@@ -68,23 +77,29 @@ def restore_actions(plan: RestorePlan, *, commit_version: int, now_ms: int, prev
     return actions
 
 
-def commit_info(plan: RestorePlan, metrics: RestoreMetrics, now_ms: int, ict: int | None,
-                reason: str, user: str) -> dict[str, Any]:
+def commit_info(
+    plan: RestorePlan, metrics: RestoreMetrics, now_ms: int, ict: int | None, reason: str, user: str
+) -> dict[str, Any]:
     """The ``commitInfo`` of a restore, with Delta's operation name, parameters and metrics."""
     info: dict[str, Any] = {} if ict is None else {"inCommitTimestamp": ict}
-    info.update({
-        "timestamp": now_ms,
-        "userName": user,
-        "operation": "RESTORE",
-        "operationParameters": {"version": plan.target_version, "timestamp": plan.requested_timestamp},
-        "readVersion": plan.read_version,
-        "isolationLevel": "Serializable",
-        "isBlindAppend": False,
-        "operationMetrics": metrics.operation_metrics(),
-        "userMetadata": reason,
-        "engineInfo": ENGINE_INFO,
-        "txnId": str(uuid.uuid4()),
-    })
+    info.update(
+        {
+            "timestamp": now_ms,
+            "userName": user,
+            "operation": "RESTORE",
+            "operationParameters": {
+                "version": plan.target_version,
+                "timestamp": plan.requested_timestamp,
+            },
+            "readVersion": plan.read_version,
+            "isolationLevel": "Serializable",
+            "isBlindAppend": False,
+            "operationMetrics": metrics.operation_metrics(),
+            "userMetadata": reason,
+            "engineInfo": ENGINE_INFO,
+            "txnId": str(uuid.uuid4()),
+        }
+    )
     return info
 
 
@@ -117,9 +132,13 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
     body = metadata_json(target)
     body["schemaString"] = merge_high_water_marks(target.schema_string, current.schema_string)
     if target.column_mapping_mode != "none":
-        highest = max([_int(target.configuration.get(MAX_COLUMN_ID)),
-                       _int(current.configuration.get(MAX_COLUMN_ID)),
-                       *(c.column_id or 0 for c in iter_columns(target.schema))])
+        highest = max(
+            [
+                _int(target.configuration.get(MAX_COLUMN_ID)),
+                _int(current.configuration.get(MAX_COLUMN_ID)),
+                *(c.column_id or 0 for c in iter_columns(target.schema)),
+            ]
+        )
         if highest and str(highest) != target.configuration.get(MAX_COLUMN_ID):
             body["configuration"] = {**body["configuration"], MAX_COLUMN_ID: str(highest)}
     return body
@@ -139,8 +158,11 @@ def merge_high_water_marks(schema_string: str, current_schema_string: str) -> st
     wins, with a negative step the smaller one.
     """
     schema, current = json.loads(schema_string), json.loads(current_schema_string)
-    marks = {_physical(f): f["metadata"][IDENTITY_HIGH_WATER_MARK] for f in current.get("fields", [])
-             if _is_identity(f) and IDENTITY_HIGH_WATER_MARK in f["metadata"]}
+    marks = {
+        _physical(f): f["metadata"][IDENTITY_HIGH_WATER_MARK]
+        for f in current.get("fields", [])
+        if _is_identity(f) and IDENTITY_HIGH_WATER_MARK in f["metadata"]
+    }
     changed = False
     for f in schema.get("fields", []):
         mark = marks.get(_physical(f)) if _is_identity(f) else None
@@ -164,8 +186,9 @@ def _physical(field_obj: Mapping[str, Any]) -> str:
     return (field_obj.get("metadata") or {}).get(PHYSICAL_NAME) or field_obj["name"]
 
 
-def with_ict_enablement(metadata: dict[str, Any], current: Metadata, commit_version: int,
-                        ict: int) -> dict[str, Any]:
+def with_ict_enablement(
+    metadata: dict[str, Any], current: Metadata, commit_version: int, ict: int
+) -> dict[str, Any]:
     """Record in-commit-timestamp enablement as Delta does.
 
     When this commit turns in-commit timestamps on, the enablement version and
@@ -187,9 +210,14 @@ def with_ict_enablement(metadata: dict[str, Any], current: Metadata, commit_vers
 def remove_body(add: AddFile, now_ms: int) -> dict[str, Any]:
     """A ``remove`` for a current file, with everything Delta's ``removeWithTimestamp`` keeps."""
     raw = add.raw
-    body: dict[str, Any] = {"path": raw.get("path", add.path), "deletionTimestamp": now_ms,
-                            "dataChange": True, "extendedFileMetadata": True,
-                            "partitionValues": dict(add.partition_values), "size": add.size}
+    body: dict[str, Any] = {
+        "path": raw.get("path", add.path),
+        "deletionTimestamp": now_ms,
+        "dataChange": True,
+        "extendedFileMetadata": True,
+        "partitionValues": dict(add.partition_values),
+        "size": add.size,
+    }
     for key in ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"):
         if raw.get(key) is not None:
             body[key] = raw[key]

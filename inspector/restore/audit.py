@@ -11,9 +11,10 @@ import dataclasses
 import getpass
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 OUTCOMES = ("planned", "refused", "committed", "failed")
 
@@ -39,11 +40,18 @@ class AuditEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        return {"when": self.when, "who": self.who, "table": self.table,
-                "fromVersion": self.from_version, "toVersion": self.to_version,
-                "reason": self.reason, "outcome": self.outcome,
-                "committedVersion": self.committed_version, "error": self.error,
-                "details": dict(self.details)}
+        return {
+            "when": self.when,
+            "who": self.who,
+            "table": self.table,
+            "fromVersion": self.from_version,
+            "toVersion": self.to_version,
+            "reason": self.reason,
+            "outcome": self.outcome,
+            "committedVersion": self.committed_version,
+            "error": self.error,
+            "details": dict(self.details),
+        }
 
 
 def current_user(operator: str | None = None) -> str:
@@ -56,10 +64,19 @@ def current_user(operator: str | None = None) -> str:
         return "unknown"
 
 
-def record_attempt(path: str, *, table: str, outcome: str, from_version: int | None,
-                   to_version: int | None, reason: str | None = None,
-                   operator: str | None = None, committed_version: int | None = None,
-                   error: str | None = None, details: Mapping[str, Any] | None = None) -> AuditEntry:
+def record_attempt(
+    path: str,
+    *,
+    table: str,
+    outcome: str,
+    from_version: int | None,
+    to_version: int | None,
+    reason: str | None = None,
+    operator: str | None = None,
+    committed_version: int | None = None,
+    error: str | None = None,
+    details: Mapping[str, Any] | None = None,
+) -> AuditEntry:
     """Append one attempt to the audit log and return it.
 
     Args:
@@ -83,10 +100,17 @@ def record_attempt(path: str, *, table: str, outcome: str, from_version: int | N
     if outcome not in OUTCOMES:
         raise ValueError(f"unknown audit outcome {outcome!r}")
     entry = AuditEntry(
-        when=datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        who=current_user(operator), table=table, from_version=from_version,
-        to_version=to_version, reason=reason, outcome=outcome,
-        committed_version=committed_version, error=error, details=dict(details or {}))
+        when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        who=current_user(operator),
+        table=table,
+        from_version=from_version,
+        to_version=to_version,
+        reason=reason,
+        outcome=outcome,
+        committed_version=committed_version,
+        error=error,
+        details=dict(details or {}),
+    )
     _append_line(path, json.dumps(entry.to_json(), default=str, ensure_ascii=False))
     return entry
 
@@ -106,10 +130,20 @@ def read_audit(path: str) -> list[AuditEntry]:
                 obj = json.loads(line)
             except ValueError:
                 continue
-            entries.append(AuditEntry(
-                obj.get("when"), obj.get("who"), obj.get("table"), obj.get("fromVersion"),
-                obj.get("toVersion"), obj.get("reason"), obj.get("outcome"),
-                obj.get("committedVersion"), obj.get("error"), obj.get("details") or {}))
+            entries.append(
+                AuditEntry(
+                    obj.get("when"),
+                    obj.get("who"),
+                    obj.get("table"),
+                    obj.get("fromVersion"),
+                    obj.get("toVersion"),
+                    obj.get("reason"),
+                    obj.get("outcome"),
+                    obj.get("committedVersion"),
+                    obj.get("error"),
+                    obj.get("details") or {},
+                )
+            )
     return entries
 
 

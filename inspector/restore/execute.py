@@ -20,19 +20,25 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.restore.audit import current_user, record_attempt
-from inspector.log.commit_writer import write_commit
 from inspector.delta.errors import ConcurrentModification, InspectorError, RestoreRefused
-from inspector.views.history import ICT_ENABLED
+from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
+from inspector.restore.audit import current_user, record_attempt
 from inspector.restore.guards import unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
+from inspector.views.history import ICT_ENABLED
 
-__all__ = ["RestorePlan", "RestoreResult", "execute_restore", "plan_restore", "plan_undo",
-           "verify_restore"]
+__all__ = [
+    "RestorePlan",
+    "RestoreResult",
+    "execute_restore",
+    "plan_restore",
+    "plan_undo",
+    "verify_restore",
+]
 
 
 @dataclass(frozen=True)
@@ -69,18 +75,30 @@ class RestoreResult:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
-        return {"committedVersion": self.committed_version,
-                "preRestoreVersion": self.pre_restore_version,
-                "metrics": self.metrics.to_json(), "reason": self.reason, "operator": self.operator,
-                "partial": bool(self.skipped_files), "skippedFiles": list(self.skipped_files),
-                "engine": self.engine,
-                "verification": self.verification.to_json() if self.verification else None}
+        return {
+            "committedVersion": self.committed_version,
+            "preRestoreVersion": self.pre_restore_version,
+            "metrics": self.metrics.to_json(),
+            "reason": self.reason,
+            "operator": self.operator,
+            "partial": bool(self.skipped_files),
+            "skippedFiles": list(self.skipped_files),
+            "engine": self.engine,
+            "verification": self.verification.to_json() if self.verification else None,
+        }
 
 
-def execute_restore(plan: RestorePlan, *, confirmed: bool, reason: str,
-                    allow_missing_files: bool = False, allow_protocol_downgrade: bool = False,
-                    operator: str | None = None, settings: Settings | None = None,
-                    spark=None) -> RestoreResult:
+def execute_restore(
+    plan: RestorePlan,
+    *,
+    confirmed: bool,
+    reason: str,
+    allow_missing_files: bool = False,
+    allow_protocol_downgrade: bool = False,
+    operator: str | None = None,
+    settings: Settings | None = None,
+    spark=None,
+) -> RestoreResult:
     """Commit a planned restore, then verify it.
 
     Args:
@@ -103,42 +121,81 @@ def execute_restore(plan: RestorePlan, *, confirmed: bool, reason: str,
     """
     settings = settings or Settings.from_env()
     user = current_user(operator)
-    audit = dict(table=plan.table_root, from_version=plan.read_version,
-                 to_version=plan.target_version, reason=reason, operator=user)
+    audit = {
+        "table": plan.table_root,
+        "from_version": plan.read_version,
+        "to_version": plan.target_version,
+        "reason": reason,
+        "operator": user,
+    }
     try:
         _check_request(plan, confirmed, reason, allow_missing_files, allow_protocol_downgrade)
-        result = _commit(plan, reason.strip(), user, allow_missing_files, allow_protocol_downgrade,
-                         settings, spark)
+        result = _commit(
+            plan,
+            reason.strip(),
+            user,
+            allow_missing_files,
+            allow_protocol_downgrade,
+            settings,
+            spark,
+        )
     except RestoreRefused as exc:
         record_attempt(settings.audit_log, outcome="refused", error=str(exc), **audit)
         raise
     except BaseException as exc:
-        record_attempt(settings.audit_log, outcome="failed", error=f"{type(exc).__name__}: {exc}", **audit)
+        record_attempt(
+            settings.audit_log, outcome="failed", error=f"{type(exc).__name__}: {exc}", **audit
+        )
         raise
     verification = verify_restore(result, spark=spark, settings=settings)
     result = dataclasses.replace(result, verification=verification)
-    record_attempt(settings.audit_log, outcome="committed", committed_version=result.committed_version,
-                   details={**result.metrics.to_json(), "partial": bool(result.skipped_files),
-                            "verified": verification.ok, "engine": result.engine,
-                            "failedChecks": [c.name for c in verification.failures]}, **audit)
+    record_attempt(
+        settings.audit_log,
+        outcome="committed",
+        committed_version=result.committed_version,
+        details={
+            **result.metrics.to_json(),
+            "partial": bool(result.skipped_files),
+            "verified": verification.ok,
+            "engine": result.engine,
+            "failedChecks": [c.name for c in verification.failures],
+        },
+        **audit,
+    )
     return result
 
 
-def _check_request(plan: RestorePlan, confirmed: bool, reason: str, allow_missing_files: bool,
-                   allow_protocol_downgrade: bool) -> None:
-    overrides = [name for name, on in (("allow_missing_files", allow_missing_files),
-                                       ("allow_protocol_downgrade", allow_protocol_downgrade)) if on]
+def _check_request(
+    plan: RestorePlan,
+    confirmed: bool,
+    reason: str,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+) -> None:
+    overrides = [
+        name
+        for name, on in (
+            ("allow_missing_files", allow_missing_files),
+            ("allow_protocol_downgrade", allow_protocol_downgrade),
+        )
+        if on
+    ]
     blocking = plan.blocking_guards(overrides)
     if blocking:
-        raise RestoreRefused("The restore was refused: " + " ".join(g.message for g in blocking),
-                             _hint(blocking))
+        raise RestoreRefused(
+            "The restore was refused: " + " ".join(g.message for g in blocking), _hint(blocking)
+        )
     if confirmed is not True:
-        raise RestoreRefused("The restore was not confirmed; nothing was written.",
-                             "Confirm by typing the table name and the target version "
-                             "(or pass --yes on the command line).")
+        raise RestoreRefused(
+            "The restore was not confirmed; nothing was written.",
+            "Confirm by typing the table name and the target version "
+            "(or pass --yes on the command line).",
+        )
     if not (reason or "").strip():
-        raise RestoreRefused("A reason is required for every restore; nothing was written.",
-                             "Say why you are restoring (it is recorded in the commit and the audit log).")
+        raise RestoreRefused(
+            "A reason is required for every restore; nothing was written.",
+            "Say why you are restoring (it is recorded in the commit and the audit log).",
+        )
 
 
 def _hint(blocking) -> str:
@@ -146,34 +203,72 @@ def _hint(blocking) -> str:
     if "table_unchanged" in names:
         return "Make a new plan on the table's latest version."
     if names == {"files_available"}:
-        return ("Restore the missing files from a backup, pick another version, or accept a partial "
-                "table with allow_missing_files (--allow-missing-files).")
+        return (
+            "Restore the missing files from a backup, pick another version, or accept a partial "
+            "table with allow_missing_files (--allow-missing-files)."
+        )
     return "Nothing was written. Resolve the problems above or pick another version."
 
 
-def _commit(plan: RestorePlan, reason: str, user: str, allow_missing_files: bool,
-            allow_protocol_downgrade: bool, settings: Settings, spark) -> RestoreResult:
+def _commit(
+    plan: RestorePlan,
+    reason: str,
+    user: str,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+    settings: Settings,
+    spark,
+) -> RestoreResult:
     log = DeltaLog.open(plan.table_root)
     _recheck(plan, log, allow_missing_files, settings)
     if plan.delta_jars:
         from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
 
-        version = restore_with_delta(spark or get_spark(settings), plan, reason, allow_missing_files,
-                                     allow_protocol_downgrade)
-        return _result(plan, version, reason, user, allow_missing_files, allow_protocol_downgrade,
-                       "delta-spark", None)
+        version = restore_with_delta(
+            spark or get_spark(settings),
+            plan,
+            reason,
+            allow_missing_files,
+            allow_protocol_downgrade,
+        )
+        return _result(
+            plan,
+            version,
+            reason,
+            user,
+            allow_missing_files,
+            allow_protocol_downgrade,
+            "delta-spark",
+            None,
+        )
     version = plan.read_version + 1
-    actions = restore_actions(plan, commit_version=version, now_ms=int(time.time() * 1000),
-                              previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
-                              reason=reason, user=user, allow_missing_files=allow_missing_files,
-                              allow_protocol_downgrade=allow_protocol_downgrade)
+    actions = restore_actions(
+        plan,
+        commit_version=version,
+        now_ms=int(time.time() * 1000),
+        previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
+        reason=reason,
+        user=user,
+        allow_missing_files=allow_missing_files,
+        allow_protocol_downgrade=allow_protocol_downgrade,
+    )
     path = write_commit(log.log_folder, version, actions)
-    return _result(plan, version, reason, user, allow_missing_files, allow_protocol_downgrade,
-                   "delta-inspector", path)
+    return _result(
+        plan,
+        version,
+        reason,
+        user,
+        allow_missing_files,
+        allow_protocol_downgrade,
+        "delta-inspector",
+        path,
+    )
 
 
-def _recheck(plan: RestorePlan, log: DeltaLog, allow_missing_files: bool, settings: Settings) -> None:
+def _recheck(
+    plan: RestorePlan, log: DeltaLog, allow_missing_files: bool, settings: Settings
+) -> None:
     """The guards that can change between plan and commit, checked again just before writing."""
     guard = unchanged_guard(plan.read_version, log.latest_version)
     if not guard.passed:
@@ -184,7 +279,8 @@ def _recheck(plan: RestorePlan, log: DeltaLog, allow_missing_files: bool, settin
         raise RestoreRefused(
             f"{len(new) or len(problems)} files to re-add went missing or changed size after the "
             f"plan was made (e.g. {(new or problems)[0].path}); nothing was written.",
-            "Make a new plan to see what is still available.")
+            "Make a new plan to see what is still available.",
+        )
 
 
 def _previous_timestamp(log: DeltaLog, version: int) -> int:
@@ -200,16 +296,32 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
     return commit.file.modification_time
 
 
-def _result(plan, version, reason, user, allow_missing_files, allow_protocol_downgrade, engine,
-            path) -> RestoreResult:
-    skipped = tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths) \
-        if allow_missing_files else ()
-    return RestoreResult(plan, version, plan.read_version,
-                         plan.effective_metrics(allow_missing_files=allow_missing_files), reason, user,
-                         allow_missing_files, allow_protocol_downgrade, skipped, engine, path)
+def _result(
+    plan, version, reason, user, allow_missing_files, allow_protocol_downgrade, engine, path
+) -> RestoreResult:
+    skipped = (
+        tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths)
+        if allow_missing_files
+        else ()
+    )
+    return RestoreResult(
+        plan,
+        version,
+        plan.read_version,
+        plan.effective_metrics(allow_missing_files=allow_missing_files),
+        reason,
+        user,
+        allow_missing_files,
+        allow_protocol_downgrade,
+        skipped,
+        engine,
+        path,
+    )
 
 
-def plan_undo(result: RestoreResult, *, settings: Settings | None = None, spark=None) -> RestorePlan:
+def plan_undo(
+    result: RestoreResult, *, settings: Settings | None = None, spark=None
+) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 
     Args:
@@ -220,5 +332,9 @@ def plan_undo(result: RestoreResult, *, settings: Settings | None = None, spark=
     Returns:
         A plan to execute with :func:`execute_restore` (confirmation and reason required).
     """
-    return plan_restore(DeltaLog.open(result.plan.table_root), result.pre_restore_version,
-                        settings=settings, spark=spark)
+    return plan_restore(
+        DeltaLog.open(result.plan.table_root),
+        result.pre_restore_version,
+        settings=settings,
+        spark=spark,
+    )

@@ -8,13 +8,22 @@ operator passed it explicitly.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
-from inspector.restore.protocol import (MANAGED_FEATURES, MAX_READER_VERSION, MAX_WRITER_VERSION,
-                                        REFUSED_FEATURES, SUPPORTED_FEATURES, all_features,
-                                        covers, describe_protocol, writer_features)
+from inspector.restore.protocol import (
+    MANAGED_FEATURES,
+    MAX_READER_VERSION,
+    MAX_WRITER_VERSION,
+    REFUSED_FEATURES,
+    SUPPORTED_FEATURES,
+    all_features,
+    covers,
+    describe_protocol,
+    writer_features,
+)
 
 COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
 
@@ -40,11 +49,18 @@ class GuardResult:
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
-        return {"name": self.name, "passed": self.passed, "message": self.message,
-                "override": self.override, "details": dict(self.details)}
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "message": self.message,
+            "override": self.override,
+            "details": dict(self.details),
+        }
 
 
-def target_guard(current_version: int, target: int, earliest: int, error: str | None) -> GuardResult:
+def target_guard(
+    current_version: int, target: int, earliest: int, error: str | None
+) -> GuardResult:
     """The target must be older than the current version and reconstructable from the log.
 
     Args:
@@ -53,18 +69,33 @@ def target_guard(current_version: int, target: int, earliest: int, error: str | 
         earliest: The oldest version the log can reconstruct.
         error: Why the target's snapshot could not be built (expired, corrupt), if so.
     """
-    details = {"currentVersion": current_version, "targetVersion": target, "earliestVersion": earliest}
+    details = {
+        "currentVersion": current_version,
+        "targetVersion": target,
+        "earliestVersion": earliest,
+    }
     if target >= current_version:
-        word = "the current version" if target == current_version else "newer than the current version"
-        return GuardResult("target_version", False,
-                           f"Version {target} is {word} ({current_version}); a restore can only go "
-                           "back to an older version.", details)
+        word = (
+            "the current version" if target == current_version else "newer than the current version"
+        )
+        return GuardResult(
+            "target_version",
+            False,
+            f"Version {target} is {word} ({current_version}); a restore can only go "
+            "back to an older version.",
+            details,
+        )
     if error:
-        return GuardResult("target_version", False, f"Version {target} cannot be restored: {error}",
-                           details)
-    return GuardResult("target_version", True,
-                       f"Version {target} is older than the current version {current_version} "
-                       f"and still in the log (the oldest readable version is {earliest}).", details)
+        return GuardResult(
+            "target_version", False, f"Version {target} cannot be restored: {error}", details
+        )
+    return GuardResult(
+        "target_version",
+        True,
+        f"Version {target} is older than the current version {current_version} "
+        f"and still in the log (the oldest readable version is {earliest}).",
+        details,
+    )
 
 
 def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int) -> GuardResult:
@@ -77,45 +108,79 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
         limit: At most this many problems are listed in the details.
     """
     if not total:
-        return GuardResult("files_available", True,
-                           f"All {num_files} files to re-add exist with the sizes recorded in the log.",
-                           {"checkedFiles": num_files})
+        return GuardResult(
+            "files_available",
+            True,
+            f"All {num_files} files to re-add exist with the sizes recorded in the log.",
+            {"checkedFiles": num_files},
+        )
     listed = [p.to_json() for p in problems[:limit]]
     return GuardResult(
-        "files_available", False,
+        "files_available",
+        False,
         f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
         "moved or damaged). Without them the restored table would be incomplete or unreadable. "
         "With allow_missing_files they are left out: the result is a PARTIAL table.",
-        {"checkedFiles": num_files, "numProblems": total, "problems": listed,
-         "listed": len(listed)}, override="allow_missing_files")
+        {
+            "checkedFiles": num_files,
+            "numProblems": total,
+            "problems": listed,
+            "listed": len(listed),
+        },
+        override="allow_missing_files",
+    )
 
 
 def unchanged_guard(read_version: int, latest: int) -> GuardResult:
     """The table must still be at the version the plan was made on."""
     if latest == read_version:
-        return GuardResult("table_unchanged", True,
-                           f"The table is at version {read_version}, the version this plan was made "
-                           "on (checked again at commit time).", {"readVersion": read_version})
-    return GuardResult("table_unchanged", False,
-                       f"The table moved from version {read_version} to {latest} after this plan was "
-                       "made; the plan no longer describes it. Make a new plan.",
-                       {"readVersion": read_version, "latestVersion": latest})
+        return GuardResult(
+            "table_unchanged",
+            True,
+            f"The table is at version {read_version}, the version this plan was made "
+            "on (checked again at commit time).",
+            {"readVersion": read_version},
+        )
+    return GuardResult(
+        "table_unchanged",
+        False,
+        f"The table moved from version {read_version} to {latest} after this plan was "
+        "made; the plan no longer describes it. Make a new plan.",
+        {"readVersion": read_version, "latestVersion": latest},
+    )
 
 
 def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> GuardResult:
     """The protocol must never be downgraded: the commit carries current merged with target."""
-    details = {"current": describe_protocol(current), "target": describe_protocol(target),
-               "afterRestore": describe_protocol(merged)}
+    details = {
+        "current": describe_protocol(current),
+        "target": describe_protocol(target),
+        "afterRestore": describe_protocol(merged),
+    }
     if not covers(merged, current):
-        return GuardResult("protocol_not_downgraded", False,
-                           f"The restore would lower the protocol from {details['current']} to "
-                           f"{details['afterRestore']}.", details, override="allow_protocol_downgrade")
-    lower = "" if covers(target, current) else (
-        f" The target version's protocol ({details['target']}) is lower; it is merged with the current one, "
-        "as Delta does, so nothing is downgraded.")
-    return GuardResult("protocol_not_downgraded", True,
-                       f"The protocol after the restore is {details['afterRestore']}, at least the "
-                       f"current {details['current']}.{lower}", details)
+        return GuardResult(
+            "protocol_not_downgraded",
+            False,
+            f"The restore would lower the protocol from {details['current']} to "
+            f"{details['afterRestore']}.",
+            details,
+            override="allow_protocol_downgrade",
+        )
+    lower = (
+        ""
+        if covers(target, current)
+        else (
+            f" The target version's protocol ({details['target']}) is lower; it is merged with the current one, "
+            "as Delta does, so nothing is downgraded."
+        )
+    )
+    return GuardResult(
+        "protocol_not_downgraded",
+        True,
+        f"The protocol after the restore is {details['afterRestore']}, at least the "
+        f"current {details['current']}.{lower}",
+        details,
+    )
 
 
 def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
@@ -123,20 +188,31 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
     names = set().union(*(all_features(p) for p in protocols))
     refused = sorted(n for n in names if n in REFUSED_FEATURES)
     unknown = sorted(n for n in names if n not in SUPPORTED_FEATURES and n not in REFUSED_FEATURES)
-    too_new = [describe_protocol(p) for p in protocols if p.min_reader_version > MAX_READER_VERSION
-               or p.min_writer_version > MAX_WRITER_VERSION]
+    too_new = [
+        describe_protocol(p)
+        for p in protocols
+        if p.min_reader_version > MAX_READER_VERSION or p.min_writer_version > MAX_WRITER_VERSION
+    ]
     details = {"features": sorted(names), "refused": refused, "unknown": unknown}
     if refused or unknown or too_new:
         parts = [f"{n} ({REFUSED_FEATURES[n]})" for n in refused]
         parts += [f"{n} (unknown to this writer)" for n in unknown]
         parts += [f"protocol {p} (newer than this writer knows)" for p in too_new]
-        return GuardResult("writer_features", False,
-                           "The table uses features this writer cannot commit to safely: "
-                           + "; ".join(parts) + ". Restore it with Spark and Delta Lake instead.",
-                           details)
+        return GuardResult(
+            "writer_features",
+            False,
+            "The table uses features this writer cannot commit to safely: "
+            + "; ".join(parts)
+            + ". Restore it with Spark and Delta Lake instead.",
+            details,
+        )
     listed = ", ".join(sorted(names)) or "none"
-    return GuardResult("writer_features", True,
-                       f"Every table feature is supported by this writer ({listed}).", details)
+    return GuardResult(
+        "writer_features",
+        True,
+        f"Every table feature is supported by this writer ({listed}).",
+        details,
+    )
 
 
 def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -> GuardResult:
@@ -144,48 +220,76 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
     keys = sorted(k for k in metadata.configuration if k.startswith(COORDINATED_COMMITS_PREFIX))
     if features or keys or staged_commits:
-        reasons = ([f"table features {', '.join(features)}"] if features else []) + (
-            [f"properties {', '.join(keys)}"] if keys else []) + (
-            [f"{staged_commits} staged commits in _delta_log/_staged_commits"] if staged_commits else [])
-        return GuardResult("not_catalog_managed", False,
-                           "The table is managed by a catalog or a commit coordinator ("
-                           + "; ".join(reasons) + "): writing a commit file directly would bypass "
-                           "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
-                           {"features": features, "properties": keys, "stagedCommits": staged_commits})
-    return GuardResult("not_catalog_managed", True,
-                       "The table is not managed by a catalog or a commit coordinator.")
+        reasons = (
+            ([f"table features {', '.join(features)}"] if features else [])
+            + ([f"properties {', '.join(keys)}"] if keys else [])
+            + (
+                [f"{staged_commits} staged commits in _delta_log/_staged_commits"]
+                if staged_commits
+                else []
+            )
+        )
+        return GuardResult(
+            "not_catalog_managed",
+            False,
+            "The table is managed by a catalog or a commit coordinator ("
+            + "; ".join(reasons)
+            + "): writing a commit file directly would bypass "
+            "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
+            {"features": features, "properties": keys, "stagedCommits": staged_commits},
+        )
+    return GuardResult(
+        "not_catalog_managed",
+        True,
+        "The table is not managed by a catalog or a commit coordinator.",
+    )
 
 
 def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardResult:
     """An append-only table (``delta.appendOnly=true``) must not lose data (PROTOCOL.md)."""
     append_only = str(metadata.configuration.get("delta.appendOnly", "false")).lower() == "true"
     if append_only and removes:
-        return GuardResult("append_only", False,
-                           f"The table is append-only (delta.appendOnly=true) and this restore would "
-                           f"remove {len(removes)} files; the Delta protocol forbids removing data "
-                           "from an append-only table. If that is really intended, unset "
-                           "delta.appendOnly with Spark first, then make a new plan.",
-                           {"appendOnly": True, "filesToRemove": len(removes)})
-    message = ("The table is append-only, and this restore only adds files." if append_only
-               else "The table is not append-only.")
+        return GuardResult(
+            "append_only",
+            False,
+            f"The table is append-only (delta.appendOnly=true) and this restore would "
+            f"remove {len(removes)} files; the Delta protocol forbids removing data "
+            "from an append-only table. If that is really intended, unset "
+            "delta.appendOnly with Spark first, then make a new plan.",
+            {"appendOnly": True, "filesToRemove": len(removes)},
+        )
+    message = (
+        "The table is append-only, and this restore only adds files."
+        if append_only
+        else "The table is not append-only."
+    )
     return GuardResult("append_only", True, message, {"appendOnly": append_only})
 
 
-def row_tracking_guard(protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]) -> GuardResult:
+def row_tracking_guard(
+    protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]
+) -> GuardResult:
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
-    suspended = str(metadata.configuration.get("delta.rowTrackingSuspended", "false")).lower() == "true"
+    suspended = (
+        str(metadata.configuration.get("delta.rowTrackingSuspended", "false")).lower() == "true"
+    )
     if "rowTracking" not in writer_features(protocol) or suspended:
         return GuardResult("row_tracking", True, "Row tracking is not in use; no row IDs to carry.")
     lacking = [a.path for a in adds if a.base_row_id is None]
     if lacking:
-        return GuardResult("row_tracking", False,
-                           f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
-                           "written before row tracking was enabled. This writer does not assign "
-                           "fresh row IDs; restore this table with Spark and Delta Lake instead.",
-                           {"filesWithoutRowIds": len(lacking), "examples": lacking[:10]})
-    return GuardResult("row_tracking", True,
-                       f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and "
-                       "commit versions.")
+        return GuardResult(
+            "row_tracking",
+            False,
+            f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
+            "written before row tracking was enabled. This writer does not assign "
+            "fresh row IDs; restore this table with Spark and Delta Lake instead.",
+            {"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
+        )
+    return GuardResult(
+        "row_tracking",
+        True,
+        f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
+    )
 
 
 def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
@@ -197,11 +301,22 @@ def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
     old, new = current.column_mapping_mode, target.column_mapping_mode
     details = {"current": old, "target": new}
     if old == new:
-        return GuardResult("column_mapping", True, f"The column mapping mode stays '{old}'.", details)
+        return GuardResult(
+            "column_mapping", True, f"The column mapping mode stays '{old}'.", details
+        )
     if (old, new) == ("none", "name"):
-        return GuardResult("column_mapping", True, "The restore turns column mapping on ('name'), as "
-                           "the target version had it; Delta allows this change.", details)
-    return GuardResult("column_mapping", False,
-                       f"The restore would change the column mapping mode from '{old}' to '{new}', "
-                       "which Delta does not allow: files written under one mode are read by other "
-                       f"column names under the other. Pick a version whose mode is '{old}'.", details)
+        return GuardResult(
+            "column_mapping",
+            True,
+            "The restore turns column mapping on ('name'), as "
+            "the target version had it; Delta allows this change.",
+            details,
+        )
+    return GuardResult(
+        "column_mapping",
+        False,
+        f"The restore would change the column mapping mode from '{old}' to '{new}', "
+        "which Delta does not allow: files written under one mode are read by other "
+        f"column names under the other. Pick a version whose mode is '{old}'.",
+        details,
+    )

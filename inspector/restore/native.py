@@ -15,8 +15,9 @@ _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 _ALLOW_DOWNGRADE = "spark.databricks.delta.restore.protocolDowngradeAllowed"
 
 
-def restore_with_delta(spark, plan: RestorePlan, reason: str, allow_missing_files: bool,
-                       allow_protocol_downgrade: bool) -> int:
+def restore_with_delta(
+    spark, plan: RestorePlan, reason: str, allow_missing_files: bool, allow_protocol_downgrade: bool
+) -> int:
     """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
 
     Raises:
@@ -25,8 +26,10 @@ def restore_with_delta(spark, plan: RestorePlan, reason: str, allow_missing_file
         ConcurrentModification: The new version is not Delta's restore of this plan.
     """
     if allow_missing_files:
-        raise RestoreRefused("Delta's RESTORE cannot leave missing files out; nothing was written.",
-                             "Restore the missing files first, or pick another version.")
+        raise RestoreRefused(
+            "Delta's RESTORE cannot leave missing files out; nothing was written.",
+            "Restore the missing files first, or pick another version.",
+        )
     path = plan.table_root.replace("`", "``")
     spark.conf.set(_USER_METADATA, reason)
     if allow_protocol_downgrade:
@@ -39,6 +42,8 @@ def restore_with_delta(spark, plan: RestorePlan, reason: str, allow_missing_file
     log = DeltaLog.open(plan.table_root)
     version = plan.read_version + 1
     if log.commit(version).commit_info.operation != "RESTORE":
-        raise ConcurrentModification(f"Version {version} is not this restore; another writer committed.",
-                                     "Check the history before doing anything else.")
+        raise ConcurrentModification(
+            f"Version {version} is not this restore; another writer committed.",
+            "Check the history before doing anything else.",
+        )
     return version

@@ -11,25 +11,35 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
-from inspector.restore.audit import record_attempt
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.views.history import build_history, iso
-from inspector.log.deltalog import DeltaLog
-from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.delta.paths import data_file_path
-from inspector.restore.guards import (GuardResult, append_only_guard, column_mapping_guard,
-                                      features_guard, files_guard, managed_guard, protocol_guard,
-                                      row_tracking_guard, target_guard, unchanged_guard)
-from inspector.restore.protocol import merge_protocols, writer_features
-from inspector.restore.plan_warnings import restore_warnings
-from inspector.settings import Settings
+from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.restore.audit import record_attempt
+from inspector.restore.guards import (
+    GuardResult,
+    append_only_guard,
+    column_mapping_guard,
+    features_guard,
+    files_guard,
+    managed_guard,
+    protocol_guard,
+    row_tracking_guard,
+    target_guard,
+    unchanged_guard,
+)
+from inspector.restore.plan_warnings import restore_warnings
+from inspector.restore.protocol import merge_protocols, writer_features
+from inspector.settings import Settings
+from inspector.views.history import build_history, iso
+from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.views.versions import file_action_record
 
 CLUSTERING_DOMAIN = "delta.clustering"
@@ -49,12 +59,14 @@ class RestoreMetrics:
 
     def to_json(self) -> dict[str, int]:
         """The metrics under Delta's names."""
-        return {"numRestoredFiles": self.num_restored_files,
-                "restoredFilesSize": self.restored_files_size,
-                "numRemovedFiles": self.num_removed_files,
-                "removedFilesSize": self.removed_files_size,
-                "numOfFilesAfterRestore": self.num_of_files_after_restore,
-                "tableSizeAfterRestore": self.table_size_after_restore}
+        return {
+            "numRestoredFiles": self.num_restored_files,
+            "restoredFilesSize": self.restored_files_size,
+            "numRemovedFiles": self.num_removed_files,
+            "removedFilesSize": self.removed_files_size,
+            "numOfFilesAfterRestore": self.num_of_files_after_restore,
+            "tableSizeAfterRestore": self.table_size_after_restore,
+        }
 
     def operation_metrics(self) -> dict[str, str]:
         """The metrics as Spark writes them into ``commitInfo``: strings."""
@@ -79,8 +91,13 @@ class FileProblem:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form listed in guard details and ``missingFiles``."""
-        return {"path": self.path, "kind": self.kind, "expectedSize": self.expected_size,
-                "actualSize": self.actual_size, "localPath": self.local_path}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "expectedSize": self.expected_size,
+            "actualSize": self.actual_size,
+            "localPath": self.local_path,
+        }
 
 
 @dataclass(frozen=True)
@@ -131,7 +148,11 @@ class RestorePlan:
 
     def blocking_guards(self, overrides: Sequence[str] = ()) -> list[GuardResult]:
         """Failed guards that the given override keywords do not cover."""
-        return [g for g in self.guards if not g.passed and (g.override is None or g.override not in overrides)]
+        return [
+            g
+            for g in self.guards
+            if not g.passed and (g.override is None or g.override not in overrides)
+        ]
 
     def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
         """The add actions the commit writes (missing files left out when allowed)."""
@@ -146,34 +167,45 @@ class RestorePlan:
         dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
         size = sum(a.size for a in dropped)
         m = self.metrics
-        return RestoreMetrics(m.num_restored_files - len(dropped), m.restored_files_size - size,
-                              m.num_removed_files, m.removed_files_size,
-                              m.num_of_files_after_restore - len(dropped),
-                              m.table_size_after_restore - size)
+        return RestoreMetrics(
+            m.num_restored_files - len(dropped),
+            m.restored_files_size - size,
+            m.num_removed_files,
+            m.removed_files_size,
+            m.num_of_files_after_restore - len(dropped),
+            m.table_size_after_restore - size,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see README, "Guarded restore")."""
         return {
-            "table": self.table_root, "tableName": self.table_name,
-            "readVersion": self.read_version, "targetVersion": self.target_version,
+            "table": self.table_root,
+            "tableName": self.table_name,
+            "readVersion": self.read_version,
+            "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
             **self.metrics.to_json(),
-            "rowsBefore": self.rows_before, "rowsAfter": self.rows_after,
-            "rowsAdded": self.rows_added, "rowsRemoved": self.rows_removed,
+            "rowsBefore": self.rows_before,
+            "rowsAfter": self.rows_after,
+            "rowsAdded": self.rows_added,
+            "rowsRemoved": self.rows_removed,
             "filesToAdd": [file_action_record(a) for a in self.files_to_add],
             "filesToRemove": [file_action_record(a) for a in self.files_to_remove],
             "partitionsTouched": [dict(p) for p in self.partitions_touched],
             "numPartitionsTouched": self.num_partitions_touched,
             "schemaChanges": _diff_json(self.metadata_diff),
-            "protocolAfterRestore": dict(self.merged_protocol.raw) if self.merged_protocol else None,
+            "protocolAfterRestore": dict(self.merged_protocol.raw)
+            if self.merged_protocol
+            else None,
             "missingFiles": [p.to_json() for p in self.file_problems],
             "numMissingFiles": self.num_file_problems,
             "warnings": list(self.warnings),
         }
 
 
-def plan_restore(log: DeltaLog, target: int | datetime | str, *, settings: Settings | None = None,
-                 spark=None) -> RestorePlan:
+def plan_restore(
+    log: DeltaLog, target: int | datetime | str, *, settings: Settings | None = None, spark=None
+) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
     Args:
@@ -200,16 +232,23 @@ def plan_restore(log: DeltaLog, target: int | datetime | str, *, settings: Setti
         plan = _refused_plan(log, current, version, requested, error)
     else:
         plan = _full_plan(log, current, target_snap, requested, settings, spark)
-    record_attempt(settings.audit_log, table=plan.table_root, outcome="planned",
-                   from_version=plan.read_version, to_version=plan.target_version,
-                   details={"guardsPassed": plan.passed, **plan.metrics.to_json()})
+    record_attempt(
+        settings.audit_log,
+        table=plan.table_root,
+        outcome="planned",
+        from_version=plan.read_version,
+        to_version=plan.target_version,
+        details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
+    )
     return plan
 
 
 def _resolve_target(log: DeltaLog, target: int | datetime | str) -> tuple[int, str | None]:
     if isinstance(target, bool):
-        raise InvalidInput(f"'{target}' is not a version or a timestamp.",
-                           "Give a version number or a timestamp such as 2024-05-01T12:00:00Z.")
+        raise InvalidInput(
+            f"'{target}' is not a version or a timestamp.",
+            "Give a version number or a timestamp such as 2024-05-01T12:00:00Z.",
+        )
     if isinstance(target, int):
         return target, None
     from inspector.views import timetravel
@@ -230,26 +269,60 @@ def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str 
         return None, str(exc)
 
 
-def _refused_plan(log: DeltaLog, current: Snapshot, version: int, requested: str | None,
-                  error: str | None) -> RestorePlan:
+def _refused_plan(
+    log: DeltaLog, current: Snapshot, version: int, requested: str | None, error: str | None
+) -> RestorePlan:
     """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
     guard = target_guard(current.version, version, log.earliest_version, error)
     empty = RestoreMetrics(0, 0, 0, 0, current.num_files, current.size_in_bytes)
     return RestorePlan(
-        current.table_root, table_name(current), current.version, version, _history_ms(log, version),
-        requested, (), (), empty, current.num_records, None, None, None, current.metadata,
-        current.protocol, None, None, None, None, (), (), 0, (), 0, frozenset(), (guard,), ())
+        current.table_root,
+        table_name(current),
+        current.version,
+        version,
+        _history_ms(log, version),
+        requested,
+        (),
+        (),
+        empty,
+        current.num_records,
+        None,
+        None,
+        None,
+        current.metadata,
+        current.protocol,
+        None,
+        None,
+        None,
+        None,
+        (),
+        (),
+        0,
+        (),
+        0,
+        frozenset(),
+        (guard,),
+        (),
+    )
 
 
-def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: str | None,
-               settings: Settings, spark) -> RestorePlan:
+def _full_plan(
+    log: DeltaLog,
+    current: Snapshot,
+    target: Snapshot,
+    requested: str | None,
+    settings: Settings,
+    spark,
+) -> RestorePlan:
     if spark is None:
         from inspector.rows.session import get_spark
 
         spark = get_spark(settings)
     adds, removes, metrics = diff_files(current, target, spark=spark)
     problems = check_files(target.table_root, adds, workers=settings.check_workers)
-    damaged = {p.key for p in check_files(current.table_root, removes, workers=settings.check_workers)}
+    damaged = {
+        p.key for p in check_files(current.table_root, removes, workers=settings.check_workers)
+    }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = _partitions(adds + removes)
@@ -267,14 +340,39 @@ def _full_plan(log: DeltaLog, current: Snapshot, target: Snapshot, requested: st
         column_mapping_guard(current.metadata, target.metadata),
     )
     return RestorePlan(
-        current.table_root, table_name(current), current.version, target.version,
-        target_ms, requested, adds, removes, metrics,
-        current.num_records, target.num_records, _live_rows(adds), _live_rows(removes),
-        current.metadata, current.protocol, target.metadata, target.protocol, merged, diff,
-        restore_domains(current, target), tuple(partitions[:limit]), len(partitions),
-        tuple(problems[:limit]), len(problems), frozenset(p.key for p in problems),
-        guards, tuple(restore_warnings(log, current, target, adds, removes, diff, problems,
-                                      target_ms, len(damaged))), _has_delta_jars(spark))
+        current.table_root,
+        table_name(current),
+        current.version,
+        target.version,
+        target_ms,
+        requested,
+        adds,
+        removes,
+        metrics,
+        current.num_records,
+        target.num_records,
+        _live_rows(adds),
+        _live_rows(removes),
+        current.metadata,
+        current.protocol,
+        target.metadata,
+        target.protocol,
+        merged,
+        diff,
+        restore_domains(current, target),
+        tuple(partitions[:limit]),
+        len(partitions),
+        tuple(problems[:limit]),
+        len(problems),
+        frozenset(p.key for p in problems),
+        guards,
+        tuple(
+            restore_warnings(
+                log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
+            )
+        ),
+        _has_delta_jars(spark),
+    )
 
 
 def _has_delta_jars(spark) -> bool:
@@ -288,8 +386,9 @@ def table_name(snapshot: Snapshot) -> str:
     return snapshot.metadata.name or os.path.basename(snapshot.table_root.rstrip(os.sep))
 
 
-def diff_files(current: Snapshot, target: Snapshot, *, spark=None, settings: Settings | None = None
-               ) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...], RestoreMetrics]:
+def diff_files(
+    current: Snapshot, target: Snapshot, *, spark=None, settings: Settings | None = None
+) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...], RestoreMetrics]:
     """Files to re-add and to remove, and Delta's metrics, computed on Spark.
 
     As in Delta's ``RestoreTableCommand``, both versions' file lists become
@@ -317,20 +416,34 @@ def diff_files(current: Snapshot, target: Snapshot, *, spark=None, settings: Set
     cur, tgt = _file_frame(spark, cur_files).alias("c"), _file_frame(spark, tgt_files).alias("t")
     same = (F.col("c.path") == F.col("t.path")) & F.col("c.dv").eqNullSafe(F.col("t.dv"))
     to_add = tgt.join(cur, same, "left_anti").select(F.lit("add").alias("side"), "idx", "size")
-    to_remove = cur.join(tgt, same, "left_anti").select(F.lit("remove").alias("side"), "idx", "size")
+    to_remove = cur.join(tgt, same, "left_anti").select(
+        F.lit("remove").alias("side"), "idx", "size"
+    )
     found = to_add.unionByName(to_remove).collect()
     adds = _pick(tgt_files, [r for r in found if r.side == "add"])
     removes = _pick(cur_files, [r for r in found if r.side == "remove"])
-    metrics = RestoreMetrics(len(adds), sum(a.size for a in adds), len(removes),
-                             sum(a.size for a in removes), target.num_files, target.size_in_bytes)
+    metrics = RestoreMetrics(
+        len(adds),
+        sum(a.size for a in adds),
+        len(removes),
+        sum(a.size for a in removes),
+        target.num_files,
+        target.size_in_bytes,
+    )
     return adds, removes, metrics
 
 
 def _file_frame(spark, files):
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-    schema = StructType([StructField("idx", IntegerType(), False), StructField("path", StringType(), False),
-                         StructField("dv", StringType(), True), StructField("size", LongType(), False)])
+    schema = StructType(
+        [
+            StructField("idx", IntegerType(), False),
+            StructField("path", StringType(), False),
+            StructField("dv", StringType(), True),
+            StructField("size", LongType(), False),
+        ]
+    )
     rows = [(i, key[0], key[1], add.size) for i, (key, add) in enumerate(files)]
     return spark.createDataFrame(rows, schema=schema)
 
@@ -365,8 +478,16 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
     local = data_file_path(table_root, add.path)
     actual = _size(local)
     if actual is None or actual != add.size:
-        problems.append(FileProblem(add.path, "missing" if actual is None else "truncated",
-                                    add.size, actual, local, add.key))
+        problems.append(
+            FileProblem(
+                add.path,
+                "missing" if actual is None else "truncated",
+                add.size,
+                actual,
+                local,
+                add.key,
+            )
+        )
     dv = add.deletion_vector
     dv_path = dv.relative_or_absolute_path() if dv else None
     if dv_path is not None:
@@ -374,8 +495,16 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
         needed = dv.required_file_size
         dv_actual = _size(dv_local)
         if dv_actual is None or dv_actual < needed:
-            problems.append(FileProblem(add.path, "dv_missing" if dv_actual is None else "dv_truncated",
-                                        needed, dv_actual, dv_local, add.key))
+            problems.append(
+                FileProblem(
+                    add.path,
+                    "dv_missing" if dv_actual is None else "dv_truncated",
+                    needed,
+                    dv_actual,
+                    dv_local,
+                    add.key,
+                )
+            )
     return problems
 
 
@@ -402,8 +531,11 @@ def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, A
 
 
 def _partitions(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
-    seen = {json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
-            for a in files if a.partition_values}
+    seen = {
+        json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
+        for a in files
+        if a.partition_values
+    }
     return [seen[k] for k in sorted(seen)]
 
 
@@ -414,7 +546,9 @@ def _live_rows(files: Sequence[AddFile]) -> int | None:
 
 def _history_ms(log: DeltaLog, version: int) -> int | None:
     try:
-        return next((e.timestamps.history for e in build_history(log) if e.version == version), None)
+        return next(
+            (e.timestamps.history for e in build_history(log) if e.version == version), None
+        )
     except InspectorError:
         return None
 
@@ -422,9 +556,13 @@ def _history_ms(log: DeltaLog, version: int) -> int | None:
 def _diff_json(diff: MetadataDiff | None) -> dict[str, Any] | None:
     if diff is None:
         return None
-    return {"columnsAdded": [c.name for c in diff.columns_added],
-            "columnsRemoved": [c.name for c in diff.columns_removed],
-            "columnsChanged": [{"name": c.name, "changes": c.changes} for c in diff.columns_changed],
-            "properties": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.properties],
-            "table": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.table],
-            "protocol": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.protocol]}
+    return {
+        "columnsAdded": [c.name for c in diff.columns_added],
+        "columnsRemoved": [c.name for c in diff.columns_removed],
+        "columnsChanged": [{"name": c.name, "changes": c.changes} for c in diff.columns_changed],
+        "properties": [
+            {"key": v.key, "before": v.before, "after": v.after} for v in diff.properties
+        ],
+        "table": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.table],
+        "protocol": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.protocol],
+    }

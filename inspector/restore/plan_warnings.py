@@ -8,23 +8,37 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from inspector.delta.actions import AddFile
-from inspector.views.history import ICT_ENABLED
 from inspector.log.deltalog import DeltaLog
-from inspector.views.metadiff import MetadataDiff
 from inspector.log.snapshot import Snapshot
+from inspector.views.history import ICT_ENABLED
+from inspector.views.metadiff import MetadataDiff
 
 _RETENTION = "delta.deletedFileRetentionDuration"
 _DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000
-_UNITS_MS = {"second": 1000, "minute": 60_000, "hour": 3_600_000, "day": 86_400_000,
-             "week": 604_800_000}
+_UNITS_MS = {
+    "second": 1000,
+    "minute": 60_000,
+    "hour": 3_600_000,
+    "day": 86_400_000,
+    "week": 604_800_000,
+}
 
 
-def restore_warnings(log: DeltaLog, current: Snapshot, target: Snapshot, adds: Sequence[AddFile],
-                     removes: Sequence[AddFile], diff: MetadataDiff, problems: Sequence[Any],
-                     target_ms: int | None, removed_damaged: int = 0) -> list[str]:
+def restore_warnings(
+    log: DeltaLog,
+    current: Snapshot,
+    target: Snapshot,
+    adds: Sequence[AddFile],
+    removes: Sequence[AddFile],
+    diff: MetadataDiff,
+    problems: Sequence[Any],
+    target_ms: int | None,
+    removed_damaged: int = 0,
+) -> list[str]:
     """Every warning that applies to restoring ``current`` to ``target``.
 
     Args:
@@ -43,25 +57,35 @@ def restore_warnings(log: DeltaLog, current: Snapshot, target: Snapshot, adds: S
     """
     out = _missing_warning(adds, problems)
     if removed_damaged:
-        out.append(f"{removed_damaged} of the {len(removes)} files the restore removes are already "
-                   "missing or damaged in storage (e.g. lost in replication): the restore only "
-                   "removes them from the log, which makes the table readable again.")
+        out.append(
+            f"{removed_damaged} of the {len(removes)} files the restore removes are already "
+            "missing or damaged in storage (e.g. lost in replication): the restore only "
+            "removes them from the log, which makes the table readable again."
+        )
     if adds:
-        out.append(f"Streaming readers of this table will process the {len(adds)} re-added files "
-                   f"({_rows(adds)}) again as new data: RESTORE marks them dataChange=true. "
-                   "Streams that do not tolerate deletes (no skipChangeCommits) will fail on the "
-                   f"{len(removes)} removed files.")
+        out.append(
+            f"Streaming readers of this table will process the {len(adds)} re-added files "
+            f"({_rows(adds)}) again as new data: RESTORE marks them dataChange=true. "
+            "Streams that do not tolerate deletes (no skipChangeCommits) will fail on the "
+            f"{len(removes)} removed files."
+        )
     out += _schema_warnings(log, current, target, diff)
     if adds or removes:
-        out.append("Tables that join to this one by keys are not restored with it: rows they "
-                   f"reference may disappear ({_rows(removes)} removed) or come back "
-                   f"({_rows(adds)} re-added), leaving them inconsistent.")
+        out.append(
+            "Tables that join to this one by keys are not restored with it: rows they "
+            f"reference may disappear ({_rows(removes)} removed) or come back "
+            f"({_rows(adds)} re-added), leaving them inconsistent."
+        )
     if _enabled(current, "delta.enableChangeDataFeed"):
-        out.append("The change data feed will show this restore as deletes of the removed files and "
-                   "inserts of the re-added files (no change-data files are written, as in Delta).")
+        out.append(
+            "The change data feed will show this restore as deletes of the removed files and "
+            "inserts of the re-added files (no change-data files are written, as in Delta)."
+        )
     if _enabled(current, ICT_ENABLED) and not _enabled(target, ICT_ENABLED):
-        out.append(f"Version {target.version} predates in-commit timestamps: the restore turns them "
-                   "off (as Delta's RESTORE does), so later timestamps come from file times again.")
+        out.append(
+            f"Version {target.version} predates in-commit timestamps: the restore turns them "
+            "off (as Delta's RESTORE does), so later timestamps come from file times again."
+        )
     out += _retention_warning(current, target, target_ms)
     return out
 
@@ -71,31 +95,41 @@ def _missing_warning(adds: Sequence[AddFile], problems: Sequence[Any]) -> list[s
         return []
     paths = {p.path for p in problems}
     lost = [a for a in adds if a.path in paths]
-    return [f"PARTIAL TABLE RISK: {len(paths)} files of the target version are missing or truncated. "
-            f"Only with allow_missing_files would the restore proceed, and then WITHOUT those files "
-            f"({_rows(lost)}): they are not re-added, and the restored table is NOT the target "
-            "version but a partial copy of it."]
+    return [
+        f"PARTIAL TABLE RISK: {len(paths)} files of the target version are missing or truncated. "
+        f"Only with allow_missing_files would the restore proceed, and then WITHOUT those files "
+        f"({_rows(lost)}): they are not re-added, and the restored table is NOT the target "
+        "version but a partial copy of it."
+    ]
 
 
-def _schema_warnings(log: DeltaLog, current: Snapshot, target: Snapshot, diff: MetadataDiff) -> list[str]:
+def _schema_warnings(
+    log: DeltaLog, current: Snapshot, target: Snapshot, diff: MetadataDiff
+) -> list[str]:
     parts = []
     if diff.columns_removed:
         parts.append("drops " + _names(diff.columns_removed))
     if diff.columns_added:
         parts.append("brings back " + _names(diff.columns_added))
     if diff.columns_changed:
-        parts.append("changes " + ", ".join(f"{c.name} ({', '.join(c.changes)})"
-                                            for c in diff.columns_changed[:10]))
+        parts.append(
+            "changes "
+            + ", ".join(f"{c.name} ({', '.join(c.changes)})" for c in diff.columns_changed[:10])
+        )
     if parts:
-        return [f"The restore crosses a schema change: it {'; '.join(parts)}. Jobs and streams "
-                "that rely on the current schema may fail."]
+        return [
+            f"The restore crosses a schema change: it {'; '.join(parts)}. Jobs and streams "
+            "that rely on the current schema may fail."
+        ]
     if current.metadata.partition_columns != target.metadata.partition_columns:
         return ["The restore changes the partition columns."]
     between = _schema_changes_between(log, target.version, current.version)
     if between:
-        return [f"The schema changed after version {target.version} (in version(s) "
-                f"{', '.join(map(str, between))}) and changed back; the restored schema equals the "
-                "current one, but streams that read those versions saw the change."]
+        return [
+            f"The schema changed after version {target.version} (in version(s) "
+            f"{', '.join(map(str, between))}) and changed back; the restored schema equals the "
+            "current one, but streams that read those versions saw the change."
+        ]
     return []
 
 
@@ -116,14 +150,17 @@ def _retention_warning(current: Snapshot, target: Snapshot, target_ms: int | Non
     age = int(time.time() * 1000) - target_ms
     if age <= retention:
         return []
-    return [f"Version {target.version} is older than the table's deleted-file retention "
-            f"({current.metadata.configuration.get(_RETENTION) or 'interval 1 week'}): a VACUUM "
-            "may delete its files at any moment. Commit soon; files are checked again at commit."]
+    return [
+        f"Version {target.version} is older than the table's deleted-file retention "
+        f"({current.metadata.configuration.get(_RETENTION) or 'interval 1 week'}): a VACUUM "
+        "may delete its files at any moment. Commit soon; files are checked again at commit."
+    ]
 
 
 def _retention_ms(text: str | None) -> int:
-    match = re.match(r"^\s*(?:interval\s+)?(\d+)\s+(second|minute|hour|day|week)s?\s*$",
-                     (text or "").lower())
+    match = re.match(
+        r"^\s*(?:interval\s+)?(\d+)\s+(second|minute|hour|day|week)s?\s*$", (text or "").lower()
+    )
     if not match:
         return _DEFAULT_RETENTION_MS
     return int(match.group(1)) * _UNITS_MS[match.group(2)]

@@ -8,7 +8,8 @@ current protocol merged with the target's, so a restore never downgrades a table
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from inspector.delta.actions import Protocol
 
@@ -64,8 +65,12 @@ REFUSED_FEATURES: Mapping[str, str] = {
 }
 
 #: Features that put the table under a catalog or a commit coordinator.
-MANAGED_FEATURES = ("catalogManaged", "catalogOwned", "catalogOwned-preview",
-                    "coordinatedCommits-preview")
+MANAGED_FEATURES = (
+    "catalogManaged",
+    "catalogOwned",
+    "catalogOwned-preview",
+    "coordinatedCommits-preview",
+)
 
 MAX_READER_VERSION = 3
 MAX_WRITER_VERSION = 7
@@ -75,16 +80,18 @@ def writer_features(protocol: Protocol) -> frozenset[str]:
     """Writer features in force: listed ones (writer 7) or those implied by a legacy version."""
     if protocol.min_writer_version >= 7:
         return frozenset(protocol.writer_features or ())
-    return frozenset(f for v, names in _LEGACY_WRITER.items()
-                     if v <= protocol.min_writer_version for f in names)
+    return frozenset(
+        f for v, names in _LEGACY_WRITER.items() if v <= protocol.min_writer_version for f in names
+    )
 
 
 def reader_features(protocol: Protocol) -> frozenset[str]:
     """Reader features in force: listed ones (reader 3) or those implied by a legacy version."""
     if protocol.min_reader_version >= 3:
         return frozenset(protocol.reader_features or ())
-    return frozenset(f for v, names in _LEGACY_READER.items()
-                     if v <= protocol.min_reader_version for f in names)
+    return frozenset(
+        f for v, names in _LEGACY_READER.items() if v <= protocol.min_reader_version for f in names
+    )
 
 
 def all_features(protocol: Protocol) -> frozenset[str]:
@@ -112,8 +119,12 @@ def merge_protocols(current: Protocol, target: Protocol) -> Protocol:
     if reader >= 3:
         body["readerFeatures"] = sorted(reader_features(current) | reader_features(target))
     if writer >= 7:
-        body["writerFeatures"] = sorted(writer_features(current) | writer_features(target)
-                                        | _reader_writer(current) | _reader_writer(target))
+        body["writerFeatures"] = sorted(
+            writer_features(current)
+            | writer_features(target)
+            | _reader_writer(current)
+            | _reader_writer(target)
+        )
     return protocol_from_json(body)
 
 
@@ -122,25 +133,44 @@ def _reader_writer(protocol: Protocol) -> frozenset[str]:
     return frozenset(f for f in reader_features(protocol) if f in _READER_WRITER)
 
 
-_READER_WRITER = frozenset({"columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint",
-                            "vacuumProtocolCheck", "typeWidening", "typeWidening-preview",
-                            "variantType", "variantType-preview", "variantShredding",
-                            "variantShredding-preview", "catalogManaged", "catalogOwned",
-                            "catalogOwned-preview"})
+_READER_WRITER = frozenset(
+    {
+        "columnMapping",
+        "deletionVectors",
+        "timestampNtz",
+        "v2Checkpoint",
+        "vacuumProtocolCheck",
+        "typeWidening",
+        "typeWidening-preview",
+        "variantType",
+        "variantType-preview",
+        "variantShredding",
+        "variantShredding-preview",
+        "catalogManaged",
+        "catalogOwned",
+        "catalogOwned-preview",
+    }
+)
 
 
 def protocol_from_json(body: Mapping[str, Any]) -> Protocol:
     """A Protocol record from a JSON body (keeps the body as ``raw``)."""
     readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
-    return Protocol(int(body["minReaderVersion"]), int(body["minWriterVersion"]),
-                    tuple(readers) if readers is not None else None,
-                    tuple(writers) if writers is not None else None, raw=dict(body))
+    return Protocol(
+        int(body["minReaderVersion"]),
+        int(body["minWriterVersion"]),
+        tuple(readers) if readers is not None else None,
+        tuple(writers) if writers is not None else None,
+        raw=dict(body),
+    )
 
 
 def protocol_json(protocol: Protocol) -> dict[str, Any]:
     """The JSON body of a protocol action, with feature lists sorted."""
-    body: dict[str, Any] = {"minReaderVersion": protocol.min_reader_version,
-                            "minWriterVersion": protocol.min_writer_version}
+    body: dict[str, Any] = {
+        "minReaderVersion": protocol.min_reader_version,
+        "minWriterVersion": protocol.min_writer_version,
+    }
     if protocol.reader_features is not None:
         body["readerFeatures"] = sorted(protocol.reader_features)
     if protocol.writer_features is not None:
@@ -155,13 +185,16 @@ def same_protocol(a: Protocol, b: Protocol) -> bool:
 
 def covers(newer: Protocol, older: Protocol) -> bool:
     """True when ``newer`` is at least ``older``: versions and every feature."""
-    return (newer.min_reader_version >= older.min_reader_version
-            and newer.min_writer_version >= older.min_writer_version
-            and all_features(newer) >= all_features(older))
+    return (
+        newer.min_reader_version >= older.min_reader_version
+        and newer.min_writer_version >= older.min_writer_version
+        and all_features(newer) >= all_features(older)
+    )
 
 
 def describe_protocol(protocol: Protocol) -> str:
     """``3/7 [deletionVectors, rowTracking]`` for messages."""
     features = ", ".join(sorted(all_features(protocol)))
     return f"{protocol.min_reader_version}/{protocol.min_writer_version}" + (
-        f" [{features}]" if features else "")
+        f" [{features}]" if features else ""
+    )

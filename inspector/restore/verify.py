@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from inspector.delta.errors import InspectorError, UnsupportedFeature
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.actions import ICT_KEYS, IDENTITY_HIGH_WATER_MARK, MAX_COLUMN_ID, metadata_json
+from inspector.log.snapshot import Snapshot
+from inspector.restore.actions import (
+    ICT_KEYS,
+    IDENTITY_HIGH_WATER_MARK,
+    MAX_COLUMN_ID,
+    metadata_json,
+)
 from inspector.restore.protocol import covers, describe_protocol
 from inspector.settings import Settings
-from inspector.log.snapshot import Snapshot
 
 #: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
@@ -59,8 +65,12 @@ class Verification:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
-        return {"version": self.version, "targetVersion": self.target_version, "ok": self.ok,
-                "checks": [c.to_json() for c in self.checks]}
+        return {
+            "version": self.version,
+            "targetVersion": self.target_version,
+            "ok": self.ok,
+            "checks": [c.to_json() for c in self.checks],
+        }
 
 
 def verify_restore(result, *, spark=None, settings: Settings | None = None) -> Verification:
@@ -79,8 +89,17 @@ def verify_restore(result, *, spark=None, settings: Settings | None = None) -> V
         log = DeltaLog.open(result.plan.table_root)
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
-        return Verification(version, target_version, (VerificationCheck(
-            "readable", "failed", f"Version {version} cannot be read back from the log: {exc}"),))
+        return Verification(
+            version,
+            target_version,
+            (
+                VerificationCheck(
+                    "readable",
+                    "failed",
+                    f"Version {version} cannot be read back from the log: {exc}",
+                ),
+            ),
+        )
     dropped = set(result.plan.problem_paths) if result.allow_missing_files else set()
     checks = [
         _safely("files", _files_check, new, target, dropped),
@@ -97,7 +116,9 @@ def _safely(name: str, check, *args) -> VerificationCheck:
     try:
         return check(*args)
     except Exception as exc:
-        return VerificationCheck(name, "failed", f"The check could not run: {type(exc).__name__}: {exc}")
+        return VerificationCheck(
+            name, "failed", f"The check could not run: {type(exc).__name__}: {exc}"
+        )
 
 
 def _files_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
@@ -105,25 +126,35 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationC
     extra, missing = set(new.files) - expected, expected - set(new.files)
     if not extra and not missing:
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
-        return VerificationCheck("files", "passed",
-                                 f"Version {new.version} has exactly the {len(expected)} files of "
-                                 f"version {target.version}{left_out}.")
-    return VerificationCheck("files", "failed",
-                             f"Version {new.version} differs from version {target.version}: "
-                             f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
-                             f"{len(missing)} files missing ({_few(p for p, _ in missing)}).")
+        return VerificationCheck(
+            "files",
+            "passed",
+            f"Version {new.version} has exactly the {len(expected)} files of "
+            f"version {target.version}{left_out}.",
+        )
+    return VerificationCheck(
+        "files",
+        "failed",
+        f"Version {new.version} differs from version {target.version}: "
+        f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
+        f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
+    )
 
 
 def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     got, want = _comparable(new), _comparable(target)
     if got == want:
-        return VerificationCheck("metadata", "passed",
-                                 f"Schema, partition columns and properties equal version "
-                                 f"{target.version}'s.")
+        return VerificationCheck(
+            "metadata",
+            "passed",
+            f"Schema, partition columns and properties equal version {target.version}'s.",
+        )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
-    return VerificationCheck("metadata", "failed",
-                             f"The metadata differs from version {target.version}'s in: "
-                             f"{', '.join(differing)}.")
+    return VerificationCheck(
+        "metadata",
+        "failed",
+        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
+    )
 
 
 def _comparable(snapshot: Snapshot) -> dict[str, Any]:
@@ -140,18 +171,30 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def _protocol_check(new: Snapshot, result) -> VerificationCheck:
-    baseline = result.plan.target_protocol if result.allow_protocol_downgrade else result.plan.current_protocol
+    baseline = (
+        result.plan.target_protocol
+        if result.allow_protocol_downgrade
+        else result.plan.current_protocol
+    )
     word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
-        return VerificationCheck("protocol", "passed",
-                                 f"Protocol {describe_protocol(new.protocol)} is at least {word} "
-                                 f"{describe_protocol(baseline)}.")
-    return VerificationCheck("protocol", "failed",
-                             f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
-                             f"{describe_protocol(baseline)}.")
+        return VerificationCheck(
+            "protocol",
+            "passed",
+            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
+            f"{describe_protocol(baseline)}.",
+        )
+    return VerificationCheck(
+        "protocol",
+        "failed",
+        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
+        f"{describe_protocol(baseline)}.",
+    )
 
 
-def _rows_check(new: Snapshot, target: Snapshot, dropped: set, spark, settings) -> VerificationCheck:
+def _rows_check(
+    new: Snapshot, target: Snapshot, dropped: set, spark, settings
+) -> VerificationCheck:
     from inspector.rows.reader import read_files, read_snapshot
 
     try:
@@ -161,43 +204,67 @@ def _rows_check(new: Snapshot, target: Snapshot, dropped: set, spark, settings) 
             spark = get_spark(settings)
         got = read_snapshot(new, spark=spark).count()
         kept = [a for k, a in target.files.items() if k not in dropped]
-        want = (read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)).count()
+        want = (
+            read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)
+        ).count()
     except UnsupportedFeature as exc:
-        return VerificationCheck("row_count", "skipped", f"Rows could not be read with Spark: {exc}")
+        return VerificationCheck(
+            "row_count", "skipped", f"Rows could not be read with Spark: {exc}"
+        )
     except InspectorError as exc:
         return VerificationCheck("row_count", "failed", f"Rows could not be read with Spark: {exc}")
     if got == want:
-        return VerificationCheck("row_count", "passed",
-                                 f"Spark reads {got} rows at version {new.version}, as at version "
-                                 f"{target.version}{' (without the files left out)' if dropped else ''}.")
-    return VerificationCheck("row_count", "failed",
-                             f"Spark reads {got} rows at version {new.version} but {want} at version "
-                             f"{target.version}.")
+        return VerificationCheck(
+            "row_count",
+            "passed",
+            f"Spark reads {got} rows at version {new.version}, as at version "
+            f"{target.version}{' (without the files left out)' if dropped else ''}.",
+        )
+    return VerificationCheck(
+        "row_count",
+        "failed",
+        f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
+    )
 
 
 def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
     if dropped:
-        return VerificationCheck("deltalake_rows", "skipped",
-                                 "Skipped: the target version's missing files cannot be read, so "
-                                 "its rows cannot be compared.")
+        return VerificationCheck(
+            "deltalake_rows",
+            "skipped",
+            "Skipped: the target version's missing files cannot be read, so "
+            "its rows cannot be compared.",
+        )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
-        return VerificationCheck("deltalake_rows", "skipped",
-                                 f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.")
+        return VerificationCheck(
+            "deltalake_rows",
+            "skipped",
+            f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
+        )
     try:
         got, want = _deltalake_rows(new), _deltalake_rows(target)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return VerificationCheck("deltalake_rows", "skipped",
-                                 f"Skipped: deltalake cannot read this table ({reason[:200]}).")
+        return VerificationCheck(
+            "deltalake_rows",
+            "skipped",
+            f"Skipped: deltalake cannot read this table ({reason[:200]}).",
+        )
     if got == want:
-        return VerificationCheck("deltalake_rows", "passed",
-                                 f"deltalake reads the same {sum(got.values())} rows at versions "
-                                 f"{new.version} and {target.version}.")
+        return VerificationCheck(
+            "deltalake_rows",
+            "passed",
+            f"deltalake reads the same {sum(got.values())} rows at versions "
+            f"{new.version} and {target.version}.",
+        )
     surplus, lacking = got - want, want - got
-    return VerificationCheck("deltalake_rows", "failed",
-                             f"deltalake reads different rows at version {new.version}: "
-                             f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
-                             f"compared with version {target.version}.")
+    return VerificationCheck(
+        "deltalake_rows",
+        "failed",
+        f"deltalake reads different rows at version {new.version}: "
+        f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
+        f"compared with version {target.version}.",
+    )
 
 
 def _deltalake_rows(snapshot: Snapshot) -> Counter:

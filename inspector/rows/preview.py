@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
-from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
+from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.settings import Settings
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from inspector.views.versions import parse_version
@@ -52,8 +53,13 @@ class ResolvedVersion:
     timestamp: datetime | None = None
 
 
-def resolve_version(log: DeltaLog, *, version: str | int | None = None, timestamp: str | None = None,
-                    settings: Settings | None = None) -> ResolvedVersion:
+def resolve_version(
+    log: DeltaLog,
+    *,
+    version: str | int | None = None,
+    timestamp: str | None = None,
+    settings: Settings | None = None,
+) -> ResolvedVersion:
     """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
 
     Raises:
@@ -62,8 +68,9 @@ def resolve_version(log: DeltaLog, *, version: str | int | None = None, timestam
         VersionNotFound: The version is not in the log.
     """
     if version is not None and timestamp:
-        raise InvalidInput("Give a version or a timestamp, not both.",
-                           "Drop one of --version and --timestamp.")
+        raise InvalidInput(
+            "Give a version or a timestamp, not both.", "Drop one of --version and --timestamp."
+        )
     if timestamp:
         moment = parse_timestamp(timestamp)
         return ResolvedVersion(version_at_timestamp(log, moment, settings), moment)
@@ -72,9 +79,16 @@ def resolve_version(log: DeltaLog, *, version: str | int | None = None, timestam
     return ResolvedVersion(chosen)
 
 
-def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str | None = None,
-                  limit: int | None = None, spark=None,
-                  progress: Callable[[str], None] = lambda stage: None) -> Preview:
+def build_preview(
+    log: DeltaLog,
+    version: int,
+    *,
+    settings: Settings,
+    where: str | None = None,
+    limit: int | None = None,
+    spark=None,
+    progress: Callable[[str], None] = lambda stage: None,
+) -> Preview:
     """Read a version with Spark: its exact row count and first rows (optionally filtered).
 
     Args:
@@ -94,8 +108,13 @@ def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str
         UnsupportedFeature, MissingDataFile: From :mod:`inspector.rows.reader`.
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.rows.reader import (check_files_exist, check_readable, count_rows, read_snapshot,
-                                  read_warnings)
+    from inspector.rows.reader import (
+        check_files_exist,
+        check_readable,
+        count_rows,
+        read_snapshot,
+        read_warnings,
+    )
 
     snapshot = log.snapshot(version)
     check_readable(snapshot)  # refuse before paying for Spark's start
@@ -111,11 +130,21 @@ def build_preview(log: DeltaLog, version: int, *, settings: Settings, where: str
     rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
     # Without a filter the count comes from Parquet footers (minus deleted rows): no scan.
-    total = _spark_action(df.count if where and where.strip() else
-                          lambda: count_rows(snapshot, spark=spark))
+    total = _spark_action(
+        df.count if where and where.strip() else lambda: count_rows(snapshot, spark=spark)
+    )
     columns = tuple(PreviewColumn(f.name, f.type.simple_string()) for f in snapshot.schema.fields)
-    return Preview(version, columns, total, tuple(rows), limit, (where or "").strip() or None,
-                   snapshot.num_files, snapshot.size_in_bytes, tuple(read_warnings(snapshot)))
+    return Preview(
+        version,
+        columns,
+        total,
+        tuple(rows),
+        limit,
+        (where or "").strip() or None,
+        snapshot.num_files,
+        snapshot.size_in_bytes,
+        tuple(read_warnings(snapshot)),
+    )
 
 
 def _filtered(df, where: str | None):
@@ -127,18 +156,25 @@ def _filtered(df, where: str | None):
         return df.where(where)
     except (ParseException, AnalysisException) as exc:
         first = (str(exc).strip().splitlines() or [""])[0].split(" SQLSTATE")[0].rstrip(". ")
-        raise InvalidInput(f"The filter `{where.strip()}` is not valid SQL for this table: {first}",
-                           "Write a SQL WHERE expression over the version's columns, "
-                           "e.g. amount > 100 AND region = 'eu'.") from None
+        raise InvalidInput(
+            f"The filter `{where.strip()}` is not valid SQL for this table: {first}",
+            "Write a SQL WHERE expression over the version's columns, "
+            "e.g. amount > 100 AND region = 'eu'.",
+        ) from None
 
 
 def _displayable(df):
     """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
     from pyspark.sql import functions as F
 
-    return df.select(*[F.col(f"`{f.name}`").cast("string").alias(f.name)
-                       if "variant" in f.dataType.simpleString() else F.col(f"`{f.name}`")
-                       for f in df.schema.fields])
+    return df.select(
+        *[
+            F.col(f"`{f.name}`").cast("string").alias(f.name)
+            if "variant" in f.dataType.simpleString()
+            else F.col(f"`{f.name}`")
+            for f in df.schema.fields
+        ]
+    )
 
 
 def _spark_action(action: Callable[[], Any]) -> Any:
@@ -151,11 +187,15 @@ def _spark_action(action: Callable[[], Any]) -> Any:
     except (PySparkException, Py4JError) as exc:
         text = str(exc)
         if "FAILED_READ_FILE" in text or "FileNotFoundException" in text:
-            file = text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip() if \
-                "reading file" in text else "a data file"
-            raise MissingDataFile(f"Spark could not read {file}: it is missing or not a valid "
-                                  "Parquet file.",
-                                  "Restore the file from a backup, or pick another version.") from None
+            file = (
+                text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip()
+                if "reading file" in text
+                else "a data file"
+            )
+            raise MissingDataFile(
+                f"Spark could not read {file}: it is missing or not a valid Parquet file.",
+                "Restore the file from a backup, or pick another version.",
+            ) from None
         if "cancel" in text.lower():
             raise PreviewCancelled() from None
         raise
@@ -186,8 +226,15 @@ class PreviewJob:
     start cannot be interrupted, but its result is then discarded).
     """
 
-    def __init__(self, log: DeltaLog, version: int, *, settings: Settings,
-                 where: str | None = None, limit: int | None = None) -> None:
+    def __init__(
+        self,
+        log: DeltaLog,
+        version: int,
+        *,
+        settings: Settings,
+        where: str | None = None,
+        limit: int | None = None,
+    ) -> None:
         self.group = f"delta-inspector-preview-{uuid.uuid4().hex[:12]}"
         self.stage = "Waiting…"
         self.cancelled = False
@@ -200,8 +247,15 @@ class PreviewJob:
     def _run(self) -> None:
         log, version, settings, where, limit = self._args
         try:
-            self.preview = build_preview(log, version, settings=settings, where=where, limit=limit,
-                                         spark=self._spark(settings), progress=self._progress)
+            self.preview = build_preview(
+                log,
+                version,
+                settings=settings,
+                where=where,
+                limit=limit,
+                spark=self._spark(settings),
+                progress=self._progress,
+            )
         except PreviewCancelled:
             self.cancelled = True
         except BaseException as exc:  # handed to the caller's thread, which renders it
@@ -214,7 +268,9 @@ class PreviewJob:
         self.stage = "Starting Spark…"
         spark = get_spark(settings)
         # Job groups are per thread (PySpark pins Python threads to JVM threads).
-        spark.sparkContext.setJobGroup(self.group, "Delta Inspector preview", interruptOnCancel=True)
+        spark.sparkContext.setJobGroup(
+            self.group, "Delta Inspector preview", interruptOnCancel=True
+        )
         if self.cancelled:
             raise PreviewCancelled()
         return spark
@@ -253,7 +309,9 @@ class PreviewJob:
         if self.error is not None:
             if isinstance(self.error, InspectorError):
                 raise self.error
-            raise SparkUnavailable(f"Spark failed while reading: {str(self.error).splitlines()[0]}",
-                                   "See the Spark status in the sidebar; retry, or check the "
-                                   "spark_master and spark_conf settings.") from self.error
+            raise SparkUnavailable(
+                f"Spark failed while reading: {str(self.error).splitlines()[0]}",
+                "See the Spark status in the sidebar; retry, or check the "
+                "spark_master and spark_conf settings.",
+            ) from self.error
         return None if self.cancelled else self.preview

@@ -15,24 +15,36 @@ import json
 import os
 import re
 from collections import Counter
-from datetime import date, datetime, timezone, tzinfo
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
 from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeature
 from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
+from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
 from inspector.log.snapshot import Snapshot
 
 #: Reader features whose tables we read correctly (some need nothing from a reader).
-SUPPORTED_READER_FEATURES = frozenset({
-    "columnMapping", "deletionVectors", "timestampNtz", "v2Checkpoint", "vacuumProtocolCheck",
-    "typeWidening", "typeWidening-preview", "variantType", "variantType-preview",
-    "catalogOwned", "catalogOwned-preview", "catalogManaged",
-})
+SUPPORTED_READER_FEATURES = frozenset(
+    {
+        "columnMapping",
+        "deletionVectors",
+        "timestampNtz",
+        "v2Checkpoint",
+        "vacuumProtocolCheck",
+        "typeWidening",
+        "typeWidening-preview",
+        "variantType",
+        "variantType-preview",
+        "catalogOwned",
+        "catalogOwned-preview",
+        "catalogManaged",
+    }
+)
 _CATALOG_FEATURES = {"catalogOwned", "catalogOwned-preview", "catalogManaged"}
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _FILE_KEY = "__delta_inspector_file"
@@ -60,8 +72,11 @@ def read_snapshot(snapshot: Snapshot, *, spark=None):
     from inspector.rows.session import has_delta_jars
 
     if has_delta_jars(spark):
-        return (spark.read.format("delta").option("versionAsOf", snapshot.version)
-                .load(snapshot.table_root))
+        return (
+            spark.read.format("delta")
+            .option("versionAsOf", snapshot.version)
+            .load(snapshot.table_root)
+        )
     return _read(spark, snapshot, snapshot.add_files)
 
 
@@ -97,7 +112,8 @@ def check_readable(snapshot: Snapshot) -> None:
         raise UnsupportedFeature(
             f"Version {snapshot.version} requires Delta reader version {proto.min_reader_version}; "
             "Delta Inspector reads versions 1 to 3.",
-            "Read this table with a newer Delta engine, or pick an older version.")
+            "Read this table with a newer Delta engine, or pick an older version.",
+        )
     features = set(proto.reader_features or ()) if proto.min_reader_version >= 3 else set()
     unknown = sorted(features - SUPPORTED_READER_FEATURES)
     if unknown:
@@ -105,7 +121,8 @@ def check_readable(snapshot: Snapshot) -> None:
             f"Version {snapshot.version} uses the table feature(s) {', '.join(unknown)}, which "
             "Delta Inspector cannot read correctly, so it shows no rows rather than wrong ones.",
             "Read this version with Delta Lake itself (put Delta's jars on Spark's classpath "
-            "with the spark_conf setting, e.g. spark.jars=...), or pick a version without it.")
+            "with the spark_conf setting, e.g. spark.jars=...), or pick a version without it.",
+        )
     spark_schema(snapshot)  # refuses column types Spark does not know
     _check_type_changes(snapshot)
 
@@ -114,8 +131,10 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
     """Caveats about rows read from this snapshot (shown beside a preview)."""
     features = set(snapshot.protocol.reader_features or ())
     if features & _CATALOG_FEATURES:
-        return ["This table is managed by a catalog: the rows shown are those of the commits in "
-                "_delta_log; commits the catalog has ratified but not yet published are not included."]
+        return [
+            "This table is managed by a catalog: the rows shown are those of the commits in "
+            "_delta_log; commits the catalog has ratified but not yet published are not included."
+        ]
     return []
 
 
@@ -126,15 +145,19 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
         MissingDataFile: Naming the first missing file and how many are missing.
     """
     missing = [snapshot.data_path(a) for a in adds if not os.path.exists(snapshot.data_path(a))]
-    missing += [dv_file_path(a.deletion_vector, snapshot.table_root) for a in adds
-                if a.deletion_vector and not dv_exists(a.deletion_vector, snapshot.table_root)]
+    missing += [
+        dv_file_path(a.deletion_vector, snapshot.table_root)
+        for a in adds
+        if a.deletion_vector and not dv_exists(a.deletion_vector, snapshot.table_root)
+    ]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise MissingDataFile(
             f"Version {snapshot.version} needs {missing[0]}, which is missing{more}: the "
             "version's data was vacuumed or not copied with the table.",
             "Pick a later version whose files exist (VACUUM keeps the files of recent "
-            "versions), or restore the missing files from a backup.")
+            "versions), or restore the missing files from a backup.",
+        )
 
 
 def spark_schema(snapshot: Snapshot):
@@ -151,7 +174,8 @@ def spark_schema(snapshot: Snapshot):
         raise UnsupportedFeature(
             f"Version {snapshot.version}'s schema has a column type Spark {_spark_version()} "
             f"cannot read ({exc}).",
-            "Read this table with an engine that supports the type.") from None
+            "Read this table with an engine that supports the type.",
+        ) from None
 
 
 def _session():
@@ -199,7 +223,8 @@ def _check_type_changes(snapshot: Snapshot) -> None:
             raise UnsupportedFeature(
                 f"Column {field_name} was widened from {src} to {dst} (typeWidening); Spark's "
                 "Parquet reader cannot read the older files' values as the new type exactly.",
-                "Read this table with Delta Lake itself, or rewrite the old files.")
+                "Read this table with Delta Lake itself, or rewrite the old files.",
+            )
 
 
 def _type_changes(node: Any, path: tuple[str, ...]):
@@ -243,7 +268,9 @@ def _read_layer(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
     id_mode = snapshot.metadata.column_mapping_mode == "id"
     parts = set(snapshot.partition_columns)
     data_fields = [f for f in logical.fields if f.name not in parts]
-    df = _scan(spark, snapshot, adds, StructType([_physical_field(f, id_mode) for f in data_fields]))
+    df = _scan(
+        spark, snapshot, adds, StructType([_physical_field(f, id_mode) for f in data_fields])
+    )
     has_dvs = any(a.deletion_vector for a in adds)
     if parts or has_dvs:
         keys = _spark_file_keys(df, snapshot, adds)
@@ -252,7 +279,9 @@ def _read_layer(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
         df = df.withColumn(_ROW_INDEX, df.metadataColumn("_metadata").getField("row_index"))
         df = _drop_deleted(spark, snapshot, df, adds, keys)
     if parts:
-        df = df.join(F.broadcast(_partition_frame(spark, snapshot, logical, adds, keys)), on=_FILE_KEY)
+        df = df.join(
+            F.broadcast(_partition_frame(spark, snapshot, logical, adds, keys)), on=_FILE_KEY
+        )
     return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
 
 
@@ -286,8 +315,10 @@ def _spark_file_keys(df, snapshot: Snapshot, adds: list[AddFile]) -> dict[str, s
     for add in adds:
         local = _file_key(snapshot, add)
         if local not in listed:
-            raise MissingDataFile(f"Spark could not list {local}, a file of this version.",
-                                  "Check that the file exists and is readable, then retry.")
+            raise MissingDataFile(
+                f"Spark could not list {local}, a file of this version.",
+                "Check that the file exists and is readable, then retry.",
+            )
         keys[local] = listed[local]
     return keys
 
@@ -326,9 +357,15 @@ def _physical_field(field, id_mode: bool):
     from pyspark.sql.types import StructField
 
     meta = field.metadata or {}
-    extra = {"parquet.field.id": int(meta[COLUMN_ID_KEY])} if id_mode and COLUMN_ID_KEY in meta else {}
-    return StructField(str(meta.get(PHYSICAL_NAME_KEY) or field.name),
-                       _physical_type(field.dataType, id_mode), True, extra)
+    extra = (
+        {"parquet.field.id": int(meta[COLUMN_ID_KEY])} if id_mode and COLUMN_ID_KEY in meta else {}
+    )
+    return StructField(
+        str(meta.get(PHYSICAL_NAME_KEY) or field.name),
+        _physical_type(field.dataType, id_mode),
+        True,
+        extra,
+    )
 
 
 def _physical_type(data_type, id_mode: bool):
@@ -339,8 +376,11 @@ def _physical_type(data_type, id_mode: bool):
     if isinstance(data_type, ArrayType):
         return ArrayType(_physical_type(data_type.elementType, id_mode), True)
     if isinstance(data_type, MapType):
-        return MapType(_physical_type(data_type.keyType, id_mode),
-                       _physical_type(data_type.valueType, id_mode), True)
+        return MapType(
+            _physical_type(data_type.keyType, id_mode),
+            _physical_type(data_type.valueType, id_mode),
+            True,
+        )
     return data_type
 
 
@@ -383,23 +423,34 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], ke
     from pyspark.sql.types import StringType, StructField, StructType
 
     fields = [f for f in logical.fields if f.name in set(snapshot.partition_columns)]
-    schema = StructType([StructField(_FILE_KEY, StringType(), False)]
-                        + [StructField(_partition_alias(f), f.dataType, True) for f in fields])
+    schema = StructType(
+        [StructField(_FILE_KEY, StringType(), False)]
+        + [StructField(_partition_alias(f), f.dataType, True) for f in fields]
+    )
     # Zoneless timestamp values are in the writer's session time zone; like Delta on Spark we
     # read them in this session's time zone (UTC unless the spark_conf setting changes it).
     zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
     rows = []
     for add in adds:
         values = add.partition_values or {}
-        rows.append((keys[_file_key(snapshot, add)], *[
-            partition_value(values.get(_physical_name(f), values.get(f.name)), f.dataType.typeName(),
-                            add.path, zone)
-            for f in fields]))
+        rows.append(
+            (
+                keys[_file_key(snapshot, add)],
+                *[
+                    partition_value(
+                        values.get(_physical_name(f), values.get(f.name)),
+                        f.dataType.typeName(),
+                        add.path,
+                        zone,
+                    )
+                    for f in fields
+                ],
+            )
+        )
     return spark.createDataFrame(rows, schema)
 
 
-def partition_value(text: str | None, type_name: str, file: str = "",
-                    zone: tzinfo = timezone.utc) -> Any:
+def partition_value(text: str | None, type_name: str, file: str = "", zone: tzinfo = UTC) -> Any:
     """Convert a partition value from the log (a string) to a Python value of its type.
 
     Args:
@@ -423,16 +474,17 @@ def partition_value(text: str | None, type_name: str, file: str = "",
             return _timestamp(text, zone)
         return _PARTITION_PARSERS.get(type_name, _unsupported_partition)(text)
     except (ValueError, InvalidOperation, OverflowError):
-        raise CorruptLog(f"The partition value {text!r} of {file} is not a valid {type_name}.",
-                         "The log is damaged or was written by a faulty writer; "
-                         "pick another version.") from None
+        raise CorruptLog(
+            f"The partition value {text!r} of {file} is not a valid {type_name}.",
+            "The log is damaged or was written by a faulty writer; pick another version.",
+        ) from None
 
 
 def _timestamp(text: str, zone: tzinfo) -> datetime:
     parsed = datetime.fromisoformat(text.strip())
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone)
-    return parsed.astimezone(timezone.utc)
+    return parsed.astimezone(UTC)
 
 
 def _timestamp_ntz(text: str) -> datetime:
@@ -452,8 +504,12 @@ def _unsupported_partition(text: str) -> Any:
 
 _PARTITION_PARSERS = {
     "string": str,
-    "byte": int, "short": int, "integer": int, "long": int,
-    "float": float, "double": float,
+    "byte": int,
+    "short": int,
+    "integer": int,
+    "long": int,
+    "float": float,
+    "double": float,
     "boolean": _boolean,
     "date": lambda t: date.fromisoformat(t.strip()[:10]),
     "timestamp_ntz": _timestamp_ntz,
@@ -467,12 +523,20 @@ def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile], keys: dict
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
-    rows = [(keys[_file_key(snapshot, add)], list(_checked_bitmap(snapshot, add)))
-            for add in adds if add.deletion_vector is not None]
-    schema = StructType([StructField(_FILE_KEY, StringType(), False),
-                         StructField("rows", ArrayType(LongType(), False), False)])
-    deleted = (spark.createDataFrame(rows, schema)
-               .select(_FILE_KEY, F.explode("rows").alias(_ROW_INDEX)))
+    rows = [
+        (keys[_file_key(snapshot, add)], list(_checked_bitmap(snapshot, add)))
+        for add in adds
+        if add.deletion_vector is not None
+    ]
+    schema = StructType(
+        [
+            StructField(_FILE_KEY, StringType(), False),
+            StructField("rows", ArrayType(LongType(), False), False),
+        ]
+    )
+    deleted = spark.createDataFrame(rows, schema).select(
+        _FILE_KEY, F.explode("rows").alias(_ROW_INDEX)
+    )
     return df.join(deleted, on=[_FILE_KEY, _ROW_INDEX], how="left_anti")
 
 
@@ -483,5 +547,6 @@ def _checked_bitmap(snapshot: Snapshot, add: AddFile):
         raise MissingDataFile(
             f"The deletion vector of {add.path} marks row {bitmap.max()} deleted, but the file "
             f"has {add.num_records} rows: the deletion vector does not belong to this file.",
-            "Rows cannot be read correctly; restore the table's files from a backup.")
+            "Rows cannot be read correctly; restore the table's files from a backup.",
+        )
     return bitmap

@@ -10,14 +10,15 @@ so only the rows deleted in between remain.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from inspector.delta.errors import InvalidInput
-from inspector.views.filediff import FileDiff, diff_files
 from inspector.log.deltalog import DeltaLog
-from inspector.views.metadiff import ValueChange
 from inspector.settings import Settings
+from inspector.views.filediff import FileDiff, diff_files
+from inspector.views.metadiff import ValueChange
 
 _SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
 _COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
@@ -25,7 +26,11 @@ _STATUS, _RANK = "__delta_inspector_status", "__delta_inspector_rank"
 _TOTALS = "__delta_inspector_totals"  # the status of the counts row in a collected union
 _ADDED, _REMOVED = "__delta_inspector_added", "__delta_inspector_removed"
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
-_BEFORE, _AFTER, _DIFFERS = "__delta_inspector_before_", "__delta_inspector_after_", "__delta_inspector_differs_"
+_BEFORE, _AFTER, _DIFFERS = (
+    "__delta_inspector_before_",
+    "__delta_inspector_after_",
+    "__delta_inspector_differs_",
+)
 
 Row = Mapping[str, Any]
 
@@ -70,9 +75,18 @@ class RowDiff:
     samples: RowSamples
 
 
-def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequence[str] = (),
-              offset: int = 0, limit: int | None = None, file_diff: FileDiff | None = None,
-              settings: Settings | None = None, spark=None) -> RowDiff:
+def diff_rows(
+    log: DeltaLog,
+    from_version: int,
+    to_version: int,
+    *,
+    key: Sequence[str] = (),
+    offset: int = 0,
+    limit: int | None = None,
+    file_diff: FileDiff | None = None,
+    settings: Settings | None = None,
+    spark=None,
+) -> RowDiff:
     """Diff the rows of two versions on Spark, reading only the changed files.
 
     Args:
@@ -97,15 +111,26 @@ def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequenc
     settings = settings or Settings.from_env()
     limit = settings.sample_rows if limit is None else limit
     if offset < 0 or limit < 0:
-        raise InvalidInput("The sample offset and size must not be negative.",
-                           "Give an offset of 0 or more.")
+        raise InvalidInput(
+            "The sample offset and size must not be negative.", "Give an offset of 0 or more."
+        )
     diff = file_diff or diff_files(log, from_version, to_version)
     from_snap, to_snap = log.snapshot(diff.from_version), log.snapshot(diff.to_version)
     columns = _columns(diff)
     key = _check_key(key, columns)
     files = diff.only_in_from + diff.only_in_to
-    empty = RowDiff(diff.from_version, diff.to_version, columns, key, 0, 0, 0 if key else None,
-                    0, 0, RowSamples(offset, limit))
+    empty = RowDiff(
+        diff.from_version,
+        diff.to_version,
+        columns,
+        key,
+        0,
+        0,
+        0 if key else None,
+        0,
+        0,
+        RowSamples(offset, limit),
+    )
     if not files:
         return empty  # no file changed, so no row did: no need to start Spark
     from inspector.rows.reader import read_files
@@ -117,10 +142,22 @@ def diff_rows(log: DeltaLog, from_version: int, to_version: int, *, key: Sequenc
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
     maps = {f.name for df in (before, after) for f in df.schema.fields if _is_map(f.dataType)}
     net = _net_rows(before, after)
-    counted = _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
+    counted = (
+        _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
+    )
     added, removed, changed, samples = counted
-    return RowDiff(diff.from_version, diff.to_version, tuple(c for c in net.columns if c != _COUNT), key,
-                   added, removed, changed, len(files), sum(f.size for f in files), samples)
+    return RowDiff(
+        diff.from_version,
+        diff.to_version,
+        tuple(c for c in net.columns if c != _COUNT),
+        key,
+        added,
+        removed,
+        changed,
+        len(files),
+        sum(f.size for f in files),
+        samples,
+    )
 
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:
@@ -133,16 +170,21 @@ def _columns(diff: FileDiff) -> tuple[str, ...]:
 
 def _renames(diff: FileDiff) -> dict[str, str]:
     """Top-level columns renamed between the sides (matched by column-mapping id): from-name -> to-name."""
-    return {c.before.name: c.after.name for c in diff.metadata.columns_changed
-            if len(c.before.path) == 1 and c.before.path != c.after.path}
+    return {
+        c.before.name: c.after.name
+        for c in diff.metadata.columns_changed
+        if len(c.before.path) == 1 and c.before.path != c.after.path
+    }
 
 
 def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
     key = tuple(k.strip() for k in key if k and k.strip())
     unknown = [k for k in key if k not in columns]
     if unknown:
-        raise InvalidInput(f"Key column(s) {', '.join(unknown)} do not exist in either version.",
-                           f"Pick key columns among: {', '.join(columns)}.")
+        raise InvalidInput(
+            f"Key column(s) {', '.join(unknown)} do not exist in either version.",
+            f"Pick key columns among: {', '.join(columns)}.",
+        )
     if len(set(key)) != len(key):
         raise InvalidInput("A key column is named twice.", "Name each key column once.")
     return key
@@ -162,8 +204,11 @@ def _net_rows(before, after):
     before, after = _stringify_mismatches(before, after)
     union = _union(after.withColumn(_SIDE, F.lit(1)), before.withColumn(_SIDE, F.lit(-1)))
     columns = [c for c in union.columns if c != _SIDE]
-    return (union.groupBy(*[_col(c) for c in columns]).agg(F.sum(_SIDE).alias(_COUNT))
-            .where(F.col(_COUNT) != 0))
+    return (
+        union.groupBy(*[_col(c) for c in columns])
+        .agg(F.sum(_SIDE).alias(_COUNT))
+        .where(F.col(_COUNT) != 0)
+    )
 
 
 def _is_map(data_type) -> bool:
@@ -176,8 +221,14 @@ def _comparable(df):
     """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
     from pyspark.sql import functions as F
 
-    return df.select(*[F.array_sort(F.map_entries(_col(f.name))).alias(f.name)
-                       if _is_map(f.dataType) else _col(f.name) for f in df.schema.fields])
+    return df.select(
+        *[
+            F.array_sort(F.map_entries(_col(f.name))).alias(f.name)
+            if _is_map(f.dataType)
+            else _col(f.name)
+            for f in df.schema.fields
+        ]
+    )
 
 
 def _stringify_mismatches(before, after):
@@ -189,13 +240,20 @@ def _stringify_mismatches(before, after):
     from pyspark.sql.types import StringType
 
     theirs = {f.name: f.dataType for f in after.schema.fields}
-    text = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]
-            and StringType() in (f.dataType, theirs[f.name])]
+    text = [
+        f.name
+        for f in before.schema.fields
+        if f.name in theirs
+        and f.dataType != theirs[f.name]
+        and StringType() in (f.dataType, theirs[f.name])
+    ]
     return _as_text(before, text), _as_text(after, text)
 
 
 def _as_text(df, names):
-    return df.select(*[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns])
+    return df.select(
+        *[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns]
+    )
 
 
 def _union(after, before):
@@ -209,8 +267,14 @@ def _union(after, before):
         return after.unionByName(before, allowMissingColumns=True)
     except AnalysisException:
         theirs = {f.name: f.dataType for f in after.schema.fields}
-        differ = [f.name for f in before.schema.fields if f.name in theirs and f.dataType != theirs[f.name]]
-        return _as_text(after, differ).unionByName(_as_text(before, differ), allowMissingColumns=True)
+        differ = [
+            f.name
+            for f in before.schema.fields
+            if f.name in theirs and f.dataType != theirs[f.name]
+        ]
+        return _as_text(after, differ).unionByName(
+            _as_text(before, differ), allowMissingColumns=True
+        )
 
 
 def _expand(df):
@@ -218,9 +282,10 @@ def _expand(df):
     from pyspark.sql import functions as F
 
     columns = [c for c in df.columns if c != _COUNT]
-    return (df.select(*[_col(c) for c in columns],
-                      F.explode(F.array_repeat(F.lit(0), F.abs(F.col(_COUNT)).cast("int"))).alias(_SIDE))
-            .select(*[_col(c) for c in columns]))
+    return df.select(
+        *[_col(c) for c in columns],
+        F.explode(F.array_repeat(F.lit(0), F.abs(F.col(_COUNT)).cast("int"))).alias(_SIDE),
+    ).select(*[_col(c) for c in columns])
 
 
 def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int):
@@ -242,8 +307,11 @@ def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int
         by = [_col(c) for c in _orderable(df, order)] or [F.lit(0)]
         page = df.orderBy(*by).offset(offset).limit(limit)
         # A union does not keep order, so each page row carries its rank (pages are small).
-        branches.append(page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by)))
-                        .withColumn(_STATUS, F.lit(status)))
+        branches.append(
+            page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by))).withColumn(
+                _STATUS, F.lit(status)
+            )
+        )
     union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
     pages: dict[str, list[dict]] = {status: [] for status in frames}
     found = {}
@@ -278,12 +346,23 @@ def _unkeyed(net, offset: int, limit: int, maps: set[str]):
     from pyspark.sql import functions as F
 
     count = F.col(_COUNT)
-    totals = net.agg(F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
-                     F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
-    found, pages = _collect(totals, {"added": _expand(net.where(count > 0)),
-                                     "removed": _expand(net.where(count < 0))}, (), offset, limit)
-    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
-                         tuple(_row(r, maps) for r in pages["removed"]))
+    totals = net.agg(
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED),
+    )
+    found, pages = _collect(
+        totals,
+        {"added": _expand(net.where(count > 0)), "removed": _expand(net.where(count < 0))},
+        (),
+        offset,
+        limit,
+    )
+    samples = RowSamples(
+        offset,
+        limit,
+        tuple(_row(r, maps) for r in pages["added"]),
+        tuple(_row(r, maps) for r in pages["removed"]),
+    )
     return found[_ADDED], found[_REMOVED], None, samples
 
 
@@ -294,25 +373,42 @@ def _key_totals(net, key: tuple[str, ...]):
     count = F.col(_COUNT)
     per_key = net.groupBy(*[_col(k) for k in key]).agg(
         F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
-        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED))
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED),
+    )
     added, removed = F.col(_ADDED), F.col(_REMOVED)
-    return per_key.agg(*[F.sum(condition.cast("int")).alias(name) for name, condition in (
-        ("duplicated", (added > 1) | (removed > 1)), ("added", (added > 0) & (removed == 0)),
-        ("removed", (removed > 0) & (added == 0)), ("changed", (added > 0) & (removed > 0)))])
+    return per_key.agg(
+        *[
+            F.sum(condition.cast("int")).alias(name)
+            for name, condition in (
+                ("duplicated", (added > 1) | (removed > 1)),
+                ("added", (added > 0) & (removed == 0)),
+                ("removed", (removed > 0) & (added == 0)),
+                ("changed", (added > 0) & (removed > 0)),
+            )
+        ]
+    )
 
 
 def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
     """A key must pick one row per side, else "changed" has no meaning."""
     from pyspark.sql import functions as F
 
-    dups = (net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
-            .agg(F.sum(F.abs(_COUNT)).alias(_COUNT)).where(F.col(_COUNT) > 1).limit(3).collect())
+    dups = (
+        net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
+        .agg(F.sum(F.abs(_COUNT)).alias(_COUNT))
+        .where(F.col(_COUNT) > 1)
+        .limit(3)
+        .collect()
+    )
     examples = "; ".join(
         ", ".join(f"{k}={d[k]!r}" for k in key)
         + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
-        for d in dups)
-    raise InvalidInput(f"The key ({', '.join(key)}) does not identify one row: {examples}.",
-                       "Pick key columns that are unique in both versions, or diff without a key.")
+        for d in dups
+    )
+    raise InvalidInput(
+        f"The key ({', '.join(key)}) does not identify one row: {examples}.",
+        "Pick key columns that are unique in both versions, or diff without a key.",
+    )
 
 
 def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], diff: FileDiff):
@@ -326,23 +422,41 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
     def where(status):
         return joined.where(F.col(_STATUS) == status)
 
-    frames = {side: where(side).select(*[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
-              for side, prefix in (("added", _AFTER), ("removed", _BEFORE))}
+    frames = {
+        side: where(side).select(*[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
+        for side, prefix in (("added", _AFTER), ("removed", _BEFORE))
+    }
     frames["changed"] = where("changed").select(
         *[F.col(f"{_AFTER}{columns.index(k)}").alias(k) for k in key],
         *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i, _ in others],
-        *[(~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
-          for i, _ in others])
+        *[
+            (~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
+            for i, _ in others
+        ],
+    )
     found, pages = _collect(_key_totals(net, key), frames, key, offset, limit)
     if found["duplicated"]:  # the pages of a join on a duplicated key are meaningless
         _refuse_duplicate_keys(net, key, diff)
-    changed_rows = tuple(ChangedRow(
-        {k: _value(r[k], k in maps) for k in key},
-        tuple(ValueChange(c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps))
-              for i, c in others if r[f"{_DIFFERS}{i}"]))
-        for r in pages["changed"])
-    samples = RowSamples(offset, limit, tuple(_row(r, maps) for r in pages["added"]),
-                         tuple(_row(r, maps) for r in pages["removed"]), changed_rows)
+    changed_rows = tuple(
+        ChangedRow(
+            {k: _value(r[k], k in maps) for k in key},
+            tuple(
+                ValueChange(
+                    c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps)
+                )
+                for i, c in others
+                if r[f"{_DIFFERS}{i}"]
+            ),
+        )
+        for r in pages["changed"]
+    )
+    samples = RowSamples(
+        offset,
+        limit,
+        tuple(_row(r, maps) for r in pages["added"]),
+        tuple(_row(r, maps) for r in pages["removed"]),
+        changed_rows,
+    )
     return found["added"], found["removed"], found["changed"], samples
 
 
@@ -354,12 +468,20 @@ def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
 
     def side(sign, prefix):
         rows = net.where(F.signum(_COUNT) == sign)
-        return rows.select(*[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
-                           F.lit(True).alias(f"{prefix}present"))
+        return rows.select(
+            *[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
+            F.lit(True).alias(f"{prefix}present"),
+        )
 
     index = {c: i for i, c in enumerate(columns)}
-    on = reduce(lambda x, y: x & y,
-                [F.col(f"{_BEFORE}{index[k]}").eqNullSafe(F.col(f"{_AFTER}{index[k]}")) for k in key])
+    on = reduce(
+        lambda x, y: x & y,
+        [F.col(f"{_BEFORE}{index[k]}").eqNullSafe(F.col(f"{_AFTER}{index[k]}")) for k in key],
+    )
     joined = side(-1, _BEFORE).join(side(1, _AFTER), on, "full_outer")
-    return joined.withColumn(_STATUS, F.when(F.col(f"{_BEFORE}present").isNull(), "added")
-                             .when(F.col(f"{_AFTER}present").isNull(), "removed").otherwise("changed"))
+    return joined.withColumn(
+        _STATUS,
+        F.when(F.col(f"{_BEFORE}present").isNull(), "added")
+        .when(F.col(f"{_AFTER}present").isNull(), "removed")
+        .otherwise("changed"),
+    )

@@ -13,15 +13,15 @@ import shutil
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from inspector.delta.errors import SparkUnavailable
 from inspector.settings import Settings
 
 _lock = threading.Lock()
 _session = None
-_status: "SparkStatus | None" = None
+_status: SparkStatus | None = None
 
 # Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
 # scratch folders outside the working tree, and no Hive metastore.
@@ -77,8 +77,9 @@ class SparkStatus:
         return "Spark is not started; it starts when rows are first needed."
 
 
-def with_spark_overrides(settings: Settings, *, master: str | None = None,
-                         conf: Iterable[str] = ()) -> Settings:
+def with_spark_overrides(
+    settings: Settings, *, master: str | None = None, conf: Iterable[str] = ()
+) -> Settings:
     """Settings with a Spark master and extra ``key=value`` conf given on the command line.
 
     Args:
@@ -94,8 +95,9 @@ def with_spark_overrides(settings: Settings, *, master: str | None = None,
     """
     extra = [c.strip() for c in conf if c and c.strip()]
     merged = ";".join(filter(None, [settings.spark_conf, *extra]))
-    updated = dataclasses.replace(settings, spark_master=master or settings.spark_master,
-                                  spark_conf=merged)
+    updated = dataclasses.replace(
+        settings, spark_master=master or settings.spark_master, spark_conf=merged
+    )
     updated.spark_conf_pairs()  # validates every pair now, with a clear message
     return updated
 
@@ -129,19 +131,28 @@ def get_spark(settings: Settings | None = None):
             _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc))
             raise
         except Exception as exc:  # py4j/JVM failures have many types
-            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc).splitlines()[0])
+            _status = SparkStatus(
+                "failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
+            )
             raise SparkUnavailable(
                 f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
-                "Check the spark_master and spark_conf settings, and that Java 17 is installed.") from None
-        _status = SparkStatus("ready", master=_session.sparkContext.master, version=_session.version,
-                              delta_jars=has_delta_jars(_session))
+                "Check the spark_master and spark_conf settings, and that Java 17 is installed.",
+            ) from None
+        _status = SparkStatus(
+            "ready",
+            master=_session.sparkContext.master,
+            version=_session.version,
+            delta_jars=has_delta_jars(_session),
+        )
         return _session
 
 
 def _start(settings: Settings):
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        raise SparkUnavailable("Java is not installed, and Spark needs Java 17.",
-                               "Install it with: sudo apt-get install -y openjdk-17-jre-headless")
+        raise SparkUnavailable(
+            "Java is not installed, and Spark needs Java 17.",
+            "Install it with: sudo apt-get install -y openjdk-17-jre-headless",
+        )
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     from pyspark.sql import SparkSession
 
@@ -153,12 +164,13 @@ def _start(settings: Settings):
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
-    conf = {**(_LOCAL_DEFAULTS if local else {}),
-            **_READ_DEFAULTS,
-            "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
-            "spark.driver.extraJavaOptions":
-                f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
-            **settings.spark_conf_pairs()}
+    conf = {
+        **(_LOCAL_DEFAULTS if local else {}),
+        **_READ_DEFAULTS,
+        "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
+        **settings.spark_conf_pairs(),
+    }
     for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()

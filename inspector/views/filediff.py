@@ -9,15 +9,15 @@ the change, not the size of the table, and no Spark is needed.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
-from inspector.log.commit import Commit
 from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.log.snapshot import FileKey
+from inspector.views.metadiff import MetadataDiff, diff_metadata
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -130,17 +130,25 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     meta, proto = base.metadata, base.protocol
     for commit in commits:
         meta, proto = commit.metadata or meta, commit.protocol or proto
-    lo_side = VersionSide(lo, base.metadata, base.protocol, base.num_files, base.size_in_bytes,
-                          base.num_records)
+    lo_side = VersionSide(
+        lo, base.metadata, base.protocol, base.num_files, base.size_in_bytes, base.num_records
+    )
     hi_side = _side_after(hi, meta, proto, lo_side, new, gone)
     if from_version <= to_version:
         sides, only_from, only_to = (lo_side, hi_side), gone, new
     else:
         sides, only_from, only_to = (hi_side, lo_side), new, gone
-    return FileDiff(sides[0], sides[1], _sorted(only_from), _sorted(only_to),
-                    _by_partition(only_to, only_from), tuple(by_commit),
-                    diff_metadata((sides[0].metadata, sides[0].protocol),
-                                  (sides[1].metadata, sides[1].protocol)))
+    return FileDiff(
+        sides[0],
+        sides[1],
+        _sorted(only_from),
+        _sorted(only_to),
+        _by_partition(only_to, only_from),
+        tuple(by_commit),
+        diff_metadata(
+            (sides[0].metadata, sides[0].protocol), (sides[1].metadata, sides[1].protocol)
+        ),
+    )
 
 
 def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
@@ -154,7 +162,8 @@ def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
             f"The commit of version {version} {what}, so the change between versions "
             f"{lo} and {hi} cannot be computed.",
             "Diff versions on one side of the damage, or run `python -m inspector check` "
-            "to find the last consistent version.")
+            "to find the last consistent version.",
+        )
     return commit
 
 
@@ -182,19 +191,36 @@ def _replay_net(base: dict[FileKey, AddFile], commits: Iterable[Commit]):
 def _commit_change(commit: Commit, adds: list[AddFile], removes: list) -> CommitChange:
     info = commit.commit_info
     timestamp = info.raw.get("timestamp")
-    return CommitChange(commit.version, info.operation,
-                        int(timestamp) if isinstance(timestamp, (int, float)) else None,
-                        _totals(adds, removes), commit.metadata is not None, commit.protocol is not None)
+    return CommitChange(
+        commit.version,
+        info.operation,
+        int(timestamp) if isinstance(timestamp, (int, float)) else None,
+        _totals(adds, removes),
+        commit.metadata is not None,
+        commit.protocol is not None,
+    )
 
 
-def _side_after(version: int, meta: Metadata, proto: Protocol, base: VersionSide,
-                new: list[AddFile], gone: list[AddFile]) -> VersionSide:
+def _side_after(
+    version: int,
+    meta: Metadata,
+    proto: Protocol,
+    base: VersionSide,
+    new: list[AddFile],
+    gone: list[AddFile],
+) -> VersionSide:
     change = _totals(new, gone)
     records = None
     if None not in (base.num_records, change.records_added, change.records_removed):
         records = base.num_records + change.records_added - change.records_removed
-    return VersionSide(version, meta, proto, base.num_files + len(new) - len(gone),
-                       base.size_in_bytes + change.bytes_added - change.bytes_removed, records)
+    return VersionSide(
+        version,
+        meta,
+        proto,
+        base.num_files + len(new) - len(gone),
+        base.size_in_bytes + change.bytes_added - change.bytes_removed,
+        records,
+    )
 
 
 def _records(files: Iterable) -> int | None:
@@ -209,8 +235,14 @@ def _records(files: Iterable) -> int | None:
 
 
 def _totals(added: list, removed: list) -> FileTotals:
-    return FileTotals(len(added), len(removed), sum(f.size or 0 for f in added),
-                      sum(f.size or 0 for f in removed), _records(added), _records(removed))
+    return FileTotals(
+        len(added),
+        len(removed),
+        sum(f.size or 0 for f in added),
+        sum(f.size or 0 for f in removed),
+        _records(added),
+        _records(removed),
+    )
 
 
 def _partition_of(add: AddFile) -> PartitionValues:
@@ -223,8 +255,10 @@ def _by_partition(added: list[AddFile], removed: list[AddFile]) -> tuple[Partiti
         groups[_partition_of(add)][0].append(add)
     for add in removed:
         groups[_partition_of(add)][1].append(add)
-    return tuple(PartitionChange(p, _totals(*groups[p]))
-                 for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p]))
+    return tuple(
+        PartitionChange(p, _totals(*groups[p]))
+        for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p])
+    )
 
 
 def _sorted(files: list[AddFile]) -> tuple[AddFile, ...]:

@@ -19,20 +19,21 @@ from __future__ import annotations
 import os
 import shlex
 from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pyarrow.parquet as pq
 
 from inspector.delta.actions import AddFile, RemoveFile, canonical_path
-from inspector.log.commit import Commit
 from inspector.delta.errors import InspectorError
-from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.delta.paths import data_file_path
-from inspector.settings import Settings
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import FileKey
+from inspector.settings import Settings
 
 COMPLETE, INCOMPLETE, UNREADABLE = "complete", "incomplete", "unreadable"
 DATA_FILE, DELETION_VECTOR = "data file", "deletion vector"
@@ -156,8 +157,14 @@ class _Trace:
     latest_keys: list[FileKey] | None = None
 
 
-def check_table(log: DeltaLog, *, all_versions: bool = False, deep: bool = False,
-                settings: Settings | None = None, progress: Progress | None = None) -> HealthReport:
+def check_table(
+    log: DeltaLog,
+    *,
+    all_versions: bool = False,
+    deep: bool = False,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> HealthReport:
     """Check which versions of a table a reader can fully read.
 
     The fast check (default) examines the latest version; when that is not
@@ -181,8 +188,12 @@ def check_table(log: DeltaLog, *, all_versions: bool = False, deep: bool = False
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:
-        latest = _Step(trace.steps[-1].version, base=trace.latest_keys or [],
-                       problems=trace.steps[-1].problems, readable=trace.latest_keys is not None)
+        latest = _Step(
+            trace.steps[-1].version,
+            base=trace.latest_keys or [],
+            problems=trace.steps[-1].problems,
+            readable=trace.latest_keys is not None,
+        )
         examiner.run(_paths_of(trace, latest.base))
         versions = _evaluate(trace, [latest], examiner.issues, cap)
     if all_versions or not versions[-1].is_complete:
@@ -191,12 +202,18 @@ def check_table(log: DeltaLog, *, all_versions: bool = False, deep: bool = False
         versions = _evaluate(trace, trace.steps, examiner.issues, cap)
     orphans = _orphans(trace)
     return HealthReport(
-        table_root=log.table_root, latest_version=trace.steps[-1].version,
+        table_root=log.table_root,
+        latest_version=trace.steps[-1].version,
         last_consistent_version=max((v.version for v in versions if v.is_complete), default=None),
-        versions=tuple(versions), orphan_files=len(orphans), orphan_bytes=sum(s for _, s in orphans),
-        files_examined=len(examiner.issues), problems=tuple(_table_level_problems(log)),
-        all_versions=all_versions, deep=deep,
-        orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]))
+        versions=tuple(versions),
+        orphan_files=len(orphans),
+        orphan_bytes=sum(s for _, s in orphans),
+        files_examined=len(examiner.issues),
+        problems=tuple(_table_level_problems(log)),
+        all_versions=all_versions,
+        deep=deep,
+        orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
+    )
 
 
 # --- pass 1: trace the log ------------------------------------------------------------------
@@ -262,7 +279,9 @@ class _Tracer:
                 self.live, self.broken_at = set(snap.files), None
                 for key, add in snap.files.items():
                     self._register(add, key)
-                return _Step(version, base=sorted(self.live, key=str), problems=[own] if own else [])
+                return _Step(
+                    version, base=sorted(self.live, key=str), problems=[own] if own else []
+                )
         problem = own or self._broken_chain()
         if self.broken_at is None:
             self.broken_at = version
@@ -270,8 +289,10 @@ class _Tracer:
         return _Step(version, readable=False, problems=[problem])
 
     def _broken_chain(self) -> str:
-        return (f"The log cannot be replayed to this version: version {self.broken_at} is unreadable "
-                "and no checkpoint after it bridges the gap.")
+        return (
+            f"The log cannot be replayed to this version: version {self.broken_at} is unreadable "
+            "and no checkpoint after it bridges the gap."
+        )
 
     def _register(self, add: AddFile, key: FileKey) -> None:
         """Note the physical files behind a file key, and the size each must have."""
@@ -295,7 +316,8 @@ class _Tracer:
         """Change-data files are referenced too (only for CDF reads): never orphans."""
         if commit is not None:
             self.trace.other_paths.update(
-                os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files)
+                os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files
+            )
 
 
 def _commit_problem(commit: Commit | None) -> str | None:
@@ -313,7 +335,8 @@ def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, 
     if last is not None and last.version is not None and last.version not in listing.checkpoints:
         found.setdefault(last.version, []).append(
             "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
-            "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing.")
+            "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing."
+        )
     # Parts missing, unreadable, or disagreeing with the commits (a full check verifies every
     # checkpoint against its commits; the fast one only the newest, the one readers start from).
     for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
@@ -324,12 +347,21 @@ def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, 
 def _table_level_problems(log: DeltaLog) -> list[str]:
     problems = table_problems(log)
     last, usable = log.listing.last_checkpoint, log.listing.usable_checkpoints()
-    if last is not None and last.version is not None and usable and usable[0].version > last.version:
-        problems.append(f"_last_checkpoint names version {last.version}, but a newer checkpoint "
-                        f"({usable[0].version}) exists; readers find it by listing (harmless, but stale).")
+    if (
+        last is not None
+        and last.version is not None
+        and usable
+        and usable[0].version > last.version
+    ):
+        problems.append(
+            f"_last_checkpoint names version {last.version}, but a newer checkpoint "
+            f"({usable[0].version}) exists; readers find it by listing (harmless, but stale)."
+        )
     if last is not None and last.version is not None and last.version > log.latest_version:
-        problems.append(f"_last_checkpoint names version {last.version}, beyond the newest commit "
-                        f"({log.latest_version}): commits have not all arrived.")
+        problems.append(
+            f"_last_checkpoint names version {last.version}, beyond the newest commit "
+            f"({log.latest_version}): commits have not all arrived."
+        )
     return problems
 
 
@@ -349,15 +381,17 @@ class _Examiner:
 
     def run(self, paths: Iterable[str]) -> None:
         todo = sorted(p for p in paths if p not in self.issues)
-        chunks = [todo[i:i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
+        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
         done = 0
         if self.progress is not None:
             self.progress(0, len(todo))
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for chunk, verdicts in zip(chunks, pool.map(self._examine_chunk, chunks)):
-                self.issues.update(zip(chunk, verdicts))
+            for chunk, verdicts in zip(chunks, pool.map(self._examine_chunk, chunks), strict=False):
+                self.issues.update(zip(chunk, verdicts, strict=False))
                 done += len(chunk)
-                if self.progress is not None:  # called on the caller's thread (Streamlit needs that)
+                if (
+                    self.progress is not None
+                ):  # called on the caller's thread (Streamlit needs that)
                     self.progress(done, len(todo))
 
     def _examine_chunk(self, chunk: list[str]) -> list[FileIssue | None]:
@@ -371,13 +405,27 @@ def _examine(path: str, ref: _Ref, deep: bool) -> FileIssue | None:
     except (FileNotFoundError, NotADirectoryError):
         return FileIssue(ref.display, ref.kind, MISSING, ref.size, None)
     except OSError as exc:
-        return FileIssue(ref.display, ref.kind, UNREADABLE_FILE, ref.size, None, exc.strerror or str(exc))
+        return FileIssue(
+            ref.display, ref.kind, UNREADABLE_FILE, ref.size, None, exc.strerror or str(exc)
+        )
     if ref.kind == DATA_FILE and size != ref.size:
-        return FileIssue(ref.display, ref.kind, SIZE_MISMATCH, ref.size, size,
-                         f"{size} bytes on disk, {ref.size} in the log")
+        return FileIssue(
+            ref.display,
+            ref.kind,
+            SIZE_MISMATCH,
+            ref.size,
+            size,
+            f"{size} bytes on disk, {ref.size} in the log",
+        )
     if ref.kind == DELETION_VECTOR and size < ref.size:
-        return FileIssue(ref.display, ref.kind, SIZE_MISMATCH, ref.size, size,
-                         f"{size} bytes on disk, at least {ref.size} needed")
+        return FileIssue(
+            ref.display,
+            ref.kind,
+            SIZE_MISMATCH,
+            ref.size,
+            size,
+            f"{size} bytes on disk, at least {ref.size} needed",
+        )
     if deep and ref.kind == DATA_FILE:
         return _footer_issue(path, ref, size)
     return None
@@ -388,12 +436,24 @@ def _footer_issue(path: str, ref: _Ref, size: int) -> FileIssue | None:
     try:
         rows = pq.read_metadata(path).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
-        return FileIssue(ref.display, ref.kind, UNREADABLE_FILE, ref.size, size,
-                         f"Parquet footer unreadable: {exc}")
+        return FileIssue(
+            ref.display,
+            ref.kind,
+            UNREADABLE_FILE,
+            ref.size,
+            size,
+            f"Parquet footer unreadable: {exc}",
+        )
     expected = ref.add.num_records if ref.add is not None else None
     if expected is not None and rows != expected:
-        return FileIssue(ref.display, ref.kind, UNREADABLE_FILE, ref.size, size,
-                         f"the footer holds {rows} rows, the log's stats say {expected}")
+        return FileIssue(
+            ref.display,
+            ref.kind,
+            UNREADABLE_FILE,
+            ref.size,
+            size,
+            f"the footer holds {rows} rows, the log's stats say {expected}",
+        )
     return None
 
 
@@ -410,7 +470,11 @@ class _Tally:
     def reset(self) -> None:
         self.refcount: Counter[str] = Counter()
         # dicts keep insertion order, so a capped list is O(cap) per version
-        self.live: dict[str, dict[str, FileIssue]] = {MISSING: {}, SIZE_MISMATCH: {}, UNREADABLE_FILE: {}}
+        self.live: dict[str, dict[str, FileIssue]] = {
+            MISSING: {},
+            SIZE_MISMATCH: {},
+            UNREADABLE_FILE: {},
+        }
 
     def change(self, keys: Iterable[FileKey], delta: int) -> None:
         for key in keys:
@@ -428,19 +492,25 @@ class _Tally:
         missing, sizes, broken = (self.live[p] for p in (MISSING, SIZE_MISMATCH, UNREADABLE_FILE))
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(
-            version=step.version, status=INCOMPLETE if bad else COMPLETE,
+            version=step.version,
+            status=INCOMPLETE if bad else COMPLETE,
             missing_files=tuple(sorted(i.path for i in islice(missing.values(), cap))),
-            size_mismatches=_capped(sizes, cap), problems=tuple(step.problems),
-            missing_count=len(missing), size_mismatch_count=len(sizes),
-            unreadable_files=_capped(broken, cap), unreadable_count=len(broken))
+            size_mismatches=_capped(sizes, cap),
+            problems=tuple(step.problems),
+            missing_count=len(missing),
+            size_mismatch_count=len(sizes),
+            unreadable_files=_capped(broken, cap),
+            unreadable_count=len(broken),
+        )
 
 
 def _capped(issues: dict[str, FileIssue], cap: int) -> tuple[FileIssue, ...]:
     return tuple(sorted(islice(issues.values(), cap), key=lambda i: i.path))
 
 
-def _evaluate(trace: _Trace, steps: list[_Step], issues: dict[str, FileIssue | None],
-              cap: int) -> list[VersionHealth]:
+def _evaluate(
+    trace: _Trace, steps: list[_Step], issues: dict[str, FileIssue | None], cap: int
+) -> list[VersionHealth]:
     tally, out = _Tally(trace, issues), []
     for step in steps:
         if not step.readable:
@@ -473,7 +543,9 @@ def _orphans(trace: _Trace) -> list[tuple[str, int]]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith(".") or (entry.name.startswith("_") and entry.name != "_change_data"):
+            if entry.name.startswith(".") or (
+                entry.name.startswith("_") and entry.name != "_change_data"
+            ):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
@@ -507,10 +579,12 @@ def recovery_reason(report: HealthReport) -> str:
     """The reason recorded with a restore to the last consistent version (audit log, userMetadata)."""
     target, latest = report.last_consistent_version, report.latest
     after = [v.version for v in report.damaged_versions if target is None or v.version > target]
-    return (f"Recovery to the last consistent version {target}: the health check found version(s) "
-            f"{version_ranges(after)} incomplete; the latest version {latest.version} references "
-            f"{latest.missing_count} missing and {latest.size_mismatch_count + latest.unreadable_count} "
-            f"damaged file(s), which the restore removes from the log.")
+    return (
+        f"Recovery to the last consistent version {target}: the health check found version(s) "
+        f"{version_ranges(after)} incomplete; the latest version {latest.version} references "
+        f"{latest.missing_count} missing and {latest.size_mismatch_count + latest.unreadable_count} "
+        f"damaged file(s), which the restore removes from the log."
+    )
 
 
 def restore_command(report: HealthReport) -> str | None:
@@ -518,8 +592,10 @@ def restore_command(report: HealthReport) -> str | None:
     target = report.last_consistent_version
     if target is None or report.is_consistent or report.latest.status == UNREADABLE:
         return None
-    return (f"python -m inspector restore {shlex.quote(report.table_root)} --to-version {target} "
-            f"--expect-version {report.latest_version} --reason {shlex.quote(recovery_reason(report))}")
+    return (
+        f"python -m inspector restore {shlex.quote(report.table_root)} --to-version {target} "
+        f"--expect-version {report.latest_version} --reason {shlex.quote(recovery_reason(report))}"
+    )
 
 
 def recovery_advice(report: HealthReport) -> str:
@@ -528,15 +604,21 @@ def recovery_advice(report: HealthReport) -> str:
     if report.is_consistent:
         return "The latest version is consistent; no recovery is needed."
     if report.latest.status == UNREADABLE:
-        return ("The log itself is damaged at the latest version, so no restore can be committed on it. "
-                "Copy the missing or damaged commit files from the source (or wait for replication "
-                "to finish), then run the check again.")
+        return (
+            "The log itself is damaged at the latest version, so no restore can be committed on it. "
+            "Copy the missing or damaged commit files from the source (or wait for replication "
+            "to finish), then run the check again."
+        )
     if target is None:
-        return ("No retained version is complete. Wait for replication to finish or copy the missing "
-                "files from the source, then run the check again.")
-    return (f"If replication is still running, wait for it and check again. If the missing files are "
-            f"lost, restore to version {target}, the last consistent version: the restore removes the "
-            f"missing files from the log and re-adds only files that exist.")
+        return (
+            "No retained version is complete. Wait for replication to finish or copy the missing "
+            "files from the source, then run the check again."
+        )
+    return (
+        f"If replication is still running, wait for it and check again. If the missing files are "
+        f"lost, restore to version {target}, the last consistent version: the restore removes the "
+        f"missing files from the log and re-adds only files that exist."
+    )
 
 
 def health_record(report: HealthReport) -> dict[str, Any]:
@@ -570,5 +652,10 @@ def _version_record(v: VersionHealth) -> dict[str, Any]:
 
 
 def _issue_record(issue: FileIssue) -> dict[str, Any]:
-    return {"path": issue.path, "kind": issue.kind, "expectedSize": issue.expected_size,
-            "actualSize": issue.actual_size, "detail": issue.detail}
+    return {
+        "path": issue.path,
+        "kind": issue.kind,
+        "expectedSize": issue.expected_size,
+        "actualSize": issue.actual_size,
+        "detail": issue.detail,
+    }

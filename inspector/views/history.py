@@ -9,12 +9,13 @@ versions where the sources disagree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
-from inspector.log.commit import Commit
 from inspector.delta.errors import InspectorError
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
@@ -70,7 +71,7 @@ class HistoryEntry:
 
 def ms_to_datetime(ms: int) -> datetime:
     """Milliseconds since the epoch to an aware UTC datetime."""
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def iso(ms: int | None) -> str | None:
@@ -80,8 +81,9 @@ def iso(ms: int | None) -> str | None:
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def build_history(log: DeltaLog, settings: Settings | None = None, *,
-                  verify_all_checkpoints: bool = False) -> list[HistoryEntry]:
+def build_history(
+    log: DeltaLog, settings: Settings | None = None, *, verify_all_checkpoints: bool = False
+) -> list[HistoryEntry]:
     """The history of every version with a commit file or a checkpoint, oldest first.
 
     A version whose commit expired but whose checkpoint remains gets an entry
@@ -110,8 +112,12 @@ def build_history(log: DeltaLog, settings: Settings | None = None, *,
             config = commit.metadata.configuration
         stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
         previous = stamps.history
-        problems = (*gaps.get(version, ()), *commit.problems,
-                    *checkpoints.get(version, ()), *ts_problems)
+        problems = (
+            *gaps.get(version, ()),
+            *commit.problems,
+            *checkpoints.get(version, ()),
+            *ts_problems,
+        )
         entries.append(_entry(commit, stamps, problems))
     return entries
 
@@ -119,14 +125,21 @@ def build_history(log: DeltaLog, settings: Settings | None = None, *,
 def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
     """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
     checkpoint = log.listing.checkpoints[version][0]
-    return Commit(version, checkpoint.files[0], (), (
-        "Only the checkpoint of this version remains: its commit file is gone (log retention, "
-        "or an incomplete copy), so the table's state at this version is known but not what "
-        "the commit changed.",))
+    return Commit(
+        version,
+        checkpoint.files[0],
+        (),
+        (
+            "Only the checkpoint of this version remains: its commit file is gone (log retention, "
+            "or an incomplete copy), so the table's state at this version is known but not what "
+            "the commit changed.",
+        ),
+    )
 
 
-def _initial_configuration(log: DeltaLog, commits: Mapping[int, Commit],
-                           versions: list[int]) -> Mapping[str, str]:
+def _initial_configuration(
+    log: DeltaLog, commits: Mapping[int, Commit], versions: list[int]
+) -> Mapping[str, str]:
     """Table properties in force before the first listed version (from a checkpoint)."""
     first = versions[0] if versions else 0
     if first == 0 or (first in commits and commits[first].metadata is not None):
@@ -141,16 +154,18 @@ def _initial_configuration(log: DeltaLog, commits: Mapping[int, Commit],
 
 def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
     problems: dict[int, list[str]] = {}
-    for before, after in zip(versions, versions[1:]):
+    for before, after in zip(versions, versions[1:], strict=False):
         if after - before > 1:
             missing = f"{before + 1}" if after - before == 2 else f"{before + 1}..{after - 1}"
             problems.setdefault(after, []).append(
                 f"The commit files for version {missing} are missing (a gap in the log); "
-                "versions after the gap can only be read from a later checkpoint.")
+                "versions after the gap can only be read from a later checkpoint."
+            )
     if versions and versions[0] > 0:
         problems.setdefault(versions[0], []).append(
             f"Commits before version {versions[0]} are not in the log (expired by log retention, "
-            f"or not copied); the earliest readable version is {log.earliest_version}.")
+            f"or not copied); the earliest readable version is {log.earliest_version}."
+        )
     return problems
 
 
@@ -164,8 +179,9 @@ def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
     return version >= enabled_from
 
 
-def _timestamps(commit: Commit, config: Mapping[str, str], previous: int | None,
-                tolerance_ms: int) -> tuple[VersionTimestamps, list[str]]:
+def _timestamps(
+    commit: Commit, config: Mapping[str, str], previous: int | None, tolerance_ms: int
+) -> tuple[VersionTimestamps, list[str]]:
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
     if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
@@ -180,8 +196,11 @@ def _timestamps(commit: Commit, config: Mapping[str, str], previous: int | None,
         problems.append(
             f"Its commit time ({iso(written)}) and its file's modification time ({iso(mtime)}) "
             f"differ by {_duration(abs(written - mtime))}: the table was probably copied or "
-            f"replicated. Time travel by timestamp uses the {_source_words(source)}.")
-    return VersionTimestamps(info.timestamp, info.in_commit_timestamp, mtime, history, source), problems
+            f"replicated. Time travel by timestamp uses the {_source_words(source)}."
+        )
+    return VersionTimestamps(
+        info.timestamp, info.in_commit_timestamp, mtime, history, source
+    ), problems
 
 
 def _source_words(source: str) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.schema import Column, iter_columns
@@ -79,12 +80,21 @@ class MetadataDiff:
     @property
     def is_empty(self) -> bool:
         """True when the two versions have the same metadata and protocol."""
-        return not any((self.columns_added, self.columns_removed, self.columns_changed,
-                        self.properties, self.table, self.protocol))
+        return not any(
+            (
+                self.columns_added,
+                self.columns_removed,
+                self.columns_changed,
+                self.properties,
+                self.table,
+                self.protocol,
+            )
+        )
 
 
-def diff_metadata(before: tuple[Metadata, Protocol] | None,
-                  after: tuple[Metadata, Protocol]) -> MetadataDiff:
+def diff_metadata(
+    before: tuple[Metadata, Protocol] | None, after: tuple[Metadata, Protocol]
+) -> MetadataDiff:
     """Compare (metaData, protocol) of two versions; ``before`` None means a new table.
 
     Args:
@@ -102,10 +112,13 @@ def diff_metadata(before: tuple[Metadata, Protocol] | None,
         columns_added=tuple(added),
         columns_removed=tuple(removed),
         columns_changed=tuple(changed),
-        properties=tuple(_diff_maps(old_meta.configuration if old_meta else {}, after[0].configuration)),
+        properties=tuple(
+            _diff_maps(old_meta.configuration if old_meta else {}, after[0].configuration)
+        ),
         table=tuple(_diff_maps(_table_fields(old_meta), _table_fields(after[0]))),
-        protocol=tuple(_diff_maps(_protocol_fields(before[1] if before else None),
-                                  _protocol_fields(after[1]))),
+        protocol=tuple(
+            _diff_maps(_protocol_fields(before[1] if before else None), _protocol_fields(after[1]))
+        ),
     )
 
 
@@ -114,13 +127,18 @@ def _identity(col: Column, use_ids: bool) -> Any:
 
 
 def _diff_columns(old: list[Column], new: list[Column]):
-    use_ids = any(c.column_id is not None for c in old) and any(c.column_id is not None for c in new)
+    use_ids = any(c.column_id is not None for c in old) and any(
+        c.column_id is not None for c in new
+    )
     old_by = {_identity(c, use_ids): c for c in old}
     new_by = {_identity(c, use_ids): c for c in new}
     added = [c for k, c in new_by.items() if k not in old_by]
     removed = [c for k, c in old_by.items() if k not in new_by]
-    changed = [ColumnChange(new_by[k].name, old_by[k], new_by[k]) for k in new_by
-               if k in old_by and _own(old_by[k]) != _own(new_by[k])]
+    changed = [
+        ColumnChange(new_by[k].name, old_by[k], new_by[k])
+        for k in new_by
+        if k in old_by and _own(old_by[k]) != _own(new_by[k])
+    ]
     return added, removed, changed
 
 
@@ -158,14 +176,21 @@ def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChan
 def _table_fields(meta: Metadata | None) -> dict[str, Any]:
     if meta is None:
         return {}
-    return {"id": meta.id, "name": meta.name, "description": meta.description,
-            "format": meta.format_provider, "partitionColumns": list(meta.partition_columns)}
+    return {
+        "id": meta.id,
+        "name": meta.name,
+        "description": meta.description,
+        "format": meta.format_provider,
+        "partitionColumns": list(meta.partition_columns),
+    }
 
 
 def _protocol_fields(protocol: Protocol | None) -> dict[str, Any]:
     if protocol is None:
         return {}
-    return {"minReaderVersion": protocol.min_reader_version,
-            "minWriterVersion": protocol.min_writer_version,
-            "readerFeatures": sorted(protocol.reader_features or []) or None,
-            "writerFeatures": sorted(protocol.writer_features or []) or None}
+    return {
+        "minReaderVersion": protocol.min_reader_version,
+        "minWriterVersion": protocol.min_writer_version,
+        "readerFeatures": sorted(protocol.reader_features or []) or None,
+        "writerFeatures": sorted(protocol.writer_features or []) or None,
+    }

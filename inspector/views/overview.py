@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
-from inspector.views.history import HistoryEntry, build_history
-from inspector.log.deltalog import DeltaLog
 from inspector.delta.schema import Column, iter_columns
+from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.views.history import HistoryEntry, build_history
 
 CLUSTERING_DOMAIN = "delta.clustering"
 
@@ -70,19 +70,28 @@ def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry] | None = None
     snap = log.snapshot()
     meta, proto = snap.metadata, snap.protocol
     return TableDetail(
-        format=meta.format_provider, id=meta.id, name=meta.name, description=meta.description,
-        location=log.table_root, created_at=meta.created_time,
+        format=meta.format_provider,
+        id=meta.id,
+        name=meta.name,
+        description=meta.description,
+        location=log.table_root,
+        created_at=meta.created_time,
         last_modified=_last_modified(log, snap, history),
-        version=snap.version, partition_columns=meta.partition_columns,
+        version=snap.version,
+        partition_columns=meta.partition_columns,
         clustering_columns=clustering_columns(snap),
-        num_files=snap.num_files, size_in_bytes=snap.size_in_bytes, num_records=snap.num_records,
+        num_files=snap.num_files,
+        size_in_bytes=snap.size_in_bytes,
+        num_records=snap.num_records,
         properties=dict(meta.configuration),
-        min_reader_version=proto.min_reader_version, min_writer_version=proto.min_writer_version,
+        min_reader_version=proto.min_reader_version,
+        min_writer_version=proto.min_writer_version,
         reader_features=tuple(sorted(proto.reader_features or ())),
         writer_features=tuple(sorted(proto.writer_features or ())),
         column_mapping_mode=meta.column_mapping_mode,
         columns=tuple(iter_columns(meta.schema)),
-        earliest_version=log.earliest_version, num_commits=len(log.listing.commits),
+        earliest_version=log.earliest_version,
+        num_commits=len(log.listing.commits),
         checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
         replayed_from=snap.replayed_from,
     )
@@ -100,7 +109,9 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
 
 
-def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry] | None) -> int | None:
+def _last_modified(
+    log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry] | None
+) -> int | None:
     history = build_history(log) if history is None else history
     if history and history[-1].version == snap.version:
         return history[-1].timestamps.history

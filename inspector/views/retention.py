@@ -14,23 +14,31 @@ from __future__ import annotations
 
 import bisect
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
-from inspector.views.history import HistoryEntry, iso
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
+from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
+from inspector.views.history import HistoryEntry, iso
 
 RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
 LOG_RETENTION = "delta.logRetentionDuration"
 DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
 DEFAULT_LOG_RETENTION = "interval 30 days"
 DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
-_UNIT_MS = {"nanosecond": 1e-6, "microsecond": 1e-3, "millisecond": 1, "second": 1000,
-            "minute": 60_000, "hour": 3_600_000, "day": 86_400_000, "week": 604_800_000}
+_UNIT_MS = {
+    "nanosecond": 1e-6,
+    "microsecond": 1e-3,
+    "millisecond": 1,
+    "second": 1000,
+    "minute": 60_000,
+    "hour": 3_600_000,
+    "day": 86_400_000,
+    "week": 604_800_000,
+}
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ def parse_interval(text: str) -> int:
     if not words or len(words) % 2:
         raise _bad_interval(text)
     total = 0.0
-    for number, unit in zip(words[::2], words[1::2]):
+    for number, unit in zip(words[::2], words[1::2], strict=False):
         unit = unit[:-1] if unit.endswith("s") and unit[:-1] in _UNIT_MS else unit
         try:
             total += float(number) * _UNIT_MS[unit]
@@ -117,15 +125,19 @@ def parse_interval(text: str) -> int:
 
 
 def _bad_interval(text: str) -> InvalidInput:
-    return InvalidInput(f"'{text}' is not a retention interval Delta accepts.",
-                        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years).")
+    return InvalidInput(
+        f"'{text}' is not a retention interval Delta accepts.",
+        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years).",
+    )
 
 
 def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
     """The retention durations a table's properties set (defaults when unset or invalid)."""
     values, problems = [], []
-    for key, default in ((LOG_RETENTION, DEFAULT_LOG_RETENTION),
-                         (DELETED_FILE_RETENTION, DEFAULT_DELETED_FILE_RETENTION)):
+    for key, default in (
+        (LOG_RETENTION, DEFAULT_LOG_RETENTION),
+        (DELETED_FILE_RETENTION, DEFAULT_DELETED_FILE_RETENTION),
+    ):
         text = configuration.get(key) or default
         try:
             values.append((parse_interval(text), text))
@@ -136,8 +148,13 @@ def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
     return RetentionPolicy(log_ms, file_ms, log_text, file_text, tuple(problems))
 
 
-def retention_view(log: DeltaLog, history: Sequence[HistoryEntry],
-                   report: HealthReport | None = None, *, now_ms: int | None = None) -> RetentionView:
+def retention_view(
+    log: DeltaLog,
+    history: Sequence[HistoryEntry],
+    report: HealthReport | None = None,
+    *,
+    now_ms: int | None = None,
+) -> RetentionView:
     """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable.
 
     Args:
@@ -156,11 +173,20 @@ def retention_view(log: DeltaLog, history: Sequence[HistoryEntry],
     removals = _first_removals(log, times)
     checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
     checked = {v.version: v for v in report.versions} if report is not None else {}
-    context = _Context(log, policy, times, vacuums, removals, checkpoints, checked,
-                       now_ms if now_ms is not None else int(time.time() * 1000))
+    context = _Context(
+        log,
+        policy,
+        times,
+        vacuums,
+        removals,
+        checkpoints,
+        checked,
+        now_ms if now_ms is not None else int(time.time() * 1000),
+    )
     versions = sorted(set(times) | set(checkpoints))
-    return RetentionView(policy, tuple(context.judge(v) for v in versions), tuple(vacuums),
-                         log.earliest_version)
+    return RetentionView(
+        policy, tuple(context.judge(v) for v in versions), tuple(vacuums), log.earliest_version
+    )
 
 
 def _configuration(log: DeltaLog) -> Mapping[str, str]:
@@ -179,7 +205,9 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
         params = entry.operation_parameters
         retention = params.get("specifiedRetentionMillis") or params.get("defaultRetentionMillis")
         try:
-            retention_ms = int(retention) if retention is not None else policy.deleted_file_retention_ms
+            retention_ms = (
+                int(retention) if retention is not None else policy.deleted_file_retention_ms
+            )
         except (TypeError, ValueError):
             retention_ms = policy.deleted_file_retention_ms
         runs.append(VacuumRun(entry.version, entry.timestamps.history, retention_ms))
@@ -238,27 +266,58 @@ class _Context:
     def judge(self, version: int) -> VersionRetention:
         stamp = self.times.get(version)
         if version < self.log.earliest_version:
-            return VersionRetention(version, LOG_EXPIRED, stamp, None, None,
-                                    "The log no longer holds what is needed to rebuild it "
-                                    f"(the earliest version that can be rebuilt is {self.log.earliest_version}).")
+            return VersionRetention(
+                version,
+                LOG_EXPIRED,
+                stamp,
+                None,
+                None,
+                "The log no longer holds what is needed to rebuild it "
+                f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
+            )
         health = self.checked.get(version)
         if health is not None and health.status == UNREADABLE:
-            return VersionRetention(version, UNREADABLE, stamp, None, None, " ".join(health.problems))
+            return VersionRetention(
+                version, UNREADABLE, stamp, None, None, " ".join(health.problems)
+            )
         vacuum = self._vacuum_after(version)
         if health is not None and health.status == INCOMPLETE:
             if vacuum is not None:
-                return VersionRetention(version, DATA_VACUUMED, stamp, None, None,
-                                        f"VACUUM at version {vacuum.version} deleted files it needs "
-                                        f"({health.missing_count} missing).")
-            return VersionRetention(version, INCOMPLETE, stamp, None, None,
-                                    f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
-                                    "damaged, and no VACUUM explains it (replication not finished, or "
-                                    "files deleted by hand).")
+                return VersionRetention(
+                    version,
+                    DATA_VACUUMED,
+                    stamp,
+                    None,
+                    None,
+                    f"VACUUM at version {vacuum.version} deleted files it needs "
+                    f"({health.missing_count} missing).",
+                )
+            return VersionRetention(
+                version,
+                INCOMPLETE,
+                stamp,
+                None,
+                None,
+                f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
+                "damaged, and no VACUUM explains it (replication not finished, or "
+                "files deleted by hand).",
+            )
         removed = self.removals.get(version)
-        if health is None and vacuum is not None and removed is not None and removed < vacuum.cutoff:
-            return VersionRetention(version, DATA_VACUUMED, stamp, None, None,
-                                    f"VACUUM at version {vacuum.version} deleted files removed before "
-                                    f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.")
+        if (
+            health is None
+            and vacuum is not None
+            and removed is not None
+            and removed < vacuum.cutoff
+        ):
+            return VersionRetention(
+                version,
+                DATA_VACUUMED,
+                stamp,
+                None,
+                None,
+                f"VACUUM at version {vacuum.version} deleted files removed before "
+                f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.",
+            )
         return self._restorable(version, stamp)
 
     def _vacuum_after(self, version: int) -> VacuumRun | None:
@@ -268,16 +327,28 @@ class _Context:
         bounds = []
         later = bisect.bisect_right(self.checkpoints, version)
         if later < len(self.checkpoints) and self.checkpoints[later] in self.times:
-            bounds.append((self.times[self.checkpoints[later]] + self.policy.log_retention_ms,
-                           "log retention"))
+            bounds.append(
+                (
+                    self.times[self.checkpoints[later]] + self.policy.log_retention_ms,
+                    "log retention",
+                )
+            )
         if version in self.removals:
-            bounds.append((self.removals[version] + self.policy.deleted_file_retention_ms,
-                           "deleted-file retention"))
+            bounds.append(
+                (
+                    self.removals[version] + self.policy.deleted_file_retention_ms,
+                    "deleted-file retention",
+                )
+            )
         if not bounds:
-            why = ("current version" if version == self.log.latest_version
-                   else "no retention bound applies yet (no later checkpoint, no file removed since)")
+            why = (
+                "current version"
+                if version == self.log.latest_version
+                else "no retention bound applies yet (no later checkpoint, no file removed since)"
+            )
             return VersionRetention(version, RESTORABLE, stamp, None, None, why.capitalize() + ".")
         at, by = min(bounds)
         verb = "could be cleaned up since" if at <= self.now_ms else "expires at"
-        return VersionRetention(version, RESTORABLE, stamp, at, by,
-                                f"Restorable; {verb} {iso(at)} by {by}.")
+        return VersionRetention(
+            version, RESTORABLE, stamp, at, by, f"Restorable; {verb} {iso(at)} by {by}."
+        )

@@ -9,12 +9,12 @@ latest version, is an error, as in Delta.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from inspector.delta.errors import InvalidInput, TimestampOutOfRange
-from inspector.views.history import build_history, iso
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.views.history import build_history, iso
 
 _EXAMPLES = "2024-10-08, 2024-10-08 05:42:52, 2024-10-08T05:42:52Z or 2024-10-08 07:42:52+02:00"
 
@@ -34,13 +34,16 @@ def parse_timestamp(text: str) -> datetime:
     """
     raw = (text or "").strip()
     try:
-        parsed = datetime.fromisoformat(raw[:-3] + "+00:00" if raw.upper().endswith(" UTC") else raw)
+        parsed = datetime.fromisoformat(
+            raw[:-3] + "+00:00" if raw.upper().endswith(" UTC") else raw
+        )
     except ValueError:
-        raise InvalidInput(f"'{text}' is not a timestamp.",
-                           f"Write it like {_EXAMPLES} (no zone means UTC).") from None
+        raise InvalidInput(
+            f"'{text}' is not a timestamp.", f"Write it like {_EXAMPLES} (no zone means UTC)."
+        ) from None
     if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
 
 
 def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings | None = None) -> int:
@@ -58,26 +61,34 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings | None 
         TimestampOutOfRange: If ``ts`` is before the earliest readable version's timestamp
             or after the latest version's (the message shows the range, in UTC).
     """
-    ts = ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts
+    ts = ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
     wanted_ms = ts.timestamp() * 1000
     entries = [e for e in build_history(log, settings) if e.version >= log.earliest_version]
     if not entries:
-        raise TimestampOutOfRange("The table has no commit with a timestamp to travel to.",
-                                  "Choose a version number instead.")
+        raise TimestampOutOfRange(
+            "The table has no commit with a timestamp to travel to.",
+            "Choose a version number instead.",
+        )
     first, last = entries[0], entries[-1]
-    span = (f"this table's versions {first.version} to {last.version} span "
-            f"{iso(first.timestamps.history)} to {iso(last.timestamps.history)} (UTC)")
+    span = (
+        f"this table's versions {first.version} to {last.version} span "
+        f"{iso(first.timestamps.history)} to {iso(last.timestamps.history)} (UTC)"
+    )
     spec = "milliseconds" if ts.microsecond else "seconds"
-    shown = ts.astimezone(timezone.utc).isoformat(timespec=spec).replace("+00:00", "Z")
+    shown = ts.astimezone(UTC).isoformat(timespec=spec).replace("+00:00", "Z")
     if wanted_ms > last.timestamps.history:
         raise TimestampOutOfRange(
             f"{shown} is after the latest version: {span}.",
-            f"Give a time at or before {iso(last.timestamps.history)}, or use the latest version.")
-    found = [e.version for e in _search_range(entries, wanted_ms) if e.timestamps.history <= wanted_ms]
+            f"Give a time at or before {iso(last.timestamps.history)}, or use the latest version.",
+        )
+    found = [
+        e.version for e in _search_range(entries, wanted_ms) if e.timestamps.history <= wanted_ms
+    ]
     if not found:
         raise TimestampOutOfRange(
             f"{shown} is before the earliest version that can be read: {span}.",
-            f"Give a time at or after {iso(first.timestamps.history)}.")
+            f"Give a time at or after {iso(first.timestamps.history)}.",
+        )
     return max(found)
 
 

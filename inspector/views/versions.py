@@ -31,10 +31,13 @@ def parse_version(text: str | int, log: DeltaLog) -> int:
         raise InvalidInput(
             f"'{text}' is not a version number.",
             f"Give a whole number between {log.earliest_version} and {log.latest_version}, "
-            "or 'latest'.") from None
+            "or 'latest'.",
+        ) from None
     if version < 0:
-        raise InvalidInput(f"Version {version} is negative.",
-                           f"Give a version between {log.earliest_version} and {log.latest_version}.")
+        raise InvalidInput(
+            f"Version {version} is negative.",
+            f"Give a version between {log.earliest_version} and {log.latest_version}.",
+        )
     return version
 
 
@@ -64,6 +67,11 @@ def _dv_record(action: AddFile | RemoveFile) -> dict[str, Any] | None:
     dv = action.deletion_vector
     if dv is None:
         return None
-    return {"storageType": dv.storage_type, "pathOrInlineDv": dv.path_or_inline_dv,
-            "offset": dv.offset, "sizeInBytes": dv.size_in_bytes, "cardinality": dv.cardinality,
-            "uniqueId": dv.unique_id}
+    return {
+        "storageType": dv.storage_type,
+        "pathOrInlineDv": dv.path_or_inline_dv,
+        "offset": dv.offset,
+        "sizeInBytes": dv.size_in_bytes,
+        "cardinality": dv.cardinality,
+        "uniqueId": dv.unique_id,
+    }
