@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from inspector.delta.actions import (
     Action,
+    AddFile,
+    RemoveFile,
     Metadata,
     Protocol,
     Sidecar,
@@ -20,6 +24,7 @@ from inspector.delta.actions import (
     parse_action,
 )
 from inspector.delta.errors import CorruptLog
+from inspector.log import columnar
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 
@@ -43,30 +48,51 @@ LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
 _DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
-def read_checkpoint(
-    checkpoint: Checkpoint, log_folder: str, *, actions: frozenset[str] | None = None
-) -> list[Action]:
-    """All actions stored in a checkpoint, including those in its sidecar files.
+def read_checkpoint_state(
+    checkpoint: Checkpoint, log_folder: str, *, live_only: bool = False
+) -> ReplayState:
+    """The state a checkpoint stores, its file actions as Arrow tables.
+
+    Reads only the action columns needed (``live_only``: the live files, metadata,
+    protocol and sidecars; tombstones, which are most of a big checkpoint, are skipped)
+    and keeps only the rows that hold them. Sidecars of a V2 checkpoint are followed.
+    Should a checkpoint wrongly hold both an add and a remove for one file, the add
+    (a checkpoint's definition of a live file) wins.
 
     Args:
         checkpoint: The checkpoint to read (every part of a multi-part one).
         log_folder: The table's ``_delta_log`` folder (sidecars live in ``_sidecars``).
-        actions: Read only these kinds of action (e.g. :data:`LIVE_STATE_ACTIONS`);
-            all when None. Include ``sidecar`` to follow a V2 checkpoint's sidecars.
+        live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
 
     Returns:
-        The actions, kind by kind (tombstones before adds), part by part.
+        The state (unresolved; see :meth:`ReplayState.resolve`).
 
     Raises:
         CorruptLog: If a part or a sidecar is missing or unreadable.
     """
-    found: list[Action] = []
+    wanted = LIVE_STATE_ACTIONS if live_only else None
+    parts = _Parts()
     for part in checkpoint.files:
-        found.extend(_read_file(part.path, actions))
-    sidecars = [a for a in found if isinstance(a, Sidecar)]
-    for sidecar in sidecars:
-        found.extend(_read_file(_sidecar_path(sidecar, log_folder), actions))
-    return found
+        _read_part(part.path, wanted, parts)
+    for sidecar in [a for a in parts.others if isinstance(a, Sidecar)]:
+        _read_part(_sidecar_path(sidecar, log_folder), wanted, parts)
+    state = ReplayState()
+    for action in parts.others:
+        state.apply_other(action)
+    for table in parts.removes:
+        state.add_files(table, "remove")
+    for table in parts.adds:
+        state.add_files(table, "add")
+    return state
+
+
+class _Parts:
+    """What the files of one checkpoint hold, gathered part by part."""
+
+    def __init__(self) -> None:
+        self.adds: list[pa.Table] = []
+        self.removes: list[pa.Table] = []
+        self.others: list[Action] = []
 
 
 def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
@@ -74,16 +100,52 @@ def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
     return path if os.path.isabs(path) else os.path.join(log_folder, "_sidecars", path)
 
 
-def _read_file(path: str, wanted: frozenset[str] | None = None) -> list[Action]:
+def _read_part(path: str, wanted: frozenset[str] | None, parts: _Parts) -> None:
     with _reading(path):
         if path.endswith(".json"):
-            with open(path, "rb") as fh:
-                rows = [json.loads(line) for line in fh if line.strip()]
-            if wanted is not None:
-                rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
+            _read_json_part(_read_bytes(path), wanted, parts)
         else:
-            rows = list(_parquet_rows(path, wanted))
-        return [parse_action(row) for row in rows]
+            _read_parquet_part(_open_parquet(path), wanted, parts)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _open_parquet(path: str) -> pq.ParquetFile:
+    return pq.ParquetFile(path)
+
+
+def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:
+    rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    if wanted is not None:
+        rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
+    actions = [parse_action(row) for row in rows]
+    adds = [a for a in actions if isinstance(a, AddFile)]
+    removes = [a for a in actions if isinstance(a, RemoveFile)]
+    parts.adds.append(columnar.from_records("add", adds))
+    parts.removes.append(columnar.from_records("remove", removes))
+    parts.others += [a for a in actions if not isinstance(a, AddFile | RemoveFile)]
+
+
+def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts: _Parts) -> None:
+    """Read the wanted action columns; only non-null cells are kept (each row holds one action)."""
+    columns = [
+        c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
+    ]
+    for batch in pf.iter_batches(columns=columns, batch_size=65536):
+        for name in columns:
+            column = batch.column(name)
+            if column.null_count == len(column):
+                continue
+            present = column.filter(pc.is_valid(column))
+            if name in ("add", "remove"):
+                (parts.adds if name == "add" else parts.removes).append(
+                    columnar.from_struct(name, present)
+                )
+            else:
+                parts.others += [parse_action({name: _clean(b)}) for b in present.to_pylist()]
 
 
 @contextmanager
@@ -138,25 +200,6 @@ def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
             )
 
 
-def _parquet_rows(path: str, wanted: frozenset[str] | None = None) -> Iterable[dict[str, Any]]:
-    """Yield ``{action_name: body}`` for each non-null action in a checkpoint Parquet file.
-
-    Each row holds one action, so the file is read column by column and only the
-    non-null cells are converted to Python (much faster than row by row).
-    """
-    pf = pq.ParquetFile(path)
-    columns = [
-        c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
-    ]
-    for batch in pf.iter_batches(columns=columns, batch_size=8192):
-        for name in columns:
-            column = batch.column(name)
-            if column.null_count == len(column):
-                continue
-            for body in column.filter(pc.is_valid(column)).to_pylist():
-                yield {name: _clean(body)}
-
-
 def _clean(body: dict[str, Any]) -> dict[str, Any]:
     """Drop Parquet nulls and derived fields so that ``raw`` looks like the JSON action."""
     out = {k: v for k, v in body.items() if v is not None and k not in _DERIVED_FIELDS}
@@ -190,7 +233,9 @@ def checkpoint_disagreements(
     Returns:
         Plain-language problems; empty when the two agree.
     """
-    problems = _file_disagreements(version, checkpoint.files, commits.files, commits_origin)
+    problems = _file_disagreements(
+        version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin
+    )
     fields = _metadata_fields(checkpoint.metadata, commits.metadata)
     if fields:
         problems.append(
@@ -206,15 +251,17 @@ def checkpoint_disagreements(
 
 
 def _file_disagreements(
-    version: int, in_checkpoint: dict, in_commits: dict, origin: str
+    version: int, in_checkpoint: pa.Table, in_commits: pa.Table, origin: str
 ) -> list[str]:
-    missing = sorted(set(in_commits) - set(in_checkpoint))
-    extra = sorted(set(in_checkpoint) - set(in_commits))
-    resized = sorted(
-        k
-        for k in set(in_commits) & set(in_checkpoint)
-        if in_commits[k].size != in_checkpoint[k].size
-    )
+    """Compare two sets of live files by identity and size, with Arrow joins."""
+    identity = ["key_path", "dv_id"]
+    cp = in_checkpoint.select([*identity, "size"])
+    co = in_commits.select([*identity, "size"]).rename_columns([*identity, "commit_size"])
+    missing = _sorted_keys(co.join(cp, identity, join_type="left anti"))
+    extra = _sorted_keys(cp.join(co, identity, join_type="left anti"))
+    both = cp.join(co, identity, join_type="inner")
+    differ = both.filter(pc.fill_null(pc.not_equal(both["size"], both["commit_size"]), True))
+    differ = differ.sort_by([("key_path", "ascending"), ("dv_id", "ascending")])
     problems = []
     if missing or extra:
         parts = []
@@ -225,18 +272,24 @@ def _file_disagreements(
                 f"{_count(extra)} in the checkpoint but not live in the commits ({_examples(extra)})"
             )
         problems.append(
-            f"Checkpoint {version} lists {len(in_checkpoint)} live files but its commits "
-            f"({origin}) give {len(in_commits)}: {'; '.join(parts)}. Readers that start "
+            f"Checkpoint {version} lists {cp.num_rows} live files but its commits "
+            f"({origin}) give {co.num_rows}: {'; '.join(parts)}. Readers that start "
             "from this checkpoint see a different table than the commits describe."
         )
-    if resized:
-        key = resized[0]
+    if differ.num_rows:
+        first = differ.slice(0, 1).to_pylist()[0]
         problems.append(
-            f"Checkpoint {version} gives other sizes than its commits for {_count(resized)} "
-            f"(e.g. {key[0]}: {in_checkpoint[key].size} bytes in the checkpoint, "
-            f"{in_commits[key].size} in the commits)."
+            f"Checkpoint {version} gives other sizes than its commits for "
+            f"{_count([None] * differ.num_rows)} "
+            f"(e.g. {first['key_path']}: {first['size']} bytes in the checkpoint, "
+            f"{first['commit_size']} in the commits)."
         )
     return problems
+
+
+def _sorted_keys(table: pa.Table) -> list[tuple[str, str | None]]:
+    ordered = table.sort_by([("key_path", "ascending"), ("dv_id", "ascending")])
+    return list(columnar.keys(ordered))
 
 
 def _count(keys: list) -> str:

@@ -13,10 +13,9 @@ from collections import OrderedDict
 from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.checkpoint import (
-    LIVE_STATE_ACTIONS,
     checkpoint_disagreements,
     quick_check_checkpoint,
-    read_checkpoint,
+    read_checkpoint_state,
 )
 from inspector.log.commit import Commit, read_commit
 from inspector.log.listing import Checkpoint, LogListing, list_log
@@ -306,13 +305,9 @@ class DeltaLog:
         if cp in self._bad_checkpoints:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
         try:
-            actions = read_checkpoint(
-                cp, self.log_folder, actions=LIVE_STATE_ACTIONS if live_only else None
-            )
+            state = read_checkpoint_state(cp, self.log_folder, live_only=live_only)
         except InspectorError as exc:
             raise self._reject(cp, exc.message) from None
-        state = ReplayState()
-        state.apply(actions)
         missing = [
             n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None
         ]

@@ -1,9 +1,18 @@
-"""The state of a table at one version, reconstructed by log replay."""
+"""The state of a table at one version, reconstructed by log replay.
+
+The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`);
+the ``files``/``tombstones`` mappings of typed records are built from them only when
+someone asks for them (one file's view, a small table), never on a bulk path.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from inspector.delta.actions import (
     Action,
@@ -17,28 +26,78 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
+from inspector.log import columnar
 
 FileKey = tuple[str, "str | None"]
+
+
+class FileMap(Mapping):
+    """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table.
+
+    Keys are cheap (two columns); the typed records are built all at once, the first
+    time a value is asked for, and kept.
+    """
+
+    def __init__(self, kind: str, table: pa.Table) -> None:
+        self.kind, self.table = kind, table
+        self._records: dict | None = None
+
+    def _all(self) -> dict:
+        if self._records is None:
+            self._records = dict(
+                zip(columnar.keys(self.table), columnar.records(self.kind, self.table), strict=True)
+            )
+        return self._records
+
+    def __getitem__(self, key: FileKey):
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[FileKey]:
+        return iter(self._all()) if self._records is not None else columnar.keys(self.table)
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __contains__(self, key: object) -> bool:
+        if self._records is not None:
+            return key in self._records
+        return key in self.key_set
+
+    @cached_property
+    def key_set(self) -> frozenset[FileKey]:
+        """Every key, as a set (for membership tests without building records)."""
+        return frozenset(columnar.keys(self.table))
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """A table version: its active files, metadata, protocol and app transactions.
 
-    ``files`` holds the live add actions keyed by (path, deletion-vector id), the
-    identity the Delta protocol uses for log replay. ``tombstones`` holds the
-    remove actions still known at this version.
+    ``files_table`` holds the live add actions, one row per (path, deletion-vector id),
+    the identity the Delta protocol uses for log replay; ``tombstones_table`` the remove
+    actions still known at this version. ``files`` and ``tombstones`` give the same as
+    mappings of typed records, built on first use.
     """
 
     table_root: str
     version: int
     metadata: Metadata
     protocol: Protocol
-    files: Mapping[FileKey, AddFile]
-    tombstones: Mapping[FileKey, RemoveFile] = field(default_factory=dict, repr=False)
+    files_table: pa.Table = field(repr=False)
+    tombstones_table: pa.Table = field(repr=False)
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
+
+    @cached_property
+    def files(self) -> Mapping[FileKey, AddFile]:
+        """Live add actions keyed by (path, deletion-vector id)."""
+        return FileMap("add", self.files_table)
+
+    @cached_property
+    def tombstones(self) -> Mapping[FileKey, RemoveFile]:
+        """Remove actions still known at this version, keyed like ``files``."""
+        return FileMap("remove", self.tombstones_table)
 
     @property
     def schema(self) -> StructType:
@@ -53,23 +112,28 @@ class Snapshot:
     @property
     def add_files(self) -> list[AddFile]:
         """Live add actions sorted by path."""
-        return sorted(self.files.values(), key=lambda a: a.path)
+        ordered = self.files_table.sort_by("path")
+        return list(columnar.records("add", ordered))  # type: ignore[arg-type]
 
     @property
     def num_files(self) -> int:
         """Number of live data files."""
-        return len(self.files)
+        return self.files_table.num_rows
 
     @property
     def size_in_bytes(self) -> int:
         """Total size of live data files."""
-        return sum(a.size for a in self.files.values())
+        return int(pc.sum(self.files_table.column("size")).as_py() or 0)
 
-    @property
+    @cached_property
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
-        counts = [a.num_live_records for a in self.files.values()]
-        return None if any(c is None for c in counts) else sum(counts)
+        counts = columnar.num_records(self.files_table.column("stats"))
+        if counts.null_count:
+            return None
+        dv = self.files_table.column("deletionVector").combine_chunks()
+        deleted = pc.fill_null(dv.field("cardinality"), 0) if len(dv) else pa.array([], pa.int64())
+        return int(pc.sum(counts).as_py() or 0) - int(pc.sum(deleted).as_py() or 0)
 
     def data_path(self, add: AddFile) -> str:
         """Absolute local path of a live file."""
@@ -78,50 +142,95 @@ class Snapshot:
 
 @dataclass
 class ReplayState:
-    """Mutable accumulator used while replaying actions; frozen into a Snapshot at the end."""
+    """Accumulator used while replaying actions; frozen into a Snapshot at the end.
 
-    files: dict = field(default_factory=dict)
-    tombstones: dict = field(default_factory=dict)
+    File actions are kept as Arrow tables, each row with a sequence number (``seq``)
+    in log order; reconciliation (the newest action for each identity wins) runs once,
+    in Arrow, when the state is resolved.
+    """
+
+    adds: list[pa.Table] = field(default_factory=list)
+    removes: list[pa.Table] = field(default_factory=list)
     metadata: Metadata | None = None
     protocol: Protocol | None = None
     txns: dict = field(default_factory=dict)
     domains: dict = field(default_factory=dict)
+    next_seq: int = 0
+    _resolved: tuple[pa.Table, pa.Table] | None = None
 
     @classmethod
     def from_snapshot(cls, snap: Snapshot) -> ReplayState:
-        """Start from an earlier snapshot (copies, so the snapshot stays immutable)."""
-        return cls(
-            dict(snap.files),
-            dict(snap.tombstones),
-            snap.metadata,
-            snap.protocol,
-            dict(snap.app_transactions),
-            dict(snap.domain_metadata),
+        """Start from an earlier snapshot (its tables are immutable; nothing is copied)."""
+        state = cls(
+            metadata=snap.metadata,
+            protocol=snap.protocol,
+            txns=dict(snap.app_transactions),
+            domains=dict(snap.domain_metadata),
         )
+        state.add_files(snap.tombstones_table, "remove")
+        state.add_files(snap.files_table, "add")
+        return state
+
+    def add_files(self, table: pa.Table, kind: str, order: pa.Array | None = None) -> None:
+        """Append file actions of one source; ``order`` gives their places in it (rows' order
+        when None). Actions of a later call always come after those of an earlier one."""
+        if not table.num_rows:
+            return
+        n = table.num_rows
+        local = order if order is not None else pa.array(range(n), pa.int64())
+        span = int(pc.max(local).as_py()) + 1 if order is not None else n
+        seq = pc.add(local.cast(pa.int64()), self.next_seq)
+        self.next_seq += span
+        (self.adds if kind == "add" else self.removes).append(table.append_column("seq", seq))
+        self._resolved = None
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
-        for action in actions:
+        adds, removes, add_at, remove_at = [], [], [], []
+        count = 0
+        for i, action in enumerate(actions):
+            count = i + 1
             if isinstance(action, AddFile):
-                self.files[action.key] = action
-                self.tombstones.pop(action.key, None)
+                adds.append(action)
+                add_at.append(i)
             elif isinstance(action, RemoveFile):
-                self.files.pop(action.key, None)
-                self.tombstones[action.key] = action
-            elif isinstance(action, Metadata):
-                self.metadata = action
-            elif isinstance(action, Protocol):
-                self.protocol = action
-            elif isinstance(action, Txn):
-                self.txns[action.app_id] = action
-            elif isinstance(action, DomainMetadata):
-                self._apply_domain(action)
+                removes.append(action)
+                remove_at.append(i)
+            else:
+                self.apply_other(action)
+        base = self.next_seq
+        if adds:
+            self.next_seq = base
+            self.add_files(columnar.from_records("add", adds), "add", pa.array(add_at, pa.int64()))
+        if removes:
+            self.next_seq = base
+            self.add_files(
+                columnar.from_records("remove", removes), "remove", pa.array(remove_at, pa.int64())
+            )
+        self.next_seq = base + count
+
+    def apply_other(self, action: Action) -> None:
+        """Apply one action that is not a file action."""
+        if isinstance(action, Metadata):
+            self.metadata = action
+        elif isinstance(action, Protocol):
+            self.protocol = action
+        elif isinstance(action, Txn):
+            self.txns[action.app_id] = action
+        elif isinstance(action, DomainMetadata):
+            self._apply_domain(action)
 
     def _apply_domain(self, action: DomainMetadata) -> None:
         if action.removed:
             self.domains.pop(action.domain, None)
         else:
             self.domains[action.domain] = action
+
+    def resolve(self) -> tuple[pa.Table, pa.Table]:
+        """The live files and the tombstones: for each identity, its newest action."""
+        if self._resolved is None:
+            self._resolved = _reconcile(self.adds, self.removes)
+        return self._resolved
 
     def freeze(self, table_root: str, version: int, replayed_from: str) -> Snapshot:
         """Turn the state into a Snapshot.
@@ -139,14 +248,51 @@ class ReplayState:
                 "The log is incomplete or was not written by a Delta writer; "
                 "restore _delta_log from a backup.",
             )
+        assert self.metadata is not None and self.protocol is not None
+        live, tombstones = self.resolve()
         return Snapshot(
-            table_root,
-            version,
-            self.metadata,
-            self.protocol,
-            self.files,
-            self.tombstones,
-            self.txns,
-            self.domains,
-            replayed_from,
+            table_root=table_root,
+            version=version,
+            metadata=self.metadata,
+            protocol=self.protocol,
+            files_table=live,
+            tombstones_table=tombstones,
+            app_transactions=self.txns,
+            domain_metadata=self.domains,
+            replayed_from=replayed_from,
         )
+
+
+def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
+    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
+    add = columnar.concat("add", adds) if adds else None
+    remove = columnar.concat("remove", removes) if removes else None
+    if add is None or "seq" not in add.column_names:
+        add = None
+    if remove is None or "seq" not in remove.column_names:
+        remove = None
+    if add is None and remove is None:
+        return columnar.empty("add"), columnar.empty("remove")
+    identity = ["key_path", "dv_id", "seq"]
+    events = pa.concat_tables(
+        [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
+    )
+    winners = events.group_by(["key_path", "dv_id"], use_threads=False).aggregate(
+        [("seq", "max")]
+    )
+    newest = winners.column("seq_max")
+    return (
+        _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
+        _strip(
+            None if remove is None else remove.filter(pc.is_in(remove.column("seq"), newest)),
+            "remove",
+        ),
+    )
+
+
+def _strip(table: pa.Table | None, kind: str) -> pa.Table:
+    if table is None:
+        return columnar.empty(kind)
+    if "seq" in table.column_names:
+        table = table.drop_columns(["seq"])
+    return table.combine_chunks()

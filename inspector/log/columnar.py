@@ -1,0 +1,335 @@
+"""File actions as Arrow tables: the bulk representation of adds and removes.
+
+A checkpoint's rows, a big commit's file actions and a snapshot's live files travel as
+Arrow tables with one fixed set of columns (the Delta names of ``add``/``remove``
+fields), plus the replay identity: ``key_path`` (the canonical path) and ``dv_id``
+(the deletion vector's unique id, ``""`` for none, so that joins and group-bys on the
+identity need no null handling). Fields a writer added that this tool does not model
+are kept as JSON text in ``extra`` so that a RESTORE can re-emit them.
+
+Typed records (:class:`AddFile`, :class:`RemoveFile`) are built from rows on demand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.delta.actions import (
+    AddFile,
+    RemoveFile,
+    canonical_path,
+    parse_action,
+)
+
+_STR_MAP = pa.map_(pa.string(), pa.string())
+DV_TYPE = pa.struct(
+    [
+        ("storageType", pa.string()),
+        ("pathOrInlineDv", pa.string()),
+        ("offset", pa.int64()),
+        ("sizeInBytes", pa.int64()),
+        ("cardinality", pa.int64()),
+    ]
+)
+ADD_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("path", pa.string()),
+    ("partitionValues", _STR_MAP),
+    ("size", pa.int64()),
+    ("modificationTime", pa.int64()),
+    ("dataChange", pa.bool_()),
+    ("stats", pa.string()),
+    ("tags", _STR_MAP),
+    ("deletionVector", DV_TYPE),
+    ("baseRowId", pa.int64()),
+    ("defaultRowCommitVersion", pa.int64()),
+)
+REMOVE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("path", pa.string()),
+    ("deletionTimestamp", pa.int64()),
+    ("dataChange", pa.bool_()),
+    ("extendedFileMetadata", pa.bool_()),
+    ("partitionValues", _STR_MAP),
+    ("size", pa.int64()),
+    ("stats", pa.string()),
+    ("tags", _STR_MAP),
+    ("deletionVector", DV_TYPE),
+    ("baseRowId", pa.int64()),
+    ("defaultRowCommitVersion", pa.int64()),
+)
+_KEY_FIELDS = (("extra", pa.string()), ("key_path", pa.string()), ("dv_id", pa.string()))
+ADD_SCHEMA = pa.schema([*ADD_FIELDS, *_KEY_FIELDS])
+REMOVE_SCHEMA = pa.schema([*REMOVE_FIELDS, *_KEY_FIELDS])
+# Parsed copies of JSON fields that some writers add to checkpoints; the JSON is canonical.
+_DERIVED = frozenset({"stats_parsed", "partitionValues_parsed"})
+
+
+def schema_of(kind: str) -> pa.Schema:
+    """The table schema of ``add`` or ``remove`` actions."""
+    return ADD_SCHEMA if kind == "add" else REMOVE_SCHEMA
+
+
+def empty(kind: str) -> pa.Table:
+    """An empty table of ``add`` or ``remove`` actions."""
+    return schema_of(kind).empty_table()
+
+
+# --- from typed records (small commits) ------------------------------------------------
+
+
+def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table:
+    """A table of file actions from typed records (a small commit's, already parsed)."""
+    if not records:
+        return empty(kind)
+    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
+    known = {name for name, _ in fields}
+    columns: dict[str, list[Any]] = {name: [] for name, _ in fields}
+    extra, key_path, dv_id = [], [], []
+    for record in records:
+        raw = record.raw
+        for name, _ in fields:
+            columns[name].append(_record_value(record, name))
+        rest = {k: v for k, v in raw.items() if k not in known and k not in _DERIVED}
+        extra.append(json.dumps(rest) if rest else None)
+        path, dv = record.key
+        key_path.append(path)
+        dv_id.append(dv or "")
+    arrays = [pa.array(columns[name], type) for name, type in fields]
+    arrays += [pa.array(extra, pa.string()), pa.array(key_path), pa.array(dv_id)]
+    return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+
+
+def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
+    if name == "deletionVector":
+        dv = record.deletion_vector
+        if dv is None:
+            return None
+        return {
+            "storageType": dv.storage_type,
+            "pathOrInlineDv": dv.path_or_inline_dv,
+            "offset": dv.offset,
+            "sizeInBytes": dv.size_in_bytes,
+            "cardinality": dv.cardinality,
+        }
+    if name in ("partitionValues", "tags"):
+        value = record.partition_values if name == "partitionValues" else record.tags
+        return None if value is None else list(value.items())
+    value = record.raw.get(name)
+    if name in ("size", "modificationTime", "deletionTimestamp", "baseRowId"):
+        return _int_or_none(value)
+    if name == "defaultRowCommitVersion":
+        return _int_or_none(value)
+    if name in ("dataChange", "extendedFileMetadata"):
+        return None if value is None else bool(value)
+    if name == "stats":
+        return value if isinstance(value, str) else None
+    return value if isinstance(value, str) or value is None else str(value)
+
+
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return None if value is None or value == "" else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# --- from Arrow struct columns (checkpoints, big commits) --------------------------------
+
+
+def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
+    """Normalise a column of ``add`` or ``remove`` structs (non-null rows only) to the schema.
+
+    Args:
+        kind: ``add`` or ``remove``.
+        column: The struct column as read from a checkpoint or a commit; rows must be
+            non-null.
+
+    Returns:
+        The table, with key columns computed and unmodelled fields in ``extra``.
+    """
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
+    present = {array.type.field(i).name: i for i in range(array.type.num_fields)}
+    arrays = []
+    for name, type in fields:
+        if name not in present:
+            arrays.append(pa.nulls(len(array), type))
+            continue
+        child = array.field(present[name])
+        arrays.append(_conform(child, type))
+    if "stats" not in present and "stats_parsed" in present:
+        arrays[[n for n, _ in fields].index("stats")] = _stats_text(
+            array.field(present["stats_parsed"])
+        )
+    known = {name for name, _ in fields} | _DERIVED
+    unknown = [name for name in present if name not in known]
+    arrays.append(_extra_json(array, unknown))
+    path = arrays[0]
+    dv = arrays[[n for n, _ in fields].index("deletionVector")]
+    arrays += [canonical_paths(path), dv_ids(dv)]
+    return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+
+
+def _conform(child: pa.Array, type: pa.DataType) -> pa.Array:
+    if child.type == type:
+        return child
+    if pa.types.is_map(type) and pa.types.is_struct(child.type):
+        return struct_to_map(child)
+    if pa.types.is_struct(type) and pa.types.is_struct(child.type):
+        names = {child.type.field(i).name for i in range(child.type.num_fields)}
+        parts = [
+            child.field(f.name).cast(f.type) if f.name in names else pa.nulls(len(child), f.type)
+            for f in type
+        ]
+        return pa.StructArray.from_arrays(parts, fields=list(type), mask=child.is_null())
+    return child.cast(type)
+
+
+def struct_to_map(child: pa.StructArray) -> pa.MapArray:
+    """A JSON object read as a struct (keys as fields) back to a ``map<string,string>``."""
+    names = [child.type.field(i).name for i in range(child.type.num_fields)]
+    n, k = len(child), len(names)
+    if k == 0:
+        offsets = pa.array([0] * (n + 1), pa.int32())
+        keys, values = pa.array([], pa.string()), pa.array([], pa.string())
+    else:
+        import numpy as np
+
+        offsets = pa.array(np.arange(0, (n + 1) * k, k, dtype=np.int32))
+        keys = pa.array(np.tile(np.array(names, dtype=object), n), pa.string())
+        columns = [child.field(i).cast(pa.string()) for i in range(k)]
+        order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
+        values = pa.concat_arrays(columns).take(pa.array(order))
+    return pa.MapArray.from_arrays(offsets, keys, values, mask=child.is_null())
+
+
+def _stats_text(parsed: pa.Array) -> pa.Array:
+    rows = parsed.to_pylist()
+    return pa.array([None if r is None else json.dumps(r, default=str) for r in rows], pa.string())
+
+
+def _extra_json(array: pa.StructArray, unknown: list[str]) -> pa.Array:
+    if not unknown:
+        return pa.nulls(len(array), pa.string())
+    parts = {name: array.field(name).to_pylist() for name in unknown}
+    out = []
+    for i in range(len(array)):
+        rest = {name: values[i] for name, values in parts.items() if values[i] is not None}
+        out.append(json.dumps(_plain(rest), default=str) if rest else None)
+    return pa.array(out, pa.string())
+
+
+def _plain(value: Any) -> Any:
+    """Parquet maps read as lists of pairs; give them back as JSON objects."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
+        return {k: _plain(v) for k, v in value}
+    return value
+
+
+def canonical_paths(paths: pa.Array) -> pa.Array:
+    """Canonical paths (URL-decoded, ``file:`` dropped); Python only for rows that need it."""
+    needs = pc.or_(pc.match_substring(paths, "%"), pc.starts_with(paths, "file:"))
+    needs = pc.fill_null(needs, False)
+    if not pc.any(needs).as_py():
+        return paths
+    values = paths.to_pylist()
+    for i in pc.indices_nonzero(needs).to_pylist():
+        values[i] = canonical_path(values[i])
+    return pa.array(values, pa.string())
+
+
+def dv_ids(dv: pa.StructArray) -> pa.Array:
+    """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
+    if dv.null_count == len(dv):
+        return pa.array([""] * len(dv), pa.string())
+    offset = dv.field("offset")
+    at = pc.if_else(
+        pc.is_valid(offset),
+        pc.binary_join_element_wise("@", offset.cast(pa.string()), ""),
+        "",
+    )
+    ids = pc.binary_join_element_wise(dv.field("storageType"), dv.field("pathOrInlineDv"), at, "")
+    ids = pc.if_else(dv.is_valid(), ids, "")
+    return pc.fill_null(ids, "")
+
+
+# --- back to typed records ---------------------------------------------------------------
+
+
+def records(kind: str, table: pa.Table) -> Iterator[AddFile | RemoveFile]:
+    """Typed records of the rows, in order, built batch by batch."""
+    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
+    names = [name for name, _ in fields]
+    for batch in table.select([*names, "extra"]).to_batches(max_chunksize=8192):
+        for row in batch.to_pylist():
+            yield _record(kind, row, names)
+
+
+def _record(kind: str, row: dict[str, Any], names: list[str]) -> AddFile | RemoveFile:
+    body: dict[str, Any] = {}
+    for name in names:
+        value = row[name]
+        if value is None:
+            if name == "partitionValues" and kind == "add":
+                body[name] = {}
+            continue
+        if name in ("partitionValues", "tags"):
+            value = dict(value)
+        elif name == "deletionVector":
+            value = {k: v for k, v in value.items() if v is not None}
+        body[name] = value
+    if row["extra"]:
+        body.update(json.loads(row["extra"]))
+    action = parse_action({kind: body})
+    assert isinstance(action, AddFile | RemoveFile)
+    return action
+
+
+def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
+    """The replay identities (path, deletion-vector id or None) of the rows, in order."""
+    for path, dv in zip(
+        table.column("key_path").to_pylist(), table.column("dv_id").to_pylist(), strict=True
+    ):
+        yield path, dv or None
+
+
+def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """``numRecords`` of each row's stats (null where absent or unreadable), vectorised.
+
+    Writers put ``numRecords`` first; other rows are parsed one by one.
+    """
+    if isinstance(stats, pa.ChunkedArray):
+        stats = stats.combine_chunks()
+    found = pc.extract_regex(stats, r'^\{\s*"numRecords"\s*:\s*(?P<n>\d+)\s*[,}]')
+    counts = pc.struct_field(found, [0]).cast(pa.int64())
+    odd = pc.and_(pc.is_valid(stats), pc.is_null(counts))
+    if not pc.any(odd).as_py():
+        return counts
+    values = counts.to_pylist()
+    texts = stats.to_pylist()
+    for i in pc.indices_nonzero(odd).to_pylist():
+        values[i] = _parsed_num_records(texts[i])
+    return pa.array(values, pa.int64())
+
+
+def _parsed_num_records(text: str) -> int | None:
+    try:
+        value = json.loads(text).get("numRecords")
+        return None if value is None else int(value)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def concat(kind: str, tables: Iterable[pa.Table]) -> pa.Table:
+    """Tables of one kind concatenated (an empty one when none)."""
+    found = [t for t in tables if t.num_rows]
+    if not found:
+        return empty(kind)
+    return pa.concat_tables(found) if len(found) > 1 else found[0]
+
