@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
 
 from inspector.delta.actions import (
     Action,
@@ -17,7 +25,32 @@ from inspector.delta.actions import (
     Txn,
     parse_action,
 )
+from inspector.log import columnar
 from inspector.log.listing import LogFile
+from inspector.log.snapshot import ReplayState
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    """Counts and sums of a commit's file actions (what the history shows)."""
+
+    num_added_files: int
+    num_removed_files: int
+    added_bytes: int
+    removed_bytes: int
+    added_records: int | None
+    removed_records: int | None
+
+
+@dataclass(frozen=True)
+class CommitFiles:
+    """A big commit's add and remove actions as Arrow tables, with their line numbers."""
+
+    adds: pa.Table
+    removes: pa.Table
+    add_lines: pa.Array
+    remove_lines: pa.Array
+    other_lines: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -26,12 +59,63 @@ class Commit:
 
     A commit with ``problems`` may be truncated: its actions are the lines that
     parsed, and log replay will not trust it (``is_complete`` is False).
+
+    A big commit keeps its file actions as Arrow tables (``columns``) and ``parsed``
+    holds only its other actions; ``actions`` then builds every typed record on demand.
     """
 
     version: int
     file: LogFile
-    actions: tuple[Action, ...]
+    parsed: tuple[Action, ...]
     problems: tuple[str, ...] = ()
+    columns: CommitFiles | None = field(default=None, repr=False)
+
+    @cached_property
+    def actions(self) -> tuple[Action, ...]:
+        """Every action, in file order (typed records)."""
+        if self.columns is None:
+            return self.parsed
+        cols = self.columns
+        placed: list[tuple[int, Action]] = list(zip(cols.other_lines, self.parsed, strict=True))
+        for kind, table, lines in (
+            ("add", cols.adds, cols.add_lines),
+            ("remove", cols.removes, cols.remove_lines),
+        ):
+            placed += zip(lines.to_pylist(), columnar.records(kind, table), strict=True)
+        placed.sort(key=lambda p: p[0])
+        return tuple(a for _, a in placed)
+
+    def apply_to(self, state: ReplayState) -> None:
+        """Apply this commit to a replay state (file actions stay columnar)."""
+        if self.columns is None:
+            state.apply(self.parsed)
+            return
+        for action in self.parsed:
+            state.apply_other(action)
+        base, span = state.next_seq, len(self.parsed) + self.columns.adds.num_rows
+        span += self.columns.removes.num_rows
+        for kind, table, lines in (
+            ("add", self.columns.adds, self.columns.add_lines),
+            ("remove", self.columns.removes, self.columns.remove_lines),
+        ):
+            state.next_seq = base
+            state.add_files(table, kind, lines)
+        state.next_seq = base + span
+
+    @cached_property
+    def file_summary(self) -> FileSummary:
+        """Counts, bytes and records added and removed (no typed records for a big commit)."""
+        if self.columns is not None:
+            return _columnar_summary(self.columns)
+        adds, removes = self.adds, self.removes
+        return FileSummary(
+            num_added_files=len(adds),
+            num_removed_files=len(removes),
+            added_bytes=sum(a.size for a in adds),
+            removed_bytes=sum(r.size or 0 for r in removes),
+            added_records=_sum_or_none(a.num_records for a in adds),
+            removed_records=_sum_or_none(r.num_records for r in removes),
+        )
 
     @property
     def is_complete(self) -> bool:
@@ -41,7 +125,7 @@ class Commit:
     @property
     def commit_info(self) -> CommitInfo:
         """The commitInfo action (an empty one when the writer wrote none)."""
-        return next((a for a in self.actions if isinstance(a, CommitInfo)), CommitInfo({}))
+        return next((a for a in self.parsed if isinstance(a, CommitInfo)), CommitInfo({}))
 
     @property
     def adds(self) -> list[AddFile]:
@@ -56,27 +140,27 @@ class Commit:
     @property
     def cdc_files(self) -> list[AddCDCFile]:
         """cdc actions (change-data files), in file order."""
-        return [a for a in self.actions if isinstance(a, AddCDCFile)]
+        return [a for a in self.parsed if isinstance(a, AddCDCFile)]
 
     @property
     def metadata(self) -> Metadata | None:
         """The metaData action, when this commit changed the metadata."""
-        return next((a for a in self.actions if isinstance(a, Metadata)), None)
+        return next((a for a in self.parsed if isinstance(a, Metadata)), None)
 
     @property
     def protocol(self) -> Protocol | None:
         """The protocol action, when this commit changed the protocol."""
-        return next((a for a in self.actions if isinstance(a, Protocol)), None)
+        return next((a for a in self.parsed if isinstance(a, Protocol)), None)
 
     @property
     def txns(self) -> list[Txn]:
         """txn actions (application transaction versions)."""
-        return [a for a in self.actions if isinstance(a, Txn)]
+        return [a for a in self.parsed if isinstance(a, Txn)]
 
     @property
     def domain_metadata(self) -> list[DomainMetadata]:
         """domainMetadata actions."""
-        return [a for a in self.actions if isinstance(a, DomainMetadata)]
+        return [a for a in self.parsed if isinstance(a, DomainMetadata)]
 
 
 def read_commit(version: int, file: LogFile) -> Commit:
@@ -90,10 +174,35 @@ def read_commit(version: int, file: LogFile) -> Commit:
         The commit; unreadable lines become problems stated in plain words.
     """
     try:
-        with open(file.path, "rb") as fh:
-            data = fh.read()
+        data: bytes | OSError = _read_bytes(file.path)
     except OSError as exc:
-        return Commit(version, file, (), (f"The commit file could not be read: {exc.strerror}.",))
+        data = exc
+    return parse_commit(version, file, data)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
+    """Parse a commit file's bytes (or say why they could not be read).
+
+    A big commit (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by
+    Arrow's JSON reader into tables; a small one is parsed by orjson in one call. When
+    anything is off, every line is parsed on its own so that problems name the line.
+
+    Args:
+        version: The version, from the file name.
+        file: The listed commit file.
+        data: The file's content, or the error reading it raised.
+
+    Returns:
+        The commit; unreadable lines become problems stated in plain words.
+    """
+    if isinstance(data, OSError):
+        why = data.strerror or "it is gone"
+        return Commit(version, file, (), (f"The commit file could not be read: {why}.",))
     if not data.strip():
         return Commit(
             version,
@@ -101,6 +210,10 @@ def read_commit(version: int, file: LogFile) -> Commit:
             (),
             ("The commit file is empty (an interrupted write or a failed copy).",),
         )
+    if len(data) >= COLUMNAR_FROM:
+        found = _parse_columnar(version, file, data)
+        if found is not None:
+            return found
     parsed = _parse_whole(data)
     if parsed is not None:
         return Commit(version, file, parsed)
@@ -122,7 +235,7 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
     """
     lines = [line for line in data.splitlines() if line.strip()]
     try:
-        objects = json.loads(b"[" + b",".join(lines) + b"]")
+        objects = orjson.loads(b"[" + b",".join(lines) + b"]")
         if len(objects) != len(lines):  # a line holding two values separated by a comma
             return None
         return tuple(parse_action(obj) for obj in objects)
@@ -138,3 +251,123 @@ def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
             "(an interrupted write or an incomplete copy)."
         )
     return f"Line {number} of the commit is not a valid action: {exc}."
+
+
+# Below this size orjson parses a commit faster than Arrow's JSON reader starts.
+COLUMNAR_FROM = 1 << 20
+_OTHER_LINE = re.compile(rb'^(?!\{"add":\{|\{"remove":\{)[^\n]+', re.M)
+_FILE_LINE = re.compile(rb'^\{"(?:add|remove)":\{[^\n]*', re.M)
+
+
+def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
+    """Arrow's JSON reader for the file actions, orjson for the few other lines.
+
+    Returns None (the caller parses line by line) for anything unusual: blank lines,
+    fields outside the known add/remove fields, a line that does not parse.
+    """
+    body = data.rstrip(b"\n")
+    if b"\n\n" in body or b"\r" in body:
+        return None
+    try:
+        others, other_lines = _other_actions(body)
+        table = pj.read_json(
+            pa.BufferReader(body),
+            read_options=pj.ReadOptions(block_size=16 << 20),
+            parse_options=pj.ParseOptions(
+                explicit_schema=_file_schema(body), unexpected_field_behavior="infer"
+            ),
+        )
+        files = _file_tables(table, other_lines)
+    except (ValueError, TypeError, KeyError, pa.ArrowException):
+        return None
+    if files is None:
+        return None
+    return Commit(version, file, others, columns=files)
+
+
+def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+    actions, lines = [], []
+    for match in _OTHER_LINE.finditer(body):
+        action = parse_action(orjson.loads(match.group(0)))
+        if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
+            raise ValueError("file action outside the fast path")
+        actions.append(action)
+        lines.append(body.count(b"\n", 0, match.start()))
+    return tuple(actions), tuple(lines)
+
+
+def _file_schema(body: bytes) -> pa.Schema:
+    """add/remove with their known fields; partitionValues' keys from the first file action."""
+    first = _FILE_LINE.search(body)
+    keys: list[str] = []
+    if first is not None:
+        obj = orjson.loads(first.group(0))
+        values = next(iter(obj.values())).get("partitionValues") or {}
+        keys = list(values) if isinstance(values, dict) else []
+    partition = pa.struct([(k, pa.string()) for k in keys])
+    kinds = []
+    for kind in ("add", "remove"):
+        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
+        kinds.append(
+            (
+                kind,
+                pa.struct(
+                    [
+                        (name, partition if name == "partitionValues" else type)
+                        for name, type in fields
+                        if name != "tags"
+                    ]
+                ),
+            )
+        )
+    return pa.schema(kinds)
+
+
+def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
+    tables, lines = {}, {}
+    for kind in ("add", "remove"):
+        column = table.column(kind).combine_chunks()
+        expected = {n for n, _ in columnar.ADD_FIELDS if kind == "add"} | {
+            n for n, _ in columnar.REMOVE_FIELDS if kind == "remove"
+        }
+        names = {column.type.field(i).name for i in range(column.type.num_fields)}
+        if names - expected:
+            return None  # tags or unknown fields: the line-by-line path keeps them exactly
+        valid = pc.is_valid(column)
+        present = column.filter(valid)
+        if present.field("path").null_count or (kind == "add" and present.field("size").null_count):
+            return None
+        tables[kind] = columnar.from_struct(kind, present)
+        lines[kind] = pc.indices_nonzero(valid).cast(pa.int64())
+    if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
+        return None  # a line holding neither one action nor another
+    return CommitFiles(tables["add"], tables["remove"], lines["add"], lines["remove"], other_lines)
+
+
+def _columnar_summary(files: CommitFiles) -> FileSummary:
+    def total(column: pa.ChunkedArray) -> int:
+        return int(pc.sum(column).as_py() or 0)
+
+    def records(table: pa.Table) -> int | None:
+        if not table.num_rows:
+            return 0
+        counts = columnar.num_records(table.column("stats"))
+        return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
+
+    return FileSummary(
+        num_added_files=files.adds.num_rows,
+        num_removed_files=files.removes.num_rows,
+        added_bytes=total(files.adds.column("size")),
+        removed_bytes=total(pc.fill_null(files.removes.column("size"), 0)),
+        added_records=records(files.adds),
+        removed_records=records(files.removes),
+    )
+
+
+def _sum_or_none(values: Iterable[int | None]) -> int | None:
+    total, seen = 0, False
+    for value in values:
+        if value is None:
+            return None
+        total, seen = total + value, True
+    return total if seen else 0

@@ -67,12 +67,11 @@ class DeltaLog:
         with self._lock:
             listing = list_log(self.table_root)
             changed = listing != self._listing
-            for version, file in listing.commits.items():
-                cached = self._commits.get(version)
-                if cached is None or cached.file != file:
-                    self._commits[version] = read_commit(version, file)
-            for version in set(self._commits) - set(listing.commits):
-                del self._commits[version]
+            # Commits are parsed when first needed; a cached one is kept while its file
+            # (name, size, time) is unchanged, so a refresh parses only new commits.
+            for version in list(self._commits):
+                if listing.commits.get(version) != self._commits[version].file:
+                    del self._commits[version]
             if changed:
                 self._snapshots.clear()
                 self._forget_unlisted_checkpoints(listing)
@@ -90,21 +89,32 @@ class DeltaLog:
     def commits(self) -> list[Commit]:
         """Every parsed commit, ascending by version."""
         with self._lock:  # another session may be refreshing
-            return [self._commits[v] for v in sorted(self._commits)]
+            return [self._commit(v) for v in sorted(self.listing.commits)]
+
+    def _commit(self, version: int) -> Commit:
+        """The parsed commit of a listed version (parsed on first use, then cached)."""
+        found = self._commits.get(version)
+        if found is None:
+            with self._lock:
+                found = self._commits.get(version)
+                if found is None:
+                    found = read_commit(version, self.listing.commits[version])
+                    self._commits[version] = found
+        return found
 
     @property
     def latest_version(self) -> int:
         """The newest version with a commit file or a complete checkpoint."""
         cps = [cp.version for cp in self.listing.usable_checkpoints()]
-        return max(list(self._commits) + cps)
+        return max(list(self.listing.commits) + cps)
 
     @property
     def earliest_version(self) -> int:
         """The oldest version whose state can be reconstructed (0, or the oldest usable checkpoint)."""
-        if 0 in self._commits:
+        if 0 in self.listing.commits:
             return 0
         cps = [cp.version for cp in self.listing.usable_checkpoints()]
-        return min(cps) if cps else min(self._commits)
+        return min(cps) if cps else min(self.listing.commits)
 
     def commit(self, version: int) -> Commit:
         """The commit of a version.
@@ -113,8 +123,7 @@ class DeltaLog:
             VersionNotFound: If the version has no commit file (never written,
                 expired, or only its checkpoint remains).
         """
-        found = self._commits.get(version)
-        if found is None:
+        if version not in self.listing.commits:
             if version in self.listing.checkpoints:
                 raise VersionNotFound(
                     f"Version {version} has no commit file: only its checkpoint remains "
@@ -124,7 +133,7 @@ class DeltaLog:
                     "to see a commit's changes.",
                 )
             raise self._version_not_found(version)
-        return found
+        return self._commit(version)
 
     def commit_text(self, version: int) -> str:
         """The raw text of a commit file, for display.
@@ -270,7 +279,7 @@ class DeltaLog:
             except InspectorError:
                 continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
-                state.apply(self._commits[v].actions)
+                self._commit(v).apply_to(state)
             return state, _describe(origin, base_version, version)
         return None
 
@@ -289,7 +298,7 @@ class DeltaLog:
                         lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint"),
                     )
                 )
-        if 0 in self._commits:
+        if 0 in self.listing.commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
         return [(v, loader) for v, _, loader in candidates]
@@ -358,7 +367,8 @@ class DeltaLog:
 
     def _commits_usable(self, first: int, last: int) -> bool:
         return all(
-            v in self._commits and self._commits[v].is_complete for v in range(first, last + 1)
+            v in self.listing.commits and self._commit(v).is_complete
+            for v in range(first, last + 1)
         )
 
     def _version_not_found(self, version: int) -> VersionNotFound:
@@ -377,11 +387,12 @@ class DeltaLog:
     def _unreachable(self, version: int) -> InspectorError:
         if version < self.earliest_version:
             return self._version_not_found(version)
-        gaps = [v for v in range(self.earliest_version, version + 1) if v not in self._commits]
+        listed = self.listing.commits
+        gaps = [v for v in range(self.earliest_version, version + 1) if v not in listed]
         broken = [
             v
             for v in range(self.earliest_version, version + 1)
-            if v in self._commits and not self._commits[v].is_complete
+            if v in listed and not self._commit(v).is_complete
         ]
         reasons = []
         if gaps:

@@ -217,7 +217,7 @@ def _duration(ms: int) -> str:
 
 
 def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...]) -> HistoryEntry:
-    info, adds, removes = commit.commit_info, commit.adds, commit.removes
+    info, files = commit.commit_info, commit.file_summary
     return HistoryEntry(
         version=commit.version,
         timestamps=stamps,
@@ -230,25 +230,16 @@ def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...])
         isolation_level=info.raw.get("isolationLevel"),
         is_blind_append=info.raw.get("isBlindAppend"),
         user_metadata=info.raw.get("userMetadata"),
-        num_added_files=len(adds),
-        num_removed_files=len(removes),
-        added_bytes=sum(a.size for a in adds),
-        removed_bytes=sum(r.size or 0 for r in removes),
-        added_records=_sum_or_none(a.num_records for a in adds),
-        removed_records=_sum_or_none(r.num_records for r in removes),
+        num_added_files=files.num_added_files,
+        num_removed_files=files.num_removed_files,
+        added_bytes=files.added_bytes,
+        removed_bytes=files.removed_bytes,
+        added_records=files.added_records,
+        removed_records=files.removed_records,
         changes_metadata=commit.metadata is not None,
         changes_protocol=commit.protocol is not None,
         problems=problems,
     )
-
-
-def _sum_or_none(values) -> int | None:
-    total, seen = 0, False
-    for value in values:
-        if value is None:
-            return None
-        total, seen = total + value, True
-    return total if seen else 0
 
 
 def history_record(entry: HistoryEntry) -> dict[str, Any]:
