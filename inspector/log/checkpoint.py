@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 from inspector.delta.actions import (
     Action,
     AddFile,
-    RemoveFile,
     Metadata,
     Protocol,
+    RemoveFile,
     Sidecar,
     canonical_path,
     parse_action,
@@ -253,15 +253,18 @@ def checkpoint_disagreements(
 def _file_disagreements(
     version: int, in_checkpoint: pa.Table, in_commits: pa.Table, origin: str
 ) -> list[str]:
-    """Compare two sets of live files by identity and size, with Arrow joins."""
-    identity = ["key_path", "dv_id"]
-    cp = in_checkpoint.select([*identity, "size"])
-    co = in_commits.select([*identity, "size"]).rename_columns([*identity, "commit_size"])
-    missing = _sorted_keys(co.join(cp, identity, join_type="left anti"))
-    extra = _sorted_keys(cp.join(co, identity, join_type="left anti"))
-    both = cp.join(co, identity, join_type="inner")
-    differ = both.filter(pc.fill_null(pc.not_equal(both["size"], both["commit_size"]), True))
-    differ = differ.sort_by([("key_path", "ascending"), ("dv_id", "ascending")])
+    """Compare two sets of live files by identity and size, with Arrow hash look-ups."""
+    cp_keys, co_keys = _identity(in_checkpoint), _identity(in_commits)
+    at = pc.index_in(cp_keys, value_set=co_keys)  # each checkpoint file's row in the commits
+    extra = _sorted_keys(in_checkpoint.filter(pc.is_null(at)))
+    if extra or in_checkpoint.num_rows != in_commits.num_rows:
+        missing = _sorted_keys(in_commits.filter(pc.invert(pc.is_in(co_keys, value_set=cp_keys))))
+    else:
+        missing = []
+    found = pc.is_valid(at)
+    cp_sizes = in_checkpoint.column("size").filter(found)
+    co_sizes = in_commits.column("size").take(at.filter(found))
+    differ = pc.indices_nonzero(pc.fill_null(pc.not_equal(cp_sizes, co_sizes), True))
     problems = []
     if missing or extra:
         parts = []
@@ -272,19 +275,30 @@ def _file_disagreements(
                 f"{_count(extra)} in the checkpoint but not live in the commits ({_examples(extra)})"
             )
         problems.append(
-            f"Checkpoint {version} lists {cp.num_rows} live files but its commits "
-            f"({origin}) give {co.num_rows}: {'; '.join(parts)}. Readers that start "
+            f"Checkpoint {version} lists {in_checkpoint.num_rows} live files but its commits "
+            f"({origin}) give {in_commits.num_rows}: {'; '.join(parts)}. Readers that start "
             "from this checkpoint see a different table than the commits describe."
         )
-    if differ.num_rows:
-        first = differ.slice(0, 1).to_pylist()[0]
+    if len(differ):
+        pairs = (
+            in_checkpoint.filter(found)
+            .take(differ)
+            .append_column("commit_size", co_sizes.take(differ))
+        )
+        first = pairs.sort_by([("key_path", "ascending"), ("dv_id", "ascending")]).slice(0, 1)
+        row = first.select(["key_path", "size", "commit_size"]).to_pylist()[0]
         problems.append(
             f"Checkpoint {version} gives other sizes than its commits for "
-            f"{_count([None] * differ.num_rows)} "
-            f"(e.g. {first['key_path']}: {first['size']} bytes in the checkpoint, "
-            f"{first['commit_size']} in the commits)."
+            f"{_count([None] * len(differ))} "
+            f"(e.g. {row['key_path']}: {row['size']} bytes in the checkpoint, "
+            f"{row['commit_size']} in the commits)."
         )
     return problems
+
+
+def _identity(table: pa.Table) -> pa.ChunkedArray:
+    """One string per file identity: canonical path, NUL, deletion-vector id."""
+    return pc.binary_join_element_wise(table.column("key_path"), table.column("dv_id"), "\x00")
 
 
 def _sorted_keys(table: pa.Table) -> list[tuple[str, str | None]]:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -193,14 +194,13 @@ def struct_to_map(child: pa.StructArray) -> pa.MapArray:
     """A JSON object read as a struct (keys as fields) back to a ``map<string,string>``."""
     names = [child.type.field(i).name for i in range(child.type.num_fields)]
     n, k = len(child), len(names)
+    offsets = pa.array(
+        np.arange(0, (n + 1) * k, k, dtype=np.int32) if k else np.zeros(n + 1, np.int32)
+    )
     if k == 0:
-        offsets = pa.array([0] * (n + 1), pa.int32())
         keys, values = pa.array([], pa.string()), pa.array([], pa.string())
     else:
-        import numpy as np
-
-        offsets = pa.array(np.arange(0, (n + 1) * k, k, dtype=np.int32))
-        keys = pa.array(np.tile(np.array(names, dtype=object), n), pa.string())
+        keys = pa.array(names, pa.string()).take(pa.array(np.tile(np.arange(k), n)))
         columns = [child.field(i).cast(pa.string()) for i in range(k)]
         order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
         values = pa.concat_arrays(columns).take(pa.array(order))
@@ -332,4 +332,3 @@ def concat(kind: str, tables: Iterable[pa.Table]) -> pa.Table:
     if not found:
         return empty(kind)
     return pa.concat_tables(found) if len(found) > 1 else found[0]
-

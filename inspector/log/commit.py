@@ -265,8 +265,8 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
     Returns None (the caller parses line by line) for anything unusual: blank lines,
     fields outside the known add/remove fields, a line that does not parse.
     """
-    body = data.rstrip(b"\n")
-    if b"\n\n" in body or b"\r" in body:
+    body = data[:-1] if data.endswith(b"\n") else data
+    if b"\n\n" in body or b"\r" in body or body.endswith(b"\n"):
         return None
     try:
         others, other_lines = _other_actions(body)
@@ -286,14 +286,44 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
 
 
 def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+    """The actions that are not add/remove (commitInfo, metaData, ...), with line numbers.
+
+    Writers put them first (Spark) or last (delta-rs): look there, and scan every line
+    only when the count of file-action lines says some are elsewhere.
+    """
+    total = body.count(b"\n") + 1
+    files = body.count(b'\n{"add":{') + body.count(b'\n{"remove":{')
+    files += body.startswith((b'{"add":{', b'{"remove":{'))
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < len(body) and not body.startswith((b'{"add":{', b'{"remove":{'), start):
+        end = _line_end(body, start)
+        spans.append((start, end))
+        start = end + 1
+    end = len(body)
+    tail: list[tuple[int, int]] = []
+    while len(spans) + len(tail) + files < total and end > start:
+        begin = body.rfind(b"\n", 0, end) + 1
+        if body.startswith((b'{"add":{', b'{"remove":{'), begin):
+            break
+        tail.append((begin, end))
+        end = begin - 1
+    spans += reversed(tail)
+    if len(spans) + files != total:
+        spans = [m.span() for m in _OTHER_LINE.finditer(body)]
     actions, lines = [], []
-    for match in _OTHER_LINE.finditer(body):
-        action = parse_action(orjson.loads(match.group(0)))
+    for begin, stop in spans:
+        action = parse_action(orjson.loads(body[begin:stop]))
         if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
             raise ValueError("file action outside the fast path")
         actions.append(action)
-        lines.append(body.count(b"\n", 0, match.start()))
+        lines.append(body.count(b"\n", 0, begin))
     return tuple(actions), tuple(lines)
+
+
+def _line_end(body: bytes, start: int) -> int:
+    end = body.find(b"\n", start)
+    return len(body) if end == -1 else end
 
 
 def _file_schema(body: bytes) -> pa.Schema:

@@ -277,9 +277,7 @@ def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table,
     events = pa.concat_tables(
         [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
     )
-    winners = events.group_by(["key_path", "dv_id"], use_threads=False).aggregate(
-        [("seq", "max")]
-    )
+    winners = events.group_by(["key_path", "dv_id"], use_threads=False).aggregate([("seq", "max")])
     newest = winners.column("seq_max")
     return (
         _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
@@ -295,4 +293,4 @@ def _strip(table: pa.Table | None, kind: str) -> pa.Table:
         return columnar.empty(kind)
     if "seq" in table.column_names:
         table = table.drop_columns(["seq"])
-    return table.combine_chunks()
+    return table
