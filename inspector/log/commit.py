@@ -265,13 +265,13 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
     Returns None (the caller parses line by line) for anything unusual: blank lines,
     fields outside the known add/remove fields, a line that does not parse.
     """
-    body = data[:-1] if data.endswith(b"\n") else data
-    if b"\n\n" in body or b"\r" in body or body.endswith(b"\n"):
+    body = data  # not data[:-1]: a big commit is not copied
+    if b"\n\n" in body or b"\r" in body:
         return None
     try:
         others, other_lines = _other_actions(body)
         table = pj.read_json(
-            pa.BufferReader(body),
+            pa.BufferReader(pa.py_buffer(body)),
             read_options=pj.ReadOptions(block_size=16 << 20),
             parse_options=pj.ParseOptions(
                 explicit_schema=_file_schema(body), unexpected_field_behavior="infer"
@@ -291,16 +291,17 @@ def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
     Writers put them first (Spark) or last (delta-rs): look there, and scan every line
     only when the count of file-action lines says some are elsewhere.
     """
-    total = body.count(b"\n") + 1
+    size = len(body) - body.endswith(b"\n")  # the last line's end
+    total = body.count(b"\n", 0, size) + 1
     files = body.count(b'\n{"add":{') + body.count(b'\n{"remove":{')
     files += body.startswith((b'{"add":{', b'{"remove":{'))
     spans: list[tuple[int, int]] = []
     start = 0
-    while start < len(body) and not body.startswith((b'{"add":{', b'{"remove":{'), start):
+    while start < size and not body.startswith((b'{"add":{', b'{"remove":{'), start):
         end = _line_end(body, start)
         spans.append((start, end))
         start = end + 1
-    end = len(body)
+    end = size
     tail: list[tuple[int, int]] = []
     while len(spans) + len(tail) + files < total and end > start:
         begin = body.rfind(b"\n", 0, end) + 1
@@ -354,21 +355,28 @@ def _file_schema(body: bytes) -> pa.Schema:
 
 
 def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
+    """Normalise the reader's add/remove columns, block by block (no copy of the whole)."""
     tables, lines = {}, {}
     for kind in ("add", "remove"):
-        column = table.column(kind).combine_chunks()
-        expected = {n for n, _ in columnar.ADD_FIELDS if kind == "add"} | {
-            n for n, _ in columnar.REMOVE_FIELDS if kind == "remove"
-        }
+        column = table.column(kind)
+        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
         names = {column.type.field(i).name for i in range(column.type.num_fields)}
-        if names - expected:
+        if names - {n for n, _ in fields}:
             return None  # tags or unknown fields: the line-by-line path keeps them exactly
-        valid = pc.is_valid(column)
-        present = column.filter(valid)
-        if present.field("path").null_count or (kind == "add" and present.field("size").null_count):
-            return None
-        tables[kind] = columnar.from_struct(kind, present)
-        lines[kind] = pc.indices_nonzero(valid).cast(pa.int64())
+        pieces, at, offset = [], [], 0
+        for chunk in column.chunks:
+            valid = chunk.is_valid()
+            present = chunk.filter(valid)
+            needed = present.field("path").null_count
+            if kind == "add":
+                needed += present.field("size").null_count
+            if needed:
+                return None
+            pieces.append(columnar.from_struct(kind, present))
+            at.append(pc.add(pc.indices_nonzero(valid).cast(pa.int64()), offset))
+            offset += len(chunk)
+        tables[kind] = columnar.concat(kind, pieces)
+        lines[kind] = pa.concat_arrays(at) if at else pa.array([], pa.int64())
     if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
         return None  # a line holding neither one action nor another
     return CommitFiles(tables["add"], tables["remove"], lines["add"], lines["remove"], other_lines)

@@ -279,6 +279,8 @@ def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table,
     )
     winners = events.group_by(["key_path", "dv_id"], use_threads=False).aggregate([("seq", "max")])
     newest = winners.column("seq_max")
+    if remove is None and add is not None and winners.num_rows == add.num_rows:
+        return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
     return (
         _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
         _strip(
