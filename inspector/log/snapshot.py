@@ -34,8 +34,8 @@ FileKey = tuple[str, "str | None"]
 class FileMap(Mapping):
     """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table.
 
-    Keys are cheap (two columns); the typed records are built all at once, the first
-    time a value is asked for, and kept.
+    Keys are cheap (two columns); looking one file up builds only its record; asking for
+    every value builds all the records at once and keeps them.
     """
 
     def __init__(self, kind: str, table: pa.Table) -> None:
@@ -49,8 +49,15 @@ class FileMap(Mapping):
             )
         return self._records
 
+    @cached_property
+    def _rows(self) -> dict[FileKey, int]:
+        return {key: row for row, key in enumerate(columnar.keys(self.table))}
+
     def __getitem__(self, key: FileKey):
-        return self._all()[key]
+        if self._records is not None:
+            return self._records[key]
+        row = self._rows[key]
+        return next(columnar.records(self.kind, self.table.slice(row, 1)))
 
     def __iter__(self) -> Iterator[FileKey]:
         return iter(self._all()) if self._records is not None else columnar.keys(self.table)
@@ -61,12 +68,15 @@ class FileMap(Mapping):
     def __contains__(self, key: object) -> bool:
         if self._records is not None:
             return key in self._records
-        return key in self.key_set
+        return key in self._rows
 
-    @cached_property
-    def key_set(self) -> frozenset[FileKey]:
-        """Every key, as a set (for membership tests without building records)."""
-        return frozenset(columnar.keys(self.table))
+    def values(self):  # type: ignore[override]
+        """Every record (built all at once)."""
+        return self._all().values()
+
+    def items(self):  # type: ignore[override]
+        """Every (key, record) pair (records built all at once)."""
+        return self._all().items()
 
 
 @dataclass(frozen=True)
