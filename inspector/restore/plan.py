@@ -17,9 +17,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.paths import data_file_path
+from inspector.log import columnar
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
@@ -412,16 +416,17 @@ def diff_files(
         from inspector.rows.session import get_spark
 
         spark = get_spark(settings)
-    cur_files, tgt_files = list(current.files.items()), list(target.files.items())
-    cur, tgt = _file_frame(spark, cur_files).alias("c"), _file_frame(spark, tgt_files).alias("t")
+    cur_files, tgt_files = current.files_table, target.files_table
+    cur = _file_frame(spark, cur_files).alias("c")
+    tgt = _file_frame(spark, tgt_files).alias("t")
     same = (F.col("c.path") == F.col("t.path")) & F.col("c.dv").eqNullSafe(F.col("t.dv"))
     to_add = tgt.join(cur, same, "left_anti").select(F.lit("add").alias("side"), "idx", "size")
     to_remove = cur.join(tgt, same, "left_anti").select(
         F.lit("remove").alias("side"), "idx", "size"
     )
     found = to_add.unionByName(to_remove).collect()
-    adds = _pick(tgt_files, [r for r in found if r.side == "add"])
-    removes = _pick(cur_files, [r for r in found if r.side == "remove"])
+    adds = _pick(tgt_files, [r.idx for r in found if r.side == "add"])
+    removes = _pick(cur_files, [r.idx for r in found if r.side == "remove"])
     metrics = RestoreMetrics(
         len(adds),
         sum(a.size for a in adds),
@@ -433,24 +438,24 @@ def diff_files(
     return adds, removes, metrics
 
 
-def _file_frame(spark, files):
-    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
-
-    schema = StructType(
-        [
-            StructField("idx", IntegerType(), False),
-            StructField("path", StringType(), False),
-            StructField("dv", StringType(), True),
-            StructField("size", LongType(), False),
-        ]
+def _file_frame(spark, files: pa.Table):
+    """A DataFrame of (idx, path, dv, size) made from the Arrow table in one call."""
+    frame = pa.table(
+        {
+            "idx": pa.array(range(files.num_rows), pa.int32()),
+            "path": files.column("key_path"),
+            "dv": pc.if_else(pc.equal(files.column("dv_id"), ""), None, files.column("dv_id")),
+            "size": pc.fill_null(files.column("size"), 0),
+        }
     )
-    rows = [(i, key[0], key[1], add.size) for i, (key, add) in enumerate(files)]
-    return spark.createDataFrame(rows, schema=schema)
+    return spark.createDataFrame(frame)
 
 
-def _pick(files, found) -> tuple[AddFile, ...]:
-    chosen = [files[row.idx][1] for row in found]
-    return tuple(sorted(chosen, key=lambda a: (a.path, a.key[1] or "")))
+def _pick(files: pa.Table, rows: list[int]) -> tuple[AddFile, ...]:
+    chosen = files.take(pa.array(rows, pa.int64())).sort_by(
+        [("path", "ascending"), ("dv_id", "ascending")]
+    )
+    return tuple(columnar.records("add", chosen))  # type: ignore[arg-type]
 
 
 def check_files(table_root: str, adds: Sequence[AddFile], *, workers: int = 8) -> list[FileProblem]:

@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from inspector.delta.actions import AddFile, RemoveFile, canonical_path
+from inspector.delta.actions import AddFile, DeletionVector, RemoveFile, canonical_path
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import data_file_path
+from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import FileKey
@@ -183,8 +185,9 @@ def check_table(
         The report.
     """
     settings = settings or Settings()
-    trace = _Tracer(log, all_checkpoints=all_versions).run()
-    examiner = _Examiner(trace.refs, deep, max(1, settings.check_workers), progress)
+    trace = _Tracer(log, all_checkpoints=all_versions, deep=deep).run()
+    walked = _walk(trace.root)
+    examiner = _Examiner(trace.refs, deep, max(1, settings.check_workers), progress, walked)
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:
@@ -200,7 +203,7 @@ def check_table(
         all_versions = True
         examiner.run(trace.refs)
         versions = _evaluate(trace, trace.steps, examiner.issues, cap)
-    orphans = _orphans(trace)
+    orphans = _orphans(trace, walked)
     return HealthReport(
         table_root=log.table_root,
         latest_version=trace.steps[-1].version,
@@ -222,8 +225,8 @@ def check_table(
 class _Tracer:
     """Replays the retained log forward once, recording effective changes per version."""
 
-    def __init__(self, log: DeltaLog, *, all_checkpoints: bool) -> None:
-        self.log = log
+    def __init__(self, log: DeltaLog, *, all_checkpoints: bool, deep: bool = False) -> None:
+        self.log, self.deep = log, deep
         self.trace = _Trace(log.table_root)
         self.commits = {c.version: c for c in log.commits}
         self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
@@ -277,8 +280,11 @@ class _Tracer:
                 own = own or exc.message
             else:
                 self.live, self.broken_at = set(snap.files), None
-                for key, add in snap.files.items():
-                    self._register(add, key)
+                if self.deep:  # the footer check compares each file's stats: needs the records
+                    for key, add in snap.files.items():
+                        self._register(add, key)
+                else:
+                    self._register_table(snap.files_table)
                 return _Step(
                     version, base=sorted(self.live, key=str), problems=[own] if own else []
                 )
@@ -296,13 +302,35 @@ class _Tracer:
 
     def _register(self, add: AddFile, key: FileKey) -> None:
         """Note the physical files behind a file key, and the size each must have."""
+        self._register_file(key, add.path, add.size, add.deletion_vector, add)
+
+    def _register_table(self, files: pa.Table) -> None:
+        """:meth:`_register` for every live file of a snapshot, from its columns (no records)."""
+        has_dv = files.column("deletionVector").null_count < files.num_rows
+        dvs = files.column("deletionVector").to_pylist() if has_dv else [None] * files.num_rows
+        for key, path, size, dv in zip(
+            columnar.keys(files),
+            files.column("path").to_pylist(),
+            files.column("size").to_pylist(),
+            dvs,
+            strict=True,
+        ):
+            self._register_file(key, path, size, DeletionVector.from_json(dv), None)
+
+    def _register_file(
+        self,
+        key: FileKey,
+        log_path: str,
+        size: int,
+        dv: DeletionVector | None,
+        add: AddFile | None,
+    ) -> None:
         if key in self.trace.key_paths:
             return
         refs, root = self.trace.refs, self.trace.root
-        data = os.path.normpath(data_file_path(root, add.path))
-        refs.setdefault(data, _Ref(key[0], DATA_FILE, add.size, add))
+        data = os.path.normpath(data_file_path(root, log_path))
+        refs.setdefault(data, _Ref(key[0], DATA_FILE, size, add))
         paths = [data]
-        dv = add.deletion_vector
         where = dv.relative_or_absolute_path() if dv is not None else None
         if dv is not None and where is not None:
             path = os.path.normpath(data_file_path(root, where))
@@ -375,16 +403,31 @@ def _paths_of(trace: _Trace, keys: Iterable[FileKey]) -> set[str]:
 class _Examiner:
     """Stats (and in deep mode reads the footer of) each file once, in parallel."""
 
-    def __init__(self, refs: dict[str, _Ref], deep: bool, workers: int, progress: Progress | None):
+    def __init__(
+        self,
+        refs: dict[str, _Ref],
+        deep: bool,
+        workers: int,
+        progress: Progress | None,
+        walked: dict[str, int] | None = None,
+    ):
         self.refs, self.deep, self.workers, self.progress = refs, deep, workers, progress
+        self.walked = walked or {}
         self.issues: dict[str, FileIssue | None] = {}
 
     def run(self, paths: Iterable[str]) -> None:
         todo = sorted(p for p in paths if p not in self.issues)
-        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
-        done = 0
+        total, done = len(todo), 0
         if self.progress is not None:
-            self.progress(0, len(todo))
+            self.progress(0, total)
+        if not self.deep:  # sizes the directory walk already has need no stat
+            listed = [p for p in todo if p in self.walked]
+            self.issues.update((p, _verdict(self.refs[p], self.walked[p])) for p in listed)
+            todo = [p for p in todo if p not in self.issues]
+            done = len(listed)
+            if self.progress is not None and listed:
+                self.progress(done, total)
+        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for chunk, verdicts in zip(chunks, pool.map(self._examine_chunk, chunks), strict=False):
                 self.issues.update(zip(chunk, verdicts, strict=False))
@@ -392,7 +435,7 @@ class _Examiner:
                 if (
                     self.progress is not None
                 ):  # called on the caller's thread (Streamlit needs that)
-                    self.progress(done, len(todo))
+                    self.progress(done, total)
 
     def _examine_chunk(self, chunk: list[str]) -> list[FileIssue | None]:
         return [_examine(path, self.refs[path], self.deep) for path in chunk]
@@ -408,6 +451,14 @@ def _examine(path: str, ref: _Ref, deep: bool) -> FileIssue | None:
         return FileIssue(
             ref.display, ref.kind, UNREADABLE_FILE, ref.size, None, exc.strerror or str(exc)
         )
+    verdict = _verdict(ref, size)
+    if verdict is None and deep and ref.kind == DATA_FILE:
+        return _footer_issue(path, ref, size)
+    return verdict
+
+
+def _verdict(ref: _Ref, size: int) -> FileIssue | None:
+    """The verdict for a file of this size (None when it is usable)."""
     if ref.kind == DATA_FILE and size != ref.size:
         return FileIssue(
             ref.display,
@@ -426,8 +477,6 @@ def _examine(path: str, ref: _Ref, deep: bool) -> FileIssue | None:
             size,
             f"{size} bytes on disk, at least {ref.size} needed",
         )
-    if deep and ref.kind == DATA_FILE:
-        return _footer_issue(path, ref, size)
     return None
 
 
@@ -528,14 +577,14 @@ def _evaluate(
 # --- orphans --------------------------------------------------------------------------------
 
 
-def _orphans(trace: _Trace) -> list[tuple[str, int]]:
-    """Files under the root that no retained version references: (path relative to root, bytes).
+def _walk(root: str) -> dict[str, int]:
+    """Every file under the root with its size, in one directory walk.
 
     Hidden and underscore-prefixed names are skipped as VACUUM skips them
-    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``.
+    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``; a file
+    the log references there is stat'ed on its own.
     """
-    referenced = set(trace.refs) | trace.other_paths
-    found, stack = [], [trace.root]
+    found, stack = {}, [root]
     while stack:
         try:
             with os.scandir(stack.pop()) as it:
@@ -549,16 +598,28 @@ def _orphans(trace: _Trace) -> list[tuple[str, int]]:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
-            elif os.path.normpath(entry.path) not in referenced:
-                found.append((os.path.relpath(entry.path, trace.root), _size(entry)))
+            else:
+                size = _size(entry)
+                if size is not None:
+                    found[os.path.normpath(entry.path)] = size
     return found
 
 
-def _size(entry: os.DirEntry) -> int:
+def _orphans(trace: _Trace, walked: dict[str, int]) -> list[tuple[str, int]]:
+    """Files under the root that no retained version references: (path relative to root, bytes)."""
+    referenced = set(trace.refs) | trace.other_paths
+    return [
+        (os.path.relpath(path, trace.root), size)
+        for path, size in walked.items()
+        if path not in referenced
+    ]
+
+
+def _size(entry: os.DirEntry) -> int | None:
     try:
         return entry.stat().st_size
     except OSError:  # deleted while we walked
-        return 0
+        return None
 
 
 # --- presenting -----------------------------------------------------------------------------
