@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.settings import Settings
 
@@ -108,9 +110,28 @@ def _fail(
 
 
 def emit_json(obj: Any) -> None:
-    """Print JSON to stdout (the machine-readable contract)."""
-    json.dump(obj, sys.stdout, indent=2, default=str)
-    sys.stdout.write("\n")
+    """Print JSON to stdout (the machine-readable contract), in one write.
+
+    orjson encodes it (the standard library's indenting encoder is pure Python and
+    took seconds for a 20,000-version history); values it does not take as they are
+    (dates, records, integers beyond 64 bits, NaN) fall back to the standard encoder.
+    """
+    try:
+        text = orjson.dumps(
+            obj,
+            default=_refuse,
+            option=orjson.OPT_INDENT_2
+            | orjson.OPT_PASSTHROUGH_DATETIME
+            | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_SUBCLASS,
+        ).decode()
+    except TypeError:
+        text = json.dumps(obj, indent=2, default=str)
+    sys.stdout.write(text + "\n")
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)
 
 
 def _load_commands() -> None:

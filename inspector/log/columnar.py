@@ -194,17 +194,25 @@ def struct_to_map(child: pa.StructArray) -> pa.MapArray:
     """A JSON object read as a struct (keys as fields) back to a ``map<string,string>``."""
     names = [child.type.field(i).name for i in range(child.type.num_fields)]
     n, k = len(child), len(names)
-    offsets = pa.array(
+    offsets = _int_array(
         np.arange(0, (n + 1) * k, k, dtype=np.int32) if k else np.zeros(n + 1, np.int32)
     )
     if k == 0:
         keys, values = pa.array([], pa.string()), pa.array([], pa.string())
     else:
-        keys = pa.array(names, pa.string()).take(pa.array(np.tile(np.arange(k), n)))
+        keys = pa.array(names, pa.string()).take(_int_array(np.tile(np.arange(k), n)))
         columns = [child.field(i).cast(pa.string()) for i in range(k)]
         order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
-        values = pa.concat_arrays(columns).take(pa.array(order))
+        values = pa.concat_arrays(columns).take(_int_array(order))
     return pa.MapArray.from_arrays(offsets, keys, values, mask=child.is_null())
+
+
+def _int_array(values: np.ndarray) -> pa.Array:
+    """A numpy integer array as Arrow, zero-copy (``pa.array`` would import pandas)."""
+    values = np.ascontiguousarray(values)
+    type = pa.int32() if values.dtype == np.int32 else pa.int64()
+    values = values.astype(np.int32 if type == pa.int32() else np.int64, copy=False)
+    return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
 
 
 def _stats_text(parsed: pa.Array) -> pa.Array:

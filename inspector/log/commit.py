@@ -203,7 +203,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
         return Commit(version, file, (), (f"The commit file could not be read: {why}.",))
-    if not data.strip():
+    if _BLANK.match(data):  # not data.strip(): that copies a big commit
         return Commit(
             version,
             file,
@@ -255,6 +255,7 @@ def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
 
 # Below this size orjson parses a commit faster than Arrow's JSON reader starts.
 COLUMNAR_FROM = 1 << 20
+_BLANK = re.compile(rb"\s*\Z")
 _OTHER_LINE = re.compile(rb'^(?!\{"add":\{|\{"remove":\{)[^\n]+', re.M)
 _FILE_LINE = re.compile(rb'^\{"(?:add|remove)":\{[^\n]*', re.M)
 
