@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -466,7 +466,7 @@ def _parse_sidecar(body: Mapping[str, Any]) -> Sidecar:
     )
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Action]] = {
     "add": _parse_add,
     "remove": _parse_remove,
     "metaData": _parse_metadata,
