@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
 #   ./dev.sh app [TABLE]   set everything up, then start the app (the demo table when no TABLE)
-#   ./dev.sh test          set everything up, then run the whole test suite
+#   ./dev.sh test          set everything up, run lint/format/type/layer checks, then every test
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -26,13 +26,22 @@ ensure_venv() {
   if [ ! -x .venv/bin/python ]; then
     "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
   fi
+  # Reinstall only when a requirements file changed (the stamp hashes both).
   local stamp=.venv/.requirements.sha
-  local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  local want; want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -r requirements.txt
+    .venv/bin/python -m pip install -q -r requirements.txt -r requirements-dev.txt
     echo "$want" > "$stamp"
   fi
+}
+
+run_checks() {
+  # Lint, format, types and layering first: a failure here stops before the (slow) tests.
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/mypy inspector ui app.py
+  if grep -q importlinter pyproject.toml; then .venv/bin/lint-imports; fi
 }
 
 ensure_chromium() {
@@ -50,6 +59,7 @@ case "$cmd" in
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium
+    run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
