@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
-#   ./dev.sh app [TABLE]   set everything up, then start the app (the demo table when no TABLE)
+#   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
+#                          when no TABLE; --operator shows the pages that change tables)
 #   ./dev.sh test          set everything up, run lint/format/type/layer checks, then every test
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -52,10 +53,14 @@ cmd="${1:-app}"; shift || true
 case "$cmd" in
   app)
     ensure_java; ensure_venv
-    if [ $# -gt 0 ]; then
-      exec .venv/bin/python -m streamlit run app.py -- --table "$1"
-    fi
-    exec .venv/bin/python -m streamlit run app.py
+    app_args=()
+    for arg in "$@"; do
+      case "$arg" in
+        --operator) app_args+=(--operator) ;;
+        *) app_args+=(--table "$arg") ;;
+      esac
+    done
+    exec .venv/bin/python -m streamlit run app.py -- "${app_args[@]}"
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium
@@ -63,5 +68,5 @@ case "$cmd" in
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

@@ -177,7 +177,7 @@ class RestorePlan:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for a plan (see README, "Guarded restore")."""
+        """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
             "table": self.table_root,
             "tableName": self.table_name,

@@ -624,7 +624,7 @@ def recovery_advice(report: HealthReport) -> str:
 
 
 def health_record(report: HealthReport) -> dict[str, Any]:
-    """The CLI's JSON contract for a report (see README, "check --json")."""
+    """The CLI's JSON contract for a report (see docs/json-contracts.md, "check")."""
     return {
         "table": report.table_root,
         "latestVersion": report.latest_version,

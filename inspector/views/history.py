@@ -252,7 +252,7 @@ def _sum_or_none(values: Iterable[int | None]) -> int | None:
 
 
 def history_record(entry: HistoryEntry) -> dict[str, Any]:
-    """The CLI's JSON contract for one history entry (see README, "history --json")."""
+    """The CLI's JSON contract for one history entry (see docs/json-contracts.md, "history")."""
     return {
         "version": entry.version,
         "timestamp": iso(entry.timestamps.history),
