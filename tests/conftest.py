@@ -31,6 +31,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.spark)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run without the spark marker must not need pyspark: fail it if pyspark was imported."""
+    import sys
+
+    markexpr = session.config.option.markexpr or ""
+    if "not spark" in markexpr and "pyspark" in sys.modules and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write("\n")
+            reporter.write_line(
+                "FAILED: pyspark was imported in a run with -m 'not spark': a test that needs "
+                "pyspark must be marked spark (or use the spark fixture).",
+                red=True,
+            )
+
+
 def corpus_index() -> list[dict]:
     """The corpus tables, as listed in ``index.json``."""
     return json.loads((CORPUS / "index.json").read_text())["tables"]
