@@ -195,11 +195,10 @@ def _commit_change(
     commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
 ) -> CommitChange:
     info = commit.commit_info
-    timestamp = info.raw.get("timestamp")
     return CommitChange(
         commit.version,
         info.operation,
-        int(timestamp) if isinstance(timestamp, (int, float)) else None,
+        info.timestamp,
         _totals(adds, removes),
         commit.metadata is not None,
         commit.protocol is not None,
