@@ -248,23 +248,21 @@ class ReplayState:
         Raises:
             CorruptLog: If no metaData or protocol action was seen.
         """
-        missing = [
-            n for n, v in (("metaData", self.metadata), ("protocol", self.protocol)) if v is None
-        ]
-        if missing:
+        metadata, protocol = self.metadata, self.protocol
+        if metadata is None or protocol is None:
+            missing = [n for n, v in (("metaData", metadata), ("protocol", protocol)) if v is None]
             raise CorruptLog(
                 f"Version {version} has no {' or '.join(missing)} action in its log; "
                 "the table's state cannot be determined.",
                 "The log is incomplete or was not written by a Delta writer; "
                 "restore _delta_log from a backup.",
             )
-        assert self.metadata is not None and self.protocol is not None
         live, tombstones = self.resolve()
         return Snapshot(
             table_root=table_root,
             version=version,
-            metadata=self.metadata,
-            protocol=self.protocol,
+            metadata=metadata,
+            protocol=protocol,
             files_table=live,
             tombstones_table=tombstones,
             app_transactions=self.txns,
