@@ -7,9 +7,10 @@ someone asks for them (one file's view, a small table), never on a bulk path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -31,7 +32,10 @@ from inspector.log import columnar
 FileKey = tuple[str, "str | None"]
 
 
-class FileMap(Mapping):
+_R = TypeVar("_R", AddFile, RemoveFile)
+
+
+class FileMap(Mapping[FileKey, _R]):
     """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table.
 
     Keys are cheap (two columns); looking one file up builds only its record; asking for
@@ -40,24 +44,23 @@ class FileMap(Mapping):
 
     def __init__(self, kind: str, table: pa.Table) -> None:
         self.kind, self.table = kind, table
-        self._records: dict | None = None
+        self._records: dict[FileKey, _R] | None = None
 
-    def _all(self) -> dict:
+    def _all(self) -> dict[FileKey, _R]:
         if self._records is None:
-            self._records = dict(
-                zip(columnar.keys(self.table), columnar.records(self.kind, self.table), strict=True)
-            )
+            records = cast(Iterator[_R], columnar.records(self.kind, self.table))
+            self._records = dict(zip(columnar.keys(self.table), records, strict=True))
         return self._records
 
     @cached_property
     def _rows(self) -> dict[FileKey, int]:
         return {key: row for row, key in enumerate(columnar.keys(self.table))}
 
-    def __getitem__(self, key: FileKey):
+    def __getitem__(self, key: FileKey) -> _R:
         if self._records is not None:
             return self._records[key]
         row = self._rows[key]
-        return next(columnar.records(self.kind, self.table.slice(row, 1)))
+        return cast(_R, next(columnar.records(self.kind, self.table.slice(row, 1))))
 
     def __iter__(self) -> Iterator[FileKey]:
         return iter(self._all()) if self._records is not None else columnar.keys(self.table)
@@ -70,11 +73,11 @@ class FileMap(Mapping):
             return key in self._records
         return key in self._rows
 
-    def values(self):  # type: ignore[override]
+    def values(self) -> ValuesView[_R]:
         """Every record (built all at once)."""
         return self._all().values()
 
-    def items(self):  # type: ignore[override]
+    def items(self) -> ItemsView[FileKey, _R]:
         """Every (key, record) pair (records built all at once)."""
         return self._all().items()
 
@@ -102,12 +105,12 @@ class Snapshot:
     @cached_property
     def files(self) -> Mapping[FileKey, AddFile]:
         """Live add actions keyed by (path, deletion-vector id)."""
-        return FileMap("add", self.files_table)
+        return FileMap[AddFile]("add", self.files_table)
 
     @cached_property
     def tombstones(self) -> Mapping[FileKey, RemoveFile]:
         """Remove actions still known at this version, keyed like ``files``."""
-        return FileMap("remove", self.tombstones_table)
+        return FileMap[RemoveFile]("remove", self.tombstones_table)
 
     @property
     def schema(self) -> StructType:
