@@ -24,7 +24,7 @@ from inspector.delta.actions import (
     parse_action,
 )
 from inspector.delta.errors import CorruptLog
-from inspector.log import columnar
+from inspector.log import arrays, columnar
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 
@@ -264,7 +264,8 @@ def _file_disagreements(
     found = pc.is_valid(at)
     cp_sizes = in_checkpoint.column("size").filter(found)
     co_sizes = in_commits.column("size").take(at.filter(found))
-    differ = pc.indices_nonzero(pc.fill_null(pc.not_equal(cp_sizes, co_sizes), True))
+    one_null = pc.xor(pc.is_null(cp_sizes), pc.is_null(co_sizes))
+    differ = pc.indices_nonzero(pc.coalesce(pc.not_equal(cp_sizes, co_sizes), one_null))
     problems = []
     if missing or extra:
         parts = []
@@ -298,7 +299,8 @@ def _file_disagreements(
 
 def _identity(table: pa.Table) -> pa.ChunkedArray:
     """One string per file identity: canonical path, NUL, deletion-vector id."""
-    return pc.binary_join_element_wise(table.column("key_path"), table.column("dv_id"), "\x00")
+    nul = arrays.repeated("\x00", table.num_rows)
+    return pc.binary_join_element_wise(table.column("key_path"), table.column("dv_id"), nul)
 
 
 def _sorted_keys(table: pa.Table) -> list[tuple[str, str | None]]:

@@ -26,6 +26,7 @@ from inspector.delta.actions import (
     canonical_path,
     parse_action,
 )
+from inspector.log import arrays as arrays_
 
 _STR_MAP = pa.map_(pa.string(), pa.string())
 DV_TYPE = pa.struct(
@@ -76,7 +77,8 @@ def schema_of(kind: str) -> pa.Schema:
 
 def empty(kind: str) -> pa.Table:
     """An empty table of ``add`` or ``remove`` actions."""
-    return schema_of(kind).empty_table()
+    schema = schema_of(kind)
+    return pa.Table.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)
 
 
 # --- from typed records (small commits) ------------------------------------------------
@@ -99,9 +101,26 @@ def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table
         path, dv = record.key
         key_path.append(path)
         dv_id.append(dv or "")
-    arrays = [pa.array(columns[name], type) for name, type in fields]
-    arrays += [pa.array(extra, pa.string()), pa.array(key_path), pa.array(dv_id)]
+    arrays = [_build(columns[name], type) for name, type in fields]
+    arrays += [arrays_.texts(extra), arrays_.texts(key_path), arrays_.texts(dv_id)]
     return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+
+
+def _build(values: list[Any], type: pa.DataType) -> pa.Array:
+    if type == pa.string():
+        return arrays_.texts(values)
+    if type == pa.bool_():
+        return arrays_.flags(values)
+    if pa.types.is_map(type):
+        return arrays_.text_maps(values)
+    if pa.types.is_struct(type):  # the deletion vector
+        valid = [v is not None for v in values]
+        children = [
+            _build([None if v is None else v[f.name] for v in values], f.type) for f in type
+        ]
+        mask = pc.invert(arrays_.flags(valid))
+        return pa.StructArray.from_arrays(children, fields=list(type), mask=mask)
+    return arrays_.numbers(values, type)
 
 
 def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
@@ -198,9 +217,9 @@ def struct_to_map(child: pa.StructArray) -> pa.MapArray:
         np.arange(0, (n + 1) * k, k, dtype=np.int32) if k else np.zeros(n + 1, np.int32)
     )
     if k == 0:
-        keys, values = pa.array([], pa.string()), pa.array([], pa.string())
+        keys, values = pa.nulls(0, pa.string()), pa.nulls(0, pa.string())
     else:
-        keys = pa.array(names, pa.string()).take(_int_array(np.tile(np.arange(k), n)))
+        keys = arrays_.texts(names).take(_int_array(np.tile(np.arange(k), n)))
         columns = [child.field(i).cast(pa.string()) for i in range(k)]
         order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
         values = pa.concat_arrays(columns).take(_int_array(order))
@@ -217,7 +236,7 @@ def _int_array(values: np.ndarray) -> pa.Array:
 
 def _stats_text(parsed: pa.Array) -> pa.Array:
     rows = parsed.to_pylist()
-    return pa.array([None if r is None else json.dumps(r, default=str) for r in rows], pa.string())
+    return arrays_.texts([None if r is None else json.dumps(r, default=str) for r in rows])
 
 
 def _extra_json(array: pa.StructArray, unknown: list[str]) -> pa.Array:
@@ -228,7 +247,7 @@ def _extra_json(array: pa.StructArray, unknown: list[str]) -> pa.Array:
     for i in range(len(array)):
         rest = {name: values[i] for name, values in parts.items() if values[i] is not None}
         out.append(json.dumps(_plain(rest), default=str) if rest else None)
-    return pa.array(out, pa.string())
+    return arrays_.texts(out)
 
 
 def _plain(value: Any) -> Any:
@@ -243,28 +262,26 @@ def _plain(value: Any) -> Any:
 def canonical_paths(paths: pa.Array) -> pa.Array:
     """Canonical paths (URL-decoded, ``file:`` dropped); Python only for rows that need it."""
     needs = pc.or_(pc.match_substring(paths, "%"), pc.starts_with(paths, "file:"))
-    needs = pc.fill_null(needs, False)
     if not pc.any(needs).as_py():
         return paths
     values = paths.to_pylist()
     for i in pc.indices_nonzero(needs).to_pylist():
         values[i] = canonical_path(values[i])
-    return pa.array(values, pa.string())
+    return arrays_.texts(values)
 
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
     """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
     if dv.null_count == len(dv):
-        return pa.array([""] * len(dv), pa.string())
-    offset = dv.field("offset")
-    at = pc.if_else(
-        pc.is_valid(offset),
-        pc.binary_join_element_wise("@", offset.cast(pa.string()), ""),
-        "",
+        return arrays_.repeated("", len(dv))
+    blank, n = arrays_.repeated("", len(dv)), len(dv)
+    offset = dv.field("offset").cast(pa.string())
+    at = pc.coalesce(pc.binary_join_element_wise(arrays_.repeated("@", n), offset, blank), blank)
+    ids = pc.binary_join_element_wise(
+        dv.field("storageType"), dv.field("pathOrInlineDv"), at, blank
     )
-    ids = pc.binary_join_element_wise(dv.field("storageType"), dv.field("pathOrInlineDv"), at, "")
-    ids = pc.if_else(dv.is_valid(), ids, "")
-    return pc.fill_null(ids, "")
+    ids = pc.if_else(dv.is_valid(), ids, blank)
+    return pc.coalesce(ids, blank)
 
 
 # --- back to typed records ---------------------------------------------------------------
@@ -323,7 +340,7 @@ def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     texts = stats.to_pylist()
     for i in pc.indices_nonzero(odd).to_pylist():
         values[i] = _parsed_num_records(texts[i])
-    return pa.array(values, pa.int64())
+    return arrays_.numbers(values)
 
 
 def _parsed_num_records(text: str) -> int | None:

@@ -25,7 +25,7 @@ from inspector.delta.actions import (
     Txn,
     parse_action,
 )
-from inspector.log import columnar
+from inspector.log import arrays, columnar
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 
@@ -374,10 +374,11 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
             if needed:
                 return None
             pieces.append(columnar.from_struct(kind, present))
-            at.append(pc.add(pc.indices_nonzero(valid).cast(pa.int64()), offset))
+            rows = arrays.to_numpy(pc.indices_nonzero(valid).cast(pa.int64()))
+            at.append(arrays.from_numpy(rows + offset))
             offset += len(chunk)
         tables[kind] = columnar.concat(kind, pieces)
-        lines[kind] = pa.concat_arrays(at) if at else pa.array([], pa.int64())
+        lines[kind] = pa.concat_arrays(at) if at else pa.nulls(0, pa.int64())
     if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
         return None  # a line holding neither one action nor another
     return CommitFiles(tables["add"], tables["remove"], lines["add"], lines["remove"], other_lines)
@@ -397,7 +398,7 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
         num_added_files=files.adds.num_rows,
         num_removed_files=files.removes.num_rows,
         added_bytes=total(files.adds.column("size")),
-        removed_bytes=total(pc.fill_null(files.removes.column("size"), 0)),
+        removed_bytes=total(files.removes.column("size")),  # a sum skips nulls
         added_records=records(files.adds),
         removed_records=records(files.removes),
     )

@@ -27,7 +27,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.log import columnar
+from inspector.log import arrays, columnar
 
 FileKey = tuple[str, "str | None"]
 
@@ -145,8 +145,8 @@ class Snapshot:
         if counts.null_count:
             return None
         dv = self.files_table.column("deletionVector").combine_chunks()
-        deleted = pc.fill_null(dv.field("cardinality"), 0) if len(dv) else pa.array([], pa.int64())
-        return int(pc.sum(counts).as_py() or 0) - int(pc.sum(deleted).as_py() or 0)
+        deleted = pc.sum(dv.field("cardinality")).as_py() if len(dv) else 0  # skips nulls
+        return int(pc.sum(counts).as_py() or 0) - int(deleted or 0)
 
     def data_path(self, add: AddFile) -> str:
         """Absolute local path of a live file."""
@@ -190,9 +190,13 @@ class ReplayState:
         if not table.num_rows:
             return
         n = table.num_rows
-        local = order if order is not None else pa.array(range(n), pa.int64())
-        span = int(pc.max(local).as_py()) + 1 if order is not None else n
-        seq = pc.add(local.cast(pa.int64()), self.next_seq)
+        local = arrays.to_numpy(order.cast(pa.int64())) if order is not None else None
+        span = int(local.max()) + 1 if local is not None else n
+        seq = (
+            arrays.from_numpy(local + self.next_seq)
+            if local is not None
+            else arrays.span(self.next_seq, n)
+        )
         self.next_seq += span
         (self.adds if kind == "add" else self.removes).append(table.append_column("seq", seq))
         self._resolved = None
@@ -214,11 +218,11 @@ class ReplayState:
         base = self.next_seq
         if adds:
             self.next_seq = base
-            self.add_files(columnar.from_records("add", adds), "add", pa.array(add_at, pa.int64()))
+            self.add_files(columnar.from_records("add", adds), "add", arrays.numbers(add_at))
         if removes:
             self.next_seq = base
             self.add_files(
-                columnar.from_records("remove", removes), "remove", pa.array(remove_at, pa.int64())
+                columnar.from_records("remove", removes), "remove", arrays.numbers(remove_at)
             )
         self.next_seq = base + count
 
@@ -288,9 +292,8 @@ def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table,
     events = pa.concat_tables(
         [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
     )
-    winners = events.group_by(["key_path", "dv_id"], use_threads=False).aggregate([("seq", "max")])
-    newest = winners.column("seq_max")
-    if remove is None and add is not None and winners.num_rows == add.num_rows:
+    newest = _newest(events)
+    if remove is None and add is not None and len(newest) == add.num_rows:
         return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
     return (
         _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
@@ -299,6 +302,25 @@ def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table,
             "remove",
         ),
     )
+
+
+def _newest(events: pa.Table) -> pa.Array:
+    """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
+    order = pc.sort_indices(
+        events,
+        sort_keys=[("key_path", "ascending"), ("dv_id", "ascending"), ("seq", "ascending")],
+    )
+    ordered = events.take(order)
+    if ordered.num_rows < 2:
+        return ordered.column("seq").combine_chunks()
+    path, dv = ordered.column("key_path"), ordered.column("dv_id")
+    n = ordered.num_rows
+    changes = pc.or_(
+        pc.not_equal(path.slice(0, n - 1), path.slice(1)),
+        pc.not_equal(dv.slice(0, n - 1), dv.slice(1)),
+    )
+    last = pa.concat_arrays([*changes.chunks, arrays.flags([True])])
+    return ordered.column("seq").combine_chunks().filter(last)
 
 
 def _strip(table: pa.Table | None, kind: str) -> pa.Table:

@@ -1,0 +1,100 @@
+"""Building Arrow arrays from Python values without importing pandas.
+
+``pa.array``, ``pa.scalar``, Python scalars passed to compute functions and
+``Array.to_numpy`` all make pyarrow import pandas (to ask whether the value is a
+pandas object): half a second of a log command's start-up. The log engine builds
+its arrays here instead, from buffers, and passes arrays (never Python scalars) to
+compute functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+_INT64 = pa.int64()
+
+
+def _validity(valid: Sequence[bool]) -> tuple[pa.Buffer | None, int]:
+    """A validity bitmap (None when nothing is null) and the null count."""
+    mask = np.fromiter(valid, dtype=bool, count=len(valid))
+    nulls = len(valid) - int(mask.sum())
+    if not nulls:
+        return None, 0
+    return pa.py_buffer(np.packbits(mask, bitorder="little")), nulls
+
+
+def numbers(values: Sequence[int | None], type: pa.DataType = _INT64) -> pa.Array:
+    """An integer array (``int32`` or ``int64``) from Python ints and None."""
+    dtype = np.int32 if type == pa.int32() else np.int64
+    data = np.fromiter((0 if v is None else v for v in values), dtype=dtype, count=len(values))
+    bitmap, nulls = _validity([v is not None for v in values])
+    return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(data)], nulls)
+
+
+def from_numpy(values: np.ndarray, type: pa.DataType = _INT64) -> pa.Array:
+    """An integer array from a numpy array, without nulls."""
+    dtype = np.int32 if type == pa.int32() else np.int64
+    data = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(type, len(data), [None, pa.py_buffer(data)])
+
+
+def to_numpy(array: pa.Array) -> np.ndarray:
+    """The values of an integer array without nulls, as numpy (zero-copy)."""
+    dtype = np.int32 if array.type == pa.int32() else np.int64
+    return np.frombuffer(array.buffers()[1], dtype=dtype)[array.offset : array.offset + len(array)]
+
+
+def span(start: int, count: int) -> pa.Array:
+    """``start, start + 1, ...`` (``count`` int64 values)."""
+    return from_numpy(np.arange(start, start + count, dtype=np.int64))
+
+
+def flags(values: Sequence[bool | None]) -> pa.Array:
+    """A boolean array from Python bools and None."""
+    bits = np.packbits(np.fromiter((bool(v) for v in values), bool, len(values)), bitorder="little")
+    bitmap, nulls = _validity([v is not None for v in values])
+    return pa.Array.from_buffers(pa.bool_(), len(values), [bitmap, pa.py_buffer(bits)], nulls)
+
+
+def texts(values: Sequence[str | None]) -> pa.Array:
+    """A string array from Python strings and None."""
+    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    bitmap, nulls = _validity([v is not None for v in values])
+    if offsets[-1] >= 2**31:
+        raise ValueError("string data too large for one array")
+    buffers = [bitmap, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(values), buffers, nulls)
+
+
+def repeated(text: str, count: int) -> pa.Array:
+    """``count`` copies of one string."""
+    return texts([text] * count)
+
+
+def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.Array:
+    """A ``map<string, string>`` array from lists of (key, value) pairs and None."""
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
+    keys = texts([k for v in values if v is not None for k, _ in v])
+    items = texts([x for v in values if v is not None for _, x in v])
+    bitmap, nulls = _validity([v is not None for v in values])
+    mask = (
+        None if bitmap is None else pa.Array.from_buffers(pa.bool_(), len(values), [None, bitmap])
+    )
+    return pa.MapArray.from_arrays(
+        from_numpy(offsets, pa.int32()),
+        keys,
+        items,
+        mask=None if mask is None else _invert(mask),
+    )
+
+
+def _invert(mask: pa.Array) -> pa.Array:
+    import pyarrow.compute as pc
+
+    return pc.invert(mask)
