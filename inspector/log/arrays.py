@@ -29,8 +29,11 @@ def _validity(valid: Sequence[bool]) -> tuple[pa.Buffer | None, int]:
 def numbers(values: Sequence[int | None], type: pa.DataType = _INT64) -> pa.Array:
     """An integer array (``int32`` or ``int64``) from Python ints and None."""
     dtype = np.int32 if type == pa.int32() else np.int64
-    data = np.fromiter((0 if v is None else v for v in values), dtype=dtype, count=len(values))
-    bitmap, nulls = _validity([v is not None for v in values])
+    low, high = (-(2**31), 2**31 - 1) if dtype is np.int32 else (-(2**63), 2**63 - 1)
+    # Anything that is not an integer in range (a damaged field) becomes null.
+    fit = [v if isinstance(v, int) and low <= v <= high else None for v in values]
+    data = np.fromiter((0 if v is None else v for v in fit), dtype=dtype, count=len(fit))
+    bitmap, nulls = _validity([v is not None for v in fit])
     return pa.Array.from_buffers(type, len(values), [bitmap, pa.py_buffer(data)], nulls)
 
 

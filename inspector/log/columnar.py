@@ -138,23 +138,25 @@ def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
     if name in ("partitionValues", "tags"):
         value = record.partition_values if name == "partitionValues" else record.tags
         return None if value is None else list(value.items())
+    typed = _TYPED.get(name)
+    if typed is not None:  # already checked by parse_action (a Java long, a calendar time)
+        value = getattr(record, typed, None)
+        return value if isinstance(value, int) and _LONG[0] <= value <= _LONG[1] else None
     value = record.raw.get(name)
-    if name in ("size", "modificationTime", "deletionTimestamp", "baseRowId"):
-        return _int_or_none(value)
-    if name == "defaultRowCommitVersion":
-        return _int_or_none(value)
     if name in ("dataChange", "extendedFileMetadata"):
         return None if value is None else bool(value)
-    if name == "stats":
-        return value if isinstance(value, str) else None
-    return value if isinstance(value, str) or value is None else str(value)
+    return value if isinstance(value, str) else None
 
 
-def _int_or_none(value: Any) -> int | None:
-    try:
-        return None if value is None or value == "" else int(value)
-    except (TypeError, ValueError):
-        return None
+# Record attributes parse_action has already validated, by Delta field name.
+_TYPED = {
+    "size": "size",
+    "modificationTime": "modification_time",
+    "deletionTimestamp": "deletion_timestamp",
+    "baseRowId": "base_row_id",
+    "defaultRowCommitVersion": "default_row_commit_version",
+}
+_LONG = (-(2**63), 2**63 - 1)
 
 
 # --- from Arrow struct columns (checkpoints, big commits) --------------------------------
@@ -190,8 +192,38 @@ def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
     arrays.append(_extra_json(array, unknown))
     path = arrays[0]
     dv = arrays[[n for n, _ in fields].index("deletionVector")]
-    arrays += [canonical_paths(path), dv_ids(dv)]
-    return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+    table = pa.Table.from_arrays(
+        [*arrays, canonical_paths(path), dv_ids(dv)], schema=schema_of(kind)
+    )
+    _validate(kind, table)
+    return table
+
+
+# Times in ms since the epoch that a calendar can show (years 1 to 9999), as parse_action checks.
+_EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
+
+
+def _validate(kind: str, table: pa.Table) -> None:
+    """What :func:`parse_action` would refuse, checked column-wise.
+
+    Raises:
+        ValueError: Naming the first field that makes an action unreadable.
+    """
+    if table.column("path").null_count:
+        raise ValueError(f"a '{kind}' action has no path")
+    dv = table.column("deletionVector").combine_chunks()
+    if dv.null_count < len(dv):
+        present = dv.filter(dv.is_valid())
+        if present.field("storageType").null_count or present.field("pathOrInlineDv").null_count:
+            raise ValueError(f"a '{kind}' action has an incomplete deletion vector")
+    if kind != "add":
+        return
+    if table.column("size").null_count:
+        raise ValueError("an 'add' action has no size")
+    times = pc.min_max(table.column("modificationTime")).as_py()
+    low, high = times["min"], times["max"]
+    if (low is not None and low < _EPOCH_MS[0]) or (high is not None and high > _EPOCH_MS[1]):
+        raise ValueError("an 'add' action's modificationTime is not a time in years 1 to 9999")
 
 
 def _conform(child: pa.Array, type: pa.DataType) -> pa.Array:

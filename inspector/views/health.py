@@ -26,6 +26,7 @@ from itertools import islice
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from inspector.delta.actions import AddFile, DeletionVector, RemoveFile, canonical_path
@@ -307,16 +308,26 @@ class _Tracer:
 
     def _register_table(self, files: pa.Table) -> None:
         """:meth:`_register` for every live file of a snapshot, from its columns (no records)."""
-        has_dv = files.column("deletionVector").null_count < files.num_rows
-        dvs = files.column("deletionVector").to_pylist() if has_dv else [None] * files.num_rows
-        for key, path, size, dv in zip(
+        if files.column("deletionVector").null_count < files.num_rows:
+            for key, path, size, dv in zip(
+                columnar.keys(files),
+                files.column("path").to_pylist(),
+                files.column("size").to_pylist(),
+                files.column("deletionVector").to_pylist(),
+                strict=True,
+            ):
+                self._register_file(key, path, size, DeletionVector.from_json(dv), None)
+            return
+        refs, key_paths = self.trace.refs, self.trace.key_paths
+        for key, data, size in zip(
             columnar.keys(files),
-            files.column("path").to_pylist(),
+            _local_paths(self.trace.root, files.column("key_path")),
             files.column("size").to_pylist(),
-            dvs,
             strict=True,
         ):
-            self._register_file(key, path, size, DeletionVector.from_json(dv), None)
+            if key not in key_paths:
+                refs.setdefault(data, _Ref(key[0], DATA_FILE, size, None))
+                key_paths[key] = (data,)
 
     def _register_file(
         self,
@@ -347,6 +358,19 @@ class _Tracer:
             self.trace.other_paths.update(
                 os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files
             )
+
+
+def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
+    """Normalised local paths of canonical log paths (``data_file_path`` + ``normpath``),
+    joined in Arrow; only paths that ``normpath`` would change go through Python."""
+    paths = canonical.to_pylist()
+    odd = pc.match_substring_regex(canonical, r"(^|/)\.\.?(/|$)|//|/$|^/")
+    fix = set(pc.indices_nonzero(odd).to_pylist()) if pc.any(odd).as_py() else set()
+    prefix = root.rstrip(os.sep) + os.sep
+    return [
+        os.path.normpath(data_file_path(root, p)) if i in fix else prefix + p
+        for i, p in enumerate(paths)
+    ]
 
 
 def _commit_problem(commit: Commit | None) -> str | None:
