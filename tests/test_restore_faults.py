@@ -37,7 +37,7 @@ _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
 
 _RESTORE_IN_CHILD = """
 import pickle, sys
-import inspector.log.commit_writer as writer
+import inspector.storage.local as writer
 writer.STEP_PAUSE_SECONDS = float(sys.argv[3])
 from inspector.restore.execute import execute_restore
 from inspector.settings import Settings
