@@ -23,10 +23,12 @@ from inspector.delta.actions import (
     canonical_path,
     parse_action,
 )
-from inspector.delta.errors import CorruptLog
+from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
+from inspector.storage import Storage
 
 # Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
 # both for one file, the add (a checkpoint's definition of a live file) wins.
@@ -49,7 +51,7 @@ _DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
 def read_checkpoint_state(
-    checkpoint: Checkpoint, log_folder: str, *, live_only: bool = False
+    checkpoint: Checkpoint, storage: Storage, *, live_only: bool = False
 ) -> ReplayState:
     """The state a checkpoint stores, its file actions as Arrow tables.
 
@@ -61,7 +63,7 @@ def read_checkpoint_state(
 
     Args:
         checkpoint: The checkpoint to read (every part of a multi-part one).
-        log_folder: The table's ``_delta_log`` folder (sidecars live in ``_sidecars``).
+        storage: The table's storage (sidecars live in ``_delta_log/_sidecars``).
         live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
 
     Returns:
@@ -69,13 +71,14 @@ def read_checkpoint_state(
 
     Raises:
         CorruptLog: If a part or a sidecar is missing or unreadable.
+        StorageUnavailable: If the object store cannot be reached.
     """
     wanted = LIVE_STATE_ACTIONS if live_only else None
     parts = _Parts()
     for part in checkpoint.files:
-        _read_part(part.path, wanted, parts)
+        _read_part(part.path, storage, wanted, parts)
     for sidecar in [a for a in parts.others if isinstance(a, Sidecar)]:
-        _read_part(_sidecar_path(sidecar, log_folder), wanted, parts)
+        _read_part(_sidecar_path(sidecar), storage, wanted, parts)
     state = ReplayState()
     for action in parts.others:
         state.apply_other(action)
@@ -95,26 +98,25 @@ class _Parts:
         self.others: list[Action] = []
 
 
-def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
+def _sidecar_path(sidecar: Sidecar) -> str:
     path = canonical_path(sidecar.path)
-    return path if os.path.isabs(path) else os.path.join(log_folder, "_sidecars", path)
+    if os.path.isabs(path) or "://" in path:
+        return path
+    return f"{LOG_DIR}/_sidecars/{path}"
 
 
-def _read_part(path: str, wanted: frozenset[str] | None, parts: _Parts) -> None:
+def _read_part(path: str, storage: Storage, wanted: frozenset[str] | None, parts: _Parts) -> None:
     with _reading(path):
         if path.endswith(".json"):
-            _read_json_part(_read_bytes(path), wanted, parts)
+            _read_json_part(storage.read(path), wanted, parts)
         else:
-            _read_parquet_part(_open_parquet(path), wanted, parts)
+            _read_parquet_part(_open_parquet(path, storage), wanted, parts)
 
 
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
-
-
-def _open_parquet(path: str) -> pq.ParquetFile:
-    return pq.ParquetFile(path)
+def _open_parquet(path: str, storage: Storage) -> pq.ParquetFile:
+    """A local file is read in place (column by column); an object is fetched whole."""
+    local = storage.local_path(path)
+    return pq.ParquetFile(local if local is not None else pa.BufferReader(storage.read(path)))
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:
@@ -151,7 +153,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 @contextmanager
 def _reading(path: str) -> Iterator[None]:
     """Turn any failure to read a checkpoint file into a plain-words CorruptLog."""
-    name = os.path.basename(path)
+    name = path.rsplit("/", 1)[-1]
     try:
         yield
     except FileNotFoundError:
@@ -159,7 +161,7 @@ def _reading(path: str) -> Iterator[None]:
             f"checkpoint file {name} is missing",
             "Log replay falls back to an older checkpoint or to the commits.",
         ) from None
-    except CorruptLog:
+    except InspectorError:  # already in plain words (e.g. an unreachable store)
         raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
         raise CorruptLog(
@@ -168,7 +170,7 @@ def _reading(path: str) -> Iterator[None]:
         ) from None
 
 
-def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
+def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
     """A cheap check that each part of a checkpoint is a whole file, without reading it.
 
     A Parquet part must start and end with the ``PAR1`` magic (an empty, cut-short
@@ -177,16 +179,15 @@ def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
 
     Args:
         checkpoint: The checkpoint to check.
+        storage: The table's storage.
 
     Raises:
         CorruptLog: Naming the first part that is missing or damaged.
     """
     for part in checkpoint.files:
         with _reading(part.path):
-            with open(part.path, "rb") as fh:
-                head = fh.read(4)
-                fh.seek(max(part.size - 64, 0))
-                tail = fh.read().rstrip()
+            head = storage.read_range(part.path, 0, 4)
+            tail = storage.read_range(part.path, max(part.size - 64, 0), part.size).rstrip()
         if part.path.endswith(".json"):
             whole = tail.endswith(b"}")
         else:

@@ -28,6 +28,7 @@ from inspector.delta.actions import (
 from inspector.log import arrays, columnar
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
+from inspector.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -163,26 +164,26 @@ class Commit:
         return [a for a in self.parsed if isinstance(a, DomainMetadata)]
 
 
-def read_commit(version: int, file: LogFile) -> Commit:
+def read_commit(version: int, file: LogFile, storage: Storage | None = None) -> Commit:
     """Read and parse a commit file, collecting problems instead of raising.
 
     Args:
         version: The version, from the file name.
         file: The listed commit file.
+        storage: The table's storage; None reads ``file.path`` from the local disk.
 
     Returns:
         The commit; unreadable lines become problems stated in plain words.
     """
     try:
-        data: bytes | OSError = _read_bytes(file.path)
+        if storage is None:
+            with open(file.path, "rb") as fh:
+                data: bytes | OSError = fh.read()
+        else:
+            data = storage.read(file.path)
     except OSError as exc:
         data = exc
     return parse_commit(version, file, data)
-
-
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
-from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
+from inspector.delta.paths import log_dir
 from inspector.log.checkpoint import (
     checkpoint_disagreements,
     quick_check_checkpoint,
     read_checkpoint_state,
 )
-from inspector.log.commit import Commit, read_commit
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import Checkpoint, LogListing, list_log
 from inspector.log.snapshot import ReplayState, Snapshot
+from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
 
@@ -30,10 +31,16 @@ class DeltaLog:
 
     Use :meth:`open` to create one; it lists and parses the log and raises
     :class:`~inspector.delta.errors.NotADeltaTable` for a folder that is not a table.
+    Every read goes through :attr:`storage` (a local folder or an object store).
+
+    Args:
+        table_root: The table root: an absolute local path or a URI.
+        storage: The table's storage; a local folder at ``table_root`` when None.
     """
 
-    def __init__(self, table_root: str) -> None:
+    def __init__(self, table_root: str, storage: Storage | None = None) -> None:
         self.table_root = table_root
+        self.storage = storage if storage is not None else LocalStorage(table_root)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -49,13 +56,20 @@ class DeltaLog:
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
-    def open(cls, location: str) -> DeltaLog:
-        """Open a table by a typed location (local path or ``file://`` URI).
+    def open(cls, location: str, *, storage_options: Mapping[str, str] | None = None) -> DeltaLog:
+        """Open a table by a typed location: a local path, ``file://`` or an object store URI.
+
+        Args:
+            location: Where the table is (see :func:`inspector.storage.parse_location`).
+            storage_options: Credentials, endpoint, ... with delta-rs's names; given
+                explicitly (the CLI and the app read them from the environment).
 
         Raises:
             NotADeltaTable: If the location holds no readable Delta log.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
         """
-        log = cls(resolve_table_root(location))
+        storage, root = open_storage(location, options=storage_options)
+        log = cls(root, storage)
         log.refresh()
         return log
 
@@ -66,7 +80,7 @@ class DeltaLog:
             True when anything changed since the last refresh.
         """
         with self._lock:
-            listing = list_log(self.table_root)
+            listing = list_log(self.storage)
             changed = listing != self._listing
             # Commits are parsed when first needed; a cached one is kept while its file
             # (name, size, time) is unchanged, so a refresh parses only new commits.
@@ -90,18 +104,28 @@ class DeltaLog:
     def commits(self) -> list[Commit]:
         """Every parsed commit, ascending by version."""
         with self._lock:  # another session may be refreshing
-            return [self._commit(v) for v in sorted(self.listing.commits)]
+            versions = sorted(self.listing.commits)
+            self._parse([v for v in versions if v not in self._commits])
+            return [self._commits[v] for v in versions]
 
     def _commit(self, version: int) -> Commit:
         """The parsed commit of a listed version (parsed on first use, then cached)."""
         found = self._commits.get(version)
         if found is None:
             with self._lock:
-                found = self._commits.get(version)
-                if found is None:
-                    found = read_commit(version, self.listing.commits[version])
-                    self._commits[version] = found
+                self._parse([version] if version not in self._commits else [])
+                found = self._commits[version]
         return found
+
+    def _parse(self, versions: list[int]) -> None:
+        """Read and parse listed commits; fetched together (an object store serves them
+        concurrently), in slices so that a huge log is never all in memory as bytes."""
+        for start in range(0, len(versions), 1024):
+            chunk = versions[start : start + 1024]
+            files = [self.listing.commits[v] for v in chunk]
+            contents = self.storage.read_many([f.path for f in files])
+            for version, file, data in zip(chunk, files, contents, strict=True):
+                self._commits[version] = parse_commit(version, file, data)
 
     @property
     def latest_version(self) -> int:
@@ -144,8 +168,9 @@ class DeltaLog:
             CorruptLog: If the file vanished or became unreadable since it was listed.
         """
         try:
-            with open(self.commit(version).file.path, "rb") as fh:
-                return fh.read().decode("utf-8", errors="replace")
+            return self.storage.read(self.commit(version).file.path).decode(
+                "utf-8", errors="replace"
+            )
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
@@ -261,7 +286,7 @@ class DeltaLog:
         if replayed is None:
             raise self._unreachable(version)
         state, origin = replayed
-        return state.freeze(self.table_root, version, origin)
+        return state.freeze(self.table_root, version, origin, self.storage)
 
     def _replay_state(
         self, version: int, before: int | None = None, *, live_only: bool = False
@@ -277,6 +302,8 @@ class DeltaLog:
                 continue
             try:
                 state, origin = load()
+            except StorageUnavailable:
+                raise  # the store, not the checkpoint, is at fault
             except InspectorError:
                 continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
@@ -317,7 +344,9 @@ class DeltaLog:
         if cp in self._bad_checkpoints:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
         try:
-            state = read_checkpoint_state(cp, self.log_folder, live_only=live_only)
+            state = read_checkpoint_state(cp, self.storage, live_only=live_only)
+        except StorageUnavailable:
+            raise
         except InspectorError as exc:
             raise self._reject(cp, exc.message) from None
         missing = [
@@ -339,7 +368,9 @@ class DeltaLog:
 
     def _probe(self, cp: Checkpoint) -> None:
         try:
-            quick_check_checkpoint(cp)
+            quick_check_checkpoint(cp, self.storage)
+        except StorageUnavailable:
+            raise
         except InspectorError as exc:
             self._reject(cp, exc.message)
             return
@@ -352,6 +383,8 @@ class DeltaLog:
         expected = self._replay_state(cp.version, before=cp.version - 1, live_only=True)
         try:
             actual = self._load_checkpoint(cp, live_only=True)
+        except StorageUnavailable:
+            raise
         except InspectorError:
             return
         problems = (

@@ -28,6 +28,7 @@ from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
 from inspector.log import arrays, columnar
+from inspector.storage import LocalStorage, Storage
 
 FileKey = tuple[str, "str | None"]
 
@@ -101,6 +102,12 @@ class Snapshot:
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
+    storage: Storage | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def store(self) -> Storage:
+        """Where the table's files are read from (a local folder when none was given)."""
+        return self.storage if self.storage is not None else LocalStorage(self.table_root)
 
     @cached_property
     def files(self) -> Mapping[FileKey, AddFile]:
@@ -249,7 +256,9 @@ class ReplayState:
             self._resolved = _reconcile(self.adds, self.removes)
         return self._resolved
 
-    def freeze(self, table_root: str, version: int, replayed_from: str) -> Snapshot:
+    def freeze(
+        self, table_root: str, version: int, replayed_from: str, storage: Storage | None = None
+    ) -> Snapshot:
         """Turn the state into a Snapshot.
 
         Raises:
@@ -275,6 +284,7 @@ class ReplayState:
             app_transactions=self.txns,
             domain_metadata=self.domains,
             replayed_from=replayed_from,
+            storage=storage,
         )
 
 
