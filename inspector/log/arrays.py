@@ -75,8 +75,13 @@ def texts(values: Sequence[str | None]) -> pa.Array:
 
 
 def repeated(text: str, count: int) -> pa.Array:
-    """``count`` copies of one string."""
-    return texts([text] * count)
+    """``count`` copies of one string (built from two buffers, no Python list)."""
+    data = text.encode("utf-8")
+    if len(data) * count >= 2**31:
+        raise ValueError("string data too large for one array")
+    offsets = np.arange(count + 1, dtype=np.int32) * len(data)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data * count)]
+    return pa.Array.from_buffers(pa.string(), count, buffers)
 
 
 def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.Array:
