@@ -6,7 +6,6 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.views.health import check_table
 from inspector.views.history import build_history
@@ -14,48 +13,12 @@ from inspector.views.retention import (
     DATA_VACUUMED,
     LOG_EXPIRED,
     RESTORABLE,
-    parse_interval,
     retention_policy,
     retention_view,
 )
 
 DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
-
-
-@pytest.mark.parametrize(
-    "text, ms",
-    [
-        ("interval 30 days", 30 * DAY),
-        ("interval 1 week", WEEK),
-        ("1 week", WEEK),
-        ("INTERVAL 2 DAYS 12 HOURS", 2 * DAY + 12 * HOUR),
-        ("interval 168 hours", WEEK),
-        ("interval 2 weeks", 2 * WEEK),
-        ("interval 90 seconds", 90_000),
-        ("interval 0 days", 0),
-    ],
-)
-def test_delta_interval_strings_are_parsed(text, ms):
-    assert parse_interval(text) == ms
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "",
-        "30",
-        "interval 1 month",
-        "interval 1 year",
-        "interval -1 day",
-        "thirty days",
-        "interval 1 fortnight",
-    ],
-)
-def test_intervals_delta_refuses_are_refused_with_a_hint(text):
-    with pytest.raises(InvalidInput) as err:
-        parse_interval(text)
-    assert "interval 30 days" in err.value.hint
 
 
 def test_policy_defaults_and_a_bad_property_falls_back_to_the_default():

@@ -11,13 +11,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.text import version_ranges
 from inspector.views.health import (
     HealthReport,
     check_table,
     recovery_advice,
     recovery_reason,
     restore_command,
-    version_ranges,
 )
 from inspector.views.retention import retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from inspector.cli.main import arguments, command, emit_json
+from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.views.history import build_history, history_record, iso
@@ -75,7 +76,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> int:
     )
     for sign, items in (("+", added), ("-", removed)):
         for item in items:
-            parts = ", ".join(f"{k}={v}" for k, v in (item["partitionValues"] or {}).items())
+            parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
             print(f"{sign} {item['path']}  {item['size']} bytes  {parts}")
     return 0
 
@@ -181,7 +182,7 @@ def _print_diff(record: dict) -> None:
         for v in record[kind]:
             print(f"~ {kind} {v['key']}: {v['before']} -> {v['after']}")
     for p in record["partitions"]:
-        label = "/".join(f"{k}={v}" for k, v in p["partitionValues"].items()) or "(unpartitioned)"
+        label = partition_label(p["partitionValues"])
         print(
             f"  partition {label}: +{p['filesAdded']} -{p['filesRemoved']} files, "
             f"+{p['recordsAdded']} -{p['recordsRemoved']} records"
@@ -249,7 +250,8 @@ def _print_progress(done: int, total: int) -> None:
 
 
 def _print_health(report, asked_all: bool) -> None:
-    from inspector.views.health import recovery_advice, restore_command, version_ranges
+    from inspector.delta.text import version_ranges
+    from inspector.views.health import recovery_advice, restore_command
 
     first, last = report.versions[0].version, report.latest_version
     scope = (
@@ -505,7 +507,7 @@ def _ask_reason(args: argparse.Namespace) -> str:
 
 
 def _print_plan(plan) -> None:
-    from inspector.restore.protocol import describe_protocol
+    from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""

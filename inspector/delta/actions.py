@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
 
+from inspector.delta.properties import COLUMN_MAPPING_MODE
 from inspector.delta.schema import StructType, parse_schema
 
 _Z85_CHARS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
@@ -192,7 +193,7 @@ class Metadata:
     @property
     def column_mapping_mode(self) -> str:
         """``none``, ``name`` or ``id`` (``delta.columnMapping.mode``)."""
-        return self.configuration.get("delta.columnMapping.mode", "none") or "none"
+        return self.configuration.get(COLUMN_MAPPING_MODE, "none") or "none"
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Column metadata keys (a field's ``metadata`` in the schema), as the protocol names them.
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
+IDENTITY_START = "delta.identity.start"
+IDENTITY_STEP = "delta.identity.step"
+IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
+TYPE_CHANGES_KEY = "delta.typeChanges"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.errors import ConcurrentModification, InspectorError, RestoreRefused
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
@@ -29,7 +30,6 @@ from inspector.restore.guards import unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
-from inspector.views.history import ICT_ENABLED
 
 __all__ = [
     "RestorePlan",
@@ -291,7 +291,7 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
         return 0
     config = log.snapshot(version).metadata.configuration
     ict = commit.commit_info.in_commit_timestamp
-    if str(config.get(ICT_ENABLED, "false")).lower() == "true" and ict is not None:
+    if properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and ict is not None:
         return ict
     return commit.file.modification_time
 

@@ -12,20 +12,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata, Protocol
-from inspector.restore.protocol import (
+from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
     MAX_WRITER_VERSION,
     REFUSED_FEATURES,
-    SUPPORTED_FEATURES,
+    RESTORABLE_FEATURES,
     all_features,
     covers,
     describe_protocol,
     writer_features,
 )
-
-COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
 
 
 @dataclass(frozen=True)
@@ -187,7 +186,7 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
     """Every feature of the current, target and merged protocols must be supported by this writer."""
     names = set().union(*(all_features(p) for p in protocols))
     refused = sorted(n for n in names if n in REFUSED_FEATURES)
-    unknown = sorted(n for n in names if n not in SUPPORTED_FEATURES and n not in REFUSED_FEATURES)
+    unknown = sorted(n for n in names if n not in RESTORABLE_FEATURES and n not in REFUSED_FEATURES)
     too_new = [
         describe_protocol(p)
         for p in protocols
@@ -218,7 +217,7 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
 def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -> GuardResult:
     """Tables managed by a catalog or a commit coordinator cannot be committed to directly."""
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
-    keys = sorted(k for k in metadata.configuration if k.startswith(COORDINATED_COMMITS_PREFIX))
+    keys = sorted(k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX))
     if features or keys or staged_commits:
         reasons = (
             ([f"table features {', '.join(features)}"] if features else [])
@@ -247,7 +246,7 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
 
 def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardResult:
     """An append-only table (``delta.appendOnly=true``) must not lose data (PROTOCOL.md)."""
-    append_only = str(metadata.configuration.get("delta.appendOnly", "false")).lower() == "true"
+    append_only = properties.enabled(metadata.configuration, properties.APPEND_ONLY)
     if append_only and removes:
         return GuardResult(
             "append_only",
@@ -270,9 +269,7 @@ def row_tracking_guard(
     protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]
 ) -> GuardResult:
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
-    suspended = (
-        str(metadata.configuration.get("delta.rowTrackingSuspended", "false")).lower() == "true"
-    )
+    suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
     if "rowTracking" not in writer_features(protocol) or suspended:
         return GuardResult("row_tracking", True, "Row tracking is not in use; no row IDs to carry.")
     lacking = [a.path for a in adds if a.base_row_id is None]

@@ -20,6 +20,8 @@ from typing import Any
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.paths import data_file_path
+from inspector.delta.properties import CLUSTERING_DOMAIN
+from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
@@ -36,13 +38,11 @@ from inspector.restore.guards import (
     unchanged_guard,
 )
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.restore.protocol import merge_protocols, writer_features
 from inspector.settings import Settings
 from inspector.views.history import build_history, iso
 from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.views.versions import file_action_record
 
-CLUSTERING_DOMAIN = "delta.clustering"
 _EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
 

@@ -17,15 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError, UnsupportedFeature
+from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
+from inspector.delta.protocol import covers, describe_protocol
+from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.actions import (
-    ICT_KEYS,
-    IDENTITY_HIGH_WATER_MARK,
-    MAX_COLUMN_ID,
-    metadata_json,
-)
-from inspector.restore.protocol import covers, describe_protocol
+from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.settings import Settings
 
 #: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
@@ -161,7 +158,7 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
     """Metadata without the parts a restore legitimately keeps from the current version."""
     body = metadata_json(snapshot.metadata)
     body.pop("createdTime", None)
-    kept = (*ICT_KEYS, MAX_COLUMN_ID)  # never go back: kept from the pre-restore version
+    kept = (*ICT_KEYS, COLUMN_MAPPING_MAX_ID)  # never go back: kept from the pre-restore version
     body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in kept}
     schema = json.loads(body["schemaString"])
     for f in schema.get("fields", []):

@@ -24,28 +24,16 @@ from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeature
-from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
+from inspector.delta.protocol import (
+    MANAGED_FEATURES,
+    MAX_READER_VERSION,
+    READABLE_FEATURES,
+    reader_features,
+)
+from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY, TYPE_CHANGES_KEY
 from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
 from inspector.log.snapshot import Snapshot
 
-#: Reader features whose tables we read correctly (some need nothing from a reader).
-SUPPORTED_READER_FEATURES = frozenset(
-    {
-        "columnMapping",
-        "deletionVectors",
-        "timestampNtz",
-        "v2Checkpoint",
-        "vacuumProtocolCheck",
-        "typeWidening",
-        "typeWidening-preview",
-        "variantType",
-        "variantType-preview",
-        "catalogOwned",
-        "catalogOwned-preview",
-        "catalogManaged",
-    }
-)
-_CATALOG_FEATURES = {"catalogOwned", "catalogOwned-preview", "catalogManaged"}
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _FILE_KEY = "__delta_inspector_file"
 _ROW_INDEX = "__delta_inspector_row"
@@ -108,14 +96,13 @@ def check_readable(snapshot: Snapshot) -> None:
         UnsupportedFeature: Naming the reader feature, protocol version or column type.
     """
     proto = snapshot.protocol
-    if proto.min_reader_version > 3:
+    if proto.min_reader_version > MAX_READER_VERSION:
         raise UnsupportedFeature(
             f"Version {snapshot.version} requires Delta reader version {proto.min_reader_version}; "
-            "Delta Inspector reads versions 1 to 3.",
+            f"Delta Inspector reads versions 1 to {MAX_READER_VERSION}.",
             "Read this table with a newer Delta engine, or pick an older version.",
         )
-    features = set(proto.reader_features or ()) if proto.min_reader_version >= 3 else set()
-    unknown = sorted(features - SUPPORTED_READER_FEATURES)
+    unknown = sorted(reader_features(proto) - READABLE_FEATURES)
     if unknown:
         raise UnsupportedFeature(
             f"Version {snapshot.version} uses the table feature(s) {', '.join(unknown)}, which "
@@ -129,8 +116,7 @@ def check_readable(snapshot: Snapshot) -> None:
 
 def read_warnings(snapshot: Snapshot) -> list[str]:
     """Caveats about rows read from this snapshot (shown beside a preview)."""
-    features = set(snapshot.protocol.reader_features or ())
-    if features & _CATALOG_FEATURES:
+    if reader_features(snapshot.protocol) & MANAGED_FEATURES:
         return [
             "This table is managed by a catalog: the rows shown are those of the commits in "
             "_delta_log; commits the catalog has ratified but not yet published are not included."
@@ -231,7 +217,7 @@ def _type_changes(node: Any, path: tuple[str, ...]):
     if isinstance(node, dict):
         if "name" in node and "type" in node:
             path = path + (node["name"],)
-            for change in (node.get("metadata") or {}).get("delta.typeChanges") or ():
+            for change in (node.get("metadata") or {}).get(TYPE_CHANGES_KEY) or ():
                 yield ".".join(path), change
         for key, value in node.items():
             if key != "metadata":

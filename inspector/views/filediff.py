@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
 from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -56,7 +57,7 @@ class PartitionChange:
     @property
     def label(self) -> str:
         """``col=value/col2=value2``, or ``(unpartitioned)``."""
-        return "/".join(f"{k}={v}" for k, v in self.partition_values) or "(unpartitioned)"
+        return partition_label(self.partition_values)
 
 
 @dataclass(frozen=True)

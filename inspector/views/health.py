@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from inspector.delta.actions import AddFile, RemoveFile, canonical_path
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import data_file_path
+from inspector.delta.text import version_ranges
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import FileKey
@@ -562,17 +563,6 @@ def _size(entry: os.DirEntry) -> int:
 
 
 # --- presenting -----------------------------------------------------------------------------
-
-
-def version_ranges(versions: list[int]) -> str:
-    """Compact "3..5, 9" from [3, 4, 5, 9]."""
-    parts, start = [], None
-    for i, v in enumerate(versions):
-        start = v if start is None else start
-        if i + 1 == len(versions) or versions[i + 1] != v + 1:
-            parts.append(str(v) if start == v else f"{start}..{v}")
-            start = None
-    return ", ".join(parts)
 
 
 def recovery_reason(report: HealthReport) -> str:

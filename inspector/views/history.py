@@ -14,13 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-
-ICT_ENABLED = "delta.enableInCommitTimestamps"
-ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 
 
 @dataclass(frozen=True)
@@ -170,10 +168,10 @@ def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
 
 
 def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
-    if str(config.get(ICT_ENABLED, "false")).lower() != "true":
+    if not properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         return False
     try:
-        enabled_from = int(config.get(ICT_ENABLEMENT_VERSION) or 0)
+        enabled_from = int(config.get(properties.ICT_ENABLEMENT_VERSION) or 0)
     except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
         enabled_from = 0
     return version >= enabled_from

@@ -6,12 +6,11 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.views.history import HistoryEntry, build_history
-
-CLUSTERING_DOMAIN = "delta.clustering"
 
 
 @dataclass(frozen=True)

@@ -17,28 +17,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
 from inspector.views.history import HistoryEntry, iso
 
 RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
-LOG_RETENTION = "delta.logRetentionDuration"
-DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
-DEFAULT_LOG_RETENTION = "interval 30 days"
-DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
-_UNIT_MS = {
-    "nanosecond": 1e-6,
-    "microsecond": 1e-3,
-    "millisecond": 1,
-    "second": 1000,
-    "minute": 60_000,
-    "hour": 3_600_000,
-    "day": 86_400_000,
-    "week": 604_800_000,
-}
 
 
 @dataclass(frozen=True)
@@ -95,57 +82,17 @@ class RetentionView:
     earliest_version: int
 
 
-def parse_interval(text: str) -> int:
-    """Parse a Delta interval (``interval 30 days``, ``1 week``, ``interval 2 days 12 hours``).
-
-    Args:
-        text: The table property's value.
-
-    Returns:
-        The duration in milliseconds.
-
-    Raises:
-        InvalidInput: If the text is not an interval of weeks, days, hours,
-            minutes, seconds or smaller units (Delta refuses months and years).
-    """
-    words = [w.strip("'\"") for w in str(text).strip().lower().split()]
-    words = words[1:] if words[:1] == ["interval"] else words
-    if not words or len(words) % 2:
-        raise _bad_interval(text)
-    total = 0.0
-    for number, unit in zip(words[::2], words[1::2], strict=False):
-        unit = unit[:-1] if unit.endswith("s") and unit[:-1] in _UNIT_MS else unit
-        try:
-            total += float(number) * _UNIT_MS[unit]
-        except (KeyError, ValueError):
-            raise _bad_interval(text) from None
-    if total < 0:
-        raise _bad_interval(text)
-    return int(total)
-
-
-def _bad_interval(text: str) -> InvalidInput:
-    return InvalidInput(
-        f"'{text}' is not a retention interval Delta accepts.",
-        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years).",
-    )
-
-
 def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
     """The retention durations a table's properties set (defaults when unset or invalid)."""
-    values, problems = [], []
-    for key, default in (
-        (LOG_RETENTION, DEFAULT_LOG_RETENTION),
-        (DELETED_FILE_RETENTION, DEFAULT_DELETED_FILE_RETENTION),
-    ):
-        text = configuration.get(key) or default
-        try:
-            values.append((parse_interval(text), text))
-        except InvalidInput as exc:
-            problems.append(f"{key}: {exc.message} Delta's default ({default}) is assumed.")
-            values.append((parse_interval(default), default))
-    (log_ms, log_text), (file_ms, file_text) = values
-    return RetentionPolicy(log_ms, file_ms, log_text, file_text, tuple(problems))
+    log = properties.retention(configuration, properties.LOG_RETENTION)
+    files = properties.retention(configuration, properties.DELETED_FILE_RETENTION)
+    return RetentionPolicy(
+        log_retention_ms=log.ms,
+        deleted_file_retention_ms=files.ms,
+        log_retention=log.text,
+        deleted_file_retention=files.text,
+        problems=tuple(r.problem for r in (log, files) if r.problem),
+    )
 
 
 def retention_view(
