@@ -15,8 +15,9 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
-from inspector.rows.rowdiff import RowDiff, diff_rows
+from inspector.rows.rowdiff import diff_rows
 from inspector.views.filediff import FileDiff, diff_files
+from inspector.views.rowrecords import RowDiff
 from ui.common import format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 

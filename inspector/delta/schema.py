@@ -111,6 +111,15 @@ class Column:
         """The dotted logical name, e.g. ``address.city``."""
         return ".".join(self.path)
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "type", "nullable", "columnId"}``."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "nullable": self.nullable,
+            "columnId": self.column_id,
+        }
+
 
 def parse_schema(schema_string: str) -> StructType:
     """Parse ``schemaString`` into a :class:`StructType`.

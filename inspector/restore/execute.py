@@ -27,9 +27,10 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
 from inspector.restore.guards import unchanged_guard
-from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
+from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
+from inspector.views.filecheck import check_files
 
 __all__ = [
     "RestorePlan",
@@ -96,7 +97,7 @@ def execute_restore(
     allow_missing_files: bool = False,
     allow_protocol_downgrade: bool = False,
     operator: str | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
     spark=None,
 ) -> RestoreResult:
     """Commit a planned restore, then verify it.
@@ -119,7 +120,6 @@ def execute_restore(
         RestoreRefused: Not confirmed, no reason, or a guard refused; nothing was written.
         ConcurrentModification: The table moved after the plan; nothing was written.
     """
-    settings = settings or Settings.from_env()
     user = current_user(operator)
     audit = {
         "table": plan.table_root,
@@ -320,7 +320,7 @@ def _result(
 
 
 def plan_undo(
-    result: RestoreResult, *, settings: Settings | None = None, spark=None
+    result: RestoreResult, *, settings: Settings, spark=None
 ) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 

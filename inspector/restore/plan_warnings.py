@@ -14,6 +14,7 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.views.filecheck import FileIssue
 from inspector.views.metadiff import MetadataDiff
 
 
@@ -24,7 +25,7 @@ def restore_warnings(
     adds: Sequence[AddFile],
     removes: Sequence[AddFile],
     diff: MetadataDiff,
-    problems: Sequence[Any],
+    problems: Sequence[FileIssue],
     target_ms: int | None,
     removed_damaged: int = 0,
 ) -> list[str]:
@@ -37,7 +38,7 @@ def restore_warnings(
         adds: Files the restore re-adds.
         removes: Files the restore removes.
         diff: Metadata differences (current -> restored).
-        problems: Missing or truncated files (records with ``path``).
+        problems: Files of the target version that are missing or the wrong size.
         target_ms: The target version's history timestamp, when known.
         removed_damaged: How many of the files to remove are missing or damaged in storage.
 
@@ -81,13 +82,13 @@ def restore_warnings(
     return out
 
 
-def _missing_warning(adds: Sequence[AddFile], problems: Sequence[Any]) -> list[str]:
+def _missing_warning(adds: Sequence[AddFile], problems: Sequence[FileIssue]) -> list[str]:
     if not problems:
         return []
-    paths = {p.path for p in problems}
-    lost = [a for a in adds if a.path in paths]
+    keys = {p.key for p in problems}
+    lost = [a for a in adds if a.key in keys]
     return [
-        f"PARTIAL TABLE RISK: {len(paths)} files of the target version are missing or truncated. "
+        f"PARTIAL TABLE RISK: {len(keys)} files of the target version are missing or truncated. "
         f"Only with allow_missing_files would the restore proceed, and then WITHOUT those files "
         f"({_rows(lost)}): they are not re-added, and the restored table is NOT the target "
         "version but a partial copy of it."

@@ -70,7 +70,7 @@ class Verification:
         }
 
 
-def verify_restore(result, *, spark=None, settings: Settings | None = None) -> Verification:
+def verify_restore(result, *, settings: Settings, spark=None) -> Verification:
     """Check a committed restore against its target version.
 
     Args:

@@ -58,7 +58,7 @@ def resolve_version(
     *,
     version: str | int | None = None,
     timestamp: str | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> ResolvedVersion:
     """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
 
@@ -295,9 +295,9 @@ class PreviewJob:
         from inspector.rows.session import spark_status
 
         if spark_status().state == "ready":
-            from inspector.rows.session import get_spark
+            from inspector.rows.session import started_spark
 
-            get_spark().sparkContext.cancelJobGroup(self.group)
+            started_spark().sparkContext.cancelJobGroup(self.group)
 
     def result(self) -> Preview | None:
         """The preview (None when cancelled).

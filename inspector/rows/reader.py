@@ -45,7 +45,7 @@ def read_snapshot(snapshot: Snapshot, *, spark=None):
 
     Args:
         snapshot: The version to read.
-        spark: A SparkSession; None starts (or reuses) the process's session.
+        spark: A SparkSession; None uses the session already started (get_spark).
 
     Returns:
         A ``pyspark.sql.DataFrame`` (lazy: nothing is read until an action runs).
@@ -165,9 +165,9 @@ def spark_schema(snapshot: Snapshot):
 
 
 def _session():
-    from inspector.rows.session import get_spark
+    from inspector.rows.session import started_spark
 
-    return get_spark()
+    return started_spark()
 
 
 def _spark_version() -> str:

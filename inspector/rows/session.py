@@ -102,12 +102,30 @@ def with_spark_overrides(
     return updated
 
 
+def started_spark():
+    """The process's SparkSession when one was started (by :func:`get_spark`).
+
+    Library code that received no session uses this rather than starting one, since
+    starting needs the caller's settings.
+
+    Raises:
+        SparkUnavailable: If no session has been started yet.
+    """
+    with _lock:
+        if _session is None:
+            raise SparkUnavailable(
+                "No Spark session has been started.",
+                "Start one with get_spark(settings) first, or pass spark= explicitly.",
+            )
+        return _session
+
+
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
     return _status or SparkStatus("not started")
 
 
-def get_spark(settings: Settings | None = None):
+def get_spark(settings: Settings):
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -123,7 +141,6 @@ def get_spark(settings: Settings | None = None):
     with _lock:
         if _session is not None:
             return _session
-        settings = settings or Settings.from_env()
         _status = SparkStatus("starting", master=settings.spark_master)
         try:
             _session = _start(settings)

@@ -80,7 +80,7 @@ def iso(ms: int | None) -> str | None:
 
 
 def build_history(
-    log: DeltaLog, settings: Settings | None = None, *, verify_all_checkpoints: bool = False
+    log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
 ) -> list[HistoryEntry]:
     """The history of every version with a commit file or a checkpoint, oldest first.
 
@@ -89,14 +89,13 @@ def build_history(
 
     Args:
         log: An opened log.
-        settings: For ``timestamp_tolerance_seconds``; defaults apply when None.
+        settings: For ``timestamp_tolerance_seconds``.
         verify_all_checkpoints: Compare every checkpoint with its commits; by
             default only the newest is (the others get a cheap structural check).
 
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    settings = settings or Settings()
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
     commits = {c.version: c for c in log.commits}
     versions = sorted(set(commits) | set(log.listing.checkpoints))

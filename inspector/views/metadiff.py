@@ -36,6 +36,15 @@ class ColumnChange:
             out.append("now nullable" if self.after.nullable else "now NOT NULL")
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "changes", "before", "after"}``."""
+        return {
+            "name": self.name,
+            "changes": self.changes,
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+        }
+
 
 @dataclass(frozen=True)
 class ValueChange:
@@ -44,6 +53,10 @@ class ValueChange:
     key: str
     before: Any
     after: Any
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"key", "before", "after"}``."""
+        return {"key": self.key, "before": self.before, "after": self.after}
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,25 @@ class MetadataDiff:
                 before |= set(change.before or ())
                 after |= set(change.after or ())
         return before, after
+
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON shape of a metadata diff: the ``diff --json`` contract's part.
+
+        ``{"schema": {"added", "removed", "changed", "addedColumns", "removedColumns"},
+        "properties", "protocol", "tableFields"}``; also a restore plan's ``schemaChanges``.
+        """
+        return {
+            "schema": {
+                "added": [c.name for c in self.columns_added],
+                "removed": [c.name for c in self.columns_removed],
+                "changed": [c.to_json() for c in self.columns_changed],
+                "addedColumns": [c.to_json() for c in self.columns_added],
+                "removedColumns": [c.to_json() for c in self.columns_removed],
+            },
+            "properties": [v.to_json() for v in self.properties],
+            "protocol": [v.to_json() for v in self.protocol],
+            "tableFields": [v.to_json() for v in self.table],
+        }
 
     @property
     def is_empty(self) -> bool:
