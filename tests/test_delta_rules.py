@@ -36,6 +36,7 @@ from inspector.delta.protocol import (
 from inspector.delta.text import partition_label, version_ranges
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.plan_warnings import retention_warning
+from inspector.settings import Settings
 from inspector.views.history import build_history
 from inspector.views.retention import retention_view
 
@@ -141,7 +142,7 @@ def test_the_restore_warning_and_the_retention_view_agree_on_the_same_table(tmp_
     write_deltalake(str(root), pa.table({"id": [1]}), configuration={DELETED_FILE_RETENTION: text})
     write_deltalake(str(root), pa.table({"id": [2]}), mode="append")
     log = DeltaLog.open(str(root))
-    history = build_history(log)
+    history = build_history(log, Settings())
     view = retention_view(log, history)
     current, target = log.snapshot(1), log.snapshot(0)
     target_ms = history[0].timestamps.history
@@ -162,7 +163,7 @@ def test_an_invalid_retention_warns_with_the_default_both_ways(tmp_path):
         str(root), pa.table({"id": [1]}), configuration={DELETED_FILE_RETENTION: "1 month"}
     )
     log = DeltaLog.open(str(root))
-    history = build_history(log)
+    history = build_history(log, Settings())
     view = retention_view(log, history)
     snap = log.snapshot(0)
 

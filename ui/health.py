@@ -173,7 +173,7 @@ def _render_versions(report: HealthReport) -> None:
     v = next(v for v in damaged if v.version == picked)
     rows = [{"problem": "missing", "path": p, "detail": ""} for p in v.missing_files]
     rows += [
-        {"problem": i.problem, "path": i.path, "detail": i.detail}
+        {"problem": str(i.state), "path": i.path, "detail": i.detail}
         for i in (*v.size_mismatches, *v.unreadable_files)
     ]
     if rows:

@@ -46,7 +46,7 @@ def z85_decode(text: str) -> bytes:
     return bytes(out)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DeletionVector:
     """A deletion-vector descriptor (``deletionVector`` field of add/remove).
 
@@ -102,7 +102,7 @@ class DeletionVector:
         return f"{prefix}/{name}" if prefix else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AddFile:
     """An ``add`` action: a data file (plus optional deletion vector) becomes live."""
 
@@ -142,7 +142,7 @@ class AddFile:
         return self.num_records - dv_rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RemoveFile:
     """A ``remove`` action: a file (plus optional deletion vector) becomes a tombstone."""
 
@@ -171,7 +171,7 @@ class RemoveFile:
 FileAction = AddFile | RemoveFile
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Metadata:
     """A ``metaData`` action: schema, partitioning and configuration of the table."""
 
@@ -196,7 +196,7 @@ class Metadata:
         return self.configuration.get(COLUMN_MAPPING_MODE, "none") or "none"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Protocol:
     """A ``protocol`` action: reader/writer versions and table features."""
 
@@ -213,7 +213,7 @@ class Protocol:
         return tuple(sorted(names))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitInfo:
     """A ``commitInfo`` action: provenance of a commit. Free-form by the spec."""
 
@@ -260,7 +260,7 @@ class CommitInfo:
         return _text_or_none(self.raw.get("userName") or self.raw.get("userId"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Txn:
     """A ``txn`` action: an application's transaction version (idempotent writes)."""
 
@@ -269,7 +269,7 @@ class Txn:
     last_updated: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AddCDCFile:
     """A ``cdc`` action: a change-data file written by this commit."""
 
@@ -279,7 +279,7 @@ class AddCDCFile:
     data_change: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DomainMetadata:
     """A ``domainMetadata`` action."""
 
@@ -288,7 +288,7 @@ class DomainMetadata:
     removed: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckpointMetadata:
     """A ``checkpointMetadata`` action (V2 checkpoints only)."""
 
@@ -296,7 +296,7 @@ class CheckpointMetadata:
     tags: Mapping[str, str] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Sidecar:
     """A ``sidecar`` action: a V2 checkpoint's file of add/remove actions."""
 
@@ -305,7 +305,7 @@ class Sidecar:
     modification_time: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UnknownAction:
     """An action this tool does not model; kept so nothing is silently lost."""
 
@@ -439,7 +439,11 @@ def _parse_protocol(body: Mapping[str, Any]) -> Protocol:
 
 
 def _parse_txn(body: Mapping[str, Any]) -> Txn:
-    return Txn(body["appId"], int(body["version"]), _as_int(body.get("lastUpdated")))
+    return Txn(
+        app_id=body["appId"],
+        version=int(body["version"]),
+        last_updated=_as_int(body.get("lastUpdated")),
+    )
 
 
 def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
@@ -453,17 +457,21 @@ def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
 
 def _parse_domain(body: Mapping[str, Any]) -> DomainMetadata:
     return DomainMetadata(
-        body["domain"], body.get("configuration") or "", bool(body.get("removed"))
+        domain=body["domain"],
+        configuration=body.get("configuration") or "",
+        removed=bool(body.get("removed")),
     )
 
 
 def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
-    return CheckpointMetadata(int(body["version"]), _as_map(body.get("tags")))
+    return CheckpointMetadata(version=int(body["version"]), tags=_as_map(body.get("tags")))
 
 
 def _parse_sidecar(body: Mapping[str, Any]) -> Sidecar:
     return Sidecar(
-        body["path"], int(body.get("sizeInBytes") or 0), _as_int(body.get("modificationTime"))
+        path=body["path"],
+        size_in_bytes=int(body.get("sizeInBytes") or 0),
+        modification_time=_as_int(body.get("modificationTime")),
     )
 
 
@@ -472,7 +480,7 @@ _PARSERS = {
     "remove": _parse_remove,
     "metaData": _parse_metadata,
     "protocol": _parse_protocol,
-    "commitInfo": CommitInfo,
+    "commitInfo": lambda body: CommitInfo(raw=body),
     "txn": _parse_txn,
     "cdc": _parse_cdc,
     "domainMetadata": _parse_domain,

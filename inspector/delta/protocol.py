@@ -228,10 +228,10 @@ def protocol_from_json(body: Mapping[str, Any]) -> Protocol:
     """A Protocol record from a JSON body (keeps the body as ``raw``)."""
     readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
     return Protocol(
-        int(body["minReaderVersion"]),
-        int(body["minWriterVersion"]),
-        tuple(readers) if readers is not None else None,
-        tuple(writers) if writers is not None else None,
+        min_reader_version=int(body["minReaderVersion"]),
+        min_writer_version=int(body["minWriterVersion"]),
+        reader_features=tuple(readers) if readers is not None else None,
+        writer_features=tuple(writers) if writers is not None else None,
         raw=dict(body),
     )
 

@@ -25,7 +25,7 @@ _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LogFile:
     """A file in ``_delta_log``: its name, absolute path, size and modification time (ms)."""
 
@@ -35,7 +35,7 @@ class LogFile:
     modification_time: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Checkpoint:
     """One checkpoint of a version: classic, multi-part or V2 (UUID-named).
 
@@ -51,7 +51,7 @@ class Checkpoint:
     expected_parts: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LastCheckpoint:
     """The parsed ``_last_checkpoint`` hint, or the reason it could not be parsed."""
 
@@ -60,7 +60,7 @@ class LastCheckpoint:
     problem: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LogListing:
     """Everything in ``_delta_log`` that log replay cares about, keyed by version."""
 
@@ -132,7 +132,9 @@ def _log_file(entry: os.DirEntry) -> LogFile | None:
         st = entry.stat()
     except OSError:  # removed since the folder was listed (a concurrent log cleanup)
         return None
-    return LogFile(entry.name, entry.path, st.st_size, int(st.st_mtime * 1000))
+    return LogFile(
+        name=entry.name, path=entry.path, size=st.st_size, modification_time=int(st.st_mtime * 1000)
+    )
 
 
 def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
@@ -158,12 +160,12 @@ def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
     # A file that vanished between listing and stat (a concurrent cleanup) is not there.
     parts = {key: [f for f in files if f] for key, files in parts.items()}
     return LogListing(
-        {v: f for v, f in commits.items() if f},
-        _group_checkpoints(parts),
-        {v: f for v, f in crcs.items() if f},
-        tuple(sorted((f for f in compacted if f), key=lambda f: f.name)),
-        last,
-        staged,
+        commits={v: f for v, f in commits.items() if f},
+        checkpoints=_group_checkpoints(parts),
+        crcs={v: f for v, f in crcs.items() if f},
+        compacted=tuple(sorted((f for f in compacted if f), key=lambda f: f.name)),
+        last_checkpoint=last,
+        staged_commits=staged,
     )
 
 
@@ -192,16 +194,16 @@ def _group_checkpoints(
         if group.startswith("multi:"):
             expected = int(group.split(":")[1])
             cp = Checkpoint(
-                version,
-                "multi-part",
-                tuple(files),
+                version=version,
+                kind="multi-part",
+                files=tuple(files),
                 complete=len(files) == expected,
                 expected_parts=expected,
             )
         elif _V2.match(group):
-            cp = Checkpoint(version, "v2", tuple(files))
+            cp = Checkpoint(version=version, kind="v2", files=tuple(files))
         else:
-            cp = Checkpoint(version, "classic", tuple(files))
+            cp = Checkpoint(version=version, kind="classic", files=tuple(files))
         grouped.setdefault(version, []).append(cp)
     return {v: tuple(cps) for v, cps in grouped.items()}
 
@@ -211,11 +213,11 @@ def read_last_checkpoint(path: str) -> LastCheckpoint:
     try:
         with open(path, "rb") as fh:
             raw = json.loads(fh.read().decode("utf-8"))
-        return LastCheckpoint(int(raw["version"]), raw)
+        return LastCheckpoint(version=int(raw["version"]), raw=raw)
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         return LastCheckpoint(
-            None,
-            {},
-            f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+            version=None,
+            raw={},
+            problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
             "it was ignored and the log folder was listed instead.",
         )

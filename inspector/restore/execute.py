@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RestoreResult:
     """A committed restore.
 
@@ -305,23 +305,21 @@ def _result(
         else ()
     )
     return RestoreResult(
-        plan,
-        version,
-        plan.read_version,
-        plan.effective_metrics(allow_missing_files=allow_missing_files),
-        reason,
-        user,
-        allow_missing_files,
-        allow_protocol_downgrade,
-        skipped,
-        engine,
-        path,
+        plan=plan,
+        committed_version=version,
+        pre_restore_version=plan.read_version,
+        metrics=plan.effective_metrics(allow_missing_files=allow_missing_files),
+        reason=reason,
+        operator=user,
+        allow_missing_files=allow_missing_files,
+        allow_protocol_downgrade=allow_protocol_downgrade,
+        skipped_files=skipped,
+        engine=engine,
+        commit_file=path,
     )
 
 
-def plan_undo(
-    result: RestoreResult, *, settings: Settings, spark=None
-) -> RestorePlan:
+def plan_undo(result: RestoreResult, *, settings: Settings, spark=None) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 
     Args:

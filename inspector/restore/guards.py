@@ -27,7 +27,7 @@ from inspector.delta.protocol import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GuardResult:
     """One guard's verdict.
 
@@ -78,22 +78,25 @@ def target_guard(
             "the current version" if target == current_version else "newer than the current version"
         )
         return GuardResult(
-            "target_version",
-            False,
-            f"Version {target} is {word} ({current_version}); a restore can only go "
+            name="target_version",
+            passed=False,
+            message=f"Version {target} is {word} ({current_version}); a restore can only go "
             "back to an older version.",
-            details,
+            details=details,
         )
     if error:
         return GuardResult(
-            "target_version", False, f"Version {target} cannot be restored: {error}", details
+            name="target_version",
+            passed=False,
+            message=f"Version {target} cannot be restored: {error}",
+            details=details,
         )
     return GuardResult(
-        "target_version",
-        True,
-        f"Version {target} is older than the current version {current_version} "
+        name="target_version",
+        passed=True,
+        message=f"Version {target} is older than the current version {current_version} "
         f"and still in the log (the oldest readable version is {earliest}).",
-        details,
+        details=details,
     )
 
 
@@ -108,19 +111,19 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
     """
     if not total:
         return GuardResult(
-            "files_available",
-            True,
-            f"All {num_files} files to re-add exist with the sizes recorded in the log.",
-            {"checkedFiles": num_files},
+            name="files_available",
+            passed=True,
+            message=f"All {num_files} files to re-add exist with the sizes recorded in the log.",
+            details={"checkedFiles": num_files},
         )
     listed = [p.to_json() for p in problems[:limit]]
     return GuardResult(
-        "files_available",
-        False,
-        f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
+        name="files_available",
+        passed=False,
+        message=f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
         "moved or damaged). Without them the restored table would be incomplete or unreadable. "
         "With allow_missing_files they are left out: the result is a PARTIAL table.",
-        {
+        details={
             "checkedFiles": num_files,
             "numProblems": total,
             "problems": listed,
@@ -134,18 +137,18 @@ def unchanged_guard(read_version: int, latest: int) -> GuardResult:
     """The table must still be at the version the plan was made on."""
     if latest == read_version:
         return GuardResult(
-            "table_unchanged",
-            True,
-            f"The table is at version {read_version}, the version this plan was made "
+            name="table_unchanged",
+            passed=True,
+            message=f"The table is at version {read_version}, the version this plan was made "
             "on (checked again at commit time).",
-            {"readVersion": read_version},
+            details={"readVersion": read_version},
         )
     return GuardResult(
-        "table_unchanged",
-        False,
-        f"The table moved from version {read_version} to {latest} after this plan was "
+        name="table_unchanged",
+        passed=False,
+        message=f"The table moved from version {read_version} to {latest} after this plan was "
         "made; the plan no longer describes it. Make a new plan.",
-        {"readVersion": read_version, "latestVersion": latest},
+        details={"readVersion": read_version, "latestVersion": latest},
     )
 
 
@@ -158,11 +161,11 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
     }
     if not covers(merged, current):
         return GuardResult(
-            "protocol_not_downgraded",
-            False,
-            f"The restore would lower the protocol from {details['current']} to "
+            name="protocol_not_downgraded",
+            passed=False,
+            message=f"The restore would lower the protocol from {details['current']} to "
             f"{details['afterRestore']}.",
-            details,
+            details=details,
             override="allow_protocol_downgrade",
         )
     lower = (
@@ -174,11 +177,11 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
         )
     )
     return GuardResult(
-        "protocol_not_downgraded",
-        True,
-        f"The protocol after the restore is {details['afterRestore']}, at least the "
+        name="protocol_not_downgraded",
+        passed=True,
+        message=f"The protocol after the restore is {details['afterRestore']}, at least the "
         f"current {details['current']}.{lower}",
-        details,
+        details=details,
     )
 
 
@@ -198,26 +201,28 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
         parts += [f"{n} (unknown to this writer)" for n in unknown]
         parts += [f"protocol {p} (newer than this writer knows)" for p in too_new]
         return GuardResult(
-            "writer_features",
-            False,
-            "The table uses features this writer cannot commit to safely: "
+            name="writer_features",
+            passed=False,
+            message="The table uses features this writer cannot commit to safely: "
             + "; ".join(parts)
             + ". Restore it with Spark and Delta Lake instead.",
-            details,
+            details=details,
         )
     listed = ", ".join(sorted(names)) or "none"
     return GuardResult(
-        "writer_features",
-        True,
-        f"Every table feature is supported by this writer ({listed}).",
-        details,
+        name="writer_features",
+        passed=True,
+        message=f"Every table feature is supported by this writer ({listed}).",
+        details=details,
     )
 
 
 def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -> GuardResult:
     """Tables managed by a catalog or a commit coordinator cannot be committed to directly."""
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
-    keys = sorted(k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX))
+    keys = sorted(
+        k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX)
+    )
     if features or keys or staged_commits:
         reasons = (
             ([f"table features {', '.join(features)}"] if features else [])
@@ -229,18 +234,18 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
             )
         )
         return GuardResult(
-            "not_catalog_managed",
-            False,
-            "The table is managed by a catalog or a commit coordinator ("
+            name="not_catalog_managed",
+            passed=False,
+            message="The table is managed by a catalog or a commit coordinator ("
             + "; ".join(reasons)
             + "): writing a commit file directly would bypass "
             "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
-            {"features": features, "properties": keys, "stagedCommits": staged_commits},
+            details={"features": features, "properties": keys, "stagedCommits": staged_commits},
         )
     return GuardResult(
-        "not_catalog_managed",
-        True,
-        "The table is not managed by a catalog or a commit coordinator.",
+        name="not_catalog_managed",
+        passed=True,
+        message="The table is not managed by a catalog or a commit coordinator.",
     )
 
 
@@ -249,20 +254,22 @@ def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardRe
     append_only = properties.enabled(metadata.configuration, properties.APPEND_ONLY)
     if append_only and removes:
         return GuardResult(
-            "append_only",
-            False,
-            f"The table is append-only (delta.appendOnly=true) and this restore would "
+            name="append_only",
+            passed=False,
+            message=f"The table is append-only (delta.appendOnly=true) and this restore would "
             f"remove {len(removes)} files; the Delta protocol forbids removing data "
             "from an append-only table. If that is really intended, unset "
             "delta.appendOnly with Spark first, then make a new plan.",
-            {"appendOnly": True, "filesToRemove": len(removes)},
+            details={"appendOnly": True, "filesToRemove": len(removes)},
         )
     message = (
         "The table is append-only, and this restore only adds files."
         if append_only
         else "The table is not append-only."
     )
-    return GuardResult("append_only", True, message, {"appendOnly": append_only})
+    return GuardResult(
+        name="append_only", passed=True, message=message, details={"appendOnly": append_only}
+    )
 
 
 def row_tracking_guard(
@@ -271,21 +278,25 @@ def row_tracking_guard(
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
     suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
     if "rowTracking" not in writer_features(protocol) or suspended:
-        return GuardResult("row_tracking", True, "Row tracking is not in use; no row IDs to carry.")
+        return GuardResult(
+            name="row_tracking",
+            passed=True,
+            message="Row tracking is not in use; no row IDs to carry.",
+        )
     lacking = [a.path for a in adds if a.base_row_id is None]
     if lacking:
         return GuardResult(
-            "row_tracking",
-            False,
-            f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
+            name="row_tracking",
+            passed=False,
+            message=f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
             "written before row tracking was enabled. This writer does not assign "
             "fresh row IDs; restore this table with Spark and Delta Lake instead.",
-            {"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
+            details={"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
         )
     return GuardResult(
-        "row_tracking",
-        True,
-        f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
+        name="row_tracking",
+        passed=True,
+        message=f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
 
 
@@ -299,21 +310,24 @@ def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
     details = {"current": old, "target": new}
     if old == new:
         return GuardResult(
-            "column_mapping", True, f"The column mapping mode stays '{old}'.", details
+            name="column_mapping",
+            passed=True,
+            message=f"The column mapping mode stays '{old}'.",
+            details=details,
         )
     if (old, new) == ("none", "name"):
         return GuardResult(
-            "column_mapping",
-            True,
-            "The restore turns column mapping on ('name'), as "
+            name="column_mapping",
+            passed=True,
+            message="The restore turns column mapping on ('name'), as "
             "the target version had it; Delta allows this change.",
-            details,
+            details=details,
         )
     return GuardResult(
-        "column_mapping",
-        False,
-        f"The restore would change the column mapping mode from '{old}' to '{new}', "
+        name="column_mapping",
+        passed=False,
+        message=f"The restore would change the column mapping mode from '{old}' to '{new}', "
         "which Delta does not allow: files written under one mode are read by other "
         f"column names under the other. Pick a version whose mode is '{old}'.",
-        details,
+        details=details,
     )

@@ -29,7 +29,7 @@ from inspector.settings import Settings
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VerificationCheck:
     """One check of a restore: ``status`` is ``passed``, ``failed`` or ``skipped``."""
 
@@ -42,7 +42,7 @@ class VerificationCheck:
         return {"name": self.name, "status": self.status, "message": self.message}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verification:
     """The checks run against the restored version; ``ok`` when none failed."""
 
@@ -87,13 +87,13 @@ def verify_restore(result, *, settings: Settings, spark=None) -> Verification:
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
         return Verification(
-            version,
-            target_version,
-            (
+            version=version,
+            target_version=target_version,
+            checks=(
                 VerificationCheck(
-                    "readable",
-                    "failed",
-                    f"Version {version} cannot be read back from the log: {exc}",
+                    name="readable",
+                    status="failed",
+                    message=f"Version {version} cannot be read back from the log: {exc}",
                 ),
             ),
         )
@@ -105,7 +105,7 @@ def verify_restore(result, *, settings: Settings, spark=None) -> Verification:
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely("deltalake_rows", _deltalake_check, new, target, dropped),
     ]
-    return Verification(version, target_version, tuple(checks))
+    return Verification(version=version, target_version=target_version, checks=tuple(checks))
 
 
 def _safely(name: str, check, *args) -> VerificationCheck:
@@ -114,7 +114,9 @@ def _safely(name: str, check, *args) -> VerificationCheck:
         return check(*args)
     except Exception as exc:
         return VerificationCheck(
-            name, "failed", f"The check could not run: {type(exc).__name__}: {exc}"
+            name=name,
+            status="failed",
+            message=f"The check could not run: {type(exc).__name__}: {exc}",
         )
 
 
@@ -124,15 +126,15 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationC
     if not extra and not missing:
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
         return VerificationCheck(
-            "files",
-            "passed",
-            f"Version {new.version} has exactly the {len(expected)} files of "
+            name="files",
+            status="passed",
+            message=f"Version {new.version} has exactly the {len(expected)} files of "
             f"version {target.version}{left_out}.",
         )
     return VerificationCheck(
-        "files",
-        "failed",
-        f"Version {new.version} differs from version {target.version}: "
+        name="files",
+        status="failed",
+        message=f"Version {new.version} differs from version {target.version}: "
         f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
         f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
     )
@@ -142,15 +144,15 @@ def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     got, want = _comparable(new), _comparable(target)
     if got == want:
         return VerificationCheck(
-            "metadata",
-            "passed",
-            f"Schema, partition columns and properties equal version {target.version}'s.",
+            name="metadata",
+            status="passed",
+            message=f"Schema, partition columns and properties equal version {target.version}'s.",
         )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
     return VerificationCheck(
-        "metadata",
-        "failed",
-        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
+        name="metadata",
+        status="failed",
+        message=f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
     )
 
 
@@ -176,15 +178,15 @@ def _protocol_check(new: Snapshot, result) -> VerificationCheck:
     word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
         return VerificationCheck(
-            "protocol",
-            "passed",
-            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
+            name="protocol",
+            status="passed",
+            message=f"Protocol {describe_protocol(new.protocol)} is at least {word} "
             f"{describe_protocol(baseline)}.",
         )
     return VerificationCheck(
-        "protocol",
-        "failed",
-        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
+        name="protocol",
+        status="failed",
+        message=f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
         f"{describe_protocol(baseline)}.",
     )
 
@@ -206,59 +208,61 @@ def _rows_check(
         ).count()
     except UnsupportedFeature as exc:
         return VerificationCheck(
-            "row_count", "skipped", f"Rows could not be read with Spark: {exc}"
+            name="row_count", status="skipped", message=f"Rows could not be read with Spark: {exc}"
         )
     except InspectorError as exc:
-        return VerificationCheck("row_count", "failed", f"Rows could not be read with Spark: {exc}")
+        return VerificationCheck(
+            name="row_count", status="failed", message=f"Rows could not be read with Spark: {exc}"
+        )
     if got == want:
         return VerificationCheck(
-            "row_count",
-            "passed",
-            f"Spark reads {got} rows at version {new.version}, as at version "
+            name="row_count",
+            status="passed",
+            message=f"Spark reads {got} rows at version {new.version}, as at version "
             f"{target.version}{' (without the files left out)' if dropped else ''}.",
         )
     return VerificationCheck(
-        "row_count",
-        "failed",
-        f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
+        name="row_count",
+        status="failed",
+        message=f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
     )
 
 
 def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
     if dropped:
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            "Skipped: the target version's missing files cannot be read, so "
+            name="deltalake_rows",
+            status="skipped",
+            message="Skipped: the target version's missing files cannot be read, so "
             "its rows cannot be compared.",
         )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
+            name="deltalake_rows",
+            status="skipped",
+            message=f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
         )
     try:
         got, want = _deltalake_rows(new), _deltalake_rows(target)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            f"Skipped: deltalake cannot read this table ({reason[:200]}).",
+            name="deltalake_rows",
+            status="skipped",
+            message=f"Skipped: deltalake cannot read this table ({reason[:200]}).",
         )
     if got == want:
         return VerificationCheck(
-            "deltalake_rows",
-            "passed",
-            f"deltalake reads the same {sum(got.values())} rows at versions "
+            name="deltalake_rows",
+            status="passed",
+            message=f"deltalake reads the same {sum(got.values())} rows at versions "
             f"{new.version} and {target.version}.",
         )
     surplus, lacking = got - want, want - got
     return VerificationCheck(
-        "deltalake_rows",
-        "failed",
-        f"deltalake reads different rows at version {new.version}: "
+        name="deltalake_rows",
+        status="failed",
+        message=f"deltalake reads different rows at version {new.version}: "
         f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
         f"compared with version {target.version}.",
     )

@@ -21,7 +21,7 @@ from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from inspector.views.versions import parse_version
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PreviewColumn:
     """A column of the previewed version: logical name and Delta type (``simpleString``)."""
 
@@ -29,7 +29,7 @@ class PreviewColumn:
     type: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Preview:
     """What a preview shows. ``num_rows`` is exact (Spark counted every row that passed
     ``where``); ``rows`` holds the first ``limit`` of them as Python values."""
@@ -45,7 +45,7 @@ class Preview:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ResolvedVersion:
     """A version chosen by number or by timestamp; ``timestamp`` is the UTC moment typed."""
 
@@ -73,10 +73,12 @@ def resolve_version(
         )
     if timestamp:
         moment = parse_timestamp(timestamp)
-        return ResolvedVersion(version_at_timestamp(log, moment, settings), moment)
+        return ResolvedVersion(
+            version=version_at_timestamp(log, moment, settings), timestamp=moment
+        )
     chosen = log.latest_version if version is None else parse_version(version, log)
     log.snapshot(chosen)  # raises VersionNotFound / CorruptLog with the table's range
-    return ResolvedVersion(chosen)
+    return ResolvedVersion(version=chosen)
 
 
 def build_preview(
@@ -133,17 +135,19 @@ def build_preview(
     total = _spark_action(
         df.count if where and where.strip() else lambda: count_rows(snapshot, spark=spark)
     )
-    columns = tuple(PreviewColumn(f.name, f.type.simple_string()) for f in snapshot.schema.fields)
+    columns = tuple(
+        PreviewColumn(name=f.name, type=f.type.simple_string()) for f in snapshot.schema.fields
+    )
     return Preview(
-        version,
-        columns,
-        total,
-        tuple(rows),
-        limit,
-        (where or "").strip() or None,
-        snapshot.num_files,
-        snapshot.size_in_bytes,
-        tuple(read_warnings(snapshot)),
+        version=version,
+        columns=columns,
+        num_rows=total,
+        rows=tuple(rows),
+        limit=limit,
+        where=(where or "").strip() or None,
+        files_read=snapshot.num_files,
+        bytes_read=snapshot.size_in_bytes,
+        warnings=tuple(read_warnings(snapshot)),
     )
 
 

@@ -85,21 +85,27 @@ def examine_file(
     Returns:
         The issue, or None when the file is present with the right size.
     """
-    found = {"path": path, "role": role, "expected_size": expected_size, "local_path": local_path}
+    missing = FileIssue(
+        path=path,
+        role=role,
+        state=FileState.MISSING,
+        expected_size=expected_size,
+        actual_size=None,
+        local_path=local_path,
+    )
     try:
         size = os.stat(local_path).st_size
     except (FileNotFoundError, NotADirectoryError):
-        return FileIssue(state=FileState.MISSING, actual_size=None, **found)
+        return missing
     except OSError as exc:
-        detail = exc.strerror or str(exc)
-        return FileIssue(state=FileState.UNREADABLE, actual_size=None, detail=detail, **found)
+        return replace(missing, state=FileState.UNREADABLE, detail=exc.strerror or str(exc))
     if role is FileRole.DATA_FILE and size != expected_size:
         detail = f"{size} bytes on disk, {expected_size} in the log"
     elif role is FileRole.DELETION_VECTOR and size < expected_size:
         detail = f"{size} bytes on disk, at least {expected_size} needed"
     else:
         return None
-    return FileIssue(state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail, **found)
+    return replace(missing, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
 
 
 def add_file_issues(table_root: str, add: AddFile) -> Iterator[FileIssue]:

@@ -21,7 +21,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VersionTimestamps:
     """All timestamps known for a version, in ms since the epoch (UTC).
 
@@ -36,7 +36,7 @@ class VersionTimestamps:
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HistoryEntry:
     """One row of the history: a version's commit summarised for people and scripts."""
 
@@ -123,10 +123,10 @@ def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
     """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
     checkpoint = log.listing.checkpoints[version][0]
     return Commit(
-        version,
-        checkpoint.files[0],
-        (),
-        (
+        version=version,
+        file=checkpoint.files[0],
+        actions=(),
+        problems=(
             "Only the checkpoint of this version remains: its commit file is gone (log retention, "
             "or an incomplete copy), so the table's state at this version is known but not what "
             "the commit changed.",
@@ -196,7 +196,11 @@ def _timestamps(
             f"replicated. Time travel by timestamp uses the {_source_words(source)}."
         )
     return VersionTimestamps(
-        info.timestamp, info.in_commit_timestamp, mtime, history, source
+        commit_info=info.timestamp,
+        in_commit=info.in_commit_timestamp,
+        file_modification=mtime,
+        history=history,
+        source=source,
     ), problems
 
 

@@ -10,7 +10,7 @@ from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.schema import Column, iter_columns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ColumnChange:
     """A column present on both sides whose type, nullability or name changed.
 
@@ -46,7 +46,7 @@ class ColumnChange:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ValueChange:
     """A named value (property, protocol field, ...) that differs between two versions."""
 
@@ -59,7 +59,7 @@ class ValueChange:
         return {"key": self.key, "before": self.before, "after": self.after}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetadataDiff:
     """Everything that differs in metaData and protocol between two versions."""
 
@@ -167,7 +167,7 @@ def _diff_columns(old: list[Column], new: list[Column]):
     added = [c for k, c in new_by.items() if k not in old_by]
     removed = [c for k, c in old_by.items() if k not in new_by]
     changed = [
-        ColumnChange(new_by[k].name, old_by[k], new_by[k])
+        ColumnChange(name=new_by[k].name, before=old_by[k], after=new_by[k])
         for k in new_by
         if k in old_by and _own(old_by[k]) != _own(new_by[k])
     ]
@@ -202,7 +202,11 @@ def _shape(type_string: str) -> str:
 
 def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChange]:
     keys = sorted(set(old) | set(new))
-    return [ValueChange(k, old.get(k), new.get(k)) for k in keys if old.get(k) != new.get(k)]
+    return [
+        ValueChange(key=k, before=old.get(k), after=new.get(k))
+        for k in keys
+        if old.get(k) != new.get(k)
+    ]
 
 
 def _table_fields(meta: Metadata | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from inspector.log.snapshot import Snapshot
 from inspector.views.history import HistoryEntry
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableDetail:
     """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
 

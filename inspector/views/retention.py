@@ -28,7 +28,7 @@ from inspector.views.history import HistoryEntry, iso
 RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RetentionPolicy:
     """The table's two retention durations, in ms, and the text they were parsed from."""
 
@@ -39,7 +39,7 @@ class RetentionPolicy:
     problems: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VacuumRun:
     """A VACUUM recorded in the log (its ``VACUUM START`` commit)."""
 
@@ -53,7 +53,7 @@ class VacuumRun:
         return self.timestamp - self.retention_ms
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VersionRetention:
     """Whether a version can still be restored.
 
@@ -72,7 +72,7 @@ class VersionRetention:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RetentionView:
     """Every version with a commit file or checkpoint, oldest first, and what bounds it."""
 
@@ -121,18 +121,21 @@ def retention_view(
     checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
     checked = {v.version: v for v in report.versions} if report is not None else {}
     context = _Context(
-        log,
-        policy,
-        times,
-        vacuums,
-        removals,
-        checkpoints,
-        checked,
-        now_ms if now_ms is not None else int(time.time() * 1000),
+        log=log,
+        policy=policy,
+        times=times,
+        vacuums=vacuums,
+        removals=removals,
+        checkpoints=checkpoints,
+        checked=checked,
+        now_ms=now_ms if now_ms is not None else int(time.time() * 1000),
     )
     versions = sorted(set(times) | set(checkpoints))
     return RetentionView(
-        policy, tuple(context.judge(v) for v in versions), tuple(vacuums), log.earliest_version
+        policy=policy,
+        versions=tuple(context.judge(v) for v in versions),
+        vacuums=tuple(vacuums),
+        earliest_version=log.earliest_version,
     )
 
 
@@ -157,7 +160,11 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
             )
         except (TypeError, ValueError):
             retention_ms = policy.deleted_file_retention_ms
-        runs.append(VacuumRun(entry.version, entry.timestamps.history, retention_ms))
+        runs.append(
+            VacuumRun(
+                version=entry.version, timestamp=entry.timestamps.history, retention_ms=retention_ms
+            )
+        )
     return runs
 
 
@@ -199,7 +206,7 @@ def _next_unsettled(jump: dict[int, int], v: int) -> int:
     return root
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Context:
     log: DeltaLog
     policy: RetentionPolicy
@@ -214,38 +221,43 @@ class _Context:
         stamp = self.times.get(version)
         if version < self.log.earliest_version:
             return VersionRetention(
-                version,
-                LOG_EXPIRED,
-                stamp,
-                None,
-                None,
-                "The log no longer holds what is needed to rebuild it "
+                version=version,
+                state=LOG_EXPIRED,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason="The log no longer holds what is needed to rebuild it "
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
         health = self.checked.get(version)
         if health is not None and health.status == UNREADABLE:
             return VersionRetention(
-                version, UNREADABLE, stamp, None, None, " ".join(health.problems)
+                version=version,
+                state=UNREADABLE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=" ".join(health.problems),
             )
         vacuum = self._vacuum_after(version)
         if health is not None and health.status == INCOMPLETE:
             if vacuum is not None:
                 return VersionRetention(
-                    version,
-                    DATA_VACUUMED,
-                    stamp,
-                    None,
-                    None,
-                    f"VACUUM at version {vacuum.version} deleted files it needs "
+                    version=version,
+                    state=DATA_VACUUMED,
+                    timestamp=stamp,
+                    expires_at=None,
+                    expires_by=None,
+                    reason=f"VACUUM at version {vacuum.version} deleted files it needs "
                     f"({health.missing_count} missing).",
                 )
             return VersionRetention(
-                version,
-                INCOMPLETE,
-                stamp,
-                None,
-                None,
-                f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
+                version=version,
+                state=INCOMPLETE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
                 "damaged, and no VACUUM explains it (replication not finished, or "
                 "files deleted by hand).",
             )
@@ -257,12 +269,12 @@ class _Context:
             and removed < vacuum.cutoff
         ):
             return VersionRetention(
-                version,
-                DATA_VACUUMED,
-                stamp,
-                None,
-                None,
-                f"VACUUM at version {vacuum.version} deleted files removed before "
+                version=version,
+                state=DATA_VACUUMED,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=f"VACUUM at version {vacuum.version} deleted files removed before "
                 f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.",
             )
         return self._restorable(version, stamp)
@@ -293,9 +305,21 @@ class _Context:
                 if version == self.log.latest_version
                 else "no retention bound applies yet (no later checkpoint, no file removed since)"
             )
-            return VersionRetention(version, RESTORABLE, stamp, None, None, why.capitalize() + ".")
+            return VersionRetention(
+                version=version,
+                state=RESTORABLE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=why.capitalize() + ".",
+            )
         at, by = min(bounds)
         verb = "could be cleaned up since" if at <= self.now_ms else "expires at"
         return VersionRetention(
-            version, RESTORABLE, stamp, at, by, f"Restorable; {verb} {iso(at)} by {by}."
+            version=version,
+            state=RESTORABLE,
+            timestamp=stamp,
+            expires_at=at,
+            expires_by=by,
+            reason=f"Restorable; {verb} {iso(at)} by {by}.",
         )

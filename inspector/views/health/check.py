@@ -45,7 +45,7 @@ def check_table(
             problems=trace.steps[-1].problems,
             readable=trace.latest_keys is not None,
         )
-        examiner.run(paths_of(trace, latest.base))
+        examiner.run(paths_of(trace, latest.base or []))
         versions = evaluate(trace, [latest], examiner.issues, cap)
     if all_versions or not versions[-1].is_complete:
         all_versions = True

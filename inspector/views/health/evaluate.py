@@ -12,6 +12,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from itertools import islice
 
 import pyarrow.parquet as pq
@@ -62,22 +63,22 @@ def _examine(path: str, ref: Ref, deep: bool) -> FileIssue | None:
 
 def _footer_issue(path: str, ref: Ref) -> FileIssue | None:
     """Deep check: the Parquet footer is readable and its row count matches the stats."""
-    found = {
-        "path": ref.display,
-        "role": ref.role,
-        "state": FileState.UNREADABLE,
-        "expected_size": ref.size,
-        "actual_size": ref.size,
-        "local_path": path,
-    }
+    unreadable = FileIssue(
+        path=ref.display,
+        role=ref.role,
+        state=FileState.UNREADABLE,
+        expected_size=ref.size,
+        actual_size=ref.size,
+        local_path=path,
+    )
     try:
         rows = pq.read_metadata(path).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
-        return FileIssue(detail=f"Parquet footer unreadable: {exc}", **found)
+        return replace(unreadable, detail=f"Parquet footer unreadable: {exc}")
     expected = ref.add.num_records if ref.add is not None else None
     if expected is not None and rows != expected:
-        return FileIssue(
-            detail=f"the footer holds {rows} rows, the log's stats say {expected}", **found
+        return replace(
+            unreadable, detail=f"the footer holds {rows} rows, the log's stats say {expected}"
         )
     return None
 

@@ -20,7 +20,7 @@ from inspector.log.snapshot import FileKey
 from inspector.views.filecheck import FileRole
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Ref:
     """One physical file referenced by the log: what size it must have."""
 
@@ -30,7 +30,7 @@ class Ref:
     add: AddFile | None = None  # a data file's add action, for its stats (deep check only)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Step:
     """One version as the trace saw it: a fresh base, or effective changes."""
 
@@ -42,7 +42,7 @@ class Step:
     readable: bool = True
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Trace:
     """Pass 1's result: the steps and every distinct referenced file."""
 
@@ -59,7 +59,7 @@ class Tracer:
 
     def __init__(self, log: DeltaLog, *, all_checkpoints: bool) -> None:
         self.log = log
-        self.trace = Trace(log.table_root)
+        self.trace = Trace(root=log.table_root)
         self.commits = {c.version: c for c in log.commits}
         self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
         self.all_checkpoints = all_checkpoints
@@ -100,7 +100,7 @@ class Tracer:
                 self.live.discard(key)
         added = [k for k, was in was_live.items() if not was and k in self.live]
         removed = [k for k, was in was_live.items() if was and k not in self.live]
-        return Step(commit.version, added=added, removed=removed)
+        return Step(version=commit.version, added=added, removed=removed)
 
     def _rebase(self, version: int, commit: Commit | None, first: int) -> Step:
         """Start over from a snapshot (the first version, or a checkpoint after a break)."""
@@ -114,12 +114,14 @@ class Tracer:
                 self.live, self.broken_at = set(snap.files), None
                 for key, add in snap.files.items():
                     self._register(add, key)
-                return Step(version, base=sorted(self.live, key=str), problems=[own] if own else [])
+                return Step(
+                    version=version, base=sorted(self.live, key=str), problems=[own] if own else []
+                )
         problem = own or self._broken_chain()
         if self.broken_at is None:
             self.broken_at = version
         self.live = None
-        return Step(version, readable=False, problems=[problem])
+        return Step(version=version, readable=False, problems=[problem])
 
     def _broken_chain(self) -> str:
         return (
@@ -133,7 +135,7 @@ class Tracer:
             return
         refs, root = self.trace.refs, self.trace.root
         data = os.path.normpath(data_file_path(root, add.path))
-        refs.setdefault(data, Ref(key[0], FileRole.DATA_FILE, add.size, add))
+        refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
         paths = [data]
         dv = add.deletion_vector
         where = dv.relative_or_absolute_path() if dv is not None else None
@@ -141,7 +143,7 @@ class Tracer:
             path = os.path.normpath(data_file_path(root, where))
             needed = dv.required_file_size
             ref = refs.setdefault(
-                path, Ref(canonical_path(where), FileRole.DELETION_VECTOR, needed)
+                path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
             )
             ref.size = max(ref.size, needed)
             paths.append(path)
@@ -165,7 +167,8 @@ def _commit_problem(commit: Commit | None) -> str | None:
 
 def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
-    listing, found = log.listing, {}
+    listing = log.listing
+    found: dict[int, list[str]] = {}
     last = listing.last_checkpoint
     if last is not None and last.version is not None and last.version not in listing.checkpoints:
         found.setdefault(last.version, []).append(
