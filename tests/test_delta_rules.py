@@ -10,8 +10,8 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.delta.actions import parse_action
 from inspector.delta.errors import InvalidInput
+from inspector.delta.parse import parse_action
 from inspector.delta.properties import (
     APPEND_ONLY,
     DELETED_FILE_RETENTION,

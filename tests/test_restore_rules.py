@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from inspector.delta.actions import parse_action
 from inspector.delta.errors import ConcurrentModification
+from inspector.delta.parse import parse_action
 from inspector.delta.protocol import (
     REFUSED_FEATURES,
     RESTORABLE_FEATURES,

@@ -17,9 +17,9 @@ from inspector.delta.actions import (
     Protocol,
     Sidecar,
     canonical_path,
-    parse_action,
 )
 from inspector.delta.errors import CorruptLog
+from inspector.delta.parse import parse_action
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 

@@ -15,8 +15,8 @@ from inspector.delta.actions import (
     Protocol,
     RemoveFile,
     Txn,
-    parse_action,
 )
+from inspector.delta.parse import parse_action
 from inspector.log.listing import LogFile
 
 

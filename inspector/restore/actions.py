@@ -141,7 +141,10 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
             ]
         )
         if highest and str(highest) != target.configuration.get(properties.COLUMN_MAPPING_MAX_ID):
-            body["configuration"] = {**body["configuration"], properties.COLUMN_MAPPING_MAX_ID: str(highest)}
+            body["configuration"] = {
+                **body["configuration"],
+                properties.COLUMN_MAPPING_MAX_ID: str(highest),
+            }
     return body
 
 

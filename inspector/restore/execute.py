@@ -26,7 +26,7 @@ from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
-from inspector.restore.guards import unchanged_guard
+from inspector.restore.guards import GuardName, Override, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
@@ -175,8 +175,8 @@ def _check_request(
     overrides = [
         name
         for name, on in (
-            ("allow_missing_files", allow_missing_files),
-            ("allow_protocol_downgrade", allow_protocol_downgrade),
+            (Override.ALLOW_MISSING_FILES, allow_missing_files),
+            (Override.ALLOW_PROTOCOL_DOWNGRADE, allow_protocol_downgrade),
         )
         if on
     ]
@@ -200,9 +200,9 @@ def _check_request(
 
 def _hint(blocking) -> str:
     names = {g.name for g in blocking}
-    if "table_unchanged" in names:
+    if GuardName.TABLE_UNCHANGED in names:
         return "Make a new plan on the table's latest version."
-    if names == {"files_available"}:
+    if names == {GuardName.FILES_AVAILABLE}:
         return (
             "Restore the missing files from a backup, pick another version, or accept a partial "
             "table with allow_missing_files (--allow-missing-files)."

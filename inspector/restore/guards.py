@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
@@ -27,6 +28,27 @@ from inspector.delta.protocol import (
 )
 
 
+class GuardName(StrEnum):
+    """The stable identifier of each guard (JSON ``guards[].name``)."""
+
+    TARGET_VERSION = "target_version"
+    FILES_AVAILABLE = "files_available"
+    TABLE_UNCHANGED = "table_unchanged"
+    PROTOCOL_NOT_DOWNGRADED = "protocol_not_downgraded"
+    WRITER_FEATURES = "writer_features"
+    NOT_CATALOG_MANAGED = "not_catalog_managed"
+    APPEND_ONLY = "append_only"
+    ROW_TRACKING = "row_tracking"
+    COLUMN_MAPPING = "column_mapping"
+
+
+class Override(StrEnum):
+    """The ``execute_restore`` keywords that let an operator proceed despite a failed guard."""
+
+    ALLOW_MISSING_FILES = "allow_missing_files"
+    ALLOW_PROTOCOL_DOWNGRADE = "allow_protocol_downgrade"
+
+
 @dataclass(frozen=True, kw_only=True)
 class GuardResult:
     """One guard's verdict.
@@ -40,19 +62,19 @@ class GuardResult:
             despite this guard failing, or None when nothing can override it.
     """
 
-    name: str
+    name: GuardName
     passed: bool
     message: str
     details: Mapping[str, Any] = field(default_factory=dict)
-    override: str | None = None
+    override: Override | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
         return {
-            "name": self.name,
+            "name": str(self.name),
             "passed": self.passed,
             "message": self.message,
-            "override": self.override,
+            "override": str(self.override) if self.override else None,
             "details": dict(self.details),
         }
 
@@ -78,7 +100,7 @@ def target_guard(
             "the current version" if target == current_version else "newer than the current version"
         )
         return GuardResult(
-            name="target_version",
+            name=GuardName.TARGET_VERSION,
             passed=False,
             message=f"Version {target} is {word} ({current_version}); a restore can only go "
             "back to an older version.",
@@ -86,13 +108,13 @@ def target_guard(
         )
     if error:
         return GuardResult(
-            name="target_version",
+            name=GuardName.TARGET_VERSION,
             passed=False,
             message=f"Version {target} cannot be restored: {error}",
             details=details,
         )
     return GuardResult(
-        name="target_version",
+        name=GuardName.TARGET_VERSION,
         passed=True,
         message=f"Version {target} is older than the current version {current_version} "
         f"and still in the log (the oldest readable version is {earliest}).",
@@ -111,14 +133,14 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
     """
     if not total:
         return GuardResult(
-            name="files_available",
+            name=GuardName.FILES_AVAILABLE,
             passed=True,
             message=f"All {num_files} files to re-add exist with the sizes recorded in the log.",
             details={"checkedFiles": num_files},
         )
     listed = [p.to_json() for p in problems[:limit]]
     return GuardResult(
-        name="files_available",
+        name=GuardName.FILES_AVAILABLE,
         passed=False,
         message=f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
         "moved or damaged). Without them the restored table would be incomplete or unreadable. "
@@ -129,7 +151,7 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
             "problems": listed,
             "listed": len(listed),
         },
-        override="allow_missing_files",
+        override=Override.ALLOW_MISSING_FILES,
     )
 
 
@@ -137,14 +159,14 @@ def unchanged_guard(read_version: int, latest: int) -> GuardResult:
     """The table must still be at the version the plan was made on."""
     if latest == read_version:
         return GuardResult(
-            name="table_unchanged",
+            name=GuardName.TABLE_UNCHANGED,
             passed=True,
             message=f"The table is at version {read_version}, the version this plan was made "
             "on (checked again at commit time).",
             details={"readVersion": read_version},
         )
     return GuardResult(
-        name="table_unchanged",
+        name=GuardName.TABLE_UNCHANGED,
         passed=False,
         message=f"The table moved from version {read_version} to {latest} after this plan was "
         "made; the plan no longer describes it. Make a new plan.",
@@ -161,12 +183,12 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
     }
     if not covers(merged, current):
         return GuardResult(
-            name="protocol_not_downgraded",
+            name=GuardName.PROTOCOL_NOT_DOWNGRADED,
             passed=False,
             message=f"The restore would lower the protocol from {details['current']} to "
             f"{details['afterRestore']}.",
             details=details,
-            override="allow_protocol_downgrade",
+            override=Override.ALLOW_PROTOCOL_DOWNGRADE,
         )
     lower = (
         ""
@@ -177,7 +199,7 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
         )
     )
     return GuardResult(
-        name="protocol_not_downgraded",
+        name=GuardName.PROTOCOL_NOT_DOWNGRADED,
         passed=True,
         message=f"The protocol after the restore is {details['afterRestore']}, at least the "
         f"current {details['current']}.{lower}",
@@ -201,7 +223,7 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
         parts += [f"{n} (unknown to this writer)" for n in unknown]
         parts += [f"protocol {p} (newer than this writer knows)" for p in too_new]
         return GuardResult(
-            name="writer_features",
+            name=GuardName.WRITER_FEATURES,
             passed=False,
             message="The table uses features this writer cannot commit to safely: "
             + "; ".join(parts)
@@ -210,7 +232,7 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
         )
     listed = ", ".join(sorted(names)) or "none"
     return GuardResult(
-        name="writer_features",
+        name=GuardName.WRITER_FEATURES,
         passed=True,
         message=f"Every table feature is supported by this writer ({listed}).",
         details=details,
@@ -234,7 +256,7 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
             )
         )
         return GuardResult(
-            name="not_catalog_managed",
+            name=GuardName.NOT_CATALOG_MANAGED,
             passed=False,
             message="The table is managed by a catalog or a commit coordinator ("
             + "; ".join(reasons)
@@ -243,7 +265,7 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
             details={"features": features, "properties": keys, "stagedCommits": staged_commits},
         )
     return GuardResult(
-        name="not_catalog_managed",
+        name=GuardName.NOT_CATALOG_MANAGED,
         passed=True,
         message="The table is not managed by a catalog or a commit coordinator.",
     )
@@ -254,7 +276,7 @@ def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardRe
     append_only = properties.enabled(metadata.configuration, properties.APPEND_ONLY)
     if append_only and removes:
         return GuardResult(
-            name="append_only",
+            name=GuardName.APPEND_ONLY,
             passed=False,
             message=f"The table is append-only (delta.appendOnly=true) and this restore would "
             f"remove {len(removes)} files; the Delta protocol forbids removing data "
@@ -268,7 +290,10 @@ def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardRe
         else "The table is not append-only."
     )
     return GuardResult(
-        name="append_only", passed=True, message=message, details={"appendOnly": append_only}
+        name=GuardName.APPEND_ONLY,
+        passed=True,
+        message=message,
+        details={"appendOnly": append_only},
     )
 
 
@@ -279,14 +304,14 @@ def row_tracking_guard(
     suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
     if "rowTracking" not in writer_features(protocol) or suspended:
         return GuardResult(
-            name="row_tracking",
+            name=GuardName.ROW_TRACKING,
             passed=True,
             message="Row tracking is not in use; no row IDs to carry.",
         )
     lacking = [a.path for a in adds if a.base_row_id is None]
     if lacking:
         return GuardResult(
-            name="row_tracking",
+            name=GuardName.ROW_TRACKING,
             passed=False,
             message=f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
             "written before row tracking was enabled. This writer does not assign "
@@ -294,7 +319,7 @@ def row_tracking_guard(
             details={"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
         )
     return GuardResult(
-        name="row_tracking",
+        name=GuardName.ROW_TRACKING,
         passed=True,
         message=f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
@@ -310,21 +335,21 @@ def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
     details = {"current": old, "target": new}
     if old == new:
         return GuardResult(
-            name="column_mapping",
+            name=GuardName.COLUMN_MAPPING,
             passed=True,
             message=f"The column mapping mode stays '{old}'.",
             details=details,
         )
     if (old, new) == ("none", "name"):
         return GuardResult(
-            name="column_mapping",
+            name=GuardName.COLUMN_MAPPING,
             passed=True,
             message="The restore turns column mapping on ('name'), as "
             "the target version had it; Delta allows this change.",
             details=details,
         )
     return GuardResult(
-        name="column_mapping",
+        name=GuardName.COLUMN_MAPPING,
         passed=False,
         message=f"The restore would change the column mapping mode from '{old}' to '{new}', "
         "which Delta does not allow: files written under one mode are read by other "

@@ -26,6 +26,7 @@ from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import (
     GuardResult,
+    Override,
     append_only_guard,
     column_mapping_guard,
     features_guard,
@@ -120,7 +121,7 @@ class RestorePlan:
         """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)
 
-    def blocking_guards(self, overrides: Sequence[str] = ()) -> list[GuardResult]:
+    def blocking_guards(self, overrides: Sequence[Override] = ()) -> list[GuardResult]:
         """Failed guards that the given override keywords do not cover."""
         return [
             g

@@ -16,14 +16,13 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, tzinfo
-from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeature
+from inspector.delta.errors import MissingDataFile, UnsupportedFeature
+from inspector.delta.partitions import partition_value
 from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
@@ -31,12 +30,13 @@ from inspector.delta.protocol import (
     reader_features,
 )
 from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY, TYPE_CHANGES_KEY
-from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
+from inspector.log.deletion_vectors import deleted_rows
 from inspector.log.snapshot import Snapshot
+from inspector.views.filecheck import FileState, check_files
 
-HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _FILE_KEY = "__delta_inspector_file"
 _ROW_INDEX = "__delta_inspector_row"
+_STAT_WORKERS = 8  # parallel local stat calls before Spark starts
 _GLOB_CHARS = re.compile(r"([\\\[\]{}*?])")
 
 
@@ -125,22 +125,26 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
-    """Stat every data and deletion-vector file before Spark starts, for a clean message.
+    """Check every data and deletion-vector file before Spark starts, for a clean message.
+
+    The rule is the health check's and the restore guard's
+    (:func:`inspector.views.filecheck.check_files`): present, with the size the log records.
 
     Raises:
-        MissingDataFile: Naming the first missing file and how many are missing.
+        MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    missing = [snapshot.data_path(a) for a in adds if not os.path.exists(snapshot.data_path(a))]
-    missing += [
-        dv_file_path(a.deletion_vector, snapshot.table_root)
-        for a in adds
-        if a.deletion_vector and not dv_exists(a.deletion_vector, snapshot.table_root)
-    ]
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    issues = check_files(snapshot.table_root, list(adds), workers=_STAT_WORKERS)
+    if issues:
+        first = issues[0]
+        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+        if first.state is FileState.MISSING:
+            what = "missing{more}: the version's data was vacuumed or not copied with the table"
+        else:
+            what = f"damaged ({first.detail}){more}: it was cut short or overwritten"
         raise MissingDataFile(
-            f"Version {snapshot.version} needs {missing[0]}, which is missing{more}: the "
-            "version's data was vacuumed or not copied with the table.",
+            f"Version {snapshot.version} needs {first.local_path}, which is "
+            + what.format(more=more)
+            + ".",
             "Pick a later version whose files exist (VACUUM keeps the files of recent "
             "versions), or restore the missing files from a backup.",
         )
@@ -434,74 +438,6 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], ke
             )
         )
     return spark.createDataFrame(rows, schema)
-
-
-def partition_value(text: str | None, type_name: str, file: str = "", zone: tzinfo = UTC) -> Any:
-    """Convert a partition value from the log (a string) to a Python value of its type.
-
-    Args:
-        text: The serialized value; None, ``__HIVE_DEFAULT_PARTITION__`` and (for non-string
-            types) the empty string mean null.
-        type_name: Spark's ``typeName()`` of the column (``decimal`` for any decimal).
-        file: The data file, for the error message.
-        zone: The time zone of timestamp values written without one (the spec's
-            ``2021-01-01 00:00:00`` form); values with ``Z`` or an offset ignore it.
-
-    Returns:
-        The typed value (timestamps are aware UTC datetimes; timestamp_ntz naive).
-
-    Raises:
-        CorruptLog: If the value does not parse as the column's type.
-    """
-    if text is None or text == HIVE_NULL or (text == "" and type_name != "string"):
-        return None
-    try:
-        if type_name == "timestamp":
-            return _timestamp(text, zone)
-        return _PARTITION_PARSERS.get(type_name, _unsupported_partition)(text)
-    except (ValueError, InvalidOperation, OverflowError):
-        raise CorruptLog(
-            f"The partition value {text!r} of {file} is not a valid {type_name}.",
-            "The log is damaged or was written by a faulty writer; pick another version.",
-        ) from None
-
-
-def _timestamp(text: str, zone: tzinfo) -> datetime:
-    parsed = datetime.fromisoformat(text.strip())
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=zone)
-    return parsed.astimezone(UTC)
-
-
-def _timestamp_ntz(text: str) -> datetime:
-    return datetime.fromisoformat(text.strip()).replace(tzinfo=None)
-
-
-def _boolean(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered not in ("true", "false"):
-        raise ValueError(text)
-    return lowered == "true"
-
-
-def _unsupported_partition(text: str) -> Any:
-    raise ValueError(text)
-
-
-_PARTITION_PARSERS = {
-    "string": str,
-    "byte": int,
-    "short": int,
-    "integer": int,
-    "long": int,
-    "float": float,
-    "double": float,
-    "boolean": _boolean,
-    "date": lambda t: date.fromisoformat(t.strip()[:10]),
-    "timestamp_ntz": _timestamp_ntz,
-    "decimal": lambda t: Decimal(t.strip()),
-    "binary": lambda t: t.encode("utf-8"),  # Delta writes Cast(binary as string): UTF-8
-}
 
 
 def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile], keys: dict[str, str]):

@@ -16,16 +16,32 @@ import bisect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
+from inspector.views.health import HealthReport, VersionHealth, VersionStatus
 from inspector.views.history import HistoryEntry, iso
 
-RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
+
+class RetentionState(StrEnum):
+    """Whether a version can still be restored (see :class:`VersionRetention`)."""
+
+    RESTORABLE = "restorable"
+    LOG_EXPIRED = "log-expired"
+    DATA_VACUUMED = "data-vacuumed"
+    INCOMPLETE = "incomplete"
+    UNREADABLE = "unreadable"
+
+
+RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = (
+    RetentionState.RESTORABLE,
+    RetentionState.LOG_EXPIRED,
+    RetentionState.DATA_VACUUMED,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +81,7 @@ class VersionRetention:
     """
 
     version: int
-    state: str
+    state: RetentionState
     timestamp: int | None
     expires_at: int | None
     expires_by: str | None
@@ -230,17 +246,17 @@ class _Context:
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
         health = self.checked.get(version)
-        if health is not None and health.status == UNREADABLE:
+        if health is not None and health.status == VersionStatus.UNREADABLE:
             return VersionRetention(
                 version=version,
-                state=UNREADABLE,
+                state=RetentionState.UNREADABLE,
                 timestamp=stamp,
                 expires_at=None,
                 expires_by=None,
                 reason=" ".join(health.problems),
             )
         vacuum = self._vacuum_after(version)
-        if health is not None and health.status == INCOMPLETE:
+        if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return VersionRetention(
                     version=version,
@@ -253,7 +269,7 @@ class _Context:
                 )
             return VersionRetention(
                 version=version,
-                state=INCOMPLETE,
+                state=RetentionState.INCOMPLETE,
                 timestamp=stamp,
                 expires_at=None,
                 expires_by=None,
