@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from inspector.delta.actions import AddFile
-from inspector.present.jsonvalue import json_value
+from inspector.delta.jsonvalue import json_value
 from inspector.views.filediff import (
     CommitChange,
     FileDiff,

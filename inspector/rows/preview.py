@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
-from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.settings import Settings
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from inspector.views.versions import parse_version
