@@ -208,7 +208,9 @@ def _files(diff: FileDiff) -> None:
                             "path": f.path,
                             "size": f.size,
                             "records": f.num_live_records,
-                            "partition": partition_label(f.partition_values or {}, unpartitioned=""),
+                            "partition": partition_label(
+                                f.partition_values or {}, unpartitioned=""
+                            ),
                             "deleted rows (DV)": f.deletion_vector.cardinality
                             if f.deletion_vector
                             else None,

@@ -437,7 +437,6 @@ def _describe(origin: str, base: int, version: int) -> str:
     )
 
 
-
 def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
     """Compare the checkpoint of ``version`` with its commits (see :meth:`DeltaLog.verify_checkpoint`).
 

@@ -32,6 +32,7 @@ _BEFORE, _AFTER, _DIFFERS = (
     "__delta_inspector_differs_",
 )
 
+
 def diff_rows(
     log: DeltaLog,
     from_version: int,
