@@ -8,9 +8,10 @@ is recorded in the audit log.
 
 Typical use::
 
-    plan = plan_restore(DeltaLog.open(path), 12)
-    result = execute_restore(plan, confirmed=True, reason="bad load at 13")
-    undo = plan_undo(result)            # a guarded restore back, also confirmed
+    settings = Settings.from_env()      # the caller (CLI, app) reads the environment
+    plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
+    result = execute_restore(plan, confirmed=True, reason="bad load at 13", settings=settings)
+    undo = plan_undo(result, settings=settings)  # a guarded restore back, also confirmed
 """
 
 from __future__ import annotations
