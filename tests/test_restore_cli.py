@@ -16,7 +16,7 @@ from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.settings import Settings
-from tests.test_restore import sales_table
+from tests.conftest import sales_table
 
 pytestmark = pytest.mark.spark
 

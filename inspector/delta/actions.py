@@ -16,6 +16,16 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
 
+from inspector.delta.fields import (
+    as_int,
+    as_long,
+    as_str,
+    json_type_name,
+    mapping_or_empty,
+    opt_epoch_ms,
+    opt_long,
+    text_or_none,
+)
 from inspector.delta.properties import COLUMN_MAPPING_MODE
 from inspector.delta.schema import StructType, parse_schema
 
@@ -65,12 +75,14 @@ class DeletionVector:
         """Build a descriptor from its JSON object, or None when absent."""
         if not obj:
             return None
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"'deletionVector' must be an object, found {json_type_name(obj)}")
         return cls(
-            storage_type=obj["storageType"],
-            path_or_inline_dv=obj["pathOrInlineDv"],
-            offset=obj.get("offset"),
-            size_in_bytes=int(obj.get("sizeInBytes") or 0),
-            cardinality=int(obj.get("cardinality") or 0),
+            storage_type=as_str(obj["storageType"], "deletionVector.storageType"),
+            path_or_inline_dv=as_str(obj["pathOrInlineDv"], "deletionVector.pathOrInlineDv"),
+            offset=opt_long(obj.get("offset"), "deletionVector.offset"),
+            size_in_bytes=as_long(obj.get("sizeInBytes") or 0, "deletionVector.sizeInBytes"),
+            cardinality=as_long(obj.get("cardinality") or 0, "deletionVector.cardinality"),
         )
 
     @property
@@ -227,37 +239,37 @@ class CommitInfo:
     @property
     def operation_parameters(self) -> Mapping[str, Any]:
         """Operation parameters as written (values are often JSON strings); {} if not an object."""
-        return _mapping_or_empty(self.raw.get("operationParameters"))
+        return mapping_or_empty(self.raw.get("operationParameters"))
 
     @property
     def operation_metrics(self) -> Mapping[str, Any]:
         """Operation metrics as written (values are strings in Spark's log); {} if not an object."""
-        return _mapping_or_empty(self.raw.get("operationMetrics"))
+        return mapping_or_empty(self.raw.get("operationMetrics"))
 
     @property
     def timestamp(self) -> int | None:
         """The writer's wall-clock time in ms since the epoch."""
-        return optional_int(self.raw.get("timestamp"))
+        return opt_epoch_ms(self.raw.get("timestamp"))
 
     @property
     def in_commit_timestamp(self) -> int | None:
         """The in-commit timestamp (``inCommitTimestamp``) in ms, when written."""
-        return optional_int(self.raw.get("inCommitTimestamp"))
+        return opt_epoch_ms(self.raw.get("inCommitTimestamp"))
 
     @property
     def read_version(self) -> int | None:
         """The version the writer read before committing."""
-        return optional_int(self.raw.get("readVersion"))
+        return as_int(self.raw.get("readVersion"))
 
     @property
     def engine_info(self) -> str | None:
         """The engine that wrote the commit, e.g. ``Apache-Spark/3.5.0 Delta-Lake/3.1.0``."""
-        return _text_or_none(self.raw.get("engineInfo") or self.raw.get("clientVersion"))
+        return text_or_none(self.raw.get("engineInfo") or self.raw.get("clientVersion"))
 
     @property
     def user(self) -> str | None:
         """The user name (or id) recorded by the writer."""
-        return _text_or_none(self.raw.get("userName") or self.raw.get("userId"))
+        return text_or_none(self.raw.get("userName") or self.raw.get("userId"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -347,25 +359,6 @@ def canonical_path(path: str) -> str:
     return decoded
 
 
-def _mapping_or_empty(value: Any) -> Mapping[str, Any]:
-    # commitInfo is free-form: a writer may put anything there, and the history must still show.
-    return value if isinstance(value, dict) else {}
-
-
-def _text_or_none(value: Any) -> str | None:
-    return None if value is None or value == "" else str(value)
-
-
-def optional_int(value: Any) -> int | None:
-    """An optional integer field of an action (None when absent or not a number)."""
-    if value is None or value == "":
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
 _LEADING_NUM_RECORDS = re.compile(r'\{\s*"numRecords"\s*:\s*(\d+)\s*[,}]')
 
 
@@ -375,7 +368,7 @@ def _num_records(stats: str | None) -> int | None:
     leading = _LEADING_NUM_RECORDS.match(stats)
     if leading:
         return int(leading.group(1))
-    return optional_int(_parse_stats(stats).get("numRecords"))
+    return as_int(_parse_stats(stats).get("numRecords"))
 
 
 def _parse_stats(stats: str | None) -> Mapping[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspector.delta.actions import (
@@ -19,7 +19,18 @@ from inspector.delta.actions import (
     Sidecar,
     Txn,
     UnknownAction,
-    optional_int,
+)
+from inspector.delta.fields import (
+    as_epoch_ms,
+    as_int,
+    as_long,
+    as_str,
+    as_str_list,
+    as_str_map,
+    as_text_map,
+    json_type_name,
+    opt_epoch_ms,
+    opt_str,
 )
 from inspector.delta.schema import parse_schema
 
@@ -49,36 +60,38 @@ def parse_action(obj: Mapping[str, Any]) -> Action:
         raise ValueError(f"'{name}' action is not a JSON object")
     try:
         return parser(body)
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"'{name}' action is missing a required field ({exc})") from exc
+    except KeyError as exc:
+        raise ValueError(f"'{name}' action is missing a required field ({exc})") from None
+    except (ValueError, TypeError, AttributeError) as exc:  # a field of the wrong type
+        raise ValueError(f"'{name}' action has an invalid field: {exc}") from None
 
 
 def _parse_add(body: Mapping[str, Any]) -> AddFile:
     return AddFile(
-        path=_as_str(body["path"], "path"),
-        partition_values=_as_map(body.get("partitionValues")) or {},
-        size=int(body["size"]),
-        modification_time=int(body.get("modificationTime") or 0),
+        path=as_str(body["path"], "path"),
+        partition_values=as_text_map(body.get("partitionValues"), "partitionValues") or {},
+        size=as_long(body["size"], "size"),
+        modification_time=as_epoch_ms(body.get("modificationTime") or 0, "modificationTime"),
         data_change=bool(body.get("dataChange", True)),
-        stats=body.get("stats"),
-        tags=_as_map(body.get("tags")),
+        stats=opt_str(body.get("stats"), "stats"),
+        tags=as_str_map(body.get("tags"), "tags"),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
-        base_row_id=optional_int(body.get("baseRowId")),
-        default_row_commit_version=optional_int(body.get("defaultRowCommitVersion")),
+        base_row_id=as_int(body.get("baseRowId")),
+        default_row_commit_version=as_int(body.get("defaultRowCommitVersion")),
         raw=body,
     )
 
 
 def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
     return RemoveFile(
-        path=_as_str(body["path"], "path"),
-        deletion_timestamp=optional_int(body.get("deletionTimestamp")),
+        path=as_str(body["path"], "path"),
+        deletion_timestamp=opt_epoch_ms(body.get("deletionTimestamp")),
         data_change=bool(body.get("dataChange", True)),
         extended_file_metadata=body.get("extendedFileMetadata"),
-        partition_values=_as_map(body.get("partitionValues")),
-        size=optional_int(body.get("size")),
-        stats=body.get("stats"),
-        tags=_as_map(body.get("tags")),
+        partition_values=as_text_map(body.get("partitionValues"), "partitionValues"),
+        size=as_int(body.get("size")),
+        stats=opt_str(body.get("stats"), "stats"),
+        tags=as_str_map(body.get("tags"), "tags"),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
         raw=body,
     )
@@ -86,20 +99,21 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
 
 def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
     fmt = body.get("format") or {}
+    if not isinstance(fmt, Mapping):
+        raise ValueError(f"'format' must be an object, found {json_type_name(fmt)}")
     if body.get("schemaString"):
-        parse_schema(
-            body["schemaString"]
-        )  # a schema nobody can read is a broken action, say so now
+        # A schema nobody can read is a broken action: say so now.
+        parse_schema(as_str(body["schemaString"], "schemaString"))
     return Metadata(
         id=str(body.get("id") or ""),
-        name=body.get("name"),
-        description=body.get("description"),
-        format_provider=fmt.get("provider") or "parquet",
+        name=opt_str(body.get("name"), "name"),
+        description=opt_str(body.get("description"), "description"),
+        format_provider=opt_str(fmt.get("provider"), "format.provider") or "parquet",
         # Hand-built logs omit schemaString; treat that as an empty schema, not a corrupt commit.
         schema_string=body.get("schemaString") or '{"type":"struct","fields":[]}',
-        partition_columns=tuple(body.get("partitionColumns") or ()),
-        configuration=_as_map(body.get("configuration")) or {},
-        created_time=optional_int(body.get("createdTime")),
+        partition_columns=as_str_list(body.get("partitionColumns"), "partitionColumns"),
+        configuration=as_str_map(body.get("configuration"), "configuration") or {},
+        created_time=as_int(body.get("createdTime")),
         raw=body,
     )
 
@@ -107,52 +121,54 @@ def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
 def _parse_protocol(body: Mapping[str, Any]) -> Protocol:
     readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
     return Protocol(
-        min_reader_version=int(body["minReaderVersion"]),
-        min_writer_version=int(body["minWriterVersion"]),
-        reader_features=tuple(readers) if readers is not None else None,
-        writer_features=tuple(writers) if writers is not None else None,
+        min_reader_version=as_long(body["minReaderVersion"], "minReaderVersion"),
+        min_writer_version=as_long(body["minWriterVersion"], "minWriterVersion"),
+        reader_features=as_str_list(readers, "readerFeatures") if readers is not None else None,
+        writer_features=as_str_list(writers, "writerFeatures") if writers is not None else None,
         raw=body,
     )
 
 
 def _parse_txn(body: Mapping[str, Any]) -> Txn:
     return Txn(
-        app_id=body["appId"],
-        version=int(body["version"]),
-        last_updated=optional_int(body.get("lastUpdated")),
+        app_id=as_str(body["appId"], "appId"),
+        version=as_long(body["version"], "version"),
+        last_updated=as_int(body.get("lastUpdated")),
     )
 
 
 def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
     return AddCDCFile(
-        path=body["path"],
-        partition_values=_as_map(body.get("partitionValues")) or {},
-        size=int(body.get("size") or 0),
+        path=as_str(body["path"], "path"),
+        partition_values=as_text_map(body.get("partitionValues"), "partitionValues") or {},
+        size=as_long(body.get("size") or 0, "size"),
         data_change=bool(body.get("dataChange", False)),
     )
 
 
 def _parse_domain(body: Mapping[str, Any]) -> DomainMetadata:
     return DomainMetadata(
-        domain=body["domain"],
-        configuration=body.get("configuration") or "",
+        domain=as_str(body["domain"], "domain"),
+        configuration=opt_str(body.get("configuration"), "configuration") or "",
         removed=bool(body.get("removed")),
     )
 
 
 def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
-    return CheckpointMetadata(version=int(body["version"]), tags=_as_map(body.get("tags")))
+    return CheckpointMetadata(
+        version=as_long(body["version"], "version"), tags=as_str_map(body.get("tags"), "tags")
+    )
 
 
 def _parse_sidecar(body: Mapping[str, Any]) -> Sidecar:
     return Sidecar(
-        path=body["path"],
-        size_in_bytes=int(body.get("sizeInBytes") or 0),
-        modification_time=optional_int(body.get("modificationTime")),
+        path=as_str(body["path"], "path"),
+        size_in_bytes=as_long(body.get("sizeInBytes") or 0, "sizeInBytes"),
+        modification_time=as_int(body.get("modificationTime")),
     )
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Action]] = {
     "add": _parse_add,
     "remove": _parse_remove,
     "metaData": _parse_metadata,
@@ -164,22 +180,3 @@ _PARSERS = {
     "checkpointMetadata": _parse_checkpoint_metadata,
     "sidecar": _parse_sidecar,
 }
-
-
-def _as_str(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"'{name}' must be a string, found {type(value).__name__}")
-    return value
-
-
-def _as_map(value: Any) -> dict[str, Any] | None:
-    """Normalise a JSON object or a Parquet map (list of key/value pairs) to a dict."""
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        return dict(value)
-    return dict(value)
-
-
-# Writers put numRecords first; reading it without parsing all the column stats
-# makes the history of a 10,000-commit table much cheaper.

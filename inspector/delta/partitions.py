@@ -6,6 +6,7 @@ Serialization"); this is the one place that reads them back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -68,7 +69,7 @@ def _unsupported_partition(text: str) -> Any:
     raise ValueError(text)
 
 
-_PARTITION_PARSERS = {
+_PARTITION_PARSERS: dict[str, Callable[[str], Any]] = {
     "string": str,
     "byte": int,
     "short": int,

@@ -26,7 +26,6 @@ from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import (
     GuardResult,
-    Override,
     append_only_guard,
     column_mapping_guard,
     features_guard,
@@ -121,7 +120,7 @@ class RestorePlan:
         """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)
 
-    def blocking_guards(self, overrides: Sequence[Override] = ()) -> list[GuardResult]:
+    def blocking_guards(self, overrides: Sequence[str] = ()) -> list[GuardResult]:
         """Failed guards that the given override keywords do not cover."""
         return [
             g
@@ -151,7 +150,7 @@ class RestorePlan:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for a plan (see README, "Guarded restore")."""
+        """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
             "table": self.table_root,
             "tableName": self.table_name,
@@ -178,7 +177,7 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark=None
+    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark: Any = None
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
@@ -299,7 +298,7 @@ def _full_plan(
     target: Snapshot,
     requested: str | None,
     settings: Settings,
-    spark,
+    spark: Any,
 ) -> RestorePlan:
     if spark is None:
         from inspector.rows.session import get_spark
@@ -359,7 +358,7 @@ def _full_plan(
         num_partitions_touched=len(partitions),
         file_problems=tuple(problems[:limit]),
         num_file_problems=len(problems),
-        problem_paths=frozenset(p.key for p in problems),
+        problem_paths=frozenset(p.key for p in problems if p.key is not None),
         guards=guards,
         warnings=tuple(
             restore_warnings(
@@ -370,7 +369,7 @@ def _full_plan(
     )
 
 
-def _has_delta_jars(spark) -> bool:
+def _has_delta_jars(spark: Any) -> bool:
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
@@ -392,7 +391,7 @@ def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, A
         return ()
     found = target.domain_metadata.get(CLUSTERING_DOMAIN)
     clustered = found is not None and "clustering" in writer_features(target.protocol)
-    config = found.configuration if clustered else _EMPTY_CLUSTERING
+    config = found.configuration if found is not None and clustered else _EMPTY_CLUSTERING
     return ({"domain": CLUSTERING_DOMAIN, "configuration": config, "removed": False},)
 
 
@@ -407,7 +406,8 @@ def _partitions(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
 
 def _live_rows(files: Sequence[AddFile]) -> int | None:
     counts = [a.num_live_records for a in files]
-    return None if any(c is None for c in counts) else sum(counts)
+    known = [c for c in counts if c is not None]
+    return None if len(known) < len(counts) else sum(known)
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:

@@ -15,12 +15,16 @@ import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from inspector.delta.errors import SparkUnavailable
 from inspector.settings import Settings
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 _lock = threading.Lock()
-_session = None
+_session: SparkSession | None = None
 _status: SparkStatus | None = None
 
 # Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
@@ -102,7 +106,7 @@ def with_spark_overrides(
     return updated
 
 
-def started_spark():
+def started_spark() -> SparkSession:
     """The process's SparkSession when one was started (by :func:`get_spark`).
 
     Library code that received no session uses this rather than starting one, since
@@ -125,7 +129,7 @@ def spark_status() -> SparkStatus:
     return _status or SparkStatus(state="not started")
 
 
-def get_spark(settings: Settings):
+def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -164,7 +168,7 @@ def get_spark(settings: Settings):
         return _session
 
 
-def _start(settings: Settings):
+def _start(settings: Settings) -> SparkSession:
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise SparkUnavailable(
             "Java is not installed, and Spark needs Java 17.",
@@ -197,10 +201,10 @@ def _start(settings: Settings):
     return session
 
 
-def has_delta_jars(session) -> bool:
+def has_delta_jars(session: SparkSession) -> bool:
     """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
     try:
-        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")  # type: ignore[union-attr]
         return True
     except Exception:
         return False

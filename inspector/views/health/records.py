@@ -102,7 +102,7 @@ class HealthReport:
         return [v for v in self.versions if not v.is_complete]
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for a report (see README, "check --json")."""
+        """The CLI's JSON contract for a report (see docs/json-contracts.md, "check")."""
         return {
             "table": self.table_root,
             "latestVersion": self.latest_version,
