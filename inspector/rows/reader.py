@@ -15,8 +15,8 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
@@ -29,9 +29,10 @@ from inspector.delta.protocol import (
     READABLE_FEATURES,
     reader_features,
 )
-from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY, TYPE_CHANGES_KEY
+from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
 from inspector.log.deletion_vectors import deleted_rows
 from inspector.log.snapshot import Snapshot
+from inspector.rows.typewidening import check_type_changes
 from inspector.views.filecheck import FileState, check_files
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def check_readable(snapshot: Snapshot) -> None:
             "with the spark_conf setting, e.g. spark.jars=...), or pick a version without it.",
         )
     spark_schema(snapshot)  # refuses column types Spark does not know
-    _check_type_changes(snapshot)
+    check_type_changes(snapshot)
 
 
 def read_warnings(snapshot: Snapshot) -> list[str]:
@@ -189,55 +190,6 @@ def _spark_version() -> str:
 
 # Type changes Spark's Parquet reader applies itself when the read schema is wider
 # than the file's type (Spark 4: SPARK-40876 and follow-ups). Others are refused.
-_INTEGRAL = ("byte", "short", "integer", "long")
-
-
-def _widening_supported(from_type: str, to_type: str) -> bool:
-    if from_type in _INTEGRAL and to_type in _INTEGRAL:
-        return _INTEGRAL.index(from_type) <= _INTEGRAL.index(to_type)
-    if (from_type, to_type) in {("float", "double"), ("date", "timestamp_ntz")}:
-        return True
-    if from_type in ("byte", "short", "integer") and to_type == "double":
-        return True
-    dec_from, dec_to = _decimal(from_type), _decimal(to_type)
-    if from_type in _INTEGRAL and dec_to:
-        # Spark's vectorized reader needs room for the whole Parquet INT32 / INT64 range.
-        return dec_to[0] - dec_to[1] >= (20 if from_type == "long" else 10)
-    if dec_from and dec_to:
-        return dec_to[1] >= dec_from[1] and dec_to[0] - dec_to[1] >= dec_from[0] - dec_from[1]
-    return False
-
-
-def _decimal(name: str) -> tuple[int, int] | None:
-    match = re.fullmatch(r"decimal\((\d+),\s*(\d+)\)", name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def _check_type_changes(snapshot: Snapshot) -> None:
-    for field_name, change in _type_changes(json.loads(snapshot.metadata.schema_string), ()):
-        src, dst = str(change.get("fromType")), str(change.get("toType"))
-        if not _widening_supported(src, dst):
-            raise UnsupportedFeature(
-                f"Column {field_name} was widened from {src} to {dst} (typeWidening); Spark's "
-                "Parquet reader cannot read the older files' values as the new type exactly.",
-                "Read this table with Delta Lake itself, or rewrite the old files.",
-            )
-
-
-def _type_changes(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-    if isinstance(node, dict):
-        if "name" in node and "type" in node:
-            path = path + (node["name"],)
-            for change in (node.get("metadata") or {}).get(TYPE_CHANGES_KEY) or ():
-                yield ".".join(path), change
-        for key, value in node.items():
-            if key != "metadata":
-                yield from _type_changes(value, path)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _type_changes(item, path)
-
-
 def _read(spark: SparkSession, snapshot: Snapshot, adds: list[AddFile]) -> DataFrame:
     """Read the given adds; adds sharing a path (from different versions) are read apart."""
     logical = spark_schema(snapshot)
