@@ -47,3 +47,14 @@ def test_every_package_says_what_it_owns():
     for init in PACKAGE.rglob("__init__.py"):
         docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert docstring and len(docstring) > 40, f"{init.relative_to(REPO)} needs a docstring"
+
+
+def test_only_the_cli_reads_settings_from_the_environment():
+    readers = sorted(
+        str(path.relative_to(REPO))
+        for path in PACKAGE.rglob("*.py")
+        if "from_env(" in path.read_text(encoding="utf-8")
+        and path.relative_to(PACKAGE).parts[0] != "cli"
+        and path.name != "settings.py"
+    )
+    assert not readers, f"library code must take settings explicitly, not read the env: {readers}"

@@ -8,7 +8,7 @@ is recorded in the audit log.
 
 Typical use::
 
-    settings = Settings.from_env()      # the caller (CLI, app) reads the environment
+    # settings: the caller's (the CLI and the app read them from the environment)
     plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
     result = execute_restore(plan, confirmed=True, reason="bad load at 13", settings=settings)
     undo = plan_undo(result, settings=settings)  # a guarded restore back, also confirmed
