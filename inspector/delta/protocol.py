@@ -18,9 +18,12 @@ from typing import Any
 
 from inspector.delta.actions import Protocol
 
-#: The newest protocol versions this tool understands (table features: reader 3, writer 7).
-MAX_READER_VERSION = 3
-MAX_WRITER_VERSION = 7
+#: The versions from which a protocol lists its features (before them, versions imply them).
+FEATURES_READER_VERSION = 3
+FEATURES_WRITER_VERSION = 7
+#: The newest protocol versions this tool understands.
+MAX_READER_VERSION = FEATURES_READER_VERSION
+MAX_WRITER_VERSION = FEATURES_WRITER_VERSION
 _CATALOG = "the table is managed by a catalog; commits must go through it"
 _UNIFORM = "Iceberg metadata must be converted with every commit (UniForm)"
 _UNCHANGED = "data files are re-added unchanged"
@@ -161,7 +164,7 @@ MANAGED_FEATURES = frozenset(f.name for f in _TABLE if f.managed)
 
 def writer_features(protocol: Protocol) -> frozenset[str]:
     """Writer features in force: listed ones (writer 7) or those implied by a legacy version."""
-    if protocol.min_writer_version >= 7:
+    if protocol.min_writer_version >= FEATURES_WRITER_VERSION:
         return frozenset(protocol.writer_features or ())
     return frozenset(
         f.name
@@ -172,7 +175,7 @@ def writer_features(protocol: Protocol) -> frozenset[str]:
 
 def reader_features(protocol: Protocol) -> frozenset[str]:
     """Reader features in force: listed ones (reader 3) or those implied by a legacy version."""
-    if protocol.min_reader_version >= 3:
+    if protocol.min_reader_version >= FEATURES_READER_VERSION:
         return frozenset(protocol.reader_features or ())
     return frozenset(
         f.name
@@ -203,9 +206,9 @@ def merge_protocols(current: Protocol, target: Protocol) -> Protocol:
     reader = max(current.min_reader_version, target.min_reader_version)
     writer = max(current.min_writer_version, target.min_writer_version)
     body: dict[str, Any] = {"minReaderVersion": reader, "minWriterVersion": writer}
-    if reader >= 3:
+    if reader >= FEATURES_READER_VERSION:
         body["readerFeatures"] = sorted(reader_features(current) | reader_features(target))
-    if writer >= 7:
+    if writer >= FEATURES_WRITER_VERSION:
         body["writerFeatures"] = sorted(
             writer_features(current)
             | writer_features(target)
