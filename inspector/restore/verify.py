@@ -15,6 +15,7 @@ import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.errors import InspectorError, UnsupportedFeature
@@ -45,17 +46,25 @@ class _Restored(typing.Protocol):
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
 
 
+class CheckStatus(StrEnum):
+    """The outcome of one verification check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
 @dataclass(frozen=True, kw_only=True)
 class VerificationCheck:
     """One check of a restore: ``status`` is ``passed``, ``failed`` or ``skipped``."""
 
     name: str
-    status: str
+    status: CheckStatus
     message: str
 
     def to_json(self) -> dict[str, str]:
         """The JSON form of the check."""
-        return {"name": self.name, "status": self.status, "message": self.message}
+        return {"name": self.name, "status": str(self.status), "message": self.message}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,12 +78,12 @@ class Verification:
     @property
     def ok(self) -> bool:
         """True when no check failed (skipped checks say why they were skipped)."""
-        return all(c.status != "failed" for c in self.checks)
+        return all(c.status != CheckStatus.FAILED for c in self.checks)
 
     @property
     def failures(self) -> list[VerificationCheck]:
         """The failed checks."""
-        return [c for c in self.checks if c.status == "failed"]
+        return [c for c in self.checks if c.status == CheckStatus.FAILED]
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
@@ -108,7 +117,7 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
             checks=(
                 VerificationCheck(
                     name="readable",
-                    status="failed",
+                    status=CheckStatus.FAILED,
                     message=f"Version {version} cannot be read back from the log: {exc}",
                 ),
             ),
@@ -131,7 +140,7 @@ def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> V
     except Exception as exc:
         return VerificationCheck(
             name=name,
-            status="failed",
+            status=CheckStatus.FAILED,
             message=f"The check could not run: {type(exc).__name__}: {exc}",
         )
 
@@ -143,13 +152,13 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Verifica
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
         return VerificationCheck(
             name="files",
-            status="passed",
+            status=CheckStatus.PASSED,
             message=f"Version {new.version} has exactly the {len(expected)} files of "
             f"version {target.version}{left_out}.",
         )
     return VerificationCheck(
         name="files",
-        status="failed",
+        status=CheckStatus.FAILED,
         message=f"Version {new.version} differs from version {target.version}: "
         f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
         f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
@@ -161,13 +170,13 @@ def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     if got == want:
         return VerificationCheck(
             name="metadata",
-            status="passed",
+            status=CheckStatus.PASSED,
             message=f"Schema, partition columns and properties equal version {target.version}'s.",
         )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
     return VerificationCheck(
         name="metadata",
-        status="failed",
+        status=CheckStatus.FAILED,
         message=f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
     )
 
@@ -196,13 +205,13 @@ def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
     if covers(new.protocol, baseline):
         return VerificationCheck(
             name="protocol",
-            status="passed",
+            status=CheckStatus.PASSED,
             message=f"Protocol {describe_protocol(new.protocol)} is at least {word} "
             f"{describe_protocol(baseline)}.",
         )
     return VerificationCheck(
         name="protocol",
-        status="failed",
+        status=CheckStatus.FAILED,
         message=f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
         f"{describe_protocol(baseline)}.",
     )
@@ -225,22 +234,26 @@ def _rows_check(
         ).count()
     except UnsupportedFeature as exc:
         return VerificationCheck(
-            name="row_count", status="skipped", message=f"Rows could not be read with Spark: {exc}"
+            name="row_count",
+            status=CheckStatus.SKIPPED,
+            message=f"Rows could not be read with Spark: {exc}",
         )
     except InspectorError as exc:
         return VerificationCheck(
-            name="row_count", status="failed", message=f"Rows could not be read with Spark: {exc}"
+            name="row_count",
+            status=CheckStatus.FAILED,
+            message=f"Rows could not be read with Spark: {exc}",
         )
     if got == want:
         return VerificationCheck(
             name="row_count",
-            status="passed",
+            status=CheckStatus.PASSED,
             message=f"Spark reads {got} rows at version {new.version}, as at version "
             f"{target.version}{' (without the files left out)' if dropped else ''}.",
         )
     return VerificationCheck(
         name="row_count",
-        status="failed",
+        status=CheckStatus.FAILED,
         message=f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
     )
 
@@ -249,14 +262,14 @@ def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Veri
     if dropped:
         return VerificationCheck(
             name="deltalake_rows",
-            status="skipped",
+            status=CheckStatus.SKIPPED,
             message="Skipped: the target version's missing files cannot be read, so "
             "its rows cannot be compared.",
         )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
         return VerificationCheck(
             name="deltalake_rows",
-            status="skipped",
+            status=CheckStatus.SKIPPED,
             message=f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
         )
     try:
@@ -265,20 +278,20 @@ def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Veri
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return VerificationCheck(
             name="deltalake_rows",
-            status="skipped",
+            status=CheckStatus.SKIPPED,
             message=f"Skipped: deltalake cannot read this table ({reason[:200]}).",
         )
     if got == want:
         return VerificationCheck(
             name="deltalake_rows",
-            status="passed",
+            status=CheckStatus.PASSED,
             message=f"deltalake reads the same {sum(got.values())} rows at versions "
             f"{new.version} and {target.version}.",
         )
     surplus, lacking = got - want, want - got
     return VerificationCheck(
         name="deltalake_rows",
-        status="failed",
+        status=CheckStatus.FAILED,
         message=f"deltalake reads different rows at version {new.version}: "
         f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
         f"compared with version {target.version}.",
