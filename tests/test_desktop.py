@@ -127,7 +127,8 @@ def _wait_windows(display: str, title: str, count: int, timeout: float = 60) -> 
 
 def _close_window(display: str, window_id: str) -> None:
     """What a window manager does when the user clicks the close button."""
-    from Xlib import X, display as xdisplay, protocol
+    from Xlib import X, protocol
+    from Xlib import display as xdisplay
 
     conn = xdisplay.Display(display)
     window = conn.create_resource_object("window", int(window_id))
