@@ -65,6 +65,12 @@ class SparkUnavailable(InspectorError):
     """The Spark session could not be started (no Java, bad master URL, ...)."""
 
 
+class DesktopUnavailable(InspectorError):
+    """The desktop window cannot open here (no display, no webview backend, no server)."""
+
+    exit_code = 5
+
+
 class RestoreRefused(InspectorError):
     """A guard refused a restore; nothing was written."""
 
@@ -73,3 +79,12 @@ class RestoreRefused(InspectorError):
 
 class ConcurrentModification(RestoreRefused):
     """Another writer committed first; nothing was written."""
+
+
+class StorageUnavailable(InspectorError):
+    """The storage holding the table cannot be reached or refuses the credentials.
+
+    An environment problem (exit code 5): fix the network, endpoint or credentials.
+    """
+
+    exit_code = 5
