@@ -19,7 +19,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.dataloss import DataLossWindow, data_loss_window
 from inspector.views.filespans import version_spans
-from inspector.views.health import check_table
+from inspector.views.health import HealthReport, check_table
 from inspector.views.tablefiles import StoredFile, walk_table
 
 LOG_PREFIX = "_delta_log/"
@@ -68,6 +68,7 @@ class ReplicaReport:
         size_mismatches: Such files the replica has with another size.
         extra_paths: Files on the replica that the primary does not have.
         window: What a failover to the last consistent version loses.
+        replica_health: The health check of the replica (for its recovery advice).
     """
 
     primary_root: str
@@ -82,6 +83,7 @@ class ReplicaReport:
     size_mismatches: tuple[ReplicaFile, ...]
     extra_paths: tuple[str, ...]
     window: DataLossWindow
+    replica_health: HealthReport
 
     @property
     def bytes_to_copy(self) -> int:
@@ -149,6 +151,7 @@ def compare_replica(
         size_mismatches=tuple(mismatched),
         extra_paths=tuple(sorted(set(replica_files) - set(primary_files))),
         window=data_loss_window(primary_log, consistent, primary_log.latest_version),
+        replica_health=health,
     )
 
 

@@ -165,7 +165,7 @@ def plan_vacuum(
     snapshot = log.snapshot()
     policy = retention_policy(snapshot.metadata.configuration)
     if retain_hours is None:
-        retain_hours = policy.deleted_file_retention_ms / HOUR_MS
+        retain_hours = default_retain_hours(log)
     retain_ms = _retention_ms(retain_hours)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     cutoff = now - retain_ms
@@ -192,6 +192,13 @@ def plan_vacuum(
         tombstones_already_deleted=selection.already_deleted,
         warnings=tuple(warnings),
     )
+
+
+def default_retain_hours(log: DeltaLog) -> float:
+    """The retention VACUUM uses when none is given: the table's
+    ``delta.deletedFileRetentionDuration``, else 7 days (hours)."""
+    policy = retention_policy(log.snapshot().metadata.configuration)
+    return policy.deleted_file_retention_ms / HOUR_MS
 
 
 def _retention_ms(retain_hours: float) -> int:
