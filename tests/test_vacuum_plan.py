@@ -369,3 +369,23 @@ def test_a_retention_that_is_not_hours_is_refused(tmp_path, hours):
 )
 def test_hidden_paths_follow_deltas_rule(path, hidden):
     assert is_hidden(path, ["p", "_p"]) is hidden
+
+
+@pytest.mark.spark
+def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_kept(
+    aged_written, spark
+):
+    from inspector.rows.reader import read_snapshot
+
+    plan = plan_vacuum(DeltaLog.open(str(aged_written)), retain_hours=30, mode=VacuumMode.LITE)
+    lost, kept = plan.versions_lost[0], plan.oldest_readable_after
+    DeltaTable(str(aged_written)).vacuum(
+        retention_hours=30, dry_run=False, enforce_retention_duration=False
+    )
+    log = DeltaLog.open(str(aged_written))
+    gone = log.snapshot(lost)
+
+    with pytest.raises(Exception, match="(?i)path does not exist|not found|no such file"):
+        spark.read.parquet(*[gone.data_path(a) for a in gone.add_files]).count()
+    rows = read_snapshot(log.snapshot(kept), spark=spark).count()
+    assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows
