@@ -60,25 +60,8 @@ def _render_report(report: ReplicaReport) -> None:
             f"consistent; its last consistent version is **{_or_none(consistent)}**.",
             icon=":material/error:",
         )
-    cols = st.columns(5)
-    cols[0].metric("Primary latest", report.primary_latest_version)
-    cols[1].metric("Replica latest", report.replica_latest_version)
-    cols[2].metric("Replica last consistent", _or_none(consistent))
-    cols[3].metric("Still to copy", format_bytes(report.bytes_to_copy))
-    cols[4].metric(
-        "Only on the replica",
-        format_count(len(report.extra_paths)),
-        help="Files the primary does not have.",
-    )
-    window = report.window
-    seconds = "unknown time" if window.seconds is None else f"{window.seconds:,.0f} seconds"
-    st.markdown(
-        f"**Data-loss window** of a failover now: {window.versions} version(s) over {seconds}; "
-        f"{format_count(window.rows_added)} row(s) added and {format_count(window.rows_removed)} "
-        "removed on the primary since (by the file stats)."
-    )
-    missing = [f.version for f in report.missing_commits]
-    st.caption(f"Commits still to copy: {version_ranges(missing) or 'none'}.")
+    _render_metrics(report)
+    _render_window(report)
     files = [*report.missing_files, *report.size_mismatches]
     if files:
         st.dataframe(_frame(files), hide_index=True)
@@ -92,6 +75,31 @@ def _render_report(report: ReplicaReport) -> None:
         st.code(command, language="bash")
     for problem in report.replica_health.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
+
+
+def _render_metrics(report: ReplicaReport) -> None:
+    cols = st.columns(5)
+    cols[0].metric("Primary latest", report.primary_latest_version)
+    cols[1].metric("Replica latest", report.replica_latest_version)
+    cols[2].metric("Replica last consistent", _or_none(report.replica_last_consistent_version))
+    cols[3].metric("Still to copy", format_bytes(report.bytes_to_copy))
+    cols[4].metric(
+        "Only on the replica",
+        format_count(len(report.extra_paths)),
+        help="Files the primary does not have.",
+    )
+
+
+def _render_window(report: ReplicaReport) -> None:
+    window = report.window
+    seconds = "unknown time" if window.seconds is None else f"{window.seconds:,.0f} seconds"
+    st.markdown(
+        f"**Data-loss window** of a failover now: {window.versions} version(s) over {seconds}; "
+        f"{format_count(window.rows_added)} row(s) added and {format_count(window.rows_removed)} "
+        "removed on the primary since (by the file stats)."
+    )
+    missing = [f.version for f in report.missing_commits]
+    st.caption(f"Commits still to copy: {version_ranges(missing) or 'none'}.")
 
 
 def _frame(files: list[ReplicaFile]) -> pd.DataFrame:

@@ -125,13 +125,7 @@ def compare_replica(
         InvalidInput: If the two are different tables (their table ids differ), or
             the same folder.
     """
-    primary_log = _open("primary", primary)
-    replica_log = _open("replica", replica)
-    if primary_log.table_root == replica_log.table_root:
-        raise InvalidInput(
-            f"The primary and the replica are the same folder ({primary_log.table_root}).",
-            "Give the replica's own location.",
-        )
+    primary_log, replica_log = _open("primary", primary), _open("replica", replica)
     table_id = _same_table(primary_log, replica_log)
     primary_files = walk_table(primary_log.table_root)
     replica_files = walk_table(replica_log.table_root)
@@ -163,6 +157,11 @@ def _open(side: str, location: str) -> DeltaLog:
 
 
 def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
+    if primary.table_root == replica.table_root:
+        raise InvalidInput(
+            f"The primary and the replica are the same folder ({primary.table_root}).",
+            "Give the replica's own location.",
+        )
     ids = {side: _table_id(log) for side, log in (("primary", primary), ("replica", replica))}
     if ids["primary"] != ids["replica"]:
         raise InvalidInput(

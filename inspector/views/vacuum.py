@@ -171,12 +171,8 @@ def plan_vacuum(
     cutoff = now - retain_ms
     listing = walk_table(log.table_root)
     selection = _Selection(snapshot, listing, cutoff)
-    files = selection.tombstones()
-    if mode is VacuumMode.FULL:
-        files |= selection.unreferenced()
-    to_delete = tuple(sorted(files.values(), key=lambda f: f.path))
-    spans = version_spans(log)
-    fates = _fates(spans, listing, {f.path for f in to_delete})
+    to_delete = selection.files(mode)
+    fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
     warnings = [*policy.problems, *_retention_warnings(retain_ms, policy)]
     return VacuumPlan(
@@ -232,6 +228,13 @@ class _Selection:
                 self.protected.update(_physical(root, remove.path, remove.deletion_vector))
         self.expired -= self.protected | {""}
         self.already_deleted = 0
+
+    def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
+        """The files a VACUUM in this mode deletes, sorted by path."""
+        found = self.tombstones()
+        if mode is VacuumMode.FULL:
+            found |= self.unreferenced()
+        return tuple(sorted(found.values(), key=lambda f: f.path))
 
     def tombstones(self) -> dict[str, VacuumFile]:
         """Lite: files of tombstones older than the retention."""
