@@ -285,3 +285,17 @@ def test_replica_missing_commits_of_a_version_behind_a_checkpoint_still_lists_th
     assert [f.version for f in report.missing_commits] == [13, 14]
     assert report.window.versions == 2
     assert DeltaLog.open(str(replica)).latest_version == 12
+
+
+def test_replica_missing_a_checkpoint_lists_it_under_its_version(pair):
+    primary, replica = pair(APPENDS)
+    checkpoint = replica / "_delta_log" / f"{10:020d}.checkpoint.parquet"
+    size = checkpoint.stat().st_size
+    checkpoint.unlink()
+
+    report = compare_replica(str(primary), str(replica))
+
+    assert [(f.version, f.path, f.size) for f in report.missing_files] == [
+        (10, f"_delta_log/{10:020d}.checkpoint.parquet", size)
+    ]
+    assert report.bytes_to_copy == size

@@ -127,9 +127,9 @@ def compare_replica(
     """
     primary_log, replica_log = _open("primary", primary), _open("replica", replica)
     table_id = _same_table(primary_log, replica_log)
-    primary_files = walk_table(primary_log.table_root)
-    replica_files = walk_table(replica_log.table_root)
-    missing, mismatched = _data_differences(primary_log, primary_files, replica_files)
+    primary_files = walk_table(primary_log)
+    replica_files = walk_table(replica_log)
+    missing, mismatched = _differences(primary_log, primary_files, replica_files)
     health = check_table(replica_log, settings=settings)
     consistent = health.last_consistent_version
     return ReplicaReport(
@@ -206,14 +206,21 @@ def _missing_commits(
     return found
 
 
-def _data_differences(
+def _differences(
     primary: DeltaLog,
     primary_files: Mapping[str, StoredFile],
     replica_files: Mapping[str, StoredFile],
 ) -> tuple[list[ReplicaFile], list[ReplicaFile]]:
-    """Files retained primary versions need that the replica lacks or has with another size."""
+    """Files retained primary versions need (data files, deletion vectors, checkpoints)
+    that the replica lacks or has with another size."""
+    needed = {
+        path: version for path, (version, _) in version_spans(primary).first_reference().items()
+    }
+    for version, checkpoints in primary.listing.checkpoints.items():
+        for checkpoint in checkpoints:
+            needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)
     missing, mismatched = [], []
-    for path, (version, _) in version_spans(primary).first_reference().items():
+    for path, version in needed.items():
         source = primary_files.get(path)
         if source is None:
             continue  # the primary lacks it too: nothing to copy

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from inspector.delta.actions import canonical_path
+from inspector.log.deltalog import DeltaLog
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,15 +31,16 @@ class StoredFile:
     modification_time: int
 
 
-def walk_table(table_root: str) -> dict[str, StoredFile]:
-    """Every file under a table root (``_delta_log`` included), keyed by relative path.
+def walk_table(log: DeltaLog) -> dict[str, StoredFile]:
+    """Every file under a table's root (``_delta_log`` included), keyed by relative path.
 
     Args:
-        table_root: The table's root folder.
+        log: The table's opened log (its root is listed).
 
     Returns:
         The files; a file deleted while the folder is listed is left out.
     """
+    table_root = log.table_root
     found: dict[str, StoredFile] = {}
     stack = [table_root]
     while stack:

@@ -169,7 +169,7 @@ def plan_vacuum(
     retain_ms = _retention_ms(retain_hours)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     cutoff = now - retain_ms
-    listing = walk_table(log.table_root)
+    listing = walk_table(log)
     selection = _Selection(snapshot, listing, cutoff)
     to_delete = selection.files(mode)
     fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
