@@ -299,3 +299,23 @@ def test_replica_missing_a_checkpoint_lists_it_under_its_version(pair):
         (10, f"_delta_log/{10:020d}.checkpoint.parquet", size)
     ]
     assert report.bytes_to_copy == size
+
+
+def test_the_window_counts_data_changes_only_and_rewrites_as_removed_and_added(tmp_path):
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from inspector.views.dataloss import data_loss_window
+
+    root = str(tmp_path / "t")
+    write_deltalake(root, pa.table({"id": list(range(10))}))
+    write_deltalake(root, pa.table({"id": list(range(10, 15))}), mode="append")
+    DeltaTable(root).optimize.compact()  # v2: rows moved, not changed
+    DeltaTable(root).delete("id < 3")  # v3: the compacted file rewritten without 3 rows
+    log = DeltaLog.open(root)
+
+    assert data_loss_window(log, 1, 2).to_json()["rowsAdded"] == 0
+    assert data_loss_window(log, 1, 2).to_json()["rowsRemoved"] == 0
+    window = data_loss_window(log, 0, 3)
+    assert (window.versions, window.rows_added, window.rows_removed) == (3, 5 + 12, 15)
+    assert data_loss_window(log, None, 3).rows_added == 12
