@@ -1,8 +1,8 @@
 """The files under a table root: one recursive listing, and Delta's rule for hidden paths.
 
 VACUUM (full mode) and the replica check both need every file in the table folder
-with its size and modification time. The listing here is local; it is the one
-place to switch to the storage layer's ``walk`` once that reads remote locations.
+with its size and modification time: one recursive listing through the table's
+storage (a local folder or an object store).
 """
 
 from __future__ import annotations
@@ -35,34 +35,16 @@ def walk_table(log: DeltaLog) -> dict[str, StoredFile]:
     """Every file under a table's root (``_delta_log`` included), keyed by relative path.
 
     Args:
-        log: The table's opened log (its root is listed).
+        log: The table's opened log; its storage (a local folder or an object
+            store) is listed recursively.
 
     Returns:
         The files; a file deleted while the folder is listed is left out.
     """
-    table_root = log.table_root
-    found: dict[str, StoredFile] = {}
-    stack = [table_root]
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except OSError:  # removed while we walked, or unreadable: nothing to list there
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-                continue
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
-            rel = os.path.relpath(entry.path, table_root).replace(os.sep, "/")
-            found[rel] = StoredFile(
-                path=rel, size=st.st_size, modification_time=int(st.st_mtime * 1000)
-            )
-    return found
+    return {
+        meta.path: StoredFile(path=meta.path, size=meta.size, modification_time=meta.last_modified)
+        for meta in log.storage.walk("")
+    }
 
 
 def is_hidden(path: str, partition_columns: Iterable[str]) -> bool:
@@ -104,6 +86,9 @@ def relative_path(table_root: str, log_path: str) -> str | None:
         (VACUUM never deletes those).
     """
     decoded = canonical_path(log_path)
+    if "://" in decoded:  # an object store URI: inside the table only under its root
+        root = table_root.rstrip("/") + "/"
+        return decoded[len(root) :] if decoded.startswith(root) else None
     if os.path.isabs(decoded):
         root = os.path.normpath(table_root)
         target = os.path.normpath(decoded)
