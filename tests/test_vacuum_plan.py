@@ -389,3 +389,17 @@ def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_k
         spark.read.parquet(*[gone.data_path(a) for a in gone.add_files]).count()
     rows = read_snapshot(log.snapshot(kept), spark=spark).count()
     assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows
+
+
+def test_the_plan_of_a_table_in_s3_equals_the_plan_of_its_local_copy(copy_table, s3_server):
+    root = copy_table(CDF_PARTITIONED)
+    age_table(root)
+    uri = s3_server.upload(root)
+    remote = DeltaLog.open(uri, storage_options=s3_server.options)
+    local = DeltaLog.open(str(root))
+
+    for hours in (30, 1000):
+        ours = plan_vacuum(remote, retain_hours=hours, now_ms=NOW)
+        theirs = plan_vacuum(local, retain_hours=hours, now_ms=NOW)
+        assert [(f.path, f.size) for f in ours.files] == [(f.path, f.size) for f in theirs.files]
+        assert ours.fates == theirs.fates
