@@ -319,3 +319,16 @@ def test_the_window_counts_data_changes_only_and_rewrites_as_removed_and_added(t
     window = data_loss_window(log, 0, 3)
     assert (window.versions, window.rows_added, window.rows_removed) == (3, 5 + 12, 15)
     assert data_loss_window(log, None, 3).rows_added == 12
+
+
+def test_a_primary_in_s3_and_a_local_replica_are_compared_alike(pair, s3_server):
+    primary, replica = pair(APPENDS)
+    for path in _adds(primary, 14):
+        (replica / path).unlink()
+    uri = s3_server.upload(primary)
+
+    remote = compare_replica(uri, str(replica), primary_options=s3_server.options)
+    local = compare_replica(str(primary), str(replica))
+
+    assert remote.to_json() == local.to_json()
+    assert remote.replica_last_consistent_version == 13

@@ -108,7 +108,12 @@ class ReplicaReport:
 
 
 def compare_replica(
-    primary: str, replica: str, *, settings: Settings | None = None
+    primary: str,
+    replica: str,
+    *,
+    settings: Settings | None = None,
+    primary_options: Mapping[str, str] | None = None,
+    replica_options: Mapping[str, str] | None = None,
 ) -> ReplicaReport:
     """Compare a replica of a table with its primary.
 
@@ -116,6 +121,8 @@ def compare_replica(
         primary: The primary's location.
         replica: The replica's location.
         settings: For the health check of the replica.
+        primary_options: Storage options (credentials, endpoint) for the primary.
+        replica_options: Storage options for the replica.
 
     Returns:
         The report.
@@ -125,7 +132,8 @@ def compare_replica(
         InvalidInput: If the two are different tables (their table ids differ), or
             the same folder.
     """
-    primary_log, replica_log = _open("primary", primary), _open("replica", replica)
+    primary_log = _open("primary", primary, primary_options)
+    replica_log = _open("replica", replica, replica_options)
     table_id = _same_table(primary_log, replica_log)
     primary_files = walk_table(primary_log)
     replica_files = walk_table(replica_log)
@@ -149,9 +157,9 @@ def compare_replica(
     )
 
 
-def _open(side: str, location: str) -> DeltaLog:
+def _open(side: str, location: str, options: Mapping[str, str] | None) -> DeltaLog:
     try:
-        return DeltaLog.open(location)
+        return DeltaLog.open(location, storage_options=options)
     except NotADeltaTable as exc:
         raise NotADeltaTable(f"The {side} is not a Delta table: {exc.message}", exc.hint) from None
 
