@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -227,7 +228,7 @@ class _Selection:
             else:
                 self.protected.update(_physical(root, remove.path, remove.deletion_vector))
         self.expired -= self.protected | {""}
-        self.already_deleted = 0
+        self.already_deleted = sum(1 for path in self.expired if path not in listing)
 
     def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
         """The files a VACUUM in this mode deletes, sorted by path."""
@@ -238,14 +239,11 @@ class _Selection:
 
     def tombstones(self) -> dict[str, VacuumFile]:
         """Lite: files of tombstones older than the retention."""
-        found = {}
-        for path in self.expired:
-            stored = self.listing.get(path)
-            if stored is None:
-                self.already_deleted += 1
-            elif not is_hidden(path, self.partition_columns):
-                found[path] = _file(stored, DeleteReason.TOMBSTONE)
-        return found
+        return {
+            path: _file(self.listing[path], DeleteReason.TOMBSTONE)
+            for path in self.expired
+            if path in self.listing and not is_hidden(path, self.partition_columns)
+        }
 
     def unreferenced(self) -> dict[str, VacuumFile]:
         """Full: files nothing in the snapshot references, older than the retention."""
@@ -259,7 +257,7 @@ class _Selection:
         }
 
 
-def _physical(root: str, path: str, dv: Any) -> list[str]:
+def _physical(root: str, path: str, dv: DeletionVector | None) -> list[str]:
     where = dv.relative_or_absolute_path() if dv is not None else None
     found = [relative_path(root, path), relative_path(root, where) if where else None]
     return [p for p in found if p is not None]
