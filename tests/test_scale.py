@@ -101,9 +101,7 @@ def test_the_history_of_a_20000_commit_table_has_deltalakes_versions_and_operati
 def test_the_snapshot_of_a_20000_commit_table_equals_deltalakes(commits_20k: Path) -> None:
     log = DeltaLog.open(str(commits_20k))
 
-    assert _our_files(log, log.latest_version) == _deltalake_files(
-        commits_20k, log.latest_version
-    )
+    assert _our_files(log, log.latest_version) == _deltalake_files(commits_20k, log.latest_version)
 
 
 # The child's own peak (VmHWM): ru_maxrss would carry the big test process's figure

@@ -21,9 +21,9 @@ from inspector.delta.actions import (
     RemoveFile,
     Sidecar,
     canonical_path,
-    parse_action,
 )
 from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar
 from inspector.log.listing import Checkpoint

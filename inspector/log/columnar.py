@@ -24,8 +24,8 @@ from inspector.delta.actions import (
     AddFile,
     RemoveFile,
     canonical_path,
-    parse_action,
 )
+from inspector.delta.parse import parse_action
 from inspector.log import arrays as arrays_
 
 _STR_MAP = pa.map_(pa.string(), pa.string())

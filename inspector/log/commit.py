@@ -23,15 +23,15 @@ from inspector.delta.actions import (
     Protocol,
     RemoveFile,
     Txn,
-    parse_action,
 )
+from inspector.delta.parse import parse_action
 from inspector.log import arrays, columnar
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FileSummary:
     """Counts and sums of a commit's file actions (what the history shows)."""
 
@@ -43,7 +43,7 @@ class FileSummary:
     removed_records: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitFiles:
     """A big commit's add and remove actions as Arrow tables, with their line numbers."""
 
@@ -54,7 +54,7 @@ class CommitFiles:
     other_lines: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Commit:
     """The actions of one version's commit file, and what was wrong reading it.
 
@@ -126,7 +126,7 @@ class Commit:
     @property
     def commit_info(self) -> CommitInfo:
         """The commitInfo action (an empty one when the writer wrote none)."""
-        return next((a for a in self.parsed if isinstance(a, CommitInfo)), CommitInfo({}))
+        return next((a for a in self.parsed if isinstance(a, CommitInfo)), CommitInfo(raw={}))
 
     @property
     def adds(self) -> list[AddFile]:
@@ -203,13 +203,18 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
     """
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
-        return Commit(version, file, (), (f"The commit file could not be read: {why}.",))
+        return Commit(
+            version=version,
+            file=file,
+            parsed=(),
+            problems=(f"The commit file could not be read: {why}.",),
+        )
     if _BLANK.match(data):  # not data.strip(): that copies a big commit
         return Commit(
-            version,
-            file,
-            (),
-            ("The commit file is empty (an interrupted write or a failed copy).",),
+            version=version,
+            file=file,
+            parsed=(),
+            problems=("The commit file is empty (an interrupted write or a failed copy).",),
         )
     if len(data) >= COLUMNAR_FROM:
         found = _parse_columnar(version, file, data)
@@ -217,7 +222,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             return found
     parsed = _parse_whole(data)
     if parsed is not None:
-        return Commit(version, file, parsed)
+        return Commit(version=version, file=file, parsed=parsed)
     actions, problems = [], []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -226,7 +231,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             actions.append(parse_action(json.loads(line)))
         except (ValueError, UnicodeDecodeError) as exc:
             problems.append(_line_problem(number, exc, data, line))
-    return Commit(version, file, tuple(actions), tuple(problems))
+    return Commit(version=version, file=file, parsed=tuple(actions), problems=tuple(problems))
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
@@ -284,7 +289,7 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
         return None
     if files is None:
         return None
-    return Commit(version, file, others, columns=files)
+    return Commit(version=version, file=file, parsed=others, columns=files)
 
 
 def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
@@ -382,7 +387,13 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
         lines[kind] = pa.concat_arrays(at) if at else pa.nulls(0, pa.int64())
     if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
         return None  # a line holding neither one action nor another
-    return CommitFiles(tables["add"], tables["remove"], lines["add"], lines["remove"], other_lines)
+    return CommitFiles(
+        adds=tables["add"],
+        removes=tables["remove"],
+        add_lines=lines["add"],
+        remove_lines=lines["remove"],
+        other_lines=other_lines,
+    )
 
 
 def _columnar_summary(files: CommitFiles) -> FileSummary:

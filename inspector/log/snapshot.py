@@ -83,7 +83,7 @@ class FileMap(Mapping[FileKey, _R]):
         return self._all().items()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Snapshot:
     """A table version: its active files, metadata, protocol and app transactions.
 
@@ -160,7 +160,7 @@ class Snapshot:
         return data_file_path(self.table_root, add.path)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReplayState:
     """Accumulator used while replaying actions; frozen into a Snapshot at the end.
 
