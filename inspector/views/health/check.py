@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.health.evaluate import Examiner, Progress, evaluate, find_orphans
+from inspector.views.health.evaluate import (
+    Examiner,
+    Progress,
+    evaluate,
+    find_orphans,
+    walk_sizes,
+)
 from inspector.views.health.records import HealthReport, VersionHealth
 from inspector.views.health.trace import Step, Tracer, paths_of, table_level_problems
 
@@ -34,8 +40,9 @@ def check_table(
     Returns:
         The report.
     """
-    trace = Tracer(log, all_checkpoints=all_versions).run()
-    examiner = Examiner(trace.refs, deep, max(1, settings.check_workers), progress)
+    trace = Tracer(log, all_checkpoints=all_versions, deep=deep).run()
+    walked = walk_sizes(trace.root)
+    examiner = Examiner(trace.refs, deep, max(1, settings.check_workers), progress, walked)
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:
@@ -51,7 +58,7 @@ def check_table(
         all_versions = True
         examiner.run(trace.refs)
         versions = evaluate(trace, trace.steps, examiner.issues, cap)
-    orphans = find_orphans(trace)
+    orphans = find_orphans(trace, walked)
     return HealthReport(
         table_root=log.table_root,
         latest_version=trace.steps[-1].version,

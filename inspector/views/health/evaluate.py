@@ -18,7 +18,7 @@ from itertools import islice
 import pyarrow.parquet as pq
 
 from inspector.log.snapshot import FileKey
-from inspector.views.filecheck import FileIssue, FileRole, FileState, examine_file
+from inspector.views.filecheck import FileIssue, FileRole, FileState, examine_file, judge_size
 from inspector.views.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
 from inspector.views.health.trace import Ref, Step, Trace
 
@@ -30,16 +30,35 @@ Progress = Callable[[int, int], None]
 class Examiner:
     """Stats (and in deep mode reads the footer of) each file once, in parallel."""
 
-    def __init__(self, refs: dict[str, Ref], deep: bool, workers: int, progress: Progress | None):
+    def __init__(
+        self,
+        refs: dict[str, Ref],
+        deep: bool,
+        workers: int,
+        progress: Progress | None,
+        walked: dict[str, int] | None = None,
+    ):
         self.refs, self.deep, self.workers, self.progress = refs, deep, workers, progress
+        self.walked = walked or {}  # sizes from one directory walk: no stat for these
         self.issues: dict[str, FileIssue | None] = {}
 
     def run(self, paths: Iterable[str]) -> None:
         todo = sorted(p for p in paths if p not in self.issues)
-        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
-        done = 0
+        total, done = len(todo), 0
         if self.progress is not None:
-            self.progress(0, len(todo))
+            self.progress(0, total)
+        if not self.deep:
+            listed = [p for p in todo if p in self.walked]
+            for p in listed:
+                ref = self.refs[p]
+                self.issues[p] = judge_size(
+                    p, self.walked[p], path=ref.display, role=ref.role, expected_size=ref.size
+                )
+            todo = [p for p in todo if p not in self.issues]
+            done = len(listed)
+            if self.progress is not None and listed:
+                self.progress(done, total)
+        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for chunk, verdicts in zip(chunks, pool.map(self._examine_chunk, chunks), strict=False):
                 self.issues.update(zip(chunk, verdicts, strict=False))
@@ -47,7 +66,7 @@ class Examiner:
                 if (
                     self.progress is not None
                 ):  # called on the caller's thread (Streamlit needs that)
-                    self.progress(done, len(todo))
+                    self.progress(done, total)
 
     def _examine_chunk(self, chunk: list[str]) -> list[FileIssue | None]:
         return [_examine(path, self.refs[path], self.deep) for path in chunk]
@@ -154,14 +173,14 @@ def evaluate(
 # --- orphans --------------------------------------------------------------------------------
 
 
-def find_orphans(trace: Trace) -> list[tuple[str, int]]:
-    """Files under the root that no retained version references: (path relative to root, bytes).
+def walk_sizes(root: str) -> dict[str, int]:
+    """Every file under the root with its size, in one directory walk.
 
     Hidden and underscore-prefixed names are skipped as VACUUM skips them
-    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``.
+    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``; a file the
+    log references there is stat'ed on its own by the examiner.
     """
-    referenced = set(trace.refs) | trace.other_paths
-    found, stack = [], [trace.root]
+    found, stack = {}, [root]
     while stack:
         try:
             with os.scandir(stack.pop()) as it:
@@ -175,13 +194,25 @@ def find_orphans(trace: Trace) -> list[tuple[str, int]]:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
-            elif os.path.normpath(entry.path) not in referenced:
-                found.append((os.path.relpath(entry.path, trace.root), _size(entry)))
+            else:
+                size = _size(entry)
+                if size is not None:
+                    found[os.path.normpath(entry.path)] = size
     return found
 
 
-def _size(entry: os.DirEntry) -> int:
+def find_orphans(trace: Trace, walked: dict[str, int]) -> list[tuple[str, int]]:
+    """Files under the root that no retained version references: (path relative to root, bytes)."""
+    referenced = set(trace.refs) | trace.other_paths
+    return [
+        (os.path.relpath(path, trace.root), size)
+        for path, size in walked.items()
+        if path not in referenced
+    ]
+
+
+def _size(entry: os.DirEntry) -> int | None:
     try:
         return entry.stat().st_size
     except OSError:  # deleted while we walked
-        return 0
+        return None

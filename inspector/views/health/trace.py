@@ -11,9 +11,13 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from inspector.delta.actions import AddFile, RemoveFile, canonical_path
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import data_file_path
+from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import FileKey
@@ -57,8 +61,8 @@ class Trace:
 class Tracer:
     """Replays the retained log forward once, recording effective changes per version."""
 
-    def __init__(self, log: DeltaLog, *, all_checkpoints: bool) -> None:
-        self.log = log
+    def __init__(self, log: DeltaLog, *, all_checkpoints: bool, deep: bool = False) -> None:
+        self.log, self.deep = log, deep
         self.trace = Trace(root=log.table_root)
         self.commits = {c.version: c for c in log.commits}
         self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
@@ -112,8 +116,11 @@ class Tracer:
                 own = own or exc.message
             else:
                 self.live, self.broken_at = set(snap.files), None
-                for key, add in snap.files.items():
-                    self._register(add, key)
+                if self.deep:  # the footer check compares each file's stats: needs the records
+                    for key, add in snap.files.items():
+                        self._register(add, key)
+                else:
+                    self._register_table(snap.files_table)
                 return Step(
                     version=version, base=sorted(self.live, key=str), problems=[own] if own else []
                 )
@@ -149,12 +156,43 @@ class Tracer:
             paths.append(path)
         self.trace.key_paths[key] = tuple(paths)
 
+    def _register_table(self, files: pa.Table) -> None:
+        """:meth:`_register` for a snapshot's live files, from its columns (no records)."""
+        if files.column("deletionVector").null_count < files.num_rows:
+            for add in columnar.records("add", files):
+                assert isinstance(add, AddFile)
+                self._register(add, add.key)
+            return
+        refs, key_paths = self.trace.refs, self.trace.key_paths
+        for key, data, size in zip(
+            columnar.keys(files),
+            _local_paths(self.trace.root, files.column("key_path")),
+            files.column("size").to_pylist(),
+            strict=True,
+        ):
+            if key not in key_paths:
+                refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=size))
+                key_paths[key] = (data,)
+
     def _record_cdc(self, commit: Commit | None) -> None:
         """Change-data files are referenced too (only for CDF reads): never orphans."""
         if commit is not None:
             self.trace.other_paths.update(
                 os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files
             )
+
+
+def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
+    """Normalised local paths of canonical log paths (``data_file_path`` + ``normpath``):
+    joined as strings; only paths that ``normpath`` would change go through it."""
+    paths = canonical.to_pylist()
+    odd = pc.match_substring_regex(canonical, r"(^|/)\.\.?(/|$)|//|/$|^/")
+    fix = set(pc.indices_nonzero(odd).to_pylist()) if pc.any(odd).as_py() else set()
+    prefix = root.rstrip(os.sep) + os.sep
+    return [
+        os.path.normpath(data_file_path(root, p)) if i in fix else prefix + p
+        for i, p in enumerate(paths)
+    ]
 
 
 def _commit_problem(commit: Commit | None) -> str | None:
