@@ -19,6 +19,7 @@ from deltalake import DeltaTable
 
 from bench.tablegen import make_commits_table, make_files_table
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.history import build_history
 
 pytestmark = pytest.mark.scale
@@ -88,7 +89,7 @@ def test_a_100000_file_table_counts_its_records_and_bytes_without_typed_records(
 def test_the_history_of_a_20000_commit_table_has_deltalakes_versions_and_operations(
     commits_20k: Path,
 ) -> None:
-    ours = build_history(DeltaLog.open(str(commits_20k)))
+    ours = build_history(DeltaLog.open(str(commits_20k)), Settings())
     theirs = DeltaTable(str(commits_20k)).history()
 
     assert [(e.version, e.operation) for e in reversed(ours)] == [
@@ -109,6 +110,7 @@ def test_the_snapshot_of_a_20000_commit_table_equals_deltalakes(commits_20k: Pat
 _OPEN = """
 import json, sys
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 snap = DeltaLog.open(sys.argv[1]).snapshot()
 with open("/proc/self/status") as fh:
     peak = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024

@@ -20,7 +20,13 @@ from inspector.log.checkpoint import (
     read_checkpoint_state,
 )
 from inspector.log.commit import Commit, parse_commit
-from inspector.log.listing import Checkpoint, LogListing, list_log
+from inspector.log.listing import (
+    Checkpoint,
+    LogListing,
+    incomplete_message,
+    list_log,
+    listing_problems,
+)
 from inspector.log.snapshot import ReplayState, Snapshot
 from inspector.storage import LocalStorage, Storage, open_storage
 
@@ -205,7 +211,7 @@ class DeltaLog:
             checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.setdefault(cp.version, []).append(_incomplete(cp))
+                    problems.setdefault(cp.version, []).append(incomplete_message(cp))
                 elif cp not in self._probed and cp not in self._bad_checkpoints:
                     self._probe(cp)
             usable = [
@@ -249,7 +255,7 @@ class DeltaLog:
             problems: list[str] = []
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.append(_incomplete(cp))
+                    problems.append(incomplete_message(cp))
                     continue
                 self._verify(cp)
                 if cp in self._bad_checkpoints:
@@ -455,15 +461,6 @@ _CHECKPOINT_HINT = (
 )
 
 
-def _incomplete(cp: Checkpoint) -> str:
-    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
-    return (
-        f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
-        f"parts present; it is ignored, and versions from {cp.version} on are read from an "
-        "older checkpoint or from the commits instead, where they exist."
-    )
-
-
 def _describe(origin: str, base: int, version: int) -> str:
     start = {
         "snapshot": f"cached version {base}",
@@ -496,34 +493,6 @@ def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
 
 
 def table_problems(log: DeltaLog) -> list[str]:
-    """Problems that belong to the table rather than to one version.
-
-    Args:
-        log: An opened log.
-
-    Returns:
-        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
-        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
-    """
-    listing, problems = log.listing, []
-    last = listing.last_checkpoint
-    if last is not None and last.problem:
-        problems.append(last.problem)
-    elif last is not None and last.version not in listing.checkpoints:
-        problems.append(
-            f"_last_checkpoint names version {last.version}, which has no checkpoint "
-            "file; the log folder was listed instead."
-        )
-    for cps in listing.checkpoints.values():
-        problems += [
-            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
-            for cp in cps
-            if not cp.complete
-        ]
-    if listing.staged_commits:
-        problems.append(
-            f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
-            "are not shown: the table is catalog-managed and only its catalog knows "
-            "which of them were ratified."
-        )
-    return problems
+    """Problems that belong to the table rather than to one version (see
+    :func:`~inspector.log.listing.listing_problems`)."""
+    return listing_problems(log.listing)

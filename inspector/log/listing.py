@@ -240,3 +240,47 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
             problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
             "it was ignored and the log folder was listed instead.",
         )
+
+
+def incomplete_message(cp: Checkpoint) -> str:
+    """Why a multi-part checkpoint with parts missing is ignored, in plain words."""
+    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
+    return (
+        f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
+        f"parts present; it is ignored, and versions from {cp.version} on are read from an "
+        "older checkpoint or from the commits instead, where they exist."
+    )
+
+
+def listing_problems(listing: LogListing) -> list[str]:
+    """Problems that belong to the table rather than to one version.
+
+    Args:
+        listing: A listing of ``_delta_log``.
+
+    Returns:
+        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
+        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
+    """
+    problems: list[str] = []
+    last = listing.last_checkpoint
+    if last is not None and last.problem:
+        problems.append(last.problem)
+    elif last is not None and last.version not in listing.checkpoints:
+        problems.append(
+            f"_last_checkpoint names version {last.version}, which has no checkpoint "
+            "file; the log folder was listed instead."
+        )
+    for cps in listing.checkpoints.values():
+        problems += [
+            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
+            for cp in cps
+            if not cp.complete
+        ]
+    if listing.staged_commits:
+        problems.append(
+            f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
+            "are not shown: the table is catalog-managed and only its catalog knows "
+            "which of them were ratified."
+        )
+    return problems
