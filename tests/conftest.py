@@ -46,3 +46,16 @@ def spark():
     from inspector.rows.session import get_spark
 
     return get_spark()
+
+
+def confirmed(plan, reason: str = "test restore", **fields):
+    """The request an operator makes who typed the plan's table name and target version."""
+    from inspector.restore import RestoreRequest
+
+    return RestoreRequest(
+        plan=plan,
+        typed_table_name=plan.table_name,
+        typed_version=str(plan.target_version),
+        reason=reason,
+        **fields,
+    )

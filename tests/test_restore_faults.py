@@ -40,10 +40,11 @@ import pickle, sys
 import inspector.log.commit_writer as writer
 writer.STEP_PAUSE_SECONDS = float(sys.argv[3])
 from inspector.restore.execute import execute_restore
+from tests.conftest import confirmed
 from inspector.settings import Settings
 plan = pickle.load(open(sys.argv[1], "rb"))
 print("ready", flush=True)
-execute_restore(plan, confirmed=True, reason="fault injection", settings=Settings(audit_log=sys.argv[2]))
+execute_restore(confirmed(plan, "fault injection"), settings=Settings(audit_log=sys.argv[2]))
 """
 
 

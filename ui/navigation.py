@@ -260,12 +260,12 @@ def _step(versions: tuple[int, ...], index: int) -> None:
 def _valid_version(text: str | int, log: DeltaLog, versions: tuple[int, ...]) -> int:
     version = parse_version(text, log)
     if version not in versions:
-        raise VersionNotFound(
-            f"Version {version} is not in this table's log; it has versions {versions[0]} to "
-            f"{versions[-1]}"
-            + (" with gaps." if len(versions) != versions[-1] - versions[0] + 1 else "."),
-            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar.",
+        gaps = len(versions) != versions[-1] - versions[0] + 1
+        error = VersionNotFound.not_in_log(version, versions[0], versions[-1], gaps=gaps)
+        error.hint = (
+            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar."
         )
+        raise error
     return version
 
 

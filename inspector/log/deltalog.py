@@ -374,10 +374,7 @@ class DeltaLog:
                 f"the earliest version that can be read is {lo}.",
                 f"Pick a version between {lo} and {hi}.",
             )
-        return VersionNotFound(
-            f"Version {version} does not exist; this table has versions {lo} to {hi}.",
-            f"Pick a version between {lo} and {hi}.",
-        )
+        return VersionNotFound.not_in_log(version, lo, hi)
 
     def _unreachable(self, version: int) -> InspectorError:
         if version < self.earliest_version:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
@@ -28,6 +29,15 @@ from inspector.restore.protocol import (
 COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
 
 
+class Override(StrEnum):
+    """What an operator may explicitly accept although a guard failed (``RestoreRequest.overrides``)."""
+
+    #: Leave out re-added files that are missing or truncated: the result is a PARTIAL table.
+    ALLOW_MISSING_FILES = "allow_missing_files"
+    #: Write the target's protocol even where it is lower than the current one.
+    ALLOW_PROTOCOL_DOWNGRADE = "allow_protocol_downgrade"
+
+
 @dataclass(frozen=True)
 class GuardResult:
     """One guard's verdict.
@@ -37,15 +47,15 @@ class GuardResult:
         passed: True when the guard allows the restore.
         message: What was checked and found, in plain words.
         details: Facts behind the verdict (lists are capped; counts are exact).
-        override: The ``execute_restore`` keyword that lets an operator proceed
-            despite this guard failing, or None when nothing can override it.
+        override: The :class:`Override` that lets an operator proceed despite this
+            guard failing, or None when nothing can override it.
     """
 
     name: str
     passed: bool
     message: str
     details: Mapping[str, Any] = field(default_factory=dict)
-    override: str | None = None
+    override: Override | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
@@ -127,7 +137,7 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
             "problems": listed,
             "listed": len(listed),
         },
-        override="allow_missing_files",
+        override=Override.ALLOW_MISSING_FILES,
     )
 
 
@@ -164,7 +174,7 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
             f"The restore would lower the protocol from {details['current']} to "
             f"{details['afterRestore']}.",
             details,
-            override="allow_protocol_downgrade",
+            override=Override.ALLOW_PROTOCOL_DOWNGRADE,
         )
     lower = (
         ""
