@@ -112,9 +112,11 @@ class DetailResult(Result):
         record = self.to_json()
         width = max(len(k) for k in record)
         for key, value in record.items():
-            if key == "columns":
-                continue
-            yield f"{key:<{width}}  {_text_value(value)}"
+            if key not in ("columns", "properties"):
+                yield f"{key:<{width}}  {_text_value(value)}"
+        yield f"properties:{'' if record['properties'] else ' -'}"
+        for key, value in sorted(record["properties"].items()):
+            yield f"  {key} = {value}"
         yield "columns:"
         for c in record["columns"]:
             null = "" if c["nullable"] else " NOT NULL"
@@ -124,8 +126,6 @@ class DetailResult(Result):
 def _text_value(value: object) -> str:
     if value is None:
         return "-"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={v}" for k, v in sorted(value.items())) or "-"
     if isinstance(value, list):
         return ", ".join(map(str, value)) or "-"
     return str(value)

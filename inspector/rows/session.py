@@ -6,14 +6,16 @@ row-level work does (previews, row diffs, restore plans and verification).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from inspector.delta.errors import SparkUnavailable
@@ -30,8 +32,10 @@ _LOCAL_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.sql.catalogImplementation": "in-memory",
     "spark.driver.memory": "2g",
-    "spark.ui.showConsoleProgress": "false",
 }
+
+# On any master: Spark's console progress bars would land in the CLI's output.
+_QUIET_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
 
 # Settings rows depend on, on any master (a cluster's defaults may differ): timestamps
 # shown in UTC, old Parquet dates read as written, and Parquet field ids honoured (column
@@ -166,6 +170,7 @@ def _start(settings: Settings):
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
+        **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
@@ -173,11 +178,51 @@ def _start(settings: Settings):
     }
     for key, value in conf.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    jvm_log = os.path.join(scratch, "spark.log")
+    try:
+        with _stderr_to(jvm_log):
+            session = builder.getOrCreate()
+    except Exception as exc:
+        raise SparkUnavailable(
+            f"Spark could not start with master '{settings.spark_master}': "
+            f"{_first_line(jvm_log) or str(exc).splitlines()[0]}.",
+            f"Check the spark_master and spark_conf settings, and that Java 17 is installed "
+            f"(Spark's own log: {jvm_log}).",
+        ) from None
     session.sparkContext.setLogLevel("ERROR")
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
+
+
+@contextlib.contextmanager
+def _stderr_to(path: str) -> Iterator[None]:
+    """Point this process's stderr (fd 2) at ``path`` while the JVM is launched.
+
+    The JVM inherits fd 2 and keeps it for its lifetime, so its start-up lines
+    (``WARNING: Using incubator modules``, ``Setting default log level``) and any later
+    console logging go to the file, never to the CLI's or the app's terminal.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+
+
+def _first_line(path: str) -> str:
+    """The first line of Spark's log that says something (why the JVM did not start)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = [line.strip() for line in fh if line.strip()]
+    except OSError:
+        return ""
+    return lines[0][:300] if lines else ""
 
 
 def has_delta_jars(session) -> bool:
