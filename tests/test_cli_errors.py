@@ -208,3 +208,14 @@ def test_a_missing_version_has_one_message_in_the_cli_and_the_app(capsys):
     code, _, err = run(capsys, "files", CORPUS / PARTITIONED, "--version", "99")
     assert code == 2
     assert "Version 99 is not in this table's log; it has versions 0 to 2." in err
+
+
+def test_the_console_script_and_the_dependencies_are_declared():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["scripts"]["delta-inspector"] == "inspector.cli.main:main"
+    assert project["version"] == __version__
+    runtime = (REPO / "requirements.txt").read_text().split("# Tests")[0]
+    pins = {line.strip() for line in runtime.splitlines() if "==" in line}
+    assert pins == set(project["dependencies"])

@@ -131,7 +131,7 @@ def execute_restore(
     """
     plan = request.plan
     user = current_user(request.operator)
-    audit = {
+    audit: dict[str, Any] = {
         "table": plan.table_root,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
