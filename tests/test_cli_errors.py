@@ -219,3 +219,44 @@ def test_the_console_script_and_the_dependencies_are_declared():
     runtime = (REPO / "requirements.txt").read_text().split("# Tests")[0]
     pins = {line.strip() for line in runtime.splitlines() if "==" in line}
     assert pins == set(project["dependencies"])
+
+
+def test_every_command_that_starts_spark_takes_the_same_spark_options():
+    from inspector.cli.main import build_parser
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("show", "diff", "restore"):
+        options = {o for a in subparsers.choices[name]._actions for o in a.option_strings}
+        assert {"--spark-master", "--spark-conf"} <= options, name
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["diff", CORPUS / PARTITIONED, "--from", "0", "--to", "1", "--rows"],
+        ["restore", CORPUS / PARTITIONED, "--to-version", "1", "--dry-run"],
+    ],
+)
+def test_a_malformed_spark_conf_is_bad_input_before_any_work(capsys, args):
+    code, _, err = run(capsys, *args, "--spark-conf", "no-equals-sign")
+    assert code == 2 and "key=value" in one_error_line(err)
+
+
+def test_a_command_written_against_the_first_registry_still_registers_and_prints(capsys):
+    from inspector.cli.main import arguments, command, emit_json
+
+    def add(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("word")
+
+    @command("echo-for-test", "Prints its word.")
+    @arguments(add)
+    def echo(args: argparse.Namespace, settings: object) -> int:
+        emit_json({"word": args.word})
+        return 0
+
+    try:
+        code, out, _ = run(capsys, "echo-for-test", "hello", "--json")
+    finally:
+        registry._COMMANDS.pop("echo-for-test")
+    assert (code, json.loads(out)) == (0, {"word": "hello"})
