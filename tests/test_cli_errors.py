@@ -260,3 +260,16 @@ def test_a_command_written_against_the_first_registry_still_registers_and_prints
     finally:
         registry._COMMANDS.pop("echo-for-test")
     assert (code, json.loads(out)) == (0, {"word": "hello"})
+
+
+def test_command_modules_never_import_the_entry_point():
+    import ast
+
+    for module in (*registry.COMMAND_MODULES, "inspector.cli.registry", "inspector.cli.render"):
+        path = REPO / (module.replace(".", "/") + ".py")
+        imported = {
+            node.module
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom)
+        }
+        assert "inspector.cli.main" not in imported, module
