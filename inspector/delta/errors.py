@@ -176,7 +176,10 @@ class SparkUnavailable(EnvironmentProblem):
 
 
 class StorageUnavailable(EnvironmentProblem):
-    """The storage holding the table cannot be reached or refuses our credentials."""
+    """The storage holding the table cannot be reached or refuses the credentials.
+
+    Fix the network, endpoint or credentials.
+    """
 
 
 # --- 6: damaged table -----------------------------------------------------------------

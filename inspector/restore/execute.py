@@ -216,7 +216,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         allow_missing_files=request.allow_missing_files,
         allow_protocol_downgrade=request.allow_protocol_downgrade,
     )
-    path = write_commit(log.log_folder, version, actions)
+    path = write_commit(log.storage, version, actions)
     return _result(request, version, user, "delta-inspector", path)
 
 
