@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "inspector.cli.rows_commands",
     "inspector.cli.health_commands",
     "inspector.cli.restore_commands",
+    "inspector.cli.desktop",
 )
 
 Handler = Callable[[argparse.Namespace, Settings], Any]

@@ -182,6 +182,10 @@ class StorageUnavailable(EnvironmentProblem):
     """
 
 
+class DesktopUnavailable(EnvironmentProblem):
+    """The desktop window cannot open here (no display, no webview backend, no server)."""
+
+
 # --- 6: damaged table -----------------------------------------------------------------
 
 
