@@ -24,7 +24,7 @@ def _setting(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
     """All user-tunable settings. Each field's metadata carries its help text."""
 

@@ -11,6 +11,8 @@ from deltalake import DeltaTable
 
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.history import build_history
 from inspector.views.overview import describe_detail
 from tests.conftest import CORPUS
 
@@ -69,7 +71,9 @@ def test_detail_json_has_describe_details_fields_and_matches_deltalake(capsys, t
     assert set(record["tableFeatures"]) == set(protocol.reader_features or []) | set(
         protocol.writer_features or []
     )
-    assert record == json.loads(json.dumps(describe_detail(DeltaLog.open(path)).to_json()))
+    log = DeltaLog.open(path)
+    expected = describe_detail(log, build_history(log, Settings())).to_json()
+    assert record == json.loads(json.dumps(expected))
 
 
 def test_detail_of_an_older_version_describes_that_version(capsys):

@@ -19,6 +19,8 @@ import streamlit as st
 
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
+from inspector.delta.protocol import describe_protocol
+from inspector.delta.text import partition_label
 from inspector.restore import (
     Override,
     RestorePlan,
@@ -29,7 +31,6 @@ from inspector.restore import (
     plan_undo,
     request_refusals,
 )
-from inspector.restore.protocol import describe_protocol
 from inspector.views.versions import parse_version
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
@@ -240,7 +241,7 @@ def _files_frame(plan: RestorePlan) -> pd.DataFrame:
             "size": add.size,
             "rows": add.num_live_records,
             "deletion vector": dv.unique_id if dv else "",
-            "partition": ", ".join(f"{k}={v}" for k, v in add.partition_values.items()),
+            "partition": partition_label(add.partition_values, unpartitioned=""),
         }
 
     return pd.DataFrame(

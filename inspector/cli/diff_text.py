@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from inspector.delta.text import partition_label
+
 
 def diff_lines(record: dict[str, Any]) -> Iterator[str]:
     """The lines ``diff`` prints without ``--json``, from its JSON record."""
@@ -22,7 +24,7 @@ def diff_lines(record: dict[str, Any]) -> Iterator[str]:
         )
     yield from _schema_lines(record)
     for p in record["partitions"]:
-        label = "/".join(f"{k}={v}" for k, v in p["partitionValues"].items()) or "(unpartitioned)"
+        label = partition_label(p["partitionValues"])
         yield (
             f"  partition {label}: +{p['filesAdded']} -{p['filesRemoved']} files, "
             f"+{p['recordsAdded']} -{p['recordsRemoved']} records"

@@ -26,11 +26,12 @@ class CheckResult(Result):
 
     report: HealthReport
     asked_all: bool
+    data_loss_window: dict[str, Any]  # views.dataloss.DataLossWindow.to_json()
 
     def to_json(self) -> dict[str, Any]:
         from inspector.views.health import health_record
 
-        return health_record(self.report)
+        return {**health_record(self.report), "dataLossWindow": self.data_loss_window}
 
     def text(self) -> Iterator[str]:
         return _health_lines(self.report, self.asked_all)
@@ -70,8 +71,16 @@ def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     )
     if show:
         print(file=sys.stderr)
+    from inspector.views.dataloss import data_loss_window
+
+    window = data_loss_window(log, report.last_consistent_version, report.latest_version)
     code = ExitCode.OK if report.is_consistent else ExitCode.INCONSISTENT
-    return CheckResult(report=report, asked_all=args.all_versions, exit_code=code)
+    return CheckResult(
+        report=report,
+        asked_all=args.all_versions,
+        data_loss_window=window.to_json(),
+        exit_code=code,
+    )
 
 
 def _print_progress(done: int, total: int) -> None:
@@ -79,7 +88,8 @@ def _print_progress(done: int, total: int) -> None:
 
 
 def _health_lines(report: HealthReport, asked_all: bool) -> Iterator[str]:
-    from inspector.views.health import recovery_advice, restore_command, version_ranges
+    from inspector.delta.text import version_ranges
+    from inspector.views.health import recovery_advice, restore_command
 
     first, last = report.versions[0].version, report.latest_version
     scope = (
@@ -165,7 +175,7 @@ def _version_lines(group: list[VersionHealth]) -> Iterator[str]:
     for path in v.missing_files:
         yield f"      missing        {path}"
     for issue in (*v.size_mismatches, *v.unreadable_files):
-        yield f"      {issue.problem:<14} {issue.path}  ({issue.detail})"
+        yield f"      {issue.state:<14} {issue.path}  ({issue.detail})"
     shown = len(v.missing_files) + len(v.size_mismatches) + len(v.unreadable_files)
     total = v.missing_count + v.size_mismatch_count + v.unreadable_count
     if total > shown:

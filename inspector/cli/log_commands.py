@@ -10,6 +10,7 @@ from typing import Any
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
+from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
@@ -83,7 +84,7 @@ class FilesResult(Result):
         )
         for sign, items in (("+", record["added"]), ("-", record["removed"])):
             for item in items:
-                parts = ", ".join(f"{k}={v}" for k, v in (item["partitionValues"] or {}).items())
+                parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
                 yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
 
 
@@ -147,7 +148,8 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
     log = DeltaLog.open(args.table)
     version = None if args.version is None else parse_version(args.version, log)
-    return DetailResult(detail=describe_detail(log, version=version))
+    history = build_history(log, settings)
+    return DetailResult(detail=describe_detail(log, history, version=version))
 
 
 @dataclass(frozen=True, kw_only=True)

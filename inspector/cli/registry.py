@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "inspector.cli.health_commands",
     "inspector.cli.restore_commands",
     "inspector.cli.desktop",
+    "inspector.cli.operations",
 )
 
 Handler = Callable[[argparse.Namespace, Settings], Any]

@@ -185,7 +185,7 @@ def _request(
 
 
 def _plan_lines(plan: RestorePlan) -> Iterator[str]:
-    from inspector.restore.protocol import describe_protocol
+    from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""
@@ -209,7 +209,7 @@ def _plan_lines(plan: RestorePlan) -> Iterator[str]:
     for problem in plan.file_problems:
         found = problem.actual_size if problem.actual_size is not None else "nothing"
         yield (
-            f"  {problem.kind:<13} {problem.path}  (log: {problem.expected_size} bytes, "
+            f"  {problem.state:<13} {problem.path}  (log: {problem.expected_size} bytes, "
             f"found: {found})"
         )
     yield "Guards:"

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.errors import (
     ConcurrentModification,
     InspectorError,
@@ -34,11 +35,11 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
 from inspector.restore.guards import Override, unchanged_guard
-from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
+from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
-from inspector.views.history import ICT_ENABLED
+from inspector.views.filecheck import check_files
 
 __all__ = [
     "RestorePlan",
@@ -252,7 +253,7 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
         return 0
     config = log.snapshot(version).metadata.configuration
     ict = commit.commit_info.in_commit_timestamp
-    if str(config.get(ICT_ENABLED, "false")).lower() == "true" and ict is not None:
+    if properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and ict is not None:
         return ict
     return commit.file.modification_time
 

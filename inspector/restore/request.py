@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.restore.audit import record_attempt
-from inspector.restore.guards import GuardResult, Override
+from inspector.restore.guards import GuardName, GuardResult, Override
 from inspector.restore.plan import RestorePlan
 from inspector.settings import Settings
 
@@ -211,9 +211,9 @@ def refusal_hint(reasons: Sequence[RefusalReason], blocking: Sequence[GuardResul
     first = reasons[0] if reasons else None
     if first is RefusalReason.GUARDS:
         names = {g.name for g in blocking}
-        if "table_unchanged" in names:
+        if GuardName.TABLE_UNCHANGED in names:
             return "Make a new plan on the table's latest version."
-        if names == {"files_available"}:
+        if names == {GuardName.FILES_AVAILABLE}:
             return (
                 "Restore the missing files from a backup, pick another version, or accept a "
                 "partial table with allow_missing_files (--allow-missing-files)."

@@ -7,15 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import HistoryEntry, build_history, iso
-
-CLUSTERING_DOMAIN = "delta.clustering"
+from inspector.views.history import HistoryEntry, iso
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableDetail:
     """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
 
@@ -95,7 +94,7 @@ class TableDetail:
 
 def describe_detail(
     log: DeltaLog,
-    history: Sequence[HistoryEntry] | None = None,
+    history: Sequence[HistoryEntry],
     *,
     version: int | None = None,
 ) -> TableDetail:
@@ -103,7 +102,8 @@ def describe_detail(
 
     Args:
         log: An opened log.
-        history: The table's history when the caller already has it (saves rebuilding it).
+        history: The table's history (``build_history(log, settings)``), for the last
+            modification time.
         version: The version to describe; None means the latest.
 
     Returns:
@@ -155,10 +155,7 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
 
 
-def _last_modified(
-    log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry] | None
-) -> int | None:
-    history = build_history(log) if history is None else history
+def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
     for entry in reversed(history):
         if entry.version == snap.version:
             return entry.timestamps.history
