@@ -22,7 +22,7 @@ from inspector.log.checkpoint import (
 )
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import Checkpoint, LogListing, list_log
-from inspector.log.snapshot import ReplayState, Snapshot
+from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
@@ -192,7 +192,7 @@ class DeltaLog:
             checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.setdefault(cp.version, []).append(_incomplete(cp))
+                    problems.setdefault(cp.version, []).append(cp.incomplete_reason())
                 elif cp not in self._probed and cp not in self._bad_checkpoints:
                     self._probe(cp)
             usable = [
@@ -236,7 +236,7 @@ class DeltaLog:
             problems: list[str] = []
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.append(_incomplete(cp))
+                    problems.append(cp.incomplete_reason())
                     continue
                 self._verify(cp)
                 if cp in self._bad_checkpoints:
@@ -296,7 +296,7 @@ class DeltaLog:
                 continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
                 state.apply(self._commits[v].actions)
-            return state, _describe(origin, base_version, version)
+            return state, describe_replay(origin, base_version, version)
         return None
 
     def _bases(
@@ -439,46 +439,6 @@ _CHECKPOINT_HINT = (
     "Delta readers that start from this checkpoint will fail or see a wrong table: "
     "write a new checkpoint with a Delta writer, or restore the file from a backup."
 )
-
-
-def _incomplete(cp: Checkpoint) -> str:
-    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
-    return (
-        f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
-        f"parts present; it is ignored, and versions from {cp.version} on are read from an "
-        "older checkpoint or from the commits instead, where they exist."
-    )
-
-
-def _describe(origin: str, base: int, version: int) -> str:
-    start = {
-        "snapshot": f"cached version {base}",
-        "checkpoint": f"checkpoint {base}",
-        "empty": "the empty table",
-    }[origin]
-    if base == version:
-        return start
-    return (
-        f"{start} + commits {base + 1}..{version}"
-        if base + 1 < version
-        else f"{start} + commit {version}"
-    )
-
-
-def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
-    """Compare the checkpoint of ``version`` with its commits (see :meth:`DeltaLog.verify_checkpoint`).
-
-    Args:
-        log: An opened log.
-        version: A version that has a checkpoint.
-
-    Returns:
-        Plain-language problems; empty when they agree or cannot be compared.
-
-    Raises:
-        VersionNotFound: If the version has no checkpoint.
-    """
-    return log.verify_checkpoint(version)
 
 
 def table_problems(log: DeltaLog) -> list[str]:

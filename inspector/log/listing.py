@@ -56,6 +56,15 @@ class Checkpoint:
     complete: bool = True
     expected_parts: int | None = None
 
+    def incomplete_reason(self) -> str:
+        """Why an incomplete multi-part checkpoint is ignored, in plain words."""
+        expected = f" of its {self.expected_parts}" if self.expected_parts else ""
+        return (
+            f"Checkpoint {self.version} is a multi-part checkpoint with only {len(self.files)}"
+            f"{expected} parts present; it is ignored, and versions from {self.version} on are "
+            "read from an older checkpoint or from the commits instead, where they exist."
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class LastCheckpoint:

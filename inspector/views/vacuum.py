@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
@@ -35,7 +36,10 @@ from inspector.views.retention import RetentionPolicy, retention_policy
 from inspector.views.tablefiles import StoredFile, is_hidden, relative_path, walk_table
 
 HOUR_MS = 3_600_000
-RECOMMENDED_MINIMUM_MS = 7 * 24 * HOUR_MS  # Delta's default deletedFileRetentionDuration
+#: Delta's default deletedFileRetentionDuration: below it Delta's VACUUM refuses by default.
+RECOMMENDED_MINIMUM_MS = properties.parse_interval(
+    properties.DEFAULTS[properties.DELETED_FILE_RETENTION]
+)
 
 
 class VacuumMode(StrEnum):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.health.evaluate import Examiner, Progress, evaluate, find_orphans
@@ -51,7 +52,7 @@ def check_table(
         all_versions = True
         examiner.run(trace.refs)
         versions = evaluate(trace, trace.steps, examiner.issues, cap)
-    orphans = find_orphans(trace)
+    orphans = find_orphans(trace, _partition_columns(log))
     return HealthReport(
         table_root=log.table_root,
         latest_version=trace.steps[-1].version,
@@ -65,3 +66,11 @@ def check_table(
         deep=deep,
         orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
     )
+
+
+def _partition_columns(log: DeltaLog) -> tuple[str, ...]:
+    """The latest partition columns (none when the latest version cannot be read)."""
+    try:
+        return log.snapshot().metadata.partition_columns
+    except InspectorError:
+        return ()

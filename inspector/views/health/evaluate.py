@@ -21,6 +21,7 @@ from inspector.log.snapshot import FileKey
 from inspector.views.filecheck import FileIssue, FileRole, FileState, examine_file
 from inspector.views.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
 from inspector.views.health.trace import Ref, Step, Trace
+from inspector.views.tablefiles import is_hidden
 
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
@@ -154,12 +155,14 @@ def evaluate(
 # --- orphans --------------------------------------------------------------------------------
 
 
-def find_orphans(trace: Trace) -> list[tuple[str, int]]:
+def find_orphans(trace: Trace, partition_columns: Iterable[str]) -> list[tuple[str, int]]:
     """Files under the root that no retained version references: (path relative to root, bytes).
 
-    Hidden and underscore-prefixed names are skipped as VACUUM skips them
-    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``.
+    Hidden paths are skipped as VACUUM skips them, by the one rule of
+    :func:`inspector.views.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
+    files; not ``_change_data`` nor partition folders whose column starts with ``_``).
     """
+    columns = tuple(partition_columns)
     referenced = set(trace.refs) | trace.other_paths
     found, stack = [], [trace.root]
     while stack:
@@ -169,9 +172,8 @@ def find_orphans(trace: Trace) -> list[tuple[str, int]]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith(".") or (
-                entry.name.startswith("_") and entry.name != "_change_data"
-            ):
+            relative = os.path.relpath(entry.path, trace.root).replace(os.sep, "/")
+            if is_hidden(relative, columns):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)
