@@ -22,6 +22,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.health import check_table
 from inspector.views.tablefiles import is_hidden
 from inspector.views.vacuum import VacuumMode, VersionFate, plan_vacuum
@@ -228,7 +229,9 @@ def test_after_delta_rs_vacuums_exactly_the_versions_the_plan_called_lost_are_br
     plan = plan_vacuum(DeltaLog.open(str(root)), retain_hours=hours, mode=mode)
     before = {
         v.version: v.status
-        for v in check_table(DeltaLog.open(str(root)), all_versions=True).versions
+        for v in check_table(
+            DeltaLog.open(str(root)), all_versions=True, settings=Settings()
+        ).versions
     }
 
     DeltaTable(str(root)).vacuum(
@@ -238,7 +241,7 @@ def test_after_delta_rs_vacuums_exactly_the_versions_the_plan_called_lost_are_br
         full=mode is VacuumMode.FULL,
     )
 
-    after = check_table(DeltaLog.open(str(root)), all_versions=True)
+    after = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
     broken = {v.version for v in after.versions if not v.is_complete and v.version in before}
     was_broken = {v for v, status in before.items() if status != "complete"}
     assert broken - was_broken == set(plan.versions_lost)

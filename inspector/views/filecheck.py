@@ -99,13 +99,20 @@ def examine_file(
         return missing
     except OSError as exc:
         return replace(missing, state=FileState.UNREADABLE, detail=exc.strerror or str(exc))
-    if role is FileRole.DATA_FILE and size != expected_size:
-        detail = f"{size} bytes on disk, {expected_size} in the log"
-    elif role is FileRole.DELETION_VECTOR and size < expected_size:
-        detail = f"{size} bytes on disk, at least {expected_size} needed"
-    else:
+    detail = size_problem(role, size, expected_size)
+    if detail is None:
         return None
     return replace(missing, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
+
+
+def size_problem(role: FileRole, size: int, expected_size: int) -> str | None:
+    """The size rule alone, for a size already known (from a listing): the problem in
+    words, or None when a file of this size is usable."""
+    if role is FileRole.DATA_FILE and size != expected_size:
+        return f"{size} bytes on disk, {expected_size} in the log"
+    if role is FileRole.DELETION_VECTOR and size < expected_size:
+        return f"{size} bytes on disk, at least {expected_size} needed"
+    return None
 
 
 def add_file_issues(table_root: str, add: AddFile) -> Iterator[FileIssue]:
