@@ -16,7 +16,7 @@ from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.filecheck import FileRole, size_problem
+from inspector.views.filecheck import FileRole, judge_size
 from inspector.views.tablefiles import relative_path
 
 
@@ -59,11 +59,12 @@ class Reference:
     size: int
     role: FileRole
 
-    def problem(self, size: int | None) -> str | None:
-        """Why a file of this size (None: missing) cannot serve, by the shared rule."""
+    def usable(self, path: str, size: int | None) -> bool:
+        """Whether a file of this size (None: missing) can serve, by the shared rule."""
         if size is None:
-            return "missing"
-        return size_problem(self.role, size, self.size)
+            return False
+        issue = judge_size("", size, path=path, role=self.role, expected_size=self.size)
+        return issue is None
 
 
 @dataclass(frozen=True, kw_only=True)

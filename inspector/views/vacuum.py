@@ -284,7 +284,7 @@ def _fates(
     damaged = {
         path
         for path, need in spans.first_reference().items()
-        if need.problem(listing[path].size if path in listing else None) is not None
+        if not need.usable(path, listing[path].size if path in listing else None)
     }
     broken = spans.versions_using(damaged) | spans.unreadable
     lost = spans.versions_using(deleted) - broken
