@@ -420,3 +420,21 @@ def test_a_tombstone_whose_file_is_gone_is_counted_not_listed(copy_table):
     assert gone not in [f.path for f in plan.files]
     assert plan.tombstones_already_deleted == 1
     assert [f.path for f in plan.files] == [p for p in oracle(root, 0, full=False) if p != gone]
+
+
+def test_a_data_file_of_another_size_makes_its_versions_unreadable_as_the_health_check_says(
+    copy_table,
+):
+    root = copy_table(SIMPLE)
+    age_table(root)
+    with open(root / unquote(DeltaLog.open(str(root)).commit(1).adds[0].path), "ab") as fh:
+        fh.write(b"appended by a bad copy")
+    log = DeltaLog.open(str(root))
+
+    plan = plan_vacuum(log, retain_hours=24 * 365)
+
+    health = check_table(log, all_versions=True, settings=Settings())
+    assert {v for v, fate in plan.fates if fate is VersionFate.UNREADABLE} == {
+        v.version for v in health.versions if not v.is_complete
+    }
+    assert dict(plan.fates)[1] is VersionFate.UNREADABLE

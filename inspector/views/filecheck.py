@@ -99,13 +99,39 @@ def examine_file(
         return missing
     except OSError as exc:
         return replace(missing, state=FileState.UNREADABLE, detail=exc.strerror or str(exc))
+    return judge_size(local_path, size, path=path, role=role, expected_size=expected_size)
+
+
+def judge_size(
+    local_path: str, size: int, *, path: str, role: FileRole, expected_size: int
+) -> FileIssue | None:
+    """The same rule for a file whose size is already known (from a directory walk).
+
+    Args:
+        local_path: Where the file is on disk.
+        size: Its size on disk.
+        path: Its name in the log (for the record).
+        role: Data file (exact size) or deletion vector (at least the size).
+        expected_size: The size the log records.
+
+    Returns:
+        The issue, or None when the size is right.
+    """
     if role is FileRole.DATA_FILE and size != expected_size:
         detail = f"{size} bytes on disk, {expected_size} in the log"
     elif role is FileRole.DELETION_VECTOR and size < expected_size:
         detail = f"{size} bytes on disk, at least {expected_size} needed"
     else:
         return None
-    return replace(missing, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
+    return FileIssue(
+        path=path,
+        role=role,
+        state=FileState.SIZE_MISMATCH,
+        expected_size=expected_size,
+        actual_size=size,
+        local_path=local_path,
+        detail=detail,
+    )
 
 
 def add_file_issues(table_root: str, add: AddFile) -> Iterator[FileIssue]:
