@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
-#   ./dev.sh app [TABLE]   set everything up, then start the app (the demo table when no TABLE)
-#   ./dev.sh test          set everything up, then run the whole test suite
+#   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
+#                                        when no TABLE; --operator before or after TABLE)
+#   ./dev.sh app --check-args ARGS...   only check the app's arguments (no setup, no server)
+#   ./dev.sh test [PYTEST ARGS]         set everything up, then run the whole test suite
 set -euo pipefail
 cd "$(dirname "$0")"
+
+started=$SECONDS
+step() { echo "dev.sh: $*" >&2; }
+took() { step "$1 ($((SECONDS - $2)) s)"; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
@@ -15,43 +21,66 @@ apt_install() {
 
 ensure_java() {
   if ! command -v java >/dev/null; then
-    echo "Java is missing (PySpark needs Java 17); installing openjdk-17-jre-headless..."
+    local t=$SECONDS
+    step "Java is missing (PySpark needs Java 17); installing openjdk-17-jre-headless with apt-get..."
     apt_install openjdk-17-jre-headless
+    took "installed Java" "$t"
   fi
 }
 
 ensure_venv() {
   local py="${PYTHON:-}"
   [ -n "$py" ] || py=$(command -v python3.11 || command -v python3)
+  local t=$SECONDS
   if [ ! -x .venv/bin/python ]; then
+    step "creating the Python environment in .venv with $py..."
     "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
+    took "created .venv" "$t"
   fi
   local stamp=.venv/.requirements.sha
   local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    t=$SECONDS
+    local n; n=$(grep -cvE '^[[:space:]]*(#|$)' requirements.txt)
+    step "installing $n packages from requirements.txt into .venv (with their dependencies; a few minutes the first time)..."
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -r requirements.txt
     echo "$want" > "$stamp"
+    took "installed $n packages" "$t"
   fi
 }
 
 ensure_chromium() {
-  command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || apt_install chromium
+  if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
+    local t=$SECONDS
+    step "Chromium is missing (the browser test needs it); installing it with apt-get..."
+    apt_install chromium
+    took "installed Chromium" "$t"
+  fi
 }
+
+check_args() {
+  # The app parses its own arguments (ui/launch.py); this only asks it, without setup.
+  local py=.venv/bin/python
+  [ -x "$py" ] || py=$(command -v python3.11 || command -v python3)
+  exec "$py" -m ui.launch "$@"
+}
+
+ready() { [ $((SECONDS - started)) -lt 1 ] || took "ready" "$started"; }
 
 cmd="${1:-app}"; shift || true
 case "$cmd" in
   app)
-    ensure_java; ensure_venv
-    if [ $# -gt 0 ]; then
-      exec .venv/bin/python -m streamlit run app.py -- --table "$1"
-    fi
-    exec .venv/bin/python -m streamlit run app.py
+    if [ "${1:-}" = "--check-args" ]; then shift; check_args "$@"; fi
+    ensure_java; ensure_venv; ready
+    # Every argument goes to the app as given (TABLE and --operator in any order); a bad
+    # one is reported by the app in this terminal and on the page.
+    exec .venv/bin/python -m streamlit run app.py -- "$@"
     ;;
   test)
-    ensure_java; ensure_venv; ensure_chromium
+    ensure_java; ensure_venv; ensure_chromium; ready
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

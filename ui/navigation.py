@@ -8,11 +8,7 @@ differs from what this session last wrote (someone else changed it).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -36,28 +32,12 @@ from ui.common import (
     write_url,
 )
 from ui.context import PageContext
+from ui.launch import LaunchOptions
 from ui.registry import PAGES, Page, visible_pages
 
 _RESET_VERSION = "_reset_version"
 _RECENT_KEY = "_recent_pick"
 _REMEMBERED = "_remembered_table"
-
-
-@dataclass(frozen=True)
-class LaunchOptions:
-    """Options given after ``--`` on ``streamlit run app.py -- --table PATH --operator``."""
-
-    table: str | None = None
-    operator: bool = False
-
-
-def launch_options(argv: Sequence[str] | None = None) -> LaunchOptions:
-    """Parse the app's own command-line options, ignoring anything else (e.g. pytest's)."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--table")
-    parser.add_argument("--operator", action="store_true")
-    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return LaunchOptions(known.table, known.operator)
 
 
 def run_settings(launch: LaunchOptions) -> Settings:
