@@ -16,7 +16,8 @@ from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.rows.rowdiff import RowDiff, diff_rows
 from inspector.views.filediff import FileDiff, diff_files
-from ui.common import format_bytes, format_count, format_ms, render_error
+from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 
 _REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
@@ -30,6 +31,13 @@ def _file_diff(
     return diff_files(_log, from_version, to_version)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _log_rows(
+    table_root: str, generation: int, from_version: int, to_version: int, _log: DeltaLog
+) -> RowsBetween:
+    return rows_between(_log, from_version, to_version)
+
+
 def render(ctx: PageContext) -> None:
     """The Diff page."""
     versions = list(ctx.versions) or [c.version for c in ctx.log.commits]
@@ -40,14 +48,15 @@ def render(ctx: PageContext) -> None:
         render_error(exc)
         return
     ident = (ctx.log.table_root, ctx.log.generation, from_version, to_version)
+    log_rows = _log_rows(*ident, ctx.log)
     summary, schema, files, partitions, rows_tab = st.tabs(
         ["Summary", "Schema", "Files", "Partitions", "Rows"]
     )
     with rows_tab:
         rows = _rows(ctx, diff, ident)
     with summary:
-        _summary(diff)
-        _exports(ctx, diff, rows)
+        _summary(diff, log_rows)
+        _exports(ctx, diff, rows, log_rows)
     with schema:
         _schema(diff)
     with files:
@@ -67,7 +76,7 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     return int(from_version), int(to_version)
 
 
-def _summary(diff: FileDiff) -> None:
+def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     if a.version > b.version:
         st.caption(
@@ -92,6 +101,12 @@ def _summary(diff: FileDiff) -> None:
         "Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off"
     )
     cols[3].metric("Commits in between", len(diff.by_commit))
+    rows = log_rows.total
+    st.markdown(
+        f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
+        "figures as the Version page)."
+    )
+    by_version = dict(log_rows.by_commit)
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
         f"{format_count(t.records_added)} records), **{t.files_removed}** removed "
@@ -109,8 +124,11 @@ def _summary(diff: FileDiff) -> None:
                         "-files": c.totals.files_removed,
                         "+bytes": c.totals.bytes_added,
                         "-bytes": c.totals.bytes_removed,
-                        "+records": c.totals.records_added,
-                        "-records": c.totals.records_removed,
+                        "+rows": by_version[c.version].added,
+                        "-rows": by_version[c.version].removed,
+                        "rows from": _rows_source(by_version[c.version]),
+                        "records in files added": c.totals.records_added,
+                        "records in files removed": c.totals.records_removed,
                         "metadata": c.changes_metadata,
                         "protocol": c.changes_protocol,
                     }
@@ -122,6 +140,10 @@ def _summary(diff: FileDiff) -> None:
         )
 
 
+def _rows_source(change: RowChange) -> str:
+    return str(change.source) + ("" if change.exact else " (estimate)")
+
+
 def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
     if not value:
         return None
@@ -129,19 +151,19 @@ def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
     return ("+" if value > 0 else "-") + text
 
 
-def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None) -> None:
+def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None, log_rows: RowsBetween) -> None:
     name = f"diff-v{diff.from_version}-v{diff.to_version}"
     row = st.container(horizontal=True)
     row.download_button(
         "Postmortem (Markdown)",
-        markdown_report(diff, rows, table=ctx.log.table_root),
+        markdown_report(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
         file_name=f"{name}.md",
         mime="text/markdown",
         icon=":material/description:",
     )
     row.download_button(
         "Diff (JSON)",
-        to_json(diff, rows, table=ctx.log.table_root),
+        to_json(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
         file_name=f"{name}.json",
         mime="application/json",
         icon=":material/data_object:",

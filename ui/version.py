@@ -17,8 +17,10 @@ import streamlit as st
 from inspector.delta.actions import DomainMetadata, Metadata, Protocol, Txn, UnknownAction
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, diff_metadata
+from inspector.views.rowcounts import RowChange, commit_rows
 from inspector.views.versions import file_action_record
 from ui.common import escape_markdown, format_bytes, format_count, format_ms
 from ui.context import PageContext
@@ -181,11 +183,9 @@ def _files(ctx: PageContext, commit: Commit) -> None:
         "Bytes added / removed",
         f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}",
     )
-    cols[3].metric(
-        "Rows added / removed",
-        f"{_rows(adds)} / {_rows(removes)}",
-        help="From the files' stats (numRecords); – when a file has none.",
-    )
+    rows = _row_change(ctx, commit)
+    cols[3].metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
+    st.caption(f"Rows {escape_markdown(rows.note)}.")
     if not adds and not removes and not commit.cdc_files:
         st.caption("This commit added and removed no files.")
         return
@@ -210,11 +210,21 @@ def _files(ctx: PageContext, commit: Commit) -> None:
                 )
 
 
-def _rows(actions) -> str:
-    counts = [a.num_records for a in actions]
-    if not counts:
-        return "0"
-    return "–" if any(c is None for c in counts) else f"{sum(counts):,}"
+_ROWS_HELP = (
+    "Rows this commit added and removed (an updated row counts once on each side), from the "
+    "writer's operationMetrics or else the files' stats and deletion vectors. ~ marks an "
+    "estimate. The Diff page shows the same figures for this version and the one before."
+)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _cached_rows(key: tuple, _log: DeltaLog, version: int) -> RowChange:
+    return commit_rows(_log, version)
+
+
+def _row_change(ctx: PageContext, commit: Commit) -> RowChange:
+    key = (ctx.log.table_root, ctx.log.generation, commit.version)
+    return _cached_rows(key, ctx.log, commit.version)
 
 
 def _plural(count: int, noun: str) -> str:

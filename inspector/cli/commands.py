@@ -151,7 +151,10 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> int:
             file_diff=diff,
             settings=settings,
         )
-    record = diff_record(diff, rows, table=log.table_root)
+    from inspector.views.rowcounts import rows_between
+
+    log_rows = rows_between(log, diff.from_version, diff.to_version)
+    record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if args.json:
         emit_json(record)
         return 0

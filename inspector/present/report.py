@@ -23,11 +23,16 @@ from inspector.views.filediff import (
 )
 from inspector.views.history import iso
 from inspector.views.metadiff import ColumnChange, ValueChange
+from inspector.views.rowcounts import RowsBetween
 from inspector.views.versions import file_action_record
 
 
 def diff_record(
-    diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str | None = None,
+    log_rows: RowsBetween | None = None,
 ) -> dict[str, Any]:
     """The whole diff as JSON-ready data (values are plain JSON types).
 
@@ -35,10 +40,11 @@ def diff_record(
         diff: The file and metadata diff.
         rows: The row diff, when computed.
         table: The table's location, for the record.
+        log_rows: Rows added and removed as the log tells (``views.rowcounts``), when computed.
 
     Returns:
         ``{"from", "to", "schema", "files", "partitions", "commits", "properties",
-        "protocol", "table", "sides"}`` and ``"rows"`` when given.
+        "protocol", "table", "sides"}``, ``"rows"`` and ``"rowsFromLog"`` when given.
     """
     meta = diff.metadata
     record = {
@@ -68,6 +74,11 @@ def diff_record(
     }
     if rows is not None:
         record["rows"] = rows_record(rows)
+    if log_rows is not None:
+        record["rowsFromLog"] = {
+            **log_rows.total.to_json(),
+            "byCommit": [{"version": v, **c.to_json()} for v, c in log_rows.by_commit],
+        }
     return json_value(record)
 
 
@@ -95,9 +106,15 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
     return json_value(record)
 
 
-def to_json(diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None) -> str:
+def to_json(
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str | None = None,
+    log_rows: RowsBetween | None = None,
+) -> str:
     """:func:`diff_record` as indented JSON text (the app's JSON export)."""
-    return json.dumps(diff_record(diff, rows, table=table), indent=2)
+    return json.dumps(diff_record(diff, rows, table=table, log_rows=log_rows), indent=2)
 
 
 def _column(col: Column) -> dict[str, Any]:
@@ -163,7 +180,12 @@ def _changed_row(row: ChangedRow) -> dict[str, Any]:
 
 
 def markdown_report(
-    diff: FileDiff, rows: RowDiff | None = None, *, table: str, max_files: int = 100
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str,
+    max_files: int = 100,
+    log_rows: RowsBetween | None = None,
 ) -> str:
     """A postmortem of what changed between two versions, as Markdown.
 
@@ -172,13 +194,14 @@ def markdown_report(
         rows: The row diff, when computed (else the report says rows were not compared).
         table: The table's location, for the title.
         max_files: List at most this many files per side (the JSON export lists all).
+        log_rows: Rows added and removed as the log tells, when computed.
 
     Returns:
         Markdown text: summary, commits in between, schema, properties and protocol,
         partitions, files and rows.
     """
     sections = [
-        _md_summary(diff, table),
+        _md_summary(diff, table, log_rows),
         _md_commits(diff),
         _md_metadata(diff),
         _md_partitions(diff),
@@ -199,7 +222,7 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _md_summary(diff: FileDiff, table: str) -> str:
+def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     direction = (
         "" if a.version <= b.version else " (backwards: from the newer to the older version)"
@@ -223,6 +246,14 @@ def _md_summary(diff: FileDiff, table: str) -> str:
             f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records). "
             f"Commits in between: {len(diff.by_commit)}.",
         ]
+        + (
+            []
+            if log_rows is None
+            else [
+                "",
+                f"Rows added / removed: **{log_rows.total.label()}** ({log_rows.total.note}).",
+            ]
+        )
     )
 
 
