@@ -30,6 +30,7 @@ from inspector.views.health import (
     recovery_advice,
     restore_command,
 )
+from inspector.views.healthruns import grouped_record
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
@@ -339,7 +340,8 @@ def test_cli_check_json_contract_and_exit_code(copy_table, capsys):
     assert {"versions", "orphanFiles", "orphanBytes", "filesExamined"} <= set(out)
     latest = out["versions"][-1]
     assert latest["status"] == "incomplete" and len(latest["missingFiles"]) == 1
-    assert out == json.loads(json.dumps(health_record(check_table(DeltaLog.open(str(root))))))
+    report = check_table(DeltaLog.open(str(root)))
+    assert out == json.loads(json.dumps({**health_record(report), **grouped_record(report)}))
 
 
 def test_cli_check_text_for_a_healthy_and_a_broken_table(copy_table, capsys):

@@ -19,6 +19,7 @@ from inspector.views.health import (
     restore_command,
     version_ranges,
 )
+from inspector.views.healthruns import damaged_files, version_runs
 from inspector.views.retention import retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view
 from ui.context import PageContext
@@ -152,35 +153,56 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
 
 
 def _render_versions(report: HealthReport) -> None:
+    runs = version_runs(report)
+    st.caption(
+        f"{len(report.versions):,} versions in {len(runs):,} runs of the same state and "
+        "problem; the latest version and the last consistent one first."
+    )
     frame = pd.DataFrame(
         [
             {
-                "version": v.version,
-                "status": _STATUS_LABELS.get(v.status, v.status),
-                "missing": v.missing_count,
-                "wrong size": v.size_mismatch_count,
-                "unreadable": v.unreadable_count,
-                "problems": " ".join(v.problems),
+                "versions": run.label.removeprefix("versions ").removeprefix("version "),
+                "count": run.count,
+                "status": _STATUS_LABELS.get(run.status, run.status),
+                "what": run.summary,
+                "": run.role,
+                "problems": " ".join(run.problems),
             }
-            for v in reversed(report.versions)
+            for run in runs
         ]
     )
-    st.dataframe(frame, hide_index=True, height=min(38 + 35 * len(frame), 420))
-    damaged = report.damaged_versions[::-1]
-    if not damaged:
+    st.dataframe(
+        frame,
+        hide_index=True,
+        height=min(38 + 35 * len(frame), 420),
+        column_config={"problems": st.column_config.TextColumn("problems", width="large")},
+        key="health_runs",
+    )
+    files = damaged_files(report)
+    if not files:
         return
-    picked = st.selectbox("Files of version", [v.version for v in damaged], key="health_files_of")
-    v = next(v for v in damaged if v.version == picked)
-    rows = [{"problem": "missing", "path": p, "detail": ""} for p in v.missing_files]
-    rows += [
-        {"problem": i.problem, "path": i.path, "detail": i.detail}
-        for i in (*v.size_mismatches, *v.unreadable_files)
-    ]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
-    shown, total = len(rows), v.missing_count + v.size_mismatch_count + v.unreadable_count
-    if total > shown:
-        st.caption(f"Showing {shown:,} of {total:,} files (the `max_listed_files` setting).")
+    st.markdown(
+        f"**Damaged files ({len(files):,})**, each listed once with the versions that need it"
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "problem": f.problem,
+                    "path": f.path,
+                    "needed by": f.versions_text,
+                    "detail": f.detail or "–",
+                }
+                for f in files
+            ]
+        ),
+        hide_index=True,
+        key="health_files",
+    )
+    if any(v.missing_count > len(v.missing_files) for v in report.damaged_versions):
+        st.caption(
+            "Lists are capped per version (the `max_listed_files` setting); counts are exact."
+        )
 
 
 def _render_retention(ctx: PageContext, report: HealthReport) -> None:

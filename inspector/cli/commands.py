@@ -228,6 +228,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_check_args)
 def check_command(args: argparse.Namespace, settings: Settings) -> int:
     from inspector.views.health import check_table, health_record
+    from inspector.views.healthruns import grouped_record
 
     log = DeltaLog.open(args.table)
     show = sys.stderr.isatty() and not args.json
@@ -241,7 +242,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> int:
     if show:
         print(file=sys.stderr)
     if args.json:
-        emit_json(health_record(report))
+        emit_json({**health_record(report), **grouped_record(report)})
     else:
         _print_health(report, args.all_versions)
     return 0 if report.is_consistent else 4
@@ -252,104 +253,9 @@ def _print_progress(done: int, total: int) -> None:
 
 
 def _print_health(report, asked_all: bool) -> None:
-    from inspector.views.health import recovery_advice, restore_command, version_ranges
+    from inspector.present.healthtext import health_lines
 
-    first, last = report.versions[0].version, report.latest_version
-    scope = (
-        f"every retained version ({first}..{last})"
-        if report.all_versions
-        else f"the latest version ({last})"
-    )
-    if report.all_versions and not asked_all:
-        scope += ", because the latest was not consistent"
-    print(
-        f"Health check of {report.table_root}\nchecked {scope}; {report.files_examined} files examined"
-        f"{' with Parquet footers' if report.deep else ''}\n"
-    )
-    if report.is_consistent:
-        print(
-            f"OK: the latest version {last} is consistent (every file present with its recorded size)."
-        )
-    else:
-        print(f"NOT CONSISTENT: the latest version {last} is {report.latest.status.upper()}.")
-    consistent = report.last_consistent_version
-    print(f"Last consistent version: {consistent if consistent is not None else 'none'}")
-    damaged = report.damaged_versions
-    if damaged:
-        print(
-            f"\n{len(damaged)} version(s) not complete: {version_ranges([v.version for v in damaged])}"
-            " (newest first; versions with the same damage are grouped)"
-        )
-        for group in _same_damage_groups(damaged)[:20]:
-            _print_version(group)
-    for problem in report.problems:
-        print(f"! {problem}")
-    for v in report.versions:
-        for problem in v.problems if v.is_complete else ():
-            print(f"! version {v.version}: {problem}")
-    print(
-        f"\nOrphan files: {report.orphan_files} ({report.orphan_bytes:,} bytes) that no retained "
-        "version references."
-    )
-    print(f"\nNext step: {recovery_advice(report)}")
-    command = restore_command(report)
-    if command:
-        print(f"  {command}")
-
-
-def _same_damage_groups(damaged) -> list[list]:
-    """Runs of consecutive versions with identical damage, newest run first."""
-    groups: list[list] = []
-    for v in damaged:
-        prev = groups[-1][-1] if groups else None
-        same = (
-            prev is not None
-            and prev.version + 1 == v.version
-            and (
-                prev.status,
-                prev.missing_files,
-                prev.size_mismatches,
-                prev.unreadable_files,
-                prev.missing_count,
-                prev.size_mismatch_count,
-                prev.problems,
-            )
-            == (
-                v.status,
-                v.missing_files,
-                v.size_mismatches,
-                v.unreadable_files,
-                v.missing_count,
-                v.size_mismatch_count,
-                v.problems,
-            )
-        )
-        if same:
-            groups[-1].append(v)
-        else:
-            groups.append([v])
-    return groups[::-1]
-
-
-def _print_version(group: list) -> None:
-    v = group[-1]
-    label = (
-        f"version {v.version}" if len(group) == 1 else f"versions {group[0].version}..{v.version}"
-    )
-    counts = f"{v.missing_count} missing, {v.size_mismatch_count} wrong size" + (
-        f", {v.unreadable_count} unreadable" if v.unreadable_count else ""
-    )
-    print(f"  {label:<22} {v.status.upper():<11} {counts if v.status != 'unreadable' else ''}")
-    for problem in v.problems:
-        print(f"      ! {problem}")
-    for path in v.missing_files:
-        print(f"      missing        {path}")
-    for issue in (*v.size_mismatches, *v.unreadable_files):
-        print(f"      {issue.problem:<14} {issue.path}  ({issue.detail})")
-    shown = len(v.missing_files) + len(v.size_mismatches) + len(v.unreadable_files)
-    total = v.missing_count + v.size_mismatch_count + v.unreadable_count
-    if total > shown:
-        print(f"      ... and {total - shown} more files (the list is capped by max_listed_files)")
+    print("\n".join(health_lines(report, asked_all=asked_all)))
 
 
 def _restore_args(parser: argparse.ArgumentParser) -> None:
