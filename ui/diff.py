@@ -14,6 +14,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
+from inspector.present.values import EMPTY, row_text, setting_text, table_rows, text_value
 from inspector.rows.rowdiff import RowDiff, diff_rows
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
@@ -136,6 +137,7 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
                 ]
             ),
             hide_index=True,
+            placeholder=EMPTY,
             key="diff_commits",
         )
 
@@ -190,7 +192,7 @@ def _schema(diff: FileDiff) -> None:
     )
     if columns:
         st.markdown("**Columns**")
-        st.dataframe(pd.DataFrame(columns), hide_index=True, key="diff_columns")
+        st.dataframe(pd.DataFrame(columns), hide_index=True, placeholder=EMPTY, key="diff_columns")
     for title, changes in (
         ("Properties", meta.properties),
         ("Protocol", meta.protocol),
@@ -201,17 +203,18 @@ def _schema(diff: FileDiff) -> None:
             st.dataframe(
                 pd.DataFrame(
                     [
-                        {"key": v.key, "before": _text(v.before), "after": _text(v.after)}
+                        {
+                            "key": v.key,
+                            "before": setting_text(v.before),
+                            "after": setting_text(v.after),
+                        }
                         for v in changes
                     ]
                 ),
                 hide_index=True,
+                placeholder=EMPTY,
                 key=f"diff_{title}",
             )
-
-
-def _text(value) -> str:
-    return "–" if value is None else str(value)
 
 
 def _files(diff: FileDiff) -> None:
@@ -240,6 +243,7 @@ def _files(diff: FileDiff) -> None:
                     ]
                 ),
                 hide_index=True,
+                placeholder=EMPTY,
                 key=key,
             )
 
@@ -270,7 +274,7 @@ def _partitions(diff: FileDiff) -> None:
         _bars(frame, "+records", "-records", "Rows added and removed (stats)"),
         key="diff_rows_chart",
     )
-    st.dataframe(frame, hide_index=True, key="diff_partitions")
+    st.dataframe(frame, hide_index=True, placeholder=EMPTY, key="diff_partitions")
 
 
 def _bars(frame: pd.DataFrame, added: str, removed: str, title: str) -> go.Figure:
@@ -368,8 +372,11 @@ def _show_rows(rows: RowDiff) -> None:
         if sample:
             st.markdown(f"**{title}**")
             st.dataframe(
-                pd.DataFrame([{c: _cell(r.get(c)) for c in rows.columns} for r in sample]),
+                pd.DataFrame(
+                    table_rows(sample, rows.columns), columns=list(rows.columns), dtype=object
+                ),
                 hide_index=True,
+                placeholder=EMPTY,
                 key=key,
             )
     if rows.samples.changed:
@@ -378,17 +385,18 @@ def _show_rows(rows: RowDiff) -> None:
             pd.DataFrame(
                 [
                     {
-                        "key": ", ".join(f"{k}={v}" for k, v in c.key.items()),
+                        "key": row_text(c.key),
                         "column": v.key,
                         # One column holds values of every changed column: text keeps it one type.
-                        "before": _text(v.before),
-                        "after": _text(v.after),
+                        "before": text_value(v.before, empty=EMPTY),
+                        "after": text_value(v.after, empty=EMPTY),
                     }
                     for c in rows.samples.changed
                     for v in c.changes
                 ]
             ),
             hide_index=True,
+            placeholder=EMPTY,
             key="diff_rows_changed",
         )
     if not (rows.added or rows.removed or rows.changed):
@@ -396,8 +404,3 @@ def _show_rows(rows: RowDiff) -> None:
             "No row changed: the files that changed hold the same rows (e.g. an OPTIMIZE).",
             icon=":material/check:",
         )
-
-
-def _cell(value):
-    """Show nested values as text: Arrow cannot hold mixed types in one column."""
-    return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)

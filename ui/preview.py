@@ -8,13 +8,12 @@ another widget) interrupts the poll, which cancels the job group.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.rows.preview import Preview, PreviewJob, json_value
+from inspector.present.values import EMPTY, table_rows
+from inspector.rows.preview import Preview, PreviewJob
 from inspector.rows.session import spark_status
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
@@ -168,7 +167,7 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     cols[2].metric("Files read", format_count(preview.files_read))
     cols[3].metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
     st.download_button(
         "Download these rows (CSV)",
         frame.to_csv(index=False).encode("utf-8"),
@@ -181,14 +180,6 @@ def _show(preview: Preview, ctx: PageContext) -> None:
 
 
 def _frame(preview: Preview) -> pd.DataFrame:
-    """The rows as a table: nested values as JSON text, binary as base64, decimals as text."""
+    """The rows as a table, every value written as ``present.values`` writes it."""
     names = [c.name for c in preview.columns]
-    return pd.DataFrame([[_cell(row.get(n)) for n in names] for row in preview.rows], columns=names)
-
-
-def _cell(value):
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(json_value(list(value) if isinstance(value, tuple) else value))
-    if isinstance(value, (bytes, bytearray)) or type(value).__name__ == "Decimal":
-        return json_value(value)
-    return value
+    return pd.DataFrame(table_rows(preview.rows, names), columns=names, dtype=object)

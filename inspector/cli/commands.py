@@ -163,47 +163,9 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_diff(record: dict) -> None:
-    files, sides = record["files"], record["sides"]
-    print(
-        f"version {record['from']} -> {record['to']}: {files['filesAdded']} files added "
-        f"({files['bytesAdded']} bytes), {files['filesRemoved']} removed ({files['bytesRemoved']} bytes); "
-        f"{sides['from']['numFiles']} -> {sides['to']['numFiles']} files"
-    )
-    for c in record["commits"]:
-        print(
-            f"  commit {c['version']:>6} {c['operation'][:22]:<22} +{c['filesAdded']} -{c['filesRemoved']} files"
-        )
-    schema = record["schema"]
-    for name in schema["added"]:
-        print(f"+ column {name}")
-    for name in schema["removed"]:
-        print(f"- column {name}")
-    for change in schema["changed"]:
-        print(f"~ column {change['name']}: {'; '.join(change['changes'])}")
-    for kind in ("properties", "protocol", "tableFields"):
-        for v in record[kind]:
-            print(f"~ {kind} {v['key']}: {v['before']} -> {v['after']}")
-    for p in record["partitions"]:
-        label = "/".join(f"{k}={v}" for k, v in p["partitionValues"].items()) or "(unpartitioned)"
-        print(
-            f"  partition {label}: +{p['filesAdded']} -{p['filesRemoved']} files, "
-            f"+{p['recordsAdded']} -{p['recordsRemoved']} records"
-        )
-    for sign, paths in (("+", files["added"]), ("-", files["removed"])):
-        for path in paths:
-            print(f"{sign} {path}")
-    rows = record.get("rows")
-    if rows is not None:
-        changed = f", {rows['changed']} changed" if "changed" in rows else ""
-        print(
-            f"rows: {rows['added']} added, {rows['removed']} removed{changed} "
-            f"(read {rows['filesRead']} changed files)"
-        )
-        for sign, sample in (("+", rows["samples"]["added"]), ("-", rows["samples"]["removed"])):
-            for row in sample:
-                print(f"{sign} {row}")
-        for c in rows["samples"]["changed"]:
-            print(f"~ {c['key']}: {c['changes']}")
+    from inspector.present.difftext import diff_lines
+
+    print("\n".join(diff_lines(record)))
 
 
 def _check_args(parser: argparse.ArgumentParser) -> None:
@@ -525,7 +487,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_preview(preview, chosen) -> None:
-    from inspector.rows.preview import json_value
+    from inspector.present.values import text_value
 
     if chosen.timestamp is not None:
         print(
@@ -541,4 +503,4 @@ def _print_preview(preview, chosen) -> None:
     )
     print("\t".join(f"{c.name} ({c.type})" for c in preview.columns))
     for row in preview.rows:
-        print("\t".join("null" if row[n] is None else str(json_value(row[n])) for n in names))
+        print("\t".join(text_value(row[n]) for n in names))

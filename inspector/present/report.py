@@ -13,6 +13,7 @@ from typing import Any
 from inspector.delta.actions import AddFile
 from inspector.delta.schema import Column
 from inspector.present.jsonvalue import json_value
+from inspector.present.values import row_text, setting_text, text_value
 from inspector.rows.rowdiff import ChangedRow, RowDiff
 from inspector.views.filediff import (
     CommitChange,
@@ -316,7 +317,10 @@ def _md_metadata(diff: FileDiff) -> str:
         if changes:
             parts.append(
                 f"### {title}\n\n"
-                + _table(["key", "before", "after"], [[v.key, v.before, v.after] for v in changes])
+                + _table(
+                    ["key", "before", "after"],
+                    [[v.key, setting_text(v.before), setting_text(v.after)] for v in changes],
+                )
             )
     return "\n\n".join(parts)
 
@@ -384,11 +388,14 @@ def _md_rows(rows: RowDiff | None) -> str:
         if sample:
             parts.append(
                 f"### {title} (first {len(sample)})\n\n"
-                + _table(list(rows.columns), [[r.get(c) for c in rows.columns] for r in sample])
+                + _table(
+                    list(rows.columns),
+                    [[text_value(r.get(c)) for c in rows.columns] for r in sample],
+                )
             )
     if rows.samples.changed:
         changed = [
-            [", ".join(f"{k}={v}" for k, v in c.key.items()), v.key, v.before, v.after]
+            [row_text(c.key), v.key, text_value(v.before), text_value(v.after)]
             for c in rows.samples.changed
             for v in c.changes
         ]
