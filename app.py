@@ -15,7 +15,13 @@ from inspector.delta.errors import InspectorError, InvalidInput
 from ui.common import render_error, render_unexpected
 from ui.context import PageContext
 from ui.launch import USAGE, launch_options, report_once
-from ui.navigation import render_header, render_sidebar, run_settings
+from ui.navigation import (
+    render_header,
+    render_sidebar,
+    render_spark_status,
+    run_settings,
+    start_warm_up,
+)
 from ui.registry import Page
 
 st.set_page_config(
@@ -56,11 +62,12 @@ def main() -> None:
         return
     notices = st.container()
     chosen = render_sidebar(settings, launch, notices)
-    if chosen is None:
-        return
-    ctx, page = chosen
-    render_header(ctx)
-    render_page(page, ctx)
+    if chosen is not None:
+        ctx, page = chosen
+        start_warm_up(settings, page)
+        render_header(ctx)
+        render_page(page, ctx)
+    render_spark_status()
 
 
 main()

@@ -14,7 +14,7 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.rows.session import spark_status
+from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
 from inspector.views.versions import parse_version
 from ui import tables
@@ -70,7 +70,6 @@ def render_sidebar(
         location = _table_picker(settings)
         log = _open(location, settings, notices)
         if log is None:
-            _spark_caption()
             if (
                 VIEW_KEY in st.session_state
             ):  # the page picker is not drawn: keep the page for later
@@ -81,7 +80,6 @@ def render_sidebar(
         versions = tables.selectable_versions(log)
         page = _page_picker(visible_pages(settings), notices)
         version = _version_picker(log, settings, history, versions, notices)
-        _spark_caption()
     write_url(table=log.table_root, version=str(version), view=page.key)
     if st.session_state.get(_REMEMBERED) != log.table_root:
         tables.remember_table(settings, log.table_root)
@@ -249,24 +247,35 @@ def _valid_version(text: str | int, log: DeltaLog, versions: tuple[int, ...]) ->
     return version
 
 
+def start_warm_up(settings: Settings, page: Page) -> None:
+    """Start Spark in the background when the page will read rows and ``spark_warmup`` is on."""
+    if settings.spark_warmup and page.needs_rows:
+        warm_up(settings)
+
+
+def render_spark_status() -> None:
+    """Spark's state at the foot of the sidebar, drawn after the page (so after its Spark work).
+
+    While Spark starts, the caption checks again every second and, once Spark is up (or
+    failed), reruns the app once so every part of the page says so.
+    """
+    with st.sidebar:
+        st.divider()
+        if spark_status().state == "starting":
+            st.fragment(run_every=1.0)(_spark_caption_while_starting)()
+        else:
+            _spark_caption()
+
+
+def _spark_caption_while_starting() -> None:
+    if spark_status().state != "starting":
+        st.rerun()  # the whole app, once: the caption is then drawn without polling
+    _spark_caption()
+
+
 def _spark_caption() -> None:
     status = spark_status()
-    if status.state == "ready":
-        jars = (
-            "with Delta's Spark classes" if status.delta_jars else "without Delta's Spark classes"
-        )
-        text = f"Spark {status.version} ready on `{status.master}`, {jars}."
-    elif status.state == "failed":
-        text = f"Spark failed to start: {escape_markdown(status.reason or 'unknown reason')}"
-    elif status.state == "starting":
-        text = f"Spark is starting on `{status.master}`…"
-    else:
-        text = (
-            "Spark: not started. It starts only when a page needs rows; the timeline, "
-            "versions and overview read the log directly."
-        )
-    st.divider()
-    st.caption(f":material/bolt: {text}")
+    st.caption(f":material/bolt: {escape_markdown(status.describe())}")
 
 
 def render_header(ctx: PageContext) -> None:
