@@ -11,14 +11,22 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.delta.errors import InspectorError
+from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, row_text, setting_text, table_rows, text_value
 from inspector.rows.rowdiff import RowDiff, diff_rows
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    render_error,
+    set_view,
+)
 from ui.context import PageContext
 
 _REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
@@ -47,6 +55,10 @@ def render(ctx: PageContext) -> None:
         diff = _file_diff(ctx.log.table_root, ctx.log.generation, from_version, to_version, ctx.log)
     except InspectorError as exc:
         render_error(exc)
+        if isinstance(exc, CorruptLog) and st.button(
+            "Open the Health page", icon=":material/health_and_safety:", key="diff_to_health"
+        ):
+            set_view("health")
         return
     ident = (ctx.log.table_root, ctx.log.generation, from_version, to_version)
     log_rows = _log_rows(*ident, ctx.log)
@@ -84,12 +96,12 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
             "Backwards: from the newer version to the older one. "
             "Added means only in the to version."
         )
-    cols = st.columns(4)
+    cols = metric_row()
     # More or fewer files is neither good nor bad: neutral deltas.
-    cols[0].metric(
+    cols.metric(
         "Files", format_count(b.num_files), _delta(b.num_files - a.num_files), delta_color="off"
     )
-    cols[1].metric(
+    cols.metric(
         "Size",
         format_bytes(b.size_in_bytes),
         _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True),
@@ -98,10 +110,10 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
     records_delta = (
         None if None in (a.num_records, b.num_records) else b.num_records - a.num_records
     )
-    cols[2].metric(
+    cols.metric(
         "Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off"
     )
-    cols[3].metric("Commits in between", len(diff.by_commit))
+    cols.metric("Commits in between", len(diff.by_commit))
     rows = log_rows.total
     st.markdown(
         f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
@@ -355,12 +367,12 @@ def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset
 
 
 def _show_rows(rows: RowDiff) -> None:
-    cols = st.columns(3)
+    cols = metric_row()
     noun = "Keys" if rows.key else "Rows"
-    cols[0].metric(f"{noun} added", format_count(rows.added))
-    cols[1].metric(f"{noun} removed", format_count(rows.removed))
+    cols.metric(f"{noun} added", format_count(rows.added))
+    cols.metric(f"{noun} removed", format_count(rows.removed))
     if rows.changed is not None:
-        cols[2].metric("Keys changed", format_count(rows.changed))
+        cols.metric("Keys changed", format_count(rows.changed))
     st.caption(
         f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). Samples: up to "
         f"{rows.samples.limit} rows per list from row {rows.samples.offset + 1}; counts are exact."

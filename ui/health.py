@@ -21,7 +21,7 @@ from inspector.views.health import (
 )
 from inspector.views.healthruns import damaged_files, version_runs
 from inspector.views.retention import retention_view
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
 from ui.context import PageContext
 
 REPORT_KEY = "_health_report"
@@ -97,23 +97,23 @@ def _render_verdict(report: HealthReport) -> None:
             icon=":material/error:",
         )
     damaged = report.damaged_versions
-    cols = st.columns(5)
-    cols[0].metric("Latest version", report.latest_version)
-    cols[1].metric(
+    cols = metric_row()
+    cols.metric("Latest version", report.latest_version)
+    cols.metric(
         "Last consistent version",
         "none" if report.last_consistent_version is None else report.last_consistent_version,
     )
-    cols[2].metric(
+    cols.metric(
         "Versions not complete",
         len(damaged),
         help=version_ranges([v.version for v in damaged]) or "none",
     )
-    cols[3].metric(
+    cols.metric(
         "Files examined",
         format_count(report.files_examined),
         help="Each distinct file is examined once, whatever the number of versions.",
     )
-    cols[4].metric(
+    cols.metric(
         "Orphan files", format_count(report.orphan_files), help=format_bytes(report.orphan_bytes)
     )
     scope = "every retained version" if report.all_versions else "the latest version"

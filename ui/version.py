@@ -20,9 +20,10 @@ from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, diff_metadata
+from inspector.views.overview import state_source
 from inspector.views.rowcounts import RowChange, commit_rows
 from inspector.views.versions import file_action_record
-from ui.common import escape_markdown, format_bytes, format_count, format_ms
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 
 _LISTED_PATHS = 50  # paths listed as text per kind; the tables below list every file
@@ -81,11 +82,11 @@ def _checkpoint_only(ctx: PageContext) -> None:
             icon=":material/info:",
         )
     snap = ctx.log.snapshot(ctx.version)
-    cols = st.columns(4)
-    cols[0].metric("Files", format_count(snap.num_files))
-    cols[1].metric("Size", format_bytes(snap.size_in_bytes))
-    cols[2].metric("Records", format_count(snap.num_records))
-    cols[3].metric("Read from", snap.replayed_from)
+    row = metric_row()
+    row.metric("Files", format_count(snap.num_files))
+    row.metric("Size", format_bytes(snap.size_in_bytes))
+    row.metric("Records", format_count(snap.num_records))
+    st.caption(f"State read from {escape_markdown(state_source(ctx.log, ctx.version))}.")
 
 
 # ---- files -------------------------------------------------------------------------------------
@@ -174,17 +175,19 @@ def _files(ctx: PageContext, commit: Commit) -> None:
     added, removed, cdc = _file_frames(key, commit)
     adds, removes = commit.adds, commit.removes
     st.markdown("##### Files")
-    cols = st.columns(4)
-    cols[0].metric("Files added", format_count(len(adds)), help="add actions in this commit")
-    cols[1].metric(
-        "Files removed", format_count(len(removes)), help="remove actions in this commit"
+    row = metric_row()
+    row.metric("Files added", format_count(len(adds)), help="add actions in this commit")
+    row.metric(
+        "Files removed",
+        format_count(len(removes)),
+        help="remove actions in this commit",
     )
-    cols[2].metric(
+    row.metric(
         "Bytes added / removed",
         f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}",
     )
     rows = _row_change(ctx, commit)
-    cols[3].metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
+    row.metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
     st.caption(f"Rows {escape_markdown(rows.note)}.")
     if not adds and not removes and not commit.cdc_files:
         st.caption("This commit added and removed no files.")

@@ -102,9 +102,12 @@ def list_log(table_root: str) -> LogListing:
             "Check the path; it should be the folder that contains _delta_log.",
         )
     if not os.path.isdir(folder):
+        root = _enclosing_table(table_root)
         raise NotADeltaTable(
             f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
-            "Open the folder that contains _delta_log (the table root).",
+            f"Open '{root}', the table this folder belongs to."
+            if root
+            else "Open the folder that contains _delta_log (the table root).",
         )
     try:
         entries = _scan(folder)
@@ -120,6 +123,20 @@ def list_log(table_root: str) -> LogListing:
             "The table was never committed or its log was deleted; restore _delta_log from a backup.",
         )
     return listing
+
+
+def _enclosing_table(path: str, levels: int = 8) -> str | None:
+    """The nearest folder above ``path`` that has a ``_delta_log`` (a typed ``…/_delta_log``
+    or a partition folder), or None."""
+    current = os.path.normpath(path)
+    for _ in range(levels):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        if os.path.isdir(log_dir(parent)):
+            return parent
+        current = parent
+    return None
 
 
 def _scan(folder: str) -> list[os.DirEntry]:
