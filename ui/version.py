@@ -18,6 +18,7 @@ from inspector.delta.actions import DomainMetadata, Metadata, Protocol, Txn, Unk
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.present.values import setting_text, text_value
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.views.overview import state_source
@@ -361,11 +362,7 @@ def _columns_frame(columns) -> pd.DataFrame:
 
 
 def _value_text(value: Any) -> str:
-    if value is None:
-        return "(not set)"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(map(str, value)) or "(none)"
-    return str(value)
+    return setting_text(value)
 
 
 # ---- commitInfo and other actions -----------------------------------------------------------------
@@ -402,9 +399,7 @@ def _commit_info(commit: Commit) -> None:
 def _field_text(key: str, value: Any) -> str:
     if key in ("timestamp", "inCommitTimestamp") and isinstance(value, int):
         return f"{value} ({format_ms(value, with_ms=True)})"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, default=str)
-    return str(value)
+    return text_value(value)
 
 
 def _other_actions(commit: Commit) -> None:
