@@ -355,11 +355,21 @@ def _sum(changes: Iterable[RowChange]) -> RowChange:
         source=sources.pop() if len(sources) == 1 else RowSource.METRICS_AND_FILE_STATS,
         exact=False,
         note=(
-            f"sum over {len(items)} commits (a row added and removed again counts on both "
-            "sides); the net change is exact when every file has stats"
+            f"sum over {len(items)} commits, from {_sources_text(items)}; a row added and "
+            "removed again counts on both sides"
         ),
         commits=len(items),
     )
+
+
+def _sources_text(items: list[RowChange]) -> str:
+    used = {c.source for c in items}
+    metrics = used & {RowSource.OPERATION_METRICS, RowSource.METRICS_AND_FILE_STATS}
+    stats = used & {RowSource.FILE_STATS, RowSource.METRICS_AND_FILE_STATS}
+    parts = (["operation metrics"] if metrics else []) + (["file stats"] if stats else [])
+    estimates = sum(1 for c in items if not c.exact)
+    text = " and ".join(parts) or "no data change"
+    return text + (f" ({estimates} of them estimates)" if estimates else "")
 
 
 def _total(values: Iterable[int | None]) -> int | None:
