@@ -14,8 +14,8 @@ import streamlit as st
 from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
-from inspector.present.values import EMPTY, row_text, setting_text, table_rows, text_value
-from inspector.rows.rowdiff import RowDiff, diff_rows
+from inspector.present.values import EMPTY, setting_text
+from inspector.rows.rowdiff import RowDiff
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
 from ui.common import (
@@ -28,9 +28,7 @@ from ui.common import (
     set_view,
 )
 from ui.context import PageContext
-
-_REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
-_RESULTS = "_diff_rows_results"  # computed pages: {(table, gen, from, to, key, offset): RowDiff}
+from ui.diff_rows import rows_tab_body
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the commits in between…")
@@ -66,7 +64,7 @@ def render(ctx: PageContext) -> None:
         ["Summary", "Schema", "Files", "Partitions", "Rows"]
     )
     with rows_tab:
-        rows = _rows(ctx, diff, ident)
+        rows = rows_tab_body(ctx, diff, ident)
     with summary:
         _summary(diff, log_rows)
         _exports(ctx, diff, rows, log_rows)
@@ -305,114 +303,3 @@ def _bars(frame: pd.DataFrame, added: str, removed: str, title: str) -> go.Figur
         title=title, barmode="relative", height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10}
     )
     return fig
-
-
-def _rows(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | None:
-    """The Rows tab; returns the row diff shown, if any (for the exports)."""
-    columns = list(
-        dict.fromkeys(
-            diff.to_side.metadata.schema.field_names()
-            + diff.from_side.metadata.schema.field_names()
-        )
-    )
-    key = tuple(
-        st.multiselect(
-            "Key columns (optional)",
-            columns,
-            key="diff_key",
-            help="With a key, rows are matched by it: keys added, removed and changed.",
-        )
-    )
-    changed = len(diff.only_in_from) + len(diff.only_in_to)
-    requested = st.session_state.setdefault(_REQUESTED, set())
-    if st.button(
-        "Compare rows",
-        icon=":material/compare_arrows:",
-        key="diff_rows_button",
-        help=f"Starts Spark and reads only the {changed} changed files.",
-    ):
-        requested.add(ident + (key,))
-    if ident + (key,) not in requested:
-        st.caption(
-            f"Comparing rows starts Spark and reads only the {changed:,} changed files "
-            f"({format_bytes(sum(f.size for f in diff.only_in_from + diff.only_in_to))})."
-        )
-        return None
-    page = st.number_input("Sample page", min_value=1, value=1, step=1, key="diff_rows_page")
-    try:
-        rows = _row_diff(ctx, diff, ident, key, (int(page) - 1) * ctx.settings.sample_rows)
-    except InspectorError as exc:
-        render_error(exc)
-        return None
-    _show_rows(rows)
-    return rows
-
-
-def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset: int) -> RowDiff:
-    results = st.session_state.setdefault(_RESULTS, {})
-    cached = results.get(ident + (key, offset))
-    if cached is None:
-        with st.spinner("Comparing the rows of the changed files on Spark…"):
-            cached = diff_rows(
-                ctx.log,
-                diff.from_version,
-                diff.to_version,
-                key=key,
-                offset=offset,
-                file_diff=diff,
-                settings=ctx.settings,
-            )
-        results[ident + (key, offset)] = cached
-    return cached
-
-
-def _show_rows(rows: RowDiff) -> None:
-    cols = metric_row()
-    noun = "Keys" if rows.key else "Rows"
-    cols.metric(f"{noun} added", format_count(rows.added))
-    cols.metric(f"{noun} removed", format_count(rows.removed))
-    if rows.changed is not None:
-        cols.metric("Keys changed", format_count(rows.changed))
-    st.caption(
-        f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). Samples: up to "
-        f"{rows.samples.limit} rows per list from row {rows.samples.offset + 1}; counts are exact."
-    )
-    for title, sample, key in (
-        ("Added", rows.samples.added, "diff_rows_added"),
-        ("Removed", rows.samples.removed, "diff_rows_removed"),
-    ):
-        if sample:
-            st.markdown(f"**{title}**")
-            st.dataframe(
-                pd.DataFrame(
-                    table_rows(sample, rows.columns), columns=list(rows.columns), dtype=object
-                ),
-                hide_index=True,
-                placeholder=EMPTY,
-                key=key,
-            )
-    if rows.samples.changed:
-        st.markdown("**Changed**")
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "key": row_text(c.key),
-                        "column": v.key,
-                        # One column holds values of every changed column: text keeps it one type.
-                        "before": text_value(v.before, empty=EMPTY),
-                        "after": text_value(v.after, empty=EMPTY),
-                    }
-                    for c in rows.samples.changed
-                    for v in c.changes
-                ]
-            ),
-            hide_index=True,
-            placeholder=EMPTY,
-            key="diff_rows_changed",
-        )
-    if not (rows.added or rows.removed or rows.changed):
-        st.success(
-            "No row changed: the files that changed hold the same rows (e.g. an OPTIMIZE).",
-            icon=":material/check:",
-        )
