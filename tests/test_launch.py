@@ -119,3 +119,14 @@ def test_a_bad_argument_shows_a_page_that_says_what_went_wrong(app, monkeypatch,
     assert "Unknown argument: --bogus." in at.error[0].value
     assert "Usage" not in at.error[0].value and "dev.sh app" in at.error[0].value
     assert "Unknown argument: --bogus." in capsys.readouterr().err
+
+
+def test_the_console_script_checks_arguments_like_dev_sh():
+    code = (
+        "import sys; from ui.launch import serve; "
+        "sys.exit(serve(['--check-args', '--operator', '/t']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "table=/t operator=true"

@@ -12,6 +12,7 @@ This module imports no Streamlit, so ``python -m ui.launch ARGS`` (what
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -117,6 +118,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(f"table={options.table or '(demo)'} operator={str(options.operator).lower()}")
     return 0
+
+
+def serve(argv: Sequence[str] | None = None) -> int:
+    """Console script ``delta-inspector-app [TABLE] [--operator]``: start the app.
+
+    The arguments go to the app unchanged, as ``./dev.sh app`` passes them; a bad one is
+    reported by the app (one terminal line and the page). ``--check-args`` only checks.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--check-args"]:
+        return main(args[1:])
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    os.execv(sys.executable, [sys.executable, "-m", "streamlit", "run", app, "--", *args])
+    return 0  # not reached: execv replaces this process
 
 
 if __name__ == "__main__":
