@@ -165,7 +165,7 @@ def _render_versions(report: HealthReport) -> None:
                 "count": run.count,
                 "status": _STATUS_LABELS.get(run.status, run.status),
                 "what": run.summary,
-                "": run.role,
+                "matters as": run.role,
                 "problems": " ".join(run.problems),
             }
             for run in runs
