@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
 #   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
-#                                        when no TABLE; --operator before or after TABLE)
+#                                        when no TABLE; --operator, before or after TABLE,
+#                                        shows the pages that change tables)
 #   ./dev.sh app --check-args ARGS...   only check the app's arguments (no setup, no server)
-#   ./dev.sh test [PYTEST ARGS]         set everything up, then run the whole test suite
+#   ./dev.sh test [PYTEST ARGS]         set everything up, run lint/format/type/layer checks,
+#                                        then every test
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,17 +39,26 @@ ensure_venv() {
     "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
     took "created .venv" "$t"
   fi
+  # Reinstall only when a requirements file changed (the stamp hashes both).
   local stamp=.venv/.requirements.sha
-  local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  local want; want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     t=$SECONDS
-    local n; n=$(grep -cvE '^[[:space:]]*(#|$)' requirements.txt)
-    step "installing $n packages from requirements.txt into .venv (with their dependencies; a few minutes the first time)..."
+    local n; n=$(cat requirements.txt requirements-dev.txt | grep -cvE '^[[:space:]]*(#|-r|$)')
+    step "installing $n packages from requirements.txt and requirements-dev.txt into .venv (with their dependencies; a few minutes the first time)..."
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -r requirements.txt
+    .venv/bin/python -m pip install -q -r requirements.txt -r requirements-dev.txt
     echo "$want" > "$stamp"
     took "installed $n packages" "$t"
   fi
+}
+
+run_checks() {
+  # Lint, format, types and layering first: a failure here stops before the (slow) tests.
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/mypy inspector ui app.py
+  if grep -q importlinter pyproject.toml; then .venv/bin/lint-imports; fi
 }
 
 ensure_chromium() {
@@ -79,6 +90,7 @@ case "$cmd" in
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium; ready
+    run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)

@@ -105,9 +105,8 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
         _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True),
         delta_color="off",
     )
-    records_delta = (
-        None if None in (a.num_records, b.num_records) else b.num_records - a.num_records
-    )
+    before, after = a.num_records, b.num_records
+    records_delta = None if before is None or after is None else after - before
     cols.metric(
         "Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off"
     )

@@ -11,26 +11,36 @@ version. On a local (POSIX) filesystem we get both from a hard link:
 3. remove the temporary name and ``fsync`` the folder so the new name is durable.
 
 A crash before step 2 leaves only a temporary dot-file (ignored by every Delta
-reader); a crash after it leaves a complete commit.
+reader); a crash after it leaves a complete commit. ``write_commit`` reports each
+finished step (:class:`CommitStep`) to an optional callback, so a test can crash the
+writer exactly there.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification
 
-#: Seconds to pause between the writer's steps. Always 0 in normal use; the
-#: fault-injection test raises it in a subprocess so that a SIGKILL can land
-#: between every pair of steps.
-STEP_PAUSE_SECONDS = 0.0
-
 _CHUNK = 1 << 16
+
+
+class CommitStep(StrEnum):
+    """The steps of :func:`write_commit`, in order; each is reported once it is done."""
+
+    TEMP_WRITTEN = "temp_written"  # the whole content is in the temporary dot-file
+    TEMP_FSYNCED = "temp_fsynced"  # ... and on disk
+    LINKED = "linked"  # the commit file exists under its final name
+    TEMP_REMOVED = "temp_removed"  # the temporary name is gone
+
+
+def _no_report(step: CommitStep) -> None:
+    pass
 
 
 def commit_file_name(version: int) -> str:
@@ -44,13 +54,21 @@ def encode_actions(actions: Iterable[Mapping[str, Any]]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def write_commit(log_folder: str, version: int, actions: Iterable[Mapping[str, Any]]) -> str:
+def write_commit(
+    log_folder: str,
+    version: int,
+    actions: Iterable[Mapping[str, Any]],
+    *,
+    on_step: Callable[[CommitStep], None] = _no_report,
+) -> str:
     """Create the commit file of ``version`` atomically, only if it does not exist.
 
     Args:
         log_folder: The table's ``_delta_log`` folder.
         version: The version to create (the read version + 1).
         actions: The commit's actions, each a one-key mapping such as ``{"add": {...}}``.
+        on_step: Called after each step of the write (the fault-injection tests crash
+            the process there).
 
     Returns:
         The path of the new commit file.
@@ -62,8 +80,7 @@ def write_commit(log_folder: str, version: int, actions: Iterable[Mapping[str, A
     temp = os.path.join(log_folder, f".{commit_file_name(version)}.{uuid.uuid4()}.tmp")
     content = encode_actions(actions)
     try:
-        _write_durably(temp, content)
-        _pause()
+        _write_durably(temp, content, on_step)
         try:
             os.link(temp, final)
         except FileExistsError:
@@ -71,29 +88,26 @@ def write_commit(log_folder: str, version: int, actions: Iterable[Mapping[str, A
                 f"Another writer created version {version} first; the restore wrote nothing.",
                 "Make a new plan from the table's new latest version and try again.",
             ) from None
-        _pause()
+        on_step(CommitStep.LINKED)
     finally:
         _remove_quietly(temp)
+    on_step(CommitStep.TEMP_REMOVED)
     _fsync_folder(log_folder)
     return final
 
 
-def _write_durably(path: str, content: bytes) -> None:
+def _write_durably(path: str, content: bytes, on_step: Callable[[CommitStep], None]) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(content)
         while view:
             written = os.write(fd, view[:_CHUNK])
             view = view[written:]
-            _pause()
+        on_step(CommitStep.TEMP_WRITTEN)
         os.fsync(fd)
+        on_step(CommitStep.TEMP_FSYNCED)
     finally:
         os.close(fd)
-
-
-def _pause() -> None:
-    if STEP_PAUSE_SECONDS:
-        time.sleep(STEP_PAUSE_SECONDS)
 
 
 def _remove_quietly(path: str) -> None:

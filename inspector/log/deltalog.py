@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
 from inspector.delta.paths import log_dir, resolve_table_root
@@ -275,9 +276,11 @@ class DeltaLog:
             return state, _describe(origin, base_version, version)
         return None
 
-    def _bases(self, version: int, live_only: bool = False):
+    def _bases(
+        self, version: int, live_only: bool = False
+    ) -> list[tuple[int, Callable[..., tuple[ReplayState, str]]]]:
         """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
-        candidates = []
+        candidates: list[tuple[int, int, Callable[..., tuple[ReplayState, str]]]] = []
         for v, snap in self._snapshots.items():
             if v <= version:
                 candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))

@@ -153,8 +153,11 @@ def _log_file(entry: os.DirEntry) -> LogFile | None:
 
 
 def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
-    commits, crcs, compacted, staged = {}, {}, [], 0
-    parts: dict[tuple[int, str], list[LogFile]] = {}
+    commits: dict[int, LogFile | None] = {}
+    crcs: dict[int, LogFile | None] = {}
+    compacted: list[LogFile | None] = []
+    staged = 0
+    parts: dict[tuple[int, str], list[LogFile | None]] = {}
     last = None
     for entry in entries:
         name = entry.name
@@ -173,10 +176,10 @@ def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
         elif name == "_staged_commits" and entry.is_dir():
             staged = _count_entries(entry.path)
     # A file that vanished between listing and stat (a concurrent cleanup) is not there.
-    parts = {key: [f for f in files if f] for key, files in parts.items()}
+    present = {key: [f for f in files if f] for key, files in parts.items()}
     return LogListing(
         {v: f for v, f in commits.items() if f},
-        _group_checkpoints(parts),
+        _group_checkpoints(present),
         {v: f for v, f in crcs.items() if f},
         tuple(sorted((f for f in compacted if f), key=lambda f: f.name)),
         last,

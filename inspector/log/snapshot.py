@@ -69,7 +69,8 @@ class Snapshot:
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
         counts = [a.num_live_records for a in self.files.values()]
-        return None if any(c is None for c in counts) else sum(counts)
+        known = [c for c in counts if c is not None]
+        return None if len(known) < len(counts) else sum(known)
 
     def data_path(self, add: AddFile) -> str:
         """Absolute local path of a live file."""
@@ -129,10 +130,9 @@ class ReplayState:
         Raises:
             CorruptLog: If no metaData or protocol action was seen.
         """
-        missing = [
-            n for n, v in (("metaData", self.metadata), ("protocol", self.protocol)) if v is None
-        ]
-        if missing:
+        metadata, protocol = self.metadata, self.protocol
+        if metadata is None or protocol is None:
+            missing = [n for n, v in (("metaData", metadata), ("protocol", protocol)) if v is None]
             raise CorruptLog(
                 f"Version {version} has no {' or '.join(missing)} action in its log; "
                 "the table's state cannot be determined.",
@@ -142,8 +142,8 @@ class ReplayState:
         return Snapshot(
             table_root,
             version,
-            self.metadata,
-            self.protocol,
+            metadata,
+            protocol,
             self.files,
             self.tombstones,
             self.txns,

@@ -15,13 +15,17 @@ import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from inspector.delta.errors import SparkUnavailable
 from inspector.settings import Settings
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 _lock = threading.Lock()
 _warm_lock = threading.Lock()
-_session = None
+_session: SparkSession | None = None
 _status: SparkStatus | None = None
 _warming: threading.Thread | None = None
 
@@ -158,7 +162,7 @@ def _warm(settings: Settings) -> None:
             _warming = None
 
 
-def get_spark(settings: Settings | None = None):
+def get_spark(settings: Settings | None = None) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -198,7 +202,7 @@ def get_spark(settings: Settings | None = None):
         return _session
 
 
-def _start(settings: Settings):
+def _start(settings: Settings) -> SparkSession:
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise SparkUnavailable(
             "Java is not installed, and Spark needs Java 17.",
@@ -231,10 +235,10 @@ def _start(settings: Settings):
     return session
 
 
-def has_delta_jars(session) -> bool:
+def has_delta_jars(session: SparkSession) -> bool:
     """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
     try:
-        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")  # type: ignore[union-attr]
         return True
     except Exception:
         return False
