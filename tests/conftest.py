@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ("tests.object_stores",)  # s3_server and the other stores on loopback
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
 

@@ -224,7 +224,12 @@ BAD_INPUT = [
         "NotADeltaTable",
         "no commit or checkpoint",
     ),
-    ("a remote URI", lambda tmp: ["history", "s3://bucket/table"], "NotADeltaTable", "s3://"),
+    (
+        "an unsupported scheme",
+        lambda tmp: ["history", "hdfs://namenode/table"],
+        "NotADeltaTable",
+        "hdfs://",
+    ),
     (
         "an unknown version",
         lambda tmp: ["files", PARTITIONED, "--version", 99],

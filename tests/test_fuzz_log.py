@@ -249,6 +249,8 @@ def _bad_last_checkpoint(log: Path, rng: random.Random) -> str:
             "\x00\xff\xfe garbage",
         ]
     )
+    if (log / "_last_checkpoint").is_dir():  # an earlier mutation made it a directory
+        shutil.rmtree(log / "_last_checkpoint")
     (log / "_last_checkpoint").write_text(text, encoding="utf-8", errors="surrogateescape")
     return f"_last_checkpoint = {text!r}"
 

@@ -17,6 +17,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
+from inspector.storage import LocalStorage, Storage
 
 FileKey = tuple[str, "str | None"]
 
@@ -39,6 +40,12 @@ class Snapshot:
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
+    storage: Storage | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def store(self) -> Storage:
+        """Where the table's files are read from (a local folder when none was given)."""
+        return self.storage if self.storage is not None else LocalStorage(self.table_root)
 
     @property
     def schema(self) -> StructType:
@@ -124,7 +131,9 @@ class ReplayState:
         else:
             self.domains[action.domain] = action
 
-    def freeze(self, table_root: str, version: int, replayed_from: str) -> Snapshot:
+    def freeze(
+        self, table_root: str, version: int, replayed_from: str, storage: Storage | None = None
+    ) -> Snapshot:
         """Turn the state into a Snapshot.
 
         Raises:
@@ -149,4 +158,5 @@ class ReplayState:
             self.txns,
             self.domains,
             replayed_from,
+            storage,
         )

@@ -254,7 +254,7 @@ def _commit(
         allow_missing_files=allow_missing_files,
         allow_protocol_downgrade=allow_protocol_downgrade,
     )
-    path = write_commit(log.log_folder, version, actions)
+    path = write_commit(log.storage, version, actions)
     return _result(
         plan,
         version,
