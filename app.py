@@ -14,6 +14,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError, InvalidInput
 from ui.common import render_error, render_unexpected
 from ui.context import PageContext
+from ui.desktop_guard import admitted, note_rendered
 from ui.launch import USAGE, launch_options, report_once
 from ui.navigation import (
     render_header,
@@ -44,6 +45,8 @@ def render_page(page: Page, ctx: PageContext) -> None:
 
 def main() -> None:
     """Run one pass of the app."""
+    if not admitted():
+        return
     launch = launch_options()
     if launch.error:  # a blank page would hide it: say it here and in the terminal
         report_once(launch.error)
@@ -67,6 +70,7 @@ def main() -> None:
         start_warm_up(settings, page)
         render_header(ctx)
         render_page(page, ctx)
+        note_rendered(page.key)
     render_spark_status()
 
 

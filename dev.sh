@@ -4,6 +4,7 @@
 #                                        when no TABLE; --operator, before or after TABLE,
 #                                        shows the pages that change tables)
 #   ./dev.sh app --check-args ARGS...   only check the app's arguments (no setup, no server)
+#   ./dev.sh desktop [TABLE] [--operator]   the same app in a desktop window (needs a display)
 #   ./dev.sh test [PYTEST ARGS]         set everything up, run lint/format/type/layer checks,
 #                                        then every test
 set -euo pipefail
@@ -61,6 +62,24 @@ run_checks() {
   if grep -q importlinter pyproject.toml; then .venv/bin/lint-imports; fi
 }
 
+ensure_debs() {
+  # Install only the Debian packages that are missing (dpkg knows; apt-get is slow).
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return
+  local t=$SECONDS
+  step "installing ${#missing[@]} Debian packages with apt-get: ${missing[*]}..."
+  apt_install "${missing[@]}"
+  took "installed ${#missing[@]} Debian packages" "$t"
+}
+
+# What Qt WebEngine (the desktop window's web view, from PyPI wheels) needs from the system.
+QT_DEBS=(libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
+  libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libnss3
+  libegl1 libgl1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libasound2 libdbus-1-3)
+# The desktop test: a virtual screen, a window finder and a screenshot tool.
+SCREEN_DEBS=(xvfb xdotool imagemagick)
+
 ensure_chromium() {
   if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
     local t=$SECONDS
@@ -88,11 +107,16 @@ case "$cmd" in
     # one is reported by the app in this terminal and on the page.
     exec .venv/bin/python -m streamlit run app.py -- "$@"
     ;;
+  desktop)
+    ensure_java; ensure_venv; ensure_debs "${QT_DEBS[@]}"; ready
+    exec .venv/bin/python -m inspector desktop "$@"
+    ;;
   test)
-    ensure_java; ensure_venv; ensure_chromium; ready
+    ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
+    ready
     run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh desktop [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.health import check_table
 from inspector.views.healthruns import damaged_files, grouped_record, version_runs
 from tests.conftest import REPO
@@ -40,7 +41,7 @@ def gapped(copy_table) -> Path:
 
 
 def test_a_gap_is_one_run_and_the_versions_that_matter_come_first(gapped):
-    report = check_table(DeltaLog.open(str(gapped)), all_versions=True)
+    report = check_table(DeltaLog.open(str(gapped)), all_versions=True, settings=Settings())
     runs = version_runs(report)
 
     assert len(report.versions) == 10_019
@@ -54,7 +55,7 @@ def test_a_gap_is_one_run_and_the_versions_that_matter_come_first(gapped):
 
 
 def test_each_damaged_file_is_listed_once_with_the_versions_that_need_it(gapped):
-    report = check_table(DeltaLog.open(str(gapped)), all_versions=True)
+    report = check_table(DeltaLog.open(str(gapped)), all_versions=True, settings=Settings())
     lost = DeltaLog.open(str(gapped)).commit(1).adds[0].path
 
     (damaged,) = damaged_files(report)
@@ -86,7 +87,10 @@ def test_check_json_adds_runs_and_damaged_files_and_keeps_versions(gapped, capsy
     (damaged,) = record["damagedFiles"]
     assert damaged["versions"] == [{"first": 1, "last": 13}, {"first": 10_014, "last": 10_018}]
     assert damaged["versionCount"] == 18
-    assert record == {**record, **grouped_record(check_table(DeltaLog.open(str(gapped))))}
+    assert record == {
+        **record,
+        **grouped_record(check_table(DeltaLog.open(str(gapped)), settings=Settings())),
+    }
 
 
 def test_check_text_names_the_gap_once_and_each_file_once(gapped, capsys):

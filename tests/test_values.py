@@ -79,7 +79,7 @@ def test_each_type_is_written_once_the_same_way(name):
         if name in ("bool", "byte", "short", "int", "long", "float", "double", "string")
         else text
     )
-    from inspector.present.jsonvalue import json_value
+    from inspector.delta.jsonvalue import json_value
 
     assert json_value(value) == plain
 

@@ -12,12 +12,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text
-from inspector.rows.rowdiff import RowDiff
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
+from inspector.views.rowrecords import RowDiff
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -240,8 +241,8 @@ def _files(diff: FileDiff) -> None:
                             "path": f.path,
                             "size": f.size,
                             "records": f.num_live_records,
-                            "partition": "/".join(
-                                f"{k}={v}" for k, v in (f.partition_values or {}).items()
+                            "partition": partition_label(
+                                f.partition_values or {}, unpartitioned=""
                             ),
                             "deleted rows (DV)": f.deletion_vector.cardinality
                             if f.deletion_vector

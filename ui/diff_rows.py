@@ -7,8 +7,9 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.present.values import EMPTY, row_text, table_rows, text_value
-from inspector.rows.rowdiff import RowDiff, diff_rows
+from inspector.rows.rowdiff import diff_rows
 from inspector.views.filediff import FileDiff
+from inspector.views.rowrecords import RowDiff
 from ui.common import format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
 

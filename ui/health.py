@@ -11,13 +11,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.text import version_ranges
 from inspector.views.health import (
     HealthReport,
     check_table,
     recovery_advice,
     recovery_reason,
     restore_command,
-    version_ranges,
 )
 from inspector.views.healthruns import damaged_files, version_runs
 from inspector.views.retention import retention_view
@@ -188,7 +188,7 @@ def _render_versions(report: HealthReport) -> None:
         pd.DataFrame(
             [
                 {
-                    "problem": f.problem,
+                    "problem": str(f.problem).replace("_", " "),
                     "path": f.path,
                     "needed by": f.versions_text,
                     "detail": f.detail or "–",

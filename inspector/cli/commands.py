@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from inspector.cli.main import arguments, command, emit_json
+from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.views.history import build_history, history_record, iso
@@ -82,7 +83,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> int:
     )
     for sign, items in (("+", added), ("-", removed)):
         for item in items:
-            parts = ", ".join(f"{k}={v}" for k, v in (item["partitionValues"] or {}).items())
+            parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
             print(f"{sign} {item['path']}  {item['size']} bytes  {parts}")
     return 0
 
@@ -385,7 +386,7 @@ def _ask_reason(args: argparse.Namespace) -> str:
 
 
 def _print_plan(plan: RestorePlan) -> None:
-    from inspector.restore.protocol import describe_protocol
+    from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""
@@ -408,7 +409,7 @@ def _print_plan(plan: RestorePlan) -> None:
         print(f"  partitions touched: {plan.num_partitions_touched}")
     for problem in plan.file_problems:
         print(
-            f"  {problem.kind:<13} {problem.path}  (log: {problem.expected_size} bytes, "
+            f"  {problem.state:<13} {problem.path}  (log: {problem.expected_size} bytes, "
             f"found: {problem.actual_size if problem.actual_size is not None else 'nothing'})"
         )
     print("Guards:")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from inspector.delta.text import partition_label
 from inspector.present.values import row_text, setting_text, text_value
 
 
@@ -32,9 +33,9 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
         )
     lines += _schema_lines(record)
     for p in record["partitions"]:
-        label = "/".join(f"{k}={text_value(v)}" for k, v in p["partitionValues"].items())
         lines.append(
-            f"  partition {label or '(unpartitioned)'}: +{p['filesAdded']} -{p['filesRemoved']} "
+            f"  partition {partition_label(p['partitionValues'])}: +{p['filesAdded']} "
+            f"-{p['filesRemoved']} "
             f"files, +{text_value(p['recordsAdded'])} -{text_value(p['recordsRemoved'])} records"
         )
     for sign, paths in (("+", files["added"]), ("-", files["removed"])):

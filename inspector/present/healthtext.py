@@ -87,7 +87,8 @@ def _file_lines(report: HealthReport) -> list[str]:
     lines = ["", f"Damaged files ({len(files)}, each listed once with the versions that need it):"]
     for f in files[:_FILES_SHOWN]:
         detail = f"  ({f.detail})" if f.detail else ""
-        lines.append(f"  {f.problem:<14} {f.path}{detail}  needed by {f.versions_text}")
+        problem = str(f.problem).replace("_", " ")
+        lines.append(f"  {problem:<14} {f.path}{detail}  needed by {f.versions_text}")
     if len(files) > _FILES_SHOWN:
         lines.append(f"  ... and {len(files) - _FILES_SHOWN} more (check --json lists all)")
     capped = any(

@@ -1,6 +1,6 @@
 """The one way a row value is written, in JSON, in text and in the app's tables.
 
-Built on :func:`inspector.present.jsonvalue.json_value`, so every output agrees:
+Built on :func:`inspector.delta.jsonvalue.json_value`, so every output agrees:
 instants (``timestamp``) in ISO 8601 UTC with ``Z``, ``timestamp_ntz`` without a
 zone, dates ISO, decimals as strings (no float rounding), binary base64, NaN and
 infinities by name, maps, structs and arrays as compact JSON. Text never shows a
@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from inspector.present.jsonvalue import json_value
+from inspector.delta.jsonvalue import json_value
 
 EMPTY = "–"  # the app's one glyph for "no value" (null cells, unknown counts)
 NULL = "null"  # text outputs (CLI, Markdown) write a null row value as SQL and JSON do

@@ -15,45 +15,34 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, date, datetime, tzinfo
-from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeature
+from inspector.delta.errors import MissingDataFile, UnsupportedFeature
+from inspector.delta.partitions import partition_value
+from inspector.delta.protocol import (
+    MANAGED_FEATURES,
+    MAX_READER_VERSION,
+    READABLE_FEATURES,
+    reader_features,
+)
 from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
-from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
+from inspector.log.deletion_vectors import deleted_rows
 from inspector.log.snapshot import Snapshot
+from inspector.rows.typewidening import check_type_changes
+from inspector.views.filecheck import FileState, check_files
 
 if TYPE_CHECKING:
     from pyroaring import BitMap64
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import DataType, StructField, StructType
 
-#: Reader features whose tables we read correctly (some need nothing from a reader).
-SUPPORTED_READER_FEATURES = frozenset(
-    {
-        "columnMapping",
-        "deletionVectors",
-        "timestampNtz",
-        "v2Checkpoint",
-        "vacuumProtocolCheck",
-        "typeWidening",
-        "typeWidening-preview",
-        "variantType",
-        "variantType-preview",
-        "catalogOwned",
-        "catalogOwned-preview",
-        "catalogManaged",
-    }
-)
-_CATALOG_FEATURES = {"catalogOwned", "catalogOwned-preview", "catalogManaged"}
-HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _FILE_KEY = "__delta_inspector_file"
 _ROW_INDEX = "__delta_inspector_row"
+_STAT_WORKERS = 8  # parallel local stat calls before Spark starts
 _GLOB_CHARS = re.compile(r"([\\\[\]{}*?])")
 
 
@@ -62,7 +51,7 @@ def read_snapshot(snapshot: Snapshot, *, spark: SparkSession | None = None) -> D
 
     Args:
         snapshot: The version to read.
-        spark: A SparkSession; None starts (or reuses) the process's session.
+        spark: A SparkSession; None uses the session already started (get_spark).
 
     Returns:
         A ``pyspark.sql.DataFrame`` (lazy: nothing is read until an action runs).
@@ -115,14 +104,13 @@ def check_readable(snapshot: Snapshot) -> None:
         UnsupportedFeature: Naming the reader feature, protocol version or column type.
     """
     proto = snapshot.protocol
-    if proto.min_reader_version > 3:
+    if proto.min_reader_version > MAX_READER_VERSION:
         raise UnsupportedFeature(
             f"Version {snapshot.version} requires Delta reader version {proto.min_reader_version}; "
-            "Delta Inspector reads versions 1 to 3.",
+            f"Delta Inspector reads versions 1 to {MAX_READER_VERSION}.",
             "Read this table with a newer Delta engine, or pick an older version.",
         )
-    features = set(proto.reader_features or ()) if proto.min_reader_version >= 3 else set()
-    unknown = sorted(features - SUPPORTED_READER_FEATURES)
+    unknown = sorted(reader_features(proto) - READABLE_FEATURES)
     if unknown:
         raise UnsupportedFeature(
             f"Version {snapshot.version} uses the table feature(s) {', '.join(unknown)}, which "
@@ -131,13 +119,12 @@ def check_readable(snapshot: Snapshot) -> None:
             "with the spark_conf setting, e.g. spark.jars=...), or pick a version without it.",
         )
     spark_schema(snapshot)  # refuses column types Spark does not know
-    _check_type_changes(snapshot)
+    check_type_changes(snapshot)
 
 
 def read_warnings(snapshot: Snapshot) -> list[str]:
     """Caveats about rows read from this snapshot (shown beside a preview)."""
-    features = set(snapshot.protocol.reader_features or ())
-    if features & _CATALOG_FEATURES:
+    if reader_features(snapshot.protocol) & MANAGED_FEATURES:
         return [
             "This table is managed by a catalog: the rows shown are those of the commits in "
             "_delta_log; commits the catalog has ratified but not yet published are not included."
@@ -146,22 +133,26 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
-    """Stat every data and deletion-vector file before Spark starts, for a clean message.
+    """Check every data and deletion-vector file before Spark starts, for a clean message.
+
+    The rule is the health check's and the restore guard's
+    (:func:`inspector.views.filecheck.check_files`): present, with the size the log records.
 
     Raises:
-        MissingDataFile: Naming the first missing file and how many are missing.
+        MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    missing = [snapshot.data_path(a) for a in adds if not os.path.exists(snapshot.data_path(a))]
-    missing += [
-        dv_file_path(a.deletion_vector, snapshot.table_root)
-        for a in adds
-        if a.deletion_vector and not dv_exists(a.deletion_vector, snapshot.table_root)
-    ]
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    issues = check_files(snapshot.table_root, list(adds), workers=_STAT_WORKERS)
+    if issues:
+        first = issues[0]
+        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+        if first.state is FileState.MISSING:
+            what = "missing{more}: the version's data was vacuumed or not copied with the table"
+        else:
+            what = f"damaged ({first.detail}){more}: it was cut short or overwritten"
         raise MissingDataFile(
-            f"Version {snapshot.version} needs {missing[0]}, which is missing{more}: the "
-            "version's data was vacuumed or not copied with the table.",
+            f"Version {snapshot.version} needs {first.local_path}, which is "
+            + what.format(more=more)
+            + ".",
             "Pick a later version whose files exist (VACUUM keeps the files of recent "
             "versions), or restore the missing files from a backup.",
         )
@@ -186,9 +177,9 @@ def spark_schema(snapshot: Snapshot) -> StructType:
 
 
 def _session() -> SparkSession:
-    from inspector.rows.session import get_spark
+    from inspector.rows.session import started_spark
 
-    return get_spark()
+    return started_spark()
 
 
 def _spark_version() -> str:
@@ -199,55 +190,6 @@ def _spark_version() -> str:
 
 # Type changes Spark's Parquet reader applies itself when the read schema is wider
 # than the file's type (Spark 4: SPARK-40876 and follow-ups). Others are refused.
-_INTEGRAL = ("byte", "short", "integer", "long")
-
-
-def _widening_supported(from_type: str, to_type: str) -> bool:
-    if from_type in _INTEGRAL and to_type in _INTEGRAL:
-        return _INTEGRAL.index(from_type) <= _INTEGRAL.index(to_type)
-    if (from_type, to_type) in {("float", "double"), ("date", "timestamp_ntz")}:
-        return True
-    if from_type in ("byte", "short", "integer") and to_type == "double":
-        return True
-    dec_from, dec_to = _decimal(from_type), _decimal(to_type)
-    if from_type in _INTEGRAL and dec_to:
-        # Spark's vectorized reader needs room for the whole Parquet INT32 / INT64 range.
-        return dec_to[0] - dec_to[1] >= (20 if from_type == "long" else 10)
-    if dec_from and dec_to:
-        return dec_to[1] >= dec_from[1] and dec_to[0] - dec_to[1] >= dec_from[0] - dec_from[1]
-    return False
-
-
-def _decimal(name: str) -> tuple[int, int] | None:
-    match = re.fullmatch(r"decimal\((\d+),\s*(\d+)\)", name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def _check_type_changes(snapshot: Snapshot) -> None:
-    for field_name, change in _type_changes(json.loads(snapshot.metadata.schema_string), ()):
-        src, dst = str(change.get("fromType")), str(change.get("toType"))
-        if not _widening_supported(src, dst):
-            raise UnsupportedFeature(
-                f"Column {field_name} was widened from {src} to {dst} (typeWidening); Spark's "
-                "Parquet reader cannot read the older files' values as the new type exactly.",
-                "Read this table with Delta Lake itself, or rewrite the old files.",
-            )
-
-
-def _type_changes(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-    if isinstance(node, dict):
-        if "name" in node and "type" in node:
-            path = path + (node["name"],)
-            for change in (node.get("metadata") or {}).get("delta.typeChanges") or ():
-                yield ".".join(path), change
-        for key, value in node.items():
-            if key != "metadata":
-                yield from _type_changes(value, path)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _type_changes(item, path)
-
-
 def _read(spark: SparkSession, snapshot: Snapshot, adds: list[AddFile]) -> DataFrame:
     """Read the given adds; adds sharing a path (from different versions) are read apart."""
     logical = spark_schema(snapshot)
@@ -465,74 +407,6 @@ def _partition_frame(
             )
         )
     return spark.createDataFrame(rows, schema)
-
-
-def partition_value(text: str | None, type_name: str, file: str = "", zone: tzinfo = UTC) -> Any:
-    """Convert a partition value from the log (a string) to a Python value of its type.
-
-    Args:
-        text: The serialized value; None, ``__HIVE_DEFAULT_PARTITION__`` and (for non-string
-            types) the empty string mean null.
-        type_name: Spark's ``typeName()`` of the column (``decimal`` for any decimal).
-        file: The data file, for the error message.
-        zone: The time zone of timestamp values written without one (the spec's
-            ``2021-01-01 00:00:00`` form); values with ``Z`` or an offset ignore it.
-
-    Returns:
-        The typed value (timestamps are aware UTC datetimes; timestamp_ntz naive).
-
-    Raises:
-        CorruptLog: If the value does not parse as the column's type.
-    """
-    if text is None or text == HIVE_NULL or (text == "" and type_name != "string"):
-        return None
-    try:
-        if type_name == "timestamp":
-            return _timestamp(text, zone)
-        return _PARTITION_PARSERS.get(type_name, _unsupported_partition)(text)
-    except (ValueError, InvalidOperation, OverflowError):
-        raise CorruptLog(
-            f"The partition value {text!r} of {file} is not a valid {type_name}.",
-            "The log is damaged or was written by a faulty writer; pick another version.",
-        ) from None
-
-
-def _timestamp(text: str, zone: tzinfo) -> datetime:
-    parsed = datetime.fromisoformat(text.strip())
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=zone)
-    return parsed.astimezone(UTC)
-
-
-def _timestamp_ntz(text: str) -> datetime:
-    return datetime.fromisoformat(text.strip()).replace(tzinfo=None)
-
-
-def _boolean(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered not in ("true", "false"):
-        raise ValueError(text)
-    return lowered == "true"
-
-
-def _unsupported_partition(text: str) -> Any:
-    raise ValueError(text)
-
-
-_PARTITION_PARSERS: dict[str, Callable[[str], Any]] = {
-    "string": str,
-    "byte": int,
-    "short": int,
-    "integer": int,
-    "long": int,
-    "float": float,
-    "double": float,
-    "boolean": _boolean,
-    "date": lambda t: date.fromisoformat(t.strip()[:10]),
-    "timestamp_ntz": _timestamp_ntz,
-    "decimal": lambda t: Decimal(t.strip()),
-    "binary": lambda t: t.encode("utf-8"),  # Delta writes Cast(binary as string): UTF-8
-}
 
 
 def _drop_deleted(

@@ -61,7 +61,7 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SparkStatus:
     """What the app shows about Spark: ``not started``, ``starting``, ``ready`` or ``failed``."""
 
@@ -123,9 +123,27 @@ def with_spark_overrides(
     return updated
 
 
+def started_spark() -> SparkSession:
+    """The process's SparkSession when one was started (by :func:`get_spark`).
+
+    Library code that received no session uses this rather than starting one, since
+    starting needs the caller's settings.
+
+    Raises:
+        SparkUnavailable: If no session has been started yet.
+    """
+    with _lock:
+        if _session is None:
+            raise SparkUnavailable(
+                "No Spark session has been started.",
+                "Start one with get_spark(settings) first, or pass spark= explicitly.",
+            )
+        return _session
+
+
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
-    return _status or SparkStatus("not started")
+    return _status or SparkStatus(state="not started")
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
@@ -162,7 +180,7 @@ def _warm(settings: Settings) -> None:
             _warming = None
 
 
-def get_spark(settings: Settings | None = None) -> SparkSession:
+def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -178,23 +196,22 @@ def get_spark(settings: Settings | None = None) -> SparkSession:
     with _lock:
         if _session is not None:
             return _session
-        settings = settings or Settings.from_env()
-        _status = SparkStatus("starting", master=settings.spark_master)
+        _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
             _session = _start(settings)
         except SparkUnavailable as exc:
-            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc))
+            _status = SparkStatus(state="failed", master=settings.spark_master, reason=str(exc))
             raise
         except Exception as exc:  # py4j/JVM failures have many types
             _status = SparkStatus(
-                "failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
+                state="failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
             )
             raise SparkUnavailable(
                 f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
                 "Check the spark_master and spark_conf settings, and that Java 17 is installed.",
             ) from None
         _status = SparkStatus(
-            "ready",
+            state="ready",
             master=_session.sparkContext.master,
             version=_session.version,
             delta_jars=has_delta_jars(_session),

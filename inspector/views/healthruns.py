@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.views.health import COMPLETE, UNREADABLE, HealthReport, VersionHealth
+from inspector.views.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
 
 _MISSING_COMMIT = "Its commit file is missing from _delta_log."
 _DAMAGED_COMMIT = "Its commit file is damaged"
@@ -80,13 +80,13 @@ class DamagedFile:
 
     Attributes:
         path: As the log names it.
-        problem: ``missing``, ``size mismatch`` or ``unreadable``.
+        problem: What is wrong with it (``missing``, ``size_mismatch``, ``unreadable``).
         detail: The facts (sizes, the error), empty for a missing file.
         versions: The versions that need it, as ``(first, last)`` ranges, oldest first.
     """
 
     path: str
-    problem: str
+    problem: FileState
     detail: str
     versions: tuple[tuple[int, int], ...]
 
@@ -99,7 +99,7 @@ class DamagedFile:
         """One entry of ``damagedFiles`` in ``check --json``."""
         return {
             "path": self.path,
-            "problem": self.problem,
+            "problem": str(self.problem),
             "detail": self.detail,
             "versions": [{"first": a, "last": b} for a, b in self.versions],
             "versionCount": sum(b - a + 1 for a, b in self.versions),
@@ -234,14 +234,14 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
     The report's per-version lists are capped (``max_listed_files``), so a file beyond
     the cap in every version that needs it is not listed; the counts stay exact.
     """
-    needed: dict[tuple[str, str], list[int]] = {}
-    details: dict[tuple[str, str], str] = {}
+    needed: dict[tuple[str, FileState], list[int]] = {}
+    details: dict[tuple[str, FileState], str] = {}
     for v in report.versions:
         for path in v.missing_files:
-            needed.setdefault((path, "missing"), []).append(v.version)
+            needed.setdefault((path, FileState.MISSING), []).append(v.version)
         for label, issues in (
-            ("size mismatch", v.size_mismatches),
-            ("unreadable", v.unreadable_files),
+            (FileState.SIZE_MISMATCH, v.size_mismatches),
+            (FileState.UNREADABLE, v.unreadable_files),
         ):
             for issue in issues:
                 needed.setdefault((issue.path, label), []).append(v.version)
