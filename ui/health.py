@@ -23,6 +23,7 @@ from inspector.views.healthruns import damaged_files, version_runs
 from inspector.views.retention import retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
 from ui.context import PageContext
+from ui.replica import render_replica_section
 
 REPORT_KEY = "_health_report"
 RESTORE_PREFILL = "restore_prefill"  # read by the Restore page
@@ -30,7 +31,12 @@ _STATUS_LABELS = {"complete": "complete", "incomplete": "INCOMPLETE", "unreadabl
 
 
 def render(ctx: PageContext) -> None:
-    """The Health page."""
+    """The Health page: the check, then the comparison with a replica."""
+    _render_check(ctx)
+    render_replica_section(ctx)
+
+
+def _render_check(ctx: PageContext) -> None:
     st.subheader("Health check", anchor=False)
     st.caption(
         "Does every version have all its files? Checks the log's continuity and that every "

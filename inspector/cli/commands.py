@@ -212,7 +212,12 @@ def check_command(args: argparse.Namespace, settings: Settings) -> int:
     if show:
         print(file=sys.stderr)
     if args.json:
-        emit_json({**health_record(report), **grouped_record(report)})
+        from inspector.views.dataloss import data_loss_window
+
+        window = data_loss_window(log, report.last_consistent_version, report.latest_version)
+        emit_json(
+            {**health_record(report), "dataLossWindow": window.to_json(), **grouped_record(report)}
+        )
     else:
         _print_health(report, args.all_versions)
     return 0 if report.is_consistent else 4

@@ -119,3 +119,4 @@ def _load_commands() -> None:
     """Import the modules that register commands (kept lazy so --help is fast)."""
     import inspector.cli.commands  # noqa: F401  (registers on import)
     import inspector.cli.desktop  # noqa: F401
+    import inspector.cli.operations  # noqa: F401
