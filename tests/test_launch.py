@@ -130,3 +130,29 @@ def test_the_console_script_checks_arguments_like_dev_sh():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO
     )
     assert done.returncode == 0 and done.stdout.strip() == "table=/t operator=true"
+
+
+def test_the_sidebar_says_what_spark_is_doing_in_plain_words():
+    from inspector.rows.session import SparkStatus
+
+    ready = SparkStatus(state="ready", master="local[*]", version="4.2.0", delta_jars=False)
+    assert ready.describe() == (
+        "Spark 4.2.0 running locally; Delta's own reader is not installed, Delta Inspector "
+        "reads the files itself."
+    )
+    cluster = SparkStatus(state="ready", master="spark://h:7077", version="4.2.0", delta_jars=True)
+    assert cluster.describe() == (
+        "Spark 4.2.0 running on spark://h:7077; Delta's own reader is installed and used."
+    )
+    assert (
+        SparkStatus(state="starting", master="local[*]")
+        .describe()
+        .startswith("Spark is starting locally in the background")
+    )
+
+
+def test_the_warm_up_setting_is_on_unless_switched_off():
+    from inspector.settings import Settings
+
+    assert Settings().spark_warmup is True
+    assert Settings.from_env({"DELTA_INSPECTOR_SPARK_WARMUP": "false"}).spark_warmup is False
