@@ -52,6 +52,12 @@ class Settings:
     spark_conf: str = _setting(
         "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
     )
+    spark_warmup: bool = _setting(
+        True,
+        "In the app, start Spark in the background when a page that reads rows opens "
+        "(Preview, Diff, Restore), so the first rows do not wait for the JVM. The CLI never "
+        "warms up: it starts Spark only for commands that read rows.",
+    )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."
     )

@@ -55,6 +55,12 @@ def corpus_index() -> list[dict]:
     return json.loads((CORPUS / "index.json").read_text())["tables"]
 
 
+@pytest.fixture(autouse=True)
+def _no_spark_warm_up(monkeypatch):
+    """The app warms Spark up when a row page opens; tests start Spark only when they mean to."""
+    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_WARMUP", "false")
+
+
 @pytest.fixture
 def corpus() -> Path:
     """The read-only corpus of real Delta tables (never modify it)."""

@@ -32,7 +32,14 @@ from inspector.restore import (
     request_refusals,
 )
 from inspector.views.versions import parse_version
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    render_error,
+)
 from ui.context import PageContext
 
 PREFILL = "restore_prefill"  # set by other pages: {"table": root, "version": v, "reason": text}
@@ -142,27 +149,27 @@ def _render_plan(plan: RestorePlan) -> None:
         f"##### Plan: version {plan.read_version} → data of version {plan.target_version}{when}"
     )
     m = plan.metrics
-    cols = st.columns(5)
-    cols[0].metric(
+    cols = metric_row()
+    cols.metric(
         "Files re-added",
         format_count(m.num_restored_files),
         format_bytes(m.restored_files_size),
         delta_color="off",
     )
-    cols[1].metric(
+    cols.metric(
         "Files removed",
         format_count(m.num_removed_files),
         format_bytes(m.removed_files_size),
         delta_color="off",
     )
-    cols[2].metric(
+    cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
         format_bytes(m.table_size_after_restore),
         delta_color="off",
     )
-    cols[3].metric("Rows now (stats)", format_count(plan.rows_before))
-    cols[4].metric("Rows after (stats)", format_count(plan.rows_after))
+    cols.metric("Rows now (stats)", format_count(plan.rows_before))
+    cols.metric("Rows after (stats)", format_count(plan.rows_after))
     _render_guards(plan)
     for warning in plan.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")
@@ -340,11 +347,11 @@ def _render_result(ctx: PageContext) -> None:
         icon=":material/task_alt:",
     )
     m = result.metrics
-    cols = st.columns(4)
-    cols[0].metric("New version", result.committed_version)
-    cols[1].metric("Files re-added", format_count(m.num_restored_files))
-    cols[2].metric("Files removed", format_count(m.num_removed_files))
-    cols[3].metric(
+    cols = metric_row()
+    cols.metric("New version", result.committed_version)
+    cols.metric("Files re-added", format_count(m.num_restored_files))
+    cols.metric("Files removed", format_count(m.num_removed_files))
+    cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
         format_bytes(m.table_size_after_restore),

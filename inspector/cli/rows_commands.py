@@ -46,7 +46,7 @@ class ShowResult(Result):
         return (f"! {warning}" for warning in self.preview.warnings)
 
     def text(self) -> Iterator[str]:
-        from inspector.rows.preview import json_value
+        from inspector.present.values import text_value
 
         preview = self.preview
         if self.resolved_timestamp is not None:
@@ -60,7 +60,7 @@ class ShowResult(Result):
         )
         yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
         for row in preview.rows:
-            yield "\t".join("null" if row[n] is None else str(json_value(row[n])) for n in names)
+            yield "\t".join(text_value(row[n]) for n in names)
 
 
 def _show_args(parser: argparse.ArgumentParser) -> None:
@@ -104,9 +104,9 @@ class DiffResult(Result):
         return self.record
 
     def text(self) -> Iterator[str]:
-        from inspector.cli.diff_text import diff_lines
+        from inspector.present.difftext import diff_lines
 
-        return diff_lines(self.record)
+        return iter(diff_lines(self.record))
 
 
 def _diff_args(parser: argparse.ArgumentParser) -> None:
@@ -159,4 +159,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
             file_diff=diff,
             settings=settings,
         )
-    return DiffResult(record=diff_record(diff, rows, table=log.table_root))
+    from inspector.views.rowcounts import rows_between
+
+    log_rows = rows_between(log, diff.from_version, diff.to_version)
+    return DiffResult(record=diff_record(diff, rows, table=log.table_root, log_rows=log_rows))

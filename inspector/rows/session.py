@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _lock = threading.Lock()
+_warm_lock = threading.Lock()
 _session: SparkSession | None = None
 _status: SparkStatus | None = None
+_warming: threading.Thread | None = None
 
 # Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
 # scratch folders outside the working tree, and no Hive metastore.
@@ -74,15 +76,30 @@ class SparkStatus:
     reason: str | None = None
 
     def describe(self) -> str:
-        """One line for people: state, master and version, or why it failed."""
+        """One line for people, in plain words: where Spark runs and who reads the files."""
+        where = self._where()
         if self.state == "ready":
-            jars = " with Delta Lake's jars (native reads)" if self.delta_jars else ""
-            return f"Spark {self.version} is ready on {self.master}{jars}."
+            reader = (
+                "Delta's own reader is installed and used"
+                if self.delta_jars
+                else "Delta's own reader is not installed, Delta Inspector reads the files itself"
+            )
+            return f"Spark {self.version} running {where}; {reader}."
         if self.state == "starting":
-            return f"Spark is starting on {self.master}…"
+            return (
+                f"Spark is starting {where} in the background (10–20 s the first time); "
+                "pages that read only the log work meanwhile."
+            )
         if self.state == "failed":
-            return f"Spark failed to start: {self.reason}"
-        return "Spark is not started; it starts when rows are first needed."
+            return f"Spark could not start: {self.reason}"
+        return (
+            "Spark is not running. It starts when a page needs rows; the timeline, versions "
+            "and overview read the log directly."
+        )
+
+    def _where(self) -> str:
+        master = self.master or "local"
+        return "locally" if master.startswith("local") else f"on {master}"
 
 
 def with_spark_overrides(
@@ -131,6 +148,40 @@ def started_spark() -> SparkSession:
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
     return _status or SparkStatus(state="not started")
+
+
+def warm_up(settings: Settings) -> threading.Thread | None:
+    """Start the session on a background thread, so the first rows do not wait for the JVM.
+
+    Does nothing when the session is already started or starting. A failure is kept in
+    :func:`spark_status` (and raised again by the next :func:`get_spark`).
+
+    Args:
+        settings: ``spark_master`` and ``spark_conf`` for the start.
+
+    Returns:
+        The thread started, or None when nothing was started.
+    """
+    global _warming
+    with _warm_lock:
+        if _session is not None or _warming is not None or _lock.locked():
+            return None
+        _warming = threading.Thread(
+            target=_warm, args=(settings,), name="delta-inspector-spark-warm-up", daemon=True
+        )
+        _warming.start()
+        return _warming
+
+
+def _warm(settings: Settings) -> None:
+    global _warming
+    try:
+        get_spark(settings)
+    except SparkUnavailable:
+        pass  # spark_status() says why; the page that needs rows reports it
+    finally:
+        with _warm_lock:
+            _warming = None
 
 
 def get_spark(settings: Settings) -> SparkSession:

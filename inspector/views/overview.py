@@ -139,8 +139,31 @@ def describe_detail(
         earliest_version=log.earliest_version,
         num_commits=len(log.listing.commits),
         checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
-        replayed_from=snap.replayed_from,
+        replayed_from=state_source(log, snap.version),
     )
+
+
+def state_source(log: DeltaLog, version: int) -> str:
+    """Where a reader starting afresh gets a version's state, e.g. ``checkpoint 10 + commits 11..13``.
+
+    ``Snapshot.replayed_from`` says what this process did, which depends on what it had
+    cached (``cached version 2 + commits 3..4``); this says what the log offers, so the
+    Overview reads the same whatever was visited before: the newest usable checkpoint at
+    or below the version whose later commits are all present, else the commits from 0.
+    """
+    bad = set(log.replay_problems())
+    commits = log.listing.commits
+    for cp in log.listing.usable_checkpoints():
+        if cp.version <= version and cp.version not in bad:
+            if all(v in commits for v in range(cp.version + 1, version + 1)):
+                return _with_commits(f"checkpoint {cp.version}", cp.version + 1, version)
+    return _with_commits("the empty table", 0, version)
+
+
+def _with_commits(start: str, first: int, last: int) -> str:
+    if first > last:
+        return start
+    return f"{start} + commit {last}" if first == last else f"{start} + commits {first}..{last}"
 
 
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
