@@ -52,6 +52,12 @@ class Settings:
     spark_conf: str = _setting(
         "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
     )
+    spark_read_path: str = _setting(
+        "auto",
+        "How Spark reads data files: auto (local files and object stores with Hadoop's "
+        "connector natively, other object stores through the Python data source), native or "
+        "python (always the Python data source).",
+    )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."
     )

@@ -27,6 +27,7 @@ from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeatu
 from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
 from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
 from inspector.log.snapshot import Snapshot
+from inspector.rows.readpath import is_local
 
 #: Reader features whose tables we read correctly (some need nothing from a reader).
 SUPPORTED_READER_FEATURES = frozenset(
@@ -69,9 +70,9 @@ def read_snapshot(snapshot: Snapshot, *, spark=None):
     check_readable(snapshot)
     check_files_exist(snapshot, snapshot.add_files)
     spark = spark or _session()
-    from inspector.rows.session import has_delta_jars
+    from inspector.rows.readpath import ReadPath, choose_read_path
 
-    if has_delta_jars(spark):
+    if choose_read_path(spark, snapshot) is ReadPath.DELTA:
         return (
             spark.read.format("delta")
             .option("versionAsOf", snapshot.version)
@@ -246,6 +247,10 @@ def _read(spark, snapshot: Snapshot, adds: list[AddFile]):
     logical = spark_schema(snapshot)
     if not adds:
         return spark.createDataFrame([], logical)
+    from inspector.rows.readpath import ReadPath, choose_read_path, python_rows
+
+    if choose_read_path(spark, snapshot) is ReadPath.PYTHON:
+        return python_rows(spark, snapshot, logical, adds)
     layers: list[list[AddFile]] = []
     seen: Counter = Counter()
     for add in adds:
@@ -292,7 +297,11 @@ def _scan(spark, snapshot: Snapshot, adds: list[AddFile], read_schema):
         spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
     # file: keeps a cluster's default file system (HDFS, ...) from claiming local paths;
     # Hadoop would expand glob characters in file names, so they are escaped.
-    paths = ["file:" + _GLOB_CHARS.sub(r"\\\1", _file_key(snapshot, a)) for a in adds]
+    paths = [_GLOB_CHARS.sub(r"\\\1", _spark_path(snapshot, a)) for a in adds]
+    if not is_local(snapshot.table_root):
+        from inspector.rows.connectors import apply_hadoop_conf, hadoop_conf
+
+        apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, storage_options(snapshot)))
     return spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
 
 
@@ -309,18 +318,36 @@ def _spark_file_keys(df, snapshot: Snapshot, adds: list[AddFile]) -> dict[str, s
     """
     listed = {}
     for uri in df.inputFiles():
-        encoded = urlsplit(uri).path
-        listed[unquote(encoded)] = "file:" + encoded
+        parts = urlsplit(uri)
+        if parts.scheme == "file":
+            listed["file:" + unquote(parts.path)] = "file:" + parts.path
+        else:  # an object store's URI, as the Hadoop connector names it
+            listed[unquote(uri)] = uri
     keys = {}
     for add in adds:
         local = _file_key(snapshot, add)
-        if local not in listed:
+        if _spark_path(snapshot, add) not in listed:
             raise MissingDataFile(
                 f"Spark could not list {local}, a file of this version.",
                 "Check that the file exists and is readable, then retry.",
             )
-        keys[local] = listed[local]
+        keys[local] = listed[_spark_path(snapshot, add)]
     return keys
+
+
+def _spark_path(snapshot: Snapshot, add: AddFile) -> str:
+    """The file as Spark's reader is given it: ``file:`` + path, or the connector's URI."""
+    key = _file_key(snapshot, add)
+    if is_local(key):
+        return "file:" + key
+    from inspector.rows.connectors import hadoop_uri
+
+    return hadoop_uri(key, storage_options(snapshot))
+
+
+def storage_options(snapshot: Snapshot) -> dict[str, str]:
+    """The storage options (credentials, endpoint) of the snapshot's table."""
+    return {}
 
 
 def count_rows(snapshot: Snapshot, *, spark=None) -> int:
@@ -337,12 +364,15 @@ def count_rows(snapshot: Snapshot, *, spark=None) -> int:
     adds = snapshot.add_files
     check_files_exist(snapshot, adds)
     spark = spark or _session()
-    from inspector.rows.session import has_delta_jars
+    from inspector.rows.readpath import ReadPath, choose_read_path, python_count
 
-    if has_delta_jars(spark) or any(a.deletion_vector and a.num_records is None for a in adds):
+    path = choose_read_path(spark, snapshot)
+    if path is ReadPath.DELTA or any(a.deletion_vector and a.num_records is None for a in adds):
         return read_snapshot(snapshot, spark=spark).count()
     if not adds:
         return 0
+    if path is ReadPath.PYTHON:
+        return python_count(spark, snapshot, spark_schema(snapshot), adds)
     from pyspark.sql.types import StructType
 
     deleted = 0
@@ -415,7 +445,8 @@ def _physical_name(field) -> str:
 
 
 def _file_key(snapshot: Snapshot, add: AddFile) -> str:
-    return os.path.normpath(snapshot.data_path(add))
+    path = snapshot.data_path(add)
+    return os.path.normpath(path) if is_local(path) else path
 
 
 def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], keys: dict[str, str]):
@@ -430,24 +461,22 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], ke
     # Zoneless timestamp values are in the writer's session time zone; like Delta on Spark we
     # read them in this session's time zone (UTC unless the spark_conf setting changes it).
     zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
-    rows = []
-    for add in adds:
-        values = add.partition_values or {}
-        rows.append(
-            (
-                keys[_file_key(snapshot, add)],
-                *[
-                    partition_value(
-                        values.get(_physical_name(f), values.get(f.name)),
-                        f.dataType.typeName(),
-                        add.path,
-                        zone,
-                    )
-                    for f in fields
-                ],
-            )
-        )
+    rows = [
+        (keys[_file_key(snapshot, add)], *typed_partition_values(add, fields, zone))
+        for add in adds
+    ]
     return spark.createDataFrame(rows, schema)
+
+
+def typed_partition_values(add: AddFile, fields: list, zone: tzinfo) -> tuple[Any, ...]:
+    """An add's partition values for the given (logical) partition fields, typed."""
+    values = add.partition_values or {}
+    return tuple(
+        partition_value(
+            values.get(_physical_name(f), values.get(f.name)), f.dataType.typeName(), add.path, zone
+        )
+        for f in fields
+    )
 
 
 def partition_value(text: str | None, type_name: str, file: str = "", zone: tzinfo = UTC) -> Any:

@@ -10,6 +10,7 @@ import dataclasses
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import warnings
@@ -160,13 +161,19 @@ def _start(settings: Settings):
     local = settings.spark_master.startswith("local")
     if local:  # a desktop session talks to itself only (also silences the hostname warning)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (the Python data source) run this interpreter, which has our packages,
+    # unless PYSPARK_PYTHON names another (a cluster's own Python). PySpark reads only it.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
+    from inspector.rows.readpath import READ_PATH_CONF, check_read_path
+
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
         **_READ_DEFAULTS,
+        READ_PATH_CONF: check_read_path(settings.spark_read_path),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
         **settings.spark_conf_pairs(),
@@ -175,9 +182,30 @@ def _start(settings: Settings):
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
+    if not local:
+        # Executors import inspector to run the Python data source: ship this very code.
+        session.sparkContext.addPyFile(package_zip(scratch))
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
+
+
+def package_zip(folder: str) -> str:
+    """A zip of the ``inspector`` package (this process's code) in ``folder``, for executors."""
+    import zipfile
+
+    import inspector
+
+    package = os.path.dirname(os.path.abspath(inspector.__file__))
+    target = os.path.join(folder, "delta_inspector.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for directory, dirs, files in os.walk(package):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(directory, name)
+                    archive.write(path, os.path.relpath(path, os.path.dirname(package)))
+    return target
 
 
 def has_delta_jars(session) -> bool:

@@ -1,0 +1,147 @@
+"""Which way Spark reads a snapshot's files, and the Python data source's scan.
+
+- ``delta``: Delta Lake's own reader, when its jars are on Spark's classpath.
+- ``native``: Spark's Parquet reader on local files (the default for local tables).
+- ``hadoop-connector``: Spark's Parquet reader on object storage, through Hadoop's
+  connector for the scheme (URI mapped, e.g. ``s3://`` to ``s3a://``; credentials
+  as Hadoop conf).
+- ``python-data-source``: our Python data source fetches the files through the
+  storage layer on the executors (object storage without a connector).
+
+The ``spark_read_path`` setting (Spark conf ``spark.deltaInspector.readPath``) can
+force ``native`` or ``python``; ``auto`` picks as above.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+from inspector.delta.actions import AddFile
+from inspector.delta.errors import InvalidInput
+from inspector.log.snapshot import Snapshot
+
+#: The Spark conf key the session sets from the ``spark_read_path`` setting.
+READ_PATH_CONF = "spark.deltaInspector.readPath"
+READ_PATH_CHOICES = ("auto", "native", "python")
+
+
+class ReadPath(StrEnum):
+    """How Spark read a snapshot's rows (shown by ``show`` and the Preview page)."""
+
+    DELTA = "delta"
+    NATIVE = "native"
+    CONNECTOR = "hadoop-connector"
+    PYTHON = "python-data-source"
+
+    def describe(self) -> str:
+        """One line for people."""
+        return {
+            ReadPath.DELTA: "Delta Lake's reader (its jars are on Spark's classpath)",
+            ReadPath.NATIVE: "Spark's Parquet reader on local files",
+            ReadPath.CONNECTOR: "Spark's Parquet reader through Hadoop's connector",
+            ReadPath.PYTHON: "Delta Inspector's Python data source (files fetched by the executors)",
+        }[self]
+
+
+def check_read_path(value: str) -> str:
+    """Validate a ``spark_read_path`` value.
+
+    Raises:
+        InvalidInput: Naming the allowed values.
+    """
+    if value.strip().lower() not in READ_PATH_CHOICES:
+        raise InvalidInput(
+            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
+            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
+        )
+    return value.strip().lower()
+
+
+def is_local(location: str) -> bool:
+    """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
+    scheme = urlsplit(location).scheme
+    return not scheme or len(scheme) == 1 or scheme == "file" or os.path.isabs(location)
+
+
+def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
+    """The path :mod:`inspector.rows.reader` takes for this snapshot in this session."""
+    from inspector.rows.connectors import connector_for, has_connector
+    from inspector.rows.session import has_delta_jars
+
+    preference = check_read_path(spark.conf.get(READ_PATH_CONF, "auto") or "auto")
+    if preference == "python":
+        return ReadPath.PYTHON
+    local = is_local(snapshot.table_root)
+    connector = None if local else connector_for(snapshot.table_root)
+    readable = local or (connector is not None and has_connector(spark, connector))
+    if not readable and preference == "auto":
+        return ReadPath.PYTHON
+    if has_delta_jars(spark):
+        return ReadPath.DELTA
+    return ReadPath.NATIVE if local else ReadPath.CONNECTOR
+
+
+def python_rows(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile]) -> Any:
+    """The adds' rows read by the Python data source, projected exactly as the native path."""
+    from inspector.rows.reader import _output_column
+
+    parts = set(snapshot.partition_columns)
+    id_mode = snapshot.metadata.column_mapping_mode == "id"
+    df = _load(spark, snapshot, logical, adds, count_only=False)
+    return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
+
+
+def python_count(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile]) -> int:
+    """The adds' live rows: footers' row counts minus deleted rows, read on the executors."""
+    from pyspark.sql import functions as F
+
+    from inspector.rows.datasource import ROWS_COLUMN
+
+    df = _load(spark, snapshot, logical, adds, count_only=True)
+    return int(df.agg(F.sum(ROWS_COLUMN)).first()[0] or 0)
+
+
+def _load(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile], *, count_only: bool):
+    from pyspark.sql.types import StructField, StructType
+
+    from inspector.rows.datasource import FileTask, ScanSpec, deleted_bytes, group_tasks, load
+    from inspector.rows.reader import (
+        _checked_bitmap,
+        _partition_alias,
+        _physical_field,
+        typed_partition_values,
+    )
+
+    parts = set(snapshot.partition_columns)
+    id_mode = snapshot.metadata.column_mapping_mode == "id"
+    read_schema = StructType(
+        [_physical_field(f, id_mode) for f in logical.fields if f.name not in parts]
+    )
+    part_fields = [f for f in logical.fields if f.name in parts]
+    part_schema = StructType(
+        [StructField(_partition_alias(f), f.dataType, True) for f in part_fields]
+    )
+    zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
+    tasks = [
+        FileTask(
+            path=snapshot.data_path(add),
+            size=add.size,
+            partition_values=typed_partition_values(add, part_fields, zone),
+            deleted=deleted_bytes(_checked_bitmap(snapshot, add)) if add.deletion_vector else None,
+        )
+        for add in adds
+    ]
+    spec = ScanSpec(
+        location=snapshot.table_root,
+        read_schema_json=read_schema.json(),
+        partition_schema_json=part_schema.json(),
+        case_sensitive=(spark.conf.get("spark.sql.caseSensitive", "false") or "").lower()
+        == "true",
+        count_only=count_only,
+        groups=group_tasks(tasks, spark.sparkContext.defaultParallelism),
+    )
+    return load(spark, spec)
