@@ -630,6 +630,10 @@ def _print_preview(preview, chosen) -> None:
         f"{' matching ' + preview.where if preview.where else ''}; read {preview.files_read:,} files "
         f"({preview.bytes_read:,} bytes); showing {len(preview.rows):,}"
     )
+    if preview.read_path:
+        from inspector.rows.readpath import ReadPath
+
+        print(f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})")
     print("\t".join(f"{c.name} ({c.type})" for c in preview.columns))
     for row in preview.rows:
         print("\t".join("null" if row[n] is None else str(json_value(row[n])) for n in names))

@@ -77,7 +77,9 @@ def hadoop_uri(uri: str, options: Mapping[str, str] | None = None) -> str:
     if scheme in ("s3", "s3a"):
         return urlunsplit(("s3a", parts.netloc, parts.path, "", ""))
     if scheme in ("az", "abfs", "abfss"):
-        return urlunsplit(("abfss", _abfs_authority(parts.netloc, options or {}), parts.path, "", ""))
+        return urlunsplit(
+            ("abfss", _abfs_authority(parts.netloc, options or {}), parts.path, "", "")
+        )
     return uri
 
 

@@ -74,7 +74,8 @@ def read_conformed(
             for f, t, i in zip(fields, targets, matches, strict=True)
         ]
         conformed = pa.RecordBatch.from_arrays(
-            arrays, schema=pa.schema([pa.field(f.name, t) for f, t in zip(fields, targets)])
+            arrays,
+            schema=pa.schema([pa.field(f.name, t) for f, t in zip(fields, targets, strict=True)]),
         )
         if deleted is not None and len(deleted):
             conformed = _drop_rows(conformed, deleted, start)
@@ -172,14 +173,14 @@ def _conform_type(array: pa.Array, spark_type: Any, target: pa.DataType, cs: boo
     mask = array.is_null() if array.null_count else None
     if pa.types.is_struct(target) and pa.types.is_struct(array.type):
         names = [target.field(i).name for i in range(target.num_fields)]
-        spark_fields = (
-            spark_type.fields
+        spark_fields: list[Any] = (
+            list(spark_type.fields)
             if isinstance(spark_type, StructType)
             else [_NamedOnly(name) for name in names]  # variant: value and metadata
         )
         sources = [array.type.field(i) for i in range(array.type.num_fields)]
         children = []
-        for spark_field, index in zip(spark_fields, range(target.num_fields)):
+        for spark_field, index in zip(spark_fields, range(target.num_fields), strict=True):
             found = _match(spark_field, sources, cs)
             child_target = target.field(index).type
             children.append(

@@ -462,8 +462,7 @@ def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], ke
     # read them in this session's time zone (UTC unless the spark_conf setting changes it).
     zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
     rows = [
-        (keys[_file_key(snapshot, add)], *typed_partition_values(add, fields, zone))
-        for add in adds
+        (keys[_file_key(snapshot, add)], *typed_partition_values(add, fields, zone)) for add in adds
     ]
     return spark.createDataFrame(rows, schema)
 

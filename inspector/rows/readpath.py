@@ -105,7 +105,9 @@ def python_count(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFil
     return int(df.agg(F.sum(ROWS_COLUMN)).first()[0] or 0)
 
 
-def _load(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile], *, count_only: bool):
+def _load(
+    spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile], *, count_only: bool
+) -> Any:
     from pyspark.sql.types import StructField, StructType
 
     from inspector.rows.datasource import FileTask, ScanSpec, deleted_bytes, group_tasks, load
@@ -139,8 +141,7 @@ def _load(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile], *, 
         location=snapshot.table_root,
         read_schema_json=read_schema.json(),
         partition_schema_json=part_schema.json(),
-        case_sensitive=(spark.conf.get("spark.sql.caseSensitive", "false") or "").lower()
-        == "true",
+        case_sensitive=(spark.conf.get("spark.sql.caseSensitive", "false") or "").lower() == "true",
         count_only=count_only,
         groups=group_tasks(tasks, spark.sparkContext.defaultParallelism),
     )

@@ -112,19 +112,27 @@ def get_spark(settings: Settings | None = None):
     """Return the process's SparkSession, starting it on first call.
 
     Args:
-        settings: ``spark_master`` and ``spark_conf`` are used on first start only.
+        settings: ``spark_master`` and ``spark_conf`` are used on first start only;
+            ``spark_read_path`` applies to every call that passes settings.
 
     Returns:
         A ``pyspark.sql.SparkSession``.
 
     Raises:
         SparkUnavailable: If Java is missing or the session cannot start.
+        InvalidInput: If ``spark_read_path`` is not a known value.
     """
     global _session, _status
+    from inspector.rows.readpath import READ_PATH_CONF, check_read_path
+
+    read_path = check_read_path(settings.spark_read_path) if settings else None
     with _lock:
         if _session is not None:
+            if read_path:  # the one setting that may change while Spark runs
+                _session.conf.set(READ_PATH_CONF, read_path)
             return _session
         settings = settings or Settings.from_env()
+        check_read_path(settings.spark_read_path)
         _status = SparkStatus("starting", master=settings.spark_master)
         try:
             _session = _start(settings)
@@ -168,12 +176,12 @@ def _start(settings: Settings):
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
-    from inspector.rows.readpath import READ_PATH_CONF, check_read_path
+    from inspector.rows.readpath import READ_PATH_CONF
 
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
         **_READ_DEFAULTS,
-        READ_PATH_CONF: check_read_path(settings.spark_read_path),
+        READ_PATH_CONF: settings.spark_read_path.strip().lower(),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
         **settings.spark_conf_pairs(),
