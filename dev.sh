@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
-#   ./dev.sh app [TABLE]   set everything up, then start the app (the demo table when no TABLE)
-#   ./dev.sh test          set everything up, then run the whole test suite
+#   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
+#                          when no TABLE; --operator shows the pages that change tables)
+#   ./dev.sh test          set everything up, run lint/format/type/layer checks, then every test
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -26,13 +27,22 @@ ensure_venv() {
   if [ ! -x .venv/bin/python ]; then
     "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
   fi
+  # Reinstall only when a requirements file changed (the stamp hashes both).
   local stamp=.venv/.requirements.sha
-  local want; want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  local want; want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -r requirements.txt
+    .venv/bin/python -m pip install -q -r requirements.txt -r requirements-dev.txt
     echo "$want" > "$stamp"
   fi
+}
+
+run_checks() {
+  # Lint, format, types and layering first: a failure here stops before the (slow) tests.
+  .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/mypy inspector ui app.py
+  if grep -q importlinter pyproject.toml; then .venv/bin/lint-imports; fi
 }
 
 ensure_chromium() {
@@ -43,15 +53,20 @@ cmd="${1:-app}"; shift || true
 case "$cmd" in
   app)
     ensure_java; ensure_venv
-    if [ $# -gt 0 ]; then
-      exec .venv/bin/python -m streamlit run app.py -- --table "$1"
-    fi
-    exec .venv/bin/python -m streamlit run app.py
+    app_args=()
+    for arg in "$@"; do
+      case "$arg" in
+        --operator) app_args+=(--operator) ;;
+        *) app_args+=(--table "$arg") ;;
+      esac
+    done
+    exec .venv/bin/python -m streamlit run app.py -- "${app_args[@]}"
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium
+    run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

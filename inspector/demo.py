@@ -20,12 +20,17 @@ import os
 import random
 import shutil
 import uuid
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from inspector.delta.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from deltalake import CommitProperties
 from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
 
 DEMO_SEED = 20240301
@@ -199,7 +204,7 @@ class DemoWriter:
         self.commit(4, "02:07", lambda: self.merge_late_changes(day=4))
         self._write_second_half(note)
 
-    def _write_second_half(self, note) -> None:
+    def _write_second_half(self, note: Callable[[str], CommitProperties]) -> None:
         from deltalake import DeltaTable, write_deltalake
 
         self.commit(
@@ -276,7 +281,7 @@ class DemoWriter:
             .execute()
         )
 
-    def commit(self, day: int, at: str, write) -> None:
+    def commit(self, day: int, at: str, write: Callable[[], Any]) -> None:
         """Run one write, then date the commit it made to ``day`` of the story at ``at``."""
         write()
         self.version += 1

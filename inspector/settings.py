@@ -1,8 +1,8 @@
 """The one registry of settings: defaults, help text and environment overrides.
 
 Every setting can be set with an environment variable ``DELTA_INSPECTOR_<NAME>``
-(upper case), and some also with a CLI flag or in the app's sidebar. The README
-documents each one; ``tests/test_settings.py`` checks that it does.
+(upper case), and some also with a CLI flag or in the app's sidebar.
+``docs/settings.md`` documents each one; ``tests/test_settings.py`` checks that it does.
 """
 
 from __future__ import annotations

@@ -1,15 +1,53 @@
-"""Shared fixtures: the corpus location, temporary copies of tables, and helpers."""
+"""Shared fixtures and helpers: the corpus, table copies, the Spark session, a small
+partitioned table with a history, and the CLI run in-process.
+
+Every test that uses the ``spark`` fixture is marked ``spark`` here, so
+``pytest -m "not spark"`` never starts a JVM (and runs without pyspark installed).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import io
 import json
+import os
 import shutil
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+pytest_plugins = ("tests.object_stores",)  # s3_server and the other stores on loopback
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the Spark session ``spark`` (directly or through a fixture)."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run without the spark marker must not need pyspark: fail it if pyspark was imported."""
+    import sys
+
+    markexpr = session.config.option.markexpr or ""
+    if "not spark" in markexpr and "pyspark" in sys.modules and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write("\n")
+            reporter.write_line(
+                "FAILED: pyspark was imported in a run with -m 'not spark': a test that needs "
+                "pyspark must be marked spark (or use the spark fixture).",
+                red=True,
+            )
 
 
 def corpus_index() -> list[dict]:
@@ -25,17 +63,21 @@ def corpus() -> Path:
     return CORPUS
 
 
+def copy_corpus_table(relative: str, target: Path) -> Path:
+    """Copy a corpus table (by its corpus-relative path) to ``target``, writable."""
+    shutil.copytree(CORPUS / relative, target)
+    for p in target.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    target.chmod(0o755)
+    return target
+
+
 @pytest.fixture
 def copy_table(tmp_path):
     """Copy a corpus table (by its corpus-relative path) into a temp dir and return the copy."""
 
     def _copy(relative: str) -> Path:
-        target = tmp_path / Path(relative).name
-        shutil.copytree(CORPUS / relative, target)
-        for p in target.rglob("*"):
-            p.chmod(0o755 if p.is_dir() else 0o644)
-        target.chmod(0o755)
-        return target
+        return copy_corpus_table(relative, tmp_path / Path(relative).name)
 
     return _copy
 
@@ -46,3 +88,85 @@ def spark():
     from inspector.rows.session import get_spark
 
     return get_spark()
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """Default settings with the restore audit log in the test's temp dir."""
+    from inspector.settings import Settings
+
+    return Settings(audit_log=str(tmp_path / "audit.jsonl"))
+
+
+def sales_table(path: Path | str) -> str:
+    """A partitioned table with appends, a DELETE, an UPDATE and an overwrite (versions 0..4)."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    table = str(path)
+    write_deltalake(
+        table,
+        pa.table({"id": [1, 2, 3], "region": ["eu", "us", "eu"], "amount": [10.0, 20.0, 30.0]}),
+        partition_by=["region"],
+    )
+    write_deltalake(
+        table,
+        pa.table({"id": [4, 5], "region": ["us", "apac"], "amount": [40.0, 50.0]}),
+        mode="append",
+    )
+    DeltaTable(table).delete("id = 2")
+    DeltaTable(table).update(updates={"amount": "amount * 2"}, predicate="region = 'eu'")
+    write_deltalake(
+        table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite"
+    )
+    return table
+
+
+def rows(root: Path | str, version: int, spark: Any) -> Counter:
+    """The multiset of a version's rows, read with Spark from the log (independently of any plan)."""
+    from inspector.log.deltalog import DeltaLog
+    from inspector.rows.reader import read_snapshot
+
+    snapshot = DeltaLog.open(str(root)).snapshot(version)
+    return Counter(
+        json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
+        for r in read_snapshot(snapshot, spark=spark).collect()
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class CliResult:
+    """What a script sees of one CLI run: the exit code, stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        """stdout parsed as JSON."""
+        return json.loads(self.stdout)
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str] | None) -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_cli(*args: object, env: Mapping[str, str] | None = None) -> CliResult:
+    """Run ``python -m inspector ARGS`` in this process (``cli.main.main(argv)``).
+
+    In-process runs share the test run's Spark session and cost no interpreter start;
+    ``env`` is added to the environment for the run only.
+    """
+    from inspector.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with _environment(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return CliResult(code, out.getvalue(), err.getvalue())

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
-from tests.test_restore import sales_table
+from tests.conftest import sales_table
 
 pytestmark = pytest.mark.spark
 

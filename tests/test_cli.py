@@ -1,13 +1,13 @@
 """``python -m inspector``: the contract operators' runbooks and scripts rely on.
 
-Every test runs the real CLI in a subprocess, as a script would, and checks what
-the script sees: the exit code, stdout (text or JSON) and stderr.
+Every test runs the CLI's entry point (``cli.main.main(argv)``, in-process; one test
+through ``python -m inspector`` in a subprocess) and checks what a script sees: the
+exit code, stdout (text or JSON) and stderr.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, run_cli
 
 PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"  # 0..2: append, then overwrite
 WITH_CHECKPOINT = CORPUS / "delta-golden/125-iterator-bug"  # 0..11, checkpoint at 10
@@ -34,18 +34,6 @@ HISTORY_KEYS = {
     "problems",
 }
 FILE_KEYS = {"path", "size", "partitionValues", "dataChange"}
-
-
-def run_cli(*args: object, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m inspector ARGS`` from the repository root, as a script would."""
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def run_json(*args: object):
@@ -236,7 +224,12 @@ BAD_INPUT = [
         "NotADeltaTable",
         "no commit or checkpoint",
     ),
-    ("a remote URI", lambda tmp: ["history", "s3://bucket/table"], "NotADeltaTable", "s3://"),
+    (
+        "an unsupported scheme",
+        lambda tmp: ["history", "hdfs://namenode/table"],
+        "NotADeltaTable",
+        "hdfs://",
+    ),
     (
         "an unknown version",
         lambda tmp: ["files", PARTITIONED, "--version", 99],

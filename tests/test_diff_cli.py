@@ -11,17 +11,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.cli.main import main
-from tests.conftest import REPO
-
-
-def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from tests.conftest import REPO, run_cli
 
 
 @pytest.fixture

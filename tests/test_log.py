@@ -93,9 +93,9 @@ def test_a_table_opens_by_path_by_file_uri_and_with_a_trailing_slash(written):
 
 def test_an_unsupported_scheme_is_refused_in_plain_words():
     with pytest.raises(NotADeltaTable) as err:
-        DeltaLog.open("s3://bucket/table")
-    assert "uses the s3:// scheme" in err.value.message
-    assert "copy the table to a local folder" in err.value.hint
+        DeltaLog.open("hdfs://namenode/table")
+    assert "uses the hdfs:// scheme" in err.value.message
+    assert "s3://" in err.value.hint and "abfss://" in err.value.hint and "gs://" in err.value.hint
 
 
 def test_versions_come_from_file_names_not_from_counting(tmp_path):

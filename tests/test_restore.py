@@ -6,55 +6,16 @@ timestamps, and can be undone. Real tables (corpus copies and tables written her
 from __future__ import annotations
 
 import json
-from collections import Counter
 
-import pyarrow as pa
 import pytest
-from deltalake import DeltaTable, write_deltalake
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore, plan_undo
-from inspector.rows.reader import read_snapshot
-from inspector.settings import Settings
 from inspector.views.history import build_history
+from tests.conftest import rows, sales_table
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture
-def settings(tmp_path):
-    return Settings(audit_log=str(tmp_path / "audit.jsonl"))
-
-
-def rows(root, version, spark) -> Counter:
-    """The multiset of a version's rows, read with Spark from the log (independently of the plan)."""
-    snapshot = DeltaLog.open(str(root)).snapshot(version)
-    return Counter(
-        json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
-        for r in read_snapshot(snapshot, spark=spark).collect()
-    )
-
-
-def sales_table(path) -> str:
-    """A partitioned table with appends, a DELETE, an UPDATE and an overwrite (versions 0..4)."""
-    table = str(path)
-    write_deltalake(
-        table,
-        pa.table({"id": [1, 2, 3], "region": ["eu", "us", "eu"], "amount": [10.0, 20.0, 30.0]}),
-        partition_by=["region"],
-    )
-    write_deltalake(
-        table,
-        pa.table({"id": [4, 5], "region": ["us", "apac"], "amount": [40.0, 50.0]}),
-        mode="append",
-    )
-    DeltaTable(table).delete("id = 2")
-    DeltaTable(table).update(updates={"amount": "amount * 2"}, predicate="region = 'eu'")
-    write_deltalake(
-        table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite"
-    )
-    return table
 
 
 def restore(root, target, settings, spark, **kwargs):

@@ -15,7 +15,7 @@ import pytest
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
-from tests.test_restore import sales_table
+from tests.conftest import sales_table
 
 pytestmark = pytest.mark.spark
 

@@ -1,138 +1,145 @@
-"""Specification: a restore killed at any moment leaves the table at the old or the new version.
+"""Specification: a commit crashed at any step leaves the table at the old or the new version.
 
-Each run executes a planned restore in a separate process whose commit writer pauses between
-its steps (write, fsync, link, unlink), and kills the process group with SIGKILL after a random
-delay. Afterwards the log must be whole: every commit file complete, the latest version either
-the pre-restore one or the restore, and no temporary file that a reader would take for a commit.
+The commit writer reports each step it finishes (the temporary file written, fsynced, linked
+to the commit's name, the temporary name removed). A child process writes the commit and
+ends itself with ``os._exit`` right after one step: no cleanup runs, as in a power cut or a
+SIGKILL. Afterwards the log must be whole: every commit file complete, the latest version
+exactly the old one (crash before the link) or the new one (after it), any leftover
+temporary file a dot-file that no reader takes for a commit, and the next commit possible.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
-import pickle
-import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
 
+from inspector.log.commit_writer import CommitStep, write_commit
 from inspector.log.deltalog import DeltaLog
+from inspector.restore.actions import restore_actions
 from inspector.restore.execute import plan_restore
 from inspector.rows.reader import read_snapshot
-from inspector.settings import Settings
-from tests.conftest import REPO
-from tests.test_restore import sales_table
+from tests.conftest import REPO, copy_corpus_table, sales_table
 
-pytestmark = pytest.mark.spark
-
-RUNS = 20
-PAUSE_SECONDS = 0.04
 _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
+CRASHED = 75  # the child's exit status when it crashed on purpose
 
-_RESTORE_IN_CHILD = """
-import pickle, sys
-import inspector.log.commit_writer as writer
-writer.STEP_PAUSE_SECONDS = float(sys.argv[3])
-from inspector.restore.execute import execute_restore
-from inspector.settings import Settings
-plan = pickle.load(open(sys.argv[1], "rb"))
-print("ready", flush=True)
-execute_restore(plan, confirmed=True, reason="fault injection", settings=Settings(audit_log=sys.argv[2]))
+# Writes the commit given on stdin and crashes right after the step named in argv.
+_CRASHING_WRITER = """
+import json, os, sys
+from inspector.log.commit_writer import CommitStep, write_commit
+
+folder, version, crash_after = sys.argv[1], int(sys.argv[2]), CommitStep(sys.argv[3])
+
+def crash(step):
+    if step is crash_after:
+        os._exit(75)
+
+write_commit(folder, version, json.load(sys.stdin), on_step=crash)
 """
 
+#: The version a reader must see after a crash at each step: before the link the commit
+#: does not exist; from the link on it exists whole.
+NEW_VERSION_AFTER = {
+    CommitStep.TEMP_WRITTEN: False,
+    CommitStep.TEMP_FSYNCED: False,
+    CommitStep.LINKED: True,
+    CommitStep.TEMP_REMOVED: True,
+}
 
-def run_and_kill(
-    plan_file: Path, audit: Path, delay: float | None = None, commit: Path | None = None
-) -> float:
-    """Start the restore in its own process group and SIGKILL the whole group.
 
-    The kill comes ``delay`` seconds after the child is ready or, when ``commit`` is given,
-    as soon as that commit file exists. Returns the seconds from ready to the kill.
-    """
-    child = subprocess.Popen(
-        [sys.executable, "-c", _RESTORE_IN_CHILD, str(plan_file), str(audit), str(PAUSE_SECONDS)],
+def test_every_step_of_the_writer_is_covered():
+    assert set(NEW_VERSION_AFTER) == set(CommitStep)
+
+
+def crash_writing(table: str, version: int, actions: list[dict], step: CommitStep) -> None:
+    """Write ``actions`` as ``version`` in a child process that crashes right after ``step``."""
+    child = subprocess.run(
+        [sys.executable, "-c", _CRASHING_WRITER, os.path.join(table, "_delta_log"), str(version)]
+        + [step.value],
+        input=json.dumps(actions),
         cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
         text=True,
-        start_new_session=True,
+        timeout=120,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        start = time.monotonic()
-        if commit is None:
-            time.sleep(delay)
-        while commit is not None and not commit.exists() and time.monotonic() - start < 60:
-            time.sleep(0.005)
-        return time.monotonic() - start
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
+    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
 
 
-def copy_with_plan(pristine: str, plan, folder: Path) -> tuple[str, Path]:
-    """A fresh copy of the table and the plan pointed at it (the plan's paths are relative)."""
-    shutil.copytree(pristine, folder)
-    plan_file = folder.with_suffix(".pkl")
-    plan_file.write_bytes(pickle.dumps(dataclasses.replace(plan, table_root=str(folder))))
-    return str(folder), plan_file
+def assert_log_is_whole(table: str, expected_version: int) -> DeltaLog:
+    """Every commit complete, the expected latest version, no temp file that looks like a commit."""
+    log = DeltaLog.open(table)
+    assert all(c.is_complete for c in log.commits), "a partial commit file is visible"
+    names = os.listdir(os.path.join(table, "_delta_log"))
+    assert all(n.startswith(".") for n in names if n.endswith(".tmp")), names
+    assert max(int(n[:20]) for n in names if _COMMIT_NAME.match(n)) == expected_version
+    assert log.latest_version == expected_version
+    assert DeltaTable(table).version() == expected_version  # the oracle agrees
+    return log
 
 
-def test_a_restore_killed_at_any_moment_leaves_the_old_or_the_new_version(tmp_path, spark):
+@pytest.mark.parametrize("step", list(CommitStep))
+def test_a_commit_crashed_after_any_step_leaves_the_old_or_the_new_version(tmp_path, step):
+    table = str(copy_corpus_table("dat-v0.0.2/basic_append/delta", tmp_path / "table"))
+    before = DeltaTable(table)
+    old_version, old_rows = before.version(), before.to_pyarrow_table().num_rows
+    gone = DeltaLog.open(table).snapshot().add_files[0]
+    actions = [
+        {"commitInfo": {"operation": "DELETE", "timestamp": 1_700_000_000_000}},
+        {"remove": {"path": gone.path, "deletionTimestamp": 1_700_000_000_000, "dataChange": True}},
+    ]
+
+    crash_writing(table, old_version + 1, actions, step)
+
+    new = NEW_VERSION_AFTER[step]
+    assert_log_is_whole(table, old_version + 1 if new else old_version)
+    rows_now = DeltaTable(table).to_pyarrow_table().num_rows
+    assert rows_now == (old_rows - gone.num_records if new else old_rows)
+    # The writer's leftovers never block the next commit.
+    write_commit(
+        os.path.join(table, "_delta_log"),
+        old_version + (2 if new else 1),
+        [{"commitInfo": {"operation": "WRITE"}}],
+    )
+    assert DeltaLog.open(table).latest_version == old_version + (2 if new else 1)
+
+
+@pytest.mark.spark
+def test_a_restore_commit_crashed_after_any_step_reads_at_the_old_or_the_new_version(
+    tmp_path, settings, spark
+):
     pristine = sales_table(tmp_path / "pristine")
-    plan = plan_restore(
-        DeltaLog.open(pristine),
-        1,
-        settings=Settings(audit_log=str(tmp_path / "a.jsonl")),
-        spark=spark,
-    )
+    plan = plan_restore(DeltaLog.open(pristine), 1, settings=settings, spark=spark)
     original, target = DeltaLog.open(pristine).snapshot(4), DeltaLog.open(pristine).snapshot(1)
-    rng, outcomes, rows_checked = random.Random(20240501), [], set()
-    # Calibrate on this machine's load: how long from "ready" until the commit file exists.
-    table, plan_file = copy_with_plan(pristine, plan, tmp_path / "calibration")
-    to_commit = run_and_kill(
-        plan_file,
-        tmp_path / "audit.jsonl",
-        commit=Path(table) / "_delta_log" / "00000000000000000005.json",
-    )
 
-    for run in range(RUNS):
-        table, plan_file = copy_with_plan(pristine, plan, tmp_path / f"run{run}")
+    for step in CommitStep:
+        table = str(tmp_path / step.value)
+        shutil.copytree(pristine, table)
+        actions = restore_actions(
+            dataclasses.replace(plan, table_root=table),
+            commit_version=5,
+            now_ms=1_700_000_000_000,
+            previous_timestamp_ms=0,
+            reason="fault injection",
+            user="test",
+            allow_missing_files=False,
+            allow_protocol_downgrade=False,
+        )
 
-        run_and_kill(plan_file, tmp_path / "audit.jsonl", rng.uniform(0.0, 2 * to_commit))
+        crash_writing(table, 5, actions, step)
 
-        log = DeltaLog.open(table)
-        assert all(c.is_complete for c in log.commits), (
-            f"run {run}: a partial commit file is visible"
-        )
-        names = os.listdir(os.path.join(table, "_delta_log"))
-        stray = [n for n in names if n.endswith(".tmp")]
-        assert all(n.startswith(".") for n in stray), (
-            f"run {run}: a temporary file looks like a log file"
-        )
-        assert sorted(n for n in names if _COMMIT_NAME.match(n))[-1] in (
-            "00000000000000000004.json",
-            "00000000000000000005.json",
-        )
-        latest = log.snapshot()
-        if latest.version == 5:
+        new = NEW_VERSION_AFTER[step]
+        log = assert_log_is_whole(table, 5 if new else 4)
+        latest, expected = log.snapshot(), target if new else original
+        assert set(latest.files) == set(expected.files), step
+        if new:
             assert log.commit(5).commit_info.operation == "RESTORE"
-            assert set(latest.files) == set(target.files)
-        else:
-            assert latest.version == 4 and set(latest.files) == set(original.files)
-        outcomes.append(latest.version)
-        if latest.version not in rows_checked:  # rows via Spark once for each outcome
-            rows_checked.add(latest.version)
-            expected = target.num_records if latest.version == 5 else original.num_records
-            assert read_snapshot(latest, spark=spark).count() == expected
-
-    assert {4, 5} <= set(outcomes), (
-        f"the kills should land both before and after the commit: {outcomes}"
-    )
+        assert read_snapshot(latest, spark=spark).count() == expected.num_records, step

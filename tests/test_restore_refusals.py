@@ -18,15 +18,9 @@ from inspector.delta.errors import ConcurrentModification, RestoreRefused
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
-from inspector.settings import Settings
-from tests.test_restore import rows, sales_table
+from tests.conftest import rows, sales_table
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture
-def settings(tmp_path):
-    return Settings(audit_log=str(tmp_path / "audit.jsonl"))
 
 
 def guard(plan, name):

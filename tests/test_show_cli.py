@@ -10,8 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime
 
 import pyarrow.parquet as pq
@@ -20,22 +18,11 @@ import pytest
 from inspector.cli.main import main
 from inspector.rows.session import with_spark_overrides
 from inspector.settings import Settings
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, run_cli
 
 PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"  # versions 0..2
 PRIMITIVES = CORPUS / "dat-v0.0.2/all_primitive_types/delta"  # binary, decimal, date, timestamp
 ALL_KEYS = {"version", "columns", "numRows", "rows"}
-
-
-def run_cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "inspector", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=dict(os.environ),
-    )
 
 
 def show(capsys, *args: object) -> tuple[int, str, str]:

@@ -131,6 +131,7 @@ def test_a_timestamp_resolves_to_a_version_for_show(hourly):
     assert (resolved.version, resolved.timestamp) == (3, datetime(2024, 10, 8, 8, 30, tzinfo=UTC))
 
 
+@pytest.mark.spark  # the reader needs pyspark's types (no JVM starts)
 def test_a_vacuumed_version_names_a_missing_file():
     """The corpus' VACUUMed table: the latest version reads, older versions lost files."""
     log = DeltaLog.open(str(CORPUS / "delta-kernel-rs-golden/snapshot-vacuumed/delta"))
@@ -157,6 +158,7 @@ def test_rows_at_a_resolved_timestamp_are_that_versions_rows(hourly, spark):
     assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records
 
 
+@pytest.mark.spark  # the reader needs pyspark's types (no JVM starts)
 def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path):
     root = copy_table("dat-v0.0.2/basic_append/delta")
     log_only = tmp_path / "log-only"

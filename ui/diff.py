@@ -7,6 +7,8 @@ files that changed. The whole diff exports as a Markdown postmortem and as JSON.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -85,9 +87,8 @@ def _summary(diff: FileDiff) -> None:
         _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True),
         delta_color="off",
     )
-    records_delta = (
-        None if None in (a.num_records, b.num_records) else b.num_records - a.num_records
-    )
+    before, after = a.num_records, b.num_records
+    records_delta = None if before is None or after is None else after - before
     cols[2].metric(
         "Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off"
     )
@@ -188,7 +189,7 @@ def _schema(diff: FileDiff) -> None:
             )
 
 
-def _text(value) -> str:
+def _text(value: Any) -> str:
     return "–" if value is None else str(value)
 
 
@@ -376,6 +377,6 @@ def _show_rows(rows: RowDiff) -> None:
         )
 
 
-def _cell(value):
+def _cell(value: Any) -> Any:
     """Show nested values as text: Arrow cannot hold mixed types in one column."""
     return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)

@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
+from inspector.views.history import HistoryEntry
 from inspector.views.versions import parse_version
 from ui import tables
 from ui.common import (
@@ -71,7 +73,7 @@ def run_settings(launch: LaunchOptions) -> Settings:
 
 
 def render_sidebar(
-    settings: Settings, launch: LaunchOptions, notices
+    settings: Settings, launch: LaunchOptions, notices: DeltaGenerator
 ) -> tuple[PageContext, Page] | None:
     """Draw the sidebar and work out what the main area shows.
 
@@ -161,7 +163,7 @@ def _pick_recent() -> None:
     st.session_state[_RECENT_KEY] = None
 
 
-def _open(location: str, settings: Settings, notices) -> DeltaLog | None:
+def _open(location: str, settings: Settings, notices: DeltaGenerator) -> DeltaLog | None:
     try:
         if not location:
             with notices, st.spinner("Writing the demo table (first start only)…"):
@@ -177,7 +179,7 @@ def _open(location: str, settings: Settings, notices) -> DeltaLog | None:
     return None
 
 
-def _page_picker(pages: list[Page], notices) -> Page:
+def _page_picker(pages: list[Page], notices: DeltaGenerator) -> Page:
     state, keys = st.session_state, [p.key for p in pages]
     pending = state.pop(PENDING_VIEW, None)
     if pending is not None and pending not in keys:
@@ -207,7 +209,11 @@ def _unknown_view(key: str, pages: list[Page]) -> InvalidInput:
 
 
 def _version_picker(
-    log: DeltaLog, settings: Settings, history, versions: tuple[int, ...], notices
+    log: DeltaLog,
+    settings: Settings,
+    history: tuple[HistoryEntry, ...],
+    versions: tuple[int, ...],
+    notices: DeltaGenerator,
 ) -> int:
     state = st.session_state
     pending = state.pop(PENDING_VERSION, None)

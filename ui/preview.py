@@ -9,6 +9,7 @@ another widget) interrupts the poll, which cancels the job group.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -192,7 +193,7 @@ def _frame(preview: Preview) -> pd.DataFrame:
     return pd.DataFrame([[_cell(row.get(n)) for n in names] for row in preview.rows], columns=names)
 
 
-def _cell(value):
+def _cell(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(json_value(list(value) if isinstance(value, tuple) else value))
     if isinstance(value, (bytes, bytearray)) or type(value).__name__ == "Decimal":

@@ -10,9 +10,12 @@ The Health page can pre-fill the target and the reason (``restore_prefill``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
 from inspector.restore.execute import (
     RestorePlan,
@@ -212,7 +215,7 @@ def _render_details(plan: RestorePlan) -> None:
 
 
 def _files_frame(plan: RestorePlan) -> pd.DataFrame:
-    def row(action, add):
+    def row(action: str, add: AddFile) -> dict[str, Any]:
         dv = add.deletion_vector
         return {
             "action": action,

@@ -9,12 +9,15 @@ frame is built once per history generation and large tables are drawn with WebGL
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from inspector.views.history import HistoryEntry
 from ui.common import format_bytes, format_count, select_version
@@ -122,7 +125,7 @@ def _row(e: HistoryEntry) -> dict:
     }
 
 
-def _compact_json(mapping) -> str:
+def _compact_json(mapping: Mapping[str, Any] | None) -> str:
     return json.dumps(dict(mapping), separators=(", ", ": "), default=str) if mapping else ""
 
 
@@ -180,7 +183,7 @@ def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     return shown, size_by or "bytes"
 
 
-def _time_range(column, when: pd.Series) -> tuple[datetime | None, datetime | None]:
+def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | None, datetime | None]:
     first = when.min().tz_localize(None).to_pydatetime().replace(microsecond=0)
     last = when.max().tz_localize(None).to_pydatetime().replace(microsecond=0)
     last += timedelta(seconds=1)  # the slider works in whole seconds; keep the newest commit inside
@@ -233,7 +236,7 @@ def _hover(frame: pd.DataFrame) -> list[str]:
     return out
 
 
-def _int(value) -> int | None:
+def _int(value: Any) -> int | None:
     return None if pd.isna(value) else int(value)
 
 
@@ -290,7 +293,11 @@ def _padded(versions: pd.Series) -> list[float]:
 
 
 def _overlay_rings(
-    fig: go.Figure, frame: pd.DataFrame, sizes: np.ndarray, selected: int, trace
+    fig: go.Figure,
+    frame: pd.DataFrame,
+    sizes: np.ndarray,
+    selected: int,
+    trace: type[go.Scatter | go.Scattergl],
 ) -> None:
     flagged = (frame["problem_count"] > 0).to_numpy()
     if flagged.any():

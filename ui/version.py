@@ -8,17 +8,26 @@ Everything comes from the log; Spark is never started here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from inspector.delta.actions import DomainMetadata, Metadata, Protocol, Txn, UnknownAction
+from inspector.delta.actions import (
+    AddFile,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    RemoveFile,
+    Txn,
+    UnknownAction,
+)
 from inspector.delta.errors import InspectorError, VersionNotFound
+from inspector.delta.schema import Column
 from inspector.log.commit import Commit
 from inspector.views.history import HistoryEntry
-from inspector.views.metadiff import MetadataDiff, diff_metadata
+from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
 from inspector.views.versions import file_action_record
 from ui.common import escape_markdown, format_bytes, format_count, format_ms
 from ui.context import PageContext
@@ -210,18 +219,19 @@ def _files(ctx: PageContext, commit: Commit) -> None:
                 )
 
 
-def _rows(actions) -> str:
+def _rows(actions: Sequence[AddFile | RemoveFile]) -> str:
     counts = [a.num_records for a in actions]
     if not counts:
         return "0"
-    return "–" if any(c is None for c in counts) else f"{sum(counts):,}"
+    known = [c for c in counts if c is not None]
+    return "–" if len(known) < len(counts) else f"{sum(known):,}"
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-def _path_listing(adds, removes) -> str:
+def _path_listing(adds: Sequence[AddFile], removes: Sequence[RemoveFile]) -> str:
     """``+ path`` / ``- path`` lines, as text that can be read, searched and copied."""
     lines = []
     for sign, actions in (("+", adds), ("-", removes)):
@@ -283,7 +293,9 @@ def _state_before(
     return (prev.metadata, prev.protocol), None
 
 
-def _state_after(ctx: PageContext, commit: Commit, before) -> tuple[Metadata, Protocol] | None:
+def _state_after(
+    ctx: PageContext, commit: Commit, before: tuple[Metadata, Protocol] | None
+) -> tuple[Metadata, Protocol] | None:
     meta = commit.metadata or (before[0] if before else None)
     proto = commit.protocol or (before[1] if before else None)
     if meta is None or proto is None:
@@ -323,7 +335,7 @@ def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
             st.table(frame, hide_index=True)
 
 
-def _changes_frame(changes, creating: bool) -> pd.DataFrame:
+def _changes_frame(changes: Sequence[ValueChange], creating: bool) -> pd.DataFrame:
     if creating:  # nothing came before: a "before" column would only say "(not set)"
         return pd.DataFrame([{"key": c.key, "value": _value_text(c.after)} for c in changes])
     return pd.DataFrame(
@@ -334,7 +346,7 @@ def _changes_frame(changes, creating: bool) -> pd.DataFrame:
     )
 
 
-def _columns_frame(columns) -> pd.DataFrame:
+def _columns_frame(columns: Sequence[Column]) -> pd.DataFrame:
     if not columns:
         return pd.DataFrame()
     rows = [

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from inspector.cli.main import arguments, command, emit_json
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.views.history import build_history, history_record, iso
 from inspector.views.versions import file_action_record, parse_version
+
+if TYPE_CHECKING:  # imported lazily at run time: most commands need none of these
+    from inspector.restore.execute import RestoreResult
+    from inspector.restore.plan import RestorePlan
+    from inspector.rows.preview import Preview, ResolvedVersion
+    from inspector.views.health import HealthReport, VersionHealth
 
 
 def _table_arg(parser: argparse.ArgumentParser) -> None:
@@ -248,7 +255,7 @@ def _print_progress(done: int, total: int) -> None:
     print(f"\rexamining files: {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
-def _print_health(report, asked_all: bool) -> None:
+def _print_health(report: HealthReport, asked_all: bool) -> None:
     from inspector.views.health import recovery_advice, restore_command, version_ranges
 
     first, last = report.versions[0].version, report.latest_version
@@ -294,9 +301,9 @@ def _print_health(report, asked_all: bool) -> None:
         print(f"  {command}")
 
 
-def _same_damage_groups(damaged) -> list[list]:
+def _same_damage_groups(damaged: list[VersionHealth]) -> list[list[VersionHealth]]:
     """Runs of consecutive versions with identical damage, newest run first."""
-    groups: list[list] = []
+    groups: list[list[VersionHealth]] = []
     for v in damaged:
         prev = groups[-1][-1] if groups else None
         same = (
@@ -420,7 +427,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> int:
             settings=settings,
         )
     except RestoreRefused as exc:
-        exc.json_context = context  # type: ignore[attr-defined]  (cli.main adds it to --json output)
+        exc.json_context = context  # type: ignore[attr-defined]  # cli.main adds it to --json output
         raise
     verified = result.verification is not None and result.verification.ok
     if args.json:
@@ -461,7 +468,9 @@ def _expect_version(args: argparse.Namespace, version: int, table: str, settings
     )
 
 
-def _dry_run_result(args: argparse.Namespace, plan, overrides: list[str], context: dict) -> int:
+def _dry_run_result(
+    args: argparse.Namespace, plan: RestorePlan, overrides: list[str], context: dict[str, Any]
+) -> int:
     blocking = plan.blocking_guards(overrides)
     if args.json:
         emit_json(context)
@@ -472,7 +481,7 @@ def _dry_run_result(args: argparse.Namespace, plan, overrides: list[str], contex
     return 3 if blocking else 0
 
 
-def _confirm(args: argparse.Namespace, plan, settings: Settings) -> bool:
+def _confirm(args: argparse.Namespace, plan: RestorePlan, settings: Settings) -> bool:
     """--yes, or the table name and the target version typed on a terminal."""
     from inspector.delta.errors import RestoreRefused
     from inspector.restore.audit import record_attempt
@@ -504,7 +513,7 @@ def _ask_reason(args: argparse.Namespace) -> str:
     return input("Reason (recorded in the commit and the audit log): ").strip()
 
 
-def _print_plan(plan) -> None:
+def _print_plan(plan: RestorePlan) -> None:
     from inspector.restore.protocol import describe_protocol
 
     m = plan.metrics
@@ -544,7 +553,7 @@ def _print_plan(plan) -> None:
         print(f"  ! {warning}")
 
 
-def _print_result(result) -> None:
+def _print_result(result: RestoreResult) -> None:
     import shlex
 
     m = result.metrics
@@ -615,7 +624,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _print_preview(preview, chosen) -> None:
+def _print_preview(preview: Preview, chosen: ResolvedVersion) -> None:
     from inspector.rows.preview import json_value
 
     if chosen.timestamp is not None:

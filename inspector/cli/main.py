@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.settings import Settings
@@ -22,7 +22,7 @@ Handler = Callable[[argparse.Namespace, Settings], int]
 _COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Handler, str]] = {}
 
 
-def command(name: str, help: str):
+def command(name: str, help: str) -> Callable[[Handler], Handler]:
     """Register a subcommand: decorate ``handler(args, settings) -> exit code``.
 
     The decorated function's ``arguments`` attribute (set by :func:`arguments`)
@@ -36,7 +36,7 @@ def command(name: str, help: str):
     return register
 
 
-def arguments(add: Callable[[argparse.ArgumentParser], None]):
+def arguments(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[Handler], Handler]:
     """Attach an argument-adding function to a command handler."""
 
     def attach(handler: Handler) -> Handler:
@@ -49,7 +49,9 @@ def arguments(add: Callable[[argparse.ArgumentParser], None]):
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors follow the CLI's error contract."""
 
-    def error(self, message: str):  # argparse would print usage and exit; we raise instead
+    def error(
+        self, message: str
+    ) -> NoReturn:  # argparse would print usage and exit; we raise instead
         raise InvalidInput(
             f"{message[0].upper()}{message[1:]}.", f"Run '{self.prog} --help' for usage."
         )

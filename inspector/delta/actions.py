@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -64,12 +64,14 @@ class DeletionVector:
         """Build a descriptor from its JSON object, or None when absent."""
         if not obj:
             return None
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"'deletionVector' must be an object, found {_kind(obj)}")
         return cls(
-            storage_type=obj["storageType"],
-            path_or_inline_dv=obj["pathOrInlineDv"],
-            offset=obj.get("offset"),
-            size_in_bytes=int(obj.get("sizeInBytes") or 0),
-            cardinality=int(obj.get("cardinality") or 0),
+            storage_type=_as_str(obj["storageType"], "deletionVector.storageType"),
+            path_or_inline_dv=_as_str(obj["pathOrInlineDv"], "deletionVector.pathOrInlineDv"),
+            offset=_opt_long(obj.get("offset"), "deletionVector.offset"),
+            size_in_bytes=_as_long(obj.get("sizeInBytes") or 0, "deletionVector.sizeInBytes"),
+            cardinality=_as_long(obj.get("cardinality") or 0, "deletionVector.cardinality"),
         )
 
     @property
@@ -236,12 +238,12 @@ class CommitInfo:
     @property
     def timestamp(self) -> int | None:
         """The writer's wall-clock time in ms since the epoch."""
-        return _as_int(self.raw.get("timestamp"))
+        return _opt_epoch_ms(self.raw.get("timestamp"))
 
     @property
     def in_commit_timestamp(self) -> int | None:
         """The in-commit timestamp (``inCommitTimestamp``) in ms, when written."""
-        return _as_int(self.raw.get("inCommitTimestamp"))
+        return _opt_epoch_ms(self.raw.get("inCommitTimestamp"))
 
     @property
     def read_version(self) -> int | None:
@@ -371,19 +373,21 @@ def parse_action(obj: Mapping[str, Any]) -> Action:
         raise ValueError(f"'{name}' action is not a JSON object")
     try:
         return parser(body)
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"'{name}' action is missing a required field ({exc})") from exc
+    except KeyError as exc:
+        raise ValueError(f"'{name}' action is missing a required field ({exc})") from None
+    except (ValueError, TypeError, AttributeError) as exc:  # a field of the wrong type
+        raise ValueError(f"'{name}' action has an invalid field: {exc}") from None
 
 
 def _parse_add(body: Mapping[str, Any]) -> AddFile:
     return AddFile(
         path=_as_str(body["path"], "path"),
-        partition_values=_as_map(body.get("partitionValues")) or {},
-        size=int(body["size"]),
-        modification_time=int(body.get("modificationTime") or 0),
+        partition_values=_as_text_map(body.get("partitionValues"), "partitionValues") or {},
+        size=_as_long(body["size"], "size"),
+        modification_time=_as_epoch_ms(body.get("modificationTime") or 0, "modificationTime"),
         data_change=bool(body.get("dataChange", True)),
-        stats=body.get("stats"),
-        tags=_as_map(body.get("tags")),
+        stats=_opt_str(body.get("stats"), "stats"),
+        tags=_as_str_map(body.get("tags"), "tags"),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
         base_row_id=_as_int(body.get("baseRowId")),
         default_row_commit_version=_as_int(body.get("defaultRowCommitVersion")),
@@ -394,13 +398,13 @@ def _parse_add(body: Mapping[str, Any]) -> AddFile:
 def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
     return RemoveFile(
         path=_as_str(body["path"], "path"),
-        deletion_timestamp=_as_int(body.get("deletionTimestamp")),
+        deletion_timestamp=_opt_epoch_ms(body.get("deletionTimestamp")),
         data_change=bool(body.get("dataChange", True)),
         extended_file_metadata=body.get("extendedFileMetadata"),
-        partition_values=_as_map(body.get("partitionValues")),
+        partition_values=_as_text_map(body.get("partitionValues"), "partitionValues"),
         size=_as_int(body.get("size")),
-        stats=body.get("stats"),
-        tags=_as_map(body.get("tags")),
+        stats=_opt_str(body.get("stats"), "stats"),
+        tags=_as_str_map(body.get("tags"), "tags"),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
         raw=body,
     )
@@ -408,19 +412,20 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
 
 def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
     fmt = body.get("format") or {}
+    if not isinstance(fmt, Mapping):
+        raise ValueError(f"'format' must be an object, found {_kind(fmt)}")
     if body.get("schemaString"):
-        parse_schema(
-            body["schemaString"]
-        )  # a schema nobody can read is a broken action, say so now
+        # A schema nobody can read is a broken action: say so now.
+        parse_schema(_as_str(body["schemaString"], "schemaString"))
     return Metadata(
         id=str(body.get("id") or ""),
-        name=body.get("name"),
-        description=body.get("description"),
-        format_provider=fmt.get("provider") or "parquet",
+        name=_opt_str(body.get("name"), "name"),
+        description=_opt_str(body.get("description"), "description"),
+        format_provider=_opt_str(fmt.get("provider"), "format.provider") or "parquet",
         # Hand-built logs omit schemaString; treat that as an empty schema, not a corrupt commit.
         schema_string=body.get("schemaString") or '{"type":"struct","fields":[]}',
-        partition_columns=tuple(body.get("partitionColumns") or ()),
-        configuration=_as_map(body.get("configuration")) or {},
+        partition_columns=_as_str_list(body.get("partitionColumns"), "partitionColumns"),
+        configuration=_as_str_map(body.get("configuration"), "configuration") or {},
         created_time=_as_int(body.get("createdTime")),
         raw=body,
     )
@@ -429,44 +434,54 @@ def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
 def _parse_protocol(body: Mapping[str, Any]) -> Protocol:
     readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
     return Protocol(
-        min_reader_version=int(body["minReaderVersion"]),
-        min_writer_version=int(body["minWriterVersion"]),
-        reader_features=tuple(readers) if readers is not None else None,
-        writer_features=tuple(writers) if writers is not None else None,
+        min_reader_version=_as_long(body["minReaderVersion"], "minReaderVersion"),
+        min_writer_version=_as_long(body["minWriterVersion"], "minWriterVersion"),
+        reader_features=_as_str_list(readers, "readerFeatures") if readers is not None else None,
+        writer_features=_as_str_list(writers, "writerFeatures") if writers is not None else None,
         raw=body,
     )
 
 
 def _parse_txn(body: Mapping[str, Any]) -> Txn:
-    return Txn(body["appId"], int(body["version"]), _as_int(body.get("lastUpdated")))
+    return Txn(
+        _as_str(body["appId"], "appId"),
+        _as_long(body["version"], "version"),
+        _as_int(body.get("lastUpdated")),
+    )
 
 
 def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
     return AddCDCFile(
-        path=body["path"],
-        partition_values=_as_map(body.get("partitionValues")) or {},
-        size=int(body.get("size") or 0),
+        path=_as_str(body["path"], "path"),
+        partition_values=_as_text_map(body.get("partitionValues"), "partitionValues") or {},
+        size=_as_long(body.get("size") or 0, "size"),
         data_change=bool(body.get("dataChange", False)),
     )
 
 
 def _parse_domain(body: Mapping[str, Any]) -> DomainMetadata:
     return DomainMetadata(
-        body["domain"], body.get("configuration") or "", bool(body.get("removed"))
+        _as_str(body["domain"], "domain"),
+        _opt_str(body.get("configuration"), "configuration") or "",
+        bool(body.get("removed")),
     )
 
 
 def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
-    return CheckpointMetadata(int(body["version"]), _as_map(body.get("tags")))
+    return CheckpointMetadata(
+        _as_long(body["version"], "version"), _as_str_map(body.get("tags"), "tags")
+    )
 
 
 def _parse_sidecar(body: Mapping[str, Any]) -> Sidecar:
     return Sidecar(
-        body["path"], int(body.get("sizeInBytes") or 0), _as_int(body.get("modificationTime"))
+        _as_str(body["path"], "path"),
+        _as_long(body.get("sizeInBytes") or 0, "sizeInBytes"),
+        _as_int(body.get("modificationTime")),
     )
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Action]] = {
     "add": _parse_add,
     "remove": _parse_remove,
     "metaData": _parse_metadata,
@@ -489,19 +504,102 @@ def _text_or_none(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
+# The protocol's integers are Java longs; a number outside that range is a damaged field.
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
 def _as_str(value: Any, name: str) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"'{name}' must be a string, found {type(value).__name__}")
+        raise ValueError(f"'{name}' must be a string, found {_kind(value)}")
     return value
 
 
+def _opt_str(value: Any, name: str) -> str | None:
+    return None if value is None else _as_str(value, name)
+
+
+def _as_str_list(value: Any, name: str) -> tuple[str, ...]:
+    """A JSON array of strings (absent: empty); a bare string is not a list of names."""
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
+        raise ValueError(f"'{name}' must be an array of strings, found {_kind(value)}")
+    return tuple(_as_str(item, name) for item in value)
+
+
+def _as_long(value: Any, name: str) -> int:
+    """A required integer: a JSON integer (or its decimal text) within a Java long."""
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():  # never NaN or infinity
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        number = int(value)
+    else:
+        number = None
+    if number is None or not _LONG_MIN <= number <= _LONG_MAX:
+        raise ValueError(f"'{name}' must be an integer, found {str(value)[:40]!r}")
+    return number
+
+
+def _opt_long(value: Any, name: str) -> int | None:
+    return None if value is None else _as_long(value, name)
+
+
 def _as_int(value: Any) -> int | None:
+    """An optional integer: anything that is not one (or is out of range) counts as absent."""
     if value is None or value == "":
         return None
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        return _as_long(value, "")
+    except ValueError:
         return None
+
+
+# Times are milliseconds since the epoch; beyond years 1..9999 no calendar can show them.
+_EPOCH_MS_MIN, _EPOCH_MS_MAX = -62_135_596_800_000, 253_402_300_799_999
+
+
+def _as_epoch_ms(value: Any, name: str) -> int:
+    """A required time in ms since the epoch, within the years 1 to 9999."""
+    ms = _as_long(value, name)
+    if not _EPOCH_MS_MIN <= ms <= _EPOCH_MS_MAX:
+        raise ValueError(f"'{name}' is not a time (ms since 1970) between years 1 and 9999: {ms}")
+    return ms
+
+
+def _opt_epoch_ms(value: Any) -> int | None:
+    """An optional time in ms since the epoch; a value no calendar can show counts as absent."""
+    ms = _as_int(value)
+    return ms if ms is not None and _EPOCH_MS_MIN <= ms <= _EPOCH_MS_MAX else None
+
+
+def _as_text_map(value: Any, name: str) -> dict[str, str | None] | None:
+    """``partitionValues``: strings to strings or null (a null partition value), else broken."""
+    found = _as_map(value)
+    if found is None:
+        return None
+    for key, item in found.items():
+        if not isinstance(key, str) or not (item is None or isinstance(item, str)):
+            raise ValueError(f"'{name}' must map strings to strings, found {key!r}: {_kind(item)}")
+    return found
+
+
+def _as_str_map(value: Any, name: str) -> dict[str, str] | None:
+    """``configuration`` and ``tags``: strings to strings, else a broken field."""
+    found = _as_map(value)
+    if found is None:
+        return None
+    for key, item in found.items():
+        if not isinstance(key, str) or not isinstance(item, str):
+            raise ValueError(f"'{name}' must map strings to strings, found {key!r}: {_kind(item)}")
+    return found
 
 
 def _as_map(value: Any) -> dict[str, Any] | None:

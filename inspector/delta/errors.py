@@ -73,3 +73,12 @@ class RestoreRefused(InspectorError):
 
 class ConcurrentModification(RestoreRefused):
     """Another writer committed first; nothing was written."""
+
+
+class StorageUnavailable(InspectorError):
+    """The storage holding the table cannot be reached or refuses the credentials.
+
+    An environment problem (exit code 5): fix the network, endpoint or credentials.
+    """
+
+    exit_code = 5

@@ -41,21 +41,25 @@ def resolve_table_root(text: str) -> str:
 
 
 def data_file_path(table_root: str, log_path: str) -> str:
-    """The local path of a file named in the log (relative to the root, or absolute).
+    """Where a file named in the log is (relative to the root, or absolute).
 
     Args:
-        table_root: The table's root folder.
+        table_root: The table's root: a local folder or an object store URI.
         log_path: The ``path`` of an add/remove/cdc action or a DV path.
 
     Returns:
-        An absolute local path.
+        An absolute local path, or a URI for a table in an object store.
     """
     decoded = canonical_path(log_path)
-    if os.path.isabs(decoded):
-        return decoded
+    if os.path.isabs(decoded) or "://" in decoded:
+        return decoded  # an absolute path or an object store URI
+    if "://" in table_root:
+        return f"{table_root.rstrip('/')}/{decoded}"
     return os.path.join(table_root, decoded)
 
 
 def log_dir(table_root: str) -> str:
-    """The ``_delta_log`` folder of a table root."""
+    """The ``_delta_log`` folder of a table root (a local folder or a URI)."""
+    if "://" in table_root:
+        return f"{table_root.rstrip('/')}/{LOG_DIR}"
     return os.path.join(table_root, LOG_DIR)

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -19,9 +20,11 @@ from inspector.delta.actions import (
     canonical_path,
     parse_action,
 )
-from inspector.delta.errors import CorruptLog
+from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.paths import LOG_DIR
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
+from inspector.storage import Storage
 
 # Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
 # both for one file, the add (a checkpoint's definition of a live file) wins.
@@ -44,13 +47,13 @@ _DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
 def read_checkpoint(
-    checkpoint: Checkpoint, log_folder: str, *, actions: frozenset[str] | None = None
+    checkpoint: Checkpoint, storage: Storage, *, actions: frozenset[str] | None = None
 ) -> list[Action]:
     """All actions stored in a checkpoint, including those in its sidecar files.
 
     Args:
         checkpoint: The checkpoint to read (every part of a multi-part one).
-        log_folder: The table's ``_delta_log`` folder (sidecars live in ``_sidecars``).
+        storage: The table's storage (sidecars live in ``_delta_log/_sidecars``).
         actions: Read only these kinds of action (e.g. :data:`LIVE_STATE_ACTIONS`);
             all when None. Include ``sidecar`` to follow a V2 checkpoint's sidecars.
 
@@ -59,37 +62,40 @@ def read_checkpoint(
 
     Raises:
         CorruptLog: If a part or a sidecar is missing or unreadable.
+        StorageUnavailable: If the object store cannot be reached.
     """
     found: list[Action] = []
     for part in checkpoint.files:
-        found.extend(_read_file(part.path, actions))
+        found.extend(_read_file(part.path, storage, actions))
     sidecars = [a for a in found if isinstance(a, Sidecar)]
     for sidecar in sidecars:
-        found.extend(_read_file(_sidecar_path(sidecar, log_folder), actions))
+        found.extend(_read_file(_sidecar_path(sidecar), storage, actions))
     return found
 
 
-def _sidecar_path(sidecar: Sidecar, log_folder: str) -> str:
+def _sidecar_path(sidecar: Sidecar) -> str:
     path = canonical_path(sidecar.path)
-    return path if os.path.isabs(path) else os.path.join(log_folder, "_sidecars", path)
+    if os.path.isabs(path) or "://" in path:
+        return path
+    return f"{LOG_DIR}/_sidecars/{path}"
 
 
-def _read_file(path: str, wanted: frozenset[str] | None = None) -> list[Action]:
+def _read_file(path: str, storage: Storage, wanted: frozenset[str] | None = None) -> list[Action]:
     with _reading(path):
         if path.endswith(".json"):
-            with open(path, "rb") as fh:
-                rows = [json.loads(line) for line in fh if line.strip()]
+            data = storage.read(path)
+            rows = [json.loads(line) for line in data.splitlines() if line.strip()]
             if wanted is not None:
                 rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
         else:
-            rows = list(_parquet_rows(path, wanted))
+            rows = list(_parquet_rows(path, storage, wanted))
         return [parse_action(row) for row in rows]
 
 
 @contextmanager
 def _reading(path: str) -> Iterator[None]:
     """Turn any failure to read a checkpoint file into a plain-words CorruptLog."""
-    name = os.path.basename(path)
+    name = path.rsplit("/", 1)[-1]
     try:
         yield
     except FileNotFoundError:
@@ -97,7 +103,7 @@ def _reading(path: str) -> Iterator[None]:
             f"checkpoint file {name} is missing",
             "Log replay falls back to an older checkpoint or to the commits.",
         ) from None
-    except CorruptLog:
+    except InspectorError:  # already in plain words (e.g. an unreachable store)
         raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
         raise CorruptLog(
@@ -106,7 +112,7 @@ def _reading(path: str) -> Iterator[None]:
         ) from None
 
 
-def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
+def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
     """A cheap check that each part of a checkpoint is a whole file, without reading it.
 
     A Parquet part must start and end with the ``PAR1`` magic (an empty, cut-short
@@ -115,16 +121,15 @@ def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
 
     Args:
         checkpoint: The checkpoint to check.
+        storage: The table's storage.
 
     Raises:
         CorruptLog: Naming the first part that is missing or damaged.
     """
     for part in checkpoint.files:
         with _reading(part.path):
-            with open(part.path, "rb") as fh:
-                head = fh.read(4)
-                fh.seek(max(part.size - 64, 0))
-                tail = fh.read().rstrip()
+            head = storage.read_range(part.path, 0, 4)
+            tail = storage.read_range(part.path, max(part.size - 64, 0), part.size).rstrip()
         if part.path.endswith(".json"):
             whole = tail.endswith(b"}")
         else:
@@ -138,13 +143,17 @@ def quick_check_checkpoint(checkpoint: Checkpoint) -> None:
             )
 
 
-def _parquet_rows(path: str, wanted: frozenset[str] | None = None) -> Iterable[dict[str, Any]]:
+def _parquet_rows(
+    path: str, storage: Storage, wanted: frozenset[str] | None = None
+) -> Iterable[dict[str, Any]]:
     """Yield ``{action_name: body}`` for each non-null action in a checkpoint Parquet file.
 
     Each row holds one action, so the file is read column by column and only the
-    non-null cells are converted to Python (much faster than row by row).
+    non-null cells are converted to Python (much faster than row by row). A local
+    file is read in place; an object is fetched whole and read from memory.
     """
-    pf = pq.ParquetFile(path)
+    local = storage.local_path(path)
+    pf = pq.ParquetFile(local if local is not None else pa.BufferReader(storage.read(path)))
     columns = [
         c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
     ]

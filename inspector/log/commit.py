@@ -18,6 +18,7 @@ from inspector.delta.actions import (
     parse_action,
 )
 from inspector.log.listing import LogFile
+from inspector.storage import Storage
 
 
 @dataclass(frozen=True)
@@ -79,21 +80,42 @@ class Commit:
         return [a for a in self.actions if isinstance(a, DomainMetadata)]
 
 
-def read_commit(version: int, file: LogFile) -> Commit:
+def read_commit(version: int, file: LogFile, storage: Storage | None = None) -> Commit:
     """Read and parse a commit file, collecting problems instead of raising.
 
     Args:
         version: The version, from the file name.
         file: The listed commit file.
+        storage: The table's storage; None reads ``file.path`` from the local disk.
 
     Returns:
         The commit; unreadable lines become problems stated in plain words.
     """
     try:
-        with open(file.path, "rb") as fh:
-            data = fh.read()
+        if storage is None:
+            with open(file.path, "rb") as fh:
+                data: bytes | OSError = fh.read()
+        else:
+            data = storage.read(file.path)
     except OSError as exc:
-        return Commit(version, file, (), (f"The commit file could not be read: {exc.strerror}.",))
+        data = exc
+    return parse_commit(version, file, data)
+
+
+def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
+    """Parse a commit file's bytes (or say why they could not be read).
+
+    Args:
+        version: The version, from the file name.
+        file: The listed commit file.
+        data: The file's content, or the error reading it raised.
+
+    Returns:
+        The commit; unreadable lines become problems stated in plain words.
+    """
+    if isinstance(data, OSError):
+        why = data.strerror or "it is gone"
+        return Commit(version, file, (), (f"The commit file could not be read: {why}.",))
     if not data.strip():
         return Commit(
             version,

@@ -2,35 +2,23 @@
 
 The Delta protocol needs "atomic file creation" and "mutual exclusion": a commit
 file appears whole or not at all, and two writers can never both create the same
-version. On a local (POSIX) filesystem we get both from a hard link:
-
-1. write the full content to a temporary file in ``_delta_log`` (a dot-file, so
-   no reader ever lists it as a commit) and ``fsync`` it;
-2. ``os.link(temp, final)``: atomic, and it fails with ``FileExistsError`` when
-   the version already exists (a concurrent writer won), so nothing is overwritten;
-3. remove the temporary name and ``fsync`` the folder so the new name is durable.
-
-A crash before step 2 leaves only a temporary dot-file (ignored by every Delta
-reader); a crash after it leaves a complete commit.
+version. The table's storage gives both (:meth:`inspector.storage.Storage.put_if_absent`):
+a hard link on a local filesystem, a conditional put (create-if-absent) on an object
+store. A store that cannot guarantee it is refused for writing.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
-import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification
+from inspector.delta.paths import LOG_DIR
+from inspector.storage import LocalStorage, Storage
+from inspector.storage.local import CommitStep, StepCallback, _no_report
 
-#: Seconds to pause between the writer's steps. Always 0 in normal use; the
-#: fault-injection test raises it in a subprocess so that a SIGKILL can land
-#: between every pair of steps.
-STEP_PAUSE_SECONDS = 0.0
-
-_CHUNK = 1 << 16
+__all__ = ["CommitStep", "commit_file_name", "encode_actions", "write_commit"]
 
 
 def commit_file_name(version: int) -> str:
@@ -44,74 +32,40 @@ def encode_actions(actions: Iterable[Mapping[str, Any]]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def write_commit(log_folder: str, version: int, actions: Iterable[Mapping[str, Any]]) -> str:
+def write_commit(
+    target: Storage | str,
+    version: int,
+    actions: Iterable[Mapping[str, Any]],
+    *,
+    on_step: StepCallback = _no_report,
+) -> str:
     """Create the commit file of ``version`` atomically, only if it does not exist.
 
     Args:
-        log_folder: The table's ``_delta_log`` folder.
+        target: The table's storage, or the local path of its ``_delta_log`` folder.
         version: The version to create (the read version + 1).
         actions: The commit's actions, each a one-key mapping such as ``{"add": {...}}``.
+        on_step: On a local table, called after each step of the write (the
+            fault-injection tests crash the process there).
 
     Returns:
-        The path of the new commit file.
+        The location of the new commit file (a local path or a URI).
 
     Raises:
         ConcurrentModification: If the version already exists; nothing was written.
+        RestoreRefused: If the store cannot guarantee create-if-absent; nothing was written.
     """
-    final = os.path.join(log_folder, commit_file_name(version))
-    temp = os.path.join(log_folder, f".{commit_file_name(version)}.{uuid.uuid4()}.tmp")
-    content = encode_actions(actions)
+    storage: Storage
+    if isinstance(target, str):
+        storage, path = LocalStorage(target), commit_file_name(version)
+    else:
+        storage, path = target, f"{LOG_DIR}/{commit_file_name(version)}"
     try:
-        _write_durably(temp, content)
-        _pause()
-        try:
-            os.link(temp, final)
-        except FileExistsError:
-            raise ConcurrentModification(
-                f"Another writer created version {version} first; the restore wrote nothing.",
-                "Make a new plan from the table's new latest version and try again.",
-            ) from None
-        _pause()
-    finally:
-        _remove_quietly(temp)
-    _fsync_folder(log_folder)
-    return final
-
-
-def _write_durably(path: str, content: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(content)
-        while view:
-            written = os.write(fd, view[:_CHUNK])
-            view = view[written:]
-            _pause()
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _pause() -> None:
-    if STEP_PAUSE_SECONDS:
-        time.sleep(STEP_PAUSE_SECONDS)
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _fsync_folder(folder: str) -> None:
-    """Make the new directory entry durable (best effort: not every OS allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        if isinstance(storage, LocalStorage):
+            return storage.put_if_absent(path, encode_actions(actions), on_step=on_step)
+        return storage.put_if_absent(path, encode_actions(actions))
+    except ConcurrentModification:
+        raise ConcurrentModification(
+            f"Another writer created version {version} first; the restore wrote nothing.",
+            "Make a new plan from the table's new latest version and try again.",
+        ) from None

@@ -11,7 +11,6 @@ descriptor's ``offset``, a 4-byte big-endian size, the data and a 4-byte CRC-32.
 
 from __future__ import annotations
 
-import os
 import struct
 import zlib
 
@@ -20,16 +19,18 @@ from pyroaring import BitMap64
 from inspector.delta.actions import DeletionVector, z85_decode
 from inspector.delta.errors import MissingDataFile
 from inspector.delta.paths import data_file_path
+from inspector.storage import LocalStorage, Storage
 
 MAGIC_NUMBER = 1681511377
 
 
-def deleted_rows(dv: DeletionVector, table_root: str) -> BitMap64:
+def deleted_rows(dv: DeletionVector, table_root: str, storage: Storage | None = None) -> BitMap64:
     """The row indexes a deletion vector marks as deleted.
 
     Args:
         dv: The descriptor from an add action.
         table_root: The table's root (``u`` paths are relative to it).
+        storage: The table's storage; a local folder at ``table_root`` when None.
 
     Returns:
         A bitmap of deleted row indexes; its length equals ``dv.cardinality``.
@@ -39,7 +40,10 @@ def deleted_rows(dv: DeletionVector, table_root: str) -> BitMap64:
             (bad magic number, CRC or cardinality): reading on would return wrong rows.
     """
     where = "inline" if dv.storage_type == "i" else dv_file_path(dv, table_root)
-    data = _inline_bytes(dv) if dv.storage_type == "i" else _stored_bytes(dv, where)
+    if dv.storage_type == "i":
+        data = _inline_bytes(dv)
+    else:
+        data = _stored_bytes(dv, where, storage or LocalStorage(table_root))
     bitmap = _deserialize(data, where)
     if len(bitmap) != dv.cardinality:
         raise _damaged(
@@ -49,7 +53,7 @@ def deleted_rows(dv: DeletionVector, table_root: str) -> BitMap64:
 
 
 def dv_file_path(dv: DeletionVector, table_root: str) -> str:
-    """The local path of an on-disk deletion vector's file (``u`` or ``p`` storage)."""
+    """Where an on-disk deletion vector's file is (``u`` or ``p`` storage): a path or URI."""
     return data_file_path(table_root, dv.relative_or_absolute_path() or "")
 
 
@@ -61,20 +65,20 @@ def _inline_bytes(dv: DeletionVector) -> bytes:
         raise _damaged("inline", "its Z85 text is malformed") from None
 
 
-def _stored_bytes(dv: DeletionVector, path: str) -> bytes:
+def _stored_bytes(dv: DeletionVector, path: str, storage: Storage) -> bytes:
     offset = dv.offset or 1  # the file's first byte is its format version
     try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            header = fh.read(4)
-            size = struct.unpack(">i", header)[0] if len(header) == 4 else -1
-            data, crc = fh.read(max(size, 0)), fh.read(4)
+        # One ranged read of what the log announces: size header, data, CRC-32.
+        block = storage.read_range(path, offset, offset + 4 + max(dv.size_in_bytes, 0) + 4)
     except FileNotFoundError:
         raise MissingDataFile(
             f"The deletion vector file {path} is missing, so deleted rows cannot be told apart.",
             "The version's files were vacuumed or not copied; pick a later version or "
             "restore the file from a backup.",
         ) from None
+    header = block[:4]
+    size = struct.unpack(">i", header)[0] if len(header) == 4 else -1
+    data, crc = block[4 : 4 + max(size, 0)], block[4 + max(size, 0) : 8 + max(size, 0)]
     if size != dv.size_in_bytes or len(data) != size or len(crc) != 4:
         raise _damaged(
             path,
@@ -105,6 +109,8 @@ def _damaged(where: str, why: str) -> MissingDataFile:
     )
 
 
-def dv_exists(dv: DeletionVector, table_root: str) -> bool:
-    """True for an inline DV or an on-disk DV whose file exists (a cheap ``os.stat``)."""
-    return dv.storage_type == "i" or os.path.exists(dv_file_path(dv, table_root))
+def dv_exists(dv: DeletionVector, table_root: str, storage: Storage | None = None) -> bool:
+    """True for an inline DV or an on-disk DV whose file exists (a cheap stat or HEAD)."""
+    if dv.storage_type == "i":
+        return True
+    return (storage or LocalStorage(table_root)).head(dv_file_path(dv, table_root)) is not None

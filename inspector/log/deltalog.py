@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 
-from inspector.delta.errors import CorruptLog, InspectorError, VersionNotFound
-from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
+from inspector.delta.paths import log_dir
 from inspector.log.checkpoint import (
     LIVE_STATE_ACTIONS,
     checkpoint_disagreements,
     quick_check_checkpoint,
     read_checkpoint,
 )
-from inspector.log.commit import Commit, read_commit
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import Checkpoint, LogListing, list_log
 from inspector.log.snapshot import ReplayState, Snapshot
+from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
 
@@ -30,10 +32,16 @@ class DeltaLog:
 
     Use :meth:`open` to create one; it lists and parses the log and raises
     :class:`~inspector.delta.errors.NotADeltaTable` for a folder that is not a table.
+    Every read goes through :attr:`storage` (a local folder or an object store).
+
+    Args:
+        table_root: The table root: an absolute local path or a URI.
+        storage: The table's storage; a local folder at ``table_root`` when None.
     """
 
-    def __init__(self, table_root: str) -> None:
+    def __init__(self, table_root: str, storage: Storage | None = None) -> None:
         self.table_root = table_root
+        self.storage = storage if storage is not None else LocalStorage(table_root)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -49,13 +57,20 @@ class DeltaLog:
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
-    def open(cls, location: str) -> DeltaLog:
-        """Open a table by a typed location (local path or ``file://`` URI).
+    def open(cls, location: str, *, storage_options: Mapping[str, str] | None = None) -> DeltaLog:
+        """Open a table by a typed location: a local path, ``file://`` or an object store URI.
+
+        Args:
+            location: Where the table is (see :func:`inspector.storage.parse_location`).
+            storage_options: Credentials, endpoint, ... with delta-rs's names; given
+                explicitly (the CLI and the app read them from the environment).
 
         Raises:
             NotADeltaTable: If the location holds no readable Delta log.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
         """
-        log = cls(resolve_table_root(location))
+        storage, root = open_storage(location, options=storage_options)
+        log = cls(root, storage)
         log.refresh()
         return log
 
@@ -66,12 +81,17 @@ class DeltaLog:
             True when anything changed since the last refresh.
         """
         with self._lock:
-            listing = list_log(self.table_root)
+            listing = list_log(self.storage)
             changed = listing != self._listing
-            for version, file in listing.commits.items():
-                cached = self._commits.get(version)
-                if cached is None or cached.file != file:
-                    self._commits[version] = read_commit(version, file)
+            stale = [
+                (version, file)
+                for version, file in listing.commits.items()
+                if (cached := self._commits.get(version)) is None or cached.file != file
+            ]
+            # Fetched together: an object store serves them concurrently.
+            contents = self.storage.read_many([file.path for _, file in stale])
+            for (version, file), data in zip(stale, contents, strict=True):
+                self._commits[version] = parse_commit(version, file, data)
             for version in set(self._commits) - set(listing.commits):
                 del self._commits[version]
             if changed:
@@ -135,8 +155,9 @@ class DeltaLog:
             CorruptLog: If the file vanished or became unreadable since it was listed.
         """
         try:
-            with open(self.commit(version).file.path, "rb") as fh:
-                return fh.read().decode("utf-8", errors="replace")
+            return self.storage.read(self.commit(version).file.path).decode(
+                "utf-8", errors="replace"
+            )
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
@@ -252,7 +273,7 @@ class DeltaLog:
         if replayed is None:
             raise self._unreachable(version)
         state, origin = replayed
-        return state.freeze(self.table_root, version, origin)
+        return state.freeze(self.table_root, version, origin, self.storage)
 
     def _replay_state(
         self, version: int, before: int | None = None, *, live_only: bool = False
@@ -268,6 +289,8 @@ class DeltaLog:
                 continue
             try:
                 state, origin = load()
+            except StorageUnavailable:
+                raise  # the store, not the checkpoint, is at fault
             except InspectorError:
                 continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
@@ -275,9 +298,11 @@ class DeltaLog:
             return state, _describe(origin, base_version, version)
         return None
 
-    def _bases(self, version: int, live_only: bool = False):
+    def _bases(
+        self, version: int, live_only: bool = False
+    ) -> list[tuple[int, Callable[..., tuple[ReplayState, str]]]]:
         """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
-        candidates = []
+        candidates: list[tuple[int, int, Callable[..., tuple[ReplayState, str]]]] = []
         for v, snap in self._snapshots.items():
             if v <= version:
                 candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
@@ -307,8 +332,10 @@ class DeltaLog:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
         try:
             actions = read_checkpoint(
-                cp, self.log_folder, actions=LIVE_STATE_ACTIONS if live_only else None
+                cp, self.storage, actions=LIVE_STATE_ACTIONS if live_only else None
             )
+        except StorageUnavailable:
+            raise
         except InspectorError as exc:
             raise self._reject(cp, exc.message) from None
         state = ReplayState()
@@ -332,7 +359,9 @@ class DeltaLog:
 
     def _probe(self, cp: Checkpoint) -> None:
         try:
-            quick_check_checkpoint(cp)
+            quick_check_checkpoint(cp, self.storage)
+        except StorageUnavailable:
+            raise
         except InspectorError as exc:
             self._reject(cp, exc.message)
             return
@@ -345,6 +374,8 @@ class DeltaLog:
         expected = self._replay_state(cp.version, before=cp.version - 1, live_only=True)
         try:
             actual = self._load_checkpoint(cp, live_only=True)
+        except StorageUnavailable:
+            raise
         except InspectorError:
             return
         problems = (

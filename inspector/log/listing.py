@@ -1,6 +1,7 @@
 """Listing the ``_delta_log`` folder: which commits, checkpoints and checksums exist.
 
-Versions always come from file names (``00000000000000000042.json`` is version 42),
+The folder is listed through the table's :class:`~inspector.storage.Storage`, so a
+local folder and an object store prefix are read alike. Versions always come from file names (``00000000000000000042.json`` is version 42),
 never from counting files.
 """
 
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.delta.errors import NotADeltaTable
-from inspector.delta.paths import log_dir
+from inspector.delta.paths import LOG_DIR
+from inspector.storage import LocalStorage, ObjectMeta, Storage
 
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
@@ -27,7 +29,11 @@ LAST_CHECKPOINT = "_last_checkpoint"
 
 @dataclass(frozen=True)
 class LogFile:
-    """A file in ``_delta_log``: its name, absolute path, size and modification time (ms)."""
+    """A file in ``_delta_log``: its name, location, size and modification time (ms).
+
+    ``path`` is an absolute local path, or a URI for a table in an object store; the
+    table's storage reads either.
+    """
 
     name: str
     path: str
@@ -82,94 +88,95 @@ class LogListing:
         return sorted(found, key=lambda cp: (-cp.version, cp.kind != "v2"))
 
 
-def list_log(table_root: str) -> LogListing:
+def list_log(storage: Storage | str) -> LogListing:
     """List a table's ``_delta_log``.
 
     Args:
-        table_root: Absolute path of the table root.
+        storage: The table's storage (a local table root path is accepted too).
 
     Returns:
         The listing.
 
     Raises:
-        NotADeltaTable: If the folder is missing, has no ``_delta_log``, or the log
+        NotADeltaTable: If the location is missing, has no ``_delta_log``, or the log
             has neither commits nor checkpoints.
+        StorageUnavailable: If the object store cannot be reached or refuses access.
     """
-    folder = log_dir(table_root)
-    if not os.path.isdir(table_root):
-        raise NotADeltaTable(
-            f"'{table_root}' does not exist or is not a folder.",
-            "Check the path; it should be the folder that contains _delta_log.",
-        )
-    if not os.path.isdir(folder):
-        raise NotADeltaTable(
-            f"'{table_root}' is not a Delta table: it has no _delta_log folder.",
-            "Open the folder that contains _delta_log (the table root).",
-        )
+    if isinstance(storage, str):
+        storage = LocalStorage(storage)
+    root = storage.root
     try:
-        entries = _scan(folder)
+        entries = storage.list(LOG_DIR)
     except OSError as exc:
         raise NotADeltaTable(
-            f"The _delta_log folder of '{table_root}' cannot be read ({exc.strerror}).",
+            f"The _delta_log folder of '{root}' cannot be read ({exc.strerror}).",
             "Check that you may read the folder (permissions, a stale mount).",
         ) from None
-    listing = _classify(entries, folder)
+    if not entries:
+        _explain_empty(storage)
+    listing = _classify(entries, storage)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
-            f"'{table_root}' has a _delta_log folder but no commit or checkpoint files in it.",
+            f"'{root}' has a _delta_log folder but no commit or checkpoint files in it.",
             "The table was never committed or its log was deleted; restore _delta_log from a backup.",
         )
     return listing
 
 
-def _scan(folder: str) -> list[os.DirEntry]:
-    with os.scandir(folder) as it:
-        return list(it)
+def _explain_empty(storage: Storage) -> None:
+    """Say why a ``_delta_log`` listing came back empty (no table there, or no log)."""
+    root = storage.root
+    if storage.local_path() is not None and not os.path.isdir(root):
+        raise NotADeltaTable(
+            f"'{root}' does not exist or is not a folder.",
+            "Check the path; it should be the folder that contains _delta_log.",
+        )
+    if storage.local_path() is None and not storage.exists(""):
+        raise NotADeltaTable(
+            f"'{root}' does not exist: there are no objects under it.",
+            "Check the location; it should be the prefix that contains _delta_log.",
+        )
+    if not storage.exists(LOG_DIR):
+        raise NotADeltaTable(
+            f"'{root}' is not a Delta table: it has no _delta_log folder.",
+            "Open the folder that contains _delta_log (the table root).",
+        )
 
 
-def _log_file(entry: os.DirEntry) -> LogFile | None:
-    try:
-        st = entry.stat()
-    except OSError:  # removed since the folder was listed (a concurrent log cleanup)
-        return None
-    return LogFile(entry.name, entry.path, st.st_size, int(st.st_mtime * 1000))
+def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
+    return LogFile(meta.name, storage.uri(meta.path), meta.size, meta.last_modified)
 
 
-def _classify(entries: list[os.DirEntry], folder: str) -> LogListing:
-    commits, crcs, compacted, staged = {}, {}, [], 0
+def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
+    commits, crcs, compacted = {}, {}, []
     parts: dict[tuple[int, str], list[LogFile]] = {}
     last = None
-    for entry in entries:
-        name = entry.name
+    for meta in entries:
+        name = meta.name
         if m := _COMMIT.match(name):
-            commits[int(m.group(1))] = _log_file(entry)
+            commits[int(m.group(1))] = _log_file(storage, meta)
         elif m := _CRC.match(name):
-            crcs[int(m.group(1))] = _log_file(entry)
+            crcs[int(m.group(1))] = _log_file(storage, meta)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
-            parts.setdefault((int(m.group(1)), _checkpoint_group(name, m)), []).append(
-                _log_file(entry)
-            )
+            key = (int(m.group(1)), _checkpoint_group(name, m))
+            parts.setdefault(key, []).append(_log_file(storage, meta))
         elif _COMPACTED.match(name):
-            compacted.append(_log_file(entry))
+            compacted.append(_log_file(storage, meta))
         elif name == LAST_CHECKPOINT:
-            last = read_last_checkpoint(entry.path)
-        elif name == "_staged_commits" and entry.is_dir():
-            staged = _count_entries(entry.path)
-    # A file that vanished between listing and stat (a concurrent cleanup) is not there.
-    parts = {key: [f for f in files if f] for key, files in parts.items()}
+            last = read_last_checkpoint(meta.path, storage)
     return LogListing(
-        {v: f for v, f in commits.items() if f},
+        commits,
         _group_checkpoints(parts),
-        {v: f for v, f in crcs.items() if f},
-        tuple(sorted((f for f in compacted if f), key=lambda f: f.name)),
+        crcs,
+        tuple(sorted(compacted, key=lambda f: f.name)),
         last,
-        staged,
+        _count_staged(storage),
     )
 
 
-def _count_entries(path: str) -> int:
+def _count_staged(storage: Storage) -> int:
     try:
-        return len(os.listdir(path))
+        return len(storage.list(f"{LOG_DIR}/_staged_commits"))
     except OSError:
         return 0
 
@@ -206,11 +213,20 @@ def _group_checkpoints(
     return {v: tuple(cps) for v, cps in grouped.items()}
 
 
-def read_last_checkpoint(path: str) -> LastCheckpoint:
-    """Parse ``_last_checkpoint``; a garbage file gives a problem instead of an error."""
+def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheckpoint:
+    """Parse ``_last_checkpoint``; a garbage file gives a problem instead of an error.
+
+    Args:
+        path: The file, relative to the table root (or absolute).
+        storage: The table's storage; None reads a local absolute path.
+    """
     try:
-        with open(path, "rb") as fh:
-            raw = json.loads(fh.read().decode("utf-8"))
+        if storage is None:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        else:
+            data = storage.read(path)
+        raw = json.loads(data.decode("utf-8"))
         return LastCheckpoint(int(raw["version"]), raw)
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         return LastCheckpoint(

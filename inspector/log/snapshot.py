@@ -17,6 +17,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
+from inspector.storage import LocalStorage, Storage
 
 FileKey = tuple[str, "str | None"]
 
@@ -39,6 +40,12 @@ class Snapshot:
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
+    storage: Storage | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def store(self) -> Storage:
+        """Where the table's files are read from (a local folder when none was given)."""
+        return self.storage if self.storage is not None else LocalStorage(self.table_root)
 
     @property
     def schema(self) -> StructType:
@@ -69,7 +76,8 @@ class Snapshot:
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
         counts = [a.num_live_records for a in self.files.values()]
-        return None if any(c is None for c in counts) else sum(counts)
+        known = [c for c in counts if c is not None]
+        return None if len(known) < len(counts) else sum(known)
 
     def data_path(self, add: AddFile) -> str:
         """Absolute local path of a live file."""
@@ -123,16 +131,17 @@ class ReplayState:
         else:
             self.domains[action.domain] = action
 
-    def freeze(self, table_root: str, version: int, replayed_from: str) -> Snapshot:
+    def freeze(
+        self, table_root: str, version: int, replayed_from: str, storage: Storage | None = None
+    ) -> Snapshot:
         """Turn the state into a Snapshot.
 
         Raises:
             CorruptLog: If no metaData or protocol action was seen.
         """
-        missing = [
-            n for n, v in (("metaData", self.metadata), ("protocol", self.protocol)) if v is None
-        ]
-        if missing:
+        metadata, protocol = self.metadata, self.protocol
+        if metadata is None or protocol is None:
+            missing = [n for n, v in (("metaData", metadata), ("protocol", protocol)) if v is None]
             raise CorruptLog(
                 f"Version {version} has no {' or '.join(missing)} action in its log; "
                 "the table's state cannot be determined.",
@@ -142,11 +151,12 @@ class ReplayState:
         return Snapshot(
             table_root,
             version,
-            self.metadata,
-            self.protocol,
+            metadata,
+            protocol,
             self.files,
             self.tombstones,
             self.txns,
             self.domains,
             replayed_from,
+            storage,
         )

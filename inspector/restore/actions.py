@@ -58,6 +58,8 @@ def restore_actions(
         The actions in commit order.
     """
     protocol = plan.target_protocol if allow_protocol_downgrade else plan.merged_protocol
+    # Only a plan whose target version was read (its guards passed) reaches here.
+    assert protocol is not None and plan.target_metadata is not None
     metadata = restored_metadata(plan.current_metadata, plan.target_metadata)
     ict = None
     if _enabled(metadata, ICT_ENABLED):
@@ -105,7 +107,8 @@ def commit_info(
 
 def metadata_json(meta: Metadata) -> dict[str, Any]:
     """The JSON body of a ``metaData`` action, normalised so two can be compared."""
-    fmt = meta.raw.get("format") if isinstance(meta.raw.get("format"), dict) else {}
+    raw_format = meta.raw.get("format")
+    fmt: Mapping[str, Any] = raw_format if isinstance(raw_format, dict) else {}
     body: dict[str, Any] = {"id": meta.id}
     if meta.name is not None:
         body["name"] = meta.name

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
-from inspector.restore.guards import unchanged_guard
+from inspector.restore.guards import GuardResult, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
@@ -97,7 +98,7 @@ def execute_restore(
     allow_protocol_downgrade: bool = False,
     operator: str | None = None,
     settings: Settings | None = None,
-    spark=None,
+    spark: Any = None,
 ) -> RestoreResult:
     """Commit a planned restore, then verify it.
 
@@ -121,7 +122,7 @@ def execute_restore(
     """
     settings = settings or Settings.from_env()
     user = current_user(operator)
-    audit = {
+    audit: dict[str, Any] = {
         "table": plan.table_root,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
@@ -198,7 +199,7 @@ def _check_request(
         )
 
 
-def _hint(blocking) -> str:
+def _hint(blocking: Sequence[GuardResult]) -> str:
     names = {g.name for g in blocking}
     if "table_unchanged" in names:
         return "Make a new plan on the table's latest version."
@@ -217,7 +218,7 @@ def _commit(
     allow_missing_files: bool,
     allow_protocol_downgrade: bool,
     settings: Settings,
-    spark,
+    spark: Any,
 ) -> RestoreResult:
     log = DeltaLog.open(plan.table_root)
     _recheck(plan, log, allow_missing_files, settings)
@@ -253,7 +254,7 @@ def _commit(
         allow_missing_files=allow_missing_files,
         allow_protocol_downgrade=allow_protocol_downgrade,
     )
-    path = write_commit(log.log_folder, version, actions)
+    path = write_commit(log.storage, version, actions)
     return _result(
         plan,
         version,
@@ -297,7 +298,14 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 
 
 def _result(
-    plan, version, reason, user, allow_missing_files, allow_protocol_downgrade, engine, path
+    plan: RestorePlan,
+    version: int,
+    reason: str,
+    user: str,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+    engine: str,
+    path: str | None,
 ) -> RestoreResult:
     skipped = (
         tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths)
@@ -320,7 +328,7 @@ def _result(
 
 
 def plan_undo(
-    result: RestoreResult, *, settings: Settings | None = None, spark=None
+    result: RestoreResult, *, settings: Settings | None = None, spark: Any = None
 ) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 

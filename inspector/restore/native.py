@@ -7,6 +7,8 @@ so it is kept deliberately small.
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.plan import RestorePlan
@@ -16,7 +18,11 @@ _ALLOW_DOWNGRADE = "spark.databricks.delta.restore.protocolDowngradeAllowed"
 
 
 def restore_with_delta(
-    spark, plan: RestorePlan, reason: str, allow_missing_files: bool, allow_protocol_downgrade: bool
+    spark: Any,
+    plan: RestorePlan,
+    reason: str,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
 ) -> int:
     """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
 

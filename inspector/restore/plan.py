@@ -21,7 +21,7 @@ from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.paths import data_file_path
 from inspector.log.deltalog import DeltaLog
-from inspector.log.snapshot import Snapshot
+from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import (
     GuardResult,
@@ -177,7 +177,7 @@ class RestorePlan:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for a plan (see README, "Guarded restore")."""
+        """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
             "table": self.table_root,
             "tableName": self.table_name,
@@ -204,7 +204,11 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog, target: int | datetime | str, *, settings: Settings | None = None, spark=None
+    log: DeltaLog,
+    target: int | datetime | str,
+    *,
+    settings: Settings | None = None,
+    spark: Any = None,
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
@@ -312,7 +316,7 @@ def _full_plan(
     target: Snapshot,
     requested: str | None,
     settings: Settings,
-    spark,
+    spark: Any,
 ) -> RestorePlan:
     if spark is None:
         from inspector.rows.session import get_spark
@@ -375,7 +379,7 @@ def _full_plan(
     )
 
 
-def _has_delta_jars(spark) -> bool:
+def _has_delta_jars(spark: Any) -> bool:
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
@@ -387,7 +391,7 @@ def table_name(snapshot: Snapshot) -> str:
 
 
 def diff_files(
-    current: Snapshot, target: Snapshot, *, spark=None, settings: Settings | None = None
+    current: Snapshot, target: Snapshot, *, spark: Any = None, settings: Settings | None = None
 ) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...], RestoreMetrics]:
     """Files to re-add and to remove, and Delta's metrics, computed on Spark.
 
@@ -433,7 +437,7 @@ def diff_files(
     return adds, removes, metrics
 
 
-def _file_frame(spark, files):
+def _file_frame(spark: Any, files: list[tuple[FileKey, AddFile]]) -> Any:
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
     schema = StructType(
@@ -448,7 +452,7 @@ def _file_frame(spark, files):
     return spark.createDataFrame(rows, schema=schema)
 
 
-def _pick(files, found) -> tuple[AddFile, ...]:
+def _pick(files: list[tuple[FileKey, AddFile]], found: list[Any]) -> tuple[AddFile, ...]:
     chosen = [files[row.idx][1] for row in found]
     return tuple(sorted(chosen, key=lambda a: (a.path, a.key[1] or "")))
 
@@ -490,7 +494,7 @@ def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
         )
     dv = add.deletion_vector
     dv_path = dv.relative_or_absolute_path() if dv else None
-    if dv_path is not None:
+    if dv is not None and dv_path is not None:
         dv_local = data_file_path(table_root, dv_path)
         needed = dv.required_file_size
         dv_actual = _size(dv_local)
@@ -526,7 +530,7 @@ def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, A
         return ()
     found = target.domain_metadata.get(CLUSTERING_DOMAIN)
     clustered = found is not None and "clustering" in writer_features(target.protocol)
-    config = found.configuration if clustered else _EMPTY_CLUSTERING
+    config = found.configuration if found is not None and clustered else _EMPTY_CLUSTERING
     return ({"domain": CLUSTERING_DOMAIN, "configuration": config, "removed": False},)
 
 
@@ -541,7 +545,8 @@ def _partitions(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
 
 def _live_rows(files: Sequence[AddFile]) -> int | None:
     counts = [a.num_live_records for a in files]
-    return None if any(c is None for c in counts) else sum(counts)
+    known = [c for c in counts if c is not None]
+    return None if len(known) < len(counts) else sum(known)
 
 
 def _history_ms(log: DeltaLog, version: int) -> int | None:

@@ -177,7 +177,8 @@ def _enabled(snapshot: Snapshot, key: str) -> bool:
 
 def _rows(files: Sequence[AddFile]) -> str:
     counts = [a.num_live_records for a in files]
-    if any(c is None for c in counts):
+    known = [c for c in counts if c is not None]
+    if len(known) < len(counts):
         return "row count unknown: some files have no stats"
-    total = sum(counts)
+    total = sum(known)
     return f"{total} row{'s' if total != 1 else ''}"

@@ -11,8 +11,9 @@ read the same rows (the same multiset) at both versions.
 from __future__ import annotations
 
 import json
+import typing
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +26,23 @@ from inspector.restore.actions import (
     MAX_COLUMN_ID,
     metadata_json,
 )
+from inspector.restore.plan import RestorePlan
 from inspector.restore.protocol import covers, describe_protocol
 from inspector.settings import Settings
+
+
+class _Restored(typing.Protocol):
+    """What verification reads of a ``RestoreResult`` (execute imports this module)."""
+
+    @property
+    def plan(self) -> RestorePlan: ...
+    @property
+    def committed_version(self) -> int: ...
+    @property
+    def allow_missing_files(self) -> bool: ...
+    @property
+    def allow_protocol_downgrade(self) -> bool: ...
+
 
 #: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
@@ -73,7 +89,9 @@ class Verification:
         }
 
 
-def verify_restore(result, *, spark=None, settings: Settings | None = None) -> Verification:
+def verify_restore(
+    result: _Restored, *, spark: Any = None, settings: Settings | None = None
+) -> Verification:
     """Check a committed restore against its target version.
 
     Args:
@@ -111,7 +129,7 @@ def verify_restore(result, *, spark=None, settings: Settings | None = None) -> V
     return Verification(version, target_version, tuple(checks))
 
 
-def _safely(name: str, check, *args) -> VerificationCheck:
+def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> VerificationCheck:
     """Run one check; an unexpected error becomes a failed check (the commit already exists)."""
     try:
         return check(*args)
@@ -121,7 +139,7 @@ def _safely(name: str, check, *args) -> VerificationCheck:
         )
 
 
-def _files_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
+def _files_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> VerificationCheck:
     expected = set(target.files) - dropped
     extra, missing = set(new.files) - expected, expected - set(new.files)
     if not extra and not missing:
@@ -170,12 +188,13 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
     return body
 
 
-def _protocol_check(new: Snapshot, result) -> VerificationCheck:
+def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
     baseline = (
         result.plan.target_protocol
         if result.allow_protocol_downgrade
         else result.plan.current_protocol
     )
+    assert baseline is not None  # a committed restore read its target version
     word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
         return VerificationCheck(
@@ -193,7 +212,7 @@ def _protocol_check(new: Snapshot, result) -> VerificationCheck:
 
 
 def _rows_check(
-    new: Snapshot, target: Snapshot, dropped: set, spark, settings
+    new: Snapshot, target: Snapshot, dropped: set[str], spark: Any, settings: Settings | None
 ) -> VerificationCheck:
     from inspector.rows.reader import read_files, read_snapshot
 
@@ -227,7 +246,7 @@ def _rows_check(
     )
 
 
-def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set) -> VerificationCheck:
+def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> VerificationCheck:
     if dropped:
         return VerificationCheck(
             "deltalake_rows",
@@ -280,7 +299,7 @@ def _deltalake_rows(snapshot: Snapshot) -> Counter:
     return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
 
 
-def _few(paths, limit: int = 3) -> str:
+def _few(paths: Iterable[str], limit: int = 3) -> str:
     items: Sequence[str] = sorted(paths)
     shown = ", ".join(items[:limit])
     return shown + (" ..." if len(items) > limit else "") if items else "none"

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
 from inspector.log.deltalog import DeltaLog
@@ -19,6 +19,9 @@ from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported f
 from inspector.settings import Settings
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from inspector.views.versions import parse_version
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ def build_preview(
     settings: Settings,
     where: str | None = None,
     limit: int | None = None,
-    spark=None,
+    spark: SparkSession | None = None,
     progress: Callable[[str], None] = lambda stage: None,
 ) -> Preview:
     """Read a version with Spark: its exact row count and first rows (optionally filtered).
@@ -152,8 +155,8 @@ def build_preview(
     )
 
 
-def _filtered(df, where: str | None):
-    if not (where or "").strip():
+def _filtered(df: DataFrame, where: str | None) -> DataFrame:
+    if where is None or not where.strip():
         return df
     from pyspark.errors import AnalysisException, ParseException
 
@@ -168,7 +171,7 @@ def _filtered(df, where: str | None):
         ) from None
 
 
-def _displayable(df):
+def _displayable(df: DataFrame) -> DataFrame:
     """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
     from pyspark.sql import functions as F
 
@@ -277,7 +280,7 @@ class PreviewJob:
             self.error = exc if not self.cancelled else None
         self.stage = "Cancelled" if self.cancelled else "Done"
 
-    def _spark(self, settings: Settings):
+    def _spark(self, settings: Settings) -> SparkSession:
         from inspector.rows.session import get_spark
 
         self.stage = "Starting Spark…"

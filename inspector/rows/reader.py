@@ -15,10 +15,10 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime, tzinfo
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo
 
@@ -28,6 +28,11 @@ from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
 from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
 from inspector.log.snapshot import Snapshot
 from inspector.rows.readpath import is_local
+
+if TYPE_CHECKING:
+    from pyroaring import BitMap64
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType, StructField, StructType
 
 #: Reader features whose tables we read correctly (some need nothing from a reader).
 SUPPORTED_READER_FEATURES = frozenset(
@@ -53,7 +58,7 @@ _ROW_INDEX = "__delta_inspector_row"
 _GLOB_CHARS = re.compile(r"([\\\[\]{}*?])")
 
 
-def read_snapshot(snapshot: Snapshot, *, spark=None):
+def read_snapshot(snapshot: Snapshot, *, spark: SparkSession | None = None) -> DataFrame:
     """Exactly the rows of a snapshot, with its logical schema (partition columns included).
 
     Args:
@@ -81,7 +86,9 @@ def read_snapshot(snapshot: Snapshot, *, spark=None):
     return _read(spark, snapshot, snapshot.add_files)
 
 
-def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark=None):
+def read_files(
+    snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession | None = None
+) -> DataFrame:
     """The rows of some add actions (from any version), read like :func:`read_snapshot`.
 
     Args:
@@ -161,7 +168,7 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
         )
 
 
-def spark_schema(snapshot: Snapshot):
+def spark_schema(snapshot: Snapshot) -> StructType:
     """The snapshot's logical schema as a Spark ``StructType`` (Delta uses Spark's JSON).
 
     Raises:
@@ -179,7 +186,7 @@ def spark_schema(snapshot: Snapshot):
         ) from None
 
 
-def _session():
+def _session() -> SparkSession:
     from inspector.rows.session import get_spark
 
     return get_spark()
@@ -228,7 +235,7 @@ def _check_type_changes(snapshot: Snapshot) -> None:
             )
 
 
-def _type_changes(node: Any, path: tuple[str, ...]):
+def _type_changes(node: Any, path: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
     if isinstance(node, dict):
         if "name" in node and "type" in node:
             path = path + (node["name"],)
@@ -242,7 +249,7 @@ def _type_changes(node: Any, path: tuple[str, ...]):
             yield from _type_changes(item, path)
 
 
-def _read(spark, snapshot: Snapshot, adds: list[AddFile]):
+def _read(spark: SparkSession, snapshot: Snapshot, adds: list[AddFile]) -> DataFrame:
     """Read the given adds; adds sharing a path (from different versions) are read apart."""
     logical = spark_schema(snapshot)
     if not adds:
@@ -252,7 +259,7 @@ def _read(spark, snapshot: Snapshot, adds: list[AddFile]):
     if choose_read_path(spark, snapshot) is ReadPath.PYTHON:
         return python_rows(spark, snapshot, logical, adds)
     layers: list[list[AddFile]] = []
-    seen: Counter = Counter()
+    seen: Counter[str] = Counter()
     for add in adds:
         key = _file_key(snapshot, add)
         if seen[key] == len(layers):
@@ -266,7 +273,9 @@ def _read(spark, snapshot: Snapshot, adds: list[AddFile]):
     return result
 
 
-def _read_layer(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
+def _read_layer(
+    spark: SparkSession, snapshot: Snapshot, logical: StructType, adds: list[AddFile]
+) -> DataFrame:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
@@ -290,7 +299,9 @@ def _read_layer(spark, snapshot: Snapshot, logical, adds: list[AddFile]):
     return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
 
 
-def _scan(spark, snapshot: Snapshot, adds: list[AddFile], read_schema):
+def _scan(
+    spark: SparkSession, snapshot: Snapshot, adds: list[AddFile], read_schema: StructType
+) -> DataFrame:
     """Spark's scan of exactly these files: explicit schema, no partition discovery."""
     if snapshot.metadata.column_mapping_mode == "id":
         # Column-mapping id mode matches Parquet columns by field id, as Delta does.
@@ -305,7 +316,7 @@ def _scan(spark, snapshot: Snapshot, adds: list[AddFile], read_schema):
     return spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
 
 
-def _spark_file_keys(df, snapshot: Snapshot, adds: list[AddFile]) -> dict[str, str]:
+def _spark_file_keys(df: DataFrame, snapshot: Snapshot, adds: list[AddFile]) -> dict[str, str]:
     """Each add's file as Spark names it in ``_metadata.file_path``: ``file:`` + %-encoded path.
 
     Spark's own listing (``inputFiles``, no job) gives the encoded paths (written
@@ -350,7 +361,7 @@ def storage_options(snapshot: Snapshot) -> dict[str, str]:
     return {}
 
 
-def count_rows(snapshot: Snapshot, *, spark=None) -> int:
+def count_rows(snapshot: Snapshot, *, spark: SparkSession | None = None) -> int:
     """The exact number of rows of a snapshot, reading only Parquet footers where possible.
 
     Rows live in the files; partition values do not change the count, and a deletion
@@ -382,7 +393,7 @@ def count_rows(snapshot: Snapshot, *, spark=None) -> int:
     return _scan(spark, snapshot, adds, StructType([])).count() - deleted
 
 
-def _physical_field(field, id_mode: bool):
+def _physical_field(field: StructField, id_mode: bool) -> StructField:
     """A Spark field renamed to its Parquet (physical) name, with its field id in id mode."""
     from pyspark.sql.types import StructField
 
@@ -398,7 +409,7 @@ def _physical_field(field, id_mode: bool):
     )
 
 
-def _physical_type(data_type, id_mode: bool):
+def _physical_type(data_type: DataType, id_mode: bool) -> DataType:
     from pyspark.sql.types import ArrayType, MapType, StructType
 
     if isinstance(data_type, StructType):
@@ -414,7 +425,7 @@ def _physical_type(data_type, id_mode: bool):
     return data_type
 
 
-def _output_column(field, parts: set[str], id_mode: bool):
+def _output_column(field: StructField, parts: set[str], id_mode: bool) -> Column:
     """A logical column: partition values as joined, data columns renamed (nested too)."""
     from pyspark.sql import functions as F
 
@@ -427,7 +438,7 @@ def _output_column(field, parts: set[str], id_mode: bool):
     return column.alias(field.name, metadata={})
 
 
-def _strip(data_type) -> str:
+def _strip(data_type: DataType) -> str:
     """A type's simpleString: names and types without metadata or nullability."""
     return data_type.simpleString()
 
@@ -436,11 +447,11 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _partition_alias(field) -> str:
+def _partition_alias(field: StructField) -> str:
     return "__delta_inspector_part_" + _physical_name(field)
 
 
-def _physical_name(field) -> str:
+def _physical_name(field: StructField) -> str:
     return str((field.metadata or {}).get(PHYSICAL_NAME_KEY) or field.name)
 
 
@@ -449,7 +460,13 @@ def _file_key(snapshot: Snapshot, add: AddFile) -> str:
     return os.path.normpath(path) if is_local(path) else path
 
 
-def _partition_frame(spark, snapshot: Snapshot, logical, adds: list[AddFile], keys: dict[str, str]):
+def _partition_frame(
+    spark: SparkSession,
+    snapshot: Snapshot,
+    logical: StructType,
+    adds: list[AddFile],
+    keys: dict[str, str],
+) -> DataFrame:
     """A small DataFrame (file key, typed partition values...) built from the add actions."""
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -530,7 +547,7 @@ def _unsupported_partition(text: str) -> Any:
     raise ValueError(text)
 
 
-_PARTITION_PARSERS = {
+_PARTITION_PARSERS: dict[str, Callable[[str], Any]] = {
     "string": str,
     "byte": int,
     "short": int,
@@ -546,7 +563,13 @@ _PARTITION_PARSERS = {
 }
 
 
-def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile], keys: dict[str, str]):
+def _drop_deleted(
+    spark: SparkSession,
+    snapshot: Snapshot,
+    df: DataFrame,
+    adds: list[AddFile],
+    keys: dict[str, str],
+) -> DataFrame:
     """Left-anti join with the (file, row index) pairs the deletion vectors mark deleted."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
@@ -568,8 +591,9 @@ def _drop_deleted(spark, snapshot: Snapshot, df, adds: list[AddFile], keys: dict
     return df.join(deleted, on=[_FILE_KEY, _ROW_INDEX], how="left_anti")
 
 
-def _checked_bitmap(snapshot: Snapshot, add: AddFile):
+def _checked_bitmap(snapshot: Snapshot, add: AddFile) -> BitMap64:
     """The add's deleted rows, refused when they point past the end of its file."""
+    assert add.deletion_vector is not None  # callers pass only adds with a deletion vector
     bitmap = deleted_rows(add.deletion_vector, snapshot.table_root)
     if add.num_records is not None and len(bitmap) and bitmap.max() >= add.num_records:
         raise MissingDataFile(

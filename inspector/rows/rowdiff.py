@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.metadiff import ValueChange
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType
 
 _SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
 _COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
@@ -85,7 +89,7 @@ def diff_rows(
     limit: int | None = None,
     file_diff: FileDiff | None = None,
     settings: Settings | None = None,
-    spark=None,
+    spark: SparkSession | None = None,
 ) -> RowDiff:
     """Diff the rows of two versions on Spark, reading only the changed files.
 
@@ -190,13 +194,13 @@ def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
     return key
 
 
-def _col(name: str):
+def _col(name: str) -> Column:
     from pyspark.sql import functions as F
 
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-def _net_rows(before, after):
+def _net_rows(before: DataFrame, after: DataFrame) -> DataFrame:
     """Each distinct row with its net multiplicity (``to`` count minus ``from`` count), non-zero only."""
     from pyspark.sql import functions as F
 
@@ -211,13 +215,13 @@ def _net_rows(before, after):
     )
 
 
-def _is_map(data_type) -> bool:
+def _is_map(data_type: DataType) -> bool:
     from pyspark.sql.types import MapType
 
     return isinstance(data_type, MapType)
 
 
-def _comparable(df):
+def _comparable(df: DataFrame) -> DataFrame:
     """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
     from pyspark.sql import functions as F
 
@@ -231,7 +235,7 @@ def _comparable(df):
     )
 
 
-def _stringify_mismatches(before, after):
+def _stringify_mismatches(before: DataFrame, after: DataFrame) -> tuple[DataFrame, DataFrame]:
     """Compare a column as text when one side has it as a string and the other not.
 
     Spark would otherwise widen string vs number to a number, and fail on any text
@@ -250,13 +254,13 @@ def _stringify_mismatches(before, after):
     return _as_text(before, text), _as_text(after, text)
 
 
-def _as_text(df, names):
+def _as_text(df: DataFrame, names: Sequence[str]) -> DataFrame:
     return df.select(
         *[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns]
     )
 
 
-def _union(after, before):
+def _union(after: DataFrame, before: DataFrame) -> DataFrame:
     """Union by name: a column missing on one side is null there; differing types are widened.
 
     Types Spark cannot widen (e.g. a struct that gained a field vs a number) are compared as text.
@@ -277,7 +281,7 @@ def _union(after, before):
         )
 
 
-def _expand(df):
+def _expand(df: DataFrame) -> DataFrame:
     """One output row per occurrence: a row added twice is listed twice."""
     from pyspark.sql import functions as F
 
@@ -288,7 +292,13 @@ def _expand(df):
     ).select(*[_col(c) for c in columns])
 
 
-def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int):
+def _collect(
+    totals: DataFrame,
+    frames: dict[str, DataFrame],
+    order: Sequence[str],
+    offset: int,
+    limit: int,
+) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
     """The one-row ``totals`` and the same page of each frame, in ONE Spark job.
 
     Each job costs a fixed overhead, and the frames share the grouped change set,
@@ -313,8 +323,8 @@ def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int
             )
         )
     union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
-    pages: dict[str, list[dict]] = {status: [] for status in frames}
-    found = {}
+    pages: dict[str, list[dict[str, Any]]] = {status: [] for status in frames}
+    found: dict[str, int] = {}
     for row in sorted(union.collect(), key=lambda r: r[_RANK]):
         values = row.asDict(recursive=True)
         status = values[_STATUS]
@@ -325,7 +335,7 @@ def _collect(totals, frames: dict, order: Sequence[str], offset: int, limit: int
     return found, pages
 
 
-def _orderable(df, wanted: Sequence[str]) -> list[str]:
+def _orderable(df: DataFrame, wanted: Sequence[str]) -> list[str]:
     from pyspark.sql.types import MapType, VariantType
 
     bad = {f.name for f in df.schema.fields if isinstance(f.dataType, (MapType, VariantType))}
@@ -342,7 +352,9 @@ def _row(values: dict[str, Any], maps: set[str]) -> dict[str, Any]:
     return {name: _value(value, name in maps) for name, value in values.items()}
 
 
-def _unkeyed(net, offset: int, limit: int, maps: set[str]):
+def _unkeyed(
+    net: DataFrame, offset: int, limit: int, maps: set[str]
+) -> tuple[int, int, int | None, RowSamples]:
     from pyspark.sql import functions as F
 
     count = F.col(_COUNT)
@@ -366,7 +378,7 @@ def _unkeyed(net, offset: int, limit: int, maps: set[str]):
     return found[_ADDED], found[_REMOVED], None, samples
 
 
-def _key_totals(net, key: tuple[str, ...]):
+def _key_totals(net: DataFrame, key: tuple[str, ...]) -> DataFrame:
     """One row: keys duplicated on a side, and keys added, removed and changed."""
     from pyspark.sql import functions as F
 
@@ -389,7 +401,7 @@ def _key_totals(net, key: tuple[str, ...]):
     )
 
 
-def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
+def _refuse_duplicate_keys(net: DataFrame, key: tuple[str, ...], diff: FileDiff) -> None:
     """A key must pick one row per side, else "changed" has no meaning."""
     from pyspark.sql import functions as F
 
@@ -411,7 +423,14 @@ def _refuse_duplicate_keys(net, key: tuple[str, ...], diff: FileDiff) -> None:
     )
 
 
-def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], diff: FileDiff):
+def _keyed(
+    net: DataFrame,
+    key: tuple[str, ...],
+    offset: int,
+    limit: int,
+    maps: set[str],
+    diff: FileDiff,
+) -> tuple[int, int, int | None, RowSamples]:
     """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
     from pyspark.sql import functions as F
 
@@ -419,7 +438,7 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
     joined = _join_on_key(net, columns, key)
     others = [(i, c) for i, c in enumerate(columns) if c not in key]
 
-    def where(status):
+    def where(status: str) -> DataFrame:
         return joined.where(F.col(_STATUS) == status)
 
     frames = {
@@ -460,13 +479,13 @@ def _keyed(net, key: tuple[str, ...], offset: int, limit: int, maps: set[str], d
     return found["added"], found["removed"], found["changed"], samples
 
 
-def _join_on_key(net, columns: list[str], key: tuple[str, ...]):
+def _join_on_key(net: DataFrame, columns: list[str], key: tuple[str, ...]) -> DataFrame:
     """Removed rows as ``before0..n``, added rows as ``after0..n``, joined null-safely on the key."""
     from functools import reduce
 
     from pyspark.sql import functions as F
 
-    def side(sign, prefix):
+    def side(sign: int, prefix: str) -> DataFrame:
         rows = net.where(F.signum(_COUNT) == sign)
         return rows.select(
             *[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],

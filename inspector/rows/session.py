@@ -16,12 +16,16 @@ import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from inspector.delta.errors import SparkUnavailable
 from inspector.settings import Settings
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 _lock = threading.Lock()
-_session = None
+_session: SparkSession | None = None
 _status: SparkStatus | None = None
 
 # Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
@@ -108,7 +112,7 @@ def spark_status() -> SparkStatus:
     return _status or SparkStatus("not started")
 
 
-def get_spark(settings: Settings | None = None):
+def get_spark(settings: Settings | None = None) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -156,7 +160,7 @@ def get_spark(settings: Settings | None = None):
         return _session
 
 
-def _start(settings: Settings):
+def _start(settings: Settings) -> SparkSession:
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise SparkUnavailable(
             "Java is not installed, and Spark needs Java 17.",
@@ -216,10 +220,10 @@ def package_zip(folder: str) -> str:
     return target
 
 
-def has_delta_jars(session) -> bool:
+def has_delta_jars(session: SparkSession) -> bool:
     """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
     try:
-        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")
+        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")  # type: ignore[union-attr]
         return True
     except Exception:
         return False

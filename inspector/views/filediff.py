@@ -9,7 +9,7 @@ the change, not the size of the table, and no Spark is needed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
@@ -167,13 +167,16 @@ def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
     return commit
 
 
-def _replay_net(base: dict[FileKey, AddFile], commits: Iterable[Commit]):
+def _replay_net(
+    base: Mapping[FileKey, AddFile], commits: Iterable[Commit]
+) -> tuple[list[AddFile], list[AddFile], list[CommitChange]]:
     """Net file changes of ``commits`` on top of ``base``: (gone from base, new since base, per commit)."""
     gone: dict[FileKey, AddFile] = {}
     new: dict[FileKey, AddFile] = {}
     per_commit = []
     for commit in commits:
-        adds, removes = [], []
+        adds: list[AddFile] = []
+        removes: list[AddFile | RemoveFile] = []
         for action in commit.actions:
             if isinstance(action, AddFile):
                 adds.append(action)
@@ -188,13 +191,14 @@ def _replay_net(base: dict[FileKey, AddFile], commits: Iterable[Commit]):
     return list(gone.values()), list(new.values()), per_commit
 
 
-def _commit_change(commit: Commit, adds: list[AddFile], removes: list) -> CommitChange:
+def _commit_change(
+    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
+) -> CommitChange:
     info = commit.commit_info
-    timestamp = info.raw.get("timestamp")
     return CommitChange(
         commit.version,
         info.operation,
-        int(timestamp) if isinstance(timestamp, (int, float)) else None,
+        info.timestamp,
         _totals(adds, removes),
         commit.metadata is not None,
         commit.protocol is not None,
@@ -211,8 +215,9 @@ def _side_after(
 ) -> VersionSide:
     change = _totals(new, gone)
     records = None
-    if None not in (base.num_records, change.records_added, change.records_removed):
-        records = base.num_records + change.records_added - change.records_removed
+    before, added, removed = base.num_records, change.records_added, change.records_removed
+    if before is not None and added is not None and removed is not None:
+        records = before + added - removed
     return VersionSide(
         version,
         meta,
@@ -223,7 +228,7 @@ def _side_after(
     )
 
 
-def _records(files: Iterable) -> int | None:
+def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
     """Live records of add actions (records of remove actions); None when any lacks stats."""
     total = 0
     for f in files:
@@ -234,7 +239,9 @@ def _records(files: Iterable) -> int | None:
     return total
 
 
-def _totals(added: list, removed: list) -> FileTotals:
+def _totals(
+    added: Sequence[AddFile | RemoveFile], removed: Sequence[AddFile | RemoveFile]
+) -> FileTotals:
     return FileTotals(
         len(added),
         len(removed),

@@ -188,13 +188,14 @@ def check_table(
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:
+        latest_base = trace.latest_keys or []
         latest = _Step(
             trace.steps[-1].version,
-            base=trace.latest_keys or [],
+            base=latest_base,
             problems=trace.steps[-1].problems,
             readable=trace.latest_keys is not None,
         )
-        examiner.run(_paths_of(trace, latest.base))
+        examiner.run(_paths_of(trace, latest_base))
         versions = _evaluate(trace, [latest], examiner.issues, cap)
     if all_versions or not versions[-1].is_complete:
         all_versions = True
@@ -330,7 +331,8 @@ def _commit_problem(commit: Commit | None) -> str | None:
 
 def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
-    listing, found = log.listing, {}
+    listing = log.listing
+    found: dict[int, list[str]] = {}
     last = listing.last_checkpoint
     if last is not None and last.version is not None and last.version not in listing.checkpoints:
         found.setdefault(last.version, []).append(
@@ -622,7 +624,7 @@ def recovery_advice(report: HealthReport) -> str:
 
 
 def health_record(report: HealthReport) -> dict[str, Any]:
-    """The CLI's JSON contract for a report (see README, "check --json")."""
+    """The CLI's JSON contract for a report (see docs/json-contracts.md, "check")."""
     return {
         "table": report.table_root,
         "latestVersion": report.latest_version,

@@ -9,7 +9,7 @@ versions where the sources disagree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -242,7 +242,7 @@ def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...])
     )
 
 
-def _sum_or_none(values) -> int | None:
+def _sum_or_none(values: Iterable[int | None]) -> int | None:
     total, seen = 0, False
     for value in values:
         if value is None:
@@ -252,7 +252,7 @@ def _sum_or_none(values) -> int | None:
 
 
 def history_record(entry: HistoryEntry) -> dict[str, Any]:
-    """The CLI's JSON contract for one history entry (see README, "history --json")."""
+    """The CLI's JSON contract for one history entry (see docs/json-contracts.md, "history")."""
     return {
         "version": entry.version,
         "timestamp": iso(entry.timestamps.history),

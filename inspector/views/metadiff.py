@@ -126,7 +126,9 @@ def _identity(col: Column, use_ids: bool) -> Any:
     return ("id", col.column_id) if use_ids and col.column_id is not None else ("path", col.path)
 
 
-def _diff_columns(old: list[Column], new: list[Column]):
+def _diff_columns(
+    old: list[Column], new: list[Column]
+) -> tuple[list[Column], list[Column], list[ColumnChange]]:
     use_ids = any(c.column_id is not None for c in old) and any(
         c.column_id is not None for c in new
     )

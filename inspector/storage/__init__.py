@@ -1,0 +1,21 @@
+"""Storage: the one way Delta Inspector reads and writes a table's files.
+
+The lowest layer (it imports only :mod:`inspector.delta`). A :class:`Storage` serves
+one table location; :class:`LocalStorage` reads a local folder, :class:`ObjectStorage`
+an S3, Azure or GCS prefix through ``obstore``. :func:`open_storage` turns what a
+user typed (a path or a URI) into the right one.
+"""
+
+from inspector.storage.base import ObjectMeta, Storage
+from inspector.storage.local import LocalStorage
+from inspector.storage.location import open_storage, parse_location
+from inspector.storage.objectstore import ObjectStorage
+
+__all__ = [
+    "LocalStorage",
+    "ObjectMeta",
+    "ObjectStorage",
+    "Storage",
+    "open_storage",
+    "parse_location",
+]

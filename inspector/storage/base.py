@@ -1,0 +1,124 @@
+"""The storage interface: what the log, the views and the restore need from a table location.
+
+Paths are relative to the table root and use ``/`` (``_delta_log/00000000000000000007.json``,
+``day=mon/part-0.parquet``). A path that is already absolute (a local absolute path or a
+URI, as a log may hold for files outside the table root) is accepted too and read from
+where it points.
+"""
+
+from __future__ import annotations
+
+import builtins
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObjectMeta:
+    """One stored file: its path relative to the table root, size and modification time.
+
+    Attributes:
+        path: The path relative to the table root, ``/``-separated.
+        size: Size in bytes.
+        last_modified: Modification time in milliseconds since the epoch.
+    """
+
+    path: str
+    size: int
+    last_modified: int
+
+    @property
+    def name(self) -> str:
+        """The last path segment (the file name)."""
+        return self.path.rsplit("/", 1)[-1]
+
+
+class Storage(ABC):
+    """Files of one table location, local or in an object store. Thread-safe.
+
+    Reads raise :class:`FileNotFoundError` for a file that is not there (so callers
+    treat a vanished local file and a vanished object alike) and
+    :class:`~inspector.delta.errors.StorageUnavailable` when the store cannot be
+    reached or refuses the credentials.
+    """
+
+    #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
+    scheme: str = "file"
+
+    @property
+    @abstractmethod
+    def root(self) -> str:
+        """The table root as shown to users: a local absolute path or a URI."""
+
+    @abstractmethod
+    def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
+        """The files directly in a folder (not in its subfolders), sorted by path.
+
+        Args:
+            prefix: The folder, relative to the root (e.g. ``_delta_log``).
+            start_after: Only paths that sort after this one (a full relative path);
+                object stores pass it to the server so older entries are not sent.
+
+        Returns:
+            The files, sorted by path; an empty list for a missing folder.
+        """
+
+    @abstractmethod
+    def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
+        """Every file under a folder, recursively, with sizes (order unspecified)."""
+
+    @abstractmethod
+    def exists(self, prefix: str = "") -> bool:
+        """True when the folder (local) or any object under the prefix (object store) exists."""
+
+    @abstractmethod
+    def head(self, path: str) -> ObjectMeta | None:
+        """A file's metadata, or None when it does not exist."""
+
+    @abstractmethod
+    def read(self, path: str) -> bytes:
+        """A whole file."""
+
+    @abstractmethod
+    def read_range(self, path: str, start: int, end: int) -> bytes:
+        """Bytes ``[start, end)`` of a file (fewer when the file is shorter)."""
+
+    def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
+        """Several whole files; object stores fetch them concurrently.
+
+        Returns:
+            For each path, in order, its bytes or the OSError reading it raised
+            (so one vanished file does not lose the others).
+        """
+        out: builtins.list[bytes | OSError] = []
+        for path in paths:
+            try:
+                out.append(self.read(path))
+            except OSError as exc:
+                out.append(exc)
+        return out
+
+    @abstractmethod
+    def put_if_absent(self, path: str, data: bytes) -> str:
+        """Create a file whole, only if it does not exist yet (atomic create-if-absent).
+
+        Returns:
+            The new file's location (:meth:`uri`).
+
+        Raises:
+            ConcurrentModification: If the file exists; nothing was written.
+            RestoreRefused: If this store cannot guarantee create-if-absent.
+        """
+
+    @abstractmethod
+    def local_path(self, path: str = "") -> str | None:
+        """The local filesystem path of a file, or None when it is not on a local disk."""
+
+    @abstractmethod
+    def uri(self, path: str = "") -> str:
+        """A location Spark and pyarrow accept: a local absolute path or a full URI."""
+
+    def describe(self, path: str = "") -> str:
+        """How to name a file in messages: its local path or URI (never a secret)."""
+        return self.uri(path)

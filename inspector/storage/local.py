@@ -1,0 +1,195 @@
+"""A table in a local folder (or a mounted one): today's behaviour, exactly.
+
+Commits are created with a hard link, which gives the Delta protocol's "atomic
+file creation" and "mutual exclusion" on a POSIX filesystem:
+
+1. write the full content to a temporary dot-file next to the target (no reader
+   ever lists it as a commit) and ``fsync`` it;
+2. ``os.link(temp, final)``: atomic, and it fails with ``FileExistsError`` when the
+   file already exists (a concurrent writer won), so nothing is overwritten;
+3. remove the temporary name and ``fsync`` the folder so the new name is durable.
+
+A crash before step 2 leaves only a temporary dot-file (ignored by every Delta
+reader); a crash after it leaves a complete commit. :meth:`LocalStorage.put_if_absent`
+reports each finished step (:class:`CommitStep`) to an optional callback, so a test can
+crash the writer exactly there.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from urllib.parse import unquote, urlparse
+
+from inspector.delta.errors import ConcurrentModification
+from inspector.storage.base import ObjectMeta, Storage
+
+
+class CommitStep(StrEnum):
+    """The steps of a local create-if-absent, in order; each is reported once done."""
+
+    TEMP_WRITTEN = "temp_written"  # the whole content is in the temporary dot-file
+    TEMP_FSYNCED = "temp_fsynced"  # ... and on disk
+    LINKED = "linked"  # the file exists under its final name
+    TEMP_REMOVED = "temp_removed"  # the temporary name is gone
+
+
+StepCallback = Callable[[CommitStep], None]
+
+
+def _no_report(step: CommitStep) -> None:
+    pass
+
+
+_CHUNK = 1 << 16
+
+
+class LocalStorage(Storage):
+    """The files of a table in a local folder.
+
+    Args:
+        root: The table root, an absolute local path.
+    """
+
+    scheme = "file"
+
+    def __init__(self, root: str) -> None:
+        self._root = root
+
+    @property
+    def root(self) -> str:
+        return self._root
+
+    def _abs(self, path: str) -> str:
+        if path.startswith("file:"):
+            return unquote(urlparse(path).path)
+        if os.path.isabs(path):
+            return path
+        return os.path.join(self._root, *[p for p in path.split("/") if p]) if path else self._root
+
+    def _rel(self, absolute: str) -> str:
+        return os.path.relpath(absolute, self._root).replace(os.sep, "/")
+
+    def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
+        folder = self._abs(prefix)
+        try:
+            with os.scandir(folder) as it:
+                entries = [e for e in it if start_after is None or self._rel(e.path) > start_after]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found = [meta for e in entries if (meta := self._meta(e)) is not None]
+        return sorted(found, key=lambda m: m.path)
+
+    def _meta(self, entry: os.DirEntry) -> ObjectMeta | None:
+        try:
+            if not entry.is_file():
+                return None
+            st = entry.stat()
+        except OSError:  # removed since the folder was listed (a concurrent log cleanup)
+            return None
+        return ObjectMeta(
+            path=self._rel(entry.path), size=st.st_size, last_modified=int(st.st_mtime * 1000)
+        )
+
+    def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
+        stack = [self._abs(prefix)]
+        while stack:
+            try:
+                with os.scandir(stack.pop()) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    stack.append(entry.path)
+                elif (meta := self._meta(entry)) is not None:
+                    yield meta
+
+    def exists(self, prefix: str = "") -> bool:
+        return os.path.isdir(self._abs(prefix))
+
+    def head(self, path: str) -> ObjectMeta | None:
+        full = self._abs(path)
+        try:
+            st = os.stat(full)
+        except OSError:
+            return None
+        return ObjectMeta(path=path, size=st.st_size, last_modified=int(st.st_mtime * 1000))
+
+    def read(self, path: str) -> bytes:
+        with open(self._abs(path), "rb") as fh:
+            return fh.read()
+
+    def read_range(self, path: str, start: int, end: int) -> bytes:
+        with open(self._abs(path), "rb") as fh:
+            fh.seek(start)
+            return fh.read(max(end - start, 0))
+
+    def put_if_absent(self, path: str, data: bytes, *, on_step: StepCallback = _no_report) -> str:
+        final = self._abs(path)
+        folder, name = os.path.split(final)
+        temp = os.path.join(folder, f".{name}.{uuid.uuid4()}.tmp")
+        os.makedirs(folder, exist_ok=True)  # like an object store, which has no folders
+        try:
+            _write_durably(temp, data, on_step)
+            try:
+                os.link(temp, final)
+            except FileExistsError:
+                raise ConcurrentModification(
+                    f"{name} already exists in {folder} (another writer created it first); "
+                    "nothing was written.",
+                    "Make a new plan from the table's new latest version and try again.",
+                ) from None
+            on_step(CommitStep.LINKED)
+        finally:
+            _remove_quietly(temp)
+        on_step(CommitStep.TEMP_REMOVED)
+        _fsync_folder(folder)
+        return final
+
+    def local_path(self, path: str = "") -> str | None:
+        return self._abs(path)
+
+    def uri(self, path: str = "") -> str:
+        return self._abs(path)
+
+
+def _write_durably(path: str, content: bytes, on_step: StepCallback) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(content)
+        while view:
+            written = os.write(fd, view[:_CHUNK])
+            view = view[written:]
+        on_step(CommitStep.TEMP_WRITTEN)
+        os.fsync(fd)
+        on_step(CommitStep.TEMP_FSYNCED)
+    finally:
+        os.close(fd)
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the new directory entry durable (best effort: not every OS allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

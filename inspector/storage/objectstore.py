@@ -1,0 +1,320 @@
+"""A table in an object store (S3, Azure Blob / ADLS Gen2, GCS), through ``obstore``.
+
+``obstore`` is the Python binding of Rust's ``object_store``: listings with a
+start-after offset, ranged reads, concurrent gets, and puts that create an object
+only if it is absent (``If-None-Match: *`` on S3 and Azure, a generation
+precondition on GCS). Writing a commit needs that last guarantee; a store that
+cannot give it is refused for writing (see :meth:`ObjectStorage.put_if_absent`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import errno
+import threading
+import uuid
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any, TypeVar, cast
+
+import obstore
+from obstore.exceptions import (
+    AlreadyExistsError,
+    BaseError,
+    NotFoundError,
+    NotSupportedError,
+    PreconditionError,
+    UnknownConfigurationKeyError,
+)
+from obstore.store import from_url
+
+from inspector.delta.errors import ConcurrentModification, InvalidInput, RestoreRefused
+from inspector.storage.base import ObjectMeta, Storage
+from inspector.storage.errors import translate
+from inspector.storage.options import redact_text, store_config
+
+T = TypeVar("T")
+
+#: Concurrent requests of one :meth:`ObjectStorage.read_many`.
+READ_CONCURRENCY = 64
+# Fail in seconds, not minutes, when the store is unreachable: a user is waiting.
+_RETRY: Any = {
+    "max_retries": 2,
+    "retry_timeout": timedelta(seconds=20),
+    "backoff": {
+        "init_backoff": timedelta(milliseconds=100),
+        "max_backoff": timedelta(seconds=2),
+        "base": 2,
+    },
+}
+_CLIENT_DEFAULTS: dict[str, Any] = {"connect_timeout": timedelta(seconds=5)}
+
+#: Why a store is refused for writing; the documented message (docs/object-storage.md).
+NO_CONDITIONAL_PUT = (
+    "{root} cannot be written safely: the store does not honour create-if-absent puts "
+    "({why}), so a restore could overwrite a commit another writer made at the same time."
+)
+_NO_CONDITIONAL_PUT_HINT = (
+    "Nothing was written. Restore on a store that supports conditional puts (AWS S3, "
+    "Azure Blob/ADLS, GCS, or an S3-compatible store with If-None-Match), or copy the "
+    "table to a local folder, restore there and copy the new commit back."
+)
+
+
+class ObjectStorage(Storage):
+    """The files of a table under a prefix of an S3, Azure or GCS store.
+
+    Args:
+        url: The table root as a URI obstore understands (``s3://``, ``s3a://``,
+            ``az://``, ``abfs[s]://``, ``gs://``).
+        scheme: ``s3``, ``az`` or ``gs``.
+        options: Storage options (delta-rs names), passed on explicitly.
+        display: The root as shown to users (the location they typed).
+
+    Raises:
+        InvalidInput: If an option is unknown or a value malformed.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        scheme: str,
+        options: Mapping[str, str] | None = None,
+        display: str | None = None,
+    ) -> None:
+        self.scheme = scheme
+        self._url = url.rstrip("/")
+        self._display = (display or url).rstrip("/")
+        self._options = dict(options or {})
+        self._store = _make_store(self._url, scheme, self._options)
+        self._siblings: dict[str, ObjectStorage] = {}
+        self._lock = threading.Lock()
+        self._put_checked: str | None = None  # "ok" or the reason puts are unsafe
+
+    @property
+    def root(self) -> str:
+        return self._display
+
+    @property
+    def options(self) -> dict[str, str]:
+        """The storage options this store was opened with (contains secrets: never show)."""
+        return dict(self._options)
+
+    def _locate(self, path: str) -> tuple[Any, str]:
+        """The obstore store and key of a path (relative, or an absolute URI)."""
+        if "://" not in path:
+            return self._store, path.strip("/")
+        for base in (self._url, self._display):
+            if path.startswith(base + "/"):
+                return self._store, path[len(base) + 1 :]
+        scheme, rest = path.split("://", 1)
+        bucket, _, key = rest.partition("/")
+        root = f"{scheme}://{bucket}"
+        with self._lock:
+            sibling = self._siblings.get(root)
+            if sibling is None:
+                sibling = ObjectStorage(root, scheme=self.scheme, options=self._options)
+                self._siblings[root] = sibling
+        return sibling._store, key
+
+    def _fail(self, exc: BaseException, path: str) -> Exception:
+        return translate(exc, self._display, path, self._options)
+
+    def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
+        store, key = self._locate(prefix)
+        folder = key + "/" if key else ""
+        try:
+            if start_after is None:
+                listed = obstore.list_with_delimiter(store, folder or None)["objects"]
+            else:
+                # A start-after listing is recursive; keep the folder's direct children.
+                stream = obstore.list(store, folder or None, offset=start_after, chunk_size=1000)
+                listed = [
+                    m for chunk in stream for m in chunk if "/" not in m["path"][len(folder) :]
+                ]
+        except BaseError as exc:
+            raise self._fail(exc, prefix) from None
+        return sorted((_meta(m) for m in listed), key=lambda m: m.path)
+
+    def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
+        store, key = self._locate(prefix)
+        try:
+            for chunk in obstore.list(store, (key + "/") if key else None, chunk_size=1000):
+                yield from (_meta(m) for m in chunk)
+        except BaseError as exc:
+            raise self._fail(exc, prefix) from None
+
+    def exists(self, prefix: str = "") -> bool:
+        store, key = self._locate(prefix)
+        try:
+            for chunk in obstore.list(store, (key + "/") if key else None, chunk_size=1):
+                return bool(chunk)
+        except BaseError as exc:
+            raise self._fail(exc, prefix) from None
+        return False
+
+    def head(self, path: str) -> ObjectMeta | None:
+        store, key = self._locate(path)
+        try:
+            return _meta(obstore.head(store, key))
+        except (NotFoundError, FileNotFoundError):
+            return None
+        except BaseError as exc:
+            raise self._fail(exc, path) from None
+
+    def read(self, path: str) -> bytes:
+        store, key = self._locate(path)
+        try:
+            return bytes(obstore.get(store, key).bytes())
+        except (BaseError, FileNotFoundError) as exc:
+            raise self._fail(exc, path) from None
+
+    def read_range(self, path: str, start: int, end: int) -> bytes:
+        store, key = self._locate(path)
+        if end <= start:
+            return b""
+        try:
+            return bytes(obstore.get_range(store, key, start=start, end=end))
+        except (NotFoundError, FileNotFoundError) as exc:
+            raise self._fail(exc, path) from None
+        except BaseError as exc:
+            # A range past the end of the object: read what is there, like a local file.
+            meta = self.head(path)
+            if meta is None or end <= meta.size:
+                raise self._fail(exc, path) from None
+            return self.read_range(path, start, meta.size) if start < meta.size else b""
+
+    def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
+        located = [self._locate(p) for p in paths]
+        try:
+            return _run(_get_all(located, list(paths), READ_CONCURRENCY))
+        except BaseError as exc:
+            raise self._fail(exc, paths[0] if paths else "") from None
+
+    def put_if_absent(self, path: str, data: bytes) -> str:
+        self._require_conditional_put()
+        store, key = self._locate(path)
+        try:
+            obstore.put(store, key, data, mode="create", use_multipart=False)
+        except (AlreadyExistsError, PreconditionError):
+            raise ConcurrentModification(
+                f"{self.uri(path)} already exists (another writer created it first); "
+                "nothing was written.",
+                "Make a new plan from the table's new latest version and try again.",
+            ) from None
+        except NotSupportedError as exc:
+            raise self._unsafe(f"create-if-absent is not supported: {exc}") from None
+        except BaseError as exc:
+            raise self._fail(exc, path) from None
+        return self.uri(path)
+
+    def _require_conditional_put(self) -> None:
+        """Prove once that the store refuses a second create of one object.
+
+        Some S3-compatible stores and emulators ignore ``If-None-Match`` and overwrite.
+        A probe object (a dot-file in ``_delta_log``, which no Delta reader lists) is
+        created twice; the second create must fail. The probe is then deleted.
+        """
+        with self._lock:
+            if self._put_checked is None:
+                self._put_checked = self._probe_conditional_put()
+        if self._put_checked != "ok":
+            raise self._unsafe(self._put_checked)
+
+    def _probe_conditional_put(self) -> str:
+        key = f"_delta_log/.delta-inspector-put-probe-{uuid.uuid4().hex}"
+        try:
+            obstore.put(self._store, key, b"1", mode="create", use_multipart=False)
+            try:
+                obstore.put(self._store, key, b"2", mode="create", use_multipart=False)
+                return "a second create of the same object succeeded and overwrote the first"
+            except (AlreadyExistsError, PreconditionError):
+                return "ok"
+            finally:
+                _delete_quietly(self._store, key)
+        except NotSupportedError:
+            return "the store rejects create-if-absent puts"
+        except BaseError as exc:
+            raise self._fail(exc, key) from None
+
+    def _unsafe(self, why: str) -> RestoreRefused:
+        return RestoreRefused(
+            NO_CONDITIONAL_PUT.format(root=self._display, why=redact_text(why, self._options)),
+            _NO_CONDITIONAL_PUT_HINT,
+        )
+
+    def local_path(self, path: str = "") -> str | None:
+        return None
+
+    def uri(self, path: str = "") -> str:
+        if "://" in path:
+            return path
+        key = path.strip("/")
+        return f"{self._display}/{key}" if key else self._display
+
+
+def _make_store(url: str, scheme: str, options: Mapping[str, str]) -> Any:
+    config, client = store_config(scheme, options)
+    try:
+        return cast(Any, from_url)(
+            url,
+            config=config,
+            client_options={**_CLIENT_DEFAULTS, **client},
+            retry_config=_RETRY,
+        )
+    except UnknownConfigurationKeyError as exc:
+        raise InvalidInput(
+            f"A storage option is not known for {scheme}:// locations ({redact_text(str(exc).splitlines()[0], options)}).",
+            "Use delta-rs's option names (docs/object-storage.md), e.g. AWS_REGION or AZURE_STORAGE_ACCOUNT_NAME.",
+        ) from None
+    except (BaseError, ValueError, TypeError) as exc:
+        raise InvalidInput(
+            f"'{url}' cannot be opened: {redact_text(str(exc).splitlines()[0], options)}.",
+            "Check the location and the storage options (docs/object-storage.md).",
+        ) from None
+
+
+def _meta(raw: Mapping[str, Any]) -> ObjectMeta:
+    return ObjectMeta(
+        path=raw["path"],
+        size=int(raw["size"]),
+        last_modified=int(raw["last_modified"].timestamp() * 1000),
+    )
+
+
+async def _get_all(
+    located: Sequence[tuple[Any, str]], paths: Sequence[str], limit: int
+) -> list[bytes | OSError]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(store: Any, key: str, path: str) -> bytes | OSError:
+        async with gate:
+            try:
+                got = await obstore.get_async(store, key)
+                return bytes(await got.bytes_async())
+            except (NotFoundError, FileNotFoundError):
+                return FileNotFoundError(errno.ENOENT, "No such object", path)
+
+    return list(
+        await asyncio.gather(*(one(s, k, p) for (s, k), p in zip(located, paths, strict=True)))
+    )
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even inside a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def _delete_quietly(store: Any, key: str) -> None:
+    try:
+        obstore.delete(store, key)
+    except (BaseError, FileNotFoundError):
+        pass
