@@ -167,3 +167,53 @@ def test_grouping_keeps_every_file_exactly_once():
     tasks = [FileTask(path=str(i), size=(i * 7919) % 50_000_000) for i in range(300)]
     groups = group_tasks(tasks, parallelism=3)
     assert sorted(int(t.path) for g in groups for t in g) == list(range(300))
+
+
+S3_TABLES = [
+    "delta-kernel-rs-golden/dv-partitioned-with-checkpoint/delta",
+    "delta-kernel-rs-golden/dv-with-columnmapping/delta",
+    "delta-kernel-rs-golden/table-with-columnmapping-mode-id/delta",
+    "dat-v0.0.2/multi_partitioned/delta",
+]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("table", S3_TABLES)
+def test_a_table_in_s3_reads_through_the_python_data_source_like_its_local_copy(
+    spark, read_path, s3_server, table
+):
+    local = DeltaLog.open(str(CORPUS / table))
+    remote = DeltaLog.open(s3_server.upload(CORPUS / table), storage_options=s3_server.options)
+    read_path("auto")
+    assert choose_read_path(spark, local.snapshot()) is ReadPath.NATIVE
+    assert choose_read_path(spark, remote.snapshot()) is ReadPath.PYTHON
+    for version in (local.earliest_version, local.latest_version):
+        native = rows(read_snapshot(local.snapshot(version), spark=spark))
+        assert rows(read_snapshot(remote.snapshot(version), spark=spark)) == native
+        assert count_rows(remote.snapshot(version), spark=spark) == len(native)
+
+
+@pytest.mark.spark
+def test_the_demo_table_in_s3_previews_like_its_local_copy(spark, read_path, s3_server, tmp_path):
+    demo = write_demo_table(str(tmp_path / "demo"))
+    local = DeltaLog.open(demo)
+    remote = DeltaLog.open(s3_server.upload(demo, "demo"), storage_options=s3_server.options)
+    read_path("auto")
+    settings = Settings(preview_rows=10_000)
+    for version in (3, remote.latest_version):
+        theirs = build_preview(local, version, settings=settings, spark=spark)
+        ours = build_preview(remote, version, settings=settings, spark=spark)
+        assert ours.read_path == "python-data-source" and theirs.read_path == "native"
+        assert ours.num_rows == theirs.num_rows
+        assert sorted(map(repr, ours.rows)) == sorted(map(repr, theirs.rows))
+
+
+@pytest.mark.spark
+def test_a_file_missing_from_the_bucket_is_named_before_spark_reads(spark, read_path, s3_server):
+    table = "dat-v0.0.2/basic_append/delta"
+    uri = s3_server.upload(CORPUS / table)
+    log = DeltaLog.open(uri, storage_options=s3_server.options)
+    gone = log.snapshot().data_path(log.snapshot().add_files[0])
+    s3_server.delete(gone)
+    with pytest.raises(MissingDataFile, match=gone.rsplit("/", 1)[-1]):
+        read_snapshot(log.snapshot(), spark=spark)

@@ -18,6 +18,7 @@ class, never in reader options, so credentials never appear in a plan or the Spa
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from inspector.delta.errors import InspectorError
 from inspector.rows.parquet_conform import ReadSchemaMismatch, count_rows, read_conformed
 
 #: Executors' failures start with this, so the driver can name the file in its message.
@@ -169,15 +171,68 @@ def _deleted_array(data: bytes | None) -> np.ndarray | None:
 
 
 def _source(spec: ScanSpec, task: FileTask) -> Any:
-    """What pyarrow opens for a file: its local path (stand-in until the storage layer)."""
-    return task.path
+    """What pyarrow opens for a file: its local path, or ranged reads from the store."""
+    storage = _storage(spec)
+    local = storage.local_path(task.path)
+    return local if local is not None else RangeFile(storage, task.path, task.size)
+
+
+_stores: dict[str, Any] = {}
+
+
+def _storage(spec: ScanSpec) -> Any:
+    """The table's storage in this (executor) process, opened once per location."""
+    from inspector.storage import open_storage
+
+    key = hashlib.sha256(pickle.dumps((spec.location, sorted(spec.storage_options.items()))))
+    with _lock:
+        if key.hexdigest() not in _stores:
+            storage, _ = open_storage(spec.location, options=spec.storage_options)
+            _stores[key.hexdigest()] = storage
+        return _stores[key.hexdigest()]
+
+
+class RangeFile(io.RawIOBase):
+    """A read-only file over a stored object: pyarrow reads the footer, then only the
+    column chunks it needs, each as one ranged GET."""
+
+    def __init__(self, storage: Any, path: str, size: int) -> None:
+        super().__init__()
+        self._storage, self._path, self._size, self._pos = storage, path, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
+        self._pos = max(base + offset, 0)
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = self._size if size is None or size < 0 else min(self._pos + size, self._size)
+        if end <= self._pos:
+            return b""
+        data = self._storage.read_range(self._path, self._pos, end)
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _count(spec: ScanSpec, task: FileTask) -> int:
     deleted = _deleted_array(task.deleted)
     try:
         return count_rows(_source(spec, task)) - (0 if deleted is None else len(deleted))
-    except (OSError, pa.ArrowException) as exc:
+    except (OSError, pa.ArrowException, InspectorError) as exc:
         raise RuntimeError(f"{READ_FAILED} {task.path}: {exc}") from None
 
 
@@ -202,7 +257,7 @@ def _read_task(
                 for v, t in zip(task.partition_values, part_types, strict=True)
             ]
             yield pa.RecordBatch.from_arrays(batch.columns + values, schema=arrow_schema)
-    except (OSError, pa.ArrowException, ReadSchemaMismatch) as exc:
+    except (OSError, pa.ArrowException, ReadSchemaMismatch, InspectorError) as exc:
         raise RuntimeError(f"{READ_FAILED} {task.path}: {exc}") from None
 
 

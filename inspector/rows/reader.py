@@ -25,9 +25,9 @@ from zoneinfo import ZoneInfo
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import CorruptLog, MissingDataFile, UnsupportedFeature
 from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
-from inspector.log.deletion_vectors import deleted_rows, dv_exists, dv_file_path
+from inspector.log.deletion_vectors import deleted_rows, dv_file_path
 from inspector.log.snapshot import Snapshot
-from inspector.rows.readpath import is_local
+from inspector.rows.readpath import is_local, storage_options
 
 if TYPE_CHECKING:
     from pyroaring import BitMap64
@@ -152,12 +152,17 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     Raises:
         MissingDataFile: Naming the first missing file and how many are missing.
     """
-    missing = [snapshot.data_path(a) for a in adds if not os.path.exists(snapshot.data_path(a))]
-    missing += [
-        dv_file_path(a.deletion_vector, snapshot.table_root)
-        for a in adds
-        if a.deletion_vector and not dv_exists(a.deletion_vector, snapshot.table_root)
-    ]
+    from inspector.rows.readpath import missing_files
+
+    missing = missing_files(
+        snapshot,
+        [snapshot.data_path(a) for a in adds]
+        + [
+            dv_file_path(a.deletion_vector, snapshot.table_root)
+            for a in adds
+            if a.deletion_vector and a.deletion_vector.storage_type != "i"
+        ],
+    )
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise MissingDataFile(
@@ -354,11 +359,6 @@ def _spark_path(snapshot: Snapshot, add: AddFile) -> str:
     from inspector.rows.connectors import hadoop_uri
 
     return hadoop_uri(key, storage_options(snapshot))
-
-
-def storage_options(snapshot: Snapshot) -> dict[str, str]:
-    """The storage options (credentials, endpoint) of the snapshot's table."""
-    return {}
 
 
 def count_rows(snapshot: Snapshot, *, spark: SparkSession | None = None) -> int:
@@ -594,7 +594,7 @@ def _drop_deleted(
 def _checked_bitmap(snapshot: Snapshot, add: AddFile) -> BitMap64:
     """The add's deleted rows, refused when they point past the end of its file."""
     assert add.deletion_vector is not None  # callers pass only adds with a deletion vector
-    bitmap = deleted_rows(add.deletion_vector, snapshot.table_root)
+    bitmap = deleted_rows(add.deletion_vector, snapshot.table_root, snapshot.store)
     if add.num_records is not None and len(bitmap) and bitmap.max() >= add.num_records:
         raise MissingDataFile(
             f"The deletion vector of {add.path} marks row {bitmap.max()} deleted, but the file "

@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from typing import Any
-from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import InvalidInput
+from inspector.delta.errors import InvalidInput, NotADeltaTable
 from inspector.log.snapshot import Snapshot
 
 #: The Spark conf key the session sets from the ``spark_read_path`` setting.
@@ -63,8 +62,12 @@ def check_read_path(value: str) -> str:
 
 def is_local(location: str) -> bool:
     """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
-    scheme = urlsplit(location).scheme
-    return not scheme or len(scheme) == 1 or scheme == "file" or os.path.isabs(location)
+    from inspector.storage import parse_location
+
+    try:
+        return parse_location(location).is_local
+    except NotADeltaTable:
+        return False
 
 
 def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
@@ -83,6 +86,29 @@ def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
     if has_delta_jars(spark):
         return ReadPath.DELTA
     return ReadPath.NATIVE if local else ReadPath.CONNECTOR
+
+
+def storage_options(snapshot: Snapshot) -> dict[str, str]:
+    """The options the table's store was opened with (secrets: never show them)."""
+    from inspector.storage import ObjectStorage
+
+    store = snapshot.store
+    return store.options if isinstance(store, ObjectStorage) else {}
+
+
+def missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
+    """Which of ``paths`` (data or DV files) are not in the table's store.
+
+    Local files are stat'ed; an object store's table prefix is listed once (not a HEAD
+    per file), and files outside it are asked for one by one.
+    """
+    store = snapshot.store
+    if store.local_path() is not None:
+        return [p for p in paths if not os.path.exists(p)]
+    root = snapshot.table_root.rstrip("/") + "/"
+    inside = [p for p in paths if p.startswith(root)]
+    listed = {root + meta.path for meta in store.walk()} if inside else set()
+    return [p for p in paths if (p not in listed if p.startswith(root) else store.head(p) is None)]
 
 
 def python_rows(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile]) -> Any:
@@ -139,6 +165,7 @@ def _load(
     ]
     spec = ScanSpec(
         location=snapshot.table_root,
+        storage_options=storage_options(snapshot),
         read_schema_json=read_schema.json(),
         partition_schema_json=part_schema.json(),
         case_sensitive=(spark.conf.get("spark.sql.caseSensitive", "false") or "").lower() == "true",
