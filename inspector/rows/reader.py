@@ -75,13 +75,13 @@ def read_snapshot(snapshot: Snapshot, *, spark: SparkSession | None = None) -> D
     check_readable(snapshot)
     check_files_exist(snapshot, snapshot.add_files)
     spark = spark or _session()
-    from inspector.rows.readpath import ReadPath, choose_read_path
+    from inspector.rows.readpath import ReadPath, choose_read_path, spark_location
 
     if choose_read_path(spark, snapshot) is ReadPath.DELTA:
         return (
             spark.read.format("delta")
             .option("versionAsOf", snapshot.version)
-            .load(snapshot.table_root)
+            .load(spark_location(spark, snapshot))
         )
     return _read(spark, snapshot, snapshot.add_files)
 
@@ -314,10 +314,9 @@ def _scan(
     # file: keeps a cluster's default file system (HDFS, ...) from claiming local paths;
     # Hadoop would expand glob characters in file names, so they are escaped.
     paths = [_GLOB_CHARS.sub(r"\\\1", _spark_path(snapshot, a)) for a in adds]
-    if not is_local(snapshot.table_root):
-        from inspector.rows.connectors import apply_hadoop_conf, hadoop_conf
+    from inspector.rows.readpath import spark_location
 
-        apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, storage_options(snapshot)))
+    spark_location(spark, snapshot)  # gives an object store's connector its credentials
     return spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
 
 

@@ -96,6 +96,18 @@ def storage_options(snapshot: Snapshot) -> dict[str, str]:
     return store.options if isinstance(store, ObjectStorage) else {}
 
 
+def spark_location(spark: Any, snapshot: Snapshot) -> str:
+    """The table root as Spark's readers take it; for an object store, the connector's
+    URI, with the store's options set as Hadoop conf on the session (never printed)."""
+    if is_local(snapshot.table_root):
+        return snapshot.table_root
+    from inspector.rows.connectors import apply_hadoop_conf, hadoop_conf, hadoop_uri
+
+    options = storage_options(snapshot)
+    apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, options))
+    return hadoop_uri(snapshot.table_root, options)
+
+
 def missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
     """Which of ``paths`` (data or DV files) are not in the table's store.
 
