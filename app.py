@@ -14,6 +14,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from ui.common import render_error, render_unexpected
 from ui.context import PageContext
+from ui.desktop_guard import admitted, note_rendered
 from ui.navigation import launch_options, render_header, render_sidebar, run_settings
 from ui.registry import Page
 
@@ -37,6 +38,8 @@ def render_page(page: Page, ctx: PageContext) -> None:
 
 def main() -> None:
     """Run one pass of the app."""
+    if not admitted():
+        return
     launch = launch_options()
     try:
         settings = run_settings(launch)
@@ -50,6 +53,7 @@ def main() -> None:
     ctx, page = chosen
     render_header(ctx)
     render_page(page, ctx)
+    note_rendered(page.key)
 
 
 main()

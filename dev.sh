@@ -2,6 +2,7 @@
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
 #   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
 #                          when no TABLE; --operator shows the pages that change tables)
+#   ./dev.sh desktop [TABLE] [--operator]   the same app in a desktop window (needs a display)
 #   ./dev.sh test          set everything up, run lint/format/type/layer checks, then every test
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -45,6 +46,20 @@ run_checks() {
   if grep -q importlinter pyproject.toml; then .venv/bin/lint-imports; fi
 }
 
+ensure_debs() {
+  # Install only the Debian packages that are missing (dpkg knows; apt-get is slow).
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] || { echo "Installing ${missing[*]}..."; apt_install "${missing[@]}"; }
+}
+
+# What Qt WebEngine (the desktop window's web view, from PyPI wheels) needs from the system.
+QT_DEBS=(libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1
+  libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libnss3
+  libegl1 libgl1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libasound2 libdbus-1-3)
+# The desktop test: a virtual screen, a window finder and a screenshot tool.
+SCREEN_DEBS=(xvfb xdotool imagemagick)
+
 ensure_chromium() {
   command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || apt_install chromium
 }
@@ -62,11 +77,15 @@ case "$cmd" in
     done
     exec .venv/bin/python -m streamlit run app.py -- "${app_args[@]}"
     ;;
+  desktop)
+    ensure_java; ensure_venv; ensure_debs "${QT_DEBS[@]}"
+    exec .venv/bin/python -m inspector desktop "$@"
+    ;;
   test)
-    ensure_java; ensure_venv; ensure_chromium
+    ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
     run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh desktop [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

@@ -295,19 +295,20 @@ class Timer:
 def measure_ours(root: str) -> dict:
     """Cold open + history, snapshot at latest, then a warm refresh after one more commit."""
     from inspector.log.deltalog import DeltaLog
+    from inspector.settings import Settings
     from inspector.views.history import build_history
 
     base = _peak_mb()
     with Timer() as cold:
         log = DeltaLog.open(root)
-        history = build_history(log)
+        history = build_history(log, Settings())
     with Timer() as snap:
         snapshot = log.snapshot()
     added = append_one_commit(root)
     try:
         with Timer() as warm:
             log.refresh()
-            warm_history = build_history(log)
+            warm_history = build_history(log, Settings())
     finally:
         for suffix in (".json", ".crc"):
             os.remove(added + suffix)

@@ -35,6 +35,7 @@ from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.reader import read_snapshot  # noqa: E402
 from inspector.rows.rowdiff import diff_rows  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
+from inspector.settings import Settings  # noqa: E402
 from inspector.views.filediff import diff_files  # noqa: E402
 
 
@@ -87,9 +88,11 @@ def main() -> int:
     )
     assert log.snapshot(0).num_files >= 1000, "use a smaller --target-file-size"
 
-    spark = get_spark()
+    spark = get_spark(Settings())
     file_diff_s, _ = timed(lambda: diff_files(log, 0, 1), args.repeat)
-    ours_s, ours = timed(lambda: diff_rows(log, 0, 1, spark=spark), args.repeat)
+    ours_s, ours = timed(
+        lambda: diff_rows(log, 0, 1, spark=spark, settings=Settings()), args.repeat
+    )
 
     def naive():
         a, b = (

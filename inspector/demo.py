@@ -32,6 +32,7 @@ from inspector.delta.errors import InvalidInput
 if TYPE_CHECKING:
     from deltalake import CommitProperties
 from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
+from inspector.delta.properties import LOG_RETENTION, TARGET_FILE_SIZE
 
 DEMO_SEED = 20240301
 #: The first day of the story; each commit is dated relative to it.
@@ -63,7 +64,7 @@ ORDERS_SCHEMA = pa.schema(
 # Old commits must survive checkpoints: writers delete commit files older than
 # the log retention (30 days by default) when they checkpoint, and the story's
 # commits are dated in the past.
-DEMO_CONFIGURATION = {"delta.logRetentionDuration": "interval 3650 days"}
+DEMO_CONFIGURATION = {LOG_RETENTION: "interval 3650 days"}
 
 
 def write_demo_table(path: str, *, force: bool = False) -> str:
@@ -240,7 +241,7 @@ class DemoWriter:
             7,
             "08:00",
             lambda: DeltaTable(self.root).alter.set_table_properties(
-                {"delta.targetFileSize": "134217728"}
+                {TARGET_FILE_SIZE: "134217728"}
             ),
         )
         self.commit(8, "03:00", lambda: DeltaTable(self.root).optimize.compact())

@@ -24,7 +24,7 @@ def _setting(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Settings:
     """All user-tunable settings. Each field's metadata carries its help text."""
 
@@ -60,6 +60,9 @@ class Settings:
     )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."
+    )
+    desktop_state_file: str = _setting(
+        str(_CACHE / "desktop.json"), "Where the desktop window remembers its size."
     )
     audit_log: str = _setting(
         str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded."

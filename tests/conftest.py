@@ -86,8 +86,9 @@ def copy_table(tmp_path):
 def spark():
     """The one real SparkSession of the test run (local[*], started on first use)."""
     from inspector.rows.session import get_spark
+    from inspector.settings import Settings
 
-    return get_spark()
+    return get_spark(Settings())
 
 
 @pytest.fixture

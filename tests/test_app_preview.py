@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.session import spark_status
+from inspector.settings import Settings
 from inspector.views.history import build_history
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -66,7 +67,7 @@ def test_schema_shows_without_spark_and_rows_on_request_at_an_old_version(
 
 
 def test_preview_by_timestamp_resolves_the_version_and_filters(demo, spark, monkeypatch, tmp_path):
-    history = build_history(DeltaLog.open(demo))
+    history = build_history(DeltaLog.open(demo), Settings())
     target = history[4]
     assert history[5].timestamp - target.timestamp > timedelta(minutes=1)
     moment = (target.timestamp + timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M:%S.%f")

@@ -19,6 +19,7 @@ from inspector.delta.actions import canonical_path
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import Snapshot
+from inspector.settings import Settings
 from inspector.views.history import build_history
 from tests.conftest import CORPUS, corpus_index
 
@@ -129,7 +130,7 @@ def test_every_version_matches_deltalake_where_deltalake_can_load_it(entry):
         assert NOT_TABLES[entry["path"]] in err.value.message
         return
     log = DeltaLog.open(root)
-    build_history(log)
+    build_history(log, Settings())
     table_problems(log)
     compared = 0
     # Versions named by a file; gaps (one fixture jumps to 9999) only need our own error.
@@ -243,7 +244,7 @@ def test_a_version_that_only_has_a_checkpoint_is_readable_and_listed():
         "com.databricks.liquid",
         "delta.rowTracking",
     }
-    assert [e.version for e in build_history(log)] == [108]
+    assert [e.version for e in build_history(log, Settings())] == [108]
 
 
 def test_log_compaction_files_are_listed_but_not_needed():
@@ -254,7 +255,11 @@ def test_log_compaction_files_are_listed_but_not_needed():
         "00000000000000000006.00000000000000000015.compacted.json",
     ]
     assert log.snapshot().replayed_from == f"the empty table + commits 0..{log.latest_version}"
-    assert [e.problems for e in build_history(log) if any("compact" in p for p in e.problems)] == []
+    assert [
+        e.problems
+        for e in build_history(log, Settings())
+        if any("compact" in p for p in e.problems)
+    ] == []
 
 
 def test_column_mapping_tables_expose_physical_names():

@@ -14,6 +14,7 @@ import pytest
 
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems, verify_checkpoint
+from inspector.settings import Settings
 from inspector.views.history import build_history, history_record
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
@@ -49,7 +50,7 @@ def exercise(log: DeltaLog) -> dict[int, object]:
     """What the app does with a table: history, table problems, every version's
     snapshot. Returns each version's snapshot or the InspectorError it raised;
     any other exception fails the test."""
-    build_history(log)
+    build_history(log, Settings())
     table_problems(log)
     outcome = {}
     for version in range(log.latest_version + 1):
@@ -62,7 +63,7 @@ def exercise(log: DeltaLog) -> dict[int, object]:
 
 
 def history_problems(log: DeltaLog) -> dict[int, tuple[str, ...]]:
-    return {e.version: e.problems for e in build_history(log)}
+    return {e.version: e.problems for e in build_history(log, Settings())}
 
 
 def without_timestamp_problems(problems) -> list[str]:
@@ -241,7 +242,7 @@ def test_a_version_with_only_its_checkpoint_left_is_listed_and_readable(copy_tab
 
     log = DeltaLog.open(str(table))
 
-    entry = build_history(log)[0]
+    entry = build_history(log, Settings())[0]
     assert entry.version == 10 and entry.operation == "UNKNOWN"
     assert any("Only the checkpoint of this version remains" in p for p in entry.problems)
     assert log.snapshot(10).num_files == 22
@@ -495,7 +496,7 @@ def test_only_the_newest_checkpoint_is_compared_unless_asked(copy_table):
     assert log.checkpoint_problems(verify_all=True)[20][0].startswith("Checkpoint 20 lists")
     assert any(
         p.startswith("Checkpoint 20 lists")
-        for p in build_history(log, verify_all_checkpoints=True)[20].problems
+        for p in build_history(log, Settings(), verify_all_checkpoints=True)[20].problems
     )
 
 
@@ -569,7 +570,7 @@ def test_odd_commit_info_and_table_properties_do_not_break_the_history(copy_tabl
     }
     commit_file(table, 12).write_text("\n".join([json.dumps(info)] + lines[1:]) + "\n")
 
-    entry = build_history(DeltaLog.open(str(table)))[12]
+    entry = build_history(DeltaLog.open(str(table)), Settings())[12]
 
     assert entry.operation == "7"
     assert entry.operation_parameters == {} and entry.operation_metrics == {}

@@ -11,6 +11,7 @@ from deltalake import DeltaTable
 from inspector.delta.errors import InvalidInput
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.settings import Settings
 from inspector.views.history import build_history
 from inspector.views.metadiff import diff_metadata
 
@@ -42,7 +43,7 @@ def test_every_version_of_the_demo_matches_deltalake(demo):
 
 
 def test_the_demo_history_tells_a_realistic_story(demo):
-    history = build_history(DeltaLog.open(demo))
+    history = build_history(DeltaLog.open(demo), Settings())
 
     operations = {entry.operation for entry in history}
     assert {"WRITE", "DELETE", "UPDATE", "MERGE", "OPTIMIZE"} <= operations
@@ -84,11 +85,11 @@ def test_the_demo_opens_without_any_problem(demo):
     log = DeltaLog.open(demo)
 
     assert table_problems(log) == []
-    assert [e.problems for e in build_history(log) if e.problems] == []
+    assert [e.problems for e in build_history(log, Settings()) if e.problems] == []
 
 
 def test_the_demo_timeline_spreads_over_days_with_agreeing_timestamps(demo):
-    history = build_history(DeltaLog.open(demo))
+    history = build_history(DeltaLog.open(demo), Settings())
 
     stamps = [e.timestamps for e in history]
     assert all(s.commit_info == s.file_modification == s.history for s in stamps)

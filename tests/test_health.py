@@ -74,7 +74,7 @@ def _write_partitioned(root: Path, commits: int = 3) -> None:
 def test_an_intact_table_is_consistent_at_its_latest_version(corpus, table):
     log = DeltaLog.open(str(corpus / table))
 
-    report = check_table(log)
+    report = check_table(log, settings=Settings())
 
     assert report.is_consistent
     assert report.last_consistent_version == log.latest_version
@@ -94,7 +94,7 @@ def test_newest_data_file_deleted_names_only_the_newest_version(copy_table):
     lost = _added_paths(root, 14)[0]
     lost.unlink()
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [14]
     assert report.last_consistent_version == 13
@@ -111,7 +111,7 @@ def test_truncated_newest_data_file_is_a_size_mismatch(copy_table):
     recorded = damaged.stat().st_size
     os.truncate(damaged, recorded // 2)
 
-    report = check_table(DeltaLog.open(str(root)), all_versions=True)
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
     assert _damaged(report) == [14]
     assert report.last_consistent_version == 13
@@ -130,7 +130,7 @@ def test_only_some_of_several_new_files_arrived(copy_table):
     for path in new_files[:3]:
         path.unlink()
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _statuses(report) == {0: COMPLETE, 1: COMPLETE, 2: INCOMPLETE}
     assert report.last_consistent_version == 1
@@ -144,7 +144,7 @@ def test_only_some_new_partition_files_arrived_in_a_table_written_here(tmp_path)
     for path in _added_paths(root, 2)[:2]:
         path.unlink()
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [2]
     assert report.last_consistent_version == 1
@@ -157,7 +157,7 @@ def test_missing_deletion_vector_file_makes_its_version_incomplete(copy_table):
     (dv_file,) = root.glob("deletion_vector_*.bin")
     dv_file.unlink()
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _statuses(report) == {0: COMPLETE, 1: INCOMPLETE}
     assert report.last_consistent_version == 0
@@ -169,10 +169,10 @@ def test_truncated_deletion_vector_file_is_a_size_mismatch(copy_table):
     (dv_file,) = root.glob("deletion_vector_*.bin")
     os.truncate(dv_file, 10)
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     (issue,) = report.latest.size_mismatches
-    assert (issue.kind, issue.actual_size) == (DELETION_VECTOR, 10)
+    assert (issue.role, issue.actual_size) == (DELETION_VECTOR, 10)
     assert report.last_consistent_version == 0
 
 
@@ -180,7 +180,7 @@ def test_commit_missing_in_the_middle_bridged_by_a_checkpoint(copy_table):
     root = copy_table(DELETES)
     _log_file(root, 5).unlink()
 
-    report = check_table(DeltaLog.open(str(root)), all_versions=True)
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
     assert _damaged(report) == [5, 6, 7, 8, 9]
     assert {_statuses(report)[v] for v in range(5, 10)} == {UNREADABLE}
@@ -193,7 +193,7 @@ def test_commit_missing_after_the_last_checkpoint_leaves_the_latest_unreadable(c
     root = copy_table(DELETES)
     _log_file(root, 12).unlink()
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [12, 13]
     assert report.latest.status == UNREADABLE
@@ -207,7 +207,7 @@ def test_truncated_latest_commit_is_unreadable(copy_table):
     commit = _log_file(root, 14)
     commit.write_bytes(commit.read_bytes()[:-40])
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [14]
     assert report.latest.status == UNREADABLE
@@ -219,7 +219,7 @@ def test_missing_checkpoint_with_the_commits_retained_is_named_but_harmless(copy
     root = copy_table(DELETES)
     _log_file(root, 10, "checkpoint.parquet").unlink()
 
-    report = check_table(DeltaLog.open(str(root)), all_versions=True)
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
     assert _damaged(report) == []
     assert report.last_consistent_version == 13
@@ -233,7 +233,7 @@ def test_missing_checkpoint_after_log_cleanup_leaves_no_consistent_version(copy_
         _log_file(root, version).unlink()
     _log_file(root, 10, "checkpoint.parquet").unlink()  # ...and the checkpoint never arrived
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _statuses(report) == {10: UNREADABLE, 11: UNREADABLE, 12: UNREADABLE, 13: UNREADABLE}
     assert report.last_consistent_version is None
@@ -247,8 +247,10 @@ def test_copy_with_every_file_time_changed_is_still_consistent(copy_table, corpu
     for path in root.rglob("*"):
         os.utime(path, (later, later))
 
-    report = check_table(DeltaLog.open(str(root)), all_versions=True)
-    original = check_table(DeltaLog.open(str(corpus / DELETES)), all_versions=True)
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
+    original = check_table(
+        DeltaLog.open(str(corpus / DELETES)), all_versions=True, settings=Settings()
+    )
 
     assert _statuses(report) == _statuses(original)
     assert report.last_consistent_version == 13
@@ -261,7 +263,10 @@ def test_full_check_examines_each_distinct_file_once_with_progress(copy_table):
     calls: list[tuple[int, int]] = []
 
     report = check_table(
-        log, all_versions=True, progress=lambda done, total: calls.append((done, total))
+        log,
+        all_versions=True,
+        progress=lambda done, total: calls.append((done, total)),
+        settings=Settings(),
     )
 
     assert report.files_examined == len(distinct)
@@ -287,7 +292,7 @@ def test_orphan_files_are_counted_with_their_bytes(copy_table):
     (root / "_temporary" / "ignored.parquet").write_bytes(b"x" * 5)  # underscore dirs are not data
     (root / ".hidden.crc").write_bytes(b"x")
 
-    report = check_table(DeltaLog.open(str(root)))
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert (report.orphan_files, report.orphan_bytes) == (1, 123)
     assert report.orphan_paths == ("part-99999-stray.parquet",)
@@ -298,8 +303,8 @@ def test_deep_check_reads_footers(copy_table):
     garbage = _added_paths(root, 2)[0]
     garbage.write_bytes(b"\0" * garbage.stat().st_size)  # right size, not Parquet
 
-    fast = check_table(DeltaLog.open(str(root)))
-    deep = check_table(DeltaLog.open(str(root)), deep=True)
+    fast = check_table(DeltaLog.open(str(root)), settings=Settings())
+    deep = check_table(DeltaLog.open(str(root)), deep=True, settings=Settings())
 
     assert fast.is_consistent
     assert _damaged(deep) == [2] and deep.last_consistent_version == 1
@@ -321,7 +326,7 @@ def test_deep_check_compares_row_counts_with_the_stats(copy_table):
             break
     commit.write_text("\n".join(lines) + "\n")
 
-    report = check_table(DeltaLog.open(str(root)), deep=True)
+    report = check_table(DeltaLog.open(str(root)), deep=True, settings=Settings())
 
     assert report.latest.unreadable_count == 1
     assert "rows" in report.latest.unreadable_files[0].detail
@@ -339,7 +344,11 @@ def test_cli_check_json_contract_and_exit_code(copy_table, capsys):
     assert {"versions", "orphanFiles", "orphanBytes", "filesExamined"} <= set(out)
     latest = out["versions"][-1]
     assert latest["status"] == "incomplete" and len(latest["missingFiles"]) == 1
-    assert out == json.loads(json.dumps(health_record(check_table(DeltaLog.open(str(root))))))
+    window = out.pop("dataLossWindow")  # see test_replica.py for its values
+    assert out == json.loads(
+        json.dumps(health_record(check_table(DeltaLog.open(str(root)), settings=Settings())))
+    )
+    assert window["versions"] == 1
 
 
 def test_cli_check_text_for_a_healthy_and_a_broken_table(copy_table, capsys):
@@ -370,7 +379,7 @@ def test_checkpoint_that_disagrees_with_its_commits_is_named_on_its_version(copy
         )
     )  # commit 9's new file is lost from the log
 
-    report = check_table(DeltaLog.open(str(root)), all_versions=True)
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
     assert any("checkpoint" in p.lower() for p in report.versions[10].problems)
     assert not any(v.problems for v in report.versions if v.version != 10)

@@ -106,7 +106,7 @@ def test_restore_to_the_last_consistent_version_leaves_a_complete_table(
 
     log, result = _recover(root, spark, tmp_path, target, lost)
 
-    after = check_table(DeltaLog.open(str(root)), all_versions=False)
+    after = check_table(DeltaLog.open(str(root)), all_versions=False, settings=Settings())
     assert after.latest_version == result.committed_version and after.is_consistent
     log.refresh()
     assert _rows(log, result.committed_version, spark) == _rows(log, target, spark)
@@ -141,7 +141,7 @@ def test_no_restore_can_be_planned_on_an_unreadable_latest_version(copy_table, t
     (root / "_delta_log" / f"{12:020d}.json").unlink()
     log = DeltaLog.open(str(root))
 
-    assert check_table(log).last_consistent_version == 11
+    assert check_table(log, settings=Settings()).last_consistent_version == 11
     with pytest.raises(CorruptLog):  # raised from the log, before Spark is needed
         plan_restore(log, 11, settings=Settings(audit_log=str(tmp_path / "audit.jsonl")))
 
@@ -158,7 +158,7 @@ def test_the_restore_command_printed_by_check_is_a_valid_dry_run(
     monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
     root = copy_table(APPENDS)
     _lose_newest_file(root)
-    command = restore_command(check_table(DeltaLog.open(str(root))))
+    command = restore_command(check_table(DeltaLog.open(str(root)), settings=Settings()))
     argv = shlex.split(command)[3:]  # drop "python -m inspector"
 
     assert main([*argv, "--dry-run", "--json"]) == 0

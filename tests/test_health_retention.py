@@ -3,59 +3,22 @@
 from __future__ import annotations
 
 import pyarrow as pa
-import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.health import check_table
 from inspector.views.history import build_history
 from inspector.views.retention import (
     DATA_VACUUMED,
     LOG_EXPIRED,
     RESTORABLE,
-    parse_interval,
     retention_policy,
     retention_view,
 )
 
 DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10
-
-
-@pytest.mark.parametrize(
-    "text, ms",
-    [
-        ("interval 30 days", 30 * DAY),
-        ("interval 1 week", WEEK),
-        ("1 week", WEEK),
-        ("INTERVAL 2 DAYS 12 HOURS", 2 * DAY + 12 * HOUR),
-        ("interval 168 hours", WEEK),
-        ("interval 2 weeks", 2 * WEEK),
-        ("interval 90 seconds", 90_000),
-        ("interval 0 days", 0),
-    ],
-)
-def test_delta_interval_strings_are_parsed(text, ms):
-    assert parse_interval(text) == ms
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "",
-        "30",
-        "interval 1 month",
-        "interval 1 year",
-        "interval -1 day",
-        "thirty days",
-        "interval 1 fortnight",
-    ],
-)
-def test_intervals_delta_refuses_are_refused_with_a_hint(text):
-    with pytest.raises(InvalidInput) as err:
-        parse_interval(text)
-    assert "interval 30 days" in err.value.hint
 
 
 def test_policy_defaults_and_a_bad_property_falls_back_to_the_default():
@@ -84,9 +47,9 @@ def test_vacuumed_version_is_marked_from_the_check_and_predicted_without_it(tmp_
     root = tmp_path / "vacuumed"
     _vacuumed_table(root)
     log = DeltaLog.open(str(root))
-    history = build_history(log)
+    history = build_history(log, Settings())
 
-    checked = retention_view(log, history, check_table(log, all_versions=True))
+    checked = retention_view(log, history, check_table(log, all_versions=True, settings=Settings()))
     predicted = retention_view(log, history)
 
     for view in (checked, predicted):
@@ -102,7 +65,11 @@ def test_files_missing_without_a_vacuum_are_incomplete_not_vacuumed(copy_table):
     (root / log.commit(13).adds[0].path).unlink()
     log.refresh()
 
-    view = retention_view(log, build_history(log), check_table(log, all_versions=True))
+    view = retention_view(
+        log,
+        build_history(log, Settings()),
+        check_table(log, all_versions=True, settings=Settings()),
+    )
 
     assert view.versions[13].state == "incomplete"
     assert "no VACUUM" in view.versions[13].reason
@@ -111,7 +78,7 @@ def test_files_missing_without_a_vacuum_are_incomplete_not_vacuumed(copy_table):
 
 def test_restorable_versions_expire_by_the_first_retention_that_applies(corpus):
     log = DeltaLog.open(str(corpus / DELETES))
-    history = build_history(log)
+    history = build_history(log, Settings())
     removed_at_5 = log.commit(5).removes[0].deletion_timestamp
 
     view = retention_view(log, history, now_ms=0)
@@ -130,7 +97,7 @@ def test_versions_whose_log_was_cleaned_up_are_log_expired(copy_table):
         (root / "_delta_log" / f"{version:020d}.json").unlink()
     log = DeltaLog.open(str(root))
 
-    view = retention_view(log, build_history(log))
+    view = retention_view(log, build_history(log, Settings()))
 
     states = {v.version: v.state for v in view.versions}
     assert {states[v] for v in range(3, 10)} == {LOG_EXPIRED}
@@ -151,7 +118,7 @@ def test_table_properties_set_the_retention(tmp_path):
     write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
     log = DeltaLog.open(str(root))
 
-    view = retention_view(log, build_history(log))
+    view = retention_view(log, build_history(log, Settings()))
 
     assert view.policy.log_retention_ms == 2 * DAY
     removed = log.commit(1).removes[0].deletion_timestamp

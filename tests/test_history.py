@@ -97,7 +97,7 @@ def test_a_copied_table_is_flagged_where_file_times_and_commit_times_disagree(ta
 def test_in_commit_timestamps_are_the_history_time_once_enabled(corpus):
     log = DeltaLog.open(str(corpus / "delta-kernel-rs/in-commit-timestamps-test"))
 
-    history = build_history(log)
+    history = build_history(log, Settings())
 
     before, after = history[:11], history[11:]
     assert {e.timestamps.source for e in before} == {"fileModificationTime"}
@@ -119,7 +119,7 @@ def test_in_commit_timestamps_are_found_when_enabled_before_the_first_retained_c
         commit_path(table, version).unlink()
     log = DeltaLog.open(str(table))
 
-    history = build_history(log)
+    history = build_history(log, Settings())
 
     assert history[0].version == 13
     assert {e.timestamps.source for e in history} == {"inCommitTimestamp"}
@@ -128,7 +128,7 @@ def test_in_commit_timestamps_are_found_when_enabled_before_the_first_retained_c
 def test_counts_come_from_the_commits_own_actions(table):
     log = DeltaLog.open(str(table))
 
-    history = build_history(log)
+    history = build_history(log, Settings())
 
     for entry in history:
         commit = log.commit(entry.version)
@@ -162,7 +162,7 @@ def test_refresh_parses_only_new_commits(table):
     for version, commit in old.items():
         assert log.commit(version) is commit, "old commits are not parsed again"
     assert log.snapshot().num_files == 2
-    assert [e.version for e in build_history(log)] == [0, 1, 2, 3, 4]
+    assert [e.version for e in build_history(log, Settings())] == [0, 1, 2, 3, 4]
     assert log.refresh() is False
 
 

@@ -19,9 +19,9 @@ from inspector.delta.actions import (
     RemoveFile,
     Txn,
     UnknownAction,
-    parse_action,
 )
 from inspector.delta.errors import NotADeltaTable, VersionNotFound
+from inspector.delta.parse import parse_action
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from inspector.delta.actions import Metadata, parse_action
+from inspector.delta.actions import Metadata
+from inspector.delta.parse import parse_action
 from inspector.log.deltalog import DeltaLog
 from inspector.views.metadiff import MetadataDiff, diff_metadata
 from tests.conftest import CORPUS

@@ -7,6 +7,7 @@ import pytest
 from deltalake import DeltaTable
 
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.history import build_history
 from inspector.views.overview import describe_detail
 from tests.conftest import CORPUS
@@ -25,7 +26,8 @@ def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
     oracle = DeltaTable(path)
     adds = pa.table(oracle.get_add_actions(flatten=True))
 
-    detail = describe_detail(DeltaLog.open(path))
+    log = DeltaLog.open(path)
+    detail = describe_detail(log, build_history(log, Settings()))
 
     assert detail.version == oracle.version()
     assert detail.num_files == adds.num_rows
@@ -45,11 +47,11 @@ def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
 def test_column_mapping_tables_list_physical_names_and_the_log_shape():
     log = DeltaLog.open(str(CORPUS / "delta-golden" / "dv-with-columnmapping"))
 
-    detail = describe_detail(log)
+    detail = describe_detail(log, build_history(log, Settings()))
 
     assert detail.column_mapping_mode == "name"
     part = next(c for c in detail.columns if c.name == "part")
     assert part.physical_path[0].startswith("col-") and part.column_id == 1
     assert detail.checkpoint_versions == (10,)
     assert detail.replayed_from == "checkpoint 10 + commits 11..15"
-    assert detail.last_modified == build_history(log)[-1].timestamps.history
+    assert detail.last_modified == build_history(log, Settings())[-1].timestamps.history

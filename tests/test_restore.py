@@ -12,6 +12,7 @@ import pytest
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore, plan_undo
+from inspector.settings import Settings
 from inspector.views.history import build_history
 from tests.conftest import rows, sales_table
 
@@ -49,7 +50,7 @@ def test_a_restore_brings_back_the_target_rows_and_the_history_records_it(
 
     assert result.committed_version == 5 and result.pre_restore_version == 4
     assert rows(table, 5, spark) == rows(table, 1, spark)
-    entry = build_history(DeltaLog.open(table))[-1]
+    entry = build_history(DeltaLog.open(table), Settings())[-1]
     assert (entry.version, entry.operation, entry.read_version) == (5, "RESTORE", 4)
     assert entry.operation_parameters == {"version": 1, "timestamp": None}
     assert entry.operation_metrics == plan.metrics.operation_metrics()
@@ -151,7 +152,7 @@ def test_a_table_with_in_commit_timestamps_gets_one_on_the_restore_commit(
     log.refresh()
     first_line = json.loads(log.commit_text(result.committed_version).splitlines()[0])
     assert first_line["commitInfo"]["inCommitTimestamp"] > previous
-    entry = build_history(log)[-1]
+    entry = build_history(log, Settings())[-1]
     assert entry.timestamps.source == "inCommitTimestamp"
     assert rows(table, result.committed_version, spark) == rows(table, 1, spark)
 
@@ -161,7 +162,7 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
 ):
     table = sales_table(tmp_path / "sales")
     log = DeltaLog.open(table)
-    entry = build_history(log)[2]
+    entry = build_history(log, Settings())[2]
     when = entry.timestamp.isoformat()
 
     plan = plan_restore(log, when, settings=settings, spark=spark)

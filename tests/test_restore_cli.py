@@ -15,6 +15,7 @@ import pytest
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
+from inspector.settings import Settings
 from tests.conftest import sales_table
 
 pytestmark = pytest.mark.spark
@@ -156,7 +157,7 @@ def test_a_restore_needs_a_reason(capsys, audit, table, spark):
 def test_a_timestamp_picks_the_version_current_at_that_time(capsys, audit, table, spark):
     from inspector.views.history import build_history
 
-    when = build_history(DeltaLog.open(table))[2].timestamp.isoformat()
+    when = build_history(DeltaLog.open(table), Settings())[2].timestamp.isoformat()
 
     code, out, _ = run(capsys, table, "--to-timestamp", when, "--dry-run", "--json")
 

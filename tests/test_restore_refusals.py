@@ -18,6 +18,7 @@ from inspector.delta.errors import ConcurrentModification, RestoreRefused
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
+from inspector.views.filecheck import FileState
 from tests.conftest import rows, sales_table
 
 pytestmark = pytest.mark.spark
@@ -47,9 +48,8 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
     files = guard(plan, "files_available")
     assert not files.passed and files.override == "allow_missing_files"
-    assert [p.path for p in plan.file_problems] == [gone.path] and plan.file_problems[
-        0
-    ].kind == "missing"
+    assert [p.path for p in plan.file_problems] == [gone.path]
+    assert plan.file_problems[0].state == FileState.MISSING
     assert any("PARTIAL" in w for w in plan.warnings)
     with pytest.raises(RestoreRefused, match="missing or truncated"):
         execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
@@ -92,9 +92,9 @@ def test_a_truncated_file_refuses_the_restore(tmp_path, settings, spark):
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 
     problem = plan.file_problems[0]
-    assert (problem.path, problem.kind, problem.expected_size, problem.actual_size) == (
+    assert (problem.path, problem.state, problem.expected_size, problem.actual_size) == (
         victim.path,
-        "truncated",
+        FileState.SIZE_MISMATCH,
         victim.size,
         victim.size // 2,
     )

@@ -9,8 +9,15 @@ import os
 
 import pytest
 
-from inspector.delta.actions import parse_action
 from inspector.delta.errors import ConcurrentModification
+from inspector.delta.parse import parse_action
+from inspector.delta.protocol import (
+    REFUSED_FEATURES,
+    RESTORABLE_FEATURES,
+    all_features,
+    covers,
+    merge_protocols,
+)
 from inspector.log.commit_writer import write_commit
 from inspector.restore.actions import merge_high_water_marks, with_ict_enablement
 from inspector.restore.audit import read_audit, record_attempt
@@ -19,13 +26,6 @@ from inspector.restore.guards import (
     features_guard,
     managed_guard,
     row_tracking_guard,
-)
-from inspector.restore.protocol import (
-    REFUSED_FEATURES,
-    SUPPORTED_FEATURES,
-    all_features,
-    covers,
-    merge_protocols,
 )
 
 
@@ -122,7 +122,7 @@ def test_a_table_with_a_refused_or_unknown_feature_is_refused_naming_it(feature)
 
 
 def test_every_supported_feature_passes():
-    names = sorted(SUPPORTED_FEATURES)
+    names = sorted(RESTORABLE_FEATURES)
     guard = features_guard([protocol(3, 7, names, names)])
     assert guard.passed, guard.message
 

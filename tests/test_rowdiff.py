@@ -17,6 +17,7 @@ from deltalake.query import QueryBuilder
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.rowdiff import diff_rows
+from inspector.settings import Settings
 
 pytestmark = pytest.mark.spark
 ALL = 10_000  # a sample page larger than any test table: samples then hold every changed row
@@ -58,7 +59,9 @@ def brute_force(path: str, from_version: int, to_version: int) -> tuple[Counter,
 def assert_matches_brute_force(path: str, from_version: int, to_version: int, spark):
     added, removed = brute_force(path, from_version, to_version)
 
-    diff = diff_rows(DeltaLog.open(path), from_version, to_version, limit=ALL, spark=spark)
+    diff = diff_rows(
+        DeltaLog.open(path), from_version, to_version, limit=ALL, spark=spark, settings=Settings()
+    )
 
     columns = set(diff.columns)
     assert (diff.added, diff.removed) == (sum(added.values()), sum(removed.values()))
@@ -115,7 +118,9 @@ def test_copy_on_write_rewrites_show_only_the_rows_that_changed(
 
 
 def test_a_key_turns_updates_into_changed_keys_with_before_and_after(rewritten, spark):
-    diff = diff_rows(DeltaLog.open(rewritten), 2, 6, key=["id"], limit=ALL, spark=spark)
+    diff = diff_rows(
+        DeltaLog.open(rewritten), 2, 6, key=["id"], limit=ALL, spark=spark, settings=Settings()
+    )
 
     assert (diff.added, diff.removed, diff.changed) == (1, 2, 3)
     assert [r["id"] for r in diff.samples.added] == [20]
@@ -133,19 +138,19 @@ def test_a_key_turns_updates_into_changed_keys_with_before_and_after(rewritten, 
 def test_duplicate_rows_count_and_a_duplicate_key_is_refused(rewritten, spark):
     log = DeltaLog.open(rewritten)
 
-    plain = diff_rows(log, 1, 2, limit=ALL, spark=spark)
+    plain = diff_rows(log, 1, 2, limit=ALL, spark=spark, settings=Settings())
     assert plain.added == 3 and Counter(r["id"] for r in plain.samples.added) == {12: 2, 13: 1}
 
     with pytest.raises(InvalidInput, match=r"id=12 \(2 rows in version 2\)"):
-        diff_rows(log, 1, 2, key=["id"], spark=spark)
+        diff_rows(log, 1, 2, key=["id"], spark=spark, settings=Settings())
 
 
 def test_samples_are_capped_and_paged(rewritten, spark):
     log = DeltaLog.open(rewritten)
-    every = diff_rows(log, 0, 2, limit=ALL, spark=spark).samples.added
+    every = diff_rows(log, 0, 2, limit=ALL, spark=spark, settings=Settings()).samples.added
 
     pages = [
-        diff_rows(log, 0, 2, offset=offset, limit=4, spark=spark).samples.added
+        diff_rows(log, 0, 2, offset=offset, limit=4, spark=spark, settings=Settings()).samples.added
         for offset in (0, 4, 8)
     ]
 
@@ -228,7 +233,10 @@ def test_a_renamed_column_is_one_column_matched_by_its_column_mapping_id(corpus,
         str(corpus / "delta-rs/table_with_partitioning_mapping")
     )  # v3: RENAME id -> newid
 
-    forward, backward = (diff_rows(log, 2, 4, spark=spark), diff_rows(log, 4, 2, spark=spark))
+    forward, backward = (
+        diff_rows(log, 2, 4, spark=spark, settings=Settings()),
+        diff_rows(log, 4, 2, spark=spark, settings=Settings()),
+    )
 
     assert forward.columns == ("newid", "description") and backward.columns == ("id", "description")
     assert forward.samples.added == ({"newid": 2, "description": "Additional data"},)
@@ -243,6 +251,7 @@ def test_a_changed_deletion_vector_reads_the_same_file_on_both_sides(corpus, spa
         1,
         limit=ALL,
         spark=spark,
+        settings=Settings(),
     )
 
     assert diff.files_read == 2 and (diff.added, diff.removed) == (0, 2)
@@ -250,7 +259,7 @@ def test_a_changed_deletion_vector_reads_the_same_file_on_both_sides(corpus, spa
 
 def test_an_unknown_key_column_is_refused_before_reading(rewritten):
     with pytest.raises(InvalidInput, match="nope"):
-        diff_rows(DeltaLog.open(rewritten), 0, 6, key=["nope"])
+        diff_rows(DeltaLog.open(rewritten), 0, 6, key=["nope"], settings=Settings())
 
 
 def test_versions_without_file_changes_need_no_spark(tmp_path):
@@ -258,6 +267,6 @@ def test_versions_without_file_changes_need_no_spark(tmp_path):
     write_deltalake(path, _people(range(3)))
     DeltaTable(path).alter.set_table_properties({"delta.appendOnly": "false"})
 
-    diff = diff_rows(DeltaLog.open(path), 0, 1, key=["id"])
+    diff = diff_rows(DeltaLog.open(path), 0, 1, key=["id"], settings=Settings())
 
     assert (diff.added, diff.removed, diff.changed, diff.files_read) == (0, 0, 0, 0)

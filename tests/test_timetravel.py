@@ -23,6 +23,7 @@ from inspector.delta.errors import (
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.preview import resolve_version
 from inspector.rows.reader import read_snapshot
+from inspector.settings import Settings
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from tests.conftest import CORPUS
 
@@ -58,7 +59,7 @@ def hourly(copy_table):
     ],
 )
 def test_a_timestamp_selects_the_latest_version_at_or_before_it(hourly, typed, version):
-    assert version_at_timestamp(hourly, parse_timestamp(typed)) == version
+    assert version_at_timestamp(hourly, parse_timestamp(typed), Settings()) == version
 
 
 def test_a_date_means_midnight_utc():
@@ -73,14 +74,14 @@ def test_an_unreadable_timestamp_is_invalid_input_with_examples(typed):
 
 def test_a_timestamp_before_the_first_version_is_out_of_range_and_shows_the_range(hourly):
     with pytest.raises(TimestampOutOfRange) as caught:
-        version_at_timestamp(hourly, parse_timestamp("2024-10-08 04:59:59"))
+        version_at_timestamp(hourly, parse_timestamp("2024-10-08 04:59:59"), Settings())
     assert "before the earliest version" in caught.value.message
     assert "2024-10-08T05:00:00.000Z to 2024-10-08T18:00:00.000Z (UTC)" in caught.value.message
 
 
 def test_a_timestamp_after_the_latest_version_is_out_of_range(hourly):
     with pytest.raises(TimestampOutOfRange, match="after the latest version"):
-        version_at_timestamp(hourly, parse_timestamp("2024-10-09"))
+        version_at_timestamp(hourly, parse_timestamp("2024-10-09"), Settings())
 
 
 def test_a_copy_whose_file_times_all_changed_resolves_by_the_copy_times(copy_table):
@@ -90,12 +91,12 @@ def test_a_copy_whose_file_times_all_changed_resolves_by_the_copy_times(copy_tab
     copied = datetime(2025, 1, 1, tzinfo=UTC)
     _set_commit_times(root, dict.fromkeys(range(14), copied))
     log = DeltaLog.open(str(root))
-    assert version_at_timestamp(log, copied) == 0
-    assert version_at_timestamp(log, copied + timedelta(milliseconds=5)) == 5
-    assert version_at_timestamp(log, copied + timedelta(milliseconds=13)) == 13
+    assert version_at_timestamp(log, copied, Settings()) == 0
+    assert version_at_timestamp(log, copied + timedelta(milliseconds=5), Settings()) == 5
+    assert version_at_timestamp(log, copied + timedelta(milliseconds=13), Settings()) == 13
     written = log.commit(3).commit_info.timestamp
     with pytest.raises(TimestampOutOfRange, match="before the earliest"):
-        version_at_timestamp(log, datetime.fromtimestamp(written / 1000, tz=UTC))
+        version_at_timestamp(log, datetime.fromtimestamp(written / 1000, tz=UTC), Settings())
 
 
 def test_in_commit_timestamps_decide_once_enabled_even_in_a_copy(copy_table):
@@ -104,30 +105,30 @@ def test_in_commit_timestamps_decide_once_enabled_even_in_a_copy(copy_table):
     root = copy_table("delta-kernel-rs/in-commit-timestamps-test")
     _set_commit_times(root, {v: datetime(2030, 1, 1, tzinfo=UTC) for v in range(22)})
     log = DeltaLog.open(str(root))
-    assert version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:23.320Z")) == 11
-    assert version_at_timestamp(log, parse_timestamp("2025-04-23 03:27:24")) == 14
-    assert version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:25.158Z")) == 21
+    assert version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:23.320Z"), Settings()) == 11
+    assert version_at_timestamp(log, parse_timestamp("2025-04-23 03:27:24"), Settings()) == 14
+    assert version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:25.158Z"), Settings()) == 21
     with pytest.raises(TimestampOutOfRange, match="before the earliest"):
-        version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:23Z"))
+        version_at_timestamp(log, parse_timestamp("2025-04-23T03:27:23Z"), Settings())
 
 
 def test_an_unknown_version_is_refused_with_the_tables_range(hourly):
     with pytest.raises(VersionNotFound, match="versions 0 to 13"):
-        resolve_version(hourly, version="14")
+        resolve_version(hourly, version="14", settings=Settings())
     with pytest.raises(InvalidInput, match="not a version number"):
-        resolve_version(hourly, version="v3")
+        resolve_version(hourly, version="v3", settings=Settings())
     with pytest.raises(InvalidInput, match="not both"):
-        resolve_version(hourly, version="3", timestamp="2024-10-08")
+        resolve_version(hourly, version="3", timestamp="2024-10-08", settings=Settings())
 
 
 def test_a_version_whose_log_expired_is_refused_as_expired():
     log = DeltaLog.open(str(CORPUS / "dat-v0.0.2/no_replay/delta"))  # log starts at checkpoint 2
     with pytest.raises(VersionNotFound, match="expired"):
-        resolve_version(log, version=0)
+        resolve_version(log, version=0, settings=Settings())
 
 
 def test_a_timestamp_resolves_to_a_version_for_show(hourly):
-    resolved = resolve_version(hourly, timestamp="2024-10-08 08:30")
+    resolved = resolve_version(hourly, timestamp="2024-10-08 08:30", settings=Settings())
     assert (resolved.version, resolved.timestamp) == (3, datetime(2024, 10, 8, 8, 30, tzinfo=UTC))
 
 
@@ -153,7 +154,7 @@ def test_a_deleted_data_file_is_named_and_the_version_refused(copy_table, spark)
 
 
 def test_rows_at_a_resolved_timestamp_are_that_versions_rows(hourly, spark):
-    version = version_at_timestamp(hourly, parse_timestamp("2024-10-08 08:30"))
+    version = version_at_timestamp(hourly, parse_timestamp("2024-10-08 08:30"), Settings())
     snapshot = hourly.snapshot(version)
     assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records
 

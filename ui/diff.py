@@ -14,10 +14,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
-from inspector.rows.rowdiff import RowDiff, diff_rows
+from inspector.rows.rowdiff import diff_rows
 from inspector.views.filediff import FileDiff, diff_files
+from inspector.views.rowrecords import RowDiff
 from ui.common import format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
 
@@ -207,8 +209,8 @@ def _files(diff: FileDiff) -> None:
                             "path": f.path,
                             "size": f.size,
                             "records": f.num_live_records,
-                            "partition": "/".join(
-                                f"{k}={v}" for k, v in (f.partition_values or {}).items()
+                            "partition": partition_label(
+                                f.partition_values or {}, unpartitioned=""
                             ),
                             "deleted rows (DV)": f.deletion_vector.cardinality
                             if f.deletion_vector

@@ -11,17 +11,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.text import version_ranges
 from inspector.views.health import (
     HealthReport,
     check_table,
     recovery_advice,
     recovery_reason,
     restore_command,
-    version_ranges,
 )
 from inspector.views.retention import retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view
 from ui.context import PageContext
+from ui.replica import render_replica_section
 
 REPORT_KEY = "_health_report"
 RESTORE_PREFILL = "restore_prefill"  # read by the Restore page
@@ -29,7 +30,12 @@ _STATUS_LABELS = {"complete": "complete", "incomplete": "INCOMPLETE", "unreadabl
 
 
 def render(ctx: PageContext) -> None:
-    """The Health page."""
+    """The Health page: the check, then the comparison with a replica."""
+    _render_check(ctx)
+    render_replica_section(ctx)
+
+
+def _render_check(ctx: PageContext) -> None:
     st.subheader("Health check", anchor=False)
     st.caption(
         "Does every version have all its files? Checks the log's continuity and that every "
@@ -173,7 +179,7 @@ def _render_versions(report: HealthReport) -> None:
     v = next(v for v in damaged if v.version == picked)
     rows = [{"problem": "missing", "path": p, "detail": ""} for p in v.missing_files]
     rows += [
-        {"problem": i.problem, "path": i.path, "detail": i.detail}
+        {"problem": str(i.state), "path": i.path, "detail": i.detail}
         for i in (*v.size_mismatches, *v.unreadable_files)
     ]
     if rows:

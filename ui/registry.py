@@ -45,6 +45,7 @@ PAGES: list[Page] = [
     Page("overview", "Overview", "ui.overview"),
     Page("diff", "Diff", "ui.diff"),
     Page("health", "Health", "ui.health"),
+    Page("maintenance", "Maintenance", "ui.maintenance"),
     Page("restore", "Restore", "ui.restore", operator_only=True),
 ]
 

@@ -17,6 +17,8 @@ import streamlit as st
 
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
+from inspector.delta.protocol import describe_protocol
+from inspector.delta.text import partition_label
 from inspector.restore.execute import (
     RestorePlan,
     RestoreResult,
@@ -24,7 +26,7 @@ from inspector.restore.execute import (
     plan_restore,
     plan_undo,
 )
-from inspector.restore.protocol import describe_protocol
+from inspector.restore.guards import Override
 from inspector.views.versions import parse_version
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
 from ui.context import PageContext
@@ -223,7 +225,7 @@ def _files_frame(plan: RestorePlan) -> pd.DataFrame:
             "size": add.size,
             "rows": add.num_live_records,
             "deletion vector": dv.unique_id if dv else "",
-            "partition": ", ".join(f"{k}={v}" for k, v in add.partition_values.items()),
+            "partition": partition_label(add.partition_values, unpartitioned=""),
         }
 
     return pd.DataFrame(
@@ -237,7 +239,7 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
     st.markdown("##### Confirm")
     overridable = [g for g in plan.guards if not g.passed and g.override]
     allow_missing = False
-    if overridable and not plan.blocking_guards(["allow_missing_files"]):
+    if overridable and not plan.blocking_guards([Override.ALLOW_MISSING_FILES]):
         allow_missing = st.checkbox(
             "Restore WITHOUT the missing files (a PARTIAL table)", key=ALLOW_MISSING
         )
@@ -249,7 +251,7 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
                 f"{plan.target_version}.",
                 icon=":material/dangerous:",
             )
-    blocking = plan.blocking_guards(["allow_missing_files"] if allow_missing else [])
+    blocking = plan.blocking_guards([Override.ALLOW_MISSING_FILES] if allow_missing else [])
     left, middle = st.columns(2)
     typed_table = left.text_input(f"Type the table name: **{plan.table_name}**", key=CONFIRM_TABLE)
     typed_version = middle.text_input(

@@ -25,6 +25,7 @@ from inspector.delta.actions import (
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.delta.schema import Column
+from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
@@ -148,7 +149,7 @@ def _files_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
 def _partition_text(values: Mapping[str, Any] | None) -> str | None:
     if not values:
         return None
-    return ", ".join(f"{k}={'null' if v is None else v}" for k, v in values.items())
+    return partition_label(values)
 
 
 def _json_text(value: Any) -> str | None:

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from inspector.cli.main import arguments, command, emit_json
+from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.views.history import build_history, history_record, iso
@@ -82,7 +83,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> int:
     )
     for sign, items in (("+", added), ("-", removed)):
         for item in items:
-            parts = ", ".join(f"{k}={v}" for k, v in (item["partitionValues"] or {}).items())
+            parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
             print(f"{sign} {item['path']}  {item['size']} bytes  {parts}")
     return 0
 
@@ -188,7 +189,7 @@ def _print_diff(record: dict) -> None:
         for v in record[kind]:
             print(f"~ {kind} {v['key']}: {v['before']} -> {v['after']}")
     for p in record["partitions"]:
-        label = "/".join(f"{k}={v}" for k, v in p["partitionValues"].items()) or "(unpartitioned)"
+        label = partition_label(p["partitionValues"])
         print(
             f"  partition {label}: +{p['filesAdded']} -{p['filesRemoved']} files, "
             f"+{p['recordsAdded']} -{p['recordsRemoved']} records"
@@ -245,7 +246,10 @@ def check_command(args: argparse.Namespace, settings: Settings) -> int:
     if show:
         print(file=sys.stderr)
     if args.json:
-        emit_json(health_record(report))
+        from inspector.views.dataloss import data_loss_window
+
+        window = data_loss_window(log, report.last_consistent_version, report.latest_version)
+        emit_json({**health_record(report), "dataLossWindow": window.to_json()})
     else:
         _print_health(report, args.all_versions)
     return 0 if report.is_consistent else 4
@@ -256,7 +260,8 @@ def _print_progress(done: int, total: int) -> None:
 
 
 def _print_health(report: HealthReport, asked_all: bool) -> None:
-    from inspector.views.health import recovery_advice, restore_command, version_ranges
+    from inspector.delta.text import version_ranges
+    from inspector.views.health import recovery_advice, restore_command
 
     first, last = report.versions[0].version, report.latest_version
     scope = (
@@ -349,7 +354,7 @@ def _print_version(group: list) -> None:
     for path in v.missing_files:
         print(f"      missing        {path}")
     for issue in (*v.size_mismatches, *v.unreadable_files):
-        print(f"      {issue.problem:<14} {issue.path}  ({issue.detail})")
+        print(f"      {issue.state:<14} {issue.path}  ({issue.detail})")
     shown = len(v.missing_files) + len(v.size_mismatches) + len(v.unreadable_files)
     total = v.missing_count + v.size_mismatch_count + v.unreadable_count
     if total > shown:
@@ -514,7 +519,7 @@ def _ask_reason(args: argparse.Namespace) -> str:
 
 
 def _print_plan(plan: RestorePlan) -> None:
-    from inspector.restore.protocol import describe_protocol
+    from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""
@@ -537,7 +542,7 @@ def _print_plan(plan: RestorePlan) -> None:
         print(f"  partitions touched: {plan.num_partitions_touched}")
     for problem in plan.file_problems:
         print(
-            f"  {problem.kind:<13} {problem.path}  (log: {problem.expected_size} bytes, "
+            f"  {problem.state:<13} {problem.path}  (log: {problem.expected_size} bytes, "
             f"found: {problem.actual_size if problem.actual_size is not None else 'nothing'})"
         )
     print("Guards:")

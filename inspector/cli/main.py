@@ -118,3 +118,5 @@ def emit_json(obj: Any) -> None:
 def _load_commands() -> None:
     """Import the modules that register commands (kept lazy so --help is fast)."""
     import inspector.cli.commands  # noqa: F401  (registers on import)
+    import inspector.cli.desktop  # noqa: F401
+    import inspector.cli.operations  # noqa: F401

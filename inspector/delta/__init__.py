@@ -1,5 +1,10 @@
-"""The Delta protocol's vocabulary: errors, paths, actions, schemas, table properties, features.
+"""The Delta protocol's vocabulary, and every Delta rule written down once.
 
-Owns every Delta rule that is written down once: what an action looks like, how a
-property is parsed, which table features exist. Imports nothing else of ``inspector``.
+``errors`` (the one error hierarchy), ``paths``, ``actions`` (typed action records) and
+``parse`` (JSON to records), ``schema``, ``partitions`` (partition value
+serialization), ``properties`` (every ``delta.*`` table property: key, default, the
+boolean reader, Delta's interval grammar), ``protocol`` (the one table of table
+features: readable, restorable or refused; legacy features; the protocol merge),
+``text`` (version ranges, partition labels) and ``jsonvalue`` (data values as JSON).
+Imports nothing else of ``inspector``.
 """

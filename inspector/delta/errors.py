@@ -65,6 +65,12 @@ class SparkUnavailable(InspectorError):
     """The Spark session could not be started (no Java, bad master URL, ...)."""
 
 
+class DesktopUnavailable(InspectorError):
+    """The desktop window cannot open here (no display, no webview backend, no server)."""
+
+    exit_code = 5
+
+
 class RestoreRefused(InspectorError):
     """A guard refused a restore; nothing was written."""
 

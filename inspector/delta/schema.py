@@ -7,11 +7,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Column metadata keys (a field's ``metadata`` in the schema), as the protocol names them.
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
+IDENTITY_START = "delta.identity.start"
+IDENTITY_STEP = "delta.identity.step"
+IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
+TYPE_CHANGES_KEY = "delta.typeChanges"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PrimitiveType:
     """A primitive type such as ``long``, ``string`` or ``decimal(10,2)``."""
 
@@ -22,7 +27,7 @@ class PrimitiveType:
         return self.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ArrayType:
     """An array of ``element_type``."""
 
@@ -34,7 +39,7 @@ class ArrayType:
         return f"array<{self.element_type.simple_string()}>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MapType:
     """A map from ``key_type`` to ``value_type``."""
 
@@ -47,7 +52,7 @@ class MapType:
         return f"map<{self.key_type.simple_string()},{self.value_type.simple_string()}>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StructField:
     """A named field of a struct, with its column-mapping metadata."""
 
@@ -68,7 +73,7 @@ class StructField:
         return int(value) if value is not None else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StructType:
     """An ordered list of fields; the top-level schema of a table is one."""
 
@@ -91,7 +96,7 @@ class StructType:
 DataType = PrimitiveType | ArrayType | MapType | StructType
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Column:
     """One leaf or nested column of a schema, addressed by its dotted path."""
 
@@ -105,6 +110,15 @@ class Column:
     def name(self) -> str:
         """The dotted logical name, e.g. ``address.city``."""
         return ".".join(self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "type", "nullable", "columnId"}``."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "nullable": self.nullable,
+            "columnId": self.column_id,
+        }
 
 
 def parse_schema(schema_string: str) -> StructType:
@@ -130,19 +144,22 @@ def parse_schema(schema_string: str) -> StructType:
 
 def _parse_type(obj: Any) -> DataType:
     if isinstance(obj, str):
-        return PrimitiveType(obj)
+        return PrimitiveType(name=obj)
     kind = obj.get("type")
     if kind == "struct":
-        return StructType(tuple(_parse_field(f) for f in obj.get("fields", [])))
+        return StructType(fields=tuple(_parse_field(f) for f in obj.get("fields", [])))
     if kind == "array":
-        return ArrayType(_parse_type(obj["elementType"]), bool(obj.get("containsNull", True)))
+        return ArrayType(
+            element_type=_parse_type(obj["elementType"]),
+            contains_null=bool(obj.get("containsNull", True)),
+        )
     if kind == "map":
         return MapType(
-            _parse_type(obj["keyType"]),
-            _parse_type(obj["valueType"]),
-            bool(obj.get("valueContainsNull", True)),
+            key_type=_parse_type(obj["keyType"]),
+            value_type=_parse_type(obj["valueType"]),
+            value_contains_null=bool(obj.get("valueContainsNull", True)),
         )
-    return PrimitiveType(str(kind))
+    return PrimitiveType(name=str(kind))
 
 
 def _parse_field(obj: Mapping[str, Any]) -> StructField:
@@ -166,7 +183,13 @@ def iter_columns(schema: StructType) -> Iterator[Column]:
 def _walk(struct: StructType, path: tuple[str, ...], phys: tuple[str, ...]) -> Iterator[Column]:
     for f in struct.fields:
         here, here_phys = path + (f.name,), phys + (f.physical_name,)
-        yield Column(here, f.type.simple_string(), f.nullable, here_phys, f.column_id)
+        yield Column(
+            path=here,
+            type=f.type.simple_string(),
+            nullable=f.nullable,
+            physical_path=here_phys,
+            column_id=f.column_id,
+        )
         inner = _struct_inside(f.type)
         if inner is not None:
             yield from _walk(inner, here, here_phys)

@@ -18,9 +18,9 @@ from inspector.delta.actions import (
     Protocol,
     Sidecar,
     canonical_path,
-    parse_action,
 )
 from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState

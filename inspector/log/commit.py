@@ -15,13 +15,13 @@ from inspector.delta.actions import (
     Protocol,
     RemoveFile,
     Txn,
-    parse_action,
 )
+from inspector.delta.parse import parse_action
 from inspector.log.listing import LogFile
 from inspector.storage import Storage
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Commit:
     """The actions of one version's commit file, and what was wrong reading it.
 
@@ -42,7 +42,7 @@ class Commit:
     @property
     def commit_info(self) -> CommitInfo:
         """The commitInfo action (an empty one when the writer wrote none)."""
-        return next((a for a in self.actions if isinstance(a, CommitInfo)), CommitInfo({}))
+        return next((a for a in self.actions if isinstance(a, CommitInfo)), CommitInfo(raw={}))
 
     @property
     def adds(self) -> list[AddFile]:
@@ -115,17 +115,22 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
     """
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
-        return Commit(version, file, (), (f"The commit file could not be read: {why}.",))
+        return Commit(
+            version=version,
+            file=file,
+            actions=(),
+            problems=(f"The commit file could not be read: {why}.",),
+        )
     if not data.strip():
         return Commit(
-            version,
-            file,
-            (),
-            ("The commit file is empty (an interrupted write or a failed copy).",),
+            version=version,
+            file=file,
+            actions=(),
+            problems=("The commit file is empty (an interrupted write or a failed copy).",),
         )
     parsed = _parse_whole(data)
     if parsed is not None:
-        return Commit(version, file, parsed)
+        return Commit(version=version, file=file, actions=parsed)
     actions, problems = [], []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -134,7 +139,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             actions.append(parse_action(json.loads(line)))
         except (ValueError, UnicodeDecodeError) as exc:
             problems.append(_line_problem(number, exc, data, line))
-    return Commit(version, file, tuple(actions), tuple(problems))
+    return Commit(version=version, file=file, actions=tuple(actions), problems=tuple(problems))
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:

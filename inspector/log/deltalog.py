@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
+from inspector.delta.text import version_ranges
 from inspector.log.checkpoint import (
     LIVE_STATE_ACTIONS,
     checkpoint_disagreements,
@@ -421,12 +422,12 @@ class DeltaLog:
         ]
         reasons = []
         if gaps:
-            reasons.append(f"commit files are missing for versions {_ranges(gaps)}")
+            reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
         if broken:
             reasons.append(
-                f"commit {_ranges(broken)} is truncated or corrupt"
+                f"commit {version_ranges(broken)} is truncated or corrupt"
                 if len(broken) == 1
-                else f"commits {_ranges(broken)} are truncated or corrupt"
+                else f"commits {version_ranges(broken)} are truncated or corrupt"
             )
         if self._bad_checkpoints:
             reasons.append("the checkpoints that could bridge this cannot be used")
@@ -465,18 +466,6 @@ def _describe(origin: str, base: int, version: int) -> str:
         if base + 1 < version
         else f"{start} + commit {version}"
     )
-
-
-def _ranges(versions: list[int]) -> str:
-    """Compact "1..3, 7" from [1, 2, 3, 7]."""
-    parts, start = [], None
-    for i, v in enumerate(versions):
-        if start is None:
-            start = v
-        if i + 1 == len(versions) or versions[i + 1] != v + 1:
-            parts.append(str(v) if start == v else f"{start}..{v}")
-            start = None
-    return ", ".join(parts)
 
 
 def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:

@@ -27,7 +27,7 @@ _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LogFile:
     """A file in ``_delta_log``: its name, location, size and modification time (ms).
 
@@ -41,7 +41,7 @@ class LogFile:
     modification_time: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Checkpoint:
     """One checkpoint of a version: classic, multi-part or V2 (UUID-named).
 
@@ -57,7 +57,7 @@ class Checkpoint:
     expected_parts: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LastCheckpoint:
     """The parsed ``_last_checkpoint`` hint, or the reason it could not be parsed."""
 
@@ -66,7 +66,7 @@ class LastCheckpoint:
     problem: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LogListing:
     """Everything in ``_delta_log`` that log replay cares about, keyed by version."""
 
@@ -144,7 +144,12 @@ def _explain_empty(storage: Storage) -> None:
 
 
 def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
-    return LogFile(meta.name, storage.uri(meta.path), meta.size, meta.last_modified)
+    return LogFile(
+        name=meta.name,
+        path=storage.uri(meta.path),
+        size=meta.size,
+        modification_time=meta.last_modified,
+    )
 
 
 def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
@@ -165,12 +170,12 @@ def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
         elif name == LAST_CHECKPOINT:
             last = read_last_checkpoint(meta.path, storage)
     return LogListing(
-        commits,
-        _group_checkpoints(parts),
-        crcs,
-        tuple(sorted(compacted, key=lambda f: f.name)),
-        last,
-        _count_staged(storage),
+        commits=commits,
+        checkpoints=_group_checkpoints(parts),
+        crcs=crcs,
+        compacted=tuple(sorted(compacted, key=lambda f: f.name)),
+        last_checkpoint=last,
+        staged_commits=_count_staged(storage),
     )
 
 
@@ -199,16 +204,16 @@ def _group_checkpoints(
         if group.startswith("multi:"):
             expected = int(group.split(":")[1])
             cp = Checkpoint(
-                version,
-                "multi-part",
-                tuple(files),
+                version=version,
+                kind="multi-part",
+                files=tuple(files),
                 complete=len(files) == expected,
                 expected_parts=expected,
             )
         elif _V2.match(group):
-            cp = Checkpoint(version, "v2", tuple(files))
+            cp = Checkpoint(version=version, kind="v2", files=tuple(files))
         else:
-            cp = Checkpoint(version, "classic", tuple(files))
+            cp = Checkpoint(version=version, kind="classic", files=tuple(files))
         grouped.setdefault(version, []).append(cp)
     return {v: tuple(cps) for v, cps in grouped.items()}
 
@@ -227,11 +232,11 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
         else:
             data = storage.read(path)
         raw = json.loads(data.decode("utf-8"))
-        return LastCheckpoint(int(raw["version"]), raw)
+        return LastCheckpoint(version=int(raw["version"]), raw=raw)
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
         return LastCheckpoint(
-            None,
-            {},
-            f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+            version=None,
+            raw={},
+            problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
             "it was ignored and the log folder was listed instead.",
         )

@@ -22,7 +22,7 @@ from inspector.storage import LocalStorage, Storage
 FileKey = tuple[str, "str | None"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Snapshot:
     """A table version: its active files, metadata, protocol and app transactions.
 
@@ -84,7 +84,7 @@ class Snapshot:
         return data_file_path(self.table_root, add.path)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReplayState:
     """Mutable accumulator used while replaying actions; frozen into a Snapshot at the end."""
 
@@ -99,12 +99,12 @@ class ReplayState:
     def from_snapshot(cls, snap: Snapshot) -> ReplayState:
         """Start from an earlier snapshot (copies, so the snapshot stays immutable)."""
         return cls(
-            dict(snap.files),
-            dict(snap.tombstones),
-            snap.metadata,
-            snap.protocol,
-            dict(snap.app_transactions),
-            dict(snap.domain_metadata),
+            files=dict(snap.files),
+            tombstones=dict(snap.tombstones),
+            metadata=snap.metadata,
+            protocol=snap.protocol,
+            txns=dict(snap.app_transactions),
+            domains=dict(snap.domain_metadata),
         )
 
     def apply(self, actions: Iterable[Action]) -> None:
@@ -149,14 +149,14 @@ class ReplayState:
                 "restore _delta_log from a backup.",
             )
         return Snapshot(
-            table_root,
-            version,
-            metadata,
-            protocol,
-            self.files,
-            self.tombstones,
-            self.txns,
-            self.domains,
-            replayed_from,
-            storage,
+            table_root=table_root,
+            version=version,
+            metadata=metadata,
+            protocol=protocol,
+            files=self.files,
+            tombstones=self.tombstones,
+            app_transactions=self.txns,
+            domain_metadata=self.domains,
+            replayed_from=replayed_from,
+            storage=storage,
         )

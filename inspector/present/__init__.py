@@ -1,4 +1,6 @@
-"""Presentation: one JSON shape per record, text and Markdown renderers.
+"""Presentation: the diff's JSON contract and Markdown postmortem.
 
-May import every backend layer's records; imports no pyspark itself.
+May import every backend layer below it (``restore``, ``rows``' records, ``views``,
+``log``, ``delta``); imports no pyspark itself (row diff records come from
+``inspector.views.rowrecords``).
 """

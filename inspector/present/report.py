@@ -11,9 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from inspector.delta.actions import AddFile
-from inspector.delta.schema import Column
-from inspector.present.jsonvalue import json_value
-from inspector.rows.rowdiff import ChangedRow, RowDiff
+from inspector.delta.jsonvalue import json_value
 from inspector.views.filediff import (
     CommitChange,
     FileDiff,
@@ -22,7 +20,7 @@ from inspector.views.filediff import (
     VersionSide,
 )
 from inspector.views.history import iso
-from inspector.views.metadiff import ColumnChange, ValueChange
+from inspector.views.rowrecords import ChangedRow, RowDiff
 from inspector.views.versions import file_action_record
 
 
@@ -40,18 +38,12 @@ def diff_record(
         ``{"from", "to", "schema", "files", "partitions", "commits", "properties",
         "protocol", "table", "sides"}`` and ``"rows"`` when given.
     """
-    meta = diff.metadata
+    meta = diff.metadata.to_json()
     record = {
         "table": table,
         "from": diff.from_version,
         "to": diff.to_version,
-        "schema": {
-            "added": [c.name for c in meta.columns_added],
-            "removed": [c.name for c in meta.columns_removed],
-            "changed": [_column_change(c) for c in meta.columns_changed],
-            "addedColumns": [_column(c) for c in meta.columns_added],
-            "removedColumns": [_column(c) for c in meta.columns_removed],
-        },
+        "schema": meta["schema"],
         "files": {
             "added": [f.path for f in diff.only_in_to],
             "removed": [f.path for f in diff.only_in_from],
@@ -61,9 +53,9 @@ def diff_record(
         },
         "partitions": [_partition(p) for p in diff.by_partition],
         "commits": [_commit(c) for c in diff.by_commit],
-        "properties": [_value_change(v) for v in meta.properties],
-        "protocol": [_value_change(v) for v in meta.protocol],
-        "tableFields": [_value_change(v) for v in meta.table],
+        "properties": meta["properties"],
+        "protocol": meta["protocol"],
+        "tableFields": meta["tableFields"],
         "sides": {"from": _side(diff.from_side), "to": _side(diff.to_side)},
     }
     if rows is not None:
@@ -98,23 +90,6 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
 def to_json(diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None) -> str:
     """:func:`diff_record` as indented JSON text (the app's JSON export)."""
     return json.dumps(diff_record(diff, rows, table=table), indent=2)
-
-
-def _column(col: Column) -> dict[str, Any]:
-    return {"name": col.name, "type": col.type, "nullable": col.nullable, "columnId": col.column_id}
-
-
-def _column_change(change: ColumnChange) -> dict[str, Any]:
-    return {
-        "name": change.name,
-        "changes": change.changes,
-        "before": _column(change.before),
-        "after": _column(change.after),
-    }
-
-
-def _value_change(change: ValueChange) -> dict[str, Any]:
-    return {"key": change.key, "before": change.before, "after": change.after}
 
 
 def _totals(t: FileTotals) -> dict[str, Any]:

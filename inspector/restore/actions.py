@@ -14,20 +14,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspector import __version__
+from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata
-from inspector.delta.schema import iter_columns
+from inspector.delta.protocol import protocol_json, same_protocol, writer_features
+from inspector.delta.schema import (
+    IDENTITY_HIGH_WATER_MARK,
+    IDENTITY_START,
+    IDENTITY_STEP,
+    PHYSICAL_NAME_KEY,
+    iter_columns,
+)
 from inspector.restore.plan import RestoreMetrics, RestorePlan
-from inspector.restore.protocol import protocol_json, same_protocol, writer_features
-from inspector.views.history import ICT_ENABLED, ICT_ENABLEMENT_VERSION
 
 ENGINE_INFO = f"delta-inspector/{__version__}"
-ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
-ICT_KEYS = (ICT_ENABLEMENT_VERSION, ICT_ENABLEMENT_TIMESTAMP)
-IDENTITY_START = "delta.identity.start"
-IDENTITY_STEP = "delta.identity.step"
-IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
-PHYSICAL_NAME = "delta.columnMapping.physicalName"
-MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
+#: In-commit-timestamp enablement: never moved by a restore (kept from the current version).
+ICT_KEYS = (properties.ICT_ENABLEMENT_VERSION, properties.ICT_ENABLEMENT_TIMESTAMP)
 
 
 def restore_actions(
@@ -62,7 +63,7 @@ def restore_actions(
     assert protocol is not None and plan.target_metadata is not None
     metadata = restored_metadata(plan.current_metadata, plan.target_metadata)
     ict = None
-    if _enabled(metadata, ICT_ENABLED):
+    if _enabled(metadata, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         ict = max(now_ms, previous_timestamp_ms + 1)
         metadata = with_ict_enablement(metadata, plan.current_metadata, commit_version, ict)
     metrics = plan.effective_metrics(allow_missing_files=allow_missing_files)
@@ -137,13 +138,16 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
     if target.column_mapping_mode != "none":
         highest = max(
             [
-                _int(target.configuration.get(MAX_COLUMN_ID)),
-                _int(current.configuration.get(MAX_COLUMN_ID)),
+                _int(target.configuration.get(properties.COLUMN_MAPPING_MAX_ID)),
+                _int(current.configuration.get(properties.COLUMN_MAPPING_MAX_ID)),
                 *(c.column_id or 0 for c in iter_columns(target.schema)),
             ]
         )
-        if highest and str(highest) != target.configuration.get(MAX_COLUMN_ID):
-            body["configuration"] = {**body["configuration"], MAX_COLUMN_ID: str(highest)}
+        if highest and str(highest) != target.configuration.get(properties.COLUMN_MAPPING_MAX_ID):
+            body["configuration"] = {
+                **body["configuration"],
+                properties.COLUMN_MAPPING_MAX_ID: str(highest),
+            }
     return body
 
 
@@ -186,7 +190,7 @@ def _is_identity(field_obj: Mapping[str, Any]) -> bool:
 
 
 def _physical(field_obj: Mapping[str, Any]) -> str:
-    return (field_obj.get("metadata") or {}).get(PHYSICAL_NAME) or field_obj["name"]
+    return (field_obj.get("metadata") or {}).get(PHYSICAL_NAME_KEY) or field_obj["name"]
 
 
 def with_ict_enablement(
@@ -199,14 +203,14 @@ def with_ict_enablement(
     enablement properties are kept (a restore must not move the boundary).
     """
     config = dict(metadata["configuration"])
-    if _config_enabled(current.configuration, ICT_ENABLED):
+    if properties.enabled(current.configuration, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         for key in ICT_KEYS:
             config.pop(key, None)
             if key in current.configuration:
                 config[key] = current.configuration[key]
     else:
-        config[ICT_ENABLEMENT_VERSION] = str(commit_version)
-        config[ICT_ENABLEMENT_TIMESTAMP] = str(ict)
+        config[properties.ICT_ENABLEMENT_VERSION] = str(commit_version)
+        config[properties.ICT_ENABLEMENT_TIMESTAMP] = str(ict)
     return {**metadata, "configuration": config}
 
 
@@ -242,15 +246,12 @@ def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str,
 
 
 def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
-    return _config_enabled(metadata.get("configuration") or {}, key)
-
-
-def _config_enabled(config: Mapping[str, Any], key: str) -> bool:
-    return str(config.get(key, "false")).lower() == "true"
+    """A boolean property of a ``metaData`` JSON body."""
+    return properties.enabled(metadata.get("configuration") or {}, key)
 
 
 def _suspended(metadata: Mapping[str, Any]) -> bool:
-    return _enabled(metadata, "delta.rowTrackingSuspended")
+    return _enabled(metadata, properties.ROW_TRACKING_SUSPENDED)
 
 
 def describe_actions(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:

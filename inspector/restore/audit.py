@@ -19,7 +19,7 @@ from typing import Any
 OUTCOMES = ("planned", "refused", "committed", "failed")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditEntry:
     """One restore attempt, as recorded in the audit log.
 
@@ -132,16 +132,16 @@ def read_audit(path: str) -> list[AuditEntry]:
                 continue
             entries.append(
                 AuditEntry(
-                    obj.get("when"),
-                    obj.get("who"),
-                    obj.get("table"),
-                    obj.get("fromVersion"),
-                    obj.get("toVersion"),
-                    obj.get("reason"),
-                    obj.get("outcome"),
-                    obj.get("committedVersion"),
-                    obj.get("error"),
-                    obj.get("details") or {},
+                    when=obj.get("when"),
+                    who=obj.get("who"),
+                    table=obj.get("table"),
+                    from_version=obj.get("fromVersion"),
+                    to_version=obj.get("toVersion"),
+                    reason=obj.get("reason"),
+                    outcome=obj.get("outcome"),
+                    committed_version=obj.get("committedVersion"),
+                    error=obj.get("error"),
+                    details=obj.get("details") or {},
                 )
             )
     return entries

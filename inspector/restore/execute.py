@@ -8,9 +8,10 @@ is recorded in the audit log.
 
 Typical use::
 
-    plan = plan_restore(DeltaLog.open(path), 12)
-    result = execute_restore(plan, confirmed=True, reason="bad load at 13")
-    undo = plan_undo(result)            # a guarded restore back, also confirmed
+    # settings: the caller's (the CLI and the app read them from the environment)
+    plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
+    result = execute_restore(plan, confirmed=True, reason="bad load at 13", settings=settings)
+    undo = plan_undo(result, settings=settings)  # a guarded restore back, also confirmed
 """
 
 from __future__ import annotations
@@ -21,16 +22,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.errors import ConcurrentModification, InspectorError, RestoreRefused
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
-from inspector.restore.guards import GuardResult, unchanged_guard
-from inspector.restore.plan import RestoreMetrics, RestorePlan, check_files, plan_restore
+from inspector.restore.guards import GuardName, GuardResult, Override, unchanged_guard
+from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
-from inspector.views.history import ICT_ENABLED
+from inspector.views.filecheck import check_files
 
 __all__ = [
     "RestorePlan",
@@ -42,7 +44,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RestoreResult:
     """A committed restore.
 
@@ -97,7 +99,7 @@ def execute_restore(
     allow_missing_files: bool = False,
     allow_protocol_downgrade: bool = False,
     operator: str | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
     spark: Any = None,
 ) -> RestoreResult:
     """Commit a planned restore, then verify it.
@@ -120,7 +122,6 @@ def execute_restore(
         RestoreRefused: Not confirmed, no reason, or a guard refused; nothing was written.
         ConcurrentModification: The table moved after the plan; nothing was written.
     """
-    settings = settings or Settings.from_env()
     user = current_user(operator)
     audit: dict[str, Any] = {
         "table": plan.table_root,
@@ -176,8 +177,8 @@ def _check_request(
     overrides = [
         name
         for name, on in (
-            ("allow_missing_files", allow_missing_files),
-            ("allow_protocol_downgrade", allow_protocol_downgrade),
+            (Override.ALLOW_MISSING_FILES, allow_missing_files),
+            (Override.ALLOW_PROTOCOL_DOWNGRADE, allow_protocol_downgrade),
         )
         if on
     ]
@@ -201,9 +202,9 @@ def _check_request(
 
 def _hint(blocking: Sequence[GuardResult]) -> str:
     names = {g.name for g in blocking}
-    if "table_unchanged" in names:
+    if GuardName.TABLE_UNCHANGED in names:
         return "Make a new plan on the table's latest version."
-    if names == {"files_available"}:
+    if names == {GuardName.FILES_AVAILABLE}:
         return (
             "Restore the missing files from a backup, pick another version, or accept a partial "
             "table with allow_missing_files (--allow-missing-files)."
@@ -292,7 +293,7 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
         return 0
     config = log.snapshot(version).metadata.configuration
     ict = commit.commit_info.in_commit_timestamp
-    if str(config.get(ICT_ENABLED, "false")).lower() == "true" and ict is not None:
+    if properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and ict is not None:
         return ict
     return commit.file.modification_time
 
@@ -313,23 +314,21 @@ def _result(
         else ()
     )
     return RestoreResult(
-        plan,
-        version,
-        plan.read_version,
-        plan.effective_metrics(allow_missing_files=allow_missing_files),
-        reason,
-        user,
-        allow_missing_files,
-        allow_protocol_downgrade,
-        skipped,
-        engine,
-        path,
+        plan=plan,
+        committed_version=version,
+        pre_restore_version=plan.read_version,
+        metrics=plan.effective_metrics(allow_missing_files=allow_missing_files),
+        reason=reason,
+        operator=user,
+        allow_missing_files=allow_missing_files,
+        allow_protocol_downgrade=allow_protocol_downgrade,
+        skipped_files=skipped,
+        engine=engine,
+        commit_file=path,
     )
 
 
-def plan_undo(
-    result: RestoreResult, *, settings: Settings | None = None, spark: Any = None
-) -> RestorePlan:
+def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 
     Args:

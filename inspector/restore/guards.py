@@ -10,25 +10,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata, Protocol
-from inspector.restore.protocol import (
+from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
     MAX_WRITER_VERSION,
     REFUSED_FEATURES,
-    SUPPORTED_FEATURES,
+    RESTORABLE_FEATURES,
     all_features,
     covers,
     describe_protocol,
     writer_features,
 )
 
-COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
+
+class GuardName(StrEnum):
+    """The stable identifier of each guard (JSON ``guards[].name``)."""
+
+    TARGET_VERSION = "target_version"
+    FILES_AVAILABLE = "files_available"
+    TABLE_UNCHANGED = "table_unchanged"
+    PROTOCOL_NOT_DOWNGRADED = "protocol_not_downgraded"
+    WRITER_FEATURES = "writer_features"
+    NOT_CATALOG_MANAGED = "not_catalog_managed"
+    APPEND_ONLY = "append_only"
+    ROW_TRACKING = "row_tracking"
+    COLUMN_MAPPING = "column_mapping"
 
 
-@dataclass(frozen=True)
+class Override(StrEnum):
+    """The ``execute_restore`` keywords that let an operator proceed despite a failed guard."""
+
+    ALLOW_MISSING_FILES = "allow_missing_files"
+    ALLOW_PROTOCOL_DOWNGRADE = "allow_protocol_downgrade"
+
+
+@dataclass(frozen=True, kw_only=True)
 class GuardResult:
     """One guard's verdict.
 
@@ -41,19 +62,19 @@ class GuardResult:
             despite this guard failing, or None when nothing can override it.
     """
 
-    name: str
+    name: GuardName
     passed: bool
     message: str
     details: Mapping[str, Any] = field(default_factory=dict)
-    override: str | None = None
+    override: Override | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
         return {
-            "name": self.name,
+            "name": str(self.name),
             "passed": self.passed,
             "message": self.message,
-            "override": self.override,
+            "override": str(self.override) if self.override else None,
             "details": dict(self.details),
         }
 
@@ -79,22 +100,25 @@ def target_guard(
             "the current version" if target == current_version else "newer than the current version"
         )
         return GuardResult(
-            "target_version",
-            False,
-            f"Version {target} is {word} ({current_version}); a restore can only go "
+            name=GuardName.TARGET_VERSION,
+            passed=False,
+            message=f"Version {target} is {word} ({current_version}); a restore can only go "
             "back to an older version.",
-            details,
+            details=details,
         )
     if error:
         return GuardResult(
-            "target_version", False, f"Version {target} cannot be restored: {error}", details
+            name=GuardName.TARGET_VERSION,
+            passed=False,
+            message=f"Version {target} cannot be restored: {error}",
+            details=details,
         )
     return GuardResult(
-        "target_version",
-        True,
-        f"Version {target} is older than the current version {current_version} "
+        name=GuardName.TARGET_VERSION,
+        passed=True,
+        message=f"Version {target} is older than the current version {current_version} "
         f"and still in the log (the oldest readable version is {earliest}).",
-        details,
+        details=details,
     )
 
 
@@ -109,25 +133,25 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
     """
     if not total:
         return GuardResult(
-            "files_available",
-            True,
-            f"All {num_files} files to re-add exist with the sizes recorded in the log.",
-            {"checkedFiles": num_files},
+            name=GuardName.FILES_AVAILABLE,
+            passed=True,
+            message=f"All {num_files} files to re-add exist with the sizes recorded in the log.",
+            details={"checkedFiles": num_files},
         )
     listed = [p.to_json() for p in problems[:limit]]
     return GuardResult(
-        "files_available",
-        False,
-        f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
+        name=GuardName.FILES_AVAILABLE,
+        passed=False,
+        message=f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
         "moved or damaged). Without them the restored table would be incomplete or unreadable. "
         "With allow_missing_files they are left out: the result is a PARTIAL table.",
-        {
+        details={
             "checkedFiles": num_files,
             "numProblems": total,
             "problems": listed,
             "listed": len(listed),
         },
-        override="allow_missing_files",
+        override=Override.ALLOW_MISSING_FILES,
     )
 
 
@@ -135,18 +159,18 @@ def unchanged_guard(read_version: int, latest: int) -> GuardResult:
     """The table must still be at the version the plan was made on."""
     if latest == read_version:
         return GuardResult(
-            "table_unchanged",
-            True,
-            f"The table is at version {read_version}, the version this plan was made "
+            name=GuardName.TABLE_UNCHANGED,
+            passed=True,
+            message=f"The table is at version {read_version}, the version this plan was made "
             "on (checked again at commit time).",
-            {"readVersion": read_version},
+            details={"readVersion": read_version},
         )
     return GuardResult(
-        "table_unchanged",
-        False,
-        f"The table moved from version {read_version} to {latest} after this plan was "
+        name=GuardName.TABLE_UNCHANGED,
+        passed=False,
+        message=f"The table moved from version {read_version} to {latest} after this plan was "
         "made; the plan no longer describes it. Make a new plan.",
-        {"readVersion": read_version, "latestVersion": latest},
+        details={"readVersion": read_version, "latestVersion": latest},
     )
 
 
@@ -159,12 +183,12 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
     }
     if not covers(merged, current):
         return GuardResult(
-            "protocol_not_downgraded",
-            False,
-            f"The restore would lower the protocol from {details['current']} to "
+            name=GuardName.PROTOCOL_NOT_DOWNGRADED,
+            passed=False,
+            message=f"The restore would lower the protocol from {details['current']} to "
             f"{details['afterRestore']}.",
-            details,
-            override="allow_protocol_downgrade",
+            details=details,
+            override=Override.ALLOW_PROTOCOL_DOWNGRADE,
         )
     lower = (
         ""
@@ -175,11 +199,11 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
         )
     )
     return GuardResult(
-        "protocol_not_downgraded",
-        True,
-        f"The protocol after the restore is {details['afterRestore']}, at least the "
+        name=GuardName.PROTOCOL_NOT_DOWNGRADED,
+        passed=True,
+        message=f"The protocol after the restore is {details['afterRestore']}, at least the "
         f"current {details['current']}.{lower}",
-        details,
+        details=details,
     )
 
 
@@ -187,7 +211,7 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
     """Every feature of the current, target and merged protocols must be supported by this writer."""
     names = set().union(*(all_features(p) for p in protocols))
     refused = sorted(n for n in names if n in REFUSED_FEATURES)
-    unknown = sorted(n for n in names if n not in SUPPORTED_FEATURES and n not in REFUSED_FEATURES)
+    unknown = sorted(n for n in names if n not in RESTORABLE_FEATURES and n not in REFUSED_FEATURES)
     too_new = [
         describe_protocol(p)
         for p in protocols
@@ -199,26 +223,28 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
         parts += [f"{n} (unknown to this writer)" for n in unknown]
         parts += [f"protocol {p} (newer than this writer knows)" for p in too_new]
         return GuardResult(
-            "writer_features",
-            False,
-            "The table uses features this writer cannot commit to safely: "
+            name=GuardName.WRITER_FEATURES,
+            passed=False,
+            message="The table uses features this writer cannot commit to safely: "
             + "; ".join(parts)
             + ". Restore it with Spark and Delta Lake instead.",
-            details,
+            details=details,
         )
     listed = ", ".join(sorted(names)) or "none"
     return GuardResult(
-        "writer_features",
-        True,
-        f"Every table feature is supported by this writer ({listed}).",
-        details,
+        name=GuardName.WRITER_FEATURES,
+        passed=True,
+        message=f"Every table feature is supported by this writer ({listed}).",
+        details=details,
     )
 
 
 def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -> GuardResult:
     """Tables managed by a catalog or a commit coordinator cannot be committed to directly."""
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
-    keys = sorted(k for k in metadata.configuration if k.startswith(COORDINATED_COMMITS_PREFIX))
+    keys = sorted(
+        k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX)
+    )
     if features or keys or staged_commits:
         reasons = (
             ([f"table features {', '.join(features)}"] if features else [])
@@ -230,65 +256,72 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
             )
         )
         return GuardResult(
-            "not_catalog_managed",
-            False,
-            "The table is managed by a catalog or a commit coordinator ("
+            name=GuardName.NOT_CATALOG_MANAGED,
+            passed=False,
+            message="The table is managed by a catalog or a commit coordinator ("
             + "; ".join(reasons)
             + "): writing a commit file directly would bypass "
             "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
-            {"features": features, "properties": keys, "stagedCommits": staged_commits},
+            details={"features": features, "properties": keys, "stagedCommits": staged_commits},
         )
     return GuardResult(
-        "not_catalog_managed",
-        True,
-        "The table is not managed by a catalog or a commit coordinator.",
+        name=GuardName.NOT_CATALOG_MANAGED,
+        passed=True,
+        message="The table is not managed by a catalog or a commit coordinator.",
     )
 
 
 def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardResult:
     """An append-only table (``delta.appendOnly=true``) must not lose data (PROTOCOL.md)."""
-    append_only = str(metadata.configuration.get("delta.appendOnly", "false")).lower() == "true"
+    append_only = properties.enabled(metadata.configuration, properties.APPEND_ONLY)
     if append_only and removes:
         return GuardResult(
-            "append_only",
-            False,
-            f"The table is append-only (delta.appendOnly=true) and this restore would "
+            name=GuardName.APPEND_ONLY,
+            passed=False,
+            message=f"The table is append-only (delta.appendOnly=true) and this restore would "
             f"remove {len(removes)} files; the Delta protocol forbids removing data "
             "from an append-only table. If that is really intended, unset "
             "delta.appendOnly with Spark first, then make a new plan.",
-            {"appendOnly": True, "filesToRemove": len(removes)},
+            details={"appendOnly": True, "filesToRemove": len(removes)},
         )
     message = (
         "The table is append-only, and this restore only adds files."
         if append_only
         else "The table is not append-only."
     )
-    return GuardResult("append_only", True, message, {"appendOnly": append_only})
+    return GuardResult(
+        name=GuardName.APPEND_ONLY,
+        passed=True,
+        message=message,
+        details={"appendOnly": append_only},
+    )
 
 
 def row_tracking_guard(
     protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]
 ) -> GuardResult:
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
-    suspended = (
-        str(metadata.configuration.get("delta.rowTrackingSuspended", "false")).lower() == "true"
-    )
+    suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
     if "rowTracking" not in writer_features(protocol) or suspended:
-        return GuardResult("row_tracking", True, "Row tracking is not in use; no row IDs to carry.")
+        return GuardResult(
+            name=GuardName.ROW_TRACKING,
+            passed=True,
+            message="Row tracking is not in use; no row IDs to carry.",
+        )
     lacking = [a.path for a in adds if a.base_row_id is None]
     if lacking:
         return GuardResult(
-            "row_tracking",
-            False,
-            f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
+            name=GuardName.ROW_TRACKING,
+            passed=False,
+            message=f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
             "written before row tracking was enabled. This writer does not assign "
             "fresh row IDs; restore this table with Spark and Delta Lake instead.",
-            {"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
+            details={"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
         )
     return GuardResult(
-        "row_tracking",
-        True,
-        f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
+        name=GuardName.ROW_TRACKING,
+        passed=True,
+        message=f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
 
 
@@ -302,21 +335,24 @@ def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
     details = {"current": old, "target": new}
     if old == new:
         return GuardResult(
-            "column_mapping", True, f"The column mapping mode stays '{old}'.", details
+            name=GuardName.COLUMN_MAPPING,
+            passed=True,
+            message=f"The column mapping mode stays '{old}'.",
+            details=details,
         )
     if (old, new) == ("none", "name"):
         return GuardResult(
-            "column_mapping",
-            True,
-            "The restore turns column mapping on ('name'), as "
+            name=GuardName.COLUMN_MAPPING,
+            passed=True,
+            message="The restore turns column mapping on ('name'), as "
             "the target version had it; Delta allows this change.",
-            details,
+            details=details,
         )
     return GuardResult(
-        "column_mapping",
-        False,
-        f"The restore would change the column mapping mode from '{old}' to '{new}', "
+        name=GuardName.COLUMN_MAPPING,
+        passed=False,
+        message=f"The restore would change the column mapping mode from '{old}' to '{new}', "
         "which Delta does not allow: files written under one mode are read by other "
         f"column names under the other. Pick a version whose mode is '{old}'.",
-        details,
+        details=details,
     )

@@ -8,20 +8,21 @@ its deletion vector (so a file whose deletion vector changed is swapped, not kep
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.delta.paths import data_file_path
+from inspector.delta.properties import CLUSTERING_DOMAIN
+from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.log.deltalog import DeltaLog
-from inspector.log.snapshot import FileKey, Snapshot
+from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import (
     GuardResult,
@@ -36,17 +37,17 @@ from inspector.restore.guards import (
     unchanged_guard,
 )
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.restore.protocol import merge_protocols, writer_features
+from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
+from inspector.views.filecheck import FileIssue, check_files
 from inspector.views.history import build_history, iso
 from inspector.views.metadiff import MetadataDiff, diff_metadata
 from inspector.views.versions import file_action_record
 
-CLUSTERING_DOMAIN = "delta.clustering"
 _EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RestoreMetrics:
     """Delta's RESTORE metrics (``operationMetrics`` of the commit, as numbers)."""
 
@@ -73,34 +74,7 @@ class RestoreMetrics:
         return {k: str(v) for k, v in self.to_json().items()}
 
 
-@dataclass(frozen=True)
-class FileProblem:
-    """A file the restore needs that is missing or smaller/larger than the log records.
-
-    ``kind`` is ``missing``, ``truncated`` (size differs), ``dv_missing`` or
-    ``dv_truncated`` (for the file's deletion vector); ``key`` is the (path,
-    deletion-vector id) identity of the add action the problem belongs to.
-    """
-
-    path: str
-    kind: str
-    expected_size: int
-    actual_size: int | None
-    local_path: str
-    key: tuple[str, str | None] = ("", None)  # identity of the add it belongs to
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form listed in guard details and ``missingFiles``."""
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "expectedSize": self.expected_size,
-            "actualSize": self.actual_size,
-            "localPath": self.local_path,
-        }
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RestorePlan:
     """What a restore of ``table_root`` from ``read_version`` to ``target_version`` would do.
 
@@ -133,7 +107,7 @@ class RestorePlan:
     domain_metadata: tuple[Mapping[str, Any], ...]
     partitions_touched: tuple[Mapping[str, str | None], ...]
     num_partitions_touched: int
-    file_problems: tuple[FileProblem, ...]
+    file_problems: tuple[FileIssue, ...]
     num_file_problems: int
     problem_paths: frozenset[tuple[str, str | None]]
     guards: tuple[GuardResult, ...]
@@ -167,13 +141,12 @@ class RestorePlan:
         dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
         size = sum(a.size for a in dropped)
         m = self.metrics
-        return RestoreMetrics(
-            m.num_restored_files - len(dropped),
-            m.restored_files_size - size,
-            m.num_removed_files,
-            m.removed_files_size,
-            m.num_of_files_after_restore - len(dropped),
-            m.table_size_after_restore - size,
+        return dataclasses.replace(
+            m,
+            num_restored_files=m.num_restored_files - len(dropped),
+            restored_files_size=m.restored_files_size - size,
+            num_of_files_after_restore=m.num_of_files_after_restore - len(dropped),
+            table_size_after_restore=m.table_size_after_restore - size,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -193,7 +166,7 @@ class RestorePlan:
             "filesToRemove": [file_action_record(a) for a in self.files_to_remove],
             "partitionsTouched": [dict(p) for p in self.partitions_touched],
             "numPartitionsTouched": self.num_partitions_touched,
-            "schemaChanges": _diff_json(self.metadata_diff),
+            "schemaChanges": self.metadata_diff.to_json() if self.metadata_diff else None,
             "protocolAfterRestore": dict(self.merged_protocol.raw)
             if self.merged_protocol
             else None,
@@ -204,11 +177,7 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog,
-    target: int | datetime | str,
-    *,
-    settings: Settings | None = None,
-    spark: Any = None,
+    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark: Any = None
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
@@ -227,13 +196,12 @@ def plan_restore(
         TimestampOutOfRange: If a timestamp is outside the table's history.
         CorruptLog: If the current version cannot be reconstructed.
     """
-    settings = settings or Settings.from_env()
     log.refresh()
     current = log.snapshot()
-    version, requested = _resolve_target(log, target)
+    version, requested = _resolve_target(log, target, settings)
     target_snap, error = _target_snapshot(log, version)
     if target_snap is None or version >= current.version:
-        plan = _refused_plan(log, current, version, requested, error)
+        plan = _refused_plan(log, current, version, requested, error, settings)
     else:
         plan = _full_plan(log, current, target_snap, requested, settings, spark)
     record_attempt(
@@ -247,7 +215,9 @@ def plan_restore(
     return plan
 
 
-def _resolve_target(log: DeltaLog, target: int | datetime | str) -> tuple[int, str | None]:
+def _resolve_target(
+    log: DeltaLog, target: int | datetime | str, settings: Settings
+) -> tuple[int, str | None]:
     if isinstance(target, bool):
         raise InvalidInput(
             f"'{target}' is not a version or a timestamp.",
@@ -258,7 +228,7 @@ def _resolve_target(log: DeltaLog, target: int | datetime | str) -> tuple[int, s
     from inspector.views import timetravel
 
     when = timetravel.parse_timestamp(target) if isinstance(target, str) else target
-    return timetravel.version_at_timestamp(log, when), _delta_timestamp_text(when)
+    return timetravel.version_at_timestamp(log, when, settings), _delta_timestamp_text(when)
 
 
 def _delta_timestamp_text(when: datetime) -> str:
@@ -274,39 +244,51 @@ def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str 
 
 
 def _refused_plan(
-    log: DeltaLog, current: Snapshot, version: int, requested: str | None, error: str | None
+    log: DeltaLog,
+    current: Snapshot,
+    version: int,
+    requested: str | None,
+    error: str | None,
+    settings: Settings,
 ) -> RestorePlan:
     """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
     guard = target_guard(current.version, version, log.earliest_version, error)
-    empty = RestoreMetrics(0, 0, 0, 0, current.num_files, current.size_in_bytes)
+    empty = RestoreMetrics(
+        num_restored_files=0,
+        restored_files_size=0,
+        num_removed_files=0,
+        removed_files_size=0,
+        num_of_files_after_restore=current.num_files,
+        table_size_after_restore=current.size_in_bytes,
+    )
     return RestorePlan(
-        current.table_root,
-        table_name(current),
-        current.version,
-        version,
-        _history_ms(log, version),
-        requested,
-        (),
-        (),
-        empty,
-        current.num_records,
-        None,
-        None,
-        None,
-        current.metadata,
-        current.protocol,
-        None,
-        None,
-        None,
-        None,
-        (),
-        (),
-        0,
-        (),
-        0,
-        frozenset(),
-        (guard,),
-        (),
+        table_root=current.table_root,
+        table_name=table_name(current),
+        read_version=current.version,
+        target_version=version,
+        target_timestamp=_history_ms(log, version, settings),
+        requested_timestamp=requested,
+        files_to_add=(),
+        files_to_remove=(),
+        metrics=empty,
+        rows_before=current.num_records,
+        rows_after=None,
+        rows_added=None,
+        rows_removed=None,
+        current_metadata=current.metadata,
+        current_protocol=current.protocol,
+        target_metadata=None,
+        target_protocol=None,
+        merged_protocol=None,
+        metadata_diff=None,
+        domain_metadata=(),
+        partitions_touched=(),
+        num_partitions_touched=0,
+        file_problems=(),
+        num_file_problems=0,
+        problem_paths=frozenset(),
+        guards=(guard,),
+        warnings=(),
     )
 
 
@@ -322,7 +304,15 @@ def _full_plan(
         from inspector.rows.session import get_spark
 
         spark = get_spark(settings)
-    adds, removes, metrics = diff_files(current, target, spark=spark)
+    adds, removes = restore_file_lists(current, target, spark=spark)
+    metrics = RestoreMetrics(
+        num_restored_files=len(adds),
+        restored_files_size=sum(a.size for a in adds),
+        num_removed_files=len(removes),
+        removed_files_size=sum(a.size for a in removes),
+        num_of_files_after_restore=target.num_files,
+        table_size_after_restore=target.size_in_bytes,
+    )
     problems = check_files(target.table_root, adds, workers=settings.check_workers)
     damaged = {
         p.key for p in check_files(current.table_root, removes, workers=settings.check_workers)
@@ -331,7 +321,7 @@ def _full_plan(
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = _partitions(adds + removes)
     limit = settings.max_listed_files
-    target_ms = _history_ms(log, target.version)
+    target_ms = _history_ms(log, target.version, settings)
     guards = (
         target_guard(current.version, target.version, log.earliest_version, None),
         files_guard(problems, len(problems), len(adds), limit),
@@ -344,38 +334,38 @@ def _full_plan(
         column_mapping_guard(current.metadata, target.metadata),
     )
     return RestorePlan(
-        current.table_root,
-        table_name(current),
-        current.version,
-        target.version,
-        target_ms,
-        requested,
-        adds,
-        removes,
-        metrics,
-        current.num_records,
-        target.num_records,
-        _live_rows(adds),
-        _live_rows(removes),
-        current.metadata,
-        current.protocol,
-        target.metadata,
-        target.protocol,
-        merged,
-        diff,
-        restore_domains(current, target),
-        tuple(partitions[:limit]),
-        len(partitions),
-        tuple(problems[:limit]),
-        len(problems),
-        frozenset(p.key for p in problems),
-        guards,
-        tuple(
+        table_root=current.table_root,
+        table_name=table_name(current),
+        read_version=current.version,
+        target_version=target.version,
+        target_timestamp=target_ms,
+        requested_timestamp=requested,
+        files_to_add=adds,
+        files_to_remove=removes,
+        metrics=metrics,
+        rows_before=current.num_records,
+        rows_after=target.num_records,
+        rows_added=_live_rows(adds),
+        rows_removed=_live_rows(removes),
+        current_metadata=current.metadata,
+        current_protocol=current.protocol,
+        target_metadata=target.metadata,
+        target_protocol=target.protocol,
+        merged_protocol=merged,
+        metadata_diff=diff,
+        domain_metadata=restore_domains(current, target),
+        partitions_touched=tuple(partitions[:limit]),
+        num_partitions_touched=len(partitions),
+        file_problems=tuple(problems[:limit]),
+        num_file_problems=len(problems),
+        problem_paths=frozenset(p.key for p in problems if p.key is not None),
+        guards=guards,
+        warnings=tuple(
             restore_warnings(
                 log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
             )
         ),
-        _has_delta_jars(spark),
+        delta_jars=_has_delta_jars(spark),
     )
 
 
@@ -388,135 +378,6 @@ def _has_delta_jars(spark: Any) -> bool:
 def table_name(snapshot: Snapshot) -> str:
     """The name an operator types to confirm: the metadata name, else the folder's name."""
     return snapshot.metadata.name or os.path.basename(snapshot.table_root.rstrip(os.sep))
-
-
-def diff_files(
-    current: Snapshot, target: Snapshot, *, spark: Any = None, settings: Settings | None = None
-) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...], RestoreMetrics]:
-    """Files to re-add and to remove, and Delta's metrics, computed on Spark.
-
-    As in Delta's ``RestoreTableCommand``, both versions' file lists become
-    DataFrames of (path, deletion-vector id, size), and two left-anti joins on path
-    and deletion-vector id (null-safe, so "no deletion vector" matches itself) give
-    the files to add and to remove. Both results come back in one Spark job; the
-    metrics are the counts and byte sums of exactly those rows.
-
-    Args:
-        current: The latest snapshot.
-        target: The snapshot to restore.
-        spark: The session; started from ``settings`` when None.
-        settings: Used only to start Spark.
-
-    Returns:
-        (files to add, files to remove, metrics); the files sorted by path.
-    """
-    from pyspark.sql import functions as F
-
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    cur_files, tgt_files = list(current.files.items()), list(target.files.items())
-    cur, tgt = _file_frame(spark, cur_files).alias("c"), _file_frame(spark, tgt_files).alias("t")
-    same = (F.col("c.path") == F.col("t.path")) & F.col("c.dv").eqNullSafe(F.col("t.dv"))
-    to_add = tgt.join(cur, same, "left_anti").select(F.lit("add").alias("side"), "idx", "size")
-    to_remove = cur.join(tgt, same, "left_anti").select(
-        F.lit("remove").alias("side"), "idx", "size"
-    )
-    found = to_add.unionByName(to_remove).collect()
-    adds = _pick(tgt_files, [r for r in found if r.side == "add"])
-    removes = _pick(cur_files, [r for r in found if r.side == "remove"])
-    metrics = RestoreMetrics(
-        len(adds),
-        sum(a.size for a in adds),
-        len(removes),
-        sum(a.size for a in removes),
-        target.num_files,
-        target.size_in_bytes,
-    )
-    return adds, removes, metrics
-
-
-def _file_frame(spark: Any, files: list[tuple[FileKey, AddFile]]) -> Any:
-    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
-
-    schema = StructType(
-        [
-            StructField("idx", IntegerType(), False),
-            StructField("path", StringType(), False),
-            StructField("dv", StringType(), True),
-            StructField("size", LongType(), False),
-        ]
-    )
-    rows = [(i, key[0], key[1], add.size) for i, (key, add) in enumerate(files)]
-    return spark.createDataFrame(rows, schema=schema)
-
-
-def _pick(files: list[tuple[FileKey, AddFile]], found: list[Any]) -> tuple[AddFile, ...]:
-    chosen = [files[row.idx][1] for row in found]
-    return tuple(sorted(chosen, key=lambda a: (a.path, a.key[1] or "")))
-
-
-def check_files(table_root: str, adds: Sequence[AddFile], *, workers: int = 8) -> list[FileProblem]:
-    """Stat every file to re-add and its deletion-vector file; report missing or wrong sizes.
-
-    Delta checks existence on Spark executors; here the files are local, so plain
-    ``os.stat`` calls in a thread pool are faster than shipping paths to the JVM,
-    and they also compare sizes (a truncated file would make the table unreadable).
-
-    Args:
-        table_root: The table's root folder.
-        adds: The add actions to check.
-        workers: Parallel stat calls.
-
-    Returns:
-        Every problem, in the order of ``adds``.
-    """
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        found = pool.map(lambda a: _check_one(table_root, a), adds)
-        return [p for problems in found for p in problems]
-
-
-def _check_one(table_root: str, add: AddFile) -> list[FileProblem]:
-    problems = []
-    local = data_file_path(table_root, add.path)
-    actual = _size(local)
-    if actual is None or actual != add.size:
-        problems.append(
-            FileProblem(
-                add.path,
-                "missing" if actual is None else "truncated",
-                add.size,
-                actual,
-                local,
-                add.key,
-            )
-        )
-    dv = add.deletion_vector
-    dv_path = dv.relative_or_absolute_path() if dv else None
-    if dv is not None and dv_path is not None:
-        dv_local = data_file_path(table_root, dv_path)
-        needed = dv.required_file_size
-        dv_actual = _size(dv_local)
-        if dv_actual is None or dv_actual < needed:
-            problems.append(
-                FileProblem(
-                    add.path,
-                    "dv_missing" if dv_actual is None else "dv_truncated",
-                    needed,
-                    dv_actual,
-                    dv_local,
-                    add.key,
-                )
-            )
-    return problems
-
-
-def _size(path: str) -> int | None:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return None
 
 
 def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, Any], ...]:
@@ -549,25 +410,11 @@ def _live_rows(files: Sequence[AddFile]) -> int | None:
     return None if len(known) < len(counts) else sum(known)
 
 
-def _history_ms(log: DeltaLog, version: int) -> int | None:
+def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:
     try:
         return next(
-            (e.timestamps.history for e in build_history(log) if e.version == version), None
+            (e.timestamps.history for e in build_history(log, settings) if e.version == version),
+            None,
         )
     except InspectorError:
         return None
-
-
-def _diff_json(diff: MetadataDiff | None) -> dict[str, Any] | None:
-    if diff is None:
-        return None
-    return {
-        "columnsAdded": [c.name for c in diff.columns_added],
-        "columnsRemoved": [c.name for c in diff.columns_removed],
-        "columnsChanged": [{"name": c.name, "changes": c.changes} for c in diff.columns_changed],
-        "properties": [
-            {"key": v.key, "before": v.before, "after": v.after} for v in diff.properties
-        ],
-        "table": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.table],
-        "protocol": [{"key": v.key, "before": v.before, "after": v.after} for v in diff.protocol],
-    }

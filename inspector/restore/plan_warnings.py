@@ -6,26 +6,16 @@ the schema changes under running jobs, tables joined by keys drift apart.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.actions import AddFile
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import ICT_ENABLED
+from inspector.views.filecheck import FileIssue
 from inspector.views.metadiff import MetadataDiff
-
-_RETENTION = "delta.deletedFileRetentionDuration"
-_DEFAULT_RETENTION_MS = 7 * 24 * 3600 * 1000
-_UNITS_MS = {
-    "second": 1000,
-    "minute": 60_000,
-    "hour": 3_600_000,
-    "day": 86_400_000,
-    "week": 604_800_000,
-}
 
 
 def restore_warnings(
@@ -35,7 +25,7 @@ def restore_warnings(
     adds: Sequence[AddFile],
     removes: Sequence[AddFile],
     diff: MetadataDiff,
-    problems: Sequence[Any],
+    problems: Sequence[FileIssue],
     target_ms: int | None,
     removed_damaged: int = 0,
 ) -> list[str]:
@@ -48,7 +38,7 @@ def restore_warnings(
         adds: Files the restore re-adds.
         removes: Files the restore removes.
         diff: Metadata differences (current -> restored).
-        problems: Missing or truncated files (records with ``path``).
+        problems: Files of the target version that are missing or the wrong size.
         target_ms: The target version's history timestamp, when known.
         removed_damaged: How many of the files to remove are missing or damaged in storage.
 
@@ -76,27 +66,29 @@ def restore_warnings(
             f"reference may disappear ({_rows(removes)} removed) or come back "
             f"({_rows(adds)} re-added), leaving them inconsistent."
         )
-    if _enabled(current, "delta.enableChangeDataFeed"):
+    if _enabled(current, properties.ENABLE_CHANGE_DATA_FEED):
         out.append(
             "The change data feed will show this restore as deletes of the removed files and "
             "inserts of the re-added files (no change-data files are written, as in Delta)."
         )
-    if _enabled(current, ICT_ENABLED) and not _enabled(target, ICT_ENABLED):
+    if _enabled(current, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and not _enabled(
+        target, properties.ENABLE_IN_COMMIT_TIMESTAMPS
+    ):
         out.append(
             f"Version {target.version} predates in-commit timestamps: the restore turns them "
             "off (as Delta's RESTORE does), so later timestamps come from file times again."
         )
-    out += _retention_warning(current, target, target_ms)
+    out += retention_warning(current, target, target_ms)
     return out
 
 
-def _missing_warning(adds: Sequence[AddFile], problems: Sequence[Any]) -> list[str]:
+def _missing_warning(adds: Sequence[AddFile], problems: Sequence[FileIssue]) -> list[str]:
     if not problems:
         return []
-    paths = {p.path for p in problems}
-    lost = [a for a in adds if a.path in paths]
+    keys = {p.key for p in problems}
+    lost = [a for a in adds if a.key in keys]
     return [
-        f"PARTIAL TABLE RISK: {len(paths)} files of the target version are missing or truncated. "
+        f"PARTIAL TABLE RISK: {len(keys)} files of the target version are missing or truncated. "
         f"Only with allow_missing_files would the restore proceed, and then WITHOUT those files "
         f"({_rows(lost)}): they are not re-added, and the restored table is NOT the target "
         "version but a partial copy of it."
@@ -143,27 +135,32 @@ def _schema_changes_between(log: DeltaLog, first: int, last: int) -> list[int]:
     return found
 
 
-def _retention_warning(current: Snapshot, target: Snapshot, target_ms: int | None) -> list[str]:
+def retention_warning(
+    current: Snapshot, target: Snapshot, target_ms: int | None, *, now_ms: int | None = None
+) -> list[str]:
+    """The warning that VACUUM may already delete the target's files, if it applies.
+
+    The retention is the one the Health page's retention view uses
+    (:func:`inspector.delta.properties.retention`), so both agree on every table.
+
+    Args:
+        current: The latest snapshot (its properties set the retention).
+        target: The snapshot to restore.
+        target_ms: The target version's history timestamp, when known.
+        now_ms: The current time (ms), for tests; defaults to the clock.
+    """
     if target_ms is None:
         return []
-    retention = _retention_ms(current.metadata.configuration.get(_RETENTION))
-    age = int(time.time() * 1000) - target_ms
-    if age <= retention:
+    found = properties.retention(current.metadata.configuration, properties.DELETED_FILE_RETENTION)
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    if now - target_ms <= found.ms:
         return []
+    invalid = f" {found.problem}" if found.problem else ""
     return [
         f"Version {target.version} is older than the table's deleted-file retention "
-        f"({current.metadata.configuration.get(_RETENTION) or 'interval 1 week'}): a VACUUM "
-        "may delete its files at any moment. Commit soon; files are checked again at commit."
+        f"({found.describe()}): a VACUUM may delete its files at any moment. Commit soon; files "
+        f"are checked again at commit.{invalid}"
     ]
-
-
-def _retention_ms(text: str | None) -> int:
-    match = re.match(
-        r"^\s*(?:interval\s+)?(\d+)\s+(second|minute|hour|day|week)s?\s*$", (text or "").lower()
-    )
-    if not match:
-        return _DEFAULT_RETENTION_MS
-    return int(match.group(1)) * _UNITS_MS[match.group(2)]
 
 
 def _names(columns: Sequence[Any]) -> str:
@@ -172,7 +169,7 @@ def _names(columns: Sequence[Any]) -> str:
 
 
 def _enabled(snapshot: Snapshot, key: str) -> bool:
-    return str(snapshot.metadata.configuration.get(key, "false")).lower() == "true"
+    return properties.enabled(snapshot.metadata.configuration, key)
 
 
 def _rows(files: Sequence[AddFile]) -> str:

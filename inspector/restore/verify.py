@@ -15,19 +15,17 @@ import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.errors import InspectorError, UnsupportedFeature
+from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
+from inspector.delta.protocol import covers, describe_protocol
+from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.actions import (
-    ICT_KEYS,
-    IDENTITY_HIGH_WATER_MARK,
-    MAX_COLUMN_ID,
-    metadata_json,
-)
+from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.restore.plan import RestorePlan
-from inspector.restore.protocol import covers, describe_protocol
 from inspector.settings import Settings
 
 
@@ -48,20 +46,28 @@ class _Restored(typing.Protocol):
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
 
 
-@dataclass(frozen=True)
+class CheckStatus(StrEnum):
+    """The outcome of one verification check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, kw_only=True)
 class VerificationCheck:
     """One check of a restore: ``status`` is ``passed``, ``failed`` or ``skipped``."""
 
     name: str
-    status: str
+    status: CheckStatus
     message: str
 
     def to_json(self) -> dict[str, str]:
         """The JSON form of the check."""
-        return {"name": self.name, "status": self.status, "message": self.message}
+        return {"name": self.name, "status": str(self.status), "message": self.message}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verification:
     """The checks run against the restored version; ``ok`` when none failed."""
 
@@ -72,12 +78,12 @@ class Verification:
     @property
     def ok(self) -> bool:
         """True when no check failed (skipped checks say why they were skipped)."""
-        return all(c.status != "failed" for c in self.checks)
+        return all(c.status != CheckStatus.FAILED for c in self.checks)
 
     @property
     def failures(self) -> list[VerificationCheck]:
         """The failed checks."""
-        return [c for c in self.checks if c.status == "failed"]
+        return [c for c in self.checks if c.status == CheckStatus.FAILED]
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
@@ -89,9 +95,7 @@ class Verification:
         }
 
 
-def verify_restore(
-    result: _Restored, *, spark: Any = None, settings: Settings | None = None
-) -> Verification:
+def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) -> Verification:
     """Check a committed restore against its target version.
 
     Args:
@@ -108,13 +112,13 @@ def verify_restore(
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
         return Verification(
-            version,
-            target_version,
-            (
+            version=version,
+            target_version=target_version,
+            checks=(
                 VerificationCheck(
-                    "readable",
-                    "failed",
-                    f"Version {version} cannot be read back from the log: {exc}",
+                    name="readable",
+                    status=CheckStatus.FAILED,
+                    message=f"Version {version} cannot be read back from the log: {exc}",
                 ),
             ),
         )
@@ -126,7 +130,7 @@ def verify_restore(
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely("deltalake_rows", _deltalake_check, new, target, dropped),
     ]
-    return Verification(version, target_version, tuple(checks))
+    return Verification(version=version, target_version=target_version, checks=tuple(checks))
 
 
 def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> VerificationCheck:
@@ -135,7 +139,9 @@ def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> V
         return check(*args)
     except Exception as exc:
         return VerificationCheck(
-            name, "failed", f"The check could not run: {type(exc).__name__}: {exc}"
+            name=name,
+            status=CheckStatus.FAILED,
+            message=f"The check could not run: {type(exc).__name__}: {exc}",
         )
 
 
@@ -145,15 +151,15 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Verifica
     if not extra and not missing:
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
         return VerificationCheck(
-            "files",
-            "passed",
-            f"Version {new.version} has exactly the {len(expected)} files of "
+            name="files",
+            status=CheckStatus.PASSED,
+            message=f"Version {new.version} has exactly the {len(expected)} files of "
             f"version {target.version}{left_out}.",
         )
     return VerificationCheck(
-        "files",
-        "failed",
-        f"Version {new.version} differs from version {target.version}: "
+        name="files",
+        status=CheckStatus.FAILED,
+        message=f"Version {new.version} differs from version {target.version}: "
         f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
         f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
     )
@@ -163,15 +169,15 @@ def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     got, want = _comparable(new), _comparable(target)
     if got == want:
         return VerificationCheck(
-            "metadata",
-            "passed",
-            f"Schema, partition columns and properties equal version {target.version}'s.",
+            name="metadata",
+            status=CheckStatus.PASSED,
+            message=f"Schema, partition columns and properties equal version {target.version}'s.",
         )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
     return VerificationCheck(
-        "metadata",
-        "failed",
-        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
+        name="metadata",
+        status=CheckStatus.FAILED,
+        message=f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
     )
 
 
@@ -179,7 +185,7 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
     """Metadata without the parts a restore legitimately keeps from the current version."""
     body = metadata_json(snapshot.metadata)
     body.pop("createdTime", None)
-    kept = (*ICT_KEYS, MAX_COLUMN_ID)  # never go back: kept from the pre-restore version
+    kept = (*ICT_KEYS, COLUMN_MAPPING_MAX_ID)  # never go back: kept from the pre-restore version
     body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in kept}
     schema = json.loads(body["schemaString"])
     for f in schema.get("fields", []):
@@ -198,21 +204,21 @@ def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
     word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
         return VerificationCheck(
-            "protocol",
-            "passed",
-            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
+            name="protocol",
+            status=CheckStatus.PASSED,
+            message=f"Protocol {describe_protocol(new.protocol)} is at least {word} "
             f"{describe_protocol(baseline)}.",
         )
     return VerificationCheck(
-        "protocol",
-        "failed",
-        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
+        name="protocol",
+        status=CheckStatus.FAILED,
+        message=f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
         f"{describe_protocol(baseline)}.",
     )
 
 
 def _rows_check(
-    new: Snapshot, target: Snapshot, dropped: set[str], spark: Any, settings: Settings | None
+    new: Snapshot, target: Snapshot, dropped: set[str], spark: Any, settings: Settings
 ) -> VerificationCheck:
     from inspector.rows.reader import read_files, read_snapshot
 
@@ -228,59 +234,65 @@ def _rows_check(
         ).count()
     except UnsupportedFeature as exc:
         return VerificationCheck(
-            "row_count", "skipped", f"Rows could not be read with Spark: {exc}"
+            name="row_count",
+            status=CheckStatus.SKIPPED,
+            message=f"Rows could not be read with Spark: {exc}",
         )
     except InspectorError as exc:
-        return VerificationCheck("row_count", "failed", f"Rows could not be read with Spark: {exc}")
+        return VerificationCheck(
+            name="row_count",
+            status=CheckStatus.FAILED,
+            message=f"Rows could not be read with Spark: {exc}",
+        )
     if got == want:
         return VerificationCheck(
-            "row_count",
-            "passed",
-            f"Spark reads {got} rows at version {new.version}, as at version "
+            name="row_count",
+            status=CheckStatus.PASSED,
+            message=f"Spark reads {got} rows at version {new.version}, as at version "
             f"{target.version}{' (without the files left out)' if dropped else ''}.",
         )
     return VerificationCheck(
-        "row_count",
-        "failed",
-        f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
+        name="row_count",
+        status=CheckStatus.FAILED,
+        message=f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
     )
 
 
 def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> VerificationCheck:
     if dropped:
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            "Skipped: the target version's missing files cannot be read, so "
+            name="deltalake_rows",
+            status=CheckStatus.SKIPPED,
+            message="Skipped: the target version's missing files cannot be read, so "
             "its rows cannot be compared.",
         )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
+            name="deltalake_rows",
+            status=CheckStatus.SKIPPED,
+            message=f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
         )
     try:
         got, want = _deltalake_rows(new), _deltalake_rows(target)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return VerificationCheck(
-            "deltalake_rows",
-            "skipped",
-            f"Skipped: deltalake cannot read this table ({reason[:200]}).",
+            name="deltalake_rows",
+            status=CheckStatus.SKIPPED,
+            message=f"Skipped: deltalake cannot read this table ({reason[:200]}).",
         )
     if got == want:
         return VerificationCheck(
-            "deltalake_rows",
-            "passed",
-            f"deltalake reads the same {sum(got.values())} rows at versions "
+            name="deltalake_rows",
+            status=CheckStatus.PASSED,
+            message=f"deltalake reads the same {sum(got.values())} rows at versions "
             f"{new.version} and {target.version}.",
         )
     surplus, lacking = got - want, want - got
     return VerificationCheck(
-        "deltalake_rows",
-        "failed",
-        f"deltalake reads different rows at version {new.version}: "
+        name="deltalake_rows",
+        status=CheckStatus.FAILED,
+        message=f"deltalake reads different rows at version {new.version}: "
         f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
         f"compared with version {target.version}.",
     )

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
-from inspector.present.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.settings import Settings
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
 from inspector.views.versions import parse_version
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PreviewColumn:
     """A column of the previewed version: logical name and Delta type (``simpleString``)."""
 
@@ -32,7 +32,7 @@ class PreviewColumn:
     type: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Preview:
     """What a preview shows. ``num_rows`` is exact (Spark counted every row that passed
     ``where``); ``rows`` holds the first ``limit`` of them as Python values."""
@@ -49,7 +49,7 @@ class Preview:
     read_path: str = ""  # a ReadPath value: how Spark read the files
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ResolvedVersion:
     """A version chosen by number or by timestamp; ``timestamp`` is the UTC moment typed."""
 
@@ -62,7 +62,7 @@ def resolve_version(
     *,
     version: str | int | None = None,
     timestamp: str | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> ResolvedVersion:
     """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
 
@@ -77,10 +77,12 @@ def resolve_version(
         )
     if timestamp:
         moment = parse_timestamp(timestamp)
-        return ResolvedVersion(version_at_timestamp(log, moment, settings), moment)
+        return ResolvedVersion(
+            version=version_at_timestamp(log, moment, settings), timestamp=moment
+        )
     chosen = log.latest_version if version is None else parse_version(version, log)
     log.snapshot(chosen)  # raises VersionNotFound / CorruptLog with the table's range
-    return ResolvedVersion(chosen)
+    return ResolvedVersion(version=chosen)
 
 
 def build_preview(
@@ -140,18 +142,20 @@ def build_preview(
     total = _spark_action(
         df.count if where and where.strip() else lambda: count_rows(snapshot, spark=spark)
     )
-    columns = tuple(PreviewColumn(f.name, f.type.simple_string()) for f in snapshot.schema.fields)
+    columns = tuple(
+        PreviewColumn(name=f.name, type=f.type.simple_string()) for f in snapshot.schema.fields
+    )
     return Preview(
-        version,
-        columns,
-        total,
-        tuple(rows),
-        limit,
-        (where or "").strip() or None,
-        snapshot.num_files,
-        snapshot.size_in_bytes,
-        tuple(read_warnings(snapshot)),
-        str(read_path),
+        version=version,
+        columns=columns,
+        num_rows=total,
+        rows=tuple(rows),
+        limit=limit,
+        where=(where or "").strip() or None,
+        files_read=snapshot.num_files,
+        bytes_read=snapshot.size_in_bytes,
+        warnings=tuple(read_warnings(snapshot)),
+        read_path=str(read_path),
     )
 
 
@@ -313,9 +317,9 @@ class PreviewJob:
         from inspector.rows.session import spark_status
 
         if spark_status().state == "ready":
-            from inspector.rows.session import get_spark
+            from inspector.rows.session import started_spark
 
-            get_spark().sparkContext.cancelJobGroup(self.group)
+            started_spark().sparkContext.cancelJobGroup(self.group)
 
     def result(self) -> Preview | None:
         """The preview (None when cancelled).

@@ -20,12 +20,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import InvalidInput, NotADeltaTable
+from inspector.delta.errors import NotADeltaTable
 from inspector.log.snapshot import Snapshot
-
-#: The Spark conf key the session sets from the ``spark_read_path`` setting.
-READ_PATH_CONF = "spark.deltaInspector.readPath"
-READ_PATH_CHOICES = ("auto", "native", "python")
+from inspector.rows.session import (  # noqa: F401  (re-exported)
+    READ_PATH_CHOICES,
+    READ_PATH_CONF,
+    check_read_path,
+    has_delta_jars,
+)
 
 
 class ReadPath(StrEnum):
@@ -46,20 +48,6 @@ class ReadPath(StrEnum):
         }[self]
 
 
-def check_read_path(value: str) -> str:
-    """Validate a ``spark_read_path`` value.
-
-    Raises:
-        InvalidInput: Naming the allowed values.
-    """
-    if value.strip().lower() not in READ_PATH_CHOICES:
-        raise InvalidInput(
-            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
-            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
-        )
-    return value.strip().lower()
-
-
 def is_local(location: str) -> bool:
     """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
     from inspector.storage import parse_location
@@ -73,7 +61,6 @@ def is_local(location: str) -> bool:
 def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
     """The path :mod:`inspector.rows.reader` takes for this snapshot in this session."""
     from inspector.rows.connectors import connector_for, has_connector
-    from inspector.rows.session import has_delta_jars
 
     preference = check_read_path(spark.conf.get(READ_PATH_CONF, "auto") or "auto")
     if preference == "python":
@@ -125,12 +112,12 @@ def missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
 
 def python_rows(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile]) -> Any:
     """The adds' rows read by the Python data source, projected exactly as the native path."""
-    from inspector.rows.reader import _output_column
+    from inspector.rows.physical import output_column
 
     parts = set(snapshot.partition_columns)
     id_mode = snapshot.metadata.column_mapping_mode == "id"
     df = _load(spark, snapshot, logical, adds, count_only=False)
-    return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
+    return df.select(*[output_column(f, parts, id_mode) for f in logical.fields])
 
 
 def python_count(spark: Any, snapshot: Snapshot, logical: Any, adds: list[AddFile]) -> int:
@@ -149,21 +136,21 @@ def _load(
     from pyspark.sql.types import StructField, StructType
 
     from inspector.rows.datasource import FileTask, ScanSpec, deleted_bytes, group_tasks, load
-    from inspector.rows.reader import (
-        _checked_bitmap,
-        _partition_alias,
-        _physical_field,
+    from inspector.rows.physical import (
+        checked_bitmap,
+        partition_alias,
+        physical_field,
         typed_partition_values,
     )
 
     parts = set(snapshot.partition_columns)
     id_mode = snapshot.metadata.column_mapping_mode == "id"
     read_schema = StructType(
-        [_physical_field(f, id_mode) for f in logical.fields if f.name not in parts]
+        [physical_field(f, id_mode) for f in logical.fields if f.name not in parts]
     )
     part_fields = [f for f in logical.fields if f.name in parts]
     part_schema = StructType(
-        [StructField(_partition_alias(f), f.dataType, True) for f in part_fields]
+        [StructField(partition_alias(f), f.dataType, True) for f in part_fields]
     )
     zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
     tasks = [
@@ -171,7 +158,7 @@ def _load(
             path=snapshot.data_path(add),
             size=add.size,
             partition_values=typed_partition_values(add, part_fields, zone),
-            deleted=deleted_bytes(_checked_bitmap(snapshot, add)) if add.deletion_vector else None,
+            deleted=deleted_bytes(checked_bitmap(snapshot, add)) if add.deletion_vector else None,
         )
         for add in adds
     ]

@@ -10,8 +10,7 @@ so only the rows deleted in between remain.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InvalidInput
@@ -19,6 +18,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.filediff import FileDiff, diff_files
 from inspector.views.metadiff import ValueChange
+from inspector.views.rowrecords import ChangedRow, RowDiff, RowSamples
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -36,48 +36,6 @@ _BEFORE, _AFTER, _DIFFERS = (
     "__delta_inspector_differs_",
 )
 
-Row = Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ChangedRow:
-    """A key present on both sides with different values: only the columns that changed."""
-
-    key: Row
-    changes: tuple[ValueChange, ...]
-
-
-@dataclass(frozen=True)
-class RowSamples:
-    """One page of sample rows (the same page of each list)."""
-
-    offset: int
-    limit: int
-    added: tuple[Row, ...] = ()
-    removed: tuple[Row, ...] = ()
-    changed: tuple[ChangedRow, ...] = ()
-
-
-@dataclass(frozen=True)
-class RowDiff:
-    """Rows only in ``to`` (added) and only in ``from`` (removed), counted as multisets.
-
-    Without a key, ``added``/``removed`` count rows (duplicates count) and
-    ``changed`` is None. With a key, they count keys added and removed, and
-    ``changed`` counts keys on both sides whose other columns differ.
-    """
-
-    from_version: int
-    to_version: int
-    columns: tuple[str, ...]
-    key: tuple[str, ...]
-    added: int
-    removed: int
-    changed: int | None
-    files_read: int
-    bytes_read: int
-    samples: RowSamples
-
 
 def diff_rows(
     log: DeltaLog,
@@ -88,7 +46,7 @@ def diff_rows(
     offset: int = 0,
     limit: int | None = None,
     file_diff: FileDiff | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
     spark: SparkSession | None = None,
 ) -> RowDiff:
     """Diff the rows of two versions on Spark, reading only the changed files.
@@ -112,7 +70,6 @@ def diff_rows(
         VersionNotFound, CorruptLog: If a version cannot be reconstructed.
         SparkUnavailable: If Spark cannot start.
     """
-    settings = settings or Settings.from_env()
     limit = settings.sample_rows if limit is None else limit
     if offset < 0 or limit < 0:
         raise InvalidInput(
@@ -124,16 +81,16 @@ def diff_rows(
     key = _check_key(key, columns)
     files = diff.only_in_from + diff.only_in_to
     empty = RowDiff(
-        diff.from_version,
-        diff.to_version,
-        columns,
-        key,
-        0,
-        0,
-        0 if key else None,
-        0,
-        0,
-        RowSamples(offset, limit),
+        from_version=diff.from_version,
+        to_version=diff.to_version,
+        columns=columns,
+        key=key,
+        added=0,
+        removed=0,
+        changed=0 if key else None,
+        files_read=0,
+        bytes_read=0,
+        samples=RowSamples(offset=offset, limit=limit),
     )
     if not files:
         return empty  # no file changed, so no row did: no need to start Spark
@@ -151,16 +108,16 @@ def diff_rows(
     )
     added, removed, changed, samples = counted
     return RowDiff(
-        diff.from_version,
-        diff.to_version,
-        tuple(c for c in net.columns if c != _COUNT),
-        key,
-        added,
-        removed,
-        changed,
-        len(files),
-        sum(f.size for f in files),
-        samples,
+        from_version=diff.from_version,
+        to_version=diff.to_version,
+        columns=tuple(c for c in net.columns if c != _COUNT),
+        key=key,
+        added=added,
+        removed=removed,
+        changed=changed,
+        files_read=len(files),
+        bytes_read=sum(f.size for f in files),
+        samples=samples,
     )
 
 
@@ -370,10 +327,10 @@ def _unkeyed(
         limit,
     )
     samples = RowSamples(
-        offset,
-        limit,
-        tuple(_row(r, maps) for r in pages["added"]),
-        tuple(_row(r, maps) for r in pages["removed"]),
+        offset=offset,
+        limit=limit,
+        added=tuple(_row(r, maps) for r in pages["added"]),
+        removed=tuple(_row(r, maps) for r in pages["removed"]),
     )
     return found[_ADDED], found[_REMOVED], None, samples
 
@@ -458,10 +415,12 @@ def _keyed(
         _refuse_duplicate_keys(net, key, diff)
     changed_rows = tuple(
         ChangedRow(
-            {k: _value(r[k], k in maps) for k in key},
-            tuple(
+            key={k: _value(r[k], k in maps) for k in key},
+            changes=tuple(
                 ValueChange(
-                    c, _value(r[f"{_BEFORE}{i}"], c in maps), _value(r[f"{_AFTER}{i}"], c in maps)
+                    key=c,
+                    before=_value(r[f"{_BEFORE}{i}"], c in maps),
+                    after=_value(r[f"{_AFTER}{i}"], c in maps),
                 )
                 for i, c in others
                 if r[f"{_DIFFERS}{i}"]
@@ -470,11 +429,11 @@ def _keyed(
         for r in pages["changed"]
     )
     samples = RowSamples(
-        offset,
-        limit,
-        tuple(_row(r, maps) for r in pages["added"]),
-        tuple(_row(r, maps) for r in pages["removed"]),
-        changed_rows,
+        offset=offset,
+        limit=limit,
+        added=tuple(_row(r, maps) for r in pages["added"]),
+        removed=tuple(_row(r, maps) for r in pages["removed"]),
+        changed=changed_rows,
     )
     return found["added"], found["removed"], found["changed"], samples
 

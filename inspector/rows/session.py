@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from inspector.delta.errors import SparkUnavailable
+from inspector.delta.errors import InvalidInput, SparkUnavailable
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -49,6 +49,10 @@ _READ_DEFAULTS = {
 }
 
 
+#: The Spark conf key that holds the ``spark_read_path`` setting (read by the reader).
+READ_PATH_CONF = "spark.deltaInspector.readPath"
+READ_PATH_CHOICES = ("auto", "native", "python")
+
 # Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
 _QUIET_LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -60,7 +64,7 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SparkStatus:
     """What the app shows about Spark: ``not started``, ``starting``, ``ready`` or ``failed``."""
 
@@ -107,12 +111,30 @@ def with_spark_overrides(
     return updated
 
 
+def started_spark() -> SparkSession:
+    """The process's SparkSession when one was started (by :func:`get_spark`).
+
+    Library code that received no session uses this rather than starting one, since
+    starting needs the caller's settings.
+
+    Raises:
+        SparkUnavailable: If no session has been started yet.
+    """
+    with _lock:
+        if _session is None:
+            raise SparkUnavailable(
+                "No Spark session has been started.",
+                "Start one with get_spark(settings) first, or pass spark= explicitly.",
+            )
+        return _session
+
+
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
-    return _status or SparkStatus("not started")
+    return _status or SparkStatus(state="not started")
 
 
-def get_spark(settings: Settings | None = None) -> SparkSession:
+def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
@@ -127,32 +149,28 @@ def get_spark(settings: Settings | None = None) -> SparkSession:
         InvalidInput: If ``spark_read_path`` is not a known value.
     """
     global _session, _status
-    from inspector.rows.readpath import READ_PATH_CONF, check_read_path
-
-    read_path = check_read_path(settings.spark_read_path) if settings else None
+    read_path = check_read_path(settings.spark_read_path)
     with _lock:
         if _session is not None:
             if read_path:  # the one setting that may change while Spark runs
                 _session.conf.set(READ_PATH_CONF, read_path)
             return _session
-        settings = settings or Settings.from_env()
-        check_read_path(settings.spark_read_path)
-        _status = SparkStatus("starting", master=settings.spark_master)
+        _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
             _session = _start(settings)
         except SparkUnavailable as exc:
-            _status = SparkStatus("failed", master=settings.spark_master, reason=str(exc))
+            _status = SparkStatus(state="failed", master=settings.spark_master, reason=str(exc))
             raise
         except Exception as exc:  # py4j/JVM failures have many types
             _status = SparkStatus(
-                "failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
+                state="failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
             )
             raise SparkUnavailable(
                 f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
                 "Check the spark_master and spark_conf settings, and that Java 17 is installed.",
             ) from None
         _status = SparkStatus(
-            "ready",
+            state="ready",
             master=_session.sparkContext.master,
             version=_session.version,
             delta_jars=has_delta_jars(_session),
@@ -180,8 +198,6 @@ def _start(settings: Settings) -> SparkSession:
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
-    from inspector.rows.readpath import READ_PATH_CONF
-
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
         **_READ_DEFAULTS,
@@ -218,6 +234,20 @@ def package_zip(folder: str) -> str:
                     path = os.path.join(directory, name)
                     archive.write(path, os.path.relpath(path, os.path.dirname(package)))
     return target
+
+
+def check_read_path(value: str) -> str:
+    """Validate a ``spark_read_path`` value (see :mod:`inspector.rows.readpath`).
+
+    Raises:
+        InvalidInput: Naming the allowed values.
+    """
+    if value.strip().lower() not in READ_PATH_CHOICES:
+        raise InvalidInput(
+            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
+            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
+        )
+    return value.strip().lower()
 
 
 def has_delta_jars(session: SparkSession) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
 from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -22,7 +23,7 @@ from inspector.views.metadiff import MetadataDiff, diff_metadata
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VersionSide:
     """One side of a diff: a version and the totals of its live files."""
 
@@ -34,7 +35,7 @@ class VersionSide:
     num_records: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FileTotals:
     """Files, bytes and records added and removed (records: None when stats are missing)."""
 
@@ -46,7 +47,7 @@ class FileTotals:
     records_removed: int | None = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PartitionChange:
     """What changed in one partition (``partition_values`` as sorted (column, value) pairs)."""
 
@@ -56,10 +57,10 @@ class PartitionChange:
     @property
     def label(self) -> str:
         """``col=value/col2=value2``, or ``(unpartitioned)``."""
-        return "/".join(f"{k}={v}" for k, v in self.partition_values) or "(unpartitioned)"
+        return partition_label(self.partition_values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitChange:
     """What one commit between the two versions contributed, in log order (adds and removes as written)."""
 
@@ -71,7 +72,7 @@ class CommitChange:
     changes_protocol: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FileDiff:
     """The difference between two versions; ``from`` and ``to`` may be in either order.
 
@@ -131,7 +132,12 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     for commit in commits:
         meta, proto = commit.metadata or meta, commit.protocol or proto
     lo_side = VersionSide(
-        lo, base.metadata, base.protocol, base.num_files, base.size_in_bytes, base.num_records
+        version=lo,
+        metadata=base.metadata,
+        protocol=base.protocol,
+        num_files=base.num_files,
+        size_in_bytes=base.size_in_bytes,
+        num_records=base.num_records,
     )
     hi_side = _side_after(hi, meta, proto, lo_side, new, gone)
     if from_version <= to_version:
@@ -139,13 +145,13 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     else:
         sides, only_from, only_to = (hi_side, lo_side), new, gone
     return FileDiff(
-        sides[0],
-        sides[1],
-        _sorted(only_from),
-        _sorted(only_to),
-        _by_partition(only_to, only_from),
-        tuple(by_commit),
-        diff_metadata(
+        from_side=sides[0],
+        to_side=sides[1],
+        only_in_from=_sorted(only_from),
+        only_in_to=_sorted(only_to),
+        by_partition=_by_partition(only_to, only_from),
+        by_commit=tuple(by_commit),
+        metadata=diff_metadata(
             (sides[0].metadata, sides[0].protocol), (sides[1].metadata, sides[1].protocol)
         ),
     )
@@ -196,12 +202,12 @@ def _commit_change(
 ) -> CommitChange:
     info = commit.commit_info
     return CommitChange(
-        commit.version,
-        info.operation,
-        info.timestamp,
-        _totals(adds, removes),
-        commit.metadata is not None,
-        commit.protocol is not None,
+        version=commit.version,
+        operation=info.operation,
+        timestamp=info.timestamp,
+        totals=_totals(adds, removes),
+        changes_metadata=commit.metadata is not None,
+        changes_protocol=commit.protocol is not None,
     )
 
 
@@ -219,12 +225,12 @@ def _side_after(
     if before is not None and added is not None and removed is not None:
         records = before + added - removed
     return VersionSide(
-        version,
-        meta,
-        proto,
-        base.num_files + len(new) - len(gone),
-        base.size_in_bytes + change.bytes_added - change.bytes_removed,
-        records,
+        version=version,
+        metadata=meta,
+        protocol=proto,
+        num_files=base.num_files + len(new) - len(gone),
+        size_in_bytes=base.size_in_bytes + change.bytes_added - change.bytes_removed,
+        num_records=records,
     )
 
 
@@ -243,12 +249,12 @@ def _totals(
     added: Sequence[AddFile | RemoveFile], removed: Sequence[AddFile | RemoveFile]
 ) -> FileTotals:
     return FileTotals(
-        len(added),
-        len(removed),
-        sum(f.size or 0 for f in added),
-        sum(f.size or 0 for f in removed),
-        _records(added),
-        _records(removed),
+        files_added=len(added),
+        files_removed=len(removed),
+        bytes_added=sum(f.size or 0 for f in added),
+        bytes_removed=sum(f.size or 0 for f in removed),
+        records_added=_records(added),
+        records_removed=_records(removed),
     )
 
 
@@ -263,7 +269,7 @@ def _by_partition(added: list[AddFile], removed: list[AddFile]) -> tuple[Partiti
     for add in removed:
         groups[_partition_of(add)][1].append(add)
     return tuple(
-        PartitionChange(p, _totals(*groups[p]))
+        PartitionChange(partition_values=p, totals=_totals(*groups[p]))
         for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p])
     )
 

@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
-ICT_ENABLED = "delta.enableInCommitTimestamps"
-ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VersionTimestamps:
     """All timestamps known for a version, in ms since the epoch (UTC).
 
@@ -38,7 +36,7 @@ class VersionTimestamps:
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HistoryEntry:
     """One row of the history: a version's commit summarised for people and scripts."""
 
@@ -82,7 +80,7 @@ def iso(ms: int | None) -> str | None:
 
 
 def build_history(
-    log: DeltaLog, settings: Settings | None = None, *, verify_all_checkpoints: bool = False
+    log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
 ) -> list[HistoryEntry]:
     """The history of every version with a commit file or a checkpoint, oldest first.
 
@@ -91,14 +89,13 @@ def build_history(
 
     Args:
         log: An opened log.
-        settings: For ``timestamp_tolerance_seconds``; defaults apply when None.
+        settings: For ``timestamp_tolerance_seconds``.
         verify_all_checkpoints: Compare every checkpoint with its commits; by
             default only the newest is (the others get a cheap structural check).
 
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    settings = settings or Settings()
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
     commits = {c.version: c for c in log.commits}
     versions = sorted(set(commits) | set(log.listing.checkpoints))
@@ -126,10 +123,10 @@ def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
     """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
     checkpoint = log.listing.checkpoints[version][0]
     return Commit(
-        version,
-        checkpoint.files[0],
-        (),
-        (
+        version=version,
+        file=checkpoint.files[0],
+        actions=(),
+        problems=(
             "Only the checkpoint of this version remains: its commit file is gone (log retention, "
             "or an incomplete copy), so the table's state at this version is known but not what "
             "the commit changed.",
@@ -170,10 +167,10 @@ def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
 
 
 def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
-    if str(config.get(ICT_ENABLED, "false")).lower() != "true":
+    if not properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         return False
     try:
-        enabled_from = int(config.get(ICT_ENABLEMENT_VERSION) or 0)
+        enabled_from = int(config.get(properties.ICT_ENABLEMENT_VERSION) or 0)
     except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
         enabled_from = 0
     return version >= enabled_from
@@ -199,7 +196,11 @@ def _timestamps(
             f"replicated. Time travel by timestamp uses the {_source_words(source)}."
         )
     return VersionTimestamps(
-        info.timestamp, info.in_commit_timestamp, mtime, history, source
+        commit_info=info.timestamp,
+        in_commit=info.in_commit_timestamp,
+        file_modification=mtime,
+        history=history,
+        source=source,
     ), problems
 
 

@@ -10,7 +10,7 @@ from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.schema import Column, iter_columns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ColumnChange:
     """A column present on both sides whose type, nullability or name changed.
 
@@ -36,8 +36,17 @@ class ColumnChange:
             out.append("now nullable" if self.after.nullable else "now NOT NULL")
         return out
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "changes", "before", "after"}``."""
+        return {
+            "name": self.name,
+            "changes": self.changes,
+            "before": self.before.to_json(),
+            "after": self.after.to_json(),
+        }
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class ValueChange:
     """A named value (property, protocol field, ...) that differs between two versions."""
 
@@ -45,8 +54,12 @@ class ValueChange:
     before: Any
     after: Any
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"key", "before", "after"}``."""
+        return {"key": self.key, "before": self.before, "after": self.after}
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
 class MetadataDiff:
     """Everything that differs in metaData and protocol between two versions."""
 
@@ -76,6 +89,25 @@ class MetadataDiff:
                 before |= set(change.before or ())
                 after |= set(change.after or ())
         return before, after
+
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON shape of a metadata diff: the ``diff --json`` contract's part.
+
+        ``{"schema": {"added", "removed", "changed", "addedColumns", "removedColumns"},
+        "properties", "protocol", "tableFields"}``; also a restore plan's ``schemaChanges``.
+        """
+        return {
+            "schema": {
+                "added": [c.name for c in self.columns_added],
+                "removed": [c.name for c in self.columns_removed],
+                "changed": [c.to_json() for c in self.columns_changed],
+                "addedColumns": [c.to_json() for c in self.columns_added],
+                "removedColumns": [c.to_json() for c in self.columns_removed],
+            },
+            "properties": [v.to_json() for v in self.properties],
+            "protocol": [v.to_json() for v in self.protocol],
+            "tableFields": [v.to_json() for v in self.table],
+        }
 
     @property
     def is_empty(self) -> bool:
@@ -137,7 +169,7 @@ def _diff_columns(
     added = [c for k, c in new_by.items() if k not in old_by]
     removed = [c for k, c in old_by.items() if k not in new_by]
     changed = [
-        ColumnChange(new_by[k].name, old_by[k], new_by[k])
+        ColumnChange(name=new_by[k].name, before=old_by[k], after=new_by[k])
         for k in new_by
         if k in old_by and _own(old_by[k]) != _own(new_by[k])
     ]
@@ -172,7 +204,11 @@ def _shape(type_string: str) -> str:
 
 def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChange]:
     keys = sorted(set(old) | set(new))
-    return [ValueChange(k, old.get(k), new.get(k)) for k in keys if old.get(k) != new.get(k)]
+    return [
+        ValueChange(key=k, before=old.get(k), after=new.get(k))
+        for k in keys
+        if old.get(k) != new.get(k)
+    ]
 
 
 def _table_fields(meta: Metadata | None) -> dict[str, Any]:

@@ -6,15 +6,14 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import HistoryEntry, build_history
-
-CLUSTERING_DOMAIN = "delta.clustering"
+from inspector.views.history import HistoryEntry
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TableDetail:
     """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
 
@@ -54,12 +53,13 @@ class TableDetail:
         return tuple(sorted(set(self.reader_features) | set(self.writer_features)))
 
 
-def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry] | None = None) -> TableDetail:
+def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry]) -> TableDetail:
     """Describe the table at its latest version.
 
     Args:
         log: An opened log.
-        history: The table's history when the caller already has it (saves rebuilding it).
+        history: The table's history (``build_history(log, settings)``), for the last
+            modification time.
 
     Returns:
         The table's detail.
@@ -109,10 +109,7 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
 
 
-def _last_modified(
-    log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry] | None
-) -> int | None:
-    history = build_history(log) if history is None else history
+def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
     if history and history[-1].version == snap.version:
         return history[-1].timestamps.history
     # The latest version exists only as a checkpoint: its file time is all that is known.

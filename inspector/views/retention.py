@@ -16,32 +16,35 @@ import bisect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
+from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.health import INCOMPLETE, UNREADABLE, HealthReport, VersionHealth
+from inspector.views.health import HealthReport, VersionHealth, VersionStatus
 from inspector.views.history import HistoryEntry, iso
 
-RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = "restorable", "log-expired", "data-vacuumed"
-LOG_RETENTION = "delta.logRetentionDuration"
-DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
-DEFAULT_LOG_RETENTION = "interval 30 days"
-DEFAULT_DELETED_FILE_RETENTION = "interval 1 week"
-_UNIT_MS = {
-    "nanosecond": 1e-6,
-    "microsecond": 1e-3,
-    "millisecond": 1,
-    "second": 1000,
-    "minute": 60_000,
-    "hour": 3_600_000,
-    "day": 86_400_000,
-    "week": 604_800_000,
-}
+
+class RetentionState(StrEnum):
+    """Whether a version can still be restored (see :class:`VersionRetention`)."""
+
+    RESTORABLE = "restorable"
+    LOG_EXPIRED = "log-expired"
+    DATA_VACUUMED = "data-vacuumed"
+    INCOMPLETE = "incomplete"
+    UNREADABLE = "unreadable"
 
 
-@dataclass(frozen=True)
+RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = (
+    RetentionState.RESTORABLE,
+    RetentionState.LOG_EXPIRED,
+    RetentionState.DATA_VACUUMED,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
 class RetentionPolicy:
     """The table's two retention durations, in ms, and the text they were parsed from."""
 
@@ -52,7 +55,7 @@ class RetentionPolicy:
     problems: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VacuumRun:
     """A VACUUM recorded in the log (its ``VACUUM START`` commit)."""
 
@@ -66,7 +69,7 @@ class VacuumRun:
         return self.timestamp - self.retention_ms
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VersionRetention:
     """Whether a version can still be restored.
 
@@ -78,14 +81,14 @@ class VersionRetention:
     """
 
     version: int
-    state: str
+    state: RetentionState
     timestamp: int | None
     expires_at: int | None
     expires_by: str | None
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RetentionView:
     """Every version with a commit file or checkpoint, oldest first, and what bounds it."""
 
@@ -95,57 +98,17 @@ class RetentionView:
     earliest_version: int
 
 
-def parse_interval(text: str) -> int:
-    """Parse a Delta interval (``interval 30 days``, ``1 week``, ``interval 2 days 12 hours``).
-
-    Args:
-        text: The table property's value.
-
-    Returns:
-        The duration in milliseconds.
-
-    Raises:
-        InvalidInput: If the text is not an interval of weeks, days, hours,
-            minutes, seconds or smaller units (Delta refuses months and years).
-    """
-    words = [w.strip("'\"") for w in str(text).strip().lower().split()]
-    words = words[1:] if words[:1] == ["interval"] else words
-    if not words or len(words) % 2:
-        raise _bad_interval(text)
-    total = 0.0
-    for number, unit in zip(words[::2], words[1::2], strict=False):
-        unit = unit[:-1] if unit.endswith("s") and unit[:-1] in _UNIT_MS else unit
-        try:
-            total += float(number) * _UNIT_MS[unit]
-        except (KeyError, ValueError):
-            raise _bad_interval(text) from None
-    if total < 0:
-        raise _bad_interval(text)
-    return int(total)
-
-
-def _bad_interval(text: str) -> InvalidInput:
-    return InvalidInput(
-        f"'{text}' is not a retention interval Delta accepts.",
-        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years).",
-    )
-
-
 def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
     """The retention durations a table's properties set (defaults when unset or invalid)."""
-    values, problems = [], []
-    for key, default in (
-        (LOG_RETENTION, DEFAULT_LOG_RETENTION),
-        (DELETED_FILE_RETENTION, DEFAULT_DELETED_FILE_RETENTION),
-    ):
-        text = configuration.get(key) or default
-        try:
-            values.append((parse_interval(text), text))
-        except InvalidInput as exc:
-            problems.append(f"{key}: {exc.message} Delta's default ({default}) is assumed.")
-            values.append((parse_interval(default), default))
-    (log_ms, log_text), (file_ms, file_text) = values
-    return RetentionPolicy(log_ms, file_ms, log_text, file_text, tuple(problems))
+    log = properties.retention(configuration, properties.LOG_RETENTION)
+    files = properties.retention(configuration, properties.DELETED_FILE_RETENTION)
+    return RetentionPolicy(
+        log_retention_ms=log.ms,
+        deleted_file_retention_ms=files.ms,
+        log_retention=log.text,
+        deleted_file_retention=files.text,
+        problems=tuple(r.problem for r in (log, files) if r.problem),
+    )
 
 
 def retention_view(
@@ -174,18 +137,21 @@ def retention_view(
     checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
     checked = {v.version: v for v in report.versions} if report is not None else {}
     context = _Context(
-        log,
-        policy,
-        times,
-        vacuums,
-        removals,
-        checkpoints,
-        checked,
-        now_ms if now_ms is not None else int(time.time() * 1000),
+        log=log,
+        policy=policy,
+        times=times,
+        vacuums=vacuums,
+        removals=removals,
+        checkpoints=checkpoints,
+        checked=checked,
+        now_ms=now_ms if now_ms is not None else int(time.time() * 1000),
     )
     versions = sorted(set(times) | set(checkpoints))
     return RetentionView(
-        policy, tuple(context.judge(v) for v in versions), tuple(vacuums), log.earliest_version
+        policy=policy,
+        versions=tuple(context.judge(v) for v in versions),
+        vacuums=tuple(vacuums),
+        earliest_version=log.earliest_version,
     )
 
 
@@ -210,7 +176,11 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
             )
         except (TypeError, ValueError):
             retention_ms = policy.deleted_file_retention_ms
-        runs.append(VacuumRun(entry.version, entry.timestamps.history, retention_ms))
+        runs.append(
+            VacuumRun(
+                version=entry.version, timestamp=entry.timestamps.history, retention_ms=retention_ms
+            )
+        )
     return runs
 
 
@@ -252,7 +222,7 @@ def _next_unsettled(jump: dict[int, int], v: int) -> int:
     return root
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Context:
     log: DeltaLog
     policy: RetentionPolicy
@@ -267,38 +237,43 @@ class _Context:
         stamp = self.times.get(version)
         if version < self.log.earliest_version:
             return VersionRetention(
-                version,
-                LOG_EXPIRED,
-                stamp,
-                None,
-                None,
-                "The log no longer holds what is needed to rebuild it "
+                version=version,
+                state=LOG_EXPIRED,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason="The log no longer holds what is needed to rebuild it "
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
         health = self.checked.get(version)
-        if health is not None and health.status == UNREADABLE:
+        if health is not None and health.status == VersionStatus.UNREADABLE:
             return VersionRetention(
-                version, UNREADABLE, stamp, None, None, " ".join(health.problems)
+                version=version,
+                state=RetentionState.UNREADABLE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=" ".join(health.problems),
             )
         vacuum = self._vacuum_after(version)
-        if health is not None and health.status == INCOMPLETE:
+        if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return VersionRetention(
-                    version,
-                    DATA_VACUUMED,
-                    stamp,
-                    None,
-                    None,
-                    f"VACUUM at version {vacuum.version} deleted files it needs "
+                    version=version,
+                    state=DATA_VACUUMED,
+                    timestamp=stamp,
+                    expires_at=None,
+                    expires_by=None,
+                    reason=f"VACUUM at version {vacuum.version} deleted files it needs "
                     f"({health.missing_count} missing).",
                 )
             return VersionRetention(
-                version,
-                INCOMPLETE,
-                stamp,
-                None,
-                None,
-                f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
+                version=version,
+                state=RetentionState.INCOMPLETE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
                 "damaged, and no VACUUM explains it (replication not finished, or "
                 "files deleted by hand).",
             )
@@ -310,12 +285,12 @@ class _Context:
             and removed < vacuum.cutoff
         ):
             return VersionRetention(
-                version,
-                DATA_VACUUMED,
-                stamp,
-                None,
-                None,
-                f"VACUUM at version {vacuum.version} deleted files removed before "
+                version=version,
+                state=DATA_VACUUMED,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=f"VACUUM at version {vacuum.version} deleted files removed before "
                 f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.",
             )
         return self._restorable(version, stamp)
@@ -346,9 +321,21 @@ class _Context:
                 if version == self.log.latest_version
                 else "no retention bound applies yet (no later checkpoint, no file removed since)"
             )
-            return VersionRetention(version, RESTORABLE, stamp, None, None, why.capitalize() + ".")
+            return VersionRetention(
+                version=version,
+                state=RESTORABLE,
+                timestamp=stamp,
+                expires_at=None,
+                expires_by=None,
+                reason=why.capitalize() + ".",
+            )
         at, by = min(bounds)
         verb = "could be cleaned up since" if at <= self.now_ms else "expires at"
         return VersionRetention(
-            version, RESTORABLE, stamp, at, by, f"Restorable; {verb} {iso(at)} by {by}."
+            version=version,
+            state=RESTORABLE,
+            timestamp=stamp,
+            expires_at=at,
+            expires_by=by,
+            reason=f"Restorable; {verb} {iso(at)} by {by}.",
         )

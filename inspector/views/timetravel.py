@@ -46,7 +46,7 @@ def parse_timestamp(text: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings | None = None) -> int:
+def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int:
     """The version a table was at, at ``ts`` (Delta's ``timestampAsOf`` rule).
 
     Args:

@@ -1,4 +1,8 @@
-"""Row values as plain JSON: the one conversion used by every JSON output."""
+"""Values of Delta's data types (as Spark, pyarrow or the log return them) as plain JSON.
+
+The one conversion used by every JSON output (``show``, ``diff``, the app's exports); it
+lives in ``delta`` so that every layer, the Spark one included, can use it.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,251 @@
+"""Table properties (``metaData.configuration``): every ``delta.*`` key the code uses.
+
+One place for each rule about a property: its key, Delta's default, how a boolean is
+read and how an interval (``delta.logRetentionDuration``,
+``delta.deletedFileRetentionDuration``) is parsed. Every caller reads properties
+through :func:`enabled` and :func:`retention`, so the Health page and a restore plan
+can never disagree about the same table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from inspector.delta.errors import InvalidInput
+
+# --- keys ------------------------------------------------------------------------------------
+
+APPEND_ONLY = "delta.appendOnly"
+ENABLE_CHANGE_DATA_FEED = "delta.enableChangeDataFeed"
+ENABLE_IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
+ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
+ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
+ROW_TRACKING_SUSPENDED = "delta.rowTrackingSuspended"
+COLUMN_MAPPING_MODE = "delta.columnMapping.mode"
+COLUMN_MAPPING_MAX_ID = "delta.columnMapping.maxColumnId"
+LOG_RETENTION = "delta.logRetentionDuration"
+DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
+TARGET_FILE_SIZE = "delta.targetFileSize"
+#: Every key under this prefix names the table's commit coordinator (coordinated commits).
+COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
+#: The domain (``domainMetadata``) that holds liquid-clustering columns.
+CLUSTERING_DOMAIN = "delta.clustering"
+
+#: Delta's default of each property (``DeltaConfigs``), used when a table does not set it.
+DEFAULTS: Mapping[str, str] = {
+    APPEND_ONLY: "false",
+    ENABLE_CHANGE_DATA_FEED: "false",
+    ENABLE_IN_COMMIT_TIMESTAMPS: "false",
+    ROW_TRACKING_SUSPENDED: "false",
+    COLUMN_MAPPING_MODE: "none",
+    LOG_RETENTION: "interval 30 days",
+    DELETED_FILE_RETENTION: "interval 1 week",
+}
+
+
+def enabled(configuration: Mapping[str, str], key: str) -> bool:
+    """Whether a boolean property is on, read as Delta reads it (Scala's ``toBoolean``).
+
+    ``true``/``false`` in any letter case; an unset key means Delta's default. Any other
+    value (which Delta would refuse to read) counts as the default, so a damaged
+    property never switches a feature on.
+
+    Args:
+        configuration: The table's ``metaData.configuration``.
+        key: One of the boolean keys above.
+
+    Returns:
+        The property's value.
+    """
+    default = DEFAULTS.get(key, "false") == "true"
+    value = configuration.get(key)
+    if not isinstance(value, str):
+        return default
+    lowered = value.lower()
+    return lowered == "true" if lowered in ("true", "false") else default
+
+
+# --- intervals -------------------------------------------------------------------------------
+
+_MICROS = {
+    "week": 7 * 86_400_000_000,
+    "day": 86_400_000_000,
+    "hour": 3_600_000_000,
+    "minute": 60_000_000,
+    "second": 1_000_000,
+    "millisecond": 1_000,
+    "microsecond": 1,
+}
+_MONTHS = {"year": 12, "month": 1}
+# One "value unit" pair of Spark's IntervalUtils.stringToInterval, the grammar Delta's
+# parseCalendarInterval uses: an optional sign (spaces may follow it), ASCII digits with at
+# most nine fractional digits (or ".5"), at least one space, a unit with an optional "s",
+# then a space or the end. Only seconds may have a fraction ("1.5 days" is refused).
+_PAIR = re.compile(
+    r"\s*(?P<sign>[+-]?)\s*(?P<int>[0-9]*)(?P<frac>\.[0-9]{0,9})?\s+"
+    r"(?P<unit>year|month|week|day|hour|minute|second|millisecond|microsecond)s?(?=\s|$)"
+)
+_LONG = 2**63 - 1
+_INT = 2**31 - 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class Interval:
+    """A parsed Delta interval: Spark's ``CalendarInterval`` (months, days, microseconds)."""
+
+    months: int
+    days: int
+    microseconds: int
+
+    @property
+    def ms(self) -> int:
+        """The duration in milliseconds, as Delta's ``DeltaConfigs.getMilliSeconds``."""
+        return (self.days * 86_400_000_000 + self.microseconds) // 1000
+
+
+def parse_interval(text: str) -> int:
+    """Parse a retention interval exactly as Delta does; the duration in milliseconds.
+
+    Delta (``DeltaConfigs.parseCalendarInterval``) trims and lower-cases the text,
+    prefixes ``interval `` when absent and hands it to Spark's
+    ``IntervalUtils.stringToInterval``; a retention must then have no months and not
+    be negative (``isValidIntervalConfigValue``). So ``interval 2 days 12 hours``,
+    ``1 week``, ``500 milliseconds`` and ``1.5 seconds`` are accepted; ``1.5 days``
+    (only seconds may have a fraction), ``1 month``/``1 year`` (months have no fixed
+    length) and ``-1 day`` are refused.
+
+    Args:
+        text: The property's value.
+
+    Returns:
+        The duration in milliseconds.
+
+    Raises:
+        InvalidInput: If Delta would refuse the value.
+    """
+    interval = parse_calendar_interval(text)
+    if interval.months or interval.ms < 0:
+        raise _bad_interval(text)
+    return interval.ms
+
+
+def parse_calendar_interval(text: str) -> Interval:
+    """The ``CalendarInterval`` Spark parses from ``text`` (months allowed, sign kept).
+
+    Raises:
+        InvalidInput: If Spark would refuse the text.
+    """
+    lowered = str(text).strip().lower()
+    if not lowered:
+        raise _bad_interval(text)
+    # Delta adds the prefix unless the text starts with "interval " (a space, not a tab).
+    body = lowered[len("interval ") :] if lowered.startswith("interval ") else lowered
+    months = days = micros = 0
+    position, body = 0, body.rstrip()
+    if not body:
+        raise _bad_interval(text)
+    while position < len(body):
+        match = _PAIR.match(body, position)
+        if match is None or not (match["int"] or len(match["frac"] or "") > 1):
+            raise _bad_interval(text)
+        months, days, micros = _add_pair(text, match, months, days, micros)
+        position = match.end()
+    return Interval(months=months, days=days, microseconds=micros)
+
+
+def _add_pair(
+    text: str, match: re.Match[str], months: int, days: int, micros: int
+) -> tuple[int, int, int]:
+    """Add one "value unit" pair, with Spark's overflow checks (int months/days, long micros)."""
+    unit, frac = match["unit"], match["frac"]
+    if frac is not None and unit != "second":
+        raise _bad_interval(text)
+    value = int(match["int"] or "0")
+    fraction = int((frac or ".")[1:].ljust(9, "0")) // 1000  # nanoseconds -> microseconds
+    if value > _LONG:
+        raise _bad_interval(text)
+    if match["sign"] == "-":
+        value, fraction = -value, -fraction
+    if unit in _MONTHS:
+        part, months = value * _MONTHS[unit], months + value * _MONTHS[unit]
+    elif unit in ("week", "day"):
+        part, days = value, days + value * (7 if unit == "week" else 1)
+    else:
+        part, micros = value * _MICROS[unit], micros + value * _MICROS[unit] + fraction
+    if abs(part) > _LONG or abs(months) > _INT or abs(days) > _INT or abs(micros) > _LONG:
+        raise _bad_interval(text)
+    return months, days, micros
+
+
+def _bad_interval(text: str) -> InvalidInput:
+    return InvalidInput(
+        f"'{text}' is not a retention interval Delta accepts.",
+        "Write it like 'interval 30 days' or 'interval 1 week' (no months or years; only "
+        "seconds may have a fraction).",
+    )
+
+
+def format_duration(ms: int) -> str:
+    """``2 days 12 hours`` for 216000000: the largest units, exactly (weeks shown as days)."""
+    if ms == 0:
+        return "0 seconds"
+    parts, rest = [], ms
+    for name, size in (("day", 86_400_000), ("hour", 3_600_000), ("minute", 60_000)):
+        count, rest = divmod(rest, size)
+        if count:
+            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
+    seconds, millis = divmod(rest, 1000)
+    if seconds:
+        parts.append(f"{seconds} second{'s' if seconds != 1 else ''}")
+    if millis:
+        parts.append(f"{millis} millisecond{'s' if millis != 1 else ''}")
+    return " ".join(parts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retention:
+    """One retention property as a table sets it, parsed.
+
+    Attributes:
+        key: The property (``delta.logRetentionDuration`` or
+            ``delta.deletedFileRetentionDuration``).
+        ms: The duration in force: the table's value, or Delta's default when the
+            value is unset or invalid.
+        text: The text the duration was parsed from (the default's when it applies).
+        problem: Why the table's value was not used, when it was invalid.
+    """
+
+    key: str
+    ms: int
+    text: str
+    problem: str | None = None
+
+    def describe(self) -> str:
+        """``2 days 12 hours (delta.deletedFileRetentionDuration = 'interval 2 days 12 hours')``."""
+        return f"{format_duration(self.ms)} ({self.key} = '{self.text}')"
+
+
+def retention(configuration: Mapping[str, str], key: str) -> Retention:
+    """A retention property in force: the table's value, else Delta's default.
+
+    Args:
+        configuration: The table's ``metaData.configuration``.
+        key: :data:`LOG_RETENTION` or :data:`DELETED_FILE_RETENTION`.
+
+    Returns:
+        The parsed duration; ``problem`` says so when an invalid value was replaced by
+        the default (Delta itself would fail on such a table).
+    """
+    default = DEFAULTS[key]
+    text = configuration.get(key) or default
+    try:
+        return Retention(key=key, ms=parse_interval(text), text=text)
+    except InvalidInput as exc:
+        return Retention(
+            key=key,
+            ms=parse_interval(default),
+            text=default,
+            problem=f"{key}: {exc.message} Delta's default ({default}) is assumed.",
+        )

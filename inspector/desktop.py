@@ -1,0 +1,280 @@
+"""Delta Inspector in a desktop window: the app's server on loopback, shown by pywebview.
+
+One launch is one server process and one window, tied together:
+
+- the server (``streamlit run app.py``) listens on 127.0.0.1 only, on a port chosen for
+  this launch, and serves pages only to URLs that carry this launch's random token
+  (``ui.desktop_guard`` checks it), so other local users cannot guess their way in;
+- closing the window stops the server; the server dying closes the window, and the
+  reason is printed;
+- the window remembers its size between launches (``desktop_state_file`` setting).
+
+This module never imports streamlit: the app runs in its own process. pywebview (with
+its Qt backend) is imported only when a window is opened, so the CLI stays light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import webbrowser
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from inspector.delta.errors import DesktopUnavailable
+from inspector.settings import Settings
+
+#: The app's entry point, next to the ``inspector`` package.
+APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
+#: The environment variable that carries the launch token to the server.
+TOKEN_ENV = "DELTA_INSPECTOR_DESKTOP_TOKEN"
+#: Optional: a file the app appends the rendered page's key to (a hook for tests).
+RENDERED_ENV = "DELTA_INSPECTOR_DESKTOP_RENDERED"
+DEFAULT_SIZE = (1400, 900)
+_START_TIMEOUT_S = 90.0
+_PORT_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Server:
+    """The app's server process for one window."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    token: str
+
+    def url(self, table: str | None) -> str:
+        """The address the window opens: loopback, this launch's token, the table."""
+        query = {"token": self.token}
+        if table:
+            query["table"] = table
+        return f"http://127.0.0.1:{self.port}/?{urlencode(query)}"
+
+
+def require_display(environ: os._Environ[str] | dict[str, str]) -> None:
+    """Refuse early, in one line, when there is no screen to open a window on.
+
+    Raises:
+        DesktopUnavailable: If neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` is set.
+    """
+    if not environ.get("DISPLAY") and not environ.get("WAYLAND_DISPLAY"):
+        raise DesktopUnavailable(
+            "There is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset).",
+            "Use the browser instead: ./dev.sh app [TABLE] (then open http://127.0.0.1:8501).",
+        )
+
+
+def window_title(table: str | None) -> str:
+    """``Delta Inspector — orders``: the table's folder name, or ``demo`` without one."""
+    name = Path(table.rstrip("/")).name if table else "demo"
+    return f"Delta Inspector — {name or table}"
+
+
+def free_port() -> int:
+    """A port that was free a moment ago (the server may still lose it; we then retry)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_command(port: int, table: str | None, *, operator: bool) -> list[str]:
+    """The ``streamlit run`` command line for one launch (loopback only, headless)."""
+    app_args = (["--table", table] if table else []) + (["--operator"] if operator else [])
+    return [
+        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
+        "--server.address", "127.0.0.1", "--server.port", str(port),
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+        "--", *app_args,
+    ]  # fmt: skip
+
+
+def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> Server:
+    """Start the app's server and wait until it answers on its port.
+
+    Raises:
+        DesktopUnavailable: If the server exits before it listens, or never listens.
+    """
+    for _ in range(_PORT_ATTEMPTS):
+        port, token = free_port(), secrets.token_urlsafe(24)
+        process = subprocess.Popen(
+            server_command(port, table, operator=operator),
+            env={**env, TOKEN_ENV: token},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            # A file, not a pipe: a chatty server must never block on a full pipe.
+            stderr=tempfile.TemporaryFile(),
+        )
+        if _wait_listening(process, port):
+            return Server(process=process, port=port, token=token)
+        if process.poll() is None:
+            _stop(process)
+            break
+        # Exited before listening: most often someone took the port; try another.
+    raise DesktopUnavailable(
+        "The app's server did not start.",
+        "Run ./dev.sh app to see its output, and check that streamlit is installed.",
+    )
+
+
+def _wait_listening(process: subprocess.Popen[bytes], port: int) -> bool:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        with socket.socket() as sock:
+            sock.settimeout(0.5)
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        time.sleep(0.1)  # polling a port; the server offers no readiness signal
+    return False
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def load_size(state_file: str) -> tuple[int, int]:
+    """The window size saved by the last launch, or the default."""
+    try:
+        saved = json.loads(Path(state_file).read_text(encoding="utf-8"))
+        width, height = int(saved["width"]), int(saved["height"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return DEFAULT_SIZE
+    return (width, height) if width >= 400 and height >= 300 else DEFAULT_SIZE
+
+
+def save_size(state_file: str, width: int, height: int) -> None:
+    """Remember the window size for the next launch (best effort: a window must close)."""
+    try:
+        Path(state_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(state_file).write_text(json.dumps({"width": width, "height": height}), "utf-8")
+    except OSError:
+        pass
+
+
+def run_desktop(
+    table: str | None, *, operator: bool, settings: Settings, environ: dict[str, str]
+) -> int:
+    """Open the app in a native window; return when the window closes.
+
+    Returns:
+        0 when the user closed the window, 5 when the server died first.
+
+    Raises:
+        DesktopUnavailable: No display, no pywebview/Qt, or the server did not start.
+    """
+    require_display(environ)
+    webview = _import_webview()
+    server = start_server(table, operator=operator, env=_server_env(environ))
+    print(
+        f"Delta Inspector is serving this window at http://127.0.0.1:{server.port}/ "
+        f"(server pid {server.process.pid})",
+        flush=True,
+    )
+    session = _WindowSession(webview, server, table, settings)
+    try:
+        return session.run()
+    finally:
+        _stop(server.process)
+
+
+def _server_env(environ: dict[str, str]) -> dict[str, str]:
+    # The server is our child: the same environment, minus anything that would point
+    # its browser-opening logic at a display.
+    return {k: v for k, v in environ.items() if k != "BROWSER"}
+
+
+def _import_webview() -> Any:
+    try:
+        import webview  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise DesktopUnavailable(
+            f"The desktop window needs pywebview with its Qt backend ({exc}).",
+            "Install requirements.txt into the environment (./dev.sh does), or use ./dev.sh app.",
+        ) from exc
+    return webview
+
+
+class _WindowSession:
+    """One window bound to one server: whichever ends first ends the other."""
+
+    def __init__(self, webview: Any, server: Server, table: str | None, settings: Settings):
+        self.webview, self.server, self.settings = webview, server, settings
+        self.server_died: str | None = None
+        width, height = load_size(settings.desktop_state_file)
+        menu = [
+            webview.menu.Menu(
+                "View", [webview.menu.MenuAction("Open in browser", self.open_in_browser)]
+            )
+        ]
+        self.menu = menu
+        self.window = webview.create_window(
+            window_title(table), server.url(table), width=width, height=height
+        )
+        self.size = (width, height)
+        self.window.events.resized += self._resized
+        self.window.events.closed += self._remember_size
+
+    def run(self) -> int:
+        watcher = threading.Thread(target=self._watch_server, daemon=True)
+        # Qt: the only backend we install; WebKitGTK users may set PYWEBVIEW_GUI=gtk.
+        gui = os.environ.get("PYWEBVIEW_GUI", "qt")
+        os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", _chromium_flags())
+        self.webview.start(watcher.start, gui=gui, menu=self.menu, private_mode=True)
+        if self.server_died:
+            print(f"Delta Inspector: the app's server stopped: {self.server_died}", file=sys.stderr)
+            return 5
+        return 0
+
+    def open_in_browser(self) -> None:
+        """Hand the current view (same table, version and page) to the default browser."""
+        webbrowser.open(self.window.get_current_url() or self.server.url(None))
+
+    def _resized(self, width: int, height: int) -> None:
+        # Track the size as it changes: asking the window for it while it closes would
+        # wait on the GUI thread that is busy closing it.
+        self.size = (width, height)
+
+    def _remember_size(self) -> None:
+        save_size(self.settings.desktop_state_file, *self.size)
+
+    def _watch_server(self) -> None:
+        process = self.server.process
+        code = process.wait()
+        stderr = _tail(process.stderr)
+        last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+        self.server_died = f"exit code {code}" + (f" ({last.strip()})" if last else "")
+        self.window.destroy()
+
+
+def _tail(stream: Any) -> str:
+    if stream is None:
+        return ""
+    stream.seek(0)
+    return str(stream.read()[-4000:].decode("utf-8", "replace"))
+
+
+def _chromium_flags() -> str:
+    # Qt WebEngine's Chromium refuses to run as root with its sandbox on; operators on
+    # jump hosts often are root in a container. Loopback only, our own page only.
+    # Its own logging (GPU probing, D-Bus) is noise in an operator's terminal.
+    flags = ["--disable-logging", "--log-level=3"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        flags.append("--no-sandbox")
+    return " ".join(flags)

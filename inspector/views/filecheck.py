@@ -1,0 +1,154 @@
+"""Whether a file the log references is present with the size the log records.
+
+One rule and one vocabulary for the health check, the restore plan and guard, and the
+reader's pre-check: a data file must have exactly its ``add.size`` bytes; a
+deletion-vector file must reach at least as far as the vector it holds
+(``DeletionVector.required_file_size``), since one file may hold many vectors.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.paths import data_file_path
+
+
+class FileState(StrEnum):
+    """What is wrong with a referenced file."""
+
+    MISSING = "missing"
+    SIZE_MISMATCH = "size_mismatch"
+    UNREADABLE = "unreadable"
+
+
+class FileRole(StrEnum):
+    """What a referenced file is for."""
+
+    DATA_FILE = "data file"
+    DELETION_VECTOR = "deletion vector"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileIssue:
+    """A file the log references that a reader could not use.
+
+    Attributes:
+        path: As the log names it (decoded; relative to the table root unless absolute).
+        role: A data file or a deletion-vector file.
+        state: Missing, the wrong size, or unreadable.
+        expected_size: The size the log records (at least this, for a deletion vector).
+        actual_size: The size on disk, when the file exists.
+        detail: The facts in words (sizes, the OS error, the footer's row count).
+        local_path: Where the file was looked for.
+        key: The (path, deletion-vector id) of the add action it belongs to, when known.
+    """
+
+    path: str
+    role: FileRole
+    state: FileState
+    expected_size: int | None
+    actual_size: int | None
+    detail: str = ""
+    local_path: str = ""
+    key: tuple[str, str | None] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The one JSON shape (health ``sizeMismatches``/``unreadableFiles``, plan ``missingFiles``)."""
+        return {
+            "path": self.path,
+            "kind": str(self.role),
+            "state": str(self.state),
+            "expectedSize": self.expected_size,
+            "actualSize": self.actual_size,
+            "detail": self.detail,
+            "localPath": self.local_path,
+        }
+
+
+def examine_file(
+    local_path: str, *, path: str, role: FileRole, expected_size: int
+) -> FileIssue | None:
+    """Stat one file and judge it by the rule above; None when it is usable.
+
+    Args:
+        local_path: Where the file is on disk.
+        path: Its name in the log (for the record).
+        role: Data file (exact size) or deletion vector (at least the size).
+        expected_size: The size the log records.
+
+    Returns:
+        The issue, or None when the file is present with the right size.
+    """
+    missing = FileIssue(
+        path=path,
+        role=role,
+        state=FileState.MISSING,
+        expected_size=expected_size,
+        actual_size=None,
+        local_path=local_path,
+    )
+    try:
+        size = os.stat(local_path).st_size
+    except (FileNotFoundError, NotADirectoryError):
+        return missing
+    except OSError as exc:
+        return replace(missing, state=FileState.UNREADABLE, detail=exc.strerror or str(exc))
+    if role is FileRole.DATA_FILE and size != expected_size:
+        detail = f"{size} bytes on disk, {expected_size} in the log"
+    elif role is FileRole.DELETION_VECTOR and size < expected_size:
+        detail = f"{size} bytes on disk, at least {expected_size} needed"
+    else:
+        return None
+    return replace(missing, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
+
+
+def add_file_issues(table_root: str, add: AddFile) -> Iterator[FileIssue]:
+    """The issues of one add action's data file and deletion-vector file (each tagged with its key)."""
+    issue = examine_file(
+        data_file_path(table_root, add.path),
+        path=add.path,
+        role=FileRole.DATA_FILE,
+        expected_size=add.size,
+    )
+    if issue is not None:
+        yield _with_key(issue, add)
+    dv = add.deletion_vector
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    if dv is not None and where is not None:
+        issue = examine_file(
+            data_file_path(table_root, where),
+            path=canonical_path(where),
+            role=FileRole.DELETION_VECTOR,
+            expected_size=dv.required_file_size,
+        )
+        if issue is not None:
+            yield _with_key(issue, add)
+
+
+def _with_key(issue: FileIssue, add: AddFile) -> FileIssue:
+    return replace(issue, key=add.key)
+
+
+def check_files(table_root: str, adds: Sequence[AddFile], *, workers: int) -> list[FileIssue]:
+    """Examine every add action's files in parallel; every issue, in the order of ``adds``.
+
+    Local ``os.stat`` calls in a thread pool are faster than shipping paths to the JVM
+    (Delta checks existence on Spark executors), and they compare sizes too.
+
+    Args:
+        table_root: The table's root folder.
+        adds: The add actions to check.
+        workers: Parallel stat calls (``Settings.check_workers``).
+
+    Returns:
+        The issues; empty when every file is present with the right size.
+    """
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        found = pool.map(lambda a: list(add_file_issues(table_root, a)), adds)
+        return [issue for issues in found for issue in issues]

@@ -1,0 +1,55 @@
+"""Health check: which versions of a table are complete, and the newest consistent one.
+
+After a region failover, a replicated table's log can reference data files that
+have not arrived (replication copies files in no guaranteed order, large files
+last). The check answers, per retained version, "can a reader get every row?":
+
+1. Trace (:mod:`.trace`, log only): replay the commits forward once from the earliest
+   snapshot, recording each version's effective file changes and every distinct file
+   (data file or deletion-vector file) any retained version references.
+2. Examine (:mod:`.evaluate`): stat each distinct file exactly once, in parallel, by
+   the shared rule of :mod:`inspector.views.filecheck`; a deep check also reads
+   Parquet footers.
+3. Evaluate (:mod:`.evaluate`): walk the versions again keeping only a count of bad
+   files in the live set.
+
+:mod:`.records` holds the report and its JSON; :mod:`.advice` what to do about it.
+"""
+
+from inspector.delta.text import version_ranges
+from inspector.views.filecheck import FileIssue, FileRole, FileState
+from inspector.views.health.advice import recovery_advice, recovery_reason, restore_command
+from inspector.views.health.check import check_table
+from inspector.views.health.evaluate import Progress
+from inspector.views.health.records import (
+    COMPLETE,
+    INCOMPLETE,
+    UNREADABLE,
+    HealthReport,
+    VersionHealth,
+    VersionStatus,
+    health_record,
+)
+
+DATA_FILE, DELETION_VECTOR = FileRole.DATA_FILE, FileRole.DELETION_VECTOR
+
+__all__ = [
+    "COMPLETE",
+    "DATA_FILE",
+    "DELETION_VECTOR",
+    "INCOMPLETE",
+    "UNREADABLE",
+    "FileIssue",
+    "FileRole",
+    "FileState",
+    "HealthReport",
+    "Progress",
+    "VersionHealth",
+    "VersionStatus",
+    "check_table",
+    "health_record",
+    "recovery_advice",
+    "recovery_reason",
+    "restore_command",
+    "version_ranges",
+]

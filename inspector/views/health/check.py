@@ -1,0 +1,67 @@
+"""The health check's entry point: which versions are complete, and the newest consistent one."""
+
+from __future__ import annotations
+
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.health.evaluate import Examiner, Progress, evaluate, find_orphans
+from inspector.views.health.records import HealthReport, VersionHealth
+from inspector.views.health.trace import Step, Tracer, paths_of, table_level_problems
+
+
+def check_table(
+    log: DeltaLog,
+    *,
+    all_versions: bool = False,
+    deep: bool = False,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> HealthReport:
+    """Check which versions of a table a reader can fully read.
+
+    The fast check (default) examines the latest version; when that is not
+    complete, it goes on to every retained version to find the last consistent
+    one. Nothing is written and Spark is never started.
+
+    Args:
+        log: An opened (and, for fresh results, refreshed) log.
+        all_versions: Check every retained version, not only the latest.
+        deep: Also read each data file's Parquet footer and compare its row
+            count with the log's stats.
+        settings: For ``check_workers`` and ``max_listed_files``.
+        progress: Called as ``progress(done, total)`` while files are examined.
+
+    Returns:
+        The report.
+    """
+    trace = Tracer(log, all_checkpoints=all_versions).run()
+    examiner = Examiner(trace.refs, deep, max(1, settings.check_workers), progress)
+    cap = settings.max_listed_files
+    versions: list[VersionHealth] = []
+    if not all_versions:
+        latest = Step(
+            version=trace.steps[-1].version,
+            base=trace.latest_keys or [],
+            problems=trace.steps[-1].problems,
+            readable=trace.latest_keys is not None,
+        )
+        examiner.run(paths_of(trace, latest.base or []))
+        versions = evaluate(trace, [latest], examiner.issues, cap)
+    if all_versions or not versions[-1].is_complete:
+        all_versions = True
+        examiner.run(trace.refs)
+        versions = evaluate(trace, trace.steps, examiner.issues, cap)
+    orphans = find_orphans(trace)
+    return HealthReport(
+        table_root=log.table_root,
+        latest_version=trace.steps[-1].version,
+        last_consistent_version=max((v.version for v in versions if v.is_complete), default=None),
+        versions=tuple(versions),
+        orphan_files=len(orphans),
+        orphan_bytes=sum(s for _, s in orphans),
+        files_examined=len(examiner.issues),
+        problems=tuple(table_level_problems(log)),
+        all_versions=all_versions,
+        deep=deep,
+        orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
+    )

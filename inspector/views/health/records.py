@@ -1,0 +1,122 @@
+"""The health check's records: one verdict per version, and the report (with its JSON)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inspector.views.filecheck import FileIssue
+
+
+class VersionStatus(StrEnum):
+    """Whether a reader gets every row of a version."""
+
+    COMPLETE = "complete"
+    INCOMPLETE = "incomplete"
+    UNREADABLE = "unreadable"
+
+
+COMPLETE, INCOMPLETE, UNREADABLE = (
+    VersionStatus.COMPLETE,
+    VersionStatus.INCOMPLETE,
+    VersionStatus.UNREADABLE,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionHealth:
+    """The verdict for one version.
+
+    ``status`` is ``complete`` (every referenced file is present with its
+    recorded size), ``incomplete`` (files missing or damaged; the lists are
+    capped at ``max_listed_files``, the counts are exact) or ``unreadable`` (the
+    log cannot be replayed to this version).
+    """
+
+    version: int
+    status: VersionStatus
+    missing_files: tuple[str, ...] = ()
+    size_mismatches: tuple[FileIssue, ...] = ()
+    problems: tuple[str, ...] = ()
+    missing_count: int = 0
+    size_mismatch_count: int = 0
+    unreadable_files: tuple[FileIssue, ...] = ()
+    unreadable_count: int = 0
+
+    @property
+    def is_complete(self) -> bool:
+        """True when a reader gets every row of this version."""
+        return self.status == COMPLETE
+
+    def to_json(self) -> dict[str, Any]:
+        """One version of the ``check --json`` contract."""
+        return {
+            "version": self.version,
+            "status": str(self.status),
+            "missingFiles": list(self.missing_files),
+            "missingCount": self.missing_count,
+            "sizeMismatches": [i.to_json() for i in self.size_mismatches],
+            "sizeMismatchCount": self.size_mismatch_count,
+            "unreadableFiles": [i.to_json() for i in self.unreadable_files],
+            "unreadableCount": self.unreadable_count,
+            "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class HealthReport:
+    """The result of :func:`~inspector.views.health.check_table`.
+
+    ``versions`` is oldest first; it holds only the latest version when the fast
+    check found it complete. ``orphan_files``/``orphan_bytes`` count files under
+    the table root that no retained version references (VACUUM candidates, or
+    files of commits that never arrived).
+    """
+
+    table_root: str
+    latest_version: int
+    last_consistent_version: int | None
+    versions: tuple[VersionHealth, ...]
+    orphan_files: int
+    orphan_bytes: int
+    files_examined: int
+    problems: tuple[str, ...]
+    all_versions: bool = False
+    deep: bool = False
+    orphan_paths: tuple[str, ...] = ()
+
+    @property
+    def latest(self) -> VersionHealth:
+        """The verdict for the latest version."""
+        return self.versions[-1]
+
+    @property
+    def is_consistent(self) -> bool:
+        """True when the latest version is complete."""
+        return self.latest.is_complete
+
+    @property
+    def damaged_versions(self) -> list[VersionHealth]:
+        """Versions that are incomplete or unreadable, oldest first."""
+        return [v for v in self.versions if not v.is_complete]
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON contract for a report (see docs/json-contracts.md, "check")."""
+        return {
+            "table": self.table_root,
+            "latestVersion": self.latest_version,
+            "lastConsistentVersion": self.last_consistent_version,
+            "allVersions": self.all_versions,
+            "deep": self.deep,
+            "versions": [v.to_json() for v in self.versions],
+            "orphanFiles": self.orphan_files,
+            "orphanBytes": self.orphan_bytes,
+            "filesExamined": self.files_examined,
+            "problems": list(self.problems),
+        }
+
+
+def health_record(report: HealthReport) -> dict[str, Any]:
+    """The CLI's JSON contract for a report (``report.to_json()``)."""
+    return report.to_json()

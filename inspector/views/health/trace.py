@@ -1,0 +1,207 @@
+"""Pass 1 of the health check: trace the log once, forward, from the earliest snapshot.
+
+Records each version's effective file changes (or a fresh base after a checkpoint)
+and every distinct physical file (data file or deletion-vector file) any retained
+version references, with the size it must have.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from inspector.delta.actions import AddFile, RemoveFile, canonical_path
+from inspector.delta.errors import InspectorError
+from inspector.delta.paths import data_file_path
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.snapshot import FileKey
+from inspector.views.filecheck import FileRole
+
+
+@dataclass(kw_only=True)
+class Ref:
+    """One physical file referenced by the log: what size it must have."""
+
+    display: str
+    role: FileRole
+    size: int
+    add: AddFile | None = None  # a data file's add action, for its stats (deep check only)
+
+
+@dataclass(kw_only=True)
+class Step:
+    """One version as the trace saw it: a fresh base, or effective changes."""
+
+    version: int
+    base: list[FileKey] | None = None
+    added: list[FileKey] = field(default_factory=list)
+    removed: list[FileKey] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    readable: bool = True
+
+
+@dataclass(kw_only=True)
+class Trace:
+    """Pass 1's result: the steps and every distinct referenced file."""
+
+    root: str
+    steps: list[Step] = field(default_factory=list)
+    refs: dict[str, Ref] = field(default_factory=dict)
+    key_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
+    other_paths: set[str] = field(default_factory=set)
+    latest_keys: list[FileKey] | None = None
+
+
+class Tracer:
+    """Replays the retained log forward once, recording effective changes per version."""
+
+    def __init__(self, log: DeltaLog, *, all_checkpoints: bool) -> None:
+        self.log = log
+        self.trace = Trace(root=log.table_root)
+        self.commits = {c.version: c for c in log.commits}
+        self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
+        self.all_checkpoints = all_checkpoints
+        self.live: set[FileKey] | None = None
+        self.broken_at: int | None = None  # the version whose damage broke the chain
+
+    def run(self) -> Trace:
+        first, last = self.log.earliest_version, self.log.latest_version
+        for version in range(first, last + 1):
+            commit = self.commits.get(version)
+            if self.live is not None and commit is not None and commit.is_complete:
+                step = self._apply(commit)
+            else:
+                step = self._rebase(version, commit, first)
+            self._record_cdc(commit)
+            self.trace.steps.append(step)
+        by_version = {step.version: step for step in self.trace.steps}
+        for version, problems in _log_problems_by_version(self.log, self.all_checkpoints).items():
+            if version in by_version:
+                step = by_version[version]
+                step.problems += [p for p in problems if p not in step.problems]
+        self.trace.latest_keys = sorted(self.live, key=str) if self.live is not None else None
+        return self.trace
+
+    def _apply(self, commit: Commit) -> Step:
+        """Apply a commit to the live set; keep only its net effect (re-adds are no change)."""
+        assert self.live is not None
+        was_live: dict[FileKey, bool] = {}
+        for action in commit.actions:
+            if isinstance(action, AddFile):
+                key = action.key
+                was_live.setdefault(key, key in self.live)
+                self.live.add(key)
+                self._register(action, key)
+            elif isinstance(action, RemoveFile):
+                key = action.key
+                was_live.setdefault(key, key in self.live)
+                self.live.discard(key)
+        added = [k for k, was in was_live.items() if not was and k in self.live]
+        removed = [k for k, was in was_live.items() if was and k not in self.live]
+        return Step(version=commit.version, added=added, removed=removed)
+
+    def _rebase(self, version: int, commit: Commit | None, first: int) -> Step:
+        """Start over from a snapshot (the first version, or a checkpoint after a break)."""
+        own = _commit_problem(commit)
+        if version == first or version in self.checkpoints:
+            try:
+                snap = self.log.snapshot(version)
+            except InspectorError as exc:
+                own = own or exc.message
+            else:
+                self.live, self.broken_at = set(snap.files), None
+                for key, add in snap.files.items():
+                    self._register(add, key)
+                return Step(
+                    version=version, base=sorted(self.live, key=str), problems=[own] if own else []
+                )
+        problem = own or self._broken_chain()
+        if self.broken_at is None:
+            self.broken_at = version
+        self.live = None
+        return Step(version=version, readable=False, problems=[problem])
+
+    def _broken_chain(self) -> str:
+        return (
+            f"The log cannot be replayed to this version: version {self.broken_at} is unreadable "
+            "and no checkpoint after it bridges the gap."
+        )
+
+    def _register(self, add: AddFile, key: FileKey) -> None:
+        """Note the physical files behind a file key, and the size each must have."""
+        if key in self.trace.key_paths:
+            return
+        refs, root = self.trace.refs, self.trace.root
+        data = os.path.normpath(data_file_path(root, add.path))
+        refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
+        paths = [data]
+        dv = add.deletion_vector
+        where = dv.relative_or_absolute_path() if dv is not None else None
+        if dv is not None and where is not None:
+            path = os.path.normpath(data_file_path(root, where))
+            needed = dv.required_file_size
+            ref = refs.setdefault(
+                path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
+            )
+            ref.size = max(ref.size, needed)
+            paths.append(path)
+        self.trace.key_paths[key] = tuple(paths)
+
+    def _record_cdc(self, commit: Commit | None) -> None:
+        """Change-data files are referenced too (only for CDF reads): never orphans."""
+        if commit is not None:
+            self.trace.other_paths.update(
+                os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files
+            )
+
+
+def _commit_problem(commit: Commit | None) -> str | None:
+    if commit is None:
+        return "Its commit file is missing from _delta_log."
+    if not commit.is_complete:
+        return "Its commit file is damaged: " + " ".join(commit.problems)
+    return None
+
+
+def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
+    """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
+    listing = log.listing
+    found: dict[int, list[str]] = {}
+    last = listing.last_checkpoint
+    if last is not None and last.version is not None and last.version not in listing.checkpoints:
+        found.setdefault(last.version, []).append(
+            "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
+            "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing."
+        )
+    # Parts missing, unreadable, or disagreeing with the commits (a full check verifies every
+    # checkpoint against its commits; the fast one only the newest, the one readers start from).
+    for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
+        found.setdefault(version, []).extend(problems)
+    return found
+
+
+def table_level_problems(log: DeltaLog) -> list[str]:
+    problems = table_problems(log)
+    last, usable = log.listing.last_checkpoint, log.listing.usable_checkpoints()
+    if (
+        last is not None
+        and last.version is not None
+        and usable
+        and usable[0].version > last.version
+    ):
+        problems.append(
+            f"_last_checkpoint names version {last.version}, but a newer checkpoint "
+            f"({usable[0].version}) exists; readers find it by listing (harmless, but stale)."
+        )
+    if last is not None and last.version is not None and last.version > log.latest_version:
+        problems.append(
+            f"_last_checkpoint names version {last.version}, beyond the newest commit "
+            f"({log.latest_version}): commits have not all arrived."
+        )
+    return problems
+
+
+def paths_of(trace: Trace, keys: Iterable[FileKey]) -> set[str]:
+    return {path for key in keys for path in trace.key_paths[key]}

@@ -1,0 +1,243 @@
+"""Replica check: is a disaster-recovery copy of a table complete, and what would a failover lose?
+
+Asynchronous replication copies files in no guaranteed order, so a replica's newest
+versions can name files that have not arrived. Comparing the replica with the
+primary answers the drill's questions: which commits and files are still to copy
+(and how many bytes), which files the replica has that the primary does not, the
+newest version a reader of the replica gets whole, and the data-loss window between
+it and the primary's latest version. Read-only on both sides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.delta.errors import InspectorError, InvalidInput, NotADeltaTable
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.dataloss import DataLossWindow, data_loss_window
+from inspector.views.filespans import version_spans
+from inspector.views.health import HealthReport, check_table
+from inspector.views.tablefiles import StoredFile, walk_table
+
+LOG_PREFIX = "_delta_log/"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaFile:
+    """A file the primary has and the replica lacks, or has with another size.
+
+    Attributes:
+        version: The first version that needs it (for a commit file, its version).
+        path: Relative to the table root.
+        size: Its size on the primary.
+        replica_size: Its size on the replica (None when missing there).
+    """
+
+    version: int
+    path: str
+    size: int
+    replica_size: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"version", "path", "size"}`` (plus ``replicaSize`` for a size mismatch)."""
+        record: dict[str, Any] = {"version": self.version, "path": self.path, "size": self.size}
+        if self.replica_size is not None:
+            record["replicaSize"] = self.replica_size
+        return record
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaReport:
+    """The comparison of a replica with its primary.
+
+    Attributes:
+        primary_root: The primary's table root.
+        replica_root: The replica's table root.
+        table_id: The table's ``metaData.id`` (the same on both).
+        primary_latest_version: The primary's newest version.
+        replica_latest_version: The replica's newest version.
+        replica_last_consistent_version: The newest version whose files the replica
+            has in full (None when no version is whole).
+        replica_consistent: Whether the replica's latest version is whole.
+        missing_commits: Commit versions the replica lacks or has truncated.
+        missing_files: Data and deletion-vector files of retained versions the
+            replica lacks, oldest version first.
+        size_mismatches: Such files the replica has with another size.
+        extra_paths: Files on the replica that the primary does not have.
+        window: What a failover to the last consistent version loses.
+        replica_health: The health check of the replica (for its recovery advice).
+    """
+
+    primary_root: str
+    replica_root: str
+    table_id: str
+    primary_latest_version: int
+    replica_latest_version: int
+    replica_last_consistent_version: int | None
+    replica_consistent: bool
+    missing_commits: tuple[ReplicaFile, ...]
+    missing_files: tuple[ReplicaFile, ...]
+    size_mismatches: tuple[ReplicaFile, ...]
+    extra_paths: tuple[str, ...]
+    window: DataLossWindow
+    replica_health: HealthReport
+
+    @property
+    def bytes_to_copy(self) -> int:
+        """Bytes the replica still needs: missing commits, missing and mismatched files."""
+        return sum(
+            f.size for f in (*self.missing_commits, *self.missing_files, *self.size_mismatches)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``replica --json``)."""
+        return {
+            "primaryLatestVersion": self.primary_latest_version,
+            "replicaLatestVersion": self.replica_latest_version,
+            "replicaLastConsistentVersion": self.replica_last_consistent_version,
+            "missingCommits": [f.version for f in self.missing_commits],
+            "missingFiles": [f.to_json() for f in self.missing_files],
+            "sizeMismatches": [f.to_json() for f in self.size_mismatches],
+            "bytesToCopy": self.bytes_to_copy,
+            "extraFiles": len(self.extra_paths),
+            "dataLossWindow": self.window.to_json(),
+        }
+
+
+def compare_replica(
+    primary: str,
+    replica: str,
+    *,
+    settings: Settings,
+    primary_options: Mapping[str, str] | None = None,
+    replica_options: Mapping[str, str] | None = None,
+) -> ReplicaReport:
+    """Compare a replica of a table with its primary.
+
+    Args:
+        primary: The primary's location.
+        replica: The replica's location.
+        settings: For the health check of the replica.
+        primary_options: Storage options (credentials, endpoint) for the primary.
+        replica_options: Storage options for the replica.
+
+    Returns:
+        The report.
+
+    Raises:
+        NotADeltaTable: If either location is not a Delta table (the message says which).
+        InvalidInput: If the two are different tables (their table ids differ), or
+            the same folder.
+    """
+    primary_log = _open("primary", primary, primary_options)
+    replica_log = _open("replica", replica, replica_options)
+    table_id = _same_table(primary_log, replica_log)
+    primary_files = walk_table(primary_log)
+    replica_files = walk_table(replica_log)
+    missing, mismatched = _differences(primary_log, primary_files, replica_files)
+    health = check_table(replica_log, settings=settings)
+    consistent = health.last_consistent_version
+    return ReplicaReport(
+        primary_root=primary_log.table_root,
+        replica_root=replica_log.table_root,
+        table_id=table_id,
+        primary_latest_version=primary_log.latest_version,
+        replica_latest_version=replica_log.latest_version,
+        replica_last_consistent_version=consistent,
+        replica_consistent=health.is_consistent,
+        missing_commits=tuple(_missing_commits(primary_log, primary_files, replica_files)),
+        missing_files=tuple(missing),
+        size_mismatches=tuple(mismatched),
+        extra_paths=tuple(sorted(set(replica_files) - set(primary_files))),
+        window=data_loss_window(primary_log, consistent, primary_log.latest_version),
+        replica_health=health,
+    )
+
+
+def _open(side: str, location: str, options: Mapping[str, str] | None) -> DeltaLog:
+    try:
+        return DeltaLog.open(location, storage_options=options)
+    except NotADeltaTable as exc:
+        raise NotADeltaTable(f"The {side} is not a Delta table: {exc.message}", exc.hint) from None
+
+
+def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
+    if primary.table_root == replica.table_root:
+        raise InvalidInput(
+            f"The primary and the replica are the same folder ({primary.table_root}).",
+            "Give the replica's own location.",
+        )
+    ids = {side: _table_id(log) for side, log in (("primary", primary), ("replica", replica))}
+    if ids["primary"] != ids["replica"]:
+        raise InvalidInput(
+            f"These are two different tables: the primary's table id is {ids['primary']}, "
+            f"the replica's is {ids['replica']}.",
+            "Give the replica of this table (a copy keeps the table id of metaData).",
+        )
+    return ids["primary"] or ""
+
+
+def _table_id(log: DeltaLog) -> str | None:
+    """The table id from the newest metaData the log holds (a replica's newest
+    versions may not be readable)."""
+    for commit in reversed(log.commits):
+        if commit.metadata is not None:
+            return commit.metadata.id
+    try:
+        return log.snapshot(log.earliest_version).metadata.id
+    except InspectorError:
+        return None
+
+
+def _missing_commits(
+    primary: DeltaLog,
+    primary_files: Mapping[str, StoredFile],
+    replica_files: Mapping[str, StoredFile],
+) -> list[ReplicaFile]:
+    found = []
+    for version in primary.listing.commit_versions:
+        path = f"{LOG_PREFIX}{version:020d}.json"
+        source, copy = primary_files.get(path), replica_files.get(path)
+        if source is None or (copy is not None and copy.size == source.size):
+            continue
+        found.append(
+            ReplicaFile(
+                version=version,
+                path=path,
+                size=source.size,
+                replica_size=copy.size if copy is not None else None,
+            )
+        )
+    return found
+
+
+def _differences(
+    primary: DeltaLog,
+    primary_files: Mapping[str, StoredFile],
+    replica_files: Mapping[str, StoredFile],
+) -> tuple[list[ReplicaFile], list[ReplicaFile]]:
+    """Files retained primary versions need (data files, deletion vectors, checkpoints)
+    that the replica lacks or has with another size."""
+    needed = {
+        path: version for path, (version, _) in version_spans(primary).first_reference().items()
+    }
+    for version, checkpoints in primary.listing.checkpoints.items():
+        for checkpoint in checkpoints:
+            needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)
+    missing, mismatched = [], []
+    for path, version in needed.items():
+        source = primary_files.get(path)
+        if source is None:
+            continue  # the primary lacks it too: nothing to copy
+        copy = replica_files.get(path)
+        if copy is None:
+            missing.append(ReplicaFile(version=version, path=path, size=source.size))
+        elif copy.size != source.size:
+            mismatched.append(
+                ReplicaFile(version=version, path=path, size=source.size, replica_size=copy.size)
+            )
+    key = lambda f: (f.version, f.path)  # noqa: E731
+    return sorted(missing, key=key), sorted(mismatched, key=key)

@@ -1,0 +1,326 @@
+"""VACUUM planner: what a VACUUM would delete, and which versions would stop being readable.
+
+Read-only: it lists the table folder and reads the log; it never deletes. The two
+modes are Delta's (``VacuumCommand``; delta-rs ``VacuumMode``):
+
+- *lite*: files of tombstones (remove actions the latest snapshot still keeps)
+  removed longer ago than the retention, unless a live file or a tombstone still
+  within the retention names the same path.
+- *full*: those, plus every file in the table folder that the latest snapshot does
+  not reference (live files with their deletion vectors, tombstones within the
+  retention with theirs) and that was last modified longer ago than the retention:
+  files of failed writes, change-data files, files whose tombstones left the
+  log. Hidden paths are never touched (:func:`~inspector.views.tablefiles.is_hidden`).
+
+Deleting a file breaks every version that references it: time travel to it,
+RESTORE to it, and undoing a past RESTORE (a restore to the version before the
+RESTORE commit). The planner names those versions, and the oldest version
+readable before and after.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inspector.delta.actions import DeletionVector
+from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
+from inspector.log.snapshot import Snapshot
+from inspector.views.filespans import VersionSpans, version_spans
+from inspector.views.retention import RetentionPolicy, retention_policy
+from inspector.views.tablefiles import StoredFile, is_hidden, relative_path, walk_table
+
+HOUR_MS = 3_600_000
+RECOMMENDED_MINIMUM_MS = 7 * 24 * HOUR_MS  # Delta's default deletedFileRetentionDuration
+
+
+class VacuumMode(StrEnum):
+    """Which files VACUUM considers (Delta's ``VACUUM ... LITE | FULL``)."""
+
+    LITE = "lite"
+    FULL = "full"
+
+
+class VersionFate(StrEnum):
+    """What a retained version becomes if the VACUUM runs."""
+
+    READABLE = "readable"  # readable before and after
+    LOST = "lost"  # readable now, not after: a file it needs would be deleted
+    UNREADABLE = "unreadable"  # already unreadable: files missing or the log damaged
+
+
+class DeleteReason(StrEnum):
+    """Why VACUUM deletes a file."""
+
+    TOMBSTONE = "tombstone expired"
+    UNREFERENCED = "not referenced"
+
+
+@dataclass(frozen=True, kw_only=True)
+class VacuumFile:
+    """A file VACUUM would delete, relative to the table root."""
+
+    path: str
+    size: int
+    modification_time: int
+    reason: DeleteReason
+
+
+@dataclass(frozen=True, kw_only=True)
+class VacuumPlan:
+    """What a VACUUM with this retention and mode would do.
+
+    Attributes:
+        table_root: The table.
+        retain_hours: The retention used.
+        mode: Lite or full.
+        now: The time the plan was made for (ms).
+        cutoff: Tombstones removed, and unreferenced files modified, before this
+            time (ms) are deleted.
+        files: The files to delete, sorted by path.
+        fates: Every retained version (oldest first) and what becomes of it.
+        earliest_log_version: Versions before it already expired from the log.
+        restore_undos_lost: RESTORE commits that could no longer be undone (the
+            version before them is lost).
+        tombstones_already_deleted: Expired tombstones whose files are gone already.
+        warnings: Delta's retention check, in words.
+    """
+
+    table_root: str
+    retain_hours: float
+    mode: VacuumMode
+    now: int
+    cutoff: int
+    files: tuple[VacuumFile, ...]
+    fates: tuple[tuple[int, VersionFate], ...]
+    earliest_log_version: int
+    restore_undos_lost: tuple[int, ...]
+    tombstones_already_deleted: int
+    warnings: tuple[str, ...]
+
+    @property
+    def bytes_to_delete(self) -> int:
+        """The bytes the files to delete take."""
+        return sum(f.size for f in self.files)
+
+    @property
+    def versions_lost(self) -> list[int]:
+        """Versions readable now that would not be after the VACUUM."""
+        return [v for v, fate in self.fates if fate is VersionFate.LOST]
+
+    @property
+    def oldest_readable_before(self) -> int | None:
+        """The oldest version readable now."""
+        return next((v for v, f in self.fates if f is not VersionFate.UNREADABLE), None)
+
+    @property
+    def oldest_readable_after(self) -> int | None:
+        """The oldest version still readable after the VACUUM."""
+        return next((v for v, f in self.fates if f is VersionFate.READABLE), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``vacuum-plan --json``)."""
+        return {
+            "retainHours": self.retain_hours,
+            "mode": self.mode.value,
+            "numFilesToDelete": len(self.files),
+            "bytesToDelete": self.bytes_to_delete,
+            "filesToDelete": [f.path for f in self.files],
+            "versionsLost": self.versions_lost,
+            "oldestReadableVersionBefore": self.oldest_readable_before,
+            "oldestReadableVersionAfter": self.oldest_readable_after,
+            "warnings": list(self.warnings),
+            "earliestLogVersion": self.earliest_log_version,
+            "restoreUndosLost": list(self.restore_undos_lost),
+            "tombstonesAlreadyDeleted": self.tombstones_already_deleted,
+        }
+
+
+def plan_vacuum(
+    log: DeltaLog,
+    *,
+    retain_hours: float | None = None,
+    mode: VacuumMode = VacuumMode.LITE,
+    now_ms: int | None = None,
+) -> VacuumPlan:
+    """Plan a VACUUM of the latest version without deleting anything.
+
+    Args:
+        log: An opened (refreshed) log.
+        retain_hours: The retention; default the table's
+            ``delta.deletedFileRetentionDuration`` (else 7 days).
+        mode: Lite or full.
+        now_ms: The time to plan for (ms); defaults to the clock.
+
+    Returns:
+        The plan.
+
+    Raises:
+        InvalidInput: If the retention is negative or not a number.
+        CorruptLog: If the latest version cannot be read (VACUUM needs it too).
+    """
+    snapshot = log.snapshot()
+    policy = retention_policy(snapshot.metadata.configuration)
+    if retain_hours is None:
+        retain_hours = default_retain_hours(log)
+    retain_ms = _retention_ms(retain_hours)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    cutoff = now - retain_ms
+    listing = walk_table(log)
+    selection = _Selection(snapshot, listing, cutoff)
+    to_delete = selection.files(mode)
+    fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
+    lost = {v for v, fate in fates if fate is VersionFate.LOST}
+    warnings = [*policy.problems, *_retention_warnings(retain_ms, policy)]
+    return VacuumPlan(
+        table_root=log.table_root,
+        retain_hours=retain_hours,
+        mode=mode,
+        now=now,
+        cutoff=cutoff,
+        files=to_delete,
+        fates=tuple(fates),
+        earliest_log_version=log.earliest_version,
+        restore_undos_lost=tuple(_restores_undone_by(log, lost)),
+        tombstones_already_deleted=selection.already_deleted,
+        warnings=tuple(warnings),
+    )
+
+
+def default_retain_hours(log: DeltaLog) -> float:
+    """The retention VACUUM uses when none is given: the table's
+    ``delta.deletedFileRetentionDuration``, else 7 days (hours)."""
+    policy = retention_policy(log.snapshot().metadata.configuration)
+    return policy.deleted_file_retention_ms / HOUR_MS
+
+
+def _retention_ms(retain_hours: float) -> int:
+    try:
+        hours = float(retain_hours)
+    except (TypeError, ValueError):
+        hours = float("nan")
+    if not hours >= 0 or hours == float("inf"):
+        raise InvalidInput(
+            f"'{retain_hours}' is not a retention VACUUM accepts.",
+            "Give the retention in hours, 0 or more (e.g. --retain-hours 168 for 7 days).",
+        )
+    return round(hours * HOUR_MS)
+
+
+class _Selection:
+    """Picks the files to delete from the latest snapshot and the folder listing."""
+
+    def __init__(self, snapshot: Snapshot, listing: Mapping[str, StoredFile], cutoff: int):
+        self.listing, self.cutoff = listing, cutoff
+        self.partition_columns = snapshot.partition_columns
+        root = snapshot.table_root
+        self.protected: set[str] = set()  # live files and tombstones within the retention
+        self.expired: set[str] = set()
+        for add in snapshot.files.values():
+            self.protected.update(_physical(root, add.path, add.deletion_vector))
+        for remove in snapshot.tombstones.values():
+            if (remove.deletion_timestamp or 0) < cutoff:
+                self.expired.add(relative_path(root, remove.path) or "")
+            else:
+                self.protected.update(_physical(root, remove.path, remove.deletion_vector))
+        self.expired -= self.protected | {""}
+        self.already_deleted = sum(1 for path in self.expired if path not in listing)
+
+    def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
+        """The files a VACUUM in this mode deletes, sorted by path."""
+        found = self.tombstones()
+        if mode is VacuumMode.FULL:
+            found |= self.unreferenced()
+        return tuple(sorted(found.values(), key=lambda f: f.path))
+
+    def tombstones(self) -> dict[str, VacuumFile]:
+        """Lite: files of tombstones older than the retention."""
+        return {
+            path: _file(self.listing[path], DeleteReason.TOMBSTONE)
+            for path in self.expired
+            if path in self.listing and not is_hidden(path, self.partition_columns)
+        }
+
+    def unreferenced(self) -> dict[str, VacuumFile]:
+        """Full: files nothing in the snapshot references, older than the retention."""
+        return {
+            path: _file(stored, DeleteReason.UNREFERENCED)
+            for path, stored in self.listing.items()
+            if path not in self.protected
+            and path not in self.expired
+            and stored.modification_time < self.cutoff
+            and not is_hidden(path, self.partition_columns)
+        }
+
+
+def _physical(root: str, path: str, dv: DeletionVector | None) -> list[str]:
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    found = [relative_path(root, path), relative_path(root, where) if where else None]
+    return [p for p in found if p is not None]
+
+
+def _file(stored: StoredFile, reason: DeleteReason) -> VacuumFile:
+    return VacuumFile(
+        path=stored.path,
+        size=stored.size,
+        modification_time=stored.modification_time,
+        reason=reason,
+    )
+
+
+def _fates(
+    spans: VersionSpans, listing: Mapping[str, StoredFile], deleted: set[str]
+) -> list[tuple[int, VersionFate]]:
+    """Each retained version: unreadable already, lost to the VACUUM, or readable."""
+    damaged = set()
+    for path, (_, size) in spans.first_reference().items():
+        stored = listing.get(path)
+        if stored is None or stored.size < size:
+            damaged.add(path)
+    broken = spans.versions_using(damaged) | spans.unreadable
+    lost = spans.versions_using(deleted) - broken
+    fates = []
+    for version in range(spans.first_version, spans.last_version + 1):
+        if version in broken:
+            fates.append((version, VersionFate.UNREADABLE))
+        elif version in lost:
+            fates.append((version, VersionFate.LOST))
+        else:
+            fates.append((version, VersionFate.READABLE))
+    return fates
+
+
+def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
+    """RESTORE commits whose undo (a restore to the version before them) would fail."""
+    return [
+        c.version
+        for c in log.commits
+        if c.version - 1 in lost and c.commit_info.operation == "RESTORE"
+    ]
+
+
+def _retention_warnings(retain_ms: int, policy: RetentionPolicy) -> list[str]:
+    """Delta's retention check (``checkRetentionPeriodSafety``), plus its 7-day advice."""
+    hours = f"{retain_ms / HOUR_MS:g} hours"
+    configured, configured_ms = policy.deleted_file_retention, policy.deleted_file_retention_ms
+    risk = (
+        "Readers of older snapshots and writes still running can fail, and a running "
+        "write can lose files it has not committed yet."
+    )
+    if retain_ms < configured_ms:
+        return [
+            f"A retention of {hours} is shorter than the table's "
+            f"delta.deletedFileRetentionDuration ({configured}): Delta's VACUUM refuses it "
+            "unless its retention check is turned off "
+            "(spark.databricks.delta.retentionDurationCheck.enabled=false; delta-rs: "
+            f"enforce_retention_duration=False). {risk}"
+        ]
+    if retain_ms < RECOMMENDED_MINIMUM_MS:
+        return [
+            f"A retention of {hours} is shorter than 7 days, the minimum Delta recommends. {risk}"
+        ]
+    return []

@@ -1,0 +1,269 @@
+"""The desktop window: one command, one window, no stray server, no guessable port.
+
+The window tests run the real launcher (`python -m inspector desktop`) on a virtual
+screen (Xvfb), find the window by its title with xdotool, look at it, and close it the
+way a window manager does (a WM_DELETE_WINDOW message).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from inspector.cli.main import main
+from inspector.demo import write_demo_table
+from inspector.desktop import TOKEN_ENV, window_title
+
+REPO = Path(__file__).resolve().parent.parent
+_TOOLS = ("Xvfb", "xdotool", "import")
+
+
+def _missing_tools() -> list[str]:
+    return [tool for tool in _TOOLS if shutil.which(tool) is None]
+
+
+needs_screen = pytest.mark.skipif(
+    bool(_missing_tools()) and not os.environ.get("CI"),
+    reason=f"needs {', '.join(_TOOLS)} (Debian: xvfb, xdotool, imagemagick; .ci/run installs them)",
+)
+
+
+@pytest.fixture(scope="module")
+def screen() -> Iterator[str]:
+    """A virtual X screen; its number comes from Xvfb itself (-displayfd), never guessed."""
+    assert not _missing_tools(), f"missing: {_missing_tools()}"
+    read, write = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    with os.fdopen(read) as fh:
+        number = fh.readline().strip()
+    yield f":{number}"
+    xvfb.terminate()
+    xvfb.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("desktop") / "demo"
+    write_demo_table(str(root))
+    return root
+
+
+class Launch:
+    """One `python -m inspector desktop` process and what it says about itself."""
+
+    def __init__(self, display: str, table: Path, tmp: Path) -> None:
+        self.rendered = tmp / "rendered.txt"
+        # stderr to a file: Qt WebEngine is chatty, and an unread pipe would fill up.
+        self.errors = tmp / "stderr.txt"
+        env = {
+            **os.environ,
+            "DISPLAY": display,
+            "DELTA_INSPECTOR_DESKTOP_RENDERED": str(self.rendered),
+            "DELTA_INSPECTOR_DESKTOP_STATE_FILE": str(tmp / "desktop.json"),
+            "DELTA_INSPECTOR_RECENT_TABLES_FILE": str(tmp / "recent.json"),
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "inspector", "desktop", str(table)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=self.errors.open("w"),
+            text=True,
+        )
+        line = self.process.stdout.readline() if self.process.stdout else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/ \(server pid (\d+)\)", line)
+        assert found, f"no address announced: {line!r} {self.stderr()}"
+        self.port, self.server_pid = int(found.group(1)), int(found.group(2))
+
+    def wait_rendered(self, view: str, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.rendered.exists() and view in self.rendered.read_text().split():
+                return
+            assert self.process.poll() is None, self.stderr()
+            time.sleep(0.2)
+        raise AssertionError(f"the app never drew {view!r}")
+
+    def stderr(self) -> str:
+        return self.errors.read_text() if self.errors.exists() else ""
+
+
+def _windows(display: str, title: str) -> list[str]:
+    found = subprocess.run(
+        ["xdotool", "search", "--onlyvisible", "--name", title],
+        env={**os.environ, "DISPLAY": display},
+        capture_output=True,
+        text=True,
+    )
+    return found.stdout.split()
+
+
+def _wait_windows(display: str, title: str, count: int, timeout: float = 60) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ids = _windows(display, title)
+        if len(ids) == count:
+            return ids
+        time.sleep(0.2)
+    raise AssertionError(f"expected {count} window(s) titled {title!r}, saw {ids}")
+
+
+def _close_window(display: str, window_id: str) -> None:
+    """What a window manager does when the user clicks the close button."""
+    from Xlib import X, protocol
+    from Xlib import display as xdisplay
+
+    conn = xdisplay.Display(display)
+    window = conn.create_resource_object("window", int(window_id))
+    wm_protocols = conn.intern_atom("WM_PROTOCOLS")
+    delete = conn.intern_atom("WM_DELETE_WINDOW")
+    event = protocol.event.ClientMessage(
+        window=window, client_type=wm_protocols, data=(32, [delete, X.CurrentTime, 0, 0, 0])
+    )
+    window.send_event(event, event_mask=X.NoEventMask)
+    conn.flush()
+    conn.close()
+
+
+def _close_and_wait(display: str, window_id: str, launch: Launch) -> int:
+    """Close the window and return the launcher's exit code.
+
+    Qt drops a close request that arrives while its web view is still settling (seen
+    under Xvfb without a window manager), so, like a person, we click again if the
+    window is still there.
+    """
+    for _ in range(6):
+        _close_window(display, window_id)
+        try:
+            return launch.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            continue
+    raise AssertionError(f"the window did not close: {launch.stderr()}")
+
+
+def _screenshot(display: str, path: Path) -> None:
+    subprocess.run(
+        ["import", "-window", "root", str(path)],
+        env={**os.environ, "DISPLAY": display},
+        check=True,
+    )
+
+
+def _colours(path: Path) -> int:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return len(image.convert("RGB").getcolors(maxcolors=1 << 20) or [])
+
+
+def _wait_painted(display: str, path: Path, timeout: float = 60) -> int:
+    """Screenshots until the Timeline's chart has painted (many colours), or time is up."""
+    deadline, colours = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline:
+        _screenshot(display, path)
+        colours = _colours(path)
+        if colours > 400:
+            return colours
+        time.sleep(0.5)
+    return colours
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat").read_text().split()
+    return stat[2] == "Z"
+
+
+@needs_screen
+def test_the_window_shows_the_timeline_and_closing_it_stops_the_server(
+    screen: str, demo: Path, tmp_path: Path
+) -> None:
+    launch = Launch(screen, demo, tmp_path)
+    title = window_title(str(demo))
+    assert title == "Delta Inspector — demo"
+    (window,) = _wait_windows(screen, title, 1)
+    launch.wait_rendered("timeline")
+    shot = tmp_path / "desktop-timeline.png"
+    assert _wait_painted(screen, shot) > 400, "the window stayed blank"
+
+    assert _close_and_wait(screen, window, launch) == 0, launch.stderr()
+    assert _gone(launch.server_pid)
+    assert _port_is_free(launch.port)
+    assert (tmp_path / "desktop.json").exists(), "the window's size was not remembered"
+
+
+@needs_screen
+def test_two_launches_are_independent_and_a_dead_server_closes_its_window(
+    screen: str, demo: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = Launch(screen, demo, tmp_path / "a")
+    second = Launch(screen, demo, tmp_path / "b")
+    assert first.port != second.port
+    _wait_windows(screen, window_title(str(demo)), 2)
+    first.wait_rendered("timeline")
+    second.wait_rendered("timeline")
+
+    os.kill(first.server_pid, signal.SIGKILL)
+    assert first.process.wait(timeout=60) == 5
+    assert "the app's server stopped" in first.stderr()
+    (survivor,) = _wait_windows(screen, window_title(str(demo)), 1)
+
+    assert _close_and_wait(screen, survivor, second) == 0
+    assert _port_is_free(first.port) and _port_is_free(second.port)
+
+
+def test_without_a_display_desktop_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["desktop"]) == 5
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "no display" in err and "./dev.sh app" in err
+
+
+def test_a_server_started_for_a_window_refuses_other_visitors(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, demo: Path
+) -> None:
+    monkeypatch.setenv(TOKEN_ENV, "s3cret-token")
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    stranger = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    stranger.query_params["table"] = str(demo)
+    stranger.run()
+    assert "belongs to a desktop window" in stranger.error[0].value
+    assert not stranger.sidebar.radio
+
+    window = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    window.query_params["token"] = "s3cret-token"
+    window.query_params["table"] = str(demo)
+    window.run()
+    assert not window.exception and not window.error
+    assert window.sidebar.radio
