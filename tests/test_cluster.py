@@ -32,16 +32,16 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.spark
 
 _CHILD = """
-import contextlib, io, json, os, sys
+import contextlib, io, json, os, sys, time
 from inspector.cli.main import main
 from inspector.rows.session import get_spark
 calls, results = json.loads(sys.argv[1]), []
 for call in calls:
     os.environ.update(call["env"])
-    out = io.StringIO()
+    out, started = io.StringIO(), time.monotonic()
     with contextlib.redirect_stdout(out):
         code = main(call["argv"])
-    results.append({"code": code, "out": out.getvalue()})
+    results.append({"code": code, "out": out.getvalue(), "seconds": time.monotonic() - started})
 results.append({"master": get_spark().sparkContext.master})
 with open(sys.argv[2], "w") as fh:
     json.dump(results, fh)
@@ -160,6 +160,7 @@ def on_cluster(url: str, calls: list[dict], tmp_path: Path) -> list[dict]:
     assert done.returncode == 0, done.stderr[-3000:]
     *outputs, session = json.loads(results.read_text())
     assert session["master"] == url
+    print("seconds per call on the cluster:", [round(o["seconds"]) for o in outputs])
     return outputs
 
 

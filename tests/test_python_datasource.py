@@ -139,7 +139,8 @@ def test_a_damaged_data_file_is_named_not_a_traceback(spark, read_path, copy_tab
     root = copy_table("dat-v0.0.2/basic_append/delta")
     log = DeltaLog.open(str(root))
     damaged = Path(log.snapshot().data_path(log.snapshot().add_files[0]))
-    damaged.write_bytes(b"not parquet at all")
+    data = damaged.read_bytes()
+    damaged.write_bytes(data[:-4] + b"XXXX")  # same size, no Parquet magic at the end
     read_path("python")
     with pytest.raises(MissingDataFile, match="could not read .*" + damaged.name):
         build_preview(log, log.latest_version, settings=Settings(), spark=spark)
