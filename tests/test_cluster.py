@@ -34,7 +34,7 @@ pytestmark = pytest.mark.spark
 _CHILD = """
 import contextlib, io, json, os, sys, time
 from inspector.cli.main import main
-from inspector.rows.session import get_spark
+from inspector.rows.session import spark_status
 calls, results = json.loads(sys.argv[1]), []
 for call in calls:
     os.environ.update(call["env"])
@@ -42,7 +42,7 @@ for call in calls:
     with contextlib.redirect_stdout(out):
         code = main(call["argv"])
     results.append({"code": code, "out": out.getvalue(), "seconds": time.monotonic() - started})
-results.append({"master": get_spark().sparkContext.master})
+results.append({"master": spark_status().master})
 with open(sys.argv[2], "w") as fh:
     json.dump(results, fh)
 """

@@ -175,3 +175,17 @@ def test_object_storage_without_a_connector_is_read_by_the_python_data_source(sp
     for root in ("s3://bucket/table", "az://container/table", "gs://bucket/table"):
         remote = dataclasses.replace(snapshot, table_root=root)
         assert choose_read_path(spark, remote) is ReadPath.PYTHON
+
+
+@pytest.mark.spark
+def test_forcing_native_reads_without_a_connector_says_which_package_to_add(spark):
+    from inspector.rows.readpath import READ_PATH_CONF
+
+    snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_append/delta")).snapshot()
+    remote = dataclasses.replace(snapshot, table_root="s3://bucket/table")
+    spark.conf.set(READ_PATH_CONF, "native")
+    try:
+        with pytest.raises(InvalidInput, match="org.apache.hadoop:hadoop-aws"):
+            choose_read_path(spark, remote)
+    finally:
+        spark.conf.set(READ_PATH_CONF, "auto")

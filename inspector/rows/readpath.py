@@ -14,13 +14,12 @@ force ``native`` or ``python``; ``auto`` picks as above.
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import NotADeltaTable
+from inspector.delta.errors import InvalidInput, NotADeltaTable
 from inspector.log.snapshot import Snapshot
 from inspector.rows.session import (  # noqa: F401  (re-exported)
     READ_PATH_CHOICES,
@@ -70,6 +69,14 @@ def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
     readable = local or (connector is not None and has_connector(spark, connector))
     if not readable and preference == "auto":
         return ReadPath.PYTHON
+    if not readable:
+        package = connector.package if connector else "a Hadoop connector for the scheme"
+        raise InvalidInput(
+            f"spark_read_path is native, but Spark has no connector to read "
+            f"{snapshot.table_root} with.",
+            f"Add {package} with spark.jars.packages in spark_conf (see docs/spark.md), "
+            "or set spark_read_path to auto.",
+        )
     if has_delta_jars(spark):
         return ReadPath.DELTA
     return ReadPath.NATIVE if local else ReadPath.CONNECTOR
@@ -96,14 +103,12 @@ def spark_location(spark: Any, snapshot: Snapshot) -> str:
 
 
 def missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
-    """Which of ``paths`` (data or DV files) are not in the table's store.
+    """Which of ``paths`` (data or DV files) are not in the table's object store.
 
-    Local files are stat'ed; an object store's table prefix is listed once (not a HEAD
-    per file), and files outside it are asked for one by one.
+    The table's prefix is listed once (not a HEAD per file); files outside it are asked
+    for one by one.
     """
     store = snapshot.store
-    if store.local_path() is not None:
-        return [p for p in paths if not os.path.exists(p)]
     root = snapshot.table_root.rstrip("/") + "/"
     inside = [p for p in paths if p.startswith(root)]
     listed = {root + meta.path for meta in store.walk()} if inside else set()
