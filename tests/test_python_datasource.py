@@ -18,7 +18,6 @@ from inspector.cli.main import main
 from inspector.delta.errors import MissingDataFile
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.datasource import FileTask, group_tasks
 from inspector.rows.preview import build_preview
 from inspector.rows.reader import count_rows, read_files, read_snapshot
 from inspector.rows.readpath import READ_PATH_CONF, ReadPath, choose_read_path
@@ -146,6 +145,7 @@ def test_a_damaged_data_file_is_named_not_a_traceback(spark, read_path, copy_tab
         build_preview(log, log.latest_version, settings=Settings(), spark=spark)
 
 
+@pytest.mark.spark  # show checks the schema with pyspark's types before Spark starts
 def test_a_bad_read_path_setting_is_refused_with_the_choices(capsys, monkeypatch):
     monkeypatch.setenv("DELTA_INSPECTOR_SPARK_READ_PATH", "fastest")
     code = main(["show", str(CORPUS / "dat-v0.0.2/basic_append/delta"), "--json"])
@@ -153,7 +153,10 @@ def test_a_bad_read_path_setting_is_refused_with_the_choices(capsys, monkeypatch
     assert "auto, native, python" in json.loads(capsys.readouterr().out)["error"]["message"]
 
 
+@pytest.mark.spark  # imports pyspark's data source API (no JVM)
 def test_files_are_grouped_into_partitions_as_spark_packs_splits():
+    from inspector.rows.datasource import FileTask, group_tasks
+
     small = [FileTask(path=f"f{i}", size=1000) for i in range(100)]
     assert len(group_tasks(small, parallelism=4)) == 4
     big = [FileTask(path=f"b{i}", size=100 * 2**20) for i in range(5)]
@@ -164,7 +167,10 @@ def test_files_are_grouped_into_partitions_as_spark_packs_splits():
     assert group_tasks([], parallelism=8) == ()
 
 
+@pytest.mark.spark  # imports pyspark's data source API (no JVM)
 def test_grouping_keeps_every_file_exactly_once():
+    from inspector.rows.datasource import FileTask, group_tasks
+
     tasks = [FileTask(path=str(i), size=(i * 7919) % 50_000_000) for i in range(300)]
     groups = group_tasks(tasks, parallelism=3)
     assert sorted(int(t.path) for g in groups for t in g) == list(range(300))
