@@ -58,6 +58,12 @@ class Settings:
         "(Preview, Diff, Restore), so the first rows do not wait for the JVM. The CLI never "
         "warms up: it starts Spark only for commands that read rows.",
     )
+    spark_read_path: str = _setting(
+        "auto",
+        "How Spark reads data files: auto (local files and object stores with Hadoop's "
+        "connector natively, other object stores through the Python data source), native or "
+        "python (always the Python data source).",
+    )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."
     )

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from inspector.delta.errors import SparkUnavailable
+from inspector.delta.errors import InvalidInput, SparkUnavailable
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -53,6 +53,10 @@ _READ_DEFAULTS = {
     "spark.sql.parquet.fieldId.read.enabled": "true",
 }
 
+
+#: The Spark conf key that holds the ``spark_read_path`` setting (read by the reader).
+READ_PATH_CONF = "spark.deltaInspector.readPath"
+READ_PATH_CHOICES = ("auto", "native", "python")
 
 # Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
 _QUIET_LOG4J = """rootLogger.level = error
@@ -188,17 +192,22 @@ def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
-        settings: ``spark_master`` and ``spark_conf`` are used on first start only.
+        settings: ``spark_master`` and ``spark_conf`` are used on first start only;
+            ``spark_read_path`` applies to every call that passes settings.
 
     Returns:
         A ``pyspark.sql.SparkSession``.
 
     Raises:
         SparkUnavailable: If Java is missing or the session cannot start.
+        InvalidInput: If ``spark_read_path`` is not a known value.
     """
     global _session, _status
+    read_path = check_read_path(settings.spark_read_path)
     with _lock:
         if _session is not None:
+            if read_path:  # the one setting that may change while Spark runs
+                _session.conf.set(READ_PATH_CONF, read_path)
             return _session
         _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
@@ -236,6 +245,9 @@ def _start(settings: Settings) -> SparkSession:
     local = settings.spark_master.startswith("local")
     if local:  # a desktop session talks to itself only (also silences the hostname warning)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (the Python data source) run this interpreter, which has our packages,
+    # unless PYSPARK_PYTHON names another (a cluster's own Python). PySpark reads only it.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
@@ -244,6 +256,7 @@ def _start(settings: Settings) -> SparkSession:
         **(_LOCAL_DEFAULTS if local else {}),
         **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
+        READ_PATH_CONF: settings.spark_read_path.strip().lower(),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
         **settings.spark_conf_pairs(),
@@ -262,6 +275,9 @@ def _start(settings: Settings) -> SparkSession:
             f"(Spark's own log: {jvm_log}).",
         ) from None
     session.sparkContext.setLogLevel("ERROR")
+    if not local:
+        # Executors import inspector to run the Python data source: ship this very code.
+        session.sparkContext.addPyFile(package_zip(scratch))
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
@@ -295,6 +311,38 @@ def _first_line(path: str) -> str:
     except OSError:
         return ""
     return lines[0][:300] if lines else ""
+
+
+def package_zip(folder: str) -> str:
+    """A zip of the ``inspector`` package (this process's code) in ``folder``, for executors."""
+    import zipfile
+
+    import inspector
+
+    package = os.path.dirname(os.path.abspath(inspector.__file__))
+    target = os.path.join(folder, "delta_inspector.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for directory, dirs, files in os.walk(package):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(directory, name)
+                    archive.write(path, os.path.relpath(path, os.path.dirname(package)))
+    return target
+
+
+def check_read_path(value: str) -> str:
+    """Validate a ``spark_read_path`` value (see :mod:`inspector.rows.readpath`).
+
+    Raises:
+        InvalidInput: Naming the allowed values.
+    """
+    if value.strip().lower() not in READ_PATH_CHOICES:
+        raise InvalidInput(
+            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
+            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
+        )
+    return value.strip().lower()
 
 
 def has_delta_jars(session: SparkSession) -> bool:
