@@ -1,4 +1,4 @@
-"""Delta Inspector, the app: ``streamlit run app.py [-- --table PATH] [-- --operator]``.
+"""Delta Inspector, the app: ``streamlit run app.py -- [TABLE] [--operator]`` (any order).
 
 This file only wires things together: the sidebar (``ui.navigation``) decides the
 table, page and version; the page's module renders them. It is the one place that
@@ -11,11 +11,18 @@ import importlib
 
 import streamlit as st
 
-from inspector.delta.errors import InspectorError
+from inspector.delta.errors import InspectorError, InvalidInput
 from ui.common import render_error, render_unexpected
 from ui.context import PageContext
 from ui.desktop_guard import admitted, note_rendered
-from ui.navigation import launch_options, render_header, render_sidebar, run_settings
+from ui.launch import USAGE, launch_options, report_once
+from ui.navigation import (
+    render_header,
+    render_sidebar,
+    render_spark_status,
+    run_settings,
+    start_warm_up,
+)
 from ui.registry import Page
 
 st.set_page_config(
@@ -41,6 +48,16 @@ def main() -> None:
     if not admitted():
         return
     launch = launch_options()
+    if launch.error:  # a blank page would hide it: say it here and in the terminal
+        report_once(launch.error)
+        st.title("Delta Inspector could not start", anchor=False)
+        render_error(
+            InvalidInput(
+                launch.error,
+                f"Start it as `{USAGE}`, then reload this page.",
+            )
+        )
+        return
     try:
         settings = run_settings(launch)
     except InspectorError as exc:
@@ -48,12 +65,13 @@ def main() -> None:
         return
     notices = st.container()
     chosen = render_sidebar(settings, launch, notices)
-    if chosen is None:
-        return
-    ctx, page = chosen
-    render_header(ctx)
-    render_page(page, ctx)
-    note_rendered(page.key)
+    if chosen is not None:
+        ctx, page = chosen
+        start_warm_up(settings, page)
+        render_header(ctx)
+        render_page(page, ctx)
+        note_rendered(page.key)
+    render_spark_status()
 
 
 main()

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Delta Inspector's two entry points for a fresh Debian/Ubuntu machine with Python 3.11:
 #   ./dev.sh app [TABLE] [--operator]   set everything up, then start the app (the demo table
-#                          when no TABLE; --operator shows the pages that change tables)
+#                                        when no TABLE; --operator, before or after TABLE,
+#                                        shows the pages that change tables)
+#   ./dev.sh app --check-args ARGS...   only check the app's arguments (no setup, no server)
 #   ./dev.sh desktop [TABLE] [--operator]   the same app in a desktop window (needs a display)
-#   ./dev.sh test          set everything up, run lint/format/type/layer checks, then every test
+#   ./dev.sh test [PYTEST ARGS]         set everything up, run lint/format/type/layer checks,
+#                                        then every test
 set -euo pipefail
 cd "$(dirname "$0")"
+
+started=$SECONDS
+step() { echo "dev.sh: $*" >&2; }
+took() { step "$1 ($((SECONDS - $2)) s)"; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 
@@ -17,24 +24,33 @@ apt_install() {
 
 ensure_java() {
   if ! command -v java >/dev/null; then
-    echo "Java is missing (PySpark needs Java 17); installing openjdk-17-jre-headless..."
+    local t=$SECONDS
+    step "Java is missing (PySpark needs Java 17); installing openjdk-17-jre-headless with apt-get..."
     apt_install openjdk-17-jre-headless
+    took "installed Java" "$t"
   fi
 }
 
 ensure_venv() {
   local py="${PYTHON:-}"
   [ -n "$py" ] || py=$(command -v python3.11 || command -v python3)
+  local t=$SECONDS
   if [ ! -x .venv/bin/python ]; then
+    step "creating the Python environment in .venv with $py..."
     "$py" -m venv .venv || { apt_install python3-venv; "$py" -m venv .venv; }
+    took "created .venv" "$t"
   fi
   # Reinstall only when a requirements file changed (the stamp hashes both).
   local stamp=.venv/.requirements.sha
   local want; want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    t=$SECONDS
+    local n; n=$(cat requirements.txt requirements-dev.txt | grep -cvE '^[[:space:]]*(#|-r|$)')
+    step "installing $n packages from requirements.txt and requirements-dev.txt into .venv (with their dependencies; a few minutes the first time)..."
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -r requirements.txt -r requirements-dev.txt
     echo "$want" > "$stamp"
+    took "installed $n packages" "$t"
   fi
 }
 
@@ -50,7 +66,11 @@ ensure_debs() {
   # Install only the Debian packages that are missing (dpkg knows; apt-get is slow).
   local missing=()
   for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] || { echo "Installing ${missing[*]}..."; apt_install "${missing[@]}"; }
+  [ ${#missing[@]} -eq 0 ] && return
+  local t=$SECONDS
+  step "installing ${#missing[@]} Debian packages with apt-get: ${missing[*]}..."
+  apt_install "${missing[@]}"
+  took "installed ${#missing[@]} Debian packages" "$t"
 }
 
 # What Qt WebEngine (the desktop window's web view, from PyPI wheels) needs from the system.
@@ -61,28 +81,39 @@ QT_DEBS=(libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 libxcb-ke
 SCREEN_DEBS=(xvfb xdotool imagemagick)
 
 ensure_chromium() {
-  command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || apt_install chromium
+  if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
+    local t=$SECONDS
+    step "Chromium is missing (the browser test needs it); installing it with apt-get..."
+    apt_install chromium
+    took "installed Chromium" "$t"
+  fi
 }
+
+check_args() {
+  # The app parses its own arguments (ui/launch.py); this only asks it, without setup.
+  local py=.venv/bin/python
+  [ -x "$py" ] || py=$(command -v python3.11 || command -v python3)
+  exec "$py" -m ui.launch "$@"
+}
+
+ready() { [ $((SECONDS - started)) -lt 1 ] || took "ready" "$started"; }
 
 cmd="${1:-app}"; shift || true
 case "$cmd" in
   app)
-    ensure_java; ensure_venv
-    app_args=()
-    for arg in "$@"; do
-      case "$arg" in
-        --operator) app_args+=(--operator) ;;
-        *) app_args+=(--table "$arg") ;;
-      esac
-    done
-    exec .venv/bin/python -m streamlit run app.py -- "${app_args[@]}"
+    if [ "${1:-}" = "--check-args" ]; then shift; check_args "$@"; fi
+    ensure_java; ensure_venv; ready
+    # Every argument goes to the app as given (TABLE and --operator in any order); a bad
+    # one is reported by the app in this terminal and on the page.
+    exec .venv/bin/python -m streamlit run app.py -- "$@"
     ;;
   desktop)
-    ensure_java; ensure_venv; ensure_debs "${QT_DEBS[@]}"
+    ensure_java; ensure_venv; ensure_debs "${QT_DEBS[@]}"; ready
     exec .venv/bin/python -m inspector desktop "$@"
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
+    ready
     run_checks
     exec .venv/bin/python -m pytest "$@"
     ;;

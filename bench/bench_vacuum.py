@@ -33,6 +33,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from inspector.log.deltalog import DeltaLog  # noqa: E402
+from inspector.settings import Settings  # noqa: E402
 from inspector.views.replica import compare_replica  # noqa: E402
 from inspector.views.vacuum import VacuumMode, plan_vacuum  # noqa: E402
 
@@ -137,7 +138,9 @@ def main() -> None:
         shutil.copytree(root, replica)
         for add in log.commit(log.latest_version).adds:
             os.remove(os.path.join(replica, add.path))
-        report = _timed("compare_replica", lambda: compare_replica(root, replica))
+        report = _timed(
+            "compare_replica", lambda: compare_replica(root, replica, settings=Settings.from_env())
+        )
         print(f"  last consistent {report.replica_last_consistent_version}")
     finally:
         if not args.keep:

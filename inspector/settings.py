@@ -52,6 +52,18 @@ class Settings:
     spark_conf: str = _setting(
         "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
     )
+    spark_warmup: bool = _setting(
+        True,
+        "In the app, start Spark in the background when a page that reads rows opens "
+        "(Preview, Diff, Restore), so the first rows do not wait for the JVM. The CLI never "
+        "warms up: it starts Spark only for commands that read rows.",
+    )
+    spark_read_path: str = _setting(
+        "auto",
+        "How Spark reads data files: auto (local files and object stores with Hadoop's "
+        "connector natively, other object stores through the Python data source), native or "
+        "python (always the Python data source).",
+    )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."
     )

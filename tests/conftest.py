@@ -55,6 +55,12 @@ def corpus_index() -> list[dict]:
     return json.loads((CORPUS / "index.json").read_text())["tables"]
 
 
+@pytest.fixture(autouse=True)
+def _no_spark_warm_up(monkeypatch):
+    """The app warms Spark up when a row page opens; tests start Spark only when they mean to."""
+    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_WARMUP", "false")
+
+
 @pytest.fixture
 def corpus() -> Path:
     """The read-only corpus of real Delta tables (never modify it)."""
@@ -171,3 +177,16 @@ def run_cli(*args: object, env: Mapping[str, str] | None = None) -> CliResult:
     with _environment(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main([str(a) for a in args])
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def confirmed(plan: Any, reason: str = "test restore", **fields: Any) -> Any:
+    """The request an operator makes who typed the plan's table name and target version."""
+    from inspector.restore import RestoreRequest
+
+    return RestoreRequest(
+        plan=plan,
+        typed_table_name=plan.table_name,
+        typed_version=str(plan.target_version),
+        reason=reason,
+        **fields,
+    )

@@ -3,6 +3,7 @@ Health page, and no restore controls at all in read-only mode."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,45 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     )
     outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
     assert outcomes == ["planned", "committed", "planned", "committed"]
+
+
+def test_a_refusal_made_in_the_app_is_decided_and_audited_by_the_backend(
+    tmp_path, monkeypatch, spark
+):
+    table = sales_table(tmp_path / "sales")
+    at = open_page(table, monkeypatch, tmp_path, operator=True)
+    at.text_input(key="restore_target").input("1")
+    at.button(key="restore_plan_button").click().run()
+    confirm(at, "sales", "1", "the overwrite at v4 deleted the EU sales")
+    assert not at.button(key="restore_commit").disabled
+    log = DeltaLog.open(table)
+    gone = sorted(set(log.snapshot(1).files) - set(log.snapshot(4).files))[0][0]
+    os.remove(os.path.join(table, gone))  # a file to re-add disappears after the plan
+
+    at.button(key="restore_commit").click().run()
+
+    assert not at.exception, at.exception
+    assert any("went missing or changed size" in e.value for e in at.error)
+    assert DeltaLog.open(table).latest_version == 4
+    entries = read_audit(str(tmp_path / "audit.jsonl"))
+    assert [e.outcome for e in entries] == ["planned", "refused"]
+    assert entries[-1].reason == "the overwrite at v4 deleted the EU sales"
+    assert entries[-1].details["refusedBecause"] == ["files_changed"]
+
+
+def test_the_backend_says_what_is_missing_before_the_commit_button_is_enabled(
+    tmp_path, monkeypatch, spark
+):
+    table = sales_table(tmp_path / "sales")
+    at = open_page(table, monkeypatch, tmp_path, operator=True)
+    at.text_input(key="restore_target").input("1")
+    at.button(key="restore_plan_button").click().run()
+
+    confirm(at, "sales", "2", "")
+
+    captions = " ".join(c.value for c in at.caption)
+    assert "not confirmed" in captions and "reason is required" in captions
+    assert at.button(key="restore_commit").disabled
 
 
 def test_a_refused_plan_keeps_the_commit_button_disabled(tmp_path, monkeypatch, spark):

@@ -141,3 +141,34 @@ def test_a_link_opens_the_table_and_picking_a_version_shows_its_files(server, br
     expect(files).not_to_contain_text(V1_FILE)
     expect(page).to_have_url(re.compile(r"[?&]version=0(&|$)"))
     page.screenshot(path=str(tmp_path / "version-0.png"), full_page=True)
+
+
+@pytest.fixture
+def warm_up_on(monkeypatch):
+    """The app as users get it: Spark warms up when a page that reads rows opens."""
+    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_WARMUP", "true")
+
+
+def test_preview_rows_do_not_wait_for_spark_when_it_warmed_up(
+    warm_up_on, server, browser, tmp_path
+):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(240_000)
+    expect.set_options(timeout=240_000)  # writing the demo table and a first JVM start
+    page.goto(f"{server}/?view=preview")
+    expect(page.get_by_role("heading", name="Preview", exact=True)).to_be_visible()
+
+    # Nobody asked for rows yet, but the sidebar follows Spark from starting to running.
+    sidebar = page.locator("[data-testid=stSidebar]")
+    expect(sidebar).to_contain_text(re.compile(r"Spark \d+\.\d+\.\d+ running locally"))
+    expect(sidebar).to_contain_text(
+        "Delta's own reader is not installed, Delta Inspector reads the files itself"
+    )
+
+    page.get_by_role("button", name="Show rows").click()
+    expect(page.locator("[data-testid=stDataFrame]").last).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Read version \d+: [\d,]+ rows"))).to_be_visible()
+    expect(sidebar).to_contain_text("running locally")
+    page.screenshot(path=str(tmp_path / "warm-up.png"), full_page=True)

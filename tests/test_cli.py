@@ -234,7 +234,7 @@ BAD_INPUT = [
         "an unknown version",
         lambda tmp: ["files", PARTITIONED, "--version", 99],
         "VersionNotFound",
-        "does not exist",
+        "Version 99 is not in this table's log",
     ),
     (
         "an expired version",

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
-from inspector.log.deltalog import DeltaLog, table_problems, verify_checkpoint
+from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.views.history import build_history, history_record
 
@@ -456,7 +456,7 @@ def test_a_checkpoint_missing_an_add_disagrees_with_its_commits(copy_table):
 
     log = DeltaLog.open(str(table))
 
-    problems = verify_checkpoint(log, 10)
+    problems = log.verify_checkpoint(10)
     assert problems == [
         "Checkpoint 10 lists 21 live files but its commits (the empty table + commits 0..10) "
         f"give 22: 1 file missing from the checkpoint ({dropped}). Readers that start from this "
@@ -478,7 +478,7 @@ def test_a_checkpoint_with_other_metadata_and_protocol_disagrees_with_its_commit
             row["protocol"]["minWriterVersion"] = 4
     pq.write_table(pa.Table.from_pylist(checkpoint, schema=pq.read_schema(path)), path)
 
-    problems = verify_checkpoint(DeltaLog.open(str(table)), 10)
+    problems = DeltaLog.open(str(table)).verify_checkpoint(10)
 
     assert problems == [
         "Checkpoint 10 has different table metadata (id) than its commits "
@@ -505,13 +505,13 @@ def test_a_checkpoint_whose_commits_expired_cannot_be_compared(copy_table):
     drop_add_from_checkpoint(checkpoint_file(table, 10))
     commit_file(table, 3).unlink()
 
-    assert verify_checkpoint(DeltaLog.open(str(table)), 10) == []
+    assert DeltaLog.open(str(table)).verify_checkpoint(10) == []
 
 
 def test_verifying_a_version_without_a_checkpoint_says_which_have_one(corpus):
     log = DeltaLog.open(str(corpus / MANY_CHECKPOINTS))
     with pytest.raises(VersionNotFound) as err:
-        verify_checkpoint(log, 11)
+        log.verify_checkpoint(11)
     assert err.value.message == "Version 11 has no checkpoint (checkpoints: 10, 20, 30, 40)."
 
 

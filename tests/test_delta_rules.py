@@ -6,6 +6,9 @@ Health page, a restore plan, the reader, the writer) gets the same answer.
 
 from __future__ import annotations
 
+import os
+import time
+
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
@@ -228,3 +231,22 @@ def test_partition_labels_are_hive_style_with_nulls_named():
     assert partition_label({"region": "EU", "day": None}) == "region=EU/day=null"
     assert partition_label([("a", "1")]) == "a=1"
     assert partition_label({}) == "(unpartitioned)"
+
+
+def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path, settings, spark):
+    from inspector.restore.plan import plan_restore
+
+    root = tmp_path / "t"
+    text = "interval 2 days 12 hours"
+    write_deltalake(str(root), pa.table({"id": [1]}), configuration={DELETED_FILE_RETENTION: text})
+    write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
+    three_days_ago = time.time() - 3 * 86_400
+    os.utime(root / "_delta_log" / f"{0:020d}.json", (three_days_ago, three_days_ago))
+    log = DeltaLog.open(str(root))
+
+    view = retention_view(log, build_history(log, settings))
+    plan = plan_restore(log, 0, settings=settings, spark=spark)
+
+    assert view.policy.deleted_file_retention_ms == 60 * HOUR
+    (warning,) = [w for w in plan.warnings if "deleted-file retention" in w]
+    assert "2 days 12 hours" in warning and f"'{text}'" in warning

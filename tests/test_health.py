@@ -30,6 +30,7 @@ from inspector.views.health import (
     recovery_advice,
     restore_command,
 )
+from inspector.views.healthruns import grouped_record
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
@@ -345,9 +346,8 @@ def test_cli_check_json_contract_and_exit_code(copy_table, capsys):
     latest = out["versions"][-1]
     assert latest["status"] == "incomplete" and len(latest["missingFiles"]) == 1
     window = out.pop("dataLossWindow")  # see test_replica.py for its values
-    assert out == json.loads(
-        json.dumps(health_record(check_table(DeltaLog.open(str(root)), settings=Settings())))
-    )
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
+    assert out == json.loads(json.dumps({**health_record(report), **grouped_record(report)}))
     assert window["versions"] == 1
 
 

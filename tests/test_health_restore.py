@@ -22,6 +22,7 @@ from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
 from inspector.views.health import check_table, recovery_reason
+from tests.conftest import confirmed
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
@@ -91,7 +92,7 @@ def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[
     assert lost <= removed  # the missing files only leave the log...
     assert plan.num_file_problems == 0 and plan.passed  # ...and nothing missing is re-added
     result = execute_restore(
-        plan, confirmed=True, reason=recovery_reason(report), settings=settings, spark=spark
+        confirmed(plan, recovery_reason(report)), settings=settings, spark=spark
     )
     return log, result
 

@@ -263,7 +263,7 @@ def test_unknown_versions_are_refused_with_the_valid_range(written):
     for version in (3, 99, -1):
         with pytest.raises(VersionNotFound) as err:
             log.snapshot(version)
-        assert "this table has versions 0 to 2" in err.value.message
+        assert "is not in this table's log; it has versions 0 to 2" in err.value.message
         assert err.value.hint == "Pick a version between 0 and 2."
     with pytest.raises(VersionNotFound):
         log.commit(5)

@@ -55,3 +55,15 @@ def test_column_mapping_tables_list_physical_names_and_the_log_shape():
     assert detail.checkpoint_versions == (10,)
     assert detail.replayed_from == "checkpoint 10 + commits 11..15"
     assert detail.last_modified == build_history(log, Settings())[-1].timestamps.history
+
+
+def test_state_read_from_does_not_depend_on_what_was_read_before(corpus):
+    from inspector.views.overview import state_source
+
+    log = DeltaLog.open(str(corpus / "delta-kernel-java/basic-with-checkpoint"))
+    fresh = state_source(log, 13)
+    log.snapshot(12)  # a cached snapshot a later replay would start from
+    assert log.snapshot(13).replayed_from == "cached version 12 + commit 13"
+    assert state_source(log, 13) == fresh == "checkpoint 10 + commits 11..13"
+    assert state_source(log, 10) == "checkpoint 10"
+    assert state_source(log, 3) == "the empty table + commits 0..3"

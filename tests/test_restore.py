@@ -14,7 +14,7 @@ from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore, plan_undo
 from inspector.settings import Settings
 from inspector.views.history import build_history
-from tests.conftest import rows, sales_table
+from tests.conftest import confirmed, rows, sales_table
 
 pytestmark = pytest.mark.spark
 
@@ -23,12 +23,9 @@ def restore(root, target, settings, spark, **kwargs):
     plan = plan_restore(DeltaLog.open(str(root)), target, settings=settings, spark=spark)
     assert plan.passed, [g.message for g in plan.guards if not g.passed]
     return execute_restore(
-        plan,
-        confirmed=True,
-        reason=kwargs.pop("reason", "test restore"),
+        confirmed(plan, kwargs.pop("reason", "test restore"), **kwargs),
         settings=settings,
         spark=spark,
-        **kwargs,
     )
 
 
@@ -40,10 +37,7 @@ def test_a_restore_brings_back_the_target_rows_and_the_history_records_it(
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 
     result = execute_restore(
-        plan,
-        confirmed=True,
-        reason="overwrite at v4 was a mistake",
-        operator="ana",
+        confirmed(plan, "overwrite at v4 was a mistake", operator="ana"),
         settings=settings,
         spark=spark,
     )
@@ -90,7 +84,7 @@ def test_undo_brings_back_the_pre_restore_rows(tmp_path, settings, spark):
 
     undo = plan_undo(result, settings=settings, spark=spark)
     assert (undo.read_version, undo.target_version) == (5, 4)
-    undone = execute_restore(undo, confirmed=True, reason="undo", settings=settings, spark=spark)
+    undone = execute_restore(confirmed(undo, "undo"), settings=settings, spark=spark)
 
     assert undone.committed_version == 6
     assert rows(table, 6, spark) == pre_restore_rows
@@ -166,7 +160,7 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
     when = entry.timestamp.isoformat()
 
     plan = plan_restore(log, when, settings=settings, spark=spark)
-    result = execute_restore(plan, confirmed=True, reason="by time", settings=settings, spark=spark)
+    result = execute_restore(confirmed(plan, "by time"), settings=settings, spark=spark)
 
     assert plan.target_version == 2
     info = DeltaLog.open(table).commit(result.committed_version).commit_info
@@ -184,7 +178,7 @@ def test_files_lost_from_the_current_version_are_only_removed_from_the_log(
     (tmp_path / "sales" / lost.path).unlink()
 
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
-    result = execute_restore(plan, confirmed=True, reason="recover", settings=settings, spark=spark)
+    result = execute_restore(confirmed(plan, "recover"), settings=settings, spark=spark)
 
     assert plan.passed and any("already missing" in w for w in plan.warnings)
     assert lost.key in {a.key for a in plan.files_to_remove}

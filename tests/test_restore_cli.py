@@ -76,12 +76,17 @@ def test_a_dry_run_shows_the_plan_and_every_guard_and_writes_nothing(capsys, aud
     assert [e.outcome for e in read_audit(audit)] == ["planned"]
 
 
-def test_without_yes_and_without_a_terminal_the_restore_is_refused(capsys, audit, table, spark):
-    code, _, err = run(capsys, table, "--to-version", 1, "--reason", "cleanup")
+def test_without_yes_and_without_a_terminal_the_restore_is_refused_before_any_plan(
+    capsys, audit, table, monkeypatch
+):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # a pipe, not a terminal
 
-    assert code == 3 and "--yes" in err
+    code, out, err = run(capsys, table, "--to-version", 1, "--reason", "cleanup")
+
+    assert code == 3 and "--yes" in err and "reason is required" not in err
+    assert out == ""  # no plan was printed: nothing was planned
     assert DeltaLog.open(table).latest_version == 4
-    assert read_audit(audit)[-1].outcome == "refused"
+    assert [e.outcome for e in read_audit(audit)] == ["refused"]
 
 
 def test_with_yes_and_a_reason_the_restore_commits_and_is_verified(capsys, audit, table, spark):
@@ -146,12 +151,24 @@ def test_a_refused_restore_exits_3_and_its_json_says_why(capsys, audit, table, s
     assert [(g["name"], g["override"]) for g in failed] == [
         ("files_available", "allow_missing_files")
     ]
+    assert report["error"]["exitCode"] == 3
+    entry = read_audit(audit)[-1]  # the backend audited the refusal, with its reason
+    assert (entry.outcome, entry.details["refusedBecause"]) == ("refused", ["guards"])
 
 
-def test_a_restore_needs_a_reason(capsys, audit, table, spark):
-    code, _, err = run(capsys, table, "--to-version", 1, "--yes")
+def test_a_restore_needs_a_reason_and_is_refused_before_any_plan(capsys, audit, table):
+    code, out, err = run(capsys, table, "--to-version", 1, "--yes")
 
-    assert code == 3 and "reason" in err
+    assert code == 3 and "reason" in err and out == ""
+    assert [e.outcome for e in read_audit(audit)] == ["refused"]
+
+
+def test_protocol_downgrade_is_an_explicit_flag(capsys, audit, table, spark):
+    code, out, _ = run(
+        capsys, table, "--to-version", 1, "--allow-protocol-downgrade", "--dry-run", "--json"
+    )
+
+    assert code == 0 and json.loads(out)["committedVersion"] is None
 
 
 def test_a_timestamp_picks_the_version_current_at_that_time(capsys, audit, table, spark):

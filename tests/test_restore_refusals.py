@@ -14,12 +14,13 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.delta.errors import ConcurrentModification, RestoreRefused
+from inspector.delta.errors import ConcurrentModification, RefusalReason, RestoreRefused
 from inspector.log.deltalog import DeltaLog
+from inspector.restore import Override, RestoreRequest
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.views.filecheck import FileState
-from tests.conftest import rows, sales_table
+from tests.conftest import confirmed, rows, sales_table
 
 pytestmark = pytest.mark.spark
 
@@ -52,7 +53,7 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     assert plan.file_problems[0].state == FileState.MISSING
     assert any("PARTIAL" in w for w in plan.warnings)
     with pytest.raises(RestoreRefused, match="missing or truncated"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
     assert commit_files(table) == before
     assert [e.outcome for e in read_audit(settings.audit_log)][-1] == "refused"
@@ -67,10 +68,7 @@ def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
 
     result = execute_restore(
-        plan,
-        confirmed=True,
-        reason="accept the loss",
-        allow_missing_files=True,
+        confirmed(plan, "accept the loss", overrides=frozenset({Override.ALLOW_MISSING_FILES})),
         settings=settings,
         spark=spark,
     )
@@ -99,7 +97,7 @@ def test_a_truncated_file_refuses_the_restore(tmp_path, settings, spark):
         victim.size // 2,
     )
     with pytest.raises(RestoreRefused):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
 
 def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survives(
@@ -110,7 +108,7 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
     write_deltalake(table, pa.table({"id": [77], "region": ["us"], "amount": [7.0]}), mode="append")
 
     with pytest.raises(ConcurrentModification, match="moved from version 4 to 5"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
     log = DeltaLog.open(table)
     assert log.latest_version == 5 and log.commit(5).commit_info.operation == "WRITE"
@@ -136,7 +134,7 @@ def test_a_concurrent_writer_that_wins_the_version_makes_the_restore_fail_cleanl
 
     monkeypatch.setattr(restore_module, "write_commit", other_writer_commits_first)
     with pytest.raises(ConcurrentModification, match="Another writer created version 5"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
     assert open(winner).read() == '{"commitInfo":{"operation":"OTHER WRITER"}}\n'
     assert not [n for n in os.listdir(os.path.join(table, "_delta_log")) if n.endswith(".tmp")]
@@ -152,7 +150,7 @@ def test_unsupported_writer_features_are_refused_by_name(copy_table, settings, s
     assert not features.passed and features.override is None
     assert "blahabl" in features.message and "icebergCompatV1" in features.message
     with pytest.raises(RestoreRefused, match="blahabl"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
 
 @pytest.mark.parametrize(
@@ -167,7 +165,7 @@ def test_a_target_at_or_after_the_current_version_is_refused(
 
     assert not guard(plan, "target_version").passed and words in plan.guards[0].message
     with pytest.raises(RestoreRefused):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
     assert DeltaLog.open(table).latest_version == 4
 
 
@@ -179,7 +177,7 @@ def test_a_target_whose_log_has_expired_is_refused(copy_table, settings, spark):
     target = guard(plan, "target_version")
     assert not target.passed and "expired" in target.message
     with pytest.raises(RestoreRefused, match="expired"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
 
 def test_an_append_only_table_cannot_lose_data(tmp_path, settings, spark):
@@ -191,23 +189,40 @@ def test_an_append_only_table_cannot_lose_data(tmp_path, settings, spark):
 
     assert not guard(plan, "append_only").passed
     with pytest.raises(RestoreRefused, match="append-only"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
 
 
 @pytest.mark.parametrize(
-    "confirmed, reason, words", [(False, "r", "not confirmed"), (True, "  ", "reason")]
+    "typed_version, reason, words",
+    [("2", "r", "not confirmed"), ("1", "  ", "reason"), ("", "", "not confirmed.*reason")],
 )
 def test_a_restore_needs_a_confirmation_and_a_reason(
-    tmp_path, settings, spark, confirmed, reason, words
+    tmp_path, settings, spark, typed_version, reason, words
 ):
     table = sales_table(tmp_path / "sales")
     plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
+    request = RestoreRequest(
+        plan=plan, typed_table_name="sales", typed_version=typed_version, reason=reason
+    )
 
     with pytest.raises(RestoreRefused, match=words):
-        execute_restore(plan, confirmed=confirmed, reason=reason, settings=settings, spark=spark)
+        execute_restore(request, settings=settings, spark=spark)
 
     assert DeltaLog.open(table).latest_version == 4
     assert [e.outcome for e in read_audit(settings.audit_log)] == ["planned", "refused"]
+
+
+def test_a_table_not_at_the_expected_version_is_refused_and_audited(tmp_path, settings, spark):
+    table = sales_table(tmp_path / "sales")
+    plan = plan_restore(DeltaLog.open(table), 1, settings=settings, spark=spark)
+
+    with pytest.raises(RestoreRefused, match="not at version 3") as refused:
+        execute_restore(confirmed(plan, expected_version=3), settings=settings, spark=spark)
+
+    assert refused.value.reasons == (RefusalReason.UNEXPECTED_VERSION,)
+    assert refused.value.plan is plan and refused.value.exit_code == 3
+    entry = read_audit(settings.audit_log)[-1]
+    assert (entry.outcome, entry.details["refusedBecause"]) == ("refused", ["unexpected_version"])
 
 
 def test_a_restore_that_would_turn_column_mapping_off_is_refused(copy_table, settings, spark):
@@ -219,4 +234,4 @@ def test_a_restore_that_would_turn_column_mapping_off_is_refused(copy_table, set
     assert not mapping.passed and "from 'name' to 'none'" in mapping.message
     assert guard(plan, "target_version").passed
     with pytest.raises(RestoreRefused, match="column mapping"):
-        execute_restore(plan, confirmed=True, reason="r", settings=settings, spark=spark)
+        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)

@@ -36,6 +36,7 @@ def show(capsys, *args: object) -> tuple[int, str, str]:
 def test_show_json_in_a_script_returns_exactly_the_versions_rows():
     result = run_cli("show", PARTITIONED, "--version", "1", "--json")
     assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no Spark start-up lines, no progress bars
     shown = json.loads(result.stdout)
     assert ALL_KEYS <= set(shown)
     expected = pq.read_table(str(CORPUS / "dat-v0.0.2/multi_partitioned/expected/v1/table_content"))
@@ -111,6 +112,12 @@ def test_show_by_timestamp_prints_the_resolved_version(spark, capsys, copy_table
     assert code == 0
     assert out.splitlines()[0] == "2024-10-08T06:30:00Z (UTC) -> version 1"
     assert "version 1: " in out
+
+    code, out, _ = show(capsys, root, "--timestamp", "2024-10-08 08:30+02:00", "--json")
+    shown = json.loads(out)
+    assert (shown["resolvedTimestamp"], shown["version"]) == ("2024-10-08T06:30:00Z", 1)
+    code, out, _ = show(capsys, root, "--version", "1", "--json")
+    assert "resolvedTimestamp" not in json.loads(out)
 
 
 @pytest.mark.spark

@@ -22,6 +22,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 from inspector.views.health import check_table
 from inspector.views.tablefiles import is_hidden
 from inspector.views.vacuum import VacuumMode, VersionFate, plan_vacuum
@@ -228,7 +229,9 @@ def test_after_delta_rs_vacuums_exactly_the_versions_the_plan_called_lost_are_br
     plan = plan_vacuum(DeltaLog.open(str(root)), retain_hours=hours, mode=mode)
     before = {
         v.version: v.status
-        for v in check_table(DeltaLog.open(str(root)), all_versions=True).versions
+        for v in check_table(
+            DeltaLog.open(str(root)), all_versions=True, settings=Settings()
+        ).versions
     }
 
     DeltaTable(str(root)).vacuum(
@@ -238,7 +241,7 @@ def test_after_delta_rs_vacuums_exactly_the_versions_the_plan_called_lost_are_br
         full=mode is VacuumMode.FULL,
     )
 
-    after = check_table(DeltaLog.open(str(root)), all_versions=True)
+    after = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
     broken = {v.version for v in after.versions if not v.is_complete and v.version in before}
     was_broken = {v for v, status in before.items() if status != "complete"}
     assert broken - was_broken == set(plan.versions_lost)
@@ -417,3 +420,21 @@ def test_a_tombstone_whose_file_is_gone_is_counted_not_listed(copy_table):
     assert gone not in [f.path for f in plan.files]
     assert plan.tombstones_already_deleted == 1
     assert [f.path for f in plan.files] == [p for p in oracle(root, 0, full=False) if p != gone]
+
+
+def test_a_data_file_of_another_size_makes_its_versions_unreadable_as_the_health_check_says(
+    copy_table,
+):
+    root = copy_table(SIMPLE)
+    age_table(root)
+    with open(root / unquote(DeltaLog.open(str(root)).commit(1).adds[0].path), "ab") as fh:
+        fh.write(b"appended by a bad copy")
+    log = DeltaLog.open(str(root))
+
+    plan = plan_vacuum(log, retain_hours=24 * 365)
+
+    health = check_table(log, all_versions=True, settings=Settings())
+    assert {v for v, fate in plan.fates if fate is VersionFate.UNREADABLE} == {
+        v.version for v in health.versions if not v.is_complete
+    }
+    assert dict(plan.fates)[1] is VersionFate.UNREADABLE

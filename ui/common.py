@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 import streamlit as st
 
@@ -102,6 +103,26 @@ def write_url(**params: str | None) -> None:
         elif value is not None and current != value:
             st.query_params[name] = value
     st.session_state[URL_STATE] = st.query_params.to_dict()
+
+
+class MetricRow:
+    """A row of metrics that wraps instead of cutting long values ("16.8 KB / 16.…").
+
+    Each metric takes the width of its value, and one that does not fit moves to the
+    next line: ``row = MetricRow(); row.metric("Files", "3")``.
+    """
+
+    def __init__(self) -> None:
+        self._row = st.container(horizontal=True, gap="large")
+
+    def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
+        """``st.metric`` in this row, as wide as its value."""
+        self._row.metric(label, value, delta, width="content", **kwargs)
+
+
+def metric_row() -> MetricRow:
+    """A new :class:`MetricRow` at this point of the page."""
+    return MetricRow()
 
 
 def format_bytes(size: int | float | None) -> str:

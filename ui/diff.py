@@ -7,24 +7,29 @@ files that changed. The whole diff exports as a Markdown postmortem and as JSON.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.delta.errors import InspectorError
+from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.text import partition_label
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
-from inspector.rows.rowdiff import diff_rows
+from inspector.present.values import EMPTY, setting_text
 from inspector.views.filediff import FileDiff, diff_files
+from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
 from inspector.views.rowrecords import RowDiff
-from ui.common import format_bytes, format_count, format_ms, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    render_error,
+    set_view,
+)
 from ui.context import PageContext
-
-_REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
-_RESULTS = "_diff_rows_results"  # computed pages: {(table, gen, from, to, key, offset): RowDiff}
+from ui.diff_rows import rows_tab_body
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the commits in between…")
@@ -32,6 +37,13 @@ def _file_diff(
     table_root: str, generation: int, from_version: int, to_version: int, _log: DeltaLog
 ) -> FileDiff:
     return diff_files(_log, from_version, to_version)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _log_rows(
+    table_root: str, generation: int, from_version: int, to_version: int, _log: DeltaLog
+) -> RowsBetween:
+    return rows_between(_log, from_version, to_version)
 
 
 def render(ctx: PageContext) -> None:
@@ -42,16 +54,21 @@ def render(ctx: PageContext) -> None:
         diff = _file_diff(ctx.log.table_root, ctx.log.generation, from_version, to_version, ctx.log)
     except InspectorError as exc:
         render_error(exc)
+        if isinstance(exc, CorruptLog) and st.button(
+            "Open the Health page", icon=":material/health_and_safety:", key="diff_to_health"
+        ):
+            set_view("health")
         return
     ident = (ctx.log.table_root, ctx.log.generation, from_version, to_version)
+    log_rows = _log_rows(*ident, ctx.log)
     summary, schema, files, partitions, rows_tab = st.tabs(
         ["Summary", "Schema", "Files", "Partitions", "Rows"]
     )
     with rows_tab:
-        rows = _rows(ctx, diff, ident)
+        rows = rows_tab_body(ctx, diff, ident)
     with summary:
-        _summary(diff)
-        _exports(ctx, diff, rows)
+        _summary(diff, log_rows)
+        _exports(ctx, diff, rows, log_rows)
     with schema:
         _schema(diff)
     with files:
@@ -71,19 +88,19 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     return int(from_version), int(to_version)
 
 
-def _summary(diff: FileDiff) -> None:
+def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     if a.version > b.version:
         st.caption(
             "Backwards: from the newer version to the older one. "
             "Added means only in the to version."
         )
-    cols = st.columns(4)
+    cols = metric_row()
     # More or fewer files is neither good nor bad: neutral deltas.
-    cols[0].metric(
+    cols.metric(
         "Files", format_count(b.num_files), _delta(b.num_files - a.num_files), delta_color="off"
     )
-    cols[1].metric(
+    cols.metric(
         "Size",
         format_bytes(b.size_in_bytes),
         _delta(b.size_in_bytes - a.size_in_bytes, bytes_=True),
@@ -91,10 +108,16 @@ def _summary(diff: FileDiff) -> None:
     )
     before, after = a.num_records, b.num_records
     records_delta = None if before is None or after is None else after - before
-    cols[2].metric(
+    cols.metric(
         "Records (stats)", format_count(b.num_records), _delta(records_delta), delta_color="off"
     )
-    cols[3].metric("Commits in between", len(diff.by_commit))
+    cols.metric("Commits in between", len(diff.by_commit))
+    rows = log_rows.total
+    st.markdown(
+        f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
+        "figures as the Version page)."
+    )
+    by_version = dict(log_rows.by_commit)
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
         f"{format_count(t.records_added)} records), **{t.files_removed}** removed "
@@ -112,8 +135,11 @@ def _summary(diff: FileDiff) -> None:
                         "-files": c.totals.files_removed,
                         "+bytes": c.totals.bytes_added,
                         "-bytes": c.totals.bytes_removed,
-                        "+records": c.totals.records_added,
-                        "-records": c.totals.records_removed,
+                        "+rows": by_version[c.version].added,
+                        "-rows": by_version[c.version].removed,
+                        "rows from": _rows_source(by_version[c.version]),
+                        "records in files added": c.totals.records_added,
+                        "records in files removed": c.totals.records_removed,
                         "metadata": c.changes_metadata,
                         "protocol": c.changes_protocol,
                     }
@@ -121,8 +147,13 @@ def _summary(diff: FileDiff) -> None:
                 ]
             ),
             hide_index=True,
+            placeholder=EMPTY,
             key="diff_commits",
         )
+
+
+def _rows_source(change: RowChange) -> str:
+    return str(change.source) + ("" if change.exact else " (estimate)")
 
 
 def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
@@ -132,19 +163,19 @@ def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
     return ("+" if value > 0 else "-") + text
 
 
-def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None) -> None:
+def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None, log_rows: RowsBetween) -> None:
     name = f"diff-v{diff.from_version}-v{diff.to_version}"
     row = st.container(horizontal=True)
     row.download_button(
         "Postmortem (Markdown)",
-        markdown_report(diff, rows, table=ctx.log.table_root),
+        markdown_report(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
         file_name=f"{name}.md",
         mime="text/markdown",
         icon=":material/description:",
     )
     row.download_button(
         "Diff (JSON)",
-        to_json(diff, rows, table=ctx.log.table_root),
+        to_json(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
         file_name=f"{name}.json",
         mime="application/json",
         icon=":material/data_object:",
@@ -171,7 +202,7 @@ def _schema(diff: FileDiff) -> None:
     )
     if columns:
         st.markdown("**Columns**")
-        st.dataframe(pd.DataFrame(columns), hide_index=True, key="diff_columns")
+        st.dataframe(pd.DataFrame(columns), hide_index=True, placeholder=EMPTY, key="diff_columns")
     for title, changes in (
         ("Properties", meta.properties),
         ("Protocol", meta.protocol),
@@ -182,17 +213,18 @@ def _schema(diff: FileDiff) -> None:
             st.dataframe(
                 pd.DataFrame(
                     [
-                        {"key": v.key, "before": _text(v.before), "after": _text(v.after)}
+                        {
+                            "key": v.key,
+                            "before": setting_text(v.before),
+                            "after": setting_text(v.after),
+                        }
                         for v in changes
                     ]
                 ),
                 hide_index=True,
+                placeholder=EMPTY,
                 key=f"diff_{title}",
             )
-
-
-def _text(value: Any) -> str:
-    return "–" if value is None else str(value)
 
 
 def _files(diff: FileDiff) -> None:
@@ -221,6 +253,7 @@ def _files(diff: FileDiff) -> None:
                     ]
                 ),
                 hide_index=True,
+                placeholder=EMPTY,
                 key=key,
             )
 
@@ -251,7 +284,7 @@ def _partitions(diff: FileDiff) -> None:
         _bars(frame, "+records", "-records", "Rows added and removed (stats)"),
         key="diff_rows_chart",
     )
-    st.dataframe(frame, hide_index=True, key="diff_partitions")
+    st.dataframe(frame, hide_index=True, placeholder=EMPTY, key="diff_partitions")
 
 
 def _bars(frame: pd.DataFrame, added: str, removed: str, title: str) -> go.Figure:
@@ -270,115 +303,3 @@ def _bars(frame: pd.DataFrame, added: str, removed: str, title: str) -> go.Figur
         title=title, barmode="relative", height=320, margin={"l": 10, "r": 10, "t": 40, "b": 10}
     )
     return fig
-
-
-def _rows(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | None:
-    """The Rows tab; returns the row diff shown, if any (for the exports)."""
-    columns = list(
-        dict.fromkeys(
-            diff.to_side.metadata.schema.field_names()
-            + diff.from_side.metadata.schema.field_names()
-        )
-    )
-    key = tuple(
-        st.multiselect(
-            "Key columns (optional)",
-            columns,
-            key="diff_key",
-            help="With a key, rows are matched by it: keys added, removed and changed.",
-        )
-    )
-    changed = len(diff.only_in_from) + len(diff.only_in_to)
-    requested = st.session_state.setdefault(_REQUESTED, set())
-    if st.button(
-        "Compare rows",
-        icon=":material/compare_arrows:",
-        key="diff_rows_button",
-        help=f"Starts Spark and reads only the {changed} changed files.",
-    ):
-        requested.add(ident + (key,))
-    if ident + (key,) not in requested:
-        st.caption(
-            f"Comparing rows starts Spark and reads only the {changed:,} changed files "
-            f"({format_bytes(sum(f.size for f in diff.only_in_from + diff.only_in_to))})."
-        )
-        return None
-    page = st.number_input("Sample page", min_value=1, value=1, step=1, key="diff_rows_page")
-    try:
-        rows = _row_diff(ctx, diff, ident, key, (int(page) - 1) * ctx.settings.sample_rows)
-    except InspectorError as exc:
-        render_error(exc)
-        return None
-    _show_rows(rows)
-    return rows
-
-
-def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset: int) -> RowDiff:
-    results = st.session_state.setdefault(_RESULTS, {})
-    cached = results.get(ident + (key, offset))
-    if cached is None:
-        with st.spinner("Comparing the rows of the changed files on Spark…"):
-            cached = diff_rows(
-                ctx.log,
-                diff.from_version,
-                diff.to_version,
-                key=key,
-                offset=offset,
-                file_diff=diff,
-                settings=ctx.settings,
-            )
-        results[ident + (key, offset)] = cached
-    return cached
-
-
-def _show_rows(rows: RowDiff) -> None:
-    cols = st.columns(3)
-    noun = "Keys" if rows.key else "Rows"
-    cols[0].metric(f"{noun} added", format_count(rows.added))
-    cols[1].metric(f"{noun} removed", format_count(rows.removed))
-    if rows.changed is not None:
-        cols[2].metric("Keys changed", format_count(rows.changed))
-    st.caption(
-        f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). Samples: up to "
-        f"{rows.samples.limit} rows per list from row {rows.samples.offset + 1}; counts are exact."
-    )
-    for title, sample, key in (
-        ("Added", rows.samples.added, "diff_rows_added"),
-        ("Removed", rows.samples.removed, "diff_rows_removed"),
-    ):
-        if sample:
-            st.markdown(f"**{title}**")
-            st.dataframe(
-                pd.DataFrame([{c: _cell(r.get(c)) for c in rows.columns} for r in sample]),
-                hide_index=True,
-                key=key,
-            )
-    if rows.samples.changed:
-        st.markdown("**Changed**")
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "key": ", ".join(f"{k}={v}" for k, v in c.key.items()),
-                        "column": v.key,
-                        # One column holds values of every changed column: text keeps it one type.
-                        "before": _text(v.before),
-                        "after": _text(v.after),
-                    }
-                    for c in rows.samples.changed
-                    for v in c.changes
-                ]
-            ),
-            hide_index=True,
-            key="diff_rows_changed",
-        )
-    if not (rows.added or rows.removed or rows.changed):
-        st.success(
-            "No row changed: the files that changed hold the same rows (e.g. an OPTIMIZE).",
-            icon=":material/check:",
-        )
-
-
-def _cell(value: Any) -> Any:
-    """Show nested values as text: Arrow cannot hold mixed types in one column."""
-    return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)

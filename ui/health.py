@@ -19,8 +19,9 @@ from inspector.views.health import (
     recovery_reason,
     restore_command,
 )
+from inspector.views.healthruns import damaged_files, version_runs
 from inspector.views.retention import retention_view
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, set_view
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
 from ui.context import PageContext
 from ui.replica import render_replica_section
 
@@ -102,23 +103,23 @@ def _render_verdict(report: HealthReport) -> None:
             icon=":material/error:",
         )
     damaged = report.damaged_versions
-    cols = st.columns(5)
-    cols[0].metric("Latest version", report.latest_version)
-    cols[1].metric(
+    cols = metric_row()
+    cols.metric("Latest version", report.latest_version)
+    cols.metric(
         "Last consistent version",
         "none" if report.last_consistent_version is None else report.last_consistent_version,
     )
-    cols[2].metric(
+    cols.metric(
         "Versions not complete",
         len(damaged),
         help=version_ranges([v.version for v in damaged]) or "none",
     )
-    cols[3].metric(
+    cols.metric(
         "Files examined",
         format_count(report.files_examined),
         help="Each distinct file is examined once, whatever the number of versions.",
     )
-    cols[4].metric(
+    cols.metric(
         "Orphan files", format_count(report.orphan_files), help=format_bytes(report.orphan_bytes)
     )
     scope = "every retained version" if report.all_versions else "the latest version"
@@ -158,35 +159,56 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
 
 
 def _render_versions(report: HealthReport) -> None:
+    runs = version_runs(report)
+    st.caption(
+        f"{len(report.versions):,} versions in {len(runs):,} runs of the same state and "
+        "problem; the latest version and the last consistent one first."
+    )
     frame = pd.DataFrame(
         [
             {
-                "version": v.version,
-                "status": _STATUS_LABELS.get(v.status, v.status),
-                "missing": v.missing_count,
-                "wrong size": v.size_mismatch_count,
-                "unreadable": v.unreadable_count,
-                "problems": " ".join(v.problems),
+                "versions": run.label.removeprefix("versions ").removeprefix("version "),
+                "count": run.count,
+                "status": _STATUS_LABELS.get(run.status, run.status),
+                "what": run.summary,
+                "matters as": run.role,
+                "problems": " ".join(run.problems),
             }
-            for v in reversed(report.versions)
+            for run in runs
         ]
     )
-    st.dataframe(frame, hide_index=True, height=min(38 + 35 * len(frame), 420))
-    damaged = report.damaged_versions[::-1]
-    if not damaged:
+    st.dataframe(
+        frame,
+        hide_index=True,
+        height=min(38 + 35 * len(frame), 420),
+        column_config={"problems": st.column_config.TextColumn("problems", width="large")},
+        key="health_runs",
+    )
+    files = damaged_files(report)
+    if not files:
         return
-    picked = st.selectbox("Files of version", [v.version for v in damaged], key="health_files_of")
-    v = next(v for v in damaged if v.version == picked)
-    rows = [{"problem": "missing", "path": p, "detail": ""} for p in v.missing_files]
-    rows += [
-        {"problem": str(i.state), "path": i.path, "detail": i.detail}
-        for i in (*v.size_mismatches, *v.unreadable_files)
-    ]
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
-    shown, total = len(rows), v.missing_count + v.size_mismatch_count + v.unreadable_count
-    if total > shown:
-        st.caption(f"Showing {shown:,} of {total:,} files (the `max_listed_files` setting).")
+    st.markdown(
+        f"**Damaged files ({len(files):,})**, each listed once with the versions that need it"
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "problem": str(f.problem).replace("_", " "),
+                    "path": f.path,
+                    "needed by": f.versions_text,
+                    "detail": f.detail or "–",
+                }
+                for f in files
+            ]
+        ),
+        hide_index=True,
+        key="health_files",
+    )
+    if any(v.missing_count > len(v.missing_files) for v in report.damaged_versions):
+        st.caption(
+            "Lists are capped per version (the `max_listed_files` setting); counts are exact."
+        )
 
 
 def _render_retention(ctx: PageContext, report: HealthReport) -> None:

@@ -8,18 +8,14 @@ differs from what this session last wrote (someone else changed it).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.rows.session import spark_status
+from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
 from inspector.views.history import HistoryEntry
 from inspector.views.versions import parse_version
@@ -38,28 +34,12 @@ from ui.common import (
     write_url,
 )
 from ui.context import PageContext
+from ui.launch import LaunchOptions
 from ui.registry import PAGES, Page, visible_pages
 
 _RESET_VERSION = "_reset_version"
 _RECENT_KEY = "_recent_pick"
 _REMEMBERED = "_remembered_table"
-
-
-@dataclass(frozen=True)
-class LaunchOptions:
-    """Options given after ``--`` on ``streamlit run app.py -- --table PATH --operator``."""
-
-    table: str | None = None
-    operator: bool = False
-
-
-def launch_options(argv: Sequence[str] | None = None) -> LaunchOptions:
-    """Parse the app's own command-line options, ignoring anything else (e.g. pytest's)."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--table")
-    parser.add_argument("--operator", action="store_true")
-    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return LaunchOptions(known.table, known.operator)
 
 
 def run_settings(launch: LaunchOptions) -> Settings:
@@ -92,7 +72,6 @@ def render_sidebar(
         location = _table_picker(settings)
         log = _open(location, settings, notices)
         if log is None:
-            _spark_caption()
             if (
                 VIEW_KEY in st.session_state
             ):  # the page picker is not drawn: keep the page for later
@@ -103,7 +82,6 @@ def render_sidebar(
         versions = tables.selectable_versions(log)
         page = _page_picker(visible_pages(settings), notices)
         version = _version_picker(log, settings, history, versions, notices)
-        _spark_caption()
     write_url(table=log.table_root, version=str(version), view=page.key)
     if st.session_state.get(_REMEMBERED) != log.table_root:
         tables.remember_table(settings, log.table_root)
@@ -266,33 +244,44 @@ def _step(versions: tuple[int, ...], index: int) -> None:
 def _valid_version(text: str | int, log: DeltaLog, versions: tuple[int, ...]) -> int:
     version = parse_version(text, log)
     if version not in versions:
-        raise VersionNotFound(
-            f"Version {version} is not in this table's log; it has versions {versions[0]} to "
-            f"{versions[-1]}"
-            + (" with gaps." if len(versions) != versions[-1] - versions[0] + 1 else "."),
-            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar.",
+        gaps = len(versions) != versions[-1] - versions[0] + 1
+        error = VersionNotFound.not_in_log(version, versions[0], versions[-1], gaps=gaps)
+        error.hint = (
+            f"Showing version {versions[-1]} (the latest) instead; pick another in the sidebar."
         )
+        raise error
     return version
+
+
+def start_warm_up(settings: Settings, page: Page) -> None:
+    """Start Spark in the background when the page will read rows and ``spark_warmup`` is on."""
+    if settings.spark_warmup and page.needs_rows:
+        warm_up(settings)
+
+
+def render_spark_status() -> None:
+    """Spark's state at the foot of the sidebar, drawn after the page (so after its Spark work).
+
+    While Spark starts, the caption checks again every second and, once Spark is up (or
+    failed), reruns the app once so every part of the page says so.
+    """
+    with st.sidebar:
+        st.divider()
+        if spark_status().state == "starting":
+            st.fragment(run_every=1.0)(_spark_caption_while_starting)()
+        else:
+            _spark_caption()
+
+
+def _spark_caption_while_starting() -> None:
+    if spark_status().state != "starting":
+        st.rerun()  # the whole app, once: the caption is then drawn without polling
+    _spark_caption()
 
 
 def _spark_caption() -> None:
     status = spark_status()
-    if status.state == "ready":
-        jars = (
-            "with Delta's Spark classes" if status.delta_jars else "without Delta's Spark classes"
-        )
-        text = f"Spark {status.version} ready on `{status.master}`, {jars}."
-    elif status.state == "failed":
-        text = f"Spark failed to start: {escape_markdown(status.reason or 'unknown reason')}"
-    elif status.state == "starting":
-        text = f"Spark is starting on `{status.master}`…"
-    else:
-        text = (
-            "Spark: not started. It starts only when a page needs rows; the timeline, "
-            "versions and overview read the log directly."
-        )
-    st.divider()
-    st.caption(f":material/bolt: {text}")
+    st.caption(f":material/bolt: {escape_markdown(status.describe())}")
 
 
 def render_header(ctx: PageContext) -> None:

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.views.overview import TableDetail, describe_detail
-from ui.common import format_bytes, format_count, format_ms
+from ui.common import format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 
 
@@ -19,22 +19,20 @@ def render(ctx: PageContext) -> None:
     """The Overview page (always the latest version, whatever version is selected)."""
     detail = _detail(ctx.cache_key, ctx)
     st.subheader(f"Overview at the latest version (v{detail.version})", anchor=False)
-    cols = st.columns(5)
-    cols[0].metric(
+    cols = metric_row()
+    cols.metric(
         "Files",
         format_count(detail.num_files),
         help="Live data files (add actions) at the latest version.",
     )
-    cols[1].metric(
-        "Size", format_bytes(detail.size_in_bytes), help=f"{detail.size_in_bytes:,} bytes"
-    )
-    cols[2].metric(
+    cols.metric("Size", format_bytes(detail.size_in_bytes), help=f"{detail.size_in_bytes:,} bytes")
+    cols.metric(
         "Records",
         format_count(detail.num_records),
         help="From the files' stats, minus rows deleted by deletion vectors; – when a file has no stats.",
     )
-    cols[3].metric("Columns", format_count(sum(1 for c in detail.columns if len(c.path) == 1)))
-    cols[4].metric(
+    cols.metric("Columns", format_count(sum(1 for c in detail.columns if len(c.path) == 1)))
+    cols.metric(
         "Protocol",
         f"{detail.min_reader_version} / {detail.min_writer_version}",
         help="minReaderVersion / minWriterVersion",

@@ -8,17 +8,23 @@ another widget) interrupts the poll, which cancels the job group.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.rows.preview import Preview, PreviewJob, json_value
+from inspector.present.values import EMPTY, table_rows
+from inspector.rows.preview import Preview, PreviewJob
+from inspector.rows.readpath import ReadPath
 from inspector.rows.session import spark_status
 from inspector.views.timetravel import parse_timestamp, version_at_timestamp
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    render_error,
+)
 from ui.context import PageContext
 
 _RESULT = "_preview_result"  # (request, Preview) of the last finished preview
@@ -32,11 +38,11 @@ def render(ctx: PageContext) -> None:
     if version is None:
         return
     snapshot = ctx.log.snapshot(version)
-    cols = st.columns(4)
-    cols[0].metric("Version", version)
-    cols[1].metric("Files", format_count(snapshot.num_files))
-    cols[2].metric("Size", format_bytes(snapshot.size_in_bytes))
-    cols[3].metric("Records (from stats)", format_count(snapshot.num_records))
+    cols = metric_row()
+    cols.metric("Version", version)
+    cols.metric("Files", format_count(snapshot.num_files))
+    cols.metric("Size", format_bytes(snapshot.size_in_bytes))
+    cols.metric("Records (from stats)", format_count(snapshot.num_records))
     with st.expander(f"Schema at version {version} ({len(snapshot.schema.fields)} columns)"):
         st.dataframe(
             pd.DataFrame(
@@ -159,17 +165,17 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
 def _show(preview: Preview, ctx: PageContext) -> None:
     for warning in preview.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")
-    cols = st.columns(4)
-    cols[0].metric(
+    cols = metric_row()
+    cols.metric(
         "Rows",
         format_count(preview.num_rows),
         help="Exact: Spark counted every row" + (" matching the filter." if preview.where else "."),
     )
-    cols[1].metric("Shown", format_count(len(preview.rows)))
-    cols[2].metric("Files read", format_count(preview.files_read))
-    cols[3].metric("Bytes read", format_bytes(preview.bytes_read))
+    cols.metric("Shown", format_count(len(preview.rows)))
+    cols.metric("Files read", format_count(preview.files_read))
+    cols.metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
     st.download_button(
         "Download these rows (CSV)",
         frame.to_csv(index=False).encode("utf-8"),
@@ -179,17 +185,14 @@ def _show(preview: Preview, ctx: PageContext) -> None:
         key="preview_csv",
     )
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
+    if preview.read_path:
+        st.caption(
+            f"Read path: `{preview.read_path}`, "
+            f"{escape_markdown(ReadPath(preview.read_path).describe())}."
+        )
 
 
 def _frame(preview: Preview) -> pd.DataFrame:
-    """The rows as a table: nested values as JSON text, binary as base64, decimals as text."""
+    """The rows as a table, every value written as ``present.values`` writes it."""
     names = [c.name for c in preview.columns]
-    return pd.DataFrame([[_cell(row.get(n)) for n in names] for row in preview.rows], columns=names)
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, (dict, list, tuple)):
-        return json.dumps(json_value(list(value) if isinstance(value, tuple) else value))
-    if isinstance(value, (bytes, bytearray)) or type(value).__name__ == "Decimal":
-        return json_value(value)
-    return value
+    return pd.DataFrame(table_rows(preview.rows, names), columns=names, dtype=object)

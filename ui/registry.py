@@ -22,12 +22,14 @@ class Page:
         title: What the navigation shows.
         module: Dotted module with a ``render(ctx)`` function.
         operator_only: Shown only in operator mode (pages that change tables).
+        needs_rows: The page reads rows with Spark (the app may warm Spark up when it opens).
     """
 
     key: str
     title: str
     module: str
     operator_only: bool = False
+    needs_rows: bool = False
 
     @property
     def available(self) -> bool:
@@ -41,12 +43,12 @@ class Page:
 PAGES: list[Page] = [
     Page("timeline", "Timeline", "ui.timeline"),
     Page("version", "Version", "ui.version"),
-    Page("preview", "Preview", "ui.preview"),
+    Page("preview", "Preview", "ui.preview", needs_rows=True),
     Page("overview", "Overview", "ui.overview"),
-    Page("diff", "Diff", "ui.diff"),
+    Page("diff", "Diff", "ui.diff", needs_rows=True),
     Page("health", "Health", "ui.health"),
     Page("maintenance", "Maintenance", "ui.maintenance"),
-    Page("restore", "Restore", "ui.restore", operator_only=True),
+    Page("restore", "Restore", "ui.restore", operator_only=True, needs_rows=True),
 ]
 
 

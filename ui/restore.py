@@ -1,9 +1,11 @@
 """The Restore page (operator mode only): plan, guards, typed confirmation, commit, verify, undo.
 
 Nothing is written until the operator has seen the plan and every guard, typed the
-table's name and the target version, and given a reason. The Commit button stays
-disabled until then, and while a guard fails (unless an explicit override, shown
-with a loud warning, covers it). The result shows the new version, its metrics, the
+table's name and the target version, and given a reason. The page only collects
+these into a :class:`RestoreRequest`; the backend decides: the Commit button stays
+disabled while :func:`request_refusals` names anything (a failed guard no chosen
+override covers, a confirmation or reason missing), and :func:`execute_restore`
+decides again at commit time and audits every refusal. The result shows the new version, its metrics, the
 verification and an Undo: a guarded restore back to the pre-restore version.
 The Health page can pre-fill the target and the reason (``restore_prefill``).
 """
@@ -19,16 +21,25 @@ from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.protocol import describe_protocol
 from inspector.delta.text import partition_label
-from inspector.restore.execute import (
+from inspector.restore import (
+    Override,
     RestorePlan,
+    RestoreRequest,
     RestoreResult,
     execute_restore,
     plan_restore,
     plan_undo,
+    request_refusals,
 )
-from inspector.restore.guards import Override
 from inspector.views.versions import parse_version
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    render_error,
+)
 from ui.context import PageContext
 
 PREFILL = "restore_prefill"  # set by other pages: {"table": root, "version": v, "reason": text}
@@ -37,6 +48,11 @@ REASON = "restore_reason"
 CONFIRM_TABLE = "restore_confirm_table"
 CONFIRM_VERSION = "restore_confirm_version"
 ALLOW_MISSING = "restore_allow_missing"
+ALLOW_DOWNGRADE = "restore_allow_downgrade"
+_OVERRIDE_KEYS = {
+    Override.ALLOW_MISSING_FILES: ALLOW_MISSING,
+    Override.ALLOW_PROTOCOL_DOWNGRADE: ALLOW_DOWNGRADE,
+}
 _PLAN = "_restore_plan"
 _RESULT = "_restore_result"
 _CLEAR = "_restore_clear"  # set after a commit: empty the form on the next run
@@ -50,7 +66,14 @@ def render(ctx: PageContext) -> None:
         "an older version's data current again; older versions stay in the history."
     )
     if st.session_state.pop(_CLEAR, False):
-        for key in (_PLAN, TARGET, CONFIRM_TABLE, CONFIRM_VERSION, REASON, ALLOW_MISSING):
+        for key in (
+            _PLAN,
+            TARGET,
+            CONFIRM_TABLE,
+            CONFIRM_VERSION,
+            REASON,
+            *_OVERRIDE_KEYS.values(),
+        ):
             st.session_state.pop(key, None)
     _apply_prefill(ctx)
     _render_result(ctx)
@@ -126,27 +149,27 @@ def _render_plan(plan: RestorePlan) -> None:
         f"##### Plan: version {plan.read_version} → data of version {plan.target_version}{when}"
     )
     m = plan.metrics
-    cols = st.columns(5)
-    cols[0].metric(
+    cols = metric_row()
+    cols.metric(
         "Files re-added",
         format_count(m.num_restored_files),
         format_bytes(m.restored_files_size),
         delta_color="off",
     )
-    cols[1].metric(
+    cols.metric(
         "Files removed",
         format_count(m.num_removed_files),
         format_bytes(m.removed_files_size),
         delta_color="off",
     )
-    cols[2].metric(
+    cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
         format_bytes(m.table_size_after_restore),
         delta_color="off",
     )
-    cols[3].metric("Rows now (stats)", format_count(plan.rows_before))
-    cols[4].metric("Rows after (stats)", format_count(plan.rows_after))
+    cols.metric("Rows now (stats)", format_count(plan.rows_before))
+    cols.metric("Rows after (stats)", format_count(plan.rows_after))
     _render_guards(plan)
     for warning in plan.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")
@@ -237,59 +260,70 @@ def _files_frame(plan: RestorePlan) -> pd.DataFrame:
 
 def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
     st.markdown("##### Confirm")
-    overridable = [g for g in plan.guards if not g.passed and g.override]
-    allow_missing = False
-    if overridable and not plan.blocking_guards([Override.ALLOW_MISSING_FILES]):
-        allow_missing = st.checkbox(
-            "Restore WITHOUT the missing files (a PARTIAL table)", key=ALLOW_MISSING
-        )
-        if allow_missing:
-            st.error(
-                f"**The result will be a PARTIAL table**: {plan.num_file_problems} files of version "
-                f"{plan.target_version} are missing and will NOT be re-added; their rows are lost. "
-                "The restored table is not version "
-                f"{plan.target_version}.",
-                icon=":material/dangerous:",
-            )
-    blocking = plan.blocking_guards([Override.ALLOW_MISSING_FILES] if allow_missing else [])
+    overrides = _render_overrides(plan)
     left, middle = st.columns(2)
     typed_table = left.text_input(f"Type the table name: **{plan.table_name}**", key=CONFIRM_TABLE)
     typed_version = middle.text_input(
         f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION
     )
     reason = st.text_area("Reason (required; recorded in the commit and the audit log)", key=REASON)
-    ready = (
-        not blocking
-        and typed_table.strip() == plan.table_name
-        and typed_version.strip() == str(plan.target_version)
-        and bool(reason.strip())
+    request = RestoreRequest(
+        plan=plan,
+        typed_table_name=typed_table,
+        typed_version=typed_version,
+        reason=reason,
+        overrides=overrides,
     )
-    if blocking:
-        st.caption("The restore is refused by the guards above; the Commit button stays disabled.")
+    refusals = request_refusals(request)  # the backend decides; the page only shows it
+    for refusal in refusals:
+        st.caption(escape_markdown(refusal.message))
     if st.button(
         f"Commit restore to version {plan.target_version}",
         type="primary",
-        disabled=not ready,
+        disabled=bool(refusals),
         icon=":material/restore:",
         key="restore_commit",
     ):
-        _commit(ctx, plan, reason, allow_missing)
+        _commit(ctx, request)
 
 
-def _commit(ctx: PageContext, plan: RestorePlan, reason: str, allow_missing: bool) -> None:
+def _render_overrides(plan: RestorePlan) -> frozenset[Override]:
+    """A checkbox, with a loud warning, for each override that would let the plan go ahead."""
+    offered = {Override(g.override) for g in plan.guards if not g.passed and g.override}
+    if not offered or plan.blocking_guards(offered):
+        return frozenset()  # nothing to override, or a guard no override covers
+    chosen = set()
+    if Override.ALLOW_MISSING_FILES in offered and st.checkbox(
+        "Restore WITHOUT the missing files (a PARTIAL table)", key=ALLOW_MISSING
+    ):
+        chosen.add(Override.ALLOW_MISSING_FILES)
+        st.error(
+            f"**The result will be a PARTIAL table**: {plan.num_file_problems} files of version "
+            f"{plan.target_version} are missing and will NOT be re-added; their rows are lost. "
+            f"The restored table is not version {plan.target_version}.",
+            icon=":material/dangerous:",
+        )
+    if Override.ALLOW_PROTOCOL_DOWNGRADE in offered and st.checkbox(
+        "Write the target version's LOWER protocol", key=ALLOW_DOWNGRADE
+    ):
+        chosen.add(Override.ALLOW_PROTOCOL_DOWNGRADE)
+        st.error(
+            "**The table's protocol will go down**: readers and writers relying on the current "
+            "table features may misread the table.",
+            icon=":material/dangerous:",
+        )
+    return frozenset(chosen)
+
+
+def _commit(ctx: PageContext, request: RestoreRequest) -> None:
+    plan = request.plan
     with st.status(f"Restoring version {plan.target_version}…", expanded=True) as status:
         status.write(
             "Checking again that the table has not moved and the files are all there, "
             "then writing one new commit and verifying it…"
         )
         try:
-            result = execute_restore(
-                plan,
-                confirmed=True,
-                reason=reason,
-                allow_missing_files=allow_missing,
-                settings=ctx.settings,
-            )
+            result = execute_restore(request, settings=ctx.settings)
         except InspectorError as exc:
             status.update(label="Restore refused: nothing was written", state="error")
             render_error(exc)
@@ -313,11 +347,11 @@ def _render_result(ctx: PageContext) -> None:
         icon=":material/task_alt:",
     )
     m = result.metrics
-    cols = st.columns(4)
-    cols[0].metric("New version", result.committed_version)
-    cols[1].metric("Files re-added", format_count(m.num_restored_files))
-    cols[2].metric("Files removed", format_count(m.num_removed_files))
-    cols[3].metric(
+    cols = metric_row()
+    cols.metric("New version", result.committed_version)
+    cols.metric("Files re-added", format_count(m.num_restored_files))
+    cols.metric("Files removed", format_count(m.num_removed_files))
+    cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
         format_bytes(m.table_size_after_restore),

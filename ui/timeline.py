@@ -153,7 +153,8 @@ def render(ctx: PageContext) -> None:
 
 
 def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    ops_col, time_col, axis_col, size_col = st.columns([2.4, 3.2, 1.9, 1.4])
+    ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
+    time_col = st.container()  # its own row: the end label has room and no control above it
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
         "Operations",
@@ -288,7 +289,7 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
 
 def _padded(versions: pd.Series) -> list[float]:
     low, high = float(versions.min()), float(versions.max())
-    pad = max(0.8, (high - low) * 0.06)  # room for the largest mark at either end
+    pad = max(1.2, (high - low) * 0.08)  # room for the largest mark and its ring at either end
     return [low - pad, high + pad]
 
 
@@ -310,6 +311,7 @@ def _overlay_rings(
                 mode="markers",
                 name="has problems",
                 hoverinfo="skip",
+                **_unclipped(trace),
                 marker={
                     "symbol": "circle-open",
                     "size": sizes[flagged] + 9,
@@ -329,6 +331,7 @@ def _overlay_rings(
                 mode="markers",
                 name=f"selected (v{selected})",
                 hoverinfo="skip",
+                **_unclipped(trace),
                 marker={
                     "symbol": "circle-open",
                     "size": sizes[here] + 16,
@@ -337,6 +340,11 @@ def _overlay_rings(
                 },
             )
         )
+
+
+def _unclipped(trace: type) -> dict[str, bool]:
+    """Rings may reach past the plot area (the newest version sits at its top edge)."""
+    return {"cliponaxis": False} if trace is go.Scatter else {}
 
 
 def _on_chart_select(key: str) -> None:
@@ -397,6 +405,7 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
     key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
     # The selected version's row starts ticked; a new key per selection keeps that true.
     ticked = [versions.index(selected)] if selected in versions else []
+    wrap = bool((table["problems"] != "").any())
     st.dataframe(
         table,
         key=key,
@@ -406,7 +415,10 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
         selection_mode="single-row",
         selection_default={"selection": {"rows": ticked}},
         placeholder="–",
-        height=min(36 + 35 * len(table), 460),
+        height=min(36 + 35 * len(table), 460) if not wrap else min(36 + 72 * len(table), 620),
+        # Rows taller than 4rem let Streamlit wrap text: the problems column then needs
+        # no horizontal scroll. Only when some version has problems (else rows stay compact).
+        row_height=72 if wrap else None,
     )
     st.caption(
         "Timestamps: *timestamp* is what Delta uses for history and time travel (the "

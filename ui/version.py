@@ -27,10 +27,14 @@ from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.delta.schema import Column
 from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.present.values import setting_text, text_value
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
+from inspector.views.overview import state_source
+from inspector.views.rowcounts import RowChange, commit_rows
 from inspector.views.versions import file_action_record
-from ui.common import escape_markdown, format_bytes, format_count, format_ms
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 
 _LISTED_PATHS = 50  # paths listed as text per kind; the tables below list every file
@@ -89,11 +93,11 @@ def _checkpoint_only(ctx: PageContext) -> None:
             icon=":material/info:",
         )
     snap = ctx.log.snapshot(ctx.version)
-    cols = st.columns(4)
-    cols[0].metric("Files", format_count(snap.num_files))
-    cols[1].metric("Size", format_bytes(snap.size_in_bytes))
-    cols[2].metric("Records", format_count(snap.num_records))
-    cols[3].metric("Read from", snap.replayed_from)
+    row = metric_row()
+    row.metric("Files", format_count(snap.num_files))
+    row.metric("Size", format_bytes(snap.size_in_bytes))
+    row.metric("Records", format_count(snap.num_records))
+    st.caption(f"State read from {escape_markdown(state_source(ctx.log, ctx.version))}.")
 
 
 # ---- files -------------------------------------------------------------------------------------
@@ -182,20 +186,20 @@ def _files(ctx: PageContext, commit: Commit) -> None:
     added, removed, cdc = _file_frames(key, commit)
     adds, removes = commit.adds, commit.removes
     st.markdown("##### Files")
-    cols = st.columns(4)
-    cols[0].metric("Files added", format_count(len(adds)), help="add actions in this commit")
-    cols[1].metric(
-        "Files removed", format_count(len(removes)), help="remove actions in this commit"
+    row = metric_row()
+    row.metric("Files added", format_count(len(adds)), help="add actions in this commit")
+    row.metric(
+        "Files removed",
+        format_count(len(removes)),
+        help="remove actions in this commit",
     )
-    cols[2].metric(
+    row.metric(
         "Bytes added / removed",
         f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}",
     )
-    cols[3].metric(
-        "Rows added / removed",
-        f"{_rows(adds)} / {_rows(removes)}",
-        help="From the files' stats (numRecords); – when a file has none.",
-    )
+    rows = _row_change(ctx, commit)
+    row.metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
+    st.caption(f"Rows {escape_markdown(rows.note)}.")
     if not adds and not removes and not commit.cdc_files:
         st.caption("This commit added and removed no files.")
         return
@@ -220,12 +224,21 @@ def _files(ctx: PageContext, commit: Commit) -> None:
                 )
 
 
-def _rows(actions: Sequence[AddFile | RemoveFile]) -> str:
-    counts = [a.num_records for a in actions]
-    if not counts:
-        return "0"
-    known = [c for c in counts if c is not None]
-    return "–" if len(known) < len(counts) else f"{sum(known):,}"
+_ROWS_HELP = (
+    "Rows this commit added and removed (an updated row counts once on each side), from the "
+    "writer's operationMetrics or else the files' stats and deletion vectors. ~ marks an "
+    "estimate. The Diff page shows the same figures for this version and the one before."
+)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _cached_rows(key: tuple, _log: DeltaLog, version: int) -> RowChange:
+    return commit_rows(_log, version)
+
+
+def _row_change(ctx: PageContext, commit: Commit) -> RowChange:
+    key = (ctx.log.table_root, ctx.log.generation, commit.version)
+    return _cached_rows(key, ctx.log, commit.version)
 
 
 def _plural(count: int, noun: str) -> str:
@@ -361,11 +374,7 @@ def _columns_frame(columns: Sequence[Column]) -> pd.DataFrame:
 
 
 def _value_text(value: Any) -> str:
-    if value is None:
-        return "(not set)"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(map(str, value)) or "(none)"
-    return str(value)
+    return setting_text(value)
 
 
 # ---- commitInfo and other actions -----------------------------------------------------------------
@@ -402,9 +411,7 @@ def _commit_info(commit: Commit) -> None:
 def _field_text(key: str, value: Any) -> str:
     if key in ("timestamp", "inCommitTimestamp") and isinstance(value, int):
         return f"{value} ({format_ms(value, with_ms=True)})"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, default=str)
-    return str(value)
+    return text_value(value)
 
 
 def _other_actions(commit: Commit) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from inspector.cli.main import arguments, command
+from inspector.cli.registry import arguments, command
 from inspector.settings import Settings
 
 

@@ -1,59 +1,38 @@
-"""``python -m inspector``: the operators' and scripts' contract.
+"""``python -m inspector`` (and the ``delta-inspector`` script): the entry point and error contract.
 
-Exit codes: 0 success, 1 unexpected failure, 2 bad input, 3 restore refused,
-4 health check found the latest version inconsistent. Errors are one line on
-stderr; with ``--json`` also ``{"error": {"type": ..., "message": ...}}`` on stdout.
-This module is the only place the CLI renders errors.
+Exit codes (:class:`inspector.delta.errors.ExitCode`, table in ``docs/errors.md``):
+0 success, 1 unexpected failure (a bug), 2 bad input, 3 restore refused, 4 ``check``
+found the latest version inconsistent, 5 environment problem (Java, Spark, storage),
+6 damaged table, 130 interrupted. Errors are one line on stderr; with ``--json`` also
+``{"error": {"type", "message", "exitCode"}}`` on stdout (:mod:`inspector.cli.render`).
+This module is the only place the CLI catches errors.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
-import orjson
-
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector import __version__
+from inspector.cli.registry import arguments, command, commands
+from inspector.cli.render import emit_json, error_context, render, render_error
+from inspector.delta.errors import ExitCode, InspectorError, InvalidInput
 from inspector.settings import Settings
 
-Handler = Callable[[argparse.Namespace, Settings], int]
-_COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Handler, str]] = {}
+# ``arguments``, ``command`` and ``emit_json`` are re-exported for command modules written
+# against the registry's first home; new modules import them from ``inspector.cli.registry``
+# and return results for ``inspector.cli.render`` instead of printing.
+__all__ = ["arguments", "build_parser", "command", "emit_json", "main"]
 
-
-def command(name: str, help: str) -> Callable[[Handler], Handler]:
-    """Register a subcommand: decorate ``handler(args, settings) -> exit code``.
-
-    The decorated function's ``arguments`` attribute (set by :func:`arguments`)
-    adds its options to the subparser.
-    """
-
-    def register(handler: Handler) -> Handler:
-        _COMMANDS[name] = (getattr(handler, "arguments", lambda p: None), handler, help)
-        return handler
-
-    return register
-
-
-def arguments(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[Handler], Handler]:
-    """Attach an argument-adding function to a command handler."""
-
-    def attach(handler: Handler) -> Handler:
-        handler.arguments = add  # type: ignore[attr-defined]
-        return handler
-
-    return attach
+PROG = "python -m inspector"
 
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors follow the CLI's error contract."""
 
-    def error(
-        self, message: str
-    ) -> NoReturn:  # argparse would print usage and exit; we raise instead
+    def error(self, message: str) -> NoReturn:  # argparse would print usage and exit
         raise InvalidInput(
             f"{message[0].upper()}{message[1:]}.", f"Run '{self.prog} --help' for usage."
         )
@@ -61,83 +40,61 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
-    _load_commands()
-    parser = _Parser(
-        prog="python -m inspector", description="Inspect Delta Lake tables and repair them safely."
-    )
+    parser = _Parser(prog=PROG, description="Inspect Delta Lake tables and repair them safely.")
+    parser.add_argument("--version", action="version", version=f"delta-inspector {__version__}")
     subs = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (add_args, handler, help_text) in sorted(_COMMANDS.items()):
-        sub = subs.add_parser(name, help=help_text, description=help_text)
-        add_args(sub)
+    for cmd in commands():
+        sub = subs.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        cmd.add_arguments(sub)
         sub.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
-        sub.set_defaults(handler=handler)
+        sub.set_defaults(handler=cmd.handler)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI and return its exit code (never raises for user errors)."""
+    """Run the CLI and return its exit code (never raises for user errors).
+
+    Args:
+        argv: The arguments after the program name (default: ``sys.argv[1:]``).
+    """
     argv = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in argv
     try:
         args = build_parser().parse_args(argv)
     except InvalidInput as exc:
-        return _fail(argparse.Namespace(json="--json" in argv), exc.kind, str(exc), exc.exit_code)
+        return render_error(kind=exc.kind, message=str(exc), code=exc.exit_code, as_json=as_json)
+    except SystemExit as exc:  # --help and --version print and exit 0
+        return int(exc.code or 0)
     try:
-        return args.handler(args, Settings.from_env())
+        return render(args.handler(args, Settings.from_env()), as_json=args.json)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: not an error; silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return ExitCode.OK
     except InspectorError as exc:
-        return _fail(args, exc.kind, str(exc), exc.exit_code, getattr(exc, "json_context", None))
+        return render_error(
+            kind=exc.kind,
+            message=str(exc),
+            code=exc.exit_code,
+            as_json=args.json,
+            context=error_context(exc),
+        )
     except KeyboardInterrupt:
-        return _fail(args, "Interrupted", "Interrupted; nothing was written.", 130)
+        return render_error(
+            kind="Interrupted",
+            message="Interrupted; nothing was written.",
+            code=ExitCode.INTERRUPTED,
+            as_json=args.json,
+        )
     except Exception as exc:  # the contract: one line, exit 1, never a traceback
-        return _fail(
-            args,
-            "UnexpectedError",
-            f"Unexpected failure: {type(exc).__name__}: {exc}. "
+        return render_error(
+            kind="UnexpectedError",
+            message=f"Unexpected failure: {type(exc).__name__}: {_first_line(exc)}. "
             "Please report it with the command you ran.",
-            1,
+            code=ExitCode.UNEXPECTED,
+            as_json=args.json,
         )
 
 
-def _fail(
-    args: argparse.Namespace, kind: str, message: str, code: int, context: dict | None = None
-) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    if getattr(args, "json", False):
-        # A command may attach what it knew before failing (restore: its plan and guards).
-        emit_json({**(context or {}), "error": {"type": kind, "message": message}})
-    return code
-
-
-def emit_json(obj: Any) -> None:
-    """Print JSON to stdout (the machine-readable contract), in one write.
-
-    orjson encodes it (the standard library's indenting encoder is pure Python and
-    took seconds for a 20,000-version history); values it does not take as they are
-    (dates, records, integers beyond 64 bits, NaN) fall back to the standard encoder.
-    """
-    try:
-        text = orjson.dumps(
-            obj,
-            default=_refuse,
-            option=orjson.OPT_INDENT_2
-            | orjson.OPT_PASSTHROUGH_DATETIME
-            | orjson.OPT_PASSTHROUGH_DATACLASS
-            | orjson.OPT_PASSTHROUGH_SUBCLASS,
-        ).decode()
-    except TypeError:
-        text = json.dumps(obj, indent=2, default=str)
-    sys.stdout.write(text + "\n")
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(type(value).__name__)
-
-
-def _load_commands() -> None:
-    """Import the modules that register commands (kept lazy so --help is fast)."""
-    import inspector.cli.commands  # noqa: F401  (registers on import)
-    import inspector.cli.desktop  # noqa: F401
-    import inspector.cli.operations  # noqa: F401
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]

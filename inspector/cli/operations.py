@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from inspector.cli.main import arguments, command, emit_json
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings

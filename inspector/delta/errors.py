@@ -1,11 +1,37 @@
-"""The one error hierarchy of Delta Inspector.
+"""The one error hierarchy of Delta Inspector, grouped by what the user must do.
 
 Every error carries a plain statement of what is wrong (``message``) and what the
-user can do next (``hint``). The UI and the CLI render these in one place each
-(``inspector.cli.main.run`` and ``app.render_error``); nothing else formats errors.
+user can do next (``hint``), and its group declares the CLI's exit code
+(:class:`ExitCode`, documented in ``docs/errors.md``):
+
+- :class:`BadInput` (2): fix what was typed or pick another table or version;
+- :class:`RestoreRefused` (3): nothing was written; resolve the refusal or plan again;
+- 4 is not an error: ``check`` found the latest version inconsistent;
+- :class:`EnvironmentProblem` (5): fix the machine (Java, Spark, storage access);
+- :class:`DamagedTable` (6): the table itself is damaged; see the Health page / ``check``.
+
+The UI and the CLI render these in one place each (``ui.common.render_error`` and
+``inspector.cli.main``); nothing else formats errors.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum, StrEnum
+from typing import Any, ClassVar, Protocol
+
+
+class ExitCode(IntEnum):
+    """The CLI's exit codes: each says what the user must do next."""
+
+    OK = 0
+    UNEXPECTED = 1  # a bug: report it
+    BAD_INPUT = 2  # fix the command line, the path, the version, ...
+    RESTORE_REFUSED = 3  # nothing was written; resolve the refusal or plan again
+    INCONSISTENT = 4  # check: the latest version is not consistent (recover)
+    ENVIRONMENT = 5  # fix the machine: Java, Spark, storage access
+    DAMAGED_TABLE = 6  # the table's log or files are damaged: see `check`
+    INTERRUPTED = 130  # Ctrl-C; nothing was written
 
 
 class InspectorError(Exception):
@@ -16,8 +42,8 @@ class InspectorError(Exception):
         hint: What to do next.
     """
 
-    #: Exit code for the CLI. 2 means bad input; subclasses may override.
-    exit_code = 2
+    #: Exit code for the CLI; each group below declares its own.
+    exit_code: ClassVar[ExitCode] = ExitCode.BAD_INPUT
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
@@ -33,58 +59,145 @@ class InspectorError(Exception):
         return f"{self.message} {self.hint}".strip()
 
 
-class NotADeltaTable(InspectorError):
+# --- 2: bad input ---------------------------------------------------------------------
+
+
+class BadInput(InspectorError):
+    """Something the user gave (a path, a version, a value) cannot be used as given."""
+
+    exit_code = ExitCode.BAD_INPUT
+
+
+class NotADeltaTable(BadInput):
     """The path does not exist or holds no readable ``_delta_log``."""
 
 
-class CorruptLog(InspectorError):
-    """The log cannot be replayed to the requested version."""
-
-
-class VersionNotFound(InspectorError):
+class VersionNotFound(BadInput):
     """The requested version is not in the log (never written, or expired)."""
 
+    @classmethod
+    def not_in_log(
+        cls, version: int, earliest: int, latest: int, *, gaps: bool = False
+    ) -> VersionNotFound:
+        """The one message for a version the log does not have (CLI and app alike).
 
-class TimestampOutOfRange(InspectorError):
+        Args:
+            version: The version asked for.
+            earliest: The oldest version the log has.
+            latest: The newest version the log has.
+            gaps: Whether some versions between them are missing.
+        """
+        return cls(
+            f"Version {version} is not in this table's log; it has versions {earliest} to "
+            f"{latest}{' with gaps' if gaps else ''}.",
+            f"Pick a version between {earliest} and {latest}.",
+        )
+
+
+class TimestampOutOfRange(BadInput):
     """A timestamp is before the earliest or after the latest version."""
 
 
-class InvalidInput(InspectorError):
+class InvalidInput(BadInput):
     """A value typed by the user (version, timestamp, filter, ...) is malformed."""
 
 
-class UnsupportedFeature(InspectorError):
-    """The table uses a feature this tool cannot read or write correctly."""
+class UnsupportedFeature(BadInput):
+    """The table uses a feature this tool cannot read or write correctly (use Delta itself)."""
 
 
-class MissingDataFile(InspectorError):
-    """A file the log references is absent or has the wrong size."""
+# --- 3: restore refused ---------------------------------------------------------------
 
 
-class SparkUnavailable(InspectorError):
-    """The Spark session could not be started (no Java, bad master URL, ...)."""
+class RefusalReason(StrEnum):
+    """Why the backend refused a restore (``RestoreRefused.reasons``)."""
+
+    GUARDS = "guards"  # a guard failed and no override covers it
+    NOT_CONFIRMED = "not_confirmed"  # the typed table name or version does not match
+    NO_CONFIRMATION = "no_confirmation"  # no way to confirm (no terminal, no --yes)
+    NO_REASON = "no_reason"  # every restore needs a reason
+    UNEXPECTED_VERSION = "unexpected_version"  # not at the expected version
+    TABLE_MOVED = "table_moved"  # another writer committed after the plan
+    FILES_CHANGED = "files_changed"  # files to re-add went missing after the plan
 
 
-class DesktopUnavailable(InspectorError):
-    """The desktop window cannot open here (no display, no webview backend, no server)."""
+class RefusedPlan(Protocol):
+    """What a refusal shows of the plan it refused (``inspector.restore.RestorePlan``)."""
 
-    exit_code = 5
+    def to_json(self) -> dict[str, Any]:
+        """The plan's JSON form."""
+        ...
+
+    def guards_json(self) -> list[dict[str, Any]]:
+        """Every guard's verdict, as JSON."""
+        ...
 
 
 class RestoreRefused(InspectorError):
-    """A guard refused a restore; nothing was written."""
+    """The backend refused a restore; nothing was written.
 
-    exit_code = 3
+    Args:
+        message: What was refused and why.
+        hint: What to do next.
+        reasons: Every reason for the refusal.
+        plan: The plan that was refused (None when the refusal came before a plan).
+    """
+
+    exit_code = ExitCode.RESTORE_REFUSED
+
+    def __init__(
+        self,
+        message: str,
+        hint: str = "",
+        *,
+        reasons: Sequence[RefusalReason] = (),
+        plan: RefusedPlan | None = None,
+    ) -> None:
+        super().__init__(message, hint)
+        self.reasons = tuple(reasons)
+        self.plan = plan
 
 
 class ConcurrentModification(RestoreRefused):
     """Another writer committed first; nothing was written."""
 
 
-class StorageUnavailable(InspectorError):
+# --- 5: environment -------------------------------------------------------------------
+
+
+class EnvironmentProblem(InspectorError):
+    """The machine, not the table or the input, is at fault: Java, Spark, storage access."""
+
+    exit_code = ExitCode.ENVIRONMENT
+
+
+class SparkUnavailable(EnvironmentProblem):
+    """The Spark session could not be started (no Java, bad master URL, ...)."""
+
+
+class StorageUnavailable(EnvironmentProblem):
     """The storage holding the table cannot be reached or refuses the credentials.
 
-    An environment problem (exit code 5): fix the network, endpoint or credentials.
+    Fix the network, endpoint or credentials.
     """
 
-    exit_code = 5
+
+class DesktopUnavailable(EnvironmentProblem):
+    """The desktop window cannot open here (no display, no webview backend, no server)."""
+
+
+# --- 6: damaged table -----------------------------------------------------------------
+
+
+class DamagedTable(InspectorError):
+    """The table's log or data files are damaged; ``check`` says what and how to recover."""
+
+    exit_code = ExitCode.DAMAGED_TABLE
+
+
+class CorruptLog(DamagedTable):
+    """The log cannot be replayed to the requested version."""
+
+
+class MissingDataFile(DamagedTable):
+    """A file the log references is absent or has the wrong size."""

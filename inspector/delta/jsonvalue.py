@@ -32,7 +32,7 @@ def json_value(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Decimal):
-        return str(value)
+        return format(value, "f")  # 0E-10 as 0.0000000000, as Spark writes it
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):

@@ -23,11 +23,10 @@ from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import (
     Checkpoint,
     LogListing,
-    incomplete_message,
     list_log,
     listing_problems,
 )
-from inspector.log.snapshot import ReplayState, Snapshot
+from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
@@ -211,7 +210,7 @@ class DeltaLog:
             checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.setdefault(cp.version, []).append(incomplete_message(cp))
+                    problems.setdefault(cp.version, []).append(cp.incomplete_reason())
                 elif cp not in self._probed and cp not in self._bad_checkpoints:
                     self._probe(cp)
             usable = [
@@ -255,7 +254,7 @@ class DeltaLog:
             problems: list[str] = []
             for cp in checkpoints:
                 if not cp.complete:
-                    problems.append(incomplete_message(cp))
+                    problems.append(cp.incomplete_reason())
                     continue
                 self._verify(cp)
                 if cp in self._bad_checkpoints:
@@ -315,7 +314,7 @@ class DeltaLog:
                 continue  # recorded as an unusable checkpoint; try an older base
             for v in range(base_version + 1, version + 1):
                 self._commit(v).apply_to(state)
-            return state, _describe(origin, base_version, version)
+            return state, describe_replay(origin, base_version, version)
         return None
 
     def _bases(
@@ -422,10 +421,7 @@ class DeltaLog:
                 f"the earliest version that can be read is {lo}.",
                 f"Pick a version between {lo} and {hi}.",
             )
-        return VersionNotFound(
-            f"Version {version} does not exist; this table has versions {lo} to {hi}.",
-            f"Pick a version between {lo} and {hi}.",
-        )
+        return VersionNotFound.not_in_log(version, lo, hi)
 
     def _unreachable(self, version: int) -> InspectorError:
         if version < self.earliest_version:
@@ -459,21 +455,6 @@ _CHECKPOINT_HINT = (
     "Delta readers that start from this checkpoint will fail or see a wrong table: "
     "write a new checkpoint with a Delta writer, or restore the file from a backup."
 )
-
-
-def _describe(origin: str, base: int, version: int) -> str:
-    start = {
-        "snapshot": f"cached version {base}",
-        "checkpoint": f"checkpoint {base}",
-        "empty": "the empty table",
-    }[origin]
-    if base == version:
-        return start
-    return (
-        f"{start} + commits {base + 1}..{version}"
-        if base + 1 < version
-        else f"{start} + commit {version}"
-    )
 
 
 def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:

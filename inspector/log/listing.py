@@ -56,6 +56,15 @@ class Checkpoint:
     complete: bool = True
     expected_parts: int | None = None
 
+    def incomplete_reason(self) -> str:
+        """Why an incomplete multi-part checkpoint is ignored, in plain words."""
+        expected = f" of its {self.expected_parts}" if self.expected_parts else ""
+        return (
+            f"Checkpoint {self.version} is a multi-part checkpoint with only {len(self.files)}"
+            f"{expected} parts present; it is ignored, and versions from {self.version} on are "
+            "read from an older checkpoint or from the commits instead, where they exist."
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class LastCheckpoint:
@@ -137,10 +146,28 @@ def _explain_empty(storage: Storage) -> None:
             "Check the location; it should be the prefix that contains _delta_log.",
         )
     if not storage.exists(LOG_DIR):
+        local = storage.local_path()
+        table = _enclosing_table(local) if local is not None else None
         raise NotADeltaTable(
             f"'{root}' is not a Delta table: it has no _delta_log folder.",
-            "Open the folder that contains _delta_log (the table root).",
+            f"Open '{table}', the table this folder belongs to."
+            if table
+            else "Open the folder that contains _delta_log (the table root).",
         )
+
+
+def _enclosing_table(path: str, levels: int = 8) -> str | None:
+    """The nearest folder above ``path`` that has a ``_delta_log`` (a typed ``…/_delta_log``
+    or a partition folder), or None."""
+    current = os.path.normpath(path)
+    for _ in range(levels):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        if os.path.isdir(os.path.join(parent, LOG_DIR)):
+            return parent
+        current = parent
+    return None
 
 
 def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:

@@ -339,3 +339,25 @@ def _strip(table: pa.Table | None, kind: str) -> pa.Table:
     if "seq" in table.column_names:
         table = table.drop_columns(["seq"])
     return table
+
+
+def describe_replay(origin: str, base: int, version: int) -> str:
+    """How a version was rebuilt: ``checkpoint 10 + commits 11..13`` (for ``replayed_from``).
+
+    Args:
+        origin: ``snapshot`` (a cached version), ``checkpoint`` or ``empty``.
+        base: The version replay started from.
+        version: The version rebuilt.
+    """
+    start = {
+        "snapshot": f"cached version {base}",
+        "checkpoint": f"checkpoint {base}",
+        "empty": "the empty table",
+    }[origin]
+    if base == version:
+        return start
+    return (
+        f"{start} + commits {base + 1}..{version}"
+        if base + 1 < version
+        else f"{start} + commit {version}"
+    )

@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.jsonvalue import json_value
+from inspector.present.values import row_text, setting_text, text_value
 from inspector.views.filediff import (
     CommitChange,
     FileDiff,
@@ -20,12 +21,17 @@ from inspector.views.filediff import (
     VersionSide,
 )
 from inspector.views.history import iso
+from inspector.views.rowcounts import RowsBetween
 from inspector.views.rowrecords import ChangedRow, RowDiff
 from inspector.views.versions import file_action_record
 
 
 def diff_record(
-    diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str | None = None,
+    log_rows: RowsBetween | None = None,
 ) -> dict[str, Any]:
     """The whole diff as JSON-ready data (values are plain JSON types).
 
@@ -33,10 +39,11 @@ def diff_record(
         diff: The file and metadata diff.
         rows: The row diff, when computed.
         table: The table's location, for the record.
+        log_rows: Rows added and removed as the log tells (``views.rowcounts``), when computed.
 
     Returns:
         ``{"from", "to", "schema", "files", "partitions", "commits", "properties",
-        "protocol", "table", "sides"}`` and ``"rows"`` when given.
+        "protocol", "table", "sides"}``, ``"rows"`` and ``"rowsFromLog"`` when given.
     """
     meta = diff.metadata.to_json()
     record = {
@@ -60,6 +67,11 @@ def diff_record(
     }
     if rows is not None:
         record["rows"] = rows_record(rows)
+    if log_rows is not None:
+        record["rowsFromLog"] = {
+            **log_rows.total.to_json(),
+            "byCommit": [{"version": v, **c.to_json()} for v, c in log_rows.by_commit],
+        }
     return json_value(record)
 
 
@@ -87,9 +99,15 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
     return json_value(record)
 
 
-def to_json(diff: FileDiff, rows: RowDiff | None = None, *, table: str | None = None) -> str:
+def to_json(
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str | None = None,
+    log_rows: RowsBetween | None = None,
+) -> str:
     """:func:`diff_record` as indented JSON text (the app's JSON export)."""
-    return json.dumps(diff_record(diff, rows, table=table), indent=2)
+    return json.dumps(diff_record(diff, rows, table=table, log_rows=log_rows), indent=2)
 
 
 def _totals(t: FileTotals) -> dict[str, Any]:
@@ -138,7 +156,12 @@ def _changed_row(row: ChangedRow) -> dict[str, Any]:
 
 
 def markdown_report(
-    diff: FileDiff, rows: RowDiff | None = None, *, table: str, max_files: int = 100
+    diff: FileDiff,
+    rows: RowDiff | None = None,
+    *,
+    table: str,
+    max_files: int = 100,
+    log_rows: RowsBetween | None = None,
 ) -> str:
     """A postmortem of what changed between two versions, as Markdown.
 
@@ -147,13 +170,14 @@ def markdown_report(
         rows: The row diff, when computed (else the report says rows were not compared).
         table: The table's location, for the title.
         max_files: List at most this many files per side (the JSON export lists all).
+        log_rows: Rows added and removed as the log tells, when computed.
 
     Returns:
         Markdown text: summary, commits in between, schema, properties and protocol,
         partitions, files and rows.
     """
     sections = [
-        _md_summary(diff, table),
+        _md_summary(diff, table, log_rows),
         _md_commits(diff),
         _md_metadata(diff),
         _md_partitions(diff),
@@ -174,7 +198,7 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _md_summary(diff: FileDiff, table: str) -> str:
+def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     direction = (
         "" if a.version <= b.version else " (backwards: from the newer to the older version)"
@@ -198,6 +222,14 @@ def _md_summary(diff: FileDiff, table: str) -> str:
             f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records). "
             f"Commits in between: {len(diff.by_commit)}.",
         ]
+        + (
+            []
+            if log_rows is None
+            else [
+                "",
+                f"Rows added / removed: **{log_rows.total.label()}** ({log_rows.total.note}).",
+            ]
+        )
     )
 
 
@@ -260,7 +292,10 @@ def _md_metadata(diff: FileDiff) -> str:
         if changes:
             parts.append(
                 f"### {title}\n\n"
-                + _table(["key", "before", "after"], [[v.key, v.before, v.after] for v in changes])
+                + _table(
+                    ["key", "before", "after"],
+                    [[v.key, setting_text(v.before), setting_text(v.after)] for v in changes],
+                )
             )
     return "\n\n".join(parts)
 
@@ -328,11 +363,14 @@ def _md_rows(rows: RowDiff | None) -> str:
         if sample:
             parts.append(
                 f"### {title} (first {len(sample)})\n\n"
-                + _table(list(rows.columns), [[r.get(c) for c in rows.columns] for r in sample])
+                + _table(
+                    list(rows.columns),
+                    [[text_value(r.get(c)) for c in rows.columns] for r in sample],
+                )
             )
     if rows.samples.changed:
         changed = [
-            [", ".join(f"{k}={v}" for k, v in c.key.items()), v.key, v.before, v.after]
+            [row_text(c.key), v.key, text_value(v.before), text_value(v.after)]
             for c in rows.samples.changed
             for v in c.changes
         ]

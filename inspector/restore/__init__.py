@@ -1,6 +1,41 @@
 """Guarded RESTORE: plan, guards, warnings, the commit, Delta's own command, verify, audit.
 
 Owns every restore decision (refusals included) and every audit entry; the CLI and the
-app only collect input and render. May import every lower layer (``delta``, ``log``,
-``views``, ``rows``, ``settings``).
+app only collect input (:class:`RestoreIntent`, :class:`RestoreRequest`) and render.
+May import every lower layer (``delta``, ``log``, ``views``, ``rows``, ``settings``).
+
+The facade the CLI and the app use::
+
+    check_intent(RestoreIntent(...), settings=settings)  # refusals that need no plan
+    plan = plan_restore(log, 12, settings=settings)      # a dry run (audited)
+    request = RestoreRequest(plan=plan, typed_table_name=..., typed_version=..., reason=...)
+    request_refusals(request)                            # what stands in the way (pure)
+    result = execute_restore(request, settings=settings) # decides, commits, verifies, audits
+    plan_undo(result, settings=settings)                 # a guarded restore back
 """
+
+from inspector.restore.execute import RestoreResult, execute_restore, plan_undo
+from inspector.restore.guards import GuardResult, Override
+from inspector.restore.plan import RestorePlan, plan_restore
+from inspector.restore.request import (
+    Refusal,
+    RestoreIntent,
+    RestoreRequest,
+    check_intent,
+    request_refusals,
+)
+
+__all__ = [
+    "GuardResult",
+    "Override",
+    "Refusal",
+    "RestoreIntent",
+    "RestorePlan",
+    "RestoreRequest",
+    "RestoreResult",
+    "check_intent",
+    "execute_restore",
+    "plan_restore",
+    "plan_undo",
+    "request_refusals",
+]

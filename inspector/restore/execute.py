@@ -1,41 +1,49 @@
 """Guarded RESTORE: plan (a dry run), execute (one atomic commit), verify, undo.
 
 Nothing is written to a table unless the operator confirmed, gave a reason, and
-every guard passed (or an explicit override covers it). The commit is one new
+every guard passed (or an explicit override covers it): :func:`execute_restore`
+decides a :class:`~inspector.restore.request.RestoreRequest` and audits every refusal. The commit is one new
 commit file created only if absent (see :mod:`inspector.log.commit_writer`), so a
 restore either lands whole at ``read_version + 1`` or not at all. Every attempt
 is recorded in the audit log.
 
 Typical use::
 
-    # settings: the caller's (the CLI and the app read them from the environment)
     plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
-    result = execute_restore(plan, confirmed=True, reason="bad load at 13", settings=settings)
-    undo = plan_undo(result, settings=settings)  # a guarded restore back, also confirmed
+    request = RestoreRequest(plan=plan, typed_table_name="sales", typed_version="12",
+                             reason="bad load at 13")
+    result = execute_restore(request, settings=settings)
+    undo = plan_undo(result, settings=settings)   # a guarded restore back, also confirmed
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta import properties
-from inspector.delta.errors import ConcurrentModification, InspectorError, RestoreRefused
+from inspector.delta.errors import (
+    ConcurrentModification,
+    InspectorError,
+    RefusalReason,
+    RestoreRefused,
+)
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import current_user, record_attempt
-from inspector.restore.guards import GuardName, GuardResult, Override, unchanged_guard
+from inspector.restore.guards import Override, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
+from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
 from inspector.views.filecheck import check_files
 
 __all__ = [
     "RestorePlan",
+    "RestoreRequest",
     "RestoreResult",
     "execute_restore",
     "plan_restore",
@@ -55,8 +63,7 @@ class RestoreResult:
         metrics: What was committed (Delta's metrics).
         reason: The operator's reason (the commit's ``userMetadata``).
         operator: Who restored.
-        allow_missing_files: Whether missing files were left out (a partial table).
-        allow_protocol_downgrade: Whether the target's protocol was written as is.
+        overrides: The failed guards the operator accepted.
         skipped_files: Paths of re-added files left out because they were missing.
         engine: ``delta-inspector`` (our commit) or ``delta-spark`` (Delta's RESTORE).
         commit_file: The commit file written (None when Delta's RESTORE wrote it).
@@ -69,12 +76,21 @@ class RestoreResult:
     metrics: RestoreMetrics
     reason: str
     operator: str
-    allow_missing_files: bool = False
-    allow_protocol_downgrade: bool = False
+    overrides: frozenset[Override] = frozenset()
     skipped_files: tuple[str, ...] = ()
     engine: str = "delta-inspector"
     commit_file: str | None = None
     verification: Verification | None = None
+
+    @property
+    def allow_missing_files(self) -> bool:
+        """Whether missing files were left out (a partial table)."""
+        return Override.ALLOW_MISSING_FILES in self.overrides
+
+    @property
+    def allow_protocol_downgrade(self) -> bool:
+        """Whether the target's protocol was written as is."""
+        return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
@@ -92,26 +108,18 @@ class RestoreResult:
 
 
 def execute_restore(
-    plan: RestorePlan,
-    *,
-    confirmed: bool,
-    reason: str,
-    allow_missing_files: bool = False,
-    allow_protocol_downgrade: bool = False,
-    operator: str | None = None,
-    settings: Settings,
-    spark: Any = None,
+    request: RestoreRequest, *, settings: Settings, spark: Any = None
 ) -> RestoreResult:
-    """Commit a planned restore, then verify it.
+    """Decide a confirmed request, commit it, then verify it; audit every outcome.
+
+    The request is refused (and the refusal audited) when a guard fails that no
+    override in it covers, the typed table name or version does not match the plan,
+    there is no reason, or the table is not at the expected version; and again, just
+    before writing, when the table moved or files to re-add changed since the plan.
 
     Args:
-        plan: A plan from :func:`plan_restore`, made on the table's latest version.
-        confirmed: The operator confirmed this exact plan (typed the table and version).
-        reason: Why (required; recorded as the commit's ``userMetadata`` and in the audit log).
-        allow_missing_files: Proceed although files to re-add are missing or truncated;
-            they are left out and the result is a PARTIAL table.
-        allow_protocol_downgrade: Write the target's protocol even if lower than the current.
-        operator: Who is restoring (default: the OS user).
+        request: The plan, the typed confirmation, the reason, the overrides and the
+            expected version (:class:`RestoreRequest`).
         settings: For the audit log and file checks.
         spark: The session for Delta's RESTORE (when its jars are present) and verification.
 
@@ -119,36 +127,50 @@ def execute_restore(
         The result, with its verification.
 
     Raises:
-        RestoreRefused: Not confirmed, no reason, or a guard refused; nothing was written.
+        RestoreRefused: Nothing was written; ``reasons`` and ``plan`` say why and what.
         ConcurrentModification: The table moved after the plan; nothing was written.
     """
-    user = current_user(operator)
+    plan = request.plan
+    user = current_user(request.operator)
     audit: dict[str, Any] = {
         "table": plan.table_root,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
-        "reason": reason,
+        "reason": request.reason,
         "operator": user,
     }
-    try:
-        _check_request(plan, confirmed, reason, allow_missing_files, allow_protocol_downgrade)
-        result = _commit(
-            plan,
-            reason.strip(),
-            user,
-            allow_missing_files,
-            allow_protocol_downgrade,
-            settings,
-            spark,
+    refusals = request_refusals(request)
+    if refusals:
+        refuse(
+            refusals,
+            plan=plan,
+            blocking=plan.blocking_guards(request.overrides),
+            settings=settings,
+            **audit,
         )
+    try:
+        result = _commit(request, user, settings, spark)
     except RestoreRefused as exc:
-        record_attempt(settings.audit_log, outcome="refused", error=str(exc), **audit)
+        exc.plan = exc.plan or plan
+        record_attempt(
+            settings.audit_log,
+            outcome="refused",
+            error=str(exc),
+            details={"refusedBecause": [str(r) for r in exc.reasons]},
+            **audit,
+        )
         raise
     except BaseException as exc:
         record_attempt(
             settings.audit_log, outcome="failed", error=f"{type(exc).__name__}: {exc}", **audit
         )
         raise
+    return _verify(result, settings, spark, audit)
+
+
+def _verify(
+    result: RestoreResult, settings: Settings, spark: Any, audit: dict[str, Any]
+) -> RestoreResult:
     verification = verify_restore(result, spark=spark, settings=settings)
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
@@ -161,68 +183,17 @@ def execute_restore(
             "verified": verification.ok,
             "engine": result.engine,
             "failedChecks": [c.name for c in verification.failures],
+            "overrides": sorted(o.value for o in result.overrides),
         },
         **audit,
     )
     return result
 
 
-def _check_request(
-    plan: RestorePlan,
-    confirmed: bool,
-    reason: str,
-    allow_missing_files: bool,
-    allow_protocol_downgrade: bool,
-) -> None:
-    overrides = [
-        name
-        for name, on in (
-            (Override.ALLOW_MISSING_FILES, allow_missing_files),
-            (Override.ALLOW_PROTOCOL_DOWNGRADE, allow_protocol_downgrade),
-        )
-        if on
-    ]
-    blocking = plan.blocking_guards(overrides)
-    if blocking:
-        raise RestoreRefused(
-            "The restore was refused: " + " ".join(g.message for g in blocking), _hint(blocking)
-        )
-    if confirmed is not True:
-        raise RestoreRefused(
-            "The restore was not confirmed; nothing was written.",
-            "Confirm by typing the table name and the target version "
-            "(or pass --yes on the command line).",
-        )
-    if not (reason or "").strip():
-        raise RestoreRefused(
-            "A reason is required for every restore; nothing was written.",
-            "Say why you are restoring (it is recorded in the commit and the audit log).",
-        )
-
-
-def _hint(blocking: Sequence[GuardResult]) -> str:
-    names = {g.name for g in blocking}
-    if GuardName.TABLE_UNCHANGED in names:
-        return "Make a new plan on the table's latest version."
-    if names == {GuardName.FILES_AVAILABLE}:
-        return (
-            "Restore the missing files from a backup, pick another version, or accept a partial "
-            "table with allow_missing_files (--allow-missing-files)."
-        )
-    return "Nothing was written. Resolve the problems above or pick another version."
-
-
-def _commit(
-    plan: RestorePlan,
-    reason: str,
-    user: str,
-    allow_missing_files: bool,
-    allow_protocol_downgrade: bool,
-    settings: Settings,
-    spark: Any,
-) -> RestoreResult:
+def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) -> RestoreResult:
+    plan, reason = request.plan, request.reason.strip()
     log = DeltaLog.open(plan.table_root)
-    _recheck(plan, log, allow_missing_files, settings)
+    _recheck(plan, log, request.allow_missing_files, settings)
     if plan.delta_jars:
         from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
@@ -231,19 +202,10 @@ def _commit(
             spark or get_spark(settings),
             plan,
             reason,
-            allow_missing_files,
-            allow_protocol_downgrade,
+            request.allow_missing_files,
+            request.allow_protocol_downgrade,
         )
-        return _result(
-            plan,
-            version,
-            reason,
-            user,
-            allow_missing_files,
-            allow_protocol_downgrade,
-            "delta-spark",
-            None,
-        )
+        return _result(request, version, user, "delta-spark", None)
     version = plan.read_version + 1
     actions = restore_actions(
         plan,
@@ -252,20 +214,11 @@ def _commit(
         previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
         reason=reason,
         user=user,
-        allow_missing_files=allow_missing_files,
-        allow_protocol_downgrade=allow_protocol_downgrade,
+        allow_missing_files=request.allow_missing_files,
+        allow_protocol_downgrade=request.allow_protocol_downgrade,
     )
     path = write_commit(log.storage, version, actions)
-    return _result(
-        plan,
-        version,
-        reason,
-        user,
-        allow_missing_files,
-        allow_protocol_downgrade,
-        "delta-inspector",
-        path,
-    )
+    return _result(request, version, user, "delta-inspector", path)
 
 
 def _recheck(
@@ -274,7 +227,12 @@ def _recheck(
     """The guards that can change between plan and commit, checked again just before writing."""
     guard = unchanged_guard(plan.read_version, log.latest_version)
     if not guard.passed:
-        raise ConcurrentModification(guard.message, "Make a new plan; the other commit was kept.")
+        raise ConcurrentModification(
+            guard.message,
+            "Make a new plan; the other commit was kept.",
+            reasons=[RefusalReason.TABLE_MOVED],
+            plan=plan,
+        )
     problems = check_files(plan.table_root, plan.files_to_add, workers=settings.check_workers)
     new = [p for p in problems if p.key not in plan.problem_paths]
     if new or (problems and not allow_missing_files):
@@ -282,6 +240,8 @@ def _recheck(
             f"{len(new) or len(problems)} files to re-add went missing or changed size after the "
             f"plan was made (e.g. {(new or problems)[0].path}); nothing was written.",
             "Make a new plan to see what is still available.",
+            reasons=[RefusalReason.FILES_CHANGED],
+            plan=plan,
         )
 
 
@@ -299,29 +259,22 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 
 
 def _result(
-    plan: RestorePlan,
-    version: int,
-    reason: str,
-    user: str,
-    allow_missing_files: bool,
-    allow_protocol_downgrade: bool,
-    engine: str,
-    path: str | None,
+    request: RestoreRequest, version: int, user: str, engine: str, path: str | None
 ) -> RestoreResult:
+    plan, allow_missing = request.plan, request.allow_missing_files
     skipped = (
         tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths)
-        if allow_missing_files
+        if allow_missing
         else ()
     )
     return RestoreResult(
         plan=plan,
         committed_version=version,
         pre_restore_version=plan.read_version,
-        metrics=plan.effective_metrics(allow_missing_files=allow_missing_files),
-        reason=reason,
+        metrics=plan.effective_metrics(allow_missing_files=allow_missing),
+        reason=request.reason.strip(),
         operator=user,
-        allow_missing_files=allow_missing_files,
-        allow_protocol_downgrade=allow_protocol_downgrade,
+        overrides=request.overrides,
         skipped_files=skipped,
         engine=engine,
         commit_file=path,

@@ -43,9 +43,11 @@ class GuardName(StrEnum):
 
 
 class Override(StrEnum):
-    """The ``execute_restore`` keywords that let an operator proceed despite a failed guard."""
+    """What an operator may explicitly accept although a guard failed (``RestoreRequest.overrides``)."""
 
+    #: Leave out re-added files that are missing or truncated: the result is a PARTIAL table.
     ALLOW_MISSING_FILES = "allow_missing_files"
+    #: Write the target's protocol even where it is lower than the current one.
     ALLOW_PROTOCOL_DOWNGRADE = "allow_protocol_downgrade"
 
 
@@ -58,8 +60,8 @@ class GuardResult:
         passed: True when the guard allows the restore.
         message: What was checked and found, in plain words.
         details: Facts behind the verdict (lists are capped; counts are exact).
-        override: The ``execute_restore`` keyword that lets an operator proceed
-            despite this guard failing, or None when nothing can override it.
+        override: The :class:`Override` that lets an operator proceed despite this
+            guard failing, or None when nothing can override it.
     """
 
     name: GuardName

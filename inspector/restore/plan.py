@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -120,7 +120,11 @@ class RestorePlan:
         """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)
 
-    def blocking_guards(self, overrides: Sequence[str] = ()) -> list[GuardResult]:
+    def guards_json(self) -> list[dict[str, Any]]:
+        """Every guard's verdict as JSON (``restore --json``'s ``guards``)."""
+        return [g.to_json() for g in self.guards]
+
+    def blocking_guards(self, overrides: Collection[str] = ()) -> list[GuardResult]:
         """Failed guards that the given override keywords do not cover."""
         return [
             g

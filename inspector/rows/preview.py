@@ -46,6 +46,7 @@ class Preview:
     files_read: int
     bytes_read: int
     warnings: tuple[str, ...] = ()
+    read_path: str = ""  # a ReadPath value: how Spark read the files
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +131,9 @@ def build_preview(
         from inspector.rows.session import get_spark
 
         spark = get_spark(settings)
+    from inspector.rows.readpath import choose_read_path
+
+    read_path = choose_read_path(spark, snapshot)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
     df = _filtered(read_snapshot(snapshot, spark=spark), where)
     rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
@@ -151,6 +155,7 @@ def build_preview(
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
         warnings=tuple(read_warnings(snapshot)),
+        read_path=str(read_path),
     )
 
 
@@ -193,6 +198,15 @@ def _spark_action(action: Callable[[], Any]) -> Any:
         return action()
     except (PySparkException, Py4JError) as exc:
         text = str(exc)
+        from inspector.rows.datasource import READ_FAILED
+
+        if READ_FAILED in text:  # the Python data source names the file and the cause
+            detail = text.split(READ_FAILED, 1)[1].split("\n", 1)[0].strip()
+            raise MissingDataFile(
+                f"Spark could not read {detail}",
+                "Check that the file exists and is a valid Parquet file; restore it from a "
+                "backup, or pick another version.",
+            ) from None
         if "FAILED_READ_FILE" in text or "FileNotFoundException" in text:
             file = (
                 text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip()
@@ -223,6 +237,7 @@ def preview_record(preview: Preview) -> dict[str, Any]:
         "bytesRead": preview.bytes_read,
         "where": preview.where,
         "warnings": list(preview.warnings),
+        "readPath": preview.read_path,
     }
 
 

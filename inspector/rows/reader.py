@@ -22,23 +22,28 @@ from zoneinfo import ZoneInfo
 
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import MissingDataFile, UnsupportedFeature
-from inspector.delta.partitions import partition_value
 from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
     READABLE_FEATURES,
     reader_features,
 )
-from inspector.delta.schema import COLUMN_ID_KEY, PHYSICAL_NAME_KEY
-from inspector.log.deletion_vectors import deleted_rows
+from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
+from inspector.rows.physical import (
+    checked_bitmap,
+    output_column,
+    partition_alias,
+    physical_field,
+    typed_partition_values,
+)
+from inspector.rows.readpath import is_local, storage_options
 from inspector.rows.typewidening import check_type_changes
 from inspector.views.filecheck import FileState, check_files
 
 if TYPE_CHECKING:
-    from pyroaring import BitMap64
-    from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import DataType, StructField, StructType
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 _FILE_KEY = "__delta_inspector_file"
 _ROW_INDEX = "__delta_inspector_row"
@@ -63,13 +68,13 @@ def read_snapshot(snapshot: Snapshot, *, spark: SparkSession | None = None) -> D
     check_readable(snapshot)
     check_files_exist(snapshot, snapshot.add_files)
     spark = spark or _session()
-    from inspector.rows.session import has_delta_jars
+    from inspector.rows.readpath import ReadPath, choose_read_path, spark_location
 
-    if has_delta_jars(spark):
+    if choose_read_path(spark, snapshot) is ReadPath.DELTA:
         return (
             spark.read.format("delta")
             .option("versionAsOf", snapshot.version)
-            .load(snapshot.table_root)
+            .load(spark_location(spark, snapshot))
         )
     return _read(spark, snapshot, snapshot.add_files)
 
@@ -141,6 +146,9 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
+    if snapshot.store.local_path() is None:  # an object store: one listing, no stat
+        _check_stored_files(snapshot, list(adds))
+        return
     issues = check_files(snapshot.table_root, list(adds), workers=_STAT_WORKERS)
     if issues:
         first = issues[0]
@@ -153,6 +161,28 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
             f"Version {snapshot.version} needs {first.local_path}, which is "
             + what.format(more=more)
             + ".",
+            "Pick a later version whose files exist (VACUUM keeps the files of recent "
+            "versions), or restore the missing files from a backup.",
+        )
+
+
+def _check_stored_files(snapshot: Snapshot, adds: list[AddFile]) -> None:
+    from inspector.rows.readpath import missing_files
+
+    missing = missing_files(
+        snapshot,
+        [snapshot.data_path(a) for a in adds]
+        + [
+            dv_file_path(a.deletion_vector, snapshot.table_root)
+            for a in adds
+            if a.deletion_vector and a.deletion_vector.storage_type != "i"
+        ],
+    )
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise MissingDataFile(
+            f"Version {snapshot.version} needs {missing[0]}, which is missing{more}: the "
+            "version's data was vacuumed or not copied with the table.",
             "Pick a later version whose files exist (VACUUM keeps the files of recent "
             "versions), or restore the missing files from a backup.",
         )
@@ -195,6 +225,10 @@ def _read(spark: SparkSession, snapshot: Snapshot, adds: list[AddFile]) -> DataF
     logical = spark_schema(snapshot)
     if not adds:
         return spark.createDataFrame([], logical)
+    from inspector.rows.readpath import ReadPath, choose_read_path, python_rows
+
+    if choose_read_path(spark, snapshot) is ReadPath.PYTHON:
+        return python_rows(spark, snapshot, logical, adds)
     layers: list[list[AddFile]] = []
     seen: Counter[str] = Counter()
     for add in adds:
@@ -219,9 +253,7 @@ def _read_layer(
     id_mode = snapshot.metadata.column_mapping_mode == "id"
     parts = set(snapshot.partition_columns)
     data_fields = [f for f in logical.fields if f.name not in parts]
-    df = _scan(
-        spark, snapshot, adds, StructType([_physical_field(f, id_mode) for f in data_fields])
-    )
+    df = _scan(spark, snapshot, adds, StructType([physical_field(f, id_mode) for f in data_fields]))
     has_dvs = any(a.deletion_vector for a in adds)
     if parts or has_dvs:
         keys = _spark_file_keys(df, snapshot, adds)
@@ -233,7 +265,7 @@ def _read_layer(
         df = df.join(
             F.broadcast(_partition_frame(spark, snapshot, logical, adds, keys)), on=_FILE_KEY
         )
-    return df.select(*[_output_column(f, parts, id_mode) for f in logical.fields])
+    return df.select(*[output_column(f, parts, id_mode) for f in logical.fields])
 
 
 def _scan(
@@ -245,7 +277,10 @@ def _scan(
         spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
     # file: keeps a cluster's default file system (HDFS, ...) from claiming local paths;
     # Hadoop would expand glob characters in file names, so they are escaped.
-    paths = ["file:" + _GLOB_CHARS.sub(r"\\\1", _file_key(snapshot, a)) for a in adds]
+    paths = [_GLOB_CHARS.sub(r"\\\1", _spark_path(snapshot, a)) for a in adds]
+    from inspector.rows.readpath import spark_location
+
+    spark_location(spark, snapshot)  # gives an object store's connector its credentials
     return spark.read.schema(read_schema).option("recursiveFileLookup", "true").parquet(*paths)
 
 
@@ -262,18 +297,31 @@ def _spark_file_keys(df: DataFrame, snapshot: Snapshot, adds: list[AddFile]) -> 
     """
     listed = {}
     for uri in df.inputFiles():
-        encoded = urlsplit(uri).path
-        listed[unquote(encoded)] = "file:" + encoded
+        parts = urlsplit(uri)
+        if parts.scheme == "file":
+            listed["file:" + unquote(parts.path)] = "file:" + parts.path
+        else:  # an object store's URI, as the Hadoop connector names it
+            listed[unquote(uri)] = uri
     keys = {}
     for add in adds:
         local = _file_key(snapshot, add)
-        if local not in listed:
+        if _spark_path(snapshot, add) not in listed:
             raise MissingDataFile(
                 f"Spark could not list {local}, a file of this version.",
                 "Check that the file exists and is readable, then retry.",
             )
-        keys[local] = listed[local]
+        keys[local] = listed[_spark_path(snapshot, add)]
     return keys
+
+
+def _spark_path(snapshot: Snapshot, add: AddFile) -> str:
+    """The file as Spark's reader is given it: ``file:`` + path, or the connector's URI."""
+    key = _file_key(snapshot, add)
+    if is_local(key):
+        return "file:" + key
+    from inspector.rows.connectors import hadoop_uri
+
+    return hadoop_uri(key, storage_options(snapshot))
 
 
 def count_rows(snapshot: Snapshot, *, spark: SparkSession | None = None) -> int:
@@ -290,85 +338,27 @@ def count_rows(snapshot: Snapshot, *, spark: SparkSession | None = None) -> int:
     adds = snapshot.add_files
     check_files_exist(snapshot, adds)
     spark = spark or _session()
-    from inspector.rows.session import has_delta_jars
+    from inspector.rows.readpath import ReadPath, choose_read_path, python_count
 
-    if has_delta_jars(spark) or any(a.deletion_vector and a.num_records is None for a in adds):
+    path = choose_read_path(spark, snapshot)
+    if path is ReadPath.DELTA or any(a.deletion_vector and a.num_records is None for a in adds):
         return read_snapshot(snapshot, spark=spark).count()
     if not adds:
         return 0
+    if path is ReadPath.PYTHON:
+        return python_count(spark, snapshot, spark_schema(snapshot), adds)
     from pyspark.sql.types import StructType
 
     deleted = 0
     for add in adds:
         if add.deletion_vector is not None:
-            deleted += len(_checked_bitmap(snapshot, add))
+            deleted += len(checked_bitmap(snapshot, add))
     return _scan(spark, snapshot, adds, StructType([])).count() - deleted
 
 
-def _physical_field(field: StructField, id_mode: bool) -> StructField:
-    """A Spark field renamed to its Parquet (physical) name, with its field id in id mode."""
-    from pyspark.sql.types import StructField
-
-    meta = field.metadata or {}
-    extra = (
-        {"parquet.field.id": int(meta[COLUMN_ID_KEY])} if id_mode and COLUMN_ID_KEY in meta else {}
-    )
-    return StructField(
-        str(meta.get(PHYSICAL_NAME_KEY) or field.name),
-        _physical_type(field.dataType, id_mode),
-        True,
-        extra,
-    )
-
-
-def _physical_type(data_type: DataType, id_mode: bool) -> DataType:
-    from pyspark.sql.types import ArrayType, MapType, StructType
-
-    if isinstance(data_type, StructType):
-        return StructType([_physical_field(f, id_mode) for f in data_type.fields])
-    if isinstance(data_type, ArrayType):
-        return ArrayType(_physical_type(data_type.elementType, id_mode), True)
-    if isinstance(data_type, MapType):
-        return MapType(
-            _physical_type(data_type.keyType, id_mode),
-            _physical_type(data_type.valueType, id_mode),
-            True,
-        )
-    return data_type
-
-
-def _output_column(field: StructField, parts: set[str], id_mode: bool) -> Column:
-    """A logical column: partition values as joined, data columns renamed (nested too)."""
-    from pyspark.sql import functions as F
-
-    if field.name in parts:
-        return F.col(_quote(_partition_alias(field))).alias(field.name)
-    physical = _physical_field(field, id_mode)
-    column = F.col(_quote(physical.name))
-    if _strip(physical.dataType) != _strip(field.dataType):
-        column = column.cast(field.dataType)  # struct casts are positional: renames nested fields
-    return column.alias(field.name, metadata={})
-
-
-def _strip(data_type: DataType) -> str:
-    """A type's simpleString: names and types without metadata or nullability."""
-    return data_type.simpleString()
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _partition_alias(field: StructField) -> str:
-    return "__delta_inspector_part_" + _physical_name(field)
-
-
-def _physical_name(field: StructField) -> str:
-    return str((field.metadata or {}).get(PHYSICAL_NAME_KEY) or field.name)
-
-
 def _file_key(snapshot: Snapshot, add: AddFile) -> str:
-    return os.path.normpath(snapshot.data_path(add))
+    path = snapshot.data_path(add)
+    return os.path.normpath(path) if is_local(path) else path
 
 
 def _partition_frame(
@@ -384,28 +374,14 @@ def _partition_frame(
     fields = [f for f in logical.fields if f.name in set(snapshot.partition_columns)]
     schema = StructType(
         [StructField(_FILE_KEY, StringType(), False)]
-        + [StructField(_partition_alias(f), f.dataType, True) for f in fields]
+        + [StructField(partition_alias(f), f.dataType, True) for f in fields]
     )
     # Zoneless timestamp values are in the writer's session time zone; like Delta on Spark we
     # read them in this session's time zone (UTC unless the spark_conf setting changes it).
     zone = ZoneInfo(spark.conf.get("spark.sql.session.timeZone") or "UTC")
-    rows = []
-    for add in adds:
-        values = add.partition_values or {}
-        rows.append(
-            (
-                keys[_file_key(snapshot, add)],
-                *[
-                    partition_value(
-                        values.get(_physical_name(f), values.get(f.name)),
-                        f.dataType.typeName(),
-                        add.path,
-                        zone,
-                    )
-                    for f in fields
-                ],
-            )
-        )
+    rows = [
+        (keys[_file_key(snapshot, add)], *typed_partition_values(add, fields, zone)) for add in adds
+    ]
     return spark.createDataFrame(rows, schema)
 
 
@@ -421,7 +397,7 @@ def _drop_deleted(
     from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
 
     rows = [
-        (keys[_file_key(snapshot, add)], list(_checked_bitmap(snapshot, add)))
+        (keys[_file_key(snapshot, add)], list(checked_bitmap(snapshot, add)))
         for add in adds
         if add.deletion_vector is not None
     ]
@@ -435,16 +411,3 @@ def _drop_deleted(
         _FILE_KEY, F.explode("rows").alias(_ROW_INDEX)
     )
     return df.join(deleted, on=[_FILE_KEY, _ROW_INDEX], how="left_anti")
-
-
-def _checked_bitmap(snapshot: Snapshot, add: AddFile) -> BitMap64:
-    """The add's deleted rows, refused when they point past the end of its file."""
-    assert add.deletion_vector is not None  # callers pass only adds with a deletion vector
-    bitmap = deleted_rows(add.deletion_vector, snapshot.table_root)
-    if add.num_records is not None and len(bitmap) and bitmap.max() >= add.num_records:
-        raise MissingDataFile(
-            f"The deletion vector of {add.path} marks row {bitmap.max()} deleted, but the file "
-            f"has {add.num_records} rows: the deletion vector does not belong to this file.",
-            "Rows cannot be read correctly; restore the table's files from a backup.",
-        )
-    return bitmap

@@ -282,8 +282,9 @@ def _collect(
     union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
     pages: dict[str, list[dict[str, Any]]] = {status: [] for status in frames}
     found: dict[str, int] = {}
-    for row in sorted(union.collect(), key=lambda r: r[_RANK]):
-        values = row.asDict(recursive=True)
+    # Through Arrow, as the preview reads rows: instants come back aware (UTC) and
+    # timestamp_ntz naive, so both outputs format them alike (collect() gives local time).
+    for values in sorted(union.toArrow().to_pylist(), key=lambda r: r[_RANK]):
         status = values[_STATUS]
         if status == _TOTALS:
             found = {c: int(values[c] or 0) for c in totals.columns}

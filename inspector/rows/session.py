@@ -6,26 +6,30 @@ row-level work does (previews, row diffs, restore plans and verification).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from inspector.delta.errors import SparkUnavailable
+from inspector.delta.errors import InvalidInput, SparkUnavailable
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 _lock = threading.Lock()
+_warm_lock = threading.Lock()
 _session: SparkSession | None = None
 _status: SparkStatus | None = None
+_warming: threading.Thread | None = None
 
 # Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
 # scratch folders outside the working tree, and no Hive metastore.
@@ -34,8 +38,10 @@ _LOCAL_DEFAULTS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.sql.catalogImplementation": "in-memory",
     "spark.driver.memory": "2g",
-    "spark.ui.showConsoleProgress": "false",
 }
+
+# On any master: Spark's console progress bars would land in the CLI's output.
+_QUIET_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
 
 # Settings rows depend on, on any master (a cluster's defaults may differ): timestamps
 # shown in UTC, old Parquet dates read as written, and Parquet field ids honoured (column
@@ -47,6 +53,10 @@ _READ_DEFAULTS = {
     "spark.sql.parquet.fieldId.read.enabled": "true",
 }
 
+
+#: The Spark conf key that holds the ``spark_read_path`` setting (read by the reader).
+READ_PATH_CONF = "spark.deltaInspector.readPath"
+READ_PATH_CHOICES = ("auto", "native", "python")
 
 # Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
 _QUIET_LOG4J = """rootLogger.level = error
@@ -70,15 +80,30 @@ class SparkStatus:
     reason: str | None = None
 
     def describe(self) -> str:
-        """One line for people: state, master and version, or why it failed."""
+        """One line for people, in plain words: where Spark runs and who reads the files."""
+        where = self._where()
         if self.state == "ready":
-            jars = " with Delta Lake's jars (native reads)" if self.delta_jars else ""
-            return f"Spark {self.version} is ready on {self.master}{jars}."
+            reader = (
+                "Delta's own reader is installed and used"
+                if self.delta_jars
+                else "Delta's own reader is not installed, Delta Inspector reads the files itself"
+            )
+            return f"Spark {self.version} running {where}; {reader}."
         if self.state == "starting":
-            return f"Spark is starting on {self.master}…"
+            return (
+                f"Spark is starting {where} in the background (10–20 s the first time); "
+                "pages that read only the log work meanwhile."
+            )
         if self.state == "failed":
-            return f"Spark failed to start: {self.reason}"
-        return "Spark is not started; it starts when rows are first needed."
+            return f"Spark could not start: {self.reason}"
+        return (
+            "Spark is not running. It starts when a page needs rows; the timeline, versions "
+            "and overview read the log directly."
+        )
+
+    def _where(self) -> str:
+        master = self.master or "local"
+        return "locally" if master.startswith("local") else f"on {master}"
 
 
 def with_spark_overrides(
@@ -129,21 +154,60 @@ def spark_status() -> SparkStatus:
     return _status or SparkStatus(state="not started")
 
 
+def warm_up(settings: Settings) -> threading.Thread | None:
+    """Start the session on a background thread, so the first rows do not wait for the JVM.
+
+    Does nothing when the session is already started or starting. A failure is kept in
+    :func:`spark_status` (and raised again by the next :func:`get_spark`).
+
+    Args:
+        settings: ``spark_master`` and ``spark_conf`` for the start.
+
+    Returns:
+        The thread started, or None when nothing was started.
+    """
+    global _warming
+    with _warm_lock:
+        if _session is not None or _warming is not None or _lock.locked():
+            return None
+        _warming = threading.Thread(
+            target=_warm, args=(settings,), name="delta-inspector-spark-warm-up", daemon=True
+        )
+        _warming.start()
+        return _warming
+
+
+def _warm(settings: Settings) -> None:
+    global _warming
+    try:
+        get_spark(settings)
+    except SparkUnavailable:
+        pass  # spark_status() says why; the page that needs rows reports it
+    finally:
+        with _warm_lock:
+            _warming = None
+
+
 def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
-        settings: ``spark_master`` and ``spark_conf`` are used on first start only.
+        settings: ``spark_master`` and ``spark_conf`` are used on first start only;
+            ``spark_read_path`` applies to every call that passes settings.
 
     Returns:
         A ``pyspark.sql.SparkSession``.
 
     Raises:
         SparkUnavailable: If Java is missing or the session cannot start.
+        InvalidInput: If ``spark_read_path`` is not a known value.
     """
     global _session, _status
+    read_path = check_read_path(settings.spark_read_path)
     with _lock:
         if _session is not None:
+            if read_path:  # the one setting that may change while Spark runs
+                _session.conf.set(READ_PATH_CONF, read_path)
             return _session
         _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
@@ -181,24 +245,104 @@ def _start(settings: Settings) -> SparkSession:
     local = settings.spark_master.startswith("local")
     if local:  # a desktop session talks to itself only (also silences the hostname warning)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (the Python data source) run this interpreter, which has our packages,
+    # unless PYSPARK_PYTHON names another (a cluster's own Python). PySpark reads only it.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
+        **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
+        READ_PATH_CONF: settings.spark_read_path.strip().lower(),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
         **settings.spark_conf_pairs(),
     }
     for key, value in conf.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    jvm_log = os.path.join(scratch, "spark.log")
+    try:
+        with _stderr_to(jvm_log):
+            session = builder.getOrCreate()
+    except Exception as exc:
+        raise SparkUnavailable(
+            f"Spark could not start with master '{settings.spark_master}': "
+            f"{_first_line(jvm_log) or str(exc).splitlines()[0]}.",
+            f"Check the spark_master and spark_conf settings, and that Java 17 is installed "
+            f"(Spark's own log: {jvm_log}).",
+        ) from None
     session.sparkContext.setLogLevel("ERROR")
+    if not local:
+        # Executors import inspector to run the Python data source: ship this very code.
+        session.sparkContext.addPyFile(package_zip(scratch))
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
+
+
+@contextlib.contextmanager
+def _stderr_to(path: str) -> Iterator[None]:
+    """Point this process's stderr (fd 2) at ``path`` while the JVM is launched.
+
+    The JVM inherits fd 2 and keeps it for its lifetime, so its start-up lines
+    (``WARNING: Using incubator modules``, ``Setting default log level``) and any later
+    console logging go to the file, never to the CLI's or the app's terminal.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(target)
+
+
+def _first_line(path: str) -> str:
+    """The first line of Spark's log that says something (why the JVM did not start)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = [line.strip() for line in fh if line.strip()]
+    except OSError:
+        return ""
+    return lines[0][:300] if lines else ""
+
+
+def package_zip(folder: str) -> str:
+    """A zip of the ``inspector`` package (this process's code) in ``folder``, for executors."""
+    import zipfile
+
+    import inspector
+
+    package = os.path.dirname(os.path.abspath(inspector.__file__))
+    target = os.path.join(folder, "delta_inspector.zip")
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for directory, dirs, files in os.walk(package):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(directory, name)
+                    archive.write(path, os.path.relpath(path, os.path.dirname(package)))
+    return target
+
+
+def check_read_path(value: str) -> str:
+    """Validate a ``spark_read_path`` value (see :mod:`inspector.rows.readpath`).
+
+    Raises:
+        InvalidInput: Naming the allowed values.
+    """
+    if value.strip().lower() not in READ_PATH_CHOICES:
+        raise InvalidInput(
+            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
+            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
+        )
+    return value.strip().lower()
 
 
 def has_delta_jars(session: SparkSession) -> bool:

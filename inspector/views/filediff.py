@@ -167,8 +167,8 @@ def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
         raise CorruptLog(
             f"The commit of version {version} {what}, so the change between versions "
             f"{lo} and {hi} cannot be computed.",
-            "Diff versions on one side of the damage, or run `python -m inspector check` "
-            "to find the last consistent version.",
+            "Diff versions on one side of the damage; the health check (the Health page, or "
+            "`check` on the command line) shows which versions are affected.",
         )
     return commit
 

@@ -16,6 +16,7 @@ from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
+from inspector.views.filecheck import FileRole, judge_size
 from inspector.views.tablefiles import relative_path
 
 
@@ -42,6 +43,28 @@ class FileSpan:
     def paths(self) -> tuple[str, ...]:
         """Its physical files inside the table folder."""
         return tuple(p for p in (self.data_path, self.dv_path) if p is not None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reference:
+    """What the retained versions need of one physical file.
+
+    Attributes:
+        version: The first version that references it.
+        size: The size it must have (at least, for a deletion vector).
+        role: A data file or a deletion-vector file.
+    """
+
+    version: int
+    size: int
+    role: FileRole
+
+    def usable(self, path: str, size: int | None) -> bool:
+        """Whether a file of this size (None: missing) can serve, by the shared rule."""
+        if size is None:
+            return False
+        issue = judge_size("", size, path=path, role=self.role, expected_size=self.size)
+        return issue is None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,23 +102,26 @@ class VersionSpans:
                 found.add(version)
         return found
 
-    def first_reference(self) -> dict[str, tuple[int, int]]:
+    def first_reference(self) -> dict[str, Reference]:
         """For each referenced path: the first version that needs it and the size it must have.
 
         A data file must have the size its add action records; a deletion-vector
         file at least the bytes its descriptor reaches (the largest any user needs).
         """
-        found: dict[str, tuple[int, int]] = {}
+        found: dict[str, Reference] = {}
         for span in self.spans:
             dv = span.add.deletion_vector
-            needs = [(span.data_path, span.add.size)]
+            needs = [(span.data_path, span.add.size, FileRole.DATA_FILE)]
             if dv is not None:
-                needs.append((span.dv_path, dv.required_file_size))
-            for path, need in needs:
+                needs.append((span.dv_path, dv.required_file_size, FileRole.DELETION_VECTOR))
+            for path, need, role in needs:
                 if path is None:
                     continue
-                version, size = found.get(path, (span.first, need))
-                found[path] = (min(version, span.first), max(size, need))
+                seen = found.get(path)
+                if seen is not None:
+                    need = max(need, seen.size)
+                first = span.first if seen is None else min(seen.version, span.first)
+                found[path] = Reference(version=first, size=need, role=role)
         return found
 
 

@@ -1,16 +1,17 @@
-"""A table's overview at its latest version, like Delta's ``DESCRIBE DETAIL``."""
+"""A table's overview at a version (the latest by default), like Delta's ``DESCRIBE DETAIL``."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import HistoryEntry
+from inspector.views.history import HistoryEntry, iso
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,22 +53,67 @@ class TableDetail:
         """Every table feature the protocol names (reader and writer), sorted."""
         return tuple(sorted(set(self.reader_features) | set(self.writer_features)))
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``detail --json``): DESCRIBE DETAIL's fields first, then the log's."""
+        return {
+            "format": self.format,
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "location": self.location,
+            "createdAt": iso(self.created_at),
+            "lastModified": iso(self.last_modified),
+            "partitionColumns": list(self.partition_columns),
+            "clusteringColumns": list(self.clustering_columns),
+            "numFiles": self.num_files,
+            "sizeInBytes": self.size_in_bytes,
+            "properties": dict(self.properties),
+            "minReaderVersion": self.min_reader_version,
+            "minWriterVersion": self.min_writer_version,
+            "tableFeatures": list(self.table_features),
+            "version": self.version,
+            "numRecords": self.num_records,
+            "readerFeatures": list(self.reader_features),
+            "writerFeatures": list(self.writer_features),
+            "columnMapping": self.column_mapping_mode,
+            "columns": [
+                {
+                    "name": c.name,
+                    "type": c.type,
+                    "nullable": c.nullable,
+                    "physicalName": ".".join(c.physical_path),
+                    "id": c.column_id,
+                }
+                for c in self.columns
+            ],
+            "earliestVersion": self.earliest_version,
+            "numCommits": self.num_commits,
+            "checkpointVersions": list(self.checkpoint_versions),
+        }
 
-def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry]) -> TableDetail:
-    """Describe the table at its latest version.
+
+def describe_detail(
+    log: DeltaLog,
+    history: Sequence[HistoryEntry],
+    *,
+    version: int | None = None,
+) -> TableDetail:
+    """Describe the table at a version (the latest by default).
 
     Args:
         log: An opened log.
         history: The table's history (``build_history(log, settings)``), for the last
             modification time.
+        version: The version to describe; None means the latest.
 
     Returns:
         The table's detail.
 
     Raises:
-        CorruptLog: If the latest version cannot be reconstructed.
+        VersionNotFound: If the version is not in the log.
+        CorruptLog: If the version cannot be reconstructed.
     """
-    snap = log.snapshot()
+    snap = log.snapshot(version)
     meta, proto = snap.metadata, snap.protocol
     return TableDetail(
         format=meta.format_provider,
@@ -93,8 +139,31 @@ def describe_detail(log: DeltaLog, history: Sequence[HistoryEntry]) -> TableDeta
         earliest_version=log.earliest_version,
         num_commits=len(log.listing.commits),
         checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
-        replayed_from=snap.replayed_from,
+        replayed_from=state_source(log, snap.version),
     )
+
+
+def state_source(log: DeltaLog, version: int) -> str:
+    """Where a reader starting afresh gets a version's state, e.g. ``checkpoint 10 + commits 11..13``.
+
+    ``Snapshot.replayed_from`` says what this process did, which depends on what it had
+    cached (``cached version 2 + commits 3..4``); this says what the log offers, so the
+    Overview reads the same whatever was visited before: the newest usable checkpoint at
+    or below the version whose later commits are all present, else the commits from 0.
+    """
+    bad = set(log.replay_problems())
+    commits = log.listing.commits
+    for cp in log.listing.usable_checkpoints():
+        if cp.version <= version and cp.version not in bad:
+            if all(v in commits for v in range(cp.version + 1, version + 1)):
+                return _with_commits(f"checkpoint {cp.version}", cp.version + 1, version)
+    return _with_commits("the empty table", 0, version)
+
+
+def _with_commits(start: str, first: int, last: int) -> str:
+    if first > last:
+        return start
+    return f"{start} + commit {last}" if first == last else f"{start} + commits {first}..{last}"
 
 
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
@@ -110,8 +179,9 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
 
 
 def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
-    if history and history[-1].version == snap.version:
-        return history[-1].timestamps.history
+    for entry in reversed(history):
+        if entry.version == snap.version:
+            return entry.timestamps.history
     # The latest version exists only as a checkpoint: its file time is all that is known.
     checkpoints = log.listing.checkpoints.get(snap.version, ())
     times = [f.modification_time for cp in checkpoints for f in cp.files]

@@ -221,9 +221,7 @@ def _differences(
 ) -> tuple[list[ReplicaFile], list[ReplicaFile]]:
     """Files retained primary versions need (data files, deletion vectors, checkpoints)
     that the replica lacks or has with another size."""
-    needed = {
-        path: version for path, (version, _) in version_spans(primary).first_reference().items()
-    }
+    needed = {path: ref.version for path, ref in version_spans(primary).first_reference().items()}
     for version, checkpoints in primary.listing.checkpoints.items():
         for checkpoint in checkpoints:
             needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)

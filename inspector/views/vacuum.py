@@ -26,16 +26,19 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inspector.delta import properties
 from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.views.filespans import VersionSpans, version_spans
-from inspector.views.retention import RetentionPolicy, retention_policy
 from inspector.views.tablefiles import StoredFile, is_hidden, relative_path, walk_table
 
 HOUR_MS = 3_600_000
-RECOMMENDED_MINIMUM_MS = 7 * 24 * HOUR_MS  # Delta's default deletedFileRetentionDuration
+#: Delta's default deletedFileRetentionDuration: below it Delta's VACUUM refuses by default.
+RECOMMENDED_MINIMUM_MS = properties.parse_interval(
+    properties.DEFAULTS[properties.DELETED_FILE_RETENTION]
+)
 
 
 class VacuumMode(StrEnum):
@@ -164,9 +167,9 @@ def plan_vacuum(
         CorruptLog: If the latest version cannot be read (VACUUM needs it too).
     """
     snapshot = log.snapshot()
-    policy = retention_policy(snapshot.metadata.configuration)
+    configured = _configured(snapshot)
     if retain_hours is None:
-        retain_hours = default_retain_hours(log)
+        retain_hours = configured.ms / HOUR_MS
     retain_ms = _retention_ms(retain_hours)
     now = int(time.time() * 1000) if now_ms is None else now_ms
     cutoff = now - retain_ms
@@ -175,7 +178,8 @@ def plan_vacuum(
     to_delete = selection.files(mode)
     fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
-    warnings = [*policy.problems, *_retention_warnings(retain_ms, policy)]
+    warnings = [configured.problem] if configured.problem else []
+    warnings += _retention_warnings(retain_ms, configured)
     return VacuumPlan(
         table_root=log.table_root,
         retain_hours=retain_hours,
@@ -194,8 +198,12 @@ def plan_vacuum(
 def default_retain_hours(log: DeltaLog) -> float:
     """The retention VACUUM uses when none is given: the table's
     ``delta.deletedFileRetentionDuration``, else 7 days (hours)."""
-    policy = retention_policy(log.snapshot().metadata.configuration)
-    return policy.deleted_file_retention_ms / HOUR_MS
+    return _configured(log.snapshot()).ms / HOUR_MS
+
+
+def _configured(snapshot: Snapshot) -> properties.Retention:
+    configuration = snapshot.metadata.configuration
+    return properties.retention(configuration, properties.DELETED_FILE_RETENTION)
 
 
 def _retention_ms(retain_hours: float) -> int:
@@ -276,11 +284,11 @@ def _fates(
     spans: VersionSpans, listing: Mapping[str, StoredFile], deleted: set[str]
 ) -> list[tuple[int, VersionFate]]:
     """Each retained version: unreadable already, lost to the VACUUM, or readable."""
-    damaged = set()
-    for path, (_, size) in spans.first_reference().items():
-        stored = listing.get(path)
-        if stored is None or stored.size < size:
-            damaged.add(path)
+    damaged = {
+        path
+        for path, need in spans.first_reference().items()
+        if not need.usable(path, listing[path].size if path in listing else None)
+    }
     broken = spans.versions_using(damaged) | spans.unreadable
     lost = spans.versions_using(deleted) - broken
     fates = []
@@ -303,10 +311,10 @@ def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
     ]
 
 
-def _retention_warnings(retain_ms: int, policy: RetentionPolicy) -> list[str]:
+def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str]:
     """Delta's retention check (``checkRetentionPeriodSafety``), plus its 7-day advice."""
     hours = f"{retain_ms / HOUR_MS:g} hours"
-    configured, configured_ms = policy.deleted_file_retention, policy.deleted_file_retention_ms
+    configured, configured_ms = table.text, table.ms
     risk = (
         "Readers of older snapshots and writes still running can fail, and a running "
         "write can lose files it has not committed yet."

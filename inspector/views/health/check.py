@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.health.evaluate import (
@@ -41,7 +42,7 @@ def check_table(
         The report.
     """
     trace = Tracer(log, all_checkpoints=all_versions, deep=deep).run()
-    walked = walk_sizes(trace.root)
+    walked = walk_sizes(trace.root, _partition_columns(log))
     examiner = Examiner(trace.refs, deep, max(1, settings.check_workers), progress, walked)
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
@@ -72,3 +73,11 @@ def check_table(
         deep=deep,
         orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
     )
+
+
+def _partition_columns(log: DeltaLog) -> tuple[str, ...]:
+    """The latest partition columns (none when the latest version cannot be read)."""
+    try:
+        return log.snapshot().metadata.partition_columns
+    except InspectorError:
+        return ()

@@ -21,6 +21,7 @@ from inspector.log.snapshot import FileKey
 from inspector.views.filecheck import FileIssue, FileRole, FileState, examine_file, judge_size
 from inspector.views.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
 from inspector.views.health.trace import Ref, Step, Trace
+from inspector.views.tablefiles import is_hidden
 
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
@@ -173,14 +174,16 @@ def evaluate(
 # --- orphans --------------------------------------------------------------------------------
 
 
-def walk_sizes(root: str) -> dict[str, int]:
+def walk_sizes(root: str, partition_columns: Iterable[str]) -> dict[str, int]:
     """Every file under the root with its size, in one directory walk.
 
-    Hidden and underscore-prefixed names are skipped as VACUUM skips them
-    (``_delta_log``, ``_SUCCESS``, ``.crc`` files), except ``_change_data``; a file the
-    log references there is stat'ed on its own by the examiner.
+    Hidden paths are skipped as VACUUM skips them, by the one rule of
+    :func:`inspector.views.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
+    files; not ``_change_data`` nor partition folders whose column starts with ``_``).
     """
-    found, stack = {}, [root]
+    columns = tuple(partition_columns)
+    found: dict[str, int] = {}
+    stack = [root]
     while stack:
         try:
             with os.scandir(stack.pop()) as it:
@@ -188,9 +191,8 @@ def walk_sizes(root: str) -> dict[str, int]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith(".") or (
-                entry.name.startswith("_") and entry.name != "_change_data"
-            ):
+            relative = os.path.relpath(entry.path, root).replace(os.sep, "/")
+            if is_hidden(relative, columns):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 stack.append(entry.path)

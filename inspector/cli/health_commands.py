@@ -1,0 +1,94 @@
+"""``check``: the health check (which versions have all their files; how to recover).
+
+Exit code 4 (:attr:`ExitCode.INCONSISTENT`) when the latest version is not consistent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.cli.args import table_arg
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import Result
+from inspector.delta.errors import ExitCode
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.health import HealthReport
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckResult(Result):
+    """``check``: the health report, and whether every version was asked for."""
+
+    report: HealthReport
+    asked_all: bool
+    data_loss_window: dict[str, Any]  # views.dataloss.DataLossWindow.to_json()
+
+    def to_json(self) -> dict[str, Any]:
+        from inspector.views.health import health_record
+        from inspector.views.healthruns import grouped_record
+
+        return {
+            **health_record(self.report),
+            "dataLossWindow": self.data_loss_window,
+            **grouped_record(self.report),
+        }
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.healthtext import health_lines
+
+        return iter(health_lines(self.report, asked_all=self.asked_all))
+
+
+def _check_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument(
+        "--all-versions",
+        action="store_true",
+        help="Check every retained version, not only the latest.",
+    )
+    parser.add_argument(
+        "--deep",
+        action="store_true",
+        help="Also read each data file's Parquet footer and compare its row count.",
+    )
+
+
+@command(
+    "check",
+    "Health check: which versions have all their files, and the last consistent version. "
+    "Exit code 4 when the latest version is not consistent.",
+)
+@arguments(_check_args)
+def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
+    from inspector.views.health import check_table
+
+    log = DeltaLog.open(args.table)
+    show = sys.stderr.isatty() and not args.json
+    report = check_table(
+        log,
+        all_versions=args.all_versions,
+        deep=args.deep,
+        settings=settings,
+        progress=_print_progress if show else None,
+    )
+    if show:
+        print(file=sys.stderr)
+    from inspector.views.dataloss import data_loss_window
+
+    window = data_loss_window(log, report.last_consistent_version, report.latest_version)
+    code = ExitCode.OK if report.is_consistent else ExitCode.INCONSISTENT
+    return CheckResult(
+        report=report,
+        asked_all=args.all_versions,
+        data_loss_window=window.to_json(),
+        exit_code=code,
+    )
+
+
+def _print_progress(done: int, total: int) -> None:
+    print(f"\rexamining files: {done}/{total}", end="", file=sys.stderr, flush=True)

@@ -1,0 +1,183 @@
+"""Commands that read only the log (no Spark): ``history``, ``files``, ``detail``, ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.cli.args import table_arg
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import Result
+from inspector.delta.text import partition_label
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.settings import Settings
+from inspector.views.history import HistoryEntry, build_history, history_record, iso
+from inspector.views.overview import TableDetail, describe_detail
+from inspector.views.versions import file_action_record, parse_version
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryResult(Result):
+    """``history``: entries newest first, and the table's own problems."""
+
+    entries: Sequence[HistoryEntry]
+    problems: Sequence[str] = ()
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [history_record(e) for e in self.entries]
+
+    def notes(self) -> Iterator[str]:
+        return (f"! {problem}" for problem in self.problems)
+
+    def text(self) -> Iterator[str]:
+        yield (
+            f"{'version':>8}  {'timestamp (UTC)':<24}  {'operation':<22} {'+files':>7} "
+            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}"
+        )
+        for e in self.entries:
+            yield (
+                f"{e.version:>8}  {iso(e.timestamps.history) or '':<24}  {e.operation[:22]:<22} "
+                f"{e.num_added_files:>7} {e.num_removed_files:>7} {e.added_bytes:>12} "
+                f"{e.removed_bytes:>12}"
+            )
+            for problem in e.problems:
+                yield f"{'':>10}! {problem}"
+
+
+def _history_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument("--limit", type=int, default=None, help="Show only the newest N versions.")
+
+
+@command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
+@arguments(_history_args)
+def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
+    log = DeltaLog.open(args.table)
+    entries = list(reversed(build_history(log, settings)))
+    if args.limit is not None:
+        entries = entries[: max(args.limit, 0)]
+    return HistoryResult(entries=entries, problems=table_problems(log))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilesResult(Result):
+    """``files``: one commit's add and remove actions."""
+
+    commit: Commit
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.commit.version,
+            "added": [file_action_record(a) for a in self.commit.adds],
+            "removed": [file_action_record(r) for r in self.commit.removes],
+            "problems": list(self.commit.problems),
+        }
+
+    def text(self) -> Iterator[str]:
+        record = self.to_json()
+        yield (
+            f"version {self.commit.version}: {self.commit.commit_info.operation}, "
+            f"{len(record['added'])} added, {len(record['removed'])} removed"
+        )
+        for sign, items in (("+", record["added"]), ("-", record["removed"])):
+            for item in items:
+                parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
+                yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+
+
+def _files_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument("--version", required=True, help="The version whose commit to show.")
+
+
+@command("files", "Print the add and remove actions of one version's commit.")
+@arguments(_files_args)
+def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
+    log = DeltaLog.open(args.table)
+    return FilesResult(commit=log.commit(parse_version(args.version, log)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DetailResult(Result):
+    """``detail``: the table's overview at a version, as the Overview page shows it."""
+
+    detail: TableDetail
+
+    def to_json(self) -> dict[str, Any]:
+        return self.detail.to_json()
+
+    def text(self) -> Iterator[str]:
+        record = self.to_json()
+        width = max(len(k) for k in record)
+        for key, value in record.items():
+            if key not in ("columns", "properties"):
+                yield f"{key:<{width}}  {_text_value(value)}"
+        yield f"properties:{'' if record['properties'] else ' -'}"
+        for key, value in sorted(record["properties"].items()):
+            yield f"  {key} = {value}"
+        yield "columns:"
+        for c in record["columns"]:
+            null = "" if c["nullable"] else " NOT NULL"
+            yield f"  {c['name']} {c['type']}{null}"
+
+
+def _text_value(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    return str(value)
+
+
+def _detail_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument(
+        "--version", default=None, help="The version to describe (default: the latest)."
+    )
+
+
+@command(
+    "detail",
+    "Print the table's overview at a version (like DESCRIBE DETAIL): format, id, location, "
+    "partitioning, files, size, properties and protocol.",
+)
+@arguments(_detail_args)
+def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
+    log = DeltaLog.open(args.table)
+    version = None if args.version is None else parse_version(args.version, log)
+    history = build_history(log, settings)
+    return DetailResult(detail=describe_detail(log, history, version=version))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DemoResult(Result):
+    """``demo``: where the demo table was written."""
+
+    path: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path}
+
+    def text(self) -> Iterator[str]:
+        yield f"Demo table written to {self.path}"
+
+
+def _demo_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="Where to write the demo table (default: the demo_path setting).",
+    )
+    parser.add_argument("--force", action="store_true", help="Replace an existing demo table.")
+
+
+@command("demo", "Write the built-in demo table (a realistic history with a checkpoint).")
+@arguments(_demo_args)
+def demo_command(args: argparse.Namespace, settings: Settings) -> DemoResult:
+    from inspector.demo import write_demo_table
+
+    return DemoResult(path=write_demo_table(args.path or settings.demo_path, force=args.force))

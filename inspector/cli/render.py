@@ -1,0 +1,116 @@
+"""The CLI's one renderer: a command's result as text or JSON, and errors as the contract says.
+
+Commands return result records (:class:`Result`); nothing else in the CLI prints
+JSON or errors. The error contract: one line ``error: MESSAGE`` on stderr; with
+``--json`` also ``{"error": {"type", "message", "exitCode"}}`` on stdout (a refused
+restore adds what it had planned: ``plan``, ``guards``, ``committedVersion``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result:
+    """What a command hands to the renderer: its JSON form, its text form, its exit code."""
+
+    exit_code: ExitCode = ExitCode.OK
+
+    def to_json(self) -> Any:
+        """The command's JSON contract (``--json``)."""
+        raise NotImplementedError
+
+    def text(self) -> Iterator[str]:
+        """The lines printed on stdout without ``--json``."""
+        raise NotImplementedError
+
+    def notes(self) -> Iterator[str]:
+        """Lines for stderr in text mode (warnings about the table); none by default."""
+        return iter(())
+
+
+def render(result: object, *, as_json: bool) -> int:
+    """Print a command's result and return its exit code.
+
+    Args:
+        result: A :class:`Result`, or an ``int`` exit code from a handler that printed
+            for itself.
+        as_json: Print ``result.to_json()`` instead of its text.
+    """
+    if isinstance(result, int):
+        return result
+    if not isinstance(result, Result):
+        raise TypeError(f"a command returned {type(result).__name__}, not a Result")
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for note in result.notes():
+            print(note, file=sys.stderr)
+        for line in result.text():
+            print(line)
+    return int(result.exit_code)
+
+
+def render_error(
+    *, kind: str, message: str, code: int, as_json: bool, context: dict[str, Any] | None = None
+) -> int:
+    """The one place the CLI prints an error; returns the exit code.
+
+    Args:
+        kind: The error's type name.
+        message: One line: what is wrong and what to do.
+        code: The exit code.
+        as_json: Also print the JSON error object on stdout.
+        context: What the command knew before failing (a refused restore: its plan).
+    """
+    print(f"error: {message}", file=sys.stderr)
+    if as_json:
+        error = {"type": kind, "message": message, "exitCode": code}
+        emit_json({**(context or {}), "error": error})
+    return code
+
+
+def error_context(exc: BaseException) -> dict[str, Any]:
+    """What ``--json`` shows besides the error: a refused restore's plan and guards."""
+    if isinstance(exc, RestoreRefused) and exc.plan is not None:
+        return plan_context(exc.plan)
+    return {}
+
+
+def plan_context(plan: RefusedPlan) -> dict[str, Any]:
+    """A restore plan as ``restore --json`` shows it before (or instead of) a commit."""
+    return {"plan": plan.to_json(), "guards": plan.guards_json(), "committedVersion": None}
+
+
+def emit_json(obj: Any) -> None:
+    """Print JSON to stdout (the machine-readable contract), in one write.
+
+    orjson encodes it (the standard library's indenting encoder is pure Python and
+    took seconds for a 20,000-version history); values it does not take as they are
+    (dates, records, integers beyond 64 bits, NaN) fall back to the standard encoder.
+    """
+    try:
+        text = orjson.dumps(
+            obj,
+            default=_refuse,
+            option=orjson.OPT_INDENT_2
+            | orjson.OPT_PASSTHROUGH_DATETIME
+            | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_SUBCLASS,
+        ).decode()
+    except TypeError:
+        text = json.dumps(obj, indent=2, default=str)
+    sys.stdout.write(text + "\n")
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)

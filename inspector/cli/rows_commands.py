@@ -1,0 +1,169 @@
+"""Commands that may read rows on Spark: ``show`` and ``diff`` (``--rows``).
+
+Both take the shared ``--spark-master``/``--spark-conf`` (:func:`inspector.cli.args.spark_args`);
+Spark starts only when rows are needed, after every check that needs no Spark.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.cli.args import spark_args, spark_settings, table_arg
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import Result
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.preview import Preview, ResolvedVersion
+from inspector.settings import Settings
+from inspector.views.versions import parse_version
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShowResult(Result):
+    """``show``: the rows of a version, and how the version was chosen."""
+
+    preview: Preview
+    chosen: ResolvedVersion
+
+    @property
+    def resolved_timestamp(self) -> str | None:
+        """The ``--timestamp`` moment in UTC (ISO 8601 with ``Z``), when one was given."""
+        if self.chosen.timestamp is None:
+            return None
+        return self.chosen.timestamp.isoformat().replace("+00:00", "Z")
+
+    def to_json(self) -> dict[str, Any]:
+        from inspector.rows.preview import preview_record
+
+        record = preview_record(self.preview)
+        if self.resolved_timestamp is not None:
+            record["resolvedTimestamp"] = self.resolved_timestamp
+        return record
+
+    def notes(self) -> Iterator[str]:
+        return (f"! {warning}" for warning in self.preview.warnings)
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.values import text_value
+
+        preview = self.preview
+        if self.resolved_timestamp is not None:
+            yield f"{self.resolved_timestamp} (UTC) -> version {preview.version}"
+        names = [c.name for c in preview.columns]
+        where = f" matching {preview.where}" if preview.where else ""
+        yield (
+            f"version {preview.version}: {preview.num_rows:,} rows{where}; read "
+            f"{preview.files_read:,} files ({preview.bytes_read:,} bytes); "
+            f"showing {len(preview.rows):,}"
+        )
+        if preview.read_path:
+            from inspector.rows.readpath import ReadPath
+
+            yield f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})"
+        yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
+        for row in preview.rows:
+            yield "\t".join(text_value(row[n]) for n in names)
+
+
+def _show_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--version", default=None, help="The version to read (default: the latest).")
+    when.add_argument(
+        "--timestamp",
+        default=None,
+        help="Read the version the table was at, at this time (UTC unless a zone is "
+        "given): 2024-10-08, '2024-10-08 05:42:52', 2024-10-08T05:42:52+02:00.",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="Rows to print (default: the preview_rows setting)."
+    )
+    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    spark_args(parser)
+
+
+@command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
+@arguments(_show_args)
+def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
+    from inspector.rows.preview import build_preview, resolve_version
+
+    settings = spark_settings(args, settings)
+    log = DeltaLog.open(args.table)
+    chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
+    preview = build_preview(
+        log, chosen.version, settings=settings, where=args.where, limit=args.limit
+    )
+    return ShowResult(preview=preview, chosen=chosen)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiffResult(Result):
+    """``diff``: the diff record of :func:`inspector.present.report.diff_record`."""
+
+    record: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.record
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.difftext import diff_lines
+
+        return iter(diff_lines(self.record))
+
+
+def _diff_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument(
+        "--from",
+        dest="from_version",
+        required=True,
+        help="The version to diff from (may be newer than --to).",
+    )
+    parser.add_argument("--to", dest="to_version", required=True, help="The version to diff to.")
+    parser.add_argument(
+        "--rows",
+        action="store_true",
+        help="Also compare rows (starts Spark; reads only the changed files).",
+    )
+    parser.add_argument(
+        "--key",
+        default="",
+        help="Key columns (COL[,COL...]): report keys added, removed and changed. Implies --rows.",
+    )
+    parser.add_argument("--offset", type=int, default=0, help="First sample row to show (paging).")
+    spark_args(parser)
+
+
+@command(
+    "diff", "What changed between two versions: schema, properties, files, partitions and rows."
+)
+@arguments(_diff_args)
+def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
+    from inspector.present.report import diff_record
+    from inspector.views.filediff import diff_files
+
+    settings = spark_settings(args, settings)
+    log = DeltaLog.open(args.table)
+    diff = diff_files(
+        log, parse_version(args.from_version, log), parse_version(args.to_version, log)
+    )
+    rows = None
+    key = tuple(k for k in args.key.split(",") if k.strip())
+    if args.rows or key:
+        from inspector.rows.rowdiff import diff_rows
+
+        rows = diff_rows(
+            log,
+            diff.from_version,
+            diff.to_version,
+            key=key,
+            offset=args.offset,
+            file_diff=diff,
+            settings=settings,
+        )
+    from inspector.views.rowcounts import rows_between
+
+    log_rows = rows_between(log, diff.from_version, diff.to_version)
+    return DiffResult(record=diff_record(diff, rows, table=log.table_root, log_rows=log_rows))

@@ -1,0 +1,87 @@
+"""A diff's JSON record (``present.report.diff_record``) as the text ``diff`` prints.
+
+Values go through :mod:`inspector.present.values`, so the text says what the JSON
+says: ``2024-03-04T04:35:00Z``, ``(not set)``, ``order_id=373`` — never a Python repr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspector.delta.text import partition_label
+from inspector.present.values import row_text, setting_text, text_value
+
+
+def diff_lines(record: dict[str, Any]) -> list[str]:
+    """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows."""
+    files, sides = record["files"], record["sides"]
+    lines = [
+        f"version {record['from']} -> {record['to']}: {files['filesAdded']} files added "
+        f"({files['bytesAdded']} bytes), {files['filesRemoved']} removed "
+        f"({files['bytesRemoved']} bytes); {sides['from']['numFiles']} -> "
+        f"{sides['to']['numFiles']} files"
+    ]
+    log_rows = record.get("rowsFromLog")
+    if log_rows is not None:
+        lines.append(f"rows added / removed: {_log_rows_text(log_rows)} ({log_rows['note']})")
+    by_version = {c["version"]: c for c in (log_rows or {}).get("byCommit", [])}
+    for c in record["commits"]:
+        rows = by_version.get(c["version"])
+        lines.append(
+            f"  commit {c['version']:>6} {c['operation'][:22]:<22} +{c['filesAdded']} "
+            f"-{c['filesRemoved']} files" + (f", {_log_rows_text(rows)} rows" if rows else "")
+        )
+    lines += _schema_lines(record)
+    for p in record["partitions"]:
+        lines.append(
+            f"  partition {partition_label(p['partitionValues'])}: +{p['filesAdded']} "
+            f"-{p['filesRemoved']} "
+            f"files, +{text_value(p['recordsAdded'])} -{text_value(p['recordsRemoved'])} records"
+        )
+    for sign, paths in (("+", files["added"]), ("-", files["removed"])):
+        lines += [f"{sign} {path}" for path in paths]
+    rows = record.get("rows")
+    if rows is not None:
+        lines += _row_lines(rows)
+    return lines
+
+
+def _log_rows_text(rows: dict[str, Any]) -> str:
+    mark = "" if rows["exact"] else "~"
+    added, removed = (
+        "?" if v is None else f"{sign}{v:,}"
+        for v, sign in ((rows["rowsAdded"], "+"), (rows["rowsRemoved"], "-"))
+    )
+    text = f"{mark}{added} / {mark}{removed}"
+    return text + (f" ({rows['rowsUpdated']:,} updated)" if rows.get("rowsUpdated") else "")
+
+
+def _schema_lines(record: dict[str, Any]) -> list[str]:
+    schema = record["schema"]
+    lines = [f"+ column {name}" for name in schema["added"]]
+    lines += [f"- column {name}" for name in schema["removed"]]
+    lines += [f"~ column {c['name']}: {'; '.join(c['changes'])}" for c in schema["changed"]]
+    for kind in ("properties", "protocol", "tableFields"):
+        lines += [
+            f"~ {kind} {v['key']}: {setting_text(v['before'])} -> {setting_text(v['after'])}"
+            for v in record[kind]
+        ]
+    return lines
+
+
+def _row_lines(rows: dict[str, Any]) -> list[str]:
+    changed = f", {rows['changed']} changed" if "changed" in rows else ""
+    lines = [
+        f"rows: {rows['added']} added, {rows['removed']} removed{changed} "
+        f"(read {rows['filesRead']} changed files)"
+    ]
+    columns = rows.get("columns") or None
+    for sign, sample in (("+", rows["samples"]["added"]), ("-", rows["samples"]["removed"])):
+        lines += [f"{sign} {row_text(row, columns)}" for row in sample]
+    for c in rows["samples"]["changed"]:
+        changes = "; ".join(
+            f"{column}: {text_value(v['before'])} -> {text_value(v['after'])}"
+            for column, v in c["changes"].items()
+        )
+        lines.append(f"~ {row_text(c['key'])}: {changes}")
+    return lines

@@ -1,0 +1,79 @@
+"""The one way a row value is written, in JSON, in text and in the app's tables.
+
+Built on :func:`inspector.delta.jsonvalue.json_value`, so every output agrees:
+instants (``timestamp``) in ISO 8601 UTC with ``Z``, ``timestamp_ntz`` without a
+zone, dates ISO, decimals as strings (no float rounding), binary base64, NaN and
+infinities by name, maps, structs and arrays as compact JSON. Text never shows a
+Python repr (``None``, ``True``, ``{'a': 1}``, ``Decimal('1.0')``).
+
+Used by ``show``, ``diff --rows`` (text and JSON), the Markdown postmortem, and the
+app's Preview and Diff tables; the app shows a missing value as :data:`EMPTY`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from inspector.delta.jsonvalue import json_value
+
+EMPTY = "–"  # the app's one glyph for "no value" (null cells, unknown counts)
+NULL = "null"  # text outputs (CLI, Markdown) write a null row value as SQL and JSON do
+NOT_SET = "(not set)"  # a property or setting that has no value on one side of a change
+
+
+def text_value(value: Any, *, empty: str = NULL) -> str:
+    """A value as text for people, the same text everywhere.
+
+    Args:
+        value: A Python value as Spark (via Arrow), pyarrow or the log return it.
+        empty: What a null is written as (``null`` in text, :data:`EMPTY` in the app).
+
+    Returns:
+        Scalars bare (``2024-03-04T04:35:00Z``, ``12.30``, ``true``), nested values as
+        compact JSON (``{"a": 1, "b": [1, 2]}``).
+    """
+    if value is None:
+        return empty
+    plain = json_value(value)
+    if isinstance(plain, str):
+        return plain
+    if isinstance(plain, bool):
+        return "true" if plain else "false"
+    if isinstance(plain, (int, float)):
+        return repr(plain)
+    return json.dumps(plain, ensure_ascii=False, separators=(", ", ": "))
+
+
+def cell_value(value: Any) -> Any:
+    """A value for a cell of the app's tables.
+
+    Numbers, booleans and text stay typed (a column sorts by value); null stays null
+    (the table shows :data:`EMPTY`); everything else is :func:`text_value`.
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+        return value
+    return text_value(value)
+
+
+def table_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows as the app's tables show them (``cell_value`` of each column, in order)."""
+    return [{c: cell_value(row.get(c)) for c in columns} for row in rows]
+
+
+def row_text(row: Mapping[str, Any], columns: Sequence[str] | None = None) -> str:
+    """One row as ``col=value, col2=value`` (the text diff's sample lines)."""
+    names = list(row) if columns is None else columns
+    return ", ".join(f"{name}={text_value(row.get(name))}" for name in names)
+
+
+def setting_text(value: Any) -> str:
+    """A property, protocol or table field value in a change: ``(not set)`` when absent."""
+    if value is None:
+        return NOT_SET
+    if isinstance(value, (list, tuple)):
+        return ", ".join(text_value(v) for v in value) or "(none)"
+    return text_value(value)

@@ -1,0 +1,247 @@
+"""What an operator asks for, and every reason the backend refuses it (before any write).
+
+The CLI and the app only collect input into these records; the decisions are here:
+
+- :class:`RestoreIntent` is what is known before a plan (no Spark yet): whether a
+  confirmation and a reason can still be given, and the expected version.
+  :func:`check_intent` refuses what needs no plan, naming everything missing at once.
+- :class:`RestoreRequest` is the confirmed request for one plan: the typed table name
+  and version, the reason, the overrides and the expected version.
+  :func:`request_refusals` lists what stands in its way (the app enables its Commit
+  button only when the list is empty); ``execute_restore`` refuses on the same list.
+
+Every refusal is written to the audit log by :func:`refuse`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
+from inspector.restore.audit import record_attempt
+from inspector.restore.guards import GuardName, GuardResult, Override
+from inspector.restore.plan import RestorePlan
+from inspector.settings import Settings
+
+NOTHING_WRITTEN = "Nothing was written."
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """One reason a restore cannot go ahead, in plain words."""
+
+    reason: RefusalReason
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestoreIntent:
+    """A restore asked for, before its plan is made (nothing costly done yet).
+
+    Attributes:
+        table_root: The table.
+        current_version: The table's latest version now.
+        target: The version or timestamp asked for (for the audit log).
+        reason: The reason given so far ("" when none).
+        interactive: A person can type the confirmation and the reason after seeing the plan.
+        confirmed_in_advance: Confirmed without typing (the CLI's ``--yes``).
+        dry_run: Only a plan is wanted: no confirmation or reason needed.
+        expected_version: Refuse unless the table is at this version.
+        operator: Who asks (default: the OS user).
+    """
+
+    table_root: str
+    current_version: int
+    target: int | str
+    reason: str = ""
+    interactive: bool = False
+    confirmed_in_advance: bool = False
+    dry_run: bool = False
+    expected_version: int | None = None
+    operator: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestoreRequest:
+    """A restore the operator confirmed for one plan.
+
+    Attributes:
+        plan: The plan shown to the operator (made on the table's latest version).
+        typed_table_name: The table name the operator typed (must equal ``plan.table_name``).
+        typed_version: The target version the operator typed (must equal the plan's).
+        reason: Why (required; the commit's ``userMetadata`` and the audit log's reason).
+        overrides: Failed guards the operator explicitly accepts.
+        expected_version: Refuse unless the table is at this version (``--expect-version``).
+        operator: Who restores (default: the OS user).
+    """
+
+    plan: RestorePlan
+    typed_table_name: str
+    typed_version: str
+    reason: str
+    overrides: frozenset[Override] = frozenset()
+    expected_version: int | None = None
+    operator: str | None = None
+
+    @property
+    def allow_missing_files(self) -> bool:
+        """Missing files to re-add are left out: a PARTIAL table."""
+        return Override.ALLOW_MISSING_FILES in self.overrides
+
+    @property
+    def allow_protocol_downgrade(self) -> bool:
+        """The target's protocol is written even where lower than the current one."""
+        return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
+
+
+def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
+    """Refuse, before any plan, what no plan can change; audit the refusal.
+
+    Raises:
+        RestoreRefused: Naming everything missing at once (no way to confirm, no
+            reason, not at the expected version); nothing was written.
+    """
+    refusals = []
+    if intent.expected_version is not None and intent.expected_version != intent.current_version:
+        refusals.append(_unexpected(intent.current_version, intent.expected_version))
+    needs_now = not intent.dry_run and not intent.interactive
+    if needs_now and not intent.confirmed_in_advance:
+        refusals.append(
+            Refusal(
+                reason=RefusalReason.NO_CONFIRMATION,
+                message="There is no terminal to type the confirmation on.",
+            )
+        )
+    if (
+        not intent.dry_run
+        and (needs_now or intent.confirmed_in_advance)
+        and not intent.reason.strip()
+    ):
+        refusals.append(_no_reason())
+    if refusals:
+        target = intent.target if isinstance(intent.target, int) else None
+        refuse(
+            refusals,
+            table=intent.table_root,
+            from_version=intent.current_version,
+            to_version=target,
+            reason=intent.reason,
+            operator=intent.operator,
+            settings=settings,
+        )
+
+
+def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
+    """Everything that stands in the way of a request, guards first (empty: it may go ahead).
+
+    A plan that the guards or the expected version refuse is refused for that alone;
+    otherwise a missing confirmation and a missing reason are both named. Pure: reads
+    nothing and writes nothing. The app uses it to enable its Commit button.
+    """
+    plan, refusals = request.plan, []
+    blocking = plan.blocking_guards(request.overrides)
+    if blocking:
+        refusals.append(
+            Refusal(
+                reason=RefusalReason.GUARDS,
+                message="The restore was refused: " + " ".join(g.message for g in blocking),
+            )
+        )
+    expected = request.expected_version
+    if expected is not None and expected != plan.read_version:
+        refusals.append(_unexpected(plan.read_version, expected))
+    if refusals:  # a refused plan cannot be confirmed: asking for that would only be noise
+        return tuple(refusals)
+    if (request.typed_table_name.strip(), request.typed_version.strip()) != (
+        plan.table_name,
+        str(plan.target_version),
+    ):
+        refusals.append(
+            Refusal(
+                reason=RefusalReason.NOT_CONFIRMED,
+                message=f"The restore was not confirmed: type the table name ({plan.table_name}) "
+                f"and the target version ({plan.target_version}).",
+            )
+        )
+    if not request.reason.strip():
+        refusals.append(_no_reason())
+    return tuple(refusals)
+
+
+def refuse(
+    refusals: Sequence[Refusal],
+    *,
+    table: str,
+    from_version: int | None,
+    to_version: int | None,
+    reason: str | None,
+    operator: str | None,
+    settings: Settings,
+    plan: RefusedPlan | None = None,
+    blocking: Sequence[GuardResult] = (),
+) -> None:
+    """Audit a refusal and raise it.
+
+    Raises:
+        RestoreRefused: Always; its message names every refusal.
+    """
+    message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
+    record_attempt(
+        settings.audit_log,
+        table=table,
+        outcome="refused",
+        from_version=from_version,
+        to_version=to_version,
+        reason=reason,
+        operator=operator,
+        error=message,
+        details={"refusedBecause": [str(r.reason) for r in refusals]},
+    )
+    raise RestoreRefused(
+        message,
+        refusal_hint([r.reason for r in refusals], blocking),
+        reasons=[r.reason for r in refusals],
+        plan=plan,
+    )
+
+
+def refusal_hint(reasons: Sequence[RefusalReason], blocking: Sequence[GuardResult] = ()) -> str:
+    """What to do about the first reason (the others are named in the message)."""
+    first = reasons[0] if reasons else None
+    if first is RefusalReason.GUARDS:
+        names = {g.name for g in blocking}
+        if GuardName.TABLE_UNCHANGED in names:
+            return "Make a new plan on the table's latest version."
+        if names == {GuardName.FILES_AVAILABLE}:
+            return (
+                "Restore the missing files from a backup, pick another version, or accept a "
+                "partial table with allow_missing_files (--allow-missing-files)."
+            )
+        return "Resolve the problems above or pick another version."
+    if first is RefusalReason.UNEXPECTED_VERSION:
+        return "Look at what changed (history), then plan again with the new version."
+    if first in (RefusalReason.NO_CONFIRMATION, RefusalReason.NO_REASON):
+        return (
+            "On the command line pass --yes to confirm non-interactively (scripts) or run it "
+            "on a terminal, and give --reason 'why'."
+        )
+    if first is RefusalReason.NOT_CONFIRMED:
+        return "Confirm by typing the table name and the target version exactly."
+    return "Make a new plan to see the table as it is now."
+
+
+def _unexpected(version: int, expected: int) -> Refusal:
+    return Refusal(
+        reason=RefusalReason.UNEXPECTED_VERSION,
+        message=f"The table is at version {version}, not at version {expected} as expected "
+        "(--expect-version).",
+    )
+
+
+def _no_reason() -> Refusal:
+    return Refusal(
+        reason=RefusalReason.NO_REASON,
+        message="A reason is required for every restore (it is recorded in the commit and "
+        "the audit log).",
+    )

@@ -1,0 +1,196 @@
+"""Hadoop's object-store connectors: when Spark can read a table's files itself.
+
+Spark reads ``s3a://``, ``abfss://`` and ``gs://`` files natively when Hadoop's connector
+for the scheme is on its classpath (users add ``org.apache.hadoop:hadoop-aws``,
+``hadoop-azure`` or Google's ``gcs-connector`` with ``spark.jars.packages`` or
+``spark.jars``). This module knows, as pure functions, which connector serves a URI,
+how the URI is spelled for it (``s3://`` becomes ``s3a://``), and which Hadoop conf
+carries the storage options (delta-rs's names: ``AWS_ACCESS_KEY_ID``, ...). The conf is
+set on the session's Hadoop configuration, never printed: it holds secrets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from inspector.delta.errors import InvalidInput
+
+
+@dataclass(frozen=True, kw_only=True)
+class Connector:
+    """A Hadoop file system for object storage: its scheme, class and Maven package."""
+
+    scheme: str
+    filesystem_class: str
+    package: str
+
+
+S3A = Connector(
+    scheme="s3a",
+    filesystem_class="org.apache.hadoop.fs.s3a.S3AFileSystem",
+    package="org.apache.hadoop:hadoop-aws",
+)
+ABFS = Connector(
+    scheme="abfss",
+    filesystem_class="org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem",
+    package="org.apache.hadoop:hadoop-azure",
+)
+GCS = Connector(
+    scheme="gs",
+    filesystem_class="com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
+    package="com.google.cloud.bigdataoss:gcs-connector",
+)
+_BY_SCHEME = {"s3": S3A, "s3a": S3A, "abfss": ABFS, "abfs": ABFS, "az": ABFS, "gs": GCS}
+_DFS = ".dfs.core.windows.net"
+
+
+def connector_for(uri: str) -> Connector | None:
+    """The connector that serves ``uri``'s scheme, or None (local paths, unknown schemes)."""
+    return _BY_SCHEME.get(urlsplit(uri).scheme.lower())
+
+
+def has_connector(spark: Any, connector: Connector) -> bool:
+    """True when the session's JVM can load the connector's file system class."""
+    try:
+        spark._jvm.java.lang.Class.forName(connector.filesystem_class)
+        return True
+    except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"
+        return False
+
+
+def hadoop_uri(uri: str, options: Mapping[str, str] | None = None) -> str:
+    """``uri`` as the connector names it.
+
+    ``s3://b/k`` becomes ``s3a://b/k``; ``az://container/k`` and
+    ``abfs[s]://container/k`` become ``abfss://container@ACCOUNT.dfs.core.windows.net/k``
+    (the account from ``AZURE_STORAGE_ACCOUNT_NAME``); ``abfss://`` URIs with a host
+    and ``gs://`` are kept.
+
+    Raises:
+        InvalidInput: An Azure URI without an account, none in the options either.
+    """
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if scheme in ("s3", "s3a"):
+        return urlunsplit(("s3a", parts.netloc, parts.path, "", ""))
+    if scheme in ("az", "abfs", "abfss"):
+        return urlunsplit(
+            ("abfss", _abfs_authority(parts.netloc, options or {}), parts.path, "", "")
+        )
+    return uri
+
+
+def _abfs_authority(netloc: str, options: Mapping[str, str]) -> str:
+    if "@" in netloc:
+        return netloc
+    account = _option(options, "AZURE_STORAGE_ACCOUNT_NAME", "ACCOUNT_NAME")
+    if not account:
+        raise InvalidInput(
+            f"The Azure location names the container '{netloc}' but not its storage account.",
+            "Write abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH, or set "
+            "AZURE_STORAGE_ACCOUNT_NAME.",
+        )
+    return f"{netloc}@{account}{_DFS}"
+
+
+def hadoop_conf(uri: str, options: Mapping[str, str]) -> dict[str, str]:
+    """The Hadoop conf that gives the connector the storage options (holds secrets).
+
+    S3 settings are per bucket (``fs.s3a.bucket.B.*``) and Azure ones per account, so
+    opening two tables never mixes their credentials.
+    """
+    parts = urlsplit(hadoop_uri(uri, options))
+    if parts.scheme == "s3a":
+        return _s3a_conf(parts.netloc, options)
+    if parts.scheme == "abfss":
+        return _abfs_conf(parts.netloc.split("@", 1)[-1], options)
+    if parts.scheme == "gs":
+        return _gcs_conf(options)
+    return {}
+
+
+def _option(options: Mapping[str, str], *names: str) -> str | None:
+    """An option by any of its names (delta-rs / object_store spellings, any case)."""
+    upper = {k.upper(): v for k, v in options.items()}
+    for name in names:
+        if upper.get(name.upper()) not in (None, ""):
+            return upper[name.upper()]
+    return None
+
+
+def _s3a_conf(bucket: str, options: Mapping[str, str]) -> dict[str, str]:
+    prefix = f"fs.s3a.bucket.{bucket}."
+    conf: dict[str, str] = {}
+    key = _option(options, "AWS_ACCESS_KEY_ID", "ACCESS_KEY_ID")
+    secret = _option(options, "AWS_SECRET_ACCESS_KEY", "SECRET_ACCESS_KEY")
+    token = _option(options, "AWS_SESSION_TOKEN", "AWS_TOKEN", "SESSION_TOKEN", "TOKEN")
+    if key and secret:
+        conf[prefix + "access.key"] = key
+        conf[prefix + "secret.key"] = secret
+        provider = "TemporaryAWSCredentialsProvider" if token else "SimpleAWSCredentialsProvider"
+        conf[prefix + "aws.credentials.provider"] = "org.apache.hadoop.fs.s3a." + provider
+    if token:
+        conf[prefix + "session.token"] = token
+    region = _option(options, "AWS_REGION", "AWS_DEFAULT_REGION", "REGION")
+    if region:
+        conf[prefix + "endpoint.region"] = region
+    endpoint = _option(options, "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "ENDPOINT_URL", "ENDPOINT")
+    if endpoint:
+        conf[prefix + "endpoint"] = endpoint
+        conf[prefix + "connection.ssl.enabled"] = str(endpoint.startswith("https:")).lower()
+        # Self-hosted S3 servers (MinIO, moto, Ceph) address buckets by path.
+        conf[prefix + "path.style.access"] = "true"
+    virtual = _option(options, "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "VIRTUAL_HOSTED_STYLE_REQUEST")
+    if virtual:
+        conf[prefix + "path.style.access"] = str(virtual.lower() not in ("true", "1")).lower()
+    return conf
+
+
+def _abfs_conf(host: str, options: Mapping[str, str]) -> dict[str, str]:
+    conf: dict[str, str] = {}
+    key = _option(options, "AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "ACCOUNT_KEY")
+    sas = _option(options, "AZURE_STORAGE_SAS_TOKEN", "SAS_TOKEN", "SAS_KEY")
+    client = _option(options, "AZURE_CLIENT_ID", "CLIENT_ID")
+    if key:
+        conf[f"fs.azure.account.key.{host}"] = key
+    elif sas:
+        conf[f"fs.azure.account.auth.type.{host}"] = "SAS"
+        conf[f"fs.azure.sas.fixed.token.{host}"] = sas.lstrip("?")
+    elif client:
+        tenant = _option(options, "AZURE_TENANT_ID", "TENANT_ID") or ""
+        conf[f"fs.azure.account.auth.type.{host}"] = "OAuth"
+        conf[f"fs.azure.account.oauth.provider.type.{host}"] = (
+            "org.apache.hadoop.fs.azurebfs.oauth2.ClientCredsTokenProvider"
+        )
+        conf[f"fs.azure.account.oauth2.client.id.{host}"] = client
+        conf[f"fs.azure.account.oauth2.client.secret.{host}"] = (
+            _option(options, "AZURE_CLIENT_SECRET", "CLIENT_SECRET") or ""
+        )
+        conf[f"fs.azure.account.oauth2.client.endpoint.{host}"] = (
+            f"https://login.microsoftonline.com/{tenant}/oauth2/token"
+        )
+    return conf
+
+
+def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
+    conf: dict[str, str] = {}
+    keyfile = _option(
+        options, "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_SERVICE_ACCOUNT", "SERVICE_ACCOUNT"
+    )
+    if keyfile:
+        conf["fs.gs.auth.type"] = "SERVICE_ACCOUNT_JSON_KEYFILE"
+        conf["fs.gs.auth.service.account.json.keyfile"] = keyfile
+    endpoint = _option(options, "GOOGLE_CLOUD_STORAGE_ENDPOINT", "STORAGE_EMULATOR_HOST")
+    if endpoint:
+        conf["fs.gs.storage.root.url"] = endpoint
+    return conf
+
+
+def apply_hadoop_conf(spark: Any, conf: Mapping[str, str]) -> None:
+    """Set ``conf`` on the session's Hadoop configuration (read by every file scan)."""
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    for key, value in conf.items():
+        hadoop.set(key, value)

@@ -1,0 +1,279 @@
+"""A health report told compactly: runs of versions with the same verdict, and each bad file once.
+
+A log with a gap of 10,000 commit files has 10,000 unreadable versions, and a missing
+data file makes every later version incomplete. Listing each version (and, with it,
+each missing file again) buries the answer. Here contiguous versions with the same
+status and the same problem become one :class:`VersionRun` ("versions 14–9,998: commit
+files missing"), the runs that matter come first (the latest version, the last
+consistent one, then the damage), and every damaged file is listed once with the
+versions that need it (:class:`DamagedFile`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.views.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
+
+_MISSING_COMMIT = "Its commit file is missing from _delta_log."
+_DAMAGED_COMMIT = "Its commit file is damaged"
+_BROKEN_CHAIN = "The log cannot be replayed to this version"
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionRun:
+    """Contiguous versions with the same status and the same problem.
+
+    Attributes:
+        first: The oldest version of the run.
+        last: The newest version of the run.
+        status: ``complete``, ``incomplete`` or ``unreadable``, as in the report.
+        summary: What is wrong, in a few words (``commit files missing``).
+        problems: The problems every version of the run shares, in full.
+        missing_count: Missing files per version (the same for every version of the run).
+        size_mismatch_count: Files of the wrong size per version.
+        unreadable_count: Unreadable files per version.
+        role: Why the run matters: ``latest``, ``last consistent`` or empty.
+    """
+
+    first: int
+    last: int
+    status: str
+    summary: str
+    problems: tuple[str, ...]
+    missing_count: int
+    size_mismatch_count: int
+    unreadable_count: int
+    role: str = ""
+
+    @property
+    def count(self) -> int:
+        """How many versions the run covers."""
+        return self.last - self.first + 1
+
+    @property
+    def label(self) -> str:
+        """``version 7`` or ``versions 14–9,998``."""
+        return version_span(self.first, self.last)
+
+    def to_json(self) -> dict[str, Any]:
+        """One entry of ``runs`` in ``check --json``."""
+        return {
+            "firstVersion": self.first,
+            "lastVersion": self.last,
+            "versionCount": self.count,
+            "status": self.status,
+            "summary": self.summary,
+            "problems": list(self.problems),
+            "missingCount": self.missing_count,
+            "sizeMismatchCount": self.size_mismatch_count,
+            "unreadableCount": self.unreadable_count,
+            "role": self.role or None,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class DamagedFile:
+    """One file some versions need but a reader cannot use, listed once.
+
+    Attributes:
+        path: As the log names it.
+        problem: What is wrong with it (``missing``, ``size_mismatch``, ``unreadable``).
+        detail: The facts (sizes, the error), empty for a missing file.
+        versions: The versions that need it, as ``(first, last)`` ranges, oldest first.
+    """
+
+    path: str
+    problem: FileState
+    detail: str
+    versions: tuple[tuple[int, int], ...]
+
+    @property
+    def versions_text(self) -> str:
+        """``versions 3–5, 9``."""
+        return spans_text(self.versions)
+
+    def to_json(self) -> dict[str, Any]:
+        """One entry of ``damagedFiles`` in ``check --json``."""
+        return {
+            "path": self.path,
+            "problem": str(self.problem),
+            "detail": self.detail,
+            "versions": [{"first": a, "last": b} for a, b in self.versions],
+            "versionCount": sum(b - a + 1 for a, b in self.versions),
+        }
+
+
+def version_span(first: int, last: int) -> str:
+    """``version 7`` or ``versions 14–9,998``."""
+    return f"version {first:,}" if first == last else f"versions {first:,}–{last:,}"
+
+
+def spans_text(spans: Iterable[tuple[int, int]]) -> str:
+    """``versions 3–5, 9`` from ``[(3, 5), (9, 9)]``."""
+    items = list(spans)
+    parts = [f"{a:,}" if a == b else f"{a:,}–{b:,}" for a, b in items]
+    single = len(items) == 1 and items[0][0] == items[0][1]
+    return ("version " if single else "versions ") + ", ".join(parts)
+
+
+def version_runs(report: HealthReport) -> list[VersionRun]:
+    """The report's versions as runs, the ones that matter first.
+
+    Order: the run holding the latest version, then the one holding the last consistent
+    version, then the other damaged runs, then the other complete runs; newest first
+    within each group.
+    """
+    runs: list[list[VersionHealth]] = []
+    for v in report.versions:
+        previous = runs[-1][-1] if runs else None
+        if previous is not None and previous.version + 1 == v.version and _same(previous, v):
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    built = [_run(group, report) for group in runs]
+    return sorted(built, key=lambda r: (_rank(r), -r.last))
+
+
+def _rank(run: VersionRun) -> int:
+    if run.role == "latest":
+        return 0
+    if run.role == "last consistent":
+        return 1
+    return 2 if run.status != COMPLETE else 3
+
+
+def _same(a: VersionHealth, b: VersionHealth) -> bool:
+    """Same status and the same problem (a damaged file set may differ only in its listing)."""
+    return (
+        a.status,
+        _problem_kind(a.problems),
+        a.missing_files,
+        a.size_mismatches,
+        a.unreadable_files,
+        a.missing_count,
+        a.size_mismatch_count,
+        a.unreadable_count,
+    ) == (
+        b.status,
+        _problem_kind(b.problems),
+        b.missing_files,
+        b.size_mismatches,
+        b.unreadable_files,
+        b.missing_count,
+        b.size_mismatch_count,
+        b.unreadable_count,
+    )
+
+
+def _problem_kind(problems: tuple[str, ...]) -> tuple[str, ...]:
+    """Problems with the per-version part dropped, so a gap's versions compare equal."""
+    return tuple(_DAMAGED_COMMIT if p.startswith(_DAMAGED_COMMIT) else p for p in problems)
+
+
+def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
+    head, first, last = group[-1], group[0].version, group[-1].version
+    role = ""
+    if first <= report.latest_version <= last:
+        role = "latest"
+    elif (
+        report.last_consistent_version is not None
+        and first <= report.last_consistent_version <= last
+    ):
+        role = "last consistent"
+    return VersionRun(
+        first=first,
+        last=last,
+        status=str(head.status),
+        summary=_summary(head, len(group)),
+        problems=tuple(head.problems),
+        missing_count=head.missing_count,
+        size_mismatch_count=head.size_mismatch_count,
+        unreadable_count=head.unreadable_count,
+        role=role,
+    )
+
+
+def _summary(v: VersionHealth, count: int) -> str:
+    if v.status == UNREADABLE:
+        problems = v.problems or ("the log cannot be replayed",)
+        if problems[0] == _MISSING_COMMIT:
+            return "commit file missing" if count == 1 else "commit files missing"
+        if problems[0].startswith(_DAMAGED_COMMIT):
+            return "commit file damaged"
+        if problems[0].startswith(_BROKEN_CHAIN):
+            return (
+                "cannot be replayed: an earlier commit is unreadable and no checkpoint bridges it"
+            )
+        return problems[0]
+    if v.status == COMPLETE:
+        return "complete" + (" (with problems in the log)" if v.problems else "")
+    counts = [
+        (n, what)
+        for n, what in (
+            (v.missing_count, "missing"),
+            (v.size_mismatch_count, "with the wrong size"),
+            (v.unreadable_count, "unreadable"),
+        )
+        if n
+    ]
+    if not counts:
+        return "incomplete"
+    if len(counts) == 1:
+        n, what = counts[0]
+        return f"{n:,} {'file' if n == 1 else 'files'} {what}"
+    return "files: " + ", ".join(f"{n:,} {what}" for n, what in counts)
+
+
+def damaged_files(report: HealthReport) -> list[DamagedFile]:
+    """Every damaged file the report lists, once, with the versions that need it.
+
+    Files are ordered by the newest version that needs them (newest first), then path.
+    The report's per-version lists are capped (``max_listed_files``), so a file beyond
+    the cap in every version that needs it is not listed; the counts stay exact.
+    """
+    needed: dict[tuple[str, FileState], list[int]] = {}
+    details: dict[tuple[str, FileState], str] = {}
+    for v in report.versions:
+        for path in v.missing_files:
+            needed.setdefault((path, FileState.MISSING), []).append(v.version)
+        for label, issues in (
+            (FileState.SIZE_MISMATCH, v.size_mismatches),
+            (FileState.UNREADABLE, v.unreadable_files),
+        ):
+            for issue in issues:
+                needed.setdefault((issue.path, label), []).append(v.version)
+                details[(issue.path, label)] = issue.detail
+    files = [
+        DamagedFile(
+            path=path,
+            problem=problem,
+            detail=details.get((path, problem), ""),
+            versions=_spans(versions),
+        )
+        for (path, problem), versions in needed.items()
+    ]
+    return sorted(files, key=lambda f: (-f.versions[-1][1], f.path))
+
+
+def _spans(versions: list[int]) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    for v in sorted(versions):
+        if spans and spans[-1][1] + 1 == v:
+            spans[-1] = (spans[-1][0], v)
+        else:
+            spans.append((v, v))
+    return tuple(spans)
+
+
+def grouped_record(report: HealthReport) -> dict[str, Any]:
+    """The keys ``check --json`` adds to the report's record: ``runs`` and ``damagedFiles``.
+
+    ``versions`` (one entry per version) stays as it was; these say the same compactly.
+    """
+    return {
+        "runs": [r.to_json() for r in version_runs(report)],
+        "damagedFiles": [f.to_json() for f in damaged_files(report)],
+    }

@@ -1,0 +1,103 @@
+"""Specification: ``python -m inspector detail TABLE [--version V] [--json]``, the table's
+overview (DESCRIBE DETAIL's fields) as the Overview page shows it, checked against deltalake."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable
+
+from inspector.cli.main import main
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.history import build_history
+from inspector.views.overview import describe_detail
+from tests.conftest import CORPUS
+
+DESCRIBE_DETAIL = {
+    "format",
+    "id",
+    "name",
+    "description",
+    "location",
+    "createdAt",
+    "lastModified",
+    "partitionColumns",
+    "clusteringColumns",
+    "numFiles",
+    "sizeInBytes",
+    "properties",
+    "minReaderVersion",
+    "minWriterVersion",
+    "tableFeatures",
+}
+
+
+def detail(capsys, *args: object) -> tuple[int, str]:
+    code = main(["detail", *map(str, args)])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, out
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "dat-v0.0.2/basic_partitioned/delta",
+        "delta-golden/dv-with-columnmapping",
+        "delta-kernel-rs/cdf-table-with-cdc-and-dvs",
+    ],
+)
+def test_detail_json_has_describe_details_fields_and_matches_deltalake(capsys, table):
+    path = str(CORPUS / table)
+    oracle = DeltaTable(path)
+
+    code, out = detail(capsys, path, "--json")
+
+    record = json.loads(out)
+    assert code == 0 and DESCRIBE_DETAIL <= set(record)
+    adds = pa.table(oracle.get_add_actions(flatten=True))
+    assert record["numFiles"] == adds.num_rows
+    assert record["sizeInBytes"] == sum(adds.column("size_bytes").to_pylist())
+    assert record["partitionColumns"] == oracle.metadata().partition_columns
+    assert record["id"] == oracle.metadata().id and record["version"] == oracle.version()
+    protocol = oracle.protocol()
+    assert (record["minReaderVersion"], record["minWriterVersion"]) == (
+        protocol.min_reader_version,
+        protocol.min_writer_version,
+    )
+    assert set(record["tableFeatures"]) == set(protocol.reader_features or []) | set(
+        protocol.writer_features or []
+    )
+    log = DeltaLog.open(path)
+    expected = describe_detail(log, build_history(log, Settings())).to_json()
+    assert record == json.loads(json.dumps(expected))
+
+
+def test_detail_of_an_older_version_describes_that_version(capsys):
+    path = CORPUS / "dat-v0.0.2/multi_partitioned/delta"  # 0: 3 files; 2: overwritten, 2 files
+
+    _, first = detail(capsys, path, "--version", 0, "--json")
+    _, latest = detail(capsys, path, "--json")
+
+    assert (json.loads(first)["version"], json.loads(first)["numFiles"]) == (0, 3)
+    assert (json.loads(latest)["version"], json.loads(latest)["numFiles"]) == (2, 2)
+    assert json.loads(first)["lastModified"] <= json.loads(latest)["lastModified"]
+
+
+def test_detail_of_the_demo_table_in_text(capsys, tmp_path):
+    assert main(["demo", str(tmp_path / "orders")]) == 0
+    capsys.readouterr()
+
+    code, out = detail(capsys, tmp_path / "orders")
+
+    assert code == 0
+    head, _, rest = out.partition("\nproperties:")
+    fields = dict(line.split(None, 1) for line in head.splitlines())
+    assert fields["format"] == "parquet" and fields["location"] == str(tmp_path / "orders")
+    assert (fields["name"], fields["partitionColumns"]) == ("orders", "region")
+    assert int(fields["numFiles"]) > 0 and int(fields["minWriterVersion"]) >= 2
+    assert "  delta.logRetentionDuration = interval 3650 days" in rest
+    assert "\ncolumns:\n  order_id long" in rest

@@ -1,0 +1,128 @@
+"""The Diff page's Rows tab: rows compared on Spark, only when asked, one page of samples."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from inspector.delta.errors import InspectorError
+from inspector.present.values import EMPTY, row_text, table_rows, text_value
+from inspector.rows.rowdiff import diff_rows
+from inspector.views.filediff import FileDiff
+from inspector.views.rowrecords import RowDiff
+from ui.common import format_bytes, format_count, metric_row, render_error
+from ui.context import PageContext
+
+_REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
+_RESULTS = "_diff_rows_results"  # computed pages: {(table, gen, from, to, key, offset): RowDiff}
+
+
+def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | None:
+    """The Rows tab; returns the row diff shown, if any (for the exports)."""
+    columns = list(
+        dict.fromkeys(
+            diff.to_side.metadata.schema.field_names()
+            + diff.from_side.metadata.schema.field_names()
+        )
+    )
+    key = tuple(
+        st.multiselect(
+            "Key columns (optional)",
+            columns,
+            key="diff_key",
+            help="With a key, rows are matched by it: keys added, removed and changed.",
+        )
+    )
+    changed = len(diff.only_in_from) + len(diff.only_in_to)
+    requested = st.session_state.setdefault(_REQUESTED, set())
+    if st.button(
+        "Compare rows",
+        icon=":material/compare_arrows:",
+        key="diff_rows_button",
+        help=f"Starts Spark and reads only the {changed} changed files.",
+    ):
+        requested.add(ident + (key,))
+    if ident + (key,) not in requested:
+        st.caption(
+            f"Comparing rows starts Spark and reads only the {changed:,} changed files "
+            f"({format_bytes(sum(f.size for f in diff.only_in_from + diff.only_in_to))})."
+        )
+        return None
+    page = st.number_input("Sample page", min_value=1, value=1, step=1, key="diff_rows_page")
+    try:
+        rows = _row_diff(ctx, diff, ident, key, (int(page) - 1) * ctx.settings.sample_rows)
+    except InspectorError as exc:
+        render_error(exc)
+        return None
+    _show_rows(rows)
+    return rows
+
+
+def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset: int) -> RowDiff:
+    results = st.session_state.setdefault(_RESULTS, {})
+    cached = results.get(ident + (key, offset))
+    if cached is None:
+        with st.spinner("Comparing the rows of the changed files on Spark…"):
+            cached = diff_rows(
+                ctx.log,
+                diff.from_version,
+                diff.to_version,
+                key=key,
+                offset=offset,
+                file_diff=diff,
+                settings=ctx.settings,
+            )
+        results[ident + (key, offset)] = cached
+    return cached
+
+
+def _show_rows(rows: RowDiff) -> None:
+    cols = metric_row()
+    noun = "Keys" if rows.key else "Rows"
+    cols.metric(f"{noun} added", format_count(rows.added))
+    cols.metric(f"{noun} removed", format_count(rows.removed))
+    if rows.changed is not None:
+        cols.metric("Keys changed", format_count(rows.changed))
+    st.caption(
+        f"Read {rows.files_read:,} changed files ({format_bytes(rows.bytes_read)}). Samples: up to "
+        f"{rows.samples.limit} rows per list from row {rows.samples.offset + 1}; counts are exact."
+    )
+    for title, sample, key in (
+        ("Added", rows.samples.added, "diff_rows_added"),
+        ("Removed", rows.samples.removed, "diff_rows_removed"),
+    ):
+        if sample:
+            st.markdown(f"**{title}**")
+            st.dataframe(
+                pd.DataFrame(
+                    table_rows(sample, rows.columns), columns=list(rows.columns), dtype=object
+                ),
+                hide_index=True,
+                placeholder=EMPTY,
+                key=key,
+            )
+    if rows.samples.changed:
+        st.markdown("**Changed**")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "key": row_text(c.key),
+                        "column": v.key,
+                        # One column holds values of every changed column: text keeps it one type.
+                        "before": text_value(v.before, empty=EMPTY),
+                        "after": text_value(v.after, empty=EMPTY),
+                    }
+                    for c in rows.samples.changed
+                    for v in c.changes
+                ]
+            ),
+            hide_index=True,
+            placeholder=EMPTY,
+            key="diff_rows_changed",
+        )
+    if not (rows.added or rows.removed or rows.changed):
+        st.success(
+            "No row changed: the files that changed hold the same rows (e.g. an OPTIMIZE).",
+            icon=":material/check:",
+        )
