@@ -85,6 +85,16 @@ class DeletionVector:
             cardinality=as_long(obj.get("cardinality") or 0, "deletionVector.cardinality"),
         )
 
+    def to_json(self) -> dict[str, Any]:
+        """The descriptor as the log writes it (the inverse of :meth:`from_json`)."""
+        return {
+            "storageType": self.storage_type,
+            "pathOrInlineDv": self.path_or_inline_dv,
+            "offset": self.offset,
+            "sizeInBytes": self.size_in_bytes,
+            "cardinality": self.cardinality,
+        }
+
     @property
     def unique_id(self) -> str:
         """The spec's unique id: storage type + path or inline data (+ ``@offset``)."""

@@ -126,15 +126,7 @@ def _build(values: list[Any], type: pa.DataType) -> pa.Array:
 def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
     if name == "deletionVector":
         dv = record.deletion_vector
-        if dv is None:
-            return None
-        return {
-            "storageType": dv.storage_type,
-            "pathOrInlineDv": dv.path_or_inline_dv,
-            "offset": dv.offset,
-            "sizeInBytes": dv.size_in_bytes,
-            "cardinality": dv.cardinality,
-        }
+        return None if dv is None else dv.to_json()
     if name in ("partitionValues", "tags"):
         value = record.partition_values if name == "partitionValues" else record.tags
         return None if value is None else list(value.items())

@@ -67,11 +67,4 @@ def _dv_record(action: AddFile | RemoveFile) -> dict[str, Any] | None:
     dv = action.deletion_vector
     if dv is None:
         return None
-    return {
-        "storageType": dv.storage_type,
-        "pathOrInlineDv": dv.path_or_inline_dv,
-        "offset": dv.offset,
-        "sizeInBytes": dv.size_in_bytes,
-        "cardinality": dv.cardinality,
-        "uniqueId": dv.unique_id,
-    }
+    return {**dv.to_json(), "uniqueId": dv.unique_id}
