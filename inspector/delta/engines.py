@@ -1,0 +1,110 @@
+"""Which engines read and write which table features: the cited data in ``engine_support.json``.
+
+The data file lists, per engine, the features it reads and writes (a version string
+means "since that version"), the protocol versions it understands, and where that was
+found (``source``) and when (``checked``). Feature names are those of
+:data:`inspector.delta.protocol.FEATURES`; a feature an engine does not list is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+from typing import Any
+
+DATA_FILE = "engine_support.json"
+
+
+class Support(StrEnum):
+    """Whether an engine can do something with a table."""
+
+    YES = "yes"
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FeatureSupport:
+    """One engine's support for one feature: ``yes``, ``no``, ``unknown`` or a version."""
+
+    read: str
+    write: str
+    note: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Engine:
+    """One engine's entry in the data file.
+
+    Attributes:
+        key: Short stable name (``spark-delta``, ``duckdb``).
+        label: Name for people.
+        product: What the version strings are versions of (``Delta``), if any.
+        source: Where the support data comes from (URL).
+        checked: When it was last checked (ISO date).
+        max_reader: The highest minReaderVersion it reads, if known.
+        max_writer: The highest minWriterVersion it writes, if known.
+        features: Support per feature name.
+        notes: Free text for people.
+    """
+
+    key: str
+    label: str
+    product: str | None
+    source: str
+    checked: str
+    max_reader: int | None
+    max_writer: int | None
+    features: Mapping[str, FeatureSupport]
+    notes: str
+
+
+def support_of(value: str) -> Support:
+    """A data-file value as a Support: version strings mean yes."""
+    if value in (Support.NO, Support.UNKNOWN):
+        return Support(value)
+    return Support.YES
+
+
+def version_key(value: str) -> tuple[int, ...]:
+    """``"3.2.0"`` as ``(3, 2, 0)`` for ordering; () when it is not a version."""
+    parts = value.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else ()
+
+
+def raw_data() -> dict[str, Any]:
+    """The data file as parsed JSON (for tests and docs)."""
+    text = resources.files("inspector.delta").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@cache
+def load_engines() -> tuple[Engine, ...]:
+    """Every engine in the data file, in its order (``like`` entries copy another's features)."""
+    entries = raw_data()["engines"]
+    by_key = {e["key"]: e for e in entries}
+    return tuple(_engine(e, by_key) for e in entries)
+
+
+def _engine(entry: Mapping[str, Any], by_key: Mapping[str, Mapping[str, Any]]) -> Engine:
+    base = by_key[entry["like"]] if "like" in entry else entry
+    features = {**base.get("features", {}), **entry.get("features", {})}
+    return Engine(
+        key=entry["key"],
+        label=entry["label"],
+        product=entry.get("product"),
+        source=entry["source"],
+        checked=entry["checked"],
+        max_reader=entry.get("maxReader", base.get("maxReader")),
+        max_writer=entry.get("maxWriter", base.get("maxWriter")),
+        features={
+            name: FeatureSupport(read=f["read"], write=f["write"], note=f.get("note"))
+            for name, f in features.items()
+        },
+        notes=entry.get("notes", ""),
+    )

@@ -1,0 +1,234 @@
+"""Engine compatibility: which engines can read and write the table, and since which version.
+
+Built from the table's protocol (versions and features, legacy ones implied by their
+versions) and the cited data of :mod:`inspector.delta.engines`. Changes over the log
+compare consecutive protocol actions only (cheap: no replay of file actions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inspector.delta.actions import Protocol
+from inspector.delta.engines import Engine, Support, load_engines, support_of, version_key
+from inspector.delta.protocol import FEATURES, all_features, reader_features
+from inspector.log.deltalog import DeltaLog
+from inspector.views.history import HistoryEntry
+
+
+class Access(StrEnum):
+    """What an engine does with the table."""
+
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """Whether an engine can read (or write) a protocol, and what stands in the way.
+
+    Attributes:
+        support: yes, no or unknown.
+        blocking: Features (or ``minReaderVersion 3``-style items) it lacks when
+            ``support`` is no, or whose support is unknown when it is unknown.
+        since: The engine version needed (the newest version among the features'), if
+            the data file records versions.
+    """
+
+    support: Support
+    blocking: tuple[str, ...] = ()
+    since: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"support": "no", "blocking": [...], "since": null}``."""
+        return {"support": str(self.support), "blocking": list(self.blocking), "since": self.since}
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineCompatibility:
+    """One engine against the table's protocol."""
+
+    engine: str
+    label: str
+    read: Verdict
+    write: Verdict
+    source: str
+    checked: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of one engine's row."""
+        return {
+            "engine": self.engine,
+            "label": self.label,
+            "read": self.read.to_json(),
+            "write": self.write.to_json(),
+            "source": self.source,
+            "checked": self.checked,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompatibilityChange:
+    """A protocol change after which an engine's verdict differs."""
+
+    version: int
+    engine: str
+    access: Access
+    before: Support
+    after: Support
+    features: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """``from version 12, DuckDB can no longer read this table: deletionVectors``."""
+        what = {
+            Support.NO: f"can no longer {self.access} this table",
+            Support.UNKNOWN: f"may not be able to {self.access} this table (support unknown)",
+            Support.YES: f"can {self.access} this table again",
+        }[self.after]
+        tail = f": {', '.join(self.features)}" if self.features else ""
+        return f"from version {self.version}, {self.engine} {what}{tail}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form, with the sentence."""
+        return {
+            "version": self.version,
+            "engine": self.engine,
+            "access": str(self.access),
+            "before": str(self.before),
+            "after": str(self.after),
+            "features": list(self.features),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compatibility:
+    """Every engine's verdict at a version, and the changes up to it."""
+
+    version: int
+    engines: tuple[EngineCompatibility, ...]
+    changes: tuple[CompatibilityChange, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``detail --json``'s ``compatibility`` object."""
+        return {
+            "version": self.version,
+            "engines": [e.to_json() for e in self.engines],
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+    def text(self) -> Iterable[str]:
+        """Lines for the ``detail`` text output."""
+        for e in self.engines:
+            yield f"  {e.label}: read {_verdict_text(e.read)}; write {_verdict_text(e.write)}"
+        for c in self.changes:
+            yield f"  {c.text}"
+
+
+def _verdict_text(v: Verdict) -> str:
+    since = f" (since {v.since})" if v.since and v.support is Support.YES else ""
+    blocking = f" [{', '.join(v.blocking)}]" if v.blocking else ""
+    return f"{v.support}{since}{blocking}"
+
+
+def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
+    """Whether ``engine`` can read or write a table with ``protocol``."""
+    if access is Access.READ:
+        needed, version, limit = reader_features(protocol), protocol.min_reader_version, engine.max_reader
+    else:
+        needed, version, limit = all_features(protocol), protocol.min_writer_version, engine.max_writer
+    if limit is not None and version > limit:
+        field = "minReaderVersion" if access is Access.READ else "minWriterVersion"
+        return Verdict(support=Support.NO, blocking=(f"{field} {version}",))
+    found: dict[Support, list[str]] = {Support.NO: [], Support.UNKNOWN: []}
+    versions: list[str] = []
+    for name in sorted(needed):
+        entry = engine.features.get(name) if name in FEATURES else None
+        raw = getattr(entry, str(access)) if entry is not None else str(Support.UNKNOWN)
+        support = support_of(raw)
+        if support is not Support.YES:
+            found[support].append(name)
+        elif version_key(raw):
+            versions.append(raw)
+    for support in (Support.NO, Support.UNKNOWN):
+        if found[support]:
+            return Verdict(support=support, blocking=tuple(found[support]))
+    return Verdict(support=Support.YES, since=max(versions, key=version_key, default=None))
+
+
+def engines_for(protocol: Protocol) -> tuple[EngineCompatibility, ...]:
+    """Every engine of the data file against one protocol."""
+    return tuple(
+        EngineCompatibility(
+            engine=e.key,
+            label=e.label,
+            read=judge(e, protocol, Access.READ),
+            write=judge(e, protocol, Access.WRITE),
+            source=e.source,
+            checked=e.checked,
+        )
+        for e in load_engines()
+    )
+
+
+def protocol_changes(
+    log: DeltaLog, history: Sequence[HistoryEntry], version: int
+) -> list[tuple[int, Protocol]]:
+    """The protocol in force from each version that changed it, up to ``version``.
+
+    The first item is the protocol at the log's earliest version.
+    """
+    changes = [(log.earliest_version, log.snapshot(log.earliest_version).protocol)]
+    for entry in sorted(history, key=lambda h: h.version):
+        if entry.changes_protocol and changes[0][0] < entry.version <= version:
+            protocol = log.commit(entry.version).protocol
+            if protocol is not None:
+                changes.append((entry.version, protocol))
+    return changes
+
+
+def describe_compatibility(
+    log: DeltaLog, history: Sequence[HistoryEntry], *, version: int | None = None
+) -> Compatibility:
+    """Engine compatibility at a version (the latest by default), with its changes.
+
+    Args:
+        log: An opened log.
+        history: The table's history (for which versions changed the protocol).
+        version: The version to judge; None means the latest.
+
+    Returns:
+        The verdicts and the changes of verdict over the log up to that version.
+    """
+    snap = log.snapshot(version)
+    steps = protocol_changes(log, history, snap.version)
+    notes: list[CompatibilityChange] = []
+    previous = engines_for(steps[0][1])
+    for at, protocol in steps[1:]:
+        current = engines_for(protocol)
+        notes.extend(_differences(at, previous, current))
+        previous = current
+    return Compatibility(
+        version=snap.version, engines=engines_for(snap.protocol), changes=tuple(notes)
+    )
+
+
+def _differences(
+    version: int, before: Sequence[EngineCompatibility], after: Sequence[EngineCompatibility]
+) -> Iterable[CompatibilityChange]:
+    for old, new in zip(before, after, strict=True):
+        for access in Access:
+            was, now = getattr(old, str(access)), getattr(new, str(access))
+            if was.support is not now.support:
+                yield CompatibilityChange(
+                    version=version,
+                    engine=new.label,
+                    access=access,
+                    before=was.support,
+                    after=now.support,
+                    features=now.blocking or was.blocking,
+                )
