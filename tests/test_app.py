@@ -167,3 +167,17 @@ def test_a_malformed_setting_is_reported_instead_of_crashing(app, monkeypatch):
 
     assert not at.exception
     assert "DELTA\\_INSPECTOR\\_RECENT\\_TABLES\\_MAX='ten' is not a valid int" in at.error[0].value
+
+
+def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
+    table = CORPUS / "delta-rs" / "table_with_deletion_logs"  # deletion vectors from version 2
+    at = open_link(app, table=str(table), view="overview")
+
+    assert not at.exception and not at.error
+    frames = [t.value for t in at.table if "engine" in t.value.columns]
+    assert len(frames) == 1
+    rows = frames[0].set_index("engine")
+    assert rows.loc["Trino (Delta Lake connector)", "read"] == "yes"
+    assert rows.loc["Trino (Delta Lake connector)", "write"] == "no: deletionVectors"
+    assert rows.loc["Apache Spark + Delta Lake", "write"] == "yes (since 2.3.0)"
+    assert "From version 2, Trino (Delta Lake connector) can no longer write" in shown_text(at)

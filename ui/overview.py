@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.views.compatibility import Compatibility, Verdict, describe_compatibility
 from inspector.views.overview import TableDetail, describe_detail
 from ui.common import format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
@@ -13,6 +14,11 @@ from ui.context import PageContext
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _detail(key: tuple, _ctx: PageContext) -> TableDetail:
     return describe_detail(_ctx.log, _ctx.history)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _compatibility(key: tuple, _ctx: PageContext) -> Compatibility:
+    return describe_compatibility(_ctx.log, _ctx.history)
 
 
 def render(ctx: PageContext) -> None:
@@ -57,6 +63,32 @@ def render(ctx: PageContext) -> None:
         placeholder="–",
         height=min(38 + 35 * len(detail.columns), 520),
     )
+    _render_compatibility(_compatibility(ctx.cache_key, ctx))
+
+
+def _render_compatibility(compat: Compatibility) -> None:
+    st.markdown("##### Engine compatibility")
+    st.table(_compatibility_frame(compat), hide_index=True)
+    st.caption(
+        "From the protocol's versions and features and the cited support data in "
+        "inspector/delta/engine_support.json (see docs/compatibility.md); unknown means "
+        "not checked, not unsupported."
+    )
+    for change in compat.changes:
+        st.markdown(f"- {change.text[0].upper()}{change.text[1:]}")
+
+
+def _verdict_cell(v: Verdict) -> str:
+    since = f" (since {v.since})" if v.since and v.support == "yes" else ""
+    blocking = f": {', '.join(v.blocking)}" if v.blocking else ""
+    return f"{v.support}{since}{blocking}"
+
+
+def _compatibility_frame(compat: Compatibility) -> pd.DataFrame:
+    rows = [
+        (e.label, _verdict_cell(e.read), _verdict_cell(e.write), e.source) for e in compat.engines
+    ]
+    return pd.DataFrame(rows, columns=["engine", "read", "write", "source"])
 
 
 def _detail_frame(d: TableDetail) -> pd.DataFrame:

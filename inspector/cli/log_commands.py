@@ -14,6 +14,7 @@ from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
+from inspector.views.compatibility import Compatibility, describe_compatibility
 from inspector.views.history import HistoryEntry, build_history, history_record, iso
 from inspector.views.overview import TableDetail, describe_detail
 from inspector.views.versions import file_action_record, parse_version
@@ -105,15 +106,16 @@ class DetailResult(Result):
     """``detail``: the table's overview at a version, as the Overview page shows it."""
 
     detail: TableDetail
+    compatibility: Compatibility
 
     def to_json(self) -> dict[str, Any]:
-        return self.detail.to_json()
+        return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
         record = self.to_json()
         width = max(len(k) for k in record)
         for key, value in record.items():
-            if key not in ("columns", "properties"):
+            if key not in ("columns", "properties", "compatibility"):
                 yield f"{key:<{width}}  {_text_value(value)}"
         yield f"properties:{'' if record['properties'] else ' -'}"
         for key, value in sorted(record["properties"].items()):
@@ -122,6 +124,8 @@ class DetailResult(Result):
         for c in record["columns"]:
             null = "" if c["nullable"] else " NOT NULL"
             yield f"  {c['name']} {c['type']}{null}"
+        yield "compatibility:"
+        yield from self.compatibility.text()
 
 
 def _text_value(value: object) -> str:
@@ -149,7 +153,10 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult
     log = DeltaLog.open(args.table)
     version = None if args.version is None else parse_version(args.version, log)
     history = build_history(log, settings)
-    return DetailResult(detail=describe_detail(log, history, version=version))
+    return DetailResult(
+        detail=describe_detail(log, history, version=version),
+        compatibility=describe_compatibility(log, history, version=version),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
