@@ -1,0 +1,105 @@
+"""Specification: engine compatibility (which engines read and write a table), from the cited
+data file ``inspector/delta/engine_support.json`` and the table's protocol actions."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from inspector.cli.main import main
+from inspector.delta.engines import Support, load_engines, raw_data, version_key
+from inspector.delta.protocol import FEATURES, protocol_from_json
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.views.compatibility import Access, describe_compatibility, judge
+from inspector.views.history import build_history
+from tests.conftest import CORPUS
+
+DV_TABLE = CORPUS / "delta-kernel-java" / "basic-dv-with-checkpoint"
+DV_LATER = CORPUS / "delta-rs" / "table_with_deletion_logs"  # deletion vectors from version 2
+
+
+def compatibility(path, version=None):
+    log = DeltaLog.open(str(path))
+    return describe_compatibility(log, build_history(log, Settings()), version=version)
+
+
+def test_every_entry_of_the_data_file_is_cited_and_dated():
+    for entry in raw_data()["engines"]:
+        assert entry["source"].startswith("https://"), entry["key"]
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", entry["checked"]), entry["key"]
+        assert entry["label"] and "features" in entry
+
+
+def test_the_data_file_names_only_known_features_and_spark_lists_every_one():
+    engines = raw_data()["engines"]
+    for entry in engines:
+        assert set(entry["features"]) <= set(FEATURES), entry["key"]
+        for support in entry["features"].values():
+            for value in (support["read"], support["write"]):
+                assert value in ("yes", "no", "unknown") or version_key(value), value
+        assert entry.get("like") in (None, *(e["key"] for e in engines))
+    spark = next(e for e in engines if e["key"] == "spark-delta")
+    assert set(spark["features"]) == set(FEATURES)
+
+
+def test_the_data_file_is_package_data():
+    assert load_engines() and {e.key for e in load_engines()} >= {"spark-delta", "trino", "duckdb"}
+
+
+def test_a_legacy_protocol_names_the_delta_version_that_added_its_features():
+    spark = next(e for e in load_engines() if e.key == "spark-delta")
+    mapped = protocol_from_json({"minReaderVersion": 2, "minWriterVersion": 5})
+
+    verdict = judge(spark, mapped, Access.READ)
+
+    assert (verdict.support, verdict.since) == (Support.YES, "1.2.0")  # column mapping
+
+
+def test_a_protocol_newer_than_an_engine_understands_is_refused():
+    trino = next(e for e in load_engines() if e.key == "trino")
+    future = protocol_from_json({"minReaderVersion": 4, "minWriterVersion": 8})
+
+    verdict = judge(trino, future, Access.READ)
+
+    assert verdict.support is Support.NO and verdict.blocking == ("minReaderVersion 4",)
+
+
+def test_a_deletion_vector_table_is_readable_by_trino_but_not_writable():
+    engines = {e.engine: e for e in compatibility(DV_TABLE).engines}
+
+    assert engines["trino"].read.support is Support.YES
+    assert (engines["trino"].write.support, engines["trino"].write.blocking) == (
+        Support.NO,
+        ("deletionVectors",),
+    )
+    assert engines["spark-delta"].write.since == "2.3.0"
+    assert engines["duckdb"].read.support is Support.UNKNOWN  # not checked: never invented
+
+
+def test_the_version_that_brought_deletion_vectors_is_named():
+    compat = compatibility(DV_LATER)
+
+    texts = [c.text for c in compat.changes]
+    assert "from version 2, Trino (Delta Lake connector) can no longer write this table: deletionVectors" in texts
+    assert all(c.version == 2 for c in compat.changes)
+    assert compatibility(DV_LATER, version=1).changes == ()
+
+
+def test_detail_json_carries_the_compatibility(capsys):
+    assert main(["detail", str(DV_TABLE), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)["compatibility"]
+
+    assert record["version"] == 46
+    trino = next(e for e in record["engines"] if e["engine"] == "trino")
+    assert trino["write"] == {"support": "no", "blocking": ["deletionVectors"], "since": None}
+    assert trino["source"].startswith("https://trino.io/") and trino["checked"] == "2026-11-23"
+
+
+def test_detail_text_lists_the_engines(capsys):
+    assert main(["detail", str(DV_LATER)]) == 0
+    out = capsys.readouterr().out
+
+    tail = out.split("\ncompatibility:\n", 1)[1]
+    assert "Trino (Delta Lake connector): read yes; write no [deletionVectors]" in tail
+    assert "from version 2, Trino (Delta Lake connector) can no longer write" in tail
