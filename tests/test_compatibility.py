@@ -81,7 +81,10 @@ def test_the_version_that_brought_deletion_vectors_is_named():
     compat = compatibility(DV_LATER)
 
     texts = [c.text for c in compat.changes]
-    assert "from version 2, Trino (Delta Lake connector) can no longer write this table: deletionVectors" in texts
+    assert (
+        "from version 2, Trino (Delta Lake connector) can no longer write this table: deletionVectors"
+        in texts
+    )
     assert all(c.version == 2 for c in compat.changes)
     assert compatibility(DV_LATER, version=1).changes == ()
 

@@ -138,9 +138,17 @@ def _verdict_text(v: Verdict) -> str:
 def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
     """Whether ``engine`` can read or write a table with ``protocol``."""
     if access is Access.READ:
-        needed, version, limit = reader_features(protocol), protocol.min_reader_version, engine.max_reader
+        needed, version, limit = (
+            reader_features(protocol),
+            protocol.min_reader_version,
+            engine.max_reader,
+        )
     else:
-        needed, version, limit = all_features(protocol), protocol.min_writer_version, engine.max_writer
+        needed, version, limit = (
+            all_features(protocol),
+            protocol.min_writer_version,
+            engine.max_writer,
+        )
     if limit is not None and version > limit:
         field = "minReaderVersion" if access is Access.READ else "minWriterVersion"
         return Verdict(support=Support.NO, blocking=(f"{field} {version}",))
