@@ -318,7 +318,9 @@ def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy
     columns = None
     if isinstance(listed, str) and listed.strip():
         columns = tuple(c.strip().strip("`") for c in listed.split(",") if c.strip())
-    raw = configuration.get(DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
+    raw = configuration.get(
+        DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS]
+    )
     try:
         count = int(str(raw).strip())
     except ValueError:
