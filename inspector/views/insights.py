@@ -350,7 +350,7 @@ def _timeline(snapshot: Snapshot, history: Iterable[HistoryEntry]) -> tuple[tupl
     deltas = {e.version: e.num_added_files - e.num_removed_files for e in entries}
     counts = {snapshot.version: snapshot.num_files}
     running = snapshot.num_files
-    for version in sorted((v for v in deltas if v > snapshot.version)):
+    for version in sorted(v for v in deltas if v > snapshot.version):
         running += deltas[version]
         counts[version] = running
     running = snapshot.num_files
