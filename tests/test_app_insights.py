@@ -22,9 +22,7 @@ def _page(root: Path, monkeypatch, tmp_path) -> AppTest:
     return at
 
 
-def test_insights_page_shows_layout_of_a_partitioned_table_with_dvs(
-    corpus, monkeypatch, tmp_path
-):
+def test_insights_page_shows_layout_of_a_partitioned_table_with_dvs(corpus, monkeypatch, tmp_path):
     at = _page(corpus / DV_PARTITIONED, monkeypatch, tmp_path)
 
     metrics = {m.label: m.value for m in at.metric}
