@@ -48,6 +48,7 @@ PAGES: list[Page] = [
     Page("diff", "Diff", "ui.diff", needs_rows=True),
     Page("health", "Health", "ui.health"),
     Page("maintenance", "Maintenance", "ui.maintenance"),
+    Page("insights", "Insights", "ui.insights"),
     Page("restore", "Restore", "ui.restore", operator_only=True, needs_rows=True),
 ]
 

@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "inspector.cli.restore_commands",
     "inspector.cli.desktop",
     "inspector.cli.operations",
+    "inspector.cli.insights_commands",
 )
 
 Handler = Callable[[argparse.Namespace, Settings], Any]

@@ -28,6 +28,8 @@ COLUMN_MAPPING_MAX_ID = "delta.columnMapping.maxColumnId"
 LOG_RETENTION = "delta.logRetentionDuration"
 DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
 TARGET_FILE_SIZE = "delta.targetFileSize"
+DATA_SKIPPING_NUM_INDEXED_COLS = "delta.dataSkippingNumIndexedCols"
+DATA_SKIPPING_STATS_COLUMNS = "delta.dataSkippingStatsColumns"
 #: Every key under this prefix names the table's commit coordinator (coordinated commits).
 COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
 #: The domain (``domainMetadata``) that holds liquid-clustering columns.
@@ -42,6 +44,8 @@ DEFAULTS: Mapping[str, str] = {
     COLUMN_MAPPING_MODE: "none",
     LOG_RETENTION: "interval 30 days",
     DELETED_FILE_RETENTION: "interval 1 week",
+    TARGET_FILE_SIZE: "134217728",
+    DATA_SKIPPING_NUM_INDEXED_COLS: "32",
 }
 
 
@@ -249,3 +253,76 @@ def retention(configuration: Mapping[str, str], key: str) -> Retention:
             text=default,
             problem=f"{key}: {exc.message} Delta's default ({default}) is assumed.",
         )
+
+
+# --- sizes and data skipping -------------------------------------------------------------
+
+_SIZE = re.compile(r"^\s*(?P<n>[0-9]+)\s*(?P<unit>b|k|kb|m|mb|g|gb|t|tb)?\s*$")
+_SIZE_UNITS = {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TargetFileSize:
+    """The file size OPTIMIZE aims for, and where it comes from.
+
+    Attributes:
+        bytes: The size in force (the table's value, else Delta's 128 MB default).
+        from_table: True when the table sets ``delta.targetFileSize`` validly.
+        problem: Why the table's value was not used, when it was invalid.
+    """
+
+    bytes: int
+    from_table: bool
+    problem: str | None = None
+
+
+def target_file_size(configuration: Mapping[str, str]) -> TargetFileSize:
+    """``delta.targetFileSize`` in bytes (``134217728``, ``128mb``, ``1g``), else 128 MB."""
+    default = int(DEFAULTS[TARGET_FILE_SIZE])
+    text = configuration.get(TARGET_FILE_SIZE)
+    if text is None:
+        return TargetFileSize(bytes=default, from_table=False)
+    match = _SIZE.match(str(text).lower())
+    if match is None or int(match["n"]) <= 0:
+        problem = f"{TARGET_FILE_SIZE} = '{text}' is not a size; the 128 MB default is assumed."
+        return TargetFileSize(bytes=default, from_table=False, problem=problem)
+    unit = _SIZE_UNITS[(match["unit"] or "b")[0]]
+    return TargetFileSize(bytes=int(match["n"]) * unit, from_table=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatsColumnsPolicy:
+    """Which columns writers collect statistics for.
+
+    Attributes:
+        columns: ``delta.dataSkippingStatsColumns`` (names as written), or None when unset.
+        num_indexed_cols: ``delta.dataSkippingNumIndexedCols`` (32 by default; -1 = all),
+            used when ``columns`` is None.
+    """
+
+    columns: tuple[str, ...] | None
+    num_indexed_cols: int
+
+    def describe(self) -> str:
+        """``delta.dataSkippingStatsColumns = a, b`` or ``first 32 columns (...)``."""
+        if self.columns is not None:
+            return f"{DATA_SKIPPING_STATS_COLUMNS} = {', '.join(self.columns)}"
+        if self.num_indexed_cols < 0:
+            return f"all columns ({DATA_SKIPPING_NUM_INDEXED_COLS} = -1)"
+        return f"first {self.num_indexed_cols} columns ({DATA_SKIPPING_NUM_INDEXED_COLS})"
+
+
+def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy:
+    """The table's data-skipping statistics settings (Delta's defaults when unset or invalid)."""
+    listed = configuration.get(DATA_SKIPPING_STATS_COLUMNS)
+    columns = None
+    if isinstance(listed, str) and listed.strip():
+        columns = tuple(c.strip().strip("`") for c in listed.split(",") if c.strip())
+    raw = configuration.get(
+        DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS]
+    )
+    try:
+        count = int(str(raw).strip())
+    except ValueError:
+        count = int(DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
+    return StatsColumnsPolicy(columns=columns, num_indexed_cols=count if count >= -1 else 32)
