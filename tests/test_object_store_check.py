@@ -7,6 +7,7 @@ another truncated) gives the same verdicts, last consistent version and orphans.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,23 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
 
     assert [(i.path, i.state, i.key) for i in remote] == [(i.path, i.state, i.key) for i in here]
     assert [i.local_path for i in remote] == [data_file_path(uri, newest[0])]
+
+
+def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy_table, tmp_path):
+    from inspector.views.replica import compare_replica
+
+    primary = copy_table(APPENDS)
+    replica = tmp_path / "replica"
+    shutil.copytree(primary, replica)
+    (replica / _newest_adds(primary)[0]).unlink()
+    uri = s3_server.upload(replica)
+
+    remote = compare_replica(
+        str(primary), uri, replica_options=s3_server.options, settings=Settings()
+    )
+    local = compare_replica(str(primary), str(replica), settings=Settings())
+
+    assert repr(remote.to_json()).replace(uri, "<replica>") == repr(local.to_json()).replace(
+        str(replica), "<replica>"
+    )
+    assert remote.replica_last_consistent_version == 13
