@@ -233,7 +233,9 @@ def _recheck(
             reasons=[RefusalReason.TABLE_MOVED],
             plan=plan,
         )
-    problems = check_files(plan.table_root, plan.files_to_add, workers=settings.check_workers)
+    problems = check_files(
+        plan.table_root, plan.files_to_add, workers=settings.check_workers, storage=log.storage
+    )
     new = [p for p in problems if p.key not in plan.problem_paths]
     if new or (problems and not allow_missing_files):
         raise RestoreRefused(

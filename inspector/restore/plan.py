@@ -317,9 +317,11 @@ def _full_plan(
         num_of_files_after_restore=target.num_files,
         table_size_after_restore=target.size_in_bytes,
     )
-    problems = check_files(target.table_root, adds, workers=settings.check_workers)
+    workers = settings.check_workers
+    problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
     damaged = {
-        p.key for p in check_files(current.table_root, removes, workers=settings.check_workers)
+        p.key
+        for p in check_files(current.table_root, removes, workers=workers, storage=current.store)
     }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))

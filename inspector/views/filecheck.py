@@ -4,6 +4,9 @@ One rule and one vocabulary for the health check, the restore plan and guard, an
 reader's pre-check: a data file must have exactly its ``add.size`` bytes; a
 deletion-vector file must reach at least as far as the vector it holds
 (``DeletionVector.required_file_size``), since one file may hold many vectors.
+
+On an object store (:class:`~inspector.storage.Storage` without local paths) sizes come from
+one listing of the table prefix (:func:`stored_sizes`), never a request per file.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile, canonical_path
 from inspector.delta.paths import data_file_path
+from inspector.storage import Storage
 
 
 class FileState(StrEnum):
@@ -134,25 +138,32 @@ def judge_size(
     )
 
 
-def add_file_issues(table_root: str, add: AddFile) -> Iterator[FileIssue]:
-    """The issues of one add action's data file and deletion-vector file (each tagged with its key)."""
-    issue = examine_file(
-        data_file_path(table_root, add.path),
-        path=add.path,
-        role=FileRole.DATA_FILE,
-        expected_size=add.size,
-    )
+def add_file_issues(
+    table_root: str,
+    add: AddFile,
+    storage: Storage | None = None,
+    sizes: dict[str, int] | None = None,
+) -> Iterator[FileIssue]:
+    """The issues of one add action's data file and deletion-vector file (each tagged with its key).
+
+    With ``storage`` and ``sizes`` (:func:`stored_sizes`), sizes come from the listing.
+    """
+
+    def examine(where: str, path: str, role: FileRole, size: int) -> FileIssue | None:
+        located = data_file_path(table_root, where)
+        if storage is not None and sizes is not None:
+            kw = {"path": path, "role": role, "expected_size": size}
+            return examine_stored(located, storage, sizes, **kw)  # type: ignore[arg-type]
+        return examine_file(located, path=path, role=role, expected_size=size)
+
+    issue = examine(add.path, add.path, FileRole.DATA_FILE, add.size)
     if issue is not None:
         yield _with_key(issue, add)
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
     if dv is not None and where is not None:
-        issue = examine_file(
-            data_file_path(table_root, where),
-            path=canonical_path(where),
-            role=FileRole.DELETION_VECTOR,
-            expected_size=dv.required_file_size,
-        )
+        role = FileRole.DELETION_VECTOR
+        issue = examine(where, canonical_path(where), role, dv.required_file_size)
         if issue is not None:
             yield _with_key(issue, add)
 
@@ -161,20 +172,62 @@ def _with_key(issue: FileIssue, add: AddFile) -> FileIssue:
     return replace(issue, key=add.key)
 
 
-def check_files(table_root: str, adds: Sequence[AddFile], *, workers: int) -> list[FileIssue]:
+def check_files(
+    table_root: str, adds: Sequence[AddFile], *, workers: int, storage: Storage | None = None
+) -> list[FileIssue]:
     """Examine every add action's files in parallel; every issue, in the order of ``adds``.
 
     Local ``os.stat`` calls in a thread pool are faster than shipping paths to the JVM
-    (Delta checks existence on Spark executors), and they compare sizes too.
+    (Delta checks existence on Spark executors), and they compare sizes too. In an object
+    store, one listing of the table prefix gives every size.
 
     Args:
-        table_root: The table's root folder.
+        table_root: The table's root folder or URI.
         adds: The add actions to check.
         workers: Parallel stat calls (``Settings.check_workers``).
+        storage: The table's storage; a local folder at ``table_root`` when None.
 
     Returns:
         The issues; empty when every file is present with the right size.
     """
+    if storage is not None and storage.local_path() is None:
+        sizes = stored_sizes(storage)
+        return [i for add in adds for i in add_file_issues(table_root, add, storage, sizes)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         found = pool.map(lambda a: list(add_file_issues(table_root, a)), adds)
         return [issue for issues in found for issue in issues]
+
+
+def stored_sizes(storage: Storage) -> dict[str, int]:
+    """Every file under the table root with its size, by its full location (one listing)."""
+    return {storage.uri(m.path): m.size for m in storage.walk()}
+
+
+def examine_stored(
+    uri: str,
+    storage: Storage,
+    sizes: dict[str, int],
+    *,
+    path: str,
+    role: FileRole,
+    expected_size: int,
+) -> FileIssue | None:
+    """:func:`examine_file` for an object store: the size from the listing.
+
+    A file outside the table root (an absolute URI in the log) is not in the listing:
+    it is asked for alone.
+    """
+    size = sizes.get(uri)
+    if size is None and not uri.startswith(storage.uri().rstrip("/") + "/"):
+        meta = storage.head(uri)
+        size = meta.size if meta is not None else None
+    if size is None:
+        return FileIssue(
+            path=path,
+            role=role,
+            state=FileState.MISSING,
+            expected_size=expected_size,
+            actual_size=None,
+            local_path=uri,
+        )
+    return judge_size(uri, size, path=path, role=role, expected_size=expected_size)

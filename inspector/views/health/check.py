@@ -42,8 +42,9 @@ def check_table(
         The report.
     """
     trace = Tracer(log, all_checkpoints=all_versions, deep=deep).run()
-    walked = walk_sizes(trace.root, _partition_columns(log))
-    examiner = Examiner(trace.refs, deep, max(1, settings.check_workers), progress, walked)
+    walked = walk_sizes(log.storage, trace.root, _partition_columns(log))
+    workers = max(1, settings.check_workers)
+    examiner = Examiner(trace.refs, deep, workers, progress, walked, log.storage)
     cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:

@@ -15,10 +15,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from inspector.log.snapshot import FileKey
-from inspector.views.filecheck import FileIssue, FileRole, FileState, examine_file, judge_size
+from inspector.storage import Storage
+from inspector.views.filecheck import (
+    FileIssue,
+    FileRole,
+    FileState,
+    examine_file,
+    examine_stored,
+    judge_size,
+)
 from inspector.views.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
 from inspector.views.health.trace import Ref, Step, Trace
 from inspector.views.tablefiles import is_hidden
@@ -38,8 +47,10 @@ class Examiner:
         workers: int,
         progress: Progress | None,
         walked: dict[str, int] | None = None,
+        storage: Storage | None = None,
     ):
         self.refs, self.deep, self.workers, self.progress = refs, deep, workers, progress
+        self.storage = storage if storage is not None and storage.local_path() is None else None
         self.walked = walked or {}  # sizes from one directory walk: no stat for these
         self.issues: dict[str, FileIssue | None] = {}
 
@@ -70,18 +81,24 @@ class Examiner:
                     self.progress(done, total)
 
     def _examine_chunk(self, chunk: list[str]) -> list[FileIssue | None]:
-        return [_examine(path, self.refs[path], self.deep) for path in chunk]
+        return [self._examine(path, self.refs[path]) for path in chunk]
+
+    def _examine(self, path: str, ref: Ref) -> FileIssue | None:
+        """The verdict for one file (the shared presence-and-size rule), or None when usable.
+
+        In an object store the size comes from the listing (``walked``), never a request.
+        """
+        kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+        if self.storage is not None:
+            issue = examine_stored(path, self.storage, self.walked, **kw)  # type: ignore[arg-type]
+        else:
+            issue = examine_file(path, **kw)  # type: ignore[arg-type]
+        if issue is None and self.deep and ref.role is FileRole.DATA_FILE:
+            return _footer_issue(path, ref, self.storage)
+        return issue
 
 
-def _examine(path: str, ref: Ref, deep: bool) -> FileIssue | None:
-    """The verdict for one file (the shared presence-and-size rule), or None when usable."""
-    issue = examine_file(path, path=ref.display, role=ref.role, expected_size=ref.size)
-    if issue is None and deep and ref.role is FileRole.DATA_FILE:
-        return _footer_issue(path, ref)
-    return issue
-
-
-def _footer_issue(path: str, ref: Ref) -> FileIssue | None:
+def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIssue | None:
     """Deep check: the Parquet footer is readable and its row count matches the stats."""
     unreadable = FileIssue(
         path=ref.display,
@@ -92,7 +109,8 @@ def _footer_issue(path: str, ref: Ref) -> FileIssue | None:
         local_path=path,
     )
     try:
-        rows = pq.read_metadata(path).num_rows
+        source = path if storage is None else pa.BufferReader(_footer_bytes(storage, path))
+        rows = pq.read_metadata(source).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
         return replace(unreadable, detail=f"Parquet footer unreadable: {exc}")
     expected = ref.add.num_records if ref.add is not None else None
@@ -101,6 +119,17 @@ def _footer_issue(path: str, ref: Ref) -> FileIssue | None:
             unreadable, detail=f"the footer holds {rows} rows, the log's stats say {expected}"
         )
     return None
+
+
+def _footer_bytes(storage: Storage, path: str) -> bytes:
+    """A stored Parquet file's footer (and its length and magic), in two ranged reads."""
+    meta = storage.head(path)
+    if meta is None:
+        raise FileNotFoundError(path)
+    tail = storage.read_range(path, max(meta.size - 8, 0), meta.size)
+    length = int.from_bytes(tail[:4], "little") if len(tail) == 8 else 0
+    start = max(meta.size - 8 - length, 0)
+    return b"PAR1" + storage.read_range(path, start, meta.size)
 
 
 # --- pass 3: evaluate every version incrementally -------------------------------------------
@@ -174,47 +203,35 @@ def evaluate(
 # --- orphans --------------------------------------------------------------------------------
 
 
-def walk_sizes(root: str, partition_columns: Iterable[str]) -> dict[str, int]:
-    """Every file under the root with its size, in one directory walk.
+def walk_sizes(storage: Storage, root: str, partition_columns: Iterable[str]) -> dict[str, int]:
+    """Every file under the root with its size, in one listing of the table (``Storage.walk``).
 
-    Hidden paths are skipped as VACUUM skips them, by the one rule of
-    :func:`inspector.views.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
+    Keys are spelled as :attr:`Trace.refs` spells them (a normalised local path, or
+    ``<root URI>/<path>``). Hidden paths are skipped as VACUUM skips them, by the one rule
+    of :func:`inspector.views.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
     files; not ``_change_data`` nor partition folders whose column starts with ``_``).
     """
     columns = tuple(partition_columns)
-    found: dict[str, int] = {}
-    stack = [root]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as it:
-                entries = list(it)
-        except OSError:
-            continue
-        for entry in entries:
-            relative = os.path.relpath(entry.path, root).replace(os.sep, "/")
-            if is_hidden(relative, columns):
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            else:
-                size = _size(entry)
-                if size is not None:
-                    found[os.path.normpath(entry.path)] = size
-    return found
+    local = "://" not in root
+    base = root.rstrip("/")
+    return {
+        (os.path.normpath(os.path.join(root, m.path)) if local else f"{base}/{m.path}"): m.size
+        for m in storage.walk()
+        if not is_hidden(m.path, columns)
+    }
 
 
 def find_orphans(trace: Trace, walked: dict[str, int]) -> list[tuple[str, int]]:
     """Files under the root that no retained version references: (path relative to root, bytes)."""
     referenced = set(trace.refs) | trace.other_paths
     return [
-        (os.path.relpath(path, trace.root), size)
+        (_relative(path, trace.root), size)
         for path, size in walked.items()
         if path not in referenced
     ]
 
 
-def _size(entry: os.DirEntry) -> int | None:
-    try:
-        return entry.stat().st_size
-    except OSError:  # deleted while we walked
-        return None
+def _relative(path: str, root: str) -> str:
+    if "://" in root:
+        return path[len(root.rstrip("/")) + 1 :]
+    return os.path.relpath(path, root)

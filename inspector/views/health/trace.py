@@ -8,6 +8,7 @@ version references, with the size it must have.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -141,13 +142,13 @@ class Tracer:
         if key in self.trace.key_paths:
             return
         refs, root = self.trace.refs, self.trace.root
-        data = os.path.normpath(data_file_path(root, add.path))
+        data = ref_path(root, add.path)
         refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
         paths = [data]
         dv = add.deletion_vector
         where = dv.relative_or_absolute_path() if dv is not None else None
         if dv is not None and where is not None:
-            path = os.path.normpath(data_file_path(root, where))
+            path = ref_path(root, where)
             needed = dv.required_file_size
             ref = refs.setdefault(
                 path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
@@ -178,8 +179,20 @@ class Tracer:
         """Change-data files are referenced too (only for CDF reads): never orphans."""
         if commit is not None:
             self.trace.other_paths.update(
-                os.path.normpath(data_file_path(self.trace.root, c.path)) for c in commit.cdc_files
+                ref_path(self.trace.root, c.path) for c in commit.cdc_files
             )
+
+
+def ref_path(root: str, log_path: str) -> str:
+    """The one spelling of a referenced file's location (the key of :attr:`Trace.refs`).
+
+    A local path is ``normpath``-ed; a URI keeps its ``scheme://`` and normalises the rest.
+    """
+    located = data_file_path(root, log_path)
+    if "://" not in located:
+        return os.path.normpath(located)
+    scheme, rest = located.split("://", 1)
+    return f"{scheme}://{posixpath.normpath(rest)}"
 
 
 def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
@@ -188,11 +201,8 @@ def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
     paths = canonical.to_pylist()
     odd = pc.match_substring_regex(canonical, r"(^|/)\.\.?(/|$)|//|/$|^/")
     fix = set(pc.indices_nonzero(odd).to_pylist()) if pc.any(odd).as_py() else set()
-    prefix = root.rstrip(os.sep) + os.sep
-    return [
-        os.path.normpath(data_file_path(root, p)) if i in fix else prefix + p
-        for i, p in enumerate(paths)
-    ]
+    prefix = root.rstrip("/") + "/" if "://" in root else root.rstrip(os.sep) + os.sep
+    return [ref_path(root, p) if i in fix else prefix + p for i, p in enumerate(paths)]
 
 
 def _commit_problem(commit: Commit | None) -> str | None:
