@@ -18,6 +18,8 @@ TABLES = [
     "dat-v0.0.2/multi_partitioned/delta",  # several partition columns, removes
     "delta-kernel-java/basic-dv-no-checkpoint",  # deletion vectors, unpartitioned
     "delta-kernel-java/basic-with-checkpoint",  # unpartitioned, 15 versions
+    "delta-golden/dv-with-columnmapping",  # partitioned by a mapped column, deletion vectors
+    "delta-rs/table_with_partitioning_mapping",  # column mapping on a partition column
 ]
 
 

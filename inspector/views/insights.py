@@ -253,7 +253,9 @@ def _partition_table(snapshot: Snapshot, target: int) -> tuple[pa.Table, list[st
     keys = [f"p{i}" for i in range(len(snapshot.partition_columns))]
     values = files.column("partitionValues").combine_chunks()
     for key, name in zip(keys, snapshot.partition_columns, strict=True):
-        columns[key] = pc.map_lookup(values, name, "first") if len(values) else arrays.texts([])
+        field = snapshot.schema.get(name)  # partitionValues use physical names (column mapping)
+        physical = field.physical_name if field is not None else name
+        columns[key] = pc.map_lookup(values, physical, "first") if len(values) else arrays.texts([])
     if not keys:
         keys, columns["p"] = ["p"], arrays.repeated("", len(size))
     return pa.table(columns), keys
