@@ -49,6 +49,7 @@ PAGES: list[Page] = [
     Page("health", "Health", "ui.health"),
     Page("maintenance", "Maintenance", "ui.maintenance"),
     Page("restore", "Restore", "ui.restore", operator_only=True, needs_rows=True),
+    Page("audit", "Audit", "ui.audit", operator_only=True),
 ]
 
 
