@@ -55,7 +55,9 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     assert "Plan: version 4" in texts(at) and "target_version" in texts(at)
     assert at.button(key="restore_commit").disabled  # nothing typed yet
 
-    confirm(at, "sales", "2", "wrong version typed")
+    assert "Type `sales`: the table's folder name" in " ".join(c.value for c in at.caption)
+    confirm(at, "sale", "2", "wrong version typed")
+    assert any("does not match: type exactly `sales`" in e.value for e in at.error)
     assert at.button(key="restore_commit").disabled
     confirm(at, "sales", "1", "the overwrite at v4 deleted the EU sales")
     assert not at.button(key="restore_commit").disabled
@@ -63,6 +65,10 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     assert not at.exception, at.exception
 
     assert "Committed version **5**" in texts(at) and "Verification passed" in texts(at)
+    # Every page moves to the new latest version; the form is cleared.
+    assert at.sidebar.selectbox(key="version_select").value == 5
+    assert at.query_params["version"] == "5"
+    assert at.text_input(key="restore_confirm_table").value == ""
     assert (
         DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"]
         == "the overwrite at v4 deleted the EU sales"
