@@ -1,4 +1,4 @@
-"""``restore``: a guarded RESTORE. The CLI collects input; the backend decides and audits.
+"""``restore`` (a guarded RESTORE) and ``audit``. The CLI collects input; the backend decides.
 
 Refusals that need no plan (no way to confirm, no reason, not at ``--expect-version``)
 come before any Spark work (:func:`inspector.restore.check_intent`); the rest are
