@@ -68,7 +68,7 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     # Every page moves to the new latest version; the form is cleared.
     assert at.sidebar.selectbox(key="version_select").value == 5
     assert at.query_params["version"] == "5"
-    assert at.text_input(key="restore_confirm_table").value == ""
+    assert "restore_confirm_table" not in {w.key for w in at.text_input}  # no plan, no form
     assert (
         DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"]
         == "the overwrite at v4 deleted the EU sales"
@@ -86,6 +86,11 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     )
     outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
     assert outcomes == ["planned", "committed", "planned", "committed"]
+
+    at.sidebar.radio[0].set_value("audit").run()  # the Audit page lists the whole journey
+    assert not at.exception, at.exception
+    statuses = list(at.dataframe[0].value["status"])
+    assert statuses == ["planned", "undone", "planned", "verified"]
 
 
 def test_a_refusal_made_in_the_app_is_decided_and_audited_by_the_backend(
