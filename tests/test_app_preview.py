@@ -90,6 +90,8 @@ def test_a_bad_filter_and_a_bad_timestamp_are_shown_as_errors(demo, spark, monke
     at.button(key="preview_run").click().run()
     assert not at.exception
     assert "is not valid SQL" in at.error[0].value
+    # Open next to the controls, not inside the collapsed "Preview failed" box.
+    assert not any(box.error for box in [*at.status, *at.expander])
 
     at.radio(key="preview_by").set_value("Timestamp").run()
     at.text_input(key="preview_timestamp").input("1999-01-01").run()

@@ -55,7 +55,9 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     assert "Plan: version 4" in texts(at) and "target_version" in texts(at)
     assert at.button(key="restore_commit").disabled  # nothing typed yet
 
-    confirm(at, "sales", "2", "wrong version typed")
+    assert "Type `sales`: the table's folder name" in " ".join(c.value for c in at.caption)
+    confirm(at, "sale", "2", "wrong version typed")
+    assert any("does not match: type exactly `sales`" in e.value for e in at.error)
     assert at.button(key="restore_commit").disabled
     confirm(at, "sales", "1", "the overwrite at v4 deleted the EU sales")
     assert not at.button(key="restore_commit").disabled
@@ -63,6 +65,10 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     assert not at.exception, at.exception
 
     assert "Committed version **5**" in texts(at) and "Verification passed" in texts(at)
+    # Every page moves to the new latest version; the form is cleared.
+    assert at.sidebar.selectbox(key="version_select").value == 5
+    assert at.query_params["version"] == "5"
+    assert "restore_confirm_table" not in {w.key for w in at.text_input}  # no plan, no form
     assert (
         DeltaLog.open(table).commit(5).commit_info.raw["userMetadata"]
         == "the overwrite at v4 deleted the EU sales"
@@ -80,6 +86,11 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     )
     outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
     assert outcomes == ["planned", "committed", "planned", "committed"]
+
+    at.sidebar.radio[0].set_value("audit").run()  # the Audit page lists the whole journey
+    assert not at.exception, at.exception
+    statuses = list(at.dataframe[0].value["status"])
+    assert statuses == ["planned", "undone", "planned", "verified"]
 
 
 def test_a_refusal_made_in_the_app_is_decided_and_audited_by_the_backend(

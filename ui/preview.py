@@ -139,6 +139,7 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
     st.session_state[_JOB] = job
     cancel_slot = st.empty()
     cancel_slot.button("Cancel", key="preview_cancel", icon=":material/cancel:")
+    failure: InspectorError | None = None
     with st.status(job.stage, expanded=False) as box:
         try:
             while not job.wait(0.3):
@@ -147,18 +148,21 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
             if not job.done():
                 job.cancel()
         cancel_slot.empty()
+        preview: Preview | None = None
         try:
             preview = job.result()
         except InspectorError as exc:
             box.update(label="Preview failed", state="error")
-            render_error(exc)
-            return
+            failure = exc
         finally:
             st.session_state.pop(_JOB, None)
-        if preview is None:
-            box.update(label="Cancelled", state="error")
-            return
-        box.update(label=f"Read version {version}: {preview.num_rows:,} rows", state="complete")
+    if failure is not None:  # shown open, next to the controls, not inside the collapsed box
+        render_error(failure)
+        return
+    if preview is None:
+        box.update(label="Cancelled", state="error")
+        return
+    box.update(label=f"Read version {version}: {preview.num_rows:,} rows", state="complete")
     st.session_state[_RESULT] = (request, preview)
 
 

@@ -50,6 +50,7 @@ PAGES: list[Page] = [
     Page("maintenance", "Maintenance", "ui.maintenance"),
     Page("insights", "Insights", "ui.insights"),
     Page("restore", "Restore", "ui.restore", operator_only=True, needs_rows=True),
+    Page("audit", "Audit", "ui.audit", operator_only=True),
 ]
 
 

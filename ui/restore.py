@@ -39,6 +39,7 @@ from ui.common import (
     format_ms,
     metric_row,
     render_error,
+    select_version,
 )
 from ui.context import PageContext
 
@@ -262,10 +263,16 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
     st.markdown("##### Confirm")
     overrides = _render_overrides(plan)
     left, middle = st.columns(2)
-    typed_table = left.text_input(f"Type the table name: **{plan.table_name}**", key=CONFIRM_TABLE)
-    typed_version = middle.text_input(
-        f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION
-    )
+    with left:
+        typed_table = st.text_input(
+            f"Type the table name: **{escape_markdown(plan.table_name)}**", key=CONFIRM_TABLE
+        )
+        _match_note(typed_table, plan.table_name, _name_source(plan))
+    with middle:
+        typed_version = st.text_input(
+            f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION
+        )
+        _match_note(typed_version, str(plan.target_version), "the version planned above")
     reason = st.text_area("Reason (required; recorded in the commit and the audit log)", key=REASON)
     request = RestoreRequest(
         plan=plan,
@@ -285,6 +292,29 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
         key="restore_commit",
     ):
         _commit(ctx, request)
+
+
+def _name_source(plan: RestorePlan) -> str:
+    """Where the name to type comes from: the table's metadata name, else its folder's name."""
+    folder = plan.table_root.rstrip("/").rsplit("/", 1)[-1]
+    if plan.table_name == folder:
+        return "the table's folder name (the table has no name in its metadata)"
+    return "the table's name in its metadata"
+
+
+def _match_note(typed: str, expected: str, source: str) -> None:
+    """Under a confirmation input: what to type, and whether what is typed matches."""
+    typed = (typed or "").strip()
+    if not typed:
+        st.caption(f"Type `{expected}`: {escape_markdown(source)}.")
+    elif typed == expected:
+        st.caption(f":material/check: Matches `{expected}`.")
+    else:
+        st.error(
+            f"“{escape_markdown(typed)}” does not match: type exactly `{expected}` "
+            f"({escape_markdown(source)}).",
+            icon=":material/error:",
+        )
 
 
 def _render_overrides(plan: RestorePlan) -> frozenset[Override]:
@@ -326,13 +356,18 @@ def _commit(ctx: PageContext, request: RestoreRequest) -> None:
             result = execute_restore(request, settings=ctx.settings)
         except InspectorError as exc:
             status.update(label="Restore refused: nothing was written", state="error")
-            render_error(exc)
-            return
-        status.update(label=f"Committed version {result.committed_version}", state="complete")
+            failure: InspectorError | None = exc
+        else:
+            failure = None
+            status.update(label=f"Committed version {result.committed_version}", state="complete")
+    if failure is not None:  # open, under the Commit button: the reason and what to do
+        render_error(failure)
+        return
     st.session_state[_CLEAR] = True
     st.session_state[_RESULT] = (ctx.log.table_root, result)
     ctx.log.refresh()
-    st.rerun()  # redraw the sidebar with the new version
+    # Every page moves to the new latest version: sidebar picker, header, URL.
+    select_version(result.committed_version)
 
 
 def _render_result(ctx: PageContext) -> None:

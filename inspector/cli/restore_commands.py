@@ -1,4 +1,4 @@
-"""``restore``: a guarded RESTORE. The CLI collects input; the backend decides and audits.
+"""``restore`` (a guarded RESTORE) and ``audit``. The CLI collects input; the backend decides.
 
 Refusals that need no plan (no way to confirm, no reason, not at ``--expect-version``)
 come before any Spark work (:func:`inspector.restore.check_intent`); the rest are
@@ -29,6 +29,7 @@ from inspector.restore import (
     execute_restore,
     plan_restore,
 )
+from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
 from inspector.views.history import iso
 from inspector.views.versions import parse_version
@@ -245,3 +246,34 @@ def _result_lines(result: RestoreResult) -> Iterator[str]:
         f"{shlex.quote(result.plan.table_root)} --to-version {result.pre_restore_version} "
         f"--expect-version {result.committed_version} --reason 'undo restore'"
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditResult(Result):
+    """Every restore attempt on a table, from the audit log."""
+
+    trail: AuditTrail
+
+    def to_json(self) -> dict[str, Any]:
+        return self.trail.to_json()
+
+    def text(self) -> Iterator[str]:
+        records = self.trail.records
+        yield f"Restore attempts on {self.trail.table} ({len(records)}; log {self.trail.audit_log}):"
+        if not records:
+            yield "  none recorded."
+        for r in records:
+            e = r.entry
+            target = f"v{e.from_version} -> v{e.to_version}"
+            new = f" = v{e.committed_version}" if e.committed_version is not None else ""
+            undo = f" (undone by v{r.undone_by})" if r.undone_by is not None else ""
+            why = f"  reason: {e.reason}" if e.reason else ""
+            error = f"  error: {e.error}" if e.error else ""
+            yield f"  {e.when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
+
+
+@command("audit", "List every restore attempt on a table recorded in the audit log.")
+@arguments(table_arg)
+def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
+    root = DeltaLog.open(args.table).table_root
+    return AuditResult(trail=audit_trail(settings.audit_log, root))

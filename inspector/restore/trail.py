@@ -1,0 +1,123 @@
+"""The audit trail of a table: every restore attempt, with what became of it.
+
+Reads the audit log (:mod:`inspector.restore.audit`) and gives each attempt a status
+people can filter on: ``planned``, ``refused``, ``failed``, ``committed`` (its
+verification failed), ``verified`` and ``undone`` (a later restore went back to the
+version it started from).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inspector.restore.audit import AuditEntry, read_audit
+
+
+class AttemptStatus(StrEnum):
+    """What became of one restore attempt."""
+
+    PLANNED = "planned"
+    REFUSED = "refused"
+    FAILED = "failed"
+    COMMITTED = "committed"
+    VERIFIED = "verified"
+    UNDONE = "undone"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditRecord:
+    """One attempt of the trail: the log's entry, its status, and the undo when there was one."""
+
+    entry: AuditEntry
+    status: AttemptStatus
+    undone_by: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry's JSON (camelCase keys) with ``status`` and ``undoneBy``."""
+        return {**self.entry.to_json(), "status": self.status.value, "undoneBy": self.undone_by}
+
+    def row(self) -> dict[str, Any]:
+        """A flat row for a table or a CSV file (no nested details)."""
+        e = self.entry
+        return {
+            "when": e.when,
+            "who": e.who,
+            "status": self.status.value,
+            "from version": e.from_version,
+            "to version": e.to_version,
+            "committed version": e.committed_version,
+            "undone by": self.undone_by,
+            "reason": e.reason or "",
+            "error": e.error or "",
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditTrail:
+    """Every restore attempt on one table, oldest first."""
+
+    table: str
+    audit_log: str
+    records: tuple[AuditRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"table", "auditLog", "records": [...]}``."""
+        return {
+            "table": self.table,
+            "auditLog": self.audit_log,
+            "records": [r.to_json() for r in self.records],
+        }
+
+
+def audit_trail(audit_log: str, table_root: str) -> AuditTrail:
+    """The restore attempts on a table, as recorded in the audit log.
+
+    Args:
+        audit_log: The audit log file (setting ``audit_log``); missing means no attempts.
+        table_root: The table's root, as the restore recorded it.
+
+    Returns:
+        The table's attempts, oldest first, each with its status.
+    """
+    wanted = _normalise(table_root)
+    entries = [e for e in read_audit(audit_log) if _normalise(e.table or "") == wanted]
+    undone = _undone_by(entries)
+    records = tuple(
+        AuditRecord(entry=e, status=_status(e, i in undone), undone_by=undone.get(i))
+        for i, e in enumerate(entries)
+    )
+    return AuditTrail(table=table_root, audit_log=audit_log, records=records)
+
+
+def _normalise(root: str) -> str:
+    return root.rstrip("/").removeprefix("file://") if root else root
+
+
+def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
+    """Committed attempts a later commit restored back from: index → the undoing version."""
+    found: dict[int, int] = {}
+    for i, e in enumerate(entries):
+        if e.outcome != "committed":
+            continue
+        for later in entries[i + 1 :]:
+            if (
+                later.outcome == "committed"
+                and later.to_version == e.from_version
+                and later.from_version is not None
+                and e.committed_version is not None
+                and later.from_version >= e.committed_version
+                and later.committed_version is not None
+            ):
+                found[i] = later.committed_version
+                break
+    return found
+
+
+def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
+    if entry.outcome != "committed":
+        return AttemptStatus(entry.outcome)
+    if undone:
+        return AttemptStatus.UNDONE
+    return AttemptStatus.VERIFIED if entry.details.get("verified") else AttemptStatus.COMMITTED

@@ -1,0 +1,129 @@
+"""The audit trail of restore attempts: the backend's statuses, ``audit --json`` and the Audit page.
+
+The attempts are real: a restore the CLI refuses before any plan (no reason), and
+entries written by the audit log's own writer for the commit and its undo.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from inspector.cli.main import main
+from inspector.log.deltalog import DeltaLog
+from inspector.restore.audit import record_attempt
+from inspector.restore.trail import audit_trail
+from tests.conftest import sales_table
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+RECORD_KEYS = {
+    "when",
+    "who",
+    "table",
+    "fromVersion",
+    "toVersion",
+    "reason",
+    "outcome",
+    "committedVersion",
+    "error",
+    "details",
+    "status",
+    "undoneBy",
+}
+
+
+@pytest.fixture
+def audit(tmp_path, monkeypatch):
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(path))
+    return str(path)
+
+
+@pytest.fixture
+def table(tmp_path, audit, capsys):
+    """The sales table with a refused attempt, a verified commit, its undo, another table's entry."""
+    root = DeltaLog.open(sales_table(tmp_path / "sales")).table_root
+    assert main(["restore", root, "--to-version", "1", "--yes"]) == 3  # refused: no reason
+    capsys.readouterr()
+    common = {"table": root, "operator": "ops-anna"}
+    record_attempt(audit, outcome="planned", from_version=4, to_version=1, **common)
+    record_attempt(
+        audit,
+        outcome="committed",
+        from_version=4,
+        to_version=1,
+        committed_version=5,
+        reason="the overwrite at v4 deleted the EU sales",
+        details={"verified": True},
+        **common,
+    )
+    record_attempt(
+        audit,
+        outcome="committed",
+        from_version=5,
+        to_version=4,
+        committed_version=6,
+        reason="undo",
+        details={"verified": True},
+        **common,
+    )
+    record_attempt(audit, outcome="planned", from_version=0, to_version=0, table="/elsewhere")
+    return root
+
+
+def test_the_trail_gives_every_attempt_on_the_table_a_status(audit, table):
+    trail = audit_trail(audit, table)
+
+    assert [r.status.value for r in trail.records] == ["refused", "planned", "undone", "verified"]
+    assert trail.records[0].entry.error and "reason" in trail.records[0].entry.error
+    assert trail.records[2].undone_by == 6
+    assert trail.records[2].entry.who == "ops-anna"
+
+
+def test_audit_json_is_a_contract(audit, table, capsys):
+    assert main(["audit", table, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+
+    assert set(report) == {"table", "auditLog", "records"}
+    assert report["auditLog"] == audit
+    assert all(set(r) == RECORD_KEYS for r in report["records"])
+    assert [r["status"] for r in report["records"]] == ["refused", "planned", "undone", "verified"]
+    assert report["records"][2]["committedVersion"] == 5
+
+
+def test_audit_text_lists_who_what_and_why(table, capsys):
+    assert main(["audit", table]) == 0
+    out = capsys.readouterr().out
+
+    assert "undone by v6" in out and "reason: the overwrite at v4 deleted the EU sales" in out
+
+
+def _open_audit_page(table: str, tmp_path, monkeypatch, *, operator: bool) -> AppTest:
+    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"table": table, "view": "audit"})
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_audit_page_lists_the_attempts_and_filters_them(table, tmp_path, monkeypatch):
+    at = _open_audit_page(table, tmp_path, monkeypatch, operator=True)
+
+    frame = at.dataframe[0].value
+    assert list(frame["status"]) == ["refused", "planned", "undone", "verified"]
+    assert "the overwrite at v4 deleted the EU sales" in set(frame["reason"])
+
+    at.multiselect(key="audit_status_filter").set_value(["refused"]).run()
+    assert list(at.dataframe[0].value["status"]) == ["refused"]
+
+
+def test_the_audit_page_is_for_operators_only(table, tmp_path, monkeypatch):
+    at = _open_audit_page(table, tmp_path, monkeypatch, operator=False)
+
+    assert "audit" not in at.sidebar.radio[0].options
+    assert any("only available in operator mode" in e.value for e in at.error)

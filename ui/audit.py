@@ -1,0 +1,47 @@
+"""The Audit page (operator mode only): every restore attempt on the open table.
+
+Lists what the audit log recorded (planned, refused with the reason, failed, committed,
+verified, undone): who, when, the reason and the versions, with a filter on the status
+and a CSV download. The page only renders :func:`inspector.restore.trail.audit_trail`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from inspector.restore.trail import AttemptStatus, audit_trail
+from ui.common import escape_markdown
+from ui.context import PageContext
+
+STATUS_FILTER = "audit_status_filter"
+
+
+def render(ctx: PageContext) -> None:
+    """The Audit page."""
+    st.subheader("Audit", anchor=False)
+    trail = audit_trail(ctx.settings.audit_log, ctx.log.table_root)
+    st.caption(
+        f"Every restore attempt on this table, oldest first, from `{trail.audit_log}` "
+        "(setting `audit_log`)."
+    )
+    if not trail.records:
+        st.info("No restore was ever planned or attempted on this table.", icon=":material/info:")
+        return
+    present = [s.value for s in AttemptStatus if any(r.status == s for r in trail.records)]
+    chosen = st.multiselect("Status", present, default=present, key=STATUS_FILTER)
+    rows = [r.row() for r in trail.records if r.status.value in chosen]
+    frame = pd.DataFrame(rows, columns=list(trail.records[0].row()))
+    st.dataframe(frame, hide_index=True, width="stretch")
+    st.caption(
+        f"{len(rows)} of {len(trail.records)} attempts shown. "
+        + escape_markdown("'undone by' is the version of the restore that went back.")
+    )
+    st.download_button(
+        "Download (CSV)",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name="restore-audit.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        key="audit_csv",
+    )
