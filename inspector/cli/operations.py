@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from inspector.cli.args import open_table, storage_arg, storage_settings
+from inspector.cli.args import open_table, storage_arg, storage_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _vacuum_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="Table root (the folder holding _delta_log) or file:// URI.")
+    table_arg(parser)
     parser.add_argument(
         "--retain-hours",
         default=None,

@@ -47,6 +47,15 @@ _IGNORED = frozenset(
         "aws_config_file",
     }
 )
+# Variables the clouds' CLIs and SDKs read that are not store options (they are often set
+# in a shell, and the environment's cloud variables are passed as options): skipped.
+_NOT_STORE_OPTIONS = re.compile(
+    r"aws_(ca_bundle|max_attempts|retry_mode|default_output|sts_regional_endpoints|"
+    r"use_fips_endpoint|use_dualstack_endpoint|sdk_\w+|pager|cli_\w+|data_path|"
+    r"ignore_configured_endpoint_urls|execution_env|lambda_\w+|region_name)|"
+    r"azure_(config_dir|core_\w+|subscription_id|extension_dir|http_user_agent|"
+    r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
+)
 _BOOL_CLIENT = frozenset({"allow_http", "allow_invalid_certificates"})
 _SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CONNECTION_STRING|CREDENTIAL", re.I)
 _URL_QUERY = re.compile(r"(https?://[^\s?\"'<>]+)\?[^\s\"'<>]*")
@@ -128,7 +137,7 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
     own = _PREFIXES[scheme]
     for raw_key, value in options.items():
         key = raw_key.lower()
-        if key in _IGNORED or key.startswith("azurite_"):
+        if key in _IGNORED or key.startswith("azurite_") or _NOT_STORE_OPTIONS.fullmatch(key):
             continue
         if key == "azure_storage_connection_string":
             if scheme == "az":
