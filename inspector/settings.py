@@ -17,6 +17,8 @@ from typing import Any
 from inspector.delta.errors import InvalidInput
 
 ENV_PREFIX = "DELTA_INSPECTOR_"
+#: The clouds' own variables that are storage options too (delta-rs names).
+CLOUD_ENV_PREFIXES = ("AWS_", "AZURE_", "AZURITE_", "GOOGLE_")
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "delta-inspector"
 
 
@@ -74,6 +76,16 @@ class Settings:
         str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded."
     )
     check_workers: int = _setting(8, "Parallel workers that stat data files during a health check.")
+    storage_options: str = field(
+        default="",
+        repr=False,  # holds credentials: never in a repr, a log line or an error
+        metadata={
+            "help": "Object store options with delta-rs's names (AWS_ENDPOINT_URL, "
+            "AWS_ALLOW_HTTP, AZURE_STORAGE_ACCOUNT_NAME, ...) as KEY=VALUE lines (newline "
+            "separated). The cloud's own AWS_*, AZURE_* and GOOGLE_* variables are added; "
+            "the CLI's --storage-option overrides both. Secret values are never shown."
+        },
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -88,7 +100,30 @@ class Settings:
             raw = environ.get(ENV_PREFIX + f.name.upper())
             if raw is not None:
                 values[f.name] = _convert(f, raw)
+        cloud = [
+            f"{k}={v}" for k, v in environ.items() if k.upper().startswith(CLOUD_ENV_PREFIXES) and v
+        ]
+        values["storage_options"] = "\n".join([*cloud, values.get("storage_options", "")])
         return cls(**values)
+
+    def storage_option_pairs(self) -> dict[str, str]:
+        """``storage_options`` parsed into a dict (later lines override earlier ones).
+
+        Raises:
+            InvalidInput: If a line is not of the form ``KEY=VALUE`` (the value not shown).
+        """
+        pairs = {}
+        for number, line in enumerate(self.storage_options.splitlines(), start=1):
+            key, sep, value = line.partition("=")
+            if not line.strip():
+                continue
+            if not sep or not key.strip():
+                raise InvalidInput(
+                    f"Line {number} of {ENV_PREFIX}STORAGE_OPTIONS is not KEY=VALUE.",
+                    "Write one option per line, like AWS_REGION=eu-west-1.",
+                )
+            pairs[key.strip()] = value
+        return pairs
 
     def spark_conf_pairs(self) -> dict[str, str]:
         """``spark_conf`` parsed into a dict.

@@ -14,8 +14,11 @@ from typing import Any
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.settings import Settings
+from inspector.storage.options import redact_text
 
 TABLE_KEY = "table_input"
+STORAGE_OPTIONS_KEY = "_storage_options_text"  # the sidebar's typed options (session only)
 VERSION_KEY = "version_select"
 VIEW_KEY = "view_select"
 PENDING_VERSION = "_pending_version"
@@ -32,10 +35,24 @@ def render_error(exc: InspectorError) -> None:
     Args:
         exc: Any error of the inspector's hierarchy.
     """
-    body = f"**{escape_markdown(exc.message)}**"
+    body = f"**{escape_markdown(_redact(exc.message))}**"
     if exc.hint:
-        body += f"\n\n{escape_markdown(exc.hint)}"
+        body += f"\n\n{escape_markdown(_redact(exc.hint))}"
     st.error(body, icon=":material/error:")
+
+
+def _redact(text: str) -> str:
+    """Text with secrets masked: the storage options in use and anything that looks secret."""
+    try:
+        options = Settings.from_env().storage_option_pairs()
+    except InspectorError:
+        options = {}
+    typed = str(st.session_state.get(STORAGE_OPTIONS_KEY) or "")
+    for line in typed.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            options[key.strip()] = value
+    return redact_text(text, options)
 
 
 def render_unexpected(exc: BaseException, where: str) -> None:
@@ -45,7 +62,7 @@ def render_unexpected(exc: BaseException, where: str) -> None:
         exc: The exception.
         where: What was being done, e.g. ``the Version page``.
     """
-    first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+    first_line = _redact((str(exc).strip().splitlines() or [""])[0])[:300]
     st.error(
         f"**Unexpected failure in {escape_markdown(where)}:** {type(exc).__name__}"
         f"{': ' + escape_markdown(first_line) if first_line else ''}\n\n"

@@ -24,6 +24,7 @@ from ui.common import (
     DEFAULT_VIEW,
     PENDING_VERSION,
     PENDING_VIEW,
+    STORAGE_OPTIONS_KEY,
     TABLE_KEY,
     URL_STATE,
     VERSION_KEY,
@@ -70,6 +71,7 @@ def render_sidebar(
     with st.sidebar:
         st.markdown("### :material/change_history: Delta Inspector")
         location = _table_picker(settings)
+        settings = _storage_options(settings, location)
         log = _open(location, settings, notices)
         if log is None:
             if (
@@ -113,8 +115,9 @@ def _table_picker(settings: Settings) -> str:
         "Table",
         key=TABLE_KEY,
         on_change=_reset_version,
-        placeholder="/path/to/table (empty: the demo table)",
-        help="The folder that contains `_delta_log`, or a `file://` URI. Press Enter to open.",
+        placeholder="/path/to/table or s3://bucket/table (empty: the demo table)",
+        help="The folder that contains `_delta_log`, a `file://` URI, or an object store URI "
+        "(`s3://`, `s3a://`, `abfss://`, `az://`, `gs://`). Press Enter to open.",
     )
     if recent:
         st.selectbox(
@@ -127,6 +130,28 @@ def _table_picker(settings: Settings) -> str:
             label_visibility="collapsed",
         )
     return (st.session_state.get(TABLE_KEY) or "").strip()
+
+
+def _storage_options(settings: Settings, location: str) -> Settings:
+    """The settings with the sidebar's storage options added (object store locations only).
+
+    The typed options live in this session's memory only: never in the URL, the recent
+    tables or a file; errors mask their secret values (:func:`ui.common.render_error`).
+    """
+    if "://" not in location or location.startswith("file://"):
+        return settings
+    with st.expander("Storage options", icon=":material/key:"):
+        text = st.text_area(
+            "KEY=VALUE per line (delta-rs names)",
+            key=STORAGE_OPTIONS_KEY,
+            placeholder="AWS_ENDPOINT_URL=http://127.0.0.1:9000\nAWS_REGION=us-east-1",
+            help="Added to the AWS_*/AZURE_*/GOOGLE_* environment variables and "
+            "DELTA_INSPECTOR_STORAGE_OPTIONS. Kept in this session only; secrets are never shown "
+            "in errors and never stored. See docs/object-storage.md.",
+        )
+    if not text.strip():
+        return settings
+    return dataclasses.replace(settings, storage_options=f"{settings.storage_options}\n{text}")
 
 
 def _reset_version() -> None:
@@ -147,7 +172,7 @@ def _open(location: str, settings: Settings, notices: DeltaGenerator) -> DeltaLo
             with notices, st.spinner("Writing the demo table (first start only)…"):
                 location = tables.ensure_demo_table(settings.demo_path)
             st.caption("No table given: showing the built-in demo table.")
-        return tables.open_log(location)
+        return tables.open_log(location, settings)
     except InspectorError as exc:
         with notices:
             render_error(exc)

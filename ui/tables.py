@@ -6,6 +6,7 @@ thread-safe) and refreshed on each rerun; a refresh reads only new commits.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -16,6 +17,8 @@ import streamlit as st
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.storage import parse_location
+from inspector.storage.options import redact_text
 from inspector.views.history import HistoryEntry, build_history
 from ui.common import format_ms
 
@@ -23,24 +26,30 @@ _demo_lock = threading.Lock()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_log(table_root: str) -> DeltaLog:
+def _cached_log(table_root: str, options_digest: str, _options: Mapping[str, str]) -> DeltaLog:
     # Failures are not cached by Streamlit, so a table created later opens on the next try.
-    return DeltaLog.open(table_root)
+    # The options (secrets) are not hashed into the key; their digest is.
+    return DeltaLog.open(table_root, storage_options=_options)
 
 
-def open_log(location: str) -> DeltaLog:
+def open_log(location: str, settings: Settings | None = None) -> DeltaLog:
     """The log of a table, opened once per process and refreshed on every call.
 
     Args:
-        location: A local path or ``file://`` URI, as typed.
+        location: A local path, ``file://`` URI or object store URI (``s3://``, ...), as typed.
+        settings: Whose ``storage_options`` reach the store (credentials, endpoint).
 
     Returns:
         The refreshed log.
 
     Raises:
         NotADeltaTable: If the location holds no readable Delta log.
+        StorageUnavailable: If the store cannot be reached or refuses access.
+        InvalidInput: If a storage option is malformed or unknown.
     """
-    log = _cached_log(resolve_table_root(location))
+    options = settings.storage_option_pairs() if settings else {}
+    digest = hashlib.sha256(json.dumps(sorted(options.items())).encode()).hexdigest()
+    log = _cached_log(parse_location(location).root, digest, options)
     log.refresh()
     return log
 
@@ -116,7 +125,12 @@ def recent_tables(settings: Settings) -> list[str]:
 
 
 def remember_table(settings: Settings, table_root: str) -> None:
-    """Put a table at the top of the recently-opened list (at most ``recent_tables_max``)."""
+    """Put a table at the top of the recently-opened list (at most ``recent_tables_max``).
+
+    Only the location is stored, without a URL query string (where a SAS token would
+    sit) and redacted: never a storage option or a secret.
+    """
+    table_root = redact_text(table_root.split("?", 1)[0])
     entries = [table_root] + [e for e in recent_tables(settings) if e != table_root]
     target = os.path.expanduser(settings.recent_tables_file)
     try:

@@ -1,15 +1,62 @@
-"""Arguments shared by several commands: the table, and how to reach Spark."""
+"""Arguments shared by several commands: the table, how to reach its store, and Spark."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
 
 def table_arg(parser: argparse.ArgumentParser) -> None:
     """The positional TABLE argument every command that reads a table takes."""
-    parser.add_argument("table", help="Table root (the folder holding _delta_log) or file:// URI.")
+    parser.add_argument(
+        "table",
+        help="Table root (the folder holding _delta_log), file:// URI, or an object store URI "
+        "(s3://, s3a://, abfss://, abfs://, az://, gs://).",
+    )
+    storage_arg(parser)
+
+
+def storage_arg(parser: argparse.ArgumentParser) -> None:
+    """Repeatable ``--storage-option KEY=VALUE``: every command that opens a table."""
+    parser.add_argument(
+        "--storage-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Object store option with delta-rs's name, e.g. AWS_ENDPOINT_URL=http://... "
+        "(repeatable; overrides AWS_*/AZURE_*/GOOGLE_* variables and "
+        "DELTA_INSPECTOR_STORAGE_OPTIONS). Secret values are never printed.",
+    )
+
+
+def storage_settings(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with ``--storage-option`` pairs added (validated now).
+
+    Raises:
+        InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; the value is not shown).
+    """
+    from inspector.storage.options import parse_option
+
+    flags = [parse_option(text) for text in getattr(args, "storage_option", None) or []]
+    if not flags:
+        return settings
+    lines = [settings.storage_options, *(f"{k}={v}" for k, v in flags)]
+    return dataclasses.replace(settings, storage_options="\n".join(lines))
+
+
+def open_table(args: argparse.Namespace, settings: Settings) -> DeltaLog:
+    """Open ``args.table`` with the storage options of the settings and ``--storage-option``.
+
+    Raises:
+        InvalidInput: If a storage option is malformed.
+        NotADeltaTable: If the location holds no readable Delta log.
+        StorageUnavailable: If the store cannot be reached or refuses access.
+    """
+    options = storage_settings(args, settings).storage_option_pairs()
+    return DeltaLog.open(args.table, storage_options=options)
 
 
 def spark_args(parser: argparse.ArgumentParser) -> None:

@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode
-from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.health import HealthReport
 
@@ -67,7 +66,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     from inspector.views.health import check_table
 
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     show = sys.stderr.isatty() and not args.json
     report = check_table(
         log,

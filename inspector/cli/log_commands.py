@@ -7,12 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
-from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.deltalog import table_problems
 from inspector.settings import Settings
 from inspector.views.compatibility import Compatibility, describe_compatibility
 from inspector.views.history import HistoryEntry, build_history, history_record, iso
@@ -56,7 +56,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     entries = list(reversed(build_history(log, settings)))
     if args.limit is not None:
         entries = entries[: max(args.limit, 0)]
@@ -97,7 +97,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     return FilesResult(commit=log.commit(parse_version(args.version, log)))
 
 
@@ -150,7 +150,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     version = None if args.version is None else parse_version(args.version, log)
     history = build_history(log, settings)
     return DetailResult(

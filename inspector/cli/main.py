@@ -59,10 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else argv
     as_json = "--json" in argv
+    secrets = _secrets(argv)
     try:
         args = build_parser().parse_args(argv)
     except InvalidInput as exc:
-        return render_error(kind=exc.kind, message=str(exc), code=exc.exit_code, as_json=as_json)
+        return render_error(
+            kind=exc.kind,
+            message=str(exc),
+            code=exc.exit_code,
+            as_json=as_json,
+            secrets=secrets,
+        )
     except SystemExit as exc:  # --help and --version print and exit 0
         return int(exc.code or 0)
     try:
@@ -78,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             code=exc.exit_code,
             as_json=args.json,
             context=error_context(exc),
+            secrets=secrets,
         )
     except KeyboardInterrupt:
         return render_error(
@@ -93,7 +101,25 @@ def main(argv: list[str] | None = None) -> int:
             "Please report it with the command you ran.",
             code=ExitCode.UNEXPECTED,
             as_json=args.json,
+            secrets=secrets,
         )
+
+
+def _secrets(argv: list[str]) -> dict[str, str]:
+    """Every storage option this run may use, from the environment and the raw arguments.
+
+    Read before parsing, so that even a usage error never echoes a secret.
+    """
+    options = dict(os.environ)
+    for i, arg in enumerate(argv):
+        text = arg.partition("=")[2] if arg.startswith("--storage-option=") else None
+        if arg == "--storage-option" and i + 1 < len(argv):
+            text = argv[i + 1]
+        if text is not None:
+            key, sep, value = text.partition("=")
+            # Without '=' the whole argument may be a secret: mask it as one.
+            options[key if sep else "SECRET"] = value if sep else text
+    return options
 
 
 def _first_line(exc: BaseException) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from inspector.cli.args import open_table, storage_arg, storage_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
-from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.health import version_ranges
 from inspector.views.history import iso
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _vacuum_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="Table root (the folder holding _delta_log) or file:// URI.")
+    table_arg(parser)
     parser.add_argument(
         "--retain-hours",
         default=None,
@@ -46,7 +46,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> int:
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
-        DeltaLog.open(args.table),
+        open_table(args, settings),
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
     )
@@ -94,6 +94,7 @@ def _or_none(version: int | None) -> str:
 def _replica_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("primary", help="The primary table's location.")
     parser.add_argument("replica", help="The replica's location.")
+    storage_arg(parser)  # the same options reach both (one store, or a local replica)
 
 
 @command(
@@ -106,7 +107,14 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
 def replica_command(args: argparse.Namespace, settings: Settings) -> int:
     from inspector.views.replica import compare_replica
 
-    report = compare_replica(args.primary, args.replica, settings=settings)
+    options = storage_settings(args, settings).storage_option_pairs()
+    report = compare_replica(
+        args.primary,
+        args.replica,
+        settings=settings,
+        primary_options=options,
+        replica_options=options,
+    )
     if args.json:
         emit_json(report.to_json())
     else:

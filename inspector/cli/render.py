@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
+from inspector.storage.options import redact_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,9 +62,18 @@ def render(result: object, *, as_json: bool) -> int:
 
 
 def render_error(
-    *, kind: str, message: str, code: int, as_json: bool, context: dict[str, Any] | None = None
+    *,
+    kind: str,
+    message: str,
+    code: int,
+    as_json: bool,
+    context: dict[str, Any] | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> int:
     """The one place the CLI prints an error; returns the exit code.
+
+    The message is redacted (:func:`inspector.storage.options.redact_text`): no secret
+    storage option, SAS token or URL signature is ever printed.
 
     Args:
         kind: The error's type name.
@@ -71,7 +81,9 @@ def render_error(
         code: The exit code.
         as_json: Also print the JSON error object on stdout.
         context: What the command knew before failing (a refused restore: its plan).
+        secrets: The storage options in use (their secret values are masked).
     """
+    message = redact_text(message, secrets)
     print(f"error: {message}", file=sys.stderr)
     if as_json:
         error = {"type": kind, "message": message, "exitCode": code}

@@ -14,11 +14,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import spark_args, spark_settings, table_arg
+from inspector.cli.args import (
+    open_table,
+    spark_args,
+    spark_settings,
+    storage_settings,
+    table_arg,
+)
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
-from inspector.log.deltalog import DeltaLog
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -117,8 +122,8 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    settings = spark_settings(args, settings)
-    log = DeltaLog.open(args.table)
+    settings = storage_settings(args, spark_settings(args, settings))
+    log = open_table(args, settings)
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
     )

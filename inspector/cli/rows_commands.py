@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import spark_args, spark_settings, table_arg
+from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
-from inspector.log.deltalog import DeltaLog
 from inspector.rows.preview import Preview, ResolvedVersion
 from inspector.settings import Settings
 from inspector.views.versions import parse_version
@@ -90,7 +89,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     from inspector.rows.preview import build_preview, resolve_version
 
     settings = spark_settings(args, settings)
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
@@ -145,7 +144,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     from inspector.views.filediff import diff_files
 
     settings = spark_settings(args, settings)
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     diff = diff_files(
         log, parse_version(args.from_version, log), parse_version(args.to_version, log)
     )

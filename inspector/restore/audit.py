@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from inspector.storage.options import redact_text
+
 OUTCOMES = ("planned", "refused", "committed", "failed")
 
 
@@ -76,8 +78,12 @@ def record_attempt(
     committed_version: int | None = None,
     error: str | None = None,
     details: Mapping[str, Any] | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> AuditEntry:
     """Append one attempt to the audit log and return it.
+
+    The line is redacted (:func:`inspector.storage.options.redact_text`) before it is
+    written: no secret storage option, SAS token or URL signature reaches the file.
 
     Args:
         path: The audit log file (created with its folder when missing).
@@ -90,6 +96,7 @@ def record_attempt(
         committed_version: The new version, for ``committed``.
         error: Why it was refused or failed.
         details: Extra facts (metrics, overrides used, verification summary).
+        secrets: The storage options in use (their secret values are masked).
 
     Returns:
         The entry that was written.
@@ -111,7 +118,8 @@ def record_attempt(
         error=error,
         details=dict(details or {}),
     )
-    _append_line(path, json.dumps(entry.to_json(), default=str, ensure_ascii=False))
+    line = json.dumps(entry.to_json(), default=str, ensure_ascii=False)
+    _append_line(path, redact_text(line, secrets))
     return entry
 
 

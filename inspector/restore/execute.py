@@ -154,6 +154,7 @@ def execute_restore(
         exc.plan = exc.plan or plan
         record_attempt(
             settings.audit_log,
+            secrets=settings.storage_option_pairs(),
             outcome="refused",
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
@@ -162,7 +163,11 @@ def execute_restore(
         raise
     except BaseException as exc:
         record_attempt(
-            settings.audit_log, outcome="failed", error=f"{type(exc).__name__}: {exc}", **audit
+            settings.audit_log,
+            secrets=settings.storage_option_pairs(),
+            outcome="failed",
+            error=f"{type(exc).__name__}: {exc}",
+            **audit,
         )
         raise
     return _verify(result, settings, spark, audit)
@@ -175,6 +180,7 @@ def _verify(
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
+        secrets=settings.storage_option_pairs(),
         outcome="committed",
         committed_version=result.committed_version,
         details={
@@ -192,7 +198,7 @@ def _verify(
 
 def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) -> RestoreResult:
     plan, reason = request.plan, request.reason.strip()
-    log = DeltaLog.open(plan.table_root)
+    log = DeltaLog.open(plan.table_root, storage_options=settings.storage_option_pairs())
     _recheck(plan, log, request.allow_missing_files, settings)
     if plan.delta_jars:
         from inspector.restore.native import restore_with_delta
@@ -204,6 +210,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
             reason,
             request.allow_missing_files,
             request.allow_protocol_downgrade,
+            settings.storage_option_pairs(),
         )
         return _result(request, version, user, "delta-spark", None)
     version = plan.read_version + 1
@@ -295,7 +302,7 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         A plan to execute with :func:`execute_restore` (confirmation and reason required).
     """
     return plan_restore(
-        DeltaLog.open(result.plan.table_root),
+        DeltaLog.open(result.plan.table_root, storage_options=settings.storage_option_pairs()),
         result.pre_restore_version,
         settings=settings,
         spark=spark,

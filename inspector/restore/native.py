@@ -7,6 +7,7 @@ so it is kept deliberately small.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
@@ -23,6 +24,7 @@ def restore_with_delta(
     reason: str,
     allow_missing_files: bool,
     allow_protocol_downgrade: bool,
+    storage_options: Mapping[str, str] | None = None,
 ) -> int:
     """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
 
@@ -45,7 +47,7 @@ def restore_with_delta(
     finally:
         spark.conf.unset(_USER_METADATA)
         spark.conf.unset(_ALLOW_DOWNGRADE)
-    log = DeltaLog.open(plan.table_root)
+    log = DeltaLog.open(plan.table_root, storage_options=storage_options)
     version = plan.read_version + 1
     if log.commit(version).commit_info.operation != "RESTORE":
         raise ConcurrentModification(

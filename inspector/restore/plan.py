@@ -210,6 +210,7 @@ def plan_restore(
         plan = _full_plan(log, current, target_snap, requested, settings, spark)
     record_attempt(
         settings.audit_log,
+        secrets=settings.storage_option_pairs(),
         table=plan.table_root,
         outcome="planned",
         from_version=plan.read_version,

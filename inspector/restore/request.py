@@ -189,6 +189,7 @@ def refuse(
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
     record_attempt(
         settings.audit_log,
+        secrets=settings.storage_option_pairs(),
         table=table,
         outcome="refused",
         from_version=from_version,

@@ -108,7 +108,7 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
     """
     version, target_version = result.committed_version, result.plan.target_version
     try:
-        log = DeltaLog.open(result.plan.table_root)
+        log = DeltaLog.open(result.plan.table_root, storage_options=settings.storage_option_pairs())
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
         return Verification(

@@ -47,9 +47,25 @@ _IGNORED = frozenset(
         "aws_config_file",
     }
 )
+# Variables the clouds' CLIs and SDKs read that are not store options (they are often set
+# in a shell, and the environment's cloud variables are passed as options): skipped.
+_NOT_STORE_OPTIONS = re.compile(
+    r"aws_(ca_bundle|max_attempts|retry_mode|default_output|sts_regional_endpoints|"
+    r"use_fips_endpoint|use_dualstack_endpoint|sdk_\w+|pager|cli_\w+|data_path|"
+    r"ignore_configured_endpoint_urls|execution_env|lambda_\w+|region_name)|"
+    r"azure_(config_dir|core_\w+|subscription_id|extension_dir|http_user_agent|"
+    r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
+)
 _BOOL_CLIENT = frozenset({"allow_http", "allow_invalid_certificates"})
 _SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CONNECTION_STRING|CREDENTIAL", re.I)
 _URL_QUERY = re.compile(r"(https?://[^\s?\"'<>]+)\?[^\s\"'<>]*")
+# ``NAME=value`` where NAME says secret (AccountKey=, sig=, X-Amz-Signature=,
+# AWS_SECRET_ACCESS_KEY=, ...): the value up to a separator is masked.
+_SECRET_ASSIGNMENT = re.compile(
+    r"(\b[\w-]*(?:SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CREDENTIAL)[\w-]*\s*=\s*)"
+    r"(?!\*\*\*|value\b)([^\s;&,'\"<>]+)",
+    re.I,
+)
 REDACTED = "***"
 
 
@@ -69,8 +85,9 @@ def parse_option(text: str) -> tuple[str, str]:
     """
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
+        shown = "a secret" if is_secret(text) else f"'{redact_text(text)}'"
         raise InvalidInput(
-            f"The storage option '{redact_text(text)}' is not KEY=VALUE.",
+            f"The storage option {shown} is not KEY=VALUE.",
             "Write it like --storage-option AWS_REGION=eu-west-1.",
         )
     return key.strip(), value
@@ -87,12 +104,22 @@ def redact_options(options: Mapping[str, str]) -> dict[str, str]:
 
 
 def redact_text(text: str, options: Mapping[str, str] | None = None) -> str:
-    """Text safe to show: secret option values and URL query strings (SAS tokens) removed."""
-    out = _URL_QUERY.sub(r"\1?" + REDACTED, text)
-    for key, value in (options or {}).items():
+    """Text safe to show: the one redaction for the CLI, the app and the audit log.
+
+    Masks the values of secret options given (wherever they appear), URL query strings
+    (SAS tokens, presigned ``X-Amz-Signature``), and any ``NAME=value`` whose name says
+    secret (``AccountKey=``, ``sig=``, ``AWS_SECRET_ACCESS_KEY=``).
+
+    Args:
+        text: What is about to be shown or written.
+        options: Storage options in use (their secret values are masked anywhere).
+    """
+    out = text
+    for key, value in sorted((options or {}).items(), key=lambda kv: -len(kv[1])):
         if is_secret(key) and len(value) >= 4:
             out = out.replace(value, REDACTED)
-    return out
+    out = _URL_QUERY.sub(r"\1?" + REDACTED, out)
+    return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, out)
 
 
 def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
@@ -110,7 +137,7 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
     own = _PREFIXES[scheme]
     for raw_key, value in options.items():
         key = raw_key.lower()
-        if key in _IGNORED or key.startswith("azurite_"):
+        if key in _IGNORED or key.startswith("azurite_") or _NOT_STORE_OPTIONS.fullmatch(key):
             continue
         if key == "azure_storage_connection_string":
             if scheme == "az":

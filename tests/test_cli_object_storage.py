@@ -1,0 +1,166 @@
+"""Specification: the CLI reads tables in S3 (moto on loopback) with ``--storage-option``.
+
+The options come only from the command line here (no ``AWS_*`` variables), and every
+failure (no such bucket, wrong credentials, nothing listening) is one line, a documented
+exit code and no traceback, and never shows a secret.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from inspector.cli.main import main
+from inspector.delta.errors import ExitCode
+from tests.conftest import CORPUS, REPO
+from tests.object_stores import closed_port_endpoint
+
+PARTITIONED = "dat-v0.0.2/multi_partitioned/delta"
+SECRET = "do-not-print-this-secret"
+
+
+@pytest.fixture(autouse=True)
+def no_cloud_env(monkeypatch):
+    """No AWS_* variable: the options must come from --storage-option."""
+    for key in list(os.environ):
+        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
+            monkeypatch.delenv(key)
+
+
+def flags(options: dict[str, str]) -> list[str]:
+    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
+
+
+def run(capsys, *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_history_json_of_an_s3_table_equals_its_local_copy(s3_server):
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_"))}
+    # Both copies' files are newer than their commits: no time warning on either side.
+    env["DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS"] = str(10**10)
+    cmd = [sys.executable, "-m", "inspector", "history"]
+    remote = subprocess.run(
+        [*cmd, uri, "--json", *flags(s3_server.options)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+    local = subprocess.run(
+        [*cmd, str(CORPUS / PARTITIONED), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=True,
+    )
+    assert remote.returncode == 0, remote.stderr
+    assert without_file_times(json.loads(remote.stdout)) == without_file_times(
+        json.loads(local.stdout)
+    )
+
+
+def without_file_times(history: list[dict]) -> list[dict]:
+    """The history without what the upload changes: the log files' modification times."""
+    upload = {"timestamp", "timestampSource", "fileModificationTime"}
+    return [{k: v for k, v in entry.items() if k not in upload} for entry in history]
+
+
+@pytest.mark.parametrize(
+    "command", [["files", "--version", "1"], ["detail"], ["vacuum-plan"]], ids=str
+)
+def test_every_table_command_takes_storage_options(capsys, s3_server, command):
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    code, out, err = run(capsys, *command, uri, "--json", *flags(s3_server.options))
+    assert code == 0, err
+    assert json.loads(out)
+
+
+def test_the_health_check_refuses_an_object_store_instead_of_calling_files_missing(
+    capsys, s3_server
+):
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    code, _, err = run(capsys, "check", uri, *flags(s3_server.options))
+    assert code == ExitCode.BAD_INPUT
+    assert "local tables only" in one_error_line(err)
+
+
+def test_without_credentials_nothing_opens_and_the_cause_is_said(capsys, s3_server):
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    code, _, err = run(capsys, "history", uri)
+    assert code in (ExitCode.BAD_INPUT, ExitCode.ENVIRONMENT)
+    one_error_line(err)
+
+
+def test_a_bucket_that_does_not_exist(capsys, s3_server):
+    code, _, err = run(capsys, "history", "s3://no-such-bucket/t", *flags(s3_server.options))
+    assert code == ExitCode.BAD_INPUT, err  # the location is wrong: bad input
+    assert "no-such-bucket" in one_error_line(err)
+
+
+def test_wrong_credentials_are_refused_without_showing_them(capsys, s3_server):
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    wrong = {**s3_server.options, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ACCESS_KEY_ID": "nobody"}
+    code, out, err = run(capsys, "history", uri, "--json", *flags(wrong))
+    # moto accepts any key unless IAM is enforced: then the table simply opens.
+    assert code in (ExitCode.OK, ExitCode.ENVIRONMENT), err
+    if code:
+        one_error_line(err)
+    assert SECRET not in err + out
+
+
+def test_no_network_is_one_clear_environment_error(capsys, s3_server):
+    options = {**s3_server.options, "AWS_ENDPOINT_URL": closed_port_endpoint()}
+    options["AWS_SECRET_ACCESS_KEY"] = SECRET
+    code, out, err = run(capsys, "history", "s3://tables/t", "--json", *flags(options))
+    assert code == ExitCode.ENVIRONMENT, err
+    line = one_error_line(err)
+    assert "127.0.0.1" in line
+    assert SECRET not in err + out
+    assert json.loads(out)["error"]["exitCode"] == ExitCode.ENVIRONMENT
+
+
+@pytest.mark.parametrize(
+    "bad", ["no-equals-sign", "=value", f"AWS_SECRET_ACCESS_KEY{SECRET}"], ids=str
+)
+def test_a_malformed_storage_option_is_bad_input(capsys, bad):
+    code, out, err = run(capsys, "history", CORPUS / PARTITIONED, "--storage-option", bad)
+    assert code == ExitCode.BAD_INPUT
+    assert "KEY=VALUE" in one_error_line(err)
+    assert SECRET not in err + out
+
+
+def test_a_secret_option_never_appears_in_an_error(capsys):
+    code, out, err = run(
+        capsys,
+        "history",
+        "s3://tables/t",
+        "--json",
+        "--storage-option",
+        f"AWS_SECRET_ACCESS_KEY={SECRET}",
+        "--storage-option",
+        "AWS_NOT_AN_OPTION=x",
+        "--storage-option",
+        f"AWS_ENDPOINT_URL={closed_port_endpoint()}",
+        "--storage-option",
+        "AWS_ALLOW_HTTP=true",
+    )
+    assert code != 0
+    one_error_line(err)
+    assert SECRET not in err + out
