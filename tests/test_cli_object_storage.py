@@ -92,13 +92,13 @@ def test_every_table_command_takes_storage_options(capsys, s3_server, command):
     assert json.loads(out)
 
 
-def test_the_health_check_refuses_an_object_store_instead_of_calling_files_missing(
+def test_the_health_check_of_an_object_store_table_given_options_by_flag_finds_it_consistent(
     capsys, s3_server
 ):
     uri = s3_server.upload(CORPUS / PARTITIONED)
-    code, _, err = run(capsys, "check", uri, *flags(s3_server.options))
-    assert code == ExitCode.BAD_INPUT
-    assert "local tables only" in one_error_line(err)
+    code, out, err = run(capsys, "check", uri, "--json", *flags(s3_server.options))
+    assert code == 0, err
+    assert json.loads(out)["consistent"] is True
 
 
 def test_without_credentials_nothing_opens_and_the_cause_is_said(capsys, s3_server):

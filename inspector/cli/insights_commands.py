@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
-from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.views.history import build_history
 from inspector.views.insights import LayoutInsights, layout_insights
@@ -83,7 +82,7 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_insights_args)
 def insights_command(args: argparse.Namespace, settings: Settings) -> InsightsResult:
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     version = log.latest_version if args.version is None else parse_version(args.version, log)
     snapshot = log.snapshot(version)
     found = layout_insights(snapshot, build_history(log, settings))

@@ -280,5 +280,5 @@ class AuditResult(Result):
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
 def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
-    root = DeltaLog.open(args.table).table_root
+    root = open_table(args, settings).table_root
     return AuditResult(trail=audit_trail(settings.audit_log, root))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.storage.local import LocalStorage
 from inspector.views.health.evaluate import (
     Examiner,
     Progress,
@@ -41,16 +40,7 @@ def check_table(
 
     Returns:
         The report.
-
-    Raises:
-        InvalidInput: If the table is in an object store (files are stat'ed on disk).
     """
-    if not isinstance(log.storage, LocalStorage):
-        # The file walk and stats are local; on a store they would call every file missing.
-        raise InvalidInput(
-            f"The health check reads local tables only; {log.table_root} is in an object store.",
-            "Copy the table (or mount the bucket) locally and check that copy.",
-        )
     trace = Tracer(log, all_checkpoints=all_versions, deep=deep).run()
     walked = walk_sizes(log.storage, trace.root, _partition_columns(log))
     workers = max(1, settings.check_workers)
