@@ -115,9 +115,30 @@ class MetricRow:
     def __init__(self) -> None:
         self._row = st.container(horizontal=True, gap="large")
 
-    def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
-        """``st.metric`` in this row, as wide as its value."""
-        self._row.metric(label, value, delta, width="content", **kwargs)
+    def metric(
+        self,
+        label: str,
+        value: Any,
+        delta: Any = None,
+        *,
+        caption: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``st.metric`` in this row, as wide as its value.
+
+        Args:
+            label: The metric's label.
+            value: The figure.
+            delta: A change only (shown with an arrow); never a size or other figure.
+            caption: A figure that is not a change (e.g. a size), as a caption under the value.
+            **kwargs: Passed to ``st.metric``.
+        """
+        if caption is None:
+            self._row.metric(label, value, delta, width="content", **kwargs)
+            return
+        cell = self._row.container(width="content", gap=None)
+        cell.metric(label, value, delta, width="content", **kwargs)
+        cell.caption(caption)
 
 
 def metric_row() -> MetricRow:
