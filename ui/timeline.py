@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.views.history import HistoryEntry
+from inspector.delta.text import version_ranges
+from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
 
@@ -117,6 +118,7 @@ def _row(e: HistoryEntry) -> dict:
         "added_rows": e.added_records,
         "removed_rows": e.removed_records,
         "problem_count": len(e.problems),
+        "other_problems": sum(not is_copy_problem(p) for p in e.problems),
         "problems": " | ".join(e.problems),
         "timestamp_source": stamps.source,
         "commit_info_time": stamps.commit_info,
@@ -139,7 +141,16 @@ def render(ctx: PageContext) -> None:
         )
         return
     frame = history_frame(ctx.cache_key, ctx.history)
-    shown, size_by = _filters(frame)
+    copied = looks_copied(ctx.history)
+    if copied:
+        st.info(
+            "**This looks like a copy:** every commit file was written at about the same time, "
+            "but the commitInfo times differ. File times are the copy's; commitInfo times are "
+            "shown instead (time travel by timestamp still uses the file times).",
+            icon=":material/content_copy:",
+        )
+        frame = frame.assign(problem_count=frame["other_problems"])
+    shown, size_by = _filters(frame, copied)
     st.caption(
         f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
         "removed · a ring marks a version with problems · click a mark to select it"
@@ -152,7 +163,7 @@ def render(ctx: PageContext) -> None:
     _history_table(shown, ctx.version)
 
 
-def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
     ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
     time_col = st.container()  # its own row: the end label has room and no control above it
     counts = frame["operation"].value_counts()
@@ -166,9 +177,9 @@ def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     axis = axis_col.segmented_control(
         "Time axis",
         ["history", "commitInfo"],
-        default="history",
+        default="commitInfo" if copied else "history",
         required=True,
-        key="timeline_axis",
+        key=f"timeline_axis_{copied}",
         help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
         "writer's clock, which survives copying a table (falls back to history when absent).",
     )
@@ -360,10 +371,9 @@ def _problems_note(frame: pd.DataFrame) -> None:
     flagged = frame[frame["problem_count"] > 0]
     if flagged.empty:
         return
-    listed = ", ".join(f"v{v}" for v in flagged["version"].head(20))
-    more = f" and {len(flagged) - 20:,} more" if len(flagged) > 20 else ""
+    listed = version_ranges([int(v) for v in flagged["version"]])
     st.warning(
-        f"{len(flagged):,} version(s) have problems: {listed}{more}. Select one to read "
+        f"{len(flagged):,} version(s) have problems: {listed}. Select one to read "
         "what is wrong; the *problems* column below has the details.",
         icon=":material/warning:",
     )

@@ -362,7 +362,7 @@ def retention_status(version: VersionRetention, now_ms: int) -> str:
         return _STATE_WORDS.get(version.state, str(version.state))
     if version.expires_at is None:
         return "restorable"
-    day = iso(version.expires_at)[:10]
+    day = (iso(version.expires_at) or "")[:10]
     if version.expires_at <= now_ms:
         return f"at risk since {day}"
     return f"restorable until {day}"
