@@ -20,9 +20,7 @@ def _page(table: str, view: str, monkeypatch, tmp_path) -> AppTest:
     return at.run()
 
 
-def test_a_copied_table_is_said_once_and_the_timeline_uses_commit_info_times(
-    monkeypatch, tmp_path
-):
+def test_a_copied_table_is_said_once_and_the_timeline_uses_commit_info_times(monkeypatch, tmp_path):
     at = _page(str(CDF), "timeline", monkeypatch, tmp_path)
 
     assert not at.exception and not at.error
@@ -67,3 +65,37 @@ def test_a_metric_with_a_size_shows_it_as_a_caption_without_an_arrow():
     assert removed.value == "9" and not removed.delta
     assert "40.6 KB" in [c.value for c in at.caption]
     assert files.delta == "+1"
+
+
+def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from inspector.log.deltalog import DeltaLog
+    from inspector.views.filediff import diff_files
+    from inspector.views.rowrecords import RowDiff, RowSamples
+    from ui.diff_rows import carried_over_note
+
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": pa.array(range(10), pa.int64())}))
+    DeltaTable(path).update(updates={"id": "id + 100"}, predicate="id = 3")
+    diff = diff_files(DeltaLog.open(path), 0, 1)
+    # What the row diff finds for that UPDATE (one row out, one row in), as Spark reports it.
+    rows = RowDiff(
+        from_version=0,
+        to_version=1,
+        columns=("id",),
+        key=(),
+        added=1,
+        removed=1,
+        changed=None,
+        files_read=2,
+        bytes_read=0,
+        samples=RowSamples(offset=0, limit=10),
+    )
+
+    note = carried_over_note(diff, rows)
+
+    assert note is not None and note.startswith(
+        "1 file(s) rewritten: 9 unchanged rows carried over"
+    )
