@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.present.values import EMPTY
 
 TABLE_KEY = "table_input"
 VERSION_KEY = "version_select"
@@ -149,7 +150,7 @@ def metric_row() -> MetricRow:
 def format_bytes(size: int | float | None) -> str:
     """A byte count for people: ``0 B``, ``751 B``, ``12.3 KB``, ``1.20 GB`` (powers of 1024)."""
     if size is None:
-        return "–"
+        return EMPTY
     value, unit = float(size), "B"
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if abs(value) < 1024 or unit == "PB":
@@ -163,7 +164,7 @@ def format_bytes(size: int | float | None) -> str:
 def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
     """Milliseconds since the epoch as ``2024-10-08 05:42:52 UTC`` (``–`` when unknown)."""
     if ms is None:
-        return "–"
+        return EMPTY
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     text = moment.strftime("%Y-%m-%d %H:%M:%S")
     if with_ms:
@@ -173,4 +174,4 @@ def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
 
 def format_count(value: int | None) -> str:
     """A count with thousands separators, ``–`` when unknown."""
-    return "–" if value is None else f"{value:,}"
+    return EMPTY if value is None else f"{value:,}"

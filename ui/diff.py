@@ -155,6 +155,11 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
             ),
             hide_index=True,
             placeholder=EMPTY,
+            column_config={
+                "version": st.column_config.NumberColumn("version", format="%d", width="small"),
+                "timestamp": st.column_config.TextColumn("timestamp", width="medium"),
+                "operation": st.column_config.TextColumn("operation", width="medium"),
+            },
             key="diff_commits",
         )
 

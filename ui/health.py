@@ -185,6 +185,7 @@ def _render_versions(report: HealthReport) -> None:
         hide_index=True,
         height=min(38 + 35 * len(frame), 420),
         column_config={"problems": st.column_config.TextColumn("problems", width="large")},
+        placeholder=EMPTY,
         key="health_runs",
     )
     files = damaged_files(report)
@@ -200,7 +201,7 @@ def _render_versions(report: HealthReport) -> None:
                     "problem": str(f.problem).replace("_", " "),
                     "path": f.path,
                     "needed by": f.versions_text,
-                    "detail": f.detail or "–",
+                    "detail": f.detail or EMPTY,
                 }
                 for f in files
             ]
@@ -243,6 +244,7 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
         hide_index=True,
         height=min(38 + 60 * len(frame), 480),
         row_height=60,
+        placeholder=EMPTY,
         column_config={
             "version": st.column_config.NumberColumn("version", format="%d", width="small"),
             "status": st.column_config.TextColumn("status", width="medium"),
@@ -261,4 +263,6 @@ def _render_orphans(report: HealthReport) -> None:
         "that never arrived. Nothing is deleted here."
     )
     if report.orphan_paths:
-        st.dataframe(pd.DataFrame({"path": report.orphan_paths}), hide_index=True)
+        st.dataframe(
+            pd.DataFrame({"path": report.orphan_paths}), hide_index=True, placeholder=EMPTY
+        )

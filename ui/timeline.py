@@ -20,6 +20,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.text import version_ranges
+from inspector.present.values import EMPTY
 from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
@@ -384,11 +385,11 @@ _TABLE_COLUMNS = {
     "timestamp": st.column_config.DatetimeColumn(
         "timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"
     ),
-    "operation": st.column_config.TextColumn("operation"),
+    "operation": st.column_config.TextColumn("operation", width="medium"),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
-    "user": st.column_config.TextColumn("user"),
-    "engine": st.column_config.TextColumn("engineInfo"),
+    "user": st.column_config.TextColumn("user", width="medium"),
+    "engine": st.column_config.TextColumn("engineInfo", width="medium"),
     "read_version": st.column_config.NumberColumn("readVersion", format="%d"),
     "blind_append": st.column_config.CheckboxColumn("isBlindAppend"),
     "added_files": st.column_config.NumberColumn("+files", format="%d"),
@@ -424,7 +425,7 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
         on_select=lambda: _on_row_select(key, versions),
         selection_mode="single-row",
         selection_default={"selection": {"rows": ticked}},
-        placeholder="–",
+        placeholder=EMPTY,
         height=min(36 + 35 * len(table), 460) if not wrap else min(36 + 72 * len(table), 620),
         # Rows taller than 4rem let Streamlit wrap text: the problems column then needs
         # no horizontal scroll. Only when some version has problems (else rows stay compact).
