@@ -25,12 +25,20 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | N
             + diff.from_side.metadata.schema.field_names()
         )
     )
+    suggested = [c for c in diff.to_side.metadata.partition_columns if c in columns]
+    columns = suggested + [c for c in columns if c not in suggested]  # suggestions listed first
+    hint = (
+        f" Partition columns first ({', '.join(suggested)}): add an id column to them."
+        if suggested
+        else ""
+    )
     key = tuple(
         st.multiselect(
             "Key columns (optional)",
             columns,
             key="diff_key",
-            help="With a key, rows are matched by it: keys added, removed and changed.",
+            help="With a key, rows are matched by it: an update shows as a changed row "
+            "(before → after) rather than a removed and an added one." + hint,
         )
     )
     changed = len(diff.only_in_from) + len(diff.only_in_to)
