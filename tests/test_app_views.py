@@ -99,3 +99,15 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     assert note is not None and note.startswith(
         "1 file(s) rewritten: 9 unchanged rows carried over"
     )
+
+
+def test_the_timeline_chart_carries_a_retention_band_with_a_legend(monkeypatch, tmp_path):
+    import json
+
+    at = _page(str(APPENDS), "timeline", monkeypatch, tmp_path)
+
+    assert not at.exception and not at.error
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = {t.get("name") for t in figure["data"]}
+    assert {n for n in names if n and n.startswith("retention: ")}
+    assert figure["layout"].get("shapes")

@@ -24,6 +24,7 @@ from inspector.present.values import EMPTY
 from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
+from ui.timeline_retention import add_retention_band
 
 # Kinds of operation, each with one colour; the hover shows the exact operation name.
 KIND_COLOURS = {
@@ -154,12 +155,13 @@ def render(ctx: PageContext) -> None:
     shown, size_by = _filters(frame, copied)
     st.caption(
         f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
-        "removed · a ring marks a version with problems · click a mark to select it"
+        "removed · a ring marks a version with problems · pale bands: retention · click a mark "
+        "to select it"
     )
     if shown.empty:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
-    _chart(shown, ctx.version, size_by)
+    _chart(shown, ctx.version, size_by, ctx)
     _problems_note(frame)
     _history_table(shown, ctx.version)
 
@@ -253,7 +255,7 @@ def _int(value: Any) -> int | None:
     return None if pd.isna(value) else int(value)
 
 
-def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
+def _chart(frame: pd.DataFrame, selected: int, size_by: str, ctx: PageContext) -> None:
     trace = go.Scattergl if len(frame) >= _WEBGL_FROM else go.Scatter
     sizes, hover = _marker_sizes(frame, size_by), frame["hover"].to_numpy()
     fig = go.Figure()
@@ -279,6 +281,7 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
                 )
             )
     _overlay_rings(fig, frame, sizes, selected, trace)
+    add_retention_band(fig, ctx.log, ctx.history, ctx.cache_key)
     fig.update_layout(
         height=380,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
