@@ -152,6 +152,7 @@ def render(ctx: PageContext) -> None:
             icon=":material/content_copy:",
         )
         frame = frame.assign(problem_count=frame["other_problems"])
+        frame = frame.assign(hover=_hover(frame))  # without the copy's per-version problem
     shown, size_by = _filters(frame, copied)
     st.caption(
         f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
