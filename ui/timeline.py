@@ -121,6 +121,7 @@ def _row(e: HistoryEntry) -> dict:
         "removed_rows": e.removed_records,
         "problem_count": len(e.problems),
         "other_problems": sum(not is_copy_problem(p) for p in e.problems),
+        "other_problems_text": " | ".join(p for p in e.problems if not is_copy_problem(p)),
         "problems": " | ".join(e.problems),
         "timestamp_source": stamps.source,
         "commit_info_time": stamps.commit_info,
@@ -151,7 +152,9 @@ def render(ctx: PageContext) -> None:
             "shown instead (time travel by timestamp still uses the file times).",
             icon=":material/content_copy:",
         )
-        frame = frame.assign(problem_count=frame["other_problems"])
+        frame = frame.assign(
+            problem_count=frame["other_problems"], problems=frame["other_problems_text"]
+        )
         frame = frame.assign(hover=_hover(frame))  # without the copy's per-version problem
     shown, size_by = _filters(frame, copied)
     st.caption(
