@@ -27,6 +27,8 @@ def test_a_copied_table_is_said_once_and_the_timeline_uses_commit_info_times(mon
     headlines = [i.value for i in at.info if "looks like a copy" in i.value]
     assert len(headlines) == 1 and "commitInfo times are shown instead" in headlines[0]
     assert not [w for w in at.warning if "have problems" in w.value]  # no "v0, v1, … v25"
+    history = next(d.value for d in at.dataframe if "problems" in d.value.columns)
+    assert not history["problems"].str.contains("probably copied").any()
     (axis,) = [b for b in at.button_group if b.label == "Time axis"]
     assert axis.value == "commitInfo"
 
