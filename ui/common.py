@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.present.values import EMPTY
 from inspector.settings import Settings
 from inspector.storage.options import redact_text
 
@@ -132,9 +133,30 @@ class MetricRow:
     def __init__(self) -> None:
         self._row = st.container(horizontal=True, gap="large")
 
-    def metric(self, label: str, value: Any, delta: Any = None, **kwargs: Any) -> None:
-        """``st.metric`` in this row, as wide as its value."""
-        self._row.metric(label, value, delta, width="content", **kwargs)
+    def metric(
+        self,
+        label: str,
+        value: Any,
+        delta: Any = None,
+        *,
+        caption: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """``st.metric`` in this row, as wide as its value.
+
+        Args:
+            label: The metric's label.
+            value: The figure.
+            delta: A change only (shown with an arrow); never a size or other figure.
+            caption: A figure that is not a change (e.g. a size), as a caption under the value.
+            **kwargs: Passed to ``st.metric``.
+        """
+        if caption is None:
+            self._row.metric(label, value, delta, width="content", **kwargs)
+            return
+        cell = self._row.container(width="content", gap=None)
+        cell.metric(label, value, delta, width="content", **kwargs)
+        cell.caption(caption)
 
 
 def metric_row() -> MetricRow:
@@ -145,7 +167,7 @@ def metric_row() -> MetricRow:
 def format_bytes(size: int | float | None) -> str:
     """A byte count for people: ``0 B``, ``751 B``, ``12.3 KB``, ``1.20 GB`` (powers of 1024)."""
     if size is None:
-        return "–"
+        return EMPTY
     value, unit = float(size), "B"
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if abs(value) < 1024 or unit == "PB":
@@ -159,7 +181,7 @@ def format_bytes(size: int | float | None) -> str:
 def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
     """Milliseconds since the epoch as ``2024-10-08 05:42:52 UTC`` (``–`` when unknown)."""
     if ms is None:
-        return "–"
+        return EMPTY
     moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
     text = moment.strftime("%Y-%m-%d %H:%M:%S")
     if with_ms:
@@ -169,4 +191,4 @@ def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
 
 def format_count(value: int | None) -> str:
     """A count with thousands separators, ``–`` when unknown."""
-    return "–" if value is None else f"{value:,}"
+    return EMPTY if value is None else f"{value:,}"

@@ -67,7 +67,7 @@ def render(ctx: PageContext) -> None:
     with rows_tab:
         rows = rows_tab_body(ctx, diff, ident)
     with summary:
-        _summary(diff, log_rows)
+        _summary(diff, log_rows, rows)
         _exports(ctx, diff, rows, log_rows)
     with schema:
         _schema(diff)
@@ -88,7 +88,7 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     return int(from_version), int(to_version)
 
 
-def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
+def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = None) -> None:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     if a.version > b.version:
         st.caption(
@@ -117,6 +117,13 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
         f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
         "figures as the Version page)."
     )
+    if compared is not None:
+        noun = "Keys" if compared.key else "Rows"
+        changed = f", {compared.changed:,} changed" if compared.changed is not None else ""
+        st.markdown(
+            f"**{noun} compared on the Rows tab: +{compared.added:,} / "
+            f"−{compared.removed:,}{changed}** (exact, from the changed files' rows)."
+        )
     by_version = dict(log_rows.by_commit)
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
@@ -148,6 +155,11 @@ def _summary(diff: FileDiff, log_rows: RowsBetween) -> None:
             ),
             hide_index=True,
             placeholder=EMPTY,
+            column_config={
+                "version": st.column_config.NumberColumn("version", format="%d", width="small"),
+                "timestamp": st.column_config.TextColumn("timestamp", width="medium"),
+                "operation": st.column_config.TextColumn("operation", width="medium"),
+            },
             key="diff_commits",
         )
 

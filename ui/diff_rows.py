@@ -25,12 +25,20 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | N
             + diff.from_side.metadata.schema.field_names()
         )
     )
+    suggested = [c for c in diff.to_side.metadata.partition_columns if c in columns]
+    columns = suggested + [c for c in columns if c not in suggested]  # suggestions listed first
+    hint = (
+        f" Partition columns first ({', '.join(suggested)}): add an id column to them."
+        if suggested
+        else ""
+    )
     key = tuple(
         st.multiselect(
             "Key columns (optional)",
             columns,
             key="diff_key",
-            help="With a key, rows are matched by it: keys added, removed and changed.",
+            help="With a key, rows are matched by it: an update shows as a changed row "
+            "(before → after) rather than a removed and an added one." + hint,
         )
     )
     changed = len(diff.only_in_from) + len(diff.only_in_to)
@@ -55,7 +63,32 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | N
         render_error(exc)
         return None
     _show_rows(rows)
+    note = carried_over_note(diff, rows)
+    if note:
+        st.info(note, icon=":material/sync_alt:")
     return rows
+
+
+def carried_over_note(diff: FileDiff, rows: RowDiff) -> str | None:
+    """Why the file stats and the row diff disagree: rewritten files carry unchanged rows.
+
+    ``3 files rewritten: 95 unchanged rows carried over`` when the files removed held
+    more rows (by their stats) than the rows that really left or changed.
+    """
+    held = diff.totals.records_removed
+    rewritten = len(diff.only_in_from)
+    if held is None or not rewritten:
+        return None
+    carried = held - rows.removed - (rows.changed or 0)
+    if carried <= 0:
+        return None
+    return (
+        f"{rewritten:,} file(s) rewritten: {carried:,} unchanged rows carried over. The files "
+        f"removed held {held:,} rows by their stats, but only {rows.removed:,} "
+        + ("keys were removed" if rows.key else "rows were removed")
+        + (f" and {rows.changed:,} changed" if rows.changed else "")
+        + "; the rest were written again, unchanged, into the files added."
+    )
 
 
 def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset: int) -> RowDiff:

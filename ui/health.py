@@ -8,10 +8,13 @@ and a generated reason; read-only, the page shows the CLI command instead.
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import version_ranges
+from inspector.present.values import EMPTY
 from inspector.views.health import (
     HealthReport,
     check_table,
@@ -20,7 +23,7 @@ from inspector.views.health import (
     restore_command,
 )
 from inspector.views.healthruns import damaged_files, version_runs
-from inspector.views.retention import retention_view
+from inspector.views.retention import retention_status, retention_view
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
 from ui.context import PageContext
 from ui.replica import render_replica_section
@@ -182,6 +185,7 @@ def _render_versions(report: HealthReport) -> None:
         hide_index=True,
         height=min(38 + 35 * len(frame), 420),
         column_config={"problems": st.column_config.TextColumn("problems", width="large")},
+        placeholder=EMPTY,
         key="health_runs",
     )
     files = damaged_files(report)
@@ -197,7 +201,7 @@ def _render_versions(report: HealthReport) -> None:
                     "problem": str(f.problem).replace("_", " "),
                     "path": f.path,
                     "needed by": f.versions_text,
-                    "detail": f.detail or "–",
+                    "detail": f.detail or EMPTY,
                 }
                 for f in files
             ]
@@ -221,20 +225,35 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
     )
     for problem in policy.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
+    now = int(time.time() * 1000)
     frame = pd.DataFrame(
         [
             {
                 "version": v.version,
-                "state": v.state,
+                "status": retention_status(v, now),
                 "committed": format_ms(v.timestamp),
-                "expires": format_ms(v.expires_at) if v.expires_at else "–",
-                "by": v.expires_by or "–",
+                "by": v.expires_by or EMPTY,
                 "why": v.reason,
             }
             for v in reversed(view.versions)
         ]
     )
-    st.dataframe(frame, hide_index=True, height=min(38 + 35 * len(frame), 420))
+    # Rows tall enough to wrap: the *why* text is never cut.
+    st.dataframe(
+        frame,
+        hide_index=True,
+        height=min(38 + 60 * len(frame), 480),
+        row_height=60,
+        placeholder=EMPTY,
+        column_config={
+            "version": st.column_config.NumberColumn("version", format="%d", width="small"),
+            "status": st.column_config.TextColumn("status", width="medium"),
+            "committed": st.column_config.TextColumn("committed", width="medium"),
+            "by": st.column_config.TextColumn("bound by", width="medium"),
+            "why": st.column_config.TextColumn("why", width="large"),
+        },
+        key="retention_table",
+    )
 
 
 def _render_orphans(report: HealthReport) -> None:
@@ -244,4 +263,6 @@ def _render_orphans(report: HealthReport) -> None:
         "that never arrived. Nothing is deleted here."
     )
     if report.orphan_paths:
-        st.dataframe(pd.DataFrame({"path": report.orphan_paths}), hide_index=True)
+        st.dataframe(
+            pd.DataFrame({"path": report.orphan_paths}), hide_index=True, placeholder=EMPTY
+        )

@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from inspector.present.values import EMPTY
 from inspector.views.health import version_ranges
 from inspector.views.vacuum import (
     VacuumMode,
@@ -174,7 +175,7 @@ def _render_files(plan: VacuumPlan) -> None:
             for f in chunk
         ]
     )
-    st.dataframe(frame, hide_index=True)
+    st.dataframe(frame, hide_index=True, placeholder=EMPTY)
     st.caption(
         f"Files {(page - 1) * PAGE_SIZE + 1:,}–{(page - 1) * PAGE_SIZE + len(chunk):,} of "
         f"{total:,}. `python -m inspector vacuum-plan --json` lists them all."

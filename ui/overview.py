@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.present.values import EMPTY
 from inspector.views.compatibility import Compatibility, Verdict, describe_compatibility
 from inspector.views.overview import TableDetail, describe_detail
 from ui.common import format_bytes, format_count, format_ms, metric_row
@@ -60,7 +61,7 @@ def render(ctx: PageContext) -> None:
     st.dataframe(
         _schema_frame(detail),
         hide_index=True,
-        placeholder="–",
+        placeholder=EMPTY,
         height=min(38 + 35 * len(detail.columns), 520),
     )
     _render_compatibility(_compatibility(ctx.cache_key, ctx))
@@ -96,13 +97,13 @@ def _detail_frame(d: TableDetail) -> pd.DataFrame:
     rows = [
         ("format", d.format),
         ("id", d.id),
-        ("name", d.name or "–"),
-        ("description", d.description or "–"),
+        ("name", d.name or EMPTY),
+        ("description", d.description or EMPTY),
         ("location", d.location),
         ("createdAt", format_ms(d.created_at)),
         ("lastModified", format_ms(d.last_modified)),
         ("partitionColumns", ", ".join(d.partition_columns) or "(not partitioned)"),
-        ("clusteringColumns", ", ".join(d.clustering_columns) or "–"),
+        ("clusteringColumns", ", ".join(d.clustering_columns) or EMPTY),
         ("numFiles", f"{d.num_files:,}"),
         ("sizeInBytes", f"{d.size_in_bytes:,} ({format_bytes(d.size_in_bytes)})"),
         ("minReaderVersion", str(d.min_reader_version)),

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.present.values import EMPTY
 from inspector.views.health import restore_command, version_ranges
 from inspector.views.replica import ReplicaFile, ReplicaReport, compare_replica
 from ui.common import escape_markdown, format_bytes, format_count, render_error
@@ -64,7 +65,7 @@ def _render_report(report: ReplicaReport) -> None:
     _render_window(report)
     files = [*report.missing_files, *report.size_mismatches]
     if files:
-        st.dataframe(_frame(files), hide_index=True)
+        st.dataframe(_frame(files), hide_index=True, placeholder=EMPTY)
     command = restore_command(report.replica_health)
     if command:
         st.caption(

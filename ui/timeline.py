@@ -19,9 +19,12 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.views.history import HistoryEntry
+from inspector.delta.text import version_ranges
+from inspector.present.values import EMPTY
+from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes, format_count, select_version
 from ui.context import PageContext
+from ui.timeline_retention import add_retention_band
 
 # Kinds of operation, each with one colour; the hover shows the exact operation name.
 KIND_COLOURS = {
@@ -117,6 +120,8 @@ def _row(e: HistoryEntry) -> dict:
         "added_rows": e.added_records,
         "removed_rows": e.removed_records,
         "problem_count": len(e.problems),
+        "other_problems": sum(not is_copy_problem(p) for p in e.problems),
+        "other_problems_text": " | ".join(p for p in e.problems if not is_copy_problem(p)),
         "problems": " | ".join(e.problems),
         "timestamp_source": stamps.source,
         "commit_info_time": stamps.commit_info,
@@ -139,20 +144,33 @@ def render(ctx: PageContext) -> None:
         )
         return
     frame = history_frame(ctx.cache_key, ctx.history)
-    shown, size_by = _filters(frame)
+    copied = looks_copied(ctx.history)
+    if copied:
+        st.info(
+            "**This looks like a copy:** every commit file was written at about the same time, "
+            "but the commitInfo times differ. File times are the copy's; commitInfo times are "
+            "shown instead (time travel by timestamp still uses the file times).",
+            icon=":material/content_copy:",
+        )
+        frame = frame.assign(
+            problem_count=frame["other_problems"], problems=frame["other_problems_text"]
+        )
+        frame = frame.assign(hover=_hover(frame))  # without the copy's per-version problem
+    shown, size_by = _filters(frame, copied)
     st.caption(
         f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
-        "removed · a ring marks a version with problems · click a mark to select it"
+        "removed · a ring marks a version with problems · pale bands: retention · click a mark "
+        "to select it"
     )
     if shown.empty:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
-    _chart(shown, ctx.version, size_by)
+    _chart(shown, ctx.version, size_by, ctx)
     _problems_note(frame)
     _history_table(shown, ctx.version)
 
 
-def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
     ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
     time_col = st.container()  # its own row: the end label has room and no control above it
     counts = frame["operation"].value_counts()
@@ -166,9 +184,9 @@ def _filters(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     axis = axis_col.segmented_control(
         "Time axis",
         ["history", "commitInfo"],
-        default="history",
+        default="commitInfo" if copied else "history",
         required=True,
-        key="timeline_axis",
+        key=f"timeline_axis_{copied}",
         help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
         "writer's clock, which survives copying a table (falls back to history when absent).",
     )
@@ -241,7 +259,7 @@ def _int(value: Any) -> int | None:
     return None if pd.isna(value) else int(value)
 
 
-def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
+def _chart(frame: pd.DataFrame, selected: int, size_by: str, ctx: PageContext) -> None:
     trace = go.Scattergl if len(frame) >= _WEBGL_FROM else go.Scatter
     sizes, hover = _marker_sizes(frame, size_by), frame["hover"].to_numpy()
     fig = go.Figure()
@@ -267,6 +285,7 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str) -> None:
                 )
             )
     _overlay_rings(fig, frame, sizes, selected, trace)
+    add_retention_band(fig, ctx.log, ctx.history, ctx.cache_key)
     fig.update_layout(
         height=380,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
@@ -360,10 +379,9 @@ def _problems_note(frame: pd.DataFrame) -> None:
     flagged = frame[frame["problem_count"] > 0]
     if flagged.empty:
         return
-    listed = ", ".join(f"v{v}" for v in flagged["version"].head(20))
-    more = f" and {len(flagged) - 20:,} more" if len(flagged) > 20 else ""
+    listed = version_ranges([int(v) for v in flagged["version"]])
     st.warning(
-        f"{len(flagged):,} version(s) have problems: {listed}{more}. Select one to read "
+        f"{len(flagged):,} version(s) have problems: {listed}. Select one to read "
         "what is wrong; the *problems* column below has the details.",
         icon=":material/warning:",
     )
@@ -374,11 +392,11 @@ _TABLE_COLUMNS = {
     "timestamp": st.column_config.DatetimeColumn(
         "timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"
     ),
-    "operation": st.column_config.TextColumn("operation"),
+    "operation": st.column_config.TextColumn("operation", width="medium"),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
-    "user": st.column_config.TextColumn("user"),
-    "engine": st.column_config.TextColumn("engineInfo"),
+    "user": st.column_config.TextColumn("user", width="medium"),
+    "engine": st.column_config.TextColumn("engineInfo", width="medium"),
     "read_version": st.column_config.NumberColumn("readVersion", format="%d"),
     "blind_append": st.column_config.CheckboxColumn("isBlindAppend"),
     "added_files": st.column_config.NumberColumn("+files", format="%d"),
@@ -414,7 +432,7 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
         on_select=lambda: _on_row_select(key, versions),
         selection_mode="single-row",
         selection_default={"selection": {"rows": ticked}},
-        placeholder="–",
+        placeholder=EMPTY,
         height=min(36 + 35 * len(table), 460) if not wrap else min(36 + 72 * len(table), 620),
         # Rows taller than 4rem let Streamlit wrap text: the problems column then needs
         # no horizontal scroll. Only when some version has problems (else rows stay compact).

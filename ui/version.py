@@ -28,7 +28,7 @@ from inspector.delta.schema import Column
 from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.present.values import setting_text, text_value
+from inspector.present.values import EMPTY, setting_text, text_value
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
 from inspector.views.overview import state_source
@@ -219,7 +219,7 @@ def _files(ctx: PageContext, commit: Commit) -> None:
                     frame,
                     hide_index=True,
                     column_config=_FILE_COLUMNS,
-                    placeholder="–",
+                    placeholder=EMPTY,
                     height=min(38 + 35 * len(frame), 420),
                 )
 

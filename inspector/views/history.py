@@ -9,7 +9,7 @@ versions where the sources disagree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -65,6 +65,29 @@ class HistoryEntry:
     def timestamp(self) -> datetime:
         """The history timestamp as an aware UTC datetime."""
         return ms_to_datetime(self.timestamps.history)
+
+
+COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
+
+
+def is_copy_problem(problem: str) -> bool:
+    """Whether a version's problem is the commit-time/file-time mismatch of a copied table."""
+    return COPY_PROBLEM in problem
+
+
+def looks_copied(history: Sequence[HistoryEntry]) -> bool:
+    """Whether the whole table looks copied or replicated, said once instead of per version.
+
+    True when there are at least two versions, every version with a commitInfo time
+    has the mismatch problem, and the commit files' modification times lie closer
+    together than the commitInfo times (the copy wrote them all at about once).
+    """
+    stamped = [e for e in history if e.timestamps.commit_info is not None]
+    if len(stamped) < 2 or not all(any(map(is_copy_problem, e.problems)) for e in stamped):
+        return False
+    files = [e.timestamps.file_modification for e in stamped]
+    infos = [e.timestamps.commit_info or 0 for e in stamped]
+    return max(files) - min(files) < max(infos) - min(infos)
 
 
 def ms_to_datetime(ms: int) -> datetime:
@@ -192,8 +215,8 @@ def _timestamps(
     if written is not None and abs(written - mtime) > tolerance_ms:
         problems.append(
             f"Its commit time ({iso(written)}) and its file's modification time ({iso(mtime)}) "
-            f"differ by {_duration(abs(written - mtime))}: the table was probably copied or "
-            f"replicated. Time travel by timestamp uses the {_source_words(source)}."
+            f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
+            f"Time travel by timestamp uses the {_source_words(source)}."
         )
     return VersionTimestamps(
         commit_info=info.timestamp,

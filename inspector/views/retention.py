@@ -330,12 +330,39 @@ class _Context:
                 reason=why.capitalize() + ".",
             )
         at, by = min(bounds)
-        verb = "could be cleaned up since" if at <= self.now_ms else "expires at"
+        verb = "at risk since" if at <= self.now_ms else "restorable until"
         return VersionRetention(
             version=version,
             state=RESTORABLE,
             timestamp=stamp,
             expires_at=at,
             expires_by=by,
-            reason=f"Restorable; {verb} {iso(at)} by {by}.",
+            reason=f"{verb.capitalize()} {iso(at)} by the {by}"
+            + (": the next cleanup or VACUUM may remove it." if at <= self.now_ms else "."),
         )
+
+
+_STATE_WORDS = {
+    RetentionState.LOG_EXPIRED: "log expired",
+    RetentionState.DATA_VACUUMED: "data vacuumed",
+    RetentionState.INCOMPLETE: "incomplete (files missing)",
+    RetentionState.UNREADABLE: "unreadable",
+}
+
+
+def retention_status(version: VersionRetention, now_ms: int) -> str:
+    """A version's retention in words, with its date: the app's *status* column.
+
+    ``restorable until 2026-11-30``, ``at risk since 2026-11-02`` (its retention
+    passed: the next cleanup or VACUUM may remove it), ``restorable`` (no bound
+    yet), or the state's words (``log expired``, ``data vacuumed``...). Never a past
+    "expires" date next to "restorable".
+    """
+    if version.state != RESTORABLE:
+        return _STATE_WORDS.get(version.state, str(version.state))
+    if version.expires_at is None:
+        return "restorable"
+    day = (iso(version.expires_at) or "")[:10]
+    if version.expires_at <= now_ms:
+        return f"at risk since {day}"
+    return f"restorable until {day}"
