@@ -154,20 +154,17 @@ def _render_plan(plan: RestorePlan) -> None:
     cols.metric(
         "Files re-added",
         format_count(m.num_restored_files),
-        format_bytes(m.restored_files_size),
-        delta_color="off",
+        caption=format_bytes(m.restored_files_size),
     )
     cols.metric(
         "Files removed",
         format_count(m.num_removed_files),
-        format_bytes(m.removed_files_size),
-        delta_color="off",
+        caption=format_bytes(m.removed_files_size),
     )
     cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
-        format_bytes(m.table_size_after_restore),
-        delta_color="off",
+        caption=format_bytes(m.table_size_after_restore),
     )
     cols.metric("Rows now (stats)", format_count(plan.rows_before))
     cols.metric("Rows after (stats)", format_count(plan.rows_after))
@@ -389,8 +386,7 @@ def _render_result(ctx: PageContext) -> None:
     cols.metric(
         "Files after",
         format_count(m.num_of_files_after_restore),
-        format_bytes(m.table_size_after_restore),
-        delta_color="off",
+        caption=format_bytes(m.table_size_after_restore),
     )
     _render_verification(result)
     if st.button(
