@@ -288,11 +288,11 @@ def build_changes(
         ChangeDataFeedDisabled, VersionNotFound, InvalidInput, MissingDataFile,
         UnsupportedFeature, SparkUnavailable.
     """
+    check_range(log, from_version, to_version)  # before Spark starts
     from pyspark.sql import functions as F
 
     from inspector.rows.preview import _displayable, _filtered, _spark_action
 
-    check_range(log, from_version, to_version)  # before Spark starts
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     if spark is None:
         from inspector.rows.session import get_spark
