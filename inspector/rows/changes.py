@@ -178,9 +178,10 @@ def _commit_changes(log: DeltaLog, version: int, when: Any, spark: SparkSession)
         ]
         df = read_files(_with_change_type(snapshot), adds, spark=spark)
     else:
-        df = _file_changes(snapshot, log, commit.adds, commit.removes, spark)
-        if df is None:
+        changed = _file_changes(snapshot, log, commit.adds, commit.removes, spark)
+        if changed is None:
             return None
+        df = changed
     return df.withColumn(COMMIT_VERSION, F.lit(version).cast("long")).withColumn(
         COMMIT_TIMESTAMP, F.lit(when).cast("timestamp")
     )
