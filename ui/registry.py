@@ -46,6 +46,7 @@ PAGES: list[Page] = [
     Page("preview", "Preview", "ui.preview", needs_rows=True),
     Page("overview", "Overview", "ui.overview"),
     Page("diff", "Diff", "ui.diff", needs_rows=True),
+    Page("changes", "Changes", "ui.changes", needs_rows=True),
     Page("health", "Health", "ui.health"),
     Page("maintenance", "Maintenance", "ui.maintenance"),
     Page("insights", "Insights", "ui.insights"),

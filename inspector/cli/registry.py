@@ -28,6 +28,7 @@ from inspector.settings import Settings
 COMMAND_MODULES = (
     "inspector.cli.log_commands",
     "inspector.cli.rows_commands",
+    "inspector.cli.changes_commands",
     "inspector.cli.health_commands",
     "inspector.cli.restore_commands",
     "inspector.cli.desktop",

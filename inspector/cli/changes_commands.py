@@ -1,0 +1,75 @@
+"""``changes``: the change data feed of a range of versions, read on Spark."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.cli.args import spark_args, spark_settings, table_arg
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import Result
+from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.changes import ChangeFeed
+from inspector.settings import Settings
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangesResult(Result):
+    """``changes``: counts per change type and one page of change rows."""
+
+    feed: ChangeFeed
+
+    def to_json(self) -> dict[str, Any]:
+        return self.feed.to_json()
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.values import text_value
+
+        feed = self.feed
+        counts = ", ".join(f"{k} {n:,}" for k, n in feed.counts.items())
+        where = f" matching {feed.where}" if feed.where else ""
+        yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,}"
+        yield "\t".join(feed.columns)
+        for row in feed.rows:
+            yield "\t".join(text_value(row.get(c)) for c in feed.columns)
+
+
+def _changes_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    start = parser.add_mutually_exclusive_group(required=True)
+    start.add_argument("--from", dest="from_version", default=None, help="First version.")
+    start.add_argument("--from-timestamp", default=None, help="First version at this time (UTC).")
+    end = parser.add_mutually_exclusive_group()
+    end.add_argument(
+        "--to", dest="to_version", default=None, help="Last version (default: latest)."
+    )
+    end.add_argument("--to-timestamp", default=None, help="Last version at this time (UTC).")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="Rows to print (default: preview_rows)."
+    )
+    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    spark_args(parser)
+
+
+def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: Settings) -> int:
+    from inspector.rows.preview import resolve_version
+
+    return resolve_version(log, version=version, timestamp=timestamp, settings=settings).version
+
+
+@command("changes", "Print the change data feed of a range of versions, read by Spark.")
+@arguments(_changes_args)
+def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
+    from inspector.rows.changes import build_changes
+
+    settings = spark_settings(args, settings)
+    log = DeltaLog.open(args.table)
+    first = _bound(log, args.from_version, args.from_timestamp, settings)
+    last = _bound(log, args.to_version, args.to_timestamp, settings)
+    if args.limit is not None and args.limit < 0:
+        raise InvalidInput("--limit must not be negative.", "Give 0 or more.")
+    feed = build_changes(log, first, last, settings=settings, where=args.where, limit=args.limit)
+    return ChangesResult(feed=feed)
