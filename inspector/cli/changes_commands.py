@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import spark_args, spark_settings, table_arg
+from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
@@ -66,7 +66,7 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResu
     from inspector.rows.changes import build_changes
 
     settings = spark_settings(args, settings)
-    log = DeltaLog.open(args.table)
+    log = open_table(args, settings)
     first = _bound(log, args.from_version, args.from_timestamp, settings)
     last = _bound(log, args.to_version, args.to_timestamp, settings)
     if args.limit is not None and args.limit < 0:
