@@ -1,0 +1,149 @@
+"""End to end in Chromium: the operator's journey on a copy of the demo table (issue #16).
+
+Timeline → pick a version → Preview with a bad filter (the reason shows without a click) →
+Diff with rows → Health on the copy with a missing file → the recovery button → a restore
+plan → a wrong typed name ("does not match") → the right name → the commit (the sidebar and
+header show the new latest version) → the Audit view lists the attempt → the undo is planned.
+Navigation goes through the sidebar so the session (and the restore result) is kept.
+A screenshot of every step is saved under ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from inspector.demo import write_demo_table
+from inspector.log.deltalog import DeltaLog
+from tests.test_browser import browser, server  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 240_000  # the first Spark start on a busy 2-CPU machine
+
+
+@pytest.fixture
+def operator_mode(monkeypatch, tmp_path):
+    """The server runs in operator mode, with its own audit log."""
+    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+
+
+def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    root = Path(write_demo_table(str(tmp_path / "orders")))
+    latest = DeltaLog.open(str(root)).latest_version
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(TIMEOUT)
+    expect.set_options(timeout=TIMEOUT)
+    shots = iter(range(1, 100))
+
+    def shot(name: str) -> None:
+        page.screenshot(path=str(tmp_path / f"{next(shots):02d}-{name}.png"), full_page=True)
+
+    sidebar = page.locator("[data-testid=stSidebar]")
+    main = page.locator("[data-testid=stMain]")
+
+    def go(title: str) -> None:
+        sidebar.locator("[data-testid=stRadio] label").filter(
+            has_text=re.compile(f"^{title}$")
+        ).click()
+
+    # Timeline
+    page.goto(f"{server}/?table={quote(str(root))}&view=timeline")
+    expect(main.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
+    expect(main).to_contain_text(f"latest: v{latest}")
+    expect(sidebar).to_contain_text(f"Version ({latest + 1} in the log)")
+    shot("timeline")
+
+    # Select a version in the sidebar picker
+    picker = sidebar.locator("[data-testid=stSelectbox]").filter(has_text="Version (")
+    picker.click()
+    page.get_by_role("option", name=re.compile(rf"^v{latest - 1} · ")).click()
+    expect(page).to_have_url(re.compile(rf"[?&]version={latest - 1}(&|$)"))
+    shot("version-picked")
+
+    # Preview with a bad filter: the reason is visible without a click
+    go("Preview")
+    expect(main.get_by_role("heading", name="Preview", exact=True)).to_be_visible()
+    main.get_by_label("Filter (optional SQL WHERE expression, evaluated by Spark)").fill(
+        "no_such_column > 1"
+    )
+    main.get_by_role("button", name="Show rows").click()
+    error = main.locator("[data-testid=stAlertContentError]").first
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("is not valid SQL for this table")
+    shot("preview-bad-filter")
+
+    # Diff with rows
+    go("Diff")
+    main.get_by_role("tab", name="Rows").click()
+    main.get_by_role("button", name="Compare rows").click()
+    expect(main.locator("[data-testid=stDataFrame]:visible").first).to_be_visible()
+    shot("diff-rows")
+
+    # Health on the copy with a missing file of the newest version
+    (root / DeltaLog.open(str(root)).commit(latest).adds[0].path).unlink()
+    go("Health")
+    main.get_by_role("button", name="Run check").click()
+    recover = main.get_by_role("button", name=re.compile(r"Restore to the last consistent version"))
+    expect(recover).to_be_visible()
+    shot("health-missing-file")
+    target = int(re.search(r"\(v(\d+)\)", recover.inner_text()).group(1))
+
+    # The recovery button opens the Restore page pre-filled; plan it
+    recover.click()
+    expect(main.get_by_role("heading", name="Restore", exact=True)).to_be_visible()
+    main.get_by_role("button", name="Plan restore").click()
+    expect(main.get_by_text("Confirm", exact=True)).to_be_visible()
+    shot("restore-plan")
+
+    # A wrong typed name: a visible reason
+    name_box = main.get_by_label(re.compile(r"^Type the table name"))
+    name_box.fill("not-the-table")
+    name_box.press("Enter")
+    expect(main.get_by_text("does not match").first).to_be_visible()
+    shot("restore-wrong-name")
+
+    # The right name and version
+    label = main.locator("[data-testid=stTextInput]").filter(has_text="Type the table name")
+    expected = re.search(r"Type the table name: (\S+)", label.inner_text()).group(1)
+    name_box.fill(expected)
+    name_box.press("Enter")
+    version_box = main.get_by_label(re.compile(r"^Type the target version"))
+    version_box.fill(str(target))
+    version_box.press("Enter")
+    reason = main.get_by_label(re.compile(r"^Reason"))
+    if not reason.input_value():
+        reason.fill("browser journey test")
+    expect(main.get_by_text(re.compile(r"Matches")).first).to_be_visible()
+    shot("restore-right-name")
+
+    # The commit: the sidebar shows the new latest version
+    commit = main.get_by_role("button", name=f"Commit restore to version {target}")
+    expect(commit).to_be_enabled()
+    commit.click()
+    expect(main.get_by_text(re.compile(rf"Committed version {latest + 1}")).first).to_be_visible()
+    expect(main).to_contain_text(f"latest: v{latest + 1}")
+    expect(sidebar).to_contain_text(f"Version ({latest + 2} in the log)")
+    shot("restore-committed")
+
+    # The Audit view lists the attempt
+    go("Audit")
+    expect(main.get_by_role("heading", name="Audit", exact=True)).to_be_visible()
+    expect(main.get_by_text(re.compile(r"\d+ of \d+ attempts shown"))).to_be_visible()
+    expect(main.locator("[data-testid=stDataFrame]:visible").first).to_be_visible()
+    shot("audit")
+
+    # The undo: back on Restore, the result offers it; it plans a restore back
+    go("Restore")
+    undo = main.get_by_role("button", name=f"Undo: restore back to version {latest}")
+    expect(undo).to_be_visible()
+    undo.click()
+    expect(main.get_by_text("Confirm", exact=True)).to_be_visible()
+    expect(main.get_by_label(re.compile(r"^Type the target version"))).to_be_visible()
+    shot("undo-planned")
