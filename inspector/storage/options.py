@@ -3,7 +3,8 @@
 Users give options with the names delta-rs documents (``AWS_ACCESS_KEY_ID``,
 ``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``, ``AZURE_STORAGE_ACCOUNT_NAME``,
 ``AZURE_STORAGE_USE_EMULATOR``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), in any case.
-Only the CLI and the app read the environment (:func:`options_from_environ`); the
+The environment's cloud variables become the ``storage_options`` setting
+(:meth:`inspector.settings.Settings.from_env`, read only by the CLI and the app); the
 backend always gets its options explicitly.
 """
 
@@ -14,9 +15,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from inspector.delta.errors import InvalidInput
-
-#: Environment variables (by prefix) that configure a store: each cloud's standard ones.
-ENV_PREFIXES = ("AWS_", "AZURE_", "AZURITE_", "GOOGLE_")
 
 #: Client (HTTP) options: valid for every store, with or without a cloud prefix.
 _CLIENT_KEYS = frozenset(
@@ -67,14 +65,6 @@ _SECRET_ASSIGNMENT = re.compile(
     re.I,
 )
 REDACTED = "***"
-
-
-def options_from_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """The storage options a process environment gives (``AWS_*``, ``AZURE_*``, ``GOOGLE_*``).
-
-    Called only by the CLI and the app, which own the environment.
-    """
-    return {k: v for k, v in environ.items() if k.upper().startswith(ENV_PREFIXES) and v != ""}
 
 
 def parse_option(text: str) -> tuple[str, str]:
