@@ -9,7 +9,6 @@ offers the Diff page, which compares the rows of any two versions.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -49,15 +48,21 @@ def render(ctx: PageContext) -> None:
     )
     request = (ctx.log.table_root, ctx.log.generation, start, end, where.strip())
     if st.button("Show changes", key="cdf_run", type="primary"):
-        feed = _read(ctx, lambda: _first_page(ctx, start, end, where), int(end))
-        if feed is None:
-            return
-        st.session_state[_RESULT] = (request, feed)
-        st.session_state[_PAGES] = {(request, 0): feed}
+        result: ChangeFeed | InspectorError
+        try:
+            result = _first_page(ctx, start, end, where)
+        except InspectorError as exc:  # kept, so the error and its way out stay on the page
+            result = exc
+        st.session_state[_RESULT] = (request, result)
+        st.session_state[_PAGES] = {(request, 0): result}
         st.session_state[PAGE_KEY] = 1
-    result = st.session_state.get(_RESULT)
-    if result is not None and result[0] == request:
-        _show(ctx, request, result[1])
+    shown = st.session_state.get(_RESULT)
+    if shown is None or shown[0] != request:
+        return
+    if isinstance(shown[1], InspectorError):
+        _show_error(shown[1], int(end))
+    else:
+        _show(ctx, request, shown[1])
 
 
 def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
@@ -72,28 +77,27 @@ def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFee
         )
 
 
-def _read(ctx: PageContext, read: Callable[[], ChangeFeed], end: int) -> ChangeFeed | None:
-    """Run a read; show its error (and the way to the row diff) instead of failing."""
-    try:
-        return read()
-    except InspectorError as exc:
-        render_error(exc)
-        if isinstance(exc, ChangeDataFeedDisabled):
-            st.info(
-                "Without the change data feed, the Diff page compares the rows of any two "
-                "versions (its Rows tab)."
-            )
-            if st.button("Compare the rows on the Diff page", key="cdf_to_diff"):
-                _open_diff(end)
-        return None
+def _show_error(exc: InspectorError, end: int) -> None:
+    """The error; without the feed, the way to the row diff."""
+    render_error(exc)
+    if isinstance(exc, ChangeDataFeedDisabled):
+        st.info(
+            "Without the change data feed, the Diff page compares the rows of any two "
+            "versions (its Rows tab)."
+        )
+        st.button(
+            "Compare the rows on the Diff page",
+            key="cdf_to_diff",
+            on_click=_open_diff,
+            args=(end,),
+        )
 
 
 def _open_diff(version: int) -> None:
-    """The Diff page at ``version`` (it compares it with the version before)."""
+    """Open the Diff page at ``version`` (it compares it with the version before)."""
     st.session_state[PENDING_VERSION] = int(version)
     st.session_state[PENDING_VIEW] = "diff"
     write_url(version=str(int(version)), view="diff")
-    st.rerun()
 
 
 def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
@@ -136,13 +140,10 @@ def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> Ch
     """The page at ``offset``, read once by the backend and kept for this request."""
     pages = st.session_state.setdefault(_PAGES, {})
     if (request, offset) not in pages:
-
-        def read() -> ChangeFeed:
+        try:
             with st.spinner("Reading this page on Spark…"):
-                return change_page(ctx.log, feed, offset, settings=ctx.settings)
-
-        shown = _read(ctx, read, feed.to_version)
-        if shown is None:
+                pages[(request, offset)] = change_page(ctx.log, feed, offset, settings=ctx.settings)
+        except InspectorError as exc:
+            render_error(exc)
             return None
-        pages[(request, offset)] = shown
     return pages[(request, offset)]
