@@ -36,10 +36,9 @@ _Z85_INDEX = {c: i for i, c in enumerate(_Z85_CHARS)}
 def z85_decode(text: str) -> bytes:
     """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids.
 
-    A last block that starts with ``#`` is a padded tail, as the Rust ``z85`` crate
-    (3.x, used by delta-kernel-rs) writes inline deletion vectors: ``k`` leading ``#``
-    mean ``4 - k`` bytes, the big-endian value of the block's other characters. No
-    RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits), so this is unambiguous.
+    A last block starting with ``#`` is a padded tail as the Rust ``z85`` crate writes it
+    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes, the value of
+    the other characters. No RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits).
 
     Args:
         text: Z85 text whose length is a multiple of 5.
