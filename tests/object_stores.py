@@ -142,8 +142,8 @@ AZURITE_KEY = (
 AZURITE_BIN = Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "azurite-blob"
 
 
-def wait_for_port(port: int, process: subprocess.Popen, log: Path, seconds: float = 90) -> None:
-    """Return once something accepts connections on 127.0.0.1:``port``; fail if it never does."""
+def wait_for_azurite(port: int, process: subprocess.Popen, log: Path, seconds: float = 90) -> None:
+    """Return once Azurite accepts connections on 127.0.0.1:``port``; fail if it never does."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -152,20 +152,15 @@ def wait_for_port(port: int, process: subprocess.Popen, log: Path, seconds: floa
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return
         except OSError:
-            process_wait(process, 0.1)
+            try:  # a bounded wait between polls, which ends early if Azurite exits
+                process.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                pass
     process.kill()
     pytest.fail(f"Azurite did not listen on port {port} within {seconds} s: {log.read_text()}")
 
 
-def process_wait(process: subprocess.Popen, seconds: float) -> None:
-    """Wait for the process to exit, at most ``seconds`` (a bounded pause between polls)."""
-    try:
-        process.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def create_container(endpoint: str, container: str) -> None:
+def create_azurite_container(endpoint: str, container: str) -> None:
     """Create a container with a Shared Key signed REST call (Azure's "Create Container")."""
     date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())
     version = "2021-08-06"
@@ -212,9 +207,9 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
             stderr=subprocess.STDOUT,
         )
     try:
-        wait_for_port(port, process, log)
+        wait_for_azurite(port, process, log)
         endpoint = f"http://127.0.0.1:{port}/{AZURITE_ACCOUNT}"
-        create_container(endpoint, "tables")
+        create_azurite_container(endpoint, "tables")
         options = {
             "AZURE_STORAGE_ACCOUNT_NAME": AZURITE_ACCOUNT,
             "AZURE_STORAGE_ACCOUNT_KEY": AZURITE_KEY,

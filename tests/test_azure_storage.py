@@ -26,7 +26,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute as restore_module
 from inspector.restore.audit import read_audit
 from tests.conftest import REPO, copy_corpus_table
-from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store
+from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store, closed_port_endpoint
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 ABFSS_ROOT = f"abfss://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net"
@@ -266,3 +266,11 @@ def test_a_container_that_does_not_exist_is_bad_input(azurite, capsys):
     code, _, err = run(capsys, "history", "az://no-such-container/t", *flags(azurite.options))
     assert code == ExitCode.BAD_INPUT, err
     assert "no-such-container" in one_error_line(err)
+
+
+def test_an_endpoint_nothing_listens_on_is_one_clear_environment_error(azurite, capsys):
+    options = {**azurite.options, "AZURE_STORAGE_ENDPOINT": closed_port_endpoint()}
+    code, out, err = run(capsys, "history", "az://tables/t", "--json", *flags(options))
+    assert code == ExitCode.ENVIRONMENT, err
+    assert "127.0.0.1" in one_error_line(err)
+    assert AZURITE_KEY not in out + err
