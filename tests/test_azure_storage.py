@@ -274,3 +274,24 @@ def test_an_endpoint_nothing_listens_on_is_one_clear_environment_error(azurite, 
     assert code == ExitCode.ENVIRONMENT, err
     assert "127.0.0.1" in one_error_line(err)
     assert AZURITE_KEY not in out + err
+
+
+ROW_COMMANDS = [
+    ("show", "--json", "--version", "3", "--limit", "100"),
+    ("diff", "--json", "--from", "2", "--to", "latest", "--rows"),
+]
+
+
+@pytest.mark.parametrize("args", ROW_COMMANDS, ids=lambda a: " ".join(a))
+def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
+    azurite, appends, capsys, spark, args
+):
+    """Spark reads the Azure copy's files through the Python data source (no Hadoop jars)."""
+    local, uri = appends
+    here = run(capsys, args[0], local, *args[1:])
+    there = run(capsys, args[0], abfss(uri), *args[1:], *flags(azurite.options))
+    assert here[0] == there[0] == ExitCode.OK, there[2]
+    ours = there[1].replace(abfss(uri), "<root>").replace('"python-data-source"', '"<path>"')
+    theirs = here[1].replace(str(local), "<root>").replace('"native"', '"<path>"')
+    assert args[0] != "show" or '"readPath": "<path>"' in ours
+    assert normalised(json.loads(ours)) == normalised(json.loads(theirs))
