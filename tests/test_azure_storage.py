@@ -212,6 +212,9 @@ def test_a_restore_to_the_last_consistent_version_commits_what_a_local_restore_c
     code, out, err = run(capsys, "check", uri, "--json", *flags(azurite.options))
     assert code == ExitCode.OK, err
     assert json.loads(out)["lastConsistentVersion"] == 15
+    code, out, err = run(capsys, "audit", abfss(uri), "--json", *flags(azurite.options))
+    assert code == ExitCode.OK, err
+    assert AZURITE_KEY not in out and "committed" in out
 
 
 def test_a_restore_that_loses_the_race_to_an_existing_commit_file_overwrites_nothing(
@@ -276,18 +279,23 @@ def test_an_endpoint_nothing_listens_on_is_one_clear_environment_error(azurite, 
     assert AZURITE_KEY not in out + err
 
 
+CDF = "delta-kernel-rs/cdf-table-delete-conditional-two-rows"
 ROW_COMMANDS = [
-    ("show", "--json", "--version", "3", "--limit", "100"),
-    ("diff", "--json", "--from", "2", "--to", "latest", "--rows"),
+    (APPENDS, ("show", "--json", "--version", "3", "--limit", "100")),
+    (APPENDS, ("diff", "--json", "--from", "2", "--to", "latest", "--rows")),
+    (CDF, ("changes", "--json", "--from", "0")),
 ]
 
 
-@pytest.mark.parametrize("args", ROW_COMMANDS, ids=lambda a: " ".join(a))
+@pytest.mark.parametrize(("table", "args"), ROW_COMMANDS, ids=lambda a: " ".join(a)[:40])
 def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
-    azurite, appends, capsys, spark, args
+    azurite, appends, copy_table, capsys, spark, table, args
 ):
     """Spark reads the Azure copy's files through the Python data source (no Hadoop jars)."""
     local, uri = appends
+    if table != APPENDS:
+        local = copy_table(table)
+        uri = azurite.upload(local)
     here = run(capsys, args[0], local, *args[1:])
     there = run(capsys, args[0], abfss(uri), *args[1:], *flags(azurite.options))
     assert here[0] == there[0] == ExitCode.OK, there[2]
@@ -295,3 +303,16 @@ def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
     theirs = here[1].replace(str(local), "<root>").replace('"native"', '"<path>"')
     assert args[0] != "show" or '"readPath": "<path>"' in ours
     assert normalised(json.loads(ours)) == normalised(json.loads(theirs))
+
+
+def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one(
+    azurite, appends, damaged, capsys
+):
+    primary, _ = appends
+    local, uri = damaged
+    here = run(capsys, "replica", primary, local, "--json")
+    there = run(capsys, "replica", primary, abfss(uri), "--json", *flags(azurite.options))
+    assert here[0] == there[0] == ExitCode.INCONSISTENT, there[2]
+    ours = normalised(json.loads(there[1].replace(abfss(uri), "<replica>")))
+    assert ours == normalised(json.loads(here[1].replace(str(local), "<replica>")))
+    assert json.loads(there[1])["replicaLastConsistentVersion"] == 13
