@@ -135,6 +135,8 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
         if key == "azure_storage_connection_string":
             if scheme == "az":
                 config.update(_connection_string(value))
+                if config.get("azure_storage_endpoint", "").startswith("http://"):
+                    client["allow_http"] = True  # Azurite's BlobEndpoint=http://...
             continue
         bare = _strip(key, ("aws_", "azure_storage_", "azure_", "google_"))
         if bare in _CLIENT_KEYS:
