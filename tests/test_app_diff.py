@@ -9,6 +9,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import CORPUS
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
@@ -95,3 +97,13 @@ def test_rows_are_compared_after_the_button_with_a_key(shop, spark, monkeypatch,
     # One row per changed key, the changed field as before → after (highlighted)
     changed = next(d.value for d in at.dataframe if list(d.value.columns) == ["id", "qty"])
     assert changed.values.tolist() == [["2", "1 → 2"]]
+
+
+def test_partition_columns_are_listed_first_but_not_picked_as_the_key(monkeypatch, tmp_path):
+    """A partition groups many rows: suggested (listed first, said in the help), never pre-set."""
+    table = str(CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta")
+    at = _diff_page(table, 1, monkeypatch, tmp_path)
+
+    key = at.multiselect(key="diff_key")
+    assert key.value == [] and key.options[0] == "letter"
+    assert "does not identify one" in key.help
