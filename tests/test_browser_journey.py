@@ -99,6 +99,10 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     error = main.locator("[data-testid=stAlertContentError]").first
     expect(error).to_be_visible()
     expect(error).to_contain_text("is not valid SQL for this table")
+    # This run started Spark: the sidebar, drawn after the page, already says so
+    expect(sidebar).to_contain_text(
+        re.compile(r"Spark \d+\.\d+\S* running locally; Delta's own reader is (not )?installed")
+    )
     shot("preview-bad-filter")
 
     # Diff with rows
