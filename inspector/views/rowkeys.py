@@ -70,7 +70,9 @@ def suggest_key(snap: Snapshot) -> KeySuggestion:
     identity = tuple(f.name for f in fields if IDENTITY_START in f.metadata)
     if identity:
         return _found(identity, KeySource.IDENTITY, "identity column", True)
-    ids = sorted((f for f in fields if _ID_NAME.search(f.name)), key=lambda f: f.name != "id")
+    ids = sorted(
+        (f for f in fields if _ID_NAME.search(f.name)), key=lambda f: f.name.lower() != "id"
+    )
     checked = _checked_names(snap.metadata.configuration)
     for f in ids:
         if not f.nullable or f.name.lower() in checked:
