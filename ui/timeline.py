@@ -27,6 +27,7 @@ from ui.timeline_frame import (
     WINDOW,
     history_frame,
     window_bounds,
+    window_key,
     window_text,
 )
 from ui.timeline_retention import add_retention_band
@@ -63,7 +64,8 @@ def render(ctx: PageContext) -> None:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
     lo, hi = _window(shown, ctx.version)
-    window = window_text(shown.iloc[lo:hi], ctx.history, copied)
+    part = shown.iloc[lo:hi]
+    window = window_text(window_key(ctx.cache_key, part), part, ctx.history, copied)
     _chart(window, ctx.version, _marker_sizes(shown, size_by)[lo:hi], ctx)
     _problems_note(frame)
     _history_table(window, ctx.version)

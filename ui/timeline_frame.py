@@ -8,6 +8,7 @@ versions costs its frame once and then a window of at most :data:`WINDOW` rows p
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -125,10 +126,17 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> dict:
     }
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
 def window_text(
-    window: pd.DataFrame, history: Sequence[HistoryEntry], copied: bool
+    key: tuple, _window: pd.DataFrame, _history: Sequence[HistoryEntry], copied: bool
 ) -> pd.DataFrame:
-    """The window with the text columns the table and the hover show (built for its rows only)."""
+    """The window with the text columns the table and the hover show (built for its rows only).
+
+    Cached per key: the history's key plus what identifies the window's rows and its
+    time axis (see :func:`window_key`); paging back to a window or stepping to another
+    version in it costs nothing.
+    """
+    window, history = _window, _history
     entries = [history[i] for i in window["at"]]
     problems = [
         [p for p in e.problems if not is_copy_problem(p)] if copied else list(e.problems)
@@ -140,6 +148,14 @@ def window_text(
         problems=[" | ".join(p) for p in problems],
     )
     return out.assign(hover=_hover(out))
+
+
+def window_key(history_key: tuple, window: pd.DataFrame) -> tuple:
+    """What identifies a window's rows and their time axis, for :func:`window_text`."""
+    versions = window["version"].to_numpy()
+    when = window["when"].to_numpy()
+    digest = hashlib.blake2b(versions.tobytes() + when.tobytes(), digest_size=16).hexdigest()
+    return (*history_key, len(versions), digest)
 
 
 def _compact_json(mapping: Mapping[str, Any] | None) -> str:
