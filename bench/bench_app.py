@@ -19,7 +19,8 @@ Steps: on ``c20000``, the Timeline's first draw, the sidebar's Older button, the
 "Older versions" window button, a version pick (what a click on a mark or a history row
 does: select the version and rerun) and an operation filter. On ``f300000``, the Version
 page of version 1 (the MERGE) and of version 0 (300,000 added files) with a move to page 2
-of its file table, and the Diff page from version 0 to 2 with page 2 of its added files.
+of its file table, and the Diff page (opened at version 2: 1 to 2), then From version 0
+(a new diff, 0 to 2, so timed as a first draw) and page 2 of its added files.
 Targets (issue #11, item 6): first draw of a page at most 2 s, each later interaction at
 most 0.3 s.
 """

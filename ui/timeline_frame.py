@@ -92,7 +92,7 @@ def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> tuple[pd.Da
     copied = looks_copied(_history)
     kinds = {op: operation_kind(op) for op in {e.operation for e in _history}}
     rows = [_row(i, e, copied) for i, e in enumerate(_history)]
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame.from_records(rows, columns=_COLUMNS)  # tuples: a third of dicts' cost
     for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
         frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
     frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
@@ -100,30 +100,54 @@ def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> tuple[pd.Da
     return frame, copied
 
 
-def _row(at: int, e: HistoryEntry, copied: bool) -> dict:
+_COLUMNS = (
+    "at",
+    "version",
+    "timestamp",
+    "operation",
+    "user",
+    "engine",
+    "read_version",
+    "blind_append",
+    "added_files",
+    "removed_files",
+    "added_bytes",
+    "removed_bytes",
+    "added_rows",
+    "removed_rows",
+    "problem_count",
+    "timestamp_source",
+    "commit_info_time",
+    "in_commit_time",
+    "file_time",
+)
+
+
+def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
+    """One version's values, in the order of :data:`_COLUMNS`."""
     stamps = e.timestamps
     problems = [p for p in e.problems if not is_copy_problem(p)] if copied else e.problems
-    return {
-        "at": at,
-        "version": e.version,
-        "timestamp": stamps.history,
-        "operation": e.operation,
-        "user": e.user,
-        "engine": e.engine_info,
-        "read_version": e.read_version,
-        "blind_append": e.is_blind_append,
-        "added_files": e.num_added_files,
-        "removed_files": e.num_removed_files,
-        "added_bytes": e.added_bytes,
-        "removed_bytes": e.removed_bytes,
-        "added_rows": e.added_records,
-        "removed_rows": e.removed_records,
-        "problem_count": len(problems),
-        "timestamp_source": stamps.source,
-        "commit_info_time": stamps.commit_info,
-        "in_commit_time": stamps.in_commit,
-        "file_time": stamps.file_modification,
-    }
+    return (
+        at,
+        e.version,
+        stamps.history,
+        e.operation,
+        e.user,
+        e.engine_info,
+        e.read_version,
+        e.is_blind_append,
+        e.num_added_files,
+        e.num_removed_files,
+        e.added_bytes,
+        e.removed_bytes,
+        e.added_records,
+        e.removed_records,
+        len(problems),
+        stamps.source,
+        stamps.commit_info,
+        stamps.in_commit,
+        stamps.file_modification,
+    )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -153,7 +177,7 @@ def window_text(
 def window_key(history_key: tuple, window: pd.DataFrame) -> tuple:
     """What identifies a window's rows and their time axis, for :func:`window_text`."""
     versions = window["version"].to_numpy()
-    when = window["when"].to_numpy()
+    when = window["when"].astype("int64").to_numpy()  # tz-aware: to_numpy() gives objects
     digest = hashlib.blake2b(versions.tobytes() + when.tobytes(), digest_size=16).hexdigest()
     return (*history_key, len(versions), digest)
 
