@@ -125,7 +125,7 @@ def _child(scenario: str, table: str) -> None:
     at = app("diff", 2)
     step("Diff page: first draw (v1 to v2)", lambda: checked(at.run()))
     step(
-        "Diff page: from v0 (v0 to v2)",
+        "Diff page: pick From v0, a new diff (first draw of v0 to v2)",
         lambda: checked(at.selectbox(key="diff_from_2").set_value(0).run()),
     )
     files = [d for d in at.dataframe if "path" in d.value.columns]
