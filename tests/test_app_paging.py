@@ -122,3 +122,27 @@ def test_the_timeline_draws_a_window_of_2000_versions_and_pages_back(monkeypatch
     history = next(d.value for d in at.dataframe if "operation" in d.value.columns)
     assert list(history["version"]) == list(range(499, -1, -1))
     assert at.query_params["version"] == "2499"  # paging the window selects nothing
+
+
+def test_a_new_commit_on_a_long_log_shows_on_the_next_rerun(monkeypatch, tmp_path):
+    import os
+
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    root = str(tmp_path / "c1000")
+    make_commits_table(root, 1000)
+    log_dir = os.path.join(root, "_delta_log")
+    an_hour_ago = (int(os.stat(log_dir).st_mtime) - 3600) * 10**9
+    os.utime(log_dir, ns=(an_hour_ago, an_hour_ago))  # settled: reruns may skip re-listing
+
+    at = _page(monkeypatch, tmp_path, table=root, view="version")
+    assert "latest: v999" in _captions(at)
+    at.run()  # the folder is unchanged: the listing is reused
+    assert not at.exception and "latest: v999" in _captions(at)
+
+    schema = pa.schema(DeltaTable(root).schema().to_arrow())
+    write_deltalake(root, pa.table({f.name: pa.nulls(1, f.type) for f in schema}), mode="append")
+    at.run()
+
+    assert not at.exception and "latest: v1000" in _captions(at)
