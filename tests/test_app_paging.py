@@ -146,3 +146,17 @@ def test_a_new_commit_on_a_long_log_shows_on_the_next_rerun(monkeypatch, tmp_pat
     at.run()
 
     assert not at.exception and "latest: v1000" in _captions(at)
+
+
+def test_a_page_beyond_another_versions_files_starts_that_version_at_page_1(
+    big, monkeypatch, tmp_path
+):
+    at = _page(monkeypatch, tmp_path, table=big, version="0", view="version")
+    at.number_input(key="version_files_add_page").set_value(8).run()
+    assert "Files 3,501 to 4,000 of 4,000" in _captions(at)
+
+    at.selectbox(key="version_select").set_value(1).run()  # 1,000 added files: 2 pages
+
+    assert not at.exception and not at.error
+    assert at.number_input(key="version_files_add_page").value == 1
+    assert "Files 1 to 500 of 1,000" in _captions(at)

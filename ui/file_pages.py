@@ -48,6 +48,9 @@ def paged_table(
     pages = max(1, -(-total // PAGE_SIZE))
     page = 0
     if pages > 1:
+        picked = st.session_state.get(f"{key}_page")
+        if picked is not None and not 1 <= picked <= pages:  # the list changed (another version)
+            st.session_state[f"{key}_page"] = 1
         left, right = st.columns([1, 3], vertical_alignment="bottom")
         chosen = left.number_input(
             f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key=f"{key}_page"
