@@ -173,6 +173,10 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     # version before the restore, and commits a new latest version
     missing.write_bytes(kept)
     go("Restore")
+    # Wait for the Restore page's run to end: a click during it would interrupt the run
+    # before the page is recorded in the URL, and the next run would go back to Audit.
+    expect(main.get_by_role("heading", name="Restore", exact=True)).to_be_visible()
+    idle()
     undo = main.get_by_role("button", name=f"Undo: restore back to version {latest}")
     expect(undo).to_be_visible()
     undo.click()
