@@ -8,8 +8,9 @@ Run from the repository root::
 It generates two tables with ``bench/tablegen.py`` (``commits``: a streaming job's table of
 ``--commits`` commits with a checkpoint every 100; ``files``: ``--files`` live data files
 in checkpoint 0, then a MERGE, an append and a DELETE), starts moto's S3 server
-(``ThreadedMotoServer``) on a free 127.0.0.1 port, uploads both tables (concurrently,
-obstore's async puts), then times whole processes, interleaved, ``--repeat`` times each:
+(``ThreadedMotoServer``, in its own process) on a free 127.0.0.1 port, uploads both tables
+(concurrently, obstore's async puts), then times whole processes, interleaved,
+``--repeat`` times each:
 
 * history: ``python -m inspector history s3://... --json`` vs a Python process running
   ``DeltaTable(uri, storage_options=...).history()`` (deltalake 1.6.6) and printing it as
@@ -77,34 +78,74 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_moto() -> tuple[object, dict[str, str]]:
-    """moto's S3 server on a free loopback port with one bucket; returns it and the options."""
+def serve(port: int) -> None:
+    """The moto server process: one bucket, then serve until stdin closes."""
     import logging
 
     import boto3
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
-
-    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
-    endpoint = f"http://127.0.0.1:{port}"
     boto3.client(
         "s3",
-        endpoint_url=endpoint,
+        endpoint_url=f"http://127.0.0.1:{port}",
         aws_access_key_id=KEY_ID,
         aws_secret_access_key=SECRET,
         region_name="us-east-1",
     ).create_bucket(Bucket=BUCKET)
+    print("ready", flush=True)
+    sys.stdin.read()
+    server.stop()
+
+
+def start_moto() -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """moto's S3 server in its own process on a free loopback port; it and the options.
+
+    Its own process: the timed processes are forked from this small one, not from one
+    that holds a server's objects (a child's peak RSS counts its parent's at the fork).
+    """
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    if server.stdout.readline().strip() != "ready":
+        raise SystemExit("moto's server did not start")
     options = {
         "AWS_ACCESS_KEY_ID": KEY_ID,
         "AWS_SECRET_ACCESS_KEY": SECRET,
         "AWS_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
         "AWS_ALLOW_HTTP": "true",
     }
     return server, options
+
+
+def prepare(shape: str, count: int, options: dict[str, str]) -> None:
+    """The setup process: generate one table in a temp dir and upload it."""
+    from tablegen import make_commits_table, make_files_table
+
+    work = Path(tempfile.mkdtemp(prefix="bench-objstore-"))
+    try:
+        local = work / f"{shape[0]}{count}"
+        (make_commits_table if shape == "commits" else make_files_table)(str(local), count)
+        upload(local, local.name, options)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def prepared(shape: str, count: int, options: dict[str, str]) -> str:
+    """Generate and upload a table in a separate process; its URI."""
+    subprocess.run(
+        [sys.executable, __file__, "--prepare", shape, str(count), json.dumps(options)],
+        check=True,
+    )
+    return f"s3://{BUCKET}/{shape[0]}{count}"
 
 
 async def _upload(local: Path, prefix: str, options: dict[str, str]) -> int:
@@ -187,44 +228,60 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", choices=("history", "check"))
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--prepare", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    from tablegen import make_commits_table, make_files_table
-
-    work = Path(tempfile.mkdtemp(prefix="bench-objstore-"))
+    if args.serve:
+        serve(args.serve)
+        return 0
+    if args.prepare:
+        prepare(args.prepare[0], int(args.prepare[1]), json.loads(args.prepare[2]))
+        return 0
     server, options = start_moto()
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DELTA_"))}
-        env["BENCH_OPTIONS"] = json.dumps(options)
-        flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
-        ours = [sys.executable, "-m", "inspector"]
-        results = []
-        if args.only in (None, "history"):
-            make_commits_table(str(work / "commits"), args.commits)
-            uri = upload(work / "commits", f"c{args.commits}", options)
-            results.append(
-                compare(
-                    f"history, {args.commits:,} commits",
-                    [*ours, "history", uri, "--json", *flags],
-                    [sys.executable, "-c", HISTORY_BASELINE, uri],
-                    env,
-                    args.repeat,
-                )
-            )
-        if args.only in (None, "check"):
-            make_files_table(str(work / "files"), args.files)
-            uri = upload(work / "files", f"f{args.files}", options)
-            results.append(
-                compare(
-                    f"check, {args.files:,} files",
-                    [*ours, "check", uri, "--json", *flags],
-                    [sys.executable, "-c", CHECK_BASELINE, uri],
-                    env,
-                    args.repeat,
-                )
-            )
+        results = run_all(args, options)
     finally:
-        server.stop()  # type: ignore[attr-defined]
-        shutil.rmtree(work, ignore_errors=True)
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait()
+    print_table(results)
+    return 0
+
+
+def run_all(args: argparse.Namespace, options: dict[str, str]) -> list[dict[str, float | str]]:
+    """Prepare the tables and time both commands on each."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DELTA_"))}
+    env["BENCH_OPTIONS"] = json.dumps(options)
+    flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
+    ours = [sys.executable, "-m", "inspector"]
+    results = []
+    if args.only in (None, "history"):
+        uri = prepared("commits", args.commits, options)
+        results.append(
+            compare(
+                f"history, {args.commits:,} commits",
+                [*ours, "history", uri, "--json", *flags],
+                [sys.executable, "-c", HISTORY_BASELINE, uri],
+                env,
+                args.repeat,
+            )
+        )
+    if args.only in (None, "check"):
+        uri = prepared("files", args.files, options)
+        results.append(
+            compare(
+                f"check, {args.files:,} files",
+                [*ours, "check", uri, "--json", *flags],
+                [sys.executable, "-c", CHECK_BASELINE, uri],
+                env,
+                args.repeat,
+            )
+        )
+    return results
+
+
+def print_table(results: list[dict[str, float | str]]) -> None:
+    """The figures as a Markdown table, then every run's wall time."""
     print()
     print(
         "| measurement | this project | deltalake 1.6.6 | ratio | CPU: ours | CPU: deltalake "
@@ -239,7 +296,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     for r in results:
         print(f"{r['measurement']}: ours {r['ours_all']} s; deltalake {r['theirs_all']} s")
-    return 0
 
 
 if __name__ == "__main__":
