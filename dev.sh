@@ -54,6 +54,30 @@ ensure_venv() {
   fi
 }
 
+ensure_node() {
+  # Node runs Azurite, the Azure Blob/ADLS emulator the object-store tests start.
+  if ! command -v npm >/dev/null; then
+    local t=$SECONDS
+    step "Node.js is missing (the Azure tests run Azurite); installing nodejs and npm with apt-get..."
+    ensure_debs nodejs npm
+    took "installed Node.js" "$t"
+  fi
+}
+
+ensure_npm_packages() {
+  # The test tools pinned in package-lock.json (Azurite), into node_modules/; reinstalled
+  # only when the lock file changed (the stamp hashes it).
+  local stamp=node_modules/.package-lock.sha
+  local want; want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    local t=$SECONDS
+    step "installing the Node test tools from package-lock.json into node_modules (Azurite; a minute or two the first time)..."
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" > "$stamp"
+    took "installed the Node test tools" "$t"
+  fi
+}
+
 run_checks() {
   # Lint, format, types and layering first: a failure here stops before the (slow) tests.
   .venv/bin/ruff check .
@@ -113,6 +137,7 @@ case "$cmd" in
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
+    ensure_node; ensure_npm_packages
     ready
     run_checks
     exec .venv/bin/python -m pytest "$@"

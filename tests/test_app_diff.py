@@ -9,6 +9,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import CORPUS
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
@@ -61,6 +63,8 @@ def test_file_diff_shows_without_comparing_rows(shop, monkeypatch, tmp_path):
     assert len(at.get("download_button")) == 2
     assert "Rows added" not in _metrics(at)  # rows are compared only on request
     assert "_diff_rows_results" not in at.session_state
+    # The key is pre-selected from the table: ``id`` is named like an id (region only groups rows)
+    assert at.multiselect(key="diff_key").value == ["id"]
 
 
 def test_pickers_diff_any_two_versions_backwards_too(shop, monkeypatch, tmp_path):
@@ -84,13 +88,22 @@ def test_rows_are_compared_after_the_button_with_a_key(shop, spark, monkeypatch,
     at = _diff_page(shop, 3, monkeypatch, tmp_path)
     at.selectbox(key="diff_from_3").set_value(0).run()
 
-    at.multiselect(key="diff_key").set_value(["id"]).run()
+    assert at.multiselect(key="diff_key").value == ["id"]  # suggested by the table
     at.button(key="diff_rows_button").click().run()
 
     assert not at.exception
     metrics = _metrics(at)
     assert [metrics[m] for m in ("Keys added", "Keys removed", "Keys changed")] == ["2", "1", "1"]
-    changed = _frame(at, "key", "column", "before", "after")
-    assert changed[["key", "column", "before", "after"]].values.tolist() == [
-        ["id=2", "qty", "1", "2"]
-    ]
+    # One row per changed key, the changed field as before → after (highlighted)
+    changed = next(d.value for d in at.dataframe if list(d.value.columns) == ["id", "qty"])
+    assert changed.values.tolist() == [["2", "1 → 2"]]
+
+
+def test_partition_columns_are_listed_first_but_not_picked_as_the_key(monkeypatch, tmp_path):
+    """A partition groups many rows: suggested (listed first, said in the help), never pre-set."""
+    table = str(CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta")
+    at = _diff_page(table, 1, monkeypatch, tmp_path)
+
+    key = at.multiselect(key="diff_key")
+    assert key.value == [] and key.options[0] == "letter"
+    assert "does not identify one" in key.help

@@ -6,6 +6,7 @@ test run's Spark session, and equal what deltalake reads for the same version.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.views.history import build_history
+from ui.common import escape_markdown
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark
@@ -64,6 +66,15 @@ def test_schema_shows_without_spark_and_rows_on_request_at_an_old_version(
     frame = at.dataframe[-1].value
     assert len(frame) == 25 and "order_id" in frame.columns
     assert spark_status().state == "ready"
+    # The sidebar says so after the run that read rows, in plain words (drawn after the page)
+    assert _sidebar_spark(at) == f":material/bolt: {escape_markdown(spark_status().describe())}"
+    assert re.search(
+        r"Spark \d+\.\d+\S* running locally; Delta.s own reader is", _sidebar_spark(at)
+    )
+
+
+def _sidebar_spark(at: AppTest) -> str:
+    return [c.value for c in at.sidebar.caption if ":material/bolt:" in c.value][-1]
 
 
 def test_preview_by_timestamp_resolves_the_version_and_filters(demo, spark, monkeypatch, tmp_path):

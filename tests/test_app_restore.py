@@ -110,6 +110,8 @@ def test_a_refusal_made_in_the_app_is_decided_and_audited_by_the_backend(
 
     assert not at.exception, at.exception
     assert any("went missing or changed size" in e.value for e in at.error)
+    # Open under the Commit button, not inside the collapsed "Restore refused" status box.
+    assert not any(box.error for box in at.status)
     assert DeltaLog.open(table).latest_version == 4
     entries = read_audit(str(tmp_path / "audit.jsonl"))
     assert [e.outcome for e in entries] == ["planned", "refused"]

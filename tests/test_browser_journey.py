@@ -1,9 +1,11 @@
 """End to end in Chromium: the operator's journey on a copy of the demo table (issue #16).
 
-Timeline → pick a version → Preview with a bad filter (the reason shows without a click) →
-Diff with rows → Health on the copy with a missing file → the recovery button → a restore
-plan → a wrong typed name ("does not match") → the right name → the commit (the sidebar and
-header show the new latest version) → the Audit view lists the attempt → the undo is planned.
+Timeline → select a version by clicking its mark on the chart → Preview with a bad filter
+(the reason shows without a click) → Diff with rows → Health on the copy with a missing file
+→ the recovery button → a restore plan → a wrong typed name ("does not match") → the right
+name → the commit (the sidebar and header show the new latest version) → the Audit view
+lists the attempt → the missing file is put back and the undo is committed (a new latest
+version, and the Audit view shows the first restore undone).
 Navigation goes through the sidebar so the session (and the restore result) is kept.
 A screenshot of every step is saved under ``tmp_path``.
 """
@@ -32,12 +34,21 @@ def operator_mode(monkeypatch, tmp_path):
     monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
 
 
-def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, browser, tmp_path):  # noqa: F811
+@pytest.fixture
+def page(browser, tmp_path):  # noqa: F811
+    """A page whose last state is saved as ``last.png``, passed or failed."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        yield page
+    finally:
+        page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
+
+
+def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page, tmp_path):  # noqa: F811
     from playwright.sync_api import expect
 
     root = Path(write_demo_table(str(tmp_path / "orders")))
     latest = DeltaLog.open(str(root)).latest_version
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(TIMEOUT)
     expect.set_options(timeout=TIMEOUT)
     shots = iter(range(1, 100))
@@ -53,6 +64,12 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, brows
             has_text=re.compile(f"^{title}$")
         ).click()
 
+    def idle() -> None:
+        """The app has finished its run: input typed now is not lost to a rerun."""
+        expect(page.get_by_test_id("stApp")).to_have_attribute(
+            "data-test-script-state", "notRunning"
+        )
+
     # Timeline
     page.goto(f"{server}/?table={quote(str(root))}&view=timeline")
     expect(main.locator("[data-testid=stPlotlyChart]").first).to_be_visible()
@@ -60,23 +77,32 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, brows
     expect(sidebar).to_contain_text(f"Version ({latest + 1} in the log)")
     shot("timeline")
 
-    # Select a version in the sidebar picker
-    picker = sidebar.locator("[data-testid=stSelectbox]").filter(has_text="Version (")
-    picker.click()
-    page.get_by_role("option", name=re.compile(rf"^v{latest - 1} · ")).click()
+    # Select a version by clicking its mark on the Timeline chart
+    page.mouse.click(*_mark_position(page, latest - 1))
     expect(page).to_have_url(re.compile(rf"[?&]version={latest - 1}(&|$)"))
-    shot("version-picked")
+    idle()
+    picker = sidebar.get_by_role("combobox", name=re.compile(r"^Version \("))
+    expect(picker).to_have_value(re.compile(rf"^v{latest - 1} · "))
+    expect(main).to_contain_text(f"selected (v{latest - 1})")  # the ring's legend entry
+    shot("version-clicked-on-the-chart")
 
     # Preview with a bad filter: the reason is visible without a click
     go("Preview")
     expect(main.get_by_role("heading", name="Preview", exact=True)).to_be_visible()
-    main.get_by_label("Filter (optional SQL WHERE expression, evaluated by Spark)").fill(
-        "no_such_column > 1"
-    )
+    idle()
+    where = main.get_by_label("Filter (optional SQL WHERE expression, evaluated by Spark)")
+    where.fill("no_such_column > 1")
+    where.press("Enter")
+    idle()
+    expect(where).to_have_value("no_such_column > 1")
     main.get_by_role("button", name="Show rows").click()
     error = main.locator("[data-testid=stAlertContentError]").first
     expect(error).to_be_visible()
     expect(error).to_contain_text("is not valid SQL for this table")
+    # This run started Spark: the sidebar, drawn after the page, already says so
+    expect(sidebar).to_contain_text(
+        re.compile(r"Spark \d+\.\d+\S* running locally; Delta's own reader is (not )?installed")
+    )
     shot("preview-bad-filter")
 
     # Diff with rows
@@ -87,7 +113,9 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, brows
     shot("diff-rows")
 
     # Health on the copy with a missing file of the newest version
-    (root / DeltaLog.open(str(root)).commit(latest).adds[0].path).unlink()
+    missing = root / DeltaLog.open(str(root)).commit(latest).adds[0].path
+    kept = missing.read_bytes()
+    missing.unlink()
     go("Health")
     main.get_by_role("button", name="Run check").click()
     recover = main.get_by_role("button", name=re.compile(r"Restore to the last consistent version"))
@@ -132,18 +160,79 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, brows
     expect(sidebar).to_contain_text(f"Version ({latest + 2} in the log)")
     shot("restore-committed")
 
-    # The Audit view lists the attempt
+    # The Audit view lists the attempt: committed, from the latest to the target version
     go("Audit")
     expect(main.get_by_role("heading", name="Audit", exact=True)).to_be_visible()
     expect(main.get_by_text(re.compile(r"\d+ of \d+ attempts shown"))).to_be_visible()
-    expect(main.locator("[data-testid=stDataFrame]:visible").first).to_be_visible()
+    # The grid's accessible row holds its cells' text: status, from, to, committed version
+    done = _grid_rows(main).filter(has_text="verified")
+    expect(done).to_contain_text(f"verified{latest}{target}{latest + 1}")
     shot("audit")
 
-    # The undo: back on Restore, the result offers it; it plans a restore back
+    # The missing file is found in a backup and put back; the undo restores the latest
+    # version before the restore, and commits a new latest version
+    missing.write_bytes(kept)
     go("Restore")
     undo = main.get_by_role("button", name=f"Undo: restore back to version {latest}")
     expect(undo).to_be_visible()
     undo.click()
     expect(main.get_by_text("Confirm", exact=True)).to_be_visible()
-    expect(main.get_by_label(re.compile(r"^Type the target version"))).to_be_visible()
+    main.get_by_label(re.compile(r"^Type the table name")).fill(expected)
+    main.get_by_label(re.compile(r"^Type the table name")).press("Enter")
+    version_box = main.get_by_label(re.compile(r"^Type the target version"))
+    version_box.fill(str(latest))
+    version_box.press("Enter")
+    expect(main.get_by_label(re.compile(r"^Reason"))).to_have_value(re.compile(r"^Undo of"))
     shot("undo-planned")
+    commit = main.get_by_role("button", name=f"Commit restore to version {latest}")
+    expect(commit).to_be_enabled()
+    commit.click()
+    expect(main.get_by_text(re.compile(rf"Committed version {latest + 2}")).first).to_be_visible()
+    expect(main).to_contain_text(f"latest: v{latest + 2}")
+    expect(sidebar).to_contain_text(f"Version ({latest + 3} in the log)")
+    assert DeltaLog.open(str(root)).latest_version == latest + 2
+    shot("undo-committed")
+
+    # The Audit view: the first restore is undone by the new version
+    go("Audit")
+    expect(main.get_by_text(re.compile(r"\d+ of \d+ attempts shown"))).to_be_visible()
+    undone = _grid_rows(main).filter(has_text="undone")
+    expect(undone).to_contain_text(f"undone{latest}{target}{latest + 1}{latest + 2}")
+    expect(_grid_rows(main).filter(has_text="verified")).to_contain_text(
+        f"verified{latest + 1}{latest}{latest + 2}"
+    )
+    shot("audit-after-undo")
+
+
+def _mark_position(page, version: int) -> tuple[float, float]:
+    """Where, on the page, the Timeline chart draws the mark of ``version`` (its y value).
+
+    Plotly catches clicks on its drag layer and picks the closest point, so the test
+    clicks at the mark's centre, computed from the chart's own axes.
+    """
+    return tuple(
+        page.evaluate(
+            """(version) => {
+                const gd = document.querySelector("[data-testid=stPlotlyChart] .js-plotly-plot");
+                const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+                const box = gd.querySelector(".main-svg").getBoundingClientRect();
+                for (const trace of gd.calcdata) {
+                    if (trace[0].trace.hoverinfo === "skip") continue;  // the rings
+                    for (const point of trace) {
+                        if (point.y === version) {
+                            return [box.left + xa._offset + xa.c2p(point.x),
+                                    box.top + ya._offset + ya.c2p(point.y)];
+                        }
+                    }
+                }
+                throw new Error("no mark for version " + version);
+            }""",
+            version,
+        )
+    )
+
+
+def _grid_rows(main):
+    """The data rows of the visible grid (its accessible table; the header row is not selectable)."""
+    grid = main.locator("[data-testid=stDataFrame]:visible").first
+    return grid.locator("[role=row][aria-selected]")

@@ -16,7 +16,7 @@ from inspector.views.history import build_history
 from tests.conftest import CORPUS
 
 DV_TABLE = CORPUS / "delta-kernel-java" / "basic-dv-with-checkpoint"
-DV_LATER = CORPUS / "delta-rs" / "table_with_deletion_logs"  # deletion vectors from version 2
+ICT_LATER = CORPUS / "delta-kernel-rs" / "in-commit-timestamps-test"  # inCommitTimestamp from 11
 
 
 def compatibility(path, version=None):
@@ -65,28 +65,29 @@ def test_a_protocol_newer_than_an_engine_understands_is_refused():
     assert verdict.support is Support.NO and verdict.blocking == ("minReaderVersion 4",)
 
 
-def test_a_deletion_vector_table_is_readable_by_trino_but_not_writable():
+def test_a_deletion_vector_table_is_read_and_written_by_trino_and_unknown_where_not_cited():
     engines = {e.engine: e for e in compatibility(DV_TABLE).engines}
 
-    assert engines["trino"].read.support is Support.YES
-    assert (engines["trino"].write.support, engines["trino"].write.blocking) == (
-        Support.NO,
+    assert engines["trino"].read.support is Support.YES  # Trino docs: readers and writers
+    assert engines["trino"].write.support is Support.YES
+    assert engines["spark-delta"].write.since == "2.3.0"
+    assert engines["kernel-rs"].read.support is Support.YES  # its feature table
+    assert (engines["duckdb"].write.support, engines["duckdb"].write.blocking) == (
+        Support.UNKNOWN,  # DuckDB's docs name DV reads, not writes: never invented
         ("deletionVectors",),
     )
-    assert engines["spark-delta"].write.since == "2.3.0"
-    assert engines["duckdb"].read.support is Support.UNKNOWN  # not checked: never invented
 
 
-def test_the_version_that_brought_deletion_vectors_is_named():
-    compat = compatibility(DV_LATER)
+def test_the_version_that_brought_in_commit_timestamps_is_named():
+    compat = compatibility(ICT_LATER)
 
     texts = [c.text for c in compat.changes]
     assert (
-        "from version 2, Trino (Delta Lake connector) can no longer write this table: deletionVectors"
-        in texts
+        "from version 11, Trino (Delta Lake connector) can no longer write this table: "
+        "inCommitTimestamp" in texts
     )
-    assert all(c.version == 2 for c in compat.changes)
-    assert compatibility(DV_LATER, version=1).changes == ()
+    assert all(c.version == 11 for c in compat.changes)
+    assert compatibility(ICT_LATER, version=10).changes == ()
 
 
 def test_detail_json_carries_the_compatibility(capsys):
@@ -94,15 +95,16 @@ def test_detail_json_carries_the_compatibility(capsys):
     record = json.loads(capsys.readouterr().out)["compatibility"]
 
     assert record["version"] == 46
+    duckdb = next(e for e in record["engines"] if e["engine"] == "duckdb")
+    assert duckdb["write"] == {"support": "unknown", "blocking": ["deletionVectors"], "since": None}
     trino = next(e for e in record["engines"] if e["engine"] == "trino")
-    assert trino["write"] == {"support": "no", "blocking": ["deletionVectors"], "since": None}
     assert trino["source"].startswith("https://trino.io/") and trino["checked"] == "2026-11-23"
 
 
 def test_detail_text_lists_the_engines(capsys):
-    assert main(["detail", str(DV_LATER)]) == 0
+    assert main(["detail", str(ICT_LATER)]) == 0
     out = capsys.readouterr().out
 
     tail = out.split("\ncompatibility:\n", 1)[1]
-    assert "Trino (Delta Lake connector): read yes; write no [deletionVectors]" in tail
-    assert "from version 2, Trino (Delta Lake connector) can no longer write" in tail
+    assert "Trino (Delta Lake connector): read yes; write no [inCommitTimestamp]" in tail
+    assert "from version 11, Trino (Delta Lake connector) can no longer write" in tail

@@ -64,3 +64,15 @@ def test_anchors_into_other_pages_exist():
                 if h.startswith("#")
             }
             assert anchor in slugs, f"{page.name} links to {target}: no such heading"
+
+
+def test_the_screenshots_are_in_the_docs_and_small():
+    """The Timeline (retention bands), the Diff's changed rows and the Audit view (issue #16)."""
+    guide = (REPO / "docs" / "using-the-app.md").read_text()
+    for name in ("timeline.png", "diff-rows.png", "audit.png"):
+        assert f"(img/{name})" in guide
+        image = REPO / "docs" / "img" / name
+        assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (
+            f"{name}: take it with docs/screenshot.py"
+        )
+        assert image.stat().st_size < 300 * 1024, f"{name} is over 300 KB"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.present.values import EMPTY
 from inspector.restore.trail import AttemptStatus, audit_trail
 from ui.common import escape_markdown
 from ui.context import PageContext
@@ -32,7 +33,7 @@ def render(ctx: PageContext) -> None:
     chosen = st.multiselect("Status", present, default=present, key=STATUS_FILTER)
     rows = [r.row() for r in trail.records if r.status.value in chosen]
     frame = pd.DataFrame(rows, columns=list(trail.records[0].row()))
-    st.dataframe(frame, hide_index=True, width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
     st.caption(
         f"{len(rows)} of {len(trail.records)} attempts shown. "
         + escape_markdown("'undone by' is the version of the restore that went back.")

@@ -1,21 +1,33 @@
 """The Changes page: the change data feed of a version range, read by Spark.
 
-Counts per change type and per version, one page of rows, an optional filter and
-a CSV download. A range with versions written without the feed shows the error and
-points to the Diff page.
+Counts per change type and per version, then the rows page by page (each page is
+read by the backend in a stable order), an optional filter and a CSV download of
+the page shown. A range with versions written without the feed shows the error and
+offers the Diff page, which compares the rows of any two versions.
 """
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.rows.changes import ChangeDataFeedDisabled, ChangeFeed, build_changes
-from ui.common import format_count, metric_row, render_error
+from inspector.rows.changes import ChangeDataFeedDisabled, ChangeFeed, build_changes, change_page
+from ui.common import (
+    PENDING_VERSION,
+    PENDING_VIEW,
+    format_count,
+    metric_row,
+    render_error,
+    write_url,
+)
 from ui.context import PageContext
 
-_RESULT = "_changes_result"  # (request, ChangeFeed) of the last read
+_RESULT = "_changes_result"  # (request, first page's ChangeFeed) of the last read
+_PAGES = "_changes_pages"  # {(request, offset): ChangeFeed} pages read for that request
+PAGE_KEY = "cdf_page"
 
 
 def render(ctx: PageContext) -> None:
@@ -36,28 +48,59 @@ def render(ctx: PageContext) -> None:
     )
     request = (ctx.log.table_root, ctx.log.generation, start, end, where.strip())
     if st.button("Show changes", key="cdf_run", type="primary"):
+        result: ChangeFeed | InspectorError
         try:
-            with st.spinner("Reading the change data feed on Spark…"):
-                feed = build_changes(
-                    ctx.log,
-                    start,
-                    end,
-                    settings=ctx.settings,
-                    where=where.strip() or None,
-                    limit=ctx.settings.preview_rows,
-                )
-        except InspectorError as exc:
-            render_error(exc)
-            if isinstance(exc, ChangeDataFeedDisabled):
-                st.info("The Diff page compares the rows of any two versions.")
-            return
-        st.session_state[_RESULT] = (request, feed)
-    result = st.session_state.get(_RESULT)
-    if result is not None and result[0] == request:
-        _show(result[1])
+            result = _first_page(ctx, start, end, where)
+        except InspectorError as exc:  # kept, so the error and its way out stay on the page
+            result = exc
+        st.session_state[_RESULT] = (request, result)
+        st.session_state[_PAGES] = {(request, 0): result}
+        st.session_state[PAGE_KEY] = 1
+    shown = st.session_state.get(_RESULT)
+    if shown is None or shown[0] != request:
+        return
+    if isinstance(shown[1], InspectorError):
+        _show_error(shown[1], int(end))
+    else:
+        _show(ctx, request, shown[1])
 
 
-def _show(feed: ChangeFeed) -> None:
+def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
+    with st.spinner("Reading the change data feed on Spark…"):
+        return build_changes(
+            ctx.log,
+            start,
+            end,
+            settings=ctx.settings,
+            where=where.strip() or None,
+            limit=ctx.settings.preview_rows,
+        )
+
+
+def _show_error(exc: InspectorError, end: int) -> None:
+    """The error; without the feed, the way to the row diff."""
+    render_error(exc)
+    if isinstance(exc, ChangeDataFeedDisabled):
+        st.info(
+            "Without the change data feed, the Diff page compares the rows of any two "
+            "versions (its Rows tab)."
+        )
+        st.button(
+            "Compare the rows on the Diff page",
+            key="cdf_to_diff",
+            on_click=_open_diff,
+            args=(end,),
+        )
+
+
+def _open_diff(version: int) -> None:
+    """Open the Diff page at ``version`` (it compares it with the version before)."""
+    st.session_state[PENDING_VERSION] = int(version)
+    st.session_state[PENDING_VIEW] = "diff"
+    write_url(version=str(int(version)), view="diff")
+
+
+def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
     cols = metric_row()
     cols.metric("Rows", format_count(feed.num_rows))
     for kind, count in feed.counts.items():
@@ -66,13 +109,41 @@ def _show(feed: ChangeFeed) -> None:
         [{"version": v, **counts} for v, counts in sorted(feed.per_version.items())]
     )
     st.dataframe(per_version, hide_index=True, width="stretch")
-    rows = pd.DataFrame(list(feed.rows), columns=list(feed.columns))
-    st.caption(f"First {len(rows)} of {format_count(feed.num_rows)} rows.")
+    size = max(feed.limit, 1)
+    pages = max(math.ceil(feed.num_rows / size), 1)
+    if st.session_state.get(PAGE_KEY, 1) > pages:
+        st.session_state[PAGE_KEY] = pages
+    page = st.number_input(
+        f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=PAGE_KEY
+    )
+    offset = (int(page) - 1) * size
+    shown = _page(ctx, request, feed, offset)
+    if shown is None:
+        return
+    rows = pd.DataFrame(list(shown.rows), columns=list(shown.columns))
+    first = offset + 1 if len(rows) else 0
+    st.caption(
+        f"Rows {first:,}–{offset + len(rows):,} of {format_count(feed.num_rows)}, "
+        "by version, then deletes, update pre-images, post-images and inserts."
+    )
     st.dataframe(rows, hide_index=True, width="stretch")
     st.download_button(
-        "Download CSV",
+        "Download this page (CSV)",
         rows.to_csv(index=False),
-        file_name=f"changes_{feed.from_version}_{feed.to_version}.csv",
+        file_name=f"changes_{feed.from_version}_{feed.to_version}_page{int(page)}.csv",
         mime="text/csv",
         key="cdf_csv",
     )
+
+
+def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> ChangeFeed | None:
+    """The page at ``offset``, read once by the backend and kept for this request."""
+    pages = st.session_state.setdefault(_PAGES, {})
+    if (request, offset) not in pages:
+        try:
+            with st.spinner("Reading this page on Spark…"):
+                pages[(request, offset)] = change_page(ctx.log, feed, offset, settings=ctx.settings)
+        except InspectorError as exc:
+            render_error(exc)
+            return None
+    return pages[(request, offset)]

@@ -7,6 +7,8 @@ files that changed. The whole diff exports as a Markdown postmortem and as JSON.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -17,6 +19,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text
 from inspector.views.filediff import FileDiff, diff_files
+from inspector.views.filepages import FilePage, sequence_page
 from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
 from inspector.views.rowrecords import RowDiff
 from ui.common import (
@@ -30,6 +33,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.diff_rows import rows_tab_body
+from ui.file_pages import paged_table
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the commits in between…")
@@ -178,16 +182,18 @@ def _delta(value: int | None, *, bytes_: bool = False) -> str | None:
 def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None, log_rows: RowsBetween) -> None:
     name = f"diff-v{diff.from_version}-v{diff.to_version}"
     row = st.container(horizontal=True)
+    table = ctx.log.table_root
+    # Built when clicked: a diff of thousands of files takes a second to write out.
     row.download_button(
         "Postmortem (Markdown)",
-        markdown_report(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
+        lambda: markdown_report(diff, rows, table=table, log_rows=log_rows),
         file_name=f"{name}.md",
         mime="text/markdown",
         icon=":material/description:",
     )
     row.download_button(
         "Diff (JSON)",
-        to_json(diff, rows, table=ctx.log.table_root, log_rows=log_rows),
+        lambda: to_json(diff, rows, table=table, log_rows=log_rows),
         file_name=f"{name}.json",
         mime="application/json",
         icon=":material/data_object:",
@@ -245,29 +251,26 @@ def _files(diff: FileDiff) -> None:
         ("Removed (only in the from version)", diff.only_in_from, "diff_removed_files"),
     ):
         st.markdown(f"**{title}: {len(files):,}**")
-        if files:
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "path": f.path,
-                            "size": f.size,
-                            "records": f.num_live_records,
-                            "partition": partition_label(
-                                f.partition_values or {}, unpartitioned=""
-                            ),
-                            "deleted rows (DV)": f.deletion_vector.cardinality
-                            if f.deletion_vector
-                            else None,
-                            "modified": format_ms(f.modification_time),
-                        }
-                        for f in files
-                    ]
-                ),
-                hide_index=True,
-                placeholder=EMPTY,
-                key=key,
-            )
+        if files:  # a page at a time: a diff may hold hundreds of thousands of files
+            paged_table(key, len(files), partial(sequence_page, files), _diff_files_frame)
+
+
+def _diff_files_frame(page: FilePage) -> pd.DataFrame:
+    rows = []
+    for r in page.records:
+        dv = r["deletionVector"]
+        records = r["numRecords"]
+        rows.append(
+            {
+                "path": r["path"],
+                "size": r["size"],
+                "records": None if records is None else records - (dv["cardinality"] if dv else 0),
+                "partition": partition_label(r["partitionValues"], unpartitioned=""),
+                "deleted rows (DV)": dv["cardinality"] if dv else None,
+                "modified": format_ms(r.get("modificationTime")),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _partitions(diff: FileDiff) -> None:

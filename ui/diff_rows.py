@@ -6,10 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.present.values import EMPTY, row_text, table_rows, text_value
+from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
 from inspector.views.filediff import FileDiff
-from inspector.views.rowrecords import RowDiff
+from inspector.views.rowkeys import suggest_key
+from inspector.views.rowrecords import ChangedRow, RowDiff
 from ui.common import format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
 
@@ -25,20 +26,18 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | N
             + diff.from_side.metadata.schema.field_names()
         )
     )
-    suggested = [c for c in diff.to_side.metadata.partition_columns if c in columns]
+    suggestion = suggest_key(ctx.log.snapshot(diff.to_version))
+    suggested = [c for c in suggestion.columns if c in columns]
     columns = suggested + [c for c in columns if c not in suggested]  # suggestions listed first
-    hint = (
-        f" Partition columns first ({', '.join(suggested)}): add an id column to them."
-        if suggested
-        else ""
-    )
     key = tuple(
         st.multiselect(
             "Key columns (optional)",
             columns,
+            default=suggested if suggestion.identifies_rows else [],
             key="diff_key",
             help="With a key, rows are matched by it: an update shows as a changed row "
-            "(before → after) rather than a removed and an added one." + hint,
+            "(before → after) rather than a removed and an added one. Suggested: "
+            + suggestion.reason,
         )
     )
     changed = len(diff.only_in_from) + len(diff.only_in_to)
@@ -137,25 +136,38 @@ def _show_rows(rows: RowDiff) -> None:
     if rows.samples.changed:
         st.markdown("**Changed**")
         st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "key": row_text(c.key),
-                        "column": v.key,
-                        # One column holds values of every changed column: text keeps it one type.
-                        "before": text_value(v.before, empty=EMPTY),
-                        "after": text_value(v.after, empty=EMPTY),
-                    }
-                    for c in rows.samples.changed
-                    for v in c.changes
-                ]
-            ),
+            changed_frame(rows.samples.changed, rows.key).style.map(_highlight),
             hide_index=True,
-            placeholder=EMPTY,
             key="diff_rows_changed",
+        )
+        st.caption(
+            "One row per changed key: the changed fields show *before → after* (highlighted); "
+            "an empty cell did not change."
         )
     if not (rows.added or rows.removed or rows.changed):
         st.success(
             "No row changed: the files that changed hold the same rows (e.g. an OPTIMIZE).",
             icon=":material/check:",
         )
+
+
+_ARROW = " → "
+
+
+def changed_frame(changed: tuple[ChangedRow, ...], key: tuple[str, ...]) -> pd.DataFrame:
+    """One row per changed key: the key's values, then ``before → after`` in each changed field."""
+    fields = list(dict.fromkeys(v.key for c in changed for v in c.changes))
+    rows = []
+    for c in changed:
+        row = {k: text_value(c.key.get(k), empty=EMPTY) for k in key}
+        after = {
+            v.key: text_value(v.before, empty=EMPTY) + _ARROW + text_value(v.after, empty=EMPTY)
+            for v in c.changes
+        }
+        rows.append(row | {f: after.get(f, "") for f in fields})
+    # Key columns never change (rows are matched on them); text keeps each column one type.
+    return pd.DataFrame(rows, columns=list(key) + fields, dtype=object)
+
+
+def _highlight(cell: object) -> str:
+    return "background-color: #fff3bf" if isinstance(cell, str) and _ARROW in cell else ""

@@ -2,16 +2,15 @@
 
 One mark per version, coloured by kind of operation and sized by the bytes (or
 rows) it added and removed; versions with problems wear a ring. Clicking a mark or
-a row selects that version. Built to stay responsive with 10,000 versions: the
-frame is built once per history generation and large tables are drawn with WebGL.
+a row selects that version. Built to stay responsive with 20,000 versions: the
+frame is built once per history generation (``ui.timeline_frame``), the chart and the
+table draw a window of at most 2,000 versions (with buttons to page through the rest),
+and large windows are drawn with WebGL.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,117 +20,21 @@ from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.text import version_ranges
 from inspector.present.values import EMPTY
-from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
-from ui.common import format_bytes, format_count, select_version
+from ui.common import select_version
 from ui.context import PageContext
+from ui.timeline_frame import (
+    KIND_COLOURS,
+    WINDOW,
+    history_frame,
+    window_bounds,
+    window_key,
+    window_text,
+)
 from ui.timeline_retention import add_retention_band
 
-# Kinds of operation, each with one colour; the hover shows the exact operation name.
-KIND_COLOURS = {
-    "Create / replace": "#2ca02c",
-    "Write": "#1f77b4",
-    "Streaming update": "#17becf",
-    "Merge": "#9467bd",
-    "Update": "#ff7f0e",
-    "Delete": "#d62728",
-    "Optimize": "#bcbd22",
-    "Restore": "#111111",
-    "Schema change": "#8c564b",
-    "Properties / protocol": "#e377c2",
-    "Vacuum": "#9e9e9e",
-    "Other": "#c7c7c7",
-}
-_KIND_BY_OPERATION = {
-    "WRITE": "Write",
-    "COPY INTO": "Write",
-    "STREAMING UPDATE": "Streaming update",
-    "MERGE": "Merge",
-    "UPDATE": "Update",
-    "DELETE": "Delete",
-    "TRUNCATE": "Delete",
-    "OPTIMIZE": "Optimize",
-    "REORG": "Optimize",
-    "CLONE": "Create / replace",
-    "RESTORE": "Restore",
-    "VACUUM START": "Vacuum",
-    "VACUUM END": "Vacuum",
-    "ADD COLUMNS": "Schema change",
-    "CHANGE COLUMN": "Schema change",
-    "RENAME COLUMN": "Schema change",
-    "DROP COLUMNS": "Schema change",
-    "REPLACE COLUMNS": "Schema change",
-    "UPDATE SCHEMA": "Schema change",
-    "SET TBLPROPERTIES": "Properties / protocol",
-    "UNSET TBLPROPERTIES": "Properties / protocol",
-    "UPGRADE PROTOCOL": "Properties / protocol",
-    "DROP FEATURE": "Properties / protocol",
-    "ADD CONSTRAINT": "Properties / protocol",
-    "DROP CONSTRAINT": "Properties / protocol",
-    "CLUSTER BY": "Properties / protocol",
-    "SET TABLE LOCATION": "Properties / protocol",
-}
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
 _CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"
-
-
-def operation_kind(operation: str) -> str:
-    """The colour group of an operation name (``CREATE OR REPLACE TABLE AS SELECT`` -> Create / replace)."""
-    name = operation.upper().strip()
-    if name in _KIND_BY_OPERATION:
-        return _KIND_BY_OPERATION[name]
-    if name.startswith(("CREATE", "REPLACE", "CONVERT")):
-        return "Create / replace"
-    if "COLUMN" in name:
-        return "Schema change"
-    if name.startswith(("OPTIMIZE", "REORG", "COMPUTE STATS")):
-        return "Optimize"
-    return "Other"
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> pd.DataFrame:
-    """One row per version with everything the chart and the table show (built once per key)."""
-    rows = [_row(e) for e in _history]
-    frame = pd.DataFrame(rows)
-    for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
-        frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
-    frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
-    frame["hover"] = _hover(frame)
-    return frame
-
-
-def _row(e: HistoryEntry) -> dict:
-    stamps = e.timestamps
-    return {
-        "version": e.version,
-        "timestamp": stamps.history,
-        "operation": e.operation,
-        "kind": operation_kind(e.operation),
-        "parameters": _compact_json(e.operation_parameters),
-        "metrics": _compact_json(e.operation_metrics),
-        "user": e.user,
-        "engine": e.engine_info,
-        "read_version": e.read_version,
-        "blind_append": e.is_blind_append,
-        "added_files": e.num_added_files,
-        "removed_files": e.num_removed_files,
-        "added_bytes": e.added_bytes,
-        "removed_bytes": e.removed_bytes,
-        "added_rows": e.added_records,
-        "removed_rows": e.removed_records,
-        "problem_count": len(e.problems),
-        "other_problems": sum(not is_copy_problem(p) for p in e.problems),
-        "other_problems_text": " | ".join(p for p in e.problems if not is_copy_problem(p)),
-        "problems": " | ".join(e.problems),
-        "timestamp_source": stamps.source,
-        "commit_info_time": stamps.commit_info,
-        "in_commit_time": stamps.in_commit,
-        "file_time": stamps.file_modification,
-    }
-
-
-def _compact_json(mapping: Mapping[str, Any] | None) -> str:
-    return json.dumps(dict(mapping), separators=(", ", ": "), default=str) if mapping else ""
+_WINDOW_STATE = "_timeline_window"  # ((selected version, shown count), windows back)
 
 
 def render(ctx: PageContext) -> None:
@@ -143,8 +46,7 @@ def render(ctx: PageContext) -> None:
             icon=":material/info:",
         )
         return
-    frame = history_frame(ctx.cache_key, ctx.history)
-    copied = looks_copied(ctx.history)
+    frame, copied = history_frame(ctx.cache_key, ctx.history)
     if copied:
         st.info(
             "**This looks like a copy:** every commit file was written at about the same time, "
@@ -152,10 +54,6 @@ def render(ctx: PageContext) -> None:
             "shown instead (time travel by timestamp still uses the file times).",
             icon=":material/content_copy:",
         )
-        frame = frame.assign(
-            problem_count=frame["other_problems"], problems=frame["other_problems_text"]
-        )
-        frame = frame.assign(hover=_hover(frame))  # without the copy's per-version problem
     shown, size_by = _filters(frame, copied)
     st.caption(
         f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
@@ -165,9 +63,51 @@ def render(ctx: PageContext) -> None:
     if shown.empty:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
-    _chart(shown, ctx.version, size_by, ctx)
+    lo, hi = _window(shown, ctx.version)
+    part = shown.iloc[lo:hi]
+    window = window_text(window_key(ctx.cache_key, part), part, ctx.history, copied)
+    _chart(window, ctx.version, _marker_sizes(shown, size_by)[lo:hi], ctx)
     _problems_note(frame)
-    _history_table(shown, ctx.version)
+    _history_table(window, ctx.version)
+
+
+def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
+    """The rows drawn: all when they fit, else a window with buttons to page through."""
+    versions = shown["version"].to_numpy()
+    if len(versions) <= WINDOW:
+        return 0, len(versions)
+    ident = (selected, len(versions))
+    saved = st.session_state.get(_WINDOW_STATE)
+    lo, hi, back = window_bounds(
+        versions, selected, saved[1] if saved and saved[0] == ident else None
+    )
+    st.session_state[_WINDOW_STATE] = (ident, back)
+    older, note, newer = st.columns([1.2, 4, 1.2], vertical_alignment="center")
+    older.button(
+        "Older versions",
+        icon=":material/chevron_left:",
+        key="timeline_older",
+        disabled=lo == 0,
+        on_click=_move_window,
+        args=(ident, back + 1),
+    )
+    note.caption(
+        f"Drawn: versions {versions[lo]} to {versions[hi - 1]} ({hi - lo:,} of "
+        f"{len(versions):,}, {WINDOW:,} at a time)."
+    )
+    newer.button(
+        "Newer versions",
+        icon=":material/chevron_right:",
+        key="timeline_newer",
+        disabled=back == 0,
+        on_click=_move_window,
+        args=(ident, back - 1),
+    )
+    return lo, hi
+
+
+def _move_window(ident: tuple[int, int], back: int) -> None:
+    st.session_state[_WINDOW_STATE] = (ident, back)
 
 
 def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
@@ -231,37 +171,13 @@ def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
         amount = frame["added_bytes"] + frame["removed_bytes"]
     scaled = np.sqrt(amount.to_numpy(dtype=float))
     top = scaled.max()
-    small, large = (4, 13) if len(frame) > 2000 else (9, 34)
+    small, large = (4, 13) if min(len(frame), WINDOW) >= WINDOW else (9, 34)
     return small + (large - small) * (scaled / top if top > 0 else scaled)
 
 
-def _hover(frame: pd.DataFrame) -> list[str]:
-    out = []
-    for r in frame.itertuples(index=False):
-        text = f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
-        if abs((r.commit_time - r.timestamp).total_seconds()) >= 1:
-            text += f"<br>commitInfo: {r.commit_time:%Y-%m-%d %H:%M:%S} UTC"
-        text += (
-            f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
-            f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
-        )
-        if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
-            text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
-        if r.user:
-            text += f"<br>by {r.user}"
-        if r.problem_count:
-            text += f"<br><b>⚠ {r.problem_count} problem(s)</b>"
-        out.append(text)
-    return out
-
-
-def _int(value: Any) -> int | None:
-    return None if pd.isna(value) else int(value)
-
-
-def _chart(frame: pd.DataFrame, selected: int, size_by: str, ctx: PageContext) -> None:
+def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageContext) -> None:
     trace = go.Scattergl if len(frame) >= _WEBGL_FROM else go.Scatter
-    sizes, hover = _marker_sizes(frame, size_by), frame["hover"].to_numpy()
+    hover = frame["hover"].to_numpy()
     fig = go.Figure()
     for kind, colour in KIND_COLOURS.items():
         mask = (frame["kind"] == kind).to_numpy()
@@ -285,7 +201,10 @@ def _chart(frame: pd.DataFrame, selected: int, size_by: str, ctx: PageContext) -
                 )
             )
     _overlay_rings(fig, frame, sizes, selected, trace)
-    add_retention_band(fig, ctx.log, ctx.history, ctx.cache_key)
+    versions = frame["version"]
+    add_retention_band(
+        fig, ctx.log, ctx.history, ctx.cache_key, (int(versions.iloc[0]), int(versions.iloc[-1]))
+    )
     fig.update_layout(
         height=380,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},

@@ -8,36 +8,41 @@ Everything comes from the log; Spark is never started here.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.actions import (
-    AddFile,
+    AddCDCFile,
     DomainMetadata,
     Metadata,
     Protocol,
-    RemoveFile,
     Txn,
     UnknownAction,
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.delta.schema import Column
-from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.present.values import EMPTY, setting_text, text_value
+from inspector.views.filepages import (
+    FileKind,
+    commit_action_count,
+    commit_file_page,
+    commit_head,
+)
 from inspector.views.history import HistoryEntry
 from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
 from inspector.views.overview import state_source
 from inspector.views.rowcounts import RowChange, commit_rows
-from inspector.views.versions import file_action_record
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
+from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural
 
-_LISTED_PATHS = 50  # paths listed as text per kind; the tables below list every file
+_LISTED_PATHS = 50  # paths listed as text per kind; the tables below page through every file
 _RAW_ACTIONS = 300  # actions pretty-printed; the download has the whole file
 
 
@@ -103,125 +108,65 @@ def _checkpoint_only(ctx: PageContext) -> None:
 # ---- files -------------------------------------------------------------------------------------
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _file_frames(key: tuple, _commit: Commit) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    # Commit files are immutable: a frame built once per (table, version, file) stays right.
-    added = _files_frame([file_action_record(a) for a in _commit.adds])
-    removed = _files_frame([file_action_record(r) for r in _commit.removes])
-    cdc = pd.DataFrame(
-        [
-            {
-                "path": c.path,
-                "partition": _partition_text(c.partition_values),
-                "size": c.size,
-                "dataChange": c.data_change,
-            }
-            for c in _commit.cdc_files
-        ]
-    )
-    return added, removed, cdc
-
-
-def _files_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    rows = [
-        {
-            "path": r["path"],
-            "partition": _partition_text(r["partitionValues"]),
-            "size": r["size"],
-            "numRecords": r["numRecords"],
-            "minValues": _json_text(r.get("minValues")),
-            "maxValues": _json_text(r.get("maxValues")),
-            "nullCount": _json_text(r.get("nullCount")),
-            "dataChange": r["dataChange"],
-            "deletionVector": _dv_text(r["deletionVector"]),
-            "time": r.get("modificationTime", r.get("deletionTimestamp")),
-            "tags": _json_text(r["tags"]),
-        }
-        for r in records
-    ]
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    frame["time"] = pd.to_datetime(frame["time"], unit="ms", utc=True)
-    # Columns no file has (no stats, no deletion vectors, ...) are noise.
-    keep = [
-        c for c in frame.columns if c in ("path", "size", "dataChange") or frame[c].notna().any()
-    ]
-    return frame[keep]
-
-
-def _partition_text(values: Mapping[str, Any] | None) -> str | None:
-    if not values:
-        return None
-    return partition_label(values)
-
-
-def _json_text(value: Any) -> str | None:
-    return json.dumps(value, separators=(", ", ": "), default=str) if value else None
-
-
-def _dv_text(dv: Mapping[str, Any] | None) -> str | None:
-    if not dv:
-        return None
-    where = {"i": "inline", "u": "file", "p": "absolute path"}.get(
-        dv["storageType"], dv["storageType"]
-    )
-    return (
-        f"{_plural(dv['cardinality'], 'row')} deleted ({where}, {format_bytes(dv['sizeInBytes'])})"
-    )
-
-
-_FILE_COLUMNS = {
-    "path": st.column_config.TextColumn("path", width="large"),
-    "size": st.column_config.NumberColumn("size (bytes)", format="%d"),
-    "numRecords": st.column_config.NumberColumn("numRecords", format="%d"),
-    "time": st.column_config.DatetimeColumn(
-        "modified / deleted (UTC)", format="YYYY-MM-DD HH:mm:ss"
-    ),
-}
-
-
 def _files(ctx: PageContext, commit: Commit) -> None:
-    key = (ctx.log.table_root, commit.version, commit.file.size, commit.file.modification_time)
-    added, removed, cdc = _file_frames(key, commit)
-    adds, removes = commit.adds, commit.removes
+    summary = commit.file_summary  # from the columns: no record per file
+    adds, removes = summary.num_added_files, summary.num_removed_files
+    cdc_files = commit.cdc_files
     st.markdown("##### Files")
     row = metric_row()
-    row.metric("Files added", format_count(len(adds)), help="add actions in this commit")
-    row.metric(
-        "Files removed",
-        format_count(len(removes)),
-        help="remove actions in this commit",
-    )
+    row.metric("Files added", format_count(adds), help="add actions in this commit")
+    row.metric("Files removed", format_count(removes), help="remove actions in this commit")
     row.metric(
         "Bytes added / removed",
-        f"{format_bytes(sum(a.size for a in adds))} / {format_bytes(sum(r.size or 0 for r in removes))}",
+        f"{format_bytes(summary.added_bytes)} / {format_bytes(summary.removed_bytes)}",
     )
     rows = _row_change(ctx, commit)
     row.metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
     st.caption(f"Rows {escape_markdown(rows.note)}.")
-    if not adds and not removes and not commit.cdc_files:
+    if not adds and not removes and not cdc_files:
         st.caption("This commit added and removed no files.")
         return
-    st.code(_path_listing(adds, removes), language="diff", wrap_lines=True)
+    st.code(_path_listing(commit), language="diff", wrap_lines=True)
     tabs = st.tabs(
-        [f"Added ({len(adds):,})", f"Removed ({len(removes):,})"]
-        + ([f"Change data ({len(commit.cdc_files):,})"] if commit.cdc_files else [])
+        [f"Added ({adds:,})", f"Removed ({removes:,})"]
+        + ([f"Change data ({len(cdc_files):,})"] if cdc_files else [])
     )
-    for tab, frame, what in zip(
-        tabs, (added, removed, cdc), ("added", "removed", "change-data"), strict=False
-    ):
+    for tab, kind, total in ((tabs[0], FileKind.ADD, adds), (tabs[1], FileKind.REMOVE, removes)):
         with tab:
-            if frame.empty:
-                st.caption(f"No {what} files.")
-            else:
-                st.dataframe(
-                    frame,
-                    hide_index=True,
-                    column_config=_FILE_COLUMNS,
-                    placeholder=EMPTY,
-                    height=min(38 + 35 * len(frame), 420),
-                )
+            if not total:
+                st.caption(f"No {'added' if kind == FileKind.ADD else 'removed'} files.")
+                continue
+            paged_table(
+                f"version_files_{kind}",
+                total,
+                partial(commit_file_page, commit, kind),
+                files_frame,
+                column_config=FILE_COLUMNS,
+            )
+    if cdc_files:
+        with tabs[2]:
+            _cdc_table(cdc_files)
+
+
+def _cdc_table(cdc_files: Sequence[AddCDCFile]) -> None:
+    frame = pd.DataFrame(
+        [
+            {
+                "path": c.path,
+                "partition": partition_text(c.partition_values),
+                "size": c.size,
+                "dataChange": c.data_change,
+            }
+            for c in cdc_files
+        ]
+    )
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=FILE_COLUMNS,
+        placeholder=EMPTY,
+        height=min(38 + 35 * len(frame), 420),
+    )
 
 
 _ROWS_HELP = (
@@ -241,24 +186,23 @@ def _row_change(ctx: PageContext, commit: Commit) -> RowChange:
     return _cached_rows(key, ctx.log, commit.version)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
-
-
-def _path_listing(adds: Sequence[AddFile], removes: Sequence[RemoveFile]) -> str:
+def _path_listing(commit: Commit) -> str:
     """``+ path`` / ``- path`` lines, as text that can be read, searched and copied."""
     lines = []
-    for sign, actions in (("+", adds), ("-", removes)):
-        for action in actions[:_LISTED_PATHS]:
-            dv = action.deletion_vector
+    for sign, kind in (("+", FileKind.ADD), ("-", FileKind.REMOVE)):
+        page = commit_file_page(commit, kind, 0, _LISTED_PATHS)
+        for record in page.records:
+            dv = record["deletionVector"]
             lines.append(
-                f"{sign} {action.path}"
-                + (f"   (deletion vector: {_plural(dv.cardinality, 'row')} deleted)" if dv else "")
+                f"{sign} {record['path']}"
+                + (
+                    f"   (deletion vector: {plural(dv['cardinality'], 'row')} deleted)"
+                    if dv
+                    else ""
+                )
             )
-        if len(actions) > _LISTED_PATHS:
-            lines.append(
-                f"{sign} … and {len(actions) - _LISTED_PATHS:,} more (see the table below)"
-            )
+        if page.total > _LISTED_PATHS:
+            lines.append(f"{sign} … and {page.total - _LISTED_PATHS:,} more (see the table below)")
     return "\n".join(lines)
 
 
@@ -416,7 +360,7 @@ def _field_text(key: str, value: Any) -> str:
 
 def _other_actions(commit: Commit) -> None:
     rows = []
-    for action in commit.actions:
+    for action in commit.parsed:  # every action but add/remove (kept as columns when many)
         if isinstance(action, Txn):
             rows.append(
                 {"action": "txn", "detail": f"appId {action.app_id} → version {action.version}"}
@@ -432,18 +376,17 @@ def _other_actions(commit: Commit) -> None:
 
 
 def _raw_json(ctx: PageContext, commit: Commit) -> None:
-    text = ctx.log.commit_text(commit.version)
-    lines = [line for line in text.splitlines() if line.strip()]
-    title = f"Raw commit JSON · {commit.file.name} · {len(lines):,} actions, {format_bytes(commit.file.size)}"
+    count = commit_action_count(commit)
+    title = f"Raw commit JSON · {commit.file.name} · {count:,} actions, {format_bytes(commit.file.size)}"
     with st.expander(title, icon=":material/data_object:"):
-        if len(lines) > _RAW_ACTIONS:
-            st.caption(
-                f"The first {_RAW_ACTIONS} of {len(lines):,} actions; download the file for all."
-            )
-        st.code("\n".join(_pretty(line) for line in lines[:_RAW_ACTIONS]), language="json")
+        lines = commit_head(ctx.log, commit.version, _RAW_ACTIONS)
+        if count > len(lines):
+            st.caption(f"The first {len(lines):,} of {count:,} actions; download the file for all.")
+        st.code("\n".join(_pretty(line) for line in lines), language="json")
+        version = commit.version
         st.download_button(
             "Download the commit file",
-            text,
+            lambda: ctx.log.commit_text(version),  # read when clicked, not on every run
             file_name=commit.file.name,
             mime="application/json",
             icon=":material/download:",

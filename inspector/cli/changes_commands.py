@@ -31,7 +31,7 @@ class ChangesResult(Result):
         feed = self.feed
         counts = ", ".join(f"{k} {n:,}" for k, n in feed.counts.items())
         where = f" matching {feed.where}" if feed.where else ""
-        yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,}"
+        yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,} from row {feed.offset + 1:,}"
         yield "\t".join(feed.columns)
         for row in feed.rows:
             yield "\t".join(text_value(row.get(c)) for c in feed.columns)
@@ -49,6 +49,12 @@ def _changes_args(parser: argparse.ArgumentParser) -> None:
     end.add_argument("--to-timestamp", default=None, help="Last version at this time (UTC).")
     parser.add_argument(
         "--limit", type=int, default=None, help="Rows to print (default: preview_rows)."
+    )
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="Rows to skip first, in the feed's stable order (version, change type, columns).",
     )
     parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
     spark_args(parser)
@@ -69,7 +75,16 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResu
     log = open_table(args, settings)
     first = _bound(log, args.from_version, args.from_timestamp, settings)
     last = _bound(log, args.to_version, args.to_timestamp, settings)
-    if args.limit is not None and args.limit < 0:
-        raise InvalidInput("--limit must not be negative.", "Give 0 or more.")
-    feed = build_changes(log, first, last, settings=settings, where=args.where, limit=args.limit)
+    for name in ("limit", "offset"):
+        if (getattr(args, name) or 0) < 0:
+            raise InvalidInput(f"--{name} must not be negative.", "Give 0 or more.")
+    feed = build_changes(
+        log,
+        first,
+        last,
+        settings=settings,
+        where=args.where,
+        offset=args.offset,
+        limit=args.limit,
+    )
     return ChangesResult(feed=feed)

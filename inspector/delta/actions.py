@@ -36,11 +36,15 @@ _Z85_INDEX = {c: i for i, c in enumerate(_Z85_CHARS)}
 def z85_decode(text: str) -> bytes:
     """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids.
 
+    A last block starting with ``#`` is a padded tail as the Rust ``z85`` crate writes it
+    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes, the value of
+    the other characters. No RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits).
+
     Args:
         text: Z85 text whose length is a multiple of 5.
 
     Returns:
-        The decoded bytes (4 for every 5 characters).
+        The decoded bytes (4 for every 5 characters, fewer for a padded tail).
 
     Raises:
         ValueError: If the text is not valid Z85.
@@ -49,10 +53,14 @@ def z85_decode(text: str) -> bytes:
         raise ValueError("Z85 text length must be a multiple of 5")
     out = bytearray()
     for start in range(0, len(text), 5):
+        block = text[start : start + 5]
+        pad = len(block) - len(block.lstrip("#")) if start + 5 == len(text) else 0
+        if pad > 3:
+            raise ValueError("a padded Z85 tail must keep at least one byte")
         value = 0
-        for char in text[start : start + 5]:
+        for char in block[pad:]:
             value = value * 85 + _Z85_INDEX[char]
-        out += value.to_bytes(4, "big")
+        out += value.to_bytes(4 - pad, "big")
     return bytes(out)
 
 

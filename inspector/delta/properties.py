@@ -34,6 +34,8 @@ DATA_SKIPPING_STATS_COLUMNS = "delta.dataSkippingStatsColumns"
 COORDINATED_COMMITS_PREFIX = "delta.coordinatedCommits."
 #: The domain (``domainMetadata``) that holds liquid-clustering columns.
 CLUSTERING_DOMAIN = "delta.clustering"
+#: Every key under this prefix is a CHECK constraint (``ALTER TABLE ADD CONSTRAINT``).
+CONSTRAINTS_PREFIX = "delta.constraints."
 
 #: Delta's default of each property (``DeltaConfigs``), used when a table does not set it.
 DEFAULTS: Mapping[str, str] = {

@@ -132,6 +132,27 @@ def list_log(storage: Storage | str) -> LogListing:
     return listing
 
 
+def listing_stamp(storage: Storage) -> tuple[int, int] | None:
+    """What changes whenever a file is added to, removed from or renamed in a local ``_delta_log``.
+
+    The folder's modification time (ns) and inode: Delta never rewrites a log file in
+    place (commits are created, checkpoints written beside, cleanup deletes), so while
+    the stamp is unchanged a new listing would find the same names. A caller that
+    re-lists to notice new commits may skip the listing then (see ``ui/tables.py``).
+
+    Returns:
+        The stamp, or None for an object store (no folder to ask) or a missing folder.
+    """
+    local = storage.local_path(LOG_DIR)
+    if local is None:
+        return None
+    try:
+        info = os.stat(local)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_ino
+
+
 def _explain_empty(storage: Storage) -> None:
     """Say why a ``_delta_log`` listing came back empty (no table there, or no log)."""
     root = storage.root

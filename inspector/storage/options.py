@@ -55,12 +55,15 @@ _NOT_STORE_OPTIONS = re.compile(
     r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
 )
 _BOOL_CLIENT = frozenset({"allow_http", "allow_invalid_certificates"})
-_SECRET = re.compile(r"SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CONNECTION_STRING|CREDENTIAL", re.I)
+# The words that make an option name secret: written once, used for option keys and for
+# ``NAME=value`` pairs inside text.
+_SECRET_WORDS = "SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CONNECTION_STRING|CREDENTIAL"
+_SECRET = re.compile(_SECRET_WORDS, re.I)
 _URL_QUERY = re.compile(r"(https?://[^\s?\"'<>]+)\?[^\s\"'<>]*")
 # ``NAME=value`` where NAME says secret (AccountKey=, sig=, X-Amz-Signature=,
 # AWS_SECRET_ACCESS_KEY=, ...): the value up to a separator is masked.
 _SECRET_ASSIGNMENT = re.compile(
-    r"(\b[\w-]*(?:SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CREDENTIAL)[\w-]*\s*=\s*)"
+    rf"(\b[\w-]*(?:{_SECRET_WORDS})[\w-]*\s*=\s*)"
     r"(?!\*\*\*|value\b)([^\s;&,'\"<>]+)",
     re.I,
 )
@@ -132,6 +135,8 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
         if key == "azure_storage_connection_string":
             if scheme == "az":
                 config.update(_connection_string(value))
+                if config.get("azure_storage_endpoint", "").startswith("http://"):
+                    client["allow_http"] = True  # Azurite's BlobEndpoint=http://...
             continue
         bare = _strip(key, ("aws_", "azure_storage_", "azure_", "google_"))
         if bare in _CLIENT_KEYS:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
@@ -233,6 +234,11 @@ class _Context:
     checked: Mapping[int, VersionHealth]
     now_ms: int
 
+    @cached_property
+    def latest_version(self) -> int:
+        """The log's newest version (computed once: asking the log costs a pass over it)."""
+        return self.log.latest_version
+
     def judge(self, version: int) -> VersionRetention:
         stamp = self.times.get(version)
         if version < self.log.earliest_version:
@@ -318,7 +324,7 @@ class _Context:
         if not bounds:
             why = (
                 "current version"
-                if version == self.log.latest_version
+                if version == self.latest_version
                 else "no retention bound applies yet (no later checkpoint, no file removed since)"
             )
             return VersionRetention(

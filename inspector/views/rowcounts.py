@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import pyarrow.compute as pc
+
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
@@ -200,6 +202,9 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
         commit: The commit.
         live_before: The file live under a key just before the commit, or None.
     """
+    appended = _appended_rows(commit)
+    if appended is not None:
+        return _with_metrics(commit, appended) or appended
     adds = [a for a in commit.adds if a.data_change]
     removes = [r for r in commit.removes if r.data_change]
     if not adds and not removes:
@@ -219,6 +224,32 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
         )
     stats = _from_files(adds, removes, live_before)
     return _with_metrics(commit, stats) or stats
+
+
+def _appended_rows(commit: Commit) -> RowChange | None:
+    """A big commit that only adds files (e.g. a CREATE TABLE AS SELECT of 300,000 files),
+    counted from its columns without typed records; None for any other commit."""
+    cols = commit.columns
+    if cols is None or cols.removes.num_rows or not cols.adds.num_rows:
+        return None
+    adds = cols.adds
+    data_change = adds.column("dataChange")
+    if data_change.null_count or not pc.all(data_change).as_py():
+        return None
+    if adds.column("deletionVector").null_count < adds.num_rows:
+        return None
+    added = commit.file_summary.added_records
+    if added is None:
+        return None  # some file has no numRecords: the typed path says why
+    return RowChange(
+        added=added,
+        removed=0,
+        updated=None,
+        net=added,
+        source=RowSource.FILE_STATS,
+        exact=True,
+        note="from file stats and deletion vectors",
+    )
 
 
 def _from_files(adds: list[AddFile], removes: list[RemoveFile], live_before: Lookup) -> RowChange:

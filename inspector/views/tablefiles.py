@@ -62,6 +62,8 @@ def is_hidden(path: str, partition_columns: Iterable[str]) -> bool:
     Returns:
         True when VACUUM never deletes the file.
     """
+    if not path.startswith((".", "_")) and "/." not in path and "/_" not in path:
+        return False  # the common case (no name starts with . or _), decided without a split
     prefixes = tuple(f"{c}=" for c in partition_columns)
     for name in path.split("/"):
         if not name.startswith((".", "_")):

@@ -212,13 +212,10 @@ def walk_sizes(storage: Storage, root: str, partition_columns: Iterable[str]) ->
     files; not ``_change_data`` nor partition folders whose column starts with ``_``).
     """
     columns = tuple(partition_columns)
-    local = "://" not in root
-    base = root.rstrip("/")
-    return {
-        (os.path.normpath(os.path.join(root, m.path)) if local else f"{base}/{m.path}"): m.size
-        for m in storage.walk()
-        if not is_hidden(m.path, columns)
-    }
+    # A walk's paths are clean (no ``.``, ``..`` or empty segments), so joining them to the
+    # normalised root spells them as normpath would, without a normpath per file.
+    base = os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
+    return {f"{base}/{m.path}": m.size for m in storage.walk() if not is_hidden(m.path, columns)}
 
 
 def find_orphans(trace: Trace, walked: dict[str, int]) -> list[tuple[str, int]]:

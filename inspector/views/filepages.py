@@ -1,0 +1,159 @@
+"""Pages of a file list: a few hundred records of a commit's (or a diff's) files at a time.
+
+A commit may hold 300,000 add actions, kept by the log as an Arrow table; a front end
+shows its counts from the columns and one page of records, built from an Arrow slice,
+so no more than a page of typed records (or of rows in a browser) exists at once. The
+records are those of ``files --json`` (:func:`inspector.views.versions.file_action_record`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.errors import CorruptLog
+from inspector.log import columnar
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.views.versions import file_action_record
+
+PAGE_SIZE = 500
+HEAD_BYTES = 1 << 20  # a commit at least this big is shown from its first bytes only
+
+
+class FileKind(StrEnum):
+    """Which of a commit's file actions."""
+
+    ADD = "add"
+    REMOVE = "remove"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilePage:
+    """One page of a file list.
+
+    Attributes:
+        total: Files in the whole list.
+        page: This page's number, from 0.
+        page_size: Files per page (the last page may hold fewer).
+        records: This page's files, as ``files --json`` records.
+    """
+
+    total: int
+    page: int
+    page_size: int
+    records: tuple[dict[str, Any], ...]
+
+    @property
+    def pages(self) -> int:
+        """How many pages the list has (at least 1)."""
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def first(self) -> int:
+        """The position of this page's first file in the list, from 0."""
+        return self.page * self.page_size
+
+    def to_json(self) -> dict[str, Any]:
+        """The page as JSON."""
+        return {
+            "total": self.total,
+            "page": self.page,
+            "pageSize": self.page_size,
+            "records": list(self.records),
+        }
+
+
+def commit_file_count(commit: Commit, kind: FileKind) -> int:
+    """How many add (or remove) actions a commit has, without building records."""
+    summary = commit.file_summary
+    return summary.num_added_files if kind == FileKind.ADD else summary.num_removed_files
+
+
+def commit_file_page(
+    commit: Commit, kind: FileKind, page: int = 0, page_size: int = PAGE_SIZE
+) -> FilePage:
+    """One page of a commit's add (or remove) actions, in file order.
+
+    A big commit's page is built from a slice of its Arrow table; a small one's from
+    its typed actions.
+
+    Args:
+        commit: The commit.
+        kind: Adds or removes.
+        page: The page, from 0 (clamped to the pages there are).
+        page_size: Files per page.
+    """
+    total = commit_file_count(commit, kind)
+    page = _clamped(page, total, page_size)
+    start = page * page_size
+    if commit.columns is not None:
+        table = commit.columns.adds if kind == FileKind.ADD else commit.columns.removes
+        actions: Sequence[AddFile | RemoveFile] = list(
+            columnar.records(str(kind), table.slice(start, page_size))
+        )
+    else:
+        every = commit.adds if kind == FileKind.ADD else commit.removes
+        actions = every[start : start + page_size]
+    return FilePage(
+        total=total,
+        page=page,
+        page_size=page_size,
+        records=tuple(file_action_record(a) for a in actions),
+    )
+
+
+def sequence_page(
+    files: Sequence[AddFile | RemoveFile], page: int = 0, page_size: int = PAGE_SIZE
+) -> FilePage:
+    """One page of a list of files already in memory (e.g. a file diff's added files)."""
+    page = _clamped(page, len(files), page_size)
+    start = page * page_size
+    return FilePage(
+        total=len(files),
+        page=page,
+        page_size=page_size,
+        records=tuple(file_action_record(f) for f in files[start : start + page_size]),
+    )
+
+
+def _clamped(page: int, total: int, page_size: int) -> int:
+    pages = max(1, -(-total // page_size))
+    return min(max(page, 0), pages - 1)
+
+
+def commit_action_count(commit: Commit) -> int:
+    """How many actions (lines) a commit file holds that parsed, without building records."""
+    if commit.columns is None:
+        return len(commit.parsed)
+    return len(commit.parsed) + commit.columns.adds.num_rows + commit.columns.removes.num_rows
+
+
+def commit_head(log: DeltaLog, version: int, max_lines: int) -> list[str]:
+    """The first lines (actions) of a commit file as written, reading only its start when big.
+
+    Args:
+        log: The table's log.
+        version: A version with a commit file.
+        max_lines: At most this many non-blank lines.
+
+    Raises:
+        VersionNotFound: If the version has no commit file.
+        CorruptLog: If the file vanished or became unreadable since it was listed.
+    """
+    file = log.commit(version).file
+    if file.size < HEAD_BYTES:
+        text = log.commit_text(version)
+    else:
+        try:
+            data = log.storage.read_range(file.path, 0, HEAD_BYTES)
+        except OSError as exc:
+            raise CorruptLog(
+                f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
+                "Someone changed the log since it was opened: refresh the table.",
+            ) from None
+        text = data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
+    return [line for line in text.splitlines() if line.strip()][:max_lines]

@@ -1,0 +1,318 @@
+"""Specification: the CLI answers for a table in Azure Blob / ADLS Gen2 as for its local copy.
+
+The table is uploaded to Azurite (the Azure emulator, started on loopback by the
+``azurite`` fixture) and reached both as ``az://tables/...`` and as
+``abfss://tables@devstoreaccount1.dfs.core.windows.net/...``. The options come either
+from the standard ``AZURE_*`` variables or from ``--storage-option``; they are the ones
+deltalake takes too. Locations in outputs are normalised (``<root>``) and file
+modification times dropped: an uploaded copy's objects carry the upload time.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.cli.main import main
+from inspector.delta.errors import ExitCode
+from inspector.log.deltalog import DeltaLog
+from inspector.restore import execute as restore_module
+from inspector.restore.audit import read_audit
+from tests.conftest import REPO, copy_corpus_table
+from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store, closed_port_endpoint
+
+APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
+ABFSS_ROOT = f"abfss://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net"
+WRONG_KEY = base64.b64encode(b"not the account key, but base64 all the same" * 2).decode()
+
+
+@pytest.fixture(autouse=True)
+def no_cloud_env(monkeypatch):
+    """No cloud variable unless a test sets one: options come from where the test says."""
+    for key in list(os.environ):
+        if key.startswith(("AWS_", "AZURE_", "AZURITE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
+            monkeypatch.delenv(key)
+
+
+@pytest.fixture(scope="module")
+def appends(azurite: Store, tmp_path_factory) -> tuple[Path, str]:
+    """An intact table with a checkpoint, locally and in Azurite (read-only: never modify)."""
+    local = copy_corpus_table(APPENDS, tmp_path_factory.mktemp("appends") / "appends")
+    return local, azurite.upload(local)
+
+
+def abfss(uri: str) -> str:
+    """The same table as an ADLS Gen2 URI (container@account.dfs.core.windows.net)."""
+    return uri.replace("az://tables", ABFSS_ROOT, 1)
+
+
+def flags(options: dict[str, str]) -> list[str]:
+    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
+
+
+def run(capsys, *args: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+MTIMES = {"timestamp", "fileModificationTime", "lastModified", "timestampSource"}
+
+
+def normalised(value: object) -> object:
+    """JSON without what an upload changes: file times, and problems quoting them."""
+    if isinstance(value, dict):
+        return {k: normalised(v) for k, v in value.items() if k not in MTIMES}
+    if isinstance(value, list):
+        return [normalised(v) for v in value if "modification time" not in str(v)]
+    if isinstance(value, str):
+        return re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.]+Z?", "<time>", value)
+    return value
+
+
+def same(capsys, local: Path, uri: str, args: tuple[str, ...], extra: list[str]) -> object:
+    """One command on both copies: the same exit code and the same (normalised) JSON."""
+    here = run(capsys, args[0], local, *args[1:])
+    there = run(capsys, args[0], uri, *args[1:], *extra)
+    assert there[0] == here[0], there[2]
+    ours = normalised(json.loads(there[1].replace(uri, "<root>")))
+    assert ours == normalised(json.loads(here[1].replace(str(local), "<root>")))
+    return ours
+
+
+COMMANDS = [
+    ("history", "--json"),
+    ("detail", "--json"),
+    ("detail", "--json", "--version", "3"),
+    ("files", "--json", "--version", "3"),
+    ("diff", "--json", "--from", "0", "--to", "latest"),
+    ("check", "--json"),
+    ("check", "--json", "--all-versions"),
+    ("insights", "--json"),
+    ("vacuum-plan", "--json"),
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
+def test_every_read_command_by_az_uri_and_azure_variables_gives_the_local_answer(
+    azurite, appends, capsys, monkeypatch, args
+):
+    local, uri = appends
+    for key, value in azurite.options.items():
+        monkeypatch.setenv(key, value)
+    same(capsys, local, uri, args, [])
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
+def test_every_read_command_by_abfss_uri_and_storage_options_gives_the_local_answer(
+    azurite, appends, capsys, args
+):
+    local, uri = appends
+    same(capsys, local, abfss(uri), args, flags(azurite.options))
+
+
+def test_history_json_in_a_fresh_process_equals_the_local_copys(azurite, appends):
+    local, uri = appends
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_"))}
+    env |= azurite.options | {"DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": str(10**10)}
+    cmd = [sys.executable, "-m", "inspector", "history", "--json"]
+    remote = subprocess.run([*cmd, abfss(uri)], capture_output=True, text=True, cwd=REPO, env=env)
+    here = subprocess.run([*cmd, str(local)], capture_output=True, text=True, cwd=REPO, env=env)
+    assert remote.returncode == here.returncode == 0, remote.stderr
+    assert normalised(json.loads(remote.stdout)) == normalised(json.loads(here.stdout))
+
+
+def test_the_emulator_switch_and_a_connection_string_reach_the_table_too(
+    azurite, appends, capsys, monkeypatch
+):
+    local, uri = appends
+    # AZURE_STORAGE_USE_EMULATOR: the well-known account and key, at AZURITE_BLOB_STORAGE_URL.
+    monkeypatch.setenv("AZURE_STORAGE_USE_EMULATOR", "true")
+    monkeypatch.setenv("AZURITE_BLOB_STORAGE_URL", azurite.endpoint.rsplit("/", 1)[0])
+    same(capsys, local, uri, ("history", "--json"), [])
+    monkeypatch.delenv("AZURE_STORAGE_USE_EMULATOR")
+    connection = (
+        f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};"
+        f"AccountKey={AZURITE_KEY};BlobEndpoint={azurite.endpoint};"
+    )
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", connection)
+    same(capsys, local, uri, ("history", "--json"), [])
+
+
+def test_deltalake_reads_the_same_version_and_files_with_the_same_options(azurite, appends):
+    from deltalake import DeltaTable
+
+    _, uri = appends
+    theirs = DeltaTable(abfss(uri), storage_options=azurite.options)
+    ours = DeltaLog.open(abfss(uri), storage_options=azurite.options).snapshot()
+    assert theirs.version() == ours.version == 14
+    assert sorted(theirs.file_uris()) == sorted(f"{abfss(uri)}/{a.path}" for a in ours.add_files)
+
+
+def newest_data_file(local: Path) -> str:
+    log = DeltaLog.open(str(local))
+    return log.commit(log.latest_version).adds[0].path
+
+
+@pytest.fixture
+def damaged(azurite, copy_table) -> tuple[Path, str]:
+    """A copy whose newest data file was deleted from the container (and locally)."""
+    local = copy_table(APPENDS)
+    uri = azurite.upload(local)
+    newest = newest_data_file(local)
+    azurite.delete(f"{uri}/{newest}")
+    (local / newest).unlink()
+    return local, uri
+
+
+@pytest.mark.parametrize("form", ["az", "abfss"])
+def test_check_after_the_newest_data_file_is_deleted_exits_4_at_version_13(
+    azurite, damaged, capsys, form
+):
+    local, uri = damaged
+    uri = abfss(uri) if form == "abfss" else uri
+    code, out, err = run(capsys, "check", uri, "--json", *flags(azurite.options))
+    assert code == ExitCode.INCONSISTENT, err
+    report = json.loads(out)
+    assert (report["latestVersion"], report["lastConsistentVersion"]) == (14, 13)
+    same(capsys, local, uri, ("check", "--json", "--all-versions"), flags(azurite.options))
+
+
+def test_a_restore_to_the_last_consistent_version_commits_what_a_local_restore_commits(
+    azurite, damaged, capsys, spark, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    local, uri = damaged
+    args = ("--to-version", "13", "--expect-version", "14", "--yes", "--reason", "r", "--json")
+
+    for where, extra in ((local, []), (abfss(uri), flags(azurite.options))):
+        code, out, err = run(capsys, "restore", where, *args, *extra)
+        assert code == ExitCode.OK, err
+        assert json.loads(out)["committedVersion"] == 15
+
+    ours = DeltaLog.open(uri, storage_options=azurite.options)
+    theirs = DeltaLog.open(str(local))
+    assert ours.snapshot(15).files == theirs.snapshot(15).files
+    assert ours.snapshot(15).metadata == theirs.snapshot(15).metadata
+    assert ours.commit(15).commit_info.operation == "RESTORE"
+    code, out, err = run(capsys, "check", uri, "--json", *flags(azurite.options))
+    assert code == ExitCode.OK, err
+    assert json.loads(out)["lastConsistentVersion"] == 15
+    code, out, err = run(capsys, "audit", abfss(uri), "--json", *flags(azurite.options))
+    assert code == ExitCode.OK, err
+    assert AZURITE_KEY not in out and "committed" in out
+
+
+def test_a_restore_that_loses_the_race_to_an_existing_commit_file_overwrites_nothing(
+    azurite, damaged, capsys, spark, monkeypatch, tmp_path
+):
+    """Another writer's version 15 lands after every check, just before our create-if-absent."""
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    _, uri = damaged
+    winner = f"{uri}/_delta_log/00000000000000000015.json"
+    theirs = b'{"commitInfo":{"operation":"OTHER WRITER"}}\n'
+    write_commit = restore_module.write_commit
+
+    def other_writer_commits_first(target, version, actions):
+        azurite.put(winner, theirs)
+        return write_commit(target, version, actions)
+
+    monkeypatch.setattr(restore_module, "write_commit", other_writer_commits_first)
+    before = azurite.keys(uri)
+    args = ("--to-version", "13", "--expect-version", "14", "--yes", "--reason", "r")
+
+    code, _, err = run(capsys, "restore", uri, *args, *flags(azurite.options))
+
+    assert code == ExitCode.RESTORE_REFUSED, err
+    assert "Another writer created version 15" in err and "Traceback" not in err
+    assert azurite.read(winner) == theirs
+    assert azurite.keys(uri) == sorted([*before, "_delta_log/00000000000000000015.json"])
+    assert read_audit(str(tmp_path / "audit.jsonl"))[-1].outcome == "refused"
+
+
+@pytest.mark.parametrize("where", ["option", "connection string"])
+def test_a_wrong_account_key_is_refused_in_one_line_without_showing_it(
+    azurite, appends, capsys, where
+):
+    _, uri = appends
+    if where == "option":
+        options = {**azurite.options, "AZURE_STORAGE_ACCOUNT_KEY": WRONG_KEY}
+    else:
+        options = {
+            "AZURE_STORAGE_CONNECTION_STRING": f"AccountName={AZURITE_ACCOUNT};"
+            f"AccountKey={WRONG_KEY};BlobEndpoint={azurite.endpoint}"
+        }
+
+    code, out, err = run(capsys, "history", abfss(uri), "--json", *flags(options))
+
+    assert code == ExitCode.ENVIRONMENT, err
+    assert "refused access" in one_error_line(err)
+    assert json.loads(out)["error"]["exitCode"] == ExitCode.ENVIRONMENT
+    assert WRONG_KEY not in out + err and AZURITE_KEY not in out + err
+
+
+def test_a_container_that_does_not_exist_is_bad_input(azurite, capsys):
+    code, _, err = run(capsys, "history", "az://no-such-container/t", *flags(azurite.options))
+    assert code == ExitCode.BAD_INPUT, err
+    assert "no-such-container" in one_error_line(err)
+
+
+def test_an_endpoint_nothing_listens_on_is_one_clear_environment_error(azurite, capsys):
+    options = {**azurite.options, "AZURE_STORAGE_ENDPOINT": closed_port_endpoint()}
+    code, out, err = run(capsys, "history", "az://tables/t", "--json", *flags(options))
+    assert code == ExitCode.ENVIRONMENT, err
+    assert "127.0.0.1" in one_error_line(err)
+    assert AZURITE_KEY not in out + err
+
+
+CDF = "delta-kernel-rs/cdf-table-delete-conditional-two-rows"
+ROW_COMMANDS = [
+    (APPENDS, ("show", "--json", "--version", "3", "--limit", "100")),
+    (APPENDS, ("diff", "--json", "--from", "2", "--to", "latest", "--rows")),
+    (CDF, ("changes", "--json", "--from", "0")),
+]
+
+
+@pytest.mark.parametrize(("table", "args"), ROW_COMMANDS, ids=lambda a: " ".join(a)[:40])
+def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
+    azurite, appends, copy_table, capsys, spark, table, args
+):
+    """Spark reads the Azure copy's files through the Python data source (no Hadoop jars)."""
+    local, uri = appends
+    if table != APPENDS:
+        local = copy_table(table)
+        uri = azurite.upload(local)
+    here = run(capsys, args[0], local, *args[1:])
+    there = run(capsys, args[0], abfss(uri), *args[1:], *flags(azurite.options))
+    assert here[0] == there[0] == ExitCode.OK, there[2]
+    ours = there[1].replace(abfss(uri), "<root>").replace('"python-data-source"', '"<path>"')
+    theirs = here[1].replace(str(local), "<root>").replace('"native"', '"<path>"')
+    assert args[0] != "show" or '"readPath": "<path>"' in ours
+    assert normalised(json.loads(ours)) == normalised(json.loads(theirs))
+
+
+def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one(
+    azurite, appends, damaged, capsys
+):
+    primary, _ = appends
+    local, uri = damaged
+    here = run(capsys, "replica", primary, local, "--json")
+    there = run(capsys, "replica", primary, abfss(uri), "--json", *flags(azurite.options))
+    assert here[0] == there[0] == ExitCode.INCONSISTENT, there[2]
+    ours = normalised(json.loads(there[1].replace(abfss(uri), "<replica>")))
+    assert ours == normalised(json.loads(here[1].replace(str(local), "<replica>")))
+    assert json.loads(there[1])["replicaLastConsistentVersion"] == 13

@@ -1,0 +1,130 @@
+"""A file table shown a page at a time: the total, a page picker and one page of rows.
+
+A commit of 300,000 files sends 500 rows to the browser, not 300,000: the backend
+(:mod:`inspector.views.filepages`) builds the page's records from an Arrow slice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from inspector.delta.text import partition_label
+from inspector.present.values import EMPTY
+from inspector.views.filepages import PAGE_SIZE, FilePage
+from ui.common import format_bytes
+
+FILE_COLUMNS = {
+    "path": st.column_config.TextColumn("path", width="large"),
+    "size": st.column_config.NumberColumn("size (bytes)", format="%d"),
+    "numRecords": st.column_config.NumberColumn("numRecords", format="%d"),
+    "time": st.column_config.DatetimeColumn(
+        "modified / deleted (UTC)", format="YYYY-MM-DD HH:mm:ss"
+    ),
+}
+
+
+def paged_table(
+    key: str,
+    total: int,
+    fetch: Callable[[int], FilePage],
+    to_frame: Callable[[FilePage], pd.DataFrame],
+    *,
+    column_config: Mapping[str, Any] | None = None,
+) -> None:
+    """A page picker (when there is more than one page) and that page's rows.
+
+    Args:
+        key: The table's widget key; the page picker's is ``<key>_page``.
+        total: Files in the whole list.
+        fetch: Builds a page (from 0) of the list.
+        to_frame: The rows to show for a page.
+        column_config: Streamlit column configuration for the table.
+    """
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = 0
+    if pages > 1:
+        picked = st.session_state.get(f"{key}_page")
+        if picked is not None and not 1 <= picked <= pages:  # the list changed (another version)
+            st.session_state[f"{key}_page"] = 1
+        left, right = st.columns([1, 3], vertical_alignment="bottom")
+        chosen = left.number_input(
+            f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key=f"{key}_page"
+        )
+        page = int(chosen) - 1
+        shown = fetch(page)
+        right.caption(
+            f"Files {shown.first + 1:,} to {shown.first + len(shown.records):,} of {total:,}, "
+            f"{PAGE_SIZE:,} per page."
+        )
+    else:
+        shown = fetch(0)
+    frame = to_frame(shown)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=column_config,
+        placeholder=EMPTY,
+        height=min(38 + 35 * len(frame), 420),
+        key=key,
+    )
+
+
+def files_frame(page: FilePage) -> pd.DataFrame:
+    """A page of add/remove records as the Version page's table (empty columns dropped)."""
+    rows = [
+        {
+            "path": r["path"],
+            "partition": partition_text(r["partitionValues"]),
+            "size": r["size"],
+            "numRecords": r["numRecords"],
+            "minValues": _json_text(r.get("minValues")),
+            "maxValues": _json_text(r.get("maxValues")),
+            "nullCount": _json_text(r.get("nullCount")),
+            "dataChange": r["dataChange"],
+            "deletionVector": _dv_text(r["deletionVector"]),
+            "time": r.get("modificationTime", r.get("deletionTimestamp")),
+            "tags": _json_text(r["tags"]),
+        }
+        for r in page.records
+    ]
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    frame["time"] = pd.to_datetime(frame["time"], unit="ms", utc=True)
+    # Columns no file has (no stats, no deletion vectors, ...) are noise.
+    keep = [
+        c for c in frame.columns if c in ("path", "size", "dataChange") or frame[c].notna().any()
+    ]
+    return frame[keep]
+
+
+def partition_text(values: Mapping[str, Any] | None) -> str | None:
+    """``region=EU/day=1`` for a file's partition values, None when unpartitioned."""
+    if not values:
+        return None
+    return partition_label(values)
+
+
+def _json_text(value: Any) -> str | None:
+    return json.dumps(value, separators=(", ", ": "), default=str) if value else None
+
+
+def _dv_text(dv: Mapping[str, Any] | None) -> str | None:
+    if not dv:
+        return None
+    where = {"i": "inline", "u": "file", "p": "absolute path"}.get(
+        dv["storageType"], dv["storageType"]
+    )
+    return (
+        f"{plural(dv['cardinality'], 'row')} deleted ({where}, {format_bytes(dv['sizeInBytes'])})"
+    )
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 row``, ``2 rows``, ``1,000 rows``."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")

@@ -1,0 +1,234 @@
+"""The Timeline's data: one row per version, built once per history, and the window drawn.
+
+The frame holds only what filters, sizes and positions need (numbers, times, the
+operation); the text a mark's hover and the history table show (parameters, metrics,
+problems) is built for the rows of the visible window only, so a table of 20,000
+versions costs its frame once and then a window of at most :data:`WINDOW` rows per run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
+from ui.common import format_bytes, format_count
+
+WINDOW = 2000  # versions drawn at once; the chart pages through the rest
+
+# Kinds of operation, each with one colour; the hover shows the exact operation name.
+KIND_COLOURS = {
+    "Create / replace": "#2ca02c",
+    "Write": "#1f77b4",
+    "Streaming update": "#17becf",
+    "Merge": "#9467bd",
+    "Update": "#ff7f0e",
+    "Delete": "#d62728",
+    "Optimize": "#bcbd22",
+    "Restore": "#111111",
+    "Schema change": "#8c564b",
+    "Properties / protocol": "#e377c2",
+    "Vacuum": "#9e9e9e",
+    "Other": "#c7c7c7",
+}
+_KIND_BY_OPERATION = {
+    "WRITE": "Write",
+    "COPY INTO": "Write",
+    "STREAMING UPDATE": "Streaming update",
+    "MERGE": "Merge",
+    "UPDATE": "Update",
+    "DELETE": "Delete",
+    "TRUNCATE": "Delete",
+    "OPTIMIZE": "Optimize",
+    "REORG": "Optimize",
+    "CLONE": "Create / replace",
+    "RESTORE": "Restore",
+    "VACUUM START": "Vacuum",
+    "VACUUM END": "Vacuum",
+    "ADD COLUMNS": "Schema change",
+    "CHANGE COLUMN": "Schema change",
+    "RENAME COLUMN": "Schema change",
+    "DROP COLUMNS": "Schema change",
+    "REPLACE COLUMNS": "Schema change",
+    "UPDATE SCHEMA": "Schema change",
+    "SET TBLPROPERTIES": "Properties / protocol",
+    "UNSET TBLPROPERTIES": "Properties / protocol",
+    "UPGRADE PROTOCOL": "Properties / protocol",
+    "DROP FEATURE": "Properties / protocol",
+    "ADD CONSTRAINT": "Properties / protocol",
+    "DROP CONSTRAINT": "Properties / protocol",
+    "CLUSTER BY": "Properties / protocol",
+    "SET TABLE LOCATION": "Properties / protocol",
+}
+
+
+def operation_kind(operation: str) -> str:
+    """The colour group of an operation name (``CREATE OR REPLACE TABLE AS SELECT`` -> Create / replace)."""
+    name = operation.upper().strip()
+    if name in _KIND_BY_OPERATION:
+        return _KIND_BY_OPERATION[name]
+    if name.startswith(("CREATE", "REPLACE", "CONVERT")):
+        return "Create / replace"
+    if "COLUMN" in name:
+        return "Schema change"
+    if name.startswith(("OPTIMIZE", "REORG", "COMPUTE STATS")):
+        return "Optimize"
+    return "Other"
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> tuple[pd.DataFrame, bool]:
+    """One row per version (position ``at`` in the history), and whether the table looks copied.
+
+    Built once per key. On a copy, the per-version "probably copied" problem is not
+    counted (the page says it once).
+    """
+    copied = looks_copied(_history)
+    kinds = {op: operation_kind(op) for op in {e.operation for e in _history}}
+    rows = [_row(i, e, copied) for i, e in enumerate(_history)]
+    frame = pd.DataFrame.from_records(rows, columns=_COLUMNS)  # tuples: a third of dicts' cost
+    for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
+        frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
+    frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
+    frame["kind"] = frame["operation"].map(kinds)
+    return frame, copied
+
+
+_COLUMNS = (
+    "at",
+    "version",
+    "timestamp",
+    "operation",
+    "user",
+    "engine",
+    "read_version",
+    "blind_append",
+    "added_files",
+    "removed_files",
+    "added_bytes",
+    "removed_bytes",
+    "added_rows",
+    "removed_rows",
+    "problem_count",
+    "timestamp_source",
+    "commit_info_time",
+    "in_commit_time",
+    "file_time",
+)
+
+
+def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
+    """One version's values, in the order of :data:`_COLUMNS`."""
+    stamps = e.timestamps
+    problems = [p for p in e.problems if not is_copy_problem(p)] if copied else e.problems
+    return (
+        at,
+        e.version,
+        stamps.history,
+        e.operation,
+        e.user,
+        e.engine_info,
+        e.read_version,
+        e.is_blind_append,
+        e.num_added_files,
+        e.num_removed_files,
+        e.added_bytes,
+        e.removed_bytes,
+        e.added_records,
+        e.removed_records,
+        len(problems),
+        stamps.source,
+        stamps.commit_info,
+        stamps.in_commit,
+        stamps.file_modification,
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def window_text(
+    key: tuple, _window: pd.DataFrame, _history: Sequence[HistoryEntry], copied: bool
+) -> pd.DataFrame:
+    """The window with the text columns the table and the hover show (built for its rows only).
+
+    Cached per key: the history's key plus what identifies the window's rows and its
+    time axis (see :func:`window_key`); paging back to a window or stepping to another
+    version in it costs nothing.
+    """
+    window, history = _window, _history
+    entries = [history[i] for i in window["at"]]
+    problems = [
+        [p for p in e.problems if not is_copy_problem(p)] if copied else list(e.problems)
+        for e in entries
+    ]
+    out = window.assign(
+        parameters=[_compact_json(e.operation_parameters) for e in entries],
+        metrics=[_compact_json(e.operation_metrics) for e in entries],
+        problems=[" | ".join(p) for p in problems],
+    )
+    return out.assign(hover=_hover(out))
+
+
+def window_key(history_key: tuple, window: pd.DataFrame) -> tuple:
+    """What identifies a window's rows and their time axis, for :func:`window_text`."""
+    versions = window["version"].to_numpy()
+    when = window["when"].astype("int64").to_numpy()  # tz-aware: to_numpy() gives objects
+    digest = hashlib.blake2b(versions.tobytes() + when.tobytes(), digest_size=16).hexdigest()
+    return (*history_key, len(versions), digest)
+
+
+def _compact_json(mapping: Mapping[str, Any] | None) -> str:
+    return json.dumps(dict(mapping), separators=(", ", ": "), default=str) if mapping else ""
+
+
+def _hover(frame: pd.DataFrame) -> list[str]:
+    out = []
+    for r in frame.itertuples(index=False):
+        text = f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
+        if abs((r.commit_time - r.timestamp).total_seconds()) >= 1:
+            text += f"<br>commitInfo: {r.commit_time:%Y-%m-%d %H:%M:%S} UTC"
+        text += (
+            f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
+            f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
+        )
+        if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
+            text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
+        if r.user:
+            text += f"<br>by {r.user}"
+        if r.problem_count:
+            text += f"<br><b>⚠ {r.problem_count} problem(s)</b>"
+        out.append(text)
+    return out
+
+
+def _int(value: Any) -> int | None:
+    return None if pd.isna(value) else int(value)
+
+
+def window_bounds(versions: np.ndarray, selected: int, back: int | None) -> tuple[int, int, int]:
+    """Which rows of the shown versions the chart draws: ``(lo, hi, back)``.
+
+    Windows of :data:`WINDOW` rows are counted back from the newest (``back`` = 0); by
+    default (``back`` None) the window that holds the selected version, else the newest.
+
+    Args:
+        versions: The shown versions, ascending.
+        selected: The selected version.
+        back: How many windows back from the newest, or None for the selection's.
+
+    Returns:
+        Row bounds ``[lo, hi)`` and the window's ``back``.
+    """
+    n = len(versions)
+    pages = max(1, -(-n // WINDOW))
+    if back is None:
+        at = int(np.searchsorted(versions, selected))
+        back = (n - 1 - at) // WINDOW if at < n and versions[at] == selected else 0
+    back = min(max(back, 0), pages - 1)
+    hi = n - back * WINDOW
+    return max(0, hi - WINDOW), hi, back
