@@ -14,7 +14,13 @@ from obstore.exceptions import NotFoundError, PermissionDeniedError, Unauthentic
 from inspector.delta.errors import NotADeltaTable, StorageUnavailable
 from inspector.storage.options import redact_text
 
-_NO_BUCKET = ("NoSuchBucket", "ContainerNotFound", "The specified bucket does not exist")
+# GCS's XML API says NoSuchBucket too; fake-gcs-server (the tests' GCS) says "no bucket named".
+_NO_BUCKET = (
+    "NoSuchBucket",
+    "ContainerNotFound",
+    "The specified bucket does not exist",
+    "no bucket named",
+)
 _REFUSED = (
     "InvalidAccessKeyId",
     "SignatureDoesNotMatch",
