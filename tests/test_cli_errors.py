@@ -273,3 +273,25 @@ def test_command_modules_never_import_the_entry_point():
             if isinstance(node, ast.ImportFrom)
         }
         assert "inspector.cli.main" not in imported, module
+
+
+def test_each_command_is_registered_by_the_module_the_registry_names():
+    by_module: dict[str, set[str]] = {}
+    for cmd in registry.commands():
+        by_module.setdefault(cmd.handler.__module__, set()).add(cmd.name)
+    assert by_module == {m: set(names) for m, names in registry.COMMAND_MODULES.items()}
+
+
+def test_a_command_imports_only_its_own_command_module():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from inspector.cli.main import main; main(['history', '--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('inspector.cli.') "
+        "and m.endswith(('_commands', 'desktop', 'operations'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "['inspector.cli.log_commands']"

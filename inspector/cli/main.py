@@ -38,12 +38,18 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every registered subcommand."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every registered subcommand, or only the one ``argv`` runs.
+
+    Args:
+        argv: The arguments to be parsed. When their first word names a command, only that
+            command's module is imported (start-up time); otherwise every command is added.
+    """
     parser = _Parser(prog=PROG, description="Inspect Delta Lake tables and repair them safely.")
     parser.add_argument("--version", action="version", version=f"delta-inspector {__version__}")
     subs = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for cmd in commands():
+    first = next((a for a in argv or () if not a.startswith("-")), None)
+    for cmd in commands(first):
         sub = subs.add_parser(cmd.name, help=cmd.help, description=cmd.help)
         cmd.add_arguments(sub)
         sub.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
@@ -61,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     as_json = "--json" in argv
     secrets = _secrets(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
     except InvalidInput as exc:
         return render_error(
             kind=exc.kind,
