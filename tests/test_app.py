@@ -181,3 +181,18 @@ def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
     assert rows.loc["Trino (Delta Lake connector)", "write"] == "no: inCommitTimestamp"
     assert rows.loc["Apache Spark + Delta Lake", "write"] == "yes (since 3.3.0)"
     assert "From version 11, Trino (Delta Lake connector) can no longer write" in shown_text(at)
+
+
+def test_a_stale_query_string_from_the_browser_does_not_undo_a_page_change(app):
+    # A click during a run can reach the server with the URL of a few runs ago (the newer
+    # one had not reached the browser yet): the page the user chose must stay.
+    at = open_link(app, table=str(PARTITIONED), version="1", view="version")
+    at.radio(key="view_select").set_value("timeline").run()
+    assert at.query_params["view"] == "timeline"
+
+    at.query_params["view"] = "version"  # the stale URL, as the browser sent it
+    at.run()
+
+    assert not at.exception
+    assert at.session_state["view_select"] == "timeline"
+    assert at.query_params["view"] == "timeline"

@@ -128,6 +128,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     expect(main.get_by_role("heading", name="Restore", exact=True)).to_be_visible()
     main.get_by_role("button", name="Plan restore").click()
     expect(main.get_by_text("Confirm", exact=True)).to_be_visible()
+    idle()
     shot("restore-plan")
 
     # A wrong typed name: a visible reason
@@ -181,6 +182,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     expect(undo).to_be_visible()
     undo.click()
     expect(main.get_by_text("Confirm", exact=True)).to_be_visible()
+    idle()  # the planned undo's run has filled the form: typing now does not race it
     main.get_by_label(re.compile(r"^Type the table name")).fill(expected)
     main.get_by_label(re.compile(r"^Type the table name")).press("Enter")
     version_box = main.get_by_label(re.compile(r"^Type the target version"))

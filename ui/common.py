@@ -25,6 +25,7 @@ VIEW_KEY = "view_select"
 PENDING_VERSION = "_pending_version"
 PENDING_VIEW = "_pending_view"
 URL_STATE = "_url_written"  # the query params this session last wrote
+URLS_WRITTEN = "_urls_written"  # the last few query params this session wrote, newest last
 
 DEFAULT_VIEW = "timeline"
 _MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]~$<>|#])")
@@ -120,7 +121,12 @@ def write_url(**params: str | None) -> None:
             del st.query_params[name]
         elif value is not None and current != value:
             st.query_params[name] = value
-    st.session_state[URL_STATE] = st.query_params.to_dict()
+    written = st.query_params.to_dict()
+    st.session_state[URL_STATE] = written
+    # A browser may send a query string this session wrote a few runs ago (a click during
+    # a run, before the newer URL reached it): remembering them lets navigation ignore it.
+    recent = [u for u in st.session_state.get(URLS_WRITTEN, []) if u != written]
+    st.session_state[URLS_WRITTEN] = [*recent[-7:], written]
 
 
 class MetricRow:

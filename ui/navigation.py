@@ -27,6 +27,7 @@ from ui.common import (
     STORAGE_OPTIONS_KEY,
     TABLE_KEY,
     URL_STATE,
+    URLS_WRITTEN,
     VERSION_KEY,
     VIEW_KEY,
     escape_markdown,
@@ -95,8 +96,8 @@ def _absorb_url(launch: LaunchOptions) -> None:
     """Adopt the URL's table, version and view when this session did not write it."""
     state, url = st.session_state, st.query_params.to_dict()
     first_run = URL_STATE not in state
-    if not first_run and url == state[URL_STATE]:
-        return
+    if not first_run and (url == state[URL_STATE] or url in state.get(URLS_WRITTEN, [])):
+        return  # this session wrote it: a stale query string, not a new link
     table = url.get("table") if "table" in url else (launch.table or "" if first_run else None)
     if table is not None and table != state.get(TABLE_KEY):
         state[TABLE_KEY] = table
