@@ -165,6 +165,23 @@ def _environment(env: Mapping[str, str] | None) -> Iterator[None]:
         os.environ.update(saved)
 
 
+def run_main(capsys, *args: object) -> tuple[int, str, str]:
+    """``main(ARGS)`` in this process, with pytest's capture: (exit code, stdout, stderr)."""
+    from inspector.cli.main import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error_line(err: str) -> str:
+    """The one ``error: ...`` line a failed command prints (and no traceback)."""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
 def run_cli(*args: object, env: Mapping[str, str] | None = None) -> CliResult:
     """Run ``python -m inspector ARGS`` in this process (``cli.main.main(argv)``).
 

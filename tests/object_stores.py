@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import socket
 import subprocess
 import time
@@ -129,6 +130,22 @@ def s3_server() -> Iterator[Store]:
         yield Store("s3", endpoint, options, "tables", store)
     finally:
         server.stop()
+
+
+def flags(options: dict[str, str]) -> list[str]:
+    """The options as a user types them: ``--storage-option KEY=VALUE`` each."""
+    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
+
+
+@pytest.fixture
+def no_cloud_env(monkeypatch):
+    """No cloud variable unless a test sets one: options come from where the test says.
+
+    Use with ``pytestmark = pytest.mark.usefixtures("no_cloud_env")``.
+    """
+    for key in list(os.environ):
+        if key.startswith(("AWS_", "AZURE_", "AZURITE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
+            monkeypatch.delenv(key)
 
 
 def closed_port_endpoint() -> str:

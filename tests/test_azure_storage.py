@@ -20,25 +20,20 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli.main import main
 from inspector.delta.errors import ExitCode
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute as restore_module
 from inspector.restore.audit import read_audit
-from tests.conftest import REPO, copy_corpus_table
-from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store, closed_port_endpoint
+from tests.conftest import REPO, copy_corpus_table, one_error_line
+from tests.conftest import run_main as run
+from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store, closed_port_endpoint, flags
+
+# No cloud variable unless a test sets one: options come from where the test says.
+pytestmark = pytest.mark.usefixtures("no_cloud_env")
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 ABFSS_ROOT = f"abfss://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net"
 WRONG_KEY = base64.b64encode(b"not the account key, but base64 all the same" * 2).decode()
-
-
-@pytest.fixture(autouse=True)
-def no_cloud_env(monkeypatch):
-    """No cloud variable unless a test sets one: options come from where the test says."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "AZURITE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
 
 
 @pytest.fixture(scope="module")
@@ -51,23 +46,6 @@ def appends(azurite: Store, tmp_path_factory) -> tuple[Path, str]:
 def abfss(uri: str) -> str:
     """The same table as an ADLS Gen2 URI (container@account.dfs.core.windows.net)."""
     return uri.replace("az://tables", ABFSS_ROOT, 1)
-
-
-def flags(options: dict[str, str]) -> list[str]:
-    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
-
-
-def run(capsys, *args: object) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 MTIMES = {"timestamp", "fileModificationTime", "lastModified", "timestampSource"}

@@ -21,25 +21,13 @@ import pytest
 
 from inspector import __version__
 from inspector.cli import registry
-from inspector.cli.main import main
 from inspector.delta import errors
 from inspector.delta.errors import ExitCode
 from inspector.restore.audit import read_audit
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, one_error_line
+from tests.conftest import run_main as run
 
 PARTITIONED = "dat-v0.0.2/multi_partitioned/delta"  # versions 0..2
-
-
-def run(capsys, *args: object) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 @pytest.fixture

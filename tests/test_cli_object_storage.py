@@ -14,38 +14,16 @@ import sys
 
 import pytest
 
-from inspector.cli.main import main
 from inspector.delta.errors import ExitCode
-from tests.conftest import CORPUS, REPO
-from tests.object_stores import closed_port_endpoint
+from tests.conftest import CORPUS, REPO, one_error_line
+from tests.conftest import run_main as run
+from tests.object_stores import closed_port_endpoint, flags
+
+# No cloud variable unless a test sets one: options come from where the test says.
+pytestmark = pytest.mark.usefixtures("no_cloud_env")
 
 PARTITIONED = "dat-v0.0.2/multi_partitioned/delta"
 SECRET = "do-not-print-this-secret"
-
-
-@pytest.fixture(autouse=True)
-def no_cloud_env(monkeypatch):
-    """No AWS_* variable: the options must come from --storage-option."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
-
-
-def flags(options: dict[str, str]) -> list[str]:
-    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
-
-
-def run(capsys, *args: object) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 def test_history_json_of_an_s3_table_equals_its_local_copy(s3_server):

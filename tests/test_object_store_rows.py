@@ -8,27 +8,18 @@ Python data source and the answers equal those of the same table on the local di
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
 from tests.conftest import CORPUS
+from tests.object_stores import flags
+
+# No cloud variable unless a test sets one: options come from where the test says.
+pytestmark = pytest.mark.usefixtures("no_cloud_env")
 
 CDF_TABLE = "delta-kernel-rs/cdf-table"
-
-
-@pytest.fixture(autouse=True)
-def no_cloud_env(monkeypatch):
-    """No AWS_* variable: the options must come from --storage-option."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
-
-
-def flags(options: dict[str, str]) -> list[str]:
-    return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
 
 
 def run_json(capsys, *args: object) -> dict:
