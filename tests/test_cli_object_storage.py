@@ -143,3 +143,10 @@ def test_a_secret_option_never_appears_in_an_error(capsys):
     assert code != 0
     one_error_line(err)
     assert SECRET not in err + out
+
+
+def test_a_secret_in_the_storage_options_setting_never_appears_in_an_error(capsys, monkeypatch):
+    monkeypatch.setenv("DELTA_INSPECTOR_STORAGE_OPTIONS", f"AWS_SECRET_ACCESS_KEY={SECRET}")
+    code, out, err = run(capsys, "history", f"/no/such/table/{SECRET}")
+    assert code == ExitCode.BAD_INPUT
+    assert SECRET not in out + err

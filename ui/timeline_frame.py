@@ -126,7 +126,7 @@ _COLUMNS = (
 def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
     """One version's values, in the order of :data:`_COLUMNS`."""
     stamps = e.timestamps
-    problems = [p for p in e.problems if not is_copy_problem(p)] if copied else e.problems
+    problems = _problems(e, copied)
     return (
         at,
         e.version,
@@ -150,6 +150,11 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
     )
 
 
+def _problems(e: HistoryEntry, copied: bool) -> list[str]:
+    """A version's problems; on a copied table, without the copy's file-time notes."""
+    return [p for p in e.problems if not is_copy_problem(p)] if copied else list(e.problems)
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def window_text(
     key: tuple, _window: pd.DataFrame, _history: Sequence[HistoryEntry], copied: bool
@@ -162,10 +167,7 @@ def window_text(
     """
     window, history = _window, _history
     entries = [history[i] for i in window["at"]]
-    problems = [
-        [p for p in e.problems if not is_copy_problem(p)] if copied else list(e.problems)
-        for e in entries
-    ]
+    problems = [_problems(e, copied) for e in entries]
     out = window.assign(
         parameters=[_compact_json(e.operation_parameters) for e in entries],
         metrics=[_compact_json(e.operation_metrics) for e in entries],

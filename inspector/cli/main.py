@@ -19,7 +19,7 @@ from inspector import __version__
 from inspector.cli.registry import arguments, command, commands
 from inspector.cli.render import emit_json, error_context, render, render_error
 from inspector.delta.errors import ExitCode, InspectorError, InvalidInput
-from inspector.settings import Settings
+from inspector.settings import ENV_PREFIX, Settings
 
 # ``arguments``, ``command`` and ``emit_json`` are re-exported for command modules written
 # against the registry's first home; new modules import them from ``inspector.cli.registry``
@@ -117,6 +117,12 @@ def _secrets(argv: list[str]) -> dict[str, str]:
     Read before parsing, so that even a usage error never echoes a secret.
     """
     options = dict(os.environ)
+    # The storage_options setting holds KEY=VALUE lines under one variable whose name is
+    # not secret: its values must be masked one by one.
+    for line in os.environ.get(f"{ENV_PREFIX}STORAGE_OPTIONS", "").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            options[key.strip()] = value
     for i, arg in enumerate(argv):
         text = arg.partition("=")[2] if arg.startswith("--storage-option=") else None
         if arg == "--storage-option" and i + 1 < len(argv):

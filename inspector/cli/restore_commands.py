@@ -122,8 +122,9 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    settings = storage_settings(args, spark_settings(args, settings))
+    settings = spark_settings(args, settings)
     log = open_table(args, settings)
+    settings = storage_settings(args, settings)  # the flags' options, for the plan and audit
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
     )

@@ -323,8 +323,9 @@ def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy
     raw = configuration.get(
         DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS]
     )
+    default = int(DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
     try:
         count = int(str(raw).strip())
     except ValueError:
-        count = int(DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
-    return StatsColumnsPolicy(columns=columns, num_indexed_cols=count if count >= -1 else 32)
+        count = default
+    return StatsColumnsPolicy(columns=columns, num_indexed_cols=count if count >= -1 else default)
