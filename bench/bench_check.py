@@ -39,9 +39,9 @@ import uuid
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from inspector.health import check_table  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
-from inspector.views.health import check_table  # noqa: E402
 
 DAY_MS, MINUTE_MS = 86_400_000, 60_000
 COMMITS_PER_DAY = 100

@@ -296,7 +296,7 @@ def measure_ours(root: str) -> dict:
     """Cold open + history, snapshot at latest, then a warm refresh after one more commit."""
     from inspector.log.deltalog import DeltaLog
     from inspector.settings import Settings
-    from inspector.views.history import build_history
+    from inspector.table.history import build_history
 
     base = _peak_mb()
     with Timer() as cold:

@@ -31,12 +31,12 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from inspector.diff.filediff import diff_files  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.reader import read_snapshot  # noqa: E402
 from inspector.rows.rowdiff import diff_rows  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
-from inspector.views.filediff import diff_files  # noqa: E402
 
 
 def write_table(root: str, rows: int, target_file_size: int) -> None:

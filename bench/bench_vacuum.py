@@ -32,10 +32,10 @@ import uuid
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from inspector.health.replica import compare_replica  # noqa: E402
+from inspector.health.vacuum import VacuumMode, plan_vacuum  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
-from inspector.views.replica import compare_replica  # noqa: E402
-from inspector.views.vacuum import VacuumMode, plan_vacuum  # noqa: E402
 
 MINUTE_MS = 60_000
 START = 1_700_000_000_000

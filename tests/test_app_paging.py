@@ -14,10 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.tablegen import make_commits_table, make_files_table
+from inspector.diff.filepages import PAGE_SIZE, FileKind, commit_file_page, sequence_page
 from inspector.log.deltalog import DeltaLog
-from inspector.views.filepages import PAGE_SIZE, FileKind, commit_file_page, sequence_page
-from inspector.views.rowcounts import change_of, commit_rows
-from inspector.views.versions import file_action_record
+from inspector.table.rowcounts import change_of, commit_rows
+from inspector.table.versions import file_action_record
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 

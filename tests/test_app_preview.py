@@ -18,7 +18,7 @@ from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
-from inspector.views.history import build_history
+from inspector.table.history import build_history
 from ui.common import escape_markdown
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

@@ -73,9 +73,9 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
+    from inspector.diff.filediff import diff_files
+    from inspector.diff.rowrecords import RowDiff, RowSamples
     from inspector.log.deltalog import DeltaLog
-    from inspector.views.filediff import diff_files
-    from inspector.views.rowrecords import RowDiff, RowSamples
     from ui.diff_rows import carried_over_note
 
     path = str(tmp_path / "t")

@@ -14,7 +14,7 @@ from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.changes import ChangeDataFeedDisabled, build_changes, change_page
 from inspector.settings import Settings
-from inspector.views.history import build_history
+from inspector.table.history import build_history
 from tests.conftest import CORPUS, run_cli
 
 ALL = 1_000_000

@@ -11,8 +11,8 @@ from inspector.delta.engines import Support, load_engines, raw_data, version_key
 from inspector.delta.protocol import FEATURES, protocol_from_json
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.compatibility import Access, describe_compatibility, judge
-from inspector.views.history import build_history
+from inspector.table.compatibility import Access, describe_compatibility, judge
+from inspector.table.history import build_history
 from tests.conftest import CORPUS
 
 DV_TABLE = CORPUS / "delta-kernel-java" / "basic-dv-with-checkpoint"

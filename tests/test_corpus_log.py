@@ -20,7 +20,7 @@ from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import Snapshot
 from inspector.settings import Settings
-from inspector.views.history import build_history
+from inspector.table.history import build_history
 from tests.conftest import CORPUS, corpus_index
 
 TABLES = corpus_index()

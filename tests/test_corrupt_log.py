@@ -15,7 +15,7 @@ import pytest
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
-from inspector.views.history import build_history, history_record
+from inspector.table.history import build_history, history_record
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
 WITH_CHECKPOINT = "delta-kernel-java/basic-with-checkpoint"

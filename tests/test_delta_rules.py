@@ -37,11 +37,11 @@ from inspector.delta.protocol import (
     writer_features,
 )
 from inspector.delta.text import partition_label, version_ranges
+from inspector.health.retention import retention_view
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.plan_warnings import retention_warning
 from inspector.settings import Settings
-from inspector.views.history import build_history
-from inspector.views.retention import retention_view
+from inspector.table.history import build_history
 
 MS, SECOND, HOUR, DAY, WEEK = 1, 1000, 3_600_000, 86_400_000, 604_800_000
 

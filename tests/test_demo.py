@@ -10,10 +10,10 @@ from deltalake import DeltaTable
 
 from inspector.delta.errors import InvalidInput
 from inspector.demo import write_demo_table
+from inspector.diff.metadiff import diff_metadata
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
-from inspector.views.history import build_history
-from inspector.views.metadiff import diff_metadata
+from inspector.table.history import build_history
 
 
 @pytest.fixture(scope="module")

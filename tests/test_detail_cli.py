@@ -12,8 +12,8 @@ from deltalake import DeltaTable
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history
-from inspector.views.overview import describe_detail
+from inspector.table.history import build_history
+from inspector.table.overview import describe_detail
 from tests.conftest import CORPUS
 
 DESCRIBE_DETAIL = {

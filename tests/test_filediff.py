@@ -11,8 +11,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
-from inspector.views.filediff import diff_files
 
 
 def _rows(ids, part, offset=0.0):

@@ -18,9 +18,7 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.cli.main import main
-from inspector.log.deltalog import DeltaLog
-from inspector.settings import Settings
-from inspector.views.health import (
+from inspector.health import (
     COMPLETE,
     DELETION_VECTOR,
     INCOMPLETE,
@@ -30,7 +28,9 @@ from inspector.views.health import (
     recovery_advice,
     restore_command,
 )
-from inspector.views.healthruns import grouped_record
+from inspector.health.runs import grouped_record
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit

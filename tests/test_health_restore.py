@@ -17,11 +17,11 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.delta.errors import CorruptLog
+from inspector.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
-from inspector.views.health import check_table, recovery_reason
 from tests.conftest import confirmed
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
@@ -154,7 +154,7 @@ def test_the_restore_command_printed_by_check_is_a_valid_dry_run(
     import shlex
 
     from inspector.cli.main import main
-    from inspector.views.health import restore_command
+    from inspector.health import restore_command
 
     monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
     root = copy_table(APPENDS)

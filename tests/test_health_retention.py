@@ -5,17 +5,17 @@ from __future__ import annotations
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.log.deltalog import DeltaLog
-from inspector.settings import Settings
-from inspector.views.health import check_table
-from inspector.views.history import build_history
-from inspector.views.retention import (
+from inspector.health import check_table
+from inspector.health.retention import (
     DATA_VACUUMED,
     LOG_EXPIRED,
     RESTORABLE,
     retention_policy,
     retention_view,
 )
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.table.history import build_history
 
 DAY, HOUR, WEEK = 86_400_000, 3_600_000, 604_800_000
 DELETES = "delta-golden/basic-with-inserts-deletes-checkpoint"  # 0..13 with deletes, checkpoint 10

@@ -15,10 +15,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
+from inspector.health import check_table
+from inspector.health.runs import damaged_files, grouped_record, version_runs
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.health import check_table
-from inspector.views.healthruns import damaged_files, grouped_record, version_runs
 from tests.conftest import REPO
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10

@@ -12,7 +12,7 @@ from deltalake import DeltaTable, write_deltalake
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history, history_record, iso
+from inspector.table.history import build_history, history_record, iso
 
 DAY_MS = 86_400_000
 

@@ -6,8 +6,8 @@ import json
 
 from inspector.delta.actions import Metadata
 from inspector.delta.parse import parse_action
+from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.deltalog import DeltaLog
-from inspector.views.metadiff import MetadataDiff, diff_metadata
 from tests.conftest import CORPUS
 
 

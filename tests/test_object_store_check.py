@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from inspector.delta.paths import data_file_path
+from inspector.files.filecheck import check_files
+from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.filecheck import check_files
-from inspector.views.health import check_table
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # a deletion vector at version 1
@@ -93,7 +93,7 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
 
 
 def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy_table, tmp_path):
-    from inspector.views.replica import compare_replica
+    from inspector.health.replica import compare_replica
 
     primary = copy_table(APPENDS)
     replica = tmp_path / "replica"

@@ -8,8 +8,8 @@ from deltalake import DeltaTable
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history
-from inspector.views.overview import describe_detail
+from inspector.table.history import build_history
+from inspector.table.overview import describe_detail
 from tests.conftest import CORPUS
 
 
@@ -58,7 +58,7 @@ def test_column_mapping_tables_list_physical_names_and_the_log_shape():
 
 
 def test_state_read_from_does_not_depend_on_what_was_read_before(corpus):
-    from inspector.views.overview import state_source
+    from inspector.table.overview import state_source
 
     log = DeltaLog.open(str(corpus / "delta-kernel-java/basic-with-checkpoint"))
     fresh = state_source(log, 13)

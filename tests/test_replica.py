@@ -17,9 +17,9 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.delta.errors import InvalidInput, NotADeltaTable
+from inspector.health.replica import compare_replica
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.replica import compare_replica
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with a deletion vector
@@ -309,7 +309,7 @@ def test_the_window_counts_data_changes_only_and_rewrites_as_removed_and_added(t
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    from inspector.views.dataloss import data_loss_window
+    from inspector.health.dataloss import data_loss_window
 
     root = str(tmp_path / "t")
     write_deltalake(root, pa.table({"id": list(range(10))}))

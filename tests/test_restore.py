@@ -13,7 +13,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore, plan_undo
 from inspector.settings import Settings
-from inspector.views.history import build_history
+from inspector.table.history import build_history
 from tests.conftest import confirmed, rows, sales_table
 
 pytestmark = pytest.mark.spark

@@ -172,7 +172,7 @@ def test_protocol_downgrade_is_an_explicit_flag(capsys, audit, table, spark):
 
 
 def test_a_timestamp_picks_the_version_current_at_that_time(capsys, audit, table, spark):
-    from inspector.views.history import build_history
+    from inspector.table.history import build_history
 
     when = build_history(DeltaLog.open(table), Settings())[2].timestamp.isoformat()
 

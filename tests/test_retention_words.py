@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from deltalake import DeltaTable
 
+from inspector.health.retention import RetentionState, VersionRetention, retention_status
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history, looks_copied
-from inspector.views.retention import RetentionState, VersionRetention, retention_status
+from inspector.table.history import build_history, looks_copied
 from tests.conftest import CORPUS, sales_table
 
 DAY = 86_400_000

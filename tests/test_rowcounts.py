@@ -15,9 +15,9 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.demo import write_demo_table
+from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
-from inspector.views.filediff import diff_files
-from inspector.views.rowcounts import RowSource, commit_rows, rows_between
+from inspector.table.rowcounts import RowSource, commit_rows, rows_between
 
 DV_DELETE = "delta-kernel-rs/table-with-dv-small"  # v1: DELETE of 2 rows by deletion vector
 MERGE = "delta-golden/basic-with-inserts-merge"  # v1: MERGE, 50 in, 50 updated, 10 deleted

@@ -9,8 +9,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.demo import write_demo_table
+from inspector.diff.rowkeys import KeySource, suggest_key
 from inspector.log.deltalog import DeltaLog
-from inspector.views.rowkeys import KeySource, suggest_key
 from tests.conftest import CORPUS
 
 

@@ -20,7 +20,7 @@ from deltalake import DeltaTable
 from bench.tablegen import make_commits_table, make_files_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history
+from inspector.table.history import build_history
 
 pytestmark = pytest.mark.scale
 

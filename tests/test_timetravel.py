@@ -21,10 +21,9 @@ from inspector.delta.errors import (
     VersionNotFound,
 )
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.preview import resolve_version
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
-from inspector.views.timetravel import parse_timestamp, version_at_timestamp
+from inspector.table.timetravel import parse_timestamp, resolve_version, version_at_timestamp
 from tests.conftest import CORPUS
 
 UTC = UTC

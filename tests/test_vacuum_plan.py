@@ -21,11 +21,11 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
+from inspector.files.tablefiles import is_hidden
+from inspector.health import check_table
+from inspector.health.vacuum import VacuumMode, VersionFate, plan_vacuum
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.health import check_table
-from inspector.views.tablefiles import is_hidden
-from inspector.views.vacuum import VacuumMode, VersionFate, plan_vacuum
 
 HOUR = 3_600_000
 DAY = 24 * HOUR

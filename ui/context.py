@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import HistoryEntry
+from inspector.table.history import HistoryEntry
 
 
 @dataclass(frozen=True)

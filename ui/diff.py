@@ -15,13 +15,13 @@ import streamlit as st
 
 from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.text import partition_label
+from inspector.diff.filediff import FileDiff, diff_files
+from inspector.diff.filepages import FilePage, sequence_page
+from inspector.diff.rowrecords import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text
-from inspector.views.filediff import FileDiff, diff_files
-from inspector.views.filepages import FilePage, sequence_page
-from inspector.views.rowcounts import RowChange, RowsBetween, rows_between
-from inspector.views.rowrecords import RowDiff
+from inspector.table.rowcounts import RowChange, RowsBetween, rows_between
 from ui.common import (
     escape_markdown,
     format_bytes,

@@ -6,11 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.diff.filediff import FileDiff
+from inspector.diff.rowkeys import suggest_key
+from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
-from inspector.views.filediff import FileDiff
-from inspector.views.rowkeys import suggest_key
-from inspector.views.rowrecords import ChangedRow, RowDiff
 from ui.common import format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
 

@@ -1,7 +1,7 @@
 """A file table shown a page at a time: the total, a page picker and one page of rows.
 
 A commit of 300,000 files sends 500 rows to the browser, not 300,000: the backend
-(:mod:`inspector.views.filepages`) builds the page's records from an Arrow slice.
+(:mod:`inspector.diff.filepages`) builds the page's records from an Arrow slice.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import partition_label
+from inspector.diff.filepages import PAGE_SIZE, FilePage
 from inspector.present.values import EMPTY
-from inspector.views.filepages import PAGE_SIZE, FilePage
 from ui.common import format_bytes
 
 FILE_COLUMNS = {

@@ -14,16 +14,16 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import version_ranges
-from inspector.present.values import EMPTY
-from inspector.views.health import (
+from inspector.health import (
     HealthReport,
     check_table,
     recovery_advice,
     recovery_reason,
     restore_command,
 )
-from inspector.views.healthruns import damaged_files, version_runs
-from inspector.views.retention import retention_status, retention_view
+from inspector.health.retention import retention_status, retention_view
+from inspector.health.runs import damaged_files, version_runs
+from inspector.present.values import EMPTY
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
 from ui.context import PageContext
 from ui.replica import render_replica_section

@@ -1,6 +1,6 @@
 """The Insights page: the selected version's layout, from the log alone.
 
-Renders :func:`inspector.views.insights.layout_insights`: a file-size histogram,
+Renders :func:`inspector.table.insights.layout_insights`: a file-size histogram,
 bytes and small files per partition, files over versions, and the tables beneath
 (with CSV export).
 """
@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.views.insights import LayoutInsights, layout_insights
+from inspector.table.insights import LayoutInsights, layout_insights
 from ui.common import escape_markdown, format_bytes, format_count
 from ui.context import PageContext
 

@@ -1,6 +1,6 @@
 """The Maintenance page: plan a VACUUM and see which versions it would break, before running it.
 
-Nothing here deletes: the page renders :func:`inspector.views.vacuum.plan_vacuum`
+Nothing here deletes: the page renders :func:`inspector.health.vacuum.plan_vacuum`
 for the retention and mode picked, as a timeline band (readable / lost / already
 unreadable / log expired) and the paged list of files the VACUUM would delete.
 """
@@ -11,15 +11,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.present.values import EMPTY
-from inspector.views.health import version_ranges
-from inspector.views.vacuum import (
+from inspector.health import version_ranges
+from inspector.health.vacuum import (
     VacuumMode,
     VacuumPlan,
     VersionFate,
     default_retain_hours,
     plan_vacuum,
 )
+from inspector.present.values import EMPTY
 from ui.common import escape_markdown, format_bytes, format_count, format_ms
 from ui.context import PageContext
 

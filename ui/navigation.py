@@ -17,8 +17,8 @@ from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
-from inspector.views.history import HistoryEntry
-from inspector.views.versions import parse_version
+from inspector.table.history import HistoryEntry
+from inspector.table.versions import parse_version
 from ui import tables
 from ui.common import (
     DEFAULT_VIEW,

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from inspector.present.values import EMPTY
-from inspector.views.compatibility import Compatibility, Verdict, describe_compatibility
-from inspector.views.overview import TableDetail, describe_detail
+from inspector.table.compatibility import Compatibility, Verdict, describe_compatibility
+from inspector.table.overview import TableDetail, describe_detail
 from ui.common import format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 

@@ -16,7 +16,7 @@ from inspector.present.values import EMPTY, table_rows
 from inspector.rows.preview import Preview, PreviewJob
 from inspector.rows.readpath import ReadPath
 from inspector.rows.session import spark_status
-from inspector.views.timetravel import parse_timestamp, version_at_timestamp
+from inspector.table.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import (
     escape_markdown,
     format_bytes,

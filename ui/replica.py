@@ -1,6 +1,6 @@
 """The Health page's "Compare with a replica" section: a disaster-recovery drill.
 
-It renders :func:`inspector.views.replica.compare_replica` for the open table (the
+It renders :func:`inspector.health.replica.compare_replica` for the open table (the
 primary) and a replica location typed here: what is still to copy, the replica's
 last consistent version and the data-loss window of a failover now.
 """
@@ -11,9 +11,9 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.health import restore_command, version_ranges
+from inspector.health.replica import ReplicaFile, ReplicaReport, compare_replica
 from inspector.present.values import EMPTY
-from inspector.views.health import restore_command, version_ranges
-from inspector.views.replica import ReplicaFile, ReplicaReport, compare_replica
 from ui.common import escape_markdown, format_bytes, format_count, render_error
 from ui.context import PageContext
 

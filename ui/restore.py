@@ -31,7 +31,7 @@ from inspector.restore import (
     plan_undo,
     request_refusals,
 )
-from inspector.views.versions import parse_version
+from inspector.table.versions import parse_version
 from ui.common import (
     escape_markdown,
     format_bytes,

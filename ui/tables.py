@@ -21,7 +21,7 @@ from inspector.log.listing import listing_stamp
 from inspector.settings import Settings
 from inspector.storage import parse_location
 from inspector.storage.options import redact_text
-from inspector.views.history import HistoryEntry, build_history
+from inspector.table.history import HistoryEntry, build_history
 
 _demo_lock = threading.Lock()
 _STAMP_FROM = 1000  # commit files from which a refresh is skipped while the log folder is unchanged

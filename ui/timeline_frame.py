@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from inspector.views.history import HistoryEntry, is_copy_problem, looks_copied
+from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes, format_count
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest

@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.health.retention import RetentionState, VersionRetention, retention_view
 from inspector.log.deltalog import DeltaLog
-from inspector.views.history import HistoryEntry
-from inspector.views.retention import RetentionState, VersionRetention, retention_view
+from inspector.table.history import HistoryEntry
 
 BAND_COLOURS = {
     "restorable": "#2ca02c",

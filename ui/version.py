@@ -25,19 +25,19 @@ from inspector.delta.actions import (
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.delta.schema import Column
-from inspector.log.commit import Commit
-from inspector.log.deltalog import DeltaLog
-from inspector.present.values import EMPTY, setting_text, text_value
-from inspector.views.filepages import (
+from inspector.diff.filepages import (
     FileKind,
     commit_action_count,
     commit_file_page,
     commit_head,
 )
-from inspector.views.history import HistoryEntry
-from inspector.views.metadiff import MetadataDiff, ValueChange, diff_metadata
-from inspector.views.overview import state_source
-from inspector.views.rowcounts import RowChange, commit_rows
+from inspector.diff.metadiff import MetadataDiff, ValueChange, diff_metadata
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.present.values import EMPTY, setting_text, text_value
+from inspector.table.history import HistoryEntry
+from inspector.table.overview import state_source
+from inspector.table.rowcounts import RowChange, commit_rows
 from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural

@@ -61,7 +61,7 @@ def _changes_args(parser: argparse.ArgumentParser) -> None:
 
 
 def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: Settings) -> int:
-    from inspector.rows.preview import resolve_version
+    from inspector.table.timetravel import resolve_version
 
     return resolve_version(log, version=version, timestamp=timestamp, settings=settings).version
 

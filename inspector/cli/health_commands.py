@@ -15,8 +15,8 @@ from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode
+from inspector.health import HealthReport
 from inspector.settings import Settings
-from inspector.views.health import HealthReport
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,8 +28,8 @@ class CheckResult(Result):
     data_loss_window: dict[str, Any]  # views.dataloss.DataLossWindow.to_json()
 
     def to_json(self) -> dict[str, Any]:
-        from inspector.views.health import health_record
-        from inspector.views.healthruns import grouped_record
+        from inspector.health import health_record
+        from inspector.health.runs import grouped_record
 
         return {
             **health_record(self.report),
@@ -64,7 +64,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_check_args)
 def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
-    from inspector.views.health import check_table
+    from inspector.health import check_table
 
     log = open_table(args, settings)
     show = sys.stderr.isatty() and not args.json
@@ -77,7 +77,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     )
     if show:
         print(file=sys.stderr)
-    from inspector.views.dataloss import data_loss_window
+    from inspector.health.dataloss import data_loss_window
 
     window = data_loss_window(log, report.last_consistent_version, report.latest_version)
     code = ExitCode.OK if report.is_consistent else ExitCode.INCONSISTENT

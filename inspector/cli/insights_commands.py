@@ -11,9 +11,9 @@ from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.settings import Settings
-from inspector.views.history import build_history
-from inspector.views.insights import LayoutInsights, layout_insights
-from inspector.views.versions import parse_version
+from inspector.table.history import build_history
+from inspector.table.insights import LayoutInsights, layout_insights
+from inspector.table.versions import parse_version
 
 
 @dataclass(frozen=True, kw_only=True)

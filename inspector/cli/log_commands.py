@@ -14,10 +14,10 @@ from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.settings import Settings
-from inspector.views.compatibility import Compatibility, describe_compatibility
-from inspector.views.history import HistoryEntry, build_history, history_record, iso
-from inspector.views.overview import TableDetail, describe_detail
-from inspector.views.versions import file_action_record, parse_version
+from inspector.table.compatibility import Compatibility, describe_compatibility
+from inspector.table.history import HistoryEntry, build_history, history_record, iso
+from inspector.table.overview import TableDetail, describe_detail
+from inspector.table.versions import file_action_record, parse_version
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,12 +12,12 @@ from inspector.cli.args import open_table, storage_arg, storage_settings, table_
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
+from inspector.health import version_ranges
 from inspector.settings import Settings
-from inspector.views.health import version_ranges
-from inspector.views.history import iso
+from inspector.table.history import iso
 
 if TYPE_CHECKING:
-    from inspector.views.replica import ReplicaReport
+    from inspector.health.replica import ReplicaReport
 
 
 def _vacuum_args(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +42,7 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_vacuum_args)
 def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> int:
-    from inspector.views.vacuum import VacuumMode, plan_vacuum
+    from inspector.health.vacuum import VacuumMode, plan_vacuum
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
@@ -105,7 +105,7 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_replica_args)
 def replica_command(args: argparse.Namespace, settings: Settings) -> int:
-    from inspector.views.replica import compare_replica
+    from inspector.health.replica import compare_replica
 
     options = storage_settings(args, settings).storage_option_pairs()
     report = compare_replica(

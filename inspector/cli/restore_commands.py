@@ -36,8 +36,8 @@ from inspector.restore import (
 )
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
-from inspector.views.history import iso
-from inspector.views.versions import parse_version
+from inspector.table.history import iso
+from inspector.table.versions import parse_version
 
 
 @dataclass(frozen=True, kw_only=True)

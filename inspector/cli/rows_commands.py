@@ -14,9 +14,10 @@ from typing import Any
 from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
-from inspector.rows.preview import Preview, ResolvedVersion
+from inspector.rows.preview import Preview
 from inspector.settings import Settings
-from inspector.views.versions import parse_version
+from inspector.table.timetravel import ResolvedVersion
+from inspector.table.versions import parse_version
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,7 +87,8 @@ def _show_args(parser: argparse.ArgumentParser) -> None:
 @command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
 @arguments(_show_args)
 def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
-    from inspector.rows.preview import build_preview, resolve_version
+    from inspector.rows.preview import build_preview
+    from inspector.table.timetravel import resolve_version
 
     settings = spark_settings(args, settings)
     log = open_table(args, settings)
@@ -140,8 +142,8 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_diff_args)
 def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
+    from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
-    from inspector.views.filediff import diff_files
 
     settings = spark_settings(args, settings)
     log = open_table(args, settings)
@@ -162,7 +164,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
             file_diff=diff,
             settings=settings,
         )
-    from inspector.views.rowcounts import rows_between
+    from inspector.table.rowcounts import rows_between
 
     log_rows = rows_between(log, diff.from_version, diff.to_version)
     return DiffResult(record=diff_record(diff, rows, table=log.table_root, log_rows=log_rows))

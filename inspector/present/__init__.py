@@ -1,6 +1,6 @@
 """Presentation: the diff's JSON contract and Markdown postmortem.
 
-May import every backend layer below it (``restore``, ``rows``' records, ``views``,
+May import every backend layer below it (``restore``, ``rows``' records, ``diff``, ``health``, ``table``, ``files``,
 ``log``, ``delta``); imports no pyspark itself (row diff records come from
-``inspector.views.rowrecords``).
+``inspector.diff.rowrecords``).
 """

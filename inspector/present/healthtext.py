@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.views.health import HealthReport, recovery_advice, restore_command
-from inspector.views.healthruns import VersionRun, damaged_files, version_runs
+from inspector.health import HealthReport, recovery_advice, restore_command
+from inspector.health.runs import VersionRun, damaged_files, version_runs
 
 _RUNS_SHOWN = 20
 _FILES_SHOWN = 200

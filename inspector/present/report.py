@@ -12,18 +12,18 @@ from typing import Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.jsonvalue import json_value
-from inspector.present.values import row_text, setting_text, text_value
-from inspector.views.filediff import (
+from inspector.diff.filediff import (
     CommitChange,
     FileDiff,
     FileTotals,
     PartitionChange,
     VersionSide,
 )
-from inspector.views.history import iso
-from inspector.views.rowcounts import RowsBetween
-from inspector.views.rowrecords import ChangedRow, RowDiff
-from inspector.views.versions import file_action_record
+from inspector.diff.rowrecords import ChangedRow, RowDiff
+from inspector.present.values import row_text, setting_text, text_value
+from inspector.table.history import iso
+from inspector.table.rowcounts import RowsBetween
+from inspector.table.versions import file_action_record
 
 
 def diff_record(

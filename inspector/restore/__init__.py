@@ -2,7 +2,7 @@
 
 Owns every restore decision (refusals included) and every audit entry; the CLI and the
 app only collect input (:class:`RestoreIntent`, :class:`RestoreRequest`) and render.
-May import every lower layer (``delta``, ``log``, ``views``, ``rows``, ``settings``).
+May import every lower layer (``delta``, ``log``, ``table``, ``files``, ``diff``, ``health``, ``rows``, ``settings``).
 
 The facade the CLI and the app use::
 

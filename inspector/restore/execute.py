@@ -30,6 +30,7 @@ from inspector.delta.errors import (
     RefusalReason,
     RestoreRefused,
 )
+from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
@@ -39,7 +40,6 @@ from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
-from inspector.views.filecheck import check_files
 
 __all__ = [
     "RestorePlan",

@@ -21,6 +21,8 @@ from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import merge_protocols, writer_features
+from inspector.diff.metadiff import MetadataDiff, diff_metadata
+from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
@@ -39,10 +41,8 @@ from inspector.restore.guards import (
 from inspector.restore.plan_warnings import restore_warnings
 from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
-from inspector.views.filecheck import FileIssue, check_files
-from inspector.views.history import build_history, iso
-from inspector.views.metadiff import MetadataDiff, diff_metadata
-from inspector.views.versions import file_action_record
+from inspector.table.history import build_history, iso
+from inspector.table.versions import file_action_record
 
 _EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
@@ -230,7 +230,7 @@ def _resolve_target(
         )
     if isinstance(target, int):
         return target, None
-    from inspector.views import timetravel
+    from inspector.table import timetravel
 
     when = timetravel.parse_timestamp(target) if isinstance(target, str) else target
     return timetravel.version_at_timestamp(log, when, settings), _delta_timestamp_text(when)

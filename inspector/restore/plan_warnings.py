@@ -12,10 +12,10 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile
+from inspector.diff.metadiff import MetadataDiff
+from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.filecheck import FileIssue
-from inspector.views.metadiff import MetadataDiff
 
 
 def restore_warnings(

@@ -131,7 +131,7 @@ def read_changes(
         MissingDataFile: A change or data file was vacuumed (named).
         UnsupportedFeature: The table uses a feature we cannot read correctly.
     """
-    from inspector.views.history import build_history
+    from inspector.table.history import build_history
 
     stamps = {e.version: e.timestamp for e in build_history(log, Settings())}
     frames = [

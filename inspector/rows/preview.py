@@ -10,15 +10,12 @@ import threading
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
 from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.timetravel import parse_timestamp, version_at_timestamp
-from inspector.views.versions import parse_version
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -47,42 +44,6 @@ class Preview:
     bytes_read: int
     warnings: tuple[str, ...] = ()
     read_path: str = ""  # a ReadPath value: how Spark read the files
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResolvedVersion:
-    """A version chosen by number or by timestamp; ``timestamp`` is the UTC moment typed."""
-
-    version: int
-    timestamp: datetime | None = None
-
-
-def resolve_version(
-    log: DeltaLog,
-    *,
-    version: str | int | None = None,
-    timestamp: str | None = None,
-    settings: Settings,
-) -> ResolvedVersion:
-    """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
-
-    Raises:
-        InvalidInput: Both or a malformed value given.
-        TimestampOutOfRange: The timestamp is outside the table's history.
-        VersionNotFound: The version is not in the log.
-    """
-    if version is not None and timestamp:
-        raise InvalidInput(
-            "Give a version or a timestamp, not both.", "Drop one of --version and --timestamp."
-        )
-    if timestamp:
-        moment = parse_timestamp(timestamp)
-        return ResolvedVersion(
-            version=version_at_timestamp(log, moment, settings), timestamp=moment
-        )
-    chosen = log.latest_version if version is None else parse_version(version, log)
-    log.snapshot(chosen)  # raises VersionNotFound / CorruptLog with the table's range
-    return ResolvedVersion(version=chosen)
 
 
 def build_preview(

@@ -28,6 +28,7 @@ from inspector.delta.protocol import (
     READABLE_FEATURES,
     reader_features,
 )
+from inspector.files.filecheck import FileState, check_files
 from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
 from inspector.rows.physical import (
@@ -39,7 +40,6 @@ from inspector.rows.physical import (
 )
 from inspector.rows.readpath import is_local, storage_options
 from inspector.rows.typewidening import check_type_changes
-from inspector.views.filecheck import FileState, check_files
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -141,7 +141,7 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     """Check every data and deletion-vector file before Spark starts, for a clean message.
 
     The rule is the health check's and the restore guard's
-    (:func:`inspector.views.filecheck.check_files`): present, with the size the log records.
+    (:func:`inspector.files.filecheck.check_files`): present, with the size the log records.
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InvalidInput
+from inspector.diff.filediff import FileDiff, diff_files
+from inspector.diff.metadiff import ValueChange
+from inspector.diff.rowrecords import ChangedRow, RowDiff, RowSamples
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.filediff import FileDiff, diff_files
-from inspector.views.metadiff import ValueChange
-from inspector.views.rowrecords import ChangedRow, RowDiff, RowSamples
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession

@@ -1,4 +1,4 @@
-"""The storage interface: what the log, the views and the restore need from a table location.
+"""The storage interface: what the log, the read-only packages and the restore need from a table location.
 
 Paths are relative to the table root and use ``/`` (``_delta_log/00000000000000000007.json``,
 ``day=mon/part-0.parquet``). A path that is already absolute (a local absolute path or a

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from inspector.delta.errors import InspectorError
-from inspector.log.deltalog import DeltaLog
-from inspector.settings import Settings
-from inspector.views.health.evaluate import (
+from inspector.health.evaluate import (
     Examiner,
     Progress,
     evaluate,
     find_orphans,
     walk_sizes,
 )
-from inspector.views.health.records import HealthReport, VersionHealth
-from inspector.views.health.trace import Step, Tracer, paths_of, table_level_problems
+from inspector.health.records import HealthReport, VersionHealth
+from inspector.health.trace import Step, Tracer, paths_of, table_level_problems
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
 
 
 def check_table(

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.views.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
+from inspector.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
 
 _MISSING_COMMIT = "Its commit file is missing from _delta_log."
 _DAMAGED_COMMIT = "Its commit file is damaged"

@@ -8,20 +8,27 @@ last). The check answers, per retained version, "can a reader get every row?":
    snapshot, recording each version's effective file changes and every distinct file
    (data file or deletion-vector file) any retained version references.
 2. Examine (:mod:`.evaluate`): stat each distinct file exactly once, in parallel, by
-   the shared rule of :mod:`inspector.views.filecheck`; a deep check also reads
+   the shared rule of :mod:`inspector.files.filecheck`; a deep check also reads
    Parquet footers.
 3. Evaluate (:mod:`.evaluate`): walk the versions again keeping only a count of bad
    files in the live set.
 
 :mod:`.records` holds the report and its JSON; :mod:`.advice` what to do about it.
+
+The package owns every question of a table's health: the check above, its runs of
+versions (:mod:`.runs`), retention (:mod:`.retention`), the data-loss window
+(:mod:`.dataloss`), a replica against its source (:mod:`.replica`) and the VACUUM plan
+(:mod:`.vacuum`). May import ``inspector.table``, ``inspector.files``, ``inspector.log``,
+``inspector.storage``, ``inspector.settings`` and ``inspector.delta``; independent of
+``inspector.diff``.
 """
 
 from inspector.delta.text import version_ranges
-from inspector.views.filecheck import FileIssue, FileRole, FileState
-from inspector.views.health.advice import recovery_advice, recovery_reason, restore_command
-from inspector.views.health.check import check_table
-from inspector.views.health.evaluate import Progress
-from inspector.views.health.records import (
+from inspector.files.filecheck import FileIssue, FileRole, FileState
+from inspector.health.advice import recovery_advice, recovery_reason, restore_command
+from inspector.health.check import check_table
+from inspector.health.evaluate import Progress
+from inspector.health.records import (
     COMPLETE,
     INCOMPLETE,
     UNREADABLE,

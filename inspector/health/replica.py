@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput, NotADeltaTable
+from inspector.files.filespans import version_spans
+from inspector.files.tablefiles import StoredFile, walk_table
+from inspector.health import HealthReport, check_table
+from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.dataloss import DataLossWindow, data_loss_window
-from inspector.views.filespans import version_spans
-from inspector.views.health import HealthReport, check_table
-from inspector.views.tablefiles import StoredFile, walk_table
 
 LOG_PREFIX = "_delta_log/"
 

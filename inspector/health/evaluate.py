@@ -18,9 +18,7 @@ from itertools import islice
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from inspector.log.snapshot import FileKey
-from inspector.storage import Storage
-from inspector.views.filecheck import (
+from inspector.files.filecheck import (
     FileIssue,
     FileRole,
     FileState,
@@ -28,9 +26,11 @@ from inspector.views.filecheck import (
     examine_stored,
     judge_size,
 )
-from inspector.views.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
-from inspector.views.health.trace import Ref, Step, Trace
-from inspector.views.tablefiles import is_hidden
+from inspector.files.tablefiles import is_hidden
+from inspector.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
+from inspector.health.trace import Ref, Step, Trace
+from inspector.log.snapshot import FileKey
+from inspector.storage import Storage
 
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
@@ -208,7 +208,7 @@ def walk_sizes(storage: Storage, root: str, partition_columns: Iterable[str]) ->
 
     Keys are spelled as :attr:`Trace.refs` spells them (a normalised local path, or
     ``<root URI>/<path>``). Hidden paths are skipped as VACUUM skips them, by the one rule
-    of :func:`inspector.views.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
+    of :func:`inspector.files.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
     files; not ``_change_data`` nor partition folders whose column starts with ``_``).
     """
     columns = tuple(partition_columns)

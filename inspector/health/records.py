@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from inspector.views.filecheck import FileIssue
+from inspector.files.filecheck import FileIssue
 
 
 class VersionStatus(StrEnum):
@@ -66,7 +66,7 @@ class VersionHealth:
 
 @dataclass(frozen=True, kw_only=True)
 class HealthReport:
-    """The result of :func:`~inspector.views.health.check_table`.
+    """The result of :func:`~inspector.health.check_table`.
 
     ``versions`` is oldest first; it holds only the latest version when the fast
     check found it complete. ``orphan_files``/``orphan_bytes`` count files under

@@ -20,7 +20,7 @@ from typing import Any
 from inspector.delta.properties import CONSTRAINTS_PREFIX
 from inspector.delta.schema import IDENTITY_START, PrimitiveType, iter_columns
 from inspector.log.snapshot import Snapshot
-from inspector.views.overview import clustering_columns
+from inspector.table.overview import clustering_columns
 
 _ID_NAME = re.compile(r"(?i:^id$|_id$)|[a-z0-9]Id$")  # id, order_id, ORDER_ID, orderId
 _IDENTIFIER = re.compile(r"`((?:[^`]|``)+)`|([A-Za-z_][A-Za-z0-9_]*)")

@@ -10,7 +10,7 @@ modes are Delta's (``VacuumCommand``; delta-rs ``VacuumMode``):
   not reference (live files with their deletion vectors, tombstones within the
   retention with theirs) and that was last modified longer ago than the retention:
   files of failed writes, change-data files, files whose tombstones left the
-  log. Hidden paths are never touched (:func:`~inspector.views.tablefiles.is_hidden`).
+  log. Hidden paths are never touched (:func:`~inspector.files.tablefiles.is_hidden`).
 
 Deleting a file breaks every version that references it: time travel to it,
 RESTORE to it, and undoing a past RESTORE (a restore to the version before the
@@ -29,10 +29,10 @@ from typing import Any
 from inspector.delta import properties
 from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput
+from inspector.files.filespans import VersionSpans, version_spans
+from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.filespans import VersionSpans, version_spans
-from inspector.views.tablefiles import StoredFile, is_hidden, relative_path, walk_table
 
 HOUR_MS = 3_600_000
 #: Delta's default deletedFileRetentionDuration: below it Delta's VACUUM refuses by default.

@@ -16,7 +16,7 @@ from inspector.delta.actions import Protocol
 from inspector.delta.engines import Engine, Support, load_engines, support_of, version_key
 from inspector.delta.protocol import FEATURES, all_features, reader_features
 from inspector.log.deltalog import DeltaLog
-from inspector.views.history import HistoryEntry
+from inspector.table.history import HistoryEntry
 
 
 class Access(StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from inspector.delta.text import version_ranges
-from inspector.views.health.records import UNREADABLE, HealthReport
+from inspector.health.records import UNREADABLE, HealthReport
 
 
 def recovery_reason(report: HealthReport) -> str:

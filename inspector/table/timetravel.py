@@ -3,18 +3,20 @@
 Delta's rule (``timestampAsOf``): the latest version whose history timestamp is at
 or before T. The history timestamp is the in-commit timestamp where the table has
 them, else the commit file's modification time made monotonic (see
-:mod:`inspector.views.history`). A T before the earliest readable version, or after the
+:mod:`inspector.table.history`). A T before the earliest readable version, or after the
 latest version, is an error, as in Delta.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from inspector.delta.errors import InvalidInput, TimestampOutOfRange
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.views.history import build_history, iso
+from inspector.table.history import build_history, iso
+from inspector.table.versions import parse_version
 
 _EXAMPLES = "2024-10-08, 2024-10-08 05:42:52, 2024-10-08T05:42:52Z or 2024-10-08 07:42:52+02:00"
 
@@ -52,7 +54,7 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int
     Args:
         log: An opened log.
         ts: The moment; a naive datetime is taken as UTC.
-        settings: Passed to :func:`inspector.views.history.build_history`.
+        settings: Passed to :func:`inspector.table.history.build_history`.
 
     Returns:
         The latest readable version whose history timestamp is at or before ``ts``.
@@ -103,3 +105,39 @@ def _search_range(entries: list, wanted_ms: float) -> list:
     if wanted_ms >= enabled.timestamps.history:
         return [e for e in entries if e.version >= enabled.version]
     return [e for e in entries if e.version < enabled.version]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResolvedVersion:
+    """A version chosen by number or by timestamp; ``timestamp`` is the UTC moment typed."""
+
+    version: int
+    timestamp: datetime | None = None
+
+
+def resolve_version(
+    log: DeltaLog,
+    *,
+    version: str | int | None = None,
+    timestamp: str | None = None,
+    settings: Settings,
+) -> ResolvedVersion:
+    """Turn ``--version`` / ``--timestamp`` (or the app's inputs) into a readable version.
+
+    Raises:
+        InvalidInput: Both or a malformed value given.
+        TimestampOutOfRange: The timestamp is outside the table's history.
+        VersionNotFound: The version is not in the log.
+    """
+    if version is not None and timestamp:
+        raise InvalidInput(
+            "Give a version or a timestamp, not both.", "Drop one of --version and --timestamp."
+        )
+    if timestamp:
+        moment = parse_timestamp(timestamp)
+        return ResolvedVersion(
+            version=version_at_timestamp(log, moment, settings), timestamp=moment
+        )
+    chosen = log.latest_version if version is None else parse_version(version, log)
+    log.snapshot(chosen)  # raises VersionNotFound / CorruptLog with the table's range
+    return ResolvedVersion(version=chosen)

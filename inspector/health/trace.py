@@ -18,11 +18,11 @@ import pyarrow.compute as pc
 from inspector.delta.actions import AddFile, RemoveFile, canonical_path
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import data_file_path
+from inspector.files.filecheck import FileRole
 from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.snapshot import FileKey
-from inspector.views.filecheck import FileRole
 
 
 @dataclass(kw_only=True)

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
+from inspector.files.filecheck import FileRole, judge_size
+from inspector.files.tablefiles import relative_path
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.filecheck import FileRole, judge_size
-from inspector.views.tablefiles import relative_path
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,10 +22,10 @@ from functools import cached_property
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
+from inspector.health import HealthReport, VersionHealth, VersionStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.health import HealthReport, VersionHealth, VersionStatus
-from inspector.views.history import HistoryEntry, iso
+from inspector.table.history import HistoryEntry, iso
 
 
 class RetentionState(StrEnum):

@@ -3,7 +3,7 @@
 A commit may hold 300,000 add actions, kept by the log as an Arrow table; a front end
 shows its counts from the columns and one page of records, built from an Arrow slice,
 so no more than a page of typed records (or of rows in a browser) exists at once. The
-records are those of ``files --json`` (:func:`inspector.views.versions.file_action_record`).
+records are those of ``files --json`` (:func:`inspector.table.versions.file_action_record`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from inspector.delta.errors import CorruptLog
 from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.views.versions import file_action_record
+from inspector.table.versions import file_action_record
 
 PAGE_SIZE = 500
 HEAD_BYTES = 1 << 20  # a commit at least this big is shown from its first bytes only

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.views.metadiff import ValueChange
+from inspector.diff.metadiff import ValueChange
 
 Row = Mapping[str, Any]
 

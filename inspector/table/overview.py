@@ -11,7 +11,7 @@ from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import HistoryEntry, iso
+from inspector.table.history import HistoryEntry, iso
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
 from inspector.delta.errors import CorruptLog, VersionNotFound
 from inspector.delta.text import partition_label
+from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.views.metadiff import MetadataDiff, diff_metadata
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 

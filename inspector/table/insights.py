@@ -22,7 +22,7 @@ from inspector.delta.schema import iter_columns
 from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
 from inspector.log.snapshot import Snapshot
-from inspector.views.history import HistoryEntry
+from inspector.table.history import HistoryEntry
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).
