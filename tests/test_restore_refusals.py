@@ -57,6 +57,12 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
 
     assert commit_files(table) == before
     assert [e.outcome for e in read_audit(settings.audit_log)][-1] == "refused"
+    # "Rows after" says how many rows the missing file holds, and the rows without it
+    assert plan.rows_in_problem_files == gone.num_live_records > 0
+    assert plan.effective_rows_after(allow_missing_files=True) == (
+        plan.rows_after - gone.num_live_records
+    )
+    assert plan.to_json()["rowsInMissingFiles"] == gone.num_live_records
 
 
 def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(

@@ -167,7 +167,16 @@ def _render_plan(plan: RestorePlan) -> None:
         caption=format_bytes(m.table_size_after_restore),
     )
     cols.metric("Rows now (stats)", format_count(plan.rows_before))
-    cols.metric("Rows after (stats)", format_count(plan.rows_after))
+    lost = plan.rows_in_problem_files
+    cols.metric(
+        "Rows after (stats)",
+        format_count(plan.rows_after),
+        f"-{lost:,} rows in missing files" if lost else None,
+        help=f"{format_count(plan.effective_rows_after(allow_missing_files=True))} rows if the "
+        "missing files are left out"
+        if lost
+        else None,
+    )
     _render_guards(plan)
     for warning in plan.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")

@@ -312,6 +312,10 @@ _TABLE_COLUMNS = {
         "timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"
     ),
     "operation": st.column_config.TextColumn("operation", width="medium"),
+    "rows": st.column_config.TextColumn(
+        "rows +/−",
+        help="Rows inserted + updated / deleted + updated (the Version page's figures)",
+    ),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
     "user": st.column_config.TextColumn("user", width="medium"),

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied
-from ui.common import format_bytes, format_count
+from ui.common import format_bytes
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest
 
@@ -140,8 +140,8 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
         e.num_removed_files,
         e.added_bytes,
         e.removed_bytes,
-        e.added_records,
-        e.removed_records,
+        e.rows.added,
+        e.rows.removed,
         len(problems),
         stamps.source,
         stamps.commit_info,
@@ -169,6 +169,7 @@ def window_text(
     entries = [history[i] for i in window["at"]]
     problems = [_problems(e, copied) for e in entries]
     out = window.assign(
+        rows=[e.rows.label() for e in entries],
         parameters=[_compact_json(e.operation_parameters) for e in entries],
         metrics=[_compact_json(e.operation_metrics) for e in entries],
         problems=[" | ".join(p) for p in problems],
@@ -198,18 +199,13 @@ def _hover(frame: pd.DataFrame) -> list[str]:
             f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
             f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
         )
-        if pd.notna(r.added_rows) or pd.notna(r.removed_rows):
-            text += f"<br>rows +{format_count(_int(r.added_rows))} / −{format_count(_int(r.removed_rows))}"
+        text += f"<br>rows {r.rows}"
         if r.user:
             text += f"<br>by {r.user}"
         if r.problem_count:
             text += f"<br><b>⚠ {r.problem_count} problem(s)</b>"
         out.append(text)
     return out
-
-
-def _int(value: Any) -> int | None:
-    return None if pd.isna(value) else int(value)
 
 
 def window_bounds(versions: np.ndarray, selected: int, back: int | None) -> tuple[int, int, int]:

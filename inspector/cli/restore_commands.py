@@ -209,6 +209,11 @@ def _plan_lines(plan: RestorePlan) -> Iterator[str]:
         f"  rows (from stats): {plan.rows_before} -> {plan.rows_after} "
         f"(+{plan.rows_added} re-added, -{plan.rows_removed} removed)"
     )
+    if plan.rows_in_problem_files:
+        yield (
+            f"  {plan.rows_in_problem_files} of those rows are in missing or damaged files: "
+            f"{plan.effective_rows_after(allow_missing_files=True)} rows if they are left out"
+        )
     if plan.merged_protocol is not None:
         yield f"  protocol after the restore: {describe_protocol(plan.merged_protocol)}"
     if plan.num_partitions_touched:

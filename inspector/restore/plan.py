@@ -153,6 +153,19 @@ class RestorePlan:
             table_size_after_restore=m.table_size_after_restore - size,
         )
 
+    @property
+    def rows_in_problem_files(self) -> int:
+        """Live rows (by stats) of the re-added files that are missing or damaged: rows
+        the table would not have after a restore that leaves those files out."""
+        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
+        return sum(a.num_live_records or 0 for a in dropped)
+
+    def effective_rows_after(self, *, allow_missing_files: bool) -> int | None:
+        """Rows after the restore as it will be committed (missing files left out when allowed)."""
+        if self.rows_after is None or not allow_missing_files:
+            return self.rows_after
+        return self.rows_after - self.rows_in_problem_files
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
@@ -164,6 +177,7 @@ class RestorePlan:
             **self.metrics.to_json(),
             "rowsBefore": self.rows_before,
             "rowsAfter": self.rows_after,
+            "rowsInMissingFiles": self.rows_in_problem_files,
             "rowsAdded": self.rows_added,
             "rowsRemoved": self.rows_removed,
             "filesToAdd": [file_action_record(a) for a in self.files_to_add],

@@ -19,6 +19,7 @@ from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.table.rowcounts import UNKNOWN, RowChange, rows_by_version
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +39,12 @@ class VersionTimestamps:
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryEntry:
-    """One row of the history: a version's commit summarised for people and scripts."""
+    """One row of the history: a version's commit summarised for people and scripts.
+
+    ``added_records``/``removed_records`` are the records of the files added and
+    removed; ``rows`` is what the commit inserted, deleted and updated (the one row
+    rule, :mod:`inspector.table.rowcounts`), which every page and the CLI show.
+    """
 
     version: int
     timestamps: VersionTimestamps
@@ -57,6 +63,7 @@ class HistoryEntry:
     removed_bytes: int
     added_records: int | None
     removed_records: int | None
+    rows: RowChange
     changes_metadata: bool
     changes_protocol: bool
     problems: tuple[str, ...]
@@ -125,6 +132,7 @@ def build_history(
     config = _initial_configuration(log, commits, versions)
     gaps = _gap_problems(log, versions)
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
+    rows = rows_by_version(log, log.commits)
     entries, previous = [], None
     for version in versions:
         commit = commits.get(version) or _checkpoint_only(log, version)
@@ -138,7 +146,7 @@ def build_history(
             *checkpoints.get(version, ()),
             *ts_problems,
         )
-        entries.append(_entry(commit, stamps, problems))
+        entries.append(_entry(commit, stamps, problems, rows.get(version, UNKNOWN)))
     return entries
 
 
@@ -240,7 +248,9 @@ def _duration(ms: int) -> str:
     return " ".join(parts[:2]) or f"{ms} ms"
 
 
-def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...]) -> HistoryEntry:
+def _entry(
+    commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...], rows: RowChange
+) -> HistoryEntry:
     info, files = commit.commit_info, commit.file_summary
     return HistoryEntry(
         version=commit.version,
@@ -260,6 +270,7 @@ def _entry(commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...])
         removed_bytes=files.removed_bytes,
         added_records=files.added_records,
         removed_records=files.removed_records,
+        rows=rows,
         changes_metadata=commit.metadata is not None,
         changes_protocol=commit.protocol is not None,
         problems=problems,
@@ -288,5 +299,6 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "numRemovedFiles": entry.num_removed_files,
         "addedBytes": entry.added_bytes,
         "removedBytes": entry.removed_bytes,
+        **entry.rows.history_json(),
         "problems": list(entry.problems),
     }

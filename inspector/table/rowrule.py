@@ -1,0 +1,315 @@
+"""The one rule for the rows a commit inserted, deleted and updated, from the log (no Spark).
+
+A commit's add and remove actions alone mislead: a deletion-vector DELETE of one
+row removes a file of 250 rows and adds it back with a deletion vector, and a
+copy-on-write MERGE rewrites whole files. So the figures come from, in order:
+
+1. ``operationMetrics`` the writer recorded (``numDeletedRows``,
+   ``numTargetRowsInserted``, ``numUpdatedRows``, ...; Spark writes them in camelCase,
+   delta-rs in snake_case);
+2. file stats and deletion vectors: a file re-added with a larger deletion vector
+   lost exactly the newly deleted rows; a file added or removed whole brought or
+   took all its live records.
+
+Where neither is exact (files rewritten without metrics), the figures are the rows of
+the rewritten files and say they are an estimate; the net change is then still exact.
+An updated row counts as one removed (its old version) and one added (its new one), as
+an unkeyed row diff counts it. The Version page shows one commit; the Diff page shows
+the same figures, summed, for the commits between two versions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import pyarrow.compute as pc
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.log.commit import Commit
+from inspector.log.snapshot import FileKey
+
+Lookup = Callable[[FileKey], "AddFile | None"]
+
+
+class RowSource(StrEnum):
+    """Where a commit's row figures come from."""
+
+    OPERATION_METRICS = "operation metrics"
+    METRICS_AND_FILE_STATS = "operation metrics and file stats"
+    FILE_STATS = "file stats"
+    NO_DATA_CHANGE = "no data change"
+    UNKNOWN = "unknown"
+
+
+# What each operation's metrics mean, by normalised name (lower case, no underscores):
+# (inserted, deleted, updated); None where the operation's files say it instead.
+_METRICS: dict[str, tuple[str | None, str | None, str | None]] = {
+    "MERGE": ("numtargetrowsinserted", "numtargetrowsdeleted", "numtargetrowsupdated"),
+    "DELETE": (None, "numdeletedrows", None),
+    "UPDATE": (None, None, "numupdatedrows"),
+    "WRITE": ("numoutputrows", None, None),
+    "STREAMING UPDATE": ("numoutputrows", None, None),
+    "CREATE TABLE AS SELECT": ("numoutputrows", None, None),
+    "REPLACE TABLE AS SELECT": ("numoutputrows", None, None),
+    "CREATE OR REPLACE TABLE AS SELECT": ("numoutputrows", None, None),
+}
+_ALIASES = {"numaddedrows": "numoutputrows"}  # delta-rs's WRITE says num_added_rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class RowChange:
+    """Rows a commit (or several) added and removed.
+
+    Attributes:
+        added: Rows added, updated rows' new versions included; None when unknown.
+        removed: Rows removed, updated rows' old versions included; None when unknown.
+        updated: Of those, rows updated in place (an UPDATE or a MERGE's matched
+            update); None when the log does not say.
+        net: Live rows after minus before, from file stats (exact when every file has
+            stats); None when unknown.
+        source: Where ``added``/``removed`` come from.
+        exact: False when the figures are an estimate (``note`` says why).
+        note: One sentence on the source, and on the estimate when not exact.
+        commits: How many commits the figures cover.
+    """
+
+    added: int | None
+    removed: int | None
+    updated: int | None
+    net: int | None
+    source: RowSource
+    exact: bool
+    note: str
+    commits: int = 1
+
+    @property
+    def estimate(self) -> bool:
+        """Files were rewritten without metrics: added and removed are the rewritten files' rows."""
+        return self.source is RowSource.FILE_STATS and not self.exact
+
+    @property
+    def inserted(self) -> int | None:
+        """Rows inserted (updates not included); None when the log cannot know."""
+        return None if self.estimate else _minus(self.added, self.updated)
+
+    @property
+    def deleted(self) -> int | None:
+        """Rows deleted (updates not included); None when the log cannot know."""
+        return None if self.estimate else _minus(self.removed, self.updated)
+
+    def history_json(self) -> dict[str, int | None]:
+        """``rowsInserted``, ``rowsDeleted``, ``rowsUpdated`` of a ``history --json`` entry."""
+        return {
+            "rowsInserted": self.inserted,
+            "rowsDeleted": self.deleted,
+            "rowsUpdated": None if self.estimate else self.updated,
+        }
+
+    def label(self) -> str:
+        """``+12 / −3 (1 updated)`` (``~`` marks an estimate); the same text on every page."""
+        mark = "" if self.exact else "~"
+        text = f"{mark}{_count(self.added, '+')} / {mark}{_count(self.removed, '−')}"
+        if self.updated:
+            text += f" ({self.updated:,} updated)"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract (``rows`` of a commit in ``diff --json``)."""
+        return {
+            "rowsAdded": self.added,
+            "rowsRemoved": self.removed,
+            "rowsUpdated": self.updated,
+            "netRows": self.net,
+            "source": str(self.source),
+            "exact": self.exact,
+            "note": self.note,
+            "commits": self.commits,
+        }
+
+
+def _count(value: int | None, sign: str) -> str:
+    return "?" if value is None else f"{sign}{value:,}"
+
+
+def _minus(value: int | None, updated: int | None) -> int | None:
+    return None if value is None else value - (updated or 0)
+
+
+UNKNOWN = RowChange(
+    added=None,
+    removed=None,
+    updated=None,
+    net=None,
+    source=RowSource.UNKNOWN,
+    exact=False,
+    note="unknown: the commit file is gone",
+)
+
+
+def change_of(commit: Commit, live_before: Lookup) -> RowChange:
+    """The row figures of one commit.
+
+    Args:
+        commit: The commit.
+        live_before: The file live under a key just before the commit, or None.
+    """
+    appended = _appended_rows(commit)
+    if appended is not None:
+        return _with_metrics(commit, appended) or appended
+    adds = [a for a in commit.adds if a.data_change]
+    removes = [r for r in commit.removes if r.data_change]
+    if not adds and not removes:
+        why = (
+            "no data change: files were rewritten with dataChange=false"
+            if commit.adds or commit.removes
+            else "no data change: the commit adds and removes no files"
+        )
+        return RowChange(
+            added=0,
+            removed=0,
+            updated=0,
+            net=0,
+            source=RowSource.NO_DATA_CHANGE,
+            exact=True,
+            note=why,
+        )
+    stats = _from_files(adds, removes, live_before)
+    return _with_metrics(commit, stats) or stats
+
+
+def _appended_rows(commit: Commit) -> RowChange | None:
+    """A big commit that only adds files (e.g. a CREATE TABLE AS SELECT of 300,000 files),
+    counted from its columns without typed records; None for any other commit."""
+    cols = commit.columns
+    if cols is None or cols.removes.num_rows or not cols.adds.num_rows:
+        return None
+    adds = cols.adds
+    data_change = adds.column("dataChange")
+    if data_change.null_count or not pc.all(data_change).as_py():
+        return None
+    if adds.column("deletionVector").null_count < adds.num_rows:
+        return None
+    added = commit.file_summary.added_records
+    if added is None:
+        return None  # some file has no numRecords: the typed path says why
+    return RowChange(
+        added=added,
+        removed=0,
+        updated=None,
+        net=added,
+        source=RowSource.FILE_STATS,
+        exact=True,
+        note="from file stats and deletion vectors",
+    )
+
+
+def _from_files(adds: list[AddFile], removes: list[RemoveFile], live_before: Lookup) -> RowChange:
+    removed_by_path = {r.path: r for r in removes}
+    added = removed = 0
+    unknown = False
+    whole_added = whole_removed = False
+    for add in adds:
+        old = removed_by_path.pop(add.path, None)
+        if old is not None:  # the same file with a new deletion vector: rows newly deleted
+            newly_deleted = _dv_rows(add) - _dv_rows(old)
+            removed += max(newly_deleted, 0)
+            added += max(-newly_deleted, 0)  # a smaller deletion vector brings rows back
+            continue
+        live = add.num_live_records
+        unknown |= live is None
+        added += live or 0
+        whole_added = True
+    for remove in removed_by_path.values():
+        live = _live_records(remove, live_before)
+        unknown |= live is None
+        removed += live or 0
+        whole_removed = True
+    if unknown:
+        return RowChange(
+            added=None,
+            removed=None,
+            updated=None,
+            net=None,
+            source=RowSource.UNKNOWN,
+            exact=False,
+            note="unknown: some files have no numRecords stats and the commit has no row metrics",
+        )
+    rewritten = whole_added and whole_removed
+    return RowChange(
+        added=added,
+        removed=removed,
+        updated=None,
+        net=added - removed,
+        source=RowSource.FILE_STATS,
+        exact=not rewritten,
+        note=(
+            "estimate from file stats: files were rewritten, so these are the rows of the "
+            f"rewritten files; the net change ({added - removed:+,}) is exact"
+            if rewritten
+            else "from file stats and deletion vectors"
+        ),
+    )
+
+
+def _dv_rows(action: AddFile | RemoveFile) -> int:
+    return action.deletion_vector.cardinality if action.deletion_vector else 0
+
+
+def _live_records(remove: RemoveFile, live_before: Lookup) -> int | None:
+    """Live records of a removed file: the add it removes, else the remove's own stats."""
+    add = live_before(remove.key)
+    if add is not None and add.num_live_records is not None:
+        return add.num_live_records
+    return None if remove.num_records is None else remove.num_records - _dv_rows(remove)
+
+
+def _with_metrics(commit: Commit, stats: RowChange) -> RowChange | None:
+    operation = commit.commit_info.operation.upper()
+    names = _METRICS.get(operation)
+    if names is None:
+        return None
+    metrics = _normalised(commit.commit_info.operation_metrics)
+    inserted, deleted, updated = (None if n is None else metrics.get(n) for n in names)
+    if all(v is None for v in (inserted, deleted, updated)):
+        return None
+    mixed = False
+    if names[0] is None:
+        inserted = 0
+    if names[1] is None:  # a WRITE's removes (overwrite) took their live records with them
+        deleted, mixed = (stats.removed, bool(stats.removed)) if names[0] else (0, False)
+    if names[2] is None:
+        updated = 0
+    if None in (inserted, deleted, updated):
+        return None
+    assert inserted is not None and deleted is not None and updated is not None
+    added, removed = inserted + updated, deleted + updated
+    exact, note = True, "from operation metrics"
+    if stats.net is not None and stats.net != added - removed:
+        exact = False
+        note = (
+            f"from operation metrics, which disagree with the file stats (net {added - removed:+,}"
+            f" vs {stats.net:+,})"
+        )
+    return RowChange(
+        added=added,
+        removed=removed,
+        updated=updated,
+        net=stats.net,
+        source=RowSource.METRICS_AND_FILE_STATS if mixed else RowSource.OPERATION_METRICS,
+        exact=exact,
+        note=note if not mixed else note.replace("metrics", "metrics and file stats", 1),
+    )
+
+
+def _normalised(metrics: Mapping[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for key, value in metrics.items():
+        name = key.replace("_", "").lower()
+        try:
+            out[_ALIASES.get(name, name)] = int(value)
+        except (TypeError, ValueError):
+            continue
+    return out
