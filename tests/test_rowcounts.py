@@ -17,7 +17,7 @@ from deltalake import DeltaTable, write_deltalake
 from inspector.demo import write_demo_table
 from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
-from inspector.table.rowcounts import RowSource, commit_rows, rows_between
+from inspector.table.rowcounts import RowSource, commit_rows, rows_between, why_they_differ
 
 DV_DELETE = "delta-kernel-rs/table-with-dv-small"  # v1: DELETE of 2 rows by deletion vector
 MERGE = "delta-golden/basic-with-inserts-merge"  # v1: MERGE, 50 in, 50 updated, 10 deleted
@@ -178,3 +178,12 @@ def test_the_version_and_diff_pages_show_the_same_row_figures(
     assert any(f"Rows added / removed: {expected}" in m.value for m in diff_page.markdown)
     commits = next(d.value for d in diff_page.dataframe if "+rows" in d.value.columns)
     assert commits["rows from"].tolist() == ["operation metrics"]
+
+
+def test_the_diff_summary_and_a_row_diff_agree_or_say_why_in_one_line(demo):
+    merge = commit_rows(demo, 5)  # 22 inserted, 38 updated
+    assert why_they_differ(merge, added=22, removed=0, changed=38) is None
+    assert why_they_differ(merge, added=60, removed=38, changed=None) is None
+    total = rows_between(demo, 2, 5).total
+    why = why_they_differ(total, added=1, removed=2, changed=3)
+    assert why is not None and "\n" not in why and why.startswith("They differ because")

@@ -21,7 +21,7 @@ from inspector.diff.rowrecords import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text
-from inspector.table.rowcounts import RowChange, RowsBetween, rows_between
+from inspector.table.rowcounts import RowChange, RowsBetween, rows_between, why_they_differ
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -128,6 +128,11 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
             f"**{noun} compared on the Rows tab: +{compared.added:,} / "
             f"−{compared.removed:,}{changed}** (exact, from the changed files' rows)."
         )
+        why = why_they_differ(
+            rows, added=compared.added, removed=compared.removed, changed=compared.changed
+        )
+        if why:
+            st.caption(why)
     by_version = dict(log_rows.by_commit)
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "

@@ -28,6 +28,7 @@ __all__ = [
     "commit_rows",
     "rows_between",
     "rows_by_version",
+    "why_they_differ",
 ]
 
 
@@ -199,4 +200,33 @@ def _backwards(change: RowChange) -> RowChange:
         exact=change.exact,
         note=change.note + " (backwards: added and removed are swapped)",
         commits=change.commits,
+    )
+
+
+def why_they_differ(
+    total: RowChange, *, added: int, removed: int, changed: int | None
+) -> str | None:
+    """One line on why the log's figures between two versions differ from a row diff's.
+
+    Args:
+        total: The log's figures summed over the commits in between.
+        added: Rows (or keys) only in the newer version, by the row diff.
+        removed: Rows (or keys) only in the older version.
+        changed: Keys whose values changed (a keyed diff), else None.
+
+    Returns:
+        None when they agree; else the one sentence the Diff page shows.
+    """
+    if changed is None:
+        logged: tuple[int | None, ...] = (total.added, total.removed)
+        compared: tuple[int | None, ...] = (added, removed)
+    else:
+        logged, compared = (total.inserted, total.deleted, total.updated), (added, removed, changed)
+    if logged == compared:
+        return None
+    how = "by key, each key once" if changed is not None else "row by row, each row once"
+    return (
+        "They differ because the log's figures add up what each commit did (a row inserted "
+        "then deleted, or updated twice, counts every time; an update counts on both sides "
+        "unless keyed), while the Rows tab compares the two versions' rows " + how + "."
     )
