@@ -20,17 +20,19 @@ def _page(table: str, view: str, monkeypatch, tmp_path) -> AppTest:
     return at.run()
 
 
-def test_a_copied_table_is_said_once_and_the_timeline_uses_commit_info_times(monkeypatch, tmp_path):
+def test_a_copied_table_is_said_once_and_every_page_shows_the_history_timestamp(
+    monkeypatch, tmp_path
+):
     at = _page(str(CDF), "timeline", monkeypatch, tmp_path)
 
     assert not at.exception and not at.error
     headlines = [i.value for i in at.info if "looks like a copy" in i.value]
-    assert len(headlines) == 1 and "commitInfo times are shown instead" in headlines[0]
+    assert len(headlines) == 1 and "Every page shows each version's history timestamp" in headlines[0]
     assert not [w for w in at.warning if "have problems" in w.value]  # no "v0, v1, … v25"
     history = next(d.value for d in at.dataframe if "problems" in d.value.columns)
     assert not history["problems"].str.contains("probably copied").any()
     (axis,) = [b for b in at.button_group if b.label == "Time axis"]
-    assert axis.value == "commitInfo"
+    assert axis.value == "history"  # as the History table under it and the sidebar
 
 
 def test_a_table_written_here_is_not_taken_for_a_copy(monkeypatch, tmp_path):

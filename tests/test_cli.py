@@ -123,10 +123,14 @@ def test_history_text_shows_one_row_per_version_newest_first():
 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:3] == ["version", "timestamp", "(UTC)"]
+    assert lines[0].split()[:3] == ["version", "timestamp", "operation"]
     rows = [line.split() for line in lines[1:] if not line.lstrip().startswith("!")]
-    assert [(row[0], row[2]) for row in rows] == [("2", "WRITE"), ("1", "WRITE"), ("0", "WRITE")]
-    assert rows[0][3:] == ["2", "5", "980", "2450"]
+    assert [(row[0], row[3], row[4]) for row in rows] == [
+        ("2", "UTC", "WRITE"),
+        ("1", "UTC", "WRITE"),
+        ("0", "UTC", "WRITE"),
+    ]
+    assert rows[0][5:9] == ["2", "5", "980", "2450"]
     assert any(line.lstrip().startswith("! ") for line in lines), (
         "problems are shown under their version"
     )

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
+from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import build_history, history_record, iso
@@ -82,8 +83,8 @@ def test_a_copied_table_is_flagged_where_file_times_and_commit_times_disagree(ta
     for entry in history:
         assert len(entry.problems) == 1
         assert entry.problems[0].startswith(
-            f"Its commit time ({iso(entry.timestamps.commit_info)}) and its file's modification "
-            f"time ({iso(now_ms)}) differ by 3d"
+            f"Its commit time ({format_time(entry.timestamps.commit_info)}) and its file's modification "
+            f"time ({format_time(now_ms)}) differ by 3d"
         )
         assert entry.problems[0].endswith(
             "the table was probably copied or replicated. "

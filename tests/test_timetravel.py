@@ -75,7 +75,7 @@ def test_a_timestamp_before_the_first_version_is_out_of_range_and_shows_the_rang
     with pytest.raises(TimestampOutOfRange) as caught:
         version_at_timestamp(hourly, parse_timestamp("2024-10-08 04:59:59"), Settings())
     assert "before the earliest version" in caught.value.message
-    assert "2024-10-08T05:00:00.000Z to 2024-10-08T18:00:00.000Z (UTC)" in caught.value.message
+    assert "2024-10-08 05:00:00.000 UTC to 2024-10-08 18:00:00.000 UTC" in caught.value.message
 
 
 def test_a_timestamp_after_the_latest_version_is_out_of_range(hourly):
@@ -165,3 +165,18 @@ def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path):
     shutil.copytree(root / "_delta_log", log_only / "_delta_log")
     with pytest.raises(MissingDataFile, match="and 1 more"):
         read_snapshot(DeltaLog.open(str(log_only)).snapshot())
+
+
+def test_every_time_the_app_shows_is_accepted_back_and_finds_its_version(copy_table):
+    """The one display form (milliseconds, UTC): commits milliseconds apart stay apart."""
+    from inspector.delta.text import format_time
+    from inspector.table.history import build_history, iso
+
+    root = copy_table(TABLE)
+    _set_commit_times(root, {v: T0 + timedelta(milliseconds=7 * v) for v in range(14)})
+    log = DeltaLog.open(str(root))
+    for entry in build_history(log, Settings()):
+        shown = format_time(entry.timestamps.history)
+        assert shown is not None and shown.endswith(" UTC") and shown[-8] == "."
+        for text in (shown, iso(entry.timestamps.history)):  # the app's form and JSON's
+            assert version_at_timestamp(log, parse_timestamp(text), Settings()) == entry.version

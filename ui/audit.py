@@ -10,12 +10,23 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_moment
 from inspector.present.values import EMPTY
 from inspector.restore.trail import AttemptStatus, audit_trail
+from inspector.table.timetravel import parse_timestamp
 from ui.common import escape_markdown
 from ui.context import PageContext
 
 STATUS_FILTER = "audit_status_filter"
+
+
+def _shown(row: dict) -> dict:
+    """A row with its time in the one display form (the audit log keeps ISO 8601)."""
+    try:
+        return {**row, "when": format_moment(parse_timestamp(row["when"]))}
+    except InspectorError:  # an entry written by hand: shown as it is
+        return row
 
 
 def render(ctx: PageContext) -> None:
@@ -31,7 +42,7 @@ def render(ctx: PageContext) -> None:
         return
     present = [s.value for s in AttemptStatus if any(r.status == s for r in trail.records)]
     chosen = st.multiselect("Status", present, default=present, key=STATUS_FILTER)
-    rows = [r.row() for r in trail.records if r.status.value in chosen]
+    rows = [_shown(r.row()) for r in trail.records if r.status.value in chosen]
     frame = pd.DataFrame(rows, columns=list(trail.records[0].row()))
     st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
     st.caption(

@@ -9,12 +9,15 @@ offers the Diff page, which compares the rows of any two versions.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_moment
 from inspector.rows.changes import ChangeDataFeedDisabled, ChangeFeed, build_changes, change_page
+from inspector.table.timetravel import parse_timestamp
 from ui.common import (
     PENDING_VERSION,
     PENDING_VIEW,
@@ -121,6 +124,8 @@ def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
     if shown is None:
         return
     rows = pd.DataFrame(list(shown.rows), columns=list(shown.columns))
+    if "_commit_timestamp" in rows:  # the one display form of a time, as on every page
+        rows["_commit_timestamp"] = [_when(v) for v in rows["_commit_timestamp"]]
     first = offset + 1 if len(rows) else 0
     st.caption(
         f"Rows {first:,}–{offset + len(rows):,} of {format_count(feed.num_rows)}, "
@@ -134,6 +139,17 @@ def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
         mime="text/csv",
         key="cdf_csv",
     )
+
+
+def _when(value: object) -> object:
+    if isinstance(value, datetime):
+        return format_moment(value)
+    if isinstance(value, str) and value:
+        try:
+            return format_moment(parse_timestamp(value))
+        except InspectorError:
+            return value
+    return value
 
 
 def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> ChangeFeed | None:

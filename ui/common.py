@@ -8,12 +8,12 @@ link reproduces what the user sees.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_time
 from inspector.present.values import EMPTY
 from inspector.settings import Settings
 from inspector.storage.options import redact_text
@@ -184,15 +184,12 @@ def format_bytes(size: int | float | None) -> str:
     return f"{value:.1f} {unit}" if abs(value) >= 10 else f"{value:.2f} {unit}"
 
 
-def format_ms(ms: int | None, *, with_ms: bool = False) -> str:
-    """Milliseconds since the epoch as ``2024-10-08 05:42:52 UTC`` (``–`` when unknown)."""
-    if ms is None:
-        return EMPTY
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    text = moment.strftime("%Y-%m-%d %H:%M:%S")
-    if with_ms:
-        text += f".{moment.microsecond // 1000:03d}"
-    return text + " UTC"
+def format_ms(ms: int | None) -> str:
+    """Milliseconds since the epoch as ``2024-10-08 05:42:52.123 UTC`` (``–`` when unknown).
+
+    The one display form of a time (:func:`inspector.delta.text.format_time`).
+    """
+    return format_time(ms) or EMPTY
 
 
 def format_count(value: int | None) -> str:

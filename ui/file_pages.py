@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inspector.delta.text import partition_label
+from inspector.delta.text import TIME_FORMAT, partition_label
 from inspector.diff.filepages import PAGE_SIZE, FilePage
 from inspector.present.values import EMPTY
 from ui.common import format_bytes
@@ -22,9 +22,7 @@ FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
     "size": st.column_config.NumberColumn("size (bytes)", format="%d"),
     "numRecords": st.column_config.NumberColumn("numRecords", format="%d"),
-    "time": st.column_config.DatetimeColumn(
-        "modified / deleted (UTC)", format="YYYY-MM-DD HH:mm:ss"
-    ),
+    "time": st.column_config.DatetimeColumn("modified / deleted (UTC)", format=TIME_FORMAT),
 }
 
 

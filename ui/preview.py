@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_moment
 from inspector.present.values import EMPTY, table_rows
 from inspector.rows.preview import Preview, PreviewJob
 from inspector.rows.readpath import ReadPath
@@ -24,6 +25,7 @@ from ui.common import (
     format_ms,
     metric_row,
     render_error,
+    select_version,
 )
 from ui.context import PageContext
 
@@ -105,7 +107,7 @@ def _choose_version(ctx: PageContext) -> int | None:
     typed = st.text_input(
         "Timestamp (UTC unless you give a zone)",
         key="preview_timestamp",
-        placeholder="2024-10-08 05:42:52  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00",
+        placeholder="2024-10-08 05:42:52.123 UTC  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00",
     )
     if not typed.strip():
         st.caption(
@@ -119,9 +121,11 @@ def _choose_version(ctx: PageContext) -> int | None:
     except InspectorError as exc:
         render_error(exc)
         return None
+    if version != ctx.version:  # the sidebar follows the version the timestamp resolved to
+        select_version(version)
     entry = ctx.entry(version)
     committed = f", committed {format_ms(entry.timestamps.history)}" if entry else ""
-    st.caption(f"{moment.strftime('%Y-%m-%d %H:%M:%S')} UTC → **version {version}**{committed}.")
+    st.caption(f"{format_moment(moment)} → **version {version}**{committed}.")
     return version
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
 from inspector.settings import Settings
@@ -106,12 +107,12 @@ def version_labels(
     _history: tuple[HistoryEntry, ...],
     _log: DeltaLog,
 ) -> Mapping[int, str]:
-    """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42``, per history generation."""
+    """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42:52.123 UTC``, per history
+    generation (the one display form of a time: typed into Preview, it finds that version)."""
     commits = _log.listing.commits
-    minute = time.gmtime  # time.strftime is 3x faster than datetime for 20,000 labels
     return {
         e.version: f"v{e.version} · {e.operation if e.version in commits else 'checkpoint only'} · "
-        f"{time.strftime('%Y-%m-%d %H:%M', minute(e.timestamps.history // 1000))}"
+        f"{format_time(e.timestamps.history)}"
         for e in _history
     }
 

@@ -20,6 +20,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.text import version_ranges
 from inspector.present.values import EMPTY
+from inspector.table.history import TIME_RULE
 from ui.common import select_version
 from ui.context import PageContext
 from ui.timeline_frame import (
@@ -50,8 +51,7 @@ def render(ctx: PageContext) -> None:
     if copied:
         st.info(
             "**This looks like a copy:** every commit file was written at about the same time, "
-            "but the commitInfo times differ. File times are the copy's; commitInfo times are "
-            "shown instead (time travel by timestamp still uses the file times).",
+            f"but the commitInfo times differ. {TIME_RULE}",
             icon=":material/content_copy:",
         )
     shown, size_by = _filters(frame, copied)
@@ -124,9 +124,9 @@ def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
     axis = axis_col.segmented_control(
         "Time axis",
         ["history", "commitInfo"],
-        default="commitInfo" if copied else "history",
+        default="history",
         required=True,
-        key=f"timeline_axis_{copied}",
+        key="timeline_axis",
         help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
         "writer's clock, which survives copying a table (falls back to history when absent).",
     )

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from inspector.delta.text import format_moment
 from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied
 from ui.common import format_bytes
 
@@ -192,9 +193,9 @@ def _compact_json(mapping: Mapping[str, Any] | None) -> str:
 def _hover(frame: pd.DataFrame) -> list[str]:
     out = []
     for r in frame.itertuples(index=False):
-        text = f"<b>v{r.version} · {r.operation}</b><br>{r.timestamp:%Y-%m-%d %H:%M:%S} UTC"
+        text = f"<b>v{r.version} · {r.operation}</b><br>{format_moment(r.timestamp)}"
         if abs((r.commit_time - r.timestamp).total_seconds()) >= 1:
-            text += f"<br>commitInfo: {r.commit_time:%Y-%m-%d %H:%M:%S} UTC"
+            text += f"<br>commitInfo: {format_moment(r.commit_time)}"
         text += (
             f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
             f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"

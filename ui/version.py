@@ -73,10 +73,10 @@ def _heading(commit: Commit, entry: HistoryEntry | None) -> None:
             else "file modification time"
         )
         st.caption(
-            f"**{format_ms(stamps.history, with_ms=True)}** (history timestamp, from the {source}) · "
-            f"commitInfo: {format_ms(stamps.commit_info, with_ms=True)} · in-commit: "
-            f"{format_ms(stamps.in_commit, with_ms=True)} · file modified: "
-            f"{format_ms(stamps.file_modification, with_ms=True)}"
+            f"**{format_ms(stamps.history)}** (history timestamp, from the {source}) · "
+            f"commitInfo: {format_ms(stamps.commit_info)} · in-commit: "
+            f"{format_ms(stamps.in_commit)} · file modified: "
+            f"{format_ms(stamps.file_modification)}"
         )
         for problem in entry.problems:
             st.warning(escape_markdown(problem), icon=":material/warning:")
@@ -354,7 +354,7 @@ def _commit_info(commit: Commit) -> None:
 
 def _field_text(key: str, value: Any) -> str:
     if key in ("timestamp", "inCommitTimestamp") and isinstance(value, int):
-        return f"{value} ({format_ms(value, with_ms=True)})"
+        return f"{value} ({format_ms(value)})"
     return text_value(value)
 
 

@@ -10,12 +10,12 @@ from typing import Any
 from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
-from inspector.delta.text import partition_label
+from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility, describe_compatibility
-from inspector.table.history import HistoryEntry, build_history, history_record, iso
+from inspector.table.history import HistoryEntry, build_history, history_record
 from inspector.table.overview import TableDetail, describe_detail
 from inspector.table.versions import file_action_record, parse_version
 
@@ -35,14 +35,14 @@ class HistoryResult(Result):
 
     def text(self) -> Iterator[str]:
         yield (
-            f"{'version':>8}  {'timestamp (UTC)':<24}  {'operation':<22} {'+files':>7} "
-            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}"
+            f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
+            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
         )
         for e in self.entries:
             yield (
-                f"{e.version:>8}  {iso(e.timestamps.history) or '':<24}  {e.operation[:22]:<22} "
-                f"{e.num_added_files:>7} {e.num_removed_files:>7} {e.added_bytes:>12} "
-                f"{e.removed_bytes:>12}"
+                f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
+                f"{e.operation[:22]:<22} {e.num_added_files:>7} {e.num_removed_files:>7} "
+                f"{e.added_bytes:>12} {e.removed_bytes:>12}  {e.rows.label()}"
             )
             for problem in e.problems:
                 yield f"{'':>10}! {problem}"

@@ -12,9 +12,9 @@ from inspector.cli.args import open_table, storage_arg, storage_settings, table_
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
+from inspector.delta.text import format_time
 from inspector.health import version_ranges
 from inspector.settings import Settings
-from inspector.table.history import iso
 
 if TYPE_CHECKING:
     from inspector.health.replica import ReplicaReport
@@ -55,7 +55,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     print(
         f"VACUUM {plan.mode.upper()} plan for {plan.table_root}, retaining {plan.retain_hours:g} "
-        f"hours (deletes files removed or written before {iso(plan.cutoff)})\n"
+        f"hours (deletes files removed or written before {format_time(plan.cutoff)})\n"
     )
     for warning in plan.warnings:
         print(f"! {warning}")

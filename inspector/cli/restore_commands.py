@@ -24,6 +24,7 @@ from inspector.cli.args import (
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
+from inspector.delta.text import format_time
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -36,7 +37,6 @@ from inspector.restore import (
 )
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
-from inspector.table.history import iso
 from inspector.table.versions import parse_version
 
 
@@ -195,7 +195,7 @@ def _plan_lines(plan: RestorePlan) -> Iterator[str]:
     from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
-    when = f" ({iso(plan.target_timestamp)})" if plan.target_timestamp else ""
+    when = f" ({format_time(plan.target_timestamp)})" if plan.target_timestamp else ""
     yield (
         f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
         f"version {plan.read_version} -> version {plan.target_version}{when}"

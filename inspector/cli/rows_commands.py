@@ -14,6 +14,7 @@ from typing import Any
 from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
+from inspector.delta.text import format_moment
 from inspector.rows.preview import Preview
 from inspector.settings import Settings
 from inspector.table.timetravel import ResolvedVersion
@@ -49,8 +50,8 @@ class ShowResult(Result):
         from inspector.present.values import text_value
 
         preview = self.preview
-        if self.resolved_timestamp is not None:
-            yield f"{self.resolved_timestamp} (UTC) -> version {preview.version}"
+        if self.chosen.timestamp is not None:
+            yield f"{format_moment(self.chosen.timestamp)} -> version {preview.version}"
         names = [c.name for c in preview.columns]
         where = f" matching {preview.where}" if preview.where else ""
         yield (

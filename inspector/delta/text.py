@@ -1,8 +1,40 @@
-"""Small text forms shared by every layer: version ranges and partition labels."""
+"""Small text forms shared by every layer: times, version ranges and partition labels."""
 
 from __future__ import annotations
 
+import calendar
+import time
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+
+TIME_FORMAT = "YYYY-MM-DD HH:mm:ss.SSS"  # format_time's form, for Streamlit's datetime columns
+
+
+def format_time(ms: int | float | None) -> str | None:
+    """The one way a moment is shown to people: ``2026-11-24 10:39:41.191 UTC``.
+
+    Always UTC and always to the millisecond (two commits a few milliseconds apart
+    never read the same), in the app, the CLI's text, errors and the Markdown export.
+    Every form shown is accepted back as input (``table.timetravel.parse_timestamp``).
+    JSON keeps ISO 8601 (``2026-11-24T10:39:41.191Z``), for scripts.
+
+    Args:
+        ms: Milliseconds since the epoch (UTC), or None.
+
+    Returns:
+        The text, or None when ``ms`` is None.
+    """
+    if ms is None:
+        return None
+    whole, frac = divmod(int(ms), 1000)
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(whole)) + f".{frac:03d} UTC"
+
+
+def format_moment(moment: datetime) -> str:
+    """:func:`format_time` of an aware (or naive UTC) datetime."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    seconds = calendar.timegm(aware.astimezone(UTC).timetuple())
+    return format_time(seconds * 1000 + aware.microsecond // 1000) or ""
 
 
 def version_ranges(versions: Iterable[int]) -> str:

@@ -22,6 +22,7 @@ from functools import cached_property
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_time
 from inspector.health import HealthReport, VersionHealth, VersionStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -297,7 +298,7 @@ class _Context:
                 expires_at=None,
                 expires_by=None,
                 reason=f"VACUUM at version {vacuum.version} deleted files removed before "
-                f"{iso(vacuum.cutoff)}; this version needs one removed at {iso(removed)}.",
+                f"{format_time(vacuum.cutoff)}; this version needs one removed at {format_time(removed)}.",
             )
         return self._restorable(version, stamp)
 
@@ -343,7 +344,7 @@ class _Context:
             timestamp=stamp,
             expires_at=at,
             expires_by=by,
-            reason=f"{verb.capitalize()} {iso(at)} by the {by}"
+            reason=f"{verb.capitalize()} {format_time(at)} by the {by}"
             + (": the next cleanup or VACUUM may remove it." if at <= self.now_ms else "."),
         )
 

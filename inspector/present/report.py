@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.jsonvalue import json_value
+from inspector.delta.text import format_time
 from inspector.diff.filediff import (
     CommitChange,
     FileDiff,
@@ -239,7 +240,7 @@ def _md_commits(diff: FileDiff) -> str:
     rows = [
         [
             c.version,
-            iso(c.timestamp),
+            format_time(c.timestamp),
             c.operation,
             c.totals.files_added,
             c.totals.files_removed,

@@ -16,6 +16,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError
+from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -75,6 +76,15 @@ class HistoryEntry:
 
 
 COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
+
+# Which time every page shows, said once (the Timeline's copy banner, docs/time-travel.md).
+TIME_RULE = (
+    "Every page shows each version's history timestamp, the one Delta uses for history and "
+    "time travel (the in-commit timestamp where enabled, else the commit file's modification "
+    "time); on a copied table that is the time of the copy. The writer's commitInfo time is "
+    "shown beside it (the Timeline's hover, its commitInfo axis, the History table and the "
+    "Version page), never instead of it."
+)
 
 
 def is_copy_problem(problem: str) -> bool:
@@ -222,7 +232,7 @@ def _timestamps(
     written = info.in_commit_timestamp if source == "inCommitTimestamp" else info.timestamp
     if written is not None and abs(written - mtime) > tolerance_ms:
         problems.append(
-            f"Its commit time ({iso(written)}) and its file's modification time ({iso(mtime)}) "
+            f"Its commit time ({format_time(written)}) and its file's modification time ({format_time(mtime)}) "
             f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
             f"Time travel by timestamp uses the {_source_words(source)}."
         )

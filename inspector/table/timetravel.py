@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from inspector.delta.errors import InvalidInput, TimestampOutOfRange
+from inspector.delta.text import format_moment, format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, iso
+from inspector.table.history import build_history
 from inspector.table.versions import parse_version
 
-_EXAMPLES = "2024-10-08, 2024-10-08 05:42:52, 2024-10-08T05:42:52Z or 2024-10-08 07:42:52+02:00"
+_EXAMPLES = (
+    "2024-10-08, 2024-10-08 05:42, 2024-10-08 05:42:52.123 UTC, 2024-10-08T05:42:52Z "
+    "or 2024-10-08 07:42:52+02:00"
+)
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -26,7 +30,9 @@ def parse_timestamp(text: str) -> datetime:
 
     Args:
         text: A date (``2024-10-08``, midnight UTC), a date and time with a space or
-            ``T``, optional fractional seconds, and an optional zone (``Z``, ``+02:00``).
+            ``T``, optional fractional seconds, and an optional zone (``Z``, ``UTC``,
+            ``+02:00``): every form the app, the CLI and the exports show
+            (:func:`inspector.delta.text.format_time`, ISO 8601) is accepted back.
 
     Returns:
         An aware datetime in UTC.
@@ -35,10 +41,10 @@ def parse_timestamp(text: str) -> datetime:
         InvalidInput: If the text is not one of those forms.
     """
     raw = (text or "").strip()
+    if raw.upper().endswith("UTC"):
+        raw = raw[:-3].rstrip() + "+00:00"
     try:
-        parsed = datetime.fromisoformat(
-            raw[:-3] + "+00:00" if raw.upper().endswith(" UTC") else raw
-        )
+        parsed = datetime.fromisoformat(raw)
     except ValueError:
         raise InvalidInput(
             f"'{text}' is not a timestamp.", f"Write it like {_EXAMPLES} (no zone means UTC)."
@@ -74,14 +80,14 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int
     first, last = entries[0], entries[-1]
     span = (
         f"this table's versions {first.version} to {last.version} span "
-        f"{iso(first.timestamps.history)} to {iso(last.timestamps.history)} (UTC)"
+        f"{format_time(first.timestamps.history)} to {format_time(last.timestamps.history)}"
     )
-    spec = "milliseconds" if ts.microsecond else "seconds"
-    shown = ts.astimezone(UTC).isoformat(timespec=spec).replace("+00:00", "Z")
+    shown = format_moment(ts)
     if wanted_ms > last.timestamps.history:
         raise TimestampOutOfRange(
             f"{shown} is after the latest version: {span}.",
-            f"Give a time at or before {iso(last.timestamps.history)}, or use the latest version.",
+            f"Give a time at or before {format_time(last.timestamps.history)}, or use the latest "
+            "version.",
         )
     found = [
         e.version for e in _search_range(entries, wanted_ms) if e.timestamps.history <= wanted_ms
@@ -89,7 +95,7 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int
     if not found:
         raise TimestampOutOfRange(
             f"{shown} is before the earliest version that can be read: {span}.",
-            f"Give a time at or after {iso(first.timestamps.history)}.",
+            f"Give a time at or after {format_time(first.timestamps.history)}.",
         )
     return max(found)
 
