@@ -27,7 +27,9 @@ def test_a_copied_table_is_said_once_and_every_page_shows_the_history_timestamp(
 
     assert not at.exception and not at.error
     headlines = [i.value for i in at.info if "looks like a copy" in i.value]
-    assert len(headlines) == 1 and "Every page shows each version's history timestamp" in headlines[0]
+    assert (
+        len(headlines) == 1 and "Every page shows each version's history timestamp" in headlines[0]
+    )
     assert not [w for w in at.warning if "have problems" in w.value]  # no "v0, v1, … v25"
     history = next(d.value for d in at.dataframe if "problems" in d.value.columns)
     assert not history["problems"].str.contains("probably copied").any()

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.delta.errors import CorruptLog, InspectorError
+from inspector.delta.schema import logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.filepages import FilePage, sequence_page
@@ -251,13 +252,20 @@ def _schema(diff: FileDiff) -> None:
 
 
 def _files(diff: FileDiff) -> None:
-    for title, files, key in (
-        ("Added (only in the to version)", diff.only_in_to, "diff_added_files"),
-        ("Removed (only in the from version)", diff.only_in_from, "diff_removed_files"),
+    for title, files, key, side in (
+        ("Added (only in the to version)", diff.only_in_to, "diff_added_files", diff.to_side),
+        (
+            "Removed (only in the from version)",
+            diff.only_in_from,
+            "diff_removed_files",
+            diff.from_side,
+        ),
     ):
         st.markdown(f"**{title}: {len(files):,}**")
         if files:  # a page at a time: a diff may hold hundreds of thousands of files
-            paged_table(key, len(files), partial(sequence_page, files), _diff_files_frame)
+            names = logical_names(side.metadata.schema)
+            pages = partial(sequence_page, files, names=names)
+            paged_table(key, len(files), pages, _diff_files_frame)
 
 
 def _diff_files_frame(page: FilePage) -> pd.DataFrame:

@@ -117,3 +117,9 @@ def _render_stats(r: dict) -> None:
     )
     observed = ", ".join(stats["observedColumns"]) or "none"
     st.caption(f"Columns with statistics (first file with stats): {escape_markdown(observed)}")
+    if stats["physicalNames"]:
+        with st.expander("Physical column names (column mapping)"):
+            st.dataframe(
+                [{"column": k, "physical name": v} for k, v in stats["physicalNames"].items()],
+                hide_index=True,
+            )

@@ -24,7 +24,7 @@ from inspector.delta.actions import (
     UnknownAction,
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
-from inspector.delta.schema import Column
+from inspector.delta.schema import Column, ColumnNames, logical_names
 from inspector.diff.filepages import (
     FileKind,
     commit_action_count,
@@ -108,6 +108,14 @@ def _checkpoint_only(ctx: PageContext) -> None:
 # ---- files -------------------------------------------------------------------------------------
 
 
+def _names(ctx: PageContext, commit: Commit) -> ColumnNames:
+    """Logical column names for the file tables (the log's stats use physical ones)."""
+    try:
+        return logical_names(ctx.log.snapshot(commit.version).schema)
+    except InspectorError:  # the version's state is unreadable: the log's own names
+        return {}
+
+
 def _files(ctx: PageContext, commit: Commit) -> None:
     summary = commit.file_summary  # from the columns: no record per file
     adds, removes = summary.num_added_files, summary.num_removed_files
@@ -139,7 +147,7 @@ def _files(ctx: PageContext, commit: Commit) -> None:
             paged_table(
                 f"version_files_{kind}",
                 total,
-                partial(commit_file_page, commit, kind),
+                partial(commit_file_page, commit, kind, names=_names(ctx, commit)),
                 files_frame,
                 column_config=FILE_COLUMNS,
             )

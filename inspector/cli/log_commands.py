@@ -10,6 +10,8 @@ from typing import Any
 from inspector.cli.args import open_table, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
+from inspector.delta.errors import InspectorError
+from inspector.delta.schema import ColumnNames, logical_names
 from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
@@ -68,12 +70,13 @@ class FilesResult(Result):
     """``files``: one commit's add and remove actions."""
 
     commit: Commit
+    names: ColumnNames
 
     def to_json(self) -> dict[str, Any]:
         return {
             "version": self.commit.version,
-            "added": [file_action_record(a) for a in self.commit.adds],
-            "removed": [file_action_record(r) for r in self.commit.removes],
+            "added": [file_action_record(a, self.names) for a in self.commit.adds],
+            "removed": [file_action_record(r, self.names) for r in self.commit.removes],
             "problems": list(self.commit.problems),
         }
 
@@ -98,7 +101,12 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
     log = open_table(args, settings)
-    return FilesResult(commit=log.commit(parse_version(args.version, log)))
+    commit = log.commit(parse_version(args.version, log))
+    try:  # logical column names, as every page shows them
+        names = logical_names(log.snapshot(commit.version).schema)
+    except InspectorError:  # the version's state is unreadable: the log's own names
+        names = {}
+    return FilesResult(commit=commit, names=names)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -204,3 +204,31 @@ def _struct_inside(data_type: DataType) -> StructType | None:
     if isinstance(data_type, MapType):
         return _struct_inside(data_type.value_type)
     return None
+
+
+ColumnNames = Mapping[tuple[str, ...], tuple[str, ...]]
+
+
+def logical_names(schema: StructType) -> ColumnNames:
+    """Physical path -> logical path of every column whose names differ (column mapping).
+
+    Partition values and file statistics in the log use physical names; pages and
+    exports show logical ones (the physical name only as a detail).
+    """
+    return {c.physical_path: c.path for c in iter_columns(schema) if c.physical_path != c.path}
+
+
+def with_logical_names(node: Mapping[str, Any], names: ColumnNames) -> dict[str, Any]:
+    """A partitionValues or statistics mapping (nested by struct) with logical keys."""
+    return _renamed(node, names, ())
+
+
+def _renamed(
+    node: Mapping[str, Any], names: ColumnNames, prefix: tuple[str, ...]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        path = (*prefix, key)
+        name = names.get(path, path)[-1]
+        out[name] = _renamed(value, names, path) if isinstance(value, Mapping) else value
+    return out

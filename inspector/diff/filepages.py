@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import CorruptLog
+from inspector.delta.schema import ColumnNames
 from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
@@ -74,7 +75,11 @@ def commit_file_count(commit: Commit, kind: FileKind) -> int:
 
 
 def commit_file_page(
-    commit: Commit, kind: FileKind, page: int = 0, page_size: int = PAGE_SIZE
+    commit: Commit,
+    kind: FileKind,
+    page: int = 0,
+    page_size: int = PAGE_SIZE,
+    names: ColumnNames | None = None,
 ) -> FilePage:
     """One page of a commit's add (or remove) actions, in file order.
 
@@ -86,6 +91,7 @@ def commit_file_page(
         kind: Adds or removes.
         page: The page, from 0 (clamped to the pages there are).
         page_size: Files per page.
+        names: Logical column names (``delta.schema.logical_names``) for the records.
     """
     total = commit_file_count(commit, kind)
     page = _clamped(page, total, page_size)
@@ -102,12 +108,15 @@ def commit_file_page(
         total=total,
         page=page,
         page_size=page_size,
-        records=tuple(file_action_record(a) for a in actions),
+        records=tuple(file_action_record(a, names) for a in actions),
     )
 
 
 def sequence_page(
-    files: Sequence[AddFile | RemoveFile], page: int = 0, page_size: int = PAGE_SIZE
+    files: Sequence[AddFile | RemoveFile],
+    page: int = 0,
+    page_size: int = PAGE_SIZE,
+    names: ColumnNames | None = None,
 ) -> FilePage:
     """One page of a list of files already in memory (e.g. a file diff's added files)."""
     page = _clamped(page, len(files), page_size)
@@ -116,7 +125,7 @@ def sequence_page(
         total=len(files),
         page=page,
         page_size=page_size,
-        records=tuple(file_action_record(f) for f in files[start : start + page_size]),
+        records=tuple(file_action_record(f, names) for f in files[start : start + page_size]),
     )
 
 

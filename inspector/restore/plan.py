@@ -21,6 +21,7 @@ from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import merge_protocols, writer_features
+from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
@@ -168,6 +169,7 @@ class RestorePlan:
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
+        names = logical_names((self.target_metadata or self.current_metadata).schema)
         return {
             "table": self.table_root,
             "tableName": self.table_name,
@@ -180,8 +182,8 @@ class RestorePlan:
             "rowsInMissingFiles": self.rows_in_problem_files,
             "rowsAdded": self.rows_added,
             "rowsRemoved": self.rows_removed,
-            "filesToAdd": [file_action_record(a) for a in self.files_to_add],
-            "filesToRemove": [file_action_record(a) for a in self.files_to_remove],
+            "filesToAdd": [file_action_record(a, names) for a in self.files_to_add],
+            "filesToRemove": [file_action_record(a, names) for a in self.files_to_remove],
             "partitionsTouched": [dict(p) for p in self.partitions_touched],
             "numPartitionsTouched": self.num_partitions_touched,
             "schemaChanges": self.metadata_diff.to_json() if self.metadata_diff else None,

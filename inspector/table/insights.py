@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -106,13 +106,18 @@ class PartitionInsight:
 
 @dataclass(frozen=True, kw_only=True)
 class StatsCoverage:
-    """How many files carry statistics, and for which columns."""
+    """How many files carry statistics, and for which columns.
+
+    Columns are named logically (as in the schema); on a column-mapped table the
+    statistics use physical names, kept only as a detail in ``physical_names``.
+    """
 
     files_with_stats: int
     files: int
     policy: str
     expected_columns: tuple[str, ...]
     observed_columns: tuple[str, ...]
+    physical_names: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def share(self) -> float:
@@ -127,6 +132,7 @@ class StatsCoverage:
             "policy": self.policy,
             "expectedColumns": list(self.expected_columns),
             "observedColumns": list(self.observed_columns),
+            "physicalNames": dict(self.physical_names),
         }
 
 
@@ -299,12 +305,15 @@ def _stats(snapshot: Snapshot) -> StatsCoverage:
     stats = snapshot.files_table.column("stats").combine_chunks()
     with_stats = len(stats) - stats.null_count
     policy = properties.stats_columns_policy(snapshot.metadata.configuration)
+    observed = _observed_columns(stats)
+    logical = {".".join(c.physical_path): c.name for c in iter_columns(snapshot.schema)}
     return StatsCoverage(
         files_with_stats=with_stats,
         files=len(stats),
         policy=policy.describe(),
         expected_columns=_expected_columns(snapshot, policy),
-        observed_columns=_observed_columns(stats),
+        observed_columns=tuple(logical.get(n, n) for n in observed),
+        physical_names={logical[n]: n for n in observed if logical.get(n, n) != n},
     )
 
 

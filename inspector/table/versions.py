@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InvalidInput
+from inspector.delta.schema import ColumnNames, with_logical_names
 from inspector.log.deltalog import DeltaLog
 
 
@@ -41,12 +43,22 @@ def parse_version(text: str | int, log: DeltaLog) -> int:
     return version
 
 
-def file_action_record(action: AddFile | RemoveFile) -> dict[str, Any]:
-    """The JSON contract of one add or remove action (CLI ``files --json`` and the UI)."""
+def file_action_record(
+    action: AddFile | RemoveFile, names: ColumnNames | None = None
+) -> dict[str, Any]:
+    """The JSON contract of one add or remove action (CLI ``files --json`` and the UI).
+
+    Args:
+        action: The action.
+        names: The table's :func:`inspector.delta.schema.logical_names`: partition values
+            and statistics then use logical column names, as every page does (the log
+            itself uses physical ones on a column-mapped table).
+    """
+    names = names or {}
     record: dict[str, Any] = {
         "path": action.path,
         "size": action.size,
-        "partitionValues": dict(action.partition_values or {}),
+        "partitionValues": with_logical_names(action.partition_values or {}, names),
         "dataChange": action.data_change,
         "numRecords": action.num_records,
         "deletionVector": _dv_record(action),
@@ -55,9 +67,11 @@ def file_action_record(action: AddFile | RemoveFile) -> dict[str, Any]:
     if isinstance(action, AddFile):
         stats = action.parsed_stats
         record["modificationTime"] = action.modification_time
-        record["minValues"] = stats.get("minValues")
-        record["maxValues"] = stats.get("maxValues")
-        record["nullCount"] = stats.get("nullCount")
+        for section in ("minValues", "maxValues", "nullCount"):
+            values = stats.get(section)
+            record[section] = (
+                with_logical_names(values, names) if isinstance(values, Mapping) else values
+            )
     else:
         record["deletionTimestamp"] = action.deletion_timestamp
     return record
