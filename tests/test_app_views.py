@@ -107,6 +107,34 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     )
 
 
+def test_a_deletion_vector_update_is_not_called_a_rewrite(corpus):
+    from inspector.diff.filediff import diff_files
+    from inspector.diff.rowrecords import RowDiff, RowSamples
+    from inspector.log.deltalog import DeltaLog
+    from ui.diff_rows import carried_over_note
+
+    log = DeltaLog.open(str(corpus / "delta-kernel-rs/table-with-dv-small"))  # v1: DV DELETE of 2
+    diff = diff_files(log, 0, 1)
+    rows = RowDiff(
+        from_version=0,
+        to_version=1,
+        columns=("value",),
+        key=(),
+        added=0,
+        removed=2,
+        changed=None,
+        files_read=2,
+        bytes_read=0,
+        samples=RowSamples(offset=0, limit=10),
+    )
+
+    assert (diff.rewritten, diff.deletion_vector_updates) == (0, 1)
+    note = carried_over_note(diff, rows)
+    assert note is not None
+    assert note.startswith("1 file(s) given a new deletion vector (not rewritten)")
+    assert "still in the same files" in note and "written again" not in note
+
+
 def test_the_timeline_chart_carries_a_retention_band_with_a_legend(monkeypatch, tmp_path):
     import json
 

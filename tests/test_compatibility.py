@@ -96,7 +96,12 @@ def test_detail_json_carries_the_compatibility(capsys):
 
     assert record["version"] == 46
     duckdb = next(e for e in record["engines"] if e["engine"] == "duckdb")
-    assert duckdb["write"] == {"support": "unknown", "blocking": ["deletionVectors"], "since": None}
+    assert duckdb["write"] == {
+        "support": "unknown",
+        "blocking": ["deletionVectors"],
+        "since": None,
+        "caveats": [],
+    }
     trino = next(e for e in record["engines"] if e["engine"] == "trino")
     assert trino["source"].startswith("https://trino.io/") and trino["checked"] == "2026-11-23"
 

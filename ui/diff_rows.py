@@ -75,18 +75,28 @@ def carried_over_note(diff: FileDiff, rows: RowDiff) -> str | None:
     more rows (by their stats) than the rows that really left or changed.
     """
     held = diff.totals.records_removed
-    rewritten = len(diff.only_in_from)
-    if held is None or not rewritten:
+    rewritten, marked = diff.rewritten, diff.deletion_vector_updates
+    if held is None or not (rewritten or marked):
         return None
     carried = held - rows.removed - (rows.changed or 0)
     if carried <= 0:
         return None
+    files = [f"{rewritten:,} file(s) rewritten"] if rewritten else []
+    if marked:
+        files.append(f"{marked:,} file(s) given a new deletion vector (not rewritten)")
+    where = []
+    if rewritten:
+        where.append("written again, unchanged, into the files added")
+    if marked:
+        where.append(
+            "still in the same files, only the deleted rows marked in their deletion vectors"
+        )
     return (
-        f"{rewritten:,} file(s) rewritten: {carried:,} unchanged rows carried over. The files "
+        f"{' and '.join(files)}: {carried:,} unchanged rows carried over. The files "
         f"removed held {held:,} rows by their stats, but only {rows.removed:,} "
         + ("keys were removed" if rows.key else "rows were removed")
         + (f" and {rows.changed:,} changed" if rows.changed else "")
-        + "; the rest were written again, unchanged, into the files added."
+        + f"; the rest are {' or '.join(where)}."
     )
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 from inspector.present.values import EMPTY
 from inspector.table.compatibility import Compatibility, Verdict, describe_compatibility
 from inspector.table.overview import TableDetail, describe_detail
-from ui.common import format_bytes, format_count, format_ms, metric_row
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 
 
@@ -77,12 +77,23 @@ def _render_compatibility(compat: Compatibility) -> None:
     )
     for change in compat.changes:
         st.markdown(f"- {change.text[0].upper()}{change.text[1:]}")
+    caveats = [
+        (e.label, access, c)
+        for e in compat.engines
+        for access, v in (("reads", e.read), ("writes", e.write))
+        for c in v.caveats
+    ]
+    if caveats:
+        with st.expander(f"Caveats ({len(caveats)})", expanded=True):
+            for label, access, caveat in caveats:
+                st.markdown(f"- **{label}** {access} with a caveat: {escape_markdown(caveat)}")
 
 
 def _verdict_cell(v: Verdict) -> str:
     since = f" (since {v.since})" if v.since and v.support == "yes" else ""
     blocking = f": {', '.join(v.blocking)}" if v.blocking else ""
-    return f"{v.support}{since}{blocking}"
+    caveats = " (with caveats, below)" if v.caveats else ""
+    return f"{v.support}{since}{blocking}{caveats}"
 
 
 def _compatibility_frame(compat: Compatibility) -> pd.DataFrame:

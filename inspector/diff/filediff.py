@@ -105,6 +105,17 @@ class FileDiff:
         """Files, bytes and records added (only in ``to``) and removed (only in ``from``)."""
         return _totals(self.only_in_to, self.only_in_from)
 
+    @property
+    def deletion_vector_updates(self) -> int:
+        """Files on both sides under the same path: only their deletion vector changed, so
+        their rows were not rewritten (a file is identified by path and deletion vector)."""
+        return len({f.path for f in self.only_in_from} & {f.path for f in self.only_in_to})
+
+    @property
+    def rewritten(self) -> int:
+        """Files removed whose path is not added again: their rows left or were rewritten."""
+        return len(self.only_in_from) - self.deletion_vector_updates
+
 
 def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     """Diff two versions by replaying only the commits between them on the older one.

@@ -36,15 +36,24 @@ class Verdict:
             ``support`` is no, or whose support is unknown when it is unknown.
         since: The engine version needed (the newest version among the features'), if
             the data file records versions.
+        caveats: The data file's notes on the needed features when ``support`` is yes
+            (``deletionVectors: read via DataFusion (QueryBuilder); ... to_pyarrow_table
+            refuses it``): yes is then not yes for every API of the engine.
     """
 
     support: Support
     blocking: tuple[str, ...] = ()
     since: str | None = None
+    caveats: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"support": "no", "blocking": [...], "since": null}``."""
-        return {"support": str(self.support), "blocking": list(self.blocking), "since": self.since}
+        """``{"support": "no", "blocking": [...], "since": null, "caveats": [...]}``."""
+        return {
+            "support": str(self.support),
+            "blocking": list(self.blocking),
+            "since": self.since,
+            "caveats": list(self.caveats),
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,7 +141,8 @@ class Compatibility:
 def _verdict_text(v: Verdict) -> str:
     since = f" (since {v.since})" if v.since and v.support is Support.YES else ""
     blocking = f" [{', '.join(v.blocking)}]" if v.blocking else ""
-    return f"{v.support}{since}{blocking}"
+    caveats = f" (with caveats: {'; '.join(v.caveats)})" if v.caveats else ""
+    return f"{v.support}{since}{blocking}{caveats}"
 
 
 def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
@@ -154,18 +164,23 @@ def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
         return Verdict(support=Support.NO, blocking=(f"{field} {version}",))
     found: dict[Support, list[str]] = {Support.NO: [], Support.UNKNOWN: []}
     versions: list[str] = []
+    caveats: list[str] = []
     for name in sorted(needed):
         entry = engine.features.get(name) if name in FEATURES else None
         raw = getattr(entry, str(access)) if entry is not None else str(Support.UNKNOWN)
         support = support_of(raw)
         if support is not Support.YES:
             found[support].append(name)
-        elif version_key(raw):
+            continue
+        if version_key(raw):
             versions.append(raw)
+        if entry is not None and entry.note:
+            caveats.append(f"{name}: {entry.note}")
     for support in (Support.NO, Support.UNKNOWN):
         if found[support]:
             return Verdict(support=support, blocking=tuple(found[support]))
-    return Verdict(support=Support.YES, since=max(versions, key=version_key, default=None))
+    since = max(versions, key=version_key, default=None)
+    return Verdict(support=Support.YES, since=since, caveats=tuple(caveats))
 
 
 def engines_for(protocol: Protocol) -> tuple[EngineCompatibility, ...]:
