@@ -33,7 +33,7 @@ def test_a_copied_table_is_said_once_and_every_page_shows_the_history_timestamp(
     assert not [w for w in at.warning if "have problems" in w.value]  # no "v0, v1, … v25"
     history = next(d.value for d in at.dataframe if "problems" in d.value.columns)
     assert not history["problems"].str.contains("probably copied").any()
-    (axis,) = [b for b in at.button_group if b.label == "Time axis"]
+    (axis,) = [b for b in at.button_group if b.label == "Axis"]
     assert axis.value == "history"  # as the History table under it and the sidebar
 
 

@@ -31,6 +31,7 @@ from ui.timeline_frame import (
     window_key,
     window_text,
 )
+from ui.timeline_marks import AXIS_STATE, change_marks, overlay_rings, xy
 from ui.timeline_retention import add_retention_band
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
@@ -122,14 +123,17 @@ def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
         key="timeline_ops",
     )
     axis = axis_col.segmented_control(
-        "Time axis",
-        ["history", "commitInfo"],
+        "Axis",
+        ["history", "commitInfo", "version"],
         default="history",
         required=True,
         key="timeline_axis",
         help="*history*: the timestamp Delta uses for history and time travel. *commitInfo*: the "
-        "writer's clock, which survives copying a table (falls back to history when absent).",
+        "writer's clock, which survives copying a table (falls back to history when absent). "
+        "*version*: versions side by side, one lane per kind of operation, however close in "
+        "time (e.g. after a restore, or a test table).",
     )
+    st.session_state[AXIS_STATE] = axis
     size_by = size_col.segmented_control(
         "Size by", ["bytes", "rows"], default="bytes", required=True, key="timeline_size"
     )
@@ -152,7 +156,9 @@ def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | Non
         return None, None
     step = max(timedelta(seconds=1), timedelta(seconds=int(span.total_seconds() // 400)))
     fmt = "YYYY-MM-DD HH:mm:ss" if span < timedelta(days=2) else "YYYY-MM-DD HH:mm"
-    # The key carries the bounds, so switching the time axis starts from the full range.
+    # The key carries the bounds, so switching the time axis starts from the full range. The
+    # margins keep the end labels (centred on the thumbs) inside the content column.
+    _, column, _ = column.columns([0.07, 0.86, 0.07])
     return column.slider(
         "Time range (UTC)",
         min_value=first,
@@ -185,8 +191,7 @@ def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageConte
             part = frame[mask]
             fig.add_trace(
                 trace(
-                    x=part["when"],
-                    y=part["version"],
+                    **xy(part),
                     customdata=part["version"],
                     mode="markers",
                     name=kind,
@@ -200,18 +205,26 @@ def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageConte
                     },
                 )
             )
-    _overlay_rings(fig, frame, sizes, selected, trace)
+    overlay_rings(fig, frame, sizes, selected, trace)
+    change_marks(fig, frame, sizes, trace)
     versions = frame["version"]
+    by_version = st.session_state.get(AXIS_STATE) == "version"
     add_retention_band(
-        fig, ctx.log, ctx.history, ctx.cache_key, (int(versions.iloc[0]), int(versions.iloc[-1]))
+        fig,
+        ctx.log,
+        ctx.history,
+        ctx.cache_key,
+        (int(versions.iloc[0]), int(versions.iloc[-1])),
+        versions_on_x=by_version,
     )
+    version_axis = {"title": "version", "range": _padded(frame["version"])}
     fig.update_layout(
         height=380,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
         hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None},
-        xaxis={"title": None},
-        yaxis={"title": "version", "range": _padded(frame["version"])},
+        xaxis=version_axis if by_version else {"title": None},
+        yaxis={"title": None, "type": "category"} if by_version else version_axis,
         clickmode="event+select",
         dragmode="zoom",
     )
@@ -229,60 +242,6 @@ def _padded(versions: pd.Series) -> list[float]:
     low, high = float(versions.min()), float(versions.max())
     pad = max(1.2, (high - low) * 0.08)  # room for the largest mark and its ring at either end
     return [low - pad, high + pad]
-
-
-def _overlay_rings(
-    fig: go.Figure,
-    frame: pd.DataFrame,
-    sizes: np.ndarray,
-    selected: int,
-    trace: type[go.Scatter | go.Scattergl],
-) -> None:
-    flagged = (frame["problem_count"] > 0).to_numpy()
-    if flagged.any():
-        part = frame[flagged]
-        fig.add_trace(
-            trace(
-                x=part["when"],
-                y=part["version"],
-                customdata=part["version"],
-                mode="markers",
-                name="has problems",
-                hoverinfo="skip",
-                **_unclipped(trace),
-                marker={
-                    "symbol": "circle-open",
-                    "size": sizes[flagged] + 9,
-                    "color": "#f59e0b",
-                    "line": {"width": 2.5, "color": "#f59e0b"},
-                },
-            )
-        )
-    here = (frame["version"] == selected).to_numpy()
-    if here.any():
-        part = frame[here]
-        fig.add_trace(
-            trace(
-                x=part["when"],
-                y=part["version"],
-                customdata=part["version"],
-                mode="markers",
-                name=f"selected (v{selected})",
-                hoverinfo="skip",
-                **_unclipped(trace),
-                marker={
-                    "symbol": "circle-open",
-                    "size": sizes[here] + 16,
-                    "color": "#000000",
-                    "line": {"width": 3, "color": "#000000"},
-                },
-            )
-        )
-
-
-def _unclipped(trace: type) -> dict[str, bool]:
-    """Rings may reach past the plot area (the newest version sits at its top edge)."""
-    return {"cliponaxis": False} if trace is go.Scatter else {}
 
 
 def _on_chart_select(key: str) -> None:

@@ -9,16 +9,14 @@ versions costs its frame once and then a window of at most :data:`WINDOW` rows p
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import format_moment
-from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied
+from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied, readable
 from ui.common import format_bytes
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest
@@ -121,6 +119,7 @@ _COLUMNS = (
     "commit_info_time",
     "in_commit_time",
     "file_time",
+    "changes",
 )
 
 
@@ -148,6 +147,7 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
         stamps.commit_info,
         stamps.in_commit,
         stamps.file_modification,
+        ", ".join(e.changes),
     )
 
 
@@ -171,8 +171,8 @@ def window_text(
     problems = [_problems(e, copied) for e in entries]
     out = window.assign(
         rows=[e.rows.label() for e in entries],
-        parameters=[_compact_json(e.operation_parameters) for e in entries],
-        metrics=[_compact_json(e.operation_metrics) for e in entries],
+        parameters=[readable(e.operation_parameters) for e in entries],
+        metrics=[readable(e.operation_metrics) for e in entries],
         problems=[" | ".join(p) for p in problems],
     )
     return out.assign(hover=_hover(out))
@@ -186,10 +186,6 @@ def window_key(history_key: tuple, window: pd.DataFrame) -> tuple:
     return (*history_key, len(versions), digest)
 
 
-def _compact_json(mapping: Mapping[str, Any] | None) -> str:
-    return json.dumps(dict(mapping), separators=(", ", ": "), default=str) if mapping else ""
-
-
 def _hover(frame: pd.DataFrame) -> list[str]:
     out = []
     for r in frame.itertuples(index=False):
@@ -201,6 +197,8 @@ def _hover(frame: pd.DataFrame) -> list[str]:
             f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
         )
         text += f"<br>rows {r.rows}"
+        if r.changes:
+            text += f"<br>changes: {r.changes}"
         if r.user:
             text += f"<br>by {r.user}"
         if r.problem_count:

@@ -63,6 +63,8 @@ def add_retention_band(
     history: Sequence[HistoryEntry],
     key: tuple,
     drawn: tuple[int, int] | None = None,
+    *,
+    versions_on_x: bool = False,
 ) -> None:
     """Draw the band behind the marks and a legend entry per band shown.
 
@@ -72,6 +74,7 @@ def add_retention_band(
         history: Its history.
         key: The history's cache key (``PageContext.cache_key``).
         drawn: The first and last version the chart draws; runs outside are left out.
+        versions_on_x: The chart's version axis is x (bands are then vertical).
     """
     hour_ms = 3_600_000
     now = int(time.time() * 1000) // hour_ms * hour_ms  # an hourly clock keeps the cache warm
@@ -79,15 +82,16 @@ def add_retention_band(
     if drawn is not None:
         runs = tuple(r for r in runs if r[2] >= drawn[0] and r[1] <= drawn[1])
     # One layout update: add_hrect per run copies the figure each time (minutes for 200 runs).
+    across, along = ("y", "x") if versions_on_x else ("x", "y")
     shapes = [
         {
             "type": "rect",
-            "xref": "x domain",
-            "x0": 0,
-            "x1": 1,
-            "yref": "y",
-            "y0": first - 0.5,
-            "y1": last + 0.5,
+            f"{across}ref": f"{across} domain",
+            f"{across}0": 0,
+            f"{across}1": 1,
+            f"{along}ref": along,
+            f"{along}0": first - 0.5,
+            f"{along}1": last + 0.5,
             "fillcolor": BAND_COLOURS[band],
             "opacity": 0.10,
             "layer": "below",

@@ -9,12 +9,15 @@ versions where the sources disagree.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
+from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
@@ -36,6 +39,16 @@ class VersionTimestamps:
     file_modification: int
     history: int
     source: str
+
+
+class Change(StrEnum):
+    """What a commit changed besides rows, marked on the Timeline."""
+
+    SCHEMA = "schema"
+    PROPERTIES = "properties"
+    PROTOCOL = "protocol"
+    PARTITION_OVERWRITE = "partition overwrite"
+    OVERWRITE = "overwrite"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +81,7 @@ class HistoryEntry:
     changes_metadata: bool
     changes_protocol: bool
     problems: tuple[str, ...]
+    changes: tuple[Change, ...] = ()
 
     @property
     def timestamp(self) -> datetime:
@@ -144,8 +158,10 @@ def build_history(
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
     rows = rows_by_version(log, log.commits)
     entries, previous = [], None
+    state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
     for version in versions:
         commit = commits.get(version) or _checkpoint_only(log, version)
+        changes = commit_changes(commit, state)
         if commit.metadata is not None:
             config = commit.metadata.configuration
         stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
@@ -156,8 +172,55 @@ def build_history(
             *checkpoints.get(version, ()),
             *ts_problems,
         )
-        entries.append(_entry(commit, stamps, problems, rows.get(version, UNKNOWN)))
+        entry = _entry(commit, stamps, problems, rows.get(version, UNKNOWN))
+        entries.append(replace(entry, changes=changes) if changes else entry)
     return entries
+
+
+def commit_changes(commit: Commit, state: list[Metadata | Protocol | None]) -> tuple[Change, ...]:
+    """What a commit changed of the schema, properties, protocol, or overwrote.
+
+    Args:
+        commit: The commit.
+        state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
+    """
+    out: list[Change] = []
+    before, after = state[0], commit.metadata
+    if isinstance(before, Metadata) and after is not None:
+        if before.schema_string != after.schema_string:
+            out.append(Change.SCHEMA)
+        if dict(before.configuration) != dict(after.configuration):
+            out.append(Change.PROPERTIES)
+    protocol = commit.protocol
+    if state[1] is not None and protocol is not None and protocol != state[1]:
+        out.append(Change.PROTOCOL)
+    state[0] = after or before
+    state[1] = protocol or state[1]
+    params = commit.commit_info.operation_parameters
+    if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
+        dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"
+        partial = bool(params.get("predicate")) or dynamic
+        out.append(Change.PARTITION_OVERWRITE if partial else Change.OVERWRITE)
+    return tuple(out)
+
+
+def readable(mapping: Mapping[str, Any] | None) -> str:
+    """operationParameters or operationMetrics as ``key: value`` text, JSON in values unwrapped
+    (``partitionBy: region · mode: Overwrite``), for the Timeline's hover and History table."""
+    return " · ".join(f"{k}: {_plain(v)}" for k, v in (mapping or {}).items())
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(value, list):
+        return ", ".join(_plain(v) for v in value) or "[]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
