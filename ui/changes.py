@@ -24,6 +24,7 @@ from ui.common import (
     format_count,
     metric_row,
     render_error,
+    work_button,
     write_url,
 )
 from ui.context import PageContext
@@ -50,7 +51,7 @@ def render(ctx: PageContext) -> None:
         placeholder="_change_type = 'delete'",
     )
     request = (ctx.log.table_root, ctx.log.generation, start, end, where.strip())
-    if st.button("Show changes", key="cdf_run", type="primary"):
+    if work_button("Show changes", key="cdf_run", type="primary"):
         result: ChangeFeed | InspectorError
         try:
             result = _first_page(ctx, start, end, where)

@@ -97,6 +97,36 @@ def select_version(version: int) -> None:
     st.rerun()
 
 
+_WORKING = "_work_button_working"  # the key of the button whose work this run does
+
+
+def work_button(label: str, *, key: str, where: Any = None, **kwargs: Any) -> bool:
+    """A button for work that takes a while, which cannot be pressed twice for the same work.
+
+    A press reruns the app at once with the button disabled, and that run does the work
+    (True is returned to it); the button is enabled again from the next run. The state
+    is cleared at the start of the working run, so an interrupted run never leaves the
+    button disabled.
+
+    Args:
+        label: The button's label.
+        key: Its widget key.
+        where: A column or container to draw it in (default: the page).
+        **kwargs: Passed to ``st.button`` (``type``, ``icon``, ``help``).
+
+    Returns:
+        True in the run that must do the work.
+    """
+    working = st.session_state.get(_WORKING) == key
+    pressed = (where or st).button(label, key=key, disabled=working, **kwargs)
+    if pressed and not working:
+        st.session_state[_WORKING] = key
+        st.rerun()
+    if working:
+        st.session_state.pop(_WORKING, None)
+    return working
+
+
 def current_view() -> str:
     """The key of the page being shown (``timeline``, ``version``, ...)."""
     return st.session_state.get(VIEW_KEY) or DEFAULT_VIEW

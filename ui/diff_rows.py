@@ -11,7 +11,7 @@ from inspector.diff.rowkeys import suggest_key
 from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
-from ui.common import format_bytes, format_count, metric_row, render_error
+from ui.common import format_bytes, format_count, metric_row, render_error, work_button
 from ui.context import PageContext
 
 _REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
@@ -42,7 +42,7 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | N
     )
     changed = len(diff.only_in_from) + len(diff.only_in_to)
     requested = st.session_state.setdefault(_REQUESTED, set())
-    if st.button(
+    if work_button(
         "Compare rows",
         icon=":material/compare_arrows:",
         key="diff_rows_button",

@@ -24,7 +24,15 @@ from inspector.health import (
 from inspector.health.retention import retention_status, retention_view
 from inspector.health.runs import damaged_files, version_runs
 from inspector.present.values import EMPTY
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    set_view,
+    work_button,
+)
 from ui.context import PageContext
 from ui.replica import render_replica_section
 
@@ -57,8 +65,12 @@ def _render_check(ctx: PageContext) -> None:
         help="Also read each data file's footer and compare its row count with the stats.",
     )
     run_key = (ctx.log.table_root, ctx.log.generation, every, deep)
-    if right.button(
-        "Run check", type="primary", icon=":material/health_and_safety:", key="health_run"
+    if work_button(
+        "Run check",
+        type="primary",
+        icon=":material/health_and_safety:",
+        key="health_run",
+        where=right,
     ):
         st.session_state[REPORT_KEY] = (run_key, _run_check(ctx, every, deep))
     stored = st.session_state.get(REPORT_KEY)

@@ -8,6 +8,8 @@ another widget) interrupts the poll, which cancels the job group.
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import streamlit as st
 
@@ -26,6 +28,7 @@ from ui.common import (
     metric_row,
     render_error,
     select_version,
+    work_button,
 )
 from ui.context import PageContext
 
@@ -73,7 +76,7 @@ def render(ctx: PageContext) -> None:
         where.strip(),
         ctx.settings.preview_rows,
     )
-    run = st.button(
+    run = work_button(
         "Show rows",
         key="preview_run",
         type="primary",
@@ -144,10 +147,13 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
     cancel_slot = st.empty()
     cancel_slot.button("Cancel", key="preview_cancel", icon=":material/cancel:")
     failure: InspectorError | None = None
+    started = time.monotonic()
     with st.status(job.stage, expanded=False) as box:
         try:
             while not job.wait(0.3):
-                box.update(label=job.stage)  # also where Streamlit stops us if the user clicks
+                # The elapsed time moves, so a cold Spark start (10–20 s) never looks stuck;
+                # also where Streamlit stops us if the user clicks.
+                box.update(label=f"{job.stage} · {time.monotonic() - started:.0f} s")
         finally:
             if not job.done():
                 job.cancel()
@@ -166,7 +172,10 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
     if preview is None:
         box.update(label="Cancelled", state="error")
         return
-    box.update(label=f"Read version {version}: {preview.num_rows:,} rows", state="complete")
+    took = time.monotonic() - started
+    box.update(
+        label=f"Read version {version}: {preview.num_rows:,} rows in {took:.1f} s", state="complete"
+    )
     st.session_state[_RESULT] = (request, preview)
 
 

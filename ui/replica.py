@@ -14,7 +14,7 @@ from inspector.delta.errors import InspectorError
 from inspector.health import restore_command, version_ranges
 from inspector.health.replica import ReplicaFile, ReplicaReport, compare_replica
 from inspector.present.values import EMPTY
-from ui.common import escape_markdown, format_bytes, format_count, render_error
+from ui.common import escape_markdown, format_bytes, format_count, render_error, work_button
 from ui.context import PageContext
 
 REPORT_KEY = "_replica_report"
@@ -32,7 +32,7 @@ def render_replica_section(ctx: PageContext) -> None:
     location = left.text_input(
         "Replica location", key="replica_location", placeholder="/path/to/replica"
     )
-    if right.button("Compare", icon=":material/compare_arrows:", key="replica_run"):
+    if work_button("Compare", icon=":material/compare_arrows:", key="replica_run", where=right):
         key = (ctx.log.table_root, ctx.log.generation, location)
         try:
             with st.spinner("Listing both tables and checking the replica…"):

@@ -40,6 +40,7 @@ from ui.common import (
     metric_row,
     render_error,
     select_version,
+    work_button,
 )
 from ui.context import PageContext
 
@@ -82,8 +83,9 @@ def render(ctx: PageContext) -> None:
         st.session_state[TARGET] = _default_target(ctx)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     left.text_input("Restore to version (or a timestamp, e.g. 2024-05-01 12:00:00)", key=TARGET)
-    if right.button(
+    if work_button(
         "Plan restore",
+        where=right,
         icon=":material/fact_check:",
         key="restore_plan_button",
         help="A dry run: computes what would change and checks every guard. Writes nothing.",
@@ -184,14 +186,23 @@ def _render_plan(plan: RestorePlan) -> None:
 
 
 def _render_guards(plan: RestorePlan) -> None:
+    """Failed guards in full; the passed ones folded into one line (details on demand)."""
     st.markdown("##### Guards")
     for guard in plan.guards:
-        text = f"**{guard.name}** · {escape_markdown(guard.message)}"
-        if guard.passed:
-            st.success(text, icon=":material/check_circle:")
-        else:
+        if not guard.passed:
             override = f"\n\nOverride: `{guard.override}`" if guard.override else ""
-            st.error(text + override, icon=":material/block:")
+            st.error(
+                f"**{guard.name}** · {escape_markdown(guard.message)}{override}",
+                icon=":material/block:",
+            )
+    passed = [g for g in plan.guards if g.passed]
+    if passed:
+        with st.expander(
+            f":material/check_circle: {len(passed)} of {len(plan.guards)} guards passed: "
+            + ", ".join(g.name for g in passed)
+        ):
+            for guard in passed:
+                st.markdown(f"- **{guard.name}** · {escape_markdown(guard.message)}")
 
 
 def _render_details(plan: RestorePlan) -> None:
