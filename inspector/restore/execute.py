@@ -134,6 +134,7 @@ def execute_restore(
     user = current_user(request.operator)
     audit: dict[str, Any] = {
         "table": plan.table_root,
+        "name": plan.catalog_name,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
         "reason": request.reason,
