@@ -22,6 +22,7 @@ import pytest
 
 pytest_plugins = (
     "tests.object_stores",  # s3_server and the other stores on loopback
+    "tests.glue_catalog",  # moto's Glue with a fresh database, and Glue's two table forms
     "tests.unity_server",  # the Unity Catalog server, when DELTA_INSPECTOR_TEST_UC_SERVER names one
 )
 

@@ -10,7 +10,6 @@ code, and no secret is printed.
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 
@@ -20,63 +19,12 @@ from inspector.delta.errors import ExitCode
 from inspector.settings import Settings
 from tests.conftest import CORPUS, one_error_line
 from tests.conftest import run_main as run
+from tests.glue_catalog import register_plain_form, register_spark_form
 from tests.object_stores import S3_SECRET, closed_port_endpoint, flags
 
 pytestmark = pytest.mark.usefixtures("no_cloud_env")
 
 PARTITIONED = "dat-v0.0.2/multi_partitioned/delta"
-
-
-@pytest.fixture
-def glue(s3_server):
-    """moto's Glue (the S3 server's process) with a fresh database; yields (client, database)."""
-    import boto3
-
-    client = boto3.client(
-        "glue",
-        endpoint_url=s3_server.endpoint,
-        aws_access_key_id=s3_server.options["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=S3_SECRET,
-        region_name="us-east-1",
-    )
-    database = f"sales_{uuid.uuid4().hex[:8]}"
-    client.create_database(DatabaseInput={"Name": database})
-    return client, database
-
-
-def register_spark_form(client, database: str, name: str, uri: str) -> str:
-    """Register a Delta table as Spark does: a placeholder location, the path in the SerDe."""
-    client.create_table(
-        DatabaseName=database,
-        TableInput={
-            "Name": name,
-            "TableType": "EXTERNAL_TABLE",
-            "Parameters": {"spark.sql.sources.provider": "delta", "EXTERNAL": "TRUE"},
-            "StorageDescriptor": {
-                "Location": f"{uri}-__PLACEHOLDER__",
-                "SerdeInfo": {
-                    "SerializationLibrary": "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe",
-                    "Parameters": {"path": uri, "serialization.format": "1"},
-                },
-            },
-        },
-    )
-    return f"glue://{database}.{name}"
-
-
-def register_plain_form(client, database: str, name: str, uri: str, kind: str = "DELTA") -> str:
-    """Register a table with its location and ``table_type`` (Athena's and delta-rs's form)."""
-    params = {"table_type": kind} if kind == "DELTA" else {"classification": kind}
-    client.create_table(
-        DatabaseName=database,
-        TableInput={
-            "Name": name,
-            "TableType": "EXTERNAL_TABLE",
-            "Parameters": params,
-            "StorageDescriptor": {"Location": uri},
-        },
-    )
-    return f"glue://{database}.{name}"
 
 
 @pytest.mark.parametrize("register", [register_spark_form, register_plain_form])

@@ -307,4 +307,5 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         result.pre_restore_version,
         settings=settings,
         spark=spark,
+        catalog_name=result.plan.catalog_name,  # an undo is confirmed by the same name
     )
