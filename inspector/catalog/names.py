@@ -80,7 +80,7 @@ class ResolvedTable:
     """A table as the front ends open it: its name (if it has one) and where it lives.
 
     Attributes:
-        name: The catalog name as typed (``uc://main.sales.orders``), or None for a path.
+        name: The catalog name (``uc://main.sales.orders``), or None for a path.
         catalog: The catalog it was resolved through, or None for a path.
         location: The table's storage location (a path or an object store URI).
         storage_options: Options (delta-rs names) the catalog gave to reach the location:
@@ -94,17 +94,3 @@ class ResolvedTable:
     location: str
     storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
     format: str = DELTA
-
-    @property
-    def display_name(self) -> str:
-        """What to call the table: its catalog name, else its location."""
-        return self.name or self.location
-
-    def to_json(self) -> dict[str, str | None]:
-        """The name, catalog, location and format (never the storage options)."""
-        return {
-            "name": self.name,
-            "catalog": self.catalog.value if self.catalog else None,
-            "location": self.location,
-            "format": self.format,
-        }

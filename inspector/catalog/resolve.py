@@ -17,10 +17,10 @@ def resolve_table(text: str, settings: Settings, *, write: bool = False) -> Reso
         write: Ask for credentials that may write (a restore), not only read.
 
     Raises:
-        InvalidInput: If a catalog name is malformed, or a catalog is not configured.
+        InvalidInput: If a catalog name is malformed.
         TableNotInCatalog: If the catalog has no such table, schema or catalog.
         NotADeltaTable: If the catalog's table is not a Delta table.
-        CatalogUnavailable: If the catalog cannot be reached.
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
         CatalogAccessDenied: If the catalog refuses the token or credentials.
     """
     name = parse_catalog_name(text)
