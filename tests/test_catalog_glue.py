@@ -112,3 +112,18 @@ def test_a_malformed_name_says_how_to_write_it(capsys):
     code, _, err = run(capsys, "history", "glue://orders")
     assert code == ExitCode.BAD_INPUT
     assert "Write it as glue://DATABASE.TABLE." in one_error_line(err)
+
+
+@pytest.mark.parametrize(
+    "command", [["show", "--version", "1"], ["diff", "--from", "0", "--to", "1", "--rows"]]
+)
+def test_rows_read_by_name_equal_rows_read_by_path(capsys, s3_server, glue, spark, command):
+    client, database = glue
+    uri = s3_server.upload(CORPUS / PARTITIONED)
+    name = register_spark_form(client, database, "orders", uri)
+    options = flags(s3_server.options)
+    code, by_path, err = run(capsys, command[0], uri, *command[1:], "--json", *options)
+    assert code == 0, err
+    code, by_name, err = run(capsys, command[0], name, *command[1:], "--json", *options)
+    assert code == 0, err
+    assert json.loads(by_name) == json.loads(by_path)
