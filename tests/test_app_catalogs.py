@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, REPO
 from tests.glue_catalog import register_plain_form, register_spark_form
+from tests.object_stores import closed_port_endpoint
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 
@@ -90,3 +91,23 @@ def test_the_catalog_browser_lists_tables_with_format_and_location_and_opens_one
     at = at.button(key=f"_browse_open_{name}").click().run()
     assert not at.exception and not at.error, errors_text(at)
     assert at.query_params["table"] == name
+
+
+def test_an_unreachable_unity_catalog_is_one_error_that_never_shows_the_token(
+    app, monkeypatch, tmp_path
+):
+    token = "dapi-do-not-show-this-token"
+    monkeypatch.setenv("DELTA_INSPECTOR_UNITY_CATALOG_URL", closed_port_endpoint())
+    monkeypatch.setenv("DELTA_INSPECTOR_UNITY_CATALOG_TOKEN", token)
+    app.query_params.update(table="uc://main.sales.orders")
+    at = app.run()
+
+    assert not at.exception
+    assert "Cannot reach the Unity Catalog server" in errors_text(at)
+    shown = " ".join(e.value for e in [*at.error, *at.markdown, *at.caption])
+    assert token not in shown
+    assert token not in json.dumps(dict(at.query_params))
+    assert (
+        not (tmp_path / "recent.json").exists()
+        or token not in (tmp_path / "recent.json").read_text()
+    )
