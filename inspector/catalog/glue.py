@@ -20,6 +20,7 @@ from inspector.catalog.names import DELTA, CatalogKind, CatalogName, ResolvedTab
 from inspector.delta.errors import (
     CatalogAccessDenied,
     CatalogUnavailable,
+    InvalidInput,
     NotADeltaTable,
     TableNotInCatalog,
 )
@@ -148,7 +149,12 @@ class Glue:
             raise CatalogUnavailable(
                 f"{self.endpoint} failed the request ({code}).", "Try again later."
             ) from None
-        except (bx.EndpointConnectionError, bx.ConnectionError, bx.ConnectTimeoutError) as exc:
+        except bx.ParamValidationError:
+            raise InvalidInput(
+                "Glue does not accept that database or table name.",
+                "Names are at most 255 characters, without control characters.",
+            ) from None
+        except (bx.ConnectionError, bx.HTTPClientError) as exc:  # refused, timed out
             raise CatalogUnavailable(
                 f"Cannot reach the Glue endpoint {self.endpoint}: {type(exc).__name__}.",
                 f"Check {ENV_PREFIX}GLUE_ENDPOINT / AWS_ENDPOINT_URL_GLUE and the network.",
