@@ -22,7 +22,7 @@ FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
     "size": st.column_config.NumberColumn("size (bytes)", format="%d"),
     "numRecords": st.column_config.NumberColumn("numRecords", format="%d"),
-    "time": st.column_config.DatetimeColumn("modified / deleted (UTC)", format=TIME_FORMAT),
+    "time": st.column_config.DatetimeColumn("modified / deleted", format=TIME_FORMAT),
 }
 
 

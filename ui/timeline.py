@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.delta.text import version_ranges
+from inspector.delta.text import TIME_FORMAT, version_ranges
 from inspector.present.values import EMPTY
 from inspector.table.history import TIME_RULE
 from ui.common import select_version
@@ -52,7 +52,8 @@ def render(ctx: PageContext) -> None:
     if copied:
         st.info(
             "**This looks like a copy:** every commit file was written at about the same time, "
-            f"but the commitInfo times differ. {TIME_RULE}",
+            f"but the commitInfo times differ. {TIME_RULE} Set the axis to *commitInfo* to see "
+            "when the writers committed, or to *version* to see the versions apart.",
             icon=":material/content_copy:",
         )
     shown, size_by = _filters(frame, copied)
@@ -267,9 +268,7 @@ def _problems_note(frame: pd.DataFrame) -> None:
 
 _TABLE_COLUMNS = {
     "version": st.column_config.NumberColumn("version", format="%d", width="small"),
-    "timestamp": st.column_config.DatetimeColumn(
-        "timestamp (UTC)", format="YYYY-MM-DD HH:mm:ss.SSS"
-    ),
+    "timestamp": st.column_config.DatetimeColumn("timestamp", format=TIME_FORMAT),
     "operation": st.column_config.TextColumn("operation", width="medium"),
     "rows": st.column_config.TextColumn(
         "rows +/−",
@@ -287,13 +286,9 @@ _TABLE_COLUMNS = {
     "removed_bytes": st.column_config.NumberColumn("−bytes", format="%d"),
     "problems": st.column_config.TextColumn("problems", width="large"),
     "timestamp_source": st.column_config.TextColumn("timestamp source"),
-    "commit_info_time": st.column_config.DatetimeColumn(
-        "commitInfo time", format="YYYY-MM-DD HH:mm:ss.SSS"
-    ),
-    "in_commit_time": st.column_config.DatetimeColumn(
-        "inCommitTimestamp", format="YYYY-MM-DD HH:mm:ss.SSS"
-    ),
-    "file_time": st.column_config.DatetimeColumn("file modified", format="YYYY-MM-DD HH:mm:ss.SSS"),
+    "commit_info_time": st.column_config.DatetimeColumn("commitInfo time", format=TIME_FORMAT),
+    "in_commit_time": st.column_config.DatetimeColumn("inCommitTimestamp", format=TIME_FORMAT),
+    "file_time": st.column_config.DatetimeColumn("file modified", format=TIME_FORMAT),
 }
 
 
