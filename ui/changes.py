@@ -70,7 +70,7 @@ def render(ctx: PageContext) -> None:
 
 
 def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
-    with st.spinner("Reading the change data feed on Spark…"):
+    with st.spinner("Reading the change data feed on Spark…", show_time=True):
         return build_changes(
             ctx.log,
             start,
@@ -158,7 +158,7 @@ def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> Ch
     pages = st.session_state.setdefault(_PAGES, {})
     if (request, offset) not in pages:
         try:
-            with st.spinner("Reading this page on Spark…"):
+            with st.spinner("Reading this page on Spark…", show_time=True):
                 pages[(request, offset)] = change_page(ctx.log, feed, offset, settings=ctx.settings)
         except InspectorError as exc:
             render_error(exc)

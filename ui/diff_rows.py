@@ -104,7 +104,7 @@ def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset
     results = st.session_state.setdefault(_RESULTS, {})
     cached = results.get(ident + (key, offset))
     if cached is None:
-        with st.spinner("Comparing the rows of the changed files on Spark…"):
+        with st.spinner("Comparing the rows of the changed files on Spark…", show_time=True):
             cached = diff_rows(
                 ctx.log,
                 diff.from_version,

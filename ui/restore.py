@@ -123,7 +123,8 @@ def _make_plan(ctx: PageContext, text: str) -> None:
     try:
         target = _parse_target(text, ctx)
         with st.spinner(
-            "Planning: comparing the two versions' files on Spark and checking every file…"
+            "Planning: comparing the two versions' files on Spark and checking every file…",
+            show_time=True,  # a cold Spark start takes 10–20 s: the time shows it is moving
         ):
             plan = plan_restore(ctx.log, target, settings=ctx.settings, catalog_name=ctx.table_name)
     except InspectorError as exc:
@@ -444,7 +445,7 @@ def _render_verification(result: RestoreResult) -> None:
 
 def _plan_undo(ctx: PageContext, result: RestoreResult) -> None:
     try:
-        with st.spinner("Planning the undo…"):
+        with st.spinner("Planning the undo…", show_time=True):
             plan = plan_undo(result, settings=ctx.settings)
     except InspectorError as exc:
         render_error(exc)
