@@ -259,11 +259,13 @@ def _dv_rows(action: AddFile | RemoveFile) -> int:
 
 
 def _live_records(remove: RemoveFile, live_before: Lookup) -> int | None:
-    """Live records of a removed file: the add it removes, else the remove's own stats."""
+    """Live records of a removed file: the remove's own stats (writers copy the add's stats
+    and deletion vector into it), else the add it removes (looked up only then: the
+    lookup may replay a snapshot)."""
+    if remove.num_records is not None:
+        return remove.num_records - _dv_rows(remove)
     add = live_before(remove.key)
-    if add is not None and add.num_live_records is not None:
-        return add.num_live_records
-    return None if remove.num_records is None else remove.num_records - _dv_rows(remove)
+    return add.num_live_records if add is not None else None
 
 
 def _with_metrics(commit: Commit, stats: RowChange) -> RowChange | None:
