@@ -35,3 +35,15 @@ def test_files_json_uses_logical_names_for_partitions_and_stats(corpus, capsys):
         keys = set(add["partitionValues"]) | set(add["minValues"] or {})
         assert keys and keys <= logical, keys
         assert not any(k.startswith("col-") for k in keys)
+
+
+def test_the_diffs_partitions_are_named_logically(corpus):
+    from inspector.diff.filediff import diff_files
+
+    log = DeltaLog.open(str(corpus / PARTITIONED_MAPPED))
+    diff = diff_files(log, log.earliest_version, log.latest_version)
+    assert diff.by_partition
+    logical = {path[-1] for path in logical_names(log.snapshot().schema).values()}
+    for change in diff.by_partition:
+        assert {name for name, _ in change.partition_values} <= logical
+        assert "col-" not in change.label

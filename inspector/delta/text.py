@@ -7,7 +7,9 @@ import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
-TIME_FORMAT = "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
+TIME_FORMAT = (
+    "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
+)
 
 
 def format_time(ms: int | float | None) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
 from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.delta.schema import ColumnNames, logical_names, with_logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
@@ -160,7 +161,7 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
         to_side=sides[1],
         only_in_from=_sorted(only_from),
         only_in_to=_sorted(only_to),
-        by_partition=_by_partition(only_to, only_from),
+        by_partition=_by_partition(only_to, only_from, logical_names(meta.schema)),
         by_commit=tuple(by_commit),
         metadata=diff_metadata(
             (sides[0].metadata, sides[0].protocol), (sides[1].metadata, sides[1].protocol)
@@ -269,16 +270,19 @@ def _totals(
     )
 
 
-def _partition_of(add: AddFile) -> PartitionValues:
-    return tuple(sorted((add.partition_values or {}).items()))
+def _partition_of(add: AddFile, names: ColumnNames) -> PartitionValues:
+    """An add's partition values by logical column name (the log uses physical ones)."""
+    return tuple(sorted(with_logical_names(add.partition_values or {}, names).items()))
 
 
-def _by_partition(added: list[AddFile], removed: list[AddFile]) -> tuple[PartitionChange, ...]:
+def _by_partition(
+    added: list[AddFile], removed: list[AddFile], names: ColumnNames
+) -> tuple[PartitionChange, ...]:
     groups: dict[PartitionValues, tuple[list, list]] = defaultdict(lambda: ([], []))
     for add in added:
-        groups[_partition_of(add)][0].append(add)
+        groups[_partition_of(add, names)][0].append(add)
     for add in removed:
-        groups[_partition_of(add)][1].append(add)
+        groups[_partition_of(add, names)][1].append(add)
     return tuple(
         PartitionChange(partition_values=p, totals=_totals(*groups[p]))
         for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p])

@@ -12,7 +12,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.jsonvalue import json_value
-from inspector.delta.schema import ColumnNames, logical_names, with_logical_names
+from inspector.delta.schema import logical_names
 from inspector.delta.text import format_time
 from inspector.diff.filediff import (
     CommitChange,
@@ -62,7 +62,7 @@ def diff_record(
             "addedFiles": [file_action_record(f, to_names) for f in diff.only_in_to],
             "removedFiles": [file_action_record(f, from_names) for f in diff.only_in_from],
         },
-        "partitions": [_partition(p, to_names) for p in diff.by_partition],
+        "partitions": [_partition(p) for p in diff.by_partition],
         "commits": [_commit(c) for c in diff.by_commit],
         "properties": meta["properties"],
         "protocol": meta["protocol"],
@@ -125,9 +125,8 @@ def _totals(t: FileTotals) -> dict[str, Any]:
     }
 
 
-def _partition(p: PartitionChange, names: ColumnNames) -> dict[str, Any]:
-    values = with_logical_names(dict(p.partition_values), names)
-    return {"partitionValues": values, **_totals(p.totals)}
+def _partition(p: PartitionChange) -> dict[str, Any]:
+    return {"partitionValues": dict(p.partition_values), **_totals(p.totals)}
 
 
 def _commit(c: CommitChange) -> dict[str, Any]:
