@@ -13,13 +13,13 @@ from typing import Any
 
 import streamlit as st
 
+from inspector.connection import redact_text
 from inspector.delta.errors import InspectorError
 from inspector.present.values import EMPTY
-from inspector.settings import Settings
-from inspector.storage.options import redact_text
 
 TABLE_KEY = "table_input"
 STORAGE_OPTIONS_KEY = "_storage_options_text"  # the sidebar's typed options (session only)
+OPTIONS_IN_USE_KEY = "_storage_options_in_use"  # parsed: environment + sidebar, for masking
 VERSION_KEY = "version_select"
 VIEW_KEY = "view_select"
 PENDING_VERSION = "_pending_version"
@@ -45,16 +45,7 @@ def render_error(exc: InspectorError) -> None:
 
 def _redact(text: str) -> str:
     """Text with secrets masked: the storage options in use and anything that looks secret."""
-    try:
-        options = Settings.from_env().storage_option_pairs()
-    except InspectorError:
-        options = {}
-    typed = str(st.session_state.get(STORAGE_OPTIONS_KEY) or "")
-    for line in typed.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            options[key.strip()] = value
-    return redact_text(text, options)
+    return redact_text(text, st.session_state.get(OPTIONS_IN_USE_KEY))
 
 
 def render_unexpected(exc: BaseException, where: str) -> None:

@@ -6,6 +6,7 @@ import bisect
 from dataclasses import dataclass
 
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import Table
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
 
@@ -15,7 +16,7 @@ class PageContext:
     """The state a page renders from.
 
     Attributes:
-        log: The opened (and refreshed) transaction log of the table.
+        table: The table's handle (its log opened and refreshed, its storage options).
         settings: The settings in force for this run of the app.
         version: The version selected in the sidebar (always one of ``versions``).
         history: The table's history, oldest first (one entry per version: each commit
@@ -24,11 +25,16 @@ class PageContext:
             versions that exist only as a checkpoint.
     """
 
-    log: DeltaLog
+    table: Table
     settings: Settings
     version: int
     history: tuple[HistoryEntry, ...]
     versions: tuple[int, ...] = ()
+
+    @property
+    def log(self) -> DeltaLog:
+        """The table's transaction log (opened and refreshed)."""
+        return self.table.log
 
     @property
     def cache_key(self) -> tuple[str, int, int]:

@@ -15,12 +15,14 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from inspector.connection import StorageOptions, redact_text
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
+from inspector.log.table import Table
+from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 from inspector.storage import parse_location
-from inspector.storage.options import redact_text
 from inspector.table.history import HistoryEntry, build_history
 
 _demo_lock = threading.Lock()
@@ -30,32 +32,33 @@ _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder sta
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_log(table_root: str, options_digest: str, _options: Mapping[str, str]) -> DeltaLog:
+def _cached_table(table_root: str, options_digest: str, _options: StorageOptions) -> Table:
     # Failures are not cached by Streamlit, so a table created later opens on the next try.
     # The options (secrets) are not hashed into the key; their digest is.
-    return DeltaLog.open(table_root, storage_options=_options)
+    return open_table_at(table_root, storage_options=_options)
 
 
-def open_log(location: str, settings: Settings | None = None) -> DeltaLog:
-    """The log of a table, opened once per process and refreshed on every call.
+def open_table(location: str, options: StorageOptions | None = None) -> Table:
+    """The handle of a table, opened once per process; its log refreshed on every call.
 
     Args:
         location: A local path, ``file://`` URI or object store URI (``s3://``, ...), as typed.
-        settings: Whose ``storage_options`` reach the store (credentials, endpoint).
+        options: The storage options that reach the store (credentials, endpoint), parsed
+            from the environment and the sidebar.
 
     Returns:
-        The refreshed log.
+        The handle, its log refreshed.
 
     Raises:
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
-        InvalidInput: If a storage option is malformed or unknown.
+        InvalidInput: If a storage option is unknown.
     """
-    options = settings.storage_option_pairs() if settings else {}
+    options = options or StorageOptions()
     digest = hashlib.sha256(json.dumps(sorted(options.items())).encode()).hexdigest()
-    log = _cached_log(parse_location(location).root, digest, options)
-    _refresh(log)
-    return log
+    table = _cached_table(parse_location(location).root, digest, options)
+    _refresh(table.log)
+    return table
 
 
 def _refresh(log: DeltaLog) -> None:

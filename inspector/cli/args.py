@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from inspector.log.deltalog import DeltaLog
+from inspector.connection import SparkConf, StorageOptions, parse_pairs
+from inspector.log.table import Table
+from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 
 
@@ -32,31 +34,47 @@ def storage_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def storage_settings(args: argparse.Namespace, settings: Settings) -> Settings:
-    """The settings with ``--storage-option`` pairs added (validated now).
+def connection_settings(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with this command's connection flags merged in: the one place they are parsed.
+
+    ``--storage-option`` pairs override the environment's storage options, ``--spark-conf``
+    pairs the ``spark_conf`` setting (:meth:`inspector.connection.Pairs.merged`), and
+    ``--spark-master`` replaces ``spark_master``. Commands without a flag keep the setting.
 
     Raises:
-        InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; the value is not shown).
+        InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; a secret is not shown).
     """
-    from inspector.storage.options import parse_option
+    flags = parse_pairs(StorageOptions, getattr(args, "storage_option", None) or ())
+    conf = parse_pairs(SparkConf, getattr(args, "spark_conf", None) or ())
+    return dataclasses.replace(
+        settings,
+        storage_options=settings.storage_options.merged(flags),
+        spark_conf=settings.spark_conf.merged(conf),
+        spark_master=getattr(args, "spark_master", None) or settings.spark_master,
+    )
 
-    flags = [parse_option(text) for text in getattr(args, "storage_option", None) or []]
-    if not flags:
-        return settings
-    lines = [settings.storage_options, *(f"{k}={v}" for k, v in flags)]
-    return dataclasses.replace(settings, storage_options="\n".join(lines))
 
+def open_table(
+    args: argparse.Namespace, settings: Settings, *, location: str | None = None, role: str = ""
+) -> Table:
+    """The handle of ``args.table`` (or another location), reached with the settings' options.
 
-def open_table(args: argparse.Namespace, settings: Settings) -> DeltaLog:
-    """Open ``args.table`` with the storage options of the settings and ``--storage-option``.
+    Args:
+        args: The parsed arguments.
+        settings: The settings, with this command's flags merged (:func:`connection_settings`).
+        location: A table other than ``args.table`` (a replica).
+        role: What the table is to this command (``replica``), for the error when it is
+            not a Delta table.
 
     Raises:
-        InvalidInput: If a storage option is malformed.
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
     """
-    options = storage_settings(args, settings).storage_option_pairs()
-    return DeltaLog.open(args.table, storage_options=options)
+    return open_table_at(
+        args.table if location is None else location,
+        storage_options=settings.storage_options,
+        described_as=role or None,
+    )
 
 
 def spark_args(parser: argparse.ArgumentParser) -> None:
@@ -75,14 +93,3 @@ def spark_args(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="Extra Spark conf (repeatable; added to DELTA_INSPECTOR_SPARK_CONF).",
     )
-
-
-def spark_settings(args: argparse.Namespace, settings: Settings) -> Settings:
-    """The settings with ``--spark-master`` and ``--spark-conf`` applied (validated now).
-
-    Raises:
-        InvalidInput: If a ``--spark-conf`` pair is not ``key=value``.
-    """
-    from inspector.rows.session import with_spark_overrides
-
-    return with_spark_overrides(settings, master=args.spark_master, conf=args.spark_conf)

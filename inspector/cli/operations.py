@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from inspector.cli.args import open_table, storage_arg, storage_settings, table_arg
+from inspector.cli.args import open_table, storage_arg, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import emit_json
 from inspector.delta.errors import InvalidInput
@@ -46,7 +46,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> int:
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
-        open_table(args, settings),
+        open_table(args, settings).log,
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
     )
@@ -107,14 +107,10 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
 def replica_command(args: argparse.Namespace, settings: Settings) -> int:
     from inspector.health.replica import compare_replica
 
-    options = storage_settings(args, settings).storage_option_pairs()
-    report = compare_replica(
-        args.primary,
-        args.replica,
-        settings=settings,
-        primary_options=options,
-        replica_options=options,
-    )
+    # The same options reach both (one store, or a local replica); each has its own handle.
+    primary = open_table(args, settings, location=args.primary, role="primary")
+    replica = open_table(args, settings, location=args.replica, role="replica")
+    report = compare_replica(primary, replica, settings=settings)
     if args.json:
         emit_json(report.to_json())
     else:

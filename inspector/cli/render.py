@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
+from inspector.connection import redact_text
 from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
-from inspector.storage.options import redact_text
 
 
 @dataclass(frozen=True, kw_only=True)

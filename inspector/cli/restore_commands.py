@@ -17,8 +17,6 @@ from typing import Any
 from inspector.cli.args import (
     open_table,
     spark_args,
-    spark_settings,
-    storage_settings,
     table_arg,
 )
 from inspector.cli.registry import arguments, command
@@ -122,15 +120,14 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    settings = spark_settings(args, settings)
-    log = open_table(args, settings)
-    settings = storage_settings(args, settings)  # the flags' options, for the plan and audit
+    table = open_table(args, settings)
+    log = table.log
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
     )
     interactive = sys.stdin.isatty() and not args.yes
     intent = RestoreIntent(
-        table_root=log.table_root,
+        table=table,
         current_version=log.latest_version,
         target=target,
         reason=args.reason or "",
@@ -140,7 +137,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         expected_version=args.expect_version,
     )
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
-    plan = plan_restore(log, target, settings=settings)
+    plan = plan_restore(table, target, settings=settings)
     overrides = _overrides(args)
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(
@@ -281,5 +278,5 @@ class AuditResult(Result):
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
 def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
-    root = open_table(args, settings).table_root
+    root = open_table(args, settings).root
     return AuditResult(trail=audit_trail(settings.audit_log, root))

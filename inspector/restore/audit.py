@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from inspector.storage.options import redact_text
+from inspector.connection import redact_text
 
 OUTCOMES = ("planned", "refused", "committed", "failed")
 

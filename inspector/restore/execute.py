@@ -9,7 +9,7 @@ is recorded in the audit log.
 
 Typical use::
 
-    plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
+    plan = plan_restore(open_table(path), 12, settings=settings)  # the front end's handle
     request = RestoreRequest(plan=plan, typed_table_name="sales", typed_version="12",
                              reason="bad load at 13")
     result = execute_restore(request, settings=settings)
@@ -146,6 +146,7 @@ def execute_restore(
             plan=plan,
             blocking=plan.blocking_guards(request.overrides),
             settings=settings,
+            secrets=plan.table.storage_options,
             **audit,
         )
     try:
@@ -154,7 +155,7 @@ def execute_restore(
         exc.plan = exc.plan or plan
         record_attempt(
             settings.audit_log,
-            secrets=settings.storage_option_pairs(),
+            secrets=plan.table.storage_options,
             outcome="refused",
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
@@ -164,7 +165,7 @@ def execute_restore(
     except BaseException as exc:
         record_attempt(
             settings.audit_log,
-            secrets=settings.storage_option_pairs(),
+            secrets=plan.table.storage_options,
             outcome="failed",
             error=f"{type(exc).__name__}: {exc}",
             **audit,
@@ -180,7 +181,7 @@ def _verify(
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
+        secrets=result.plan.table.storage_options,
         outcome="committed",
         committed_version=result.committed_version,
         details={
@@ -198,7 +199,7 @@ def _verify(
 
 def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) -> RestoreResult:
     plan, reason = request.plan, request.reason.strip()
-    log = DeltaLog.open(plan.table_root, storage_options=settings.storage_option_pairs())
+    log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
     if plan.delta_jars:
         from inspector.restore.native import restore_with_delta
@@ -207,10 +208,9 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         version = restore_with_delta(
             spark or get_spark(settings),
             plan,
-            reason,
-            request.allow_missing_files,
-            request.allow_protocol_downgrade,
-            settings.storage_option_pairs(),
+            reason=reason,
+            allow_missing_files=request.allow_missing_files,
+            allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
         return _result(request, version, user, "delta-spark", None)
     version = plan.read_version + 1
@@ -302,7 +302,7 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         A plan to execute with :func:`execute_restore` (confirmation and reason required).
     """
     return plan_restore(
-        DeltaLog.open(result.plan.table_root, storage_options=settings.storage_option_pairs()),
+        result.plan.table,
         result.pre_restore_version,
         settings=settings,
         spark=spark,

@@ -25,6 +25,7 @@ from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.log.table import Table
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import (
     GuardResult,
@@ -83,8 +84,10 @@ class RestorePlan:
     ``problem_paths`` names every re-added file that would be left out with
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
     Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    ``table`` is the handle the plan was made on (executing and verifying use it).
     """
 
+    table: Table = field(compare=False, repr=False)
     table_root: str
     table_name: str
     read_version: int
@@ -181,12 +184,13 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark: Any = None
+    table: Table, target: int | datetime | str, *, settings: Settings, spark: Any = None
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
     Args:
-        log: The table's log (refreshed first, so the plan is made on the latest version).
+        table: The table (its log is refreshed first, so the plan is made on the latest
+            version).
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
@@ -200,17 +204,17 @@ def plan_restore(
         TimestampOutOfRange: If a timestamp is outside the table's history.
         CorruptLog: If the current version cannot be reconstructed.
     """
-    log.refresh()
+    log = table.latest_log()
     current = log.snapshot()
     version, requested = _resolve_target(log, target, settings)
     target_snap, error = _target_snapshot(log, version)
     if target_snap is None or version >= current.version:
-        plan = _refused_plan(log, current, version, requested, error, settings)
+        plan = _refused_plan(table, current, version, requested, error, settings)
     else:
-        plan = _full_plan(log, current, target_snap, requested, settings, spark)
+        plan = _full_plan(table, current, target_snap, requested, settings, spark)
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
+        secrets=table.storage_options,
         table=plan.table_root,
         outcome="planned",
         from_version=plan.read_version,
@@ -249,7 +253,7 @@ def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str 
 
 
 def _refused_plan(
-    log: DeltaLog,
+    table: Table,
     current: Snapshot,
     version: int,
     requested: str | None,
@@ -257,6 +261,7 @@ def _refused_plan(
     settings: Settings,
 ) -> RestorePlan:
     """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
+    log = table.log
     guard = target_guard(current.version, version, log.earliest_version, error)
     empty = RestoreMetrics(
         num_restored_files=0,
@@ -267,6 +272,7 @@ def _refused_plan(
         table_size_after_restore=current.size_in_bytes,
     )
     return RestorePlan(
+        table=table,
         table_root=current.table_root,
         table_name=table_name(current),
         read_version=current.version,
@@ -298,13 +304,14 @@ def _refused_plan(
 
 
 def _full_plan(
-    log: DeltaLog,
+    table: Table,
     current: Snapshot,
     target: Snapshot,
     requested: str | None,
     settings: Settings,
     spark: Any,
 ) -> RestorePlan:
+    log = table.log
     if spark is None:
         from inspector.rows.session import get_spark
 
@@ -341,6 +348,7 @@ def _full_plan(
         column_mapping_guard(current.metadata, target.metadata),
     )
     return RestorePlan(
+        table=table,
         table_root=current.table_root,
         table_name=table_name(current),
         read_version=current.version,

@@ -15,10 +15,11 @@ Every refusal is written to the audit log by :func:`refuse`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
+from inspector.log.table import Table
 from inspector.restore.audit import record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Override
 from inspector.restore.plan import RestorePlan
@@ -40,7 +41,7 @@ class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
 
     Attributes:
-        table_root: The table.
+        table: The table's handle (as the front end opened it).
         current_version: The table's latest version now.
         target: The version or timestamp asked for (for the audit log).
         reason: The reason given so far ("" when none).
@@ -51,7 +52,7 @@ class RestoreIntent:
         operator: Who asks (default: the OS user).
     """
 
-    table_root: str
+    table: Table
     current_version: int
     target: int | str
     reason: str = ""
@@ -123,12 +124,13 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         target = intent.target if isinstance(intent.target, int) else None
         refuse(
             refusals,
-            table=intent.table_root,
+            table=intent.table.root,
             from_version=intent.current_version,
             to_version=target,
             reason=intent.reason,
             operator=intent.operator,
             settings=settings,
+            secrets=intent.table.storage_options,
         )
 
 
@@ -178,10 +180,11 @@ def refuse(
     reason: str | None,
     operator: str | None,
     settings: Settings,
+    secrets: Mapping[str, str],
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
-    """Audit a refusal and raise it.
+    """Audit a refusal (``secrets``: the table's storage options, masked) and raise it.
 
     Raises:
         RestoreRefused: Always; its message names every refusal.
@@ -189,7 +192,7 @@ def refuse(
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
+        secrets=secrets,
         table=table,
         outcome="refused",
         from_version=from_version,
