@@ -231,8 +231,8 @@ def test_a_malformed_spark_conf_is_bad_input_before_any_work(capsys, args):
     assert code == 2 and "key=value" in one_error_line(err)
 
 
-def test_a_command_written_against_the_first_registry_still_registers_and_prints(capsys):
-    from inspector.cli.main import arguments, command, emit_json
+def test_a_command_that_prints_for_itself_instead_of_returning_a_record_is_a_bug(capsys):
+    from inspector.cli.registry import arguments, command
 
     def add(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("word")
@@ -240,14 +240,15 @@ def test_a_command_written_against_the_first_registry_still_registers_and_prints
     @command("echo-for-test", "Prints its word.")
     @arguments(add)
     def echo(args: argparse.Namespace, settings: object) -> int:
-        emit_json({"word": args.word})
+        print(args.word)
         return 0
 
     try:
-        code, out, _ = run(capsys, "echo-for-test", "hello", "--json")
+        code, _, err = run(capsys, "echo-for-test", "hello")
     finally:
         registry._COMMANDS.pop("echo-for-test")
-    assert (code, json.loads(out)) == (0, {"word": "hello"})
+    assert code == ExitCode.UNEXPECTED
+    assert "a command returned int, not a Result" in one_error_line(err)
 
 
 def test_command_modules_never_import_the_entry_point():
@@ -283,3 +284,13 @@ def test_a_command_imports_only_its_own_command_module():
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "['inspector.cli.log_commands']"
+
+
+def test_every_command_returns_a_record_for_the_one_renderer():
+    import typing
+
+    from inspector.cli.render import Result
+
+    for cmd in registry.commands():
+        returned = typing.get_type_hints(cmd.handler)["return"]
+        assert isinstance(returned, type) and issubclass(returned, Result), cmd.name

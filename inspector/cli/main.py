@@ -17,16 +17,13 @@ from typing import NoReturn
 
 from inspector import __version__
 from inspector.cli.args import connection_settings
-from inspector.cli.registry import arguments, command, commands
-from inspector.cli.render import emit_json, error_context, render, render_error
+from inspector.cli.registry import commands
+from inspector.cli.render import error_context, render, render_error
 from inspector.connection import secrets_in
 from inspector.delta.errors import ExitCode, InspectorError, InvalidInput
 from inspector.settings import ENV_PREFIX, Settings
 
-# ``arguments``, ``command`` and ``emit_json`` are re-exported for command modules written
-# against the registry's first home; new modules import them from ``inspector.cli.registry``
-# and return results for ``inspector.cli.render`` instead of printing.
-__all__ = ["arguments", "build_parser", "command", "emit_json", "main"]
+__all__ = ["build_parser", "main"]
 
 PROG = "python -m inspector"
 
