@@ -34,7 +34,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import current_user, record_attempt
+from inspector.restore.audit import AuditOutcome, current_user, record_attempt
 from inspector.restore.guards import Override, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
@@ -156,7 +156,7 @@ def execute_restore(
         record_attempt(
             settings.audit_log,
             secrets=plan.table.storage_options,
-            outcome="refused",
+            outcome=AuditOutcome.REFUSED,
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
             **audit,
@@ -166,7 +166,7 @@ def execute_restore(
         record_attempt(
             settings.audit_log,
             secrets=plan.table.storage_options,
-            outcome="failed",
+            outcome=AuditOutcome.FAILED,
             error=f"{type(exc).__name__}: {exc}",
             **audit,
         )
@@ -182,7 +182,7 @@ def _verify(
     record_attempt(
         settings.audit_log,
         secrets=result.plan.table.storage_options,
-        outcome="committed",
+        outcome=AuditOutcome.COMMITTED,
         committed_version=result.committed_version,
         details={
             **result.metrics.to_json(),

@@ -26,7 +26,7 @@ from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
-from inspector.restore.audit import record_attempt
+from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -216,7 +216,7 @@ def plan_restore(
         settings.audit_log,
         secrets=table.storage_options,
         table=plan.table_root,
-        outcome="planned",
+        outcome=AuditOutcome.PLANNED,
         from_version=plan.read_version,
         to_version=plan.target_version,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.log.table import Table
-from inspector.restore.audit import record_attempt
+from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Override
 from inspector.restore.plan import RestorePlan
 from inspector.settings import Settings
@@ -194,7 +194,7 @@ def refuse(
         settings.audit_log,
         secrets=secrets,
         table=table,
-        outcome="refused",
+        outcome=AuditOutcome.REFUSED,
         from_version=from_version,
         to_version=to_version,
         reason=reason,
