@@ -9,18 +9,15 @@ its deletion vector (so a file whose deletion vector changed is swapped, not kep
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.delta.properties import CLUSTERING_DOMAIN
-from inspector.delta.protocol import merge_protocols, writer_features
+from inspector.delta.protocol import merge_protocols
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
@@ -39,13 +36,12 @@ from inspector.restore.guards import (
     target_guard,
     unchanged_guard,
 )
+from inspector.restore.plan_facts import live_rows, partitions_of, restore_domains, table_name
 from inspector.restore.plan_warnings import restore_warnings
 from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
 from inspector.table.history import build_history, iso
 from inspector.table.versions import file_action_record
-
-_EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -333,7 +329,7 @@ def _full_plan(
     }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
-    partitions = _partitions(adds + removes)
+    partitions = partitions_of(adds + removes)
     limit = settings.max_listed_files
     target_ms = _history_ms(log, target.version, settings)
     guards = (
@@ -360,8 +356,8 @@ def _full_plan(
         metrics=metrics,
         rows_before=current.num_records,
         rows_after=target.num_records,
-        rows_added=_live_rows(adds),
-        rows_removed=_live_rows(removes),
+        rows_added=live_rows(adds),
+        rows_removed=live_rows(removes),
         current_metadata=current.metadata,
         current_protocol=current.protocol,
         target_metadata=target.metadata,
@@ -388,41 +384,6 @@ def _has_delta_jars(spark: Any) -> bool:
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
-
-
-def table_name(snapshot: Snapshot) -> str:
-    """The name an operator types to confirm: the metadata name, else the folder's name."""
-    return snapshot.metadata.name or os.path.basename(snapshot.table_root.rstrip(os.sep))
-
-
-def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, Any], ...]:
-    """Domain metadata the restore writes, following Delta's RESTORE.
-
-    Delta keeps every domain as it is now, except ``delta.clustering`` (when the
-    table has one): it is set to the target's clustering columns, or to none when
-    the target was not clustered.
-    """
-    if CLUSTERING_DOMAIN not in current.domain_metadata:
-        return ()
-    found = target.domain_metadata.get(CLUSTERING_DOMAIN)
-    clustered = found is not None and "clustering" in writer_features(target.protocol)
-    config = found.configuration if found is not None and clustered else _EMPTY_CLUSTERING
-    return ({"domain": CLUSTERING_DOMAIN, "configuration": config, "removed": False},)
-
-
-def _partitions(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
-    seen = {
-        json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
-        for a in files
-        if a.partition_values
-    }
-    return [seen[k] for k in sorted(seen)]
-
-
-def _live_rows(files: Sequence[AddFile]) -> int | None:
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    return None if len(known) < len(counts) else sum(known)
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:
