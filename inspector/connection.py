@@ -102,6 +102,10 @@ class Pairs(Mapping[str, str]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact_options(self._items)!r})"
 
+    def __reduce__(self) -> tuple[type[Pairs], tuple[dict[str, str]]]:
+        # pickle and copy rebuild through __init__ (attribute assignment is refused)
+        return (type(self), (dict(self._items),))
+
     def merged(self: P, *later: Mapping[str, str]) -> P:
         """The one merge rule: each later mapping overrides this one, key by key."""
         items = dict(self._items)

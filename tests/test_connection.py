@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 from inspector.connection import SparkConf, StorageOptions, parse_pairs, secrets_in
@@ -35,6 +38,12 @@ def test_the_mappings_are_frozen_and_hashable():
     with pytest.raises(AttributeError):
         options._items = {}  # type: ignore[misc]
     assert hash(options) == hash(StorageOptions({"AWS_REGION": "eu"}))
+
+
+def test_the_mappings_survive_pickle_and_copy():
+    options = StorageOptions({"AWS_REGION": "eu"})
+    assert pickle.loads(pickle.dumps(options)) == options
+    assert type(copy.deepcopy(options)) is StorageOptions
 
 
 def test_a_secret_value_never_appears_in_a_repr():
