@@ -73,7 +73,7 @@ def _child(scenario: str, table: str) -> None:
     settings = Settings.from_env()
     step(
         "open + history (backend, cached for every page)",
-        lambda: tables.history(tables.open_table(table, settings.storage_options).log, settings),
+        lambda: tables.history(tables.open_table(table, settings).log, settings),
     )
 
     def app(view: str, version: int | None = None) -> AppTest:

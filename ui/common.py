@@ -16,10 +16,11 @@ import streamlit as st
 from inspector.connection import redact_text
 from inspector.delta.errors import InspectorError
 from inspector.present.values import EMPTY
+from inspector.settings import Settings
 
 TABLE_KEY = "table_input"
 STORAGE_OPTIONS_KEY = "_storage_options_text"  # the sidebar's typed options (session only)
-OPTIONS_IN_USE_KEY = "_storage_options_in_use"  # parsed: environment + sidebar, for masking
+SECRETS_IN_USE_KEY = "_secrets_in_use"  # storage options (env + sidebar) and catalog token
 VERSION_KEY = "version_select"
 VIEW_KEY = "view_select"
 PENDING_VERSION = "_pending_version"
@@ -45,7 +46,13 @@ def render_error(exc: InspectorError) -> None:
 
 def _redact(text: str) -> str:
     """Text with secrets masked: the storage options in use and anything that looks secret."""
-    return redact_text(text, st.session_state.get(OPTIONS_IN_USE_KEY))
+    secrets = st.session_state.get(SECRETS_IN_USE_KEY)
+    if secrets is None:  # before the sidebar ran: the environment's secrets
+        try:
+            secrets = Settings.from_env().secrets()
+        except InspectorError:
+            secrets = {}
+    return redact_text(text, secrets)
 
 
 def render_unexpected(exc: BaseException, where: str) -> None:

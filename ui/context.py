@@ -16,7 +16,8 @@ class PageContext:
     """The state a page renders from.
 
     Attributes:
-        table: The table's handle (its log opened and refreshed, its storage options).
+        table: The table's handle: its log (opened and refreshed), its storage options, and
+            its catalog name (``uc://...``) when it was opened by name.
         settings: The settings in force for this run of the app.
         version: The version selected in the sidebar (always one of ``versions``).
         history: The table's history, oldest first (one entry per version: each commit
@@ -30,6 +31,11 @@ class PageContext:
     version: int
     history: tuple[HistoryEntry, ...]
     versions: tuple[int, ...] = ()
+
+    @property
+    def table_name(self) -> str | None:
+        """The table's catalog name (``uc://main.sales.orders``), or None for a path."""
+        return self.table.name
 
     @property
     def log(self) -> DeltaLog:

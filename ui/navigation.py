@@ -1,6 +1,7 @@
 """The sidebar: which table, which page and which version, kept in sync with the URL.
 
-``?table=PATH&version=V&view=KEY`` opens that table at that version on that page,
+``?table=PATH&version=V&view=KEY`` (or ``?table=uc://CATALOG.SCHEMA.TABLE``, a name in a
+catalog: see docs/catalogs.md) opens that table at that version on that page,
 and every change the user makes is written back, so the address bar is always a
 link to what is on screen. The URL is read when a session starts and whenever it
 differs from what this session last wrote (someone else changed it).
@@ -22,11 +23,12 @@ from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
 from inspector.table.versions import parse_version
 from ui import tables
+from ui.catalog_browser import render_catalog_browser
 from ui.common import (
     DEFAULT_VIEW,
-    OPTIONS_IN_USE_KEY,
     PENDING_VERSION,
     PENDING_VIEW,
+    SECRETS_IN_USE_KEY,
     STORAGE_OPTIONS_KEY,
     TABLE_KEY,
     URL_STATE,
@@ -75,6 +77,7 @@ def render_sidebar(
     with st.sidebar:
         st.markdown("### :material/change_history: Delta Inspector")
         location = _table_picker(settings)
+        render_catalog_browser(settings, on_pick=_pick_table)
         typed = _storage_options_text(location)
         table = _open(location, settings, typed, notices)
         if table is None:
@@ -89,10 +92,11 @@ def render_sidebar(
         versions = tables.selectable_versions(log)
         page = _page_picker(visible_pages(settings), notices)
         version = _version_picker(log, settings, history, versions, notices)
-    write_url(table=log.table_root, version=str(version), view=page.key)
-    if st.session_state.get(_REMEMBERED) != log.table_root:
-        tables.remember_table(settings, log.table_root)
-        st.session_state[_REMEMBERED] = log.table_root
+    shown = table.name or log.table_root  # a table opened by name keeps its name
+    write_url(table=shown, version=str(version), view=page.key)
+    if st.session_state.get(_REMEMBERED) != shown:
+        tables.remember_table(settings, shown)
+        st.session_state[_REMEMBERED] = shown
     return PageContext(table, settings, version, history, versions), page
 
 
@@ -120,9 +124,12 @@ def _table_picker(settings: Settings) -> str:
         "Table",
         key=TABLE_KEY,
         on_change=_reset_version,
-        placeholder="/path/to/table or s3://bucket/table (empty: the demo table)",
-        help="The folder that contains `_delta_log`, a `file://` URI, or an object store URI "
-        "(`s3://`, `s3a://`, `abfss://`, `az://`, `gs://`). Press Enter to open.",
+        placeholder="/path/to/table, s3://bucket/table or uc://catalog.schema.table "
+        "(empty: the demo table)",
+        help="The folder that contains `_delta_log`, a `file://` URI, an object store URI "
+        "(`s3://`, `s3a://`, `abfss://`, `az://`, `gs://`), or a name in a catalog: "
+        "`uc://CATALOG.SCHEMA.TABLE` (Unity Catalog) or `glue://DATABASE.TABLE` (AWS Glue). "
+        "Press Enter to open.",
     )
     if recent:
         st.selectbox(
@@ -160,6 +167,12 @@ def _reset_version() -> None:
     st.session_state[_RESET_VERSION] = True
 
 
+def _pick_table(name: str) -> None:
+    """Open a table picked in the catalog browser (by its name)."""
+    st.session_state[TABLE_KEY] = name
+    st.session_state[_RESET_VERSION] = True
+
+
 def _pick_recent() -> None:
     picked = st.session_state.get(_RECENT_KEY)
     if picked:
@@ -169,17 +182,21 @@ def _pick_recent() -> None:
 
 
 def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator) -> Table | None:
-    """The table's handle, with the environment's storage options and the sidebar's (parsed
-    here, once); None when it cannot be opened (the reason is shown in ``notices``)."""
-    st.session_state[OPTIONS_IN_USE_KEY] = settings.storage_options  # masked from now on
+    """The table's handle (a catalog name looked up), with the environment's storage options
+    and the sidebar's (parsed here, once); None when it cannot be opened (the reason is
+    shown in ``notices``)."""
+    st.session_state[SECRETS_IN_USE_KEY] = settings.secrets()  # masked from now on
     try:
-        options = settings.storage_options.merged(parse_pairs(StorageOptions, typed))
-        st.session_state[OPTIONS_IN_USE_KEY] = options
+        typed_options = parse_pairs(StorageOptions, typed)
+        settings = dataclasses.replace(
+            settings, storage_options=settings.storage_options.merged(typed_options)
+        )
+        st.session_state[SECRETS_IN_USE_KEY] = settings.secrets()
         if not location:
             with notices, st.spinner("Writing the demo table (first start only)…"):
                 location = tables.ensure_demo_table(settings.demo_path)
             st.caption("No table given: showing the built-in demo table.")
-        return tables.open_table(location, options)
+        return tables.open_table(location, settings)
     except InspectorError as exc:
         with notices:
             render_error(exc)
@@ -320,11 +337,13 @@ def render_header(ctx: PageContext) -> None:
     """The table's location and version range above every page, and its table-level problems."""
     log = ctx.log
     parts = [p for p in log.table_root.split("/") if p]
-    st.markdown(f"#### {escape_markdown(' / '.join(parts[-2:]) or log.table_root)}")
+    title = ctx.table_name or " / ".join(parts[-2:]) or log.table_root
+    st.markdown(f"#### {escape_markdown(title)}")
     newest = ctx.versions[-1]
     entry = ctx.entry(newest) if newest in log.listing.commits else None
+    where = f"resolved to `{log.table_root}`" if ctx.table_name else f"`{log.table_root}`"
     st.caption(
-        f"`{log.table_root}` · {len(log.listing.commits):,} commit files, versions "
+        f"{where} · {len(log.listing.commits):,} commit files, versions "
         f"{ctx.versions[0]} to {newest} · latest: v{newest} "
         + (entry.operation if entry else "(checkpoint only)")
     )

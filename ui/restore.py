@@ -292,7 +292,9 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
 
 
 def _name_source(plan: RestorePlan) -> str:
-    """Where the name to type comes from: the table's metadata name, else its folder's name."""
+    """Where the name to type comes from: the catalog, the metadata name, else the folder."""
+    if plan.catalog_name:
+        return f"the table's full name in its catalog ({plan.catalog_name})"
     folder = plan.table_root.rstrip("/").rsplit("/", 1)[-1]
     if plan.table_name == folder:
         return "the table's folder name (the table has no name in its metadata)"

@@ -6,6 +6,7 @@ thread-safe) and refreshed on each rerun; a refresh reads only new commits.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from inspector.catalog import ResolvedTable, resolve_table
 from inspector.connection import StorageOptions, redact_text
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.deltalog import DeltaLog
@@ -31,20 +33,41 @@ _SETTLED_NS = 2_000_000_000  # a folder changed this recently is always re-liste
 _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder stamp it last listed
 
 
+@st.cache_resource(max_entries=32, ttl=300, show_spinner="Looking the table up in its catalog…")
+def _cached_resolution(text: str, settings_digest: str, _settings: Settings) -> ResolvedTable:
+    # Five minutes: a rerun does not ask the catalog again, and vended credentials (an hour,
+    # typically) are asked for again long before they expire. Failures are not cached.
+    return resolve_table(text, _settings)
+
+
+def _digest(settings: Settings) -> str:
+    """A cache key for settings that hold secrets: their hash, never the secrets.
+
+    The storage options' values are hashed explicitly: their repr masks secret values.
+    """
+    material = (dataclasses.astuple(settings), sorted(settings.storage_options.items()))
+    return hashlib.sha256(repr(material).encode()).hexdigest()
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_table(table_root: str, options_digest: str, _options: StorageOptions) -> Table:
+def _cached_table(
+    location: str, name: str | None, options_digest: str, _options: StorageOptions
+) -> Table:
     # Failures are not cached by Streamlit, so a table created later opens on the next try.
     # The options (secrets) are not hashed into the key; their digest is.
-    return open_table_at(table_root, storage_options=_options)
+    return open_table_at(location, storage_options=_options, name=name)
 
 
-def open_table(location: str, options: StorageOptions | None = None) -> Table:
+def open_table(location: str, settings: Settings) -> Table:
     """The handle of a table, opened once per process; its log refreshed on every call.
 
+    A catalog name (``uc://``, ``glue://``) is looked up first (cached for five minutes);
+    the handle carries the name, and the catalog's storage options over the settings'.
+
     Args:
-        location: A local path, ``file://`` URI or object store URI (``s3://``, ...), as typed.
-        options: The storage options that reach the store (credentials, endpoint), parsed
-            from the environment and the sidebar.
+        location: A local path, ``file://`` URI, object store URI or catalog name, as typed.
+        settings: Whose storage options (environment and sidebar, parsed) reach the store,
+            and whose catalog settings reach a catalog.
 
     Returns:
         The handle, its log refreshed.
@@ -52,11 +75,16 @@ def open_table(location: str, options: StorageOptions | None = None) -> Table:
     Raises:
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
-        InvalidInput: If a storage option is unknown.
+        InvalidInput: If a storage option is unknown or a catalog name malformed.
+        TableNotInCatalog: If the catalog has no such table (or catalog, or schema).
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If the catalog refuses the token or credentials.
     """
-    options = options or StorageOptions()
+    resolved = _cached_resolution(location, _digest(settings), settings)
+    options = settings.storage_options.merged(resolved.storage_options)
     digest = hashlib.sha256(json.dumps(sorted(options.items())).encode()).hexdigest()
-    table = _cached_table(parse_location(location).root, digest, options)
+    root = parse_location(resolved.location).root
+    table = _cached_table(root, resolved.name, digest, options)
     _refresh(table.log)
     return table
 
@@ -140,7 +168,7 @@ def ensure_demo_table(path: str) -> str:
 
 
 def recent_tables(settings: Settings) -> list[str]:
-    """Recently opened table roots, newest first (empty when the file is absent or unreadable)."""
+    """Recently opened tables (catalog names or roots), newest first (empty when the file is absent or unreadable)."""
     try:
         with open(os.path.expanduser(settings.recent_tables_file), encoding="utf-8") as fh:
             entries = json.load(fh)
@@ -154,7 +182,8 @@ def recent_tables(settings: Settings) -> list[str]:
 def remember_table(settings: Settings, table_root: str) -> None:
     """Put a table at the top of the recently-opened list (at most ``recent_tables_max``).
 
-    Only the location is stored, without a URL query string (where a SAS token would
+    A table opened by name is kept by its name (``uc://...``); never a token. Only the
+    name or location is stored, without a URL query string (where a SAS token would
     sit) and redacted: never a storage option or a secret.
     """
     table_root = redact_text(table_root.split("?", 1)[0])

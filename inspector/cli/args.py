@@ -15,8 +15,9 @@ def table_arg(parser: argparse.ArgumentParser) -> None:
     """The positional TABLE argument every command that reads a table takes."""
     parser.add_argument(
         "table",
-        help="Table root (the folder holding _delta_log), file:// URI, or an object store URI "
-        "(s3://, s3a://, abfss://, abfs://, az://, gs://).",
+        help="Table root (the folder holding _delta_log), file:// URI, an object store URI "
+        "(s3://, s3a://, abfss://, abfs://, az://, gs://), or a name in a catalog: "
+        "uc://CATALOG.SCHEMA.TABLE (Unity Catalog) or glue://DATABASE.TABLE (AWS Glue).",
     )
     storage_arg(parser)
 
@@ -55,24 +56,41 @@ def connection_settings(args: argparse.Namespace, settings: Settings) -> Setting
 
 
 def open_table(
-    args: argparse.Namespace, settings: Settings, *, location: str | None = None, role: str = ""
+    args: argparse.Namespace,
+    settings: Settings,
+    *,
+    location: str | None = None,
+    role: str = "",
+    write: bool = False,
 ) -> Table:
-    """The handle of ``args.table`` (or another location), reached with the settings' options.
+    """The handle of ``args.table`` (or another table): a location, or a catalog name resolved.
+
+    A catalog name (``uc://``, ``glue://``) is looked up here, at the edge; the handle
+    carries its name and the catalog's storage options merged over the settings' (vended
+    credentials win: the catalog granted them for this table).
 
     Args:
         args: The parsed arguments.
         settings: The settings, with this command's flags merged (:func:`connection_settings`).
-        location: A table other than ``args.table`` (a replica).
+        location: A table other than ``args.table`` (a replica), as typed.
         role: What the table is to this command (``replica``), for the error when it is
             not a Delta table.
+        write: Ask a catalog for credentials that may write (a restore).
 
     Raises:
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
+        InvalidInput: If a catalog name is malformed.
+        TableNotInCatalog: If a catalog has no table of that name.
+        CatalogUnavailable: If a catalog cannot be reached or refuses the credentials.
     """
+    from inspector.catalog import resolve_table
+
+    resolved = resolve_table(args.table if location is None else location, settings, write=write)
     return open_table_at(
-        args.table if location is None else location,
-        storage_options=settings.storage_options,
+        resolved.location,
+        storage_options=settings.storage_options.merged(resolved.storage_options),
+        name=resolved.name,
         described_as=role or None,
     )
 

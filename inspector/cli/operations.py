@@ -109,8 +109,8 @@ def _or_none(version: int | None) -> str:
 
 
 def _replica_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("primary", help="The primary table's location.")
-    parser.add_argument("replica", help="The replica's location.")
+    parser.add_argument("primary", help="The primary table's location or catalog name.")
+    parser.add_argument("replica", help="The replica's location or catalog name.")
     storage_arg(parser)  # the same options reach both (one store, or a local replica)
 
 

@@ -120,7 +120,7 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    table = open_table(args, settings)
+    table = open_table(args, settings, write=not args.dry_run)  # its name and options too
     log = table.log
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
@@ -246,9 +246,14 @@ def _result_lines(result: RestoreResult) -> Iterator[str]:
         )
     yield (
         "Undo (a guarded restore back):\n  python -m inspector restore "
-        f"{shlex.quote(result.plan.table_root)} --to-version {result.pre_restore_version} "
+        f"{shlex.quote(_typed_table(result.plan))} --to-version {result.pre_restore_version} "
         f"--expect-version {result.committed_version} --reason 'undo restore'"
     )
+
+
+def _typed_table(plan: RestorePlan) -> str:
+    """The table as the user names it on the command line: its catalog name, or its root."""
+    return plan.catalog_name or plan.table_root
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -134,6 +134,7 @@ def execute_restore(
     user = current_user(request.operator)
     audit: dict[str, Any] = {
         "table": plan.table_root,
+        "name": plan.catalog_name,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
         "reason": request.reason,
@@ -305,5 +306,5 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         result.plan.table,
         result.pre_restore_version,
         settings=settings,
-        spark=spark,
+        spark=spark,  # the same handle: an undo is confirmed by the same name
     )

@@ -81,6 +81,9 @@ class RestorePlan:
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
     Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
     ``table`` is the handle the plan was made on (executing and verifying use it).
+    ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
+    name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
+    then its full name.
     """
 
     table: Table = field(compare=False, repr=False)
@@ -112,6 +115,7 @@ class RestorePlan:
     guards: tuple[GuardResult, ...]
     warnings: tuple[str, ...]
     delta_jars: bool = False
+    catalog_name: str | None = None
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
@@ -157,6 +161,7 @@ class RestorePlan:
         return {
             "table": self.table_root,
             "tableName": self.table_name,
+            "catalogName": self.catalog_name,
             "readVersion": self.read_version,
             "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
@@ -186,7 +191,9 @@ def plan_restore(
 
     Args:
         table: The table (its log is refreshed first, so the plan is made on the latest
-            version).
+            version). When it was opened by name (``uc://main.sales.orders``), the audit
+            log records the name beside the location, and the name to type to confirm is
+            its full name (``main.sales.orders``).
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
@@ -208,10 +215,14 @@ def plan_restore(
         plan = _refused_plan(table, current, version, requested, error, settings)
     else:
         plan = _full_plan(table, current, target_snap, requested, settings, spark)
+    if table.name:
+        typed = table.name.partition("://")[2] or table.name
+        plan = dataclasses.replace(plan, table_name=typed, catalog_name=table.name)
     record_attempt(
         settings.audit_log,
         secrets=table.storage_options,
         table=plan.table_root,
+        name=plan.catalog_name,
         outcome=AuditOutcome.PLANNED,
         from_version=plan.read_version,
         to_version=plan.target_version,

@@ -41,7 +41,8 @@ class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
 
     Attributes:
-        table: The table's handle (as the front end opened it).
+        table: The table's handle, as the front end opened it (its catalog name, if any,
+            is audited beside its location).
         current_version: The table's latest version now.
         target: The version or timestamp asked for (for the audit log).
         reason: The reason given so far ("" when none).
@@ -125,6 +126,7 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         refuse(
             refusals,
             table=intent.table.root,
+            name=intent.table.name,
             from_version=intent.current_version,
             to_version=target,
             reason=intent.reason,
@@ -181,6 +183,7 @@ def refuse(
     operator: str | None,
     settings: Settings,
     secrets: Mapping[str, str],
+    name: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
@@ -194,6 +197,7 @@ def refuse(
         settings.audit_log,
         secrets=secrets,
         table=table,
+        name=name,
         outcome=AuditOutcome.REFUSED,
         from_version=from_version,
         to_version=to_version,
