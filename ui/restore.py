@@ -126,7 +126,7 @@ def _make_plan(ctx: PageContext, text: str) -> None:
             "Planning: comparing the two versions' files on Spark and checking every file…",
             show_time=True,  # a cold Spark start takes 10–20 s: the time shows it is moving
         ):
-            plan = plan_restore(ctx.log, target, settings=ctx.settings, catalog_name=ctx.table_name)
+            plan = plan_restore(ctx.table, target, settings=ctx.settings)
     except InspectorError as exc:
         render_error(exc)
         return
