@@ -98,6 +98,14 @@ def spark():
 
 
 @pytest.fixture
+def audit(tmp_path, monkeypatch) -> str:
+    """The restore audit log of this test (``DELTA_INSPECTOR_AUDIT_LOG``), in its temp dir."""
+    path = str(tmp_path / "audit.jsonl")
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", path)
+    return path
+
+
+@pytest.fixture
 def settings(tmp_path):
     """Default settings with the restore audit log in the test's temp dir."""
     from inspector.settings import Settings
@@ -127,6 +135,51 @@ def sales_table(path: Path | str) -> str:
         table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite"
     )
     return table
+
+
+def protocol_action(
+    reader: int, writer: int, readers: list[str] | None = None, writers: list[str] | None = None
+) -> Any:
+    """A parsed ``protocol`` action; the feature lists only when given (reader 3 / writer 7)."""
+    from inspector.delta.parse import parse_action
+
+    body: dict[str, Any] = {"minReaderVersion": reader, "minWriterVersion": writer}
+    if readers is not None:
+        body["readerFeatures"] = readers
+    if writers is not None:
+        body["writerFeatures"] = writers
+    return parse_action({"protocol": body})
+
+
+def open_app(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    *,
+    timeout: float = 120,
+    operator: bool | None = None,
+    **query: str,
+) -> Any:
+    """A fresh app session (``AppTest``, not yet run) with ``query`` as its URL's parameters.
+
+    Its recent-tables list, demo table and audit log live in ``tmp_path``; ``operator``
+    sets operator mode on or off (unset: the environment's).
+    """
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    if operator is not None:
+        monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
+    at.query_params.update(query)
+    return at
+
+
+def page_text(at: Any) -> str:
+    """Every text an app page (``AppTest``) shows: errors, messages, markdown, code, headers."""
+    parts = [*at.error, *at.success, *at.markdown, *at.info, *at.caption, *at.code, *at.subheader]
+    return "\n".join(str(e.value) for e in parts)
 
 
 def rows(root: Path | str, version: int, spark: Any) -> Counter:

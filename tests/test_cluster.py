@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
+from inspector.desktop import free_port
 from inspector.rows.readpath import READ_PATH_CONF
 from tests.conftest import REPO
 
@@ -50,12 +50,6 @@ with open(sys.argv[2], "w") as fh:
 # reported separately, and kept out of this test's verdict.
 os._exit(0)
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_for(log: Path, text: str, process: subprocess.Popen, seconds: float = 90) -> None:
@@ -98,7 +92,7 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
     env = _spark_env()
     spark_class = os.path.join(env["SPARK_HOME"], "bin", "spark-class")
     folder = tmp_path_factory.mktemp("spark-cluster")
-    port = _free_port()
+    port = free_port()
     url = f"spark://127.0.0.1:{port}"
     daemons: list[subprocess.Popen] = []
 
@@ -121,15 +115,15 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
         master, log = start(
             "master",
             "org.apache.spark.deploy.master.Master",
-            *("--host", "127.0.0.1", "--port", str(port), "--webui-port", str(_free_port())),
+            *("--host", "127.0.0.1", "--port", str(port), "--webui-port", str(free_port())),
         )
         _wait_for(log, "I have been elected leader", master)
         worker, log = start(
             "worker",
             "org.apache.spark.deploy.worker.Worker",
             url,
-            *("--host", "127.0.0.1", "--port", str(_free_port())),
-            *("--webui-port", str(_free_port()), "--cores", "1", "--memory", "1g"),
+            *("--host", "127.0.0.1", "--port", str(free_port())),
+            *("--webui-port", str(free_port()), "--cores", "1", "--memory", "1g"),
             *("--work-dir", str(folder / "work")),
         )
         _wait_for(log, "Successfully registered with master", worker)
