@@ -1,7 +1,7 @@
 """Specification: tables in Google Cloud Storage (fake-gcs-server on loopback, ``gs://``).
 
 Every read command answers for a table in the emulator's bucket as for its local copy
-(locations normalised, upload times dropped: see ``tests/test_object_store_cli.py``);
+(locations normalised, upload times dropped: ``same_answers`` in ``tests/object_stores.py``);
 ``check`` finds a data file deleted from the bucket; a restore there is refused with the
 documented message, because the emulator does not serve object_store's conditional put
 (docs/object-storage.md), and the refusal overwrites nothing, not even a commit file
