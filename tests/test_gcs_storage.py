@@ -10,15 +10,16 @@ that won the race; wrong options are one line, a documented exit code, no secret
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
+from inspector.connection import StorageOptions
 from inspector.delta.errors import ExitCode
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from tests.conftest import (
     CORPUS,
     copy_corpus_table,
@@ -135,8 +136,9 @@ def test_a_restore_that_loses_the_race_to_a_commit_file_overwrites_nothing(
 
     uri = gcs_env.upload(sales_table(tmp_path / "sales"))
     options = gcs_env.options
-    settings = dataclasses.replace(settings, storage_options=gcs_env.options_text)
-    plan = plan_restore(DeltaLog.open(uri, storage_options=options), 1, settings=settings)
+    plan = plan_restore(
+        open_table(uri, storage_options=StorageOptions(options)), 1, settings=settings
+    )
     winner = f"{uri}/_delta_log/00000000000000000005.json"
     theirs = b'{"commitInfo":{"operation":"OTHER WRITER"}}\n'
     write_commit = restore_module.write_commit
