@@ -76,8 +76,8 @@ def _role(run: VersionRun) -> str:
 
 
 def _said_by_summary(run: VersionRun, problem: str) -> bool:
-    """A gap's "commit file missing" needs no second line per run."""
-    return run.summary.startswith("commit file") and problem.startswith("Its commit file")
+    """A gap's "commit file missing" needs no second line per run (a damaged one says where)."""
+    return run.summary.startswith("commit file missing") and problem.startswith("Its commit file")
 
 
 def _file_lines(report: HealthReport) -> list[str]:
