@@ -274,12 +274,21 @@ def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Veri
         )
     try:
         got, want = _deltalake_rows(new), _deltalake_rows(target)
-    except Exception as exc:  # deltalake refuses features it does not support, in many ways
+    except Exception as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if _unsupported_by_deltalake(exc):  # a fact about the table, not a check that broke
+            return VerificationCheck(
+                name="deltalake_rows",
+                status=CheckStatus.SKIPPED,
+                message=f"Skipped: deltalake does not support this table ({reason[:200]}).",
+            )
+        # A check that could not run (no access, no options, no network) proves nothing:
+        # it fails, saying why; it is never skipped in silence.
         return VerificationCheck(
             name="deltalake_rows",
-            status=CheckStatus.SKIPPED,
-            message=f"Skipped: deltalake cannot read this table ({reason[:200]}).",
+            status=CheckStatus.FAILED,
+            message=f"deltalake could not read the table to compare its rows ({reason[:200]}); "
+            "nothing proves that other engines read what Spark reads.",
         )
     if got == want:
         return VerificationCheck(
@@ -298,12 +307,20 @@ def _deltalake_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> Veri
     )
 
 
+def _unsupported_by_deltalake(exc: Exception) -> bool:
+    from deltalake.exceptions import DeltaProtocolError
+
+    return isinstance(exc, DeltaProtocolError)
+
+
 def _deltalake_rows(snapshot: Snapshot) -> Counter:
     """The multiset of rows deltalake reads at a version (rows as canonical JSON text)."""
     import pyarrow as pa
     from deltalake import DeltaTable, QueryBuilder
 
-    table = DeltaTable(snapshot.table_root, version=snapshot.version)
+    table = DeltaTable(
+        snapshot.table_root, version=snapshot.version, storage_options=snapshot.store.options
+    )
     try:
         data = table.to_pyarrow_table()
     except Exception:  # deletion vectors / column mapping: DataFusion reads those
