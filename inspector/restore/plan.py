@@ -24,6 +24,7 @@ from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
+from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -82,7 +83,8 @@ class RestorePlan:
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
-    Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    Spark session that made the plan has Delta's jars; :meth:`engines` says who reads and
+    who commits, and why.
     """
 
     table_root: str
@@ -153,6 +155,14 @@ class RestorePlan:
             table_size_after_restore=m.table_size_after_restore - size,
         )
 
+    def engines(self, *, allow_missing_files: bool = False) -> Engines:
+        """Who reads the rows and who commits this restore, and why."""
+        return choose_engines(
+            self.table_root,
+            delta_jars=self.delta_jars,
+            allow_missing_files=allow_missing_files and bool(self.problem_paths),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
@@ -162,6 +172,7 @@ class RestorePlan:
             "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
             **self.metrics.to_json(),
+            "engines": self.engines().to_json(),
             "rowsBefore": self.rows_before,
             "rowsAfter": self.rows_after,
             "rowsAdded": self.rows_added,
