@@ -62,9 +62,10 @@ class Settings:
     )
     spark_read_path: str = _setting(
         "auto",
-        "How Spark reads data files: auto (local files and object stores with Hadoop's "
-        "connector natively, other object stores through the Python data source), native or "
-        "python (always the Python data source).",
+        "How Spark reads data files: auto (Delta Lake's reader when its jars are loaded; "
+        "else local files and object stores with Hadoop's connector natively, other object "
+        "stores through the Python data source), native (Delta Inspector's own reader, "
+        "Spark's Parquet reader on the files) or python (always the Python data source).",
     )
     spark_engine: str = _setting(
         "delta",
