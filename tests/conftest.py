@@ -264,3 +264,39 @@ def confirmed(plan: Any, reason: str = "test restore", **fields: Any) -> Any:
         reason=reason,
         **fields,
     )
+
+
+#: The features Delta 4.4 writes into ``delta_table`` (v2 checkpoints every 3 commits).
+DELTA_FEATURES = {
+    "delta.enableDeletionVectors": "true",
+    "delta.columnMapping.mode": "name",
+    "delta.enableChangeDataFeed": "true",
+    "delta.enableRowTracking": "true",
+    "delta.enableInCommitTimestamps": "true",
+    "delta.checkpointPolicy": "v2",
+    "delta.checkpointInterval": "3",
+}
+
+
+@pytest.fixture(scope="session")
+def delta_table(spark, tmp_path_factory):
+    """Versions 0..8 written by Delta: create, insert, DELETE, UPDATE, MERGE, rename, drop."""
+    root = str(tmp_path_factory.mktemp("delta") / "orders")
+    props = ", ".join(f"'{k}' = '{v}'" for k, v in DELTA_FEATURES.items())
+    sql = [
+        f"CREATE TABLE delta.`{root}` (id INT, region STRING, amount DOUBLE, note STRING) "
+        f"USING delta PARTITIONED BY (region) TBLPROPERTIES ({props})",
+        f"INSERT INTO delta.`{root}` SELECT id, IF(id % 2 = 0, 'eu', 'us'), id * 1.5, "
+        "CONCAT('n', id) FROM range(40)",
+        f"DELETE FROM delta.`{root}` WHERE id % 7 = 0",
+        f"UPDATE delta.`{root}` SET amount = amount * 10 WHERE id % 5 = 0",
+        f"MERGE INTO delta.`{root}` t USING (SELECT id, 'eu' AS region, -1.0 AS amount, "
+        "'merged' AS note FROM range(35, 45)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.amount = s.amount WHEN NOT MATCHED THEN INSERT *",
+        f"ALTER TABLE delta.`{root}` RENAME COLUMN amount TO total",
+        f"ALTER TABLE delta.`{root}` DROP COLUMN note",
+        f"INSERT INTO delta.`{root}` VALUES (100, 'eu', 1.0)",
+    ]
+    for statement in sql:
+        spark.sql(statement)
+    return root
