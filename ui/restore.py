@@ -180,6 +180,7 @@ def _render_plan(plan: RestorePlan) -> None:
         if lost
         else None,
     )
+    st.caption(f":material/bolt: {escape_markdown(plan.engines().describe())}")
     _render_guards(plan)
     for warning in plan.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")

@@ -211,6 +211,7 @@ def _plan_lines(plan: RestorePlan) -> Iterator[str]:
             f"  {plan.rows_in_problem_files} of those rows are in missing or damaged files: "
             f"{plan.effective_rows_after(allow_missing_files=True)} rows if they are left out"
         )
+    yield f"  engines: {plan.engines().describe()}"
     if plan.merged_protocol is not None:
         yield f"  protocol after the restore: {describe_protocol(plan.merged_protocol)}"
     if plan.num_partitions_touched:
