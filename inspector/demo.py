@@ -317,7 +317,7 @@ class DemoWriter:
             )
         return table
 
-    def _order(self, order_id: int, placed: date, region: str | None) -> dict:
+    def _order(self, order_id: int, placed: date, region: str | None) -> dict[str, Any]:
         rng = self.rng
         product = rng.choice(sorted(PRODUCTS))
         return {

@@ -297,7 +297,7 @@ def _server_env(environ: dict[str, str]) -> dict[str, str]:
 
 def _import_webview() -> Any:
     try:
-        import webview  # type: ignore[import-untyped]
+        import webview
     except ImportError as exc:
         raise DesktopUnavailable(
             f"The desktop window needs pywebview with its Qt backend ({exc}).",

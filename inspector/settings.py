@@ -162,7 +162,7 @@ _PAIRS: dict[str, type[StorageOptions] | type[SparkConf]] = {
 }
 
 
-def _convert(f: dataclasses.Field, raw: str) -> Any:
+def _convert(f: dataclasses.Field[Any], raw: str) -> Any:
     kind = f.type if isinstance(f.type, str) else f.type.__name__
     if kind in _PAIRS:
         return parse_pairs(_PAIRS[kind], raw, origin=ENV_PREFIX + f.name.upper())

@@ -13,8 +13,10 @@ placeholder, the real path in ``StorageDescriptor.SerdeInfo.Parameters.path``, a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 from inspector.catalog.names import DELTA, CatalogKind, CatalogName, ResolvedTable
 from inspector.delta.errors import (
@@ -109,7 +111,10 @@ class Glue:
 
     def _get_table(self, database: str, table: str) -> dict[str, Any] | None:
         try:
-            return self._client.get_table(DatabaseName=database, Name=table)["Table"]
+            found: dict[str, Any] = self._client.get_table(DatabaseName=database, Name=table)[
+                "Table"
+            ]
+            return found
         except self._client.exceptions.EntityNotFoundException:
             return None
 
@@ -124,7 +129,7 @@ class Glue:
         for page in self._client.get_paginator(operation).paginate(**kwargs):
             yield from page.get(key) or []
 
-    def _guard(self, call: Any) -> Any:
+    def _guard(self, call: Callable[[], _T]) -> _T:
         """Run a boto3 call, its failures in plain words (never a credential)."""
         import botocore.exceptions as bx
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol, RemoveFile
 from inspector.delta.errors import CorruptLog, VersionNotFound
@@ -278,7 +279,7 @@ def _partition_of(add: AddFile, names: ColumnNames) -> PartitionValues:
 def _by_partition(
     added: list[AddFile], removed: list[AddFile], names: ColumnNames
 ) -> tuple[PartitionChange, ...]:
-    groups: dict[PartitionValues, tuple[list, list]] = defaultdict(lambda: ([], []))
+    groups: dict[PartitionValues, tuple[list[Any], list[Any]]] = defaultdict(lambda: ([], []))
     for add in added:
         groups[_partition_of(add, names)][0].append(add)
     for add in removed:

@@ -138,7 +138,7 @@ def commit_action_count(commit: Commit) -> int:
     """How many actions (lines) a commit file holds that parsed, without building records."""
     if commit.columns is None:
         return len(commit.parsed)
-    return len(commit.parsed) + commit.columns.adds.num_rows + commit.columns.removes.num_rows
+    return int(len(commit.parsed) + commit.columns.adds.num_rows + commit.columns.removes.num_rows)
 
 
 def commit_head(log: DeltaLog, version: int, max_lines: int) -> list[str]:

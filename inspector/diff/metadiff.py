@@ -176,7 +176,7 @@ def _diff_columns(
     return added, removed, changed
 
 
-def _own(col: Column) -> tuple:
+def _own(col: Column) -> tuple[Any, ...]:
     """What belongs to the column itself: its own name, its type's shape, its nullability."""
     return col.path[-1], _shape(col.type), col.nullable
 

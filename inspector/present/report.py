@@ -76,7 +76,7 @@ def diff_record(
             **log_rows.total.to_json(),
             "byCommit": [{"version": v, **c.to_json()} for v, c in log_rows.by_commit],
         }
-    return json_value(record)
+    return dict(json_value(record))
 
 
 def rows_record(rows: RowDiff) -> dict[str, Any]:
@@ -100,7 +100,7 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
             },
         }
     )
-    return json_value(record)
+    return dict(json_value(record))
 
 
 def to_json(

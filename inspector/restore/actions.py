@@ -190,7 +190,7 @@ def _is_identity(field_obj: Mapping[str, Any]) -> bool:
 
 
 def _physical(field_obj: Mapping[str, Any]) -> str:
-    return (field_obj.get("metadata") or {}).get(PHYSICAL_NAME_KEY) or field_obj["name"]
+    return str((field_obj.get("metadata") or {}).get(PHYSICAL_NAME_KEY) or field_obj["name"])
 
 
 def with_ict_enablement(

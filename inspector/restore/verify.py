@@ -24,7 +24,7 @@ from inspector.delta.errors import InspectorError, UnsupportedFeature
 from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
 from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
-from inspector.log.snapshot import Snapshot
+from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.restore.plan import RestorePlan
 from inspector.settings import Settings
@@ -154,7 +154,7 @@ def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> V
         )
 
 
-def _files_check(new: Snapshot, target: Snapshot, dropped: set[str]) -> VerificationCheck:
+def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> VerificationCheck:
     expected = set(target.files) - dropped
     extra, missing = set(new.files) - expected, expected - set(new.files)
     if not extra and not missing:
@@ -227,7 +227,7 @@ def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
 
 
 def _rows_check(
-    new: Snapshot, target: Snapshot, dropped: set[str], spark: Any, settings: Settings
+    new: Snapshot, target: Snapshot, dropped: set[FileKey], spark: Any, settings: Settings
 ) -> VerificationCheck:
     from inspector.rows.reader import read_files, read_snapshot
 
@@ -268,7 +268,7 @@ def _rows_check(
 
 
 def _deltalake_check(
-    new: Snapshot, target: Snapshot, dropped: set[str], options: StorageOptions
+    new: Snapshot, target: Snapshot, dropped: set[FileKey], options: StorageOptions
 ) -> VerificationCheck:
     if dropped:
         return VerificationCheck(

@@ -150,7 +150,7 @@ def read_changes(
     frames = [f for f in frames if f is not None]
     if not frames:
         return _empty(log.snapshot(to_version), spark)
-    result = frames[0]
+    result: DataFrame = frames[0]
     for frame in frames[1:]:
         result = result.unionByName(frame, allowMissingColumns=True)
     return result

@@ -218,7 +218,7 @@ class RangeFile(io.RawIOBase):
         end = self._size if size is None or size < 0 else min(self._pos + size, self._size)
         if end <= self._pos:
             return b""
-        data = self._storage.read_range(self._path, self._pos, end)
+        data = bytes(self._storage.read_range(self._path, self._pos, end))
         self._pos += len(data)
         return data
 

@@ -87,7 +87,7 @@ def physical_name(field: StructField) -> str:
     return str((field.metadata or {}).get(PHYSICAL_NAME_KEY) or field.name)
 
 
-def typed_partition_values(add: AddFile, fields: list, zone: tzinfo) -> tuple[Any, ...]:
+def typed_partition_values(add: AddFile, fields: list[Any], zone: tzinfo) -> tuple[Any, ...]:
     """An add's partition values for the given (logical) partition fields, typed."""
     values = add.partition_values or {}
     return tuple(

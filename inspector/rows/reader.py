@@ -236,7 +236,8 @@ def _read(spark: SparkSession, snapshot: Snapshot, adds: list[AddFile]) -> DataF
     from inspector.rows.readpath import ReadPath, choose_read_path, python_rows
 
     if choose_read_path(spark, snapshot) is ReadPath.PYTHON:
-        return python_rows(spark, snapshot, logical, adds)
+        rows: DataFrame = python_rows(spark, snapshot, logical, adds)
+        return rows
     layers: list[list[AddFile]] = []
     seen: Counter[str] = Counter()
     for add in adds:

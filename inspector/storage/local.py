@@ -93,7 +93,7 @@ class LocalStorage(Storage):
         found = [meta for e in entries if (meta := self._meta(e)) is not None]
         return sorted(found, key=lambda m: m.path)
 
-    def _meta(self, entry: os.DirEntry) -> ObjectMeta | None:
+    def _meta(self, entry: os.DirEntry[str]) -> ObjectMeta | None:
         try:
             if not entry.is_file():
                 return None
