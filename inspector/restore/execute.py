@@ -200,7 +200,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = DeltaLog.open(plan.table_root, storage_options=settings.storage_option_pairs())
     _recheck(plan, log, request.allow_missing_files, settings)
-    if plan.delta_jars:
+    if plan.delta_jars or _delta_jars(spark, settings):
         from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
 
@@ -226,6 +226,13 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     )
     path = write_commit(log.storage, version, actions)
     return _result(request, version, user, "delta-inspector", path)
+
+
+def _delta_jars(spark: Any, settings: Settings) -> bool:
+    """Whether the session that commits and verifies has Delta's jars (the plan starts none)."""
+    from inspector.rows.session import get_spark, has_delta_jars
+
+    return has_delta_jars(spark or get_spark(settings))
 
 
 def _recheck(

@@ -26,6 +26,7 @@ from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import record_attempt
+from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -39,7 +40,6 @@ from inspector.restore.guards import (
     unchanged_guard,
 )
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
 from inspector.table.history import build_history, iso
 from inspector.table.versions import file_action_record
@@ -81,8 +81,9 @@ class RestorePlan:
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
-    Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether a
+    Spark session given to the plan has Delta's jars (then Delta's RESTORE commits; the
+    commit also asks the session it starts).
     """
 
     table_root: str
@@ -190,7 +191,8 @@ def plan_restore(
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
-        spark: The SparkSession to compare file lists on; started when None.
+        spark: A SparkSession the caller already has, only to note whether it carries
+            Delta's jars; the plan never starts Spark (its file lists are compared in Arrow).
 
     Returns:
         The plan. Nothing is written to the table; the attempt is recorded in the audit log.
@@ -305,11 +307,7 @@ def _full_plan(
     settings: Settings,
     spark: Any,
 ) -> RestorePlan:
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    adds, removes = restore_file_lists(current, target, spark=spark)
+    adds, removes = restore_file_lists(current, target)
     metrics = RestoreMetrics(
         num_restored_files=len(adds),
         restored_files_size=sum(a.size for a in adds),
@@ -377,6 +375,9 @@ def _full_plan(
 
 
 def _has_delta_jars(spark: Any) -> bool:
+    """Whether a session the caller already has carries Delta's jars (never starts one)."""
+    if spark is None:
+        return False
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
