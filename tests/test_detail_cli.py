@@ -12,7 +12,7 @@ from deltalake import DeltaTable
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history
+from inspector.table.history import build_history, iso
 from inspector.table.overview import describe_detail
 from tests.conftest import CORPUS
 
@@ -75,6 +75,11 @@ def test_detail_json_has_describe_details_fields_and_matches_deltalake(capsys, t
     expected = describe_detail(log, build_history(log, Settings())).to_json()
     assert "compatibility" in record  # tests/test_compatibility.py
     del record["compatibility"]
+    # As DESCRIBE DETAIL: the latest commit's own time (the whole history may have nudged
+    # equal file times apart to keep them increasing; detail reads no older commit).
+    latest = log.commit(log.latest_version)
+    assert record.pop("lastModified") == iso(latest.file.modification_time)
+    del expected["lastModified"]
     assert record == json.loads(json.dumps(expected))
 
 

@@ -14,9 +14,15 @@ from inspector.delta.text import partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.settings import Settings
-from inspector.table.compatibility import Compatibility, describe_compatibility
-from inspector.table.history import HistoryEntry, build_history, history_record, iso
-from inspector.table.overview import TableDetail, describe_detail
+from inspector.table.compatibility import Compatibility
+from inspector.table.history import (
+    HistoryEntry,
+    build_history,
+    history_page,
+    history_record,
+    iso,
+)
+from inspector.table.overview import TableDetail, table_detail
 from inspector.table.versions import file_action_record, parse_version
 
 
@@ -50,16 +56,22 @@ class HistoryResult(Result):
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
-    parser.add_argument("--limit", type=int, default=None, help="Show only the newest N versions.")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="Show only the newest N versions (only their commits are read).",
+    )
 
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
     log = open_table(args, settings)
+    if args.limit is not None:  # only the newest commits are read
+        page = history_page(log, settings, limit=max(args.limit, 0))
+        return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
     entries = list(reversed(build_history(log, settings)))
-    if args.limit is not None:
-        entries = entries[: max(args.limit, 0)]
     return HistoryResult(entries=entries, problems=table_problems(log))
 
 
@@ -141,6 +153,12 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--version", default=None, help="The version to describe (default: the latest)."
     )
+    parser.add_argument(
+        "--compatibility-changes",
+        action="store_true",
+        help="Also say how engine compatibility changed over the log (reads every commit; "
+        "by default only the newest checkpoint and the commits after it are read).",
+    )
 
 
 @command(
@@ -152,11 +170,10 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
     log = open_table(args, settings)
     version = None if args.version is None else parse_version(args.version, log)
-    history = build_history(log, settings)
-    return DetailResult(
-        detail=describe_detail(log, history, version=version),
-        compatibility=describe_compatibility(log, history, version=version),
+    detail, compatibility = table_detail(
+        log, settings, version=version, compatibility_changes=args.compatibility_changes
     )
+    return DetailResult(detail=detail, compatibility=compatibility)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -140,7 +140,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         expected_version=args.expect_version,
     )
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
-    plan = plan_restore(log, target, settings=settings)
+    plan = plan_restore(log, target, settings=settings, refresh=False)  # opened just now
     overrides = _overrides(args)
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(

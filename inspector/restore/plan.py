@@ -41,7 +41,7 @@ from inspector.restore.guards import (
 )
 from inspector.restore.plan_warnings import restore_warnings
 from inspector.settings import Settings
-from inspector.table.history import build_history, iso
+from inspector.table.history import history_page, iso
 from inspector.table.versions import file_action_record
 
 _EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
@@ -182,12 +182,18 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark: Any = None
+    log: DeltaLog,
+    target: int | datetime | str,
+    *,
+    settings: Settings,
+    spark: Any = None,
+    refresh: bool = True,
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
     Args:
         log: The table's log (refreshed first, so the plan is made on the latest version).
+        refresh: False when the caller has just opened the log (it is not listed again).
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
@@ -202,10 +208,13 @@ def plan_restore(
         TimestampOutOfRange: If a timestamp is outside the table's history.
         CorruptLog: If the current version cannot be reconstructed.
     """
-    log.refresh()
-    current = log.snapshot()
+    if refresh:
+        log.refresh()
     version, requested = _resolve_target(log, target, settings)
+    # The target first: the current version is then often its snapshot plus a few commits
+    # (the checkpoint is read once).
     target_snap, error = _target_snapshot(log, version)
+    current = log.snapshot()
     if target_snap is None or version >= current.version:
         plan = _refused_plan(log, current, version, requested, error, settings)
     else:
@@ -333,7 +342,7 @@ def _full_plan(
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
         features_guard((current.protocol, target.protocol, merged)),
-        managed_guard(current.metadata, current.protocol, log.listing.staged_commits),
+        managed_guard(current.metadata, current.protocol, log.staged_commits),
         append_only_guard(current.metadata, removes),
         row_tracking_guard(merged, target.metadata, adds),
         column_mapping_guard(current.metadata, target.metadata),
@@ -419,10 +428,9 @@ def _live_rows(files: Sequence[AddFile]) -> int | None:
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:
+    """The target's history timestamp, from its own commit (nothing else is read)."""
     try:
-        return next(
-            (e.timestamps.history for e in build_history(log, settings) if e.version == version),
-            None,
-        )
+        page = history_page(log, settings, limit=1, newest=version)
     except InspectorError:
         return None
+    return next((e.timestamps.history for e in page if e.version == version), None)

@@ -11,7 +11,9 @@ from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.table.history import HistoryEntry, iso
+from inspector.settings import Settings
+from inspector.table.compatibility import Compatibility, describe_compatibility
+from inspector.table.history import HistoryEntry, build_history, history_page, iso
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,6 +142,37 @@ def describe_detail(
         num_commits=len(log.listing.commits),
         checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
         replayed_from=state_source(log, snap.version),
+    )
+
+
+def table_detail(
+    log: DeltaLog,
+    settings: Settings,
+    *,
+    version: int | None = None,
+    compatibility_changes: bool = False,
+) -> tuple[TableDetail, Compatibility]:
+    """The table's detail and engine compatibility at a version (``detail``).
+
+    Reads the version's snapshot (the newest checkpoint at or below it and the commits
+    after it), its own commit for the timestamp, and a listing of the log's names for its
+    shape; nothing older.
+
+    Args:
+        log: An opened log.
+        settings: For the history's timestamp tolerance.
+        version: The version to describe; None means the latest.
+        compatibility_changes: Also say how engine compatibility changed over the log
+            (reads every commit).
+    """
+    history = (
+        build_history(log, settings)
+        if compatibility_changes
+        else history_page(log, settings, limit=1, newest=version)
+    )
+    return (
+        describe_detail(log, history, version=version),
+        describe_compatibility(log, history if compatibility_changes else None, version=version),
     )
 
 
