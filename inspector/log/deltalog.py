@@ -40,9 +40,8 @@ _Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
 class DeltaLog:
     """The transaction log of one table. Thread-safe; shared by the app's sessions.
 
-    Use :meth:`open` to create one; it lists and parses the log and raises
-    :class:`~inspector.delta.errors.NotADeltaTable` for a folder that is not a table.
-    Every read goes through :attr:`storage` (a local folder or an object store).
+    Use :meth:`open` to create one (it raises :class:`~inspector.delta.errors.NotADeltaTable`
+    for a folder that is not a table). Every read goes through :attr:`storage`.
 
     Args:
         table_root: The table root: an absolute local path or a URI.
@@ -56,10 +55,8 @@ class DeltaLog:
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
-        # Checkpoints found unusable (unreadable, incomplete content), with the reason in
-        # plain words; and per-checkpoint results of the structural probe and of the
-        # comparison with the commits. Keyed by Checkpoint, whose files carry size and
-        # mtime, so a rewritten checkpoint is checked afresh.
+        # Unusable checkpoints (with the reason), probed ones, and the results of comparing
+        # them with their commits; keyed by Checkpoint (files with size and mtime).
         self._bad_checkpoints: dict[Checkpoint, str] = {}
         self._probed: set[Checkpoint] = set()
         self._verified: dict[Checkpoint, tuple[str, ...]] = {}
@@ -142,10 +139,7 @@ class DeltaLog:
     @property
     def commits(self) -> list[Commit]:
         """Every parsed commit, ascending by version (reads the whole log)."""
-        with self._lock:  # another session may be refreshing
-            versions = sorted(self.listing.commits)
-            self._parse([v for v in versions if v not in self._commits])
-            return [self._commits[v] for v in versions]
+        return self.read_commits(sorted(self.listing.commits))
 
     def read_commits(self, versions: list[int]) -> list[Commit]:
         """The parsed commits of listed versions (those without a commit file are left out),
@@ -154,6 +148,18 @@ class DeltaLog:
             listed = [v for v in versions if self.commit_file(v) is not None]
             self._parse([v for v in listed if v not in self._commits])
             return [self._commits[v] for v in listed]
+
+    def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
+        """The parsed commits of listed versions, in the given order, a slice at a time;
+        those not cached already are not kept (a whole history holds one slice)."""
+        listed = [(v, f) for v in versions if (f := self.commit_file(v)) is not None]
+        for start in range(0, len(listed), chunk):
+            part = listed[start : start + chunk]
+            todo = [(v, f) for v, f in part if v not in self._commits]
+            contents = self.storage.read_many([f.path for _, f in todo])
+            fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+            for v, _ in part:
+                yield self._commits.get(v) or fresh[v]
 
     def _commit(self, version: int) -> Commit:
         """The parsed commit of a listed version (parsed on first use, then cached)."""
@@ -165,14 +171,9 @@ class DeltaLog:
         return found
 
     def _parse(self, versions: list[int]) -> None:
-        """Read and parse listed commits; fetched together (an object store serves them
-        concurrently), in slices so that a huge log is never all in memory as bytes."""
-        for start in range(0, len(versions), 1024):
-            chunk = versions[start : start + 1024]
-            files = [self.commit_file(v) or self.listing.commits[v] for v in chunk]
-            contents = self.storage.read_many([f.path for f in files])
-            for version, file, data in zip(chunk, files, contents, strict=True):
-                self._commits[version] = parse_commit(version, file, data)
+        """Read (a slice at a time, fetched together) and cache listed commits."""
+        for commit in self.stream_commits(versions):
+            self._commits[commit.version] = commit
 
     @property
     def latest_version(self) -> int:

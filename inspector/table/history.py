@@ -9,7 +9,7 @@ versions where the sources disagree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -128,13 +128,13 @@ def history_page(
     versions = _page_versions(log.tail, top, limit)
     if versions is None:
         versions = _page_versions(log.listing, top, limit) or []
-    commits = {c.version: c for c in log.read_commits(versions)}
+    commits = log.read_commits(versions)
     config: Mapping[str, str] = {}
-    if any(c.commit_info.in_commit_timestamp is not None for c in commits.values()):
+    if any(c.commit_info.in_commit_timestamp is not None for c in commits):
         config = _configuration_at(log, top)
     gaps = _gap_problems(log, versions, whole=False)
     found = log.replay_problems()
-    return _entries(log, versions, commits, config, gaps, found, settings)
+    return _entries(log, versions, iter(commits), config, gaps, found, settings)
 
 
 def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
@@ -171,27 +171,34 @@ def build_history(
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    commits = {c.version: c for c in log.commits}
-    versions = sorted(set(commits) | set(log.listing.checkpoints))
-    config = _initial_configuration(log, commits, versions)
+    listing = log.listing
+    versions = sorted(set(listing.commits) | set(listing.checkpoints))
+    first = {c.version: c for c in log.read_commits(versions[:1])}
+    config = _initial_configuration(log, first, versions)
     gaps = _gap_problems(log, versions)
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
-    return _entries(log, versions, commits, config, gaps, checkpoints, settings)
+    # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
+    stream = log.stream_commits(versions)
+    return _entries(log, versions, stream, config, gaps, checkpoints, settings)
 
 
 def _entries(
     log: DeltaLog,
     versions: list[int],
-    commits: Mapping[int, Commit],
+    commits: Iterator[Commit],
     config: Mapping[str, str],
     gaps: Mapping[int, list[str]],
     checkpoints: Mapping[int, list[str]],
     settings: Settings,
 ) -> list[HistoryEntry]:
+    """One entry per version, oldest first, from the versions' commits in the same order."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    entries, previous = [], None
+    entries, previous, pending = [], None, next(commits, None)
     for version in versions:
-        commit = commits.get(version) or _checkpoint_only(log, version)
+        if pending is not None and pending.version == version:
+            commit, pending = pending, next(commits, None)
+        else:
+            commit = _checkpoint_only(log, version)
         if commit.metadata is not None:
             config = commit.metadata.configuration
         stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
