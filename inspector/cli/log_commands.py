@@ -154,10 +154,12 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
         "--version", default=None, help="The version to describe (default: the latest)."
     )
     parser.add_argument(
-        "--compatibility-changes",
+        "--whole-log",
         action="store_true",
-        help="Also say how engine compatibility changed over the log (reads every commit; "
-        "by default only the newest checkpoint and the commits after it are read).",
+        help="Also describe the whole log: earliest version, commit count, checkpoints and "
+        "how engine compatibility changed (lists the log and reads every commit; by default "
+        "only the newest checkpoint at or below the version and the commits after it are read, "
+        "and those three fields are null).",
     )
 
 
@@ -171,7 +173,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult
     log = open_table(args, settings)
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(
-        log, settings, version=version, compatibility_changes=args.compatibility_changes
+        log, settings, version=version, whole_log=args.whole_log
     )
     return DetailResult(detail=detail, compatibility=compatibility)
 
