@@ -172,9 +172,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
     log = open_table(args, settings)
     version = None if args.version is None else parse_version(args.version, log)
-    detail, compatibility = table_detail(
-        log, settings, version=version, whole_log=args.whole_log
-    )
+    detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     return DetailResult(detail=detail, compatibility=compatibility)
 
 
