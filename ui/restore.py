@@ -123,7 +123,7 @@ def _make_plan(ctx: PageContext, text: str) -> None:
         with st.spinner(
             "Planning: comparing the two versions' files on Spark and checking every file…"
         ):
-            plan = plan_restore(ctx.log, target, settings=ctx.settings)
+            plan = plan_restore(ctx.log, target, settings=ctx.settings, catalog_name=ctx.table_name)
     except InspectorError as exc:
         render_error(exc)
         return
@@ -292,7 +292,9 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
 
 
 def _name_source(plan: RestorePlan) -> str:
-    """Where the name to type comes from: the table's metadata name, else its folder's name."""
+    """Where the name to type comes from: the catalog, the metadata name, else the folder."""
+    if plan.catalog_name:
+        return f"the table's full name in its catalog ({plan.catalog_name})"
     folder = plan.table_root.rstrip("/").rsplit("/", 1)[-1]
     if plan.table_name == folder:
         return "the table's folder name (the table has no name in its metadata)"
