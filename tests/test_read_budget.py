@@ -173,3 +173,20 @@ def test_a_stale_last_checkpoint_falls_back_to_listing_the_whole_log(copy_table,
 
     assert log.snapshot().version == 14
     assert storage.lists == ["_delta_log after _delta_log/00000000000000000012", "_delta_log"]
+
+
+def test_an_older_file_that_vanishes_is_noticed_when_the_whole_log_is_listed_again(
+    copy_table, settings
+):
+    table = copy_table("delta-kernel-java/basic-with-checkpoint")
+    log, _ = opened(table)
+    before = {e.version: e.problems for e in build_history(log, settings)}
+    assert not any("missing" in p for p in before[4])
+    generation = log.generation
+    (table / "_delta_log" / f"{3:020d}.json").unlink()
+
+    assert log.refresh() is False  # nothing changed from the checkpoint on
+    problems = {e.version: e.problems for e in build_history(log, settings)}
+
+    assert any("version 3 are missing" in p for p in problems[4])
+    assert log.generation > generation  # caches keyed on it (the app's history) are redone

@@ -62,6 +62,7 @@ class DeltaLog:
         self._verified: dict[Checkpoint, tuple[str, ...]] = {}
         self._tail: LogListing | None = None  # from the newest checkpoint on (or whole)
         self._listing: LogListing | None = None  # the whole folder, listed when first needed
+        self._whole: LogListing | None = None  # the last whole listing made
         self._staged: int | None = None
         self.generation = 0  # bumps whenever refresh finds a change
 
@@ -84,11 +85,7 @@ class DeltaLog:
         return log
 
     def refresh(self) -> bool:
-        """Re-list the log (from its newest checkpoint on) and forget what changed.
-
-        Returns:
-            True when anything changed since the last refresh.
-        """
+        """Re-list the log from its newest checkpoint on; True when anything changed there."""
         with self._lock:
             tail = list_log_tail(self.storage)
             changed = tail != self._tail
@@ -118,7 +115,10 @@ class DeltaLog:
         """The listing of the whole ``_delta_log`` (listed on first use after a refresh)."""
         with self._lock:
             if self._listing is None:
-                self._listing = list_log(self.storage, last=self.tail.last_checkpoint)
+                listing = list_log(self.storage, last=self.tail.last_checkpoint)
+                if self._whole is not None and listing != self._whole:
+                    self.generation += 1  # an older file came or went (log cleanup, damage)
+                self._listing = self._whole = listing
             return self._listing
 
     @property
