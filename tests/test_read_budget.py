@@ -17,8 +17,10 @@ import pytest
 from bench.tablegen import make_commits_table
 from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import Table
 from inspector.restore.plan import plan_restore
 from inspector.settings import Settings
+from inspector.storage import parse_location
 from inspector.table.history import build_history, history_page
 from inspector.table.overview import table_detail
 from inspector.table.rowcounts import rows_between
@@ -67,7 +69,8 @@ def _show_plan(log: DeltaLog, settings: Settings) -> None:
 
 
 def _restore_dry_run(log: DeltaLog, settings: Settings) -> None:
-    plan_restore(log, log.latest_version - 1, settings=settings, refresh=False)
+    table = Table(location=parse_location(log.table_root), log=log)  # as the CLI's handle
+    plan_restore(table, log.latest_version - 1, settings=settings, refresh=False)
 
 
 @pytest.mark.scale

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.log.table import open_table
 from inspector.restore.execute import plan_restore
 from tests.conftest import sales_table
 
@@ -25,10 +25,11 @@ def _identities(snapshot: Snapshot) -> set[tuple[str, str | None]]:
 def test_a_plan_re_adds_the_targets_missing_files_and_removes_the_current_extra_ones(
     tmp_path, settings, target
 ):
-    log = DeltaLog.open(sales_table(tmp_path / "sales"))
+    table = open_table(sales_table(tmp_path / "sales"))
+    log = table.log
     current, wanted = _identities(log.snapshot()), _identities(log.snapshot(target))
 
-    plan = plan_restore(log, target, settings=settings)
+    plan = plan_restore(table, target, settings=settings)
 
     assert {a.key for a in plan.files_to_add} == wanted - current
     assert {a.key for a in plan.files_to_remove} == current - wanted
@@ -37,13 +38,13 @@ def test_a_plan_re_adds_the_targets_missing_files_and_removes_the_current_extra_
 
 
 def test_a_file_whose_deletion_vector_changed_is_swapped_not_kept(copy_table, settings):
-    table = copy_table("delta-rs/cdf-table-with-cdc-and-dvs")
-    log = DeltaLog.open(str(table))
+    table = open_table(str(copy_table("delta-rs/cdf-table-with-cdc-and-dvs")))
+    log = table.log
     current, wanted = _identities(log.snapshot()), _identities(log.snapshot(23))
     swapped = {p for p, _ in wanted - current} & {p for p, _ in current - wanted}
     assert swapped, "the corpus table has a file whose deletion vector changed since version 23"
 
-    plan = plan_restore(log, 23, settings=settings)
+    plan = plan_restore(table, 23, settings=settings)
 
     assert {a.key[0] for a in plan.files_to_add} >= swapped
     assert {a.key[0] for a in plan.files_to_remove} >= swapped
