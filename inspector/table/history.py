@@ -148,9 +148,11 @@ def history_page(
 def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
     """The newest ``limit`` versions at or below ``top`` in a listing; None when a listing
     that starts at a checkpoint does not reach back far enough."""
+    if limit <= 0:
+        return []
     listed = sorted(v for v in {*listing.commits, *listing.checkpoints} if v <= top)
-    page = listed[-limit:] if limit > 0 else []
-    if not listing.is_whole and (len(page) < limit or not page):
+    page = listed[-limit:]
+    if not listing.is_whole and len(page) < limit:
         return None
     return page
 
