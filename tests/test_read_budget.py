@@ -26,6 +26,7 @@ from inspector.table.overview import table_detail
 from inspector.table.rowcounts import rows_between
 from inspector.table.timetravel import resolve_version
 from inspector.table.versions import parse_version
+from tests.conftest import CORPUS
 from tests.counting_storage import CountingStorage
 
 COMMITS = 20_000
@@ -193,3 +194,18 @@ def test_an_older_file_that_vanishes_is_noticed_when_the_whole_log_is_listed_aga
 
     assert any("version 3 are missing" in p for p in problems[4])
     assert log.generation > generation  # caches keyed on it (the app's history) are redone
+
+
+@pytest.mark.usefixtures("no_cloud_env")
+def test_on_s3_the_latest_version_is_read_from_the_checkpoint_on(s3_server, settings):
+    local = CORPUS / "delta-kernel-java/basic-with-checkpoint"  # checkpoint 10, commits 0..14
+    uri = s3_server.upload(local)
+    for version in range(10):  # nothing before the checkpoint may be needed
+        s3_server.delete(f"{uri}/_delta_log/{version:020d}.json")
+
+    log = DeltaLog.open(uri, storage_options=s3_server.options)
+
+    assert log.tail.from_version == 10
+    assert log.snapshot().files_table.num_rows == DeltaLog.open(str(local)).snapshot().num_files
+    page = history_page(log, settings, limit=3)
+    assert [e.version for e in page] == [12, 13, 14]
