@@ -34,7 +34,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,6 +44,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
+
+from inspector.desktop import free_port  # noqa: E402
 
 KEY_ID, SECRET = "bench-key-id", "bench-secret-key"
 BUCKET = "bench"
@@ -81,12 +82,6 @@ bad = [p for p, s in zip(adds["path"], adds["size_bytes"]) if listed.get(p) != s
 json.dump({"files": len(adds["path"]), "problems": len(bad)}, sys.stdout)
 sys.exit(4 if bad else 0)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(port: int) -> None:
@@ -265,40 +260,23 @@ def run_all(args: argparse.Namespace, options: dict[str, str]) -> list[dict[str,
     env["BENCH_OPTIONS"] = json.dumps(options)
     flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
     ours = [sys.executable, "-m", "inspector"]
+    # (group for --only, command words, the table's shape, how many, the baseline's script)
+    measurements = [
+        ("history", ["history"], "commits", args.commits, HISTORY_BASELINE),
+        ("latest", ["history", "--limit", "10"], "commits", args.commits, HISTORY10_BASELINE),
+        ("latest", ["detail"], "commits", args.commits, OPEN_BASELINE),
+        ("check", ["check"], "files", args.files, CHECK_BASELINE),
+    ]
     results = []
-    if args.only in (None, "history"):
-        uri = prepared("commits", args.commits, options)
+    for group, words, shape, count, baseline in measurements:
+        if args.only not in (None, group):
+            continue
+        uri = prepared(shape, count, options)
         results.append(
             compare(
-                f"history, {args.commits:,} commits",
-                [*ours, "history", uri, "--json", *flags],
-                [sys.executable, "-c", HISTORY_BASELINE, uri],
-                env,
-                args.repeat,
-            )
-        )
-    if args.only in (None, "latest"):
-        uri = prepared("commits", args.commits, options)
-        for name, cmd, baseline in (
-            ("history --limit 10", "history --limit 10", HISTORY10_BASELINE),
-            ("detail", "detail", OPEN_BASELINE),
-        ):
-            results.append(
-                compare(
-                    f"{name}, {args.commits:,} commits",
-                    [*ours, *cmd.split()[:1], uri, *cmd.split()[1:], "--json", *flags],
-                    [sys.executable, "-c", baseline, uri],
-                    env,
-                    args.repeat,
-                )
-            )
-    if args.only in (None, "check"):
-        uri = prepared("files", args.files, options)
-        results.append(
-            compare(
-                f"check, {args.files:,} files",
-                [*ours, "check", uri, "--json", *flags],
-                [sys.executable, "-c", CHECK_BASELINE, uri],
+                f"{' '.join(words)}, {count:,} {shape}",
+                [*ours, words[0], uri, *words[1:], "--json", *flags],
+                [sys.executable, "-c", baseline, uri],
                 env,
                 args.repeat,
             )

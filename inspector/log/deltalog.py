@@ -477,7 +477,9 @@ class DeltaLog:
         broken = [
             v for v in range(lo, version + 1) if v in listed and not self._commit(v).is_complete
         ]
-        return unreachable(version, lo, listed, broken, bool(self._bad_checkpoints))
+        first = self._commit(broken[0]) if broken else None
+        detail = f" ({first.file.name}: {first.problems[0].rstrip('.')})" if first else ""
+        return unreachable(version, lo, listed, broken, bool(self._bad_checkpoints), detail)
 
 
 _CHECKPOINT_HINT = (

@@ -7,7 +7,6 @@ never from counting files.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from typing import Any
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.delta.paths import LOG_DIR
+from inspector.log import text
 from inspector.storage import LocalStorage, ObjectMeta, Storage
 
 _COMMIT = re.compile(r"^(\d{20})\.json$")
@@ -335,9 +335,9 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
 
 def _parse_hint(data: bytes) -> LastCheckpoint:
     try:
-        raw = json.loads(data.decode("utf-8"))
+        raw = text.loads(data)
         return LastCheckpoint(version=int(raw["version"]), raw=raw)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         return _bad_hint(exc)
 
 

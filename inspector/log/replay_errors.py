@@ -25,6 +25,7 @@ def unreachable(
     listed: Collection[int],
     broken: list[int],
     bad_checkpoints: bool,
+    broken_detail: str = "",
 ) -> CorruptLog:
     """A version in the log that no base reaches: missing or broken commits, bad checkpoints.
 
@@ -34,6 +35,7 @@ def unreachable(
         listed: The versions that have a commit file.
         broken: Listed commits that are truncated or corrupt.
         bad_checkpoints: Whether some checkpoint was found unusable.
+        broken_detail: What is wrong with the first broken commit (`` (file: problem)``).
     """
     gaps = [v for v in range(earliest, version + 1) if v not in listed]
     reasons = []
@@ -41,9 +43,12 @@ def unreachable(
         reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
     if broken:
         reasons.append(
-            f"commit {version_ranges(broken)} is truncated or corrupt"
-            if len(broken) == 1
-            else f"commits {version_ranges(broken)} are truncated or corrupt"
+            (
+                f"commit {version_ranges(broken)} is truncated or corrupt"
+                if len(broken) == 1
+                else f"commits {version_ranges(broken)} are truncated or corrupt"
+            )
+            + broken_detail
         )
     if bad_checkpoints:
         reasons.append("the checkpoints that could bridge this cannot be used")

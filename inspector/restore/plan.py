@@ -25,6 +25,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
     GuardResult,
@@ -79,9 +80,10 @@ class RestorePlan:
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether a
-    Spark session given to the plan has Delta's jars (then Delta's RESTORE commits; the
-    commit also asks the session it starts).
+    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether Delta's
+    engine will be there (a session given to the plan has its jars, else the
+    ``spark_engine`` setting is ``delta``); :meth:`engines` says who reads and who
+    commits, and why.
     ``table`` is the handle the plan was made on (executing and verifying use it).
     ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
     name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
@@ -158,6 +160,14 @@ class RestorePlan:
             table_size_after_restore=m.table_size_after_restore - size,
         )
 
+    def engines(self, *, allow_missing_files: bool = False) -> Engines:
+        """Who reads the rows and who commits this restore, and why."""
+        return choose_engines(
+            self.table_root,
+            delta_jars=self.delta_jars,
+            allow_missing_files=allow_missing_files and bool(self.problem_paths),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
@@ -168,6 +178,7 @@ class RestorePlan:
             "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
             **self.metrics.to_json(),
+            "engines": self.engines().to_json(),
             "rowsBefore": self.rows_before,
             "rowsAfter": self.rows_after,
             "rowsAdded": self.rows_added,
@@ -395,14 +406,17 @@ def _full_plan(
                 log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
             )
         ),
-        delta_jars=_has_delta_jars(spark),
+        delta_jars=_has_delta_jars(spark, settings),
     )
 
 
-def _has_delta_jars(spark: Any) -> bool:
-    """Whether a session the caller already has carries Delta's jars (never starts one)."""
+def _has_delta_jars(spark: Any, settings: Settings) -> bool:
+    """Whether Delta's engine will commit and verify: a session the caller already has
+    carries its jars, else the ``spark_engine`` setting names it (no JVM is started)."""
     if spark is None:
-        return False
+        from inspector.rows.jars import check_engine
+
+        return check_engine(settings.spark_engine) == "delta"
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
