@@ -15,6 +15,8 @@ in checkpoint 0, then a MERGE, an append and a DELETE), starts moto's S3 server
 * history: ``python -m inspector history s3://... --json`` vs a Python process running
   ``DeltaTable(uri, storage_options=...).history()`` (deltalake 1.6.6) and printing it as
   JSON, with the same storage options over the same server;
+* history10 and detail: ``history --limit 10`` vs deltalake's ``history(10)``, and
+  ``detail`` vs opening the table (``DeltaTable(uri, ...)``), on the same commits table;
 * check: ``python -m inspector check s3://... --json`` (the latest version: every live
   file's presence and size, from one listing of the table prefix) vs a Python process that
   does the least a check must: ``DeltaTable(uri, ...)`` + ``get_add_actions()`` (the live
@@ -54,6 +56,15 @@ from deltalake import DeltaTable
 options = json.loads(os.environ["BENCH_OPTIONS"])
 history = DeltaTable(sys.argv[1], storage_options=options).history()
 json.dump(history, sys.stdout, default=str)
+"""
+
+HISTORY10_BASELINE = HISTORY_BASELINE.replace(".history()", ".history(10)")
+
+OPEN_BASELINE = """
+import json, os, sys
+from deltalake import DeltaTable
+table = DeltaTable(sys.argv[1], storage_options=json.loads(os.environ["BENCH_OPTIONS"]))
+print(table.version())
 """
 
 CHECK_BASELINE = """
@@ -222,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commits", type=int, default=1000)
     parser.add_argument("--files", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--only", choices=("history", "check"))
+    parser.add_argument("--only", choices=("history", "latest", "check"))
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--prepare", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -249,20 +260,22 @@ def run_all(args: argparse.Namespace, options: dict[str, str]) -> list[dict[str,
     env["BENCH_OPTIONS"] = json.dumps(options)
     flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
     ours = [sys.executable, "-m", "inspector"]
-    # (command, the table's shape, how many commits or files, the baseline's script)
+    # (group for --only, command words, the table's shape, how many, the baseline's script)
     measurements = [
-        ("history", "commits", args.commits, HISTORY_BASELINE),
-        ("check", "files", args.files, CHECK_BASELINE),
+        ("history", ["history"], "commits", args.commits, HISTORY_BASELINE),
+        ("latest", ["history", "--limit", "10"], "commits", args.commits, HISTORY10_BASELINE),
+        ("latest", ["detail"], "commits", args.commits, OPEN_BASELINE),
+        ("check", ["check"], "files", args.files, CHECK_BASELINE),
     ]
     results = []
-    for command, shape, count, baseline in measurements:
-        if args.only not in (None, command):
+    for group, words, shape, count, baseline in measurements:
+        if args.only not in (None, group):
             continue
         uri = prepared(shape, count, options)
         results.append(
             compare(
-                f"{command}, {count:,} {shape}",
-                [*ours, command, uri, "--json", *flags],
+                f"{' '.join(words)}, {count:,} {shape}",
+                [*ours, words[0], uri, *words[1:], "--json", *flags],
                 [sys.executable, "-c", baseline, uri],
                 env,
                 args.repeat,

@@ -16,12 +16,14 @@ of that child, from ``wait4``).
 Cases, ours vs theirs:
 
 * ``history``: ``history --json`` vs ``DeltaTable(t).history()``;
+* ``history10``: ``history --limit 10 --json`` vs ``DeltaTable(t).history(10)``;
+* ``detail``: ``detail --json`` vs opening the table, ``DeltaTable(t)``;
 * ``snapshot``: ``DeltaLog.open(t).snapshot()`` + file count vs ``DeltaTable(t).file_uris()``;
 * ``files``: ``files --version 1 --json`` vs merely ``DeltaTable(t)``;
 * ``diff``: ``diff --from 0 --to 2 --json`` (file level) vs deltalake's file lists of
   versions 0 and 2, compared as Python sets;
 * ``check``: ``check --json`` vs a plain recursive walk that stats every file;
-* ``restore``: ``restore --to-version 0 --dry-run --json`` (starts Spark) vs deltalake's
+* ``restore``: ``restore --to-version 0 --dry-run --json`` (no Spark) vs deltalake's
   whole ``restore(0)`` on a fresh copy of ``_delta_log`` (data folders symlinked).
 """
 
@@ -43,6 +45,8 @@ PY = sys.executable
 _DL = "import sys; from deltalake import DeltaTable; "
 THEIRS = {
     "history": _DL + "DeltaTable(sys.argv[1]).history()",
+    "history10": _DL + "DeltaTable(sys.argv[1]).history(10)",
+    "detail": _DL + "DeltaTable(sys.argv[1])",
     "snapshot": _DL + "print(len(DeltaTable(sys.argv[1]).file_uris()))",
     "files": _DL + "DeltaTable(sys.argv[1])",
     "diff": _DL + "a = set(DeltaTable(sys.argv[1], version=0).file_uris()); "
@@ -55,11 +59,12 @@ OURS_SNAPSHOT = (
     "import sys; from inspector.log.deltalog import DeltaLog; "
     "print(DeltaLog.open(sys.argv[1]).snapshot().num_files)"
 )
-CASES_COMMITS = ("history", "snapshot")
+CASES_COMMITS = ("history", "history10", "detail", "snapshot")
 CASES_FILES = ("history", "snapshot", "files", "diff", "check", "restore")
 THEIR_LABEL = {
     "check": "os.walk + stat of every file",
     "files": "DeltaTable(t) (open only)",
+    "detail": "DeltaTable(t) (open only)",
     "restore": "deltalake restore(0), whole",
 }
 
@@ -69,6 +74,8 @@ def ours(case: str, table: str) -> list[str]:
     cli = [PY, "-m", "inspector"]
     return {
         "history": [*cli, "history", table, "--json"],
+        "history10": [*cli, "history", table, "--limit", "10", "--json"],
+        "detail": [*cli, "detail", table, "--json"],
         "snapshot": [PY, "-c", OURS_SNAPSHOT, table],
         "files": [*cli, "files", table, "--version", "1", "--json"],
         "diff": [*cli, "diff", table, "--from", "0", "--to", "2", "--json"],
@@ -150,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     """Generate the tables that are missing, measure, print a Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", default="c3000,c20000,f300000")
-    parser.add_argument("--cases", default=",".join(CASES_FILES))
+    parser.add_argument("--cases", default=",".join(dict.fromkeys(CASES_COMMITS + CASES_FILES)))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
     args = parser.parse_args(argv)

@@ -107,7 +107,7 @@ def test_detail_json_carries_the_compatibility(capsys):
 
 
 def test_detail_text_lists_the_engines(capsys):
-    assert main(["detail", str(ICT_LATER)]) == 0
+    assert main(["detail", str(ICT_LATER), "--whole-log"]) == 0
     out = capsys.readouterr().out
 
     tail = out.split("\ncompatibility:\n", 1)[1]

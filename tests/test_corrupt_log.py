@@ -593,11 +593,11 @@ def test_odd_commit_info_and_table_properties_do_not_break_the_history(copy_tabl
 
 def test_a_commit_file_deleted_after_opening_gives_a_plain_error(copy_table):
     table = copy_table(WITH_CHECKPOINT)
-    log = DeltaLog.open(str(table))
-    commit_file(table, 3).unlink()
+    log = DeltaLog.open(str(table))  # lists the log from its checkpoint (version 10) on
+    commit_file(table, 12).unlink()
     with pytest.raises(CorruptLog) as err:
-        log.commit_text(3)
+        log.commit_text(12)
     assert err.value.message == (
-        "The commit file of version 3 cannot be read any more (No such file or directory)."
+        "The commit file of version 12 cannot be read any more (No such file or directory)."
     )
     assert "refresh" in err.value.hint.lower()

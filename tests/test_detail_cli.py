@@ -12,7 +12,7 @@ from deltalake import DeltaTable
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history
+from inspector.table.history import build_history, iso
 from inspector.table.overview import describe_detail
 from tests.conftest import CORPUS
 
@@ -54,7 +54,7 @@ def test_detail_json_has_describe_details_fields_and_matches_deltalake(capsys, t
     path = str(CORPUS / table)
     oracle = DeltaTable(path)
 
-    code, out = detail(capsys, path, "--json")
+    code, out = detail(capsys, path, "--json", "--whole-log")
 
     record = json.loads(out)
     assert code == 0 and DESCRIBE_DETAIL <= set(record)
@@ -76,6 +76,25 @@ def test_detail_json_has_describe_details_fields_and_matches_deltalake(capsys, t
     assert "compatibility" in record  # tests/test_compatibility.py
     del record["compatibility"]
     assert record == json.loads(json.dumps(expected))
+
+
+def test_detail_without_the_whole_log_leaves_the_logs_shape_out(capsys):
+    path = CORPUS / "delta-kernel-java/basic-with-checkpoint"
+
+    _, fast = detail(capsys, path, "--json")
+    _, whole = detail(capsys, path, "--json", "--whole-log")
+
+    shape = ("earliestVersion", "numCommits", "checkpointVersions")
+    fast_record, whole_record = json.loads(fast), json.loads(whole)
+    assert [fast_record.pop(k) for k in shape] == [None, None, None]
+    assert [whole_record.pop(k) for k in shape] == [0, 15, [10]]
+    fast_record.pop("compatibility"), whole_record.pop("compatibility")
+    # As DESCRIBE DETAIL: the latest commit's own time (the whole history may nudge equal
+    # file times apart to keep them increasing; detail reads no older commit).
+    latest = DeltaLog.open(str(path)).commit(14)
+    assert fast_record.pop("lastModified") == iso(latest.file.modification_time)
+    whole_record.pop("lastModified")
+    assert fast_record == whole_record
 
 
 def test_detail_of_an_older_version_describes_that_version(capsys):

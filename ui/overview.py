@@ -125,7 +125,7 @@ def _detail_frame(d: TableDetail) -> pd.DataFrame:
             "log",
             f"versions {d.earliest_version} to {d.version} readable; {d.num_commits:,} commit files",
         ),
-        ("checkpoints", _checkpoints_text(checkpoints)),
+        ("checkpoints", _checkpoints_text(checkpoints or ())),
         ("state read from", d.replayed_from),
     ]
     return pd.DataFrame(rows, columns=["field", "value"])

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-_T = TypeVar("_T")
-
 from inspector.catalog.names import DELTA, CatalogKind, CatalogName, ResolvedTable
 from inspector.delta.errors import (
     CatalogAccessDenied,
@@ -27,6 +25,8 @@ from inspector.delta.errors import (
     TableNotInCatalog,
 )
 from inspector.settings import ENV_PREFIX, Settings
+
+_T = TypeVar("_T")
 
 _DENIED = frozenset(
     {

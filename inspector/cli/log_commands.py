@@ -16,9 +16,14 @@ from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.settings import Settings
-from inspector.table.compatibility import Compatibility, describe_compatibility
-from inspector.table.history import HistoryEntry, build_history, history_record
-from inspector.table.overview import TableDetail, describe_detail
+from inspector.table.compatibility import Compatibility
+from inspector.table.history import (
+    HistoryEntry,
+    build_history,
+    history_page,
+    history_record,
+)
+from inspector.table.overview import TableDetail, table_detail
 from inspector.table.versions import file_action_record, parse_version
 
 
@@ -52,16 +57,22 @@ class HistoryResult(Result):
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
-    parser.add_argument("--limit", type=int, default=None, help="Show only the newest N versions.")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="Show only the newest N versions (only their commits are read).",
+    )
 
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
     log = open_table(args, settings).log
+    if args.limit is not None:  # only the newest commits are read
+        page = history_page(log, settings, limit=max(args.limit, 0))
+        return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
     entries = list(reversed(build_history(log, settings)))
-    if args.limit is not None:
-        entries = entries[: max(args.limit, 0)]
     return HistoryResult(entries=entries, problems=table_problems(log))
 
 
@@ -149,6 +160,14 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--version", default=None, help="The version to describe (default: the latest)."
     )
+    parser.add_argument(
+        "--whole-log",
+        action="store_true",
+        help="Also describe the whole log: earliest version, commit count, checkpoints and "
+        "how engine compatibility changed (lists the log and reads every commit; by default "
+        "only the newest checkpoint at or below the version and the commits after it are read, "
+        "and those three fields are null).",
+    )
 
 
 @command(
@@ -160,11 +179,8 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
     log = open_table(args, settings).log
     version = None if args.version is None else parse_version(args.version, log)
-    history = build_history(log, settings)
-    return DetailResult(
-        detail=describe_detail(log, history, version=version),
-        compatibility=describe_compatibility(log, history, version=version),
-    )
+    detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
+    return DetailResult(detail=detail, compatibility=compatibility)
 
 
 @dataclass(frozen=True, kw_only=True)

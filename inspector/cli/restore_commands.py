@@ -137,7 +137,8 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         expected_version=args.expect_version,
     )
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
-    plan = plan_restore(table, target, settings=settings)
+    # The table was opened just now: the plan does not list its log again.
+    plan = plan_restore(table, target, settings=settings, refresh=False)
     overrides = _overrides(args)
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(

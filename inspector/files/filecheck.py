@@ -190,6 +190,8 @@ def check_files(
     Returns:
         The issues; empty when every file is present with the right size.
     """
+    if not adds:
+        return []
     if storage is not None and storage.local_path() is None:
         sizes = stored_sizes(storage)
         return [i for add in adds for i in add_file_issues(table_root, add, storage, sizes)]

@@ -1,19 +1,19 @@
 """``DeltaLog``: a table's transaction log, listed, parsed, cached and replayed.
 
-Commit files are immutable, so a parsed commit is cached for the life of the
-object; :meth:`DeltaLog.refresh` re-lists ``_delta_log`` and parses only new (or
-changed, e.g. previously truncated) commit files.
+Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a snapshot of
+the latest version reads the checkpoint and the later commits; the whole folder is listed
+only for older versions (:attr:`DeltaLog.listing`). Parsed commits (immutable files) are
+cached; :meth:`DeltaLog.refresh` re-lists and parses only new or changed ones.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
-from inspector.delta.text import version_ranges
 from inspector.log.checkpoint import (
     checkpoint_disagreements,
     quick_check_checkpoint,
@@ -22,22 +22,26 @@ from inspector.log.checkpoint import (
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import (
     Checkpoint,
+    LogFile,
     LogListing,
+    count_staged,
     list_log,
+    list_log_tail,
     listing_problems,
 )
+from inspector.log.replay_errors import unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
+_Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
 
 
 class DeltaLog:
     """The transaction log of one table. Thread-safe; shared by the app's sessions.
 
-    Use :meth:`open` to create one; it lists and parses the log and raises
-    :class:`~inspector.delta.errors.NotADeltaTable` for a folder that is not a table.
-    Every read goes through :attr:`storage` (a local folder or an object store).
+    Use :meth:`open` to create one (it raises :class:`~inspector.delta.errors.NotADeltaTable`
+    for a folder that is not a table). Every read goes through :attr:`storage`.
 
     Args:
         table_root: The table root: an absolute local path or a URI.
@@ -51,14 +55,15 @@ class DeltaLog:
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
-        # Checkpoints found unusable (unreadable, incomplete content), with the reason in
-        # plain words; and per-checkpoint results of the structural probe and of the
-        # comparison with the commits. Keyed by Checkpoint, whose files carry size and
-        # mtime, so a rewritten checkpoint is checked afresh.
+        # Unusable checkpoints (with the reason), probed ones, and the results of comparing
+        # them with their commits; keyed by Checkpoint (files with size and mtime).
         self._bad_checkpoints: dict[Checkpoint, str] = {}
         self._probed: set[Checkpoint] = set()
         self._verified: dict[Checkpoint, tuple[str, ...]] = {}
-        self._listing: LogListing | None = None
+        self._tail: LogListing | None = None  # from the newest checkpoint on (or whole)
+        self._listing: LogListing | None = None  # the whole folder, listed when first needed
+        self._whole: LogListing | None = None  # the last whole listing made
+        self._staged: int | None = None
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
@@ -80,39 +85,81 @@ class DeltaLog:
         return log
 
     def refresh(self) -> bool:
-        """Re-list the log and parse commits not seen before.
-
-        Returns:
-            True when anything changed since the last refresh.
-        """
+        """Re-list the log from its newest checkpoint on; True when anything changed there."""
         with self._lock:
-            listing = list_log(self.storage)
-            changed = listing != self._listing
-            # Commits are parsed when first needed; a cached one is kept while its file
-            # (name, size, time) is unchanged, so a refresh parses only new commits.
+            tail = list_log_tail(self.storage)
+            changed = tail != self._tail
+            # A parsed commit is kept while its file (name, size, time) is unchanged; those
+            # older than the listing are kept unless the log changed.
             for version in list(self._commits):
-                if listing.commits.get(version) != self._commits[version].file:
-                    del self._commits[version]
+                if version >= tail.from_version or changed:
+                    if tail.commits.get(version) != self._commits[version].file:
+                        del self._commits[version]
             if changed:
                 self._snapshots.clear()
-                self._forget_unlisted_checkpoints(listing)
+                self._forget_unlisted_checkpoints(tail)
                 self.generation += 1
-            self._listing = listing
+                self._staged = None
+            self._tail = tail
+            self._listing = tail if tail.is_whole else None
             return changed
 
     @property
+    def tail(self) -> LogListing:
+        """The listing from the newest checkpoint on (the whole folder when there is no hint)."""
+        assert self._tail is not None, "call refresh() first"
+        return self._tail
+
+    @property
     def listing(self) -> LogListing:
-        """The latest listing of ``_delta_log``."""
-        assert self._listing is not None, "call refresh() first"
-        return self._listing
+        """The listing of the whole ``_delta_log`` (listed on first use after a refresh)."""
+        with self._lock:
+            if self._listing is None:
+                listing = list_log(self.storage, last=self.tail.last_checkpoint)
+                if self._whole is not None and listing != self._whole:
+                    self.generation += 1  # an older file came or went (log cleanup, damage)
+                self._listing = self._whole = listing
+            return self._listing
+
+    @property
+    def staged_commits(self) -> int:
+        """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
+        with self._lock:
+            if self._staged is None:
+                self._staged = count_staged(self.storage)
+            return self._staged
+
+    def commit_file(self, version: int) -> LogFile | None:
+        """The listed commit file of a version, from the newest listing that covers it."""
+        tail = self.tail
+        if version >= tail.from_version:
+            return tail.commits.get(version)
+        return self.listing.commits.get(version)
 
     @property
     def commits(self) -> list[Commit]:
-        """Every parsed commit, ascending by version."""
-        with self._lock:  # another session may be refreshing
-            versions = sorted(self.listing.commits)
-            self._parse([v for v in versions if v not in self._commits])
-            return [self._commits[v] for v in versions]
+        """Every parsed commit, ascending by version (reads the whole log)."""
+        return self.read_commits(sorted(self.listing.commits))
+
+    def read_commits(self, versions: list[int]) -> list[Commit]:
+        """The parsed commits of listed versions (those without a commit file are left out),
+        read together and cached."""
+        with self._lock:
+            listed = [v for v in versions if self.commit_file(v) is not None]
+            self._parse([v for v in listed if v not in self._commits])
+            return [self._commits[v] for v in listed]
+
+    def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
+        """The parsed commits of listed versions, in the given order, a slice at a time;
+        those not cached already are not kept (a whole history holds one slice)."""
+        listed = [(v, f) for v in versions if (f := self.commit_file(v)) is not None]
+        for start in range(0, len(listed), chunk):
+            part = listed[start : start + chunk]
+            todo = [(v, f) for v, f in part if v not in self._commits]
+            contents = self.storage.read_many([f.path for _, f in todo])
+            fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+            for v, _ in part:
+                yield self._commits.get(v) or fresh[v]
 
     def _commit(self, version: int) -> Commit:
         """The parsed commit of a listed version (parsed on first use, then cached)."""
@@ -124,20 +171,16 @@ class DeltaLog:
         return found
 
     def _parse(self, versions: list[int]) -> None:
-        """Read and parse listed commits; fetched together (an object store serves them
-        concurrently), in slices so that a huge log is never all in memory as bytes."""
-        for start in range(0, len(versions), 1024):
-            chunk = versions[start : start + 1024]
-            files = [self.listing.commits[v] for v in chunk]
-            contents = self.storage.read_many([f.path for f in files])
-            for version, file, data in zip(chunk, files, contents, strict=True):
-                self._commits[version] = parse_commit(version, file, data)
+        """Read (a slice at a time, fetched together) and cache listed commits."""
+        for commit in self.stream_commits(versions):
+            self._commits[commit.version] = commit
 
     @property
     def latest_version(self) -> int:
         """The newest version with a commit file or a complete checkpoint."""
-        cps = [cp.version for cp in self.listing.usable_checkpoints()]
-        return max(list(self.listing.commits) + cps)
+        tail = self.tail
+        cps = [cp.version for cp in tail.usable_checkpoints()]
+        return max(list(tail.commits) + cps)
 
     @property
     def earliest_version(self) -> int:
@@ -154,7 +197,7 @@ class DeltaLog:
             VersionNotFound: If the version has no commit file (never written,
                 expired, or only its checkpoint remains).
         """
-        if version not in self.listing.commits:
+        if self.commit_file(version) is None:
             if version in self.listing.checkpoints:
                 raise VersionNotFound(
                     f"Version {version} has no commit file: only its checkpoint remains "
@@ -317,24 +360,35 @@ class DeltaLog:
             return state, describe_replay(origin, base_version, version)
         return None
 
-    def _bases(
-        self, version: int, live_only: bool = False
-    ) -> list[tuple[int, Callable[..., tuple[ReplayState, str]]]]:
-        """Candidate replay bases at or below ``version``, newest first: (base version, loader)."""
+    def _bases(self, version: int, live_only: bool = False) -> Iterator[_Base]:
+        """Candidate replay bases at or below ``version``, newest first: (base version, loader).
+
+        Those the listing from the newest checkpoint offers come first; the whole folder is
+        listed only when none of them serves (an older version, an unusable checkpoint).
+        """
+        tail = self.tail
+        snaps = [(v, s) for v, s in self._snapshots.items() if v <= version]
+        yield from self._sorted_bases(version, snaps, tail, live_only)
+        if not tail.is_whole:
+            older = [(v, s) for v, s in snaps if v < tail.from_version]
+            below = min(version, tail.from_version - 1)
+            yield from self._sorted_bases(below, older, self.listing, live_only)
+
+    def _sorted_bases(
+        self,
+        version: int,
+        snaps: list[tuple[int, Snapshot]],
+        listing: LogListing,
+        live_only: bool,
+    ) -> list[_Base]:
         candidates: list[tuple[int, int, Callable[..., tuple[ReplayState, str]]]] = []
-        for v, snap in self._snapshots.items():
-            if v <= version:
-                candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
-        for cp in self.listing.usable_checkpoints():
+        for v, snap in snaps:
+            candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
+        for cp in listing.usable_checkpoints():
             if cp.version <= version and cp not in self._bad_checkpoints:
-                candidates.append(
-                    (
-                        cp.version,
-                        1,
-                        lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint"),
-                    )
-                )
-        if 0 in self.listing.commits:
+                load = lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint")  # noqa: E731
+                candidates.append((cp.version, 1, load))
+        if 0 in listing.commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
         return [(v, loader) for v, _, loader in candidates]
@@ -409,50 +463,23 @@ class DeltaLog:
 
     def _commits_usable(self, first: int, last: int) -> bool:
         return all(
-            v in self.listing.commits and self._commit(v).is_complete
+            self.commit_file(v) is not None and self._commit(v).is_complete
             for v in range(first, last + 1)
         )
 
     def _version_not_found(self, version: int) -> VersionNotFound:
-        lo, hi = self.earliest_version, self.latest_version
-        if 0 <= version < lo:
-            return VersionNotFound(
-                f"Version {version} has expired from the log (log retention); "
-                f"the earliest version that can be read is {lo}.",
-                f"Pick a version between {lo} and {hi}.",
-            )
-        return VersionNotFound.not_in_log(version, lo, hi)
+        return version_not_found(version, self.earliest_version, self.latest_version)
 
     def _unreachable(self, version: int) -> InspectorError:
         if version < self.earliest_version:
             return self._version_not_found(version)
-        listed = self.listing.commits
-        gaps = [v for v in range(self.earliest_version, version + 1) if v not in listed]
+        lo, listed = self.earliest_version, self.listing.commits
         broken = [
-            v
-            for v in range(self.earliest_version, version + 1)
-            if v in listed and not self._commit(v).is_complete
+            v for v in range(lo, version + 1) if v in listed and not self._commit(v).is_complete
         ]
-        reasons = []
-        if gaps:
-            reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
-        if broken:
-            first = self._commit(broken[0])
-            reasons.append(
-                (
-                    f"commit {version_ranges(broken)} is truncated or corrupt"
-                    if len(broken) == 1
-                    else f"commits {version_ranges(broken)} are truncated or corrupt"
-                )
-                + f" ({first.file.name}: {first.problems[0].rstrip('.')})"
-            )
-        if self._bad_checkpoints:
-            reasons.append("the checkpoints that could bridge this cannot be used")
-        return CorruptLog(
-            f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
-            "Pick a version before the damage or after a readable checkpoint, "
-            "or run `python -m inspector check` to find the last consistent version.",
-        )
+        first = self._commit(broken[0]) if broken else None
+        detail = f" ({first.file.name}: {first.problems[0].rstrip('.')})" if first else ""
+        return unreachable(version, lo, listed, broken, bool(self._bad_checkpoints), detail)
 
 
 _CHECKPOINT_HINT = (
@@ -461,23 +488,13 @@ _CHECKPOINT_HINT = (
 )
 
 
-def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
-    """Compare the checkpoint of ``version`` with its commits (see :meth:`DeltaLog.verify_checkpoint`).
+def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
+    """Problems that belong to the table rather than to one version (see
+    :func:`~inspector.log.listing.listing_problems`).
 
     Args:
         log: An opened log.
-        version: A version that has a checkpoint.
-
-    Returns:
-        Plain-language problems; empty when they agree or cannot be compared.
-
-    Raises:
-        VersionNotFound: If the version has no checkpoint.
+        whole: Look at the whole folder; False looks only from the newest checkpoint on
+            (what a page of history or a snapshot of the latest version read).
     """
-    return log.verify_checkpoint(version)
-
-
-def table_problems(log: DeltaLog) -> list[str]:
-    """Problems that belong to the table rather than to one version (see
-    :func:`~inspector.log.listing.listing_problems`)."""
-    return listing_problems(log.listing)
+    return listing_problems(log.listing if whole else log.tail, log.staged_commits)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspector.delta.errors import NotADeltaTable
@@ -77,14 +77,24 @@ class LastCheckpoint:
 
 @dataclass(frozen=True, kw_only=True)
 class LogListing:
-    """Everything in ``_delta_log`` that log replay cares about, keyed by version."""
+    """Everything in ``_delta_log`` that log replay cares about, keyed by version.
+
+    ``from_version`` is 0 for a listing of the whole folder, or the version of the
+    checkpoint a listing started at (:func:`list_log_tail`): then only that checkpoint,
+    newer ones and the commits from it on are in it.
+    """
 
     commits: Mapping[int, LogFile]
     checkpoints: Mapping[int, tuple[Checkpoint, ...]]
     crcs: Mapping[int, LogFile]
     compacted: tuple[LogFile, ...]
     last_checkpoint: LastCheckpoint | None
-    staged_commits: int = 0
+    from_version: int = 0
+
+    @property
+    def is_whole(self) -> bool:
+        """True for a listing of the whole folder; False for one that started at a checkpoint."""
+        return self.from_version == 0
 
     @property
     def commit_versions(self) -> list[int]:
@@ -97,11 +107,57 @@ class LogListing:
         return sorted(found, key=lambda cp: (-cp.version, cp.kind != "v2"))
 
 
-def list_log(storage: Storage | str) -> LogListing:
-    """List a table's ``_delta_log``.
+def list_log_tail(storage: Storage) -> LogListing:
+    """List ``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot
+    of the latest version needs, and nothing older.
+
+    Reads the hint (one GET) and lists the folder starting after the checkpoint's version
+    (an object store's start-after listing, so older entries are never sent). When the
+    hint is missing, unreadable or names a checkpoint that is not there whole, the whole
+    folder is listed instead (as Delta's readers do).
+
+    Raises:
+        NotADeltaTable: As :func:`list_log`.
+        StorageUnavailable: If the object store cannot be reached or refuses access.
+    """
+    hint = _read_hint(storage)
+    if hint is not None and hint.version is not None:
+        key = f"{LOG_DIR}/{hint.version:020d}"
+        try:
+            entries = storage.list(LOG_DIR, start_after=key)
+        except OSError:
+            entries = []
+        tail = _classify(entries, storage, last=hint)
+        if any(cp.version == hint.version for cp in tail.usable_checkpoints()):
+            return replace(tail, from_version=hint.version)
+    return list_log(storage, last=hint)
+
+
+def _read_hint(storage: Storage) -> LastCheckpoint | None:
+    """``_last_checkpoint`` read directly (one GET, no listing); None when absent."""
+    try:
+        data = storage.read(f"{LOG_DIR}/{LAST_CHECKPOINT}")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _bad_hint(exc)
+    return _parse_hint(data)
+
+
+def count_staged(storage: Storage) -> int:
+    """How many staged commits ``_delta_log/_staged_commits`` holds (catalog-managed tables)."""
+    try:
+        return len(storage.list(f"{LOG_DIR}/_staged_commits"))
+    except OSError:
+        return 0
+
+
+def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> LogListing:
+    """List a table's whole ``_delta_log``.
 
     Args:
         storage: The table's storage (a local table root path is accepted too).
+        last: ``_last_checkpoint`` when the caller has read it already (it is not read again).
 
     Returns:
         The listing.
@@ -123,7 +179,7 @@ def list_log(storage: Storage | str) -> LogListing:
         ) from None
     if not entries:
         _explain_empty(storage)
-    listing = _classify(entries, storage)
+    listing = _classify(entries, storage, last=last)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
             f"'{root}' has a _delta_log folder but no commit or checkpoint files in it.",
@@ -200,10 +256,11 @@ def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
     )
 
 
-def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
+def _classify(
+    entries: list[ObjectMeta], storage: Storage, *, last: LastCheckpoint | None = None
+) -> LogListing:
     commits, crcs, compacted = {}, {}, []
     parts: dict[tuple[int, str], list[LogFile]] = {}
-    last = None
     for meta in entries:
         name = meta.name
         if m := _COMMIT.match(name):
@@ -215,7 +272,7 @@ def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
             parts.setdefault(key, []).append(_log_file(storage, meta))
         elif _COMPACTED.match(name):
             compacted.append(_log_file(storage, meta))
-        elif name == LAST_CHECKPOINT:
+        elif name == LAST_CHECKPOINT and last is None:
             last = read_last_checkpoint(meta.path, storage)
     return LogListing(
         commits=commits,
@@ -223,15 +280,7 @@ def _classify(entries: list[ObjectMeta], storage: Storage) -> LogListing:
         crcs=crcs,
         compacted=tuple(sorted(compacted, key=lambda f: f.name)),
         last_checkpoint=last,
-        staged_commits=_count_staged(storage),
     )
-
-
-def _count_staged(storage: Storage) -> int:
-    try:
-        return len(storage.list(f"{LOG_DIR}/_staged_commits"))
-    except OSError:
-        return 0
 
 
 def _checkpoint_group(name: str, match: re.Match) -> str:
@@ -279,15 +328,26 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
                 data = fh.read()
         else:
             data = storage.read(path)
+    except OSError as exc:
+        return _bad_hint(exc)
+    return _parse_hint(data)
+
+
+def _parse_hint(data: bytes) -> LastCheckpoint:
+    try:
         raw = text.loads(data)
         return LastCheckpoint(version=int(raw["version"]), raw=raw)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return LastCheckpoint(
-            version=None,
-            raw={},
-            problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
-            "it was ignored and the log folder was listed instead.",
-        )
+    except (ValueError, KeyError, TypeError) as exc:
+        return _bad_hint(exc)
+
+
+def _bad_hint(exc: Exception) -> LastCheckpoint:
+    return LastCheckpoint(
+        version=None,
+        raw={},
+        problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+        "it was ignored and the log folder was listed instead.",
+    )
 
 
 def incomplete_message(cp: Checkpoint) -> str:
@@ -300,11 +360,12 @@ def incomplete_message(cp: Checkpoint) -> str:
     )
 
 
-def listing_problems(listing: LogListing) -> list[str]:
+def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
     """Problems that belong to the table rather than to one version.
 
     Args:
         listing: A listing of ``_delta_log``.
+        staged_commits: How many staged commits there are (:func:`count_staged`).
 
     Returns:
         Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
@@ -325,9 +386,9 @@ def listing_problems(listing: LogListing) -> list[str]:
             for cp in cps
             if not cp.complete
         ]
-    if listing.staged_commits:
+    if staged_commits:
         problems.append(
-            f"{listing.staged_commits} staged commit(s) in _delta_log/_staged_commits "
+            f"{staged_commits} staged commit(s) in _delta_log/_staged_commits "
             "are not shown: the table is catalog-managed and only its catalog knows "
             "which of them were ratified."
         )

@@ -1,6 +1,7 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are compared on Spark as Delta's ``RestoreTableCommand`` does: the
+The file lists are compared as Delta's ``RestoreTableCommand`` does (in Arrow, without
+Spark: ``restore/filelists.py``): the
 target's files missing from the current version are re-added, the current files
 missing from the target are removed, with a file's identity being its path plus
 its deletion vector (so a file whose deletion vector changed is swapped, not kept).
@@ -26,6 +27,7 @@ from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.engine import Engines, choose_engines
+from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -40,9 +42,8 @@ from inspector.restore.guards import (
 )
 from inspector.restore.plan_facts import live_rows, partitions_of, restore_domains, table_name
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
-from inspector.table.history import build_history, iso
+from inspector.table.history import history_page, iso
 from inspector.table.versions import file_action_record
 
 
@@ -80,9 +81,10 @@ class RestorePlan:
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
-    Spark session that made the plan has Delta's jars; :meth:`engines` says who reads and
-    who commits, and why.
+    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether Delta's
+    engine will be there (a session given to the plan has its jars, else the
+    ``spark_engine`` setting is ``delta``); :meth:`engines` says who reads and who
+    commits, and why.
     ``table`` is the handle the plan was made on (executing and verifying use it).
     ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
     name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
@@ -212,7 +214,12 @@ class RestorePlan:
 
 
 def plan_restore(
-    table: Table, target: int | datetime | str, *, settings: Settings, spark: Any = None
+    table: Table,
+    target: int | datetime | str,
+    *,
+    settings: Settings,
+    spark: Any = None,
+    refresh: bool = True,
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
@@ -224,7 +231,10 @@ def plan_restore(
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
-        spark: The SparkSession to compare file lists on; started when None.
+        spark: A SparkSession the caller already has, only to note whether it carries
+            Delta's jars; the plan never starts Spark (its file lists are compared in Arrow).
+        refresh: False when the caller has just opened the table (its log is not listed
+            again).
 
     Returns:
         The plan. Nothing is written to the table; the attempt is recorded in the audit log.
@@ -234,10 +244,12 @@ def plan_restore(
         TimestampOutOfRange: If a timestamp is outside the table's history.
         CorruptLog: If the current version cannot be reconstructed.
     """
-    log = table.latest_log()
-    current = log.snapshot()
+    log = table.latest_log() if refresh else table.log
     version, requested = _resolve_target(log, target, settings)
+    # The target first: the current version is then often its snapshot plus a few commits
+    # (the checkpoint is read once).
     target_snap, error = _target_snapshot(log, version)
+    current = log.snapshot()
     if target_snap is None or version >= current.version:
         plan = _refused_plan(table, current, version, requested, error, settings)
     else:
@@ -346,11 +358,7 @@ def _full_plan(
     spark: Any,
 ) -> RestorePlan:
     log = table.log
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    adds, removes = restore_file_lists(current, target, spark=spark)
+    adds, removes = restore_file_lists(current, target)
     metrics = RestoreMetrics(
         num_restored_files=len(adds),
         restored_files_size=sum(a.size for a in adds),
@@ -376,7 +384,7 @@ def _full_plan(
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
         features_guard((current.protocol, target.protocol, merged)),
-        managed_guard(current.metadata, current.protocol, log.listing.staged_commits),
+        managed_guard(current.metadata, current.protocol, log.staged_commits),
         append_only_guard(current.metadata, removes),
         row_tracking_guard(merged, target.metadata, adds),
         column_mapping_guard(current.metadata, target.metadata),
@@ -414,21 +422,26 @@ def _full_plan(
                 log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
             )
         ),
-        delta_jars=_has_delta_jars(spark),
+        delta_jars=_has_delta_jars(spark, settings),
     )
 
 
-def _has_delta_jars(spark: Any) -> bool:
+def _has_delta_jars(spark: Any, settings: Settings) -> bool:
+    """Whether Delta's engine will commit and verify: a session the caller already has
+    carries its jars, else the ``spark_engine`` setting names it (no JVM is started)."""
+    if spark is None:
+        from inspector.rows.jars import check_engine
+
+        return check_engine(settings.spark_engine) == "delta"
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:
+    """The target's history timestamp, from its own commit (nothing else is read)."""
     try:
-        return next(
-            (e.timestamps.history for e in build_history(log, settings) if e.version == version),
-            None,
-        )
+        page = history_page(log, settings, limit=1, newest=version)
     except InspectorError:
         return None
+    return next((e.timestamps.history for e in page if e.version == version), None)

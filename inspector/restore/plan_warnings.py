@@ -127,8 +127,8 @@ def _schema_warnings(
 
 def _schema_changes_between(log: DeltaLog, first: int, last: int) -> list[int]:
     found, schema = [], None
-    for commit in log.commits:
-        if first < commit.version <= last and commit.metadata is not None:
+    for commit in log.read_commits(list(range(first + 1, last + 1))):  # only those commits
+        if commit.metadata is not None:
             if schema is not None and commit.metadata.schema_string != schema:
                 found.append(commit.version)
             schema = commit.metadata.schema_string

@@ -1,4 +1,4 @@
-"""Rows, read by Spark: the session, the snapshot reader, preview, row diff, restore file lists.
+"""Rows, read by Spark: the session, the snapshot reader, preview, row diff.
 
 The only package that imports pyspark (enforced by import-linter). May import ``delta``,
 ``storage``, ``log``, ``table``, ``files``, ``diff``, ``health`` and ``settings``. Library code never starts Spark from the

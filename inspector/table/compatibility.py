@@ -215,22 +215,23 @@ def protocol_changes(
 
 
 def describe_compatibility(
-    log: DeltaLog, history: Sequence[HistoryEntry], *, version: int | None = None
+    log: DeltaLog, history: Sequence[HistoryEntry] | None, *, version: int | None = None
 ) -> Compatibility:
     """Engine compatibility at a version (the latest by default), with its changes.
 
     Args:
         log: An opened log.
-        history: The table's history (for which versions changed the protocol).
+        history: The table's history (for which versions changed the protocol); None
+            judges the version alone (no changes), reading nothing older.
         version: The version to judge; None means the latest.
 
     Returns:
         The verdicts and the changes of verdict over the log up to that version.
     """
     snap = log.snapshot(version)
-    steps = protocol_changes(log, history, snap.version)
+    steps = [] if history is None else protocol_changes(log, history, snap.version)
     notes: list[CompatibilityChange] = []
-    previous = engines_for(steps[0][1])
+    previous = engines_for(steps[0][1]) if steps else ()
     for at, protocol in steps[1:]:
         current = engines_for(protocol)
         notes.extend(_differences(at, previous, current))

@@ -10,7 +10,7 @@ versions where the sources disagree.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -22,8 +22,9 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.listing import LogListing
 from inspector.settings import Settings
-from inspector.table.rowcounts import UNKNOWN, RowChange, rows_by_version
+from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
 
 
 class TimestampSource(StrEnum):
@@ -140,6 +141,59 @@ def iso(ms: int | None) -> str | None:
     return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def history_page(
+    log: DeltaLog, settings: Settings, *, limit: int, newest: int | None = None
+) -> list[HistoryEntry]:
+    """The newest ``limit`` versions at or below ``newest`` (default: the latest), oldest first.
+
+    Reads only those commits (as ``DESCRIBE HISTORY ... LIMIT n`` does), listed from the
+    newest checkpoint on when that reaches back far enough. The table's properties, for
+    in-commit timestamps, are read (from the snapshot at ``newest``) only when a commit of
+    the page carries one. As in Delta, file-time timestamps are made monotonic within the
+    page; checkpoint problems are those found so far (``history`` without a limit, and
+    ``check``, compare checkpoints with their commits).
+
+    Args:
+        log: An opened log.
+        settings: For ``timestamp_tolerance_seconds``.
+        limit: How many versions.
+        newest: The newest version of the page.
+
+    Returns:
+        Up to ``limit`` entries, oldest first.
+    """
+    top = log.latest_version if newest is None else newest
+    versions = _page_versions(log.tail, top, limit)
+    if versions is None:
+        versions = _page_versions(log.listing, top, limit) or []
+    commits = log.read_commits(versions)
+    config: Mapping[str, str] = {}
+    if any(c.commit_info.in_commit_timestamp is not None for c in commits):
+        config = _configuration_at(log, top)
+    gaps = _gap_problems(log, versions, whole=False)
+    found = log.replay_problems()
+    return _entries(log, versions, rows_along(log, iter(commits)), config, gaps, found, settings)
+
+
+def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
+    """The newest ``limit`` versions at or below ``top`` in a listing; None when a listing
+    that starts at a checkpoint does not reach back far enough."""
+    if limit <= 0:
+        return []
+    listed = sorted(v for v in {*listing.commits, *listing.checkpoints} if v <= top)
+    page = listed[-limit:]
+    if not listing.is_whole and len(page) < limit:
+        return None
+    return page
+
+
+def _configuration_at(log: DeltaLog, version: int) -> Mapping[str, str]:
+    try:
+        return log.snapshot(version).metadata.configuration
+    except InspectorError:  # unreadable: timestamps fall back to file times
+        return {}
+
+
 def build_history(
     log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
 ) -> list[HistoryEntry]:
@@ -157,17 +211,35 @@ def build_history(
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    commits = {c.version: c for c in log.commits}
-    versions = sorted(set(commits) | set(log.listing.checkpoints))
-    config = _initial_configuration(log, commits, versions)
+    listing = log.listing
+    versions = sorted(set(listing.commits) | set(listing.checkpoints))
+    first = {c.version: c for c in log.read_commits(versions[:1])}
+    config = _initial_configuration(log, first, versions)
     gaps = _gap_problems(log, versions)
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
-    rows = rows_by_version(log, log.commits)
-    entries, previous = [], None
+    # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
+    stream = rows_along(log, log.stream_commits(versions))
+    return _entries(log, versions, stream, config, gaps, checkpoints, settings)
+
+
+def _entries(
+    log: DeltaLog,
+    versions: list[int],
+    commits: Iterator[tuple[Commit, RowChange]],
+    config: Mapping[str, str],
+    gaps: Mapping[int, list[str]],
+    checkpoints: Mapping[int, list[str]],
+    settings: Settings,
+) -> list[HistoryEntry]:
+    """One entry per version, oldest first, from the versions' commits in the same order."""
+    tolerance_ms = settings.timestamp_tolerance_seconds * 1000
+    entries, previous, pending = [], None, next(commits, None)
     state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
     for version in versions:
-        commit = commits.get(version) or _checkpoint_only(log, version)
+        if pending is not None and pending[0].version == version:
+            (commit, rows), pending = pending, next(commits, None)
+        else:
+            commit, rows = _checkpoint_only(log, version), UNKNOWN
         changes = commit_changes(commit, state)
         if commit.metadata is not None:
             config = commit.metadata.configuration
@@ -179,7 +251,7 @@ def build_history(
             *checkpoints.get(version, ()),
             *ts_problems,
         )
-        entry = _entry(commit, stamps, problems, rows.get(version, UNKNOWN))
+        entry = _entry(commit, stamps, problems, rows)
         entries.append(replace(entry, changes=changes) if changes else entry)
     return entries
 
@@ -260,7 +332,9 @@ def _initial_configuration(
     return {}
 
 
-def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
+def _gap_problems(
+    log: DeltaLog, versions: list[int], *, whole: bool = True
+) -> dict[int, list[str]]:
     problems: dict[int, list[str]] = {}
     for before, after in zip(versions, versions[1:], strict=False):
         if after - before > 1:
@@ -269,7 +343,7 @@ def _gap_problems(log: DeltaLog, versions: list[int]) -> dict[int, list[str]]:
                 f"The commit files for version {missing} are missing (a gap in the log); "
                 "versions after the gap can only be read from a later checkpoint."
             )
-    if versions and versions[0] > 0:
+    if whole and versions and versions[0] > 0:
         problems.setdefault(versions[0], []).append(
             f"Commits before version {versions[0]} are not in the log (expired by log retention, "
             f"or not copied); the earliest readable version is {log.earliest_version}."

@@ -11,7 +11,9 @@ from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.table.history import HistoryEntry, iso
+from inspector.settings import Settings
+from inspector.table.compatibility import Compatibility, describe_compatibility
+from inspector.table.history import HistoryEntry, build_history, history_page, iso
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,9 +45,9 @@ class TableDetail:
     writer_features: tuple[str, ...]
     column_mapping_mode: str
     columns: tuple[Column, ...]
-    earliest_version: int
-    num_commits: int
-    checkpoint_versions: tuple[int, ...]
+    earliest_version: int | None
+    num_commits: int | None
+    checkpoint_versions: tuple[int, ...] | None
     replayed_from: str
 
     @property
@@ -88,7 +90,9 @@ class TableDetail:
             ],
             "earliestVersion": self.earliest_version,
             "numCommits": self.num_commits,
-            "checkpointVersions": list(self.checkpoint_versions),
+            "checkpointVersions": None
+            if self.checkpoint_versions is None
+            else list(self.checkpoint_versions),
         }
 
 
@@ -97,6 +101,7 @@ def describe_detail(
     history: Sequence[HistoryEntry],
     *,
     version: int | None = None,
+    whole_log: bool = True,
 ) -> TableDetail:
     """Describe the table at a version (the latest by default).
 
@@ -105,6 +110,9 @@ def describe_detail(
         history: The table's history (``build_history(log, settings)``), for the last
             modification time.
         version: The version to describe; None means the latest.
+        whole_log: List the whole log for its shape (earliest version, commit count,
+            checkpoints); False leaves those None and lists nothing older than the newest
+            checkpoint.
 
     Returns:
         The table's detail.
@@ -136,10 +144,40 @@ def describe_detail(
         writer_features=tuple(sorted(proto.writer_features or ())),
         column_mapping_mode=meta.column_mapping_mode,
         columns=tuple(iter_columns(meta.schema)),
-        earliest_version=log.earliest_version,
-        num_commits=len(log.listing.commits),
-        checkpoint_versions=tuple(sorted(log.listing.checkpoints)),
+        earliest_version=log.earliest_version if whole_log else None,
+        num_commits=len(log.listing.commits) if whole_log else None,
+        checkpoint_versions=tuple(sorted(log.listing.checkpoints)) if whole_log else None,
         replayed_from=state_source(log, snap.version),
+    )
+
+
+def table_detail(
+    log: DeltaLog,
+    settings: Settings,
+    *,
+    version: int | None = None,
+    whole_log: bool = False,
+) -> tuple[TableDetail, Compatibility]:
+    """The table's detail and engine compatibility at a version (``detail``).
+
+    Reads the version's snapshot (the newest checkpoint at or below it and the commits
+    after it) and its own commit for the timestamp; nothing older.
+
+    Args:
+        log: An opened log.
+        settings: For the history's timestamp tolerance.
+        version: The version to describe; None means the latest.
+        whole_log: Also describe the whole log: its shape and how engine compatibility
+            changed over it (lists the folder and reads every commit).
+    """
+    history = (
+        build_history(log, settings)
+        if whole_log
+        else history_page(log, settings, limit=1, newest=version)
+    )
+    return (
+        describe_detail(log, history, version=version, whole_log=whole_log),
+        describe_compatibility(log, history if whole_log else None, version=version),
     )
 
 
@@ -152,8 +190,9 @@ def state_source(log: DeltaLog, version: int) -> str:
     or below the version whose later commits are all present, else the commits from 0.
     """
     bad = set(log.replay_problems())
-    commits = log.listing.commits
-    for cp in log.listing.usable_checkpoints():
+    listing = log.tail if version >= log.tail.from_version else log.listing
+    commits = listing.commits
+    for cp in listing.usable_checkpoints():
         if cp.version <= version and cp.version not in bad:
             if all(v in commits for v in range(cp.version + 1, version + 1)):
                 return _with_commits(f"checkpoint {cp.version}", cp.version + 1, version)

@@ -73,7 +73,7 @@ def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetwe
     """
     lo, hi = sorted((from_version, to_version))
     commits = (log.commit(version) for version in range(lo + 1, hi + 1))
-    per_commit = list(_changes(log, commits))
+    per_commit = [(commit.version, change) for commit, change in rows_along(log, commits)]
     total = _sum([c for _, c in per_commit])
     if from_version > to_version:
         total = _backwards(total)
@@ -96,11 +96,14 @@ def rows_by_version(log: DeltaLog, commits: Sequence[Commit]) -> dict[int, RowCh
     Returns:
         Each commit's figures, the same :func:`commit_rows` gives, by version.
     """
-    return dict(_changes(log, iter(commits)))
+    return {commit.version: change for commit, change in rows_along(log, iter(commits))}
 
 
-def _changes(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[int, RowChange]]:
-    """Each commit's figures, tracking the files live before it as it goes."""
+def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commit, RowChange]]:
+    """Each commit with its figures, tracking the files live before it as it goes.
+
+    Commits are consumed one at a time (a stream of the log is never held whole).
+    """
     overlay: dict[FileKey, AddFile | None] = {}  # files added (or removed: None) since base
     base: Lookup = _lazy_lookup(log, -1)
     previous: int | None = None
@@ -111,7 +114,7 @@ def _changes(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[int, Ro
     for commit in commits:
         if previous is None or commit.version != previous + 1:
             base, overlay = _lazy_lookup(log, commit.version - 1), {}
-        yield commit.version, change_of(commit, live)
+        yield commit, change_of(commit, live)
         previous = commit.version
         if commit.columns is not None:  # a big commit: no typed records; the snapshot if needed
             base, overlay = _lazy_lookup(log, commit.version), {}

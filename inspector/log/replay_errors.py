@@ -1,0 +1,59 @@
+"""Why a version cannot be read: expired, outside the log, or cut off by damage, in plain words."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from inspector.delta.errors import CorruptLog, VersionNotFound
+from inspector.delta.text import version_ranges
+
+
+def version_not_found(version: int, earliest: int, latest: int) -> VersionNotFound:
+    """A version outside ``earliest..latest``: expired by log retention, or never written."""
+    if 0 <= version < earliest:
+        return VersionNotFound(
+            f"Version {version} has expired from the log (log retention); "
+            f"the earliest version that can be read is {earliest}.",
+            f"Pick a version between {earliest} and {latest}.",
+        )
+    return VersionNotFound.not_in_log(version, earliest, latest)
+
+
+def unreachable(
+    version: int,
+    earliest: int,
+    listed: Collection[int],
+    broken: list[int],
+    bad_checkpoints: bool,
+    broken_detail: str = "",
+) -> CorruptLog:
+    """A version in the log that no base reaches: missing or broken commits, bad checkpoints.
+
+    Args:
+        version: The version asked for.
+        earliest: The log's earliest version.
+        listed: The versions that have a commit file.
+        broken: Listed commits that are truncated or corrupt.
+        bad_checkpoints: Whether some checkpoint was found unusable.
+        broken_detail: What is wrong with the first broken commit (`` (file: problem)``).
+    """
+    gaps = [v for v in range(earliest, version + 1) if v not in listed]
+    reasons = []
+    if gaps:
+        reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
+    if broken:
+        reasons.append(
+            (
+                f"commit {version_ranges(broken)} is truncated or corrupt"
+                if len(broken) == 1
+                else f"commits {version_ranges(broken)} are truncated or corrupt"
+            )
+            + broken_detail
+        )
+    if bad_checkpoints:
+        reasons.append("the checkpoints that could bridge this cannot be used")
+    return CorruptLog(
+        f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
+        "Pick a version before the damage or after a readable checkpoint, "
+        "or run `python -m inspector check` to find the last consistent version.",
+    )
