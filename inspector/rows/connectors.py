@@ -46,9 +46,17 @@ _BY_SCHEME = {"s3": S3A, "s3a": S3A, "abfss": ABFS, "abfs": ABFS, "az": ABFS, "g
 _DFS = ".dfs.core.windows.net"
 
 
-def connector_for(uri: str) -> Connector | None:
-    """The connector that serves ``uri``'s scheme, or None (local paths, unknown schemes)."""
-    return _BY_SCHEME.get(urlsplit(uri).scheme.lower())
+def connector_for(uri: str, options: Mapping[str, str] | None = None) -> Connector | None:
+    """The connector that serves ``uri``'s scheme, or None (local paths, unknown schemes).
+
+    Hadoop's ABFS connector speaks only the Data Lake (DFS) API of an account's own
+    ``*.dfs.core.windows.net`` host: a blob endpoint given in the options (an emulator
+    such as Azurite, which has no DFS API) is not one it can reach, so there is none.
+    """
+    connector = _BY_SCHEME.get(urlsplit(uri).scheme.lower())
+    if connector is ABFS and _option(options or {}, "AZURE_STORAGE_ENDPOINT", "ENDPOINT"):
+        return None
+    return connector
 
 
 def has_connector(spark: Any, connector: Connector) -> bool:

@@ -66,7 +66,7 @@ def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
     if preference == "python":
         return ReadPath.PYTHON
     local = is_local(snapshot.table_root)
-    connector = None if local else connector_for(snapshot.table_root)
+    connector = None if local else connector_for(snapshot.table_root, storage_options(snapshot))
     readable = local or (connector is not None and has_connector(spark, connector))
     if not readable and preference == "auto":
         return ReadPath.PYTHON
