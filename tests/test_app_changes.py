@@ -9,6 +9,7 @@ import pytest
 from deltalake import write_deltalake
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import shown_page
 from tests.test_changes import written
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -46,7 +47,7 @@ def test_changes_of_the_selected_version_and_the_error_without_the_feed(
     assert "Diff page" in at.info[0].value
     at.button(key="cdf_to_diff").click().run()  # offers the row diff: the Diff page opens
     assert not at.exception
-    assert at.query_params["view"] == "diff" and at.query_params["version"] == "0"
+    assert shown_page(at) == "diff" and at.query_params["version"] == "0"
 
 
 def test_rows_are_paged_by_the_backend(spark, monkeypatch, tmp_path):

@@ -15,15 +15,9 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.rows.changes import ChangeDataFeedDisabled, ChangeFeed, build_changes, change_page
-from ui.common import (
-    PENDING_VERSION,
-    PENDING_VIEW,
-    format_count,
-    metric_row,
-    render_error,
-    write_url,
-)
+from ui.common import PENDING_VERSION, format_count, metric_row, render_error
 from ui.context import PageContext
+from ui.routing import ask_for_page
 
 _RESULT = "_changes_result"  # (request, first page's ChangeFeed) of the last read
 _PAGES = "_changes_pages"  # {(request, offset): ChangeFeed} pages read for that request
@@ -96,8 +90,7 @@ def _show_error(exc: InspectorError, end: int) -> None:
 def _open_diff(version: int) -> None:
     """Open the Diff page at ``version`` (it compares it with the version before)."""
     st.session_state[PENDING_VERSION] = int(version)
-    st.session_state[PENDING_VIEW] = "diff"
-    write_url(version=str(int(version)), view="diff")
+    ask_for_page("diff", {"version": str(int(version))})
 
 
 def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:

@@ -29,11 +29,11 @@ from ui.common import (
     format_ms,
     metric_row,
     render_error,
-    set_view,
 )
 from ui.context import PageContext
 from ui.diff_rows import rows_tab_body
 from ui.file_pages import paged_table
+from ui.routing import go_to
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the commits in between…")
@@ -61,7 +61,7 @@ def render(ctx: PageContext) -> None:
         if isinstance(exc, CorruptLog) and st.button(
             "Open the Health page", icon=":material/health_and_safety:", key="diff_to_health"
         ):
-            set_view("health")
+            go_to("health")
         return
     ident = (ctx.log.table_root, ctx.log.generation, from_version, to_version)
     log_rows = _log_rows(*ident, ctx.log)

@@ -24,9 +24,10 @@ from inspector.health import (
 from inspector.health.retention import retention_status, retention_view
 from inspector.health.runs import damaged_files, version_runs
 from inspector.present.values import EMPTY
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row, set_view
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
 from ui.context import PageContext
 from ui.replica import render_replica_section
+from ui.routing import go_to
 
 REPORT_KEY = "_health_report"
 RESTORE_PREFILL = "restore_prefill"  # read by the Restore page
@@ -158,7 +159,7 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
             "version": target,
             "reason": recovery_reason(report),
         }
-        set_view("restore")
+        go_to("restore")
 
 
 def _render_versions(report: HealthReport) -> None:
