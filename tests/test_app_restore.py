@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from tests.conftest import offered_pages, sales_table
+from ui.restore_state import RestorePrefill
 
 pytestmark = pytest.mark.spark
 
@@ -19,7 +20,7 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def open_page(
-    table: str, monkeypatch, tmp_path, *, operator: bool, prefill: dict | None = None
+    table: str, monkeypatch, tmp_path, *, operator: bool, prefill: RestorePrefill | None = None
 ) -> AppTest:
     monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
     monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
@@ -151,7 +152,9 @@ def test_the_health_page_prefills_the_target_and_the_reason_but_not_the_confirma
     tmp_path, monkeypatch, spark
 ):
     table = sales_table(tmp_path / "sales")
-    prefill = {"table": table, "version": 2, "reason": "Recovery to the last consistent version 2"}
+    prefill = RestorePrefill(
+        table_root=table, version=2, reason="Recovery to the last consistent version 2"
+    )
     at = open_page(table, monkeypatch, tmp_path, operator=True, prefill=prefill)
 
     assert at.text_input(key="restore_target").value == "2"
