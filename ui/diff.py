@@ -33,6 +33,7 @@ from ui.common import (
 from ui.context import PageContext
 from ui.diff_rows import rows_tab_body
 from ui.file_pages import paged_table
+from ui.page_state import VersionPair, adopt, linked, mirror
 from ui.routing import go_to
 
 
@@ -83,13 +84,17 @@ def render(ctx: PageContext) -> None:
 
 def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     at = versions.index(ctx.version) if ctx.version in versions else len(versions) - 1
-    left, right, _ = st.columns([1, 1, 3])
     # Keyed by the selected version, so choosing another version resets the defaults.
-    from_version = left.selectbox(
-        "From version", versions, index=max(at - 1, 0), key=f"diff_from_{ctx.version}"
-    )
-    to_version = right.selectbox("To version", versions, index=at, key=f"diff_to_{ctx.version}")
-    return int(from_version), int(to_version)
+    keys = {"from": f"diff_from_{ctx.version}", "to": f"diff_to_{ctx.version}"}
+    pair = VersionPair.from_link(linked(), versions)
+    if pair is not None:  # a link (or another page) names the pair
+        adopt({"from": pair.from_version, "to": pair.to_version}, keys)
+    left, right, _ = st.columns([1, 1, 3])
+    from_version = left.selectbox("From version", versions, index=max(at - 1, 0), key=keys["from"])
+    to_version = right.selectbox("To version", versions, index=at, key=keys["to"])
+    shown = VersionPair(from_version=int(from_version), to_version=int(to_version))
+    mirror(shown.params())
+    return shown.from_version, shown.to_version
 
 
 def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = None) -> None:

@@ -25,6 +25,8 @@ class Page:
         module: Dotted module with a ``render(ctx)`` function.
         operator_only: Shown only in operator mode (pages that change tables).
         needs_rows: The page reads rows with Spark (the app may warm Spark up when it opens).
+        params: The query parameters of the page's own state (``ui.page_state``), besides
+            the table and the version every page shares.
     """
 
     key: str
@@ -33,6 +35,7 @@ class Page:
     icon: str
     operator_only: bool = False
     needs_rows: bool = False
+    params: tuple[str, ...] = ()
 
     @property
     def available(self) -> bool:
@@ -43,17 +46,17 @@ class Page:
             return False
 
 
-def _page(key: str, title: str, icon: str, **flags: bool) -> Page:
-    return Page(key, title, f"ui.{key}", f":material/{icon}:", **flags)
+def _page(key: str, title: str, icon: str, *params: str, **flags: bool) -> Page:
+    return Page(key, title, f"ui.{key}", f":material/{icon}:", params=params, **flags)
 
 
 PAGES: list[Page] = [
-    _page("timeline", "Timeline", "timeline"),
+    _page("timeline", "Timeline", "timeline", "window"),
     _page("version", "Version", "commit"),
-    _page("preview", "Preview", "table_view", needs_rows=True),
+    _page("preview", "Preview", "table_view", "at", "timestamp", "filter", needs_rows=True),
     _page("overview", "Overview", "info"),
-    _page("diff", "Diff", "difference", needs_rows=True),
-    _page("changes", "Changes", "change_circle", needs_rows=True),
+    _page("diff", "Diff", "difference", "from", "to", needs_rows=True),
+    _page("changes", "Changes", "change_circle", "from", "to", "filter", needs_rows=True),
     _page("health", "Health", "health_and_safety"),
     _page("maintenance", "Maintenance", "cleaning_services"),
     _page("insights", "Insights", "insights"),
@@ -61,6 +64,8 @@ PAGES: list[Page] = [
     _page("audit", "Audit", "receipt_long", operator_only=True),
 ]
 DEFAULT_PAGE = "timeline"
+SHARED_PARAMS = ("table", "version")  # every page's: the sidebar writes them
+PAGE_PARAMS = frozenset(name for page in PAGES for name in page.params)
 
 
 def visible_pages(settings: Settings) -> list[Page]:

@@ -23,7 +23,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from inspector.delta.errors import InvalidInput
 from ui.common import render_error
-from ui.registry import DEFAULT_PAGE, PAGES, Page
+from ui.registry import DEFAULT_PAGE, PAGE_PARAMS, PAGES, SHARED_PARAMS, Page
 
 _LINK = "_link_params"  # the query string of the session's first run, until a page used it
 _PENDING_PAGE = "_pending_page"  # a page asked for from a widget callback
@@ -70,6 +70,7 @@ def navigation(
     page = next((p for p in pages if p.key == chosen.url_path), None)
     if page is None:  # the default page's url_path is "" in Streamlit's record
         page = next(p for p in pages if p.key == _default_key(pages))
+    write_url(dict.fromkeys(PAGE_PARAMS - set(page.params)))  # another page's state
     return chosen, page
 
 
@@ -126,6 +127,7 @@ def go_to(key: str, params: Mapping[str, str] | None = None) -> None:
         params: The query parameters of the new page, besides the table and version.
     """
     page = next(p for p in PAGES if p.key == key)
+    st.session_state[_LINK] = dict(params or {})  # the new page adopts them as from a link
     query = {**_kept_params(), **(params or {})}
     st.switch_page(_st_page(page, lambda _page: None), query_params=query)
 
@@ -145,12 +147,13 @@ def _switch_if_asked(built: dict[str, StreamlitPage]) -> None:
     key = st.session_state.pop(_PENDING_PAGE, None)
     params = st.session_state.pop(_PENDING_PARAMS, None) or {}
     if key in built:
+        st.session_state[_LINK] = dict(params)  # the new page adopts them as from a link
         st.switch_page(built[key], query_params={**_kept_params(), **params})
 
 
 def _kept_params() -> dict[str, str]:
     """The parameters every page shares (table, version): a page switch keeps them."""
-    return {k: v for k, v in st.query_params.to_dict().items() if k in ("table", "version")}
+    return {k: v for k, v in st.query_params.to_dict().items() if k in SHARED_PARAMS}
 
 
 def write_url(params: Mapping[str, str | None]) -> None:
