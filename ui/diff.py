@@ -17,6 +17,7 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.text import partition_label
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.filepages import FilePage, sequence_page
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.diff.rowrecords import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
@@ -215,38 +216,33 @@ def _schema(diff: FileDiff) -> None:
             icon=":material/check:",
         )
         return
-    columns = (
-        [{"change": "added", "column": c.name, "details": c.type} for c in meta.columns_added]
-        + [{"change": "removed", "column": c.name, "details": c.type} for c in meta.columns_removed]
-        + [
-            {"change": "changed", "column": c.name, "details": "; ".join(c.changes)}
-            for c in meta.columns_changed
-        ]
-    )
+    rows = metadata_rows(meta)
+    columns = [
+        {
+            "change": r.kind.value.removeprefix("column "),
+            "column": r.name,
+            "details": "; ".join(r.changes) or r.after or r.before,
+        }
+        for r in rows
+        if r.kind.is_column
+    ]
     if columns:
         st.markdown("**Columns**")
         st.dataframe(pd.DataFrame(columns), hide_index=True, placeholder=EMPTY, key="diff_columns")
-    for title, changes in (
-        ("Properties", meta.properties),
-        ("Protocol", meta.protocol),
-        ("Table", meta.table),
+    for title, kind in (
+        ("Properties", RowKind.PROPERTY),
+        ("Protocol", RowKind.PROTOCOL),
+        ("Table", RowKind.TABLE),
     ):
-        if changes:
+        values = [
+            {"key": r.name, "before": setting_text(r.before), "after": setting_text(r.after)}
+            for r in rows
+            if r.kind is kind
+        ]
+        if values:
             st.markdown(f"**{title}**")
             st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "key": v.key,
-                            "before": setting_text(v.before),
-                            "after": setting_text(v.after),
-                        }
-                        for v in changes
-                    ]
-                ),
-                hide_index=True,
-                placeholder=EMPTY,
-                key=f"diff_{title}",
+                pd.DataFrame(values), hide_index=True, placeholder=EMPTY, key=f"diff_{title}"
             )
 
 

@@ -21,6 +21,7 @@ from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.protocol import describe_protocol
 from inspector.delta.text import partition_label
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.restore import (
     Override,
     RestorePlan,
@@ -191,34 +192,15 @@ def _render_details(plan: RestorePlan) -> None:
     diff = plan.metadata_diff
     if diff is not None and not diff.is_empty:
         with st.expander("Schema, property and protocol changes", expanded=True):
-            rows = (
-                [
-                    {"change": "column comes back", "what": c.name, "before": "", "after": c.type}
-                    for c in diff.columns_added
-                ]
-                + [
-                    {"change": "column dropped", "what": c.name, "before": c.type, "after": ""}
-                    for c in diff.columns_removed
-                ]
-                + [
-                    {
-                        "change": "column changed",
-                        "what": c.name,
-                        "before": "",
-                        "after": "; ".join(c.changes),
-                    }
-                    for c in diff.columns_changed
-                ]
-                + [
-                    {"change": kind, "what": v.key, "before": str(v.before), "after": str(v.after)}
-                    for kind, values in (
-                        ("property", diff.properties),
-                        ("table", diff.table),
-                        ("protocol", diff.protocol),
-                    )
-                    for v in values
-                ]
-            )
+            rows = [
+                {
+                    "change": _RESTORE_CHANGE.get(r.kind, r.kind.value),
+                    "what": r.name,
+                    "before": "" if r.before is None or r.changes else str(r.before),
+                    "after": "; ".join(r.changes) or ("" if r.after is None else str(r.after)),
+                }
+                for r in metadata_rows(diff)
+            ]
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if plan.merged_protocol is not None:
         st.caption(
@@ -226,6 +208,12 @@ def _render_details(plan: RestorePlan) -> None:
             f"(current {describe_protocol(plan.current_protocol)}). "
             f"Partitions touched: {format_count(plan.num_partitions_touched)}."
         )
+
+
+_RESTORE_CHANGE = {  # a restore brings the target's schema back: say it that way
+    RowKind.COLUMN_ADDED: "column comes back",
+    RowKind.COLUMN_REMOVED: "column dropped",
+}
 
 
 def _files_frame(plan: RestorePlan) -> pd.DataFrame:
