@@ -143,6 +143,27 @@ def test_a_link_opens_the_table_and_picking_a_version_shows_its_files(server, br
     page.screenshot(path=str(tmp_path / "version-0.png"), full_page=True)
 
 
+def test_a_copied_address_reopens_the_same_page_and_pair_after_a_reload(server, browser):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(60_000)
+    expect.set_options(timeout=60_000)
+    page.goto(f"{server}/?table={quote(str(TABLE))}&version=1&view=diff&from=1&to=0")
+    # The old ?view= link moves to the page's path, with the pair in the query string.
+    expect(page).to_have_url(re.compile(r"/diff\?.*from=1.*to=0|/diff\?.*to=0.*from=1"))
+    copied = page.url
+    assert "view=" not in copied
+
+    again = browser.new_page(viewport={"width": 1400, "height": 1000})
+    again.goto(copied)  # a reload, or the address pasted into a ticket
+    main = again.locator("[data-testid=stMain]")
+    expect(main.get_by_text("Backwards: from the newer version to the older one")).to_be_visible()
+    expect(main.get_by_role("combobox", name="From version")).to_have_value("1")
+    expect(main.get_by_role("combobox", name="To version")).to_have_value("0")
+    expect(again).to_have_url(copied)
+
+
 @pytest.fixture
 def warm_up_on(monkeypatch):
     """The app as users get it: Spark warms up when a page that reads rows opens."""
