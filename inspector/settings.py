@@ -87,6 +87,28 @@ class Settings:
         },
     )
 
+    unity_catalog_url: str = _setting(
+        "",
+        "The Unity Catalog server that `uc://CATALOG.SCHEMA.TABLE` names resolve through "
+        "(e.g. http://localhost:8080 or https://<workspace>.cloud.databricks.com).",
+    )
+    unity_catalog_token: str = field(
+        default="",
+        repr=False,  # a bearer token: never in a repr, a log line, an error or recent tables
+        metadata={
+            "help": "The bearer token sent to the Unity Catalog server (empty: none). "
+            "Never shown, stored in recent tables or written to the audit log."
+        },
+    )
+    glue_endpoint: str = _setting(
+        "",
+        "The AWS Glue endpoint for `glue://DATABASE.TABLE` names (empty: boto3's own, which "
+        "honours AWS_ENDPOINT_URL_GLUE and AWS_ENDPOINT_URL).",
+    )
+    catalog_timeout_seconds: int = _setting(
+        15, "How long a request to a catalog (Unity Catalog, Glue) may take before giving up."
+    )
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Build settings from defaults overridden by ``DELTA_INSPECTOR_*`` variables.

@@ -20,7 +20,11 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ("tests.object_stores",)  # s3_server and the other stores on loopback
+pytest_plugins = (
+    "tests.object_stores",  # s3_server and the other stores on loopback
+    "tests.glue_catalog",  # moto's Glue with a fresh database, and Glue's two table forms
+    "tests.unity_server",  # the Unity Catalog server, when DELTA_INSPECTOR_TEST_UC_SERVER names one
+)
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"

@@ -23,6 +23,7 @@ RECORD_KEYS = {
     "when",
     "who",
     "table",
+    "name",  # the catalog name of a table opened by name (uc://..., glue://...), else null
     "fromVersion",
     "toVersion",
     "reason",

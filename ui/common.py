@@ -40,7 +40,9 @@ def render_error(exc: InspectorError) -> None:
 def _redact(text: str) -> str:
     """Text with secrets masked: the storage options in use and anything that looks secret."""
     try:
-        options = Settings.from_env().storage_option_pairs()
+        settings = Settings.from_env()
+        # The catalog's token is a secret too (an error never quotes it; this is the net).
+        options = {**settings.storage_option_pairs(), "TOKEN": settings.unity_catalog_token}
     except InspectorError:
         options = {}
     typed = str(st.session_state.get(STORAGE_OPTIONS_KEY) or "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from inspector.catalog import ResolvedTable
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
@@ -22,6 +23,8 @@ class PageContext:
             file, and each version that only a checkpoint remembers).
         versions: Every selectable version, ascending: the commit versions plus
             versions that exist only as a checkpoint.
+        table: What the user opened: its catalog name (``uc://...``) when opened by name,
+            and the location it resolved to.
     """
 
     log: DeltaLog
@@ -29,6 +32,12 @@ class PageContext:
     version: int
     history: tuple[HistoryEntry, ...]
     versions: tuple[int, ...] = ()
+    table: ResolvedTable | None = None
+
+    @property
+    def table_name(self) -> str | None:
+        """The table's catalog name (``uc://main.sales.orders``), or None for a path."""
+        return self.table.name if self.table else None
 
     @property
     def cache_key(self) -> tuple[str, int, int]:

@@ -1,6 +1,7 @@
 """The sidebar: which table and which version, mirrored in the URL.
 
-``/PAGE?table=PATH&version=V`` opens that table at that version (Streamlit's navigation,
+``/PAGE?table=PATH&version=V`` (or ``table=uc://CATALOG.SCHEMA.TABLE``, a name in a
+catalog: see docs/catalogs.md) opens that table at that version (Streamlit's navigation,
 ``ui.routing``, shows the page), and every change the user makes is written back, so the
 address bar is always a link to what is on screen. The link is read once, when the
 session starts; after that the session state is the truth (``ui.routing`` says why).
@@ -13,6 +14,7 @@ import dataclasses
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from inspector.catalog import ResolvedTable
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.rows.session import spark_status, warm_up
@@ -20,6 +22,7 @@ from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
 from inspector.table.versions import parse_version
 from ui import tables
+from ui.catalog_browser import render_catalog_browser
 from ui.common import (
     PENDING_VERSION,
     STORAGE_OPTIONS_KEY,
@@ -68,19 +71,22 @@ def render_sidebar(
     with st.sidebar:
         st.markdown("### :material/change_history: Delta Inspector")
         location = _table_picker(settings)
+        render_catalog_browser(settings, on_pick=_pick_table)
         settings = _storage_options(settings, location)
-        log = _open(location, settings, notices)
-        if log is None:
+        opened = _open(location, settings, notices)
+        if opened is None:
             write_url({"table": location or None, "version": None})
             return None
+        table, log, settings = opened
         history = tables.history(log, settings)
         versions = tables.selectable_versions(log)
         version = _version_picker(log, settings, history, versions, notices)
-    write_url({"table": log.table_root, "version": str(version)})
-    if st.session_state.get(_REMEMBERED) != log.table_root:
-        tables.remember_table(settings, log.table_root)
-        st.session_state[_REMEMBERED] = log.table_root
-    return PageContext(log, settings, version, history, versions)
+    shown = table.name or log.table_root  # a table opened by name keeps its name
+    write_url({"table": shown, "version": str(version)})
+    if st.session_state.get(_REMEMBERED) != shown:
+        tables.remember_table(settings, shown)
+        st.session_state[_REMEMBERED] = shown
+    return PageContext(log, settings, version, history, versions, table)
 
 
 def _adopt_link(launch: LaunchOptions) -> None:
@@ -105,9 +111,12 @@ def _table_picker(settings: Settings) -> str:
         key=TABLE_KEY,
         on_change=_reset_version,
         persist_state="session",  # a page switch can end a run before the sidebar is drawn
-        placeholder="/path/to/table or s3://bucket/table (empty: the demo table)",
-        help="The folder that contains `_delta_log`, a `file://` URI, or an object store URI "
-        "(`s3://`, `s3a://`, `abfss://`, `az://`, `gs://`). Press Enter to open.",
+        placeholder="/path/to/table, s3://bucket/table or uc://catalog.schema.table "
+        "(empty: the demo table)",
+        help="The folder that contains `_delta_log`, a `file://` URI, an object store URI "
+        "(`s3://`, `s3a://`, `abfss://`, `az://`, `gs://`), or a name in a catalog: "
+        "`uc://CATALOG.SCHEMA.TABLE` (Unity Catalog) or `glue://DATABASE.TABLE` (AWS Glue). "
+        "Press Enter to open.",
     )
     if recent:
         st.selectbox(
@@ -149,6 +158,12 @@ def _reset_version() -> None:
     st.session_state[_RESET_VERSION] = True
 
 
+def _pick_table(name: str) -> None:
+    """Open a table picked in the catalog browser (by its name)."""
+    st.session_state[TABLE_KEY] = name
+    st.session_state[_RESET_VERSION] = True
+
+
 def _pick_recent() -> None:
     picked = st.session_state.get(_RECENT_KEY)
     if picked:
@@ -157,13 +172,17 @@ def _pick_recent() -> None:
     st.session_state[_RECENT_KEY] = None
 
 
-def _open(location: str, settings: Settings, notices: DeltaGenerator) -> DeltaLog | None:
+def _open(
+    location: str, settings: Settings, notices: DeltaGenerator
+) -> tuple[ResolvedTable, DeltaLog, Settings] | None:
+    """The table resolved (a catalog name looked up), its log, and the settings that reach it."""
     try:
         if not location:
             with notices, st.spinner("Writing the demo table (first start only)…"):
                 location = tables.ensure_demo_table(settings.demo_path)
             st.caption("No table given: showing the built-in demo table.")
-        return tables.open_log(location, settings)
+        table, settings = tables.resolve(location, settings)
+        return table, tables.open_log(table.location, settings), settings
     except InspectorError as exc:
         with notices:
             render_error(exc)
@@ -276,11 +295,13 @@ def render_header(ctx: PageContext) -> None:
     """The table's location and version range above every page, and its table-level problems."""
     log = ctx.log
     parts = [p for p in log.table_root.split("/") if p]
-    st.markdown(f"#### {escape_markdown(' / '.join(parts[-2:]) or log.table_root)}")
+    title = ctx.table_name or " / ".join(parts[-2:]) or log.table_root
+    st.markdown(f"#### {escape_markdown(title)}")
     newest = ctx.versions[-1]
     entry = ctx.entry(newest) if newest in log.listing.commits else None
+    where = f"resolved to `{log.table_root}`" if ctx.table_name else f"`{log.table_root}`"
     st.caption(
-        f"`{log.table_root}` · {len(log.listing.commits):,} commit files, versions "
+        f"{where} · {len(log.listing.commits):,} commit files, versions "
         f"{ctx.versions[0]} to {newest} · latest: v{newest} "
         + (entry.operation if entry else "(checkpoint only)")
     )

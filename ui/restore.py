@@ -30,7 +30,7 @@ from inspector.restore import (
     plan_restore,
     request_refusals,
 )
-from inspector.restore.target import name_source, parse_target
+from inspector.restore.target import describe_name_source, parse_target
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -124,7 +124,7 @@ def _make_plan(ctx: PageContext, text: str) -> None:
         with st.spinner(
             "Planning: comparing the two versions' files on Spark and checking every file…"
         ):
-            plan = plan_restore(ctx.log, target, settings=ctx.settings)
+            plan = plan_restore(ctx.log, target, settings=ctx.settings, catalog_name=ctx.table_name)
     except InspectorError as exc:
         render_error(exc)
         return
@@ -243,7 +243,7 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
         typed_table = st.text_input(
             f"Type the table name: **{escape_markdown(plan.table_name)}**", key=CONFIRM_TABLE
         )
-        _match_note(typed_table, plan.table_name, name_source(plan))
+        _match_note(typed_table, plan.table_name, describe_name_source(plan))
     with middle:
         typed_version = st.text_input(
             f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION

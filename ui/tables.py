@@ -6,6 +6,7 @@ thread-safe) and refreshed on each rerun; a refresh reads only new commits.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from inspector.catalog import ResolvedTable, resolve_table, with_table_options
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
@@ -27,6 +29,33 @@ _demo_lock = threading.Lock()
 _STAMP_FROM = 1000  # commit files from which a refresh is skipped while the log folder is unchanged
 _SETTLED_NS = 2_000_000_000  # a folder changed this recently is always re-listed (clock ticks)
 _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder stamp it last listed
+
+
+@st.cache_resource(max_entries=32, ttl=300, show_spinner="Looking the table up in its catalog…")
+def _cached_resolution(text: str, settings_digest: str, _settings: Settings) -> ResolvedTable:
+    # Five minutes: a rerun does not ask the catalog again, and vended credentials (an hour,
+    # typically) are asked for again long before they expire. Failures are not cached.
+    return resolve_table(text, _settings)
+
+
+def resolve(text: str, settings: Settings) -> tuple[ResolvedTable, Settings]:
+    """What the user typed resolved (a ``uc://`` or ``glue://`` name looked up), and the
+    settings with the catalog's storage options added.
+
+    Raises:
+        TableNotInCatalog: If the catalog has no such table (or catalog, or schema).
+        NotADeltaTable: If the catalog's table is not a Delta table.
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If the catalog refuses the token or credentials.
+        InvalidInput: If a catalog name is malformed.
+    """
+    table = _cached_resolution(text, _digest(settings), settings)
+    return table, with_table_options(settings, table)
+
+
+def _digest(settings: Settings) -> str:
+    """A cache key for settings that hold secrets: their hash, never the secrets."""
+    return hashlib.sha256(repr(dataclasses.astuple(settings)).encode()).hexdigest()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -137,7 +166,7 @@ def ensure_demo_table(path: str) -> str:
 
 
 def recent_tables(settings: Settings) -> list[str]:
-    """Recently opened table roots, newest first (empty when the file is absent or unreadable)."""
+    """Recently opened tables (catalog names or roots), newest first (empty when the file is absent or unreadable)."""
     try:
         with open(os.path.expanduser(settings.recent_tables_file), encoding="utf-8") as fh:
             entries = json.load(fh)
@@ -151,7 +180,8 @@ def recent_tables(settings: Settings) -> list[str]:
 def remember_table(settings: Settings, table_root: str) -> None:
     """Put a table at the top of the recently-opened list (at most ``recent_tables_max``).
 
-    Only the location is stored, without a URL query string (where a SAS token would
+    A table opened by name is kept by its name (``uc://...``); never a token. Only the
+    name or location is stored, without a URL query string (where a SAS token would
     sit) and redacted: never a storage option or a secret.
     """
     table_root = redact_text(table_root.split("?", 1)[0])

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+
+if TYPE_CHECKING:
+    from inspector.catalog import ResolvedTable
 
 
 def table_arg(parser: argparse.ArgumentParser) -> None:
     """The positional TABLE argument every command that reads a table takes."""
     parser.add_argument(
         "table",
-        help="Table root (the folder holding _delta_log), file:// URI, or an object store URI "
-        "(s3://, s3a://, abfss://, abfs://, az://, gs://).",
+        help="Table root (the folder holding _delta_log), file:// URI, an object store URI "
+        "(s3://, s3a://, abfss://, abfs://, az://, gs://), or a name in a catalog: "
+        "uc://CATALOG.SCHEMA.TABLE (Unity Catalog) or glue://DATABASE.TABLE (AWS Glue).",
     )
     storage_arg(parser)
 
@@ -47,16 +52,39 @@ def storage_settings(args: argparse.Namespace, settings: Settings) -> Settings:
     return dataclasses.replace(settings, storage_options="\n".join(lines))
 
 
+def resolve(
+    args: argparse.Namespace, settings: Settings, *, write: bool = False
+) -> tuple[ResolvedTable, Settings]:
+    """``args.table`` resolved (a catalog name looked up), and the settings to open it with.
+
+    The settings carry ``--storage-option`` and the catalog's credentials for the table.
+
+    Raises:
+        InvalidInput: If a storage option or a catalog name is malformed.
+        TableNotInCatalog: If a catalog has no table of that name.
+        NotADeltaTable: If a catalog's table is not a Delta table.
+        CatalogUnavailable: If a catalog cannot be reached.
+        CatalogAccessDenied: If a catalog refuses the token or credentials.
+    """
+    from inspector.catalog import resolve_table, with_table_options
+
+    settings = storage_settings(args, settings)
+    table = resolve_table(args.table, settings, write=write)
+    return table, with_table_options(settings, table)
+
+
 def open_table(args: argparse.Namespace, settings: Settings) -> DeltaLog:
-    """Open ``args.table`` with the storage options of the settings and ``--storage-option``.
+    """Open ``args.table`` (a location or a catalog name) with its storage options.
 
     Raises:
         InvalidInput: If a storage option is malformed.
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
+        TableNotInCatalog: If a catalog has no table of that name.
+        CatalogUnavailable: If a catalog cannot be reached or refuses the credentials.
     """
-    options = storage_settings(args, settings).storage_option_pairs()
-    return DeltaLog.open(args.table, storage_options=options)
+    table, settings = resolve(args, settings)
+    return DeltaLog.open(table.location, storage_options=settings.storage_option_pairs())
 
 
 def spark_args(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ class CheckResult(Result):
 
     report: HealthReport
     asked_all: bool
-    data_loss_window: dict[str, Any]  # views.dataloss.DataLossWindow.to_json()
+    data_loss_window: dict[str, Any]  # health.dataloss.DataLossWindow.to_json()
 
     def to_json(self) -> dict[str, Any]:
         from inspector.health import health_record

@@ -92,8 +92,8 @@ def _or_none(version: int | None) -> str:
 
 
 def _replica_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("primary", help="The primary table's location.")
-    parser.add_argument("replica", help="The replica's location.")
+    parser.add_argument("primary", help="The primary table's location or catalog name.")
+    parser.add_argument("replica", help="The replica's location or catalog name.")
     storage_arg(parser)  # the same options reach both (one store, or a local replica)
 
 
@@ -105,15 +105,19 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_replica_args)
 def replica_command(args: argparse.Namespace, settings: Settings) -> int:
+    from inspector.catalog import resolve_table
     from inspector.health.replica import compare_replica
 
-    options = storage_settings(args, settings).storage_option_pairs()
+    settings = storage_settings(args, settings)
+    options = settings.storage_option_pairs()
+    primary = resolve_table(args.primary, settings)
+    replica = resolve_table(args.replica, settings)
     report = compare_replica(
-        args.primary,
-        args.replica,
+        primary.location,
+        replica.location,
         settings=settings,
-        primary_options=options,
-        replica_options=options,
+        primary_options={**options, **primary.storage_options},
+        replica_options={**options, **replica.storage_options},
     )
     if args.json:
         emit_json(report.to_json())

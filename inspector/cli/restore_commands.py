@@ -14,16 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import (
-    open_table,
-    spark_args,
-    spark_settings,
-    storage_settings,
-    table_arg,
-)
+from inspector.cli.args import open_table, resolve, spark_args, spark_settings, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
+from inspector.log.deltalog import DeltaLog
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -34,7 +29,7 @@ from inspector.restore import (
     execute_restore,
     plan_restore,
 )
-from inspector.restore.target import name_source
+from inspector.restore.target import describe_name_source
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
 from inspector.table.history import iso
@@ -124,14 +119,17 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     settings = spark_settings(args, settings)
-    log = open_table(args, settings)
-    settings = storage_settings(args, settings)  # the flags' options, for the plan and audit
+    # The flags' and the catalog's options stay in the settings, for the plan and the audit.
+    table, settings = resolve(args, settings, write=not args.dry_run)
+    log = DeltaLog.open(table.location, storage_options=settings.storage_option_pairs())
+    name = table.name
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
     )
     interactive = sys.stdin.isatty() and not args.yes
     intent = RestoreIntent(
         table_root=log.table_root,
+        table_name=name,
         current_version=log.latest_version,
         target=target,
         reason=args.reason or "",
@@ -141,7 +139,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         expected_version=args.expect_version,
     )
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
-    plan = plan_restore(log, target, settings=settings)
+    plan = plan_restore(log, target, settings=settings, catalog_name=name)
     overrides = _overrides(args)
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(
@@ -175,7 +173,7 @@ def _request(
     if args.yes:
         name, version = plan.table_name, str(plan.target_version)
     elif ask:
-        source = name_source(plan)
+        source = describe_name_source(plan)
         name = input(f"\nType the table name ({plan.table_name}, {source}) to confirm: ").strip()
         version = input(f"Type the target version ({plan.target_version}) to confirm: ").strip()
     else:
@@ -251,9 +249,14 @@ def _result_lines(result: RestoreResult) -> Iterator[str]:
         )
     yield (
         "Undo (a guarded restore back):\n  python -m inspector restore "
-        f"{shlex.quote(result.plan.table_root)} --to-version {result.pre_restore_version} "
+        f"{shlex.quote(_typed_table(result.plan))} --to-version {result.pre_restore_version} "
         f"--expect-version {result.committed_version} --reason 'undo restore'"
     )
+
+
+def _typed_table(plan: RestorePlan) -> str:
+    """The table as the user names it on the command line: its catalog name, or its root."""
+    return plan.catalog_name or plan.table_root
 
 
 @dataclass(frozen=True, kw_only=True)

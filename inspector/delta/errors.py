@@ -106,6 +106,10 @@ class UnsupportedFeature(BadInput):
     """The table uses a feature this tool cannot read or write correctly (use Delta itself)."""
 
 
+class TableNotInCatalog(BadInput):
+    """A catalog has no table, schema (database) or catalog of the name given."""
+
+
 # --- 3: restore refused ---------------------------------------------------------------
 
 
@@ -180,6 +184,14 @@ class StorageUnavailable(EnvironmentProblem):
 
     Fix the network, endpoint or credentials.
     """
+
+
+class CatalogUnavailable(EnvironmentProblem):
+    """The catalog (Unity Catalog server, AWS Glue) cannot be reached or is not configured."""
+
+
+class CatalogAccessDenied(EnvironmentProblem):
+    """The catalog refused the token or credentials (never shown)."""
 
 
 class DesktopUnavailable(EnvironmentProblem):

@@ -40,7 +40,7 @@ def diff_record(
         diff: The file and metadata diff.
         rows: The row diff, when computed.
         table: The table's location, for the record.
-        log_rows: Rows added and removed as the log tells (``views.rowcounts``), when computed.
+        log_rows: Rows added and removed as the log tells (``table.rowcounts``), when computed.
 
     Returns:
         ``{"from", "to", "schema", "files", "partitions", "commits", "properties",

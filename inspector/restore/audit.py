@@ -36,6 +36,7 @@ class AuditEntry:
     to_version: int | None
     reason: str | None
     outcome: str
+    name: str | None = None
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -46,6 +47,7 @@ class AuditEntry:
             "when": self.when,
             "who": self.who,
             "table": self.table,
+            "name": self.name,
             "fromVersion": self.from_version,
             "toVersion": self.to_version,
             "reason": self.reason,
@@ -73,6 +75,7 @@ def record_attempt(
     outcome: str,
     from_version: int | None,
     to_version: int | None,
+    name: str | None = None,
     reason: str | None = None,
     operator: str | None = None,
     committed_version: int | None = None,
@@ -87,7 +90,8 @@ def record_attempt(
 
     Args:
         path: The audit log file (created with its folder when missing).
-        table: The table root.
+        table: The table root (for a table opened by name: the location it resolved to).
+        name: The table's name in a catalog, when it was opened by name.
         outcome: One of ``planned``, ``refused``, ``committed``, ``failed``.
         from_version: The table's version when the attempt was made.
         to_version: The target version.
@@ -110,6 +114,7 @@ def record_attempt(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         who=current_user(operator),
         table=table,
+        name=name,
         from_version=from_version,
         to_version=to_version,
         reason=reason,
@@ -143,6 +148,7 @@ def read_audit(path: str) -> list[AuditEntry]:
                     when=obj.get("when"),
                     who=obj.get("who"),
                     table=obj.get("table"),
+                    name=obj.get("name"),
                     from_version=obj.get("fromVersion"),
                     to_version=obj.get("toVersion"),
                     reason=obj.get("reason"),

@@ -134,6 +134,7 @@ def execute_restore(
     user = current_user(request.operator)
     audit: dict[str, Any] = {
         "table": plan.table_root,
+        "name": plan.catalog_name,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
         "reason": request.reason,
@@ -306,4 +307,5 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         result.pre_restore_version,
         settings=settings,
         spark=spark,
+        catalog_name=result.plan.catalog_name,  # an undo is confirmed by the same name
     )

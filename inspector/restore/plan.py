@@ -83,6 +83,8 @@ class RestorePlan:
     ``problem_paths`` names every re-added file that would be left out with
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
     Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
+    name; ``table_name``, what the operator types to confirm, is then its full name.
     """
 
     table_root: str
@@ -113,6 +115,7 @@ class RestorePlan:
     guards: tuple[GuardResult, ...]
     warnings: tuple[str, ...]
     delta_jars: bool = False
+    catalog_name: str | None = None
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
@@ -158,6 +161,7 @@ class RestorePlan:
         return {
             "table": self.table_root,
             "tableName": self.table_name,
+            "catalogName": self.catalog_name,
             "readVersion": self.read_version,
             "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
@@ -181,7 +185,12 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog, target: int | datetime | str, *, settings: Settings, spark: Any = None
+    log: DeltaLog,
+    target: int | datetime | str,
+    *,
+    settings: Settings,
+    spark: Any = None,
+    catalog_name: str | None = None,
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
@@ -191,6 +200,9 @@ def plan_restore(
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
         spark: The SparkSession to compare file lists on; started when None.
+        catalog_name: The table's name in a catalog (``uc://main.sales.orders``) when it
+            was opened by name: the audit log records it beside the location, and the name
+            to type to confirm is its full name (``main.sales.orders``).
 
     Returns:
         The plan. Nothing is written to the table; the attempt is recorded in the audit log.
@@ -208,10 +220,14 @@ def plan_restore(
         plan = _refused_plan(log, current, version, requested, error, settings)
     else:
         plan = _full_plan(log, current, target_snap, requested, settings, spark)
+    if catalog_name:
+        typed = catalog_name.partition("://")[2] or catalog_name
+        plan = dataclasses.replace(plan, table_name=typed, catalog_name=catalog_name)
     record_attempt(
         settings.audit_log,
         secrets=settings.storage_option_pairs(),
         table=plan.table_root,
+        name=plan.catalog_name,
         outcome="planned",
         from_version=plan.read_version,
         to_version=plan.target_version,

@@ -41,6 +41,7 @@ class RestoreIntent:
 
     Attributes:
         table_root: The table.
+        table_name: Its name in a catalog, when it was opened by name (for the audit log).
         current_version: The table's latest version now.
         target: The version or timestamp asked for (for the audit log).
         reason: The reason given so far ("" when none).
@@ -52,6 +53,7 @@ class RestoreIntent:
     """
 
     table_root: str
+    table_name: str | None = None
     current_version: int
     target: int | str
     reason: str = ""
@@ -124,6 +126,7 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         refuse(
             refusals,
             table=intent.table_root,
+            name=intent.table_name,
             from_version=intent.current_version,
             to_version=target,
             reason=intent.reason,
@@ -178,6 +181,7 @@ def refuse(
     reason: str | None,
     operator: str | None,
     settings: Settings,
+    name: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
@@ -191,6 +195,7 @@ def refuse(
         settings.audit_log,
         secrets=settings.storage_option_pairs(),
         table=table,
+        name=name,
         outcome="refused",
         from_version=from_version,
         to_version=to_version,

@@ -4,8 +4,8 @@ The CLI and the app collect the text; the rules are here, once:
 
 - :func:`parse_target`: a version (digits, ``latest``, ``current``) or else a timestamp,
   which ``plan_restore`` parses (and says what is wrong with);
-- :func:`name_source`: where the name to type comes from (the metadata's name, else the
-  folder's), so both front ends can say it next to the prompt.
+- :func:`name_source`: where the name to type comes from (the catalog's name, the
+  metadata's, else the folder's), so both front ends can say it next to the prompt.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ _VERSION_WORDS = frozenset({"latest", "current"})
 class NameSource(StrEnum):
     """Where the table name typed to confirm a restore comes from."""
 
+    CATALOG = "the table's full name in its catalog"
     METADATA = "the table's name in its metadata"
     FOLDER = "the table's folder name (the table has no name in its metadata)"
 
@@ -46,11 +47,27 @@ def parse_target(text: str, log: DeltaLog) -> int | str:
 
 
 def name_source(plan: RestorePlan) -> NameSource:
-    """Where the plan's ``table_name`` comes from: the metadata's name, else the folder's."""
-    return table_name_source(plan.table_name, plan.table_root)
+    """Where the plan's ``table_name`` comes from: the catalog, the metadata, else the folder."""
+    return table_name_source(plan.table_name, plan.table_root, catalog_name=plan.catalog_name)
 
 
-def table_name_source(table_name: str, table_root: str) -> NameSource:
-    """Where a restore's ``table_name`` for the table at ``table_root`` comes from."""
+def table_name_source(
+    table_name: str, table_root: str, *, catalog_name: str | None = None
+) -> NameSource:
+    """Where a restore's ``table_name`` for the table at ``table_root`` comes from.
+
+    Args:
+        table_name: The name to type.
+        table_root: The table's location.
+        catalog_name: The table's name in a catalog, when it was opened by name.
+    """
+    if catalog_name:
+        return NameSource.CATALOG
     folder = table_root.rstrip("/").rsplit("/", 1)[-1]
     return NameSource.FOLDER if table_name == folder else NameSource.METADATA
+
+
+def describe_name_source(plan: RestorePlan) -> str:
+    """Where the name to type comes from, in words (with the catalog name when there is one)."""
+    source = name_source(plan)
+    return f"{source} ({plan.catalog_name})" if source is NameSource.CATALOG else str(source)

@@ -50,7 +50,8 @@ _IGNORED = frozenset(
 _NOT_STORE_OPTIONS = re.compile(
     r"aws_(ca_bundle|max_attempts|retry_mode|default_output|sts_regional_endpoints|"
     r"use_fips_endpoint|use_dualstack_endpoint|sdk_\w+|pager|cli_\w+|data_path|"
-    r"ignore_configured_endpoint_urls|execution_env|lambda_\w+|region_name)|"
+    r"ignore_configured_endpoint_urls|execution_env|lambda_\w+|region_name|"
+    r"endpoint_url_(?!s3$)\w+)|"
     r"azure_(config_dir|core_\w+|subscription_id|extension_dir|http_user_agent|"
     r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
 )

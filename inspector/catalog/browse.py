@@ -1,0 +1,100 @@
+"""Browsing a catalog for the app: its catalogs, their schemas, and their tables.
+
+Unity Catalog has three levels (catalog, schema, table); Glue has two, so its one
+catalog is called ``glue`` and its databases are the schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inspector.catalog.names import CatalogKind
+from inspector.settings import Settings
+
+#: The one catalog Glue has (the account's Data Catalog in the region).
+GLUE_CATALOG = "glue"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalogTable:
+    """One table as a catalog lists it.
+
+    Attributes:
+        name: Its full name as a user types it (``uc://main.sales.orders``).
+        format: Its format, lower case (``delta``, ``parquet``, ...).
+        location: Its storage location as the catalog records it ("" when none).
+    """
+
+    name: str
+    format: str
+    location: str
+
+
+def list_catalogs(kind: CatalogKind, settings: Settings) -> list[str]:
+    """The catalogs' names, sorted.
+
+    Raises:
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If it refuses the token or credentials.
+    """
+    if kind is CatalogKind.GLUE:
+        return [GLUE_CATALOG]
+    from inspector.catalog.unity import UnityCatalog
+
+    return sorted(str(c.get("name")) for c in UnityCatalog(settings).catalogs())
+
+
+def list_schemas(kind: CatalogKind, settings: Settings, catalog: str) -> list[str]:
+    """A catalog's schemas (Glue: its databases), sorted.
+
+    Raises:
+        TableNotInCatalog: If the catalog does not exist.
+        CatalogUnavailable: If the catalog cannot be reached.
+        CatalogAccessDenied: If it refuses the token or credentials.
+    """
+    if kind is CatalogKind.GLUE:
+        from inspector.catalog.glue import Glue
+
+        return sorted(Glue(settings).databases())
+    from inspector.catalog.unity import UnityCatalog
+
+    return sorted(str(s.get("name")) for s in UnityCatalog(settings).schemas(catalog))
+
+
+def list_tables(
+    kind: CatalogKind, settings: Settings, catalog: str, schema: str
+) -> list[CatalogTable]:
+    """A schema's tables with their format and location, sorted by name.
+
+    Raises:
+        TableNotInCatalog: If the catalog or schema does not exist.
+        CatalogUnavailable: If the catalog cannot be reached.
+        CatalogAccessDenied: If it refuses the token or credentials.
+    """
+    if kind is CatalogKind.GLUE:
+        from inspector.catalog.glue import Glue, glue_location, table_format
+
+        return sorted(
+            (
+                CatalogTable(
+                    name=f"glue://{schema}.{t['Name']}",
+                    format=table_format(t),
+                    location=glue_location(t),
+                )
+                for t in Glue(settings).tables(schema)
+            ),
+            key=lambda t: t.name,
+        )
+    from inspector.catalog.unity import UnityCatalog
+
+    return sorted(
+        (
+            CatalogTable(
+                name=f"uc://{catalog}.{schema}.{t.get('name')}",
+                format=str(t.get("data_source_format") or "unknown").lower(),
+                location=str(t.get("storage_location") or ""),
+            )
+            for t in UnityCatalog(settings).tables(catalog, schema)
+        ),
+        key=lambda t: t.name,
+    )

@@ -1,0 +1,51 @@
+"""Resolving what a user typed to a table location: the one entry point of the catalogs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from inspector.catalog.names import CatalogKind, CatalogName, ResolvedTable, parse_catalog_name
+from inspector.settings import Settings
+
+
+def resolve_table(text: str, settings: Settings, *, write: bool = False) -> ResolvedTable:
+    """What a user typed, resolved: a catalog name is looked up; a location passes through.
+
+    Args:
+        text: A path, a storage URI, ``uc://CATALOG.SCHEMA.TABLE`` or ``glue://DATABASE.TABLE``.
+        settings: The catalogs' settings and the storage options (credentials) in force.
+        write: Ask for credentials that may write (a restore), not only read.
+
+    Raises:
+        InvalidInput: If a catalog name is malformed.
+        TableNotInCatalog: If the catalog has no such table, schema or catalog.
+        NotADeltaTable: If the catalog's table is not a Delta table.
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If the catalog refuses the token or credentials.
+    """
+    name = parse_catalog_name(text)
+    if name is None:
+        return ResolvedTable(name=None, catalog=None, location=text.strip())
+    return _lookup(name, settings, write=write)
+
+
+def _lookup(name: CatalogName, settings: Settings, *, write: bool) -> ResolvedTable:
+    if name.kind is CatalogKind.UNITY:
+        from inspector.catalog.unity import resolve_unity
+
+        return resolve_unity(name, settings, write=write)
+    from inspector.catalog.glue import resolve_glue
+
+    return resolve_glue(name, settings)
+
+
+def with_table_options(settings: Settings, table: ResolvedTable) -> Settings:
+    """The settings with the catalog's storage options added (they override the others).
+
+    Vended credentials must win over the environment's: they are the ones the catalog
+    granted for this table.
+    """
+    if not table.storage_options:
+        return settings
+    lines = [settings.storage_options, *(f"{k}={v}" for k, v in table.storage_options.items())]
+    return dataclasses.replace(settings, storage_options="\n".join(lines))
