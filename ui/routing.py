@@ -97,8 +97,7 @@ def _redirect_old_link(
         return
     rest = {k: v for k, v in st.query_params.to_dict().items() if k != OLD_PAGE_PARAM}
     if key in built:
-        if _LINK in st.session_state:  # the link's other parameters are still to be adopted
-            st.session_state[_LINK] = {**link_params(), **rest}
+        st.session_state[_LINK] = {**link_params(), **rest}  # for the page to adopt
         st.switch_page(built[key], query_params=rest)
     del st.query_params[OLD_PAGE_PARAM]
     with notices:
