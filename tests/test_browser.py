@@ -163,6 +163,16 @@ def test_a_copied_address_reopens_the_same_page_and_pair_after_a_reload(server, 
     expect(main.get_by_role("combobox", name="To version")).to_have_value("0")
     expect(again).to_have_url(copied)
 
+    # Another page from the navigation: the table and version stay, the pair leaves the URL.
+    sidebar = again.locator("[data-testid=stSidebar]")
+    sidebar.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile("Overview$")).click()
+    expect(again).to_have_url(re.compile(r"/overview\?table=[^&]+&version=1$"))
+
+    # A link in the page-path form opens its page directly.
+    direct = browser.new_page(viewport={"width": 1400, "height": 1000})
+    direct.goto(f"{server}/version?table={quote(str(TABLE))}&version=0")
+    expect(direct.get_by_role("heading", name="Version 0 · WRITE")).to_be_visible()
+
 
 @pytest.fixture
 def warm_up_on(monkeypatch):
