@@ -44,7 +44,7 @@ def render(ctx: PageContext) -> None:
         st.session_state[PAGE_KEY] = 1
     shown = kept(_RESULT, request, object)
     if isinstance(shown, InspectorError):
-        _show_error(shown, int(end))
+        _show_error(shown, _diff_of_range(versions, start, end))
     elif isinstance(shown, ChangeFeed):
         _show(ctx, request, shown)
 
@@ -83,7 +83,7 @@ def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFee
         )
 
 
-def _show_error(exc: InspectorError, end: int) -> None:
+def _show_error(exc: InspectorError, pair: VersionPair) -> None:
     """The error; without the feed, the way to the row diff."""
     render_error(exc)
     if isinstance(exc, ChangeDataFeedDisabled):
@@ -95,14 +95,20 @@ def _show_error(exc: InspectorError, end: int) -> None:
             "Compare the rows on the Diff page",
             key="cdf_to_diff",
             on_click=_open_diff,
-            args=(end,),
+            args=(pair,),
         )
 
 
-def _open_diff(version: int) -> None:
-    """Open the Diff page at ``version`` (it compares it with the version before)."""
-    st.session_state[PENDING_VERSION] = int(version)
-    ask_for_page("diff", {"version": str(int(version))})
+def _diff_of_range(versions: list[int], start: int, end: int) -> VersionPair:
+    """The Diff that shows a range's changes: the version before ``start`` against ``end``."""
+    before = [v for v in versions if v < start]
+    return VersionPair(from_version=before[-1] if before else start, to_version=end)
+
+
+def _open_diff(pair: VersionPair) -> None:
+    """Open the Diff page on ``pair``, with the sidebar at its newer version."""
+    st.session_state[PENDING_VERSION] = pair.to_version
+    ask_for_page("diff", {"version": str(pair.to_version), **pair.params()})
 
 
 def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
