@@ -9,7 +9,7 @@ Tables (generated once by ``bench/tablegen.py`` into ``--dir`` and reused): ``c2
 an append of 1,000 files and a DELETE).
 
 Each repetition is a fresh process. It first opens the table and reads its history the
-way the app does (``ui.tables.open_log`` + ``ui.tables.history``, the sidebar's cached
+way the app does (``ui.tables.open_table`` + ``ui.tables.history``, the sidebar's cached
 calls), timed on its own as "open + history"; then it runs the app with AppTest (each
 ``run()`` is one whole pass of ``app.py``, the sidebar included, as a browser rerun is)
 and times every step, wall clock and CPU (user + system of the whole process, the
@@ -73,7 +73,7 @@ def _child(scenario: str, table: str) -> None:
     settings = Settings.from_env()
     step(
         "open + history (backend, cached for every page)",
-        lambda: tables.history(tables.open_log(table, settings), settings),
+        lambda: tables.history(tables.open_table(table, settings).log, settings),
     )
 
     def app(view: str, version: int | None = None) -> AppTest:

@@ -32,15 +32,15 @@ TIMEOUT = 240_000  # a first Spark start on a busy machine
 def restore_attempts() -> None:
     """Restore the demo table once to before the GDPR delete, after one refused attempt."""
     from inspector.delta.errors import RestoreRefused
-    from inspector.log.deltalog import DeltaLog
+    from inspector.log.table import open_table
     from inspector.restore.execute import execute_restore
     from inspector.restore.plan import plan_restore
     from inspector.restore.request import RestoreRequest
     from inspector.settings import Settings
 
     settings = Settings(audit_log=str(AUDIT_LOG))
-    log = DeltaLog.open(str(TABLE))
-    plan = plan_restore(log, log.latest_version - 2, settings=settings)
+    table = open_table(str(TABLE))
+    plan = plan_restore(table, table.log.latest_version - 2, settings=settings)
 
     def attempt(name: str, reason: str) -> None:
         request = RestoreRequest(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.connection import SparkConf, StorageOptions, parse_pairs
 from inspector.delta.errors import InvalidInput
 
 ENV_PREFIX = "DELTA_INSPECTOR_"
@@ -51,8 +52,8 @@ class Settings:
     spark_master: str = _setting(
         "local[*]", "Spark master URL: local[*], spark://host:7077, yarn, k8s://... ."
     )
-    spark_conf: str = _setting(
-        "", "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
+    spark_conf: SparkConf = _setting(
+        SparkConf(), "Extra Spark conf as 'key=value' pairs separated by ';' (e.g. spark.jars=...)."
     )
     spark_warmup: bool = _setting(
         True,
@@ -76,8 +77,8 @@ class Settings:
         str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded."
     )
     check_workers: int = _setting(8, "Parallel workers that stat data files during a health check.")
-    storage_options: str = field(
-        default="",
+    storage_options: StorageOptions = field(
+        default=StorageOptions(),
         repr=False,  # holds credentials: never in a repr, a log line or an error
         metadata={
             "help": "Object store options with delta-rs's names (AWS_ENDPOINT_URL, "
@@ -122,47 +123,16 @@ class Settings:
             raw = environ.get(ENV_PREFIX + f.name.upper())
             if raw is not None:
                 values[f.name] = _convert(f, raw)
-        cloud = [
-            f"{k}={v}" for k, v in environ.items() if k.upper().startswith(CLOUD_ENV_PREFIXES) and v
-        ]
-        values["storage_options"] = "\n".join([*cloud, values.get("storage_options", "")])
+        cloud = StorageOptions(
+            (k, v) for k, v in environ.items() if k.upper().startswith(CLOUD_ENV_PREFIXES) and v
+        )
+        values["storage_options"] = cloud.merged(values.get("storage_options", StorageOptions()))
         return cls(**values)
 
-    def storage_option_pairs(self) -> dict[str, str]:
-        """``storage_options`` parsed into a dict (later lines override earlier ones).
-
-        Raises:
-            InvalidInput: If a line is not of the form ``KEY=VALUE`` (the value not shown).
-        """
-        pairs = {}
-        for number, line in enumerate(self.storage_options.splitlines(), start=1):
-            key, sep, value = line.partition("=")
-            if not line.strip():
-                continue
-            if not sep or not key.strip():
-                raise InvalidInput(
-                    f"Line {number} of {ENV_PREFIX}STORAGE_OPTIONS is not KEY=VALUE.",
-                    "Write one option per line, like AWS_REGION=eu-west-1.",
-                )
-            pairs[key.strip()] = value
-        return pairs
-
-    def spark_conf_pairs(self) -> dict[str, str]:
-        """``spark_conf`` parsed into a dict.
-
-        Raises:
-            InvalidInput: If a pair is not of the form ``key=value``.
-        """
-        pairs = {}
-        for item in filter(None, (p.strip() for p in self.spark_conf.split(";"))):
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
-                raise InvalidInput(
-                    f"Spark conf entry '{item}' is not key=value.",
-                    "Write it as spark.some.key=value; separate entries with ';'.",
-                )
-            pairs[key.strip()] = value.strip()
-        return pairs
+    def secrets(self) -> dict[str, str]:
+        """Every secret these settings hold, keyed so that redaction masks each value: the
+        storage options and the catalog token (for :func:`inspector.connection.redact_text`)."""
+        return {**self.storage_options, "UNITY_CATALOG_TOKEN": self.unity_catalog_token}
 
 
 def describe_settings() -> list[tuple[str, str, Any, str]]:
@@ -173,8 +143,16 @@ def describe_settings() -> list[tuple[str, str, Any, str]]:
     ]
 
 
+_PAIRS: dict[str, type[StorageOptions] | type[SparkConf]] = {
+    "StorageOptions": StorageOptions,
+    "SparkConf": SparkConf,
+}
+
+
 def _convert(f: dataclasses.Field, raw: str) -> Any:
     kind = f.type if isinstance(f.type, str) else f.type.__name__
+    if kind in _PAIRS:
+        return parse_pairs(_PAIRS[kind], raw, origin=ENV_PREFIX + f.name.upper())
     try:
         if kind == "bool":
             if raw.strip().lower() not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:

@@ -1,5 +1,5 @@
-"""Page states from issue #16 (AppTest): a copied table said once, retention in words,
-metrics whose extra figure is a caption rather than a delta arrow."""
+"""Page states (AppTest): a copied table said once, retention in words, metrics whose extra
+figure is a caption rather than a delta arrow."""
 
 from __future__ import annotations
 

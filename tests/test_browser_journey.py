@@ -1,4 +1,4 @@
-"""End to end in Chromium: the operator's journey on a copy of the demo table (issue #16).
+"""End to end in Chromium: the operator's journey on a copy of the demo table.
 
 Timeline → select a version by clicking its mark on the chart → Preview with a bad filter
 (the reason shows without a click) → Diff with rows → Health on the copy with a missing file

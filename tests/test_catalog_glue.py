@@ -15,6 +15,7 @@ import pytest
 
 from inspector.catalog import CatalogKind, resolve_table
 from inspector.catalog.browse import list_catalogs, list_schemas, list_tables
+from inspector.connection import StorageOptions
 from inspector.delta.errors import ExitCode
 from inspector.settings import Settings
 from tests.conftest import CORPUS, one_error_line
@@ -47,7 +48,7 @@ def test_a_name_resolves_to_the_location_and_the_credentials_it_was_looked_up_wi
     client, database = glue
     uri = s3_server.upload(CORPUS / PARTITIONED)
     name = register_spark_form(client, database, "orders", uri)
-    settings = Settings(storage_options="\n".join(f"{k}={v}" for k, v in s3_server.options.items()))
+    settings = Settings(storage_options=StorageOptions(s3_server.options))
     table = resolve_table(name, settings)
     assert (table.name, table.catalog, table.location, table.format) == (
         name,
@@ -64,7 +65,7 @@ def test_the_browser_lists_databases_and_tables_with_format_and_location(s3_serv
     uri = s3_server.upload(CORPUS / PARTITIONED)
     register_spark_form(client, database, "orders", uri)
     register_plain_form(client, database, "events", "s3://tables/events", kind="parquet")
-    settings = Settings(storage_options="\n".join(f"{k}={v}" for k, v in s3_server.options.items()))
+    settings = Settings(storage_options=StorageOptions(s3_server.options))
     assert list_catalogs(CatalogKind.GLUE, settings) == ["glue"]
     assert database in list_schemas(CatalogKind.GLUE, settings, "glue")
     listed = list_tables(CatalogKind.GLUE, settings, "glue", database)

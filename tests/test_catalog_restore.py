@@ -12,9 +12,11 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from inspector.catalog import resolve_table, with_table_options
+from inspector.catalog import resolve_table
 from inspector.cli.main import main
+from inspector.connection import StorageOptions
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from inspector.restore import RestoreRequest, plan_restore, request_refusals
 from inspector.restore.audit import read_audit
 from inspector.settings import Settings
@@ -59,12 +61,12 @@ def test_the_typed_confirmation_of_a_table_opened_by_name_is_its_full_name(
     name = register_spark_form(client, database, "sales", uri)
     settings = Settings(
         audit_log=str(tmp_path / "audit.jsonl"),
-        storage_options="\n".join(f"{k}={v}" for k, v in s3_server.options.items()),
+        storage_options=StorageOptions(s3_server.options),
     )
-    table = resolve_table(name, settings)
-    settings = with_table_options(settings, table)
-    log = DeltaLog.open(table.location, storage_options=settings.storage_option_pairs())
-    plan = plan_restore(log, 1, settings=settings, spark=spark, catalog_name=table.name)
+    resolved = resolve_table(name, settings)
+    options = settings.storage_options.merged(resolved.storage_options)
+    table = open_table(resolved.location, storage_options=options, name=resolved.name)
+    plan = plan_restore(table, 1, settings=settings, spark=spark)
 
     def refusals(typed: str) -> list[str]:
         request = RestoreRequest(plan=plan, typed_table_name=typed, typed_version="1", reason="r")

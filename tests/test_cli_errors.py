@@ -70,12 +70,12 @@ def test_the_exit_code_table_in_the_docs_lists_every_code():
         assert cls.__name__ in doc
 
 
-def test_0_success(capsys):
+def test_success_exits_0(capsys):
     code, out, err = run(capsys, "history", CORPUS / PARTITIONED, "--json")
     assert (code, err) == (0, "") and len(json.loads(out)) == 3
 
 
-def test_1_an_unexpected_failure_is_one_line_that_asks_for_a_report(capsys):
+def test_an_unexpected_failure_exits_1_with_one_line_that_asks_for_a_report(capsys):
     @registry.command("crash-for-test", "A command with a bug.")
     def crash(args: argparse.Namespace, settings: object) -> int:
         return {}["no such key"]
@@ -105,7 +105,7 @@ def test_1_an_unexpected_failure_is_one_line_that_asks_for_a_report(capsys):
         (["no-such-command"], "InvalidInput"),
     ],
 )
-def test_2_bad_input(capsys, args, kind):
+def test_bad_input_exits_2_naming_its_kind(capsys, args, kind):
     code, out, err = run(capsys, *args, "--json")
     assert code == 2
     one_error_line(err)
@@ -113,7 +113,7 @@ def test_2_bad_input(capsys, args, kind):
     assert json.loads(out)["error"]["exitCode"] == 2
 
 
-def test_3_a_restore_refused_before_any_plan_names_everything_missing_and_is_audited(
+def test_a_restore_refused_before_any_plan_exits_3_naming_everything_missing_audited(
     capsys, copy_table, audit, no_terminal
 ):
     table = copy_table(PARTITIONED)
@@ -132,7 +132,7 @@ def test_3_a_restore_refused_before_any_plan_names_everything_missing_and_is_aud
     assert (entries[0].from_version, entries[0].to_version) == (2, 1)
 
 
-def test_3_an_unexpected_version_is_refused_before_any_plan(capsys, copy_table, audit):
+def test_an_unexpected_version_is_refused_with_exit_3_before_any_plan(capsys, copy_table, audit):
     table = copy_table(PARTITIONED)
 
     code, _, err = run(
@@ -143,7 +143,7 @@ def test_3_an_unexpected_version_is_refused_before_any_plan(capsys, copy_table, 
     assert [e.outcome for e in read_audit(audit)] == ["refused"]
 
 
-def test_4_check_finds_the_latest_version_inconsistent(capsys, copy_table):
+def test_check_exits_4_when_the_latest_version_is_inconsistent(capsys, copy_table):
     table = copy_table(PARTITIONED)
     commit = (table / "_delta_log" / f"{2:020d}.json").read_text().splitlines()
     added = next(json.loads(line)["add"]["path"] for line in commit if '"add"' in line)
@@ -155,7 +155,7 @@ def test_4_check_finds_the_latest_version_inconsistent(capsys, copy_table):
     assert json.loads(out)["lastConsistentVersion"] == 1
 
 
-def test_5_no_java_is_an_environment_problem(tmp_path):
+def test_no_java_is_an_environment_problem_exit_5(tmp_path):
     # A separate process: the test run's own Spark session may already be running.
     env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
     env["PATH"] = str(Path(sys.executable).parent)
@@ -172,7 +172,7 @@ def test_5_no_java_is_an_environment_problem(tmp_path):
     assert json.loads(result.stdout)["error"]["type"] == "SparkUnavailable"
 
 
-def test_6_a_damaged_log_is_a_damaged_table(capsys, copy_table):
+def test_a_damaged_log_is_a_damaged_table_exit_6(capsys, copy_table):
     table = copy_table(PARTITIONED)
     (table / "_delta_log" / f"{1:020d}.json").unlink()  # a gap: version 2 cannot be replayed
 
@@ -231,8 +231,8 @@ def test_a_malformed_spark_conf_is_bad_input_before_any_work(capsys, args):
     assert code == 2 and "key=value" in one_error_line(err)
 
 
-def test_a_command_written_against_the_first_registry_still_registers_and_prints(capsys):
-    from inspector.cli.main import arguments, command, emit_json
+def test_a_command_that_prints_for_itself_instead_of_returning_a_record_is_a_bug(capsys):
+    from inspector.cli.registry import arguments, command
 
     def add(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("word")
@@ -240,14 +240,15 @@ def test_a_command_written_against_the_first_registry_still_registers_and_prints
     @command("echo-for-test", "Prints its word.")
     @arguments(add)
     def echo(args: argparse.Namespace, settings: object) -> int:
-        emit_json({"word": args.word})
+        print(args.word)
         return 0
 
     try:
-        code, out, _ = run(capsys, "echo-for-test", "hello", "--json")
+        code, _, err = run(capsys, "echo-for-test", "hello")
     finally:
         registry._COMMANDS.pop("echo-for-test")
-    assert (code, json.loads(out)) == (0, {"word": "hello"})
+    assert code == ExitCode.UNEXPECTED
+    assert "a command returned int, not a Result" in one_error_line(err)
 
 
 def test_command_modules_never_import_the_entry_point():
@@ -283,3 +284,13 @@ def test_a_command_imports_only_its_own_command_module():
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "['inspector.cli.log_commands']"
+
+
+def test_every_command_returns_a_record_for_the_one_renderer():
+    import typing
+
+    from inspector.cli.render import Result
+
+    for cmd in registry.commands():
+        returned = typing.get_type_hints(cmd.handler)["return"]
+        assert isinstance(returned, type) and issubclass(returned, Result), cmd.name

@@ -39,6 +39,7 @@ from inspector.delta.protocol import (
 from inspector.delta.text import partition_label, version_ranges
 from inspector.health.retention import retention_view
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from inspector.restore.plan_warnings import retention_warning
 from inspector.settings import Settings
 from inspector.table.history import build_history
@@ -242,10 +243,11 @@ def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path,
     write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
     three_days_ago = time.time() - 3 * 86_400
     os.utime(root / "_delta_log" / f"{0:020d}.json", (three_days_ago, three_days_ago))
-    log = DeltaLog.open(str(root))
+    table = open_table(str(root))
+    log = table.log
 
     view = retention_view(log, build_history(log, settings))
-    plan = plan_restore(log, 0, settings=settings, spark=spark)
+    plan = plan_restore(table, 0, settings=settings, spark=spark)
 
     assert view.policy.deleted_file_retention_ms == 60 * HOUR
     (warning,) = [w for w in plan.warnings if "deleted-file retention" in w]

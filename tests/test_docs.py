@@ -67,7 +67,7 @@ def test_anchors_into_other_pages_exist():
 
 
 def test_the_screenshots_are_in_the_docs_and_small():
-    """The Timeline (retention bands), the Diff's changed rows and the Audit view (issue #16)."""
+    """The Timeline (retention bands), the Diff's changed rows and the Audit view."""
     guide = (REPO / "docs" / "using-the-app.md").read_text()
     for name in ("timeline.png", "diff-rows.png", "audit.png"):
         assert f"(img/{name})" in guide

@@ -10,7 +10,6 @@ that won the race; wrong options are one line, a documented exit code, no secret
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -20,9 +19,11 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
+from inspector.connection import StorageOptions
 from inspector.delta.errors import ExitCode
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from tests.conftest import CORPUS, REPO, copy_corpus_table, sales_table
 from tests.object_stores import closed_port_endpoint, gcs_service_account
 from tests.test_object_store_cli import _same
@@ -150,10 +151,9 @@ def test_a_restore_that_loses_the_race_to_a_commit_file_overwrites_nothing(
 
     uri = gcs_env.upload(sales_table(tmp_path / "sales"))
     options = gcs_env.options
-    settings = dataclasses.replace(
-        settings, storage_options="\n".join(f"{k}={v}" for k, v in options.items())
+    plan = plan_restore(
+        open_table(uri, storage_options=StorageOptions(options)), 1, settings=settings
     )
-    plan = plan_restore(DeltaLog.open(uri, storage_options=options), 1, settings=settings)
     winner = f"{uri}/_delta_log/00000000000000000005.json"
     theirs = b'{"commitInfo":{"operation":"OTHER WRITER"}}\n'
     write_commit = restore_module.write_commit

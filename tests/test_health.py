@@ -23,6 +23,7 @@ from inspector.health import (
     DELETION_VECTOR,
     INCOMPLETE,
     UNREADABLE,
+    ProblemKind,
     check_table,
     health_record,
     recovery_advice,
@@ -185,8 +186,9 @@ def test_commit_missing_in_the_middle_bridged_by_a_checkpoint(copy_table):
 
     assert _damaged(report) == [5, 6, 7, 8, 9]
     assert {_statuses(report)[v] for v in range(5, 10)} == {UNREADABLE}
-    assert "missing" in report.versions[5].problems[0]
-    assert "version 5" in report.versions[6].problems[0]
+    assert report.versions[5].problems[0].kind == ProblemKind.COMMIT_MISSING
+    assert report.versions[6].problems[0].kind == ProblemKind.REPLAY_BROKEN
+    assert "version 5" in report.versions[6].problems[0].message
     assert report.last_consistent_version == 13 and report.is_consistent
 
 
@@ -212,7 +214,8 @@ def test_truncated_latest_commit_is_unreadable(copy_table):
 
     assert _damaged(report) == [14]
     assert report.latest.status == UNREADABLE
-    assert "truncated" in report.latest.problems[0]
+    assert report.latest.problems[0].kind == ProblemKind.COMMIT_DAMAGED
+    assert "truncated" in report.latest.problems[0].message
     assert report.last_consistent_version == 13
 
 
@@ -224,7 +227,8 @@ def test_missing_checkpoint_with_the_commits_retained_is_named_but_harmless(copy
 
     assert _damaged(report) == []
     assert report.last_consistent_version == 13
-    assert any("_last_checkpoint" in p for p in report.versions[10].problems)
+    assert any("_last_checkpoint" in p.message for p in report.versions[10].problems)
+    assert {p.kind for p in report.versions[10].problems} == {ProblemKind.CHECKPOINT}
     assert any("_last_checkpoint" in p for p in report.problems)
 
 
@@ -381,5 +385,5 @@ def test_checkpoint_that_disagrees_with_its_commits_is_named_on_its_version(copy
 
     report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
-    assert any("checkpoint" in p.lower() for p in report.versions[10].problems)
+    assert any(p.kind == ProblemKind.CHECKPOINT for p in report.versions[10].problems)
     assert not any(v.problems for v in report.versions if v.version != 10)

@@ -19,6 +19,7 @@ from deltalake import write_deltalake
 from inspector.delta.errors import CorruptLog
 from inspector.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
@@ -79,14 +80,15 @@ def _rows(log: DeltaLog, version: int, spark) -> list[tuple]:
 
 def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[str]):
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    log = DeltaLog.open(str(root))
+    table = open_table(str(root))
+    log = table.log
     report = check_table(log, settings=settings)
     assert report.last_consistent_version == expected_target
     assert [v.version for v in report.damaged_versions] == list(
         range(expected_target + 1, report.latest_version + 1)
     )
 
-    plan = plan_restore(log, expected_target, settings=settings, spark=spark)
+    plan = plan_restore(table, expected_target, settings=settings, spark=spark)
 
     removed = {a.path for a in plan.files_to_remove}
     assert lost <= removed  # the missing files only leave the log...
@@ -140,11 +142,11 @@ def test_recovery_of_a_table_written_here(tmp_path, spark):
 def test_no_restore_can_be_planned_on_an_unreadable_latest_version(copy_table, tmp_path):
     root = copy_table(DELETES)
     (root / "_delta_log" / f"{12:020d}.json").unlink()
-    log = DeltaLog.open(str(root))
+    table = open_table(str(root))
 
-    assert check_table(log, settings=Settings()).last_consistent_version == 11
+    assert check_table(table.log, settings=Settings()).last_consistent_version == 11
     with pytest.raises(CorruptLog):  # raised from the log, before Spark is needed
-        plan_restore(log, 11, settings=Settings(audit_log=str(tmp_path / "audit.jsonl")))
+        plan_restore(table, 11, settings=Settings(audit_log=str(tmp_path / "audit.jsonl")))
 
 
 def test_the_restore_command_printed_by_check_is_a_valid_dry_run(

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
-from inspector.health import check_table
+from inspector.health import ProblemKind, check_table
 from inspector.health.runs import damaged_files, grouped_record, version_runs
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -48,10 +48,24 @@ def test_a_gap_is_one_run_and_the_versions_that_matter_come_first(gapped):
     assert [(r.label, r.status, r.summary, r.role) for r in runs] == [
         ("versions 10,015–10,018", "incomplete", "1 file missing", "latest"),
         ("version 0", "complete", "complete", "last consistent"),
-        ("version 10,014", "incomplete", "1 file missing", ""),
-        ("versions 14–10,013", "unreadable", "commit files missing", ""),
-        ("versions 1–13", "incomplete", "1 file missing", ""),
+        ("version 10,014", "incomplete", "1 file missing", None),
+        ("versions 14–10,013", "unreadable", "commit files missing", None),
+        ("versions 1–13", "incomplete", "1 file missing", None),
     ]
+
+
+def test_damaged_commits_form_one_run_by_their_kind_whatever_each_message_says(copy_table):
+    root = copy_table(APPENDS)
+    for version, cut in ((12, 40), (13, 7)):  # cut off at different places: different messages
+        commit = root / "_delta_log" / f"{version:020d}.json"
+        commit.write_bytes(commit.read_bytes()[:-cut])
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
+
+    damaged = next(r for r in version_runs(report) if r.first <= 12 <= r.last)
+    kinds = [[p.kind for p in report.versions[v].problems] for v in (12, 13)]
+
+    assert kinds == [[ProblemKind.COMMIT_DAMAGED], [ProblemKind.COMMIT_DAMAGED]]
+    assert (damaged.label, damaged.summary) == ("versions 12–13", "commit file damaged")
 
 
 def test_each_damaged_file_is_listed_once_with_the_versions_that_need_it(gapped):

@@ -1,4 +1,5 @@
-"""Small things a newcomer tripped over in the first hour (issue 17, item 8)."""
+"""Small things a newcomer trips over in the first hour: the table root suggested for a
+``_delta_log`` or partition folder, a log gap's error leading to Health, readable problems."""
 
 from __future__ import annotations
 

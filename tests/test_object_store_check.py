@@ -94,6 +94,7 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
 
 def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy_table, tmp_path):
     from inspector.health.replica import compare_replica
+    from inspector.log.table import open_table
 
     primary = copy_table(APPENDS)
     replica = tmp_path / "replica"
@@ -102,9 +103,11 @@ def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy
     uri = s3_server.upload(replica)
 
     remote = compare_replica(
-        str(primary), uri, replica_options=s3_server.options, settings=Settings()
+        open_table(str(primary)),
+        open_table(uri, storage_options=s3_server.options),
+        settings=Settings(),
     )
-    local = compare_replica(str(primary), str(replica), settings=Settings())
+    local = compare_replica(open_table(str(primary)), open_table(str(replica)), settings=Settings())
 
     assert repr(remote.to_json()).replace(uri, "<replica>") == repr(local.to_json()).replace(
         str(replica), "<replica>"

@@ -110,6 +110,9 @@ def test_a_restore_in_s3_commits_the_snapshot_a_local_restore_commits(
         code, out = _run(capsys, "restore", where, *args)
         assert code == 0, out
         assert json.loads(out)["committedVersion"] == 5
+        checks = {c["name"]: c["status"] for c in json.loads(out)["verification"]["checks"]}
+        # deltalake re-reads the rows with the table's own storage options, in S3 too
+        assert checks["deltalake_rows"] == "passed", out
 
     ours = DeltaLog.open(uri, storage_options=s3_env.options).snapshot(5)
     theirs = DeltaLog.open(local).snapshot(5)

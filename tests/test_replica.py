@@ -19,6 +19,7 @@ from inspector.cli.main import main
 from inspector.delta.errors import InvalidInput, NotADeltaTable
 from inspector.health.replica import compare_replica
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import open_table
 from inspector.settings import Settings
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
@@ -64,7 +65,9 @@ def pair(copy_table, tmp_path):
 def test_a_complete_replica_has_nothing_to_copy_and_loses_nothing(pair):
     primary, replica = pair(APPENDS)
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert report.to_json() == {
         "primaryLatestVersion": 14,
@@ -86,7 +89,9 @@ def test_replica_missing_the_newest_commit(pair):
     size = commit.stat().st_size
     commit.unlink()
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert [f.version for f in report.missing_commits] == [14]
     assert report.missing_files == () and report.size_mismatches == ()
@@ -106,7 +111,9 @@ def test_replica_missing_the_newest_data_files(pair):
     for path in _adds(primary, 14):
         (replica / path).unlink()
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert report.missing_commits == ()
     assert [(f.version, f.path) for f in report.missing_files] == [
@@ -125,7 +132,9 @@ def test_replica_with_a_truncated_file(pair):
     data = (replica / victim).read_bytes()
     (replica / victim).write_bytes(data[: len(data) // 2])
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert report.missing_files == ()
     assert [(f.version, f.path, f.size, f.replica_size) for f in report.size_mismatches] == [
@@ -148,7 +157,9 @@ def test_replica_missing_a_deletion_vector_file(pair):
         a["add"]["deletionVector"]["cardinality"] for a in _commit(primary, 1) if "add" in a
     )
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert [(f.version, f.path) for f in report.missing_files] == [(1, dv)]
     assert report.replica_last_consistent_version == 0 and not report.replica_consistent
@@ -165,19 +176,25 @@ def test_files_only_on_the_replica_are_counted(pair):
     (replica / "leftover.parquet").write_bytes(b"x")
 
     assert (
-        compare_replica(str(primary), str(replica), settings=Settings()).to_json()["extraFiles"]
+        compare_replica(
+            open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        ).to_json()["extraFiles"]
         == 1
     )
 
 
 def test_two_different_tables_are_refused(copy_table):
     with pytest.raises(InvalidInput, match="two different tables"):
-        compare_replica(str(copy_table(APPENDS)), str(copy_table(OTHER)), settings=Settings())
+        compare_replica(
+            open_table(str(copy_table(APPENDS))),
+            open_table(str(copy_table(OTHER))),
+            settings=Settings(),
+        )
 
 
-def test_a_replica_that_is_not_a_table_is_refused_naming_the_side(copy_table, tmp_path):
+def test_a_replica_that_is_not_a_table_is_refused_naming_the_side(tmp_path):
     with pytest.raises(NotADeltaTable, match="The replica is not a Delta table"):
-        compare_replica(str(copy_table(APPENDS)), str(tmp_path), settings=Settings())
+        open_table(str(tmp_path), described_as="replica")
 
 
 # --- the CLI contract -----------------------------------------------------------------------
@@ -284,7 +301,9 @@ def test_replica_missing_commits_of_a_version_behind_a_checkpoint_still_lists_th
     for version in (13, 14):
         (replica / "_delta_log" / f"{version:020d}.json").unlink()
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert [f.version for f in report.missing_commits] == [13, 14]
     assert report.window.versions == 2
@@ -297,7 +316,9 @@ def test_replica_missing_a_checkpoint_lists_it_under_its_version(pair):
     size = checkpoint.stat().st_size
     checkpoint.unlink()
 
-    report = compare_replica(str(primary), str(replica), settings=Settings())
+    report = compare_replica(
+        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+    )
 
     assert [(f.version, f.path, f.size) for f in report.missing_files] == [
         (10, f"_delta_log/{10:020d}.checkpoint.parquet", size)
@@ -332,9 +353,11 @@ def test_a_primary_in_s3_and_a_local_replica_are_compared_alike(pair, s3_server)
     uri = s3_server.upload(primary)
 
     remote = compare_replica(
-        uri, str(replica), primary_options=s3_server.options, settings=Settings()
+        open_table(uri, storage_options=s3_server.options),
+        open_table(str(replica)),
+        settings=Settings(),
     )
-    local = compare_replica(str(primary), str(replica), settings=Settings())
+    local = compare_replica(open_table(str(primary)), open_table(str(replica)), settings=Settings())
 
     assert remote.to_json() == local.to_json()
     assert remote.replica_last_consistent_version == 13

@@ -1,8 +1,6 @@
-"""Retention in words and the copied-table signature (issue #16), on records and real tables."""
+"""Retention in words and the copied-table signature, on records and real tables."""
 
 from __future__ import annotations
-
-from deltalake import DeltaTable
 
 from inspector.health.retention import RetentionState, VersionRetention, retention_status
 from inspector.log.deltalog import DeltaLog
@@ -41,4 +39,5 @@ def test_a_checked_out_corpus_table_looks_copied_and_a_fresh_one_does_not(tmp_pa
 
     assert looks_copied(build_history(copied, Settings()))
     assert not looks_copied(build_history(fresh, Settings()))
-    assert DeltaTable(str(fresh.table_root)).version() >= 1
+    # the fresh table has versions enough for the signature to be judged, not too few
+    assert len(build_history(fresh, Settings())) >= 2

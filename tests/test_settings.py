@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from inspector.connection import SparkConf, StorageOptions
 from inspector.delta.errors import InvalidInput
 from inspector.settings import ENV_PREFIX, Settings, describe_settings
 from tests.conftest import REPO
@@ -93,12 +94,34 @@ def test_a_bad_boolean_is_refused_with_a_hint():
 
 
 def test_spark_conf_is_parsed_into_pairs_and_bad_entries_are_refused():
-    settings = Settings(spark_conf=" spark.a=1 ; spark.b = x=y ;;")
-    assert settings.spark_conf_pairs() == {"spark.a": "1", "spark.b": "x=y"}
+    settings = Settings.from_env({"DELTA_INSPECTOR_SPARK_CONF": " spark.a=1 ; spark.b = x=y ;;"})
+    assert settings.spark_conf == SparkConf({"spark.a": "1", "spark.b": "x=y"})
     with pytest.raises(InvalidInput) as err:
-        Settings(spark_conf="spark.a=1;oops").spark_conf_pairs()
-    assert "'oops' is not key=value" in err.value.message
+        Settings.from_env({"DELTA_INSPECTOR_SPARK_CONF": "spark.a=1;oops"})
+    assert "'oops' in DELTA_INSPECTOR_SPARK_CONF is not key=value" in err.value.message
     assert "separate entries with ';'" in err.value.hint
+
+
+def test_storage_options_come_from_the_clouds_variables_overridden_by_the_setting():
+    settings = Settings.from_env(
+        {
+            "AWS_REGION": "eu-west-1",
+            "AWS_ENDPOINT_URL": "http://a",
+            "DELTA_INSPECTOR_STORAGE_OPTIONS": "AWS_ENDPOINT_URL=http://b\n\nAWS_ALLOW_HTTP=true",
+        }
+    )
+    assert settings.storage_options == StorageOptions(
+        {"AWS_REGION": "eu-west-1", "AWS_ENDPOINT_URL": "http://b", "AWS_ALLOW_HTTP": "true"}
+    )
+
+
+def test_a_malformed_storage_option_line_is_refused_without_showing_a_secret():
+    with pytest.raises(InvalidInput) as err:
+        Settings.from_env({"DELTA_INSPECTOR_STORAGE_OPTIONS": "AWS_SECRET_ACCESS_KEYs3cr3t"})
+    assert err.value.message == (
+        "The storage option a secret in DELTA_INSPECTOR_STORAGE_OPTIONS is not KEY=VALUE."
+    )
+    assert "s3cr3t" not in err.value.message + err.value.hint
 
 
 def test_settings_are_frozen():

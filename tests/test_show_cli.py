@@ -7,6 +7,7 @@ session and stay fast.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -15,8 +16,9 @@ from datetime import UTC, datetime
 import pyarrow.parquet as pq
 import pytest
 
+from inspector.cli.args import connection_settings
 from inspector.cli.main import main
-from inspector.rows.session import with_spark_overrides
+from inspector.connection import SparkConf
 from inspector.settings import Settings
 from tests.conftest import CORPUS, run_cli
 
@@ -145,13 +147,12 @@ def test_version_and_timestamp_are_exclusive(capsys):
 
 
 def test_spark_flags_override_the_settings():
-    settings = with_spark_overrides(
-        Settings(spark_conf="a=1"),
-        master="spark://head:7077",
-        conf=["spark.executor.memory=4g", "a=2"],
+    flags = argparse.Namespace(
+        spark_master="spark://head:7077", spark_conf=["spark.executor.memory=4g", "a=2"]
     )
+    settings = connection_settings(flags, Settings(spark_conf=SparkConf({"a": "1"})))
     assert settings.spark_master == "spark://head:7077"
-    assert settings.spark_conf_pairs() == {"a": "2", "spark.executor.memory": "4g"}
+    assert settings.spark_conf == SparkConf({"a": "2", "spark.executor.memory": "4g"})
 
 
 def test_a_malformed_spark_conf_flag_is_bad_input(capsys):

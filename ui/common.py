@@ -13,13 +13,14 @@ from typing import Any
 
 import streamlit as st
 
+from inspector.connection import redact_text
 from inspector.delta.errors import InspectorError
 from inspector.present.values import EMPTY
 from inspector.settings import Settings
-from inspector.storage.options import redact_text
 
 TABLE_KEY = "table_input"
 STORAGE_OPTIONS_KEY = "_storage_options_text"  # the sidebar's typed options (session only)
+SECRETS_IN_USE_KEY = "_secrets_in_use"  # storage options (env + sidebar) and catalog token
 VERSION_KEY = "version_select"
 PENDING_VERSION = "_pending_version"
 _MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]~$<>|#])")
@@ -39,18 +40,13 @@ def render_error(exc: InspectorError) -> None:
 
 def _redact(text: str) -> str:
     """Text with secrets masked: the storage options in use and anything that looks secret."""
-    try:
-        settings = Settings.from_env()
-        # The catalog's token is a secret too (an error never quotes it; this is the net).
-        options = {**settings.storage_option_pairs(), "TOKEN": settings.unity_catalog_token}
-    except InspectorError:
-        options = {}
-    typed = str(st.session_state.get(STORAGE_OPTIONS_KEY) or "")
-    for line in typed.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            options[key.strip()] = value
-    return redact_text(text, options)
+    secrets = st.session_state.get(SECRETS_IN_USE_KEY)
+    if secrets is None:  # before the sidebar ran: the environment's secrets
+        try:
+            secrets = Settings.from_env().secrets()
+        except InspectorError:
+            secrets = {}
+    return redact_text(text, secrets)
 
 
 def render_unexpected(exc: BaseException, where: str) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from inspector.catalog import ResolvedTable
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import Table
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
 
@@ -16,28 +16,31 @@ class PageContext:
     """The state a page renders from.
 
     Attributes:
-        log: The opened (and refreshed) transaction log of the table.
+        table: The table's handle: its log (opened and refreshed), its storage options, and
+            its catalog name (``uc://...``) when it was opened by name.
         settings: The settings in force for this run of the app.
         version: The version selected in the sidebar (always one of ``versions``).
         history: The table's history, oldest first (one entry per version: each commit
             file, and each version that only a checkpoint remembers).
         versions: Every selectable version, ascending: the commit versions plus
             versions that exist only as a checkpoint.
-        table: What the user opened: its catalog name (``uc://...``) when opened by name,
-            and the location it resolved to.
     """
 
-    log: DeltaLog
+    table: Table
     settings: Settings
     version: int
     history: tuple[HistoryEntry, ...]
     versions: tuple[int, ...] = ()
-    table: ResolvedTable | None = None
 
     @property
     def table_name(self) -> str | None:
         """The table's catalog name (``uc://main.sales.orders``), or None for a path."""
-        return self.table.name if self.table else None
+        return self.table.name
+
+    @property
+    def log(self) -> DeltaLog:
+        """The table's transaction log (opened and refreshed)."""
+        return self.table.log
 
     @property
     def cache_key(self) -> tuple[str, int, int]:

@@ -174,7 +174,7 @@ def _render_versions(report: HealthReport) -> None:
                 "status": _STATUS_LABELS.get(run.status, run.status),
                 "what": run.summary,
                 "matters as": run.role,
-                "problems": " ".join(run.problems),
+                "problems": " ".join(p.message for p in run.problems),
             }
             for run in runs
         ]

@@ -14,9 +14,10 @@ import dataclasses
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from inspector.catalog import ResolvedTable
+from inspector.connection import StorageOptions, parse_pairs
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.table import Table
 from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
@@ -25,6 +26,7 @@ from ui import tables
 from ui.catalog_browser import render_catalog_browser
 from ui.common import (
     PENDING_VERSION,
+    SECRETS_IN_USE_KEY,
     STORAGE_OPTIONS_KEY,
     TABLE_KEY,
     VERSION_KEY,
@@ -72,12 +74,12 @@ def render_sidebar(
         st.markdown("### :material/change_history: Delta Inspector")
         location = _table_picker(settings)
         render_catalog_browser(settings, on_pick=_pick_table)
-        settings = _storage_options(settings, location)
-        opened = _open(location, settings, notices)
-        if opened is None:
+        typed = _storage_options_text(location)
+        table = _open(location, settings, typed, notices)
+        if table is None:
             write_url({"table": location or None, "version": None})
             return None
-        table, log, settings = opened
+        log = table.log
         history = tables.history(log, settings)
         versions = tables.selectable_versions(log)
         version = _version_picker(log, settings, history, versions, notices)
@@ -86,7 +88,7 @@ def render_sidebar(
     if st.session_state.get(_REMEMBERED) != shown:
         tables.remember_table(settings, shown)
         st.session_state[_REMEMBERED] = shown
-    return PageContext(log, settings, version, history, versions, table)
+    return PageContext(table, settings, version, history, versions)
 
 
 def _adopt_link(launch: LaunchOptions) -> None:
@@ -131,16 +133,16 @@ def _table_picker(settings: Settings) -> str:
     return (st.session_state.get(TABLE_KEY) or "").strip()
 
 
-def _storage_options(settings: Settings, location: str) -> Settings:
-    """The settings with the sidebar's storage options added (object store locations only).
+def _storage_options_text(location: str) -> str:
+    """The storage options typed in the sidebar (object store locations only), unparsed.
 
     The typed options live in this session's memory only: never in the URL, the recent
     tables or a file; errors mask their secret values (:func:`ui.common.render_error`).
     """
     if "://" not in location or location.startswith("file://"):
-        return settings
+        return ""
     with st.expander("Storage options", icon=":material/key:"):
-        text = st.text_area(
+        return st.text_area(
             "KEY=VALUE per line (delta-rs names)",
             key=STORAGE_OPTIONS_KEY,
             persist_state="session",
@@ -149,9 +151,6 @@ def _storage_options(settings: Settings, location: str) -> Settings:
             "DELTA_INSPECTOR_STORAGE_OPTIONS. Kept in this session only; secrets are never shown "
             "in errors and never stored. See docs/object-storage.md.",
         )
-    if not text.strip():
-        return settings
-    return dataclasses.replace(settings, storage_options=f"{settings.storage_options}\n{text}")
 
 
 def _reset_version() -> None:
@@ -172,17 +171,22 @@ def _pick_recent() -> None:
     st.session_state[_RECENT_KEY] = None
 
 
-def _open(
-    location: str, settings: Settings, notices: DeltaGenerator
-) -> tuple[ResolvedTable, DeltaLog, Settings] | None:
-    """The table resolved (a catalog name looked up), its log, and the settings that reach it."""
+def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator) -> Table | None:
+    """The table's handle (a catalog name looked up), with the environment's storage options
+    and the sidebar's (parsed here, once); None when it cannot be opened (the reason is
+    shown in ``notices``)."""
+    st.session_state[SECRETS_IN_USE_KEY] = settings.secrets()  # masked from now on
     try:
+        typed_options = parse_pairs(StorageOptions, typed)
+        settings = dataclasses.replace(
+            settings, storage_options=settings.storage_options.merged(typed_options)
+        )
+        st.session_state[SECRETS_IN_USE_KEY] = settings.secrets()
         if not location:
             with notices, st.spinner("Writing the demo table (first start only)…"):
                 location = tables.ensure_demo_table(settings.demo_path)
             st.caption("No table given: showing the built-in demo table.")
-        table, settings = tables.resolve(location, settings)
-        return table, tables.open_log(table.location, settings), settings
+        return tables.open_table(location, settings)
     except InspectorError as exc:
         with notices:
             render_error(exc)

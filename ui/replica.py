@@ -13,6 +13,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.health import restore_command, version_ranges
 from inspector.health.replica import ReplicaFile, ReplicaReport, compare_replica
+from inspector.log.table import open_table
 from inspector.present.values import EMPTY
 from ui.common import escape_markdown, format_bytes, format_count, render_error
 from ui.context import PageContext
@@ -36,7 +37,10 @@ def render_replica_section(ctx: PageContext) -> None:
     if right.button("Compare", icon=":material/compare_arrows:", key="replica_run"):
         try:
             with st.spinner("Listing both tables and checking the replica…"):
-                report = compare_replica(ctx.log.table_root, location, settings=ctx.settings)
+                replica = open_table(
+                    location, storage_options=ctx.table.storage_options, described_as="replica"
+                )
+                report = compare_replica(ctx.table, replica, settings=ctx.settings)
         except InspectorError as exc:
             forget(REPORT_KEY)
             render_error(exc)

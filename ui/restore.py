@@ -124,7 +124,7 @@ def _make_plan(ctx: PageContext, text: str) -> None:
         with st.spinner(
             "Planning: comparing the two versions' files on Spark and checking every file…"
         ):
-            plan = plan_restore(ctx.log, target, settings=ctx.settings, catalog_name=ctx.table_name)
+            plan = plan_restore(ctx.table, target, settings=ctx.settings)
     except InspectorError as exc:
         render_error(exc)
         return

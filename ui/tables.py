@@ -16,13 +16,15 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from inspector.catalog import ResolvedTable, resolve_table, with_table_options
+from inspector.catalog import ResolvedTable, resolve_table
+from inspector.connection import StorageOptions, redact_text
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
+from inspector.log.table import Table
+from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 from inspector.storage import parse_location
-from inspector.storage.options import redact_text
 from inspector.table.history import HistoryEntry, build_history
 
 _demo_lock = threading.Lock()
@@ -38,53 +40,53 @@ def _cached_resolution(text: str, settings_digest: str, _settings: Settings) -> 
     return resolve_table(text, _settings)
 
 
-def resolve(text: str, settings: Settings) -> tuple[ResolvedTable, Settings]:
-    """What the user typed resolved (a ``uc://`` or ``glue://`` name looked up), and the
-    settings with the catalog's storage options added.
-
-    Raises:
-        TableNotInCatalog: If the catalog has no such table (or catalog, or schema).
-        NotADeltaTable: If the catalog's table is not a Delta table.
-        CatalogUnavailable: If the catalog cannot be reached or is not configured.
-        CatalogAccessDenied: If the catalog refuses the token or credentials.
-        InvalidInput: If a catalog name is malformed.
-    """
-    table = _cached_resolution(text, _digest(settings), settings)
-    return table, with_table_options(settings, table)
-
-
 def _digest(settings: Settings) -> str:
-    """A cache key for settings that hold secrets: their hash, never the secrets."""
-    return hashlib.sha256(repr(dataclasses.astuple(settings)).encode()).hexdigest()
+    """A cache key for settings that hold secrets: their hash, never the secrets.
+
+    The storage options' values are hashed explicitly: their repr masks secret values.
+    """
+    material = (dataclasses.astuple(settings), sorted(settings.storage_options.items()))
+    return hashlib.sha256(repr(material).encode()).hexdigest()
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_log(table_root: str, options_digest: str, _options: Mapping[str, str]) -> DeltaLog:
+def _cached_table(
+    location: str, name: str | None, options_digest: str, _options: StorageOptions
+) -> Table:
     # Failures are not cached by Streamlit, so a table created later opens on the next try.
     # The options (secrets) are not hashed into the key; their digest is.
-    return DeltaLog.open(table_root, storage_options=_options)
+    return open_table_at(location, storage_options=_options, name=name)
 
 
-def open_log(location: str, settings: Settings | None = None) -> DeltaLog:
-    """The log of a table, opened once per process and refreshed on every call.
+def open_table(location: str, settings: Settings) -> Table:
+    """The handle of a table, opened once per process; its log refreshed on every call.
+
+    A catalog name (``uc://``, ``glue://``) is looked up first (cached for five minutes);
+    the handle carries the name, and the catalog's storage options over the settings'.
 
     Args:
-        location: A local path, ``file://`` URI or object store URI (``s3://``, ...), as typed.
-        settings: Whose ``storage_options`` reach the store (credentials, endpoint).
+        location: A local path, ``file://`` URI, object store URI or catalog name, as typed.
+        settings: Whose storage options (environment and sidebar, parsed) reach the store,
+            and whose catalog settings reach a catalog.
 
     Returns:
-        The refreshed log.
+        The handle, its log refreshed.
 
     Raises:
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
-        InvalidInput: If a storage option is malformed or unknown.
+        InvalidInput: If a storage option is unknown or a catalog name malformed.
+        TableNotInCatalog: If the catalog has no such table (or catalog, or schema).
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If the catalog refuses the token or credentials.
     """
-    options = settings.storage_option_pairs() if settings else {}
+    resolved = _cached_resolution(location, _digest(settings), settings)
+    options = settings.storage_options.merged(resolved.storage_options)
     digest = hashlib.sha256(json.dumps(sorted(options.items())).encode()).hexdigest()
-    log = _cached_log(parse_location(location).root, digest, options)
-    _refresh(log)
-    return log
+    root = parse_location(resolved.location).root
+    table = _cached_table(root, resolved.name, digest, options)
+    _refresh(table.log)
+    return table
 
 
 def _refresh(log: DeltaLog) -> None:

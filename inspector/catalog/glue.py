@@ -46,7 +46,7 @@ class Glue:
         import boto3
         import botocore.config
 
-        options = {k.upper(): v for k, v in settings.storage_option_pairs().items()}
+        options = {k.upper(): v for k, v in settings.storage_options.items()}
         self._session = boto3.session.Session(
             aws_access_key_id=options.get("AWS_ACCESS_KEY_ID"),
             aws_secret_access_key=options.get("AWS_SECRET_ACCESS_KEY"),

@@ -45,7 +45,5 @@ def with_table_options(settings: Settings, table: ResolvedTable) -> Settings:
     Vended credentials must win over the environment's: they are the ones the catalog
     granted for this table.
     """
-    if not table.storage_options:
-        return settings
-    lines = [settings.storage_options, *(f"{k}={v}" for k, v in table.storage_options.items())]
-    return dataclasses.replace(settings, storage_options="\n".join(lines))
+    options = settings.storage_options.merged(table.storage_options)
+    return dataclasses.replace(settings, storage_options=options)

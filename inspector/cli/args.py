@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import TYPE_CHECKING
 
-from inspector.log.deltalog import DeltaLog
+from inspector.connection import SparkConf, StorageOptions, parse_pairs
+from inspector.log.table import Table
+from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
-
-if TYPE_CHECKING:
-    from inspector.catalog import ResolvedTable
 
 
 def table_arg(parser: argparse.ArgumentParser) -> None:
@@ -37,54 +35,64 @@ def storage_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def storage_settings(args: argparse.Namespace, settings: Settings) -> Settings:
-    """The settings with ``--storage-option`` pairs added (validated now).
+def connection_settings(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with this command's connection flags merged in: the one place they are parsed.
+
+    ``--storage-option`` pairs override the environment's storage options, ``--spark-conf``
+    pairs the ``spark_conf`` setting (:meth:`inspector.connection.Pairs.merged`), and
+    ``--spark-master`` replaces ``spark_master``. Commands without a flag keep the setting.
 
     Raises:
-        InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; the value is not shown).
+        InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; a secret is not shown).
     """
-    from inspector.storage.options import parse_option
+    flags = parse_pairs(StorageOptions, getattr(args, "storage_option", None) or ())
+    conf = parse_pairs(SparkConf, getattr(args, "spark_conf", None) or ())
+    return dataclasses.replace(
+        settings,
+        storage_options=settings.storage_options.merged(flags),
+        spark_conf=settings.spark_conf.merged(conf),
+        spark_master=getattr(args, "spark_master", None) or settings.spark_master,
+    )
 
-    flags = [parse_option(text) for text in getattr(args, "storage_option", None) or []]
-    if not flags:
-        return settings
-    lines = [settings.storage_options, *(f"{k}={v}" for k, v in flags)]
-    return dataclasses.replace(settings, storage_options="\n".join(lines))
 
+def open_table(
+    args: argparse.Namespace,
+    settings: Settings,
+    *,
+    location: str | None = None,
+    role: str = "",
+    write: bool = False,
+) -> Table:
+    """The handle of ``args.table`` (or another table): a location, or a catalog name resolved.
 
-def resolve(
-    args: argparse.Namespace, settings: Settings, *, write: bool = False
-) -> tuple[ResolvedTable, Settings]:
-    """``args.table`` resolved (a catalog name looked up), and the settings to open it with.
+    A catalog name (``uc://``, ``glue://``) is looked up here, at the edge; the handle
+    carries its name and the catalog's storage options merged over the settings' (vended
+    credentials win: the catalog granted them for this table).
 
-    The settings carry ``--storage-option`` and the catalog's credentials for the table.
+    Args:
+        args: The parsed arguments.
+        settings: The settings, with this command's flags merged (:func:`connection_settings`).
+        location: A table other than ``args.table`` (a replica), as typed.
+        role: What the table is to this command (``replica``), for the error when it is
+            not a Delta table.
+        write: Ask a catalog for credentials that may write (a restore).
 
     Raises:
-        InvalidInput: If a storage option or a catalog name is malformed.
-        TableNotInCatalog: If a catalog has no table of that name.
-        NotADeltaTable: If a catalog's table is not a Delta table.
-        CatalogUnavailable: If a catalog cannot be reached.
-        CatalogAccessDenied: If a catalog refuses the token or credentials.
-    """
-    from inspector.catalog import resolve_table, with_table_options
-
-    settings = storage_settings(args, settings)
-    table = resolve_table(args.table, settings, write=write)
-    return table, with_table_options(settings, table)
-
-
-def open_table(args: argparse.Namespace, settings: Settings) -> DeltaLog:
-    """Open ``args.table`` (a location or a catalog name) with its storage options.
-
-    Raises:
-        InvalidInput: If a storage option is malformed.
         NotADeltaTable: If the location holds no readable Delta log.
         StorageUnavailable: If the store cannot be reached or refuses access.
+        InvalidInput: If a catalog name is malformed.
         TableNotInCatalog: If a catalog has no table of that name.
         CatalogUnavailable: If a catalog cannot be reached or refuses the credentials.
     """
-    table, settings = resolve(args, settings)
-    return DeltaLog.open(table.location, storage_options=settings.storage_option_pairs())
+    from inspector.catalog import resolve_table
+
+    resolved = resolve_table(args.table if location is None else location, settings, write=write)
+    return open_table_at(
+        resolved.location,
+        storage_options=settings.storage_options.merged(resolved.storage_options),
+        name=resolved.name,
+        described_as=role or None,
+    )
 
 
 def spark_args(parser: argparse.ArgumentParser) -> None:
@@ -103,14 +111,3 @@ def spark_args(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="Extra Spark conf (repeatable; added to DELTA_INSPECTOR_SPARK_CONF).",
     )
-
-
-def spark_settings(args: argparse.Namespace, settings: Settings) -> Settings:
-    """The settings with ``--spark-master`` and ``--spark-conf`` applied (validated now).
-
-    Raises:
-        InvalidInput: If a ``--spark-conf`` pair is not ``key=value``.
-    """
-    from inspector.rows.session import with_spark_overrides
-
-    return with_spark_overrides(settings, master=args.spark_master, conf=args.spark_conf)

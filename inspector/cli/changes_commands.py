@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
+from inspector.cli.args import open_table, spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
@@ -71,8 +71,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
     from inspector.rows.changes import build_changes
 
-    settings = spark_settings(args, settings)
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     first = _bound(log, args.from_version, args.from_timestamp, settings)
     last = _bound(log, args.to_version, args.to_timestamp, settings)
     for name in ("limit", "offset"):

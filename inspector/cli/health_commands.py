@@ -66,7 +66,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     from inspector.health import check_table
 
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     show = sys.stderr.isatty() and not args.json
     report = check_table(
         log,

@@ -82,7 +82,7 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_insights_args)
 def insights_command(args: argparse.Namespace, settings: Settings) -> InsightsResult:
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     version = log.latest_version if args.version is None else parse_version(args.version, log)
     snapshot = log.snapshot(version)
     found = layout_insights(snapshot, build_history(log, settings))

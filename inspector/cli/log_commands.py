@@ -56,7 +56,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     entries = list(reversed(build_history(log, settings)))
     if args.limit is not None:
         entries = entries[: max(args.limit, 0)]
@@ -97,7 +97,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     return FilesResult(commit=log.commit(parse_version(args.version, log)))
 
 
@@ -150,7 +150,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     history = build_history(log, settings)
     return DetailResult(

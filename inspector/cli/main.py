@@ -16,15 +16,14 @@ import sys
 from typing import NoReturn
 
 from inspector import __version__
-from inspector.cli.registry import arguments, command, commands
-from inspector.cli.render import emit_json, error_context, render, render_error
+from inspector.cli.args import connection_settings
+from inspector.cli.registry import commands
+from inspector.cli.render import error_context, render, render_error
+from inspector.connection import secrets_in
 from inspector.delta.errors import ExitCode, InspectorError, InvalidInput
 from inspector.settings import ENV_PREFIX, Settings
 
-# ``arguments``, ``command`` and ``emit_json`` are re-exported for command modules written
-# against the registry's first home; new modules import them from ``inspector.cli.registry``
-# and return results for ``inspector.cli.render`` instead of printing.
-__all__ = ["arguments", "build_parser", "command", "emit_json", "main"]
+__all__ = ["build_parser", "main"]
 
 PROG = "python -m inspector"
 
@@ -79,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version print and exit 0
         return int(exc.code or 0)
     try:
-        return render(args.handler(args, Settings.from_env()), as_json=args.json)
+        settings = connection_settings(args, Settings.from_env())  # flags parsed once, here
+        return render(args.handler(args, settings), as_json=args.json)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: not an error; silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -114,24 +114,16 @@ def main(argv: list[str] | None = None) -> int:
 def _secrets(argv: list[str]) -> dict[str, str]:
     """Every storage option this run may use, from the environment and the raw arguments.
 
-    Read before parsing, so that even a usage error never echoes a secret.
+    Read before parsing (:func:`inspector.connection.secrets_in` never raises), so that
+    even a usage error never echoes a secret.
     """
-    options = dict(os.environ)
-    # The storage_options setting holds KEY=VALUE lines under one variable whose name is
-    # not secret: its values must be masked one by one.
-    for line in os.environ.get(f"{ENV_PREFIX}STORAGE_OPTIONS", "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            options[key.strip()] = value
+    texts = [os.environ.get(f"{ENV_PREFIX}STORAGE_OPTIONS", "")]
     for i, arg in enumerate(argv):
-        text = arg.partition("=")[2] if arg.startswith("--storage-option=") else None
-        if arg == "--storage-option" and i + 1 < len(argv):
-            text = argv[i + 1]
-        if text is not None:
-            key, sep, value = text.partition("=")
-            # Without '=' the whole argument may be a secret: mask it as one.
-            options[key if sep else "SECRET"] = value if sep else text
-    return options
+        if arg.startswith("--storage-option="):
+            texts.append(arg.partition("=")[2])
+        elif arg == "--storage-option" and i + 1 < len(argv):
+            texts.append(argv[i + 1])
+    return {**os.environ, **secrets_in(texts)}
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,23 +1,27 @@
 """Operators' commands: ``vacuum-plan`` (what a VACUUM would break) and ``replica`` (a DR drill).
 
-Both are read-only and render what a backend function returns.
+Both are read-only; each returns a record (:class:`VacuumPlanResult`, :class:`ReplicaResult`)
+to the one renderer (:mod:`inspector.cli.render`).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from inspector.cli.args import open_table, storage_arg, storage_settings, table_arg
+from inspector.cli.args import open_table, storage_arg, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import emit_json
-from inspector.delta.errors import InvalidInput
+from inspector.cli.render import Result
+from inspector.delta.errors import ExitCode, InvalidInput
 from inspector.health import version_ranges
 from inspector.settings import Settings
 from inspector.table.history import iso
 
 if TYPE_CHECKING:
     from inspector.health.replica import ReplicaReport
+    from inspector.health.vacuum import VacuumPlan
 
 
 def _vacuum_args(parser: argparse.ArgumentParser) -> None:
@@ -35,44 +39,57 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class VacuumPlanResult(Result):
+    """``vacuum-plan``: the plan, and how many files its text lists."""
+
+    plan: VacuumPlan
+    cap: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.plan.to_json()
+
+    def text(self) -> Iterator[str]:
+        plan, cap = self.plan, self.cap
+        yield (
+            f"VACUUM {plan.mode.upper()} plan for {plan.table_root}, retaining "
+            f"{plan.retain_hours:g} hours (deletes files removed or written before "
+            f"{iso(plan.cutoff)})"
+        )
+        yield ""
+        for warning in plan.warnings:
+            yield f"! {warning}"
+        yield f"Files to delete: {len(plan.files):,} ({plan.bytes_to_delete:,} bytes)"
+        for f in plan.files[:cap]:
+            yield f"  {f.path}  {f.size:,} bytes  ({f.reason})"
+        if len(plan.files) > cap:
+            yield f"  … and {len(plan.files) - cap:,} more (use --json)"
+        yield ""
+        yield f"Versions that stop being readable: {version_ranges(plan.versions_lost) or 'none'}"
+        for restore in plan.restore_undos_lost:
+            yield f"  the RESTORE at version {restore} could no longer be undone"
+        yield f"Oldest readable version now: {_or_none(plan.oldest_readable_before)}"
+        yield f"Oldest readable version after: {_or_none(plan.oldest_readable_after)}"
+        if plan.earliest_log_version > 0:
+            yield f"Versions 0..{plan.earliest_log_version - 1} already expired from the log."
+
+
 @command(
     "vacuum-plan",
     "Plan a VACUUM without running it: the files it would delete and the versions that "
     "would stop being readable. Nothing is deleted.",
 )
 @arguments(_vacuum_args)
-def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> int:
+def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumPlanResult:
     from inspector.health.vacuum import VacuumMode, plan_vacuum
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
-        open_table(args, settings),
+        open_table(args, settings).log,
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
     )
-    if args.json:
-        emit_json(plan.to_json())
-        return 0
-    print(
-        f"VACUUM {plan.mode.upper()} plan for {plan.table_root}, retaining {plan.retain_hours:g} "
-        f"hours (deletes files removed or written before {iso(plan.cutoff)})\n"
-    )
-    for warning in plan.warnings:
-        print(f"! {warning}")
-    print(f"Files to delete: {len(plan.files):,} ({plan.bytes_to_delete:,} bytes)")
-    for f in plan.files[: settings.max_listed_files]:
-        print(f"  {f.path}  {f.size:,} bytes  ({f.reason})")
-    if len(plan.files) > settings.max_listed_files:
-        print(f"  … and {len(plan.files) - settings.max_listed_files:,} more (use --json)")
-    lost = plan.versions_lost
-    print(f"\nVersions that stop being readable: {version_ranges(lost) or 'none'}")
-    for restore in plan.restore_undos_lost:
-        print(f"  the RESTORE at version {restore} could no longer be undone")
-    print(f"Oldest readable version now: {_or_none(plan.oldest_readable_before)}")
-    print(f"Oldest readable version after: {_or_none(plan.oldest_readable_after)}")
-    if plan.earliest_log_version > 0:
-        print(f"Versions 0..{plan.earliest_log_version - 1} already expired from the log.")
-    return 0
+    return VacuumPlanResult(plan=plan, cap=settings.max_listed_files)
 
 
 def _hours(text: str | None) -> float | None:
@@ -97,6 +114,45 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
     storage_arg(parser)  # the same options reach both (one store, or a local replica)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReplicaResult(Result):
+    """``replica``: the comparison; exit code 4 when the replica's latest version is not whole."""
+
+    report: ReplicaReport
+    cap: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.report.to_json()
+
+    def text(self) -> Iterator[str]:
+        report, window = self.report, self.report.window
+        yield f"Primary {report.primary_root}: latest version {report.primary_latest_version}"
+        yield (
+            f"Replica {report.replica_root}: latest version {report.replica_latest_version}, "
+            f"{'consistent' if report.replica_consistent else 'NOT CONSISTENT'}; last consistent "
+            f"version {_or_none(report.replica_last_consistent_version)}"
+        )
+        yield ""
+        missing = [f.version for f in report.missing_commits]
+        yield f"Commits still to copy: {version_ranges(missing) or 'none'}"
+        for title, files in (
+            ("Files missing", report.missing_files),
+            ("Files with another size", report.size_mismatches),
+        ):
+            yield f"{title}: {len(files):,}"
+            for f in files[: self.cap]:
+                yield f"  v{f.version}  {f.path}  {f.size:,} bytes"
+        yield f"Bytes still to copy: {report.bytes_to_copy:,}"
+        yield f"Files only on the replica: {len(report.extra_paths):,}"
+        seconds = "unknown" if window.seconds is None else f"{window.seconds:,.0f} s"
+        yield ""
+        yield (
+            f"Data-loss window of a failover now: {window.versions} version(s), {seconds}, "
+            f"{_or_unknown(window.rows_added)} rows added and "
+            f"{_or_unknown(window.rows_removed)} removed on the primary since."
+        )
+
+
 @command(
     "replica",
     "Compare a disaster-recovery replica with its primary: what is still to copy, the "
@@ -104,52 +160,17 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
     "replica's latest version is not consistent.",
 )
 @arguments(_replica_args)
-def replica_command(args: argparse.Namespace, settings: Settings) -> int:
-    from inspector.catalog import resolve_table
+def replica_command(args: argparse.Namespace, settings: Settings) -> ReplicaResult:
     from inspector.health.replica import compare_replica
 
-    settings = storage_settings(args, settings)
-    options = settings.storage_option_pairs()
-    primary = resolve_table(args.primary, settings)
-    replica = resolve_table(args.replica, settings)
-    report = compare_replica(
-        primary.location,
-        replica.location,
-        settings=settings,
-        primary_options={**options, **primary.storage_options},
-        replica_options={**options, **replica.storage_options},
-    )
-    if args.json:
-        emit_json(report.to_json())
-    else:
-        _print_replica(report, settings.max_listed_files)
-    return 0 if report.replica_consistent else 4
-
-
-def _print_replica(report: ReplicaReport, cap: int) -> None:
-    window = report.window
-    print(f"Primary {report.primary_root}: latest version {report.primary_latest_version}")
-    print(
-        f"Replica {report.replica_root}: latest version {report.replica_latest_version}, "
-        f"{'consistent' if report.replica_consistent else 'NOT CONSISTENT'}; last consistent "
-        f"version {_or_none(report.replica_last_consistent_version)}\n"
-    )
-    missing = [f.version for f in report.missing_commits]
-    print(f"Commits still to copy: {version_ranges(missing) or 'none'}")
-    for title, files in (
-        ("Files missing", report.missing_files),
-        ("Files with another size", report.size_mismatches),
-    ):
-        print(f"{title}: {len(files):,}")
-        for f in files[:cap]:
-            print(f"  v{f.version}  {f.path}  {f.size:,} bytes")
-    print(f"Bytes still to copy: {report.bytes_to_copy:,}")
-    print(f"Files only on the replica: {len(report.extra_paths):,}")
-    seconds = "unknown" if window.seconds is None else f"{window.seconds:,.0f} s"
-    print(
-        f"\nData-loss window of a failover now: {window.versions} version(s), {seconds}, "
-        f"{_or_unknown(window.rows_added)} rows added and {_or_unknown(window.rows_removed)} "
-        "removed on the primary since."
+    # The same options reach both (one store, or a local replica); each has its own handle.
+    primary = open_table(args, settings, location=args.primary, role="primary")
+    replica = open_table(args, settings, location=args.replica, role="replica")
+    report = compare_replica(primary, replica, settings=settings)
+    return ReplicaResult(
+        report=report,
+        cap=settings.max_listed_files,
+        exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,
     )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
+from inspector.connection import redact_text
 from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
-from inspector.storage.options import redact_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,20 +39,30 @@ class Result:
         return iter(())
 
 
+@dataclass(frozen=True, kw_only=True)
+class Finished(Result):
+    """A command whose effect is not output (the desktop window closed): its exit code only."""
+
+    def to_json(self) -> None:
+        return None
+
+    def text(self) -> Iterator[str]:
+        return iter(())
+
+
 def render(result: object, *, as_json: bool) -> int:
     """Print a command's result and return its exit code.
 
     Args:
-        result: A :class:`Result`, or an ``int`` exit code from a handler that printed
-            for itself.
-        as_json: Print ``result.to_json()`` instead of its text.
+        result: The command's :class:`Result` (every command returns one).
+        as_json: Print ``result.to_json()`` instead of its text (nothing when it is None).
     """
-    if isinstance(result, int):
-        return result
     if not isinstance(result, Result):
         raise TypeError(f"a command returned {type(result).__name__}, not a Result")
     if as_json:
-        emit_json(result.to_json())
+        payload = result.to_json()
+        if payload is not None:
+            emit_json(payload)
     else:
         for note in result.notes():
             print(note, file=sys.stderr)

@@ -14,11 +14,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, resolve, spark_args, spark_settings, table_arg
+from inspector.cli.args import (
+    open_table,
+    spark_args,
+    table_arg,
+)
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
-from inspector.log.deltalog import DeltaLog
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -118,18 +121,14 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    settings = spark_settings(args, settings)
-    # The flags' and the catalog's options stay in the settings, for the plan and the audit.
-    table, settings = resolve(args, settings, write=not args.dry_run)
-    log = DeltaLog.open(table.location, storage_options=settings.storage_option_pairs())
-    name = table.name
+    table = open_table(args, settings, write=not args.dry_run)  # its name and options too
+    log = table.log
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
     )
     interactive = sys.stdin.isatty() and not args.yes
     intent = RestoreIntent(
-        table_root=log.table_root,
-        table_name=name,
+        table=table,
         current_version=log.latest_version,
         target=target,
         reason=args.reason or "",
@@ -139,7 +138,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         expected_version=args.expect_version,
     )
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
-    plan = plan_restore(log, target, settings=settings, catalog_name=name)
+    plan = plan_restore(table, target, settings=settings)
     overrides = _overrides(args)
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(
@@ -286,5 +285,5 @@ class AuditResult(Result):
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
 def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
-    root = open_table(args, settings).table_root
+    root = open_table(args, settings).root
     return AuditResult(trail=audit_trail(settings.audit_log, root))

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, spark_settings, table_arg
+from inspector.cli.args import open_table, spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.rows.preview import Preview
@@ -90,8 +90,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
-    settings = spark_settings(args, settings)
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
@@ -145,8 +144,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
-    settings = spark_settings(args, settings)
-    log = open_table(args, settings)
+    log = open_table(args, settings).log
     diff = diff_files(
         log, parse_version(args.from_version, log), parse_version(args.to_version, log)
     )

@@ -17,6 +17,27 @@ class VersionStatus(StrEnum):
     UNREADABLE = "unreadable"
 
 
+class ProblemKind(StrEnum):
+    """What kind of problem the health check found at a version (grouping uses it, not prose)."""
+
+    COMMIT_MISSING = "commit_missing"
+    COMMIT_DAMAGED = "commit_damaged"
+    REPLAY_BROKEN = "replay_broken"  # an earlier commit is unreadable; no checkpoint bridges it
+    SNAPSHOT_UNREADABLE = "snapshot_unreadable"  # a version to start over from cannot be read
+    CHECKPOINT = "checkpoint"  # a checkpoint (or the _last_checkpoint hint) of this version
+
+
+@dataclass(frozen=True, kw_only=True)
+class HealthProblem:
+    """One problem at a version: its kind, and the message shown to users (and in JSON)."""
+
+    kind: ProblemKind
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
 COMPLETE, INCOMPLETE, UNREADABLE = (
     VersionStatus.COMPLETE,
     VersionStatus.INCOMPLETE,
@@ -38,7 +59,7 @@ class VersionHealth:
     status: VersionStatus
     missing_files: tuple[str, ...] = ()
     size_mismatches: tuple[FileIssue, ...] = ()
-    problems: tuple[str, ...] = ()
+    problems: tuple[HealthProblem, ...] = ()
     missing_count: int = 0
     size_mismatch_count: int = 0
     unreadable_files: tuple[FileIssue, ...] = ()
@@ -60,7 +81,7 @@ class VersionHealth:
             "sizeMismatchCount": self.size_mismatch_count,
             "unreadableFiles": [i.to_json() for i in self.unreadable_files],
             "unreadableCount": self.unreadable_count,
-            "problems": list(self.problems),
+            "problems": [p.message for p in self.problems],
         }
 
 

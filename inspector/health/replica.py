@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.delta.errors import InspectorError, InvalidInput, NotADeltaTable
+from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.files.filespans import version_spans
 from inspector.files.tablefiles import StoredFile, walk_table
 from inspector.health import HealthReport, check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.log.deltalog import DeltaLog
+from inspector.log.table import Table
 from inspector.settings import Settings
 
 LOG_PREFIX = "_delta_log/"
@@ -107,33 +108,22 @@ class ReplicaReport:
         }
 
 
-def compare_replica(
-    primary: str,
-    replica: str,
-    *,
-    settings: Settings,
-    primary_options: Mapping[str, str] | None = None,
-    replica_options: Mapping[str, str] | None = None,
-) -> ReplicaReport:
+def compare_replica(primary: Table, replica: Table, *, settings: Settings) -> ReplicaReport:
     """Compare a replica of a table with its primary.
 
     Args:
-        primary: The primary's location.
-        replica: The replica's location.
+        primary: The primary, as the front end opened it.
+        replica: The replica: its own handle (its own store and options).
         settings: For the health check of the replica.
-        primary_options: Storage options (credentials, endpoint) for the primary.
-        replica_options: Storage options for the replica.
 
     Returns:
         The report.
 
     Raises:
-        NotADeltaTable: If either location is not a Delta table (the message says which).
         InvalidInput: If the two are different tables (their table ids differ), or
             the same folder.
     """
-    primary_log = _open("primary", primary, primary_options)
-    replica_log = _open("replica", replica, replica_options)
+    primary_log, replica_log = primary.log, replica.log
     table_id = _same_table(primary_log, replica_log)
     primary_files = walk_table(primary_log)
     replica_files = walk_table(replica_log)
@@ -155,13 +145,6 @@ def compare_replica(
         window=data_loss_window(primary_log, consistent, primary_log.latest_version),
         replica_health=health,
     )
-
-
-def _open(side: str, location: str, options: Mapping[str, str] | None) -> DeltaLog:
-    try:
-        return DeltaLog.open(location, storage_options=options)
-    except NotADeltaTable as exc:
-        raise NotADeltaTable(f"The {side} is not a Delta table: {exc.message}", exc.hint) from None
 
 
 def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:

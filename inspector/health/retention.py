@@ -259,7 +259,7 @@ class _Context:
                 timestamp=stamp,
                 expires_at=None,
                 expires_by=None,
-                reason=" ".join(health.problems),
+                reason=" ".join(p.message for p in health.problems),
             )
         vacuum = self._vacuum_after(version)
         if health is not None and health.status == VersionStatus.INCOMPLETE:

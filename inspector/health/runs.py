@@ -13,13 +13,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from inspector.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
+from inspector.health.records import HealthProblem, ProblemKind, VersionStatus
 
-_MISSING_COMMIT = "Its commit file is missing from _delta_log."
-_DAMAGED_COMMIT = "Its commit file is damaged"
-_BROKEN_CHAIN = "The log cannot be replayed to this version"
+
+class RunRole(StrEnum):
+    """Why a run of versions matters."""
+
+    LATEST = "latest"
+    LAST_CONSISTENT = "last consistent"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,18 +40,18 @@ class VersionRun:
         missing_count: Missing files per version (the same for every version of the run).
         size_mismatch_count: Files of the wrong size per version.
         unreadable_count: Unreadable files per version.
-        role: Why the run matters: ``latest``, ``last consistent`` or empty.
+        role: Why the run matters (the latest or the last consistent version), or None.
     """
 
     first: int
     last: int
-    status: str
+    status: VersionStatus
     summary: str
-    problems: tuple[str, ...]
+    problems: tuple[HealthProblem, ...]
     missing_count: int
     size_mismatch_count: int
     unreadable_count: int
-    role: str = ""
+    role: RunRole | None = None
 
     @property
     def count(self) -> int:
@@ -64,13 +69,13 @@ class VersionRun:
             "firstVersion": self.first,
             "lastVersion": self.last,
             "versionCount": self.count,
-            "status": self.status,
+            "status": str(self.status),
             "summary": self.summary,
-            "problems": list(self.problems),
+            "problems": [p.message for p in self.problems],
             "missingCount": self.missing_count,
             "sizeMismatchCount": self.size_mismatch_count,
             "unreadableCount": self.unreadable_count,
-            "role": self.role or None,
+            "role": str(self.role) if self.role else None,
         }
 
 
@@ -138,9 +143,9 @@ def version_runs(report: HealthReport) -> list[VersionRun]:
 
 
 def _rank(run: VersionRun) -> int:
-    if run.role == "latest":
+    if run.role == RunRole.LATEST:
         return 0
-    if run.role == "last consistent":
+    if run.role == RunRole.LAST_CONSISTENT:
         return 1
     return 2 if run.status != COMPLETE else 3
 
@@ -149,7 +154,7 @@ def _same(a: VersionHealth, b: VersionHealth) -> bool:
     """Same status and the same problem (a damaged file set may differ only in its listing)."""
     return (
         a.status,
-        _problem_kind(a.problems),
+        _kinds(a.problems),
         a.missing_files,
         a.size_mismatches,
         a.unreadable_files,
@@ -158,7 +163,7 @@ def _same(a: VersionHealth, b: VersionHealth) -> bool:
         a.unreadable_count,
     ) == (
         b.status,
-        _problem_kind(b.problems),
+        _kinds(b.problems),
         b.missing_files,
         b.size_mismatches,
         b.unreadable_files,
@@ -168,25 +173,25 @@ def _same(a: VersionHealth, b: VersionHealth) -> bool:
     )
 
 
-def _problem_kind(problems: tuple[str, ...]) -> tuple[str, ...]:
-    """Problems with the per-version part dropped, so a gap's versions compare equal."""
-    return tuple(_DAMAGED_COMMIT if p.startswith(_DAMAGED_COMMIT) else p for p in problems)
+def _kinds(problems: tuple[HealthProblem, ...]) -> tuple[ProblemKind, ...]:
+    """The kinds of a version's problems: a gap's versions compare equal whatever the details."""
+    return tuple(p.kind for p in problems)
 
 
 def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
     head, first, last = group[-1], group[0].version, group[-1].version
-    role = ""
+    role = None
     if first <= report.latest_version <= last:
-        role = "latest"
+        role = RunRole.LATEST
     elif (
         report.last_consistent_version is not None
         and first <= report.last_consistent_version <= last
     ):
-        role = "last consistent"
+        role = RunRole.LAST_CONSISTENT
     return VersionRun(
         first=first,
         last=last,
-        status=str(head.status),
+        status=head.status,
         summary=_summary(head, len(group)),
         problems=tuple(head.problems),
         missing_count=head.missing_count,
@@ -198,16 +203,18 @@ def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
 
 def _summary(v: VersionHealth, count: int) -> str:
     if v.status == UNREADABLE:
-        problems = v.problems or ("the log cannot be replayed",)
-        if problems[0] == _MISSING_COMMIT:
+        if not v.problems:
+            return "the log cannot be replayed"
+        first = v.problems[0]
+        if first.kind == ProblemKind.COMMIT_MISSING:
             return "commit file missing" if count == 1 else "commit files missing"
-        if problems[0].startswith(_DAMAGED_COMMIT):
+        if first.kind == ProblemKind.COMMIT_DAMAGED:
             return "commit file damaged"
-        if problems[0].startswith(_BROKEN_CHAIN):
+        if first.kind == ProblemKind.REPLAY_BROKEN:
             return (
                 "cannot be replayed: an earlier commit is unreadable and no checkpoint bridges it"
             )
-        return problems[0]
+        return first.message
     if v.status == COMPLETE:
         return "complete" + (" (with problems in the log)" if v.problems else "")
     counts = [

@@ -19,6 +19,7 @@ from inspector.delta.actions import AddFile, RemoveFile, canonical_path
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import FileRole
+from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log import columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
@@ -43,7 +44,7 @@ class Step:
     base: list[FileKey] | None = None
     added: list[FileKey] = field(default_factory=list)
     removed: list[FileKey] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[HealthProblem] = field(default_factory=list)
     readable: bool = True
 
 
@@ -114,7 +115,9 @@ class Tracer:
             try:
                 snap = self.log.snapshot(version)
             except InspectorError as exc:
-                own = own or exc.message
+                own = own or HealthProblem(
+                    kind=ProblemKind.SNAPSHOT_UNREADABLE, message=exc.message
+                )
             else:
                 self.live, self.broken_at = set(snap.files), None
                 if self.deep:  # the footer check compares each file's stats: needs the records
@@ -125,7 +128,7 @@ class Tracer:
                 return Step(
                     version=version, base=sorted(self.live, key=str), problems=[own] if own else []
                 )
-        problem = own or self._broken_chain()
+        problem = own or HealthProblem(kind=ProblemKind.REPLAY_BROKEN, message=self._broken_chain())
         if self.broken_at is None:
             self.broken_at = version
         self.live = None
@@ -205,29 +208,40 @@ def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
     return [ref_path(root, p) if i in fix else prefix + p for i, p in enumerate(paths)]
 
 
-def _commit_problem(commit: Commit | None) -> str | None:
+def _commit_problem(commit: Commit | None) -> HealthProblem | None:
     if commit is None:
-        return "Its commit file is missing from _delta_log."
+        return HealthProblem(
+            kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
+        )
     if not commit.is_complete:
-        return "Its commit file is damaged: " + " ".join(commit.problems)
+        message = "Its commit file is damaged: " + " ".join(commit.problems)
+        return HealthProblem(kind=ProblemKind.COMMIT_DAMAGED, message=message)
     return None
 
 
-def _log_problems_by_version(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[str]]:
+def _log_problems_by_version(
+    log: DeltaLog, all_checkpoints: bool
+) -> dict[int, list[HealthProblem]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
     listing = log.listing
-    found: dict[int, list[str]] = {}
+    found: dict[int, list[HealthProblem]] = {}
     last = listing.last_checkpoint
     if last is not None and last.version is not None and last.version not in listing.checkpoints:
         found.setdefault(last.version, []).append(
-            "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
-            "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing."
+            _checkpoint_problem(
+                "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
+                "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing."
+            )
         )
     # Parts missing, unreadable, or disagreeing with the commits (a full check verifies every
     # checkpoint against its commits; the fast one only the newest, the one readers start from).
     for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
-        found.setdefault(version, []).extend(problems)
+        found.setdefault(version, []).extend(map(_checkpoint_problem, problems))
     return found
+
+
+def _checkpoint_problem(message: str) -> HealthProblem:
+    return HealthProblem(kind=ProblemKind.CHECKPOINT, message=message)
 
 
 def table_level_problems(log: DeltaLog) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from inspector.health import HealthReport, recovery_advice, restore_command
+from inspector.health.records import UNREADABLE, HealthProblem, ProblemKind
 from inspector.health.runs import VersionRun, damaged_files, version_runs
 
 _RUNS_SHOWN = 20
@@ -75,9 +76,14 @@ def _role(run: VersionRun) -> str:
     return f"  <- {run.role}" if run.role else ""
 
 
-def _said_by_summary(run: VersionRun, problem: str) -> bool:
-    """A gap's "commit file missing" needs no second line per run."""
-    return run.summary.startswith("commit file") and problem.startswith("Its commit file")
+def _said_by_summary(run: VersionRun, problem: HealthProblem) -> bool:
+    """A gap's "commit file missing" (or damaged) needs no second line per run."""
+    commit_kinds = (ProblemKind.COMMIT_MISSING, ProblemKind.COMMIT_DAMAGED)
+    return (
+        run.status == UNREADABLE
+        and run.problems[0].kind in commit_kinds
+        and problem.kind in commit_kinds
+    )
 
 
 def _file_lines(report: HealthReport) -> list[str]:

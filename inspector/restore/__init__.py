@@ -7,7 +7,7 @@ May import every lower layer (``delta``, ``log``, ``table``, ``files``, ``diff``
 The facade the CLI and the app use::
 
     check_intent(RestoreIntent(...), settings=settings)  # refusals that need no plan
-    plan = plan_restore(log, 12, settings=settings)      # a dry run (audited)
+    plan = plan_restore(table, 12, settings=settings)    # a dry run (audited)
     request = RestoreRequest(plan=plan, typed_table_name=..., typed_version=..., reason=...)
     request_refusals(request)                            # what stands in the way (pure)
     result = execute_restore(request, settings=settings) # decides, commits, verifies, audits

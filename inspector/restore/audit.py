@@ -14,11 +14,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
-from inspector.storage.options import redact_text
+from inspector.connection import redact_text
 
-OUTCOMES = ("planned", "refused", "committed", "failed")
+
+class AuditOutcome(StrEnum):
+    """What an audited restore attempt came to."""
+
+    PLANNED = "planned"
+    REFUSED = "refused"
+    COMMITTED = "committed"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +43,7 @@ class AuditEntry:
     from_version: int | None
     to_version: int | None
     reason: str | None
-    outcome: str
+    outcome: AuditOutcome
     name: str | None = None
     committed_version: int | None = None
     error: str | None = None
@@ -51,7 +59,7 @@ class AuditEntry:
             "fromVersion": self.from_version,
             "toVersion": self.to_version,
             "reason": self.reason,
-            "outcome": self.outcome,
+            "outcome": str(self.outcome),
             "committedVersion": self.committed_version,
             "error": self.error,
             "details": dict(self.details),
@@ -72,7 +80,7 @@ def record_attempt(
     path: str,
     *,
     table: str,
-    outcome: str,
+    outcome: AuditOutcome,
     from_version: int | None,
     to_version: int | None,
     name: str | None = None,
@@ -92,7 +100,7 @@ def record_attempt(
         path: The audit log file (created with its folder when missing).
         table: The table root (for a table opened by name: the location it resolved to).
         name: The table's name in a catalog, when it was opened by name.
-        outcome: One of ``planned``, ``refused``, ``committed``, ``failed``.
+        outcome: What the attempt came to.
         from_version: The table's version when the attempt was made.
         to_version: The target version.
         reason: The operator's reason.
@@ -108,8 +116,7 @@ def record_attempt(
     Raises:
         ValueError: If ``outcome`` is not a known outcome (a programming error).
     """
-    if outcome not in OUTCOMES:
-        raise ValueError(f"unknown audit outcome {outcome!r}")
+    outcome = AuditOutcome(outcome)  # ValueError for an unknown outcome
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         who=current_user(operator),
@@ -129,7 +136,8 @@ def record_attempt(
 
 
 def read_audit(path: str) -> list[AuditEntry]:
-    """Every entry of the audit log, oldest first (unparsable lines are skipped).
+    """Every entry of the audit log, oldest first (unparsable lines and unknown outcomes are
+    skipped).
 
     Args:
         path: The audit log file; a missing file gives an empty list.
@@ -141,7 +149,8 @@ def read_audit(path: str) -> list[AuditEntry]:
         for line in fh:
             try:
                 obj = json.loads(line)
-            except ValueError:
+                outcome = AuditOutcome(obj.get("outcome"))
+            except (ValueError, AttributeError):
                 continue
             entries.append(
                 AuditEntry(
@@ -152,7 +161,7 @@ def read_audit(path: str) -> list[AuditEntry]:
                     from_version=obj.get("fromVersion"),
                     to_version=obj.get("toVersion"),
                     reason=obj.get("reason"),
-                    outcome=obj.get("outcome"),
+                    outcome=outcome,
                     committed_version=obj.get("committedVersion"),
                     error=obj.get("error"),
                     details=obj.get("details") or {},

@@ -9,7 +9,7 @@ is recorded in the audit log.
 
 Typical use::
 
-    plan = plan_restore(DeltaLog.open(path), 12, settings=settings)
+    plan = plan_restore(open_table(path), 12, settings=settings)  # the front end's handle
     request = RestoreRequest(plan=plan, typed_table_name="sales", typed_version="12",
                              reason="bad load at 13")
     result = execute_restore(request, settings=settings)
@@ -34,7 +34,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import current_user, record_attempt
+from inspector.restore.audit import AuditOutcome, current_user, record_attempt
 from inspector.restore.guards import Override, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
@@ -147,6 +147,7 @@ def execute_restore(
             plan=plan,
             blocking=plan.blocking_guards(request.overrides),
             settings=settings,
+            secrets=plan.table.storage_options,
             **audit,
         )
     try:
@@ -155,8 +156,8 @@ def execute_restore(
         exc.plan = exc.plan or plan
         record_attempt(
             settings.audit_log,
-            secrets=settings.storage_option_pairs(),
-            outcome="refused",
+            secrets=plan.table.storage_options,
+            outcome=AuditOutcome.REFUSED,
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
             **audit,
@@ -165,8 +166,8 @@ def execute_restore(
     except BaseException as exc:
         record_attempt(
             settings.audit_log,
-            secrets=settings.storage_option_pairs(),
-            outcome="failed",
+            secrets=plan.table.storage_options,
+            outcome=AuditOutcome.FAILED,
             error=f"{type(exc).__name__}: {exc}",
             **audit,
         )
@@ -181,8 +182,8 @@ def _verify(
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
-        outcome="committed",
+        secrets=result.plan.table.storage_options,
+        outcome=AuditOutcome.COMMITTED,
         committed_version=result.committed_version,
         details={
             **result.metrics.to_json(),
@@ -199,7 +200,7 @@ def _verify(
 
 def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) -> RestoreResult:
     plan, reason = request.plan, request.reason.strip()
-    log = DeltaLog.open(plan.table_root, storage_options=settings.storage_option_pairs())
+    log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
     if plan.delta_jars:
         from inspector.restore.native import restore_with_delta
@@ -208,10 +209,9 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         version = restore_with_delta(
             spark or get_spark(settings),
             plan,
-            reason,
-            request.allow_missing_files,
-            request.allow_protocol_downgrade,
-            settings.storage_option_pairs(),
+            reason=reason,
+            allow_missing_files=request.allow_missing_files,
+            allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
         return _result(request, version, user, "delta-spark", None)
     version = plan.read_version + 1
@@ -303,9 +303,8 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
         A plan to execute with :func:`execute_restore` (confirmation and reason required).
     """
     return plan_restore(
-        DeltaLog.open(result.plan.table_root, storage_options=settings.storage_option_pairs()),
+        result.plan.table,
         result.pre_restore_version,
         settings=settings,
-        spark=spark,
-        catalog_name=result.plan.catalog_name,  # an undo is confirmed by the same name
+        spark=spark,  # the same handle: an undo is confirmed by the same name
     )

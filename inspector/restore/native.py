@@ -7,11 +7,9 @@ so it is kept deliberately small.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
-from inspector.log.deltalog import DeltaLog
 from inspector.restore.plan import RestorePlan
 
 _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
@@ -21,10 +19,10 @@ _ALLOW_DOWNGRADE = "spark.databricks.delta.restore.protocolDowngradeAllowed"
 def restore_with_delta(
     spark: Any,
     plan: RestorePlan,
+    *,
     reason: str,
     allow_missing_files: bool,
     allow_protocol_downgrade: bool,
-    storage_options: Mapping[str, str] | None = None,
 ) -> int:
     """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
 
@@ -47,7 +45,7 @@ def restore_with_delta(
     finally:
         spark.conf.unset(_USER_METADATA)
         spark.conf.unset(_ALLOW_DOWNGRADE)
-    log = DeltaLog.open(plan.table_root, storage_options=storage_options)
+    log = plan.table.latest_log()  # Delta's commit landed after the plan read the log
     version = plan.read_version + 1
     if log.commit(version).commit_info.operation != "RESTORE":
         raise ConcurrentModification(

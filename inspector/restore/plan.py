@@ -9,23 +9,21 @@ its deletion vector (so a file whose deletion vector changed is swapped, not kep
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.delta.properties import CLUSTERING_DOMAIN
-from inspector.delta.protocol import merge_protocols, writer_features
+from inspector.delta.protocol import merge_protocols
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.audit import record_attempt
+from inspector.log.table import Table
+from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -38,13 +36,12 @@ from inspector.restore.guards import (
     target_guard,
     unchanged_guard,
 )
+from inspector.restore.plan_facts import live_rows, partitions_of, restore_domains, table_name
 from inspector.restore.plan_warnings import restore_warnings
 from inspector.rows.filelists import restore_file_lists
 from inspector.settings import Settings
 from inspector.table.history import build_history, iso
 from inspector.table.versions import file_action_record
-
-_EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,10 +80,13 @@ class RestorePlan:
     ``problem_paths`` names every re-added file that would be left out with
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
     Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    ``table`` is the handle the plan was made on (executing and verifying use it).
     ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
-    name; ``table_name``, what the operator types to confirm, is then its full name.
+    name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
+    then its full name.
     """
 
+    table: Table = field(compare=False, repr=False)
     table_root: str
     table_name: str
     read_version: int
@@ -185,24 +185,19 @@ class RestorePlan:
 
 
 def plan_restore(
-    log: DeltaLog,
-    target: int | datetime | str,
-    *,
-    settings: Settings,
-    spark: Any = None,
-    catalog_name: str | None = None,
+    table: Table, target: int | datetime | str, *, settings: Settings, spark: Any = None
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
 
     Args:
-        log: The table's log (refreshed first, so the plan is made on the latest version).
+        table: The table (its log is refreshed first, so the plan is made on the latest
+            version). When it was opened by name (``uc://main.sales.orders``), the audit
+            log records the name beside the location, and the name to type to confirm is
+            its full name (``main.sales.orders``).
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
         spark: The SparkSession to compare file lists on; started when None.
-        catalog_name: The table's name in a catalog (``uc://main.sales.orders``) when it
-            was opened by name: the audit log records it beside the location, and the name
-            to type to confirm is its full name (``main.sales.orders``).
 
     Returns:
         The plan. Nothing is written to the table; the attempt is recorded in the audit log.
@@ -212,23 +207,23 @@ def plan_restore(
         TimestampOutOfRange: If a timestamp is outside the table's history.
         CorruptLog: If the current version cannot be reconstructed.
     """
-    log.refresh()
+    log = table.latest_log()
     current = log.snapshot()
     version, requested = _resolve_target(log, target, settings)
     target_snap, error = _target_snapshot(log, version)
     if target_snap is None or version >= current.version:
-        plan = _refused_plan(log, current, version, requested, error, settings)
+        plan = _refused_plan(table, current, version, requested, error, settings)
     else:
-        plan = _full_plan(log, current, target_snap, requested, settings, spark)
-    if catalog_name:
-        typed = catalog_name.partition("://")[2] or catalog_name
-        plan = dataclasses.replace(plan, table_name=typed, catalog_name=catalog_name)
+        plan = _full_plan(table, current, target_snap, requested, settings, spark)
+    if table.name:
+        typed = table.name.partition("://")[2] or table.name
+        plan = dataclasses.replace(plan, table_name=typed, catalog_name=table.name)
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
+        secrets=table.storage_options,
         table=plan.table_root,
         name=plan.catalog_name,
-        outcome="planned",
+        outcome=AuditOutcome.PLANNED,
         from_version=plan.read_version,
         to_version=plan.target_version,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
@@ -265,7 +260,7 @@ def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str 
 
 
 def _refused_plan(
-    log: DeltaLog,
+    table: Table,
     current: Snapshot,
     version: int,
     requested: str | None,
@@ -273,6 +268,7 @@ def _refused_plan(
     settings: Settings,
 ) -> RestorePlan:
     """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
+    log = table.log
     guard = target_guard(current.version, version, log.earliest_version, error)
     empty = RestoreMetrics(
         num_restored_files=0,
@@ -283,6 +279,7 @@ def _refused_plan(
         table_size_after_restore=current.size_in_bytes,
     )
     return RestorePlan(
+        table=table,
         table_root=current.table_root,
         table_name=table_name(current),
         read_version=current.version,
@@ -314,13 +311,14 @@ def _refused_plan(
 
 
 def _full_plan(
-    log: DeltaLog,
+    table: Table,
     current: Snapshot,
     target: Snapshot,
     requested: str | None,
     settings: Settings,
     spark: Any,
 ) -> RestorePlan:
+    log = table.log
     if spark is None:
         from inspector.rows.session import get_spark
 
@@ -342,7 +340,7 @@ def _full_plan(
     }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
-    partitions = _partitions(adds + removes)
+    partitions = partitions_of(adds + removes)
     limit = settings.max_listed_files
     target_ms = _history_ms(log, target.version, settings)
     guards = (
@@ -357,6 +355,7 @@ def _full_plan(
         column_mapping_guard(current.metadata, target.metadata),
     )
     return RestorePlan(
+        table=table,
         table_root=current.table_root,
         table_name=table_name(current),
         read_version=current.version,
@@ -368,8 +367,8 @@ def _full_plan(
         metrics=metrics,
         rows_before=current.num_records,
         rows_after=target.num_records,
-        rows_added=_live_rows(adds),
-        rows_removed=_live_rows(removes),
+        rows_added=live_rows(adds),
+        rows_removed=live_rows(removes),
         current_metadata=current.metadata,
         current_protocol=current.protocol,
         target_metadata=target.metadata,
@@ -396,41 +395,6 @@ def _has_delta_jars(spark: Any) -> bool:
     from inspector.rows.session import has_delta_jars
 
     return has_delta_jars(spark)
-
-
-def table_name(snapshot: Snapshot) -> str:
-    """The name an operator types to confirm: the metadata name, else the folder's name."""
-    return snapshot.metadata.name or os.path.basename(snapshot.table_root.rstrip(os.sep))
-
-
-def restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, Any], ...]:
-    """Domain metadata the restore writes, following Delta's RESTORE.
-
-    Delta keeps every domain as it is now, except ``delta.clustering`` (when the
-    table has one): it is set to the target's clustering columns, or to none when
-    the target was not clustered.
-    """
-    if CLUSTERING_DOMAIN not in current.domain_metadata:
-        return ()
-    found = target.domain_metadata.get(CLUSTERING_DOMAIN)
-    clustered = found is not None and "clustering" in writer_features(target.protocol)
-    config = found.configuration if found is not None and clustered else _EMPTY_CLUSTERING
-    return ({"domain": CLUSTERING_DOMAIN, "configuration": config, "removed": False},)
-
-
-def _partitions(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
-    seen = {
-        json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
-        for a in files
-        if a.partition_values
-    }
-    return [seen[k] for k in sorted(seen)]
-
-
-def _live_rows(files: Sequence[AddFile]) -> int | None:
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    return None if len(known) < len(counts) else sum(known)
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:

@@ -15,11 +15,12 @@ Every refusal is written to the audit log by :func:`refuse`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
-from inspector.restore.audit import record_attempt
+from inspector.log.table import Table
+from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Override
 from inspector.restore.plan import RestorePlan
 from inspector.settings import Settings
@@ -40,8 +41,8 @@ class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
 
     Attributes:
-        table_root: The table.
-        table_name: Its name in a catalog, when it was opened by name (for the audit log).
+        table: The table's handle, as the front end opened it (its catalog name, if any,
+            is audited beside its location).
         current_version: The table's latest version now.
         target: The version or timestamp asked for (for the audit log).
         reason: The reason given so far ("" when none).
@@ -52,8 +53,7 @@ class RestoreIntent:
         operator: Who asks (default: the OS user).
     """
 
-    table_root: str
-    table_name: str | None = None
+    table: Table
     current_version: int
     target: int | str
     reason: str = ""
@@ -125,13 +125,14 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         target = intent.target if isinstance(intent.target, int) else None
         refuse(
             refusals,
-            table=intent.table_root,
-            name=intent.table_name,
+            table=intent.table.root,
+            name=intent.table.name,
             from_version=intent.current_version,
             to_version=target,
             reason=intent.reason,
             operator=intent.operator,
             settings=settings,
+            secrets=intent.table.storage_options,
         )
 
 
@@ -181,11 +182,12 @@ def refuse(
     reason: str | None,
     operator: str | None,
     settings: Settings,
+    secrets: Mapping[str, str],
     name: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
-    """Audit a refusal and raise it.
+    """Audit a refusal (``secrets``: the table's storage options, masked) and raise it.
 
     Raises:
         RestoreRefused: Always; its message names every refusal.
@@ -193,10 +195,10 @@ def refuse(
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
     record_attempt(
         settings.audit_log,
-        secrets=settings.storage_option_pairs(),
+        secrets=secrets,
         table=table,
         name=name,
-        outcome="refused",
+        outcome=AuditOutcome.REFUSED,
         from_version=from_version,
         to_version=to_version,
         reason=reason,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from inspector.restore.audit import AuditEntry, read_audit
+from inspector.restore.audit import AuditEntry, AuditOutcome, read_audit
 
 
 class AttemptStatus(StrEnum):
@@ -99,11 +99,11 @@ def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
     """Committed attempts a later commit restored back from: index → the undoing version."""
     found: dict[int, int] = {}
     for i, e in enumerate(entries):
-        if e.outcome != "committed":
+        if e.outcome != AuditOutcome.COMMITTED:
             continue
         for later in entries[i + 1 :]:
             if (
-                later.outcome == "committed"
+                later.outcome == AuditOutcome.COMMITTED
                 and later.to_version == e.from_version
                 and later.from_version is not None
                 and e.committed_version is not None
@@ -116,7 +116,7 @@ def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
 
 
 def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
-    if entry.outcome != "committed":
+    if entry.outcome != AuditOutcome.COMMITTED:
         return AttemptStatus(entry.outcome)
     if undone:
         return AttemptStatus.UNDONE

@@ -7,7 +7,6 @@ row-level work does (previews, row diffs, restore plans and verification).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import os
 import shutil
@@ -15,7 +14,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -104,31 +103,6 @@ class SparkStatus:
     def _where(self) -> str:
         master = self.master or "local"
         return "locally" if master.startswith("local") else f"on {master}"
-
-
-def with_spark_overrides(
-    settings: Settings, *, master: str | None = None, conf: Iterable[str] = ()
-) -> Settings:
-    """Settings with a Spark master and extra ``key=value`` conf given on the command line.
-
-    Args:
-        settings: The settings to start from (defaults and environment).
-        master: Replaces ``spark_master`` when given.
-        conf: ``key=value`` pairs appended to ``spark_conf`` (later pairs win).
-
-    Returns:
-        New settings; ``settings`` is unchanged.
-
-    Raises:
-        InvalidInput: If a pair is not ``key=value``.
-    """
-    extra = [c.strip() for c in conf if c and c.strip()]
-    merged = ";".join(filter(None, [settings.spark_conf, *extra]))
-    updated = dataclasses.replace(
-        settings, spark_master=master or settings.spark_master, spark_conf=merged
-    )
-    updated.spark_conf_pairs()  # validates every pair now, with a clear message
-    return updated
 
 
 def started_spark() -> SparkSession:
@@ -259,7 +233,7 @@ def _start(settings: Settings) -> SparkSession:
         READ_PATH_CONF: settings.spark_read_path.strip().lower(),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
-        **settings.spark_conf_pairs(),
+        **settings.spark_conf,
     }
     for key, value in conf.items():
         builder = builder.config(key, value)

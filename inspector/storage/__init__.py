@@ -8,14 +8,16 @@ user typed (a path or a URI) into the right one.
 
 from inspector.storage.base import ObjectMeta, Storage
 from inspector.storage.local import LocalStorage
-from inspector.storage.location import open_storage, parse_location
+from inspector.storage.location import Location, StoreKind, open_storage, parse_location
 from inspector.storage.objectstore import ObjectStorage
 
 __all__ = [
     "LocalStorage",
+    "Location",
     "ObjectMeta",
     "ObjectStorage",
     "Storage",
+    "StoreKind",
     "open_storage",
     "parse_location",
 ]

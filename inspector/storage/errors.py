@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 from obstore.exceptions import NotFoundError, PermissionDeniedError, UnauthenticatedError
 
+from inspector.connection import redact_text
 from inspector.delta.errors import NotADeltaTable, StorageUnavailable
-from inspector.storage.options import redact_text
 
 # GCS's XML API says NoSuchBucket too; fake-gcs-server (the tests' GCS) says "no bucket named".
 _NO_BUCKET = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from urllib.parse import unquote, urlparse
 
 from inspector.delta.errors import NotADeltaTable
@@ -17,17 +18,27 @@ from inspector.storage.base import Storage
 from inspector.storage.local import LocalStorage
 from inspector.storage.objectstore import ObjectStorage
 
+
+class StoreKind(StrEnum):
+    """Where a table's files are: a local folder or one of the object stores."""
+
+    FILE = "file"
+    S3 = "s3"
+    AZ = "az"
+    GS = "gs"
+
+
 #: URI scheme → store kind.
 SCHEMES = {
-    "s3": "s3",
-    "s3a": "s3",
-    "s3n": "s3",
-    "az": "az",
-    "azure": "az",
-    "adl": "az",
-    "abfs": "az",
-    "abfss": "az",
-    "gs": "gs",
+    "s3": StoreKind.S3,
+    "s3a": StoreKind.S3,
+    "s3n": StoreKind.S3,
+    "az": StoreKind.AZ,
+    "azure": StoreKind.AZ,
+    "adl": StoreKind.AZ,
+    "abfs": StoreKind.AZ,
+    "abfss": StoreKind.AZ,
+    "gs": StoreKind.GS,
 }
 
 
@@ -40,13 +51,13 @@ class Location:
         root: The table root: an absolute local path, or the URI without a trailing ``/``.
     """
 
-    kind: str
+    kind: StoreKind
     root: str
 
     @property
     def is_local(self) -> bool:
         """True for a local folder."""
-        return self.kind == "file"
+        return self.kind == StoreKind.FILE
 
 
 def parse_location(text: str) -> Location:
@@ -86,7 +97,7 @@ def parse_location(text: str) -> Location:
             "Use a local path, file://, s3://, s3a://, abfss://, abfs://, az:// or gs://.",
         )
     root = os.path.abspath(os.path.expanduser(text)).rstrip(os.sep) or os.sep
-    return Location(kind="file", root=root)
+    return Location(kind=StoreKind.FILE, root=root)
 
 
 def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:

@@ -31,10 +31,11 @@ from obstore.exceptions import (
 )
 from obstore.store import from_url
 
+from inspector.connection import redact_text
 from inspector.delta.errors import ConcurrentModification, InvalidInput, RestoreRefused
 from inspector.storage.base import ObjectMeta, Storage
 from inspector.storage.errors import translate
-from inspector.storage.options import redact_text, store_config
+from inspector.storage.options import store_config
 
 T = TypeVar("T")
 

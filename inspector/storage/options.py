@@ -5,7 +5,9 @@ Users give options with the names delta-rs documents (``AWS_ACCESS_KEY_ID``,
 ``AZURE_STORAGE_USE_EMULATOR``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), in any case.
 The environment's cloud variables become the ``storage_options`` setting
 (:meth:`inspector.settings.Settings.from_env`, read only by the CLI and the app); the
-backend always gets its options explicitly.
+backend always gets its options explicitly, as a typed mapping
+(:class:`inspector.connection.StorageOptions`), and redacts with
+:func:`inspector.connection.redact_text`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
-
-from inspector.delta.errors import InvalidInput
 
 #: Client (HTTP) options: valid for every store, with or without a cloud prefix.
 _CLIENT_KEYS = frozenset(
@@ -56,64 +56,6 @@ _NOT_STORE_OPTIONS = re.compile(
     r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
 )
 _BOOL_CLIENT = frozenset({"allow_http", "allow_invalid_certificates"})
-# The words that make an option name secret: written once, used for option keys and for
-# ``NAME=value`` pairs inside text.
-_SECRET_WORDS = "SECRET|PASSWORD|TOKEN|KEY|SAS|SIG|CONNECTION_STRING|CREDENTIAL"
-_SECRET = re.compile(_SECRET_WORDS, re.I)
-_URL_QUERY = re.compile(r"(https?://[^\s?\"'<>]+)\?[^\s\"'<>]*")
-# ``NAME=value`` where NAME says secret (AccountKey=, sig=, X-Amz-Signature=,
-# AWS_SECRET_ACCESS_KEY=, ...): the value up to a separator is masked.
-_SECRET_ASSIGNMENT = re.compile(
-    rf"(\b[\w-]*(?:{_SECRET_WORDS})[\w-]*\s*=\s*)"
-    r"(?!\*\*\*|value\b)([^\s;&,'\"<>]+)",
-    re.I,
-)
-REDACTED = "***"
-
-
-def parse_option(text: str) -> tuple[str, str]:
-    """One ``KEY=VALUE`` storage option as typed on the command line.
-
-    Raises:
-        InvalidInput: If there is no ``=`` or the key is empty.
-    """
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        shown = "a secret" if is_secret(text) else f"'{redact_text(text)}'"
-        raise InvalidInput(
-            f"The storage option {shown} is not KEY=VALUE.",
-            "Write it like --storage-option AWS_REGION=eu-west-1.",
-        )
-    return key.strip(), value
-
-
-def is_secret(key: str) -> bool:
-    """True for an option whose value must never be shown (keys, tokens, secrets)."""
-    return bool(_SECRET.search(key))
-
-
-def redact_options(options: Mapping[str, str]) -> dict[str, str]:
-    """A copy of the options safe to show: secret values replaced by ``***``."""
-    return {k: (REDACTED if is_secret(k) else v) for k, v in options.items()}
-
-
-def redact_text(text: str, options: Mapping[str, str] | None = None) -> str:
-    """Text safe to show: the one redaction for the CLI, the app and the audit log.
-
-    Masks the values of secret options given (wherever they appear), URL query strings
-    (SAS tokens, presigned ``X-Amz-Signature``), and any ``NAME=value`` whose name says
-    secret (``AccountKey=``, ``sig=``, ``AWS_SECRET_ACCESS_KEY=``).
-
-    Args:
-        text: What is about to be shown or written.
-        options: Storage options in use (their secret values are masked anywhere).
-    """
-    out = text
-    for key, value in sorted((options or {}).items(), key=lambda kv: -len(kv[1])):
-        if is_secret(key) and len(value) >= 4:
-            out = out.replace(value, REDACTED)
-    out = _URL_QUERY.sub(r"\1?" + REDACTED, out)
-    return _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, out)
 
 
 def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, Any]]:

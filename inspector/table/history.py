@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
@@ -19,6 +20,13 @@ from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+
+
+class TimestampSource(StrEnum):
+    """Where a version's history timestamp comes from (Delta's rule, by table property)."""
+
+    IN_COMMIT_TIMESTAMP = "inCommitTimestamp"
+    FILE_MODIFICATION_TIME = "fileModificationTime"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,7 +41,7 @@ class VersionTimestamps:
     in_commit: int | None
     file_modification: int
     history: int
-    source: str
+    source: TimestampSource
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -205,13 +213,14 @@ def _timestamps(
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
     if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
-        history, source = info.in_commit_timestamp, "inCommitTimestamp"
+        history, source = info.in_commit_timestamp, TimestampSource.IN_COMMIT_TIMESTAMP
     else:
-        history, source = mtime, "fileModificationTime"
+        history, source = mtime, TimestampSource.FILE_MODIFICATION_TIME
         if previous is not None and history <= previous:
             # Delta makes file-time history monotonic the same way (DeltaHistoryManager).
             history = previous + 1
-    written = info.in_commit_timestamp if source == "inCommitTimestamp" else info.timestamp
+    in_commit = source == TimestampSource.IN_COMMIT_TIMESTAMP
+    written = info.in_commit_timestamp if in_commit else info.timestamp
     if written is not None and abs(written - mtime) > tolerance_ms:
         problems.append(
             f"Its commit time ({iso(written)}) and its file's modification time ({iso(mtime)}) "
@@ -227,8 +236,10 @@ def _timestamps(
     ), problems
 
 
-def _source_words(source: str) -> str:
-    return "in-commit timestamp" if source == "inCommitTimestamp" else "file modification time"
+def _source_words(source: TimestampSource) -> str:
+    if source == TimestampSource.IN_COMMIT_TIMESTAMP:
+        return "in-commit timestamp"
+    return "file modification time"
 
 
 def _duration(ms: int) -> str:
@@ -271,7 +282,7 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
     return {
         "version": entry.version,
         "timestamp": iso(entry.timestamps.history),
-        "timestampSource": entry.timestamps.source,
+        "timestampSource": str(entry.timestamps.source),
         "commitInfoTimestamp": iso(entry.timestamps.commit_info),
         "inCommitTimestamp": iso(entry.timestamps.in_commit),
         "fileModificationTime": iso(entry.timestamps.file_modification),

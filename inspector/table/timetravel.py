@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from inspector.delta.errors import InvalidInput, TimestampOutOfRange
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, iso
+from inspector.table.history import TimestampSource, build_history, iso
 from inspector.table.versions import parse_version
 
 _EXAMPLES = "2024-10-08, 2024-10-08 05:42:52, 2024-10-08T05:42:52Z or 2024-10-08 07:42:52+02:00"
@@ -98,7 +98,7 @@ def _search_range(entries: list, wanted_ms: float) -> list:
     """The versions Delta searches: where in-commit timestamps were enabled later, a time
     at or after the enablement searches the versions with them, an earlier time the versions
     before (whose file times may be later, e.g. in a copied table)."""
-    with_ict = [e for e in entries if e.timestamps.source == "inCommitTimestamp"]
+    with_ict = [e for e in entries if e.timestamps.source == TimestampSource.IN_COMMIT_TIMESTAMP]
     if not with_ict or with_ict[0] is entries[0]:
         return entries
     enabled = with_ict[0]
