@@ -5,8 +5,12 @@ One launch is one server process and one window, tied together:
 - the server (``streamlit run app.py``) listens on 127.0.0.1 only, on a port chosen for
   this launch, and serves pages only to URLs that carry this launch's random token
   (``ui.desktop_guard`` checks it), so other local users cannot guess their way in;
+- before anything starts, a child process checks that Qt can open a window here (a
+  missing system library makes Qt abort the whole process, so it must not be the
+  launcher that finds out);
 - closing the window stops the server; the server dying closes the window, and the
-  reason is printed;
+  reason is printed; the server also dies with its launcher, even a killed one (Linux:
+  the parent-death signal);
 - the window remembers its size between launches (``desktop_state_file`` setting).
 
 This module never imports streamlit: the app runs in its own process. pywebview (with
@@ -15,9 +19,11 @@ its Qt backend) is imported only when a window is opened, so the CLI stays light
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +31,7 @@ import tempfile
 import threading
 import time
 import webbrowser
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +49,17 @@ RENDERED_ENV = "DELTA_INSPECTOR_DESKTOP_RENDERED"
 DEFAULT_SIZE = (1400, 900)
 _START_TIMEOUT_S = 90.0
 _PORT_ATTEMPTS = 3
+_PROBE_TIMEOUT_S = 60.0
+#: The Debian packages Qt's xcb platform and Qt WebEngine need (``./dev.sh desktop``
+#: installs the same list, its ``QT_DEBS``; a test keeps the two equal).
+QT_DEBS = (
+    "libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 "
+    "libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libnss3 "
+    "libegl1 libgl1 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libasound2 libdbus-1-3"
+).split()
+#: Starts Qt's GUI application as pywebview will, and nothing else.
+_QT_PROBE = "from qtpy.QtWidgets import QApplication; QApplication(['delta-inspector-probe'])"
+_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,6 +89,50 @@ def require_display(environ: os._Environ[str] | dict[str, str]) -> None:
             "There is no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset).",
             "Use the browser instead: ./dev.sh app [TABLE] (then open http://127.0.0.1:8501).",
         )
+
+
+def require_qt_platform(environ: dict[str, str]) -> None:
+    """Refuse, in one line, when Qt cannot open a window here; start nothing.
+
+    Qt aborts the process that fails to load its platform plugin (a missing system
+    library, an X server that does not answer), so the check runs in a child.
+
+    Raises:
+        DesktopUnavailable: If Qt's platform plugin does not load, saying what is missing
+            and which Debian packages provide it.
+    """
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", _QT_PROBE],
+            env=environ,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        raise DesktopUnavailable(
+            f"Qt did not start a window within {_PROBE_TIMEOUT_S:.0f} s.",
+            f"Check that DISPLAY ({environ.get('DISPLAY', '')}) names a running X server.",
+        ) from None
+    if probe.returncode == 0:
+        return
+    why = _qt_failure(probe.stderr.decode("utf-8", "replace")) or f"exit {probe.returncode}"
+    raise DesktopUnavailable(
+        f"Qt cannot open a window here: {why}.",
+        "Install the system libraries Qt needs (./dev.sh desktop does it): sudo apt-get "
+        f"install {' '.join(QT_DEBS)}; and check that DISPLAY names a running X server. "
+        "Or use the browser: ./dev.sh app.",
+    )
+
+
+def _qt_failure(stderr: str) -> str:
+    """The most specific line of Qt's complaint, without its logging category."""
+    lines = [line.split(": ", 1)[-1].strip() for line in stderr.splitlines() if line.strip()]
+    for clue in ("could not connect to display", "is needed to load", "Could not load", "qt"):
+        found = next((line for line in lines if clue in line), None)
+        if found:
+            return found.rstrip(".")
+    return lines[-1].rstrip(".") if lines else ""
 
 
 def window_title(table: str | None) -> str:
@@ -109,6 +171,7 @@ def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> S
         process = subprocess.Popen(
             server_command(port, table, operator=operator),
             env={**env, TOKEN_ENV: token},
+            preexec_fn=_die_with_parent(),  # noqa: PLW1509 - before any thread starts
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             # A file, not a pipe: a chatty server must never block on a full pipe.
@@ -124,6 +187,25 @@ def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> S
         "The app's server did not start.",
         "Run ./dev.sh app to see its output, and check that streamlit is installed.",
     )
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """What the server runs before it starts: die with the launcher, however it ends.
+
+    Linux's parent-death signal reaches the server even when the launcher is killed
+    with SIGKILL (no ``finally`` runs then). Elsewhere there is no such signal.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+    launcher = os.getpid()
+
+    def tie() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != launcher:  # the launcher died before the signal was set
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return tie
 
 
 def _wait_listening(process: subprocess.Popen[bytes], port: int) -> bool:
@@ -181,6 +263,8 @@ def run_desktop(
     """
     require_display(environ)
     webview = _import_webview()
+    if environ.get("PYWEBVIEW_GUI", "qt") == "qt":
+        require_qt_platform(environ)
     server = start_server(table, operator=operator, env=_server_env(environ))
     print(
         f"Delta Inspector is serving this window at http://127.0.0.1:{server.port}/ "

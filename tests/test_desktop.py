@@ -268,3 +268,71 @@ def test_a_server_started_for_a_window_refuses_other_visitors(
     window.run()
     assert not window.exception and not window.error
     assert offered_pages(window)
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Processes whose environment holds ``marker`` (the launcher and its server carry it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if marker.encode() in environ and not _gone(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+def _wait_gone(pid: int, timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.1)
+    return _gone(pid)
+
+
+def test_a_platform_qt_cannot_load_is_one_line_exit_5_and_starts_no_server(
+    demo: Path, tmp_path: Path
+) -> None:
+    marker = f"DELTA_INSPECTOR_DESKTOP_STATE_FILE={tmp_path / 'desktop.json'}"
+    # A display no X server answers: Qt's xcb platform plugin cannot load, as without
+    # libxcb-cursor0, and Qt aborts the process that tries.
+    env = {**os.environ, "DISPLAY": ":65000", marker.split("=")[0]: marker.split("=", 1)[1]}
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "desktop", str(demo)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 5, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: Qt cannot open a window here: could not connect to display")
+    assert "sudo apt-get install libxcb-cursor0" in line
+    assert done.stdout == ""  # no address announced: no server was started
+    assert _processes_with(marker) == []
+
+
+def test_the_qt_packages_named_are_those_dev_sh_installs() -> None:
+    from inspector.desktop import QT_DEBS
+
+    script = (REPO / "dev.sh").read_text()
+    found = re.search(r"QT_DEBS=\(([^)]*)\)", script)
+    assert found and found.group(1).split() == QT_DEBS
+
+
+@needs_screen
+def test_a_launcher_killed_with_sigkill_takes_its_server_with_it(
+    screen: str, demo: Path, tmp_path: Path
+) -> None:
+    launch = Launch(screen, demo, tmp_path)
+
+    launch.process.kill()
+    launch.process.wait(timeout=10)
+
+    assert _wait_gone(launch.server_pid, timeout=10), "the server outlived its launcher"

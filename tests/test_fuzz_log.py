@@ -1,7 +1,7 @@
 """Specification: no damaged log makes a command crash.
 
 A seeded, reproducible mutator damages copies of small corpus tables' ``_delta_log``
-(truncated and empty files, flipped bytes, fields of the wrong JSON type, huge numbers,
+(truncated and empty files, flipped bytes, bytes that are not UTF-8, fields of the wrong JSON type, huge numbers,
 junk lines, deleted commits and checkpoints, a bad ``_last_checkpoint``, directories named
 like log files) and runs the read-only commands on each copy in-process. Every run must end
 with a documented exit code and one-line error, never a traceback or an "Unexpected
@@ -108,12 +108,20 @@ def _log_files(log: Path) -> list[Path]:
     return sorted(p for p in log.rglob("*") if p.is_file())
 
 
+def _pick_file(log: Path, rng: random.Random) -> Path | None:
+    """One of the log's files (None once earlier mutations deleted them all)."""
+    files = _log_files(log)
+    return rng.choice(files) if files else None
+
+
 def _commits(log: Path) -> list[Path]:
     return sorted(p for p in log.glob("[0-9]" * 20 + ".json") if p.is_file())
 
 
 def _truncate(log: Path, rng: random.Random) -> str:
-    path = rng.choice(_log_files(log))
+    path = _pick_file(log, rng)
+    if path is None:
+        return "truncate: no file"
     data = path.read_bytes()
     cut = rng.randrange(len(data)) if data else 0
     path.write_bytes(data[:cut])
@@ -121,13 +129,17 @@ def _truncate(log: Path, rng: random.Random) -> str:
 
 
 def _empty(log: Path, rng: random.Random) -> str:
-    path = rng.choice(_log_files(log))
+    path = _pick_file(log, rng)
+    if path is None:
+        return "empty: no file"
     path.write_bytes(b"")
     return f"empty {path.name}"
 
 
 def _flip(log: Path, rng: random.Random) -> str:
-    path = rng.choice(_log_files(log))
+    path = _pick_file(log, rng)
+    if path is None:
+        return "flip: no file"
     data = bytearray(path.read_bytes())
     if not data:
         return f"flip nothing in empty {path.name}"
@@ -136,6 +148,32 @@ def _flip(log: Path, rng: random.Random) -> str:
         data[i] ^= 1 << rng.randrange(8)
     path.write_bytes(bytes(data))
     return f"flip bytes {spots} of {path.name}"
+
+
+#: Bytes that are not UTF-8: a stray continuation byte, a cut-off sequence, an encoded
+#: surrogate (Python's json accepts it, strict UTF-8 does not), bytes that never occur.
+NOT_UTF8 = [b"\x80", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xff", b"\xfe\xff", b"\xc0\xaf"]
+
+
+def _not_utf8(log: Path, rng: random.Random) -> str:
+    """Insert bytes that are not UTF-8 into a text file, or set high bits in a Parquet one."""
+    path = _pick_file(log, rng)
+    if path is None:
+        return "not UTF-8: no file"
+    data = bytearray(path.read_bytes())
+    if not data:
+        return f"not UTF-8: nothing in empty {path.name}"
+    if path.suffix == ".parquet":  # strings inside survive as long as the pages decode
+        spots = [rng.randrange(len(data)) for _ in range(rng.randint(1, 6))]
+        for i in spots:
+            data[i] |= 0x80
+        path.write_bytes(bytes(data))
+        return f"high bits at {spots} of {path.name}"
+    at = rng.randrange(len(data))
+    junk = rng.choice(NOT_UTF8)
+    data[at:at] = junk
+    path.write_bytes(bytes(data))
+    return f"insert {junk!r} at byte {at} of {path.name}"
 
 
 def _mutate_json(
@@ -277,6 +315,8 @@ MUTATIONS: list[Callable[[Path, random.Random], str]] = [
     _truncate,
     _empty,
     _flip,
+    _not_utf8,
+    _not_utf8,
     _wrong_type,
     _wrong_type,
     _huge_number,
@@ -314,6 +354,7 @@ def commands(table: Path, rng: random.Random) -> list[list[str]]:
         ["files", t, "--version", rng.choice([v(), "latest"]), *json_flag],
         ["diff", t, "--from", v(), "--to", rng.choice([v(), "latest"]), *json_flag],
         ["check", t, *json_flag, *rng.choice([[], ["--all-versions"], ["--deep"]])],
+        ["vacuum-plan", t, *json_flag],
     ]
     if "detail" in COMMANDS:
         runs.append(["detail", t, *json_flag])

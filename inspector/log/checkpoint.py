@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -25,7 +24,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
-from inspector.log import arrays, columnar
+from inspector.log import arrays, columnar, text
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -120,7 +119,7 @@ def _open_parquet(path: str, storage: Storage) -> pq.ParquetFile:
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:
-    rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    rows = [text.loads(line) for line in data.splitlines() if line.strip()]
     if wanted is not None:
         rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
     actions = [parse_action(row) for row in rows]
@@ -142,6 +141,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
             if column.null_count == len(column):
                 continue
             present = column.filter(pc.is_valid(column))
+            text.check_utf8(present)
             if name in ("add", "remove"):
                 (parts.adds if name == "add" else parts.removes).append(
                     columnar.from_struct(name, present)
@@ -331,11 +331,11 @@ def _metadata_fields(a: Metadata | None, b: Metadata | None) -> list[str]:
     return [name for name, (x, y) in fields.items() if x != y]
 
 
-def _json_or_text(text: str) -> Any:
+def _json_or_text(value: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(value)
     except ValueError:
-        return text
+        return value
 
 
 def _protocol_view(p: Protocol | None) -> tuple | None:

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -25,7 +24,7 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.parse import parse_action
-from inspector.log import arrays, columnar
+from inspector.log import arrays, columnar, text
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -228,8 +227,8 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
         if not line.strip():
             continue
         try:
-            actions.append(parse_action(json.loads(line)))
-        except (ValueError, UnicodeDecodeError) as exc:
+            actions.append(parse_action(text.loads(line)))
+        except ValueError as exc:
             problems.append(_line_problem(number, exc, data, line))
     return Commit(version=version, file=file, parsed=tuple(actions), problems=tuple(problems))
 
@@ -241,7 +240,7 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
     """
     lines = [line for line in data.splitlines() if line.strip()]
     try:
-        objects = orjson.loads(b"[" + b",".join(lines) + b"]")
+        objects = text.loads(b"[" + b",".join(lines) + b"]")
         if len(objects) != len(lines):  # a line holding two values separated by a comma
             return None
         return tuple(parse_action(obj) for obj in objects)
@@ -284,6 +283,7 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
                 explicit_schema=_file_schema(body), unexpected_field_behavior="infer"
             ),
         )
+        text.check_utf8(table)
         files = _file_tables(table, other_lines)
     except (ValueError, TypeError, KeyError, pa.ArrowException):
         return None
@@ -321,7 +321,7 @@ def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
         spans = [m.span() for m in _OTHER_LINE.finditer(body)]
     actions, lines = [], []
     for begin, stop in spans:
-        action = parse_action(orjson.loads(body[begin:stop]))
+        action = parse_action(text.loads(body[begin:stop]))
         if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
             raise ValueError("file action outside the fast path")
         actions.append(action)
@@ -339,7 +339,7 @@ def _file_schema(body: bytes) -> pa.Schema:
     first = _FILE_LINE.search(body)
     keys: list[str] = []
     if first is not None:
-        obj = orjson.loads(first.group(0))
+        obj = text.loads(first.group(0))
         values = next(iter(obj.values())).get("partitionValues") or {}
         keys = list(values) if isinstance(values, dict) else []
     partition = pa.struct([(k, pa.string()) for k in keys])

@@ -10,15 +10,23 @@ store. A store that cannot guarantee it is refused for writing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification
 from inspector.delta.paths import LOG_DIR
 from inspector.storage import LocalStorage, Storage
-from inspector.storage.local import CommitStep, StepCallback, _no_report
+from inspector.storage.local import CommitStep
+from inspector.storage.objectstore import ObjectCommitStep, ObjectStorage
 
-__all__ = ["CommitStep", "commit_file_name", "encode_actions", "write_commit"]
+__all__ = ["CommitStep", "ObjectCommitStep", "commit_file_name", "encode_actions", "write_commit"]
+
+#: Called after each step of a commit's write (local or object store).
+AnyStepCallback = Callable[[CommitStep | ObjectCommitStep], None]
+
+
+def _no_report(step: CommitStep | ObjectCommitStep) -> None:
+    pass
 
 
 def commit_file_name(version: int) -> str:
@@ -37,7 +45,7 @@ def write_commit(
     version: int,
     actions: Iterable[Mapping[str, Any]],
     *,
-    on_step: StepCallback = _no_report,
+    on_step: AnyStepCallback = _no_report,
 ) -> str:
     """Create the commit file of ``version`` atomically, only if it does not exist.
 
@@ -45,8 +53,8 @@ def write_commit(
         target: The table's storage, or the local path of its ``_delta_log`` folder.
         version: The version to create (the read version + 1).
         actions: The commit's actions, each a one-key mapping such as ``{"add": {...}}``.
-        on_step: On a local table, called after each step of the write (the
-            fault-injection tests crash the process there).
+        on_step: Called after each step of the write, local or in an object store
+            (the fault-injection tests crash the process there).
 
     Returns:
         The location of the new commit file (a local path or a URI).
@@ -61,7 +69,7 @@ def write_commit(
     else:
         storage, path = target, f"{LOG_DIR}/{commit_file_name(version)}"
     try:
-        if isinstance(storage, LocalStorage):
+        if isinstance(storage, LocalStorage | ObjectStorage):
             return storage.put_if_absent(path, encode_actions(actions), on_step=on_step)
         return storage.put_if_absent(path, encode_actions(actions))
     except ConcurrentModification:

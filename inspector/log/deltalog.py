@@ -437,10 +437,14 @@ class DeltaLog:
         if gaps:
             reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
         if broken:
+            first = self._commit(broken[0])
             reasons.append(
-                f"commit {version_ranges(broken)} is truncated or corrupt"
-                if len(broken) == 1
-                else f"commits {version_ranges(broken)} are truncated or corrupt"
+                (
+                    f"commit {version_ranges(broken)} is truncated or corrupt"
+                    if len(broken) == 1
+                    else f"commits {version_ranges(broken)} are truncated or corrupt"
+                )
+                + f" ({first.file.name}: {first.problems[0].rstrip('.')})"
             )
         if self._bad_checkpoints:
             reasons.append("the checkpoints that could bridge this cannot be used")

@@ -7,7 +7,6 @@ never from counting files.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from typing import Any
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.delta.paths import LOG_DIR
+from inspector.log import text
 from inspector.storage import LocalStorage, ObjectMeta, Storage
 
 _COMMIT = re.compile(r"^(\d{20})\.json$")
@@ -279,9 +279,9 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
                 data = fh.read()
         else:
             data = storage.read(path)
-        raw = json.loads(data.decode("utf-8"))
+        raw = text.loads(data)
         return LastCheckpoint(version=int(raw["version"]), raw=raw)
-    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         return LastCheckpoint(
             version=None,
             raw={},

@@ -77,12 +77,11 @@ def _role(run: VersionRun) -> str:
 
 
 def _said_by_summary(run: VersionRun, problem: HealthProblem) -> bool:
-    """A gap's "commit file missing" (or damaged) needs no second line per run."""
-    commit_kinds = (ProblemKind.COMMIT_MISSING, ProblemKind.COMMIT_DAMAGED)
+    """A gap's "commit file missing" needs no second line per run (a damaged one says where)."""
     return (
         run.status == UNREADABLE
-        and run.problems[0].kind in commit_kinds
-        and problem.kind in commit_kinds
+        and run.problems[0].kind == ProblemKind.COMMIT_MISSING
+        and problem.kind == ProblemKind.COMMIT_MISSING
     )
 
 

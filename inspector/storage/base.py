@@ -51,6 +51,15 @@ class Storage(ABC):
     def root(self) -> str:
         """The table root as shown to users: a local absolute path or a URI."""
 
+    @property
+    def options(self) -> dict[str, str]:
+        """The storage options (delta-rs names) that reach this location; none for a folder.
+
+        Another reader of the same table (deltalake, for a restore's verification) needs
+        them too. They hold secrets: never show them.
+        """
+        return {}
+
     @abstractmethod
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
         """The files directly in a folder (not in its subfolders), sorted by path.

@@ -15,9 +15,10 @@ import errno
 import re
 import threading
 import uuid
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from enum import StrEnum
 from typing import Any, TypeVar, cast
 
 import obstore
@@ -65,6 +66,26 @@ _NO_CONDITIONAL_PUT_HINT = (
     "Azure Blob/ADLS, GCS, or an S3-compatible store with If-None-Match), or copy the "
     "table to a local folder, restore there and copy the new commit back."
 )
+
+
+class ObjectCommitStep(StrEnum):
+    """The steps of an object store's create-if-absent, in order; each is reported once done.
+
+    The commit object itself is one single-part conditional put: the store publishes it
+    whole or not at all. Before it, the first write of a process proves the store honours
+    create-if-absent with a probe object (a dot-file no Delta reader lists).
+    """
+
+    PROBE_CREATED = "probe_created"  # the probe object exists (a crash leaves it behind)
+    PROBE_REMOVED = "probe_removed"  # ... and is gone again
+    PUT = "put"  # the commit object exists, whole
+
+
+ObjectStepCallback = Callable[[ObjectCommitStep], None]
+
+
+def _no_report(step: ObjectCommitStep) -> None:
+    pass
 
 
 class ObjectStorage(Storage):
@@ -202,8 +223,10 @@ class ObjectStorage(Storage):
         except BaseError as exc:
             raise self._fail(exc, paths[0] if paths else "") from None
 
-    def put_if_absent(self, path: str, data: bytes) -> str:
-        self._require_conditional_put()
+    def put_if_absent(
+        self, path: str, data: bytes, *, on_step: ObjectStepCallback = _no_report
+    ) -> str:
+        self._require_conditional_put(on_step)
         store, key = self._locate(path)
         try:
             obstore.put(store, key, data, mode="create", use_multipart=False)
@@ -217,9 +240,10 @@ class ObjectStorage(Storage):
             raise self._unsafe(f"create-if-absent is not supported: {exc}") from None
         except BaseError as exc:
             raise self._fail(exc, path) from None
+        on_step(ObjectCommitStep.PUT)
         return self.uri(path)
 
-    def _require_conditional_put(self) -> None:
+    def _require_conditional_put(self, on_step: ObjectStepCallback = _no_report) -> None:
         """Prove once that the store refuses a second create of one object.
 
         Some S3-compatible stores and emulators ignore ``If-None-Match`` and overwrite.
@@ -228,14 +252,15 @@ class ObjectStorage(Storage):
         """
         with self._lock:
             if self._put_checked is None:
-                self._put_checked = self._probe_conditional_put()
+                self._put_checked = self._probe_conditional_put(on_step)
         if self._put_checked != "ok":
             raise self._unsafe(self._put_checked)
 
-    def _probe_conditional_put(self) -> str:
+    def _probe_conditional_put(self, on_step: ObjectStepCallback) -> str:
         key = f"_delta_log/.delta-inspector-put-probe-{uuid.uuid4().hex}"
         try:
             obstore.put(self._store, key, b"1", mode="create", use_multipart=False)
+            on_step(ObjectCommitStep.PROBE_CREATED)
             try:
                 obstore.put(self._store, key, b"2", mode="create", use_multipart=False)
                 return "a second create of the same object succeeded and overwrote the first"
@@ -243,6 +268,7 @@ class ObjectStorage(Storage):
                 return "ok"
             finally:
                 _delete_quietly(self._store, key)
+                on_step(ObjectCommitStep.PROBE_REMOVED)
         except NotSupportedError:
             return "the store rejects create-if-absent puts"
         except BaseError as exc:

@@ -1,0 +1,54 @@
+"""The log's text: strict UTF-8 JSON, the one decoding rule every reader of the log uses.
+
+Delta writes its log as UTF-8 JSON. Python's ``json.loads`` on bytes accepts encoded
+surrogates (``surrogatepass``) and Arrow's JSON and Parquet readers do not check UTF-8 at
+all, so a damaged byte used to surface far from the file, as a ``UnicodeDecodeError`` (or
+``UnicodeEncodeError``) in whatever command first touched the string. Every JSON line of a
+commit, checkpoint or ``_last_checkpoint`` is parsed by :func:`loads` (orjson: strict UTF-8,
+no lone surrogates, escaped or not) and every Arrow array read from a log file is checked
+by :func:`check_utf8` before it is used, so damage is a ``ValueError`` naming it, raised
+where the file is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse one JSON document of the log.
+
+    Raises:
+        ValueError: If it is not JSON, or not valid UTF-8 text (an invalid byte, an
+            encoded or escaped lone surrogate); the message says which.
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:  # a json.JSONDecodeError: callers see truncation
+        if "UTF-8" in str(exc) or "surrogate" in str(exc):
+            raise ValueError(f"not valid UTF-8 text ({_where(data)})") from None
+        raise
+
+
+def _where(data: bytes | str) -> str:
+    """Which byte breaks UTF-8, or that the text escapes a lone surrogate."""
+    try:
+        data.encode("utf-8") if isinstance(data, str) else data.decode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError) as exc:
+        return f"byte {exc.start + 1} cannot be decoded"
+    return "it escapes a lone UTF-16 surrogate"
+
+
+def check_utf8(data: pa.Array | pa.ChunkedArray | pa.RecordBatch | pa.Table) -> None:
+    """Check that every string read from a log file by Arrow is valid UTF-8.
+
+    Raises:
+        ValueError: If one is not (Arrow's readers keep the bytes unchecked).
+    """
+    try:
+        data.validate(full=True)
+    except pa.ArrowInvalid as exc:
+        raise ValueError(f"it holds text that is not valid UTF-8 ({exc})") from None

@@ -1,0 +1,102 @@
+"""Specification: on an object store, a commit crashed at any step leaves no commit or a whole one.
+
+The same deterministic crash points as ``tests/test_restore_faults.py``, on moto's S3 and on
+Azurite: the object store's writer reports each step it finishes (the create-if-absent
+probe object created, then removed; the commit object put), and a child process writing a
+commit ends itself with ``os._exit`` right after one step, as on a SIGKILL. Afterwards the
+log must be whole: no partial and no duplicated version, the latest version the old one
+(crash before the put) or the new one (after it), deltalake agreeing, and the next commit
+(the next plan's) possible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from deltalake import DeltaTable
+
+from inspector.log.commit_writer import ObjectCommitStep, write_commit
+from inspector.log.deltalog import DeltaLog
+from inspector.storage.location import open_storage
+from tests.conftest import CORPUS, REPO
+
+CRASHED = 75
+TABLE = CORPUS / "dat-v0.0.2/basic_append/delta"
+
+# Writes the commit given on stdin to the store and crashes right after the step in argv.
+_CRASHING_WRITER = """
+import json, os, sys
+from inspector.log.commit_writer import ObjectCommitStep, write_commit
+from inspector.storage.location import open_storage
+
+job = json.load(sys.stdin)
+crash_after = ObjectCommitStep(job["step"])
+
+def crash(step):
+    if step is crash_after:
+        os._exit(75)
+
+storage, _ = open_storage(job["uri"], options=job["options"])
+write_commit(storage, job["version"], job["actions"], on_step=crash)
+"""
+
+NEW_VERSION_AFTER = {
+    ObjectCommitStep.PROBE_CREATED: False,
+    ObjectCommitStep.PROBE_REMOVED: False,
+    ObjectCommitStep.PUT: True,
+}
+
+
+def test_every_step_of_the_object_store_writer_is_covered():
+    assert set(NEW_VERSION_AFTER) == set(ObjectCommitStep)
+
+
+def crash_writing(uri: str, options: dict, version: int, actions: list, step: ObjectCommitStep):
+    child = subprocess.run(
+        [sys.executable, "-c", _CRASHING_WRITER],
+        input=json.dumps(
+            {"uri": uri, "options": options, "version": version, "actions": actions, "step": step}
+        ),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
+
+
+@pytest.mark.parametrize("store", ["s3_server", "azurite"])
+@pytest.mark.parametrize("step", list(ObjectCommitStep))
+def test_a_commit_crashed_after_any_step_leaves_no_commit_or_a_whole_one(request, store, step):
+    server = request.getfixturevalue(store)
+    uri = server.upload(TABLE)
+    log = DeltaLog.open(uri, storage_options=server.options)
+    old_version = log.latest_version
+    gone = log.snapshot().add_files[0]
+    actions = [
+        {"commitInfo": {"operation": "DELETE", "timestamp": 1_700_000_000_000}},
+        {"remove": {"path": gone.path, "deletionTimestamp": 1_700_000_000_000, "dataChange": True}},
+    ]
+
+    crash_writing(uri, server.options, old_version + 1, actions, step)
+
+    new = NEW_VERSION_AFTER[step]
+    expected = old_version + 1 if new else old_version
+    after = DeltaLog.open(uri, storage_options=server.options)
+    assert all(c.is_complete for c in after.commits), "a partial commit is visible"
+    commits = [k for k in server.keys(uri) if k.startswith("_delta_log/") and k.endswith(".json")]
+    versions = [int(k.rsplit("/", 1)[1][:20]) for k in commits if not k.rsplit("/")[-1][0] == "."]
+    assert sorted(versions) == sorted(set(versions)) and max(versions) == expected
+    assert after.latest_version == expected
+    assert DeltaTable(uri, storage_options=server.options).version() == expected
+    if new:
+        assert after.commit(expected).commit_info.operation == "DELETE"
+    # The next writer (the next plan's commit) sees the truth and is not blocked.
+    storage, _ = open_storage(uri, options=server.options)
+    write_commit(storage, expected + 1, [{"commitInfo": {"operation": "WRITE"}}])
+    assert DeltaLog.open(uri, storage_options=server.options).latest_version == expected + 1
