@@ -78,6 +78,29 @@ ensure_npm_packages() {
   fi
 }
 
+ensure_jars() {
+  # Delta Lake's jars and Hadoop's cloud connectors (inspector/rows/jars.pom.xml), resolved
+  # once with Maven into ~/.m2; the classpath is listed in the jar cache, named by the pom's
+  # digest (inspector/rows/jars.py reads it). Later runs only check the list: offline.
+  local cache="${DELTA_INSPECTOR_JAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/delta-inspector/jars}"
+  local pom=inspector/rows/jars.pom.xml
+  local list; list="$cache/$(sha256sum "$pom" | cut -c1-16).classpath"
+  if [ -s "$list" ]; then
+    local jar complete=1
+    for jar in $(tr ':' ' ' < "$list"); do [ -s "$jar" ] || complete=0; done
+    [ "$complete" = 1 ] && return
+  fi
+  command -v mvn >/dev/null || ensure_debs maven
+  local t=$SECONDS
+  step "fetching Delta Lake's jars and Hadoop's cloud connectors with Maven (about 700 MB, once; the AWS SDK bundle is most of it)..."
+  mkdir -p "$cache"
+  mvn -B -q -Dstyle.color=never -f "$pom" dependency:build-classpath -Dmdep.includeScope=runtime \
+    -Dmdep.outputFile="$list.partial" >&2 \
+    || { echo "Could not fetch the jars with Maven (is Maven Central reachable?); run this again." >&2; exit 5; }
+  mv "$list.partial" "$list"
+  took "fetched the jars into ~/.m2 (listed in $list)" "$t"
+}
+
 run_checks() {
   # Lint, format, types and layering first: a failure here stops before the (slow) tests.
   .venv/bin/ruff check .
@@ -126,18 +149,18 @@ cmd="${1:-app}"; shift || true
 case "$cmd" in
   app)
     if [ "${1:-}" = "--check-args" ]; then shift; check_args "$@"; fi
-    ensure_java; ensure_venv; ready
+    ensure_java; ensure_venv; ensure_jars; ready
     # Every argument goes to the app as given (TABLE and --operator in any order); a bad
     # one is reported by the app in this terminal and on the page.
     exec .venv/bin/python -m streamlit run app.py -- "$@"
     ;;
   desktop)
-    ensure_java; ensure_venv; ensure_debs "${QT_DEBS[@]}"; ready
+    ensure_java; ensure_venv; ensure_jars; ensure_debs "${QT_DEBS[@]}"; ready
     exec .venv/bin/python -m inspector desktop "$@"
     ;;
   test)
     ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
-    ensure_node; ensure_npm_packages
+    ensure_node; ensure_npm_packages; ensure_jars
     ready
     run_checks
     exec .venv/bin/python -m pytest "$@"

@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
@@ -202,19 +203,9 @@ class SparkLikeLog:
     def _optimize(self, version: int, ts: int) -> list[dict]:
         """Compact the small files since the last OPTIMIZE into one file per partition."""
         small, self.pending = self.pending, []
-        removes = [
-            {
-                "remove": {
-                    "path": a["path"],
-                    "deletionTimestamp": ts,
-                    "dataChange": False,
-                    "extendedFileMetadata": True,
-                    "partitionValues": a["partitionValues"],
-                    "size": a["size"],
-                }
-            }
-            for a in small
-        ]
+        from tablegen import compaction_removes  # the generator's (pyarrow): not in the children
+
+        removes = compaction_removes(small, ts)
         self.live_files -= len(small)
         self.live_bytes -= sum(a["size"] for a in small)
         adds = []
@@ -304,23 +295,12 @@ def measure_ours(root: str) -> dict:
         history = build_history(log, Settings())
     with Timer() as snap:
         snapshot = log.snapshot()
-    added = append_one_commit(root)
-    try:
-        with Timer() as warm:
-            log.refresh()
-            warm_history = build_history(log, Settings())
-    finally:
-        for suffix in (".json", ".crc"):
-            os.remove(added + suffix)
-    assert len(warm_history) == len(history) + 1
-    return {
-        **cold.figures("cold"),
-        **snap.figures("snapshot"),
-        **warm.figures("warm"),
-        "versions": len(history),
-        "files": snapshot.num_files,
-        "memory": _peak_mb() - base,
-    }
+
+    def refresh() -> list:
+        log.refresh()
+        return build_history(log, Settings())
+
+    return _with_warm_figures(root, base, cold, snap, history, refresh, lambda: snapshot.num_files)
 
 
 def measure_deltalake(root: str) -> dict:
@@ -332,11 +312,32 @@ def measure_deltalake(root: str) -> dict:
         with Timer() as snap:
             table = DeltaTable(root)
         history = table.history()
+
+    def refresh() -> list:
+        table.update_incremental()
+        return table.history()
+
+    files = lambda: len(table.file_uris())  # noqa: E731 - counted after the refresh
+    return _with_warm_figures(root, base, cold, snap, history, refresh, files)
+
+
+def _with_warm_figures(
+    root: str,
+    base: float,
+    cold: Timer,
+    snap: Timer,
+    history: list,
+    refresh: Callable[[], list],
+    files: Callable[[], int],
+) -> dict:
+    """Time ``refresh()`` (the history again) after one more commit, then every figure.
+
+    The commit is removed again afterwards, so the next run finds the table as built.
+    """
     added = append_one_commit(root)
     try:
         with Timer() as warm:
-            table.update_incremental()
-            warm_history = table.history()
+            warm_history = refresh()
     finally:
         for suffix in (".json", ".crc"):
             os.remove(added + suffix)
@@ -346,7 +347,7 @@ def measure_deltalake(root: str) -> dict:
         **snap.figures("snapshot"),
         **warm.figures("warm"),
         "versions": len(history),
-        "files": len(table.file_uris()),
+        "files": files(),
         "memory": _peak_mb() - base,
     }
 

@@ -32,7 +32,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
+
+from inspector.desktop import free_port  # noqa: E402
 
 KEY_ID, SECRET = "bench-key-id", "bench-secret-key"
 BUCKET = "bench"
@@ -70,12 +71,6 @@ bad = [p for p, s in zip(adds["path"], adds["size_bytes"]) if listed.get(p) != s
 json.dump({"files": len(adds["path"]), "problems": len(bad)}, sys.stdout)
 sys.exit(4 if bad else 0)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(port: int) -> None:
@@ -254,25 +249,21 @@ def run_all(args: argparse.Namespace, options: dict[str, str]) -> list[dict[str,
     env["BENCH_OPTIONS"] = json.dumps(options)
     flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
     ours = [sys.executable, "-m", "inspector"]
+    # (command, the table's shape, how many commits or files, the baseline's script)
+    measurements = [
+        ("history", "commits", args.commits, HISTORY_BASELINE),
+        ("check", "files", args.files, CHECK_BASELINE),
+    ]
     results = []
-    if args.only in (None, "history"):
-        uri = prepared("commits", args.commits, options)
+    for command, shape, count, baseline in measurements:
+        if args.only not in (None, command):
+            continue
+        uri = prepared(shape, count, options)
         results.append(
             compare(
-                f"history, {args.commits:,} commits",
-                [*ours, "history", uri, "--json", *flags],
-                [sys.executable, "-c", HISTORY_BASELINE, uri],
-                env,
-                args.repeat,
-            )
-        )
-    if args.only in (None, "check"):
-        uri = prepared("files", args.files, options)
-        results.append(
-            compare(
-                f"check, {args.files:,} files",
-                [*ours, "check", uri, "--json", *flags],
-                [sys.executable, "-c", CHECK_BASELINE, uri],
+                f"{command}, {count:,} {shape}",
+                [*ours, command, uri, "--json", *flags],
+                [sys.executable, "-c", baseline, uri],
                 env,
                 args.repeat,
             )

@@ -315,7 +315,16 @@ def make_commits_table(root: str, commits: int, *, checkpoint_every: int = 100) 
 
 
 def _optimize(table: Table, version: int, ts: int, small: list[dict]) -> list[dict]:
-    removes = [
+    removes = compaction_removes(small, ts)
+    adds = [{"add": table.new_add(version, ts, 0, data_change=False)}] if small else []
+    metrics = {"numRemovedFiles": str(len(removes)), "numAddedFiles": str(len(adds))}
+    params = {"predicate": "[]", "zOrderBy": "[]", "auto": "false"}
+    return [_info(ts, version, "OPTIMIZE", params, metrics), *removes, *adds]
+
+
+def compaction_removes(small: list[dict], ts: int) -> list[dict]:
+    """The ``remove`` actions (no data change) of an OPTIMIZE that compacts the adds ``small``."""
+    return [
         {
             "remove": {
                 "path": a["path"],
@@ -328,10 +337,6 @@ def _optimize(table: Table, version: int, ts: int, small: list[dict]) -> list[di
         }
         for a in small
     ]
-    adds = [{"add": table.new_add(version, ts, 0, data_change=False)}] if small else []
-    metrics = {"numRemovedFiles": str(len(removes)), "numAddedFiles": str(len(adds))}
-    params = {"predicate": "[]", "zOrderBy": "[]", "auto": "false"}
-    return [_info(ts, version, "OPTIMIZE", params, metrics), *removes, *adds]
 
 
 def make_files_table(root: str, files: int) -> None:

@@ -177,10 +177,10 @@ def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> S
             # A file, not a pipe: a chatty server must never block on a full pipe.
             stderr=tempfile.TemporaryFile(),
         )
-        if _wait_listening(process, port):
+        if wait_listening(process, port):
             return Server(process=process, port=port, token=token)
         if process.poll() is None:
-            _stop(process)
+            stop_process(process)
             break
         # Exited before listening: most often someone took the port; try another.
     raise DesktopUnavailable(
@@ -208,8 +208,15 @@ def _die_with_parent() -> Callable[[], None] | None:
     return tie
 
 
-def _wait_listening(process: subprocess.Popen[bytes], port: int) -> bool:
-    deadline = time.monotonic() + _START_TIMEOUT_S
+def wait_listening(
+    process: subprocess.Popen[Any], port: int, *, seconds: float = _START_TIMEOUT_S
+) -> bool:
+    """Whether ``process`` listens on 127.0.0.1:``port`` within ``seconds`` (False once it exits).
+
+    The server offers no readiness signal, so the port is polled; the wait between polls
+    is a wait on the process, which ends at once if it exits.
+    """
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             return False
@@ -217,15 +224,19 @@ def _wait_listening(process: subprocess.Popen[bytes], port: int) -> bool:
             sock.settimeout(0.5)
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return True
-        time.sleep(0.1)  # polling a port; the server offers no readiness signal
+        try:
+            process.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            pass
     return False
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_process(process: subprocess.Popen[Any], *, timeout: float = 10) -> None:
+    """Stop a child process: terminate, and kill it if it is still there after ``timeout`` s."""
     if process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -275,7 +286,7 @@ def run_desktop(
     try:
         return session.run()
     finally:
-        _stop(server.process)
+        stop_process(server.process)
 
 
 def _server_env(environ: dict[str, str]) -> dict[str, str]:

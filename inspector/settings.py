@@ -63,9 +63,22 @@ class Settings:
     )
     spark_read_path: str = _setting(
         "auto",
-        "How Spark reads data files: auto (local files and object stores with Hadoop's "
-        "connector natively, other object stores through the Python data source), native or "
-        "python (always the Python data source).",
+        "How Spark reads data files: auto (Delta Lake's reader when its jars are loaded; "
+        "else local files and object stores with Hadoop's connector natively, other object "
+        "stores through the Python data source), native (Delta Inspector's own reader, "
+        "Spark's Parquet reader on the files) or python (always the Python data source).",
+    )
+    spark_engine: str = _setting(
+        "delta",
+        "Which engine reads rows and commits restores on Spark: delta (Delta Lake's own "
+        "reader, change feed and RESTORE, with the jars ./dev.sh caches; the own reader and "
+        "commit writer where Delta cannot, see docs/architecture.md) or own (Delta "
+        "Inspector's reader and commit writer only; no jars needed).",
+    )
+    jar_cache: str = _setting(
+        str(_CACHE / "jars"),
+        "Where ./dev.sh lists the jars it fetched with Maven (Delta Lake and Hadoop's cloud "
+        "connectors, from inspector/rows/jars.pom.xml); Spark puts them on spark.jars.",
     )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."

@@ -102,6 +102,14 @@ def spark():
 
 
 @pytest.fixture
+def audit(tmp_path, monkeypatch) -> str:
+    """The restore audit log of this test (``DELTA_INSPECTOR_AUDIT_LOG``), in its temp dir."""
+    path = str(tmp_path / "audit.jsonl")
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", path)
+    return path
+
+
+@pytest.fixture
 def settings(tmp_path):
     """Default settings with the restore audit log in the test's temp dir."""
     from inspector.settings import Settings
@@ -131,6 +139,51 @@ def sales_table(path: Path | str) -> str:
         table, pa.table({"id": [9], "region": ["eu"], "amount": [1.0]}), mode="overwrite"
     )
     return table
+
+
+def protocol_action(
+    reader: int, writer: int, readers: list[str] | None = None, writers: list[str] | None = None
+) -> Any:
+    """A parsed ``protocol`` action; the feature lists only when given (reader 3 / writer 7)."""
+    from inspector.delta.parse import parse_action
+
+    body: dict[str, Any] = {"minReaderVersion": reader, "minWriterVersion": writer}
+    if readers is not None:
+        body["readerFeatures"] = readers
+    if writers is not None:
+        body["writerFeatures"] = writers
+    return parse_action({"protocol": body})
+
+
+def open_app(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    *,
+    timeout: float = 120,
+    operator: bool | None = None,
+    **query: str,
+) -> Any:
+    """A fresh app session (``AppTest``, not yet run) with ``query`` as its URL's parameters.
+
+    Its recent-tables list, demo table and audit log live in ``tmp_path``; ``operator``
+    sets operator mode on or off (unset: the environment's).
+    """
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    if operator is not None:
+        monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
+    at.query_params.update(query)
+    return at
+
+
+def page_text(at: Any) -> str:
+    """Every text an app page (``AppTest``) shows: errors, messages, markdown, code, headers."""
+    parts = [*at.error, *at.success, *at.markdown, *at.info, *at.caption, *at.code, *at.subheader]
+    return "\n".join(str(e.value) for e in parts)
 
 
 def rows(root: Path | str, version: int, spark: Any) -> Counter:
@@ -230,3 +283,39 @@ def offered_pages(at: Any) -> list[str]:
     A run that stopped before ``st.navigation`` (a refused visitor) offered none.
     """
     return [str(i["page_name"]) for i in at._registered_pages.values() if i.get("page_name")]
+
+
+#: The features Delta 4.4 writes into ``delta_table`` (v2 checkpoints every 3 commits).
+DELTA_FEATURES = {
+    "delta.enableDeletionVectors": "true",
+    "delta.columnMapping.mode": "name",
+    "delta.enableChangeDataFeed": "true",
+    "delta.enableRowTracking": "true",
+    "delta.enableInCommitTimestamps": "true",
+    "delta.checkpointPolicy": "v2",
+    "delta.checkpointInterval": "3",
+}
+
+
+@pytest.fixture(scope="session")
+def delta_table(spark, tmp_path_factory):
+    """Versions 0..8 written by Delta: create, insert, DELETE, UPDATE, MERGE, rename, drop."""
+    root = str(tmp_path_factory.mktemp("delta") / "orders")
+    props = ", ".join(f"'{k}' = '{v}'" for k, v in DELTA_FEATURES.items())
+    sql = [
+        f"CREATE TABLE delta.`{root}` (id INT, region STRING, amount DOUBLE, note STRING) "
+        f"USING delta PARTITIONED BY (region) TBLPROPERTIES ({props})",
+        f"INSERT INTO delta.`{root}` SELECT id, IF(id % 2 = 0, 'eu', 'us'), id * 1.5, "
+        "CONCAT('n', id) FROM range(40)",
+        f"DELETE FROM delta.`{root}` WHERE id % 7 = 0",
+        f"UPDATE delta.`{root}` SET amount = amount * 10 WHERE id % 5 = 0",
+        f"MERGE INTO delta.`{root}` t USING (SELECT id, 'eu' AS region, -1.0 AS amount, "
+        "'merged' AS note FROM range(35, 45)) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET t.amount = s.amount WHEN NOT MATCHED THEN INSERT *",
+        f"ALTER TABLE delta.`{root}` RENAME COLUMN amount TO total",
+        f"ALTER TABLE delta.`{root}` DROP COLUMN note",
+        f"INSERT INTO delta.`{root}` VALUES (100, 'eu', 1.0)",
+    ]
+    for statement in sql:
+        spark.sql(statement)
+    return root

@@ -9,7 +9,9 @@
 
 Each fixture yields a :class:`Store` that can upload a local table and gives the
 storage options a user would pass (credentials and endpoint, delta-rs names).
-Registered from ``tests/conftest.py`` (``pytest_plugins``).
+Registered from ``tests/conftest.py`` (``pytest_plugins``). Beside them, what every
+store's tests share: the options as flags or as the setting's text, an environment
+without cloud variables, and "the same answers as the local copy" (``same_answers``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import os
-import socket
+import re
 import subprocess
+import sys
 import time
 import urllib.request
 import uuid
@@ -29,14 +33,12 @@ from pathlib import Path
 
 import pytest
 
+from inspector.desktop import free_port, stop_process, wait_listening
+
 S3_KEY_ID, S3_SECRET = "testing-key-id", "testing-secret-key"
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+REPO = Path(__file__).resolve().parent.parent
+#: Variables that would point a run at a cloud store, or at options the test did not give.
+CLOUD_VARIABLES = ("AWS_", "AZURE_", "AZURITE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")
 
 
 @dataclass
@@ -59,6 +61,11 @@ class Store:
                 rel = path.relative_to(local).as_posix()
                 obstore.put(self._store, f"{prefix}/{rel}", path.read_bytes())
         return f"{self.uri_root}/{prefix}"
+
+    @property
+    def options_text(self) -> str:
+        """The options as the ``storage_options`` setting holds them: ``KEY=VALUE`` lines."""
+        return options_text(self.options)
 
     @property
     def uri_root(self) -> str:
@@ -132,9 +139,21 @@ def s3_server() -> Iterator[Store]:
         server.stop()
 
 
+def options_text(options: dict[str, str]) -> str:
+    """Options as the ``storage_options`` setting holds them: ``KEY=VALUE`` lines."""
+    return "\n".join(f"{k}={v}" for k, v in options.items())
+
+
 def flags(options: dict[str, str]) -> list[str]:
     """The options as a user types them: ``--storage-option KEY=VALUE`` each."""
     return [arg for k, v in options.items() for arg in ("--storage-option", f"{k}={v}")]
+
+
+def clear_cloud_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset every cloud variable (and the storage options setting) for this test."""
+    for key in list(os.environ):
+        if key.startswith(CLOUD_VARIABLES):
+            monkeypatch.delenv(key)
 
 
 @pytest.fixture
@@ -143,9 +162,79 @@ def no_cloud_env(monkeypatch):
 
     Use with ``pytestmark = pytest.mark.usefixtures("no_cloud_env")``.
     """
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "AZURITE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
+    clear_cloud_env(monkeypatch)
+
+
+def cli_in_new_process(
+    *args: object, options: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m inspector ARGS`` in a fresh interpreter, with no cloud variable but ``options``.
+
+    An uploaded copy's files are newer than its commits: a wide timestamp tolerance keeps
+    that from being warned about on either side.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(CLOUD_VARIABLES)}
+    env |= (options or {}) | {"DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": str(10**10)}
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+
+
+#: JSON keys holding a file's time: an uploaded copy's objects carry the upload time.
+MTIMES = {"timestamp", "fileModificationTime", "lastModified", "timestampSource"}
+
+
+def without_upload_times(value: object) -> object:
+    """JSON without what an upload changes: file times, and problems quoting them."""
+    if isinstance(value, dict):
+        return {k: without_upload_times(v) for k, v in value.items() if k not in MTIMES}
+    if isinstance(value, list):
+        # a problem comparing a commit's time with its file's (the upload) is mtime-bound too
+        return [without_upload_times(v) for v in value if "modification time" not in str(v)]
+    if isinstance(value, str):  # problems that quote a file time
+        return re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.]+Z?", "<time>", value)
+    return value
+
+
+def read_commands(version: int) -> list[tuple[str, ...]]:
+    """Every read command (``--json``) a copy in a store must answer as its local copy does,
+    ``version`` being one of the table's older versions."""
+    return [
+        ("history", "--json"),
+        ("detail", "--json"),
+        ("detail", "--json", "--version", str(version)),
+        ("files", "--json", "--version", str(version)),
+        ("diff", "--json", "--from", "0", "--to", "latest"),
+        ("check", "--json"),
+        ("check", "--json", "--all-versions"),
+        ("insights", "--json"),
+        ("vacuum-plan", "--json"),
+    ]
+
+
+def same_answers(
+    capsys: pytest.CaptureFixture[str],
+    local: Path | str,
+    uri: str,
+    *args: str,
+    extra: list[str] | None = None,
+) -> object:
+    """One command on both copies (``extra`` arguments for the store's only): the same exit
+    code and the same JSON, locations written ``<root>`` and upload times dropped."""
+    from tests.conftest import run_main
+
+    here = run_main(capsys, args[0], local, *args[1:])
+    there = run_main(capsys, args[0], uri, *args[1:], *(extra or []))
+    assert there[0] == here[0], there[2]
+    ours = without_upload_times(json.loads(there[1].replace(uri.rstrip("/"), "<root>")))
+    theirs = json.loads(here[1].replace(str(local).rstrip("/"), "<root>"))
+    assert ours == without_upload_times(theirs)
+    return ours
 
 
 def closed_port_endpoint() -> str:
@@ -255,8 +344,7 @@ def gcs_server() -> Iterator[GcsStore]:
         )
         yield GcsStore("gs", endpoint, options, GCS_BUCKET, store)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_process(process)
 
 
 # Azurite's one account and its well-known key (published by Microsoft for the emulator).
@@ -264,23 +352,20 @@ AZURITE_ACCOUNT = "devstoreaccount1"
 AZURITE_KEY = (
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
-AZURITE_BIN = Path(__file__).resolve().parent.parent / "node_modules" / ".bin" / "azurite-blob"
+AZURITE_BIN = REPO / "node_modules" / ".bin" / "azurite-blob"
+
+
+def abfss(uri: str) -> str:
+    """An ``az://tables/...`` URI as the same table's ADLS Gen2 URI (container@account.dfs...)."""
+    return uri.replace("az://tables", f"abfss://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net", 1)
 
 
 def wait_for_azurite(port: int, process: subprocess.Popen, log: Path, seconds: float = 90) -> None:
     """Return once Azurite accepts connections on 127.0.0.1:``port``; fail if it never does."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"Azurite exited with {process.returncode}: {log.read_text()[-2000:]}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            try:  # a bounded wait between polls, which ends early if Azurite exits
-                process.wait(timeout=0.1)
-            except subprocess.TimeoutExpired:
-                pass
+    if wait_listening(process, port, seconds=seconds):
+        return
+    if process.poll() is not None:
+        pytest.fail(f"Azurite exited with {process.returncode}: {log.read_text()[-2000:]}")
     process.kill()
     pytest.fail(f"Azurite did not listen on port {port} within {seconds} s: {log.read_text()}")
 
@@ -350,9 +435,4 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
         )
         yield Store("az", endpoint, options, "tables", store)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, timeout=20)

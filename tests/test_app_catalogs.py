@@ -7,14 +7,13 @@ Glue is moto's server on loopback (the same process holds the tables in S3).
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, open_app
 from tests.glue_catalog import register_plain_form, register_spark_form
-from tests.object_stores import closed_port_endpoint
+from tests.object_stores import clear_cloud_env, closed_port_endpoint
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 
@@ -22,16 +21,9 @@ PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 @pytest.fixture
 def app(monkeypatch, tmp_path, s3_server):
     """A fresh app session reaching moto (S3 and Glue) through the environment's options."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv(
-        "DELTA_INSPECTOR_STORAGE_OPTIONS",
-        "\n".join(f"{k}={v}" for k, v in s3_server.options.items()),
-    )
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    clear_cloud_env(monkeypatch)
+    monkeypatch.setenv("DELTA_INSPECTOR_STORAGE_OPTIONS", s3_server.options_text)
+    return open_app(monkeypatch, tmp_path)
 
 
 def markdown(text: str) -> str:

@@ -9,9 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.log.deltalog import DeltaLog
-from tests.conftest import shown_page
+from tests.conftest import open_app, shown_page
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit
 
 
@@ -24,11 +23,7 @@ def broken_table(copy_table):
 
 
 def _health_page(root: Path, monkeypatch, tmp_path, *, operator: bool) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["table"] = str(root)
+    at = open_app(monkeypatch, tmp_path, timeout=60, operator=operator, table=str(root))
     at.query_params["view"] = "health"
     at.run()
     assert not at.exception

@@ -6,16 +6,13 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from tests.conftest import open_app
+
 DV_PARTITIONED = "delta-golden/dv-partitioned-with-checkpoint"
 
 
 def _page(root: Path, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "false")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["table"] = str(root)
+    at = open_app(monkeypatch, tmp_path, timeout=60, operator=False, table=str(root))
     at.query_params["view"] = "insights"
     at.run()
     assert not at.exception

@@ -10,18 +10,13 @@ from streamlit.testing.v1 import AppTest
 from test_vacuum_plan import SIMPLE, age_table
 
 from inspector.log.deltalog import DeltaLog
+from tests.conftest import open_app
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit
 
 
 def _page(root: Path, view: str, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "false")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["table"] = str(root)
-    at.query_params["view"] = view
+    at = open_app(monkeypatch, tmp_path, timeout=60, operator=False, table=str(root), view=view)
     at.run()
     assert not at.exception
     return at

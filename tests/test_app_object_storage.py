@@ -1,16 +1,16 @@
-"""The app opens a table in S3 (moto on loopback): by ``?table=s3://...``, with storage
-options from the environment or the sidebar, and never shows or stores a secret."""
+"""The app opens a table in an object store (moto, Azurite and fake-gcs-server on loopback):
+by a link (``?table=s3://...``, ``abfss://...``, ``gs://...``), with storage options from
+the environment or the sidebar, and never shows or stores a secret."""
 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO
-from tests.object_stores import closed_port_endpoint
+from tests.conftest import CORPUS, open_app, page_text
+from tests.object_stores import abfss, clear_cloud_env, closed_port_endpoint, options_text
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 V1_FILE = "letter=e/part-00000-847cf2d1-1247-4aa0-89ef-2f90c68ea51e.c000.snappy.parquet"
@@ -20,26 +20,30 @@ SECRET = "do-not-show-this-secret"
 @pytest.fixture
 def app(monkeypatch, tmp_path):
     """A fresh app session with no cloud variables and its recent tables in a temp dir."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    clear_cloud_env(monkeypatch)
+    return open_app(monkeypatch, tmp_path)
 
 
 def errors_text(at: AppTest) -> str:
     return "\n".join(e.value for e in at.error)
 
 
-def test_a_link_opens_an_s3_table_with_options_from_the_environment(
-    app, monkeypatch, s3_server, tmp_path
+#: By scheme: the store's fixture, the table's URI as a user writes it, the secret option.
+LINKED = {
+    "s3": ("s3_server", str, "AWS_SECRET_ACCESS_KEY"),
+    "abfss": ("azurite", abfss, "AZURE_STORAGE_ACCOUNT_KEY"),
+    "gs": ("gcs_server", str, "GOOGLE_SERVICE_ACCOUNT_KEY"),
+}
+
+
+@pytest.mark.parametrize("scheme", sorted(LINKED))
+def test_a_link_opens_a_table_in_a_store_with_options_from_the_setting(
+    app, monkeypatch, request, tmp_path, scheme
 ):
-    uri = s3_server.upload(PARTITIONED)
-    monkeypatch.setenv(
-        "DELTA_INSPECTOR_STORAGE_OPTIONS",
-        "\n".join(f"{k}={v}" for k, v in s3_server.options.items()),
-    )
+    fixture, as_written, secret = LINKED[scheme]
+    store = request.getfixturevalue(fixture)
+    uri = as_written(store.upload(PARTITIONED))
+    monkeypatch.setenv("DELTA_INSPECTOR_STORAGE_OPTIONS", store.options_text)
     app.query_params.update(table=uri, version="1", view="version")
     at = app.run()
 
@@ -48,7 +52,7 @@ def test_a_link_opens_an_s3_table_with_options_from_the_environment(
     assert at.query_params["table"] == uri
     recent = (tmp_path / "recent.json").read_text()
     assert json.loads(recent)[0] == uri
-    assert s3_server.options["AWS_SECRET_ACCESS_KEY"] not in recent
+    assert store.options[secret] not in recent + page_text(at)
 
 
 def test_options_typed_in_the_sidebar_open_the_table_and_a_secret_is_never_shown(
@@ -60,13 +64,13 @@ def test_options_typed_in_the_sidebar_open_the_table_and_a_secret_is_never_shown
     at = app.run()
     at.text_input(key="table_input").set_value(uri).run()
     area = at.text_area(key="_storage_options_text")
-    at = area.set_value("\n".join(f"{k}={v}" for k, v in unreachable.items())).run()
+    at = area.set_value(options_text(unreachable)).run()
 
     assert not at.exception
     assert at.error, "an unreachable endpoint is an error"
     assert SECRET not in errors_text(at)
 
-    good = "\n".join(f"{k}={v}" for k, v in s3_server.options.items())
+    good = s3_server.options_text
     at = at.text_area(key="_storage_options_text").set_value(good).run()
     assert not at.exception and not at.error, errors_text(at)
     assert at.query_params["table"] == uri

@@ -4,35 +4,35 @@ Health page, and no restore controls at all in read-only mode."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
-from tests.conftest import offered_pages, sales_table
+from tests.conftest import offered_pages, open_app, sales_table
 from ui.restore_state import RestorePrefill
 
 pytestmark = pytest.mark.spark
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def open_page(
     table: str, monkeypatch, tmp_path, *, operator: bool, prefill: RestorePrefill | None = None
 ) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["table"] = table
+    at = open_app(monkeypatch, tmp_path, timeout=240, operator=operator, table=table)
     at.query_params["view"] = "restore"
     if prefill:
         at.session_state["restore_prefill"] = prefill
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def planned(table: str, monkeypatch, tmp_path, target: str) -> AppTest:
+    """The Restore page of an operator who asked for a plan to go back to ``target``."""
+    at = open_page(table, monkeypatch, tmp_path, operator=True)
+    at.text_input(key="restore_target").input(target)
+    return at.button(key="restore_plan_button").click().run()
 
 
 def texts(at: AppTest) -> str:
@@ -48,10 +48,7 @@ def confirm(at: AppTest, name: str, version: str, reason: str) -> AppTest:
 
 def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monkeypatch, spark):
     table = sales_table(tmp_path / "sales")
-    at = open_page(table, monkeypatch, tmp_path, operator=True)
-
-    at.text_input(key="restore_target").input("1")
-    at.button(key="restore_plan_button").click().run()
+    at = planned(table, monkeypatch, tmp_path, "1")
     assert not at.exception, at.exception
     assert "Plan: version 4" in texts(at) and "target_version" in texts(at)
     assert at.button(key="restore_commit").disabled  # nothing typed yet
@@ -99,9 +96,7 @@ def test_a_refusal_made_in_the_app_is_decided_and_audited_by_the_backend(
     tmp_path, monkeypatch, spark
 ):
     table = sales_table(tmp_path / "sales")
-    at = open_page(table, monkeypatch, tmp_path, operator=True)
-    at.text_input(key="restore_target").input("1")
-    at.button(key="restore_plan_button").click().run()
+    at = planned(table, monkeypatch, tmp_path, "1")
     confirm(at, "sales", "1", "the overwrite at v4 deleted the EU sales")
     assert not at.button(key="restore_commit").disabled
     log = DeltaLog.open(table)
@@ -125,9 +120,7 @@ def test_the_backend_says_what_is_missing_before_the_commit_button_is_enabled(
     tmp_path, monkeypatch, spark
 ):
     table = sales_table(tmp_path / "sales")
-    at = open_page(table, monkeypatch, tmp_path, operator=True)
-    at.text_input(key="restore_target").input("1")
-    at.button(key="restore_plan_button").click().run()
+    at = planned(table, monkeypatch, tmp_path, "1")
 
     confirm(at, "sales", "2", "")
 
@@ -138,10 +131,7 @@ def test_the_backend_says_what_is_missing_before_the_commit_button_is_enabled(
 
 def test_a_refused_plan_keeps_the_commit_button_disabled(tmp_path, monkeypatch, spark):
     table = sales_table(tmp_path / "sales")
-    at = open_page(table, monkeypatch, tmp_path, operator=True)
-
-    at.text_input(key="restore_target").input("4")
-    at.button(key="restore_plan_button").click().run()
+    at = planned(table, monkeypatch, tmp_path, "4")
     confirm(at, "sales", "4", "why not")
 
     assert any("a restore can only go back" in e.value for e in at.error)

@@ -7,7 +7,6 @@ entries written by the audit log's own writer for the commit and its undo.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -16,9 +15,8 @@ from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import record_attempt
 from inspector.restore.trail import audit_trail
-from tests.conftest import offered_pages, sales_table
+from tests.conftest import offered_pages, open_app, sales_table
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 RECORD_KEYS = {
     "when",
     "who",
@@ -37,13 +35,6 @@ RECORD_KEYS = {
 
 
 @pytest.fixture
-def audit(tmp_path, monkeypatch):
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(path))
-    return str(path)
-
-
-@pytest.fixture
 def table(tmp_path, audit, capsys):
     """The sales table with a refused attempt, a verified commit, its undo, another table's entry."""
     root = DeltaLog.open(sales_table(tmp_path / "sales")).table_root
@@ -51,26 +42,18 @@ def table(tmp_path, audit, capsys):
     capsys.readouterr()
     common = {"table": root, "operator": "ops-anna"}
     record_attempt(audit, outcome="planned", from_version=4, to_version=1, **common)
-    record_attempt(
-        audit,
-        outcome="committed",
-        from_version=4,
-        to_version=1,
-        committed_version=5,
-        reason="the overwrite at v4 deleted the EU sales",
-        details={"verified": True},
-        **common,
-    )
-    record_attempt(
-        audit,
-        outcome="committed",
-        from_version=5,
-        to_version=4,
-        committed_version=6,
-        reason="undo",
-        details={"verified": True},
-        **common,
-    )
+    verified = ((4, 1, 5, "the overwrite at v4 deleted the EU sales"), (5, 4, 6, "undo"))
+    for before, target, committed, reason in verified:
+        record_attempt(
+            audit,
+            outcome="committed",
+            from_version=before,
+            to_version=target,
+            committed_version=committed,
+            reason=reason,
+            details={"verified": True},
+            **common,
+        )
     record_attempt(audit, outcome="planned", from_version=0, to_version=0, table="/elsewhere")
     return root
 
@@ -103,10 +86,8 @@ def test_audit_text_lists_who_what_and_why(table, capsys):
 
 
 def _open_audit_page(table: str, tmp_path, monkeypatch, *, operator: bool) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true" if operator else "false")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"table": table, "view": "audit"})
+    at = open_app(monkeypatch, tmp_path, timeout=60, operator=operator, table=table)
+    at.query_params["view"] = "audit"
     at.run()
     assert not at.exception, at.exception
     return at

@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,15 +20,25 @@ from inspector.delta.errors import ExitCode
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute as restore_module
 from inspector.restore.audit import read_audit
-from tests.conftest import REPO, copy_corpus_table, one_error_line
+from tests.conftest import copy_corpus_table, one_error_line
 from tests.conftest import run_main as run
-from tests.object_stores import AZURITE_ACCOUNT, AZURITE_KEY, Store, closed_port_endpoint, flags
+from tests.object_stores import (
+    AZURITE_ACCOUNT,
+    AZURITE_KEY,
+    Store,
+    abfss,
+    cli_in_new_process,
+    closed_port_endpoint,
+    flags,
+    read_commands,
+    same_answers,
+    without_upload_times,
+)
 
 # No cloud variable unless a test sets one: options come from where the test says.
 pytestmark = pytest.mark.usefixtures("no_cloud_env")
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
-ABFSS_ROOT = f"abfss://tables@{AZURITE_ACCOUNT}.dfs.core.windows.net"
 WRONG_KEY = base64.b64encode(b"not the account key, but base64 all the same" * 2).decode()
 
 
@@ -43,46 +49,7 @@ def appends(azurite: Store, tmp_path_factory) -> tuple[Path, str]:
     return local, azurite.upload(local)
 
 
-def abfss(uri: str) -> str:
-    """The same table as an ADLS Gen2 URI (container@account.dfs.core.windows.net)."""
-    return uri.replace("az://tables", ABFSS_ROOT, 1)
-
-
-MTIMES = {"timestamp", "fileModificationTime", "lastModified", "timestampSource"}
-
-
-def normalised(value: object) -> object:
-    """JSON without what an upload changes: file times, and problems quoting them."""
-    if isinstance(value, dict):
-        return {k: normalised(v) for k, v in value.items() if k not in MTIMES}
-    if isinstance(value, list):
-        return [normalised(v) for v in value if "modification time" not in str(v)]
-    if isinstance(value, str):
-        return re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.]+Z?", "<time>", value)
-    return value
-
-
-def same(capsys, local: Path, uri: str, args: tuple[str, ...], extra: list[str]) -> object:
-    """One command on both copies: the same exit code and the same (normalised) JSON."""
-    here = run(capsys, args[0], local, *args[1:])
-    there = run(capsys, args[0], uri, *args[1:], *extra)
-    assert there[0] == here[0], there[2]
-    ours = normalised(json.loads(there[1].replace(uri, "<root>")))
-    assert ours == normalised(json.loads(here[1].replace(str(local), "<root>")))
-    return ours
-
-
-COMMANDS = [
-    ("history", "--json"),
-    ("detail", "--json"),
-    ("detail", "--json", "--version", "3"),
-    ("files", "--json", "--version", "3"),
-    ("diff", "--json", "--from", "0", "--to", "latest"),
-    ("check", "--json"),
-    ("check", "--json", "--all-versions"),
-    ("insights", "--json"),
-    ("vacuum-plan", "--json"),
-]
+COMMANDS = read_commands(3)
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
@@ -92,7 +59,7 @@ def test_every_read_command_by_az_uri_and_azure_variables_gives_the_local_answer
     local, uri = appends
     for key, value in azurite.options.items():
         monkeypatch.setenv(key, value)
-    same(capsys, local, uri, args, [])
+    same_answers(capsys, local, uri, *args)
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
@@ -100,18 +67,17 @@ def test_every_read_command_by_abfss_uri_and_storage_options_gives_the_local_ans
     azurite, appends, capsys, args
 ):
     local, uri = appends
-    same(capsys, local, abfss(uri), args, flags(azurite.options))
+    same_answers(capsys, local, abfss(uri), *args, extra=flags(azurite.options))
 
 
 def test_history_json_in_a_fresh_process_equals_the_local_copys(azurite, appends):
     local, uri = appends
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_"))}
-    env |= azurite.options | {"DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS": str(10**10)}
-    cmd = [sys.executable, "-m", "inspector", "history", "--json"]
-    remote = subprocess.run([*cmd, abfss(uri)], capture_output=True, text=True, cwd=REPO, env=env)
-    here = subprocess.run([*cmd, str(local)], capture_output=True, text=True, cwd=REPO, env=env)
+    remote = cli_in_new_process("history", "--json", abfss(uri), options=azurite.options)
+    here = cli_in_new_process("history", "--json", local, options=azurite.options)
     assert remote.returncode == here.returncode == 0, remote.stderr
-    assert normalised(json.loads(remote.stdout)) == normalised(json.loads(here.stdout))
+    assert without_upload_times(json.loads(remote.stdout)) == without_upload_times(
+        json.loads(here.stdout)
+    )
 
 
 def test_the_emulator_switch_and_a_connection_string_reach_the_table_too(
@@ -121,14 +87,14 @@ def test_the_emulator_switch_and_a_connection_string_reach_the_table_too(
     # AZURE_STORAGE_USE_EMULATOR: the well-known account and key, at AZURITE_BLOB_STORAGE_URL.
     monkeypatch.setenv("AZURE_STORAGE_USE_EMULATOR", "true")
     monkeypatch.setenv("AZURITE_BLOB_STORAGE_URL", azurite.endpoint.rsplit("/", 1)[0])
-    same(capsys, local, uri, ("history", "--json"), [])
+    same_answers(capsys, local, uri, "history", "--json")
     monkeypatch.delenv("AZURE_STORAGE_USE_EMULATOR")
     connection = (
         f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};"
         f"AccountKey={AZURITE_KEY};BlobEndpoint={azurite.endpoint};"
     )
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", connection)
-    same(capsys, local, uri, ("history", "--json"), [])
+    same_answers(capsys, local, uri, "history", "--json")
 
 
 def test_deltalake_reads_the_same_version_and_files_with_the_same_options(azurite, appends):
@@ -167,7 +133,9 @@ def test_check_after_the_newest_data_file_is_deleted_exits_4_at_version_13(
     assert code == ExitCode.INCONSISTENT, err
     report = json.loads(out)
     assert (report["latestVersion"], report["lastConsistentVersion"]) == (14, 13)
-    same(capsys, local, uri, ("check", "--json", "--all-versions"), flags(azurite.options))
+    same_answers(
+        capsys, local, uri, "check", "--json", "--all-versions", extra=flags(azurite.options)
+    )
 
 
 def test_a_restore_to_the_last_consistent_version_commits_what_a_local_restore_commits(
@@ -280,7 +248,7 @@ def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
     ours = there[1].replace(abfss(uri), "<root>").replace('"python-data-source"', '"<path>"')
     theirs = here[1].replace(str(local), "<root>").replace('"native"', '"<path>"')
     assert args[0] != "show" or '"readPath": "<path>"' in ours
-    assert normalised(json.loads(ours)) == normalised(json.loads(theirs))
+    assert without_upload_times(json.loads(ours)) == without_upload_times(json.loads(theirs))
 
 
 def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one(
@@ -291,6 +259,6 @@ def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one
     here = run(capsys, "replica", primary, local, "--json")
     there = run(capsys, "replica", primary, abfss(uri), "--json", *flags(azurite.options))
     assert here[0] == there[0] == ExitCode.INCONSISTENT, there[2]
-    ours = normalised(json.loads(there[1].replace(abfss(uri), "<replica>")))
-    assert ours == normalised(json.loads(here[1].replace(str(local), "<replica>")))
+    ours = without_upload_times(json.loads(there[1].replace(abfss(uri), "<replica>")))
+    assert ours == without_upload_times(json.loads(here[1].replace(str(local), "<replica>")))
     assert json.loads(there[1])["replicaLastConsistentVersion"] == 13

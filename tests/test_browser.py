@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
+from inspector.desktop import stop_process
 from tests.conftest import CORPUS, REPO
 
 pytestmark = pytest.mark.browser
@@ -66,12 +67,7 @@ def server(tmp_path):
             assert resp.status == 200
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout=15)
 
 
 def _served_url(proc: subprocess.Popen, log_path: Path) -> str:

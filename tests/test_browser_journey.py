@@ -151,12 +151,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     shot("restore-right-name")
 
     # The commit: the sidebar shows the new latest version
-    commit = main.get_by_role("button", name=f"Commit restore to version {target}")
-    expect(commit).to_be_enabled()
-    commit.click()
-    expect(main.get_by_text(re.compile(rf"Committed version {latest + 1}")).first).to_be_visible()
-    expect(main).to_contain_text(f"latest: v{latest + 1}")
-    expect(sidebar).to_contain_text(f"Version ({latest + 2} in the log)")
+    _commit_restore(main, sidebar, target, committed=latest + 1)
     shot("restore-committed")
 
     # The Audit view lists the attempt: committed, from the latest to the target version
@@ -188,12 +183,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     version_box.press("Enter")
     expect(main.get_by_label(re.compile(r"^Reason"))).to_have_value(re.compile(r"^Undo of"))
     shot("undo-planned")
-    commit = main.get_by_role("button", name=f"Commit restore to version {latest}")
-    expect(commit).to_be_enabled()
-    commit.click()
-    expect(main.get_by_text(re.compile(rf"Committed version {latest + 2}")).first).to_be_visible()
-    expect(main).to_contain_text(f"latest: v{latest + 2}")
-    expect(sidebar).to_contain_text(f"Version ({latest + 3} in the log)")
+    _commit_restore(main, sidebar, latest, committed=latest + 2)
     assert DeltaLog.open(str(root)).latest_version == latest + 2
     shot("undo-committed")
 
@@ -206,6 +196,19 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
         f"verified{latest + 1}{latest}{latest + 2}"
     )
     shot("audit-after-undo")
+
+
+def _commit_restore(main, sidebar, target: int, *, committed: int) -> None:
+    """Commit the planned restore to ``target``; the page and the sidebar then show version
+    ``committed`` as the latest."""
+    from playwright.sync_api import expect
+
+    commit = main.get_by_role("button", name=f"Commit restore to version {target}")
+    expect(commit).to_be_enabled()
+    commit.click()
+    expect(main.get_by_text(re.compile(rf"Committed version {committed}")).first).to_be_visible()
+    expect(main).to_contain_text(f"latest: v{committed}")
+    expect(sidebar).to_contain_text(f"Version ({committed + 1} in the log)")
 
 
 def _mark_position(page, version: int) -> tuple[float, float]:

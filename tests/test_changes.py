@@ -158,6 +158,14 @@ def _ids(kind: str, version: int, ids) -> list[tuple]:
     return [(i, kind, version) for i in ids]
 
 
+# The two name-mode column-mapping tables hold the same changes.
+NAME_MODE_ROWS = [
+    (1, "Alice", 100.0, "delete", 4),
+    (2, "Bob", 200.0, "update_preimage", 2),
+    (2, "Bob", 250.0, "update_postimage", 2),
+    (4, "David", 400.0, "insert", 3),
+]
+
 # What delta-kernel-rs's own tests expect (kernel/tests/integration/features/cdf.rs at b14c3fb):
 # an oracle independent of deltalake, for the tables whose %-encoded file names or column
 # mapping deltalake 1.6.6's load_cdf cannot read. (columns, first version, rows)
@@ -200,16 +208,7 @@ KERNEL_EXPECTED = {
         + [(1, "new", 1, "update_postimage", 1)]
         + [(i, "old", 0, "delete", 2) for i in (0, 2, 4)],
     ),
-    "cdf-column-mapping-name-mode": (
-        ("id", "name", "value"),
-        1,
-        [
-            (1, "Alice", 100.0, "delete", 4),
-            (2, "Bob", 200.0, "update_preimage", 2),
-            (2, "Bob", 250.0, "update_postimage", 2),
-            (4, "David", 400.0, "insert", 3),
-        ],
-    ),
+    "cdf-column-mapping-name-mode": (("id", "name", "value"), 1, NAME_MODE_ROWS),
     "cdf-column-mapping-id-mode": (
         ("id", "name", "value"),
         1,
@@ -221,16 +220,7 @@ KERNEL_EXPECTED = {
         ],
     ),
     # Reader 3 / writer 7 with columnMapping and deletionVectors enabled (none in commits).
-    "cdf-column-mapping-name-mode-3-7": (
-        ("id", "name", "value"),
-        1,
-        [
-            (1, "Alice", 100.0, "delete", 4),
-            (2, "Bob", 200.0, "update_preimage", 2),
-            (2, "Bob", 250.0, "update_postimage", 2),
-            (4, "David", 400.0, "insert", 3),
-        ],
-    ),
+    "cdf-column-mapping-name-mode-3-7": (("id", "name", "value"), 1, NAME_MODE_ROWS),
 }
 
 

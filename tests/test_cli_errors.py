@@ -36,13 +36,6 @@ def no_terminal(monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
 
 
-@pytest.fixture
-def audit(tmp_path, monkeypatch) -> str:
-    path = str(tmp_path / "audit.jsonl")
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", path)
-    return path
-
-
 def test_every_error_class_declares_the_exit_code_of_its_group():
     expected = {
         errors.NotADeltaTable: 2,

@@ -8,16 +8,18 @@ exit code and no traceback, and never shows a secret.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from inspector.delta.errors import ExitCode
-from tests.conftest import CORPUS, REPO, one_error_line
+from tests.conftest import CORPUS, one_error_line
 from tests.conftest import run_main as run
-from tests.object_stores import closed_port_endpoint, flags
+from tests.object_stores import (
+    cli_in_new_process,
+    closed_port_endpoint,
+    flags,
+    without_upload_times,
+)
 
 # No cloud variable unless a test sets one: options come from where the test says.
 pytestmark = pytest.mark.usefixtures("no_cloud_env")
@@ -28,36 +30,11 @@ SECRET = "do-not-print-this-secret"
 
 def test_history_json_of_an_s3_table_equals_its_local_copy(s3_server):
     uri = s3_server.upload(CORPUS / PARTITIONED)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_"))}
-    # Both copies' files are newer than their commits: no time warning on either side.
-    env["DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS"] = str(10**10)
-    cmd = [sys.executable, "-m", "inspector", "history"]
-    remote = subprocess.run(
-        [*cmd, uri, "--json", *flags(s3_server.options)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        check=False,
-    )
-    local = subprocess.run(
-        [*cmd, str(CORPUS / PARTITIONED), "--json"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        check=True,
-    )
-    assert remote.returncode == 0, remote.stderr
-    assert without_file_times(json.loads(remote.stdout)) == without_file_times(
-        json.loads(local.stdout)
-    )
-
-
-def without_file_times(history: list[dict]) -> list[dict]:
-    """The history without what the upload changes: the log files' modification times."""
-    upload = {"timestamp", "timestampSource", "fileModificationTime"}
-    return [{k: v for k, v in entry.items() if k not in upload} for entry in history]
+    remote = cli_in_new_process("history", uri, "--json", *flags(s3_server.options))
+    local = cli_in_new_process("history", CORPUS / PARTITIONED, "--json")
+    assert remote.returncode == local.returncode == 0, remote.stderr + local.stderr
+    ours, theirs = json.loads(remote.stdout), json.loads(local.stdout)
+    assert without_upload_times(ours) == without_upload_times(theirs)
 
 
 @pytest.mark.parametrize(

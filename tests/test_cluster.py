@@ -3,7 +3,8 @@
 A session-scoped fixture starts a Spark standalone master and one worker on 127.0.0.1
 from the pyspark install, and stops both afterwards (also when a test fails). The CLI
 runs against it in a subprocess (a process has one Spark session, and this test run's
-is local): ``show`` read natively and through the Python data source (which the
+is local): ``show`` read by Delta Lake (its jars shipped to the executors with
+``spark.jars``) and through the Python data source (which the
 executors import from the zip the session ships), ``diff --rows`` and a restore, each
 with ``--spark-master spark://127.0.0.1:PORT``. The same commands run in local mode
 here, and the results must be equal.
@@ -15,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +26,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
+from inspector.desktop import free_port
 from inspector.rows.readpath import READ_PATH_CONF
 from tests.conftest import REPO
 
@@ -50,12 +51,6 @@ with open(sys.argv[2], "w") as fh:
 # reported separately, and kept out of this test's verdict.
 os._exit(0)
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_for(log: Path, text: str, process: subprocess.Popen, seconds: float = 90) -> None:
@@ -98,7 +93,7 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
     env = _spark_env()
     spark_class = os.path.join(env["SPARK_HOME"], "bin", "spark-class")
     folder = tmp_path_factory.mktemp("spark-cluster")
-    port = _free_port()
+    port = free_port()
     url = f"spark://127.0.0.1:{port}"
     daemons: list[subprocess.Popen] = []
 
@@ -121,15 +116,15 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
         master, log = start(
             "master",
             "org.apache.spark.deploy.master.Master",
-            *("--host", "127.0.0.1", "--port", str(port), "--webui-port", str(_free_port())),
+            *("--host", "127.0.0.1", "--port", str(port), "--webui-port", str(free_port())),
         )
         _wait_for(log, "I have been elected leader", master)
         worker, log = start(
             "worker",
             "org.apache.spark.deploy.worker.Worker",
             url,
-            *("--host", "127.0.0.1", "--port", str(_free_port())),
-            *("--webui-port", str(_free_port()), "--cores", "1", "--memory", "1g"),
+            *("--host", "127.0.0.1", "--port", str(free_port())),
+            *("--webui-port", str(free_port()), "--cores", "1", "--memory", "1g"),
             *("--work-dir", str(folder / "work")),
         )
         _wait_for(log, "Successfully registered with master", worker)
@@ -195,7 +190,7 @@ def test_show_diff_and_restore_on_a_cluster_equal_local_mode(
     for copy in ("cluster", "local"):
         shutil.copytree(demo, tmp_path / copy)
     audit = {"DELTA_INSPECTOR_AUDIT_LOG": str(tmp_path / "audit.jsonl")}
-    native = {**audit, "DELTA_INSPECTOR_SPARK_READ_PATH": "native"}
+    native = {**audit, "DELTA_INSPECTOR_SPARK_READ_PATH": "auto"}  # Delta's reader
     python = {**audit, "DELTA_INSPECTOR_SPARK_READ_PATH": "python"}
     calls = [
         {"argv": ["show", demo, "--limit", "1000", "--json"], "env": native},
@@ -215,7 +210,7 @@ def test_show_diff_and_restore_on_a_cluster_equal_local_mode(
         spark.conf.set(READ_PATH_CONF, "auto")
 
     assert [r["code"] for r in remote] == [r["code"] for r in local] == [0] * len(calls)
-    assert rows_of(remote[0]) == rows_of(local[0]) and rows_of(local[0])[2] == "native"
+    assert rows_of(remote[0]) == rows_of(local[0]) and rows_of(local[0])[2] == "delta"
     assert rows_of(remote[1]) == rows_of(local[1])
     assert rows_of(local[1])[2] == "python-data-source"
     assert _diff(remote[2]) == _diff(local[2])
@@ -223,6 +218,8 @@ def test_show_diff_and_restore_on_a_cluster_equal_local_mode(
     assert [r["committedVersion"] for r in restored] == [14, 14]
     # Verification compared the new version's rows with version 6's, on each side.
     assert all(r["verification"]["ok"] for r in restored)
+    # Delta's RESTORE committed on both (its jars went to the cluster's executors).
+    assert [r["result"]["engine"] for r in restored] == ["delta-spark"] * 2
     assert _outcome(restored[0]) == _outcome(restored[1])
 
 

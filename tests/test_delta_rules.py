@@ -14,7 +14,6 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.delta.errors import InvalidInput
-from inspector.delta.parse import parse_action
 from inspector.delta.properties import (
     APPEND_ONLY,
     DELETED_FILE_RETENTION,
@@ -43,6 +42,7 @@ from inspector.log.table import open_table
 from inspector.restore.plan_warnings import retention_warning
 from inspector.settings import Settings
 from inspector.table.history import build_history
+from tests.conftest import protocol_action
 
 MS, SECOND, HOUR, DAY, WEEK = 1, 1000, 3_600_000, 86_400_000, 604_800_000
 
@@ -179,20 +179,11 @@ def test_an_invalid_retention_warns_with_the_default_both_ways(tmp_path):
 # --- table features ------------------------------------------------------------------------------
 
 
-def _protocol(reader, writer, readers=None, writers=None):
-    body = {"minReaderVersion": reader, "minWriterVersion": writer}
-    if readers is not None:
-        body["readerFeatures"] = readers
-    if writers is not None:
-        body["writerFeatures"] = writers
-    return parse_action({"protocol": body})
-
-
 def test_legacy_versions_imply_their_features():
-    assert writer_features(_protocol(1, 2)) == {"appendOnly", "invariants"}
-    assert writer_features(_protocol(2, 5)) >= {"changeDataFeed", "columnMapping"}
-    assert reader_features(_protocol(2, 5)) == {"columnMapping"}
-    assert reader_features(_protocol(1, 6)) == set()
+    assert writer_features(protocol_action(1, 2)) == {"appendOnly", "invariants"}
+    assert writer_features(protocol_action(2, 5)) >= {"changeDataFeed", "columnMapping"}
+    assert reader_features(protocol_action(2, 5)) == {"columnMapping"}
+    assert reader_features(protocol_action(1, 6)) == set()
 
 
 def test_every_feature_is_readable_writable_or_refused_with_a_reason():
@@ -214,7 +205,7 @@ def test_variant_shredding_is_restorable_but_not_read():
 
 def test_merging_a_legacy_protocol_into_table_features_names_the_implied_features():
     merged = merge_protocols(
-        _protocol(3, 7, ["deletionVectors"], ["deletionVectors"]), _protocol(2, 5)
+        protocol_action(3, 7, ["deletionVectors"], ["deletionVectors"]), protocol_action(2, 5)
     )
     assert set(merged.reader_features) == {"deletionVectors", "columnMapping"}
     assert {"columnMapping", "changeDataFeed", "deletionVectors"} <= set(merged.writer_features)

@@ -98,7 +98,7 @@ def test_detail_of_the_demo_table_in_text(capsys, tmp_path):
     assert code == 0
     head, _, rest = out.partition("\nproperties:")
     fields = dict(line.split(None, 1) for line in head.splitlines())
-    assert fields["format"] == "parquet" and fields["location"] == str(tmp_path / "orders")
+    assert fields["format"] == "delta" and fields["location"] == str(tmp_path / "orders")
     assert (fields["name"], fields["partitionColumns"]) == ("orders", "region")
     assert int(fields["numFiles"]) > 0 and int(fields["minWriterVersion"]) >= 2
     assert "  delta.logRetentionDuration = interval 3650 days" in rest

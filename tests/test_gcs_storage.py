@@ -1,7 +1,7 @@
 """Specification: tables in Google Cloud Storage (fake-gcs-server on loopback, ``gs://``).
 
 Every read command answers for a table in the emulator's bucket as for its local copy
-(locations normalised, upload times dropped: see ``tests/test_object_store_cli.py``);
+(locations normalised, upload times dropped: ``same_answers`` in ``tests/object_stores.py``);
 ``check`` finds a data file deleted from the bucket; a restore there is refused with the
 documented message, because the emulator does not serve object_store's conditional put
 (docs/object-storage.md), and the refusal overwrites nothing, not even a commit file
@@ -11,22 +11,31 @@ that won the race; wrong options are one line, a documented exit code, no secret
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from inspector.cli.main import main
 from inspector.connection import StorageOptions
 from inspector.delta.errors import ExitCode
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.log.table import open_table
-from tests.conftest import CORPUS, REPO, copy_corpus_table, sales_table
-from tests.object_stores import closed_port_endpoint, gcs_service_account
-from tests.test_object_store_cli import _same
+from tests.conftest import (
+    CORPUS,
+    copy_corpus_table,
+    one_error_line,
+    run_main,
+    sales_table,
+)
+from tests.object_stores import (
+    clear_cloud_env,
+    cli_in_new_process,
+    closed_port_endpoint,
+    flags,
+    gcs_service_account,
+    read_commands,
+    same_answers,
+)
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # a deletion vector at version 1
@@ -38,9 +47,7 @@ REFUSAL = "cannot be written safely: the store does not honour create-if-absent 
 @pytest.fixture
 def gcs_env(gcs_server, monkeypatch):
     """The emulator's options as the process environment gives them (no other cloud)."""
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
+    clear_cloud_env(monkeypatch)
     for key, value in gcs_server.options.items():
         monkeypatch.setenv(key, value)
     # The upload gives every file a new time: no warning that a commit's time differs.
@@ -56,17 +63,7 @@ def local_table(tmp_path, request) -> Path:
     return copy_corpus_table(request.param, tmp_path / Path(request.param).name)
 
 
-READS = [
-    ("history", "--json"),
-    ("detail", "--json"),
-    ("detail", "--json", "--version", "1"),
-    ("files", "--json", "--version", "1"),
-    ("diff", "--json", "--from", "0", "--to", "latest"),
-    ("check", "--json"),
-    ("check", "--json", "--all-versions", "--deep"),
-    ("vacuum-plan", "--json"),
-    ("insights", "--json"),
-]
+READS = [*read_commands(1), ("check", "--json", "--all-versions", "--deep")]
 TABLES = ["demo", APPENDS, DV_TABLE, PARTITIONED]
 
 
@@ -75,13 +72,7 @@ TABLES = ["demo", APPENDS, DV_TABLE, PARTITIONED]
 def test_every_read_command_answers_for_a_gcs_table_as_for_its_local_copy(
     gcs_env, local_table, capsys, args
 ):
-    _same(capsys, local_table, gcs_env.upload(local_table), *args)
-
-
-def _run(capsys, *args: object) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+    same_answers(capsys, local_table, gcs_env.upload(local_table), *args)
 
 
 def _newest_adds(root: Path | str) -> list[str]:
@@ -96,24 +87,18 @@ def test_check_finds_the_newest_data_file_deleted_from_the_bucket(gcs_env, local
     gcs_env.delete(f"{uri}/{_newest_adds(local_table)[0]}")
     (local_table / _newest_adds(local_table)[0]).unlink()  # the same damage, locally
 
-    code, out, err = _run(capsys, "check", uri, "--json")
+    code, out, err = run_main(capsys, "check", uri, "--json")
 
     assert code == ExitCode.INCONSISTENT, err
     report = json.loads(out)
     assert report["latestVersion"] == latest
     assert report["lastConsistentVersion"] == latest - 1
-    _same(capsys, local_table, uri, "check", "--json")  # the same verdicts as the local copy
+    same_answers(capsys, local_table, uri, "check", "--json")  # the same verdicts as the local copy
 
 
 def test_history_with_options_given_by_flag_in_a_fresh_process(gcs_server):
     uri = gcs_server.upload(CORPUS / PARTITIONED)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_", "GOOGLE_"))}
-    env["DELTA_INSPECTOR_TIMESTAMP_TOLERANCE_SECONDS"] = str(10**10)
-    flags = [a for k, v in gcs_server.options.items() for a in ("--storage-option", f"{k}={v}")]
-    cmd = [sys.executable, "-m", "inspector", "history", "--json"]
-    remote = subprocess.run(
-        [*cmd, uri, *flags], capture_output=True, text=True, cwd=REPO, env=env, check=False
-    )
+    remote = cli_in_new_process("history", "--json", uri, *flags(gcs_server.options))
     assert remote.returncode == 0, remote.stderr
     versions = [entry["version"] for entry in json.loads(remote.stdout)]
     assert versions == [2, 1, 0]
@@ -130,7 +115,7 @@ def test_a_restore_on_the_emulator_is_refused_with_the_documented_message(
     before = {key: gcs_env.read(f"{uri}/{key}") for key in gcs_env.keys(uri)}
     args = ("--to-version", "1", "--expect-version", "4", "--yes", "--reason", "r", "--json")
 
-    code, out, err = _run(capsys, "restore", uri, *args)
+    code, out, err = run_main(capsys, "restore", uri, *args)
 
     assert code == ExitCode.RESTORE_REFUSED, err
     assert REFUSAL in err and "400 Bad Request" in err and "Traceback" not in err
@@ -180,16 +165,10 @@ def test_a_restore_that_loses_the_race_to_a_commit_file_overwrites_nothing(
 # --- wrong options: one line, a documented exit code, no traceback, no secret ------------
 
 
-def _one_error_line(err: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
-
-
 def test_a_bucket_that_does_not_exist(gcs_env, capsys):
-    code, out, err = _run(capsys, "history", "gs://no-such-bucket/t", "--json")
+    code, out, err = run_main(capsys, "history", "gs://no-such-bucket/t", "--json")
     assert code == ExitCode.BAD_INPUT, err
-    assert "does not exist" in _one_error_line(err) and "no-such-bucket" in err
+    assert "does not exist" in one_error_line(err) and "no-such-bucket" in err
 
 
 def test_a_malformed_service_account_key_is_refused_without_showing_it(gcs_env, capsys):
@@ -198,10 +177,10 @@ def test_a_malformed_service_account_key_is_refused_without_showing_it(gcs_env, 
     option = f"GOOGLE_SERVICE_ACCOUNT_KEY={json.dumps(key)}"
     uri = gcs_env.upload(CORPUS / PARTITIONED)
 
-    code, out, err = _run(capsys, "history", uri, "--json", "--storage-option", option)
+    code, out, err = run_main(capsys, "history", uri, "--json", "--storage-option", option)
 
     assert code == ExitCode.BAD_INPUT, err
-    assert "cannot be opened" in _one_error_line(err)
+    assert "cannot be opened" in one_error_line(err)
     assert SECRET not in err + out
 
 
@@ -209,34 +188,10 @@ def test_an_unreachable_endpoint_is_one_environment_error(gcs_env, capsys):
     key = json.loads(gcs_service_account(closed_port_endpoint()))
     option = f"GOOGLE_SERVICE_ACCOUNT_KEY={json.dumps({**key, 'private_key_id': SECRET})}"
 
-    code, out, err = _run(capsys, "history", "gs://tables/t", "--json", "--storage-option", option)
+    code, out, err = run_main(
+        capsys, "history", "gs://tables/t", "--json", "--storage-option", option
+    )
 
     assert code == ExitCode.ENVIRONMENT, err
-    assert "cannot be reached" in _one_error_line(err)
+    assert "cannot be reached" in one_error_line(err)
     assert SECRET not in err + out
-
-
-# --- the app -----------------------------------------------------------------------------
-
-
-def test_the_app_opens_a_gcs_table_by_link(gcs_server, monkeypatch, tmp_path):
-    from streamlit.testing.v1 import AppTest
-
-    for key in list(os.environ):
-        if key.startswith(("AWS_", "AZURE_", "GOOGLE_", "DELTA_INSPECTOR_STORAGE")):
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    monkeypatch.setenv(
-        "DELTA_INSPECTOR_STORAGE_OPTIONS",
-        "\n".join(f"{k}={v}" for k, v in gcs_server.options.items()),
-    )
-    uri = gcs_server.upload(CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta")
-    app = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    app.query_params.update(table=uri, version="1", view="version")
-
-    at = app.run()
-
-    assert not at.exception and not at.error, [e.value for e in at.error]
-    assert "Version 1 · WRITE" in [h.value for h in at.subheader]
-    assert json.loads((tmp_path / "recent.json").read_text())[0] == uri

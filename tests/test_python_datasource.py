@@ -109,7 +109,9 @@ def test_files_of_an_older_version_read_the_same(spark, read_path):
 def test_the_preview_says_which_path_read_the_rows(spark, read_path):
     log = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta"))
     read_path("auto")
-    assert choose_read_path(spark, log.snapshot()) is ReadPath.NATIVE
+    assert choose_read_path(spark, log.snapshot()) is ReadPath.DELTA
+    assert build_preview(log, 1, settings=Settings(), spark=spark).read_path == "delta"
+    read_path("native")
     assert build_preview(log, 1, settings=Settings(), spark=spark).read_path == "native"
     read_path("python")
     preview = build_preview(log, 1, settings=Settings(), spark=spark)
@@ -191,11 +193,14 @@ def test_a_table_in_s3_reads_through_the_python_data_source_like_its_local_copy(
 ):
     local = DeltaLog.open(str(CORPUS / table))
     remote = DeltaLog.open(s3_server.upload(CORPUS / table), storage_options=s3_server.options)
-    read_path("auto")
+    read_path("native")
     assert choose_read_path(spark, local.snapshot()) is ReadPath.NATIVE
+    read_path("python")
     assert choose_read_path(spark, remote.snapshot()) is ReadPath.PYTHON
     for version in (local.earliest_version, local.latest_version):
+        read_path("native")
         native = rows(read_snapshot(local.snapshot(version), spark=spark))
+        read_path("python")
         assert rows(read_snapshot(remote.snapshot(version), spark=spark)) == native
         assert count_rows(remote.snapshot(version), spark=spark) == len(native)
 
@@ -210,7 +215,7 @@ def test_the_demo_table_in_s3_previews_like_its_local_copy(spark, read_path, s3_
     for version in (3, remote.latest_version):
         theirs = build_preview(local, version, settings=settings, spark=spark)
         ours = build_preview(remote, version, settings=settings, spark=spark)
-        assert ours.read_path == "python-data-source" and theirs.read_path == "native"
+        assert ours.read_path == theirs.read_path == "delta"  # s3a:// through hadoop-aws
         assert ours.num_rows == theirs.num_rows
         assert sorted(map(repr, ours.rows)) == sorted(map(repr, theirs.rows))
 

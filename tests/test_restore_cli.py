@@ -35,13 +35,6 @@ PLAN_KEYS = {
 
 
 @pytest.fixture
-def audit(tmp_path, monkeypatch):
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(path))
-    return str(path)
-
-
-@pytest.fixture
 def table(tmp_path):
     return sales_table(tmp_path / "sales")
 

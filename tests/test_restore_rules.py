@@ -29,15 +29,7 @@ from inspector.restore.guards import (
     row_tracking_guard,
 )
 from inspector.restore.target import NameSource, parse_target, table_name_source
-
-
-def protocol(reader, writer, readers=None, writers=None):
-    body = {"minReaderVersion": reader, "minWriterVersion": writer}
-    if readers is not None:
-        body["readerFeatures"] = readers
-    if writers is not None:
-        body["writerFeatures"] = writers
-    return parse_action({"protocol": body})
+from tests.conftest import protocol_action
 
 
 def metadata(configuration=None, schema=None):
@@ -73,20 +65,20 @@ def add(path="a.parquet", **extra):
     )
 
 
-DV = protocol(3, 7, ["deletionVectors"], ["deletionVectors"])
+DV = protocol_action(3, 7, ["deletionVectors"], ["deletionVectors"])
 PROTOCOLS = [
-    protocol(1, 2),
-    protocol(1, 4),
-    protocol(2, 5),
-    protocol(2, 6),
+    protocol_action(1, 2),
+    protocol_action(1, 4),
+    protocol_action(2, 5),
+    protocol_action(2, 6),
     DV,
-    protocol(
+    protocol_action(
         3,
         7,
         ["deletionVectors", "columnMapping"],
         ["deletionVectors", "columnMapping", "rowTracking", "domainMetadata"],
     ),
-    protocol(1, 7, None, ["appendOnly", "inCommitTimestamp"]),
+    protocol_action(1, 7, None, ["appendOnly", "inCommitTimestamp"]),
 ]
 
 
@@ -98,49 +90,53 @@ def test_the_merged_protocol_is_never_lower_than_either_side(current, target):
 
 
 def test_two_legacy_protocols_merge_into_the_higher_legacy_protocol():
-    merged = merge_protocols(protocol(1, 2), protocol(2, 5))
+    merged = merge_protocols(protocol_action(1, 2), protocol_action(2, 5))
     assert (merged.min_reader_version, merged.min_writer_version) == (2, 5)
     assert merged.reader_features is None and merged.writer_features is None
 
 
 def test_restoring_before_a_feature_was_dropped_brings_the_feature_back():
     # The current table dropped deletion vectors; the target still has files with them.
-    merged = merge_protocols(protocol(1, 2), DV)
+    merged = merge_protocols(protocol_action(1, 2), DV)
     assert "deletionVectors" in merged.reader_features
     assert {"deletionVectors", "appendOnly", "invariants"} <= set(merged.writer_features)
 
 
 def test_a_legacy_target_keeps_the_current_table_features_and_adds_its_implied_ones():
-    merged = merge_protocols(DV, protocol(1, 2))
+    merged = merge_protocols(DV, protocol_action(1, 2))
     assert (merged.min_reader_version, merged.min_writer_version) == (3, 7)
     assert all_features(merged) == {"deletionVectors", "appendOnly", "invariants"}
 
 
 @pytest.mark.parametrize("feature", sorted(REFUSED_FEATURES) + ["geospatial", "collations"])
 def test_a_table_with_a_refused_or_unknown_feature_is_refused_naming_it(feature):
-    guard = features_guard([protocol(3, 7, [feature], [feature, "appendOnly"])])
+    guard = features_guard([protocol_action(3, 7, [feature], [feature, "appendOnly"])])
     assert not guard.passed
     assert feature in guard.message and guard.override is None
 
 
 def test_every_supported_feature_passes():
     names = sorted(RESTORABLE_FEATURES)
-    guard = features_guard([protocol(3, 7, names, names)])
+    guard = features_guard([protocol_action(3, 7, names, names)])
     assert guard.passed, guard.message
 
 
 def test_a_protocol_newer_than_this_writer_knows_is_refused():
-    guard = features_guard([protocol(4, 8)])
+    guard = features_guard([protocol_action(4, 8)])
     assert not guard.passed and "4/8" in guard.message
 
 
 @pytest.mark.parametrize(
     "proto, config, staged",
     [
-        (protocol(3, 7, ["catalogManaged"], ["catalogManaged"]), {}, 0),
-        (protocol(3, 7, ["catalogOwned-preview"], ["catalogOwned-preview"]), {}, 0),
-        (protocol(1, 2), {"delta.coordinatedCommits.commitCoordinator-preview": "dynamodb"}, 0),
-        (protocol(1, 2), {}, 2),
+        (protocol_action(3, 7, ["catalogManaged"], ["catalogManaged"]), {}, 0),
+        (protocol_action(3, 7, ["catalogOwned-preview"], ["catalogOwned-preview"]), {}, 0),
+        (
+            protocol_action(1, 2),
+            {"delta.coordinatedCommits.commitCoordinator-preview": "dynamodb"},
+            0,
+        ),
+        (protocol_action(1, 2), {}, 2),
     ],
 )
 def test_tables_managed_by_a_catalog_or_coordinator_are_refused(proto, config, staged):
@@ -157,7 +153,7 @@ def test_an_append_only_table_may_only_get_files_back():
 
 
 def test_row_tracking_needs_row_ids_on_every_re_added_file():
-    tracked = protocol(1, 7, None, ["rowTracking", "domainMetadata"])
+    tracked = protocol_action(1, 7, None, ["rowTracking", "domainMetadata"])
     assert row_tracking_guard(
         tracked, metadata(), [add(baseRowId=0, defaultRowCommitVersion=1)]
     ).passed
@@ -165,7 +161,7 @@ def test_row_tracking_needs_row_ids_on_every_re_added_file():
     assert not refused.passed and "baseRowId" in refused.message
     suspended = metadata({"delta.rowTrackingSuspended": "true"})
     assert row_tracking_guard(tracked, suspended, [add()]).passed
-    assert row_tracking_guard(protocol(1, 2), metadata(), [add()]).passed
+    assert row_tracking_guard(protocol_action(1, 2), metadata(), [add()]).passed
 
 
 def identity_schema(step, mark=None):

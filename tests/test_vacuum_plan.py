@@ -314,14 +314,16 @@ def test_versions_already_missing_files_are_not_counted_as_lost(copy_table):
 # --- the retention check -------------------------------------------------------------------
 
 
+def _retaining_deleted_files(tmp_path, interval: str) -> DeltaLog:
+    """A one-row table whose ``delta.deletedFileRetentionDuration`` is ``interval``."""
+    root = str(tmp_path / "t")
+    retention = {"delta.deletedFileRetentionDuration": interval}
+    write_deltalake(root, pa.table({"id": [1]}), configuration=retention)
+    return DeltaLog.open(root)
+
+
 def test_retention_shorter_than_the_tables_is_warned_as_deltas_check_does(tmp_path):
-    root = tmp_path / "t"
-    write_deltalake(
-        str(root),
-        pa.table({"id": [1]}),
-        configuration={"delta.deletedFileRetentionDuration": "interval 10 days"},
-    )
-    log = DeltaLog.open(str(root))
+    log = _retaining_deleted_files(tmp_path, "interval 10 days")
 
     default = plan_vacuum(log)
     nine_days = plan_vacuum(log, retain_hours=9 * 24)
@@ -331,14 +333,9 @@ def test_retention_shorter_than_the_tables_is_warned_as_deltas_check_does(tmp_pa
 
 
 def test_retention_under_seven_days_is_warned_even_when_the_table_allows_it(tmp_path):
-    root = tmp_path / "t"
-    write_deltalake(
-        str(root),
-        pa.table({"id": [1]}),
-        configuration={"delta.deletedFileRetentionDuration": "interval 1 day"},
-    )
+    log = _retaining_deleted_files(tmp_path, "interval 1 day")
 
-    plan = plan_vacuum(DeltaLog.open(str(root)), retain_hours=48)
+    plan = plan_vacuum(log, retain_hours=48)
 
     assert len(plan.warnings) == 1 and "shorter than 7 days" in plan.warnings[0]
 

@@ -160,6 +160,7 @@ def _render_plan(plan: RestorePlan) -> None:
     )
     cols.metric("Rows now (stats)", format_count(plan.rows_before))
     cols.metric("Rows after (stats)", format_count(plan.rows_after))
+    st.caption(f":material/bolt: {escape_markdown(plan.engines().describe())}")
     _render_guards(plan)
     for warning in plan.warnings:
         st.warning(escape_markdown(warning), icon=":material/warning:")

@@ -208,6 +208,7 @@ def _plan_lines(plan: RestorePlan) -> Iterator[str]:
         f"  rows (from stats): {plan.rows_before} -> {plan.rows_after} "
         f"(+{plan.rows_added} re-added, -{plan.rows_removed} removed)"
     )
+    yield f"  engines: {plan.engines().describe()}"
     if plan.merged_protocol is not None:
         yield f"  protocol after the restore: {describe_protocol(plan.merged_protocol)}"
     if plan.num_partitions_touched:

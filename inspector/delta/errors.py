@@ -179,6 +179,10 @@ class SparkUnavailable(EnvironmentProblem):
     """The Spark session could not be started (no Java, bad master URL, ...)."""
 
 
+class DeltaJarsMissing(EnvironmentProblem):
+    """Delta Lake's jars are not in the jar cache, or only partly: fetch them once."""
+
+
 class StorageUnavailable(EnvironmentProblem):
     """The storage holding the table cannot be reached or refuses the credentials.
 

@@ -11,7 +11,7 @@ lives here too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -162,26 +162,31 @@ REFUSED_FEATURES: Mapping[str, str] = {f.name: f.refusal for f in _TABLE if f.re
 MANAGED_FEATURES = frozenset(f.name for f in _TABLE if f.managed)
 
 
+#: Each feature a legacy writer (reader) version implies, and the lowest version that does.
+_LEGACY_WRITER = {f.name: f.legacy_writer for f in _TABLE if f.legacy_writer is not None}
+_LEGACY_READER = {f.name: f.legacy_reader for f in _TABLE if f.legacy_reader is not None}
+
+
 def writer_features(protocol: Protocol) -> frozenset[str]:
     """Writer features in force: listed ones (writer 7) or those implied by a legacy version."""
-    if protocol.min_writer_version >= FEATURES_WRITER_VERSION:
-        return frozenset(protocol.writer_features or ())
-    return frozenset(
-        f.name
-        for f in _TABLE
-        if f.legacy_writer is not None and f.legacy_writer <= protocol.min_writer_version
-    )
+    listed, version = protocol.writer_features, protocol.min_writer_version
+    return _in_force(listed, version, FEATURES_WRITER_VERSION, _LEGACY_WRITER)
 
 
 def reader_features(protocol: Protocol) -> frozenset[str]:
     """Reader features in force: listed ones (reader 3) or those implied by a legacy version."""
-    if protocol.min_reader_version >= FEATURES_READER_VERSION:
-        return frozenset(protocol.reader_features or ())
-    return frozenset(
-        f.name
-        for f in _TABLE
-        if f.legacy_reader is not None and f.legacy_reader <= protocol.min_reader_version
-    )
+    listed, version = protocol.reader_features, protocol.min_reader_version
+    return _in_force(listed, version, FEATURES_READER_VERSION, _LEGACY_READER)
+
+
+def _in_force(
+    listed: Iterable[str] | None, version: int, features_version: int, legacy: Mapping[str, int]
+) -> frozenset[str]:
+    # One side (reader or writer) of a protocol: from the table-features version on, the
+    # features are listed; below it, the version implies every feature it was given at.
+    if version >= features_version:
+        return frozenset(listed or ())
+    return frozenset(name for name, since in legacy.items() if since <= version)
 
 
 def all_features(protocol: Protocol) -> frozenset[str]:

@@ -38,17 +38,22 @@ DV_TYPE = pa.struct(
         ("cardinality", pa.int64()),
     ]
 )
+# The fields a remove carries over from the add it removes (stats, tags, the deletion
+# vector, row tracking), last in both schemas.
+_CARRIED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("stats", pa.string()),
+    ("tags", _STR_MAP),
+    ("deletionVector", DV_TYPE),
+    ("baseRowId", pa.int64()),
+    ("defaultRowCommitVersion", pa.int64()),
+)
 ADD_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("path", pa.string()),
     ("partitionValues", _STR_MAP),
     ("size", pa.int64()),
     ("modificationTime", pa.int64()),
     ("dataChange", pa.bool_()),
-    ("stats", pa.string()),
-    ("tags", _STR_MAP),
-    ("deletionVector", DV_TYPE),
-    ("baseRowId", pa.int64()),
-    ("defaultRowCommitVersion", pa.int64()),
+    *_CARRIED_FIELDS,
 )
 REMOVE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("path", pa.string()),
@@ -57,11 +62,7 @@ REMOVE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("extendedFileMetadata", pa.bool_()),
     ("partitionValues", _STR_MAP),
     ("size", pa.int64()),
-    ("stats", pa.string()),
-    ("tags", _STR_MAP),
-    ("deletionVector", DV_TYPE),
-    ("baseRowId", pa.int64()),
-    ("defaultRowCommitVersion", pa.int64()),
+    *_CARRIED_FIELDS,
 )
 _KEY_FIELDS = (("extra", pa.string()), ("key_path", pa.string()), ("dv_id", pa.string()))
 ADD_SCHEMA = pa.schema([*ADD_FIELDS, *_KEY_FIELDS])

@@ -35,6 +35,7 @@ from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import AuditOutcome, current_user, record_attempt
+from inspector.restore.engine import Engine
 from inspector.restore.guards import Override, unchanged_guard
 from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
@@ -78,7 +79,7 @@ class RestoreResult:
     operator: str
     overrides: frozenset[Override] = frozenset()
     skipped_files: tuple[str, ...] = ()
-    engine: str = "delta-inspector"
+    engine: Engine = Engine.OWN
     commit_file: str | None = None
     verification: Verification | None = None
 
@@ -102,7 +103,7 @@ class RestoreResult:
             "operator": self.operator,
             "partial": bool(self.skipped_files),
             "skippedFiles": list(self.skipped_files),
-            "engine": self.engine,
+            "engine": str(self.engine),
             "verification": self.verification.to_json() if self.verification else None,
         }
 
@@ -189,7 +190,7 @@ def _verify(
             **result.metrics.to_json(),
             "partial": bool(result.skipped_files),
             "verified": verification.ok,
-            "engine": result.engine,
+            "engine": str(result.engine),
             "failedChecks": [c.name for c in verification.failures],
             "overrides": sorted(o.value for o in result.overrides),
         },
@@ -202,7 +203,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
-    if plan.delta_jars:
+    if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
         from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
 
@@ -213,7 +214,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
             allow_missing_files=request.allow_missing_files,
             allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
-        return _result(request, version, user, "delta-spark", None)
+        return _result(request, version, user, Engine.DELTA, None)
     version = plan.read_version + 1
     actions = restore_actions(
         plan,
@@ -226,7 +227,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         allow_protocol_downgrade=request.allow_protocol_downgrade,
     )
     path = write_commit(log.storage, version, actions)
-    return _result(request, version, user, "delta-inspector", path)
+    return _result(request, version, user, Engine.OWN, path)
 
 
 def _recheck(
@@ -269,7 +270,7 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 
 
 def _result(
-    request: RestoreRequest, version: int, user: str, engine: str, path: str | None
+    request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
 ) -> RestoreResult:
     plan, allow_missing = request.plan, request.allow_missing_files
     skipped = (

@@ -1,8 +1,10 @@
-"""RESTORE through Delta Lake's own command, used when Delta's jars are on Spark's classpath.
+"""RESTORE through Delta Lake's own command: ``RESTORE TABLE delta.`path` TO VERSION AS OF n``.
 
-Our plan and guards still run first; Delta's ``RestoreTableCommand`` then writes
-the commit. This path cannot run in this project's test environment (no jars),
-so it is kept deliberately small.
+Used when :func:`inspector.restore.engine.choose_engines` picks Delta to commit (a local
+table, Delta's jars loaded). Delta Inspector's plan and guards run first (typed
+confirmation, expected version, missing files, protocol, reason); Delta's
+``RestoreTableCommand`` then writes the commit, with the reason as ``userMetadata``, and
+the verification and audit follow as for the own writer.
 """
 
 from __future__ import annotations

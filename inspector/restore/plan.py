@@ -24,6 +24,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -79,7 +80,8 @@ class RestorePlan:
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
     ``allow_missing_files`` (a partial table). ``delta_jars`` records whether the
-    Spark session that made the plan has Delta's jars (then Delta's RESTORE commits).
+    Spark session that made the plan has Delta's jars; :meth:`engines` says who reads and
+    who commits, and why.
     ``table`` is the handle the plan was made on (executing and verifying use it).
     ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
     name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
@@ -156,6 +158,14 @@ class RestorePlan:
             table_size_after_restore=m.table_size_after_restore - size,
         )
 
+    def engines(self, *, allow_missing_files: bool = False) -> Engines:
+        """Who reads the rows and who commits this restore, and why."""
+        return choose_engines(
+            self.table_root,
+            delta_jars=self.delta_jars,
+            allow_missing_files=allow_missing_files and bool(self.problem_paths),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
         return {
@@ -166,6 +176,7 @@ class RestorePlan:
             "targetVersion": self.target_version,
             "targetTimestamp": iso(self.target_timestamp),
             **self.metrics.to_json(),
+            "engines": self.engines().to_json(),
             "rowsBefore": self.rows_before,
             "rowsAfter": self.rows_after,
             "rowsAdded": self.rows_added,

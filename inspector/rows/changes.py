@@ -124,6 +124,9 @@ def read_changes(
 ) -> DataFrame:
     """All changes of the range as one DataFrame: the latest schema plus the three CDF columns.
 
+    Delta's ``readChangeFeed`` reads them when Delta's engine reads this table; else the
+    commits are read as the module docstring says.
+
     The range must have passed :func:`check_range` (its callers check it before Spark
     starts).
 
@@ -131,6 +134,13 @@ def read_changes(
         MissingDataFile: A change or data file was vacuumed (named).
         UnsupportedFeature: The table uses a feature we cannot read correctly.
     """
+    from inspector.rows.readpath import ReadPath, choose_read_path
+
+    last = log.snapshot(to_version)
+    if choose_read_path(spark, last) is ReadPath.DELTA:
+        from inspector.rows.delta_engine import read_change_feed
+
+        return read_change_feed(spark, last, from_version, to_version)
     from inspector.table.history import build_history
 
     stamps = {e.version: e.timestamp for e in build_history(log, Settings())}

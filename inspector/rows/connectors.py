@@ -1,9 +1,8 @@
 """Hadoop's object-store connectors: when Spark can read a table's files itself.
 
 Spark reads ``s3a://``, ``abfss://`` and ``gs://`` files natively when Hadoop's connector
-for the scheme is on its classpath (users add ``org.apache.hadoop:hadoop-aws``,
-``hadoop-azure`` or Google's ``gcs-connector`` with ``spark.jars.packages`` or
-``spark.jars``). This module knows, as pure functions, which connector serves a URI,
+for the scheme is on its classpath (the jar cache of :mod:`inspector.rows.jars` holds
+``org.apache.hadoop:hadoop-aws``, ``hadoop-azure`` and Google's ``gcs-connector``). This module knows, as pure functions, which connector serves a URI,
 how the URI is spelled for it (``s3://`` becomes ``s3a://``), and which Hadoop conf
 carries the storage options (delta-rs's names: ``AWS_ACCESS_KEY_ID``, ...). The conf is
 set on the session's Hadoop configuration, never printed: it holds secrets.
@@ -55,7 +54,8 @@ def connector_for(uri: str) -> Connector | None:
 def has_connector(spark: Any, connector: Connector) -> bool:
     """True when the session's JVM can load the connector's file system class."""
     try:
-        spark._jvm.java.lang.Class.forName(connector.filesystem_class)
+        # Spark's loader sees spark.jars (the jar cache); the system class path does not.
+        spark._jvm.org.apache.spark.util.Utils.classForName(connector.filesystem_class, True, False)
         return True
     except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"
         return False

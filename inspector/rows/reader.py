@@ -1,7 +1,8 @@
 """Reading the rows of a snapshot with Spark, exactly as Delta defines them.
 
-With Delta Lake's Spark jars on the classpath we let Delta read (``versionAsOf``).
-Without them (the default here) we read the snapshot ourselves: Spark reads exactly
+With Delta Lake's Spark jars loaded (the default ``delta`` engine) Delta reads
+(``versionAsOf``). Without them (``spark_engine`` ``own``), and where :mod:`.readpath`
+says so, we read the snapshot ourselves: Spark reads exactly
 the snapshot's Parquet files with an explicit schema of physical column names,
 partition values come from each add action (joined on ``_metadata.file_path``,
 never inferred from directory names), column-mapped names are renamed to logical
@@ -65,18 +66,25 @@ def read_snapshot(snapshot: Snapshot, *, spark: SparkSession | None = None) -> D
         UnsupportedFeature: The table uses a feature we cannot read correctly (named).
         MissingDataFile: A data or deletion-vector file is missing (named).
     """
-    check_readable(snapshot)
-    check_files_exist(snapshot, snapshot.add_files)
     spark = spark or _session()
-    from inspector.rows.readpath import ReadPath, choose_read_path, spark_location
+    from inspector.rows.readpath import ReadPath, choose_read_path
 
     if choose_read_path(spark, snapshot) is ReadPath.DELTA:
-        return (
-            spark.read.format("delta")
-            .option("versionAsOf", snapshot.version)
-            .load(spark_location(spark, snapshot))
-        )
+        from inspector.rows.delta_engine import read_with_delta
+
+        check_files_exist(snapshot, snapshot.add_files)  # named, before Delta's stack trace
+        return read_with_delta(spark, snapshot, lambda: _own_reader_hint(snapshot))
+    check_readable(snapshot)
+    check_files_exist(snapshot, snapshot.add_files)
     return _read(spark, snapshot, snapshot.add_files)
+
+
+def _own_reader_hint(snapshot: Snapshot) -> str:
+    try:
+        check_readable(snapshot)
+    except UnsupportedFeature:
+        return "Pick another version; Delta Inspector's own reader cannot read this one either."
+    return "Delta Inspector's own reader can read it: set DELTA_INSPECTOR_SPARK_ENGINE=own."
 
 
 def read_files(
@@ -120,8 +128,8 @@ def check_readable(snapshot: Snapshot) -> None:
         raise UnsupportedFeature(
             f"Version {snapshot.version} uses the table feature(s) {', '.join(unknown)}, which "
             "Delta Inspector cannot read correctly, so it shows no rows rather than wrong ones.",
-            "Read this version with Delta Lake itself (put Delta's jars on Spark's classpath "
-            "with the spark_conf setting, e.g. spark.jars=...), or pick a version without it.",
+            "Read it with Delta Lake's engine (spark_engine delta, the default, with the jars "
+            "./dev.sh fetches), or pick a version without it.",
         )
     spark_schema(snapshot)  # refuses column types Spark does not know
     check_type_changes(snapshot)

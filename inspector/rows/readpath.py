@@ -1,7 +1,7 @@
 """Which way Spark reads a snapshot's files, and the Python data source's scan.
 
-- ``delta``: Delta Lake's own reader, when its jars are on Spark's classpath.
-- ``native``: Spark's Parquet reader on local files (the default for local tables).
+- ``delta``: Delta Lake's own reader, when its jars are loaded (the default).
+- ``native``: Delta Inspector's own reader: Spark's Parquet reader on local files.
 - ``hadoop-connector``: Spark's Parquet reader on object storage, through Hadoop's
   connector for the scheme (URI mapped, e.g. ``s3://`` to ``s3a://``; credentials
   as Hadoop conf).
@@ -9,7 +9,8 @@
   storage layer on the executors (object storage without a connector).
 
 The ``spark_read_path`` setting (Spark conf ``spark.deltaInspector.readPath``) can
-force ``native`` or ``python``; ``auto`` picks as above.
+force Delta Inspector's own reader, ``native`` (Spark reads the files: locally or through
+a connector) or ``python``; ``auto`` picks as above, Delta's reader first.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def choose_read_path(spark: Any, snapshot: Snapshot) -> ReadPath:
             f"Add {package} with spark.jars.packages in spark_conf (see docs/spark.md), "
             "or set spark_read_path to auto.",
         )
-    if has_delta_jars(spark):
+    if preference == "auto" and has_delta_jars(spark):
         return ReadPath.DELTA
     return ReadPath.NATIVE if local else ReadPath.CONNECTOR
 

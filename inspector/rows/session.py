@@ -16,9 +16,10 @@ import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import InvalidInput, SparkUnavailable
+from inspector.delta.errors import InspectorError, InvalidInput, SparkUnavailable
+from inspector.rows.jars import check_engine, delta_conf
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -56,6 +57,9 @@ _READ_DEFAULTS = {
 #: The Spark conf key that holds the ``spark_read_path`` setting (read by the reader).
 READ_PATH_CONF = "spark.deltaInspector.readPath"
 READ_PATH_CHOICES = ("auto", "native", "python")
+#: The Spark conf key that holds the ``spark_engine`` setting: ``own`` turns Delta's reader
+#: and RESTORE off in a session that loaded its jars (``delta`` needs them at start).
+ENGINE_CONF = "spark.deltaInspector.engine"
 
 # Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
 _QUIET_LOG4J = """rootLogger.level = error
@@ -76,6 +80,7 @@ class SparkStatus:
     master: str | None = None
     version: str | None = None
     delta_jars: bool = False
+    delta_version: str | None = None
     reason: str | None = None
 
     def describe(self) -> str:
@@ -83,9 +88,11 @@ class SparkStatus:
         where = self._where()
         if self.state == "ready":
             reader = (
-                "Delta's own reader is installed and used"
+                f"Delta Lake {self.delta_version or ''} reads rows and commits restores".replace(
+                    "  ", " "
+                )
                 if self.delta_jars
-                else "Delta's own reader is not installed, Delta Inspector reads the files itself"
+                else "Delta Inspector's own reader and commit writer are used (spark_engine own)"
             )
             return f"Spark {self.version} running {where}; {reader}."
         if self.state == "starting":
@@ -180,13 +187,14 @@ def get_spark(settings: Settings) -> SparkSession:
     read_path = check_read_path(settings.spark_read_path)
     with _lock:
         if _session is not None:
-            if read_path:  # the one setting that may change while Spark runs
-                _session.conf.set(READ_PATH_CONF, read_path)
+            # The settings that may change while Spark runs.
+            _session.conf.set(READ_PATH_CONF, read_path)
+            _session.conf.set(ENGINE_CONF, check_engine(settings.spark_engine))
             return _session
         _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
             _session = _start(settings)
-        except SparkUnavailable as exc:
+        except InspectorError as exc:  # no Java, no jar cache, bad conf: already one line
             _status = SparkStatus(state="failed", master=settings.spark_master, reason=str(exc))
             raise
         except Exception as exc:  # py4j/JVM failures have many types
@@ -202,6 +210,7 @@ def get_spark(settings: Settings) -> SparkSession:
             master=_session.sparkContext.master,
             version=_session.version,
             delta_jars=has_delta_jars(_session),
+            delta_version=delta_version(_session),
         )
         return _session
 
@@ -225,15 +234,19 @@ def _start(settings: Settings) -> SparkSession:
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as fh:
         fh.write(_QUIET_LOG4J)
+    user_conf = dict(settings.spark_conf)
+    delta = delta_conf(settings, user_conf)  # before the JVM: a missing cache is one line
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
         **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
         READ_PATH_CONF: settings.spark_read_path.strip().lower(),
+        ENGINE_CONF: check_engine(settings.spark_engine),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
-        **settings.spark_conf,
+        **user_conf,
+        **delta,
     }
     for key, value in conf.items():
         builder = builder.config(key, value)
@@ -320,9 +333,21 @@ def check_read_path(value: str) -> str:
 
 
 def has_delta_jars(session: SparkSession) -> bool:
-    """True when Delta Lake's Spark classes are on the classpath (then we use them natively)."""
-    try:
-        session._jvm.java.lang.Class.forName("io.delta.tables.DeltaTable")  # type: ignore[union-attr]
-        return True
-    except Exception:
+    """True when Delta's engine is on: its classes are loaded and ``spark_engine`` is delta.
+
+    Spark's own class loader is asked: ``spark.jars`` are not on the JVM's system class
+    path, so ``Class.forName`` alone would not see them.
+    """
+    if (session.conf.get(ENGINE_CONF, "delta") or "delta") == "own":
         return False
+    return delta_version(session) is not None
+
+
+def delta_version(session: SparkSession) -> str | None:
+    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None."""
+    jvm: Any = session._jvm
+    try:
+        jvm.org.apache.spark.util.Utils.classForName("io.delta.tables.DeltaTable", True, False)
+        return str(jvm.io.delta.package.VERSION())
+    except Exception:
+        return None

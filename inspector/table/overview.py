@@ -116,7 +116,7 @@ def describe_detail(
     snap = log.snapshot(version)
     meta, proto = snap.metadata, snap.protocol
     return TableDetail(
-        format=meta.format_provider,
+        format="delta",  # DESCRIBE DETAIL says delta (metaData.format.provider is parquet)
         id=meta.id,
         name=meta.name,
         description=meta.description,

@@ -1,0 +1,85 @@
+"""Which engine reads a restore's rows and which commits it, and why: one rule, here.
+
+Delta Lake's own engine (its reader and ``RESTORE TABLE``) is used whenever its jars
+are loaded, except where Delta cannot do what the plan promises:
+
+- **Object stores** (``s3://``, ``abfss://``, ``gs://``): Delta 4.4 writes ``_delta_log``
+  on S3 through ``S3SingleDriverLogStore``, which is only safe when every writer goes
+  through one Spark driver (its mutual exclusion is an in-process lock; S3's own
+  create-if-absent is not used). Multi-cluster safety needs the DynamoDB LogStore
+  (``delta-storage-s3-dynamodb``, not on Maven Central for 4.4.0). Delta Inspector's
+  commit writer uses the store's conditional put (``If-None-Match: *`` on S3, the
+  equivalent preconditions on Azure and GCS), so it commits there; Delta still reads.
+- **Leaving missing files out** (``allow_missing_files``): Delta's RESTORE re-adds every
+  file of the target version, missing or not; only the own writer can leave them out.
+
+Without the jars (``spark_engine`` ``own``) the own reader and commit writer do it all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inspector.storage import parse_location
+
+
+class Engine(StrEnum):
+    """An engine that reads or commits (the names ``restore --json`` reports)."""
+
+    DELTA = "delta-spark"
+    OWN = "delta-inspector"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Engines:
+    """Who reads the rows and who writes the commit of a restore, and why."""
+
+    read: Engine
+    commit: Engine
+    why: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"read": ..., "commit": ..., "why": ...}``."""
+        return {"read": str(self.read), "commit": str(self.commit), "why": self.why}
+
+    def describe(self) -> str:
+        """One line for people."""
+        names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
+        return f"{names[self.read]} reads, {names[self.commit]} commits: {self.why}"
+
+
+def choose_engines(table_root: str, *, delta_jars: bool, allow_missing_files: bool) -> Engines:
+    """The engines of a restore of ``table_root`` (see the module docstring for the rule)."""
+    if not delta_jars:
+        return Engines(
+            read=Engine.OWN,
+            commit=Engine.OWN,
+            why="Delta Lake's jars are not loaded (spark_engine is own).",
+        )
+    if not _is_local(table_root):
+        return Engines(
+            read=Engine.DELTA,
+            commit=Engine.OWN,
+            why="on an object store Delta's default LogStore is safe for one Spark driver "
+            "only; Delta Inspector's writer commits with the store's create-if-absent.",
+        )
+    if allow_missing_files:
+        return Engines(
+            read=Engine.DELTA,
+            commit=Engine.OWN,
+            why="Delta's RESTORE would re-add the missing files; only Delta Inspector's "
+            "writer leaves them out.",
+        )
+    return Engines(
+        read=Engine.DELTA,
+        commit=Engine.DELTA,
+        why="a local table with Delta Lake's jars loaded: Delta's own RESTORE commits.",
+    )
+
+
+def _is_local(table_root: str) -> bool:
+    try:
+        return parse_location(table_root).is_local
+    except Exception:  # an unparsable root was refused earlier; treat it as not local
+        return False

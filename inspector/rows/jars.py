@@ -1,0 +1,111 @@
+"""The JVM jars of Delta Lake and Hadoop's cloud connectors: the cache ``./dev.sh`` fills.
+
+``./dev.sh`` resolves ``jars.pom.xml`` (next to this module) once with Maven
+(``mvn dependency:build-classpath``) and writes the resulting classpath to
+``<jar_cache>/<digest of the pom>.classpath``; the jars themselves stay in ``~/.m2``.
+Later runs are offline. A Spark session started with the ``delta`` engine puts those jars
+on ``spark.jars`` (Spark ships them to a cluster's executors too) and adds Delta's SQL
+extension and catalog.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.delta.errors import DeltaJarsMissing, InvalidInput
+from inspector.settings import Settings
+
+POM = Path(__file__).with_name("jars.pom.xml")
+#: The one command that fills the cache (both of the README's commands run it).
+FETCH_COMMAND = "./dev.sh app (or ./dev.sh test)"
+ENGINE_CHOICES = ("delta", "own")
+
+#: Delta's SQL extension and catalog: what makes ``RESTORE TABLE delta.`...``` and
+#: ``DESCRIBE HISTORY`` parse, and ``format("delta")`` resolve.
+DELTA_SQL_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # Delta 4 refuses time travel older than delta.deletedFileRetentionDuration, even when
+    # every file is still there. Reading old versions is this tool's purpose, and the
+    # reader checks each file exists first (naming a missing one), so Delta may read them.
+    "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration": "false",
+}
+_DELTA_JAR = re.compile(r"delta-spark_[0-9.]+_2\.13-(?P<version>[0-9][^/]*)\.jar$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JarCache:
+    """The cached jars: their paths, and Delta Lake's version among them."""
+
+    jars: tuple[str, ...]
+    delta_version: str
+
+
+def classpath_file(settings: Settings) -> Path:
+    """Where ``./dev.sh`` writes the classpath for this very pom (a changed pom refetches)."""
+    digest = hashlib.sha256(POM.read_bytes()).hexdigest()[:16]
+    return Path(os.path.expanduser(settings.jar_cache)) / f"{digest}.classpath"
+
+
+def cached_jars(settings: Settings) -> JarCache:
+    """The jar cache for ``settings.jar_cache``, checked: every listed jar is present.
+
+    Raises:
+        DeltaJarsMissing: One line naming the command that fetches the jars, when the list is
+            absent, empty, or names a jar that is missing or empty.
+    """
+    listing = classpath_file(settings)
+    try:
+        jars = tuple(p for p in listing.read_text(encoding="utf-8").strip().split(os.pathsep) if p)
+    except OSError:
+        raise DeltaJarsMissing(
+            f"Delta Lake's jars are not in the jar cache ({listing.parent}).",
+            f"Fetch them once with {FETCH_COMMAND}; or set DELTA_INSPECTOR_SPARK_ENGINE=own.",
+        ) from None
+    absent = [j for j in jars if not os.path.isfile(j) or os.path.getsize(j) == 0]
+    versions = [m["version"] for j in jars if (m := _DELTA_JAR.search(j))]
+    if absent or not versions:
+        first = os.path.basename(absent[0]) if absent else "delta-spark"
+        raise DeltaJarsMissing(
+            f"The jar cache is partial: {first} is missing ({len(absent) or 1} jar(s)).",
+            f"Fetch them again with {FETCH_COMMAND}; or set DELTA_INSPECTOR_SPARK_ENGINE=own.",
+        )
+    return JarCache(jars=jars, delta_version=versions[0])
+
+
+def check_engine(value: str) -> str:
+    """Validate a ``spark_engine`` value.
+
+    Raises:
+        InvalidInput: Naming the allowed values.
+    """
+    engine = value.strip().lower()
+    if engine not in ENGINE_CHOICES:
+        raise InvalidInput(
+            f"spark_engine '{value}' is not one of {', '.join(ENGINE_CHOICES)}.",
+            "Set DELTA_INSPECTOR_SPARK_ENGINE to delta (the default) or own.",
+        )
+    return engine
+
+
+def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
+    """The Spark conf that loads Delta for ``settings`` (empty for the ``own`` engine).
+
+    The cached jars go before any ``spark.jars`` the user gave; a user who already names
+    Delta's package (``spark.jars.packages`` with ``io.delta``) needs no cache.
+
+    Raises:
+        DeltaJarsMissing: For the ``delta`` engine when the cache is absent or partial.
+        InvalidInput: For an unknown engine.
+    """
+    if check_engine(settings.spark_engine) == "own":
+        return {}
+    if "io.delta" in user_conf.get("spark.jars.packages", ""):
+        return dict(DELTA_SQL_CONF)
+    jars = list(cached_jars(settings).jars)
+    extra = user_conf.get("spark.jars", "")
+    return {**DELTA_SQL_CONF, "spark.jars": ",".join([*jars, *filter(None, extra.split(","))])}
