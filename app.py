@@ -1,7 +1,7 @@
 """Delta Inspector, the app: ``streamlit run app.py -- [TABLE] [--operator]`` (any order).
 
-This file only wires things together: the sidebar (``ui.navigation``) decides the
-table, page and version; the page's module renders them. It is the one place that
+This file only wires things together: Streamlit's navigation (``ui.routing``) decides the
+page, the sidebar (``ui.navigation``) the table and version; the page's module renders them. It is the one place that
 catches errors around a page, so a failing page never takes the app down.
 """
 
@@ -23,7 +23,8 @@ from ui.navigation import (
     run_settings,
     start_warm_up,
 )
-from ui.registry import Page
+from ui.registry import Page, visible_pages
+from ui.routing import link_used, navigation, read_link_once
 
 st.set_page_config(
     page_title="Delta Inspector",
@@ -63,13 +64,17 @@ def main() -> None:
     except InspectorError as exc:
         render_error(exc)
         return
+    read_link_once()
     notices = st.container()
-    chosen = render_sidebar(settings, launch, notices)
-    if chosen is not None:
-        ctx, page = chosen
+    opened: list[PageContext] = []  # the page runs after the sidebar has opened the table
+    shown, page = navigation(visible_pages(settings), lambda p: render_page(p, opened[0]), notices)
+    ctx = render_sidebar(settings, launch, notices)
+    if ctx is not None:
+        opened.append(ctx)
         start_warm_up(settings, page)
         render_header(ctx)
-        render_page(page, ctx)
+        shown.run()
+        link_used()
         note_rendered(page.key)
     render_spark_status()
 

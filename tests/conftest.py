@@ -266,6 +266,25 @@ def confirmed(plan: Any, reason: str = "test restore", **fields: Any) -> Any:
     )
 
 
+def shown_page(at: Any) -> str:
+    """The key (URL path) of the page an AppTest run showed: ``timeline``, ``diff``, ...
+
+    AppTest has no public accessor for the page ``st.navigation`` chose; its registry of
+    the last run's pages, keyed by the page's hash, is the same one ``switch_page`` uses.
+    The default page's path is empty in that registry: it is the Timeline.
+    """
+    info = at._registered_pages.get(at._finished_page_script_hash, {})
+    return str(info.get("url_pathname") or "timeline")
+
+
+def offered_pages(at: Any) -> list[str]:
+    """The titles of the pages the navigation offered in an AppTest run, in order.
+
+    A run that stopped before ``st.navigation`` (a refused visitor) offered none.
+    """
+    return [str(i["page_name"]) for i in at._registered_pages.values() if i.get("page_name")]
+
+
 #: The features Delta 4.4 writes into ``delta_table`` (v2 checkpoints every 3 commits).
 DELTA_FEATURES = {
     "delta.enableDeletionVectors": "true",

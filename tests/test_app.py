@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, shown_page
 from ui.launch import LaunchOptions, launch_options
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
@@ -58,7 +58,8 @@ def test_a_link_opens_a_table_at_a_version_and_picking_another_shows_its_files(a
     assert list(added["partition"]) == ["letter=a", "letter=b", "letter=c"]
     assert at.query_params["version"] == "0"  # the URL follows the selection
     assert at.query_params["table"] == str(PARTITIONED)
-    assert at.query_params["view"] == "version"
+    assert shown_page(at) == "version"  # the old ?view= link now has the page's own path
+    assert "view" not in at.query_params
 
 
 def test_the_timeline_lists_every_version_newest_first(app):
@@ -68,7 +69,7 @@ def test_the_timeline_lists_every_version_newest_first(app):
     history = at.dataframe[0].value
     assert list(history["version"]) == list(range(25, -1, -1))
     assert {"MERGE", "DELETE", "UPDATE", "OPTIMIZE"} <= set(history["operation"])
-    assert at.query_params["view"] == "timeline" and at.query_params["version"] == "25"
+    assert shown_page(at) == "timeline" and at.query_params["version"] == "25"
 
     at.multiselect(key="timeline_ops").select("DELETE").run()
 
@@ -183,16 +184,32 @@ def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
     assert "From version 11, Trino (Delta Lake connector) can no longer write" in shown_text(at)
 
 
-def test_a_stale_query_string_from_the_browser_does_not_undo_a_page_change(app):
+def test_a_stale_query_string_from_the_browser_does_not_undo_a_choice(app):
     # A click during a run can reach the server with the URL of a few runs ago (the newer
-    # one had not reached the browser yet): the page the user chose must stay.
+    # one had not reached the browser yet): the link is read once, so the choice stays.
     at = open_link(app, table=str(PARTITIONED), version="1", view="version")
-    at.radio(key="view_select").set_value("timeline").run()
-    assert at.query_params["view"] == "timeline"
+    at.selectbox(key="version_select").set_value(0).run()
+    assert at.query_params["version"] == "0"
 
-    at.query_params["view"] = "version"  # the stale URL, as the browser sent it
+    at.query_params["version"] = "1"  # the stale URL, as the browser sent it
     at.run()
 
     assert not at.exception
-    assert at.session_state["view_select"] == "timeline"
-    assert at.query_params["view"] == "timeline"
+    assert at.session_state["version_select"] == 0
+    assert at.query_params["version"] == "0" and shown_page(at) == "version"
+
+
+def test_a_link_with_an_unknown_page_says_so_and_shows_the_timeline(app):
+    at = open_link(app, table=str(PARTITIONED), view="nonsense")
+
+    assert not at.exception
+    assert "page 'nonsense' that does not exist" in at.error[0].value
+    assert shown_page(at) == "timeline" and "view" not in at.query_params
+
+
+def test_a_link_to_an_operator_page_outside_operator_mode_says_how_to_get_it(app):
+    at = open_link(app, table=str(PARTITIONED), view="restore")
+
+    assert not at.exception
+    assert "only available in operator mode" in at.error[0].value
+    assert shown_page(at) == "timeline"

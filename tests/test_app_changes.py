@@ -9,6 +9,7 @@ import pytest
 from deltalake import write_deltalake
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import shown_page
 from tests.test_changes import written
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -38,15 +39,19 @@ def test_changes_of_the_selected_version_and_the_error_without_the_feed(
     assert list(rows["id"]) == [3] and list(rows["_change_type"]) == ["delete"]
 
     plain = str(tmp_path / "plain")
-    write_deltalake(plain, pa.table({"id": [1]}))
-    at = _open(plain, 0, monkeypatch, tmp_path)
+    for i in range(3):
+        write_deltalake(plain, pa.table({"id": [i]}), mode="append")
+    at = _open(plain, 2, monkeypatch, tmp_path)
+    at.selectbox(key="cdf_from_2").set_value(1).run()
     at.button(key="cdf_run").click().run()
     assert not at.exception
-    assert "version(s) 0" in at.error[0].value
+    assert "version(s) 1-2" in at.error[0].value
     assert "Diff page" in at.info[0].value
-    at.button(key="cdf_to_diff").click().run()  # offers the row diff: the Diff page opens
+    at.button(key="cdf_to_diff").click().run()  # offers the row diff of the same changes
     assert not at.exception
-    assert at.query_params["view"] == "diff" and at.query_params["version"] == "0"
+    assert shown_page(at) == "diff" and at.query_params["version"] == "2"
+    assert at.query_params["from"] == "0" and at.query_params["to"] == "2"
+    assert at.selectbox(key="diff_from_2").value == 0
 
 
 def test_rows_are_paged_by_the_backend(spark, monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.log.deltalog import DeltaLog
-from tests.conftest import open_app
+from tests.conftest import open_app, shown_page
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit
 
@@ -65,7 +65,8 @@ def test_operator_button_prefills_the_restore_page(broken_table, monkeypatch, tm
     button.click().run()
 
     assert not at.exception
-    assert at.session_state["view_select"] == "restore"  # the guarded Restore page, pre-filled:
+    print("ERRORS", [e.value for e in at.error])
+    assert shown_page(at) == "restore"  # the guarded Restore page, pre-filled:
     assert at.text_input(key="restore_target").value == "13"
     reason = at.session_state["restore_reason"]  # shown with the plan, for the confirmation
     assert "last consistent version 13" in reason and "1 missing" in reason

@@ -122,6 +122,11 @@ def test_the_timeline_draws_a_window_of_2000_versions_and_pages_back(monkeypatch
     history = next(d.value for d in at.dataframe if "operation" in d.value.columns)
     assert list(history["version"]) == list(range(499, -1, -1))
     assert at.query_params["version"] == "2499"  # paging the window selects nothing
+    assert at.query_params["window"] == "1"  # the window is in the URL: a reload keeps it
+
+    reloaded = _page(monkeypatch, tmp_path, **dict(at.query_params), view="timeline")
+    history = next(d.value for d in reloaded.dataframe if "operation" in d.value.columns)
+    assert list(history["version"]) == list(range(499, -1, -1))
 
 
 def test_a_new_commit_on_a_long_log_shows_on_the_next_rerun(monkeypatch, tmp_path):

@@ -10,13 +10,14 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
-from tests.conftest import open_app, sales_table
+from tests.conftest import offered_pages, open_app, sales_table
+from ui.restore_state import RestorePrefill
 
 pytestmark = pytest.mark.spark
 
 
 def open_page(
-    table: str, monkeypatch, tmp_path, *, operator: bool, prefill: dict | None = None
+    table: str, monkeypatch, tmp_path, *, operator: bool, prefill: RestorePrefill | None = None
 ) -> AppTest:
     at = open_app(monkeypatch, tmp_path, timeout=240, operator=operator, table=table)
     at.query_params["view"] = "restore"
@@ -84,7 +85,8 @@ def test_an_operator_plans_confirms_commits_and_undoes_a_restore(tmp_path, monke
     outcomes = [e.outcome for e in read_audit(str(tmp_path / "audit.jsonl"))]
     assert outcomes == ["planned", "committed", "planned", "committed"]
 
-    at.sidebar.radio[0].set_value("audit").run()  # the Audit page lists the whole journey
+    at.query_params["view"] = "audit"  # a link to the Audit page: it lists the whole journey
+    at.run()
     assert not at.exception, at.exception
     statuses = list(at.dataframe[0].value["status"])
     assert statuses == ["planned", "undone", "planned", "verified"]
@@ -140,7 +142,9 @@ def test_the_health_page_prefills_the_target_and_the_reason_but_not_the_confirma
     tmp_path, monkeypatch, spark
 ):
     table = sales_table(tmp_path / "sales")
-    prefill = {"table": table, "version": 2, "reason": "Recovery to the last consistent version 2"}
+    prefill = RestorePrefill(
+        table_root=table, version=2, reason="Recovery to the last consistent version 2"
+    )
     at = open_page(table, monkeypatch, tmp_path, operator=True, prefill=prefill)
 
     assert at.text_input(key="restore_target").value == "2"
@@ -157,4 +161,4 @@ def test_read_only_mode_has_no_restore_controls(tmp_path, monkeypatch):
     assert "only available in operator mode" in texts(at)
     keys = {w.key for w in [*at.button, *at.text_input, *at.text_area]}
     assert not {k for k in keys if k and k.startswith("restore_")}
-    assert "restore" not in at.sidebar.radio[0].options
+    assert "Restore" not in offered_pages(at)

@@ -152,7 +152,9 @@ def test_a_restore_to_the_last_consistent_version_commits_what_a_local_restore_c
 
     ours = DeltaLog.open(uri, storage_options=azurite.options)
     theirs = DeltaLog.open(str(local))
-    assert ours.snapshot(15).files == theirs.snapshot(15).files
+    # Locally Delta's RESTORE commits, on Azure our own writer: the same live files.
+    sizes = {k: a.size for k, a in ours.snapshot(15).files.items()}
+    assert sizes == {k: a.size for k, a in theirs.snapshot(15).files.items()}
     assert ours.snapshot(15).metadata == theirs.snapshot(15).metadata
     assert ours.commit(15).commit_info.operation == "RESTORE"
     code, out, err = run(capsys, "check", uri, "--json", *flags(azurite.options))

@@ -139,6 +139,37 @@ def test_a_link_opens_the_table_and_picking_a_version_shows_its_files(server, br
     page.screenshot(path=str(tmp_path / "version-0.png"), full_page=True)
 
 
+def test_a_copied_address_reopens_the_same_page_and_pair_after_a_reload(server, browser):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(60_000)
+    expect.set_options(timeout=60_000)
+    page.goto(f"{server}/?table={quote(str(TABLE))}&version=1&view=diff&from=1&to=0")
+    # The old ?view= link moves to the page's path, with the pair in the query string.
+    expect(page).to_have_url(re.compile(r"/diff\?.*from=1.*to=0|/diff\?.*to=0.*from=1"))
+    copied = page.url
+    assert "view=" not in copied
+
+    again = browser.new_page(viewport={"width": 1400, "height": 1000})
+    again.goto(copied)  # a reload, or the address pasted into a ticket
+    main = again.locator("[data-testid=stMain]")
+    expect(main.get_by_text("Backwards: from the newer version to the older one")).to_be_visible()
+    expect(main.get_by_role("combobox", name="From version")).to_have_value("1")
+    expect(main.get_by_role("combobox", name="To version")).to_have_value("0")
+    expect(again).to_have_url(copied)
+
+    # Another page from the navigation: the table and version stay, the pair leaves the URL.
+    sidebar = again.locator("[data-testid=stSidebar]")
+    sidebar.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile("Overview$")).click()
+    expect(again).to_have_url(re.compile(r"/overview\?table=[^&]+&version=1$"))
+
+    # A link in the page-path form opens its page directly.
+    direct = browser.new_page(viewport={"width": 1400, "height": 1000})
+    direct.goto(f"{server}/version?table={quote(str(TABLE))}&version=0")
+    expect(direct.get_by_role("heading", name="Version 0 · WRITE")).to_be_visible()
+
+
 @pytest.fixture
 def warm_up_on(monkeypatch):
     """The app as users get it: Spark warms up when a page that reads rows opens."""
@@ -159,9 +190,7 @@ def test_preview_rows_do_not_wait_for_spark_when_it_warmed_up(
     # Nobody asked for rows yet, but the sidebar follows Spark from starting to running.
     sidebar = page.locator("[data-testid=stSidebar]")
     expect(sidebar).to_contain_text(re.compile(r"Spark \d+\.\d+\.\d+ running locally"))
-    expect(sidebar).to_contain_text(
-        "Delta's own reader is not installed, Delta Inspector reads the files itself"
-    )
+    expect(sidebar).to_contain_text(re.compile(r"Delta Lake \d+\.\d+\.\d+ reads rows and commits"))
 
     page.get_by_role("button", name="Show rows").click()
     expect(page.locator("[data-testid=stDataFrame]").last).to_be_visible()

@@ -60,9 +60,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     main = page.locator("[data-testid=stMain]")
 
     def go(title: str) -> None:
-        sidebar.locator("[data-testid=stRadio] label").filter(
-            has_text=re.compile(f"^{title}$")
-        ).click()
+        sidebar.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile(f"{title}$")).click()
 
     def idle() -> None:
         """The app has finished its run: input typed now is not lost to a rerun."""
@@ -101,7 +99,7 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     expect(error).to_contain_text("is not valid SQL for this table")
     # This run started Spark: the sidebar, drawn after the page, already says so
     expect(sidebar).to_contain_text(
-        re.compile(r"Spark \d+\.\d+\S* running locally; Delta's own reader is (not )?installed")
+        re.compile(r"Spark \d+\.\d+\S* running locally; Delta Lake \d+\.\d+\S* reads rows")
     )
     shot("preview-bad-filter")
 

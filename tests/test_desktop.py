@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
 from inspector.desktop import TOKEN_ENV, window_title
+from tests.conftest import offered_pages
 
 REPO = Path(__file__).resolve().parent.parent
 _TOOLS = ("Xvfb", "xdotool", "import")
@@ -259,14 +260,14 @@ def test_a_server_started_for_a_window_refuses_other_visitors(
     stranger.query_params["table"] = str(demo)
     stranger.run()
     assert "belongs to a desktop window" in stranger.error[0].value
-    assert not stranger.sidebar.radio
+    assert not offered_pages(stranger)
 
     window = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
     window.query_params["token"] = "s3cret-token"
     window.query_params["table"] = str(demo)
     window.run()
     assert not window.exception and not window.error
-    assert window.sidebar.radio
+    assert offered_pages(window)
 
 
 def _processes_with(marker: str) -> list[int]:

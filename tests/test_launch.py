@@ -13,7 +13,7 @@ import sys
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, offered_pages
 from ui.launch import LaunchOptions, launch_options, parse_launch
 
 TABLE = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
@@ -96,7 +96,7 @@ def test_the_app_started_with_the_flag_after_the_table_is_in_operator_mode(app, 
 
     assert not at.exception and not at.error
     assert at.session_state["table_input"] == str(TABLE)
-    assert "Restore" in at.radio(key="view_select").options
+    assert "Restore" in offered_pages(at)
 
 
 def test_the_app_started_with_the_flag_before_the_table_opens_the_table(app, monkeypatch):
@@ -106,7 +106,7 @@ def test_the_app_started_with_the_flag_before_the_table_opens_the_table(app, mon
 
     assert not at.exception and not at.error
     assert at.session_state["table_input"] == str(TABLE)
-    assert "Restore" in at.radio(key="view_select").options
+    assert "Restore" in offered_pages(at)
 
 
 def test_a_bad_argument_shows_a_page_that_says_what_went_wrong(app, monkeypatch, capsys):
@@ -137,12 +137,18 @@ def test_the_sidebar_says_what_spark_is_doing_in_plain_words():
 
     ready = SparkStatus(state="ready", master="local[*]", version="4.2.0", delta_jars=False)
     assert ready.describe() == (
-        "Spark 4.2.0 running locally; Delta's own reader is not installed, Delta Inspector "
-        "reads the files itself."
+        "Spark 4.2.0 running locally; Delta Inspector's own reader and commit writer are used "
+        "(spark_engine own)."
     )
-    cluster = SparkStatus(state="ready", master="spark://h:7077", version="4.2.0", delta_jars=True)
+    cluster = SparkStatus(
+        state="ready",
+        master="spark://h:7077",
+        version="4.2.0",
+        delta_jars=True,
+        delta_version="4.4.0",
+    )
     assert cluster.describe() == (
-        "Spark 4.2.0 running on spark://h:7077; Delta's own reader is installed and used."
+        "Spark 4.2.0 running on spark://h:7077; Delta Lake 4.4.0 reads rows and commits restores."
     )
     assert (
         SparkStatus(state="starting", master="local[*]")

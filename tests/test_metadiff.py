@@ -6,7 +6,9 @@ import json
 
 from inspector.delta.actions import Metadata
 from inspector.delta.parse import parse_action
+from inspector.diff.commitmeta import commit_metadata_change
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
 
@@ -150,3 +152,39 @@ def test_a_column_made_not_null_is_reported():
         (_with_schema(snapshot.metadata, tighten), snapshot.protocol),
     )
     assert changes(diff) == {"letter": ["now NOT NULL"]}
+
+
+def test_a_metadata_diff_flattens_into_rows_columns_first_then_values():
+    rows = metadata_rows(diff_at("dat-v0.0.2/with_schema_change/delta", 1))
+
+    kinds = [r.kind for r in rows]
+    assert kinds == sorted(kinds, key=list(RowKind).index)  # columns, then table, properties...
+    columns = {(r.kind, r.name, r.before, r.after) for r in rows if r.kind.is_column}
+    diff = diff_at("dat-v0.0.2/with_schema_change/delta", 1)
+    assert columns == {(RowKind.COLUMN_ADDED, c.name, None, c.type) for c in diff.columns_added} | {
+        (RowKind.COLUMN_REMOVED, c.name, c.type, None) for c in diff.columns_removed
+    }
+    assert all(r.column is not None for r in rows if r.kind.is_column)
+    assert [r.to_json()["kind"] for r in rows] == [k.value for k in kinds]
+
+
+def test_a_renamed_column_is_one_changed_row_saying_what_changed():
+    rows = metadata_rows(diff_at("delta-rs/table_with_partitioning_mapping", 3))  # id -> newid
+
+    changed = [r for r in rows if r.kind is RowKind.COLUMN_CHANGED]
+    assert [(r.name, r.changes) for r in changed] == [("newid", ("renamed from id",))]
+    assert [(r.kind, r.name) for r in rows if not r.kind.is_column] == [
+        (RowKind.TABLE, "partitionColumns")
+    ]
+
+
+def test_a_commit_that_creates_the_table_changes_everything_from_nothing():
+    log = DeltaLog.open(str(CORPUS / "dat-v0.0.2" / "with_schema_change" / "delta"))
+
+    created = commit_metadata_change(log, log.commit(0))
+    assert created is not None and created.creates and created.before_unknown is None
+    assert created.diff == diff_at("dat-v0.0.2/with_schema_change/delta", 0)
+
+    overwritten = commit_metadata_change(log, log.commit(1))
+    assert overwritten is not None and not overwritten.creates
+    assert overwritten.diff == diff_at("dat-v0.0.2/with_schema_change/delta", 1)

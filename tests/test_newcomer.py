@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.log.deltalog import DeltaLog
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, shown_page
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, checkpoint 10
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
@@ -46,7 +46,7 @@ def test_the_diff_pages_log_gap_error_leads_to_the_health_page(copy_table, monke
     assert not at.exception
     assert "version 12 is missing" in at.error[0].value and "Health page" in at.error[0].value
     at.button(key="diff_to_health").click().run()
-    assert at.session_state["view_select"] == "health"
+    assert shown_page(at) == "health"
 
 
 def test_the_selected_ring_is_not_clipped_and_problems_wrap(copy_table, monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from inspector.delta.errors import ConcurrentModification
+from inspector.delta.errors import ConcurrentModification, InvalidInput
 from inspector.delta.parse import parse_action
 from inspector.delta.protocol import (
     REFUSED_FEATURES,
@@ -19,6 +19,7 @@ from inspector.delta.protocol import (
     merge_protocols,
 )
 from inspector.log.commit_writer import write_commit
+from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import merge_high_water_marks, with_ict_enablement
 from inspector.restore.audit import read_audit, record_attempt
 from inspector.restore.guards import (
@@ -27,6 +28,7 @@ from inspector.restore.guards import (
     managed_guard,
     row_tracking_guard,
 )
+from inspector.restore.target import NameSource, parse_target, table_name_source
 from tests.conftest import protocol_action
 
 
@@ -324,3 +326,18 @@ def test_the_column_mapping_mode_only_changes_as_delta_allows(current, target, a
         metadata({"delta.columnMapping.mode": target}),
     )
     assert guard.passed is allowed
+
+
+def test_a_typed_target_is_a_version_or_else_the_text_of_a_timestamp(corpus):
+    log = DeltaLog.open(str(corpus / "dat-v0.0.2" / "basic_partitioned" / "delta"))
+
+    assert parse_target(" 0 ", log) == 0
+    assert parse_target("latest", log) == parse_target("Current", log) == log.latest_version
+    assert parse_target(" 2024-05-01 12:00:00 ", log) == "2024-05-01 12:00:00"
+    with pytest.raises(InvalidInput):
+        parse_target("-99", log)
+
+
+def test_the_name_to_type_comes_from_the_metadata_unless_it_is_the_folder_name():
+    assert table_name_source("sales", "s3://bucket/tables/sales/") is NameSource.FOLDER
+    assert table_name_source("orders", "/data/sales") is NameSource.METADATA

@@ -18,38 +18,23 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
 from inspector.rows.changes import ChangeDataFeedDisabled, ChangeFeed, build_changes, change_page
 from inspector.table.timetravel import parse_timestamp
-from ui.common import (
-    PENDING_VERSION,
-    PENDING_VIEW,
-    format_count,
-    metric_row,
-    render_error,
-    work_button,
-    write_url,
-)
+from ui.common import PENDING_VERSION, format_count, metric_row, render_error, work_button
 from ui.context import PageContext
+from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.routing import ask_for_page
+from ui.state import keep, kept
 
-_RESULT = "_changes_result"  # (request, first page's ChangeFeed) of the last read
+_RESULT = "_changes_result"  # Kept: the first page's ChangeFeed (or error) of the last read
 _PAGES = "_changes_pages"  # {(request, offset): ChangeFeed} pages read for that request
 PAGE_KEY = "cdf_page"
+_WHERE = "cdf_where"
 
 
 def render(ctx: PageContext) -> None:
     """The Changes page: pick a range (default: the sidebar's version), see its changes."""
     st.subheader("Changes", anchor=False)
     versions = list(ctx.versions) or [ctx.version]
-    left, right = st.columns(2)
-    start = left.selectbox(
-        "From version", versions, index=versions.index(ctx.version), key=f"cdf_from_{ctx.version}"
-    )
-    end = right.selectbox(
-        "To version", versions, index=versions.index(ctx.version), key=f"cdf_to_{ctx.version}"
-    )
-    where = st.text_input(
-        "Filter (optional SQL WHERE expression; _change_type and _commit_version included)",
-        key="cdf_where",
-        placeholder="_change_type = 'delete'",
-    )
+    start, end, where = _range_and_filter(ctx, versions)
     request = (ctx.log.table_root, ctx.log.generation, start, end, where.strip())
     if work_button("Show changes", key="cdf_run", type="primary"):
         result: ChangeFeed | InspectorError
@@ -57,16 +42,36 @@ def render(ctx: PageContext) -> None:
             result = _first_page(ctx, start, end, where)
         except InspectorError as exc:  # kept, so the error and its way out stay on the page
             result = exc
-        st.session_state[_RESULT] = (request, result)
+        keep(_RESULT, request, result)
         st.session_state[_PAGES] = {(request, 0): result}
         st.session_state[PAGE_KEY] = 1
-    shown = st.session_state.get(_RESULT)
-    if shown is None or shown[0] != request:
-        return
-    if isinstance(shown[1], InspectorError):
-        _show_error(shown[1], int(end))
-    else:
-        _show(ctx, request, shown[1])
+    shown = kept(_RESULT, request, object)
+    if isinstance(shown, InspectorError):
+        _show_error(shown, _diff_of_range(versions, start, end))
+    elif isinstance(shown, ChangeFeed):
+        _show(ctx, request, shown)
+
+
+def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, str]:
+    """The range and filter: adopted from a link, drawn, and written back to the URL."""
+    # Keyed by the sidebar's version, so picking one there resets the range.
+    keys = {"from": f"cdf_from_{ctx.version}", "to": f"cdf_to_{ctx.version}", "filter": _WHERE}
+    link = linked()
+    pair = VersionPair.from_link(link, versions)
+    if pair is not None:
+        adopt({"from": pair.from_version, "to": pair.to_version}, keys)
+    adopt({"filter": link.get("filter")}, keys)
+    left, right = st.columns(2)
+    at = versions.index(ctx.version)
+    start = left.selectbox("From version", versions, index=at, key=keys["from"])
+    end = right.selectbox("To version", versions, index=at, key=keys["to"])
+    where = st.text_input(
+        "Filter (optional SQL WHERE expression; _change_type and _commit_version included)",
+        key=_WHERE,
+        placeholder="_change_type = 'delete'",
+    )
+    mirror({**VersionPair(from_version=start, to_version=end).params(), "filter": where or None})
+    return start, end, where
 
 
 def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
@@ -81,7 +86,7 @@ def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFee
         )
 
 
-def _show_error(exc: InspectorError, end: int) -> None:
+def _show_error(exc: InspectorError, pair: VersionPair) -> None:
     """The error; without the feed, the way to the row diff."""
     render_error(exc)
     if isinstance(exc, ChangeDataFeedDisabled):
@@ -93,15 +98,20 @@ def _show_error(exc: InspectorError, end: int) -> None:
             "Compare the rows on the Diff page",
             key="cdf_to_diff",
             on_click=_open_diff,
-            args=(end,),
+            args=(pair,),
         )
 
 
-def _open_diff(version: int) -> None:
-    """Open the Diff page at ``version`` (it compares it with the version before)."""
-    st.session_state[PENDING_VERSION] = int(version)
-    st.session_state[PENDING_VIEW] = "diff"
-    write_url(version=str(int(version)), view="diff")
+def _diff_of_range(versions: list[int], start: int, end: int) -> VersionPair:
+    """The Diff that shows a range's changes: the version before ``start`` against ``end``."""
+    before = [v for v in versions if v < start]
+    return VersionPair(from_version=before[-1] if before else start, to_version=end)
+
+
+def _open_diff(pair: VersionPair) -> None:
+    """Open the Diff page on ``pair``, with the sidebar at its newer version."""
+    st.session_state[PENDING_VERSION] = pair.to_version
+    ask_for_page("diff", {"version": str(pair.to_version), **pair.params()})
 
 
 def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:

@@ -1,7 +1,7 @@
 """What every page shares: the one place errors are rendered, changing the selection, formatting.
 
-The selection (table, version, view) lives in ``st.session_state`` under the keys
-below and is mirrored in the URL (``?table=...&version=...&view=...``) so that a
+The selection (table, version) lives in ``st.session_state`` under the keys below and
+is mirrored in the URL (``/PAGE?table=...&version=...``, see ``ui.routing``) so that a
 link reproduces what the user sees.
 """
 
@@ -22,13 +22,7 @@ TABLE_KEY = "table_input"
 STORAGE_OPTIONS_KEY = "_storage_options_text"  # the sidebar's typed options (session only)
 SECRETS_IN_USE_KEY = "_secrets_in_use"  # storage options (env + sidebar) and catalog token
 VERSION_KEY = "version_select"
-VIEW_KEY = "view_select"
 PENDING_VERSION = "_pending_version"
-PENDING_VIEW = "_pending_view"
-URL_STATE = "_url_written"  # the query params this session last wrote
-URLS_WRITTEN = "_urls_written"  # the last few query params this session wrote, newest last
-
-DEFAULT_VIEW = "timeline"
 _MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]~$<>|#])")
 
 
@@ -91,7 +85,6 @@ def select_version(version: int) -> None:
         version: A version of the open table.
     """
     st.session_state[PENDING_VERSION] = int(version)
-    write_url(version=str(int(version)))
     st.rerun()
 
 
@@ -123,38 +116,6 @@ def work_button(label: str, *, key: str, where: Any = None, **kwargs: Any) -> bo
     if working:
         st.session_state.pop(_WORKING, None)
     return working
-
-
-def current_view() -> str:
-    """The key of the page being shown (``timeline``, ``version``, ...)."""
-    return st.session_state.get(VIEW_KEY) or DEFAULT_VIEW
-
-
-def set_view(key: str) -> None:
-    """Switch to another page (and rerun), e.g. from a "show this version" button.
-
-    Args:
-        key: A page key from ``ui.registry.PAGES``.
-    """
-    st.session_state[PENDING_VIEW] = key
-    write_url(view=key)
-    st.rerun()
-
-
-def write_url(**params: str | None) -> None:
-    """Set (or, with None, remove) query parameters, touching only those that change."""
-    for name, value in params.items():
-        current = st.query_params.get(name)
-        if value is None and current is not None:
-            del st.query_params[name]
-        elif value is not None and current != value:
-            st.query_params[name] = value
-    written = st.query_params.to_dict()
-    st.session_state[URL_STATE] = written
-    # A browser may send a query string this session wrote a few runs ago (a click during
-    # a run, before the newer URL reached it): remembering them lets navigation ignore it.
-    recent = [u for u in st.session_state.get(URLS_WRITTEN, []) if u != written]
-    st.session_state[URLS_WRITTEN] = [*recent[-7:], written]
 
 
 class MetricRow:

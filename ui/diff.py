@@ -18,6 +18,7 @@ from inspector.delta.schema import logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.filepages import FilePage, sequence_page
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.diff.rowrecords import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
@@ -30,11 +31,12 @@ from ui.common import (
     format_ms,
     metric_row,
     render_error,
-    set_view,
 )
 from ui.context import PageContext
 from ui.diff_rows import rows_tab_body
 from ui.file_pages import paged_table
+from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.routing import go_to
 
 
 @st.cache_resource(max_entries=16, show_spinner="Reading the commits in between…")
@@ -62,7 +64,7 @@ def render(ctx: PageContext) -> None:
         if isinstance(exc, CorruptLog) and st.button(
             "Open the Health page", icon=":material/health_and_safety:", key="diff_to_health"
         ):
-            set_view("health")
+            go_to("health")
         return
     ident = (ctx.log.table_root, ctx.log.generation, from_version, to_version)
     log_rows = _log_rows(*ident, ctx.log)
@@ -84,13 +86,17 @@ def render(ctx: PageContext) -> None:
 
 def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     at = versions.index(ctx.version) if ctx.version in versions else len(versions) - 1
-    left, right, _ = st.columns([1, 1, 3])
     # Keyed by the selected version, so choosing another version resets the defaults.
-    from_version = left.selectbox(
-        "From version", versions, index=max(at - 1, 0), key=f"diff_from_{ctx.version}"
-    )
-    to_version = right.selectbox("To version", versions, index=at, key=f"diff_to_{ctx.version}")
-    return int(from_version), int(to_version)
+    keys = {"from": f"diff_from_{ctx.version}", "to": f"diff_to_{ctx.version}"}
+    pair = VersionPair.from_link(linked(), versions)
+    if pair is not None:  # a link (or another page) names the pair
+        adopt({"from": pair.from_version, "to": pair.to_version}, keys)
+    left, right, _ = st.columns([1, 1, 3])
+    from_version = left.selectbox("From version", versions, index=max(at - 1, 0), key=keys["from"])
+    to_version = right.selectbox("To version", versions, index=at, key=keys["to"])
+    shown = VersionPair(from_version=int(from_version), to_version=int(to_version))
+    mirror(shown.params())
+    return shown.from_version, shown.to_version
 
 
 def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = None) -> None:
@@ -216,38 +222,33 @@ def _schema(diff: FileDiff) -> None:
             icon=":material/check:",
         )
         return
-    columns = (
-        [{"change": "added", "column": c.name, "details": c.type} for c in meta.columns_added]
-        + [{"change": "removed", "column": c.name, "details": c.type} for c in meta.columns_removed]
-        + [
-            {"change": "changed", "column": c.name, "details": "; ".join(c.changes)}
-            for c in meta.columns_changed
-        ]
-    )
+    rows = metadata_rows(meta)
+    columns = [
+        {
+            "change": r.kind.value.removeprefix("column "),
+            "column": r.name,
+            "details": "; ".join(r.changes) or r.after or r.before,
+        }
+        for r in rows
+        if r.kind.is_column
+    ]
     if columns:
         st.markdown("**Columns**")
         st.dataframe(pd.DataFrame(columns), hide_index=True, placeholder=EMPTY, key="diff_columns")
-    for title, changes in (
-        ("Properties", meta.properties),
-        ("Protocol", meta.protocol),
-        ("Table", meta.table),
+    for title, kind in (
+        ("Properties", RowKind.PROPERTY),
+        ("Protocol", RowKind.PROTOCOL),
+        ("Table", RowKind.TABLE),
     ):
-        if changes:
+        values = [
+            {"key": r.name, "before": setting_text(r.before), "after": setting_text(r.after)}
+            for r in rows
+            if r.kind is kind
+        ]
+        if values:
             st.markdown(f"**{title}**")
             st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "key": v.key,
-                            "before": setting_text(v.before),
-                            "after": setting_text(v.after),
-                        }
-                        for v in changes
-                    ]
-                ),
-                hide_index=True,
-                placeholder=EMPTY,
-                key=f"diff_{title}",
+                pd.DataFrame(values), hide_index=True, placeholder=EMPTY, key=f"diff_{title}"
             )
 
 

@@ -30,14 +30,15 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
-    set_view,
     work_button,
 )
 from ui.context import PageContext
 from ui.replica import render_replica_section
+from ui.restore_state import PREFILL, RestorePrefill
+from ui.routing import go_to
+from ui.state import keep, kept
 
 REPORT_KEY = "_health_report"
-RESTORE_PREFILL = "restore_prefill"  # read by the Restore page
 _STATUS_LABELS = {"complete": "complete", "incomplete": "INCOMPLETE", "unreadable": "UNREADABLE"}
 
 
@@ -64,7 +65,7 @@ def _render_check(ctx: PageContext) -> None:
         key="health_deep",
         help="Also read each data file's footer and compare its row count with the stats.",
     )
-    run_key = (ctx.log.table_root, ctx.log.generation, every, deep)
+    checked = (ctx.log.table_root, ctx.log.generation)  # the report says which options it used
     if work_button(
         "Run check",
         type="primary",
@@ -72,12 +73,11 @@ def _render_check(ctx: PageContext) -> None:
         key="health_run",
         where=right,
     ):
-        st.session_state[REPORT_KEY] = (run_key, _run_check(ctx, every, deep))
-    stored = st.session_state.get(REPORT_KEY)
-    if stored is None or stored[0][:2] != run_key[:2]:
+        keep(REPORT_KEY, checked, _run_check(ctx, every, deep))
+    report = kept(REPORT_KEY, checked, HealthReport)
+    if report is None:
         st.info("Press **Run check** to examine the table's files.", icon=":material/info:")
         return
-    report = stored[1]
     _render_verdict(report)
     _render_recovery(ctx, report)
     versions_tab, retention_tab, orphans_tab = st.tabs(["Versions", "Retention", "Orphan files"])
@@ -152,7 +152,7 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
     if command is None:
         return
     target = report.last_consistent_version
-    if not ctx.settings.operator_mode:
+    if not ctx.settings.operator_mode or target is None:
         st.caption(
             "The app is read-only. Run this on a terminal (or start the app in operator mode):"
         )
@@ -165,12 +165,10 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
         help="Opens the guarded Restore page, pre-filled; nothing is "
         "written until you confirm there.",
     ):
-        st.session_state[RESTORE_PREFILL] = {
-            "table": ctx.log.table_root,
-            "version": target,
-            "reason": recovery_reason(report),
-        }
-        set_view("restore")
+        st.session_state[PREFILL] = RestorePrefill(
+            table_root=ctx.log.table_root, version=target, reason=recovery_reason(report)
+        )
+        go_to("restore")
 
 
 def _render_versions(report: HealthReport) -> None:

@@ -14,6 +14,7 @@ import streamlit as st
 from inspector.table.insights import LayoutInsights, layout_insights
 from ui.common import escape_markdown, format_bytes, format_count
 from ui.context import PageContext
+from ui.state import keep, kept
 
 INSIGHTS_KEY = "_layout_insights"
 MAX_BARS = 50
@@ -34,13 +35,13 @@ def render(ctx: PageContext) -> None:
 
 
 def _insights(ctx: PageContext) -> LayoutInsights:
-    key = (ctx.cache_key, ctx.version)
-    stored = st.session_state.get(INSIGHTS_KEY)
-    if stored is None or stored[0] != key:
+    request = (ctx.cache_key, ctx.version)
+    insights = kept(INSIGHTS_KEY, request, LayoutInsights)
+    if insights is None:
         with st.spinner("Reading the snapshot…"):
-            stored = (key, layout_insights(ctx.log.snapshot(ctx.version), ctx.history))
-        st.session_state[INSIGHTS_KEY] = stored
-    return stored[1]
+            insights = layout_insights(ctx.log.snapshot(ctx.version), ctx.history)
+        keep(INSIGHTS_KEY, request, insights)
+    return insights
 
 
 def _render_summary(r: dict) -> None:

@@ -22,6 +22,7 @@ from inspector.health.vacuum import (
 from inspector.present.values import EMPTY
 from ui.common import escape_markdown, format_bytes, format_count, format_ms
 from ui.context import PageContext
+from ui.state import keep, kept
 
 PLAN_KEY = "_vacuum_plan"
 PAGE_SIZE = 100
@@ -68,13 +69,13 @@ def render(ctx: PageContext) -> None:
 
 
 def _plan(ctx: PageContext, hours: float, mode: VacuumMode) -> VacuumPlan:
-    key = (ctx.log.table_root, ctx.log.generation, hours, mode)
-    stored = st.session_state.get(PLAN_KEY)
-    if stored is None or stored[0] != key:
+    request = (ctx.log.table_root, ctx.log.generation, hours, mode)
+    plan = kept(PLAN_KEY, request, VacuumPlan)
+    if plan is None:
         with st.spinner("Listing the table folder…"):
-            stored = (key, plan_vacuum(ctx.log, retain_hours=hours, mode=mode))
-        st.session_state[PLAN_KEY] = stored
-    return stored[1]
+            plan = plan_vacuum(ctx.log, retain_hours=hours, mode=mode)
+        keep(PLAN_KEY, request, plan)
+    return plan
 
 
 def _render_summary(plan: VacuumPlan) -> None:

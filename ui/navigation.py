@@ -1,10 +1,10 @@
-"""The sidebar: which table, which page and which version, kept in sync with the URL.
+"""The sidebar: which table and which version, mirrored in the URL.
 
-``?table=PATH&version=V&view=KEY`` (or ``?table=uc://CATALOG.SCHEMA.TABLE``, a name in a
-catalog: see docs/catalogs.md) opens that table at that version on that page,
-and every change the user makes is written back, so the address bar is always a
-link to what is on screen. The URL is read when a session starts and whenever it
-differs from what this session last wrote (someone else changed it).
+``/PAGE?table=PATH&version=V`` (or ``table=uc://CATALOG.SCHEMA.TABLE``, a name in a
+catalog: see docs/catalogs.md) opens that table at that version (Streamlit's navigation,
+``ui.routing``, shows the page), and every change the user makes is written back, so the
+address bar is always a link to what is on screen. The link is read once, when the
+session starts; after that the session state is the truth (``ui.routing`` says why).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from inspector.connection import StorageOptions, parse_pairs
-from inspector.delta.errors import InspectorError, InvalidInput, VersionNotFound
+from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.table import Table
 from inspector.rows.session import spark_status, warm_up
@@ -25,28 +25,24 @@ from inspector.table.versions import parse_version
 from ui import tables
 from ui.catalog_browser import render_catalog_browser
 from ui.common import (
-    DEFAULT_VIEW,
     PENDING_VERSION,
-    PENDING_VIEW,
     SECRETS_IN_USE_KEY,
     STORAGE_OPTIONS_KEY,
     TABLE_KEY,
-    URL_STATE,
-    URLS_WRITTEN,
     VERSION_KEY,
-    VIEW_KEY,
     escape_markdown,
     render_error,
     render_unexpected,
-    write_url,
 )
 from ui.context import PageContext
 from ui.launch import LaunchOptions
-from ui.registry import PAGES, Page, visible_pages
+from ui.registry import Page
+from ui.routing import link_params, write_url
 
 _RESET_VERSION = "_reset_version"
 _RECENT_KEY = "_recent_pick"
 _REMEMBERED = "_remembered_table"
+_ADOPTED = "_link_table_adopted"
 
 
 def run_settings(launch: LaunchOptions) -> Settings:
@@ -61,8 +57,8 @@ def run_settings(launch: LaunchOptions) -> Settings:
 
 def render_sidebar(
     settings: Settings, launch: LaunchOptions, notices: DeltaGenerator
-) -> tuple[PageContext, Page] | None:
-    """Draw the sidebar and work out what the main area shows.
+) -> PageContext | None:
+    """Draw the sidebar and work out the table and version the page shows.
 
     Args:
         settings: The settings of this run.
@@ -70,10 +66,10 @@ def render_sidebar(
         notices: A main-area container for errors about the table or the URL.
 
     Returns:
-        The page context and the page to render, or None when no table could be opened
-        (the reason is already shown in ``notices``).
+        The page context, or None when no table could be opened (the reason is already
+        shown in ``notices``).
     """
-    _absorb_url(launch)
+    _adopt_link(launch)
     with st.sidebar:
         st.markdown("### :material/change_history: Delta Inspector")
         location = _table_picker(settings)
@@ -81,40 +77,32 @@ def render_sidebar(
         typed = _storage_options_text(location)
         table = _open(location, settings, typed, notices)
         if table is None:
-            if (
-                VIEW_KEY in st.session_state
-            ):  # the page picker is not drawn: keep the page for later
-                st.session_state[PENDING_VIEW] = st.session_state[VIEW_KEY]
-            write_url(table=location or None, version=None)
+            write_url({"table": location or None, "version": None})
             return None
         log = table.log
         history = tables.history(log, settings)
         versions = tables.selectable_versions(log)
-        page = _page_picker(visible_pages(settings), notices)
         version = _version_picker(log, settings, history, versions, notices)
     shown = table.name or log.table_root  # a table opened by name keeps its name
-    write_url(table=shown, version=str(version), view=page.key)
+    write_url({"table": shown, "version": str(version)})
     if st.session_state.get(_REMEMBERED) != shown:
         tables.remember_table(settings, shown)
         st.session_state[_REMEMBERED] = shown
-    return PageContext(table, settings, version, history, versions), page
+    return PageContext(table, settings, version, history, versions)
 
 
-def _absorb_url(launch: LaunchOptions) -> None:
-    """Adopt the URL's table, version and view when this session did not write it."""
-    state, url = st.session_state, st.query_params.to_dict()
-    first_run = URL_STATE not in state
-    if not first_run and (url == state[URL_STATE] or url in state.get(URLS_WRITTEN, [])):
-        return  # this session wrote it: a stale query string, not a new link
-    table = url.get("table") if "table" in url else (launch.table or "" if first_run else None)
-    if table is not None and table != state.get(TABLE_KEY):
+def _adopt_link(launch: LaunchOptions) -> None:
+    """Adopt the table and version of the link that opened this session (once)."""
+    state, link = st.session_state, link_params()
+    if _ADOPTED in state:
+        return
+    state[_ADOPTED] = True
+    table = link.get("table", launch.table or "")
+    if table != state.get(TABLE_KEY):
         state[TABLE_KEY] = table
         state[_RESET_VERSION] = True
-    if "version" in url:
-        state[PENDING_VERSION] = url["version"]
-    if "view" in url:
-        state[PENDING_VIEW] = url["view"]
-    state[URL_STATE] = url
+    if "version" in link:
+        state[PENDING_VERSION] = link["version"]
 
 
 def _table_picker(settings: Settings) -> str:
@@ -124,6 +112,7 @@ def _table_picker(settings: Settings) -> str:
         "Table",
         key=TABLE_KEY,
         on_change=_reset_version,
+        persist_state="session",  # a page switch can end a run before the sidebar is drawn
         placeholder="/path/to/table, s3://bucket/table or uc://catalog.schema.table "
         "(empty: the demo table)",
         help="The folder that contains `_delta_log`, a `file://` URI, an object store URI "
@@ -156,6 +145,7 @@ def _storage_options_text(location: str) -> str:
         return st.text_area(
             "KEY=VALUE per line (delta-rs names)",
             key=STORAGE_OPTIONS_KEY,
+            persist_state="session",
             placeholder="AWS_ENDPOINT_URL=http://127.0.0.1:9000\nAWS_REGION=us-east-1",
             help="Added to the AWS_*/AZURE_*/GOOGLE_* environment variables and "
             "DELTA_INSPECTOR_STORAGE_OPTIONS. Kept in this session only; secrets are never shown "
@@ -206,35 +196,6 @@ def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator
     return None
 
 
-def _page_picker(pages: list[Page], notices: DeltaGenerator) -> Page:
-    state, keys = st.session_state, [p.key for p in pages]
-    pending = state.pop(PENDING_VIEW, None)
-    if pending is not None and pending not in keys:
-        with notices:
-            render_error(_unknown_view(pending, pages))
-    elif pending is not None:
-        state[VIEW_KEY] = pending
-    if state.get(VIEW_KEY) not in keys:
-        state[VIEW_KEY] = DEFAULT_VIEW if DEFAULT_VIEW in keys else keys[0]
-    titles = {p.key: p.title for p in pages}
-    key = st.radio("Page", keys, key=VIEW_KEY, format_func=titles.__getitem__)
-    return next(p for p in pages if p.key == key)
-
-
-def _unknown_view(key: str, pages: list[Page]) -> InvalidInput:
-    hidden = next((p for p in PAGES if p.key == key and p.operator_only), None)
-    if hidden is not None:
-        return InvalidInput(
-            f"The {hidden.title} page is only available in operator mode.",
-            "Start the app with `streamlit run app.py -- --operator` or set "
-            "`DELTA_INSPECTOR_OPERATOR_MODE=true`.",
-        )
-    return InvalidInput(
-        f"The link asks for a page '{key}' that does not exist.",
-        f"Pick one of: {', '.join(p.title for p in pages)}.",
-    )
-
-
 def _version_picker(
     log: DeltaLog,
     settings: Settings,
@@ -260,6 +221,7 @@ def _version_picker(
         f"Version ({len(versions):,} in the log)",
         newest_first,
         key=VERSION_KEY,
+        persist_state="session",
         format_func=lambda v: labels.get(v, f"v{v} · checkpoint only"),
         help="Pick a version, or click a mark on the timeline or a row of the history table.",
     )

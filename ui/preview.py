@@ -31,16 +31,21 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
+from ui.page_state import PreviewChoice, linked, mirror
+from ui.state import keep, kept
 
-_RESULT = "_preview_result"  # (request, Preview) of the last finished preview
+_RESULT = "_preview_result"  # Kept: the Preview of the last finished preview
+_BY, _TIMESTAMP, _WHERE = "preview_by", "preview_timestamp", "preview_where"
 _JOB = "_preview_job"  # the running PreviewJob, so a rerun can cancel it
 
 
 def render(ctx: PageContext) -> None:
     """The Preview page: pick a version or a timestamp, see its schema, then its rows."""
     st.subheader("Preview", anchor=False)
+    _adopt_link(ctx)
     version = _choose_version(ctx)
     if version is None:
+        _mirror(version)
         return
     snapshot = ctx.log.snapshot(version)
     cols = metric_row()
@@ -66,9 +71,10 @@ def render(ctx: PageContext) -> None:
         )
     where = st.text_input(
         "Filter (optional SQL WHERE expression, evaluated by Spark)",
-        key="preview_where",
+        key=_WHERE,
         placeholder="amount > 100 AND region = 'EU'",
     )
+    _mirror(version)
     request = (
         ctx.log.table_root,
         ctx.log.generation,
@@ -88,15 +94,39 @@ def render(ctx: PageContext) -> None:
     _cancel_leftover(cancel_clicked)
     if run:
         _run(ctx, request, version, where)
-    result = st.session_state.get(_RESULT)
-    if result is not None and result[0] == request:
-        _show(result[1], ctx)
+    result = kept(_RESULT, request, Preview)
+    if result is not None:
+        _show(result, ctx)
     elif not run:
         st.caption(f":material/bolt: {escape_markdown(spark_status().describe())}")
 
 
+def _adopt_link(ctx: PageContext) -> None:
+    """Show what a link (or a reload) names: a version or a timestamp, and a filter."""
+    choice = PreviewChoice.from_link(linked())
+    state = st.session_state
+    if choice.timestamp:
+        state[_BY], state[_TIMESTAMP] = "Timestamp", choice.timestamp
+    elif choice.version is not None and choice.version in ctx.versions:
+        state[_BY], state[f"preview_version_{ctx.version}"] = "Version", choice.version
+    if choice.filter:
+        state[_WHERE] = choice.filter
+
+
+def _mirror(version: int | None) -> None:
+    """The choice on screen, in the URL: a copied address reopens this preview."""
+    state = st.session_state
+    by_time = state.get(_BY) == "Timestamp"
+    choice = PreviewChoice(
+        version=None if by_time else version,
+        timestamp=str(state.get(_TIMESTAMP) or "").strip() or None if by_time else None,
+        filter=str(state.get(_WHERE) or "").strip(),
+    )
+    mirror(choice.params())
+
+
 def _choose_version(ctx: PageContext) -> int | None:
-    by = st.radio("Choose by", ["Version", "Timestamp"], horizontal=True, key="preview_by")
+    by = st.radio("Choose by", ["Version", "Timestamp"], horizontal=True, key=_BY)
     if by == "Version":
         versions = list(ctx.versions) or [ctx.version]
         # Keyed by the sidebar's version, so picking one there resets this picker.
@@ -109,7 +139,7 @@ def _choose_version(ctx: PageContext) -> int | None:
         )
     typed = st.text_input(
         "Timestamp (UTC unless you give a zone)",
-        key="preview_timestamp",
+        key=_TIMESTAMP,
         placeholder="2024-10-08 05:42:52.123 UTC  ·  2024-10-08  ·  2024-10-08T07:42:52+02:00",
     )
     if not typed.strip():
@@ -176,7 +206,7 @@ def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
     box.update(
         label=f"Read version {version}: {preview.num_rows:,} rows in {took:.1f} s", state="complete"
     )
-    st.session_state[_RESULT] = (request, preview)
+    keep(_RESULT, request, preview)
 
 
 def _show(preview: Preview, ctx: PageContext) -> None:

@@ -17,6 +17,7 @@ from inspector.log.table import open_table
 from inspector.present.values import EMPTY
 from ui.common import escape_markdown, format_bytes, format_count, render_error, work_button
 from ui.context import PageContext
+from ui.state import forget, keep, kept
 
 REPORT_KEY = "_replica_report"
 
@@ -34,7 +35,6 @@ def render_replica_section(ctx: PageContext) -> None:
         "Replica location", key="replica_location", placeholder="/path/to/replica"
     )
     if work_button("Compare", icon=":material/compare_arrows:", key="replica_run", where=right):
-        key = (ctx.log.table_root, ctx.log.generation, location)
         try:
             with st.spinner("Listing both tables and checking the replica…"):
                 replica = open_table(
@@ -42,14 +42,13 @@ def render_replica_section(ctx: PageContext) -> None:
                 )
                 report = compare_replica(ctx.table, replica, settings=ctx.settings)
         except InspectorError as exc:
-            st.session_state.pop(REPORT_KEY, None)
+            forget(REPORT_KEY)
             render_error(exc)
             return
-        st.session_state[REPORT_KEY] = (key, report)
-    stored = st.session_state.get(REPORT_KEY)
-    if stored is None or stored[0][:2] != (ctx.log.table_root, ctx.log.generation):
-        return
-    _render_report(stored[1])
+        keep(REPORT_KEY, (ctx.log.table_root, ctx.log.generation), report)
+    shown = kept(REPORT_KEY, (ctx.log.table_root, ctx.log.generation), ReplicaReport)
+    if shown is not None:
+        _render_report(shown)
 
 
 def _render_report(report: ReplicaReport) -> None:

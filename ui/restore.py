@@ -21,17 +21,16 @@ from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.protocol import describe_protocol
 from inspector.delta.text import partition_label
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.restore import (
     Override,
     RestorePlan,
     RestoreRequest,
-    RestoreResult,
     execute_restore,
     plan_restore,
-    plan_undo,
     request_refusals,
 )
-from inspector.table.versions import parse_version
+from inspector.restore.target import describe_name_source, parse_target
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -43,21 +42,23 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-
-PREFILL = "restore_prefill"  # set by other pages: {"table": root, "version": v, "reason": text}
-TARGET = "restore_target"
-REASON = "restore_reason"
-CONFIRM_TABLE = "restore_confirm_table"
-CONFIRM_VERSION = "restore_confirm_version"
-ALLOW_MISSING = "restore_allow_missing"
-ALLOW_DOWNGRADE = "restore_allow_downgrade"
-_OVERRIDE_KEYS = {
-    Override.ALLOW_MISSING_FILES: ALLOW_MISSING,
-    Override.ALLOW_PROTOCOL_DOWNGRADE: ALLOW_DOWNGRADE,
-}
-_PLAN = "_restore_plan"
-_RESULT = "_restore_result"
-_CLEAR = "_restore_clear"  # set after a commit: empty the form on the next run
+from ui.restore_result import render_result
+from ui.restore_state import (
+    ALLOW_DOWNGRADE,
+    ALLOW_MISSING,
+    CLEAR,
+    CONFIRM_TABLE,
+    CONFIRM_VERSION,
+    OVERRIDE_KEYS,
+    PLAN,
+    PREFILL,
+    REASON,
+    RESULT,
+    TARGET,
+    RestorePrefill,
+    plan_request,
+)
+from ui.state import keep, kept
 
 
 def render(ctx: PageContext) -> None:
@@ -67,18 +68,18 @@ def render(ctx: PageContext) -> None:
         "Operator mode: this page changes the table. A restore is one new commit that makes "
         "an older version's data current again; older versions stay in the history."
     )
-    if st.session_state.pop(_CLEAR, False):
+    if st.session_state.pop(CLEAR, False):
         for key in (
-            _PLAN,
+            PLAN,
             TARGET,
             CONFIRM_TABLE,
             CONFIRM_VERSION,
             REASON,
-            *_OVERRIDE_KEYS.values(),
+            *OVERRIDE_KEYS.values(),
         ):
             st.session_state.pop(key, None)
     _apply_prefill(ctx)
-    _render_result(ctx)
+    render_result(ctx)
     if TARGET not in st.session_state:
         st.session_state[TARGET] = _default_target(ctx)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
@@ -105,11 +106,11 @@ def render(ctx: PageContext) -> None:
 def _apply_prefill(ctx: PageContext) -> None:
     """Adopt a pre-fill from another page (Health): target and reason; never the confirmation."""
     prefill = st.session_state.pop(PREFILL, None)
-    if not prefill or prefill.get("table") != ctx.log.table_root:
+    if not isinstance(prefill, RestorePrefill) or prefill.table_root != ctx.log.table_root:
         return
-    st.session_state[TARGET] = str(prefill.get("version", ""))
-    st.session_state[REASON] = prefill.get("reason") or ""
-    st.session_state.pop(_PLAN, None)
+    st.session_state[TARGET] = str(prefill.version)
+    st.session_state[REASON] = prefill.reason
+    st.session_state.pop(PLAN, None)
 
 
 def _default_target(ctx: PageContext) -> str:
@@ -121,7 +122,7 @@ def _default_target(ctx: PageContext) -> str:
 
 def _make_plan(ctx: PageContext, text: str) -> None:
     try:
-        target = _parse_target(text, ctx)
+        target = parse_target(text, ctx.log)
         with st.spinner(
             "Planning: comparing the two versions' files on Spark and checking every file…",
             show_time=True,  # a cold Spark start takes 10–20 s: the time shows it is moving
@@ -130,21 +131,12 @@ def _make_plan(ctx: PageContext, text: str) -> None:
     except InspectorError as exc:
         render_error(exc)
         return
-    st.session_state[_PLAN] = (ctx.log.table_root, ctx.log.generation, plan)
-
-
-def _parse_target(text: str, ctx: PageContext) -> int | str:
-    raw = (text or "").strip()
-    if raw.lstrip("-").isdigit() or raw.lower() in {"latest", "current"}:
-        return parse_version(raw, ctx.log)
-    return raw  # a timestamp; plan_restore parses it and says what is wrong
+    keep(PLAN, plan_request(ctx.log), plan)
 
 
 def _current_plan(ctx: PageContext) -> RestorePlan | None:
-    stored = st.session_state.get(_PLAN)
-    if stored is None or stored[:2] != (ctx.log.table_root, ctx.log.generation):
-        return None  # no plan, or the table changed since: a stale plan must never be committed
-    return stored[2]
+    # None also when the table changed since: a stale plan must never be committed.
+    return kept(PLAN, plan_request(ctx.log), RestorePlan)
 
 
 def _render_plan(plan: RestorePlan) -> None:
@@ -222,34 +214,15 @@ def _render_details(plan: RestorePlan) -> None:
     diff = plan.metadata_diff
     if diff is not None and not diff.is_empty:
         with st.expander("Schema, property and protocol changes", expanded=True):
-            rows = (
-                [
-                    {"change": "column comes back", "what": c.name, "before": "", "after": c.type}
-                    for c in diff.columns_added
-                ]
-                + [
-                    {"change": "column dropped", "what": c.name, "before": c.type, "after": ""}
-                    for c in diff.columns_removed
-                ]
-                + [
-                    {
-                        "change": "column changed",
-                        "what": c.name,
-                        "before": "",
-                        "after": "; ".join(c.changes),
-                    }
-                    for c in diff.columns_changed
-                ]
-                + [
-                    {"change": kind, "what": v.key, "before": str(v.before), "after": str(v.after)}
-                    for kind, values in (
-                        ("property", diff.properties),
-                        ("table", diff.table),
-                        ("protocol", diff.protocol),
-                    )
-                    for v in values
-                ]
-            )
+            rows = [
+                {
+                    "change": _RESTORE_CHANGE.get(r.kind, r.kind.value),
+                    "what": r.name,
+                    "before": "" if r.before is None or r.changes else str(r.before),
+                    "after": "; ".join(r.changes) or ("" if r.after is None else str(r.after)),
+                }
+                for r in metadata_rows(diff)
+            ]
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     if plan.merged_protocol is not None:
         st.caption(
@@ -257,6 +230,12 @@ def _render_details(plan: RestorePlan) -> None:
             f"(current {describe_protocol(plan.current_protocol)}). "
             f"Partitions touched: {format_count(plan.num_partitions_touched)}."
         )
+
+
+_RESTORE_CHANGE = {  # a restore brings the target's schema back: say it that way
+    RowKind.COLUMN_ADDED: "column comes back",
+    RowKind.COLUMN_REMOVED: "column dropped",
+}
 
 
 def _files_frame(plan: RestorePlan) -> pd.DataFrame:
@@ -286,7 +265,7 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
         typed_table = st.text_input(
             f"Type the table name: **{escape_markdown(plan.table_name)}**", key=CONFIRM_TABLE
         )
-        _match_note(typed_table, plan.table_name, _name_source(plan))
+        _match_note(typed_table, plan.table_name, describe_name_source(plan))
     with middle:
         typed_version = st.text_input(
             f"Type the target version: **{plan.target_version}**", key=CONFIRM_VERSION
@@ -311,16 +290,6 @@ def _render_confirmation(ctx: PageContext, plan: RestorePlan) -> None:
         key="restore_commit",
     ):
         _commit(ctx, request)
-
-
-def _name_source(plan: RestorePlan) -> str:
-    """Where the name to type comes from: the catalog, the metadata name, else the folder."""
-    if plan.catalog_name:
-        return f"the table's full name in its catalog ({plan.catalog_name})"
-    folder = plan.table_root.rstrip("/").rsplit("/", 1)[-1]
-    if plan.table_name == folder:
-        return "the table's folder name (the table has no name in its metadata)"
-    return "the table's name in its metadata"
 
 
 def _match_note(typed: str, expected: str, source: str) -> None:
@@ -384,78 +353,8 @@ def _commit(ctx: PageContext, request: RestoreRequest) -> None:
     if failure is not None:  # open, under the Commit button: the reason and what to do
         render_error(failure)
         return
-    st.session_state[_CLEAR] = True
-    st.session_state[_RESULT] = (ctx.log.table_root, result)
+    st.session_state[CLEAR] = True
+    keep(RESULT, ctx.log.table_root, result)
     ctx.log.refresh()
     # Every page moves to the new latest version: sidebar picker, header, URL.
     select_version(result.committed_version)
-
-
-def _render_result(ctx: PageContext) -> None:
-    stored = st.session_state.get(_RESULT)
-    if stored is None or stored[0] != ctx.log.table_root:
-        return
-    result: RestoreResult = stored[1]
-    partial = " as a **PARTIAL** table" if result.skipped_files else ""
-    st.success(
-        f"Committed version **{result.committed_version}**: the table now has version "
-        f"{result.plan.target_version}'s data{partial}.",
-        icon=":material/task_alt:",
-    )
-    m = result.metrics
-    cols = metric_row()
-    cols.metric("New version", result.committed_version)
-    cols.metric("Files re-added", format_count(m.num_restored_files))
-    cols.metric("Files removed", format_count(m.num_removed_files))
-    cols.metric(
-        "Files after",
-        format_count(m.num_of_files_after_restore),
-        caption=format_bytes(m.table_size_after_restore),
-    )
-    _render_verification(result)
-    if st.button(
-        f"Undo: restore back to version {result.pre_restore_version}",
-        icon=":material/undo:",
-        key="restore_undo",
-        help="Plans a guarded restore back; you confirm it like any restore.",
-    ):
-        _plan_undo(ctx, result)
-
-
-def _render_verification(result: RestoreResult) -> None:
-    verification = result.verification
-    if verification is None:
-        return
-    icons = {
-        "passed": ":material/check:",
-        "failed": ":material/close:",
-        "skipped": ":material/remove:",
-    }
-    lines = [
-        f"{icons.get(c.status, '')} **{c.name}** ({c.status}): {escape_markdown(c.message)}"
-        for c in verification.checks
-    ]
-    box = st.success if verification.ok else st.error
-    box(
-        "**Verification "
-        + ("passed" if verification.ok else "FAILED")
-        + "**\n\n"
-        + "\n\n".join(lines)
-    )
-
-
-def _plan_undo(ctx: PageContext, result: RestoreResult) -> None:
-    try:
-        with st.spinner("Planning the undo…", show_time=True):
-            plan = plan_undo(result, settings=ctx.settings)
-    except InspectorError as exc:
-        render_error(exc)
-        return
-    st.session_state.pop(_RESULT, None)
-    st.session_state[_PLAN] = (ctx.log.table_root, ctx.log.generation, plan)
-    st.session_state[TARGET] = str(result.pre_restore_version)
-    st.session_state[REASON] = (
-        f"Undo of the restore to version {result.plan.target_version} "
-        f"(version {result.committed_version})"
-    )
-    st.rerun()

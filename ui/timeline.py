@@ -23,6 +23,8 @@ from inspector.present.values import EMPTY
 from inspector.table.history import TIME_RULE
 from ui.common import select_version
 from ui.context import PageContext
+from ui.page_state import linked, mirror
+from ui.state import keep, kept
 from ui.timeline_frame import (
     KIND_COLOURS,
     WINDOW,
@@ -36,7 +38,7 @@ from ui.timeline_retention import add_retention_band
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
 _CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"
-_WINDOW_STATE = "_timeline_window"  # ((selected version, shown count), windows back)
+_WINDOW_STATE = "_timeline_window"  # Kept: windows back, for (selected version, shown count)
 
 
 def render(ctx: PageContext) -> None:
@@ -77,13 +79,15 @@ def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
     """The rows drawn: all when they fit, else a window with buttons to page through."""
     versions = shown["version"].to_numpy()
     if len(versions) <= WINDOW:
+        mirror({"window": None})
         return 0, len(versions)
     ident = (selected, len(versions))
-    saved = st.session_state.get(_WINDOW_STATE)
-    lo, hi, back = window_bounds(
-        versions, selected, saved[1] if saved and saved[0] == ident else None
-    )
-    st.session_state[_WINDOW_STATE] = (ident, back)
+    linked_back = _int_or_none(linked().get("window"))
+    if linked_back is not None:  # a link (or a reload) names the window
+        keep(_WINDOW_STATE, ident, linked_back)
+    lo, hi, back = window_bounds(versions, selected, kept(_WINDOW_STATE, ident, int))
+    keep(_WINDOW_STATE, ident, back)
+    mirror({"window": str(back)})
     older, note, newer = st.columns([1.2, 4, 1.2], vertical_alignment="center")
     older.button(
         "Older versions",
@@ -109,7 +113,11 @@ def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
 
 
 def _move_window(ident: tuple[int, int], back: int) -> None:
-    st.session_state[_WINDOW_STATE] = (ident, back)
+    keep(_WINDOW_STATE, ident, back)
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
 
 
 def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:

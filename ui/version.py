@@ -18,20 +18,20 @@ import streamlit as st
 from inspector.delta.actions import (
     AddCDCFile,
     DomainMetadata,
-    Metadata,
-    Protocol,
     Txn,
     UnknownAction,
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
-from inspector.delta.schema import Column, ColumnNames, logical_names
+from inspector.delta.schema import ColumnNames, logical_names
+from inspector.diff.commitmeta import commit_metadata_change
 from inspector.diff.filepages import (
     FileKind,
     commit_action_count,
     commit_file_page,
     commit_head,
 )
-from inspector.diff.metadiff import MetadataDiff, ValueChange, diff_metadata
+from inspector.diff.metadiff import MetadataDiff
+from inspector.diff.metarows import MetadataRow, RowKind, metadata_rows
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.present.values import EMPTY, setting_text, text_value
@@ -218,79 +218,56 @@ def _path_listing(commit: Commit) -> str:
 
 
 def _metadata_changes(ctx: PageContext, commit: Commit) -> None:
-    if commit.metadata is None and commit.protocol is None:
+    change = commit_metadata_change(ctx.log, commit)
+    if change is None:
         return
     st.markdown("##### Metadata, protocol and schema changes")
-    before, note = _state_before(ctx, commit.version)
-    after = _state_after(ctx, commit, before)
-    if note:
-        st.info(note, icon=":material/info:")
-    if after is None:
+    if change.before_unknown:
+        st.info(
+            f"{change.before_unknown}, so everything this commit sets is shown as new.",
+            icon=":material/info:",
+        )
+    if change.diff is None:
         st.warning(
             "The table's metadata or protocol at this version cannot be determined, so the "
             "change cannot be shown; the raw JSON below has the actions.",
             icon=":material/warning:",
         )
         return
-    diff = diff_metadata(before, after)
-    if before is None:
+    if change.creates:
         st.caption(
             "This commit creates the table (there is no earlier version to compare with): "
             "everything below is new."
         )
-    if diff.is_empty:
+    if change.diff.is_empty:
         st.caption("This commit rewrote the metaData/protocol without changing anything in them.")
         return
-    _render_diff(diff, creating=before is None)
-
-
-def _state_before(
-    ctx: PageContext, version: int
-) -> tuple[tuple[Metadata, Protocol] | None, str | None]:
-    if version == 0:
-        return None, None
-    try:
-        prev = ctx.log.snapshot(version - 1)
-    except InspectorError as exc:
-        return None, (
-            f"Version {version - 1} cannot be reconstructed ({exc.message}), so "
-            "everything this commit sets is shown as new."
-        )
-    return (prev.metadata, prev.protocol), None
-
-
-def _state_after(
-    ctx: PageContext, commit: Commit, before: tuple[Metadata, Protocol] | None
-) -> tuple[Metadata, Protocol] | None:
-    meta = commit.metadata or (before[0] if before else None)
-    proto = commit.protocol or (before[1] if before else None)
-    if meta is None or proto is None:
-        try:
-            snap = ctx.log.snapshot(commit.version)
-        except InspectorError:
-            return None
-        meta, proto = meta or snap.metadata, proto or snap.protocol
-    return meta, proto
+    _render_diff(change.diff, creating=change.creates)
 
 
 def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
+    rows = metadata_rows(diff)
+
+    def of(kind: RowKind) -> list[MetadataRow]:
+        return [r for r in rows if r.kind is kind]
+
     sections = [
         (title, frame)
         for title, frame in (
-            ("Columns added", _columns_frame(diff.columns_added)),
-            ("Columns removed", _columns_frame(diff.columns_removed)),
+            ("Columns added", _columns_frame(of(RowKind.COLUMN_ADDED))),
+            ("Columns removed", _columns_frame(of(RowKind.COLUMN_REMOVED))),
             (
                 "Columns changed",
                 pd.DataFrame(
                     [
-                        {"column": c.name, "change": "; ".join(c.changes)}
-                        for c in diff.columns_changed
+                        {"column": r.name, "change": "; ".join(r.changes)}
+                        for r in of(RowKind.COLUMN_CHANGED)
                     ]
                 ),
             ),
-            ("Table", _changes_frame(diff.table, creating)),
-            ("Properties", _changes_frame(diff.properties, creating)),
-            ("Protocol", _changes_frame(diff.protocol, creating)),
+            ("Table", _changes_frame(of(RowKind.TABLE), creating)),
+            ("Properties", _changes_frame(of(RowKind.PROPERTY), creating)),
+            ("Protocol", _changes_frame(of(RowKind.PROTOCOL), creating)),
         )
         if not frame.empty
     ]
@@ -301,28 +278,29 @@ def _render_diff(diff: MetadataDiff, *, creating: bool) -> None:
             st.table(frame, hide_index=True)
 
 
-def _changes_frame(changes: Sequence[ValueChange], creating: bool) -> pd.DataFrame:
+def _changes_frame(changes: Sequence[MetadataRow], creating: bool) -> pd.DataFrame:
     if creating:  # nothing came before: a "before" column would only say "(not set)"
-        return pd.DataFrame([{"key": c.key, "value": _value_text(c.after)} for c in changes])
+        return pd.DataFrame([{"key": c.name, "value": _value_text(c.after)} for c in changes])
     return pd.DataFrame(
         [
-            {"key": c.key, "before": _value_text(c.before), "after": _value_text(c.after)}
+            {"key": c.name, "before": _value_text(c.before), "after": _value_text(c.after)}
             for c in changes
         ]
     )
 
 
-def _columns_frame(columns: Sequence[Column]) -> pd.DataFrame:
+def _columns_frame(rows: Sequence[MetadataRow]) -> pd.DataFrame:
+    columns = [r.column for r in rows if r.column is not None]
     if not columns:
         return pd.DataFrame()
-    rows = [
+    frame_rows = [
         {"column": c.name, "type": c.type, "nullable": "yes" if c.nullable else "NOT NULL"}
         for c in columns
     ]
-    for row, c in zip(rows, columns, strict=False):
+    for row, c in zip(frame_rows, columns, strict=False):
         if c.physical_path != c.path:
             row["physical name"] = ".".join(c.physical_path)
-    return pd.DataFrame(rows).fillna("")
+    return pd.DataFrame(frame_rows).fillna("")
 
 
 def _value_text(value: Any) -> str:

@@ -33,6 +33,7 @@ from inspector.restore import (
     execute_restore,
     plan_restore,
 )
+from inspector.restore.target import describe_name_source
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
 from inspector.table.versions import parse_version
@@ -172,7 +173,8 @@ def _request(
     if args.yes:
         name, version = plan.table_name, str(plan.target_version)
     elif ask:
-        name = input(f"\nType the table name ({plan.table_name}) to confirm: ").strip()
+        source = describe_name_source(plan)
+        name = input(f"\nType the table name ({plan.table_name}, {source}) to confirm: ").strip()
         version = input(f"Type the target version ({plan.target_version}) to confirm: ").strip()
     else:
         name = version = ""

@@ -21,6 +21,7 @@ from inspector.diff.filediff import (
     PartitionChange,
     VersionSide,
 )
+from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import row_text, setting_text, text_value
 from inspector.table.history import iso
@@ -280,28 +281,35 @@ def _md_metadata(diff: FileDiff) -> str:
     meta = diff.metadata
     if meta.is_empty:
         return "## Schema, properties and protocol\n\nNo change."
-    rows = (
-        [["added", c.name, c.type] for c in meta.columns_added]
-        + [["removed", c.name, c.type] for c in meta.columns_removed]
-        + [["changed", c.name, "; ".join(c.changes)] for c in meta.columns_changed]
-    )
+    rows = metadata_rows(meta)
+    columns = [
+        [_COLUMN_CHANGE[r.kind], r.name, "; ".join(r.changes) or r.after or r.before]
+        for r in rows
+        if r.kind.is_column
+    ]
     parts = ["## Schema, properties and protocol"]
-    if rows:
-        parts.append("### Columns\n\n" + _table(["change", "column", "type / what changed"], rows))
-    for title, changes in (
-        ("Properties", meta.properties),
-        ("Protocol", meta.protocol),
-        ("Table", meta.table),
+    if columns:
+        parts.append(
+            "### Columns\n\n" + _table(["change", "column", "type / what changed"], columns)
+        )
+    for title, kind in (
+        ("Properties", RowKind.PROPERTY),
+        ("Protocol", RowKind.PROTOCOL),
+        ("Table", RowKind.TABLE),
     ):
-        if changes:
-            parts.append(
-                f"### {title}\n\n"
-                + _table(
-                    ["key", "before", "after"],
-                    [[v.key, setting_text(v.before), setting_text(v.after)] for v in changes],
-                )
-            )
+        values = [
+            [r.name, setting_text(r.before), setting_text(r.after)] for r in rows if r.kind is kind
+        ]
+        if values:
+            parts.append(f"### {title}\n\n" + _table(["key", "before", "after"], values))
     return "\n\n".join(parts)
+
+
+_COLUMN_CHANGE = {
+    RowKind.COLUMN_ADDED: "added",
+    RowKind.COLUMN_REMOVED: "removed",
+    RowKind.COLUMN_CHANGED: "changed",
+}
 
 
 def _md_partitions(diff: FileDiff) -> str:
