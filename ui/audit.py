@@ -7,6 +7,8 @@ and a CSV download. The page only renders :func:`inspector.restore.trail.audit_t
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -21,7 +23,7 @@ from ui.context import PageContext
 STATUS_FILTER = "audit_status_filter"
 
 
-def _shown(row: dict) -> dict:
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
     """A row with its time in the one display form (the audit log keeps ISO 8601)."""
     try:
         return {**row, "when": format_moment(parse_timestamp(row["when"]))}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -114,7 +115,7 @@ def _open_diff(pair: VersionPair) -> None:
     ask_for_page("diff", {"version": str(pair.to_version), **pair.params()})
 
 
-def _show(ctx: PageContext, request: tuple, feed: ChangeFeed) -> None:
+def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
     cols = metric_row()
     cols.metric("Rows", format_count(feed.num_rows))
     for kind, count in feed.counts.items():
@@ -163,7 +164,9 @@ def _when(value: object) -> object:
     return value
 
 
-def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> ChangeFeed | None:
+def _page(
+    ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed, offset: int
+) -> ChangeFeed | None:
     """The page at ``offset``, read once by the backend and kept for this request."""
     pages = st.session_state.setdefault(_PAGES, {})
     if (request, offset) not in pages:
@@ -173,4 +176,5 @@ def _page(ctx: PageContext, request: tuple, feed: ChangeFeed, offset: int) -> Ch
         except InspectorError as exc:
             render_error(exc)
             return None
-    return pages[(request, offset)]
+    found: ChangeFeed | None = pages[(request, offset)]
+    return found

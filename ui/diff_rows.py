@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -18,7 +20,7 @@ _REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, ge
 _RESULTS = "_diff_rows_results"  # computed pages: {(table, gen, from, to, key, offset): RowDiff}
 
 
-def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple) -> RowDiff | None:
+def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...]) -> RowDiff | None:
     """The Rows tab; returns the row diff shown, if any (for the exports)."""
     columns = list(
         dict.fromkeys(
@@ -100,7 +102,9 @@ def carried_over_note(diff: FileDiff, rows: RowDiff) -> str | None:
     )
 
 
-def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset: int) -> RowDiff:
+def _row_diff(
+    ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...], key: tuple[Any, ...], offset: int
+) -> RowDiff:
     results = st.session_state.setdefault(_RESULTS, {})
     cached = results.get(ident + (key, offset))
     if cached is None:
@@ -115,7 +119,8 @@ def _row_diff(ctx: PageContext, diff: FileDiff, ident: tuple, key: tuple, offset
                 settings=ctx.settings,
             )
         results[ident + (key, offset)] = cached
-    return cached
+    rows: RowDiff = cached
+    return rows
 
 
 def _show_rows(rows: RowDiff) -> None:

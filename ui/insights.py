@@ -7,6 +7,8 @@ bytes and small files per partition, files over versions, and the tables beneath
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -44,7 +46,7 @@ def _insights(ctx: PageContext) -> LayoutInsights:
     return insights
 
 
-def _render_summary(r: dict) -> None:
+def _render_summary(r: dict[str, Any]) -> None:
     cols = st.columns(5)
     cols[0].metric("Files", format_count(r["files"]), help=format_bytes(r["bytes"]))
     cols[1].metric(
@@ -67,14 +69,14 @@ def _render_summary(r: dict) -> None:
     )
 
 
-def _render_histogram(r: dict) -> None:
+def _render_histogram(r: dict[str, Any]) -> None:
     buckets = r["sizeHistogram"]
     fig = go.Figure(go.Bar(x=[b["label"] for b in buckets], y=[b["files"] for b in buckets]))
     fig.update_layout(title="File sizes", xaxis_title="size", yaxis_title="files", height=300)
     st.plotly_chart(fig, width="stretch")
 
 
-def _render_partitions(r: dict) -> None:
+def _render_partitions(r: dict[str, Any]) -> None:
     frame = pd.DataFrame(r["partitions"]).drop(columns=["values"], errors="ignore")
     if frame.empty:
         st.info("The table has no live files at this version.")
@@ -98,7 +100,7 @@ def _render_partitions(r: dict) -> None:
     )
 
 
-def _render_timeline(r: dict) -> None:
+def _render_timeline(r: dict[str, Any]) -> None:
     points = r["filesOverVersions"]
     if len(points) < 2:
         return
@@ -109,7 +111,7 @@ def _render_timeline(r: dict) -> None:
     st.plotly_chart(fig, width="stretch")
 
 
-def _render_stats(r: dict) -> None:
+def _render_stats(r: dict[str, Any]) -> None:
     stats = r["stats"]
     st.markdown(
         f"**Statistics**: {format_count(stats['filesWithStats'])} of "

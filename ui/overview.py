@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -13,12 +15,12 @@ from ui.context import PageContext
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _detail(key: tuple, _ctx: PageContext) -> TableDetail:
+def _detail(key: tuple[Any, ...], _ctx: PageContext) -> TableDetail:
     return describe_detail(_ctx.log, _ctx.history)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def _compatibility(key: tuple, _ctx: PageContext) -> Compatibility:
+def _compatibility(key: tuple[Any, ...], _ctx: PageContext) -> Compatibility:
     return describe_compatibility(_ctx.log, _ctx.history)
 
 

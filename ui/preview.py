@@ -9,6 +9,7 @@ another widget) interrupts the poll, which cancels the job group.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -171,7 +172,7 @@ def _cancel_leftover(cancel_clicked: bool) -> None:
         st.info("Preview cancelled; Spark's jobs for it were stopped.", icon=":material/cancel:")
 
 
-def _run(ctx: PageContext, request: tuple, version: int, where: str) -> None:
+def _run(ctx: PageContext, request: tuple[Any, ...], version: int, where: str) -> None:
     job = PreviewJob(ctx.log, version, settings=ctx.settings, where=where or None)
     st.session_state[_JOB] = job
     cancel_slot = st.empty()

@@ -11,6 +11,7 @@ and large windows are drawn with WebGL.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -168,7 +169,7 @@ def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | Non
     # The key carries the bounds, so switching the time axis starts from the full range. The
     # margins keep the end labels (centred on the thumbs) inside the content column.
     _, column, _ = column.columns([0.07, 0.86, 0.07])
-    return column.slider(
+    chosen: tuple[datetime | None, datetime | None] = column.slider(
         "Time range (UTC)",
         min_value=first,
         max_value=last,
@@ -177,6 +178,7 @@ def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | Non
         format=fmt,
         key=f"timeline_range_{int(first.timestamp())}_{int(last.timestamp())}",
     )
+    return chosen
 
 
 def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
@@ -187,7 +189,8 @@ def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
     scaled = np.sqrt(amount.to_numpy(dtype=float))
     top = scaled.max()
     small, large = (4, 13) if min(len(frame), WINDOW) >= WINDOW else (9, 34)
-    return small + (large - small) * (scaled / top if top > 0 else scaled)
+    sizes: np.ndarray[Any, Any] = small + (large - small) * (scaled / top if top > 0 else scaled)
+    return sizes
 
 
 def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageContext) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,7 +83,9 @@ def operation_kind(operation: str) -> str:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def history_frame(key: tuple, _history: tuple[HistoryEntry, ...]) -> tuple[pd.DataFrame, bool]:
+def history_frame(
+    key: tuple[Any, ...], _history: tuple[HistoryEntry, ...]
+) -> tuple[pd.DataFrame, bool]:
     """One row per version (position ``at`` in the history), and whether the table looks copied.
 
     Built once per key. On a copy, the per-version "probably copied" problem is not
@@ -123,7 +126,7 @@ _COLUMNS = (
 )
 
 
-def _row(at: int, e: HistoryEntry, copied: bool) -> tuple:
+def _row(at: int, e: HistoryEntry, copied: bool) -> tuple[Any, ...]:
     """One version's values, in the order of :data:`_COLUMNS`."""
     stamps = e.timestamps
     problems = _problems(e, copied)
@@ -158,7 +161,7 @@ def _problems(e: HistoryEntry, copied: bool) -> list[str]:
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def window_text(
-    key: tuple, _window: pd.DataFrame, _history: Sequence[HistoryEntry], copied: bool
+    key: tuple[Any, ...], _window: pd.DataFrame, _history: Sequence[HistoryEntry], copied: bool
 ) -> pd.DataFrame:
     """The window with the text columns the table and the hover show (built for its rows only).
 
@@ -178,7 +181,7 @@ def window_text(
     return out.assign(hover=_hover(out))
 
 
-def window_key(history_key: tuple, window: pd.DataFrame) -> tuple:
+def window_key(history_key: tuple[Any, ...], window: pd.DataFrame) -> tuple[Any, ...]:
     """What identifies a window's rows and their time axis, for :func:`window_text`."""
     versions = window["version"].to_numpy()
     when = window["when"].astype("int64").to_numpy()  # tz-aware: to_numpy() gives objects

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -38,7 +39,7 @@ def band_of(version: VersionRetention, now_ms: int) -> str | None:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def retention_runs(
-    key: tuple, _log: DeltaLog, _history: tuple[HistoryEntry, ...], now_ms: int
+    key: tuple[Any, ...], _log: DeltaLog, _history: tuple[HistoryEntry, ...], now_ms: int
 ) -> tuple[tuple[str, int, int], ...]:
     """Runs of consecutive versions in one band: ``(band, first, last)`` (cached per key)."""
     try:
@@ -61,7 +62,7 @@ def add_retention_band(
     fig: go.Figure,
     log: DeltaLog,
     history: Sequence[HistoryEntry],
-    key: tuple,
+    key: tuple[Any, ...],
     drawn: tuple[int, int] | None = None,
     *,
     versions_on_x: bool = False,

@@ -185,7 +185,7 @@ _ROWS_HELP = (
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _cached_rows(key: tuple, _log: DeltaLog, version: int) -> RowChange:
+def _cached_rows(key: tuple[Any, ...], _log: DeltaLog, version: int) -> RowChange:
     return commit_rows(_log, version)
 
 

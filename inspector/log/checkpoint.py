@@ -309,11 +309,11 @@ def _sorted_keys(table: pa.Table) -> list[tuple[str, str | None]]:
     return list(columnar.keys(ordered))
 
 
-def _count(keys: list) -> str:
+def _count(keys: list[Any]) -> str:
     return "1 file" if len(keys) == 1 else f"{len(keys)} files"
 
 
-def _examples(keys: list, limit: int = 3) -> str:
+def _examples(keys: list[Any], limit: int = 3) -> str:
     names = [path + (" with a deletion vector" if dv else "") for path, dv in keys[:limit]]
     more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
     return ", ".join(names) + more
@@ -338,7 +338,7 @@ def _json_or_text(value: str) -> Any:
         return value
 
 
-def _protocol_view(p: Protocol | None) -> tuple | None:
+def _protocol_view(p: Protocol | None) -> tuple[Any, ...] | None:
     if p is None:
         return None
     return (p.min_reader_version, p.min_writer_version, p.features)

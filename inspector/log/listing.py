@@ -283,7 +283,7 @@ def _classify(
     )
 
 
-def _checkpoint_group(name: str, match: re.Match) -> str:
+def _checkpoint_group(name: str, match: re.Match[str]) -> str:
     """A key that gathers the parts of one checkpoint (``multi:N`` or the file name)."""
     if match.re is _MULTI:
         return f"multi:{int(match.group(3))}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -67,7 +67,7 @@ class FileMap(Mapping[FileKey, _R]):
         return iter(self._all()) if self._records is not None else columnar.keys(self.table)
 
     def __len__(self) -> int:
-        return self.table.num_rows
+        return int(self.table.num_rows)
 
     def __contains__(self, key: object) -> bool:
         if self._records is not None:
@@ -138,7 +138,7 @@ class Snapshot:
     @property
     def num_files(self) -> int:
         """Number of live data files."""
-        return self.files_table.num_rows
+        return int(self.files_table.num_rows)
 
     @property
     def size_in_bytes(self) -> int:
@@ -173,8 +173,8 @@ class ReplayState:
     removes: list[pa.Table] = field(default_factory=list)
     metadata: Metadata | None = None
     protocol: Protocol | None = None
-    txns: dict = field(default_factory=dict)
-    domains: dict = field(default_factory=dict)
+    txns: dict[str, Any] = field(default_factory=dict[str, Any])
+    domains: dict[str, Any] = field(default_factory=dict[str, Any])
     next_seq: int = 0
     _resolved: tuple[pa.Table, pa.Table] | None = None
 

@@ -294,7 +294,7 @@ def _plain(value: Any) -> str:
         try:
             value = json.loads(value)
         except ValueError:
-            return value
+            return str(value)
     if isinstance(value, list):
         return ", ".join(_plain(v) for v in value) or "[]"
     if isinstance(value, dict):

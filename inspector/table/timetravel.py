@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from inspector.delta.errors import InvalidInput, TimestampOutOfRange
 from inspector.delta.text import format_moment, format_time
@@ -97,10 +98,10 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int
             f"{shown} is before the earliest version that can be read: {span}.",
             f"Give a time at or after {format_time(first.timestamps.history)}.",
         )
-    return max(found)
+    return int(max(found))
 
 
-def _search_range(entries: list, wanted_ms: float) -> list:
+def _search_range(entries: list[Any], wanted_ms: float) -> list[Any]:
     """The versions Delta searches: where in-commit timestamps were enabled later, a time
     at or after the enablement searches the versions with them, an earlier time the versions
     before (whose file times may be later, e.g. in a copied table)."""
