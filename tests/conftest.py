@@ -102,6 +102,18 @@ def spark():
 
 
 @pytest.fixture
+def own_reader(spark, monkeypatch):
+    """Delta Inspector's own reader on the shared session for one test (then ``auto`` again,
+    where Delta's reader comes first): for tests of our reader, not of Delta's."""
+    from inspector.rows.session import READ_PATH_CONF
+
+    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_READ_PATH", "native")
+    spark.conf.set(READ_PATH_CONF, "native")
+    yield spark
+    spark.conf.set(READ_PATH_CONF, "auto")
+
+
+@pytest.fixture
 def audit(tmp_path, monkeypatch) -> str:
     """The restore audit log of this test (``DELTA_INSPECTOR_AUDIT_LOG``), in its temp dir."""
     path = str(tmp_path / "audit.jsonl")

@@ -137,6 +137,7 @@ def test_inline_deletion_vectors_with_a_padded_tail_decode_as_delta_kernel_rs_wr
         "delta-kernel-rs/compacted-log-files-table",
     ],
 )
+@pytest.mark.usefixtures("own_reader")
 def test_rows_of_deletion_vector_tables_match_the_live_record_count(spark, path):
     """Without expected rows: Spark's count equals numRecords minus the DV cardinalities,
     and the row count deltalake's DataFusion reader returns (recorded in the corpus index)."""
@@ -256,6 +257,7 @@ def test_count_rows_reads_footers_and_subtracts_deletion_vectors(spark):
         ("delta-kernel-rs/table-with-geo", "geospatial"),
     ],
 )
+@pytest.mark.usefixtures("own_reader")
 def test_features_that_cannot_be_read_correctly_are_refused_by_name(path, feature):
     from inspector.delta.errors import UnsupportedFeature
 
