@@ -248,9 +248,20 @@ def test_the_row_commands_read_the_same_rows_as_from_the_local_copy(
     there = run(capsys, args[0], abfss(uri), *args[1:], *flags(azurite.options))
     assert here[0] == there[0] == ExitCode.OK, there[2]
     ours = there[1].replace(abfss(uri), "<root>").replace('"python-data-source"', '"<path>"')
-    theirs = here[1].replace(str(local), "<root>").replace('"native"', '"<path>"')
+    theirs = here[1].replace(str(local), "<root>")
+    for path in ('"native"', '"delta"'):  # locally Delta's reader, or ours without its jars
+        theirs = theirs.replace(path, '"<path>"')
     assert args[0] != "show" or '"readPath": "<path>"' in ours
-    assert without_upload_times(json.loads(ours)) == without_upload_times(json.loads(theirs))
+    assert _rows_in_any_order(without_upload_times(json.loads(ours))) == _rows_in_any_order(
+        without_upload_times(json.loads(theirs))
+    )
+
+
+def _rows_in_any_order(record: dict) -> dict:
+    """A preview's first rows come in the order the reader read the files: compare as sets."""
+    if isinstance(record.get("rows"), list) and "numRows" in record:
+        record = {**record, "rows": sorted(json.dumps(r, sort_keys=True) for r in record["rows"])}
+    return record
 
 
 def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one(
