@@ -45,6 +45,7 @@ def test_options_typed_on_the_command_line_reach_the_deltalake_check(
 
 
 def test_a_deltalake_check_that_cannot_reach_the_store_fails_and_says_why(spark, tmp_path):
+    from inspector.connection import StorageOptions
     from inspector.log.deltalog import DeltaLog
     from inspector.restore.verify import CheckStatus, _deltalake_check
     from inspector.storage.objectstore import ObjectStorage
@@ -64,7 +65,7 @@ def test_a_deltalake_check_that_cannot_reach_the_store_fails_and_says_why(spark,
     )
     unreachable = dataclasses.replace(new, table_root="s3://nowhere/sales", storage=away)
 
-    check = _deltalake_check(unreachable, target, set())
+    check = _deltalake_check(unreachable, target, set(), StorageOptions(away.options))
 
     assert check.status == CheckStatus.FAILED
     assert check.message.startswith("deltalake could not read the table to compare its rows (")
