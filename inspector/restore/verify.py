@@ -332,10 +332,12 @@ def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]
     table = DeltaTable(
         snapshot.table_root, version=snapshot.version, storage_options=dict(options) or None
     )
-    try:
-        data = table.to_pyarrow_table()
-    except Exception:  # deletion vectors / column mapping: DataFusion reads those
-        data = pa.table(QueryBuilder().register("t", table).execute("SELECT * FROM t").read_all())
+    # DataFusion reads in Rust (deletion vectors and column mapping included). Not
+    # ``to_pyarrow_table``: its dataset reads through a Python filesystem with pre-buffering,
+    # and Arrow's I/O threads could still hold those Python buffers at interpreter exit, where
+    # releasing one aborted the process ("terminate called without an active exception",
+    # exit -6) after a committed restore (issue #26).
+    data = pa.table(QueryBuilder().register("t", table).execute("SELECT * FROM t").read_all())
     return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
 
 
