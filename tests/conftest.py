@@ -114,6 +114,17 @@ def own_reader(spark, monkeypatch):
 
 
 @pytest.fixture
+def own_engine_spark(spark):
+    """The shared session with Delta Inspector's own reader and commit writer
+    (``spark_engine`` ``own``) for one test, then Delta's engine again."""
+    from inspector.rows.session import get_spark
+    from inspector.settings import Settings
+
+    yield get_spark(Settings(spark_engine="own"))
+    get_spark(Settings())
+
+
+@pytest.fixture
 def audit(tmp_path, monkeypatch) -> str:
     """The restore audit log of this test (``DELTA_INSPECTOR_AUDIT_LOG``), in its temp dir."""
     path = str(tmp_path / "audit.jsonl")

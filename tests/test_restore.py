@@ -6,6 +6,7 @@ timestamps, and can be undone. Real tables (corpus copies and tables written her
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -140,38 +141,51 @@ def test_identity_high_water_marks_never_go_back(copy_table, settings, spark):
     assert result.verification.ok, [c.message for c in result.verification.failures]
 
 
-@pytest.mark.xfail(
-    reason="Delta's RESTORE reads this corpus copy through Hadoop's checksum file system, "
-    "which rejects commit 1: its stale .crc sidecar no longer matches (found when Delta became "
-    "the default commit engine; Delta Inspector's own writer restores it)",
-    strict=False,
-)
-def test_a_table_with_in_commit_timestamps_gets_one_on_the_restore_commit(
-    copy_table, settings, spark
+def test_deltas_restore_of_a_table_with_in_commit_timestamps_gets_one_on_its_commit(
+    delta_table, tmp_path, settings, spark
 ):
-    table = copy_table("delta-rs/cdc_ict_table")
+    table = tmp_path / "orders"
+    shutil.copytree(delta_table, table)
     log = DeltaLog.open(str(table))
-    previous = log.commit(3).commit_info.in_commit_timestamp
+    previous = log.commit(log.latest_version).commit_info.in_commit_timestamp
 
     result = restore(table, 1, settings, spark)
 
-    log.refresh()
+    assert result.engine == Engine.DELTA
+    _assert_restore_has_an_in_commit_timestamp_after(table, result, previous)
+    assert rows(table, result.committed_version, spark) == rows(table, 1, spark)
+
+
+def test_the_own_writers_restore_of_a_table_with_in_commit_timestamps_gets_one_on_its_commit(
+    copy_table, tmp_path, own_engine_spark
+):
+    """Our writer (object stores) keeps the rule too. Delta cannot restore this corpus copy:
+    Hadoop's checksum file system rejects commit 1, whose stale .crc sidecar no longer matches."""
+    table = copy_table("delta-rs/cdc_ict_table")
+    settings = Settings(audit_log=str(tmp_path / "audit.jsonl"), spark_engine="own")
+    previous = DeltaLog.open(str(table)).commit(3).commit_info.in_commit_timestamp
+
+    result = restore(table, 1, settings, own_engine_spark)
+
+    assert result.engine == Engine.OWN
+    _assert_restore_has_an_in_commit_timestamp_after(table, result, previous)
+    assert rows(table, result.committed_version, own_engine_spark) == rows(
+        table, 1, own_engine_spark
+    )
+
+
+def _assert_restore_has_an_in_commit_timestamp_after(table, result, previous: int) -> None:
+    log = DeltaLog.open(str(table))
     first_line = json.loads(log.commit_text(result.committed_version).splitlines()[0])
     assert first_line["commitInfo"]["inCommitTimestamp"] > previous
     entry = build_history(log, Settings())[-1]
     assert entry.timestamps.source == "inCommitTimestamp"
-    assert rows(table, result.committed_version, spark) == rows(table, 1, spark)
 
 
-@pytest.mark.xfail(
-    reason="Delta's RESTORE TO VERSION AS OF records no timestamp in operationParameters, "
-    "so a restore asked by time keeps the time only in the audit log (found when Delta "
-    "became the default commit engine)",
-    strict=False,
-)
 def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
     tmp_path, settings, spark
 ):
+    """Delta restores exactly the confirmed version; the time asked by is in the audit log."""
     table = sales_table(tmp_path / "sales")
     handle = open_table(table)
     entry = build_history(handle.log, Settings())[2]
@@ -182,10 +196,11 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
 
     assert plan.target_version == 2
     info = DeltaLog.open(table).commit(result.committed_version).commit_info
-    assert info.operation_parameters["version"] == 2
-    assert info.operation_parameters["timestamp"].startswith(
-        entry.timestamp.strftime("%Y-%m-%d %H:%M:%S")
-    )
+    assert info.operation == "RESTORE" and int(info.operation_parameters["version"]) == 2
+    committed = read_audit(settings.audit_log)[-1]
+    assert committed.outcome == "committed" and committed.to_version == 2
+    assert committed.to_timestamp is not None
+    assert committed.to_timestamp.startswith(entry.timestamp.strftime("%Y-%m-%d %H:%M:%S"))
 
 
 def test_files_lost_from_the_current_version_are_only_removed_from_the_log(

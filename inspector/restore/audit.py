@@ -34,6 +34,8 @@ class AuditEntry:
     """One restore attempt, as recorded in the audit log.
 
     ``from_version`` is the version the table was at; ``to_version`` the target;
+    ``to_timestamp`` the time the operator asked for, when the target was asked by time
+    (Delta's ``RESTORE ... TO VERSION AS OF`` records only the version it was given);
     ``committed_version`` the new version when the outcome is ``committed``.
     """
 
@@ -45,6 +47,7 @@ class AuditEntry:
     reason: str | None
     outcome: AuditOutcome
     name: str | None = None
+    to_timestamp: str | None = None
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -58,6 +61,7 @@ class AuditEntry:
             "name": self.name,
             "fromVersion": self.from_version,
             "toVersion": self.to_version,
+            "toTimestamp": self.to_timestamp,
             "reason": self.reason,
             "outcome": str(self.outcome),
             "committedVersion": self.committed_version,
@@ -84,6 +88,7 @@ def record_attempt(
     from_version: int | None,
     to_version: int | None,
     name: str | None = None,
+    to_timestamp: str | None = None,
     reason: str | None = None,
     operator: str | None = None,
     committed_version: int | None = None,
@@ -103,6 +108,7 @@ def record_attempt(
         outcome: What the attempt came to.
         from_version: The table's version when the attempt was made.
         to_version: The target version.
+        to_timestamp: The time the target was asked by, if it was asked by time.
         reason: The operator's reason.
         operator: Who acted; defaults to the OS user.
         committed_version: The new version, for ``committed``.
@@ -124,6 +130,7 @@ def record_attempt(
         name=name,
         from_version=from_version,
         to_version=to_version,
+        to_timestamp=to_timestamp,
         reason=reason,
         outcome=outcome,
         committed_version=committed_version,
@@ -160,6 +167,7 @@ def read_audit(path: str) -> list[AuditEntry]:
                     name=obj.get("name"),
                     from_version=obj.get("fromVersion"),
                     to_version=obj.get("toVersion"),
+                    to_timestamp=obj.get("toTimestamp"),
                     reason=obj.get("reason"),
                     outcome=outcome,
                     committed_version=obj.get("committedVersion"),

@@ -138,6 +138,7 @@ def execute_restore(
         "name": plan.catalog_name,
         "from_version": plan.read_version,
         "to_version": plan.target_version,
+        "to_timestamp": plan.requested_timestamp,
         "reason": request.reason,
         "operator": user,
     }

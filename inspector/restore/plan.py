@@ -265,6 +265,7 @@ def plan_restore(
         outcome=AuditOutcome.PLANNED,
         from_version=plan.read_version,
         to_version=plan.target_version,
+        to_timestamp=plan.requested_timestamp,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
     )
     return plan
