@@ -10,10 +10,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar, cast
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from inspector.delta.actions import (
     Action,
@@ -27,8 +24,12 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.log import arrays, columnar
 from inspector.storage import LocalStorage, Storage
+
+# pyarrow (and inspector.log.arrays/columnar, which import it) is imported by the functions
+# that replay or read files: a command that reads only commits (history) starts without it.
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FileKey = tuple[str, "str | None"]
 
@@ -48,6 +49,8 @@ class FileMap(Mapping[FileKey, _R]):
         self._records: dict[FileKey, _R] | None = None
 
     def _all(self) -> dict[FileKey, _R]:
+        from inspector.log import columnar
+
         if self._records is None:
             records = cast(Iterator[_R], columnar.records(self.kind, self.table))
             self._records = dict(zip(columnar.keys(self.table), records, strict=True))
@@ -55,15 +58,21 @@ class FileMap(Mapping[FileKey, _R]):
 
     @cached_property
     def _rows(self) -> dict[FileKey, int]:
+        from inspector.log import columnar
+
         return {key: row for row, key in enumerate(columnar.keys(self.table))}
 
     def __getitem__(self, key: FileKey) -> _R:
         if self._records is not None:
             return self._records[key]
+        from inspector.log import columnar
+
         row = self._rows[key]
         return cast(_R, next(columnar.records(self.kind, self.table.slice(row, 1))))
 
     def __iter__(self) -> Iterator[FileKey]:
+        from inspector.log import columnar
+
         return iter(self._all()) if self._records is not None else columnar.keys(self.table)
 
     def __len__(self) -> int:
@@ -132,6 +141,8 @@ class Snapshot:
     @property
     def add_files(self) -> list[AddFile]:
         """Live add actions sorted by path."""
+        from inspector.log import columnar
+
         ordered = self.files_table.sort_by("path")
         return list(columnar.records("add", ordered))  # type: ignore[arg-type]
 
@@ -143,11 +154,17 @@ class Snapshot:
     @property
     def size_in_bytes(self) -> int:
         """Total size of live data files."""
+        import pyarrow.compute as pc
+
         return int(pc.sum(self.files_table.column("size")).as_py() or 0)
 
     @cached_property
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
+        import pyarrow.compute as pc
+
+        from inspector.log import columnar
+
         counts = columnar.num_records(self.files_table.column("stats"))
         if counts.null_count:
             return None
@@ -196,6 +213,10 @@ class ReplayState:
         when None). Actions of a later call always come after those of an earlier one."""
         if not table.num_rows:
             return
+        import pyarrow as pa
+
+        from inspector.log import arrays
+
         n = table.num_rows
         local = arrays.to_numpy(order.cast(pa.int64())) if order is not None else None
         span = int(local.max()) + 1 if local is not None else n
@@ -210,6 +231,8 @@ class ReplayState:
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
+        from inspector.log import arrays, columnar
+
         adds, removes, add_at, remove_at = [], [], [], []
         count = 0
         for i, action in enumerate(actions):
@@ -290,6 +313,11 @@ class ReplayState:
 
 def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
     """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from inspector.log import columnar
+
     add = columnar.concat("add", adds) if adds else None
     remove = columnar.concat("remove", removes) if removes else None
     if add is None or "seq" not in add.column_names:
@@ -316,6 +344,11 @@ def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table,
 
 def _newest(events: pa.Table) -> pa.Array:
     """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from inspector.log import arrays
+
     order = pc.sort_indices(
         events,
         sort_keys=[("key_path", "ascending"), ("dv_id", "ascending"), ("seq", "ascending")],
@@ -335,6 +368,8 @@ def _newest(events: pa.Table) -> pa.Array:
 
 def _strip(table: pa.Table | None, kind: str) -> pa.Table:
     if table is None:
+        from inspector.log import columnar
+
         return columnar.empty(kind)
     if "seq" in table.column_names:
         table = table.drop_columns(["seq"])

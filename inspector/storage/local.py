@@ -85,9 +85,16 @@ class LocalStorage(Storage):
 
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
         folder = self._abs(prefix)
+        base = self._rel(os.path.join(folder, ""))  # "_delta_log/": what every entry starts with
         try:
             with os.scandir(folder) as it:
-                entries = [e for e in it if start_after is None or self._rel(e.path) > start_after]
+                if start_after is None:
+                    entries = list(it)
+                elif base.endswith("/") and start_after.startswith(base):
+                    after = start_after[len(base) :]  # names compare as their paths do (cheaper)
+                    entries = [e for e in it if e.name > after]
+                else:
+                    entries = [e for e in it if self._rel(e.path) > start_after]
         except (FileNotFoundError, NotADirectoryError):
             return []
         found = [meta for e in entries if (meta := self._meta(e)) is not None]
