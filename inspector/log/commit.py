@@ -111,7 +111,7 @@ class Commit:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
         if self.columns is not None:
             return _columnar_summary(self.columns)
-        adds, removes = self.adds, self.removes
+        adds, removes = self._file_actions
         return FileSummary(
             num_added_files=len(adds),
             num_removed_files=len(removes),
@@ -126,20 +126,33 @@ class Commit:
         """True when every line parsed; replay only uses complete commits."""
         return not self.problems
 
-    @property
+    @cached_property
     def commit_info(self) -> CommitInfo:
         """The commitInfo action (an empty one when the writer wrote none)."""
+        # Cached: a history asks each commit for it several times (timestamps, entry, rows).
         return next((a for a in self.parsed if isinstance(a, CommitInfo)), CommitInfo(raw={}))
 
     @property
     def adds(self) -> list[AddFile]:
         """add actions, in file order."""
-        return [a for a in self.actions if isinstance(a, AddFile)]
+        return list(self._file_actions[0])
 
     @property
     def removes(self) -> list[RemoveFile]:
         """remove actions, in file order."""
-        return [a for a in self.actions if isinstance(a, RemoveFile)]
+        return list(self._file_actions[1])
+
+    @cached_property
+    def _file_actions(self) -> tuple[tuple[AddFile, ...], tuple[RemoveFile, ...]]:
+        """The add and remove actions, split in one pass (a history asks for both, twice)."""
+        adds: list[AddFile] = []
+        removes: list[RemoveFile] = []
+        for action in self.actions:
+            if isinstance(action, AddFile):
+                adds.append(action)
+            elif isinstance(action, RemoveFile):
+                removes.append(action)
+        return tuple(adds), tuple(removes)
 
     @property
     def cdc_files(self) -> list[AddCDCFile]:
@@ -242,7 +255,7 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
 
     Returns None when anything is off, so the line-by-line path can say which line.
     """
-    lines = [line for line in data.splitlines() if line.strip()]
+    lines = [line for line in data.splitlines() if line and not line.isspace()]  # no copies
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")
         if len(objects) != len(lines):  # a line holding two values separated by a comma

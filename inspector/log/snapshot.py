@@ -60,7 +60,7 @@ class FileMap(Mapping[FileKey, _R]):
     def _rows(self) -> dict[FileKey, int]:
         from inspector.log import columnar
 
-        return {key: row for row, key in enumerate(columnar.keys(self.table))}
+        return dict(zip(columnar.keys(self.table), range(self.table.num_rows), strict=True))
 
     def __getitem__(self, key: FileKey) -> _R:
         if self._records is not None:
@@ -183,7 +183,8 @@ class ReplayState:
 
     File actions are kept as Arrow tables, each row with a sequence number (``seq``)
     in log order; reconciliation (the newest action for each identity wins) runs once,
-    in Arrow, when the state is resolved.
+    in Arrow, when the state is resolved. Small commits' typed file actions wait in
+    ``pending`` (with their ``seq``) and become one Arrow table per kind, not one per commit.
     """
 
     adds: list[pa.Table] = field(default_factory=list)
@@ -193,6 +194,7 @@ class ReplayState:
     txns: dict[str, Any] = field(default_factory=dict[str, Any])
     domains: dict[str, Any] = field(default_factory=dict[str, Any])
     next_seq: int = 0
+    pending: list[tuple[int, AddFile | RemoveFile]] = field(default_factory=list)
     _resolved: tuple[pa.Table, pa.Table] | None = None
 
     @classmethod
@@ -217,6 +219,7 @@ class ReplayState:
 
         from inspector.log import arrays
 
+        self._flush()  # the typed actions before these keep their place in the tables
         n = table.num_rows
         local = arrays.to_numpy(order.cast(pa.int64())) if order is not None else None
         span = int(local.max()) + 1 if local is not None else n
@@ -231,30 +234,30 @@ class ReplayState:
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
-        from inspector.log import arrays, columnar
-
-        adds, removes, add_at, remove_at = [], [], [], []
-        count = 0
+        base, count = self.next_seq, 0
         for i, action in enumerate(actions):
             count = i + 1
-            if isinstance(action, AddFile):
-                adds.append(action)
-                add_at.append(i)
-            elif isinstance(action, RemoveFile):
-                removes.append(action)
-                remove_at.append(i)
+            if isinstance(action, AddFile | RemoveFile):
+                self.pending.append((base + i, action))
             else:
                 self.apply_other(action)
-        base = self.next_seq
-        if adds:
-            self.next_seq = base
-            self.add_files(columnar.from_records("add", adds), "add", arrays.numbers(add_at))
-        if removes:
-            self.next_seq = base
-            self.add_files(
-                columnar.from_records("remove", removes), "remove", arrays.numbers(remove_at)
-            )
         self.next_seq = base + count
+        self._resolved = None
+
+    def _flush(self) -> None:
+        """Turn the pending typed file actions into Arrow: one table per kind."""
+        if not self.pending:
+            return
+        from inspector.log import arrays, columnar
+
+        for kind, tables in (("add", self.adds), ("remove", self.removes)):
+            found = [
+                (seq, a) for seq, a in self.pending if isinstance(a, AddFile) == (kind == "add")
+            ]
+            if found:
+                table = columnar.from_records(kind, [a for _, a in found])
+                tables.append(table.append_column("seq", arrays.numbers([s for s, _ in found])))
+        self.pending = []
 
     def apply_other(self, action: Action) -> None:
         """Apply one action that is not a file action."""
@@ -276,7 +279,10 @@ class ReplayState:
     def resolve(self) -> tuple[pa.Table, pa.Table]:
         """The live files and the tombstones: for each identity, its newest action."""
         if self._resolved is None:
-            self._resolved = _reconcile(self.adds, self.removes)
+            from inspector.log.reconcile import reconcile
+
+            self._flush()
+            self._resolved = reconcile(self.adds, self.removes)
         return self._resolved
 
     def freeze(
@@ -309,71 +315,6 @@ class ReplayState:
             replayed_from=replayed_from,
             storage=storage,
         )
-
-
-def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
-    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from inspector.log import columnar
-
-    add = columnar.concat("add", adds) if adds else None
-    remove = columnar.concat("remove", removes) if removes else None
-    if add is None or "seq" not in add.column_names:
-        add = None
-    if remove is None or "seq" not in remove.column_names:
-        remove = None
-    if add is None and remove is None:
-        return columnar.empty("add"), columnar.empty("remove")
-    identity = ["key_path", "dv_id", "seq"]
-    events = pa.concat_tables(
-        [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
-    )
-    newest = _newest(events)
-    if remove is None and add is not None and len(newest) == add.num_rows:
-        return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
-    return (
-        _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
-        _strip(
-            None if remove is None else remove.filter(pc.is_in(remove.column("seq"), newest)),
-            "remove",
-        ),
-    )
-
-
-def _newest(events: pa.Table) -> pa.Array:
-    """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from inspector.log import arrays
-
-    order = pc.sort_indices(
-        events,
-        sort_keys=[("key_path", "ascending"), ("dv_id", "ascending"), ("seq", "ascending")],
-    )
-    ordered = events.take(order)
-    if ordered.num_rows < 2:
-        return ordered.column("seq").combine_chunks()
-    path, dv = ordered.column("key_path"), ordered.column("dv_id")
-    n = ordered.num_rows
-    changes = pc.or_(
-        pc.not_equal(path.slice(0, n - 1), path.slice(1)),
-        pc.not_equal(dv.slice(0, n - 1), dv.slice(1)),
-    )
-    last = pa.concat_arrays([*changes.chunks, arrays.flags([True])])
-    return ordered.column("seq").combine_chunks().filter(last)
-
-
-def _strip(table: pa.Table | None, kind: str) -> pa.Table:
-    if table is None:
-        from inspector.log import columnar
-
-        return columnar.empty(kind)
-    if "seq" in table.column_names:
-        table = table.drop_columns(["seq"])
-    return table
 
 
 def describe_replay(origin: str, base: int, version: int) -> str:

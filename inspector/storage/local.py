@@ -141,8 +141,16 @@ class LocalStorage(Storage):
         return ObjectMeta(path=path, size=st.st_size, last_modified=int(st.st_mtime * 1000))
 
     def read(self, path: str) -> bytes:
-        with open(self._abs(path), "rb") as fh:
-            return fh.read()
+        # os.read, not a buffered file object: a history reads thousands of small commits,
+        # and the file object's set-up was a third of each read.
+        fd = os.open(self._abs(path), os.O_RDONLY)
+        try:
+            parts = [os.read(fd, max(os.fstat(fd).st_size, 1 << 16))]
+            while parts[-1]:  # until end of file (a file may grow while it is read)
+                parts.append(os.read(fd, 1 << 20))
+        finally:
+            os.close(fd)
+        return parts[0] if len(parts) == 2 else b"".join(parts)
 
     def read_range(self, path: str, start: int, end: int) -> bytes:
         with open(self._abs(path), "rb") as fh:
