@@ -17,7 +17,7 @@ from inspector.delta.errors import NotADeltaTable
 from inspector.storage.base import Storage
 from inspector.storage.local import LocalStorage
 
-# inspector.storage.objectstore (obstore, asyncio) is imported by open_storage, for object
+# inspector.storage.objectstore (obstore) is imported by open_storage, for object
 # stores only: a local table's commands start faster without it.
 
 
