@@ -7,10 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.json as pj
+from typing import TYPE_CHECKING
 
 from inspector.delta.actions import (
     Action,
@@ -24,10 +21,15 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.parse import parse_action
-from inspector.log import arrays, columnar, text
+from inspector.log import text
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
+
+# pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
+# commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +77,8 @@ class Commit:
         """Every action, in file order (typed records)."""
         if self.columns is None:
             return self.parsed
+        from inspector.log import columnar
+
         cols = self.columns
         placed: list[tuple[int, Action]] = list(zip(cols.other_lines, self.parsed, strict=True))
         for kind, table, lines in (
@@ -107,7 +111,7 @@ class Commit:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
         if self.columns is not None:
             return _columnar_summary(self.columns)
-        adds, removes = self.adds, self.removes
+        adds, removes = self._file_actions
         return FileSummary(
             num_added_files=len(adds),
             num_removed_files=len(removes),
@@ -122,20 +126,33 @@ class Commit:
         """True when every line parsed; replay only uses complete commits."""
         return not self.problems
 
-    @property
+    @cached_property
     def commit_info(self) -> CommitInfo:
         """The commitInfo action (an empty one when the writer wrote none)."""
+        # Cached: a history asks each commit for it several times (timestamps, entry, rows).
         return next((a for a in self.parsed if isinstance(a, CommitInfo)), CommitInfo(raw={}))
 
     @property
     def adds(self) -> list[AddFile]:
         """add actions, in file order."""
-        return [a for a in self.actions if isinstance(a, AddFile)]
+        return list(self._file_actions[0])
 
     @property
     def removes(self) -> list[RemoveFile]:
         """remove actions, in file order."""
-        return [a for a in self.actions if isinstance(a, RemoveFile)]
+        return list(self._file_actions[1])
+
+    @cached_property
+    def _file_actions(self) -> tuple[tuple[AddFile, ...], tuple[RemoveFile, ...]]:
+        """The add and remove actions, split in one pass (a history asks for both, twice)."""
+        adds: list[AddFile] = []
+        removes: list[RemoveFile] = []
+        for action in self.actions:
+            if isinstance(action, AddFile):
+                adds.append(action)
+            elif isinstance(action, RemoveFile):
+                removes.append(action)
+        return tuple(adds), tuple(removes)
 
     @property
     def cdc_files(self) -> list[AddCDCFile]:
@@ -215,7 +232,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             parsed=(),
             problems=("The commit file is empty (an interrupted write or a failed copy).",),
         )
-    if len(data) >= COLUMNAR_FROM:
+    if len(data) >= COLUMNAR_FROM:  # Arrow's JSON reader (pyarrow imported there)
         found = _parse_columnar(version, file, data)
         if found is not None:
             return found
@@ -238,7 +255,7 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
 
     Returns None when anything is off, so the line-by-line path can say which line.
     """
-    lines = [line for line in data.splitlines() if line.strip()]
+    lines = [line for line in data.splitlines() if line and not line.isspace()]  # no copies
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")
         if len(objects) != len(lines):  # a line holding two values separated by a comma
@@ -271,6 +288,9 @@ def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
     Returns None (the caller parses line by line) for anything unusual: blank lines,
     fields outside the known add/remove fields, a line that does not parse.
     """
+    import pyarrow as pa
+    import pyarrow.json as pj
+
     body = data  # not data[:-1]: a big commit is not copied
     if b"\n\n" in body or b"\r" in body:
         return None
@@ -336,6 +356,10 @@ def _line_end(body: bytes, start: int) -> int:
 
 def _file_schema(body: bytes) -> pa.Schema:
     """add/remove with their known fields; partitionValues' keys from the first file action."""
+    import pyarrow as pa
+
+    from inspector.log import columnar
+
     first = _FILE_LINE.search(body)
     keys: list[str] = []
     if first is not None:
@@ -363,6 +387,11 @@ def _file_schema(body: bytes) -> pa.Schema:
 
 def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
     """Normalise the reader's add/remove columns, block by block (no copy of the whole)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from inspector.log import arrays, columnar
+
     tables, lines = {}, {}
     for kind in ("add", "remove"):
         column = table.column(kind)
@@ -397,6 +426,10 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
 
 
 def _columnar_summary(files: CommitFiles) -> FileSummary:
+    import pyarrow.compute as pc
+
+    from inspector.log import columnar
+
     def total(column: pa.ChunkedArray) -> int:
         return int(pc.sum(column).as_py() or 0)
 

@@ -14,11 +14,6 @@ from collections.abc import Callable, Iterator, Mapping
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
-from inspector.log.checkpoint import (
-    checkpoint_disagreements,
-    quick_check_checkpoint,
-    read_checkpoint_state,
-)
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import (
     Checkpoint,
@@ -33,6 +28,7 @@ from inspector.log.replay_errors import unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.storage import LocalStorage, Storage, open_storage
 
+# inspector.log.checkpoint (pyarrow.parquet) is imported where a checkpoint is read: start-up.
 _SNAPSHOT_CACHE_SIZE = 16
 _Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
 
@@ -403,6 +399,8 @@ class DeltaLog:
         """
         if cp in self._bad_checkpoints:
             raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
+        from inspector.log.checkpoint import read_checkpoint_state
+
         try:
             state = read_checkpoint_state(cp, self.storage, live_only=live_only)
         except StorageUnavailable:
@@ -427,6 +425,8 @@ class DeltaLog:
         return CorruptLog(message, _CHECKPOINT_HINT)
 
     def _probe(self, cp: Checkpoint) -> None:
+        from inspector.log.checkpoint import quick_check_checkpoint
+
         try:
             quick_check_checkpoint(cp, self.storage)
         except StorageUnavailable:
@@ -447,12 +447,10 @@ class DeltaLog:
             raise
         except InspectorError:
             return
-        problems = (
-            ()
-            if expected is None
-            else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
-        )
-        self._verified[cp] = problems
+        from inspector.log.checkpoint import checkpoint_disagreements as disagreements
+
+        found = () if expected is None else disagreements(cp.version, actual, *expected)
+        self._verified[cp] = tuple(found)
 
     def _forget_unlisted_checkpoints(self, listing: LogListing) -> None:
         listed = {cp for cps in listing.checkpoints.values() for cp in cps}

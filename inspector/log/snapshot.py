@@ -10,10 +10,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar, cast
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from inspector.delta.actions import (
     Action,
@@ -27,8 +24,12 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.log import arrays, columnar
 from inspector.storage import LocalStorage, Storage
+
+# pyarrow (and inspector.log.arrays/columnar, which import it) is imported by the functions
+# that replay or read files: a command that reads only commits (history) starts without it.
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FileKey = tuple[str, "str | None"]
 
@@ -48,6 +49,8 @@ class FileMap(Mapping[FileKey, _R]):
         self._records: dict[FileKey, _R] | None = None
 
     def _all(self) -> dict[FileKey, _R]:
+        from inspector.log import columnar
+
         if self._records is None:
             records = cast(Iterator[_R], columnar.records(self.kind, self.table))
             self._records = dict(zip(columnar.keys(self.table), records, strict=True))
@@ -55,15 +58,21 @@ class FileMap(Mapping[FileKey, _R]):
 
     @cached_property
     def _rows(self) -> dict[FileKey, int]:
-        return {key: row for row, key in enumerate(columnar.keys(self.table))}
+        from inspector.log import columnar
+
+        return dict(zip(columnar.keys(self.table), range(self.table.num_rows), strict=True))
 
     def __getitem__(self, key: FileKey) -> _R:
         if self._records is not None:
             return self._records[key]
+        from inspector.log import columnar
+
         row = self._rows[key]
         return cast(_R, next(columnar.records(self.kind, self.table.slice(row, 1))))
 
     def __iter__(self) -> Iterator[FileKey]:
+        from inspector.log import columnar
+
         return iter(self._all()) if self._records is not None else columnar.keys(self.table)
 
     def __len__(self) -> int:
@@ -132,6 +141,8 @@ class Snapshot:
     @property
     def add_files(self) -> list[AddFile]:
         """Live add actions sorted by path."""
+        from inspector.log import columnar
+
         ordered = self.files_table.sort_by("path")
         return list(columnar.records("add", ordered))  # type: ignore[arg-type]
 
@@ -143,11 +154,17 @@ class Snapshot:
     @property
     def size_in_bytes(self) -> int:
         """Total size of live data files."""
+        import pyarrow.compute as pc
+
         return int(pc.sum(self.files_table.column("size")).as_py() or 0)
 
     @cached_property
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
+        import pyarrow.compute as pc
+
+        from inspector.log import columnar
+
         counts = columnar.num_records(self.files_table.column("stats"))
         if counts.null_count:
             return None
@@ -166,7 +183,8 @@ class ReplayState:
 
     File actions are kept as Arrow tables, each row with a sequence number (``seq``)
     in log order; reconciliation (the newest action for each identity wins) runs once,
-    in Arrow, when the state is resolved.
+    in Arrow, when the state is resolved. Small commits' typed file actions wait in
+    ``pending`` (with their ``seq``) and become one Arrow table per kind, not one per commit.
     """
 
     adds: list[pa.Table] = field(default_factory=list)
@@ -176,6 +194,7 @@ class ReplayState:
     txns: dict[str, Any] = field(default_factory=dict[str, Any])
     domains: dict[str, Any] = field(default_factory=dict[str, Any])
     next_seq: int = 0
+    pending: list[tuple[int, AddFile | RemoveFile]] = field(default_factory=list)
     _resolved: tuple[pa.Table, pa.Table] | None = None
 
     @classmethod
@@ -196,6 +215,11 @@ class ReplayState:
         when None). Actions of a later call always come after those of an earlier one."""
         if not table.num_rows:
             return
+        import pyarrow as pa
+
+        from inspector.log import arrays
+
+        self._flush()  # the typed actions before these keep their place in the tables
         n = table.num_rows
         local = arrays.to_numpy(order.cast(pa.int64())) if order is not None else None
         span = int(local.max()) + 1 if local is not None else n
@@ -210,28 +234,30 @@ class ReplayState:
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
-        adds, removes, add_at, remove_at = [], [], [], []
-        count = 0
+        base, count = self.next_seq, 0
         for i, action in enumerate(actions):
             count = i + 1
-            if isinstance(action, AddFile):
-                adds.append(action)
-                add_at.append(i)
-            elif isinstance(action, RemoveFile):
-                removes.append(action)
-                remove_at.append(i)
+            if isinstance(action, AddFile | RemoveFile):
+                self.pending.append((base + i, action))
             else:
                 self.apply_other(action)
-        base = self.next_seq
-        if adds:
-            self.next_seq = base
-            self.add_files(columnar.from_records("add", adds), "add", arrays.numbers(add_at))
-        if removes:
-            self.next_seq = base
-            self.add_files(
-                columnar.from_records("remove", removes), "remove", arrays.numbers(remove_at)
-            )
         self.next_seq = base + count
+        self._resolved = None
+
+    def _flush(self) -> None:
+        """Turn the pending typed file actions into Arrow: one table per kind."""
+        if not self.pending:
+            return
+        from inspector.log import arrays, columnar
+
+        for kind, tables in (("add", self.adds), ("remove", self.removes)):
+            found = [
+                (seq, a) for seq, a in self.pending if isinstance(a, AddFile) == (kind == "add")
+            ]
+            if found:
+                table = columnar.from_records(kind, [a for _, a in found])
+                tables.append(table.append_column("seq", arrays.numbers([s for s, _ in found])))
+        self.pending = []
 
     def apply_other(self, action: Action) -> None:
         """Apply one action that is not a file action."""
@@ -253,7 +279,10 @@ class ReplayState:
     def resolve(self) -> tuple[pa.Table, pa.Table]:
         """The live files and the tombstones: for each identity, its newest action."""
         if self._resolved is None:
-            self._resolved = _reconcile(self.adds, self.removes)
+            from inspector.log.reconcile import reconcile
+
+            self._flush()
+            self._resolved = reconcile(self.adds, self.removes)
         return self._resolved
 
     def freeze(
@@ -286,59 +315,6 @@ class ReplayState:
             replayed_from=replayed_from,
             storage=storage,
         )
-
-
-def _reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
-    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
-    add = columnar.concat("add", adds) if adds else None
-    remove = columnar.concat("remove", removes) if removes else None
-    if add is None or "seq" not in add.column_names:
-        add = None
-    if remove is None or "seq" not in remove.column_names:
-        remove = None
-    if add is None and remove is None:
-        return columnar.empty("add"), columnar.empty("remove")
-    identity = ["key_path", "dv_id", "seq"]
-    events = pa.concat_tables(
-        [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
-    )
-    newest = _newest(events)
-    if remove is None and add is not None and len(newest) == add.num_rows:
-        return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
-    return (
-        _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
-        _strip(
-            None if remove is None else remove.filter(pc.is_in(remove.column("seq"), newest)),
-            "remove",
-        ),
-    )
-
-
-def _newest(events: pa.Table) -> pa.Array:
-    """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
-    order = pc.sort_indices(
-        events,
-        sort_keys=[("key_path", "ascending"), ("dv_id", "ascending"), ("seq", "ascending")],
-    )
-    ordered = events.take(order)
-    if ordered.num_rows < 2:
-        return ordered.column("seq").combine_chunks()
-    path, dv = ordered.column("key_path"), ordered.column("dv_id")
-    n = ordered.num_rows
-    changes = pc.or_(
-        pc.not_equal(path.slice(0, n - 1), path.slice(1)),
-        pc.not_equal(dv.slice(0, n - 1), dv.slice(1)),
-    )
-    last = pa.concat_arrays([*changes.chunks, arrays.flags([True])])
-    return ordered.column("seq").combine_chunks().filter(last)
-
-
-def _strip(table: pa.Table | None, kind: str) -> pa.Table:
-    if table is None:
-        return columnar.empty(kind)
-    if "seq" in table.column_names:
-        table = table.drop_columns(["seq"])
-    return table
 
 
 def describe_replay(origin: str, base: int, version: int) -> str:

@@ -12,10 +12,12 @@ where the file is read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import pyarrow as pa
+
+if TYPE_CHECKING:  # pyarrow is imported where an Arrow array is checked: start-up time
+    import pyarrow as pa
 
 
 def loads(data: bytes | str) -> Any:
@@ -48,6 +50,8 @@ def check_utf8(data: pa.Array | pa.ChunkedArray | pa.RecordBatch | pa.Table) -> 
     Raises:
         ValueError: If one is not (Arrow's readers keep the bytes unchecked).
     """
+    import pyarrow as pa
+
     try:
         data.validate(full=True)
     except pa.ArrowInvalid as exc:

@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-import pyarrow.compute as pc
-
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
@@ -186,6 +184,8 @@ def _appended_rows(commit: Commit) -> RowChange | None:
     cols = commit.columns
     if cols is None or cols.removes.num_rows or not cols.adds.num_rows:
         return None
+    import pyarrow.compute as pc  # here, not at module level: only a big commit has columns
+
     adds = cols.adds
     data_change = adds.column("dataChange")
     if data_change.null_count or not pc.all(data_change).as_py():

@@ -1,0 +1,65 @@
+"""Log replay's reconciliation, in Arrow: for each file identity, its newest action wins.
+
+Imported by :meth:`inspector.log.snapshot.ReplayState.resolve` when a state is resolved
+(pyarrow at module level: a command that reads only commits never imports this module).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.log import arrays, columnar
+
+
+def reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
+    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
+    add = columnar.concat("add", adds) if adds else None
+    remove = columnar.concat("remove", removes) if removes else None
+    if add is None or "seq" not in add.column_names:
+        add = None
+    if remove is None or "seq" not in remove.column_names:
+        remove = None
+    if add is None and remove is None:
+        return columnar.empty("add"), columnar.empty("remove")
+    identity = ["key_path", "dv_id", "seq"]
+    events = pa.concat_tables(
+        [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
+    )
+    newest = _newest(events)
+    if remove is None and add is not None and len(newest) == add.num_rows:
+        return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
+    return (
+        _strip(None if add is None else add.filter(pc.is_in(add.column("seq"), newest)), "add"),
+        _strip(
+            None if remove is None else remove.filter(pc.is_in(remove.column("seq"), newest)),
+            "remove",
+        ),
+    )
+
+
+def _newest(events: pa.Table) -> pa.Array:
+    """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
+    order = pc.sort_indices(
+        events,
+        sort_keys=[("key_path", "ascending"), ("dv_id", "ascending"), ("seq", "ascending")],
+    )
+    ordered = events.take(order)
+    if ordered.num_rows < 2:
+        return ordered.column("seq").combine_chunks()
+    path, dv = ordered.column("key_path"), ordered.column("dv_id")
+    n = ordered.num_rows
+    changes = pc.or_(
+        pc.not_equal(path.slice(0, n - 1), path.slice(1)),
+        pc.not_equal(dv.slice(0, n - 1), dv.slice(1)),
+    )
+    last = pa.concat_arrays([*changes.chunks, arrays.flags([True])])
+    return ordered.column("seq").combine_chunks().filter(last)
+
+
+def _strip(table: pa.Table | None, kind: str) -> pa.Table:
+    if table is None:
+        return columnar.empty(kind)
+    if "seq" in table.column_names:
+        table = table.drop_columns(["seq"])
+    return table
