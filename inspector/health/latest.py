@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,10 +40,10 @@ from inspector.health.trace import Ref, log_problems_at, ref_path, register_add
 from inspector.log import arrays, columnar
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.storage import Storage
 
 # Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
 _ODD = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
+_ODD_PATH = re.compile(_ODD)
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
 
 
@@ -70,13 +72,16 @@ def check_latest(
     commits = _plain_commits(log, first, latest)
     if commits is None:
         return None
-    try:
-        earliest = log.snapshot(first)
-        snap = log.snapshot(latest)
-    except InspectorError:
-        return None
+    # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        walk = pool.submit(log.storage.walk_sizes)
+        try:
+            earliest = log.snapshot(first)
+            snap = log.snapshot(latest)
+        except InspectorError:
+            return None
+        walked = stored_files(*walk.result(), snap.metadata.partition_columns)
     root = log.table_root
-    walked = stored_files(log.storage, snap.metadata.partition_columns)
     plain, refs = _referenced([snap.files_table], root)
     rest = _to_examine(refs, root)
     total = len(plain) + len(rest)
@@ -106,13 +111,13 @@ def _plain_commits(log: DeltaLog, first: int, latest: int) -> list[Commit] | Non
     return commits if all(c.is_complete for c in commits) else None
 
 
-def stored_files(storage: Storage, partition_columns: Iterable[str]) -> pa.Table:
-    """Every file under the root that VACUUM may touch, as (path relative to the root, size).
+def stored_files(paths: list[str], sizes: list[int], partition_columns: Iterable[str]) -> pa.Table:
+    """The files of a walk (:meth:`Storage.walk_sizes`) that VACUUM may touch, as (path
+    relative to the root, size).
 
     Hidden paths are left out by the one rule of :func:`~inspector.files.tablefiles.is_hidden`;
     only the paths with a name starting with ``.`` or ``_`` are asked one by one.
     """
-    paths, sizes = storage.walk_sizes()
     column = arrays.texts(paths)
     counts = arrays.from_numpy(np.array(sizes, dtype=np.int64))
     table = pa.Table.from_arrays([column, counts], names=["path", "size"])
@@ -290,11 +295,15 @@ def _orphans(
         _register_special(files, root, refs)
         column = files.column("key_path")
         known.append(column.filter(pc.is_in(column, value_set=paths)).combine_chunks())
-    for add in adds:
-        register_add(refs, root, add)
+    plain: list[str] = []
+    for add in adds:  # the adds of small commits: most have a plain path and no DV
+        if add.deletion_vector is None and not _ODD_PATH.search(add.key[0]):
+            plain.append(add.key[0])
+        else:
+            register_add(refs, root, add)
     prefix = _base(root) + "/"
-    others = [where[len(prefix) :] for where in [*refs, *named] if where.startswith(prefix)]
-    value_set = pa.concat_arrays([*known, arrays.texts(others)])
+    plain += [where[len(prefix) :] for where in [*refs, *named] if where.startswith(prefix)]
+    value_set = pa.concat_arrays([*known, arrays.texts(plain)])
     return candidates.filter(pc.invert(pc.is_in(paths, value_set=value_set)))
 
 
