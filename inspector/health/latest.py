@@ -7,10 +7,11 @@ wrong-sized data files, and only those become :class:`~inspector.files.filecheck
 records. Deletion-vector files and paths that are not plain relative ones (absolute, or
 with ``.``/``..``/empty segments) are few: they are judged one by one by the shared rule.
 
-Orphans are counted against every retained version, as the full check counts them: the
-files of the earliest version's snapshot (from its checkpoint when it has one, so a huge
-first commit is not parsed) plus every file the later commits add or change-data files
-they name.
+Orphans are counted against every retained version, as the full check counts them: a
+file an older retained version references is live at the latest version, or a commit after
+the earliest version adds or removes it (or names it as a change-data file). So the
+earliest version's snapshot is never built, and a huge first commit its checkpoint covers
+is not parsed.
 
 :func:`check_latest` answers only the plain case: every commit after the earliest version
 is present and readable. Otherwise (and when the latest version is not complete) the
@@ -19,7 +20,6 @@ caller goes on to the full trace of :mod:`.trace`, which names each version's da
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from collections.abc import Iterable
@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile
+from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.files.filecheck import FileIssue, FileRole, FileState, judge_size
 from inspector.files.tablefiles import is_hidden
@@ -76,7 +76,6 @@ def check_latest(
     with ThreadPoolExecutor(max_workers=1) as pool:
         walk = pool.submit(log.storage.walk_sizes)
         try:
-            earliest = log.snapshot(first)
             snap = log.snapshot(latest)
         except InspectorError:
             return None
@@ -93,12 +92,10 @@ def check_latest(
         progress(total, total)
     health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
     unclaimed = _unclaimed(walked, found, [*refs], root)
-    tables = [earliest.files_table, *(c.columns.adds for c in commits if c.columns is not None)]
-    adds = itertools.chain.from_iterable(c.adds for c in commits if c.columns is None)
     return LatestCheck(
         health=health,
         files_examined=total,
-        orphans=retained_orphans(log, unclaimed, tables, adds, commits),
+        orphans=retained_orphans(log, unclaimed, commits),
     )
 
 
@@ -177,14 +174,14 @@ def _distinct(data: pa.Table) -> pa.Table:
     distinct = pc.unique(paths)
     if len(distinct) == len(paths):
         return data
-    first = pc.index_in(distinct, value_set=paths)
+    first = pc.index_in(distinct, value_set=_whole(paths))
     return pa.Table.from_arrays([distinct, data.column("size").take(first)], names=["path", "size"])
 
 
 def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
     """Missing and wrong-sized data files, by one hash look-up of the paths in the walk;
     and, per file, its row in the walk (null when missing)."""
-    found = pc.index_in(data.column("path"), value_set=walked.column("path"))
+    found = pc.index_in(data.column("path"), value_set=_whole(walked.column("path")))
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
     if not pc.any(bad).as_py():
@@ -272,58 +269,69 @@ def _unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str)
 
 
 def _whole(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    """One array (a chunked ``value_set``, or combining no chunks, goes through ``pa.array``,
+    which imports pandas)."""
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.combine_chunks() if values.num_chunks else pa.nulls(0, values.type)
 
 
-def _orphans(
-    candidates: pa.Table,
-    tables: list[pa.Table],
-    adds: Iterable[AddFile],
-    named: set[str],
-    root: str,
-) -> pa.Table:
-    """The candidates that ``tables``, ``adds`` and the locations ``named`` do not reference.
+def _orphans(candidates: pa.Table, commits: list[Commit], named: set[str], root: str) -> pa.Table:
+    """The candidates that no add or remove of ``commits`` and no location of ``named`` names.
 
-    Each table's paths are looked up among the candidates (a small set), not the reverse.
+    A big commit's paths are looked up among the candidates (a small set), not the reverse.
     """
     if not candidates.num_rows:
         return candidates
-    paths = candidates.column("path")
-    refs: dict[str, Ref] = {}
-    known = []
-    for files in tables:
-        _register_special(files, root, refs)
-        column = files.column("key_path")
-        known.append(column.filter(pc.is_in(column, value_set=paths)).combine_chunks())
-    plain: list[str] = []
-    for add in adds:  # the adds of small commits: most have a plain path and no DV
-        if add.deletion_vector is None and not _ODD_PATH.search(add.key[0]):
-            plain.append(add.key[0])
-        else:
-            register_add(refs, root, add)
-    prefix = _base(root) + "/"
-    plain += [where[len(prefix) :] for where in [*refs, *named] if where.startswith(prefix)]
-    value_set = pa.concat_arrays([*known, arrays.texts(plain)])
+    paths, prefix = _whole(candidates.column("path")), _base(root) + "/"
+    known: list[pa.Array] = []
+    found = [where[len(prefix) :] for where in named if where.startswith(prefix)]
+    for commit in commits:
+        if commit.columns is None:
+            actions: list[AddFile | RemoveFile] = [*commit.adds, *commit.removes]
+            for action in actions:
+                found += _named(action, root, prefix)
+            continue
+        for kind, files in (("add", commit.columns.adds), ("remove", commit.columns.removes)):
+            column = _whole(files.column("key_path"))
+            known.append(column.filter(pc.is_in(column, value_set=paths)))
+            special = pc.or_(
+                pc.match_substring_regex(column, _ODD), files.column("deletionVector").is_valid()
+            )
+            if pc.any(special).as_py():
+                for action in columnar.records(kind, files.filter(special)):
+                    found += _named(action, root, prefix)
+    value_set = pa.concat_arrays([*known, arrays.texts(found)])
     return candidates.filter(pc.invert(pc.is_in(paths, value_set=value_set)))
 
 
+def _named(action: AddFile | RemoveFile, root: str, prefix: str) -> list[str]:
+    """The files an add or remove names (data file, DV file), relative to the root."""
+    path, dv = action.key[0], action.deletion_vector
+    if dv is None and not _ODD_PATH.search(path):
+        return [path]
+    where = [ref_path(root, action.path)]
+    stored = dv.relative_or_absolute_path() if dv is not None else None
+    if stored is not None:
+        where.append(ref_path(root, stored))
+    return [w[len(prefix) :] for w in where if w.startswith(prefix)]
+
+
 def retained_orphans(
-    log: DeltaLog,
-    walked: pa.Table,
-    tables: list[pa.Table],
-    adds: Iterable[AddFile],
-    commits: list[Commit],
+    log: DeltaLog, walked: pa.Table, commits: list[Commit]
 ) -> tuple[tuple[str, int], ...]:
     """Walked files that no retained version references: (relative path, bytes).
 
-    The earliest version's own commit may name change-data files too; when it was read
-    from its checkpoint, it is parsed only if some file would otherwise be an orphan.
+    ``walked`` holds the files the latest version does not reference; a file an older
+    retained version references was added or removed by a commit after the earliest
+    version, or is still live. The earliest version's own commit may name change-data
+    files too; it is parsed only if some file would otherwise be an orphan.
     """
     root = log.table_root
-    stray = _orphans(walked, tables, adds, _cdc_paths(log, commits), root)
+    stray = _orphans(walked, commits, _cdc_paths(log, commits), root)
     if stray.num_rows and log.commit_file(log.earliest_version) is not None:
         first = log.read_commits([log.earliest_version])
-        stray = _orphans(stray, [], (), _cdc_paths(log, first), root)
+        stray = _orphans(stray, [], _cdc_paths(log, first), root)
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )
