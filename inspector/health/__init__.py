@@ -4,6 +4,12 @@ After a region failover, a replicated table's log can reference data files that
 have not arrived (replication copies files in no guaranteed order, large files
 last). The check answers, per retained version, "can a reader get every row?":
 
+The fast check (the latest version only) is Arrow-native (:mod:`.latest`): the latest
+snapshot's file table, one walk of the table folder as (path, size) columns, and hash
+look-ups between them; only the problems become records. When the latest version is
+not complete (or the log is damaged in the retained range) the check goes on to every
+version, in three passes:
+
 1. Trace (:mod:`.trace`, log only): replay the commits forward once from the earliest
    snapshot, recording each version's effective file changes and every distinct file
    (data file or deletion-vector file) any retained version references.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
 from inspector.delta.errors import InspectorError
 from inspector.health.evaluate import (
     Examiner,
@@ -10,6 +13,7 @@ from inspector.health.evaluate import (
     find_orphans,
     walk_sizes,
 )
+from inspector.health.latest import check_latest
 from inspector.health.records import HealthReport, VersionHealth
 from inspector.health.trace import Step, Tracer, paths_of, table_level_problems
 from inspector.log.deltalog import DeltaLog
@@ -41,11 +45,16 @@ def check_table(
     Returns:
         The report.
     """
-    trace = Tracer(log, all_checkpoints=all_versions, deep=deep).run()
+    workers, cap = max(1, settings.check_workers), settings.max_listed_files
+    verify_all = all_versions  # the fast check compares only the newest checkpoint
+    if not all_versions and not deep:
+        fast = check_latest(log, cap=cap, workers=workers, progress=progress)
+        if fast is not None and fast.health.is_complete:
+            return _report(log, (fast.health,), fast.files_examined, fast.orphans, cap)
+        all_versions = fast is not None  # known incomplete: on to every version at once
+    trace = Tracer(log, all_checkpoints=verify_all, deep=deep).run()
     walked = walk_sizes(log.storage, trace.root, _partition_columns(log))
-    workers = max(1, settings.check_workers)
     examiner = Examiner(trace.refs, deep, workers, progress, walked, log.storage)
-    cap = settings.max_listed_files
     versions: list[VersionHealth] = []
     if not all_versions:
         latest = Step(
@@ -61,17 +70,26 @@ def check_table(
         examiner.run(trace.refs)
         versions = evaluate(trace, trace.steps, examiner.issues, cap)
     orphans = find_orphans(trace, walked)
+    report = _report(log, tuple(versions), len(examiner.issues), orphans, cap)
+    return replace(report, all_versions=all_versions, deep=deep)
+
+
+def _report(
+    log: DeltaLog,
+    versions: tuple[VersionHealth, ...],
+    files_examined: int,
+    orphans: Sequence[tuple[str, int]],
+    cap: int,
+) -> HealthReport:
     return HealthReport(
         table_root=log.table_root,
-        latest_version=trace.steps[-1].version,
+        latest_version=versions[-1].version,
         last_consistent_version=max((v.version for v in versions if v.is_complete), default=None),
-        versions=tuple(versions),
+        versions=versions,
         orphan_files=len(orphans),
         orphan_bytes=sum(s for _, s in orphans),
-        files_examined=len(examiner.issues),
+        files_examined=files_examined,
         problems=tuple(table_level_problems(log)),
-        all_versions=all_versions,
-        deep=deep,
         orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
     )
 

@@ -215,7 +215,10 @@ def walk_sizes(storage: Storage, root: str, partition_columns: Iterable[str]) ->
     # A walk's paths are clean (no ``.``, ``..`` or empty segments), so joining them to the
     # normalised root spells them as normpath would, without a normpath per file.
     base = os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
-    return {f"{base}/{m.path}": m.size for m in storage.walk() if not is_hidden(m.path, columns)}
+    paths, sizes = storage.walk_sizes()
+    return {
+        f"{base}/{p}": s for p, s in zip(paths, sizes, strict=True) if not is_hidden(p, columns)
+    }
 
 
 def find_orphans(trace: Trace, walked: dict[str, int]) -> list[tuple[str, int]]:

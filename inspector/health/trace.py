@@ -142,23 +142,8 @@ class Tracer:
 
     def _register(self, add: AddFile, key: FileKey) -> None:
         """Note the physical files behind a file key, and the size each must have."""
-        if key in self.trace.key_paths:
-            return
-        refs, root = self.trace.refs, self.trace.root
-        data = ref_path(root, add.path)
-        refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
-        paths = [data]
-        dv = add.deletion_vector
-        where = dv.relative_or_absolute_path() if dv is not None else None
-        if dv is not None and where is not None:
-            path = ref_path(root, where)
-            needed = dv.required_file_size
-            ref = refs.setdefault(
-                path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
-            )
-            ref.size = max(ref.size, needed)
-            paths.append(path)
-        self.trace.key_paths[key] = tuple(paths)
+        if key not in self.trace.key_paths:
+            self.trace.key_paths[key] = register_add(self.trace.refs, self.trace.root, add)
 
     def _register_table(self, files: pa.Table) -> None:
         """:meth:`_register` for a snapshot's live files, from its columns (no records)."""
@@ -184,6 +169,25 @@ class Tracer:
             self.trace.other_paths.update(
                 ref_path(self.trace.root, c.path) for c in commit.cdc_files
             )
+
+
+def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
+    """Note in ``refs`` the physical files behind an add (its data file, its deletion-vector
+    file) and the size each must have; returns their locations."""
+    data = ref_path(root, add.path)
+    refs.setdefault(data, Ref(display=add.key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
+    paths = [data]
+    dv = add.deletion_vector
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    if dv is not None and where is not None:
+        path = ref_path(root, where)
+        needed = dv.required_file_size
+        ref = refs.setdefault(
+            path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
+        )
+        ref.size = max(ref.size, needed)
+        paths.append(path)
+    return tuple(paths)
 
 
 def ref_path(root: str, log_path: str) -> str:
@@ -217,6 +221,15 @@ def _commit_problem(commit: Commit | None) -> HealthProblem | None:
         message = "Its commit file is damaged: " + " ".join(commit.problems)
         return HealthProblem(kind=ProblemKind.COMMIT_DAMAGED, message=message)
     return None
+
+
+def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
+    """The checkpoint problems of one version, as the fast check reports them: the newest
+    checkpoint is compared with its commits only when it is this version's."""
+    listing, last = log.listing, log.listing.last_checkpoint
+    if version not in listing.checkpoints and (last is None or last.version != version):
+        return []  # nothing of the log belongs to this version: no checkpoint is read
+    return _log_problems_by_version(log, False).get(version, [])
 
 
 def _log_problems_by_version(

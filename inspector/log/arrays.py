@@ -10,6 +10,7 @@ compute functions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -64,6 +65,15 @@ def flags(values: Sequence[bool | None]) -> pa.Array:
 
 def texts(values: Sequence[str | None]) -> pa.Array:
     """A string array from Python strings and None."""
+    if None not in values:  # the common case: one join, and for ASCII no encode per string
+        strings = cast("Sequence[str]", values)
+        joined = "".join(strings)
+        data = joined.encode("utf-8")
+        if len(data) == len(joined) and len(data) < 2**31:  # ASCII: chars are bytes
+            offsets = np.zeros(len(strings) + 1, dtype=np.int32)
+            np.cumsum(np.fromiter(map(len, strings), np.int32, len(strings)), out=offsets[1:])
+            buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+            return pa.Array.from_buffers(pa.string(), len(values), buffers, 0)
     encoded = [b"" if v is None else v.encode("utf-8") for v in values]
     offsets = np.zeros(len(values) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])

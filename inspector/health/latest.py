@@ -1,0 +1,337 @@
+"""The fast health check of the latest version, in Arrow.
+
+The latest version's live files come from its snapshot (the newest checkpoint and the
+commits after it) as the snapshot's Arrow table; the table folder is walked once into two
+columns (path, size). A hash look-up of one column in the other finds the missing and the
+wrong-sized data files, and only those become :class:`~inspector.files.filecheck.FileIssue`
+records. Deletion-vector files and paths that are not plain relative ones (absolute, or
+with ``.``/``..``/empty segments) are few: they are judged one by one by the shared rule.
+
+Orphans are counted against every retained version, as the full check counts them: a
+file an older retained version references is live at the latest version, or a commit after
+the earliest version adds or removes it (or names it as a change-data file). So the
+earliest version's snapshot is never built, and a huge first commit its checkpoint covers
+is not parsed.
+
+:func:`check_latest` answers only the plain case: every commit after the earliest version
+is present and readable. Otherwise (and when the latest version is not complete) the
+caller goes on to the full trace of :mod:`.trace`, which names each version's damage.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.errors import InspectorError
+from inspector.files.filecheck import FileIssue, FileRole, FileState, judge_size
+from inspector.files.tablefiles import is_hidden
+from inspector.health.evaluate import Examiner, Progress
+from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
+from inspector.health.trace import Ref, log_problems_at, ref_path, register_add
+from inspector.log import arrays, columnar
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+
+# Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
+_ODD = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
+_ODD_PATH = re.compile(_ODD)
+_MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
+
+
+@dataclass(frozen=True, kw_only=True)
+class LatestCheck:
+    """The fast check's answer: the latest version's verdict, the orphans and the count."""
+
+    health: VersionHealth
+    files_examined: int
+    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
+
+
+def check_latest(
+    log: DeltaLog, *, cap: int, workers: int, progress: Progress | None = None
+) -> LatestCheck | None:
+    """The latest version's verdict from its snapshot and one walk, or None when the log is
+    not the plain case (a commit missing or damaged in the retained range, a single version).
+
+    Args:
+        log: The opened log.
+        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
+        workers: Parallel stat calls for the few files judged one by one.
+        progress: Called as ``progress(done, total)``.
+    """
+    first, latest = log.earliest_version, log.latest_version
+    commits = _plain_commits(log, first, latest)
+    if commits is None:
+        return None
+    # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        walk = pool.submit(log.storage.walk_sizes)
+        try:
+            snap = log.snapshot(latest)
+        except InspectorError:
+            return None
+        walked = stored_files(*walk.result(), snap.metadata.partition_columns)
+    root = log.table_root
+    plain, refs = _referenced([snap.files_table], root)
+    rest = _to_examine(refs, root)
+    total = len(plain) + len(rest)
+    if progress is not None:
+        progress(0, total)
+    issues, found = _judge_plain(plain, walked, _base(root))
+    issues += _judge_rest(rest, walked, log, workers)
+    if progress is not None:
+        progress(total, total)
+    health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
+    unclaimed = _unclaimed(walked, found, [*refs], root)
+    return LatestCheck(
+        health=health,
+        files_examined=total,
+        orphans=retained_orphans(log, unclaimed, commits),
+    )
+
+
+def _plain_commits(log: DeltaLog, first: int, latest: int) -> list[Commit] | None:
+    """The commits after the earliest version when each is present and readable, else None."""
+    versions = list(range(first + 1, latest + 1))
+    if not versions or any(log.commit_file(v) is None for v in versions):
+        return None
+    commits = log.read_commits(versions)
+    return commits if all(c.is_complete for c in commits) else None
+
+
+def stored_files(paths: list[str], sizes: list[int], partition_columns: Iterable[str]) -> pa.Table:
+    """The files of a walk (:meth:`Storage.walk_sizes`) that VACUUM may touch, as (path
+    relative to the root, size).
+
+    Hidden paths are left out by the one rule of :func:`~inspector.files.tablefiles.is_hidden`;
+    only the paths with a name starting with ``.`` or ``_`` are asked one by one.
+    """
+    column = arrays.texts(paths)
+    counts = arrays.from_numpy(np.array(sizes, dtype=np.int64))
+    table = pa.Table.from_arrays([column, counts], names=["path", "size"])
+    maybe = pc.match_substring_regex(column, _MAYBE_HIDDEN)
+    if not pc.any(maybe).as_py():
+        return table
+    columns = tuple(partition_columns)
+    keep = np.ones(len(paths), dtype=bool)
+    for i in pc.indices_nonzero(maybe).to_pylist():
+        keep[i] = not is_hidden(paths[i], columns)
+    return table.take(arrays.from_numpy(np.flatnonzero(keep)))
+
+
+def _base(root: str) -> str:
+    """The root as a referenced file's location starts (``ref_path``'s spelling)."""
+    return os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
+
+
+def _referenced(tables: list[pa.Table], root: str) -> tuple[pa.Table, dict[str, Ref]]:
+    """The data files of ``tables`` with plain relative paths as (path, size); every
+    deletion-vector file and odd path as a :class:`Ref` by its location (the plain data
+    files of DV rows are in both)."""
+    plain: list[pa.Table] = []
+    refs: dict[str, Ref] = {}
+    for files in tables:
+        odd = _register_special(files, root, refs)
+        plain.append(files if odd is None else files.filter(pc.invert(odd)))
+    data = pa.concat_tables([t.select(["key_path", "size"]) for t in plain])
+    data = data.rename_columns(["path", "size"])
+    return _distinct(data) if refs else data, refs
+
+
+def _register_special(files: pa.Table, root: str, refs: dict[str, Ref]) -> pa.Array | None:
+    """Register the rows with a deletion vector or an odd path one by one; returns which
+    rows have an odd path (None when none)."""
+    odd = pc.match_substring_regex(files.column("key_path"), _ODD)
+    special = pc.or_(odd, files.column("deletionVector").is_valid())
+    if pc.any(special).as_py():
+        for add in columnar.records("add", files.filter(special)):
+            register_add(refs, root, add)  # type: ignore[arg-type]
+    return odd if pc.any(odd).as_py() else None
+
+
+def _to_examine(refs: dict[str, Ref], root: str) -> dict[str, Ref]:
+    """The files judged one by one: all but the plain data files (in the columns already)."""
+    base = _base(root) + "/"
+    return {
+        where: ref
+        for where, ref in refs.items()
+        if not (ref.role is FileRole.DATA_FILE and where == base + ref.display)
+    }
+
+
+def _distinct(data: pa.Table) -> pa.Table:
+    """One row per data file: a file behind several keys (deletion vectors) keeps its first size."""
+    paths = data.column("path")
+    distinct = pc.unique(paths)
+    if len(distinct) == len(paths):
+        return data
+    first = pc.index_in(distinct, value_set=_whole(paths))
+    return pa.Table.from_arrays([distinct, data.column("size").take(first)], names=["path", "size"])
+
+
+def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
+    """Missing and wrong-sized data files, by one hash look-up of the paths in the walk;
+    and, per file, its row in the walk (null when missing)."""
+    found = pc.index_in(data.column("path"), value_set=_whole(walked.column("path")))
+    actual = walked.column("size").take(found)
+    bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
+    if not pc.any(bad).as_py():
+        return [], found
+    rows = data.append_column("actual", actual).filter(bad).to_pylist()
+    role, out = FileRole.DATA_FILE, []
+    for row in rows:
+        path, size, actual_size = row["path"], row["size"], row["actual"]
+        where = f"{base}/{path}"
+        if actual_size is None:
+            out.append(_missing(where, path, role, size))
+            continue
+        issue = judge_size(where, actual_size, path=path, role=role, expected_size=size)
+        if issue is not None:
+            out.append(issue)
+    return out, found
+
+
+def _missing(where: str, path: str, role: FileRole, size: int) -> FileIssue:
+    return FileIssue(
+        path=path,
+        role=role,
+        state=FileState.MISSING,
+        expected_size=size,
+        actual_size=None,
+        local_path=where,
+    )
+
+
+def _judge_rest(
+    rest: dict[str, Ref], walked: pa.Table, log: DeltaLog, workers: int
+) -> list[FileIssue]:
+    """The few other files, one by one by the shared rule (sizes from the walk)."""
+    if not rest:
+        return []
+    prefix = _base(log.table_root) + "/"
+    inside = [where[len(prefix) :] for where in rest if where.startswith(prefix)]
+    listed = walked.filter(pc.is_in(walked.column("path"), value_set=arrays.texts(inside)))
+    sizes = {
+        prefix + path: size
+        for path, size in zip(
+            listed.column("path").to_pylist(), listed.column("size").to_pylist(), strict=True
+        )
+    }
+    examiner = Examiner(rest, False, workers, None, sizes, log.storage)
+    examiner.run(rest)
+    return [issue for issue in examiner.issues.values() if issue is not None]
+
+
+def _health(
+    version: int, issues: list[FileIssue], cap: int, *, problems: list[HealthProblem]
+) -> VersionHealth:
+    by_state: dict[FileState, list[FileIssue]] = {state: [] for state in FileState}
+    for issue in sorted(issues, key=lambda i: i.path):
+        by_state[issue.state].append(issue)
+    missing, sizes, broken = (by_state[s] for s in FileState)
+    return VersionHealth(
+        version=version,
+        status=INCOMPLETE if issues else COMPLETE,
+        missing_files=tuple(i.path for i in missing[:cap]),
+        size_mismatches=tuple(sizes[:cap]),
+        problems=tuple(problems),
+        missing_count=len(missing),
+        size_mismatch_count=len(sizes),
+        unreadable_files=tuple(broken[:cap]),
+        unreadable_count=len(broken),
+    )
+
+
+def _cdc_paths(log: DeltaLog, commits: list[Commit]) -> set[str]:
+    """Change-data files the commits name (for CDF reads: never orphans)."""
+    return {ref_path(log.table_root, c.path) for commit in commits for c in commit.cdc_files}
+
+
+def _unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str) -> pa.Table:
+    """The walked files the latest version does not reference (candidates for orphans)."""
+    claimed = np.zeros(walked.num_rows, dtype=bool)
+    claimed[arrays.to_numpy(_whole(found).drop_null())] = True
+    prefix = _base(root) + "/"
+    others = arrays.texts([where[len(prefix) :] for where in located if where.startswith(prefix)])
+    if len(others):
+        listed = pc.is_in(walked.column("path"), value_set=others)
+        claimed[arrays.to_numpy(pc.indices_nonzero(_whole(listed)))] = True
+    return walked.take(arrays.from_numpy(np.flatnonzero(~claimed)))
+
+
+def _whole(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One array (a chunked ``value_set``, or combining no chunks, goes through ``pa.array``,
+    which imports pandas)."""
+    if not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.combine_chunks() if values.num_chunks else pa.nulls(0, values.type)
+
+
+def _orphans(candidates: pa.Table, commits: list[Commit], named: set[str], root: str) -> pa.Table:
+    """The candidates that no add or remove of ``commits`` and no location of ``named`` names.
+
+    A big commit's paths are looked up among the candidates (a small set), not the reverse.
+    """
+    if not candidates.num_rows:
+        return candidates
+    paths, prefix = _whole(candidates.column("path")), _base(root) + "/"
+    known: list[pa.Array] = []
+    found = [where[len(prefix) :] for where in named if where.startswith(prefix)]
+    for commit in commits:
+        if commit.columns is None:
+            actions: list[AddFile | RemoveFile] = [*commit.adds, *commit.removes]
+            for action in actions:
+                found += _named(action, root, prefix)
+            continue
+        for kind, files in (("add", commit.columns.adds), ("remove", commit.columns.removes)):
+            column = _whole(files.column("key_path"))
+            known.append(column.filter(pc.is_in(column, value_set=paths)))
+            special = pc.or_(
+                pc.match_substring_regex(column, _ODD), files.column("deletionVector").is_valid()
+            )
+            if pc.any(special).as_py():
+                for action in columnar.records(kind, files.filter(special)):
+                    found += _named(action, root, prefix)
+    value_set = pa.concat_arrays([*known, arrays.texts(found)])
+    return candidates.filter(pc.invert(pc.is_in(paths, value_set=value_set)))
+
+
+def _named(action: AddFile | RemoveFile, root: str, prefix: str) -> list[str]:
+    """The files an add or remove names (data file, DV file), relative to the root."""
+    path, dv = action.key[0], action.deletion_vector
+    if dv is None and not _ODD_PATH.search(path):
+        return [path]
+    where = [ref_path(root, action.path)]
+    stored = dv.relative_or_absolute_path() if dv is not None else None
+    if stored is not None:
+        where.append(ref_path(root, stored))
+    return [w[len(prefix) :] for w in where if w.startswith(prefix)]
+
+
+def retained_orphans(
+    log: DeltaLog, walked: pa.Table, commits: list[Commit]
+) -> tuple[tuple[str, int], ...]:
+    """Walked files that no retained version references: (relative path, bytes).
+
+    ``walked`` holds the files the latest version does not reference; a file an older
+    retained version references was added or removed by a commit after the earliest
+    version, or is still live. The earliest version's own commit may name change-data
+    files too; it is parsed only if some file would otherwise be an orphan.
+    """
+    root = log.table_root
+    stray = _orphans(walked, commits, _cdc_paths(log, commits), root)
+    if stray.num_rows and log.commit_file(log.earliest_version) is not None:
+        first = log.read_commits([log.earliest_version])
+        stray = _orphans(stray, [], _cdc_paths(log, first), root)
+    return tuple(
+        zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
+    )

@@ -1,0 +1,119 @@
+"""The fast health check (the latest version, in Arrow) on tables written here.
+
+It answers from the latest snapshot and one walk of the table folder: a first commit its
+checkpoint covers is not read, a file an older retained version still references is no
+orphan, and on a healthy table it agrees with the check of every version.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+
+from inspector.health import check_table
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.storage import LocalStorage
+from tests.counting_storage import CountingStorage
+
+
+def _write(root: Path, commits: int, *, checkpoint_at_first: bool = False) -> None:
+    for i in range(commits):
+        batch = pa.table({"id": list(range(i * 4, i * 4 + 4)), "p": ["a", "b"] * 2})
+        write_deltalake(str(root), batch, partition_by=["p"], mode="append")
+        if i == 0 and checkpoint_at_first:
+            DeltaTable(str(root)).create_checkpoint()
+
+
+def _opened(root: Path) -> tuple[DeltaLog, CountingStorage]:
+    storage = CountingStorage(str(root))
+    log = DeltaLog(str(root), storage)
+    log.refresh()
+    return log, storage
+
+
+def test_a_first_commit_its_checkpoint_covers_is_not_read(tmp_path):
+    root = tmp_path / "t"
+    _write(root, 3, checkpoint_at_first=True)
+    log, storage = _opened(root)
+
+    report = check_table(log, settings=Settings())
+
+    assert report.is_consistent and report.orphan_files == 0
+    assert f"{0:020d}.json" not in storage.reads
+    assert report.files_examined == 6
+
+
+def test_files_an_older_retained_version_references_are_not_orphans(tmp_path):
+    root = tmp_path / "t"
+    _write(root, 2)
+    batch = pa.table({"id": [99], "p": ["a"]})
+    write_deltalake(str(root), batch, partition_by=["p"], mode="overwrite")  # removes 4 files
+    (root / "p=a" / "stray.parquet").write_bytes(b"x" * 11)
+
+    fast = check_table(DeltaLog.open(str(root)), settings=Settings())
+    full = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
+
+    assert (fast.orphan_files, fast.orphan_bytes) == (1, 11)
+    assert fast.orphan_paths == ("p=a/stray.parquet",)
+    assert (fast.orphan_files, fast.orphan_paths) == (full.orphan_files, full.orphan_paths)
+    assert fast.files_examined == 1 and not fast.all_versions
+
+
+def test_a_missing_latest_file_goes_on_to_every_version(tmp_path):
+    root = tmp_path / "t"
+    _write(root, 3)
+    newest = DeltaLog.open(str(root)).commit(2).adds[0].path
+    os.unlink(root / newest)
+
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
+
+    assert report.all_versions
+    assert [v.version for v in report.damaged_versions] == [2]
+    assert report.last_consistent_version == 1
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "delta-kernel-java/basic-with-checkpoint",
+        "delta-golden/basic-with-inserts-deletes-checkpoint",
+        "delta-kernel-java/basic-dv-no-checkpoint",
+        "delta-golden/dv-partitioned-with-checkpoint",
+    ],
+)
+def test_on_a_healthy_table_the_fast_check_agrees_with_the_full_one(copy_table, table):
+    root = copy_table(table)
+    (root / "stray.parquet").write_bytes(b"x" * 3)
+
+    fast = check_table(DeltaLog.open(str(root)), settings=Settings())
+    full = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
+
+    assert fast.latest == full.latest
+    assert (fast.orphan_files, fast.orphan_bytes, fast.orphan_paths) == (
+        full.orphan_files,
+        full.orphan_bytes,
+        full.orphan_paths,
+    )
+    assert fast.problems == full.problems
+
+
+def test_walk_sizes_lists_what_walk_lists(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.parquet").write_bytes(b"x" * 5)
+    (tmp_path / "top.parquet").write_bytes(b"x" * 2)
+    (tmp_path / "link.parquet").symlink_to(tmp_path / "top.parquet")  # followed to the file
+    (tmp_path / "dirlink").symlink_to(tmp_path / "a")  # never entered
+    (tmp_path / "broken").symlink_to(tmp_path / "nowhere")
+    storage = LocalStorage(str(tmp_path))
+
+    paths, sizes = storage.walk_sizes()
+
+    walked = {m.path: m.size for m in storage.walk()}
+    assert dict(zip(paths, sizes, strict=True)) == walked
+    assert walked == {"a/b/f.parquet": 5, "top.parquet": 2, "link.parquet": 2}
+    assert dict(zip(*storage.walk_sizes("a"), strict=True)) == {"a/b/f.parquet": 5}
