@@ -189,9 +189,9 @@ def main() -> None:
 
 def _measure(root: str, args) -> None:
     workers = Settings().check_workers
-    open_s, ours_s, report = timed_check(root, all_versions=True)
+    open_s, ours_s, report = timed_check(root, all_versions=True, settings=Settings())
     _, ours_1w_s, _ = timed_check(root, all_versions=True, settings=Settings(check_workers=1))
-    _, fast_s, fast = timed_check(root)
+    _, fast_s, fast = timed_check(root, settings=Settings())
     print(
         f"ours, full check ({workers} workers): {ours_s:.2f} s (+ {open_s:.2f} s to open the log), "
         f"{report.files_examined:,} files examined (one stat each)"
