@@ -9,6 +9,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.table import Table
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
+from ui.history_load import HistoryLoad
 
 
 @dataclass(frozen=True)
@@ -20,17 +21,26 @@ class PageContext:
             its catalog name (``uc://...``) when it was opened by name.
         settings: The settings in force for this run of the app.
         version: The version selected in the sidebar (always one of ``versions``).
-        history: The table's history, oldest first (one entry per version: each commit
-            file, and each version that only a checkpoint remembers).
-        versions: Every selectable version, ascending: the commit versions plus
-            versions that exist only as a checkpoint.
+        load: The table's history as read so far, newest first (the Timeline draws the
+            newest page at once and asks for older ones; ``history`` waits for all).
     """
 
     table: Table
     settings: Settings
     version: int
-    history: tuple[HistoryEntry, ...]
-    versions: tuple[int, ...] = ()
+    load: HistoryLoad
+
+    @property
+    def history(self) -> tuple[HistoryEntry, ...]:
+        """The table's whole history, oldest first (one entry per version: each commit file,
+        and each version that only a checkpoint remembers); read on first use."""
+        return self.load.whole()
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        """Every listed version, ascending: the commit versions plus versions that exist only
+        as a checkpoint (the whole log listed on first use)."""
+        return self.load.all_versions()
 
     @property
     def table_name(self) -> str | None:
@@ -48,8 +58,11 @@ class PageContext:
         return (self.log.table_root, self.log.generation, self.settings.timestamp_tolerance_seconds)
 
     def entry(self, version: int) -> HistoryEntry | None:
-        """The history entry of a version, or None when the history does not have it."""
-        i = bisect.bisect_left(self.history, version, key=lambda e: e.version)
-        if i < len(self.history) and self.history[i].version == version:
-            return self.history[i]
+        """The history entry of a version, or None when the history does not have it (the
+        newest versions' without waiting for the rest)."""
+        read = self.load.entries
+        history = read if read and read[0].version <= version else self.history
+        i = bisect.bisect_left(history, version, key=lambda e: e.version)
+        if i < len(history) and history[i].version == version:
+            return history[i]
         return None

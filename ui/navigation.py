@@ -20,7 +20,6 @@ from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.log.table import Table
 from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
-from inspector.table.history import HistoryEntry
 from inspector.table.versions import parse_version
 from ui import tables
 from ui.catalog_browser import render_catalog_browser
@@ -35,6 +34,7 @@ from ui.common import (
     render_unexpected,
 )
 from ui.context import PageContext
+from ui.history_load import HistoryLoad
 from ui.launch import LaunchOptions
 from ui.registry import Page
 from ui.routing import link_params, write_url
@@ -80,15 +80,14 @@ def render_sidebar(
             write_url({"table": location or None, "version": None})
             return None
         log = table.log
-        history = tables.history(log, settings)
-        versions = tables.selectable_versions(log)
-        version = _version_picker(log, settings, history, versions, notices)
+        load = tables.history_load(log, settings)
+        version = _version_picker(log, settings, load, notices)
     shown = table.name or log.table_root  # a table opened by name keeps its name
     write_url({"table": shown, "version": str(version)})
     if st.session_state.get(_REMEMBERED) != shown:
         tables.remember_table(settings, shown)
         st.session_state[_REMEMBERED] = shown
-    return PageContext(table, settings, version, history, versions)
+    return PageContext(table, settings, version, load)
 
 
 def _adopt_link(launch: LaunchOptions) -> None:
@@ -196,15 +195,23 @@ def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator
     return None
 
 
+def _versions(load: HistoryLoad, wanted: object) -> tuple[int, ...]:
+    """The versions the picker offers: those listed so far, or all when the version wanted
+    (a link's, or the one picked before) is not among them."""
+    versions = load.known_versions()
+    if wanted is None or wanted in versions:
+        return versions
+    if isinstance(wanted, str) and wanted.isdigit() and int(wanted) in versions:
+        return versions
+    return load.all_versions()
+
+
 def _version_picker(
-    log: DeltaLog,
-    settings: Settings,
-    history: tuple[HistoryEntry, ...],
-    versions: tuple[int, ...],
-    notices: DeltaGenerator,
+    log: DeltaLog, settings: Settings, load: HistoryLoad, notices: DeltaGenerator
 ) -> int:
     state = st.session_state
     pending = state.pop(PENDING_VERSION, None)
+    versions = _versions(load, pending if pending is not None else state.get(VERSION_KEY))
     if state.pop(_RESET_VERSION, False) or state.get(VERSION_KEY) not in versions:
         state[VERSION_KEY] = versions[-1]
     if pending is not None:
@@ -214,15 +221,20 @@ def _version_picker(
             with notices:
                 render_error(exc)
     labels = tables.version_labels(
-        log.table_root, log.generation, settings.timestamp_tolerance_seconds, history, log
+        log.table_root,
+        log.generation,
+        settings.timestamp_tolerance_seconds,
+        len(load.entries),
+        load,
     )
     newest_first = versions[::-1]
+    listed = "in the log" if load.progress()[1] is not None else "listed so far"
     version = st.selectbox(
-        f"Version ({len(versions):,} in the log)",
+        f"Version ({len(versions):,} {listed})",
         newest_first,
         key=VERSION_KEY,
         persist_state="session",
-        format_func=lambda v: labels.get(v, f"v{v} · checkpoint only"),
+        format_func=lambda v: labels.get(v, f"v{v}"),
         help="Pick a version, or click a mark on the timeline or a row of the history table.",
     )
     at = versions.index(version)
@@ -301,13 +313,15 @@ def render_header(ctx: PageContext) -> None:
     parts = [p for p in log.table_root.split("/") if p]
     title = ctx.table_name or " / ".join(parts[-2:]) or log.table_root
     st.markdown(f"#### {escape_markdown(title)}")
-    newest = ctx.versions[-1]
-    entry = ctx.entry(newest) if newest in log.listing.commits else None
+    versions, listed = ctx.load.known_versions(), ctx.load.progress()[1] is not None
+    newest = versions[-1]
+    entry = ctx.entry(newest) if ctx.load.has_commit(newest) else None
     where = f"resolved to `{log.table_root}`" if ctx.table_name else f"`{log.table_root}`"
+    count = f"{len(log.listing.commits):,} commit files, versions" if listed else "versions"
+    oldest = f"{versions[0]}" if listed else f"{versions[0]} (or older: listing the log)"
     st.caption(
-        f"{where} · {len(log.listing.commits):,} commit files, versions "
-        f"{ctx.versions[0]} to {newest} · latest: v{newest} "
+        f"{where} · {count} {oldest} to {newest} · latest: v{newest} "
         + (entry.operation if entry else "(checkpoint only)")
     )
-    for problem in table_problems(log):
+    for problem in table_problems(log, whole=listed):
         st.warning(escape_markdown(problem), icon=":material/warning:")

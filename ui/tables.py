@@ -26,7 +26,8 @@ from inspector.log.table import Table
 from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 from inspector.storage import parse_location
-from inspector.table.history import HistoryEntry, build_history
+from inspector.table.history import HistoryEntry
+from ui.history_load import HistoryLoad
 
 _demo_lock = threading.Lock()
 _STAMP_FROM = 1000  # commit files from which a refresh is skipped while the log folder is unchanged
@@ -103,31 +104,34 @@ def _refresh(log: DeltaLog) -> None:
     if stamp is not None and _stamps.get(id(log)) == stamp:
         return
     log.refresh()
-    if stamp is not None and len(log.listing.commits) >= _STAMP_FROM:
+    if stamp is not None and log.latest_version >= _STAMP_FROM:  # a long log, not listed whole
         _stamps[id(log)] = stamp
     else:
         _stamps.pop(id(log), None)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Reading the history…")
-def _cached_history(
+@st.cache_resource(max_entries=16, show_spinner="Reading the newest versions…")
+def _cached_load(
     table_root: str, generation: int, tolerance: int, _log: DeltaLog, _settings: Settings
-) -> tuple[HistoryEntry, ...]:
-    return tuple(build_history(_log, _settings))
+) -> HistoryLoad:
+    return HistoryLoad(_log, _settings)
 
 
-def history(log: DeltaLog, settings: Settings) -> tuple[HistoryEntry, ...]:
-    """The table's history, computed once per log generation (i.e. until a new commit lands)."""
-    return _cached_history(
+def history_load(log: DeltaLog, settings: Settings) -> HistoryLoad:
+    """The table's history, read newest first, once per log generation (until a new commit
+    lands): its newest page at once, the rest when asked for (:mod:`ui.history_load`)."""
+    return _cached_load(
         log.table_root, log.generation, settings.timestamp_tolerance_seconds, log, settings
     )
 
 
-def selectable_versions(log: DeltaLog) -> tuple[int, ...]:
-    """Every version a user can pick, ascending: commit versions and checkpoint-only versions."""
-    listing = log.listing
-    checkpointed = {cp.version for cp in listing.usable_checkpoints()}
-    return tuple(sorted(set(listing.commits) | checkpointed))
+def history(log: DeltaLog, settings: Settings) -> tuple[HistoryEntry, ...]:
+    """The table's whole history (read once per log generation), oldest first."""
+    load = history_load(log, settings)
+    if load.done:
+        return load.whole()
+    with st.spinner("Reading the history…"):
+        return load.whole()
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -135,16 +139,17 @@ def version_labels(
     table_root: str,
     generation: int,
     tolerance: int,
-    _history: tuple[HistoryEntry, ...],
-    _log: DeltaLog,
+    read: int,
+    _load: HistoryLoad,
 ) -> Mapping[int, str]:
     """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42:52.123 UTC``, per history
-    generation (the one display form of a time: typed into Preview, it finds that version)."""
-    commits = _log.listing.commits
+    generation and versions read (the one display form of a time: typed into Preview, it finds
+    that version); versions not read yet have none."""
     return {
-        e.version: f"v{e.version} · {e.operation if e.version in commits else 'checkpoint only'} · "
+        e.version: f"v{e.version} · "
+        f"{e.operation if _load.has_commit(e.version) else 'checkpoint only'} · "
         f"{format_time(e.timestamps.history)}"
-        for e in _history
+        for e in _load.entries
     }
 
 

@@ -24,6 +24,7 @@ from inspector.present.values import EMPTY
 from inspector.table.history import TIME_RULE
 from ui.common import select_version
 from ui.context import PageContext
+from ui.history_load import HistoryLoad
 from ui.page_state import linked, mirror
 from ui.state import keep, kept
 from ui.timeline_frame import (
@@ -35,6 +36,7 @@ from ui.timeline_frame import (
     window_text,
 )
 from ui.timeline_marks import AXIS_STATE, change_marks, overlay_rings, xy
+from ui.timeline_pages import read_for_window, show_progress
 from ui.timeline_retention import add_retention_band
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
@@ -44,14 +46,19 @@ _WINDOW_STATE = "_timeline_window"  # Kept: windows back, for (selected version,
 
 def render(ctx: PageContext) -> None:
     """The Timeline page."""
-    if not ctx.history:
+    load = ctx.load
+    ident = (ctx.version, None)  # no filter yet: the window of the versions as read
+    read_for_window(load, ctx.version, _wanted_window(ident))
+    history = load.entries
+    if not history:
         st.info(
             "This table's log has no commit files (only a checkpoint), so there is no history "
             "to draw. The Version and Overview pages show its state.",
             icon=":material/info:",
         )
         return
-    frame, copied = history_frame(ctx.cache_key, ctx.history)
+    key = (*ctx.cache_key, len(history))
+    frame, copied = history_frame(key, history)
     if copied:
         st.info(
             "**This looks like a copy:** every commit file was written at about the same time, "
@@ -59,30 +66,42 @@ def render(ctx: PageContext) -> None:
             "when the writers committed, or to *version* to see the versions apart.",
             icon=":material/content_copy:",
         )
-    shown, size_by = _filters(frame, copied)
+    shown, size_by = _filters(frame, copied, whole=load.done)
+    read = "" if load.done else " (the newest read so far)"
     st.caption(
-        f"{len(shown):,} of {len(frame):,} versions shown · mark size: {size_by} added + "
+        f"{len(shown):,} of {len(frame):,} versions shown{read} · mark size: {size_by} added + "
         "removed · a ring marks a version with problems · pale bands: retention · click a mark "
         "to select it"
     )
+    progress = st.container()  # filled last: the background reading starts after the drawing
     if shown.empty:
         st.info("No version matches these filters.", icon=":material/filter_alt_off:")
         return
-    lo, hi = _window(shown, ctx.version)
+    filtered = len(shown) != len(frame)
+    lo, hi = _window(shown, ctx.version, (ctx.version, len(shown)) if filtered else ident, load)
     part = shown.iloc[lo:hi]
-    window = window_text(window_key(ctx.cache_key, part), part, ctx.history, copied)
+    window = window_text(window_key(key, part), part, history, copied)
     _chart(window, ctx.version, _marker_sizes(shown, size_by)[lo:hi], ctx)
     _problems_note(frame)
     _history_table(window, ctx.version)
+    with progress:
+        show_progress(load)
 
 
-def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
+def _wanted_window(ident: tuple[int, int | None]) -> int | None:
+    """The window asked for: a link's (or a reload's), else the one kept for ``ident``."""
+    linked_back = _int_or_none(linked().get("window"))
+    return linked_back if linked_back is not None else kept(_WINDOW_STATE, ident, int)
+
+
+def _window(
+    shown: pd.DataFrame, selected: int, ident: tuple[int, int | None], load: HistoryLoad
+) -> tuple[int, int]:
     """The rows drawn: all when they fit, else a window with buttons to page through."""
     versions = shown["version"].to_numpy()
-    if len(versions) <= WINDOW:
+    if len(versions) <= WINDOW and load.done:
         mirror({"window": None})
         return 0, len(versions)
-    ident = (selected, len(versions))
     linked_back = _int_or_none(linked().get("window"))
     if linked_back is not None:  # a link (or a reload) names the window
         keep(_WINDOW_STATE, ident, linked_back)
@@ -94,13 +113,16 @@ def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
         "Older versions",
         icon=":material/chevron_left:",
         key="timeline_older",
-        disabled=lo == 0,
+        disabled=lo == 0 and load.done,
         on_click=_move_window,
         args=(ident, back + 1),
     )
+    listed = load.progress()[1]
+    total = f"{len(versions):,}" if load.done else f"{listed or len(versions):,}"
+    total += "" if load.done or listed else " read so far"
     note.caption(
         f"Drawn: versions {versions[lo]} to {versions[hi - 1]} ({hi - lo:,} of "
-        f"{len(versions):,}, {WINDOW:,} at a time)."
+        f"{total}, {WINDOW:,} at a time)."
     )
     newer.button(
         "Newer versions",
@@ -113,7 +135,7 @@ def _window(shown: pd.DataFrame, selected: int) -> tuple[int, int]:
     return lo, hi
 
 
-def _move_window(ident: tuple[int, int], back: int) -> None:
+def _move_window(ident: tuple[int, int | None], back: int) -> None:
     keep(_WINDOW_STATE, ident, back)
 
 
@@ -121,7 +143,9 @@ def _int_or_none(text: str | None) -> int | None:
     return int(text) if text is not None and text.isdigit() else None
 
 
-def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
+def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.DataFrame, str]:
+    """The versions the filters leave, and what marks are sized by. Filtering waits for the
+    whole history (a filter of the newest versions would look like one of all)."""
     ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
     time_col = st.container()  # its own row: the end label has room and no control above it
     counts = frame["operation"].value_counts()
@@ -129,8 +153,9 @@ def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
         "Operations",
         list(counts.index),
         format_func=lambda op: f"{op} ({counts[op]:,})",
-        placeholder="All operations",
+        placeholder="All operations" if whole else "Filters: once every version is read",
         key="timeline_ops",
+        disabled=not whole,
     )
     axis = axis_col.segmented_control(
         "Axis",
@@ -148,6 +173,8 @@ def _filters(frame: pd.DataFrame, copied: bool) -> tuple[pd.DataFrame, str]:
         "Size by", ["bytes", "rows"], default="bytes", required=True, key="timeline_size"
     )
     frame = frame.assign(when=frame["commit_time"] if axis == "commitInfo" else frame["timestamp"])
+    if not whole:
+        return frame, size_by or "bytes"
     shown = frame[frame["operation"].isin(operations)] if operations else frame
     start, end = _time_range(time_col, frame["when"])
     if start is not None:
@@ -221,14 +248,15 @@ def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageConte
     change_marks(fig, frame, sizes, trace)
     versions = frame["version"]
     by_version = st.session_state.get(AXIS_STATE) == "version"
-    add_retention_band(
-        fig,
-        ctx.log,
-        ctx.history,
-        ctx.cache_key,
-        (int(versions.iloc[0]), int(versions.iloc[-1])),
-        versions_on_x=by_version,
-    )
+    if ctx.load.done:  # the band judges every version (VACUUMs, removals before the window)
+        add_retention_band(
+            fig,
+            ctx.log,
+            ctx.history,
+            ctx.cache_key,
+            (int(versions.iloc[0]), int(versions.iloc[-1])),
+            versions_on_x=by_version,
+        )
     version_axis = {"title": "version", "range": _padded(frame["version"])}
     fig.update_layout(
         height=380,

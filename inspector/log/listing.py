@@ -133,6 +133,18 @@ def list_log_tail(storage: Storage) -> LogListing:
     return list_log(storage, last=hint)
 
 
+def list_log_from(storage: Storage, version: int, *, last: LastCheckpoint | None) -> LogListing:
+    """``_delta_log`` from ``version`` on (a start-after listing: an object store does not send
+    older names); 0 or less lists the whole folder. Raises as :func:`list_log` does."""
+    if version <= 0:
+        return list_log(storage, last=last)
+    after = f"{LOG_DIR}/{version - 1:020d}~"  # "~" sorts after every name of version - 1
+    return replace(
+        _classify(storage.list(LOG_DIR, start_after=after), storage, last=last),
+        from_version=version,
+    )
+
+
 def _read_hint(storage: Storage) -> LastCheckpoint | None:
     """``_last_checkpoint`` read directly (one GET, no listing); None when absent."""
     try:

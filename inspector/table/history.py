@@ -1,10 +1,9 @@
 """The table's history (like DESCRIBE HISTORY), with every timestamp a version has.
 
-Delta's history timestamp is the in-commit timestamp where the table has them
-enabled, else the commit file's modification time, made monotonic (a commit never
-appears older than the one before it). Copied or replicated tables break that:
-all file times change, so we report the commitInfo time beside it and flag
-versions where the sources disagree.
+One entry per version: the commit summarised, its row figures (the one row rule) and its
+timestamps (the one timestamp rule, :mod:`inspector.table.history_time`). The whole history
+is read oldest first here; :mod:`inspector.table.history_pages` reads it newest first, a
+page at a time (the app's Timeline).
 """
 
 from __future__ import annotations
@@ -12,41 +11,44 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from inspector.delta import properties
 from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.errors import InspectorError
-from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing
 from inspector.settings import Settings
+from inspector.table.history_time import (
+    COPY_PROBLEM,
+    TIME_RULE,
+    TimestampSource,
+    VersionTimestamps,
+    is_copy_problem,
+    iso,
+    ms_to_datetime,
+    timestamps_of,
+)
 from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
 
-
-class TimestampSource(StrEnum):
-    """Where a version's history timestamp comes from (Delta's rule, by table property)."""
-
-    IN_COMMIT_TIMESTAMP = "inCommitTimestamp"
-    FILE_MODIFICATION_TIME = "fileModificationTime"
-
-
-@dataclass(frozen=True, kw_only=True)
-class VersionTimestamps:
-    """All timestamps known for a version, in ms since the epoch (UTC).
-
-    ``history`` is the one Delta uses for DESCRIBE HISTORY and time travel;
-    ``source`` says where it came from: ``inCommitTimestamp`` or ``fileModificationTime``.
-    """
-
-    commit_info: int | None
-    in_commit: int | None
-    file_modification: int
-    history: int
-    source: TimestampSource
+__all__ = [  # the timestamp rule's names, long imported from here
+    "COPY_PROBLEM",
+    "TIME_RULE",
+    "Change",
+    "HistoryEntry",
+    "TimestampSource",
+    "VersionTimestamps",
+    "build_history",
+    "history_page",
+    "history_record",
+    "is_copy_problem",
+    "iso",
+    "looks_copied",
+    "ms_to_datetime",
+    "readable",
+]
 
 
 class Change(StrEnum):
@@ -97,23 +99,6 @@ class HistoryEntry:
         return ms_to_datetime(self.timestamps.history)
 
 
-COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
-
-# Which time every page shows, said once (the Timeline's copy banner, docs/time-travel.md).
-TIME_RULE = (
-    "Every page shows each version's history timestamp, the one Delta uses for history and "
-    "time travel (the in-commit timestamp where enabled, else the commit file's modification "
-    "time); on a copied table that is the time of the copy. The writer's commitInfo time is "
-    "shown beside it (the Timeline's hover, its commitInfo axis, the History table and the "
-    "Version page), never instead of it."
-)
-
-
-def is_copy_problem(problem: str) -> bool:
-    """Whether a version's problem is the commit-time/file-time mismatch of a copied table."""
-    return COPY_PROBLEM in problem
-
-
 def looks_copied(history: Sequence[HistoryEntry]) -> bool:
     """Whether the whole table looks copied or replicated, said once instead of per version.
 
@@ -127,18 +112,6 @@ def looks_copied(history: Sequence[HistoryEntry]) -> bool:
     files = [e.timestamps.file_modification for e in stamped]
     infos = [e.timestamps.commit_info or 0 for e in stamped]
     return max(files) - min(files) < max(infos) - min(infos)
-
-
-def ms_to_datetime(ms: int) -> datetime:
-    """Milliseconds since the epoch to an aware UTC datetime."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
-
-
-def iso(ms: int | None) -> str | None:
-    """Milliseconds since the epoch to ISO 8601 in UTC (``2024-10-08T05:42:52.123Z``)."""
-    if ms is None:
-        return None
-    return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def history_page(
@@ -169,10 +142,12 @@ def history_page(
     commits = log.read_commits(versions)
     config: Mapping[str, str] = {}
     if any(c.commit_info.in_commit_timestamp is not None for c in commits):
-        config = _configuration_at(log, top)
-    gaps = _gap_problems(log, versions, whole=False)
+        config = configuration_at(log, top)
+    gaps = gap_problems(log, versions, whole=False)
     found = log.replay_problems()
-    return _entries(log, versions, rows_along(log, iter(commits)), config, gaps, found, settings)
+    return history_entries(
+        log, versions, rows_along(log, iter(commits)), config, gaps, found, settings
+    )
 
 
 def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
@@ -187,7 +162,8 @@ def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | Non
     return page
 
 
-def _configuration_at(log: DeltaLog, version: int) -> Mapping[str, str]:
+def configuration_at(log: DeltaLog, version: int) -> Mapping[str, str]:
+    """The table properties at a version ({} when its state cannot be read)."""
     try:
         return log.snapshot(version).metadata.configuration
     except InspectorError:  # unreadable: timestamps fall back to file times
@@ -215,14 +191,14 @@ def build_history(
     versions = sorted(set(listing.commits) | set(listing.checkpoints))
     first = {c.version: c for c in log.read_commits(versions[:1])}
     config = _initial_configuration(log, first, versions)
-    gaps = _gap_problems(log, versions)
+    gaps = gap_problems(log, versions)
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
     # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
     stream = rows_along(log, log.stream_commits(versions))
-    return _entries(log, versions, stream, config, gaps, checkpoints, settings)
+    return history_entries(log, versions, stream, config, gaps, checkpoints, settings)
 
 
-def _entries(
+def history_entries(
     log: DeltaLog,
     versions: list[int],
     commits: Iterator[tuple[Commit, RowChange]],
@@ -243,7 +219,7 @@ def _entries(
         changes = commit_changes(commit, state)
         if commit.metadata is not None:
             config = commit.metadata.configuration
-        stamps, ts_problems = _timestamps(commit, config, previous, tolerance_ms)
+        stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
         previous = stamps.history
         problems = (
             *gaps.get(version, ()),
@@ -332,9 +308,9 @@ def _initial_configuration(
     return {}
 
 
-def _gap_problems(
-    log: DeltaLog, versions: list[int], *, whole: bool = True
-) -> dict[int, list[str]]:
+def gap_problems(log: DeltaLog, versions: list[int], *, whole: bool = True) -> dict[int, list[str]]:
+    """Problems of the versions after a gap in the listed ``versions`` (and, with ``whole``,
+    of the first version when the log does not reach back to version 0)."""
     problems: dict[int, list[str]] = {}
     for before, after in zip(versions, versions[1:], strict=False):
         if after - before > 1:
@@ -349,60 +325,6 @@ def _gap_problems(
             f"or not copied); the earliest readable version is {log.earliest_version}."
         )
     return problems
-
-
-def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
-    if not properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
-        return False
-    try:
-        enabled_from = int(config.get(properties.ICT_ENABLEMENT_VERSION) or 0)
-    except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
-        enabled_from = 0
-    return version >= enabled_from
-
-
-def _timestamps(
-    commit: Commit, config: Mapping[str, str], previous: int | None, tolerance_ms: int
-) -> tuple[VersionTimestamps, list[str]]:
-    info = commit.commit_info
-    mtime, problems = commit.file.modification_time, []
-    if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
-        history, source = info.in_commit_timestamp, TimestampSource.IN_COMMIT_TIMESTAMP
-    else:
-        history, source = mtime, TimestampSource.FILE_MODIFICATION_TIME
-        if previous is not None and history <= previous:
-            # Delta makes file-time history monotonic the same way (DeltaHistoryManager).
-            history = previous + 1
-    in_commit = source == TimestampSource.IN_COMMIT_TIMESTAMP
-    written = info.in_commit_timestamp if in_commit else info.timestamp
-    if written is not None and abs(written - mtime) > tolerance_ms:
-        problems.append(
-            f"Its commit time ({format_time(written)}) and its file's modification time ({format_time(mtime)}) "
-            f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
-            f"Time travel by timestamp uses the {_source_words(source)}."
-        )
-    return VersionTimestamps(
-        commit_info=info.timestamp,
-        in_commit=info.in_commit_timestamp,
-        file_modification=mtime,
-        history=history,
-        source=source,
-    ), problems
-
-
-def _source_words(source: TimestampSource) -> str:
-    if source == TimestampSource.IN_COMMIT_TIMESTAMP:
-        return "in-commit timestamp"
-    return "file modification time"
-
-
-def _duration(ms: int) -> str:
-    seconds = ms // 1000
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, seconds = divmod(rest, 60)
-    parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")) if n]
-    return " ".join(parts[:2]) or f"{ms} ms"
 
 
 def _entry(

@@ -1,0 +1,141 @@
+"""A version's history timestamp: Delta's rule, the timestamps beside it, and how to show them.
+
+Delta's history timestamp is the in-commit timestamp where the table has them enabled,
+else the commit file's modification time, made monotonic (a commit never appears older
+than the one before it: :func:`monotonic`, the one place that rule is written). Copied
+or replicated tables break that: all file times change, so the commitInfo time is
+reported beside it and versions where the sources disagree are flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from inspector.delta import properties
+from inspector.delta.text import format_time
+from inspector.log.commit import Commit
+
+
+class TimestampSource(StrEnum):
+    """Where a version's history timestamp comes from (Delta's rule, by table property)."""
+
+    IN_COMMIT_TIMESTAMP = "inCommitTimestamp"
+    FILE_MODIFICATION_TIME = "fileModificationTime"
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersionTimestamps:
+    """All timestamps known for a version, in ms since the epoch (UTC).
+
+    ``history`` is the one Delta uses for DESCRIBE HISTORY and time travel;
+    ``source`` says where it came from: ``inCommitTimestamp`` or ``fileModificationTime``.
+    """
+
+    commit_info: int | None
+    in_commit: int | None
+    file_modification: int
+    history: int
+    source: TimestampSource
+
+
+COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
+
+# Which time every page shows, said once (the Timeline's copy banner, docs/time-travel.md).
+TIME_RULE = (
+    "Every page shows each version's history timestamp, the one Delta uses for history and "
+    "time travel (the in-commit timestamp where enabled, else the commit file's modification "
+    "time); on a copied table that is the time of the copy. The writer's commitInfo time is "
+    "shown beside it (the Timeline's hover, its commitInfo axis, the History table and the "
+    "Version page), never instead of it."
+)
+
+
+def is_copy_problem(problem: str) -> bool:
+    """Whether a version's problem is the commit-time/file-time mismatch of a copied table."""
+    return COPY_PROBLEM in problem
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    """Milliseconds since the epoch to an aware UTC datetime."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+def iso(ms: int | None) -> str | None:
+    """Milliseconds since the epoch to ISO 8601 in UTC (``2024-10-08T05:42:52.123Z``)."""
+    if ms is None:
+        return None
+    return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
+    if not properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
+        return False
+    try:
+        enabled_from = int(config.get(properties.ICT_ENABLEMENT_VERSION) or 0)
+    except ValueError:  # a garbage property: trust the commits that carry an in-commit timestamp
+        enabled_from = 0
+    return version >= enabled_from
+
+
+def timestamps_of(
+    commit: Commit, config: Mapping[str, str], previous: int | None, tolerance_ms: int
+) -> tuple[VersionTimestamps, list[str]]:
+    """A commit's timestamps and its timestamp problem (the copy's mismatch), if any.
+
+    Args:
+        commit: The commit.
+        config: The table properties in force (for in-commit timestamps).
+        previous: The history timestamp of the version before, if known.
+        tolerance_ms: How far the commit's own time and its file's time may differ.
+    """
+    info = commit.commit_info
+    mtime, problems = commit.file.modification_time, []
+    if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
+        history, source = info.in_commit_timestamp, TimestampSource.IN_COMMIT_TIMESTAMP
+    else:
+        history, source = monotonic(mtime, previous), TimestampSource.FILE_MODIFICATION_TIME
+    in_commit = source == TimestampSource.IN_COMMIT_TIMESTAMP
+    written = info.in_commit_timestamp if in_commit else info.timestamp
+    if written is not None and abs(written - mtime) > tolerance_ms:
+        problems.append(
+            f"Its commit time ({format_time(written)}) and its file's modification time ({format_time(mtime)}) "
+            f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
+            f"Time travel by timestamp uses the {_source_words(source)}."
+        )
+    return VersionTimestamps(
+        commit_info=info.timestamp,
+        in_commit=info.in_commit_timestamp,
+        file_modification=mtime,
+        history=history,
+        source=source,
+    ), problems
+
+
+def monotonic(file_time: int, previous: int | None) -> int:
+    """A file-time history timestamp: never at or before the version before it.
+
+    Delta makes file-time history monotonic the same way (``DeltaHistoryManager``).
+
+    Args:
+        file_time: The commit file's modification time (ms).
+        previous: The history timestamp of the version before (None: none known).
+    """
+    return previous + 1 if previous is not None and file_time <= previous else file_time
+
+
+def _source_words(source: TimestampSource) -> str:
+    if source == TimestampSource.IN_COMMIT_TIMESTAMP:
+        return "in-commit timestamp"
+    return "file modification time"
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")) if n]
+    return " ".join(parts[:2]) or f"{ms} ms"

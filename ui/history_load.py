@@ -1,0 +1,123 @@
+"""The app's history of one log generation, read newest first: the newest page at once,
+older pages when a page asks for them (a window moved, a version picked) or in the background.
+
+One :class:`HistoryLoad` per table and log generation is shared by every session
+(``ui.tables.history_load`` caches it); its lock lets one reader at a time page through the
+log (:class:`~inspector.table.history_pages.HistoryPager`), so nothing is read twice. The
+Timeline draws what has been read and says how far the background reading has got; the
+pages that need the whole history (Health, Insights, Overview...) wait for it
+(:meth:`HistoryLoad.whole`), as they always did.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+from inspector.table.history import HistoryEntry
+from inspector.table.history_pages import PAGE_SIZE, HistoryPager
+
+
+class HistoryLoad:
+    """The history read so far, and the reading of the rest.
+
+    Args:
+        log: The table's log (at the generation this load belongs to).
+        settings: For the history's timestamp tolerance.
+        size: Versions per page.
+    """
+
+    def __init__(self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE) -> None:
+        self._pager = HistoryPager(log, settings, size=size)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._failure: Exception | None = None
+        self._versions: tuple[tuple[bool, int], tuple[int, ...]] = ((False, -1), ())
+        with self._lock:
+            self._pager.read_older()  # the newest page: what the first screen draws
+
+    @property
+    def entries(self) -> tuple[HistoryEntry, ...]:
+        """The newest versions read so far, oldest first (never waits)."""
+        return self._pager.entries
+
+    @property
+    def done(self) -> bool:
+        """Whether the whole history has been read."""
+        return self._pager.done
+
+    def progress(self) -> tuple[int, int | None]:
+        """Versions read, and of how many (None until the whole log has been listed)."""
+        pager = self._pager
+        return len(pager.entries), len(pager.versions) if pager.listed else None
+
+    def known_versions(self) -> tuple[int, ...]:
+        """The selectable versions listed so far, ascending: all of them once the log has been
+        listed, else the newest page's listing (never waits)."""
+        return self._selectable()
+
+    def has_commit(self, version: int) -> bool:
+        """Whether a version read so far has a commit file (else only a checkpoint)."""
+        return self._pager.has_commit(version)
+
+    def all_versions(self) -> tuple[int, ...]:
+        """Every selectable version, ascending: commit versions and versions with a usable
+        checkpoint (lists the whole log first when it has not been)."""
+        if not self._pager.listed:
+            self.read_down_to(self.entries[0].version - 1 if self.entries else 0)
+        return self._selectable()
+
+    def _selectable(self) -> tuple[int, ...]:
+        pager = self._pager
+        key = (pager.listed, len(pager.entries))
+        if self._versions[0] != key:
+            self._versions = (key, pager.selectable())
+        return self._versions[1]
+
+    def read_down_to(self, version: int) -> None:
+        """Read older pages until ``version`` (or the oldest version) has been read.
+
+        Raises:
+            InspectorError: If the log cannot be read (the background reading's failure too).
+        """
+        with self._lock:
+            if self._failure is not None:
+                raise self._failure
+            self._pager.read_down_to(version)
+
+    def read_count(self, count: int) -> None:
+        """Read older pages until ``count`` versions (or all) have been read.
+
+        Raises:
+            InspectorError: If the log cannot be read.
+        """
+        with self._lock:
+            if self._failure is not None:
+                raise self._failure
+            while len(self._pager.entries) < count and self._pager.read_older():
+                pass
+
+    def whole(self) -> tuple[HistoryEntry, ...]:
+        """The whole history, oldest first (reads what is left first)."""
+        self.read_down_to(-1)
+        return self._pager.entries
+
+    def start_background(self) -> None:
+        """Read the older pages in a background thread (once), newest first."""
+        with self._lock:
+            if self._thread is not None or self._pager.done:
+                return
+            self._thread = threading.Thread(
+                target=self._read_rest, name="history-pages", daemon=True
+            )
+        self._thread.start()
+
+    def _read_rest(self) -> None:
+        more = True
+        while more:
+            with self._lock:  # a page at a time: a page that asks for a window gets its turn
+                try:
+                    more = self._pager.read_older()
+                except Exception as exc:  # raised to the next page that asks for more
+                    self._failure, more = exc, False

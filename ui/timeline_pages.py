@@ -1,0 +1,57 @@
+"""The Timeline's reading of a long history: the versions a window needs, read on demand,
+and the progress of the reading in the background.
+
+The first screen draws the newest page (``ui.history_load``). Moving the chart's window
+to older versions, or selecting an older version, reads the pages it needs first; the
+rest is read in the background while a progress bar says how far it has got, and the
+page is drawn again once, when all is read (the filters and the retention band need the
+whole history).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.history_load import HistoryLoad
+from ui.timeline_frame import WINDOW
+
+_POLL_S = 1.0  # how often the progress bar looks again
+
+
+def read_for_window(load: HistoryLoad, selected: int, back: int | None) -> None:
+    """Read the pages the window needs: ``back`` windows from the newest, or (None) the
+    window that holds the selected version."""
+    if load.done:
+        return
+    if back is None:
+        if load.entries and load.entries[0].version <= selected:
+            return
+    elif len(load.entries) >= (back + 1) * WINDOW:
+        return
+    with st.spinner("Reading older versions…"):
+        if back is None:
+            load.read_down_to(selected)
+        else:
+            load.read_count((back + 1) * WINDOW)
+
+
+def show_progress(load: HistoryLoad) -> None:
+    """A progress bar while older versions are read in the background (started here), which
+    draws the page again once they all are."""
+    if load.done:
+        return
+    load.start_background()
+    st.fragment(run_every=_POLL_S)(_progress)(load)
+
+
+def _progress(load: HistoryLoad) -> None:
+    if load.done:
+        st.rerun()  # the whole page, once: filters and the retention band need every version
+    read, total = load.progress()
+    of = f"{total:,}" if total is not None else "all (listing the log)"
+    st.progress(
+        read / total if total else 0.0,
+        text=f"Reading the history, newest first: {read:,} of {of} versions read. Older "
+        "windows are read when you move to them; the operation and time filters and the "
+        "retention band come when every version is read.",
+    )
