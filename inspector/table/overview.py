@@ -21,8 +21,11 @@ class TableDetail:
     """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
 
     Times are ms since the epoch (UTC). ``last_modified`` is the history timestamp
-    of the latest version (Delta's rule: in-commit timestamp when enabled, else the
-    commit file's modification time).
+    of the latest version (in-commit timestamp when enabled, else the commit file's
+    modification time), as ``DESCRIBE HISTORY`` shows it. Delta 4.4's ``DESCRIBE
+    DETAIL`` shows the commit file's modification time even with in-commit timestamps;
+    a copied or replicated table's file times are those of the copy, so the history
+    timestamp is the one that stays with the table (tests/test_delta_oracle_features.py).
     """
 
     format: str
@@ -206,7 +209,12 @@ def _with_commits(start: str, first: int, last: int) -> str:
 
 
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
-    """Liquid-clustering columns from the ``delta.clustering`` domain (physical names), if any."""
+    """Liquid-clustering columns by logical (dotted) name, as ``DESCRIBE DETAIL`` shows them.
+
+    The ``delta.clustering`` domain names each column by its physical path (column
+    mapping), so a renamed column is shown by its name now; a path the schema no
+    longer has is shown as stored.
+    """
     domain = snap.domain_metadata.get(CLUSTERING_DOMAIN)
     if domain is None:
         return ()
@@ -214,7 +222,9 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
         names = json.loads(domain.configuration).get("clusteringColumns") or []
     except (ValueError, AttributeError):
         return ()
-    return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
+    logical = {c.physical_path: c.name for c in iter_columns(snap.schema)}
+    paths = (tuple(n) if isinstance(n, list) else (str(n),) for n in names)
+    return tuple(logical.get(p, ".".join(p)) for p in paths)
 
 
 def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
