@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.delta.actions import Protocol
 from inspector.delta.properties import CLUSTERING_DOMAIN
+from inspector.delta.protocol import all_features
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -46,6 +48,7 @@ class TableDetail:
     min_writer_version: int
     reader_features: tuple[str, ...]
     writer_features: tuple[str, ...]
+    protocol: Protocol = field(repr=False, compare=False)
     column_mapping_mode: str
     columns: tuple[Column, ...]
     earliest_version: int | None
@@ -55,8 +58,10 @@ class TableDetail:
 
     @property
     def table_features(self) -> tuple[str, ...]:
-        """Every table feature the protocol names (reader and writer), sorted."""
-        return tuple(sorted(set(self.reader_features) | set(self.writer_features)))
+        """Every table feature in force, sorted, as ``DESCRIBE DETAIL`` lists them: those the
+        protocol names, or those its legacy versions imply (``appendOnly`` and
+        ``invariants`` for writer version 2)."""
+        return tuple(sorted(all_features(self.protocol)))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (``detail --json``): DESCRIBE DETAIL's fields first, then the log's."""
@@ -145,6 +150,7 @@ def describe_detail(
         min_writer_version=proto.min_writer_version,
         reader_features=tuple(sorted(proto.reader_features or ())),
         writer_features=tuple(sorted(proto.writer_features or ())),
+        protocol=proto,
         column_mapping_mode=meta.column_mapping_mode,
         columns=tuple(iter_columns(meta.schema)),
         earliest_version=log.earliest_version if whole_log else None,
