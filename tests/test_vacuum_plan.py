@@ -463,3 +463,25 @@ def test_a_data_file_of_another_size_makes_its_versions_unreadable_as_the_health
         v.version for v in health.versions if not v.is_complete
     }
     assert dict(plan.fates)[1] is VersionFate.UNREADABLE
+
+
+def test_lite_plan_starts_after_the_window_of_the_last_lite_vacuum(aged_written):
+    """Delta records the end of a LITE run's window in _delta_log/_last_vacuum_info; the next
+    LITE run reads only the commits after it."""
+    log = DeltaLog.open(str(aged_written))
+    removed_at = {
+        r.path: c.version
+        for c in log.commits
+        for r in c.removes
+        if (aged_written / r.path).exists()
+    }
+    everything = plan_paths(aged_written, 0, VacuumMode.LITE)
+    end = min(removed_at.values())
+    (aged_written / "_delta_log" / "_last_vacuum_info").write_text(
+        json.dumps({"latestCommitVersionOutsideOfRetentionWindow": end})
+    )
+
+    later = plan_paths(aged_written, 0, VacuumMode.LITE)
+
+    assert later == [p for p in everything if removed_at.get(p, end + 1) > end]
+    assert len(later) < len(everything)
