@@ -39,9 +39,9 @@ def test_files_bytes_partitioning_and_protocol_match_deltalake(table):
         protocol.min_reader_version,
         protocol.min_writer_version,
     )
-    assert set(detail.table_features) == set(protocol.reader_features or []) | set(
-        protocol.writer_features or []
-    )
+    assert set(detail.reader_features) | set(detail.writer_features) == set(
+        protocol.reader_features or []
+    ) | set(protocol.writer_features or [])
 
 
 def test_column_mapping_tables_list_physical_names_and_the_log_shape():

@@ -40,9 +40,10 @@ RETENTIONS = [0, 30, 60, 100, 1000]
 def age_table(root: Path, *, log: DeltaLog | None = None) -> None:
     """Set the clocks of a copy: version v happened (latest - v + 1) days before NOW.
 
-    Tombstones of commit v get that deletionTimestamp; data files added at v get that
-    modification time minus an hour (a file is written before it is committed); any
-    other file (change data, strays, sidecars) is 40 days old.
+    Commit v's file and its tombstones get that time (Delta's LITE VACUUM reads the
+    commits made before the cutoff); data files added at v get that modification time
+    minus an hour (a file is written before it is committed); any other file (change
+    data, strays, sidecars) is 40 days old.
     """
     log = log or DeltaLog.open(str(root))
     latest = log.latest_version
@@ -52,6 +53,7 @@ def age_table(root: Path, *, log: DeltaLog | None = None) -> None:
     for commit in log.commits:
         when = NOW - (latest - commit.version + 1) * DAY
         _rewrite_tombstones(Path(commit.file.path), when)
+        _touch(Path(commit.file.path), when)
         for add in commit.adds:
             target = root / unquote(add.path)
             if target.exists():
@@ -141,13 +143,36 @@ def aged_written(tmp_path) -> Path:
 # --- the file list equals delta-rs's -------------------------------------------------------
 
 
-@pytest.mark.parametrize("table", [CDF_PARTITIONED, SIMPLE, LOG_EXPIRED, DVS])
+@pytest.mark.parametrize("table", [CDF_PARTITIONED, SIMPLE, DVS])
 @pytest.mark.parametrize("hours", RETENTIONS)
-def test_lite_plan_deletes_exactly_what_delta_rs_lite_vacuum_deletes(copy_table, table, hours):
+def test_lite_plan_deletes_what_delta_rs_lite_vacuum_deletes_and_what_deltas_adds(
+    copy_table, table, hours
+):
+    """Delta's LITE (tests/test_delta_oracle_features.py) also deletes the change-data files
+    and the deletion vectors the expired commits name; delta-rs 1.6.6's lite does not."""
     root = copy_table(table)
     age_table(root)
 
-    assert plan_paths(root, hours, VacuumMode.LITE) == oracle(root, hours, full=False)
+    planned = plan_paths(root, hours, VacuumMode.LITE)
+    expected = oracle(root, hours, full=False)
+
+    assert set(expected) <= set(planned)
+    assert all(
+        p.startswith(("_change_data/", "deletion_vector_")) for p in set(planned) - set(expected)
+    )
+
+
+@pytest.mark.parametrize("hours", [0, 60])
+def test_lite_plan_of_a_table_whose_first_commits_expired_says_delta_refuses(copy_table, hours):
+    """Delta's LITE reads the commits since version 0 (or since its last LITE run): with
+    commits 0..2 gone it refuses (DELTA_CANNOT_VACUUM_LITE) where delta-rs deletes."""
+    root = copy_table(LOG_EXPIRED)
+    age_table(root)
+
+    plan = plan_vacuum(DeltaLog.open(str(root)), retain_hours=hours, mode=VacuumMode.LITE)
+
+    assert plan.files == ()
+    assert any("DELTA_CANNOT_VACUUM_LITE" in w for w in plan.warnings)
 
 
 @pytest.mark.parametrize("table", [CDF_PARTITIONED, SIMPLE, LOG_EXPIRED, DVS])
@@ -398,9 +423,12 @@ def test_the_plan_of_a_table_in_s3_equals_the_plan_of_its_local_copy(copy_table,
     remote = DeltaLog.open(uri, storage_options=s3_server.options)
     local = DeltaLog.open(str(root))
 
+    # LITE reads the commits made before the cutoff, and the upload's commit files are
+    # new: plan for a time by which every commit of both copies is older than the cutoff.
+    later = NOW + 1100 * HOUR
     for hours in (30, 1000):
-        ours = plan_vacuum(remote, retain_hours=hours, now_ms=NOW)
-        theirs = plan_vacuum(local, retain_hours=hours, now_ms=NOW)
+        ours = plan_vacuum(remote, retain_hours=hours, now_ms=later)
+        theirs = plan_vacuum(local, retain_hours=hours, now_ms=later)
         assert [(f.path, f.size) for f in ours.files] == [(f.path, f.size) for f in theirs.files]
         assert ours.fates == theirs.fates
 
@@ -435,3 +463,25 @@ def test_a_data_file_of_another_size_makes_its_versions_unreadable_as_the_health
         v.version for v in health.versions if not v.is_complete
     }
     assert dict(plan.fates)[1] is VersionFate.UNREADABLE
+
+
+def test_lite_plan_starts_after_the_window_of_the_last_lite_vacuum(aged_written):
+    """Delta records the end of a LITE run's window in _delta_log/_last_vacuum_info; the next
+    LITE run reads only the commits after it."""
+    log = DeltaLog.open(str(aged_written))
+    removed_at = {
+        r.path: c.version
+        for c in log.commits
+        for r in c.removes
+        if (aged_written / r.path).exists()
+    }
+    everything = plan_paths(aged_written, 0, VacuumMode.LITE)
+    end = min(removed_at.values())
+    (aged_written / "_delta_log" / "_last_vacuum_info").write_text(
+        json.dumps({"latestCommitVersionOutsideOfRetentionWindow": end})
+    )
+
+    later = plan_paths(aged_written, 0, VacuumMode.LITE)
+
+    assert later == [p for p in everything if removed_at.get(p, end + 1) > end]
+    assert len(later) < len(everything)

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.properties import CONSTRAINTS_PREFIX
-from inspector.delta.schema import IDENTITY_START, PrimitiveType, iter_columns
+from inspector.delta.schema import IDENTITY_START, PrimitiveType
 from inspector.log.snapshot import Snapshot
 from inspector.table.overview import clustering_columns
 
@@ -117,7 +117,5 @@ def _checked_names(configuration: Mapping[str, str]) -> set[str]:
 
 
 def _logical_clustering(snap: Snapshot, top_level: set[str]) -> tuple[str, ...]:
-    """The clustering columns by logical name (the domain stores physical names)."""
-    logical = {".".join(c.physical_path): c.name for c in iter_columns(snap.schema)}
-    names = (logical.get(p, p) for p in clustering_columns(snap))
-    return tuple(n for n in names if n in top_level)
+    """The top-level clustering columns (by logical name)."""
+    return tuple(n for n in clustering_columns(snap) if n in top_level)

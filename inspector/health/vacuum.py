@@ -3,11 +3,12 @@
 Read-only: it lists the table folder and reads the log; it never deletes. The two
 modes are Delta's (``VacuumCommand``; delta-rs ``VacuumMode``):
 
-- *lite*: files of tombstones (remove actions the latest snapshot still keeps)
-  removed longer ago than the retention, unless a live file or a tombstone still
-  within the retention names the same path.
-- *full*: those, plus every file in the table folder that the latest snapshot does
-  not reference (live files with their deletion vectors, tombstones within the
+- *lite*: the files the log says were removed (``remove`` actions and their
+  deletion vectors, removed longer ago than the retention) and the change-data files,
+  named by the commits of Delta's window (:mod:`inspector.health.vacuum_lite`), unless
+  a live file or a tombstone still within the retention names the same path.
+- *full*: files of tombstones removed longer ago than the retention, plus every file
+  in the table folder that the latest snapshot does not reference (live files with their deletion vectors, tombstones within the
   retention with theirs) and that was last modified longer ago than the retention:
   files of failed writes, change-data files, files whose tombstones left the
   log. Hidden paths are never touched (:func:`~inspector.files.tablefiles.is_hidden`).
@@ -31,6 +32,7 @@ from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput
 from inspector.files.filespans import VersionSpans, version_spans
 from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
+from inspector.health.vacuum_lite import LiteWindow, lite_window
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 
@@ -61,6 +63,7 @@ class DeleteReason(StrEnum):
 
     TOMBSTONE = "tombstone expired"
     UNREFERENCED = "not referenced"
+    CHANGE_DATA = "change data"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,11 +177,13 @@ def plan_vacuum(
     now = int(time.time() * 1000) if now_ms is None else now_ms
     cutoff = now - retain_ms
     listing = walk_table(log)
-    selection = _Selection(snapshot, listing, cutoff)
+    window = lite_window(log, cutoff) if mode is VacuumMode.LITE else None
+    selection = _Selection(snapshot, listing, cutoff, window)
     to_delete = selection.files(mode)
     fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
     warnings = [configured.problem] if configured.problem else []
+    warnings += [window.refusal] if window is not None and window.refusal else []
     warnings += _retention_warnings(retain_ms, configured)
     return VacuumPlan(
         table_root=log.table_root,
@@ -222,8 +227,14 @@ def _retention_ms(retain_hours: float) -> int:
 class _Selection:
     """Picks the files to delete from the latest snapshot and the folder listing."""
 
-    def __init__(self, snapshot: Snapshot, listing: Mapping[str, StoredFile], cutoff: int):
-        self.listing, self.cutoff = listing, cutoff
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        listing: Mapping[str, StoredFile],
+        cutoff: int,
+        window: LiteWindow | None = None,
+    ):
+        self.listing, self.cutoff, self.window = listing, cutoff, window
         self.partition_columns = snapshot.partition_columns
         root = snapshot.table_root
         self.protected: set[str] = set()  # live files and tombstones within the retention
@@ -236,17 +247,34 @@ class _Selection:
             else:
                 self.protected.update(_physical(root, remove.path, remove.deletion_vector))
         self.expired -= self.protected | {""}
-        self.already_deleted = sum(1 for path in self.expired if path not in listing)
+        named = self.expired if window is None else window.removed - self.protected
+        self.already_deleted = sum(1 for path in named if path not in listing)
 
     def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
         """The files a VACUUM in this mode deletes, sorted by path."""
-        found = self.tombstones()
         if mode is VacuumMode.FULL:
-            found |= self.unreferenced()
+            found = self.tombstones() | self.unreferenced()
+        else:
+            found = self.logged()
         return tuple(sorted(found.values(), key=lambda f: f.path))
 
+    def logged(self) -> dict[str, VacuumFile]:
+        """Lite: the files the window's commits removed or wrote as change data."""
+        window = self.window
+        if window is None:
+            return {}
+        named = [(p, DeleteReason.TOMBSTONE) for p in window.removed]
+        named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
+        return {
+            path: _file(self.listing[path], reason)
+            for path, reason in named
+            if path in self.listing
+            and path not in self.protected
+            and not is_hidden(path, self.partition_columns)
+        }
+
     def tombstones(self) -> dict[str, VacuumFile]:
-        """Lite: files of tombstones older than the retention."""
+        """Files of tombstones older than the retention."""
         return {
             path: _file(self.listing[path], DeleteReason.TOMBSTONE)
             for path in self.expired

@@ -26,6 +26,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.delta_verdict import deltas_restore
 from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
@@ -209,6 +210,7 @@ class RestorePlan:
             else None,
             "missingFiles": [p.to_json() for p in self.file_problems],
             "numMissingFiles": self.num_file_problems,
+            "deltaRestore": deltas_restore(self.guards, self.file_problems).to_json(),
             "warnings": list(self.warnings),
         }
 

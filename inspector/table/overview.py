@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.delta.actions import Protocol
 from inspector.delta.properties import CLUSTERING_DOMAIN
+from inspector.delta.protocol import all_features
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -21,8 +23,11 @@ class TableDetail:
     """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
 
     Times are ms since the epoch (UTC). ``last_modified`` is the history timestamp
-    of the latest version (Delta's rule: in-commit timestamp when enabled, else the
-    commit file's modification time).
+    of the latest version (in-commit timestamp when enabled, else the commit file's
+    modification time), as ``DESCRIBE HISTORY`` shows it. Delta 4.4's ``DESCRIBE
+    DETAIL`` shows the commit file's modification time even with in-commit timestamps;
+    a copied or replicated table's file times are those of the copy, so the history
+    timestamp is the one that stays with the table (tests/test_delta_oracle_features.py).
     """
 
     format: str
@@ -43,6 +48,7 @@ class TableDetail:
     min_writer_version: int
     reader_features: tuple[str, ...]
     writer_features: tuple[str, ...]
+    protocol: Protocol = field(repr=False, compare=False)
     column_mapping_mode: str
     columns: tuple[Column, ...]
     earliest_version: int | None
@@ -52,8 +58,10 @@ class TableDetail:
 
     @property
     def table_features(self) -> tuple[str, ...]:
-        """Every table feature the protocol names (reader and writer), sorted."""
-        return tuple(sorted(set(self.reader_features) | set(self.writer_features)))
+        """Every table feature in force, sorted, as ``DESCRIBE DETAIL`` lists them: those the
+        protocol names, or those its legacy versions imply (``appendOnly`` and
+        ``invariants`` for writer version 2)."""
+        return tuple(sorted(all_features(self.protocol)))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (``detail --json``): DESCRIBE DETAIL's fields first, then the log's."""
@@ -142,6 +150,7 @@ def describe_detail(
         min_writer_version=proto.min_writer_version,
         reader_features=tuple(sorted(proto.reader_features or ())),
         writer_features=tuple(sorted(proto.writer_features or ())),
+        protocol=proto,
         column_mapping_mode=meta.column_mapping_mode,
         columns=tuple(iter_columns(meta.schema)),
         earliest_version=log.earliest_version if whole_log else None,
@@ -206,7 +215,12 @@ def _with_commits(start: str, first: int, last: int) -> str:
 
 
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
-    """Liquid-clustering columns from the ``delta.clustering`` domain (physical names), if any."""
+    """Liquid-clustering columns by logical (dotted) name, as ``DESCRIBE DETAIL`` shows them.
+
+    The ``delta.clustering`` domain names each column by its physical path (column
+    mapping), so a renamed column is shown by its name now; a path the schema no
+    longer has is shown as stored.
+    """
     domain = snap.domain_metadata.get(CLUSTERING_DOMAIN)
     if domain is None:
         return ()
@@ -214,7 +228,9 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
         names = json.loads(domain.configuration).get("clusteringColumns") or []
     except (ValueError, AttributeError):
         return ()
-    return tuple(".".join(n) if isinstance(n, list) else str(n) for n in names)
+    logical = {c.physical_path: c.name for c in iter_columns(snap.schema)}
+    paths = (tuple(n) if isinstance(n, list) else (str(n),) for n in names)
+    return tuple(logical.get(p, ".".join(p)) for p in paths)
 
 
 def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
