@@ -24,6 +24,7 @@ RECORD_KEYS = {
     "name",  # the catalog name of a table opened by name (uc://..., glue://...), else null
     "fromVersion",
     "toVersion",
+    "toTimestamp",  # the time the target was asked by (restore --to-timestamp), else null
     "reason",
     "outcome",
     "committedVersion",

@@ -21,6 +21,7 @@ from inspector.log.table import open_table
 from inspector.restore import Override, RestoreRequest
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
+from inspector.settings import Settings
 from tests.conftest import confirmed, rows, sales_table
 
 pytestmark = pytest.mark.spark
@@ -123,18 +124,19 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
     assert read_audit(settings.audit_log)[-1].outcome == "refused"
 
 
-@pytest.mark.xfail(
-    reason="the race is staged inside Delta Inspector's own commit writer; Delta's RESTORE, the "
-    "default locally since Delta's jars load, resolves a concurrent append itself (its "
-    "conflict checker) and so does not refuse: the test has yet to stage the race for Delta",
-    strict=False,
-)
-def test_a_concurrent_writer_that_wins_the_version_makes_the_restore_fail_cleanly(
-    tmp_path, settings, spark, monkeypatch
+def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore_fail_cleanly(
+    tmp_path, own_engine_spark, monkeypatch
 ):
-    """Even if another writer creates version N+1 after the last check, nothing is overwritten."""
+    """Even if another writer creates version N+1 after the last check, nothing is overwritten.
+
+    The race is staged in Delta Inspector's commit writer (it commits on object stores);
+    Delta's RESTORE, which commits locally, resolves a concurrent commit with its own
+    conflict checker.
+    """
     from inspector.restore import execute as restore_module
 
+    settings = Settings(audit_log=str(tmp_path / "audit.jsonl"), spark_engine="own")
+    spark = own_engine_spark
     table = sales_table(tmp_path / "sales")
     plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
     winner = os.path.join(table, "_delta_log", "00000000000000000005.json")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
+from inspector.log.deltalog import DeltaLog
 from inspector.restore.plan import RestorePlan
 
 _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
@@ -31,7 +32,7 @@ def restore_with_delta(
     Raises:
         RestoreRefused: ``allow_missing_files`` was asked for (Delta would re-add
             missing files instead of leaving them out).
-        ConcurrentModification: The new version is not Delta's restore of this plan.
+        ConcurrentModification: No RESTORE of this plan follows the version it read.
     """
     if allow_missing_files:
         raise RestoreRefused(
@@ -48,10 +49,24 @@ def restore_with_delta(
         spark.conf.unset(_USER_METADATA)
         spark.conf.unset(_ALLOW_DOWNGRADE)
     log = plan.table.latest_log()  # Delta's commit landed after the plan read the log
-    version = plan.read_version + 1
-    if log.commit(version).commit_info.operation != "RESTORE":
+    version = _restore_commit(log, plan.read_version, reason)
+    if version is None:
         raise ConcurrentModification(
-            f"Version {version} is not this restore; another writer committed.",
+            f"No RESTORE with this reason follows version {plan.read_version}; another "
+            "writer committed.",
             "Check the history before doing anything else.",
         )
+    # Past read_version + 1 another writer committed between the last check and Delta's
+    # commit, and Delta's conflict checker let the RESTORE through (a blind append does
+    # not conflict with it): the restore did commit, so its version is returned and the
+    # verification reports the other writer's files it kept.
     return version
+
+
+def _restore_commit(log: DeltaLog, read_version: int, reason: str) -> int | None:
+    """The version of Delta's RESTORE commit with this reason after ``read_version``."""
+    for version in range(read_version + 1, log.latest_version + 1):
+        info = log.commit(version).commit_info
+        if info.operation == "RESTORE" and info.raw.get("userMetadata") == reason:
+            return version
+    return None

@@ -318,10 +318,16 @@ def _deltalake_check(
     )
 
 
+#: How deltalake's DataFusion reader refuses a table feature it does not support (a
+#: ``DeltaError``, not a ``DeltaProtocolError``), e.g. ``Unsupported table features
+#: required: [TypeWidening]`` for a table Delta 4.4 widened.
+_DATAFUSION_REFUSAL = "Unsupported table features required"
+
+
 def _unsupported_by_deltalake(exc: Exception) -> bool:
     from deltalake.exceptions import DeltaProtocolError
 
-    return isinstance(exc, DeltaProtocolError)
+    return isinstance(exc, DeltaProtocolError) or _DATAFUSION_REFUSAL in str(exc)
 
 
 def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]:
