@@ -159,7 +159,7 @@ def on_cluster(url: str, calls: list[dict], tmp_path: Path) -> list[dict]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     # Exit 0 after everything: the interpreter's teardown with a cluster session included.
     assert done.returncode == 0 and results.exists(), (done.returncode, done.stderr[-3000:])
@@ -257,7 +257,7 @@ def _restore(url: str, table: str, audit: str, *args: str) -> tuple[int, str, st
         env={**_spark_env(), "PYTHONPATH": str(REPO), "DELTA_INSPECTOR_AUDIT_LOG": audit},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     return done.returncode, done.stdout, done.stderr
 
