@@ -2,19 +2,25 @@
 
 Run from the repository root (needs the jar cache ``./dev.sh`` fills)::
 
-    .venv/bin/python bench/bench_delta_engine.py [--repeat 3] [--rows 200000] [--commits 20]
+    .venv/bin/python bench/bench_delta_engine.py [--repeat 5] [--rows 200000] [--commits 20]
 
 A partitioned table of ``--commits`` appends plus a DELETE and an UPDATE is written with
-deltalake. Then, in this one process with one warm Spark session:
+deltalake. Then, in this one process with one warm Spark session (local mode, the jars on
+the class path):
 
-- **preview**: the first 100 rows of version ``commits // 2`` through Delta's reader
-  (``versionAsOf``), through Delta Inspector's own reader, and through deltalake
-  (``DeltaTable(path, version=v).to_pyarrow_dataset().head(100)``);
-- **restore** to version 1 on a fresh copy each time: Delta's ``RESTORE TABLE`` (through
-  Delta Inspector's guarded restore), Delta Inspector's own commit writer, and deltalake's
-  ``DeltaTable.restore``. Both guarded restores include the plan, guards and verification.
+- **preview** of version ``commits // 2``, as ``show`` builds it (``build_preview``: the
+  first 100 rows and the exact row count) through Delta's reader (``versionAsOf``) and
+  through Delta Inspector's own reader, against deltalake reading the same
+  (``DeltaTable(path, version=v).to_pyarrow_dataset()``: ``head(100)`` and
+  ``count_rows()``);
+- **restore** to version 1 on a fresh copy each time (the copy is not timed): Delta's
+  ``RESTORE TABLE`` and Delta Inspector's own commit writer, each through the guarded
+  restore (open, plan, guards, commit, verification, audit), against deltalake's
+  ``DeltaTable.restore`` alone.
 
-Medians of ``--repeat`` runs; ratios against deltalake, measured in the same run.
+The three sides run interleaved, ``--repeat`` times after one untimed warm-up round; the
+figures are medians, with ratios against deltalake (the baseline) measured in the same run,
+and the machine's 1-minute load average before and after each block.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from collections.abc import Callable
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+#: A side of a block: its name and a function that returns the untimed setup's timed step.
+Side = tuple[str, Callable[[], Callable[[], object]]]
+
 
 def _write(root: str, rows: int, commits: int) -> None:
     import pyarrow as pa
@@ -45,28 +54,39 @@ def _write(root: str, rows: int, commits: int) -> None:
     DeltaTable(root).update(updates={"x": "x * 2"}, predicate="region = 'eu'")
 
 
-def _median(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _block(title: str, sides: list[Side], repeat: int) -> None:
+    """Time the sides interleaved; print medians, ratios to the last side, and the load."""
+    times: dict[str, list[float]] = {name: [] for name, _ in sides}
+    load_before = os.getloadavg()[0]
+    for round_ in range(repeat + 1):
+        for name, setup in sides:
+            step = setup()
+            start = time.perf_counter()
+            step()
+            if round_:  # round 0 warms the JVM's code paths up
+                times[name].append(time.perf_counter() - start)
+    load_after = os.getloadavg()[0]
+    base = statistics.median(times[sides[-1][0]])
+    print(f"\n{title} (load average {load_before:.1f} before, {load_after:.1f} after)")
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        every = " ".join(f"{s:.2f}" for s in samples)
+        print(f"  {name:34s} {median:7.3f} s  {median / base:6.1f}x  [{every}]")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--commits", type=int, default=20)
     args = parser.parse_args()
 
     from deltalake import DeltaTable
 
-    from inspector.log.deltalog import DeltaLog
+    from inspector.log.table import open_table
     from inspector.restore import RestoreRequest
     from inspector.restore.execute import execute_restore, plan_restore
-    from inspector.rows.reader import read_snapshot
+    from inspector.rows.preview import build_preview
     from inspector.rows.session import get_spark
     from inspector.settings import Settings
 
@@ -74,24 +94,31 @@ def main() -> None:
     source = os.path.join(work, "source")
     _write(source, args.rows, args.commits)
     version = args.commits // 2
-    delta, own = Settings(), Settings(spark_engine="own")
+    audit = os.path.join(work, "audit.jsonl")
+    delta = Settings(audit_log=audit)
+    own = Settings(spark_engine="own", audit_log=audit)
+    started = time.perf_counter()
     spark = get_spark(delta)
-    snapshot = DeltaLog.open(source).snapshot(version)
+    print(f"Spark started in {time.perf_counter() - started:.1f} s; Delta {spark.version}")
+    log = open_table(source).log
 
     def preview(settings: Settings) -> Callable[[], object]:
-        return lambda: (
-            get_spark(settings),
-            read_snapshot(snapshot, spark=spark).limit(100).collect(),
-        )
+        get_spark(settings)  # sets the engine of the running session
+        return lambda: build_preview(log, version, settings=settings, limit=100, spark=spark)
 
-    results = {
-        "preview: Delta's reader": _median(preview(delta), args.repeat),
-        "preview: own reader": _median(preview(own), args.repeat),
-        "preview: deltalake": _median(
-            lambda: DeltaTable(source, version=version).to_pyarrow_dataset().head(100),
-            args.repeat,
-        ),
-    }
+    def deltalake_preview() -> object:
+        dataset = DeltaTable(source, version=version).to_pyarrow_dataset()
+        return dataset.head(100), dataset.count_rows()
+
+    _block(
+        f"preview of version {version}: first 100 rows and the exact count",
+        [
+            ("Delta's reader (show)", lambda: preview(delta)),
+            ("own reader (show)", lambda: preview(own)),
+            ("deltalake", lambda: deltalake_preview),
+        ],
+        args.repeat,
+    )
     copies = iter(range(10_000))
 
     def fresh() -> str:
@@ -100,27 +127,33 @@ def main() -> None:
         return target
 
     def guarded(settings: Settings) -> Callable[[], object]:
+        get_spark(settings)
+        table = fresh()
+
         def run() -> object:
-            get_spark(settings)
-            audit = Settings(spark_engine=settings.spark_engine, audit_log=os.path.join(work, "a"))
-            plan = plan_restore(DeltaLog.open(fresh()), 1, settings=audit, spark=spark)
+            plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
             request = RestoreRequest(
-                plan=plan,
-                typed_table_name=plan.table_name,
-                typed_version="1",
-                reason="bench",
+                plan=plan, typed_table_name=plan.table_name, typed_version="1", reason="bench"
             )
-            return execute_restore(request, settings=audit, spark=spark)
+            result = execute_restore(request, settings=settings, spark=spark)
+            assert result.verification.ok, result.verification
+            return result
 
         return run
 
-    results["restore: Delta's RESTORE (guarded)"] = _median(guarded(delta), args.repeat)
-    results["restore: own writer (guarded)"] = _median(guarded(own), args.repeat)
-    results["restore: deltalake"] = _median(lambda: DeltaTable(fresh()).restore(1), args.repeat)
-    base = {k.split(":")[0]: v for k, v in results.items() if k.endswith("deltalake")}
-    for name, seconds in results.items():
-        ratio = seconds / base[name.split(":")[0]]
-        print(f"{name:40s} {seconds:8.3f} s  {ratio:6.1f}x deltalake")
+    def deltalake_restore() -> Callable[[], object]:
+        table = DeltaTable(fresh())
+        return lambda: table.restore(1)
+
+    _block(
+        "restore to version 1 (a fresh copy each time, not timed)",
+        [
+            ("Delta's RESTORE (guarded)", lambda: guarded(delta)),
+            ("own writer (guarded)", lambda: guarded(own)),
+            ("deltalake restore", deltalake_restore),
+        ],
+        args.repeat,
+    )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -78,7 +78,8 @@ class Settings:
     jar_cache: str = _setting(
         str(_CACHE / "jars"),
         "Where ./dev.sh lists the jars it fetched with Maven (Delta Lake and Hadoop's cloud "
-        "connectors, from inspector/rows/jars.pom.xml); Spark puts them on spark.jars.",
+        "connectors, from inspector/rows/jars.pom.xml); Spark reads them in place (a local or "
+        "loopback master) or ships them with spark.jars.",
     )
     operator_mode: bool = _setting(
         False, "Show the Restore view in the app. Off by default: the app is read-only."

@@ -4,8 +4,11 @@ is one line (exit 5) naming the command that fetches it, before any JVM starts."
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
-from inspector.rows.jars import classpath_file
+import pytest
+
+from inspector.rows.jars import CLASSPATH_KEYS, classpath_file, delta_conf
 from inspector.settings import Settings
 from tests.conftest import one_error_line, run_main
 
@@ -55,3 +58,51 @@ def _show_in_fresh_process(tmp_path, capsys):
         timeout=120,
     )
     return done.returncode, done.stdout, done.stderr
+
+
+def _cache_of(tmp_path, *names: str) -> Settings:
+    """A jar cache listing ``names``, each a real (tiny) file."""
+    settings = Settings(jar_cache=str(tmp_path / "jars"))
+    jars = [tmp_path / name for name in names]
+    for jar in jars:
+        jar.write_bytes(b"PK")
+    classpath_file(settings).parent.mkdir(parents=True)
+    classpath_file(settings).write_text(os.pathsep.join(map(str, jars)))
+    return settings
+
+
+@pytest.mark.parametrize(
+    "master",
+    ["local[2]", "local-cluster[2,1,1024]", "spark://127.0.0.1:7077", "spark://localhost:1"],
+)
+def test_where_every_executor_runs_here_the_jars_are_read_in_place_not_shipped(tmp_path, master):
+    settings = replace(
+        _cache_of(tmp_path, "delta-spark_4.2_2.13-4.4.0.jar", "b.jar"), spark_master=master
+    )
+
+    conf = delta_conf(settings, {"spark.executor.extraClassPath": "/opt/mine.jar"})
+
+    assert "spark.jars" not in conf
+    cached = [str(tmp_path / "delta-spark_4.2_2.13-4.4.0.jar"), str(tmp_path / "b.jar")]
+    assert conf["spark.driver.extraClassPath"] == os.pathsep.join(cached)
+    assert conf["spark.executor.extraClassPath"] == os.pathsep.join([*cached, "/opt/mine.jar"])
+
+
+@pytest.mark.parametrize(
+    "master",
+    [
+        "spark://head:7077",
+        "spark://127.0.0.1:7077,head:7077",
+        "yarn",
+        "k8s://https://127.0.0.1:6443",
+    ],
+)
+def test_a_cluster_that_may_run_executors_elsewhere_receives_the_jars_with_spark_jars(
+    tmp_path, master
+):
+    settings = replace(_cache_of(tmp_path, "delta-spark_4.2_2.13-4.4.0.jar"), spark_master=master)
+
+    conf = delta_conf(settings, {"spark.jars": "/opt/mine.jar"})
+
+    assert conf["spark.jars"] == f"{tmp_path / 'delta-spark_4.2_2.13-4.4.0.jar'},/opt/mine.jar"
+    assert not set(conf) & set(CLASSPATH_KEYS)

@@ -62,7 +62,7 @@ def connector_for(uri: str, options: Mapping[str, str] | None = None) -> Connect
 def has_connector(spark: Any, connector: Connector) -> bool:
     """True when the session's JVM can load the connector's file system class."""
     try:
-        # Spark's loader sees spark.jars (the jar cache); the system class path does not.
+        # Spark's loader sees spark.jars too (the jar cache on a remote master's session).
         spark._jvm.org.apache.spark.util.Utils.classForName(connector.filesystem_class, True, False)
         return True
     except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"

@@ -4,17 +4,22 @@
 (``mvn dependency:build-classpath``) and writes the resulting classpath to
 ``<jar_cache>/<digest of the pom>.classpath``; the jars themselves stay in ``~/.m2``.
 Later runs are offline. A Spark session started with the ``delta`` engine puts those jars
-on ``spark.jars`` (Spark ships them to a cluster's executors too) and adds Delta's SQL
-extension and catalog.
+on its classpath and adds Delta's SQL extension and catalog: where every executor runs on
+this machine (a ``local`` master, or a standalone master on a loopback address) the jars
+are read where they are, with ``spark.driver.extraClassPath`` and
+``spark.executor.extraClassPath``; any other master receives them through ``spark.jars``,
+which ships them (about 700 MB, mostly the AWS SDK bundle) to every executor.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from inspector.delta.errors import DeltaJarsMissing, InvalidInput
 from inspector.settings import Settings
@@ -95,8 +100,9 @@ def check_engine(value: str) -> str:
 def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
     """The Spark conf that loads Delta for ``settings`` (empty for the ``own`` engine).
 
-    The cached jars go before any ``spark.jars`` the user gave; a user who already names
-    Delta's package (``spark.jars.packages`` with ``io.delta``) needs no cache.
+    The cached jars go before any the user gave (``spark.jars`` or the extra class paths);
+    a user who already names Delta's package (``spark.jars.packages`` with ``io.delta``)
+    needs no cache. See :func:`on_this_machine` for which of the two ways they go.
 
     Raises:
         DeltaJarsMissing: For the ``delta`` engine when the cache is absent or partial.
@@ -107,5 +113,41 @@ def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
     if "io.delta" in user_conf.get("spark.jars.packages", ""):
         return dict(DELTA_SQL_CONF)
     jars = list(cached_jars(settings).jars)
+    if on_this_machine(settings.spark_master):
+        return {**DELTA_SQL_CONF, **{key: _first(jars, user_conf, key) for key in CLASSPATH_KEYS}}
     extra = user_conf.get("spark.jars", "")
     return {**DELTA_SQL_CONF, "spark.jars": ",".join([*jars, *filter(None, extra.split(","))])}
+
+
+#: Where the jars go when every executor runs on this machine: read in place, not shipped.
+CLASSPATH_KEYS = ("spark.driver.extraClassPath", "spark.executor.extraClassPath")
+
+
+def _first(jars: list[str], user_conf: dict[str, str], key: str) -> str:
+    return os.pathsep.join([*jars, *filter(None, user_conf.get(key, "").split(os.pathsep))])
+
+
+def on_this_machine(master: str) -> bool:
+    """True when every executor of ``master`` runs on this machine, so it can read our files.
+
+    ``local``, ``local[N]`` and ``local-cluster[...]`` run here; so does a standalone master
+    (``spark://``) on a loopback address (``127.0.0.1``, ``::1``, ``localhost``), since a
+    worker elsewhere could not reach it. Any other master (another host, ``yarn``,
+    ``k8s://``) may have executors elsewhere.
+    """
+    master = master.strip().lower()
+    if master.startswith("local"):
+        return True
+    if not master.startswith("spark://"):
+        return False
+    hosts = [urlsplit(f"spark://{part}").hostname for part in master[8:].split(",")]
+    return all(host is not None and _loopback(host) for host in hosts)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve elsewhere for the workers
+        return False

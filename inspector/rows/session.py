@@ -31,11 +31,14 @@ _session: SparkSession | None = None
 _status: SparkStatus | None = None
 _warming: threading.Thread | None = None
 
-# Settings that suit a desktop tool: no UI port clashes, few shuffle partitions,
-# scratch folders outside the working tree, and no Hive metastore.
+# Settings that suit a desktop tool: no UI port clashes, few shuffle partitions (and few
+# partitions for Delta's replay of a log: 50 by default, each a task, which made the
+# first read of a small table seconds of scheduling), scratch folders outside the working
+# tree, and no Hive metastore.
 _LOCAL_DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
+    "spark.databricks.delta.snapshotPartitions": "4",
     "spark.sql.catalogImplementation": "in-memory",
     "spark.driver.memory": "2g",
 }
@@ -335,8 +338,8 @@ def check_read_path(value: str) -> str:
 def has_delta_jars(session: SparkSession) -> bool:
     """True when Delta's engine is on: its classes are loaded and ``spark_engine`` is delta.
 
-    Spark's own class loader is asked: ``spark.jars`` are not on the JVM's system class
-    path, so ``Class.forName`` alone would not see them.
+    Spark's own class loader is asked: it sees the jars both ways they are added (the
+    extra class path, or ``spark.jars``, which is not on the JVM's system class path).
     """
     if (session.conf.get(ENGINE_CONF, "delta") or "delta") == "own":
         return False
