@@ -127,7 +127,7 @@ def read_changes(
 def _empty(snapshot: Snapshot, spark: SparkSession) -> DataFrame:
     from pyspark.sql.types import LongType, StringType, StructField, StructType, TimestampType
 
-    from inspector.rows.reader import spark_schema
+    from inspector.rows.readcheck import spark_schema
 
     extra = [
         StructField(CHANGE_TYPE, StringType()),
