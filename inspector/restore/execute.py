@@ -37,7 +37,8 @@ from inspector.restore.actions import restore_actions
 from inspector.restore.audit import AuditOutcome, current_user, record_attempt
 from inspector.restore.engine import Engine
 from inspector.restore.guards import Override, unchanged_guard
-from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
+from inspector.restore.plan import plan_restore
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
-from inspector.restore.plan import RestorePlan
+from inspector.restore.planrecord import RestorePlan
 
 _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 _ALLOW_DOWNGRADE = "spark.databricks.delta.restore.protocolDowngradeAllowed"

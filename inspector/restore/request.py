@@ -22,7 +22,7 @@ from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Override
-from inspector.restore.plan import RestorePlan
+from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 
 NOTHING_WRITTEN = "Nothing was written."
