@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
@@ -37,14 +38,7 @@ class RestoreMetrics:
 
     def to_json(self) -> dict[str, int]:
         """The metrics under Delta's names."""
-        return {
-            "numRestoredFiles": self.num_restored_files,
-            "restoredFilesSize": self.restored_files_size,
-            "numRemovedFiles": self.num_removed_files,
-            "removedFilesSize": self.removed_files_size,
-            "numOfFilesAfterRestore": self.num_of_files_after_restore,
-            "tableSizeAfterRestore": self.table_size_after_restore,
-        }
+        return camel_json(self)
 
     def operation_metrics(self) -> dict[str, str]:
         """The metrics as Spark writes them into ``commitInfo``: strings."""
