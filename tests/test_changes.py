@@ -12,7 +12,8 @@ from deltalake import DeltaTable, write_deltalake
 from inspector.delta.errors import ExitCode, InvalidInput, MissingDataFile, VersionNotFound
 from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.changes import ChangeDataFeedDisabled, build_changes, change_page
+from inspector.rows.changefeed import build_changes, change_page
+from inspector.rows.changes import ChangeDataFeedDisabled
 from inspector.settings import Settings
 from inspector.table.history import build_history
 from tests.conftest import CORPUS, run_cli

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.log import text
-from inspector.log.commit import COLUMNAR_FROM, parse_commit
+from inspector.log.bigcommit import COLUMNAR_FROM
+from inspector.log.commit import parse_commit
 from inspector.log.listing import LogFile, read_last_checkpoint
 from tests.conftest import CORPUS, run_cli
 

@@ -300,7 +300,7 @@ def test_unshredded_variants_are_read(spark):
 
 
 def test_catalog_managed_tables_are_read_from_the_log_with_a_warning():
-    from inspector.rows.reader import check_readable, read_warnings
+    from inspector.rows.readcheck import check_readable, read_warnings
 
     snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-java/catalog-owned-preview")).snapshot()
     check_readable(snapshot)

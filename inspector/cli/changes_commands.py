@@ -12,7 +12,7 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.changes import ChangeFeed
+from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
 
 
@@ -69,7 +69,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
 def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
-    from inspector.rows.changes import build_changes
+    from inspector.rows.changefeed import build_changes
 
     log = open_table(args, settings).log
     first = _bound(log, args.from_version, args.from_timestamp, settings)

@@ -26,6 +26,7 @@ from inspector.delta.fields import (
     opt_long,
     text_or_none,
 )
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.properties import COLUMN_MAPPING_MODE
 from inspector.delta.schema import StructType, parse_schema
 
@@ -95,13 +96,7 @@ class DeletionVector:
 
     def to_json(self) -> dict[str, Any]:
         """The descriptor as the log writes it (the inverse of :meth:`from_json`)."""
-        return {
-            "storageType": self.storage_type,
-            "pathOrInlineDv": self.path_or_inline_dv,
-            "offset": self.offset,
-            "sizeInBytes": self.size_in_bytes,
-            "cardinality": self.cardinality,
-        }
+        return camel_json(self)
 
     @property
     def unique_id(self) -> str:

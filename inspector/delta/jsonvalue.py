@@ -7,9 +7,28 @@ lives in ``delta`` so that every layer, the Spark one included, can use it.
 from __future__ import annotations
 
 import base64
+import dataclasses
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
+
+
+def camel_json(record: Any, *names: str) -> dict[str, Any]:
+    """A record's fields under Delta's camelCase names (``size_in_bytes``: ``sizeInBytes``).
+
+    The one spelling of a record's JSON keys; values are given as they are.
+
+    Args:
+        record: A dataclass record.
+        names: The fields to give, in this order; none given: every field, in order.
+    """
+    fields = names or tuple(f.name for f in dataclasses.fields(record))
+    return {_camel(name): getattr(record, name) for name in fields}
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.title() for word in rest)
 
 
 def json_value(value: Any) -> Any:

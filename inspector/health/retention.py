@@ -242,45 +242,44 @@ class _Context:
 
     def judge(self, version: int) -> VersionRetention:
         stamp = self.times.get(version)
+        lost = self._lost(version)
+        if lost is None:
+            return self._restorable(version, stamp)
+        state, reason = lost
+        return VersionRetention(
+            version=version,
+            state=state,
+            timestamp=stamp,
+            expires_at=None,
+            expires_by=None,
+            reason=reason,
+        )
+
+    def _lost(self, version: int) -> tuple[RetentionState, str] | None:
+        """Why a version can no longer be restored (its state and the reason), or None."""
         if version < self.log.earliest_version:
-            return VersionRetention(
-                version=version,
-                state=LOG_EXPIRED,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason="The log no longer holds what is needed to rebuild it "
+            return (
+                LOG_EXPIRED,
+                "The log no longer holds what is needed to rebuild it "
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
         health = self.checked.get(version)
         if health is not None and health.status == VersionStatus.UNREADABLE:
-            return VersionRetention(
-                version=version,
-                state=RetentionState.UNREADABLE,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason=" ".join(p.message for p in health.problems),
+            return (
+                RetentionState.UNREADABLE,
+                " ".join(p.message for p in health.problems),
             )
         vacuum = self._vacuum_after(version)
         if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
-                return VersionRetention(
-                    version=version,
-                    state=DATA_VACUUMED,
-                    timestamp=stamp,
-                    expires_at=None,
-                    expires_by=None,
-                    reason=f"VACUUM at version {vacuum.version} deleted files it needs "
+                return (
+                    DATA_VACUUMED,
+                    f"VACUUM at version {vacuum.version} deleted files it needs "
                     f"({health.missing_count} missing).",
                 )
-            return VersionRetention(
-                version=version,
-                state=RetentionState.INCOMPLETE,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason=f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
+            return (
+                RetentionState.INCOMPLETE,
+                f"{health.missing_count} file(s) missing, {health.size_mismatch_count} "
                 "damaged, and no VACUUM explains it (replication not finished, or "
                 "files deleted by hand).",
             )
@@ -291,16 +290,12 @@ class _Context:
             and removed is not None
             and removed < vacuum.cutoff
         ):
-            return VersionRetention(
-                version=version,
-                state=DATA_VACUUMED,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason=f"VACUUM at version {vacuum.version} deleted files removed before "
+            return (
+                DATA_VACUUMED,
+                f"VACUUM at version {vacuum.version} deleted files removed before "
                 f"{format_time(vacuum.cutoff)}; this version needs one removed at {format_time(removed)}.",
             )
-        return self._restorable(version, stamp)
+        return None
 
     def _vacuum_after(self, version: int) -> VacuumRun | None:
         return next((run for run in self.vacuums if run.version > version), None)

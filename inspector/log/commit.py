@@ -22,9 +22,15 @@ from inspector.delta.actions import (
 )
 from inspector.delta.parse import parse_action
 from inspector.log import text
+from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
+
+# pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
+# commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
 # commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
@@ -42,17 +48,6 @@ class FileSummary:
     removed_bytes: int
     added_records: int | None
     removed_records: int | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CommitFiles:
-    """A big commit's add and remove actions as Arrow tables, with their line numbers."""
-
-    adds: pa.Table
-    removes: pa.Table
-    add_lines: pa.Array
-    remove_lines: pa.Array
-    other_lines: tuple[int, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,6 +175,9 @@ class Commit:
         return [a for a in self.parsed if isinstance(a, DomainMetadata)]
 
 
+_BLANK = re.compile(rb"\s*\Z")
+
+
 def read_commit(version: int, file: LogFile, storage: Storage | None = None) -> Commit:
     """Read and parse a commit file, collecting problems instead of raising.
 
@@ -232,10 +230,10 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             parsed=(),
             problems=("The commit file is empty (an interrupted write or a failed copy).",),
         )
-    if len(data) >= COLUMNAR_FROM:  # Arrow's JSON reader (pyarrow imported there)
-        found = _parse_columnar(version, file, data)
+    if len(data) >= COLUMNAR_FROM:
+        found = read_file_actions(data)
         if found is not None:
-            return found
+            return Commit(version=version, file=file, parsed=found[0], columns=found[1])
     parsed = _parse_whole(data)
     if parsed is not None:
         return Commit(version=version, file=file, parsed=parsed)
@@ -273,156 +271,6 @@ def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
             "(an interrupted write or an incomplete copy)."
         )
     return f"Line {number} of the commit is not a valid action: {exc}."
-
-
-# Below this size orjson parses a commit faster than Arrow's JSON reader starts.
-COLUMNAR_FROM = 1 << 20
-_BLANK = re.compile(rb"\s*\Z")
-_OTHER_LINE = re.compile(rb'^(?!\{"add":\{|\{"remove":\{)[^\n]+', re.M)
-_FILE_LINE = re.compile(rb'^\{"(?:add|remove)":\{[^\n]*', re.M)
-
-
-def _parse_columnar(version: int, file: LogFile, data: bytes) -> Commit | None:
-    """Arrow's JSON reader for the file actions, orjson for the few other lines.
-
-    Returns None (the caller parses line by line) for anything unusual: blank lines,
-    fields outside the known add/remove fields, a line that does not parse.
-    """
-    import pyarrow as pa
-    import pyarrow.json as pj
-
-    body = data  # not data[:-1]: a big commit is not copied
-    if b"\n\n" in body or b"\r" in body:
-        return None
-    try:
-        others, other_lines = _other_actions(body)
-        table = pj.read_json(
-            pa.BufferReader(pa.py_buffer(body)),
-            read_options=pj.ReadOptions(block_size=16 << 20),
-            parse_options=pj.ParseOptions(
-                explicit_schema=_file_schema(body), unexpected_field_behavior="infer"
-            ),
-        )
-        text.check_utf8(table)
-        files = _file_tables(table, other_lines)
-    except (ValueError, TypeError, KeyError, pa.ArrowException):
-        return None
-    if files is None:
-        return None
-    return Commit(version=version, file=file, parsed=others, columns=files)
-
-
-def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
-    """The actions that are not add/remove (commitInfo, metaData, ...), with line numbers.
-
-    Writers put them first (Spark) or last (delta-rs): look there, and scan every line
-    only when the count of file-action lines says some are elsewhere.
-    """
-    size = len(body) - body.endswith(b"\n")  # the last line's end
-    total = body.count(b"\n", 0, size) + 1
-    files = body.count(b'\n{"add":{') + body.count(b'\n{"remove":{')
-    files += body.startswith((b'{"add":{', b'{"remove":{'))
-    spans: list[tuple[int, int]] = []
-    start = 0
-    while start < size and not body.startswith((b'{"add":{', b'{"remove":{'), start):
-        end = _line_end(body, start)
-        spans.append((start, end))
-        start = end + 1
-    end = size
-    tail: list[tuple[int, int]] = []
-    while len(spans) + len(tail) + files < total and end > start:
-        begin = body.rfind(b"\n", 0, end) + 1
-        if body.startswith((b'{"add":{', b'{"remove":{'), begin):
-            break
-        tail.append((begin, end))
-        end = begin - 1
-    spans += reversed(tail)
-    if len(spans) + files != total:
-        spans = [m.span() for m in _OTHER_LINE.finditer(body)]
-    actions, lines = [], []
-    for begin, stop in spans:
-        action = parse_action(text.loads(body[begin:stop]))
-        if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
-            raise ValueError("file action outside the fast path")
-        actions.append(action)
-        lines.append(body.count(b"\n", 0, begin))
-    return tuple(actions), tuple(lines)
-
-
-def _line_end(body: bytes, start: int) -> int:
-    end = body.find(b"\n", start)
-    return len(body) if end == -1 else end
-
-
-def _file_schema(body: bytes) -> pa.Schema:
-    """add/remove with their known fields; partitionValues' keys from the first file action."""
-    import pyarrow as pa
-
-    from inspector.log import columnar
-
-    first = _FILE_LINE.search(body)
-    keys: list[str] = []
-    if first is not None:
-        obj = text.loads(first.group(0))
-        values = next(iter(obj.values())).get("partitionValues") or {}
-        keys = list(values) if isinstance(values, dict) else []
-    partition = pa.struct([(k, pa.string()) for k in keys])
-    kinds = []
-    for kind in ("add", "remove"):
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
-        kinds.append(
-            (
-                kind,
-                pa.struct(
-                    [
-                        (name, partition if name == "partitionValues" else type)
-                        for name, type in fields
-                        if name != "tags"
-                    ]
-                ),
-            )
-        )
-    return pa.schema(kinds)
-
-
-def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
-    """Normalise the reader's add/remove columns, block by block (no copy of the whole)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from inspector.log import arrays, columnar
-
-    tables, lines = {}, {}
-    for kind in ("add", "remove"):
-        column = table.column(kind)
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
-        names = {column.type.field(i).name for i in range(column.type.num_fields)}
-        if names - {n for n, _ in fields}:
-            return None  # tags or unknown fields: the line-by-line path keeps them exactly
-        pieces, at, offset = [], [], 0
-        for chunk in column.chunks:
-            valid = chunk.is_valid()
-            present = chunk.filter(valid)
-            needed = present.field("path").null_count
-            if kind == "add":
-                needed += present.field("size").null_count
-            if needed:
-                return None
-            pieces.append(columnar.from_struct(kind, present))
-            rows = arrays.to_numpy(pc.indices_nonzero(valid).cast(pa.int64()))
-            at.append(arrays.from_numpy(rows + offset))
-            offset += len(chunk)
-        tables[kind] = columnar.concat(kind, pieces)
-        lines[kind] = pa.concat_arrays(at) if at else pa.nulls(0, pa.int64())
-    if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
-        return None  # a line holding neither one action nor another
-    return CommitFiles(
-        adds=tables["add"],
-        removes=tables["remove"],
-        add_lines=lines["add"],
-        remove_lines=lines["remove"],
-        other_lines=other_lines,
-    )
 
 
 def _columnar_summary(files: CommitFiles) -> FileSummary:

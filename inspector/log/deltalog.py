@@ -3,7 +3,8 @@
 Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a snapshot of
 the latest version reads the checkpoint and the later commits; the whole folder is listed
 only for older versions (:attr:`DeltaLog.listing`). Parsed commits (immutable files) are
-cached; :meth:`DeltaLog.refresh` re-lists and parses only new or changed ones.
+cached; :meth:`DeltaLog.refresh` re-lists and parses only new or changed ones. What the
+log found about its checkpoints is kept by :mod:`inspector.log.checkpoint_verdicts`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from collections.abc import Callable, Iterator, Mapping
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
+from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.listing import (
-    Checkpoint,
     LogFile,
     LogListing,
     count_staged,
@@ -51,11 +52,10 @@ class DeltaLog:
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
-        # Unusable checkpoints (with the reason), probed ones, and the results of comparing
-        # them with their commits; keyed by Checkpoint (files with size and mtime).
-        self._bad_checkpoints: dict[Checkpoint, str] = {}
-        self._probed: set[Checkpoint] = set()
-        self._verified: dict[Checkpoint, tuple[str, ...]] = {}
+        self._checkpoints = CheckpointVerdicts(
+            self.storage,
+            lambda cp: self._replay_state(cp.version, before=cp.version - 1, live_only=True),
+        )
         self._tail: LogListing | None = None  # from the newest checkpoint on (or whole)
         self._listing: LogListing | None = None  # the whole folder, listed when first needed
         self._whole: LogListing | None = None  # the last whole listing made
@@ -93,7 +93,7 @@ class DeltaLog:
                         del self._commits[version]
             if changed:
                 self._snapshots.clear()
-                self._forget_unlisted_checkpoints(tail)
+                self._checkpoints.forget_unlisted(tail)
                 self.generation += 1
                 self._staged = None
             self._tail = tail
@@ -224,11 +224,8 @@ class DeltaLog:
 
     def replay_problems(self) -> dict[int, list[str]]:
         """Problems found so far while replaying (unusable checkpoints), by version."""
-        problems: dict[int, list[str]] = {}
         with self._lock:
-            for cp, message in self._bad_checkpoints.items():
-                problems.setdefault(cp.version, []).append(message)
-        return problems
+            return self._checkpoints.unusable()
 
     def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
         """Problems with the table's checkpoints, by checkpoint version.
@@ -245,24 +242,7 @@ class DeltaLog:
             Plain-language problems keyed by the version of the checkpoint.
         """
         with self._lock:
-            problems: dict[int, list[str]] = {}
-            checkpoints = [cp for cps in self.listing.checkpoints.values() for cp in cps]
-            for cp in checkpoints:
-                if not cp.complete:
-                    problems.setdefault(cp.version, []).append(cp.incomplete_reason())
-                elif cp not in self._probed and cp not in self._bad_checkpoints:
-                    self._probe(cp)
-            usable = [
-                cp for cp in self.listing.usable_checkpoints() if cp not in self._bad_checkpoints
-            ]
-            for cp in usable if verify_all else usable[:1]:
-                self._verify(cp)
-            for cp in checkpoints:
-                found = [self._bad_checkpoints[cp]] if cp in self._bad_checkpoints else []
-                found += self._verified.get(cp, ())
-                if found:
-                    problems.setdefault(cp.version, []).extend(found)
-            return problems
+            return self._checkpoints.problems(self.listing, verify_all=verify_all)
 
     def verify_checkpoint(self, version: int) -> list[str]:
         """Compare the checkpoint(s) of a version with what the commits give.
@@ -283,23 +263,7 @@ class DeltaLog:
             VersionNotFound: If the version has no checkpoint.
         """
         with self._lock:
-            checkpoints = self.listing.checkpoints.get(version)
-            if not checkpoints:
-                have = ", ".join(str(v) for v in sorted(self.listing.checkpoints)) or "none"
-                raise VersionNotFound(
-                    f"Version {version} has no checkpoint (checkpoints: {have}).",
-                    "Pick a version that has a checkpoint.",
-                )
-            problems: list[str] = []
-            for cp in checkpoints:
-                if not cp.complete:
-                    problems.append(cp.incomplete_reason())
-                    continue
-                self._verify(cp)
-                if cp in self._bad_checkpoints:
-                    problems.append(self._bad_checkpoints[cp])
-                problems.extend(self._verified.get(cp, ()))
-            return problems
+            return self._checkpoints.of_version(self.listing, version)
 
     def snapshot(self, version: int | None = None) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest).
@@ -381,83 +345,13 @@ class DeltaLog:
         for v, snap in snaps:
             candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
         for cp in listing.usable_checkpoints():
-            if cp.version <= version and cp not in self._bad_checkpoints:
-                load = lambda c=cp: (self._load_checkpoint(c, live_only), "checkpoint")  # noqa: E731
+            if cp.version <= version and not self._checkpoints.is_unusable(cp):
+                load = lambda c=cp: (self._checkpoints.load(c, live_only), "checkpoint")  # noqa: E731
                 candidates.append((cp.version, 1, load))
         if 0 in listing.commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
         return [(v, loader) for v, _, loader in candidates]
-
-    def _load_checkpoint(self, cp: Checkpoint, live_only: bool = False) -> ReplayState:
-        """Read a checkpoint; one that cannot be used is remembered with the reason.
-
-        ``live_only`` reads just the live files, metadata and protocol.
-
-        Raises:
-            CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
-        """
-        if cp in self._bad_checkpoints:
-            raise CorruptLog(self._bad_checkpoints[cp], _CHECKPOINT_HINT)
-        from inspector.log.checkpoint import read_checkpoint_state
-
-        try:
-            state = read_checkpoint_state(cp, self.storage, live_only=live_only)
-        except StorageUnavailable:
-            raise
-        except InspectorError as exc:
-            raise self._reject(cp, exc.message) from None
-        missing = [
-            n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None
-        ]
-        if missing:
-            raise self._reject(
-                cp, f"it has no {' or '.join(missing)} action, which every checkpoint must carry"
-            )
-        return state
-
-    def _reject(self, cp: Checkpoint, reason: str) -> CorruptLog:
-        message = (
-            f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
-            "on are read from an older checkpoint or from the commits instead, where they exist."
-        )
-        self._bad_checkpoints[cp] = message
-        return CorruptLog(message, _CHECKPOINT_HINT)
-
-    def _probe(self, cp: Checkpoint) -> None:
-        from inspector.log.checkpoint import quick_check_checkpoint
-
-        try:
-            quick_check_checkpoint(cp, self.storage)
-        except StorageUnavailable:
-            raise
-        except InspectorError as exc:
-            self._reject(cp, exc.message)
-            return
-        self._probed.add(cp)
-
-    def _verify(self, cp: Checkpoint) -> None:
-        """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
-        if cp in self._verified or cp in self._bad_checkpoints:
-            return
-        expected = self._replay_state(cp.version, before=cp.version - 1, live_only=True)
-        try:
-            actual = self._load_checkpoint(cp, live_only=True)
-        except StorageUnavailable:
-            raise
-        except InspectorError:
-            return
-        from inspector.log.checkpoint import checkpoint_disagreements as disagreements
-
-        found = () if expected is None else disagreements(cp.version, actual, *expected)
-        self._verified[cp] = tuple(found)
-
-    def _forget_unlisted_checkpoints(self, listing: LogListing) -> None:
-        listed = {cp for cps in listing.checkpoints.values() for cp in cps}
-        for cache in (self._bad_checkpoints, self._verified):
-            for cp in [cp for cp in cache if cp not in listed]:
-                del cache[cp]
-        self._probed &= listed
 
     def _commits_usable(self, first: int, last: int) -> bool:
         return all(
@@ -477,13 +371,7 @@ class DeltaLog:
         ]
         first = self._commit(broken[0]) if broken else None
         detail = f" ({first.file.name}: {first.problems[0].rstrip('.')})" if first else ""
-        return unreachable(version, lo, listed, broken, bool(self._bad_checkpoints), detail)
-
-
-_CHECKPOINT_HINT = (
-    "Delta readers that start from this checkpoint will fail or see a wrong table: "
-    "write a new checkpoint with a Delta writer, or restore the file from a backup."
-)
+        return unreachable(version, lo, listed, broken, self._checkpoints.any_unusable, detail)
 
 
 def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:

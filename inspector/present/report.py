@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from inspector.delta.actions import AddFile
-from inspector.delta.jsonvalue import json_value
+from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.schema import logical_names
 from inspector.delta.text import format_time
 from inspector.diff.filediff import (
@@ -116,14 +116,7 @@ def to_json(
 
 
 def _totals(t: FileTotals) -> dict[str, Any]:
-    return {
-        "filesAdded": t.files_added,
-        "filesRemoved": t.files_removed,
-        "bytesAdded": t.bytes_added,
-        "bytesRemoved": t.bytes_removed,
-        "recordsAdded": t.records_added,
-        "recordsRemoved": t.records_removed,
-    }
+    return camel_json(t)
 
 
 def _partition(p: PartitionChange) -> dict[str, Any]:
@@ -142,12 +135,7 @@ def _commit(c: CommitChange) -> dict[str, Any]:
 
 
 def _side(side: VersionSide) -> dict[str, Any]:
-    return {
-        "version": side.version,
-        "numFiles": side.num_files,
-        "sizeInBytes": side.size_in_bytes,
-        "numRecords": side.num_records,
-    }
+    return camel_json(side, "version", "num_files", "size_in_bytes", "num_records")
 
 
 def _changed_row(row: ChangedRow) -> dict[str, Any]:

@@ -16,7 +16,8 @@ The facade the CLI and the app use::
 
 from inspector.restore.execute import RestoreResult, execute_restore, plan_undo
 from inspector.restore.guards import GuardResult, Override
-from inspector.restore.plan import RestorePlan, plan_restore
+from inspector.restore.plan import plan_restore
+from inspector.restore.planrecord import RestorePlan
 from inspector.restore.request import (
     Refusal,
     RestoreIntent,

@@ -24,7 +24,7 @@ from inspector.delta.schema import (
     PHYSICAL_NAME_KEY,
     iter_columns,
 )
-from inspector.restore.plan import RestoreMetrics, RestorePlan
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 
 ENGINE_INFO = f"delta-inspector/{__version__}"
 #: In-commit-timestamp enablement: never moved by a restore (kept from the current version).

@@ -36,8 +36,9 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import AuditOutcome, current_user, record_attempt
 from inspector.restore.engine import Engine
-from inspector.restore.guards import Override, unchanged_guard
-from inspector.restore.plan import RestoreMetrics, RestorePlan, plan_restore
+from inspector.restore.guards import Overridden, Override, unchanged_guard
+from inspector.restore.plan import plan_restore
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
@@ -54,7 +55,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
-class RestoreResult:
+class RestoreResult(Overridden):
     """A committed restore.
 
     Attributes:
@@ -82,16 +83,6 @@ class RestoreResult:
     engine: Engine = Engine.OWN
     commit_file: str | None = None
     verification: Verification | None = None
-
-    @property
-    def allow_missing_files(self) -> bool:
-        """Whether missing files were left out (a partial table)."""
-        return Override.ALLOW_MISSING_FILES in self.overrides
-
-    @property
-    def allow_protocol_downgrade(self) -> bool:
-        """Whether the target's protocol was written as is."""
-        return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""

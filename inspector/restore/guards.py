@@ -51,6 +51,25 @@ class Override(StrEnum):
     ALLOW_PROTOCOL_DOWNGRADE = "allow_protocol_downgrade"
 
 
+class Overridden:
+    """The two flags the restore reads from the overrides an operator gave.
+
+    A base of the records that carry ``overrides`` (the request and the result).
+    """
+
+    overrides: frozenset[Override]
+
+    @property
+    def allow_missing_files(self) -> bool:
+        """Missing files to re-add are left out: a PARTIAL table."""
+        return Override.ALLOW_MISSING_FILES in self.overrides
+
+    @property
+    def allow_protocol_downgrade(self) -> bool:
+        """The target's protocol is written even where lower than the current one."""
+        return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
+
+
 @dataclass(frozen=True, kw_only=True)
 class GuardResult:
     """One guard's verdict.

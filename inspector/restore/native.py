@@ -13,7 +13,7 @@ from typing import Any
 
 from inspector.delta.errors import ConcurrentModification, RestoreRefused
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.plan import RestorePlan
+from inspector.restore.planrecord import RestorePlan
 
 _USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata"
 _ALLOW_DOWNGRADE = "spark.databricks.delta.restore.protocolDowngradeAllowed"

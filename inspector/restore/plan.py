@@ -5,32 +5,25 @@ Spark: ``restore/filelists.py``): the
 target's files missing from the current version are re-added, the current files
 missing from the target are removed, with a file's identity being its path plus
 its deletion vector (so a file whose deletion vector changed is swapped, not kept).
+The plan it returns is the record of :mod:`inspector.restore.planrecord`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.protocol import merge_protocols
-from inspector.delta.schema import logical_names
-from inspector.diff.metadiff import MetadataDiff, diff_metadata
-from inspector.files.filecheck import FileIssue, check_files
+from inspector.diff.metadiff import diff_metadata
+from inspector.files.filecheck import check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
-from inspector.restore.delta_verdict import deltas_restore
-from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
-    GuardResult,
     append_only_guard,
     column_mapping_guard,
     features_guard,
@@ -43,176 +36,9 @@ from inspector.restore.guards import (
 )
 from inspector.restore.plan_facts import live_rows, partitions_of, restore_domains, table_name
 from inspector.restore.plan_warnings import restore_warnings
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.settings import Settings
-from inspector.table.history import history_page, iso
-from inspector.table.versions import file_action_record
-
-
-@dataclass(frozen=True, kw_only=True)
-class RestoreMetrics:
-    """Delta's RESTORE metrics (``operationMetrics`` of the commit, as numbers)."""
-
-    num_restored_files: int
-    restored_files_size: int
-    num_removed_files: int
-    removed_files_size: int
-    num_of_files_after_restore: int
-    table_size_after_restore: int
-
-    def to_json(self) -> dict[str, int]:
-        """The metrics under Delta's names."""
-        return {
-            "numRestoredFiles": self.num_restored_files,
-            "restoredFilesSize": self.restored_files_size,
-            "numRemovedFiles": self.num_removed_files,
-            "removedFilesSize": self.removed_files_size,
-            "numOfFilesAfterRestore": self.num_of_files_after_restore,
-            "tableSizeAfterRestore": self.table_size_after_restore,
-        }
-
-    def operation_metrics(self) -> dict[str, str]:
-        """The metrics as Spark writes them into ``commitInfo``: strings."""
-        return {k: str(v) for k, v in self.to_json().items()}
-
-
-@dataclass(frozen=True, kw_only=True)
-class RestorePlan:
-    """What a restore of ``table_root`` from ``read_version`` to ``target_version`` would do.
-
-    ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
-    ``max_listed_files`` problems; ``num_file_problems`` is exact, and
-    ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether Delta's
-    engine will be there (a session given to the plan has its jars, else the
-    ``spark_engine`` setting is ``delta``); :meth:`engines` says who reads and who
-    commits, and why.
-    ``table`` is the handle the plan was made on (executing and verifying use it).
-    ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
-    name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
-    then its full name.
-    """
-
-    table: Table = field(compare=False, repr=False)
-    table_root: str
-    table_name: str
-    read_version: int
-    target_version: int
-    target_timestamp: int | None
-    requested_timestamp: str | None
-    files_to_add: tuple[AddFile, ...]
-    files_to_remove: tuple[AddFile, ...]
-    metrics: RestoreMetrics
-    rows_before: int | None
-    rows_after: int | None
-    rows_added: int | None
-    rows_removed: int | None
-    current_metadata: Metadata
-    current_protocol: Protocol
-    target_metadata: Metadata | None
-    target_protocol: Protocol | None
-    merged_protocol: Protocol | None
-    metadata_diff: MetadataDiff | None
-    domain_metadata: tuple[Mapping[str, Any], ...]
-    partitions_touched: tuple[Mapping[str, str | None], ...]
-    num_partitions_touched: int
-    file_problems: tuple[FileIssue, ...]
-    num_file_problems: int
-    problem_paths: frozenset[tuple[str, str | None]]
-    guards: tuple[GuardResult, ...]
-    warnings: tuple[str, ...]
-    delta_jars: bool = False
-    catalog_name: str | None = None
-    planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
-
-    @property
-    def passed(self) -> bool:
-        """True when every guard passed (no override needed)."""
-        return all(g.passed for g in self.guards)
-
-    def guards_json(self) -> list[dict[str, Any]]:
-        """Every guard's verdict as JSON (``restore --json``'s ``guards``)."""
-        return [g.to_json() for g in self.guards]
-
-    def blocking_guards(self, overrides: Collection[str] = ()) -> list[GuardResult]:
-        """Failed guards that the given override keywords do not cover."""
-        return [
-            g
-            for g in self.guards
-            if not g.passed and (g.override is None or g.override not in overrides)
-        ]
-
-    def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
-        """The add actions the commit writes (missing files left out when allowed)."""
-        if not allow_missing_files:
-            return self.files_to_add
-        return tuple(a for a in self.files_to_add if a.key not in self.problem_paths)
-
-    def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
-        """The metrics of what will actually be committed."""
-        if not allow_missing_files or not self.problem_paths:
-            return self.metrics
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        size = sum(a.size for a in dropped)
-        m = self.metrics
-        return dataclasses.replace(
-            m,
-            num_restored_files=m.num_restored_files - len(dropped),
-            restored_files_size=m.restored_files_size - size,
-            num_of_files_after_restore=m.num_of_files_after_restore - len(dropped),
-            table_size_after_restore=m.table_size_after_restore - size,
-        )
-
-    @property
-    def rows_in_problem_files(self) -> int:
-        """Live rows (by stats) of the re-added files that are missing or damaged: rows
-        the table would not have after a restore that leaves those files out."""
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        return sum(a.num_live_records or 0 for a in dropped)
-
-    def effective_rows_after(self, *, allow_missing_files: bool) -> int | None:
-        """Rows after the restore as it will be committed (missing files left out when allowed)."""
-        if self.rows_after is None or not allow_missing_files:
-            return self.rows_after
-        return self.rows_after - self.rows_in_problem_files
-
-    def engines(self, *, allow_missing_files: bool = False) -> Engines:
-        """Who reads the rows and who commits this restore, and why."""
-        return choose_engines(
-            self.table_root,
-            delta_jars=self.delta_jars,
-            allow_missing_files=allow_missing_files and bool(self.problem_paths),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""
-        names = logical_names((self.target_metadata or self.current_metadata).schema)
-        return {
-            "table": self.table_root,
-            "tableName": self.table_name,
-            "catalogName": self.catalog_name,
-            "readVersion": self.read_version,
-            "targetVersion": self.target_version,
-            "targetTimestamp": iso(self.target_timestamp),
-            **self.metrics.to_json(),
-            "engines": self.engines().to_json(),
-            "rowsBefore": self.rows_before,
-            "rowsAfter": self.rows_after,
-            "rowsInMissingFiles": self.rows_in_problem_files,
-            "rowsAdded": self.rows_added,
-            "rowsRemoved": self.rows_removed,
-            "filesToAdd": [file_action_record(a, names) for a in self.files_to_add],
-            "filesToRemove": [file_action_record(a, names) for a in self.files_to_remove],
-            "partitionsTouched": [dict(p) for p in self.partitions_touched],
-            "numPartitionsTouched": self.num_partitions_touched,
-            "schemaChanges": self.metadata_diff.to_json() if self.metadata_diff else None,
-            "protocolAfterRestore": dict(self.merged_protocol.raw)
-            if self.merged_protocol
-            else None,
-            "missingFiles": [p.to_json() for p in self.file_problems],
-            "numMissingFiles": self.num_file_problems,
-            "deltaRestore": deltas_restore(self.guards, self.file_problems).to_json(),
-            "warnings": list(self.warnings),
-        }
+from inspector.table.history import history_page
 
 
 def plan_restore(

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
-from inspector.restore.guards import GuardName, GuardResult, Override
-from inspector.restore.plan import RestorePlan
+from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
+from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 
 NOTHING_WRITTEN = "Nothing was written."
@@ -65,7 +65,7 @@ class RestoreIntent:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RestoreRequest:
+class RestoreRequest(Overridden):
     """A restore the operator confirmed for one plan.
 
     Attributes:
@@ -85,16 +85,6 @@ class RestoreRequest:
     overrides: frozenset[Override] = frozenset()
     expected_version: int | None = None
     operator: str | None = None
-
-    @property
-    def allow_missing_files(self) -> bool:
-        """Missing files to re-add are left out: a PARTIAL table."""
-        return Override.ALLOW_MISSING_FILES in self.overrides
-
-    @property
-    def allow_protocol_downgrade(self) -> bool:
-        """The target's protocol is written even where lower than the current one."""
-        return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
 
 
 def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:

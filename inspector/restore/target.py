@@ -13,7 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.plan import RestorePlan
+from inspector.restore.planrecord import RestorePlan
 from inspector.table.versions import parse_version
 
 _VERSION_WORDS = frozenset({"latest", "current"})

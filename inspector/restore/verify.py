@@ -26,7 +26,7 @@ from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
 from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.actions import ICT_KEYS, metadata_json
-from inspector.restore.plan import RestorePlan
+from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 
 

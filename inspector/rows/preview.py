@@ -72,16 +72,11 @@ def build_preview(
 
     Raises:
         InvalidInput: The filter does not parse or names unknown columns.
-        UnsupportedFeature, MissingDataFile: From :mod:`inspector.rows.reader`.
+        UnsupportedFeature, MissingDataFile: From :mod:`inspector.rows.readcheck`.
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.rows.reader import (
-        check_files_exist,
-        check_readable,
-        count_rows,
-        read_snapshot,
-        read_warnings,
-    )
+    from inspector.rows.readcheck import check_files_exist, check_readable, read_warnings
+    from inspector.rows.reader import count_rows, read_snapshot
 
     snapshot = log.snapshot(version)
     check_readable(snapshot)  # refuse before paying for Spark's start

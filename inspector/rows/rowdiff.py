@@ -5,30 +5,39 @@ the file diff are read: those only in ``from`` and those only in ``to``. Their
 multiset difference is the row diff. Rows that copy-on-write DELETE, UPDATE,
 MERGE or OPTIMIZE rewrote unchanged appear on both sides and cancel, and a file
 whose deletion vector changed is read twice, each time with its side's vector,
-so only the rows deleted in between remain.
+so only the rows deleted in between remain. The net rows and their pages are
+:mod:`inspector.rows.netrows`; here are the entry, the columns, and the keyed diff.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from inspector.delta.errors import InvalidInput
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.metadiff import ValueChange
 from inspector.diff.rowrecords import ChangedRow, RowDiff, RowSamples
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.netrows import (
+    ADDED,
+    COUNT,
+    REMOVED,
+    SIDE,
+    STATUS,
+    col,
+    collect_pages,
+    expand,
+    is_map,
+    net_rows,
+    shown_row,
+    shown_value,
+)
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import DataType
+    from pyspark.sql import DataFrame, SparkSession
 
-_SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
-_COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
-_STATUS, _RANK = "__delta_inspector_status", "__delta_inspector_rank"
-_TOTALS = "__delta_inspector_totals"  # the status of the counts row in a collected union
-_ADDED, _REMOVED = "__delta_inspector_added", "__delta_inspector_removed"
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
 _BEFORE, _AFTER, _DIFFERS = (
     "__delta_inspector_before_",
@@ -101,8 +110,8 @@ def diff_rows(
     before = read_files(from_snap, diff.only_in_from, spark=spark)
     after = read_files(to_snap, diff.only_in_to, spark=spark)
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
-    maps = {f.name for df in (before, after) for f in df.schema.fields if _is_map(f.dataType)}
-    net = _net_rows(before, after)
+    maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
+    net = net_rows(before, after)
     counted = (
         _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
     )
@@ -110,7 +119,7 @@ def diff_rows(
     return RowDiff(
         from_version=diff.from_version,
         to_version=diff.to_version,
-        columns=tuple(c for c in net.columns if c != _COUNT),
+        columns=tuple(c for c in net.columns if c != COUNT),
         key=key,
         added=added,
         removed=removed,
@@ -151,178 +160,19 @@ def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
     return key
 
 
-def _col(name: str) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
-
-
-def _net_rows(before: DataFrame, after: DataFrame) -> DataFrame:
-    """Each distinct row with its net multiplicity (``to`` count minus ``from`` count), non-zero only."""
-    from pyspark.sql import functions as F
-
-    before, after = _comparable(before), _comparable(after)
-    before, after = _stringify_mismatches(before, after)
-    union = _union(after.withColumn(_SIDE, F.lit(1)), before.withColumn(_SIDE, F.lit(-1)))
-    columns = [c for c in union.columns if c != _SIDE]
-    return (
-        union.groupBy(*[_col(c) for c in columns])
-        .agg(F.sum(_SIDE).alias(_COUNT))
-        .where(F.col(_COUNT) != 0)
-    )
-
-
-def _is_map(data_type: DataType) -> bool:
-    from pyspark.sql.types import MapType
-
-    return isinstance(data_type, MapType)
-
-
-def _comparable(df: DataFrame) -> DataFrame:
-    """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
-    from pyspark.sql import functions as F
-
-    return df.select(
-        *[
-            F.array_sort(F.map_entries(_col(f.name))).alias(f.name)
-            if _is_map(f.dataType)
-            else _col(f.name)
-            for f in df.schema.fields
-        ]
-    )
-
-
-def _stringify_mismatches(before: DataFrame, after: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """Compare a column as text when one side has it as a string and the other not.
-
-    Spark would otherwise widen string vs number to a number, and fail on any text
-    that is not one.
-    """
-    from pyspark.sql.types import StringType
-
-    theirs = {f.name: f.dataType for f in after.schema.fields}
-    text = [
-        f.name
-        for f in before.schema.fields
-        if f.name in theirs
-        and f.dataType != theirs[f.name]
-        and StringType() in (f.dataType, theirs[f.name])
-    ]
-    return _as_text(before, text), _as_text(after, text)
-
-
-def _as_text(df: DataFrame, names: Sequence[str]) -> DataFrame:
-    return df.select(
-        *[_col(c).cast("string").alias(c) if c in names else _col(c) for c in df.columns]
-    )
-
-
-def _union(after: DataFrame, before: DataFrame) -> DataFrame:
-    """Union by name: a column missing on one side is null there; differing types are widened.
-
-    Types Spark cannot widen (e.g. a struct that gained a field vs a number) are compared as text.
-    """
-    from pyspark.errors import AnalysisException
-
-    try:
-        return after.unionByName(before, allowMissingColumns=True)
-    except AnalysisException:
-        theirs = {f.name: f.dataType for f in after.schema.fields}
-        differ = [
-            f.name
-            for f in before.schema.fields
-            if f.name in theirs and f.dataType != theirs[f.name]
-        ]
-        return _as_text(after, differ).unionByName(
-            _as_text(before, differ), allowMissingColumns=True
-        )
-
-
-def _expand(df: DataFrame) -> DataFrame:
-    """One output row per occurrence: a row added twice is listed twice."""
-    from pyspark.sql import functions as F
-
-    columns = [c for c in df.columns if c != _COUNT]
-    return df.select(
-        *[_col(c) for c in columns],
-        F.explode(F.array_repeat(F.lit(0), F.abs(F.col(_COUNT)).cast("int"))).alias(_SIDE),
-    ).select(*[_col(c) for c in columns])
-
-
-def _collect(
-    totals: DataFrame,
-    frames: dict[str, DataFrame],
-    order: Sequence[str],
-    offset: int,
-    limit: int,
-) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
-    """The one-row ``totals`` and the same page of each frame, in ONE Spark job.
-
-    Each job costs a fixed overhead, and the frames share the grouped change set,
-    whose shuffle Spark reuses within a query; so everything is one union.
-
-    Returns:
-        (totals as a dict, {frame name: page rows as dicts ordered by ``order``}).
-    """
-    from functools import reduce
-
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    branches = [totals.withColumn(_STATUS, F.lit(_TOTALS)).withColumn(_RANK, F.lit(0))]
-    for status, df in frames.items() if limit else ():
-        by = [_col(c) for c in _orderable(df, order)] or [F.lit(0)]
-        page = df.orderBy(*by).offset(offset).limit(limit)
-        # A union does not keep order, so each page row carries its rank (pages are small).
-        branches.append(
-            page.withColumn(_RANK, F.row_number().over(Window.orderBy(*by))).withColumn(
-                _STATUS, F.lit(status)
-            )
-        )
-    union = reduce(lambda x, y: x.unionByName(y, allowMissingColumns=True), branches)
-    pages: dict[str, list[dict[str, Any]]] = {status: [] for status in frames}
-    found: dict[str, int] = {}
-    # Through Arrow, as the preview reads rows: instants come back aware (UTC) and
-    # timestamp_ntz naive, so both outputs format them alike (collect() gives local time).
-    for values in sorted(union.toArrow().to_pylist(), key=lambda r: r[_RANK]):
-        status = values[_STATUS]
-        if status == _TOTALS:
-            found = {c: int(values[c] or 0) for c in totals.columns}
-        else:
-            pages[status].append({c: values[c] for c in frames[status].columns})
-    return found, pages
-
-
-def _orderable(df: DataFrame, wanted: Sequence[str]) -> list[str]:
-    from pyspark.sql.types import MapType, VariantType
-
-    bad = {f.name for f in df.schema.fields if isinstance(f.dataType, (MapType, VariantType))}
-    return [c for c in (wanted or df.columns) if c not in bad]
-
-
-def _value(value: Any, is_map: bool) -> Any:
-    if is_map and value is not None:  # back from sorted entries to a map, for people
-        return {e["key"]: e["value"] for e in value}
-    return value
-
-
-def _row(values: dict[str, Any], maps: set[str]) -> dict[str, Any]:
-    return {name: _value(value, name in maps) for name, value in values.items()}
-
-
 def _unkeyed(
     net: DataFrame, offset: int, limit: int, maps: set[str]
 ) -> tuple[int, int, int | None, RowSamples]:
     from pyspark.sql import functions as F
 
-    count = F.col(_COUNT)
+    count = F.col(COUNT)
     totals = net.agg(
-        F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
-        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED),
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(REMOVED),
     )
-    found, pages = _collect(
+    found, pages = collect_pages(
         totals,
-        {"added": _expand(net.where(count > 0)), "removed": _expand(net.where(count < 0))},
+        {"added": expand(net.where(count > 0)), "removed": expand(net.where(count < 0))},
         (),
         offset,
         limit,
@@ -330,22 +180,22 @@ def _unkeyed(
     samples = RowSamples(
         offset=offset,
         limit=limit,
-        added=tuple(_row(r, maps) for r in pages["added"]),
-        removed=tuple(_row(r, maps) for r in pages["removed"]),
+        added=tuple(shown_row(r, maps) for r in pages["added"]),
+        removed=tuple(shown_row(r, maps) for r in pages["removed"]),
     )
-    return found[_ADDED], found[_REMOVED], None, samples
+    return found[ADDED], found[REMOVED], None, samples
 
 
 def _key_totals(net: DataFrame, key: tuple[str, ...]) -> DataFrame:
     """One row: keys duplicated on a side, and keys added, removed and changed."""
     from pyspark.sql import functions as F
 
-    count = F.col(_COUNT)
-    per_key = net.groupBy(*[_col(k) for k in key]).agg(
-        F.sum(F.when(count > 0, count).otherwise(0)).alias(_ADDED),
-        F.sum(F.when(count < 0, -count).otherwise(0)).alias(_REMOVED),
+    count = F.col(COUNT)
+    per_key = net.groupBy(*[col(k) for k in key]).agg(
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(REMOVED),
     )
-    added, removed = F.col(_ADDED), F.col(_REMOVED)
+    added, removed = F.col(ADDED), F.col(REMOVED)
     return per_key.agg(
         *[
             F.sum(condition.cast("int")).alias(name)
@@ -364,15 +214,15 @@ def _refuse_duplicate_keys(net: DataFrame, key: tuple[str, ...], diff: FileDiff)
     from pyspark.sql import functions as F
 
     dups = (
-        net.groupBy(F.signum(_COUNT).alias(_SIDE), *[_col(k) for k in key])
-        .agg(F.sum(F.abs(_COUNT)).alias(_COUNT))
-        .where(F.col(_COUNT) > 1)
+        net.groupBy(F.signum(COUNT).alias(SIDE), *[col(k) for k in key])
+        .agg(F.sum(F.abs(COUNT)).alias(COUNT))
+        .where(F.col(COUNT) > 1)
         .limit(3)
         .collect()
     )
     examples = "; ".join(
         ", ".join(f"{k}={d[k]!r}" for k in key)
-        + f" ({d[_COUNT]} rows in version {diff.to_version if d[_SIDE] > 0 else diff.from_version})"
+        + f" ({d[COUNT]} rows in version {diff.to_version if d[SIDE] > 0 else diff.from_version})"
         for d in dups
     )
     raise InvalidInput(
@@ -392,12 +242,12 @@ def _keyed(
     """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
     from pyspark.sql import functions as F
 
-    columns = [c for c in net.columns if c != _COUNT]
+    columns = [c for c in net.columns if c != COUNT]
     joined = _join_on_key(net, columns, key)
     others = [(i, c) for i, c in enumerate(columns) if c not in key]
 
     def where(status: str) -> DataFrame:
-        return joined.where(F.col(_STATUS) == status)
+        return joined.where(F.col(STATUS) == status)
 
     frames = {
         side: where(side).select(*[F.col(f"{prefix}{i}").alias(c) for i, c in enumerate(columns)])
@@ -411,17 +261,17 @@ def _keyed(
             for i, _ in others
         ],
     )
-    found, pages = _collect(_key_totals(net, key), frames, key, offset, limit)
+    found, pages = collect_pages(_key_totals(net, key), frames, key, offset, limit)
     if found["duplicated"]:  # the pages of a join on a duplicated key are meaningless
         _refuse_duplicate_keys(net, key, diff)
     changed_rows = tuple(
         ChangedRow(
-            key={k: _value(r[k], k in maps) for k in key},
+            key={k: shown_value(r[k], k in maps) for k in key},
             changes=tuple(
                 ValueChange(
                     key=c,
-                    before=_value(r[f"{_BEFORE}{i}"], c in maps),
-                    after=_value(r[f"{_AFTER}{i}"], c in maps),
+                    before=shown_value(r[f"{_BEFORE}{i}"], c in maps),
+                    after=shown_value(r[f"{_AFTER}{i}"], c in maps),
                 )
                 for i, c in others
                 if r[f"{_DIFFERS}{i}"]
@@ -432,8 +282,8 @@ def _keyed(
     samples = RowSamples(
         offset=offset,
         limit=limit,
-        added=tuple(_row(r, maps) for r in pages["added"]),
-        removed=tuple(_row(r, maps) for r in pages["removed"]),
+        added=tuple(shown_row(r, maps) for r in pages["added"]),
+        removed=tuple(shown_row(r, maps) for r in pages["removed"]),
         changed=changed_rows,
     )
     return found["added"], found["removed"], found["changed"], samples
@@ -446,9 +296,9 @@ def _join_on_key(net: DataFrame, columns: list[str], key: tuple[str, ...]) -> Da
     from pyspark.sql import functions as F
 
     def side(sign: int, prefix: str) -> DataFrame:
-        rows = net.where(F.signum(_COUNT) == sign)
+        rows = net.where(F.signum(COUNT) == sign)
         return rows.select(
-            *[_col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
+            *[col(c).alias(f"{prefix}{i}") for i, c in enumerate(columns)],
             F.lit(True).alias(f"{prefix}present"),
         )
 
@@ -459,7 +309,7 @@ def _join_on_key(net: DataFrame, columns: list[str], key: tuple[str, ...]) -> Da
     )
     joined = side(-1, _BEFORE).join(side(1, _AFTER), on, "full_outer")
     return joined.withColumn(
-        _STATUS,
+        STATUS,
         F.when(F.col(f"{_BEFORE}present").isNull(), "added")
         .when(F.col(f"{_AFTER}present").isNull(), "removed")
         .otherwise("changed"),

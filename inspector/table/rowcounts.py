@@ -147,16 +147,7 @@ def _sum(changes: Iterable[RowChange]) -> RowChange:
     if len(items) == 1:
         return items[0]
     if not items:
-        return RowChange(
-            added=0,
-            removed=0,
-            updated=0,
-            net=0,
-            source=RowSource.NO_DATA_CHANGE,
-            exact=True,
-            note="no commits in between",
-            commits=0,
-        )
+        return RowChange.no_change("no commits in between", commits=0)
     sources: set[RowSource] = {c.source for c in items if c.source is not RowSource.NO_DATA_CHANGE}
     sources = sources or {RowSource.NO_DATA_CHANGE}
     return RowChange(

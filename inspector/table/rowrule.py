@@ -83,6 +83,33 @@ class RowChange:
     note: str
     commits: int = 1
 
+    @classmethod
+    def no_change(cls, note: str, *, commits: int = 1) -> RowChange:
+        """No row added, removed or updated (exactly), for the reason ``note`` gives."""
+        return cls(
+            added=0,
+            removed=0,
+            updated=0,
+            net=0,
+            source=RowSource.NO_DATA_CHANGE,
+            exact=True,
+            note=note,
+            commits=commits,
+        )
+
+    @classmethod
+    def unknown(cls, note: str) -> RowChange:
+        """Figures the log cannot give, for the reason ``note`` gives."""
+        return cls(
+            added=None,
+            removed=None,
+            updated=None,
+            net=None,
+            source=RowSource.UNKNOWN,
+            exact=False,
+            note=note,
+        )
+
     @property
     def estimate(self) -> bool:
         """Files were rewritten without metrics: added and removed are the rewritten files' rows."""
@@ -136,15 +163,7 @@ def _minus(value: int | None, updated: int | None) -> int | None:
     return None if value is None else value - (updated or 0)
 
 
-UNKNOWN = RowChange(
-    added=None,
-    removed=None,
-    updated=None,
-    net=None,
-    source=RowSource.UNKNOWN,
-    exact=False,
-    note="unknown: the commit file is gone",
-)
+UNKNOWN = RowChange.unknown("unknown: the commit file is gone")
 
 
 def change_of(commit: Commit, live_before: Lookup) -> RowChange:
@@ -165,15 +184,7 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
             if commit.adds or commit.removes
             else "no data change: the commit adds and removes no files"
         )
-        return RowChange(
-            added=0,
-            removed=0,
-            updated=0,
-            net=0,
-            source=RowSource.NO_DATA_CHANGE,
-            exact=True,
-            note=why,
-        )
+        return RowChange.no_change(why)
     stats = _from_files(adds, removes, live_before)
     return _with_metrics(commit, stats) or stats
 
@@ -228,14 +239,8 @@ def _from_files(adds: list[AddFile], removes: list[RemoveFile], live_before: Loo
         removed += live or 0
         whole_removed = True
     if unknown:
-        return RowChange(
-            added=None,
-            removed=None,
-            updated=None,
-            net=None,
-            source=RowSource.UNKNOWN,
-            exact=False,
-            note="unknown: some files have no numRecords stats and the commit has no row metrics",
+        return RowChange.unknown(
+            "unknown: some files have no numRecords stats and the commit has no row metrics"
         )
     rewritten = whole_added and whole_removed
     return RowChange(

@@ -1,0 +1,184 @@
+"""What a log found about its checkpoints: unusable ones (and why), probed and verified ones.
+
+A :class:`~inspector.log.deltalog.DeltaLog` keeps one :class:`CheckpointVerdicts` and calls
+it under its lock. A checkpoint that cannot be read, or lacks its metaData or protocol, is
+remembered as unusable with the reason (replay then starts from an older base); every
+checkpoint gets a cheap probe that its parts are whole files; and a checkpoint is compared
+once with what its commits give. Verdicts are keyed by :class:`Checkpoint` (its files
+with size and time), so a rewritten checkpoint is judged again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
+from inspector.log.listing import Checkpoint, LogListing
+from inspector.log.snapshot import ReplayState
+from inspector.storage import Storage
+
+# inspector.log.checkpoint (pyarrow.parquet) is imported where a checkpoint is read: a log
+# that reads none (history --limit N of a local table) starts without pyarrow.
+
+#: Replays the commits up to a checkpoint's version from a base below it (None: no base).
+Replay = Callable[[Checkpoint], tuple[ReplayState, str] | None]
+
+_CHECKPOINT_HINT = (
+    "Delta readers that start from this checkpoint will fail or see a wrong table: "
+    "write a new checkpoint with a Delta writer, or restore the file from a backup."
+)
+
+
+class CheckpointVerdicts:
+    """The verdicts on one log's checkpoints (not locked: the log calls it under its lock).
+
+    Args:
+        storage: The table's storage, which the checkpoints are read from.
+        replay: What the commits give at a checkpoint's version, from an independent base.
+    """
+
+    def __init__(self, storage: Storage, replay: Replay) -> None:
+        self._storage = storage
+        self._replay = replay
+        self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
+        self._probed: set[Checkpoint] = set()
+        self._verified: dict[Checkpoint, tuple[str, ...]] = {}  # disagreements with commits
+
+    def is_unusable(self, cp: Checkpoint) -> bool:
+        """True when the checkpoint was found unusable (replay skips it)."""
+        return cp in self._bad
+
+    @property
+    def any_unusable(self) -> bool:
+        """True when some checkpoint was found unusable."""
+        return bool(self._bad)
+
+    def unusable(self) -> dict[int, list[str]]:
+        """The reasons of the unusable checkpoints found so far, by version."""
+        problems: dict[int, list[str]] = {}
+        for cp, message in self._bad.items():
+            problems.setdefault(cp.version, []).append(message)
+        return problems
+
+    def problems(self, listing: LogListing, *, verify_all: bool) -> dict[int, list[str]]:
+        """Every listed checkpoint probed; the newest usable one (or all) verified.
+
+        See :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`.
+        """
+        problems: dict[int, list[str]] = {}
+        checkpoints = [cp for cps in listing.checkpoints.values() for cp in cps]
+        for cp in checkpoints:
+            if not cp.complete:
+                problems.setdefault(cp.version, []).append(cp.incomplete_reason())
+            elif cp not in self._probed and cp not in self._bad:
+                self._probe(cp)
+        usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
+        for cp in usable if verify_all else usable[:1]:
+            self._verify(cp)
+        for cp in checkpoints:
+            found = [self._bad[cp]] if cp in self._bad else []
+            found += self._verified.get(cp, ())
+            if found:
+                problems.setdefault(cp.version, []).extend(found)
+        return problems
+
+    def of_version(self, listing: LogListing, version: int) -> list[str]:
+        """The problems of the checkpoint(s) of one version, each verified.
+
+        See :meth:`inspector.log.deltalog.DeltaLog.verify_checkpoint`.
+
+        Raises:
+            VersionNotFound: If the version has no checkpoint.
+        """
+        checkpoints = listing.checkpoints.get(version)
+        if not checkpoints:
+            have = ", ".join(str(v) for v in sorted(listing.checkpoints)) or "none"
+            raise VersionNotFound(
+                f"Version {version} has no checkpoint (checkpoints: {have}).",
+                "Pick a version that has a checkpoint.",
+            )
+        problems: list[str] = []
+        for cp in checkpoints:
+            if not cp.complete:
+                problems.append(cp.incomplete_reason())
+                continue
+            self._verify(cp)
+            if cp in self._bad:
+                problems.append(self._bad[cp])
+            problems.extend(self._verified.get(cp, ()))
+        return problems
+
+    def load(self, cp: Checkpoint, live_only: bool = False) -> ReplayState:
+        """Read a checkpoint; one that cannot be used is remembered with the reason.
+
+        ``live_only`` reads just the live files, metadata and protocol.
+
+        Raises:
+            CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
+        """
+        if cp in self._bad:
+            raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
+        try:
+            from inspector.log.checkpoint import read_checkpoint_state
+
+            state = read_checkpoint_state(cp, self._storage, live_only=live_only)
+        except StorageUnavailable:
+            raise
+        except InspectorError as exc:
+            raise self._reject(cp, exc.message) from None
+        missing = [
+            n for n, v in (("metaData", state.metadata), ("protocol", state.protocol)) if v is None
+        ]
+        if missing:
+            raise self._reject(
+                cp, f"it has no {' or '.join(missing)} action, which every checkpoint must carry"
+            )
+        return state
+
+    def forget_unlisted(self, listing: LogListing) -> None:
+        """Drop the verdicts on checkpoints the listing no longer has."""
+        listed = {cp for cps in listing.checkpoints.values() for cp in cps}
+        for cache in (self._bad, self._verified):
+            for cp in [cp for cp in cache if cp not in listed]:
+                del cache[cp]
+        self._probed &= listed
+
+    def _reject(self, cp: Checkpoint, reason: str) -> CorruptLog:
+        message = (
+            f"Checkpoint {cp.version} cannot be used: {reason}. Versions from {cp.version} "
+            "on are read from an older checkpoint or from the commits instead, where they exist."
+        )
+        self._bad[cp] = message
+        return CorruptLog(message, _CHECKPOINT_HINT)
+
+    def _probe(self, cp: Checkpoint) -> None:
+        try:
+            from inspector.log.checkpoint import quick_check_checkpoint
+
+            quick_check_checkpoint(cp, self._storage)
+        except StorageUnavailable:
+            raise
+        except InspectorError as exc:
+            self._reject(cp, exc.message)
+            return
+        self._probed.add(cp)
+
+    def _verify(self, cp: Checkpoint) -> None:
+        """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
+        if cp in self._verified or cp in self._bad:
+            return
+        expected = self._replay(cp)
+        try:
+            actual = self.load(cp, live_only=True)
+        except StorageUnavailable:
+            raise
+        except InspectorError:
+            return
+        from inspector.log.checkpoint import checkpoint_disagreements
+
+        problems = (
+            ()
+            if expected is None
+            else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
+        )
+        self._verified[cp] = problems

@@ -1,0 +1,187 @@
+"""A page of a change data feed: exact counts per type and version, rows in a stable order.
+
+The feed's rows are read by :func:`inspector.rows.changes.read_changes`; here they are
+filtered, counted and ordered totally (version, change type, then every column), so
+that ``offset`` pages through them without gaps or repeats.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from inspector.log.deltalog import DeltaLog
+from inspector.rows.changes import (
+    CHANGE_TYPE,
+    COMMIT_TIMESTAMP,
+    COMMIT_VERSION,
+    ChangeType,
+    check_range,
+    read_changes,
+)
+from inspector.settings import Settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeFeed:
+    """The changes of versions ``from_version``..``to_version``: exact counts, one page of rows."""
+
+    from_version: int
+    to_version: int
+    columns: tuple[str, ...]
+    counts: Mapping[str, int]
+    per_version: Mapping[int, Mapping[str, int]]
+    num_rows: int
+    rows: tuple[Mapping[str, Any], ...]
+    offset: int
+    limit: int
+    where: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``changes --json``)."""
+        from inspector.delta.jsonvalue import json_value
+
+        return {
+            "from": self.from_version,
+            "to": self.to_version,
+            "counts": dict(self.counts),
+            "perVersion": {str(v): dict(c) for v, c in self.per_version.items()},
+            "numRows": self.num_rows,
+            "offset": self.offset,
+            "where": self.where,
+            "rows": [{k: json_value(v) for k, v in row.items()} for row in self.rows],
+        }
+
+
+def build_changes(
+    log: DeltaLog,
+    from_version: int,
+    to_version: int,
+    *,
+    settings: Settings,
+    where: str | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+    spark: SparkSession | None = None,
+) -> ChangeFeed:
+    """The change feed of a range: exact counts (per type and version) and one page of rows.
+
+    Rows are in a stable order (:func:`_ordered`), so ``offset`` pages through them
+    without gaps or repeats.
+
+    Args:
+        log: The table's log.
+        from_version: The first version (inclusive).
+        to_version: The last version (inclusive).
+        settings: ``preview_rows`` (the default limit) and the Spark settings.
+        where: A SQL WHERE expression over the columns (CDF columns included), or None.
+        offset: The first row of the page (0-based).
+        limit: Rows per page (default ``settings.preview_rows``).
+        spark: A SparkSession; None starts the process's session.
+
+    Raises:
+        ChangeDataFeedDisabled, VersionNotFound, InvalidInput, MissingDataFile,
+        UnsupportedFeature, SparkUnavailable.
+    """
+    check_range(log, from_version, to_version)  # before Spark starts
+    from inspector.rows.preview import _filtered, _spark_action
+
+    limit = settings.preview_rows if limit is None else max(int(limit), 0)
+    df = _filtered(
+        read_changes(log, from_version, to_version, spark=_session(spark, settings)), where
+    )
+    grouped = _spark_action(lambda: df.groupBy(COMMIT_VERSION, CHANGE_TYPE).count().collect())
+    per_version: dict[int, dict[str, int]] = {}
+    counts = {t.value: 0 for t in ChangeType}
+    for row in grouped:
+        kind = str(row[CHANGE_TYPE])
+        per_version.setdefault(int(row[COMMIT_VERSION]), {})[kind] = int(row["count"])
+        counts[kind] = counts.get(kind, 0) + int(row["count"])
+    return ChangeFeed(
+        from_version=from_version,
+        to_version=to_version,
+        columns=tuple(df.columns),
+        counts=counts,
+        per_version=dict(sorted(per_version.items())),
+        num_rows=sum(counts.values()),
+        rows=_page(df, offset, limit),
+        offset=max(offset, 0),
+        limit=limit,
+        where=(where or "").strip() or None,
+    )
+
+
+def change_page(
+    log: DeltaLog,
+    feed: ChangeFeed,
+    offset: int,
+    *,
+    settings: Settings,
+    spark: SparkSession | None = None,
+) -> ChangeFeed:
+    """Another page of a feed: its rows from ``offset`` (same range, filter and page size).
+
+    The counts are the feed's own (they do not depend on the page); only the page's
+    rows are read, in the same stable order as :func:`build_changes`.
+
+    Raises:
+        The errors of :func:`build_changes`.
+    """
+    from inspector.rows.preview import _filtered
+
+    spark = _session(spark, settings)
+    df = _filtered(read_changes(log, feed.from_version, feed.to_version, spark=spark), feed.where)
+    offset = max(int(offset), 0)
+    return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)
+
+
+def _session(spark: SparkSession | None, settings: Settings) -> SparkSession:
+    if spark is not None:
+        return spark
+    from inspector.rows.session import get_spark
+
+    return get_spark(settings)
+
+
+#: The order of change types within a version: what went away before what came.
+_TYPE_ORDER = (
+    ChangeType.DELETE,
+    ChangeType.UPDATE_PREIMAGE,
+    ChangeType.UPDATE_POSTIMAGE,
+    ChangeType.INSERT,
+)
+
+
+def _ordered(df: DataFrame) -> DataFrame:
+    """A total order: version, change type, then every data column (maps and variants as JSON).
+
+    Rows equal in every key are equal rows, so any tie-break between them shows the
+    same page: pages neither overlap nor skip rows, whatever Spark's partitioning.
+    """
+    from pyspark.sql import functions as F
+
+    rank = F.lit(len(_TYPE_ORDER))
+    for i, kind in reversed(list(enumerate(_TYPE_ORDER))):
+        rank = F.when(F.col(CHANGE_TYPE) == kind.value, F.lit(i)).otherwise(rank)
+    keys = [F.col(COMMIT_VERSION), rank, F.col(CHANGE_TYPE)]
+    for field in df.schema.fields:
+        if field.name in (CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP):
+            continue
+        col = F.col(f"`{field.name}`")
+        type_ = field.dataType.simpleString()
+        keys.append(F.to_json(F.struct(col)) if "map<" in type_ or "variant" in type_ else col)
+    return df.orderBy(*[k.asc_nulls_first() for k in keys])
+
+
+def _page(df: DataFrame, offset: int, limit: int) -> tuple[Mapping[str, Any], ...]:
+    from inspector.rows.preview import _displayable, _spark_action
+
+    ordered = _displayable(_ordered(df))
+    return tuple(
+        _spark_action(lambda: ordered.offset(max(offset, 0)).limit(limit).toArrow().to_pylist())
+    )
