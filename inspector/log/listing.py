@@ -362,16 +362,6 @@ def _bad_hint(exc: Exception) -> LastCheckpoint:
     )
 
 
-def incomplete_message(cp: Checkpoint) -> str:
-    """Why a multi-part checkpoint with parts missing is ignored, in plain words."""
-    expected = f" of its {cp.expected_parts}" if cp.expected_parts else ""
-    return (
-        f"Checkpoint {cp.version} is a multi-part checkpoint with only {len(cp.files)}{expected} "
-        f"parts present; it is ignored, and versions from {cp.version} on are read from an "
-        "older checkpoint or from the commits instead, where they exist."
-    )
-
-
 def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
     """Problems that belong to the table rather than to one version.
 
