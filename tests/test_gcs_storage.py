@@ -63,7 +63,14 @@ def local_table(tmp_path, request) -> Path:
     return copy_corpus_table(request.param, tmp_path / Path(request.param).name)
 
 
-READS = [*read_commands(1), ("check", "--json", "--all-versions", "--deep")]
+# A VACUUM plan judges by time (LITE by the commits made before the cutoff, as Delta's LITE
+# VACUUM does), and an upload gives the copy's commit files new times: the demo table's
+# aged history is the local copy's alone, so vacuum-plan is compared on S3 and Azure,
+# whose tables are not aged.
+READS = [
+    *(c for c in read_commands(1) if c[0] != "vacuum-plan"),
+    ("check", "--json", "--all-versions", "--deep"),
+]
 TABLES = ["demo", APPENDS, DV_TABLE, PARTITIONED]
 
 

@@ -174,6 +174,7 @@ def refuse(
     settings: Settings,
     secrets: Mapping[str, str],
     name: str | None = None,
+    to_timestamp: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
@@ -191,6 +192,7 @@ def refuse(
         outcome=AuditOutcome.REFUSED,
         from_version=from_version,
         to_version=to_version,
+        to_timestamp=to_timestamp,
         reason=reason,
         operator=operator,
         error=message,
