@@ -30,7 +30,8 @@ def _restore(uri: str, options: dict[str, str], audit: str, *args: str) -> tuple
     done = subprocess.run(
         [sys.executable, "-m", "inspector", "restore", uri, *flags(options), *args, "--json"],
         cwd=REPO,
-        env={**os.environ, "DELTA_INSPECTOR_AUDIT_LOG": audit},
+        # Each process's temporary files go to one folder the test can look into afterwards.
+        env={**os.environ, "DELTA_INSPECTOR_AUDIT_LOG": audit, "TMPDIR": os.path.dirname(audit)},
         capture_output=True,
         text=True,
         timeout=600,
@@ -46,7 +47,9 @@ def object_store(request: pytest.FixtureRequest):
     )
 
 
-def test_restores_in_a_row_on_an_object_store_each_exit_0_with_their_commit(object_store, tmp_path):
+def test_restores_in_a_row_on_an_object_store_exit_0_with_their_commit_leaving_no_scratch(
+    object_store, tmp_path
+):
     kind, store = object_store
     uri = store.upload(sales_table(tmp_path / "sales"))
     audit = str(tmp_path / "audit.jsonl")
@@ -70,3 +73,5 @@ def test_restores_in_a_row_on_an_object_store_each_exit_0_with_their_commit(obje
     assert code == 3, out[-2000:]
     assert json.loads(out[: out.rindex("}") + 1])["error"]["exitCode"] == 3
     assert DeltaLog.open(uri, storage_options=store.options).latest_version == 4 + RUNS[kind]
+    # Spark's scratch folders (its log, the warehouse) go with the process that made them.
+    assert [n for n in os.listdir(tmp_path) if n.startswith("delta-inspector-spark-")] == []

@@ -6,6 +6,7 @@ row-level work does (previews, row diffs, restore plans and verification).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -265,6 +266,10 @@ def _start(settings: Settings) -> SparkSession:
             f"(Spark's own log: {jvm_log}).",
         ) from None
     session.sparkContext.setLogLevel("ERROR")
+    # The scratch folder (Spark's log, the warehouse, the shipped package) lives as long as
+    # this process: kept when the JVM did not start (the error names its log), removed at
+    # exit otherwise, so runs do not pile up folders in the temporary directory.
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     if not local:
         # Executors import inspector to run the Python data source: ship this very code.
         session.sparkContext.addPyFile(package_zip(scratch))
