@@ -358,7 +358,7 @@ def _timeline(snapshot: Snapshot, history: Iterable[HistoryEntry]) -> tuple[tupl
     entries: Sequence[HistoryEntry] = sorted(history, key=lambda e: e.version)
     if not entries:
         return ((snapshot.version, snapshot.num_files),)
-    deltas = {e.version: e.num_added_files - e.num_removed_files for e in entries}
+    deltas = {e.version: e.files.num_added_files - e.files.num_removed_files for e in entries}
     counts = {snapshot.version: snapshot.num_files}
     running = snapshot.num_files
     for version in sorted(v for v in deltas if v > snapshot.version):
