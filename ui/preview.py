@@ -22,6 +22,7 @@ from inspector.rows.readpath import ReadPath
 from inspector.rows.session import spark_status
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import (
+    csv_download,
     escape_markdown,
     format_bytes,
     format_count,
@@ -224,12 +225,10 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     cols.metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
     st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
-    st.download_button(
+    csv_download(
         "Download these rows (CSV)",
-        frame.to_csv(index=False).encode("utf-8"),
+        frame,
         file_name=f"version-{preview.version}-preview.csv",
-        mime="text/csv",
-        icon=":material/download:",
         key="preview_csv",
     )
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
