@@ -239,6 +239,28 @@ def run_app(
     return at
 
 
+#: A crashing writer's exit status when it crashed on purpose (``os._exit(75)``).
+CRASHED = 75
+
+
+def crash_in_child(script: str, job: Mapping[str, Any], step: object) -> None:
+    """Run ``script`` (Python) in a child process with ``job`` as JSON on its stdin; it must
+    crash on purpose (exit status :data:`CRASHED`) right after ``step``."""
+    import subprocess
+    import sys
+
+    child = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(job),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
+
+
 def page_text(at: Any) -> str:
     """Every text an app page (``AppTest``) shows: errors, messages, markdown, code, headers."""
     parts = [*at.error, *at.success, *at.markdown, *at.info, *at.caption, *at.code, *at.subheader]
