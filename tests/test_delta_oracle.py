@@ -71,9 +71,9 @@ def test_the_own_change_feed_equals_read_change_feed(spark, delta_table):
     log = DeltaLog.open(delta_table)
     last = log.latest_version
     columns = ["id", "region", "_change_type", "_commit_version"]
-    theirs = row_set(read_changes(log, 1, 4, spark=spark).select(*columns))
+    theirs = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
     with own_engine():
-        ours = row_set(read_changes(log, 1, 4, spark=spark).select(*columns))
+        ours = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
     assert ours == theirs and last >= 4
 
 

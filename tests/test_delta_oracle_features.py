@@ -177,7 +177,7 @@ def test_read_change_feed_refuses_a_range_across_the_type_change_of_a_mapped_col
     log = DeltaLog.open(clustered)
     with pytest.raises(Exception, match="defaultSchemaModeForColumnMappingTable"):
         columns = ["id", "qty", "_change_type", "_commit_version"]
-        row_set(read_changes(log, 1, 6, spark=spark).select(*columns))
+        row_set(read_changes(log, 1, 6, spark=spark, settings=Settings()).select(*columns))
 
 
 @pytest.mark.parametrize("mode", ["LITE", "FULL"])
