@@ -22,7 +22,7 @@ from inspector.rows.changes import ChangeDataFeedDisabled
 from inspector.table.timetravel import parse_timestamp
 from ui.common import (
     PENDING_VERSION,
-    csv_download,
+    csv_table,
     format_count,
     metric_row,
     render_error,
@@ -151,10 +151,9 @@ def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
         f"Rows {first:,}–{offset + len(rows):,} of {format_count(feed.num_rows)}, "
         "by version, then deletes, update pre-images, post-images and inserts."
     )
-    st.dataframe(rows, hide_index=True, width="stretch")
-    csv_download(
-        "Download this page (CSV)",
+    csv_table(
         rows,
+        "Download this page (CSV)",
         file_name=f"changes_{feed.from_version}_{feed.to_version}_page{int(page)}.csv",
         key="cdf_csv",
     )

@@ -192,6 +192,13 @@ def rows_height(rows: int, most: int = 420) -> int:
     return min(38 + 35 * rows, most)
 
 
+def csv_table(frame: Any, label: str, *, file_name: str, key: str) -> None:
+    """``frame`` (a pandas DataFrame) as a table across the page, and its :func:`csv_download`
+    button labelled ``label``."""
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
+    csv_download(label, frame, file_name=file_name, key=key)
+
+
 def csv_download(label: str, frame: Any, *, file_name: str, key: str) -> None:
     """A button that downloads ``frame`` (a pandas DataFrame) as CSV, without its index."""
     st.download_button(
