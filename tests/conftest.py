@@ -239,18 +239,37 @@ def run_app(
     return at
 
 
-#: A crashing writer's exit status when it crashed on purpose (``os._exit(75)``).
+#: The crashing writer's exit status when it crashed on purpose.
 CRASHED = 75
 
+# Writes the commit of the job on stdin (to ``folder``, a local ``_delta_log``, or to the
+# store at ``uri``) and crashes right after the job's ``step`` of the commit writer.
+_CRASHING_WRITER = f"""
+import json, os, sys
+from inspector.log.commit_writer import write_commit
+from inspector.storage.location import open_storage
 
-def crash_in_child(script: str, job: Mapping[str, Any], step: object) -> None:
-    """Run ``script`` (Python) in a child process with ``job`` as JSON on its stdin; it must
-    crash on purpose (exit status :data:`CRASHED`) right after ``step``."""
+job = json.load(sys.stdin)
+
+def crash(step):
+    if step == job["step"]:
+        os._exit({CRASHED})
+
+target = open_storage(job["uri"], options=job["options"])[0] if "uri" in job else job["folder"]
+write_commit(target, job["version"], job["actions"], on_step=crash)
+"""
+
+
+def crash_in_child(job: Mapping[str, Any]) -> None:
+    """Write a commit in a child process that crashes right after one step of the commit
+    writer: ``job`` names the ``step``, the ``version`` and its ``actions``, and either a
+    local ``folder`` (``_delta_log``) or a store's ``uri`` and ``options``."""
     import subprocess
     import sys
 
+    step = job["step"]
     child = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", _CRASHING_WRITER],
         input=json.dumps(job),
         cwd=REPO,
         capture_output=True,

@@ -28,21 +28,6 @@ from tests.conftest import copy_corpus_table, crash_in_child, sales_table
 
 _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
 
-# Writes the commit of the job on stdin and crashes right after the job's step.
-_CRASHING_WRITER = """
-import json, os, sys
-from inspector.log.commit_writer import CommitStep, write_commit
-
-job = json.load(sys.stdin)
-crash_after = CommitStep(job["step"])
-
-def crash(step):
-    if step is crash_after:
-        os._exit(75)
-
-write_commit(job["folder"], job["version"], job["actions"], on_step=crash)
-"""
-
 #: The version a reader must see after a crash at each step: before the link the commit
 #: does not exist; from the link on it exists whole.
 NEW_VERSION_AFTER = {
@@ -61,7 +46,7 @@ def crash_writing(table: str, version: int, actions: list[dict], step: CommitSte
     """Write ``actions`` as ``version`` in a child process that crashes right after ``step``."""
     folder = os.path.join(table, "_delta_log")
     job = {"folder": folder, "version": version, "actions": actions, "step": step}
-    crash_in_child(_CRASHING_WRITER, job, step)
+    crash_in_child(job)
 
 
 def assert_log_is_whole(table: str, expected_version: int) -> DeltaLog:

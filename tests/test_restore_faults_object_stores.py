@@ -21,23 +21,6 @@ from tests.conftest import CORPUS, crash_in_child
 
 TABLE = CORPUS / "dat-v0.0.2/basic_append/delta"
 
-# Writes the commit given on stdin to the store and crashes right after the step in argv.
-_CRASHING_WRITER = """
-import json, os, sys
-from inspector.log.commit_writer import ObjectCommitStep, write_commit
-from inspector.storage.location import open_storage
-
-job = json.load(sys.stdin)
-crash_after = ObjectCommitStep(job["step"])
-
-def crash(step):
-    if step is crash_after:
-        os._exit(75)
-
-storage, _ = open_storage(job["uri"], options=job["options"])
-write_commit(storage, job["version"], job["actions"], on_step=crash)
-"""
-
 NEW_VERSION_AFTER = {
     ObjectCommitStep.PROBE_CREATED: False,
     ObjectCommitStep.PROBE_REMOVED: False,
@@ -52,7 +35,7 @@ def test_every_step_of_the_object_store_writer_is_covered():
 def crash_writing(uri: str, options: dict, version: int, actions: list, step: ObjectCommitStep):
     """Write ``actions`` as ``version`` in a child process that crashes right after ``step``."""
     job = {"uri": uri, "options": options, "version": version, "actions": actions, "step": step}
-    crash_in_child(_CRASHING_WRITER, job, step)
+    crash_in_child(job)
 
 
 @pytest.mark.parametrize("store", ["s3_server", "azurite"])
