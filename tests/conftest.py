@@ -113,15 +113,34 @@ def own_reader(spark, monkeypatch):
     spark.conf.set(READ_PATH_CONF, "auto")
 
 
-@pytest.fixture
-def own_engine_spark(spark):
+@contextlib.contextmanager
+def own_engine() -> Iterator[Any]:
     """The shared session with Delta Inspector's own reader and commit writer
-    (``spark_engine`` ``own``) for one test, then Delta's engine again."""
+    (``spark_engine`` ``own``) inside the block, then Delta's engine again."""
     from inspector.rows.session import get_spark
     from inspector.settings import Settings
 
-    yield get_spark(Settings(spark_engine="own"))
-    get_spark(Settings())
+    try:
+        yield get_spark(Settings(spark_engine="own"))
+    finally:
+        get_spark(Settings())
+
+
+def vacuum_dry_run(spark: Any, root: str, mode: str) -> set[str]:
+    """The paths Delta's ``VACUUM ... RETAIN 0 HOURS {mode} DRY RUN`` lists (without ``file:``)."""
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    try:
+        dry = spark.sql(f"VACUUM delta.`{root}` RETAIN 0 HOURS {mode} DRY RUN").collect()
+    finally:
+        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
+    return {r["path"].removeprefix("file:") for r in dry}
+
+
+@pytest.fixture
+def own_engine_spark(spark):
+    """The shared session with the own engine for one test (:func:`own_engine`)."""
+    with own_engine() as session:
+        yield session
 
 
 @pytest.fixture
@@ -201,6 +220,64 @@ def open_app(
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=timeout)
     at.query_params.update(query)
     return at
+
+
+def run_app(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    *,
+    timeout: float = 120,
+    operator: bool | None = None,
+    errors_shown: bool = False,
+    **query: str,
+) -> Any:
+    """:func:`open_app`, run once: no exception, and (unless ``errors_shown``) no error shown."""
+    at = open_app(monkeypatch, tmp_path, timeout=timeout, operator=operator, **query)
+    at.run()
+    assert not at.exception, at.exception
+    assert errors_shown or not at.error, [e.value for e in at.error]
+    return at
+
+
+#: The crashing writer's exit status when it crashed on purpose.
+CRASHED = 75
+
+# Writes the commit of the job on stdin (to ``folder``, a local ``_delta_log``, or to the
+# store at ``uri``) and crashes right after the job's ``step`` of the commit writer.
+_CRASHING_WRITER = f"""
+import json, os, sys
+from inspector.log.commit_writer import write_commit
+from inspector.storage.location import open_storage
+
+job = json.load(sys.stdin)
+
+def crash(step):
+    if step == job["step"]:
+        os._exit({CRASHED})
+
+target = open_storage(job["uri"], options=job["options"])[0] if "uri" in job else job["folder"]
+write_commit(target, job["version"], job["actions"], on_step=crash)
+"""
+
+
+def crash_in_child(job: Mapping[str, Any]) -> None:
+    """Write a commit in a child process that crashes right after one step of the commit
+    writer: ``job`` names the ``step``, the ``version`` and its ``actions``, and either a
+    local ``folder`` (``_delta_log``) or a store's ``uri`` and ``options``."""
+    import subprocess
+    import sys
+
+    step = job["step"]
+    child = subprocess.run(
+        [sys.executable, "-c", _CRASHING_WRITER],
+        input=json.dumps(job),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
 
 
 def page_text(at: Any) -> str:

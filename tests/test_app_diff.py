@@ -9,7 +9,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, run_app
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -30,14 +30,8 @@ def shop(tmp_path):
 
 
 def _diff_page(table: str, version: int, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params["table"] = table
-    at.query_params["version"] = str(version)
-    at.query_params["view"] = "diff"
-    at.run()
-    assert not at.exception
-    return at
+    query = {"table": table, "version": str(version), "view": "diff"}
+    return run_app(monkeypatch, tmp_path, timeout=180, errors_shown=True, **query)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:

@@ -18,6 +18,7 @@ from inspector.diff.filepages import PAGE_SIZE, FileKind, commit_file_page, sequ
 from inspector.log.deltalog import DeltaLog
 from inspector.table.rowcounts import change_of, commit_rows
 from inspector.table.versions import file_action_record
+from tests.conftest import run_app
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -30,14 +31,8 @@ def big(tmp_path_factory) -> str:
 
 
 def _page(monkeypatch, tmp_path, **params: str) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
     monkeypatch.setenv("DELTA_INSPECTOR_SPARK_WARMUP", "false")
-    at = AppTest.from_file(APP, default_timeout=180)
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception and not at.error
-    return at
+    return run_app(monkeypatch, tmp_path, timeout=180, **params)
 
 
 def _paths(at: AppTest) -> list[str]:

@@ -11,21 +11,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import sales_table
+from tests.conftest import run_app, sales_table
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def _page(table: str, view: str, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
-    at = AppTest.from_file(APP, default_timeout=240)
-    at.query_params["table"] = table
-    at.query_params["view"] = view
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return run_app(
+        monkeypatch, tmp_path, timeout=240, operator=True, errors_shown=True, table=table, view=view
+    )
 
 
 def test_a_work_button_is_disabled_while_its_work_runs_and_enabled_after(monkeypatch, tmp_path):

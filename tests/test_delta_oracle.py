@@ -2,14 +2,14 @@
 
 Delta 4.4 (its jars from the cache ./dev.sh fills) writes a table with deletion vectors
 (DELETE, UPDATE, MERGE), column mapping (rename, drop), the change data feed, row
-tracking, in-commit timestamps and v2 checkpoints; then Delta Inspector's history, own
-reader, change feed and restore plan are compared with DESCRIBE HISTORY, Delta's reader,
-readChangeFeed and the operationMetrics of Delta's own RESTORE.
+tracking, in-commit timestamps and v2 checkpoints; then Delta Inspector's history, change
+feed and restore plan are compared with DESCRIBE HISTORY, readChangeFeed and the
+operationMetrics of Delta's own RESTORE (its own reader is compared with Delta's on this
+table and the clustered one in ``test_delta_oracle_features``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 from collections import Counter
@@ -20,23 +20,12 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.table import open_table
 from inspector.restore.engine import Engine
 from inspector.restore.execute import execute_restore, plan_restore
-from inspector.rows.reader import read_snapshot
-from inspector.rows.session import get_spark, spark_status
+from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.table.history import build_history
-from tests.conftest import confirmed
+from tests.conftest import confirmed, own_engine
 
 pytestmark = pytest.mark.spark
-
-
-@contextlib.contextmanager
-def own_engine():
-    """Delta Inspector's own reader and writer in this session, then Delta's again."""
-    get_spark(Settings(spark_engine="own"))
-    try:
-        yield
-    finally:
-        get_spark(Settings())
 
 
 def row_set(df) -> Counter:
@@ -76,25 +65,15 @@ def test_history_equals_describe_history(spark, delta_table):
         assert entry.engine_info == row["engineInfo"]
 
 
-def test_the_own_reader_returns_deltas_rows_at_every_version(spark, delta_table):
-    log = DeltaLog.open(delta_table)
-    for version in range(log.earliest_version, log.latest_version + 1):
-        snapshot = log.snapshot(version)
-        delta_rows = row_set(read_snapshot(snapshot, spark=spark))
-        with own_engine():
-            own_rows = row_set(read_snapshot(snapshot, spark=spark))
-        assert own_rows == delta_rows, f"version {version}"
-
-
 def test_the_own_change_feed_equals_read_change_feed(spark, delta_table):
     from inspector.rows.changes import read_changes
 
     log = DeltaLog.open(delta_table)
     last = log.latest_version
     columns = ["id", "region", "_change_type", "_commit_version"]
-    theirs = row_set(read_changes(log, 1, 4, spark=spark).select(*columns))
+    theirs = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
     with own_engine():
-        ours = row_set(read_changes(log, 1, 4, spark=spark).select(*columns))
+        ours = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
     assert ours == theirs and last >= 4
 
 

@@ -13,7 +13,7 @@ from inspector.log.table import open_table
 from inspector.restore.engine import Engine
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
-from tests.conftest import confirmed
+from tests.conftest import confirmed, vacuum_dry_run
 
 pytestmark = pytest.mark.spark
 
@@ -25,12 +25,7 @@ def test_the_vacuum_plan_lists_the_files_of_vacuum_dry_run(spark, delta_table, t
     copy = str(tmp_path / "t")
     shutil.copytree(delta_table, copy)
     (tmp_path / "t" / "orphan.parquet").write_bytes(b"not referenced")
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    try:
-        dry = spark.sql(f"VACUUM delta.`{copy}` RETAIN 0 HOURS {mode} DRY RUN").collect()
-    finally:
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
-    theirs = {r["path"].removeprefix("file:") for r in dry}
+    theirs = vacuum_dry_run(spark, copy, mode)
 
     plan = plan_vacuum(DeltaLog.open(copy), retain_hours=0, mode=VacuumMode(mode.lower()))
 

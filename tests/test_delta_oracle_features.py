@@ -25,8 +25,8 @@ from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
 from inspector.table.history import build_history, iso
 from inspector.table.overview import table_detail
-from tests.conftest import DELTA_FEATURES, confirmed
-from tests.test_delta_oracle import own_engine, row_set
+from tests.conftest import DELTA_FEATURES, confirmed, own_engine, vacuum_dry_run
+from tests.test_delta_oracle import row_set
 
 pytestmark = pytest.mark.spark
 
@@ -155,8 +155,10 @@ def test_history_equals_describe_history(spark, clustered):
         assert entry.operation_parameters.keys() == row["operationParameters"].keys()
 
 
-def test_the_own_reader_returns_deltas_rows_at_every_version(spark, clustered):
-    log = DeltaLog.open(clustered)
+@pytest.mark.parametrize("table", ["delta_table", "clustered"])
+def test_the_own_reader_returns_deltas_rows_at_every_version(spark, table, request):
+    """On both tables Delta writes here: partitioned (``delta_table``) and clustered."""
+    log = DeltaLog.open(request.getfixturevalue(table))
     for version in range(log.earliest_version, log.latest_version + 1):
         snapshot = log.snapshot(version)
         delta_rows = row_set(read_snapshot(snapshot, spark=spark))
@@ -175,19 +177,14 @@ def test_read_change_feed_refuses_a_range_across_the_type_change_of_a_mapped_col
     log = DeltaLog.open(clustered)
     with pytest.raises(Exception, match="defaultSchemaModeForColumnMappingTable"):
         columns = ["id", "qty", "_change_type", "_commit_version"]
-        row_set(read_changes(log, 1, 6, spark=spark).select(*columns))
+        row_set(read_changes(log, 1, 6, spark=spark, settings=Settings()).select(*columns))
 
 
 @pytest.mark.parametrize("mode", ["LITE", "FULL"])
 def test_the_vacuum_plan_lists_the_files_of_vacuum_dry_run(spark, clustered, tmp_path, mode):
     copy = copy_of(clustered, tmp_path, "t")
     Path(copy, "orphan.parquet").write_bytes(b"not referenced")
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    try:
-        dry = spark.sql(f"VACUUM delta.`{copy}` RETAIN 0 HOURS {mode} DRY RUN").collect()
-    finally:
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
-    theirs = {r["path"].removeprefix("file:") for r in dry}
+    theirs = vacuum_dry_run(spark, copy, mode)
     theirs = {p.removeprefix(copy + "/") for p in theirs if not os.path.isdir(p)}
 
     plan = plan_vacuum(DeltaLog.open(copy), retain_hours=0, mode=VacuumMode(mode.lower()))

@@ -134,15 +134,15 @@ def test_counts_come_from_the_commits_own_actions(table):
     for entry in history:
         commit = log.commit(entry.version)
         on_disk = sum((table / a.path).stat().st_size for a in commit.adds)
-        assert (entry.num_added_files, entry.added_bytes) == (len(commit.adds), on_disk)
-    assert [(e.num_added_files, e.num_removed_files) for e in history] == [
+        assert (entry.files.num_added_files, entry.files.added_bytes) == (len(commit.adds), on_disk)
+    assert [(e.files.num_added_files, e.files.num_removed_files) for e in history] == [
         (1, 0),
         (1, 0),
         (1, 0),
         (1, 3),
     ]
-    assert history[3].removed_bytes == sum(e.added_bytes for e in history[:3])
-    assert [e.added_records for e in history] == [3, 1, 2, 1]
+    assert history[3].files.removed_bytes == sum(e.files.added_bytes for e in history[:3])
+    assert [e.files.added_records for e in history] == [3, 1, 2, 1]
     assert history[0].changes_metadata and history[0].changes_protocol
     assert not history[1].changes_metadata
     record = history_record(history[3])

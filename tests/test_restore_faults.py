@@ -11,12 +11,9 @@ temporary file a dot-file that no reader takes for a commit, and the next commit
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 from deltalake import DeltaTable
@@ -27,24 +24,9 @@ from inspector.log.table import open_table
 from inspector.restore.actions import restore_actions
 from inspector.restore.execute import plan_restore
 from inspector.rows.reader import read_snapshot
-from tests.conftest import REPO, copy_corpus_table, sales_table
+from tests.conftest import copy_corpus_table, crash_in_child, sales_table
 
 _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
-CRASHED = 75  # the child's exit status when it crashed on purpose
-
-# Writes the commit given on stdin and crashes right after the step named in argv.
-_CRASHING_WRITER = """
-import json, os, sys
-from inspector.log.commit_writer import CommitStep, write_commit
-
-folder, version, crash_after = sys.argv[1], int(sys.argv[2]), CommitStep(sys.argv[3])
-
-def crash(step):
-    if step is crash_after:
-        os._exit(75)
-
-write_commit(folder, version, json.load(sys.stdin), on_step=crash)
-"""
 
 #: The version a reader must see after a crash at each step: before the link the commit
 #: does not exist; from the link on it exists whole.
@@ -62,17 +44,9 @@ def test_every_step_of_the_writer_is_covered():
 
 def crash_writing(table: str, version: int, actions: list[dict], step: CommitStep) -> None:
     """Write ``actions`` as ``version`` in a child process that crashes right after ``step``."""
-    child = subprocess.run(
-        [sys.executable, "-c", _CRASHING_WRITER, os.path.join(table, "_delta_log"), str(version)]
-        + [step.value],
-        input=json.dumps(actions),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
+    folder = os.path.join(table, "_delta_log")
+    job = {"folder": folder, "version": version, "actions": actions, "step": step}
+    crash_in_child(job)
 
 
 def assert_log_is_whole(table: str, expected_version: int) -> DeltaLog:

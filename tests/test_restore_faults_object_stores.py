@@ -11,38 +11,15 @@ log must be whole: no partial and no duplicated version, the latest version the 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 from deltalake import DeltaTable
 
 from inspector.log.commit_writer import ObjectCommitStep, write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.storage.location import open_storage
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, crash_in_child
 
-CRASHED = 75
 TABLE = CORPUS / "dat-v0.0.2/basic_append/delta"
-
-# Writes the commit given on stdin to the store and crashes right after the step in argv.
-_CRASHING_WRITER = """
-import json, os, sys
-from inspector.log.commit_writer import ObjectCommitStep, write_commit
-from inspector.storage.location import open_storage
-
-job = json.load(sys.stdin)
-crash_after = ObjectCommitStep(job["step"])
-
-def crash(step):
-    if step is crash_after:
-        os._exit(75)
-
-storage, _ = open_storage(job["uri"], options=job["options"])
-write_commit(storage, job["version"], job["actions"], on_step=crash)
-"""
 
 NEW_VERSION_AFTER = {
     ObjectCommitStep.PROBE_CREATED: False,
@@ -56,18 +33,9 @@ def test_every_step_of_the_object_store_writer_is_covered():
 
 
 def crash_writing(uri: str, options: dict, version: int, actions: list, step: ObjectCommitStep):
-    child = subprocess.run(
-        [sys.executable, "-c", _CRASHING_WRITER],
-        input=json.dumps(
-            {"uri": uri, "options": options, "version": version, "actions": actions, "step": step}
-        ),
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert child.returncode == CRASHED, f"the writer did not crash at {step}: {child.stderr}"
+    """Write ``actions`` as ``version`` in a child process that crashes right after ``step``."""
+    job = {"uri": uri, "options": options, "version": version, "actions": actions, "step": step}
+    crash_in_child(job)
 
 
 @pytest.mark.parametrize("store", ["s3_server", "azurite"])

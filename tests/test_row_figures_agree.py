@@ -13,12 +13,11 @@ import json
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.table.rowcounts import commit_rows
-from tests.conftest import REPO, run_main
+from tests.conftest import run_app, run_main
 
 CORPUS_TABLES = [
     "delta-spark/table-with-dv-small",  # deletion vectors + column mapping
@@ -30,12 +29,7 @@ CORPUS_TABLES = [
 
 def _hover_rows(table: str, monkeypatch, tmp_path) -> dict[int, str]:
     """The "rows ..." line of each mark's hover on the Timeline, by version."""
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
-    at.query_params["table"] = table
-    at.query_params["view"] = "timeline"
-    at.run()
-    assert not at.exception and not at.error
+    at = run_app(monkeypatch, tmp_path, timeout=180, table=table, view="timeline")
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     out = {}
     for trace in figure["data"]:

@@ -151,17 +151,9 @@ def test_tables_written_by_deltalake(tmp_path):
 
 
 def _page(table: str, version: int, view: str, monkeypatch, tmp_path):
-    from streamlit.testing.v1 import AppTest
+    from tests.conftest import run_app
 
-    from tests.conftest import REPO
-
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
-    for name, value in (("table", table), ("version", str(version)), ("view", view)):
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception and not at.error
-    return at
+    return run_app(monkeypatch, tmp_path, timeout=180, table=table, version=str(version), view=view)
 
 
 @pytest.mark.parametrize(("table", "version"), [(DV_DELETE, 1), (MERGE, 1), (UPDATE, 1)])

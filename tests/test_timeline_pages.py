@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.tablegen import make_commits_table
 from inspector.settings import Settings
+from tests.conftest import run_app
 from ui.history_load import HistoryLoad
 from ui.tables import open_table
 
@@ -30,14 +31,7 @@ def long_log(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _timeline(monkeypatch, tmp_path, **params: str) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params["view"] = "timeline"
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception and not at.error
-    return at
+    return run_app(monkeypatch, tmp_path, timeout=300, view="timeline", **params)
 
 
 def _drawn(at: AppTest) -> list[int]:

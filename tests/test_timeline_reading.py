@@ -15,7 +15,7 @@ from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import Change, build_history, readable
-from tests.conftest import REPO
+from tests.conftest import run_app
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +41,7 @@ def test_parameters_and_metrics_read_as_key_value_text():
 
 
 def _timeline(table: str, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
-    at.query_params["table"] = table
-    at.query_params["view"] = "timeline"
-    at.run()
-    assert not at.exception and not at.error
-    return at
+    return run_app(monkeypatch, tmp_path, timeout=180, table=table, view="timeline")
 
 
 def test_the_timeline_marks_changes_and_offers_a_version_axis(demo, monkeypatch, tmp_path):

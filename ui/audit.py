@@ -17,7 +17,7 @@ from inspector.delta.text import format_moment
 from inspector.present.values import EMPTY
 from inspector.restore.trail import AttemptStatus, audit_trail
 from inspector.table.timetravel import parse_timestamp
-from ui.common import escape_markdown
+from ui.common import csv_download, escape_markdown
 from ui.context import PageContext
 
 STATUS_FILTER = "audit_status_filter"
@@ -51,11 +51,4 @@ def render(ctx: PageContext) -> None:
         f"{len(rows)} of {len(trail.records)} attempts shown. "
         + escape_markdown("'undone by' is the version of the restore that went back.")
     )
-    st.download_button(
-        "Download (CSV)",
-        frame.to_csv(index=False).encode("utf-8"),
-        file_name="restore-audit.csv",
-        mime="text/csv",
-        icon=":material/download:",
-        key="audit_csv",
-    )
+    csv_download("Download (CSV)", frame, file_name="restore-audit.csv", key="audit_csv")

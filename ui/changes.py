@@ -20,7 +20,14 @@ from inspector.delta.text import format_moment
 from inspector.rows.changefeed import ChangeFeed, build_changes, change_page
 from inspector.rows.changes import ChangeDataFeedDisabled
 from inspector.table.timetravel import parse_timestamp
-from ui.common import PENDING_VERSION, format_count, metric_row, render_error, work_button
+from ui.common import (
+    PENDING_VERSION,
+    csv_table,
+    format_count,
+    metric_row,
+    render_error,
+    work_button,
+)
 from ui.context import PageContext
 from ui.page_state import VersionPair, adopt, linked, mirror
 from ui.routing import ask_for_page
@@ -144,12 +151,10 @@ def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
         f"Rows {first:,}–{offset + len(rows):,} of {format_count(feed.num_rows)}, "
         "by version, then deletes, update pre-images, post-images and inserts."
     )
-    st.dataframe(rows, hide_index=True, width="stretch")
-    st.download_button(
+    csv_table(
+        rows,
         "Download this page (CSV)",
-        rows.to_csv(index=False),
         file_name=f"changes_{feed.from_version}_{feed.to_version}_page{int(page)}.csv",
-        mime="text/csv",
         key="cdf_csv",
     )
 

@@ -184,3 +184,28 @@ def format_ms(ms: int | None) -> str:
 def format_count(value: int | None) -> str:
     """A count with thousands separators, ``–`` when unknown."""
     return EMPTY if value is None else f"{value:,}"
+
+
+def rows_height(rows: int, most: int = 420) -> int:
+    """A table's height in pixels that shows ``rows`` rows without scrolling, up to ``most``
+    (the header is 38 pixels, a row 35)."""
+    return min(38 + 35 * rows, most)
+
+
+def csv_table(frame: Any, label: str, *, file_name: str, key: str) -> None:
+    """``frame`` (a pandas DataFrame) as a table across the page, and its :func:`csv_download`
+    button labelled ``label``."""
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
+    csv_download(label, frame, file_name=file_name, key=key)
+
+
+def csv_download(label: str, frame: Any, *, file_name: str, key: str) -> None:
+    """A button that downloads ``frame`` (a pandas DataFrame) as CSV, without its index."""
+    st.download_button(
+        label,
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=file_name,
+        mime="text/csv",
+        icon=":material/download:",
+        key=key,
+    )

@@ -195,21 +195,19 @@ def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None, log_rows: R
     name = f"diff-v{diff.from_version}-v{diff.to_version}"
     row = st.container(horizontal=True)
     table = ctx.log.table_root
-    # Built when clicked: a diff of thousands of files takes a second to write out.
-    row.download_button(
-        "Postmortem (Markdown)",
-        lambda: markdown_report(diff, rows, table=table, log_rows=log_rows),
-        file_name=f"{name}.md",
-        mime="text/markdown",
-        icon=":material/description:",
+    exports = (  # (label, writer, file extension, MIME type, icon)
+        ("Postmortem (Markdown)", markdown_report, "md", "text/markdown", ":material/description:"),
+        ("Diff (JSON)", to_json, "json", "application/json", ":material/data_object:"),
     )
-    row.download_button(
-        "Diff (JSON)",
-        lambda: to_json(diff, rows, table=table, log_rows=log_rows),
-        file_name=f"{name}.json",
-        mime="application/json",
-        icon=":material/data_object:",
-    )
+    for label, write, extension, mime, icon in exports:
+        # Built when clicked: a diff of thousands of files takes a second to write out.
+        row.download_button(
+            label,
+            partial(write, diff, rows, table=table, log_rows=log_rows),
+            file_name=f"{name}.{extension}",
+            mime=mime,
+            icon=icon,
+        )
     if rows is None:
         st.caption("The exports include rows once they are compared on the Rows tab.")
 

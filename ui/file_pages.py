@@ -16,7 +16,7 @@ import streamlit as st
 from inspector.delta.text import TIME_FORMAT, partition_label
 from inspector.diff.filepages import PAGE_SIZE, FilePage
 from inspector.present.values import EMPTY
-from ui.common import format_bytes
+from ui.common import format_bytes, rows_height
 
 FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
@@ -67,7 +67,7 @@ def paged_table(
         hide_index=True,
         column_config=column_config,
         placeholder=EMPTY,
-        height=min(38 + 35 * len(frame), 420),
+        height=rows_height(len(frame)),
         key=key,
     )
 

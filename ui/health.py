@@ -30,6 +30,7 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
+    rows_height,
     work_button,
 )
 from ui.context import PageContext
@@ -193,7 +194,7 @@ def _render_versions(report: HealthReport) -> None:
     st.dataframe(
         frame,
         hide_index=True,
-        height=min(38 + 35 * len(frame), 420),
+        height=rows_height(len(frame)),
         column_config={"problems": st.column_config.TextColumn("problems", width="large")},
         placeholder=EMPTY,
         key="health_runs",

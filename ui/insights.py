@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from inspector.table.insights import LayoutInsights, layout_insights
-from ui.common import escape_markdown, format_bytes, format_count
+from ui.common import csv_table, escape_markdown, format_bytes, format_count
 from ui.context import PageContext
 from ui.state import keep, kept
 
@@ -90,12 +90,10 @@ def _render_partitions(r: dict[str, Any]) -> None:
     )
     fig.update_layout(title="Bytes per partition (largest first)", barmode="overlay", height=320)
     st.plotly_chart(fig, width="stretch")
-    st.dataframe(frame, hide_index=True, width="stretch")
-    st.download_button(
+    csv_table(
+        frame,
         "Download partitions (CSV)",
-        frame.to_csv(index=False),
         file_name=f"partitions-v{r['version']}.csv",
-        mime="text/csv",
         key="insights_csv",
     )
 

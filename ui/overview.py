@@ -10,7 +10,14 @@ import streamlit as st
 from inspector.present.values import EMPTY
 from inspector.table.compatibility import Compatibility, Verdict, describe_compatibility
 from inspector.table.overview import TableDetail, describe_detail
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    rows_height,
+)
 from ui.context import PageContext
 
 
@@ -64,7 +71,7 @@ def render(ctx: PageContext) -> None:
         _schema_frame(detail),
         hide_index=True,
         placeholder=EMPTY,
-        height=min(38 + 35 * len(detail.columns), 520),
+        height=rows_height(len(detail.columns), most=520),
     )
     _render_compatibility(_compatibility(ctx.cache_key, ctx))
 

@@ -16,12 +16,13 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
-from inspector.present.values import EMPTY, table_rows
+from inspector.present.values import table_rows
 from inspector.rows.preview import Preview, PreviewJob
 from inspector.rows.readpath import ReadPath
 from inspector.rows.session import spark_status
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import (
+    csv_table,
     escape_markdown,
     format_bytes,
     format_count,
@@ -223,13 +224,10 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     cols.metric("Files read", format_count(preview.files_read))
     cols.metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
-    st.dataframe(frame, hide_index=True, width="stretch", placeholder=EMPTY)
-    st.download_button(
+    csv_table(
+        frame,
         "Download these rows (CSV)",
-        frame.to_csv(index=False).encode("utf-8"),
         file_name=f"version-{preview.version}-preview.csv",
-        mime="text/csv",
-        icon=":material/download:",
         key="preview_csv",
     )
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")

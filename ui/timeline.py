@@ -35,7 +35,7 @@ from ui.timeline_frame import (
     window_key,
     window_text,
 )
-from ui.timeline_marks import AXIS_STATE, change_marks, overlay_rings, xy
+from ui.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
 from ui.timeline_pages import read_for_window, show_progress
 from ui.timeline_retention import add_retention_band
 
@@ -226,24 +226,13 @@ def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageConte
     fig = go.Figure()
     for kind, colour in KIND_COLOURS.items():
         mask = (frame["kind"] == kind).to_numpy()
-        if mask.any():
-            part = frame[mask]
-            fig.add_trace(
-                trace(
-                    **xy(part),
-                    customdata=part["version"],
-                    mode="markers",
-                    name=kind,
-                    hovertext=hover[mask],
-                    hoverinfo="text",
-                    marker={
-                        "color": colour,
-                        "size": sizes[mask],
-                        "opacity": 0.85,
-                        "line": {"width": 0.5, "color": "white"},
-                    },
-                )
-            )
+        marker = {
+            "color": colour,
+            "size": sizes[mask],
+            "opacity": 0.85,
+            "line": {"width": 0.5, "color": "white"},
+        }
+        add_marks(fig, trace, frame, mask, name=kind, marker=marker, hovertext=hover)
     overlay_rings(fig, frame, sizes, selected, trace)
     change_marks(fig, frame, sizes, trace)
     versions = frame["version"]

@@ -3,6 +3,8 @@ what a commit changed besides rows, and where marks go on either axis."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -27,6 +29,40 @@ def xy(part: pd.DataFrame) -> dict[str, pd.Series]:
     return {"x": part["when"], "y": part["version"]}
 
 
+def add_marks(
+    fig: go.Figure,
+    trace: type[go.Scatter | go.Scattergl],
+    frame: pd.DataFrame,
+    mask: np.ndarray,
+    *,
+    name: str,
+    marker: dict[str, Any],
+    hovertext: np.ndarray | None = None,
+) -> None:
+    """One trace: a mark for each version of ``frame`` under ``mask`` (none: no trace).
+
+    With ``hovertext`` the marks are the versions' own (they hover); without, they are drawn
+    around them (rings and change marks: no hover, and they may reach past the plot area).
+    """
+    if not mask.any():
+        return
+    part = frame[mask]
+    if hovertext is not None:
+        hover: dict[str, Any] = {"hovertext": hovertext[mask], "hoverinfo": "text"}
+    else:
+        hover = {"hoverinfo": "skip", **_unclipped(trace)}
+    fig.add_trace(
+        trace(
+            **xy(part),
+            customdata=part["version"],
+            mode="markers",
+            name=name,
+            marker=marker,
+            **hover,
+        )
+    )
+
+
 def overlay_rings(
     fig: go.Figure,
     frame: pd.DataFrame,
@@ -34,44 +70,14 @@ def overlay_rings(
     selected: int,
     trace: type[go.Scatter | go.Scattergl],
 ) -> None:
-    flagged = (frame["problem_count"] > 0).to_numpy()
-    if flagged.any():
-        part = frame[flagged]
-        fig.add_trace(
-            trace(
-                **xy(part),
-                customdata=part["version"],
-                mode="markers",
-                name="has problems",
-                hoverinfo="skip",
-                **_unclipped(trace),
-                marker={
-                    "symbol": "circle-open",
-                    "size": sizes[flagged] + 9,
-                    "color": "#f59e0b",
-                    "line": {"width": 2.5, "color": "#f59e0b"},
-                },
-            )
-        )
-    here = (frame["version"] == selected).to_numpy()
-    if here.any():
-        part = frame[here]
-        fig.add_trace(
-            trace(
-                **xy(part),
-                customdata=part["version"],
-                mode="markers",
-                name=f"selected (v{selected})",
-                hoverinfo="skip",
-                **_unclipped(trace),
-                marker={
-                    "symbol": "circle-open",
-                    "size": sizes[here] + 16,
-                    "color": "#000000",
-                    "line": {"width": 3, "color": "#000000"},
-                },
-            )
-        )
+    """A ring around each version with problems, and a larger one around the selected version."""
+    rings = (  # (which versions, legend, margin around the mark, colour, line width)
+        ((frame["problem_count"] > 0).to_numpy(), "has problems", 9, "#f59e0b", 2.5),
+        ((frame["version"] == selected).to_numpy(), f"selected (v{selected})", 16, "#000000", 3),
+    )
+    for mask, name, margin, colour, width in rings:
+        marker = _ring("circle-open", sizes[mask] + margin, colour, width)
+        add_marks(fig, trace, frame, mask, name=name, marker=marker)
 
 
 def change_marks(
@@ -84,26 +90,19 @@ def change_marks(
         mask = changes.str.contains(change, regex=False).to_numpy()
         if change == "overwrite":
             mask = mask & ~changes.str.contains("partition overwrite", regex=False).to_numpy()
-        if mask.any():
-            part = frame[mask]
-            fig.add_trace(
-                trace(
-                    **xy(part),
-                    customdata=part["version"],
-                    mode="markers",
-                    name=f"{change} change"
-                    if change in {"schema", "properties", "protocol"}
-                    else change,
-                    hoverinfo="skip",
-                    **_unclipped(trace),
-                    marker={
-                        "symbol": symbol,
-                        "size": sizes[mask] + 22,
-                        "color": colour,
-                        "line": {"width": 2, "color": colour},
-                    },
-                )
-            )
+        name = f"{change} change" if change in {"schema", "properties", "protocol"} else change
+        marker = _ring(symbol, sizes[mask] + 22, colour, 2)
+        add_marks(fig, trace, frame, mask, name=name, marker=marker)
+
+
+def _ring(symbol: str, size: np.ndarray, colour: str, width: float) -> dict[str, Any]:
+    """An open symbol in one colour, outline included."""
+    return {
+        "symbol": symbol,
+        "size": size,
+        "color": colour,
+        "line": {"width": width, "color": colour},
+    }
 
 
 def _unclipped(trace: type) -> dict[str, bool]:

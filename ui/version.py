@@ -38,7 +38,14 @@ from inspector.present.values import EMPTY, setting_text, text_value
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import RowChange, commit_rows
-from ui.common import escape_markdown, format_bytes, format_count, format_ms, metric_row
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    format_ms,
+    metric_row,
+    rows_height,
+)
 from ui.context import PageContext
 from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural
 
@@ -173,7 +180,7 @@ def _cdc_table(cdc_files: Sequence[AddCDCFile]) -> None:
         hide_index=True,
         column_config=FILE_COLUMNS,
         placeholder=EMPTY,
-        height=min(38 + 35 * len(frame), 420),
+        height=rows_height(len(frame)),
     )
 
 

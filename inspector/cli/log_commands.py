@@ -48,8 +48,8 @@ class HistoryResult(Result):
         for e in self.entries:
             yield (
                 f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-                f"{e.operation[:22]:<22} {e.num_added_files:>7} {e.num_removed_files:>7} "
-                f"{e.added_bytes:>12} {e.removed_bytes:>12}  {e.rows.label()}"
+                f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
+                f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
             )
             for problem in e.problems:
                 yield f"{'':>10}! {problem}"

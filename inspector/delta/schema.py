@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.delta.jsonvalue import camel_json
+
 # Column metadata keys (a field's ``metadata`` in the schema), as the protocol names them.
 PHYSICAL_NAME_KEY = "delta.columnMapping.physicalName"
 COLUMN_ID_KEY = "delta.columnMapping.id"
@@ -113,12 +115,7 @@ class Column:
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "type", "nullable", "columnId"}``."""
-        return {
-            "name": self.name,
-            "type": self.type,
-            "nullable": self.nullable,
-            "columnId": self.column_id,
-        }
+        return camel_json(self, "name", "type", "nullable", "column_id")
 
 
 def parse_schema(schema_string: str) -> StructType:

@@ -62,6 +62,20 @@ class FileIssue:
     local_path: str = ""
     key: tuple[str, str | None] | None = None
 
+    @classmethod
+    def missing(
+        cls, local_path: str, *, path: str, role: FileRole, expected_size: int | None
+    ) -> FileIssue:
+        """A file that is not where the log says (``local_path``)."""
+        return cls(
+            path=path,
+            role=role,
+            state=FileState.MISSING,
+            expected_size=expected_size,
+            actual_size=None,
+            local_path=local_path,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The one JSON shape (health ``sizeMismatches``/``unreadableFiles``, plan ``missingFiles``)."""
         return {
@@ -89,14 +103,7 @@ def examine_file(
     Returns:
         The issue, or None when the file is present with the right size.
     """
-    missing = FileIssue(
-        path=path,
-        role=role,
-        state=FileState.MISSING,
-        expected_size=expected_size,
-        actual_size=None,
-        local_path=local_path,
-    )
+    missing = FileIssue.missing(local_path, path=path, role=role, expected_size=expected_size)
     try:
         size = os.stat(local_path).st_size
     except (FileNotFoundError, NotADirectoryError):
@@ -224,12 +231,5 @@ def examine_stored(
         meta = storage.head(uri)
         size = meta.size if meta is not None else None
     if size is None:
-        return FileIssue(
-            path=path,
-            role=role,
-            state=FileState.MISSING,
-            expected_size=expected_size,
-            actual_size=None,
-            local_path=uri,
-        )
+        return FileIssue.missing(uri, path=path, role=role, expected_size=expected_size)
     return judge_size(uri, size, path=path, role=role, expected_size=expected_size)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError
+from inspector.delta.jsonvalue import camel_json
 from inspector.log.deltalog import DeltaLog
 from inspector.table.rowcounts import rows_between
 
@@ -41,12 +42,7 @@ class DataLossWindow:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON shape used by ``replica --json`` and ``check --json``."""
-        return {
-            "versions": self.versions,
-            "seconds": self.seconds,
-            "rowsAdded": self.rows_added,
-            "rowsRemoved": self.rows_removed,
-        }
+        return camel_json(self, "versions", "seconds", "rows_added", "rows_removed")
 
 
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:

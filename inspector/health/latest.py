@@ -192,23 +192,12 @@ def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[File
         path, size, actual_size = row["path"], row["size"], row["actual"]
         where = f"{base}/{path}"
         if actual_size is None:
-            out.append(_missing(where, path, role, size))
+            out.append(FileIssue.missing(where, path=path, role=role, expected_size=size))
             continue
         issue = judge_size(where, actual_size, path=path, role=role, expected_size=size)
         if issue is not None:
             out.append(issue)
     return out, found
-
-
-def _missing(where: str, path: str, role: FileRole, size: int) -> FileIssue:
-    return FileIssue(
-        path=path,
-        role=role,
-        state=FileState.MISSING,
-        expected_size=size,
-        actual_size=None,
-        local_path=where,
-    )
 
 
 def _judge_rest(

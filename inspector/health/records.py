@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inspector.delta.jsonvalue import camel_json
 from inspector.files.filecheck import FileIssue
 
 
@@ -126,14 +127,9 @@ class HealthReport:
         """The CLI's JSON contract for a report (see docs/json-contracts.md, "check")."""
         return {
             "table": self.table_root,
-            "latestVersion": self.latest_version,
-            "lastConsistentVersion": self.last_consistent_version,
-            "allVersions": self.all_versions,
-            "deep": self.deep,
+            **camel_json(self, "latest_version", "last_consistent_version", "all_versions", "deep"),
             "versions": [v.to_json() for v in self.versions],
-            "orphanFiles": self.orphan_files,
-            "orphanBytes": self.orphan_bytes,
-            "filesExamined": self.files_examined,
+            **camel_json(self, "orphan_files", "orphan_bytes", "files_examined"),
             "problems": list(self.problems),
         }
 

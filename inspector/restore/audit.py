@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.connection import redact_text
+from inspector.delta.jsonvalue import camel_json
 
 
 class AuditOutcome(StrEnum):
@@ -27,6 +28,23 @@ class AuditOutcome(StrEnum):
     REFUSED = "refused"
     COMMITTED = "committed"
     FAILED = "failed"
+
+
+#: An entry's fields in the order of its JSON object (the audit log's lines).
+_JSON_ORDER = (
+    "when",
+    "who",
+    "table",
+    "name",
+    "from_version",
+    "to_version",
+    "to_timestamp",
+    "reason",
+    "outcome",
+    "committed_version",
+    "error",
+    "details",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,20 +72,8 @@ class AuditEntry:
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        return {
-            "when": self.when,
-            "who": self.who,
-            "table": self.table,
-            "name": self.name,
-            "fromVersion": self.from_version,
-            "toVersion": self.to_version,
-            "toTimestamp": self.to_timestamp,
-            "reason": self.reason,
-            "outcome": str(self.outcome),
-            "committedVersion": self.committed_version,
-            "error": self.error,
-            "details": dict(self.details),
-        }
+        fields = camel_json(self, *_JSON_ORDER)
+        return {**fields, "outcome": str(self.outcome), "details": dict(self.details)}
 
 
 def current_user(operator: str | None = None) -> str:

@@ -89,6 +89,26 @@ class GuardResult:
     details: Mapping[str, Any] = field(default_factory=dict)
     override: Override | None = None
 
+    @classmethod
+    def passing(
+        cls, name: GuardName, message: str, details: Mapping[str, Any] | None = None
+    ) -> GuardResult:
+        """A guard that allows the restore."""
+        return cls(name=name, passed=True, message=message, details=details or {})
+
+    @classmethod
+    def failing(
+        cls,
+        name: GuardName,
+        message: str,
+        details: Mapping[str, Any] | None = None,
+        override: Override | None = None,
+    ) -> GuardResult:
+        """A guard that stops the restore (unless ``override`` is given and used)."""
+        return cls(
+            name=name, passed=False, message=message, details=details or {}, override=override
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
         return {
@@ -120,24 +140,21 @@ def target_guard(
         word = (
             "the current version" if target == current_version else "newer than the current version"
         )
-        return GuardResult(
-            name=GuardName.TARGET_VERSION,
-            passed=False,
-            message=f"Version {target} is {word} ({current_version}); a restore can only go "
+        return GuardResult.failing(
+            GuardName.TARGET_VERSION,
+            f"Version {target} is {word} ({current_version}); a restore can only go "
             "back to an older version.",
             details=details,
         )
     if error:
-        return GuardResult(
-            name=GuardName.TARGET_VERSION,
-            passed=False,
-            message=f"Version {target} cannot be restored: {error}",
+        return GuardResult.failing(
+            GuardName.TARGET_VERSION,
+            f"Version {target} cannot be restored: {error}",
             details=details,
         )
-    return GuardResult(
-        name=GuardName.TARGET_VERSION,
-        passed=True,
-        message=f"Version {target} is older than the current version {current_version} "
+    return GuardResult.passing(
+        GuardName.TARGET_VERSION,
+        f"Version {target} is older than the current version {current_version} "
         f"and still in the log (the oldest readable version is {earliest}).",
         details=details,
     )
@@ -153,17 +170,15 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
         limit: At most this many problems are listed in the details.
     """
     if not total:
-        return GuardResult(
-            name=GuardName.FILES_AVAILABLE,
-            passed=True,
-            message=f"All {num_files} files to re-add exist with the sizes recorded in the log.",
+        return GuardResult.passing(
+            GuardName.FILES_AVAILABLE,
+            f"All {num_files} files to re-add exist with the sizes recorded in the log.",
             details={"checkedFiles": num_files},
         )
     listed = [p.to_json() for p in problems[:limit]]
-    return GuardResult(
-        name=GuardName.FILES_AVAILABLE,
-        passed=False,
-        message=f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
+    return GuardResult.failing(
+        GuardName.FILES_AVAILABLE,
+        f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
         "moved or damaged). Without them the restored table would be incomplete or unreadable. "
         "With allow_missing_files they are left out: the result is a PARTIAL table.",
         details={
@@ -179,17 +194,15 @@ def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int)
 def unchanged_guard(read_version: int, latest: int) -> GuardResult:
     """The table must still be at the version the plan was made on."""
     if latest == read_version:
-        return GuardResult(
-            name=GuardName.TABLE_UNCHANGED,
-            passed=True,
-            message=f"The table is at version {read_version}, the version this plan was made "
+        return GuardResult.passing(
+            GuardName.TABLE_UNCHANGED,
+            f"The table is at version {read_version}, the version this plan was made "
             "on (checked again at commit time).",
             details={"readVersion": read_version},
         )
-    return GuardResult(
-        name=GuardName.TABLE_UNCHANGED,
-        passed=False,
-        message=f"The table moved from version {read_version} to {latest} after this plan was "
+    return GuardResult.failing(
+        GuardName.TABLE_UNCHANGED,
+        f"The table moved from version {read_version} to {latest} after this plan was "
         "made; the plan no longer describes it. Make a new plan.",
         details={"readVersion": read_version, "latestVersion": latest},
     )
@@ -203,10 +216,9 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
         "afterRestore": describe_protocol(merged),
     }
     if not covers(merged, current):
-        return GuardResult(
-            name=GuardName.PROTOCOL_NOT_DOWNGRADED,
-            passed=False,
-            message=f"The restore would lower the protocol from {details['current']} to "
+        return GuardResult.failing(
+            GuardName.PROTOCOL_NOT_DOWNGRADED,
+            f"The restore would lower the protocol from {details['current']} to "
             f"{details['afterRestore']}.",
             details=details,
             override=Override.ALLOW_PROTOCOL_DOWNGRADE,
@@ -219,10 +231,9 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
             "as Delta does, so nothing is downgraded."
         )
     )
-    return GuardResult(
-        name=GuardName.PROTOCOL_NOT_DOWNGRADED,
-        passed=True,
-        message=f"The protocol after the restore is {details['afterRestore']}, at least the "
+    return GuardResult.passing(
+        GuardName.PROTOCOL_NOT_DOWNGRADED,
+        f"The protocol after the restore is {details['afterRestore']}, at least the "
         f"current {details['current']}.{lower}",
         details=details,
     )
@@ -243,19 +254,17 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
         parts = [f"{n} ({REFUSED_FEATURES[n]})" for n in refused]
         parts += [f"{n} (unknown to this writer)" for n in unknown]
         parts += [f"protocol {p} (newer than this writer knows)" for p in too_new]
-        return GuardResult(
-            name=GuardName.WRITER_FEATURES,
-            passed=False,
-            message="The table uses features this writer cannot commit to safely: "
+        return GuardResult.failing(
+            GuardName.WRITER_FEATURES,
+            "The table uses features this writer cannot commit to safely: "
             + "; ".join(parts)
             + ". Restore it with Spark and Delta Lake instead.",
             details=details,
         )
     listed = ", ".join(sorted(names)) or "none"
-    return GuardResult(
-        name=GuardName.WRITER_FEATURES,
-        passed=True,
-        message=f"Every table feature is supported by this writer ({listed}).",
+    return GuardResult.passing(
+        GuardName.WRITER_FEATURES,
+        f"Every table feature is supported by this writer ({listed}).",
         details=details,
     )
 
@@ -276,19 +285,17 @@ def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -
                 else []
             )
         )
-        return GuardResult(
-            name=GuardName.NOT_CATALOG_MANAGED,
-            passed=False,
-            message="The table is managed by a catalog or a commit coordinator ("
+        return GuardResult.failing(
+            GuardName.NOT_CATALOG_MANAGED,
+            "The table is managed by a catalog or a commit coordinator ("
             + "; ".join(reasons)
             + "): writing a commit file directly would bypass "
             "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
             details={"features": features, "properties": keys, "stagedCommits": staged_commits},
         )
-    return GuardResult(
-        name=GuardName.NOT_CATALOG_MANAGED,
-        passed=True,
-        message="The table is not managed by a catalog or a commit coordinator.",
+    return GuardResult.passing(
+        GuardName.NOT_CATALOG_MANAGED,
+        "The table is not managed by a catalog or a commit coordinator.",
     )
 
 
@@ -296,10 +303,9 @@ def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardRe
     """An append-only table (``delta.appendOnly=true``) must not lose data (PROTOCOL.md)."""
     append_only = properties.enabled(metadata.configuration, properties.APPEND_ONLY)
     if append_only and removes:
-        return GuardResult(
-            name=GuardName.APPEND_ONLY,
-            passed=False,
-            message=f"The table is append-only (delta.appendOnly=true) and this restore would "
+        return GuardResult.failing(
+            GuardName.APPEND_ONLY,
+            f"The table is append-only (delta.appendOnly=true) and this restore would "
             f"remove {len(removes)} files; the Delta protocol forbids removing data "
             "from an append-only table. If that is really intended, unset "
             "delta.appendOnly with Spark first, then make a new plan.",
@@ -310,12 +316,7 @@ def append_only_guard(metadata: Metadata, removes: Sequence[AddFile]) -> GuardRe
         if append_only
         else "The table is not append-only."
     )
-    return GuardResult(
-        name=GuardName.APPEND_ONLY,
-        passed=True,
-        message=message,
-        details={"appendOnly": append_only},
-    )
+    return GuardResult.passing(GuardName.APPEND_ONLY, message, details={"appendOnly": append_only})
 
 
 def row_tracking_guard(
@@ -324,25 +325,21 @@ def row_tracking_guard(
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
     suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
     if "rowTracking" not in writer_features(protocol) or suspended:
-        return GuardResult(
-            name=GuardName.ROW_TRACKING,
-            passed=True,
-            message="Row tracking is not in use; no row IDs to carry.",
+        return GuardResult.passing(
+            GuardName.ROW_TRACKING, "Row tracking is not in use; no row IDs to carry."
         )
     lacking = [a.path for a in adds if a.base_row_id is None]
     if lacking:
-        return GuardResult(
-            name=GuardName.ROW_TRACKING,
-            passed=False,
-            message=f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
+        return GuardResult.failing(
+            GuardName.ROW_TRACKING,
+            f"{len(lacking)} files to re-add have no row IDs (baseRowId): they were "
             "written before row tracking was enabled. This writer does not assign "
             "fresh row IDs; restore this table with Spark and Delta Lake instead.",
             details={"filesWithoutRowIds": len(lacking), "examples": lacking[:10]},
         )
-    return GuardResult(
-        name=GuardName.ROW_TRACKING,
-        passed=True,
-        message=f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
+    return GuardResult.passing(
+        GuardName.ROW_TRACKING,
+        f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
 
 
@@ -355,24 +352,19 @@ def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
     old, new = current.column_mapping_mode, target.column_mapping_mode
     details = {"current": old, "target": new}
     if old == new:
-        return GuardResult(
-            name=GuardName.COLUMN_MAPPING,
-            passed=True,
-            message=f"The column mapping mode stays '{old}'.",
-            details=details,
+        return GuardResult.passing(
+            GuardName.COLUMN_MAPPING, f"The column mapping mode stays '{old}'.", details=details
         )
     if (old, new) == ("none", "name"):
-        return GuardResult(
-            name=GuardName.COLUMN_MAPPING,
-            passed=True,
-            message="The restore turns column mapping on ('name'), as "
+        return GuardResult.passing(
+            GuardName.COLUMN_MAPPING,
+            "The restore turns column mapping on ('name'), as "
             "the target version had it; Delta allows this change.",
             details=details,
         )
-    return GuardResult(
-        name=GuardName.COLUMN_MAPPING,
-        passed=False,
-        message=f"The restore would change the column mapping mode from '{old}' to '{new}', "
+    return GuardResult.failing(
+        GuardName.COLUMN_MAPPING,
+        f"The restore would change the column mapping mode from '{old}' to '{new}', "
         "which Delta does not allow: files written under one mode are read by other "
         f"column names under the other. Pick a version whose mode is '{old}'.",
         details=details,

@@ -138,13 +138,8 @@ def _refused_plan(
     """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
     log = table.log
     guard = target_guard(current.version, version, log.earliest_version, error)
-    empty = RestoreMetrics(
-        num_restored_files=0,
-        restored_files_size=0,
-        num_removed_files=0,
-        removed_files_size=0,
-        num_of_files_after_restore=current.num_files,
-        table_size_after_restore=current.size_in_bytes,
+    empty = RestoreMetrics.of(
+        (), (), files_after=current.num_files, bytes_after=current.size_in_bytes
     )
     return RestorePlan(
         table=table,
@@ -188,13 +183,8 @@ def _full_plan(
 ) -> RestorePlan:
     log = table.log
     adds, removes = restore_file_lists(current, target)
-    metrics = RestoreMetrics(
-        num_restored_files=len(adds),
-        restored_files_size=sum(a.size for a in adds),
-        num_removed_files=len(removes),
-        removed_files_size=sum(a.size for a in removes),
-        num_of_files_after_restore=target.num_files,
-        table_size_after_restore=target.size_in_bytes,
+    metrics = RestoreMetrics.of(
+        adds, removes, files_after=target.num_files, bytes_after=target.size_in_bytes
     )
     workers = settings.check_workers
     problems = check_files(target.table_root, adds, workers=workers, storage=target.store)

@@ -37,6 +37,26 @@ class RestoreMetrics:
     num_of_files_after_restore: int
     table_size_after_restore: int
 
+    @classmethod
+    def of(
+        cls,
+        adds: Collection[AddFile],
+        removes: Collection[AddFile],
+        *,
+        files_after: int,
+        bytes_after: int,
+    ) -> RestoreMetrics:
+        """The metrics of a restore that re-adds ``adds`` and removes ``removes``, leaving
+        ``files_after`` files of ``bytes_after`` bytes."""
+        return cls(
+            num_restored_files=len(adds),
+            restored_files_size=sum(a.size for a in adds),
+            num_removed_files=len(removes),
+            removed_files_size=sum(a.size for a in removes),
+            num_of_files_after_restore=files_after,
+            table_size_after_restore=bytes_after,
+        )
+
     def to_json(self) -> dict[str, int]:
         """The metrics under Delta's names."""
         return camel_json(self)

@@ -63,6 +63,21 @@ class VerificationCheck:
     status: CheckStatus
     message: str
 
+    @classmethod
+    def passed(cls, name: str, message: str) -> VerificationCheck:
+        """A check that passed."""
+        return cls(name=name, status=CheckStatus.PASSED, message=message)
+
+    @classmethod
+    def failed(cls, name: str, message: str) -> VerificationCheck:
+        """A check that failed."""
+        return cls(name=name, status=CheckStatus.FAILED, message=message)
+
+    @classmethod
+    def skipped(cls, name: str, message: str) -> VerificationCheck:
+        """A check that could not apply, saying why."""
+        return cls(name=name, status=CheckStatus.SKIPPED, message=message)
+
     def to_json(self) -> dict[str, str]:
         """The JSON form of the check."""
         return {"name": self.name, "status": str(self.status), "message": self.message}
@@ -116,10 +131,8 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
             version=version,
             target_version=target_version,
             checks=(
-                VerificationCheck(
-                    name="readable",
-                    status=CheckStatus.FAILED,
-                    message=f"Version {version} cannot be read back from the log: {exc}",
+                VerificationCheck.failed(
+                    "readable", f"Version {version} cannot be read back from the log: {exc}"
                 ),
             ),
         )
@@ -147,10 +160,8 @@ def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> V
     try:
         return check(*args)
     except Exception as exc:
-        return VerificationCheck(
-            name=name,
-            status=CheckStatus.FAILED,
-            message=f"The check could not run: {type(exc).__name__}: {exc}",
+        return VerificationCheck.failed(
+            name, f"The check could not run: {type(exc).__name__}: {exc}"
         )
 
 
@@ -159,16 +170,14 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> Veri
     extra, missing = set(new.files) - expected, expected - set(new.files)
     if not extra and not missing:
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
-        return VerificationCheck(
-            name="files",
-            status=CheckStatus.PASSED,
-            message=f"Version {new.version} has exactly the {len(expected)} files of "
+        return VerificationCheck.passed(
+            "files",
+            f"Version {new.version} has exactly the {len(expected)} files of "
             f"version {target.version}{left_out}.",
         )
-    return VerificationCheck(
-        name="files",
-        status=CheckStatus.FAILED,
-        message=f"Version {new.version} differs from version {target.version}: "
+    return VerificationCheck.failed(
+        "files",
+        f"Version {new.version} differs from version {target.version}: "
         f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
         f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
     )
@@ -177,16 +186,14 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> Veri
 def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     got, want = _comparable(new), _comparable(target)
     if got == want:
-        return VerificationCheck(
-            name="metadata",
-            status=CheckStatus.PASSED,
-            message=f"Schema, partition columns and properties equal version {target.version}'s.",
+        return VerificationCheck.passed(
+            "metadata",
+            f"Schema, partition columns and properties equal version {target.version}'s.",
         )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
-    return VerificationCheck(
-        name="metadata",
-        status=CheckStatus.FAILED,
-        message=f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
+    return VerificationCheck.failed(
+        "metadata",
+        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
     )
 
 
@@ -212,16 +219,14 @@ def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
     assert baseline is not None  # a committed restore read its target version
     word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
-        return VerificationCheck(
-            name="protocol",
-            status=CheckStatus.PASSED,
-            message=f"Protocol {describe_protocol(new.protocol)} is at least {word} "
+        return VerificationCheck.passed(
+            "protocol",
+            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
             f"{describe_protocol(baseline)}.",
         )
-    return VerificationCheck(
-        name="protocol",
-        status=CheckStatus.FAILED,
-        message=f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
+    return VerificationCheck.failed(
+        "protocol",
+        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
         f"{describe_protocol(baseline)}.",
     )
 
@@ -242,28 +247,18 @@ def _rows_check(
             read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)
         ).count()
     except UnsupportedFeature as exc:
-        return VerificationCheck(
-            name="row_count",
-            status=CheckStatus.SKIPPED,
-            message=f"Rows could not be read with Spark: {exc}",
-        )
+        return VerificationCheck.skipped("row_count", f"Rows could not be read with Spark: {exc}")
     except InspectorError as exc:
-        return VerificationCheck(
-            name="row_count",
-            status=CheckStatus.FAILED,
-            message=f"Rows could not be read with Spark: {exc}",
-        )
+        return VerificationCheck.failed("row_count", f"Rows could not be read with Spark: {exc}")
     if got == want:
-        return VerificationCheck(
-            name="row_count",
-            status=CheckStatus.PASSED,
-            message=f"Spark reads {got} rows at version {new.version}, as at version "
+        return VerificationCheck.passed(
+            "row_count",
+            f"Spark reads {got} rows at version {new.version}, as at version "
             f"{target.version}{' (without the files left out)' if dropped else ''}.",
         )
-    return VerificationCheck(
-        name="row_count",
-        status=CheckStatus.FAILED,
-        message=f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
+    return VerificationCheck.failed(
+        "row_count",
+        f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
     )
 
 
@@ -271,48 +266,42 @@ def _deltalake_check(
     new: Snapshot, target: Snapshot, dropped: set[FileKey], options: StorageOptions
 ) -> VerificationCheck:
     if dropped:
-        return VerificationCheck(
-            name="deltalake_rows",
-            status=CheckStatus.SKIPPED,
-            message="Skipped: the target version's missing files cannot be read, so "
+        return VerificationCheck.skipped(
+            "deltalake_rows",
+            "Skipped: the target version's missing files cannot be read, so "
             "its rows cannot be compared.",
         )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
-        return VerificationCheck(
-            name="deltalake_rows",
-            status=CheckStatus.SKIPPED,
-            message=f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
+        return VerificationCheck.skipped(
+            "deltalake_rows",
+            f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
         )
     try:
         got, want = _deltalake_rows(new, options), _deltalake_rows(target, options)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if _unsupported_by_deltalake(exc):  # a fact about the table, not a check that broke
-            return VerificationCheck(
-                name="deltalake_rows",
-                status=CheckStatus.SKIPPED,
-                message=f"Skipped: deltalake does not support this table ({reason[:200]}).",
+            return VerificationCheck.skipped(
+                "deltalake_rows",
+                f"Skipped: deltalake does not support this table ({reason[:200]}).",
             )
         # A check that could not run (no access, no options, no network) proves nothing:
         # it fails, saying why; it is never skipped in silence.
-        return VerificationCheck(
-            name="deltalake_rows",
-            status=CheckStatus.FAILED,
-            message=f"deltalake could not read the table to compare its rows ({reason[:200]}); "
+        return VerificationCheck.failed(
+            "deltalake_rows",
+            f"deltalake could not read the table to compare its rows ({reason[:200]}); "
             "nothing proves that other engines read what Spark reads.",
         )
     if got == want:
-        return VerificationCheck(
-            name="deltalake_rows",
-            status=CheckStatus.PASSED,
-            message=f"deltalake reads the same {sum(got.values())} rows at versions "
+        return VerificationCheck.passed(
+            "deltalake_rows",
+            f"deltalake reads the same {sum(got.values())} rows at versions "
             f"{new.version} and {target.version}.",
         )
     surplus, lacking = got - want, want - got
-    return VerificationCheck(
-        name="deltalake_rows",
-        status=CheckStatus.FAILED,
-        message=f"deltalake reads different rows at version {new.version}: "
+    return VerificationCheck.failed(
+        "deltalake_rows",
+        f"deltalake reads different rows at version {new.version}: "
         f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
         f"compared with version {target.version}.",
     )

@@ -88,7 +88,7 @@ def _ranges(versions: list[int]) -> str:
 
 
 def read_changes(
-    log: DeltaLog, from_version: int, to_version: int, *, spark: SparkSession
+    log: DeltaLog, from_version: int, to_version: int, *, spark: SparkSession, settings: Settings
 ) -> DataFrame:
     """All changes of the range as one DataFrame: the latest schema plus the three CDF columns.
 
@@ -96,7 +96,7 @@ def read_changes(
     commits are read as the module docstring says.
 
     The range must have passed :func:`check_range` (its callers check it before Spark
-    starts).
+    starts). ``settings`` gives the timestamp tolerance of the commits' times (our reader).
 
     Raises:
         MissingDataFile: A change or data file was vacuumed (named).
@@ -111,7 +111,7 @@ def read_changes(
         return read_change_feed(spark, last, from_version, to_version)
     from inspector.table.history import build_history
 
-    stamps = {e.version: e.timestamp for e in build_history(log, Settings())}
+    stamps = {e.version: e.timestamp for e in build_history(log, settings)}
     frames = [
         _commit_changes(log, v, stamps[v], spark) for v in range(from_version, to_version + 1)
     ]

@@ -17,7 +17,7 @@ from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit
+from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing
 from inspector.settings import Settings
@@ -65,9 +65,9 @@ class Change(StrEnum):
 class HistoryEntry:
     """One row of the history: a version's commit summarised for people and scripts.
 
-    ``added_records``/``removed_records`` are the records of the files added and
-    removed; ``rows`` is what the commit inserted, deleted and updated (the one row
-    rule, :mod:`inspector.table.rowcounts`), which every page and the CLI show.
+    ``files`` counts the files added and removed, their bytes and records; ``rows`` is
+    what the commit inserted, deleted and updated (the one row rule,
+    :mod:`inspector.table.rowcounts`), which every page and the CLI show.
     """
 
     version: int
@@ -81,12 +81,7 @@ class HistoryEntry:
     isolation_level: str | None
     is_blind_append: bool | None
     user_metadata: str | None
-    num_added_files: int
-    num_removed_files: int
-    added_bytes: int
-    removed_bytes: int
-    added_records: int | None
-    removed_records: int | None
+    files: FileSummary
     rows: RowChange
     changes_metadata: bool
     changes_protocol: bool
@@ -330,7 +325,7 @@ def gap_problems(log: DeltaLog, versions: list[int], *, whole: bool = True) -> d
 def _entry(
     commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...], rows: RowChange
 ) -> HistoryEntry:
-    info, files = commit.commit_info, commit.file_summary
+    info = commit.commit_info
     return HistoryEntry(
         version=commit.version,
         timestamps=stamps,
@@ -343,12 +338,7 @@ def _entry(
         isolation_level=info.raw.get("isolationLevel"),
         is_blind_append=info.raw.get("isBlindAppend"),
         user_metadata=info.raw.get("userMetadata"),
-        num_added_files=files.num_added_files,
-        num_removed_files=files.num_removed_files,
-        added_bytes=files.added_bytes,
-        removed_bytes=files.removed_bytes,
-        added_records=files.added_records,
-        removed_records=files.removed_records,
+        files=commit.file_summary,
         rows=rows,
         changes_metadata=commit.metadata is not None,
         changes_protocol=commit.protocol is not None,
@@ -374,10 +364,10 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "isolationLevel": entry.isolation_level,
         "isBlindAppend": entry.is_blind_append,
         "userMetadata": entry.user_metadata,
-        "numAddedFiles": entry.num_added_files,
-        "numRemovedFiles": entry.num_removed_files,
-        "addedBytes": entry.added_bytes,
-        "removedBytes": entry.removed_bytes,
+        "numAddedFiles": entry.files.num_added_files,
+        "numRemovedFiles": entry.files.num_removed_files,
+        "addedBytes": entry.files.added_bytes,
+        "removedBytes": entry.files.removed_bytes,
         **entry.rows.history_json(),
         "problems": list(entry.problems),
     }

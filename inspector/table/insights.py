@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta import properties
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import iter_columns
 from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
@@ -89,18 +90,11 @@ class PartitionInsight:
     def to_json(self) -> dict[str, Any]:
         return {
             "partition": self.label,
-            "values": self.values,
-            "files": self.files,
-            "bytes": self.bytes,
-            "rows": self.rows,
-            "smallFiles": self.small_files,
-            "smallBytes": self.small_bytes,
-            "compactFiles": self.compact_files,
-            "compactBytes": self.compact_bytes,
+            **camel_json(self, "values", "files", "bytes", "rows", "small_files", "small_bytes"),
+            **camel_json(self, "compact_files", "compact_bytes"),
             "filesAfterOptimize": self.files_after,
             "filesWithDeletionVectors": self.files_with_dv,
-            "dvDeletedRows": self.dv_deleted_rows,
-            "liveRows": self.live_rows,
+            **camel_json(self, "dv_deleted_rows", "live_rows"),
         }
 
 
@@ -358,7 +352,7 @@ def _timeline(snapshot: Snapshot, history: Iterable[HistoryEntry]) -> tuple[tupl
     entries: Sequence[HistoryEntry] = sorted(history, key=lambda e: e.version)
     if not entries:
         return ((snapshot.version, snapshot.num_files),)
-    deltas = {e.version: e.num_added_files - e.num_removed_files for e in entries}
+    deltas = {e.version: e.files.num_added_files - e.files.num_removed_files for e in entries}
     counts = {snapshot.version: snapshot.num_files}
     running = snapshot.num_files
     for version in sorted(v for v in deltas if v > snapshot.version):
