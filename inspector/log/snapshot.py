@@ -2,7 +2,9 @@
 
 The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`);
 the ``files``/``tombstones`` mappings of typed records are built from them only when
-someone asks for them (one file's view, a small table), never on a bulk path.
+someone asks for them (one file's view, a small table), never on a bulk path. A replay
+that read no Arrow table (a small checkpoint, small commits) keeps its typed records
+instead and builds the tables on first use (:class:`~inspector.log.fileactions.FileActions`).
 """
 
 from __future__ import annotations
