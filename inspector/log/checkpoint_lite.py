@@ -2,7 +2,7 @@
 
 Importing pyarrow (with the numpy it imports, ``pyarrow.compute`` and ``pyarrow.parquet``)
 costs about 0.2 s of CPU, more than deltalake's whole process for ``detail``. A classic,
-single-file Parquet checkpoint of at most :data:`LITE_MAX_BYTES` is read here instead, by
+single-file Parquet checkpoint of at most :data:`LITE_MAX_ROWS` rows is read here instead, by
 :mod:`inspector.log.parquet_lite`, into the typed actions a small commit gives; replay then
 reconciles them in Python (:func:`inspector.log.reconcile.reconcile_records`) and builds
 Arrow only if someone asks for a table. Anything else (a bigger, multi-part, V2 or JSON
@@ -40,11 +40,13 @@ ACTION_COLUMNS = (
 LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
 # Parsed copies of JSON fields that some writers add; the JSON field is canonical.
 DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
-#: The largest checkpoint file read without pyarrow. This reader decodes about 1 KB of
-#: snappy Parquet per millisecond of CPU and builds one typed record per row, so at
-#: 64 KB (≈1,200 files) it costs ≈0.06 s against pyarrow's ≈0.2 s import
-#: (docs/performance.md); bigger checkpoints are a bulk path, read column-wise in Arrow.
-LITE_MAX_BYTES = 64 * 1024
+#: The largest checkpoint read without pyarrow: one Python record per row costs about 0.02 s
+#: of CPU per 1,000 rows against pyarrow's ≈0.2 s import, so at 4,000 rows the pure-Python
+#: reader still takes about 0.6 of pyarrow's time (``bench/bench_checkpoint_lite.py``,
+#: docs/performance.md); bigger checkpoints are a bulk path, read column-wise in Arrow.
+LITE_MAX_ROWS = 4_000
+#: And at most this many bytes (a file above it is not fetched twice when it is declined).
+LITE_MAX_BYTES = 1024 * 1024
 
 
 def read_small_checkpoint(
@@ -59,7 +61,8 @@ def read_small_checkpoint(
 
     Returns:
         The state (unresolved), or None: the checkpoint is not a single Parquet file of at
-        most :data:`LITE_MAX_BYTES`, holds something this reader does not read, or cannot
+        most :data:`LITE_MAX_BYTES` and :data:`LITE_MAX_ROWS`, holds something this reader
+        does not read, or cannot
         be read (:func:`inspector.log.checkpoint.read_checkpoint_state` then reads it, or
         says in its words why it cannot).
 
@@ -78,7 +81,8 @@ def read_small_checkpoint(
         data = storage.read(part.path)
         if any(_only_parsed_stats(field_names(data, kind)) for kind in ("add", "remove")):
             return None  # pyarrow's path turns stats_parsed into the JSON stats
-        actions = _actions(read_columns(data, names, skip=DERIVED_FIELDS))
+        columns = read_columns(data, names, skip=DERIVED_FIELDS, max_rows=LITE_MAX_ROWS)
+        actions = _actions(columns)
     except (NotSupportedHere, OSError, ValueError):
         return None
     if actions is None:

@@ -39,7 +39,11 @@ _Levels = tuple[list[int], list[int], list[Any]]
 
 
 def read_columns(
-    data: bytes, names: Sequence[str], *, skip: Collection[str] = ()
+    data: bytes,
+    names: Sequence[str],
+    *,
+    skip: Collection[str] = (),
+    max_rows: int | None = None,
 ) -> dict[str, list[Any]]:
     """The top-level columns of ``names`` the file has, as lists of Python values.
 
@@ -48,6 +52,7 @@ def read_columns(
         names: Top-level columns to read (those the file lacks are left out).
         skip: Names of fields inside the columns not to read (left out of their structs),
             e.g. a checkpoint's ``stats_parsed``.
+        max_rows: Decline a file of more rows (known from its footer, before any page).
 
     Raises:
         NotSupportedHere: If the file holds something this reader does not read, or is
@@ -55,6 +60,9 @@ def read_columns(
     """
     try:
         root, row_groups = read_footer(data)
+        rows = sum(group[3] for group in row_groups)
+        if max_rows is not None and rows > max_rows:
+            raise NotSupportedHere(f"{rows} rows, more than {max_rows}")
         out: dict[str, list[Any]] = {}
         for name in names:
             node = root.child(name)
