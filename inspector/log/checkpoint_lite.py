@@ -76,13 +76,14 @@ def read_small_checkpoint(
         return None
     names = [c for c in ACTION_COLUMNS if not live_only or c in LIVE_STATE_ACTIONS]
     try:
-        from inspector.log.parquet_lite import field_names, read_columns
+        from inspector.log.parquet_lite import ParquetLite
 
-        data = storage.read(part.path)
-        if any(_only_parsed_stats(field_names(data, kind)) for kind in ("add", "remove")):
+        parquet = ParquetLite(storage.read(part.path))
+        if parquet.num_rows > LITE_MAX_ROWS:
+            return None
+        if any(_only_parsed_stats(parquet.fields(kind)) for kind in ("add", "remove")):
             return None  # pyarrow's path turns stats_parsed into the JSON stats
-        columns = read_columns(data, names, skip=DERIVED_FIELDS, max_rows=LITE_MAX_ROWS)
-        actions = _actions(columns)
+        actions = _actions(parquet.read(names, skip=DERIVED_FIELDS))
     except (NotSupportedHere, OSError, ValueError):
         return None
     if actions is None:

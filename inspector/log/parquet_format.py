@@ -62,7 +62,11 @@ class Thrift:
 
     def zigzag(self) -> int:
         """A signed (zigzag) varint."""
-        n = self.varint()
+        n = self.data[self.pos]
+        if n < 0x80:  # one byte: most field ids, types and counts
+            self.pos += 1
+        else:
+            n = self.varint()
         return (n >> 1) ^ -(n & 1)
 
     def struct(self) -> dict[int, Any]:
@@ -81,13 +85,13 @@ class Thrift:
 
     def value(self, kind: int) -> Any:
         """One value of a Thrift compact type."""
+        if _TI16 <= kind <= _TI64:  # the most common, first
+            return self.zigzag()
         if kind in (_TTRUE, _TFALSE):
             return kind == _TTRUE
         if kind == _TBYTE:
             self.pos += 1
             return self.data[self.pos - 1]
-        if kind in (_TI16, _TI32, _TI64):
-            return self.zigzag()
         if kind == _TDOUBLE:
             self.pos += 8
             return struct.unpack_from("<d", self.data, self.pos - 8)[0]

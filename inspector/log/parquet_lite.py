@@ -38,52 +38,58 @@ _PLAIN, _PLAIN_DICTIONARY, _RLE, _RLE_DICTIONARY = 0, 2, 3, 8
 _Levels = tuple[list[int], list[int], list[Any]]
 
 
-def read_columns(
-    data: bytes,
-    names: Sequence[str],
-    *,
-    skip: Collection[str] = (),
-    max_rows: int | None = None,
-) -> dict[str, list[Any]]:
-    """The top-level columns of ``names`` the file has, as lists of Python values.
+_UNREADABLE = (IndexError, KeyError, ValueError, TypeError, struct.error, zlib.error)
 
-    Args:
-        data: The whole Parquet file.
-        names: Top-level columns to read (those the file lacks are left out).
-        skip: Names of fields inside the columns not to read (left out of their structs),
-            e.g. a checkpoint's ``stats_parsed``.
-        max_rows: Decline a file of more rows (known from its footer, before any page).
+
+class ParquetLite:
+    """A whole Parquet file's bytes, its footer read once.
 
     Raises:
         NotSupportedHere: If the file holds something this reader does not read, or is
             damaged (the caller reads it with pyarrow, which says what is wrong).
     """
-    try:
-        root, row_groups = read_footer(data)
-        rows = sum(group[3] for group in row_groups)
-        if max_rows is not None and rows > max_rows:
-            raise NotSupportedHere(f"{rows} rows, more than {max_rows}")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        try:
+            self.root, self.row_groups = read_footer(data)
+            self.num_rows = sum(int(group[3]) for group in self.row_groups)
+        except _UNREADABLE as exc:
+            raise NotSupportedHere(f"unreadable here ({type(exc).__name__}: {exc})") from None
+
+    def fields(self, name: str) -> frozenset[str]:
+        """The names of the fields of a top-level struct column (empty when there is none)."""
+        node = self.root.child(name)
+        return frozenset(c.name for c in node.children) if node is not None else frozenset()
+
+    def read(self, names: Sequence[str], *, skip: Collection[str] = ()) -> dict[str, list[Any]]:
+        """The top-level columns of ``names`` the file has, as lists of Python values.
+
+        Args:
+            names: Top-level columns to read (those the file lacks are left out).
+            skip: Names of fields inside the columns not to read (left out of their
+                structs), e.g. a checkpoint's ``stats_parsed``.
+
+        Raises:
+            NotSupportedHere: If a column holds something this reader does not read, or
+                the file is damaged.
+        """
         out: dict[str, list[Any]] = {}
-        for name in names:
-            node = root.child(name)
-            if node is not None:
-                out[name] = _read_column(data, node, row_groups, frozenset(skip))
+        try:
+            for name in names:
+                node = self.root.child(name)
+                if node is not None:
+                    out[name] = _read_column(self.data, node, self.row_groups, frozenset(skip))
+        except _UNREADABLE as exc:
+            raise NotSupportedHere(f"unreadable here ({type(exc).__name__}: {exc})") from None
         return out
-    except (IndexError, KeyError, ValueError, TypeError, struct.error, zlib.error) as exc:
-        raise NotSupportedHere(f"unreadable here ({type(exc).__name__}: {exc})") from None
 
 
-def field_names(data: bytes, name: str) -> frozenset[str]:
-    """The names of the fields of a top-level struct column (empty when there is none).
-
-    Raises:
-        NotSupportedHere: If the file's footer is not one this reader reads.
-    """
-    try:
-        node = read_footer(data)[0].child(name)
-    except (IndexError, KeyError, ValueError, TypeError, struct.error) as exc:
-        raise NotSupportedHere(f"unreadable here ({type(exc).__name__}: {exc})") from None
-    return frozenset(c.name for c in node.children) if node is not None else frozenset()
+def read_columns(
+    data: bytes, names: Sequence[str], *, skip: Collection[str] = ()
+) -> dict[str, list[Any]]:
+    """:meth:`ParquetLite.read` of a whole file's bytes."""
+    return ParquetLite(data).read(names, skip=skip)
 
 
 def _read_column(
