@@ -296,22 +296,25 @@ def _place_flat(
     rows: list[Any] | None, path: list[Node], defs: list[int], values: list[Any]
 ) -> list[Any]:
     """A leaf with no repeated field above it placed in the rows (made by the first leaf)."""
-    first = rows is None
-    out: list[Any] = [None] * len(defs) if rows is None else rows
-    if len(out) != len(defs):
-        raise NotSupportedHere("columns of one struct have different row counts")
     present = path[0].max_def
+    at = [i for i, level in enumerate(defs) if level >= present]  # the column's non-null rows
+    if rows is None:
+        rows = [None] * len(defs)
+        for i in at:
+            rows[i] = {}
+    elif len(rows) != len(defs) or len(at) != len(rows) - rows.count(None):
+        raise NotSupportedHere("columns of one struct disagree on its nulls")
     groups = [(n.name, n.max_def) for n in path[1:-1]]
     name, leaf_def = path[-1].name, path[-1].max_def
+    if not groups and len(values) == len(at):  # a field of the column, never null in it
+        for i, value in zip(at, values, strict=True):
+            rows[i][name] = value
+        return rows
     taken = 0
-    for i, level in enumerate(defs):
-        row = out[i]
-        if level < present or (row is None and not first):
-            if row is not None or level >= present:
-                raise NotSupportedHere("columns of one struct disagree on its nulls")
-            continue
+    for i in at:
+        row, level = rows[i], defs[i]
         if row is None:
-            row = out[i] = {}
+            raise NotSupportedHere("columns of one struct disagree on its nulls")
         for group, needed in groups:
             found = row.get(group, _ABSENT)
             if level < needed:
@@ -332,7 +335,7 @@ def _place_flat(
                 row[name] = None
     if taken != len(values):
         raise NotSupportedHere("levels and values disagree")
-    return out
+    return rows
 
 
 def _merge_rows(a: list[Any], b: list[Any]) -> list[Any]:
