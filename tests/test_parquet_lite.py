@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import random
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from inspector.log.reconcile import reconcile, reconcile_records
 from inspector.settings import Settings
 from inspector.table.overview import table_detail
 from tests.conftest import CORPUS, REPO
+from tests.object_stores import CLOUD_VARIABLES
 
 CHECKPOINT_FILES = sorted(p for p in CORPUS.glob("**/_delta_log/**/*.parquet"))
 CHECKPOINT_TABLES = sorted({p.parent.parent for p in CORPUS.glob("**/_delta_log/*.checkpoint*")})
@@ -294,16 +296,32 @@ def test_detail_of_a_generated_table_is_the_same_through_either_reader(
     assert lite[0]["numFiles"] > 0 and lite[0]["numRecords"] > 0
 
 
+def heavy_imports_of_detail(location: str, options: dict[str, str] | None = None) -> str:
+    """What ``detail`` imported of pyarrow and numpy, and its exit code, in a new process."""
+    probe = (
+        "import sys; from inspector.cli.main import main; "
+        f"code = main(['detail', {location!r}, '--json']); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'numpy'}), code)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(CLOUD_VARIABLES)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env | (options or {}),
+        check=True,
+    ).stdout
+    return out.strip().splitlines()[-1]
+
+
 def test_detail_of_a_table_with_a_small_checkpoint_imports_neither_pyarrow_nor_numpy(
     streaming_table,
 ):
-    probe = (
-        "import sys; from inspector.cli.main import main; "
-        f"code = main(['detail', {str(streaming_table)!r}, '--json']); "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pyarrow', 'numpy'}), code)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, check=True
-    ).stdout
+    assert heavy_imports_of_detail(str(streaming_table)) == "[] 0"
 
-    assert out.strip().splitlines()[-1] == "[] 0"
+
+def test_nor_does_detail_of_such_a_table_in_s3(streaming_table, s3_server):
+    uri = s3_server.upload(streaming_table)
+
+    assert heavy_imports_of_detail(uri, s3_server.options) == "[] 0"
