@@ -98,6 +98,8 @@ def _read_column(
     leaves = list(_leaves(node, [node], skip))
     rows: list[Any] = []
     for group in row_groups:
+        if any(1 in c for c in group[1]):
+            raise NotSupportedHere("a column chunk in another file")
         chunks = {tuple(p.decode() for p in c[3][3]): c[3] for c in group[1]}
         merged: list[Any] | None = None
         for path in leaves:
