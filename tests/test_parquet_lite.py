@@ -33,7 +33,7 @@ from inspector.log.parquet_lite import read_columns
 from inspector.log.reconcile import reconcile, reconcile_records
 from inspector.settings import Settings
 from inspector.table.overview import table_detail
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, one_error_line, run_main
 from tests.object_stores import CLOUD_VARIABLES
 
 CHECKPOINT_FILES = sorted(p for p in CORPUS.glob("**/_delta_log/**/*.parquet"))
@@ -325,3 +325,31 @@ def test_nor_does_detail_of_such_a_table_in_s3(streaming_table, s3_server):
     uri = s3_server.upload(streaming_table)
 
     assert heavy_imports_of_detail(uri, s3_server.options) == "[] 0"
+
+
+def damaged(data: bytes, how: str) -> bytes:
+    footer = int.from_bytes(data[-8:-4], "little")
+    if how == "cut short":
+        return data[: len(data) // 2]
+    if how == "pages zeroed":  # the footer intact: only reading the pages finds it
+        return data[:4] + bytes(len(data) - footer - 12) + data[len(data) - footer - 8 :]
+    return b"garbage"
+
+
+@pytest.mark.parametrize("how", ["cut short", "pages zeroed", "garbage"])
+def test_a_damaged_small_checkpoint_gives_the_same_error_line_and_exit_code_as_before(
+    capsys, copy_table, monkeypatch, how
+):
+    table = copy_table("delta-kernel-java/basic-with-checkpoint")  # checkpoint 10 of 0..14
+    for version in range(10):  # no commits to fall back on
+        (table / "_delta_log" / f"{version:020d}.json").unlink()
+    checkpoint = table / "_delta_log" / f"{10:020d}.checkpoint.parquet"
+    checkpoint.write_bytes(damaged(checkpoint.read_bytes(), how))
+
+    lite = run_main(capsys, "detail", table), run_main(capsys, "detail", table, "--json")
+    monkeypatch.setattr(checkpoint_lite, "LITE_MAX_BYTES", -1)
+    arrow = run_main(capsys, "detail", table), run_main(capsys, "detail", table, "--json")
+
+    assert lite == arrow
+    code, out, err = lite[0]
+    assert code == 6 and out == "" and "cannot be reconstructed" in one_error_line(err)
