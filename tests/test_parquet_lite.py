@@ -138,6 +138,24 @@ CHECKPOINT_LIKE = pa.table(
 )
 
 
+NESTED_TYPE = pa.struct(
+    [
+        ("runs", pa.list_(pa.struct([("n", pa.int64()), ("tags", pa.list_(pa.string()))]))),
+        ("deep", pa.map_(pa.string(), pa.map_(pa.string(), pa.string()))),
+    ]
+)
+NESTED = [
+    {"runs": [{"n": 1, "tags": ["a", None]}, {"n": None, "tags": []}], "deep": [("k", [])]},
+    None,
+    {"runs": [], "deep": [("k", [("x", "y"), ("z", None)]), ("l", None)]},
+    {"runs": None, "deep": None},
+    {"runs": [None, {"n": 2, "tags": None}], "deep": []},
+]
+CHECKPOINT_LIKE = CHECKPOINT_LIKE.append_column(
+    "nested", pa.array(NESTED * (CHECKPOINT_LIKE.num_rows // len(NESTED)), NESTED_TYPE)
+)
+
+
 @pytest.mark.parametrize("page_version", ["1.0", "2.0"])
 @pytest.mark.parametrize("compression", ["snappy", "gzip", "none"])
 @pytest.mark.parametrize("dictionary", [True, False])
@@ -156,9 +174,9 @@ def test_pages_v1_and_v2_dictionaries_and_codecs_read_as_pyarrow_reads_them(
     )
     data = sink.getvalue().to_pybytes()
 
-    got = read_columns(data, ("add", "protocol", "absent"))
+    got = read_columns(data, ("add", "protocol", "nested", "absent"))
 
-    assert got == pyarrow_columns(pa.BufferReader(data), ("add", "protocol"))
+    assert got == pyarrow_columns(pa.BufferReader(data), ("add", "protocol", "nested"))
 
 
 def written(table: pa.Table, **options: Any) -> bytes:

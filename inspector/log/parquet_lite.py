@@ -27,16 +27,9 @@ from inspector.log.parquet_format import (
     REPEATED,
     Node,
     NotSupportedHere,
-    Thrift,
-    decompress,
-    hybrid,
     read_footer,
 )
-
-_DATA_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = 0, 2, 3
-_PLAIN, _PLAIN_DICTIONARY, _RLE, _RLE_DICTIONARY = 0, 2, 3, 8
-_Levels = tuple[list[int], list[int], list[Any]]
-
+from inspector.log.parquet_pages import Levels, read_chunk
 
 _UNREADABLE = (IndexError, KeyError, ValueError, TypeError, struct.error, zlib.error)
 
@@ -102,16 +95,86 @@ def _read_column(
             raise NotSupportedHere("a column chunk in another file")
         chunks = {tuple(p.decode() for p in c[3][3]): c[3] for c in group[1]}
         merged: list[Any] | None = None
+        done: set[int] = set()  # leaves read with their list or map
         for path in leaves:
             leaf = path[-1]
-            levels = _read_chunk(data, chunks[leaf.path], leaf)
-            if all(n.repetition != REPEATED for n in path):
-                merged = _place_flat(merged, path, levels[1], levels[2])
+            if id(leaf) in done:
+                continue
+            at = _container(path)
+            if at is not None:  # the list's or map's leaves read together
+                paths = [p for p in leaves if len(p) > at and p[at] is path[at]]
+                parts = [p[-1] for p in paths]
+                done.update(id(p) for p in parts)
+                levels = [read_chunk(data, chunks[p.path], p) for p in parts]
+                found = _entries(path[at], parts, levels)
+                if found is not None:
+                    merged = _place_flat(merged, path[: at + 1], *found)
+                    continue
+                for part_path, part_levels in zip(paths, levels, strict=True):
+                    shredded = _shred(part_path, *part_levels)
+                    merged = shredded if merged is None else _merge_rows(merged, shredded)
+            elif all(n.repetition != REPEATED for n in path):
+                levels_ = read_chunk(data, chunks[leaf.path], leaf)
+                merged = _place_flat(merged, path, levels_[1], levels_[2])
             else:
-                shredded = _shred(path, *levels)
+                shredded = _shred(path, *read_chunk(data, chunks[leaf.path], leaf))
                 merged = shredded if merged is None else _merge_rows(merged, shredded)
         rows += [None if v is None else _finish(node, v, skip) for v in merged or []]
     return rows
+
+
+def _container(path: list[Node]) -> int | None:
+    """Where in a leaf's path a list or map of plain values is, when it is the only
+    repetition (the common shape: read without shredding); None otherwise."""
+    repeated = [i for i, n in enumerate(path) if n.repetition == REPEATED]
+    if len(repeated) != 1 or repeated[0] != len(path) - 2 or repeated[0] < 1:
+        return None
+    at = repeated[0] - 1
+    return at if path[at].annotation in ("list", "map") else None
+
+
+def _entries(
+    container: Node, parts: list[Node], levels: list[Levels]
+) -> tuple[list[int], list[Any]] | None:
+    """Per row, the container's definition level (capped at its own) and, where it is
+    present, its entries: values of a list, ``(key, value)`` pairs of a map. None when the
+    shape is not the plain one (a nullable key, a part missing)."""
+    present, entry = container.max_def, container.max_def + 1
+    reps, defs, first = levels[0]
+    if container.annotation == "map":
+        if len(parts) != 2 or parts[0].max_def != entry or levels[1][0] != reps:
+            return None
+        second_defs, second = levels[1][1], levels[1][2]
+    elif len(parts) != 1:
+        return None
+    last = parts[-1].max_def
+    if last not in (entry, entry + 1):
+        return None
+    row_defs: list[int] = []
+    lists: list[list[Any]] = []
+    current: list[Any] = []
+    taken = [0, 0]
+    for j, (rep, level) in enumerate(zip(reps, defs, strict=True)):
+        if rep == 0:
+            row_defs.append(min(level, present))
+            if level >= present:
+                current = []
+                lists.append(current)
+        if level < entry:
+            continue
+        if container.annotation == "list":
+            value = first[taken[0]] if level == last else None
+            taken[0] += level == last
+            current.append(value)
+            continue
+        key = first[taken[0]]
+        other = second_defs[j]
+        value = second[taken[1]] if other == last else None
+        taken[0], taken[1] = taken[0] + 1, taken[1] + (other == last)
+        current.append((key, value))
+    if taken[0] != len(first) or (container.annotation == "map" and taken[1] != len(second)):
+        raise NotSupportedHere("levels and values disagree")
+    return row_defs, lists
 
 
 def _leaves(node: Node, path: list[Node], skip: frozenset[str]) -> Any:
@@ -126,116 +189,6 @@ def _leaves(node: Node, path: list[Node], skip: frozenset[str]) -> Any:
     for child in node.children:
         if child.name not in skip:
             yield from _leaves(child, [*path, child], skip)
-
-
-# --- pages ------------------------------------------------------------------------------
-
-
-def _read_chunk(data: bytes, meta: dict[int, Any], leaf: Node) -> _Levels:
-    """A column chunk's repetition levels, definition levels and non-null values."""
-    codec, count, data_at = meta[4], meta[5], meta[9]
-    dict_at = meta.get(11)
-    pos = dict_at if dict_at and dict_at < data_at else data_at
-    end = pos + meta[7]
-    reps: list[int] = []
-    defs: list[int] = []
-    values: list[Any] = []
-    dictionary: list[Any] | None = None
-    seen = 0
-    while seen < count:
-        if pos >= end:
-            raise NotSupportedHere("a column chunk shorter than its values")
-        reader = Thrift(data, pos)
-        header = reader.struct()
-        body = memoryview(data)[reader.pos : reader.pos + header[3]]
-        pos = reader.pos + header[3]
-        kind = header[1]
-        if kind == _DICTIONARY_PAGE:
-            page = decompress(codec, body, header[2])
-            dictionary = _plain(leaf, page, 0, header[7][1])[0]
-        elif kind in (_DATA_PAGE, _DATA_PAGE_V2):
-            levels = _page_levels(kind, header, codec, body, leaf)
-            page_reps, page_defs, page, at, encoding = levels
-            present = page_defs.count(leaf.max_def)
-            values += _values(leaf, encoding, page, at, present, dictionary)
-            reps += page_reps
-            defs += page_defs
-            seen += len(page_defs)
-    return reps, defs, values
-
-
-def _page_levels(
-    kind: int, header: dict[int, Any], codec: int, body: memoryview, leaf: Node
-) -> tuple[list[int], list[int], bytes, int, int]:
-    """A data page's levels, its (uncompressed) bytes, where its values start, their encoding."""
-    if kind == _DATA_PAGE:
-        page_header = header[5]
-        count, encoding = page_header[1], page_header[2]
-        if leaf.max_rep and page_header.get(4, _RLE) != _RLE:
-            raise NotSupportedHere("bit-packed repetition levels")
-        if leaf.max_def and page_header.get(3, _RLE) != _RLE:
-            raise NotSupportedHere("bit-packed definition levels")
-        page = decompress(codec, body, header[2])
-        at = 0
-        levels: list[list[int]] = []
-        for max_level in (leaf.max_rep, leaf.max_def):
-            if not max_level:  # every value at the one level there is
-                levels.append([max_level] * count)
-                continue
-            size = int.from_bytes(page[at : at + 4], "little")
-            levels.append(hybrid(page, at + 4, at + 4 + size, max_level.bit_length(), count))
-            at += 4 + size
-        return levels[0], levels[1], page, at, encoding
-    v2 = header[8]
-    count, encoding, def_size, rep_size = v2[1], v2[4], v2[5], v2[6]
-    raw = bytes(body[: rep_size + def_size])
-    reps = hybrid(raw, 0, rep_size, leaf.max_rep.bit_length(), count) if leaf.max_rep else []
-    defs: list[int] = (
-        hybrid(raw, rep_size, rep_size + def_size, leaf.max_def.bit_length(), count)
-        if leaf.max_def
-        else [leaf.max_def] * count
-    )
-    rest = body[rep_size + def_size :]
-    page = decompress(codec if v2.get(7, True) else 0, rest, header[2] - rep_size - def_size)
-    return reps or [0] * count, defs, page, 0, int(encoding)
-
-
-def _values(
-    leaf: Node, encoding: int, page: bytes, at: int, count: int, dictionary: list[Any] | None
-) -> list[Any]:
-    if encoding == _PLAIN:
-        return _plain(leaf, page, at, count)[0]
-    if encoding in (_PLAIN_DICTIONARY, _RLE_DICTIONARY):
-        if dictionary is None:
-            raise NotSupportedHere("dictionary-encoded values without a dictionary")
-        if not count:
-            return []
-        indices = hybrid(page, at + 1, len(page), page[at], count)
-        return [dictionary[i] for i in indices]
-    if encoding == _RLE and leaf.physical == BOOLEAN:
-        size = int.from_bytes(page[at : at + 4], "little")
-        return [bool(b) for b in hybrid(page, at + 4, at + 4 + size, 1, count)]
-    raise NotSupportedHere(f"value encoding {encoding}")
-
-
-def _plain(leaf: Node, page: bytes, at: int, count: int) -> tuple[list[Any], int]:
-    """``count`` PLAIN values from ``at``, and the position after them."""
-    kind = leaf.physical
-    if kind == INT64:
-        return list(struct.unpack_from(f"<{count}q", page, at)), at + 8 * count
-    if kind == INT32:
-        return list(struct.unpack_from(f"<{count}i", page, at)), at + 4 * count
-    if kind == BOOLEAN:
-        bits = int.from_bytes(page[at : at + (count + 7) // 8], "little")
-        return [bool(bits >> i & 1) for i in range(count)], at + (count + 7) // 8
-    out = []
-    for _ in range(count):
-        size = int.from_bytes(page[at : at + 4], "little")
-        if at + 4 + size > len(page):
-            raise NotSupportedHere("a string past the end of its page")
-        out.append(page[at + 4 : at + 4 + size].decode("utf-8"))
-        at += 4 + size
-    return out, at
 
 
 # --- from levels to values ----------------------------------------------------------------
@@ -368,6 +321,8 @@ def _finish(node: Node, value: Any, skip: frozenset[str]) -> Any:
     if value is None or node.plain:
         return value
     if node.annotation in ("list", "map"):
+        if isinstance(value, list):  # read whole by _entries
+            return value
         if len(node.children) != 1 or node.children[0].repetition != REPEATED:
             raise NotSupportedHere(f"an unusual {node.annotation} at {'.'.join(node.path)}")
         inner = node.children[0]
