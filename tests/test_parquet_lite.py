@@ -261,6 +261,11 @@ def test_typed_and_arrow_reconciliation_keep_the_same_newest_actions():
 # --- detail and snapshots, whichever reader read the checkpoint ---------------------------
 
 
+def as_json(raw: dict[str, Any]) -> str:
+    """An action's JSON, a null field as an absent one (the Arrow path drops nulls)."""
+    return json.dumps({k: v for k, v in raw.items() if v is not None}, sort_keys=True)
+
+
 def described(path: Path) -> tuple[dict[str, Any], list, list, bool] | str:
     """The table's detail, live files and tombstones; or the error it gives."""
     try:
@@ -269,12 +274,8 @@ def described(path: Path) -> tuple[dict[str, Any], list, list, bool] | str:
         snap = log.snapshot()
     except Exception as exc:  # the same error either way is part of the answer
         return f"{type(exc).__name__}: {exc}"
-    files = sorted(
-        (a.path, k[1] or "", a.size, a.stats, a.raw.get("tags")) for k, a in snap.files.items()
-    )
-    tombstones = sorted(
-        (r.path, k[1] or "", r.deletion_timestamp) for k, r in snap.tombstones.items()
-    )
+    files = sorted((k[0], k[1] or "", as_json(a.raw)) for k, a in snap.files.items())
+    tombstones = sorted((k[0], k[1] or "", as_json(r.raw)) for k, r in snap.tombstones.items())
     typed = snap.live.records is not None
     return {**detail.to_json(), "engines": compatibility.to_json()}, files, tombstones, typed
 

@@ -62,9 +62,8 @@ def read_small_checkpoint(
     Returns:
         The state (unresolved), or None: the checkpoint is not a single Parquet file of at
         most :data:`LITE_MAX_BYTES` and :data:`LITE_MAX_ROWS`, holds something this reader
-        does not read, or cannot
-        be read (:func:`inspector.log.checkpoint.read_checkpoint_state` then reads it, or
-        says in its words why it cannot).
+        does not read, or cannot be read (:func:`inspector.log.checkpoint.read_checkpoint_state`
+        then reads it, or says in its words why it cannot).
 
     Raises:
         StorageUnavailable: If the object store cannot be reached.
