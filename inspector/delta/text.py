@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import calendar
 import time
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 TIME_FORMAT = (
     "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
 )
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = timedelta(seconds=1)
 
 
 def format_time(ms: int | float | None) -> str | None:
@@ -35,7 +37,7 @@ def format_time(ms: int | float | None) -> str | None:
 def format_moment(moment: datetime) -> str:
     """:func:`format_time` of an aware (or naive UTC) datetime."""
     aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    seconds = calendar.timegm(aware.astimezone(UTC).timetuple())
+    seconds = (aware - _EPOCH) // _SECOND  # floored, as timegm (calendar: 2-3 ms of start-up)
     return format_time(seconds * 1000 + aware.microsecond // 1000) or ""
 
 

@@ -25,28 +25,10 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
+from inspector.log.checkpoint_lite import ACTION_COLUMNS, LIVE_STATE_ACTIONS, plain_body
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
-
-# Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
-# both for one file, the add (a checkpoint's definition of a live file) wins.
-_ACTION_COLUMNS = (
-    "txn",
-    "remove",
-    "add",
-    "metaData",
-    "protocol",
-    "domainMetadata",
-    "checkpointMetadata",
-    "sidecar",
-    "commitInfo",
-)
-# What readers act on: enough to compare a checkpoint with its commits, cheaply
-# (tombstones are most of a big checkpoint and are skipped).
-LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
-# Parsed copies of JSON fields that some writers add; the JSON field is canonical.
-_DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
 def read_checkpoint_state(
@@ -133,7 +115,7 @@ def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -
 def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts: _Parts) -> None:
     """Read the wanted action columns; only non-null cells are kept (each row holds one action)."""
     columns = [
-        c for c in _ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
+        c for c in ACTION_COLUMNS if c in pf.schema_arrow.names and (wanted is None or c in wanted)
     ]
     for batch in pf.iter_batches(columns=_leaves(pf, columns, wanted), batch_size=65536):
         for name in columns:
@@ -147,7 +129,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
                     columnar.from_struct(name, present)
                 )
             else:
-                parts.others += [parse_action({name: _clean(b)}) for b in present.to_pylist()]
+                parts.others += [parse_action({name: plain_body(b)}) for b in present.to_pylist()]
 
 
 def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | None) -> list[str]:
@@ -212,21 +194,6 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
             )
 
 
-def _clean(body: dict[str, Any]) -> dict[str, Any]:
-    """Drop Parquet nulls and derived fields so that ``raw`` looks like the JSON action."""
-    out = {k: v for k, v in body.items() if v is not None and k not in _DERIVED_FIELDS}
-    for key in ("partitionValues", "tags", "configuration"):
-        if isinstance(out.get(key), list):
-            out[key] = dict(out[key])
-    if "stats" not in out and body.get("stats_parsed") is not None:
-        out["stats"] = json.dumps(body["stats_parsed"], default=str)
-    if isinstance(out.get("format"), dict) and isinstance(out["format"].get("options"), list):
-        out["format"] = {**out["format"], "options": dict(out["format"]["options"])}
-    if isinstance(out.get("deletionVector"), dict):
-        out["deletionVector"] = {k: v for k, v in out["deletionVector"].items() if v is not None}
-    return out
-
-
 def checkpoint_disagreements(
     version: int, checkpoint: ReplayState, commits: ReplayState, commits_origin: str
 ) -> list[str]:
@@ -246,7 +213,7 @@ def checkpoint_disagreements(
         Plain-language problems; empty when the two agree.
     """
     problems = _file_disagreements(
-        version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin
+        version, checkpoint.resolve()[0].table, commits.resolve()[0].table, commits_origin
     )
     fields = _metadata_fields(checkpoint.metadata, commits.metadata)
     if fields:

@@ -119,9 +119,7 @@ class CheckpointVerdicts:
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
         try:
-            from inspector.log.checkpoint import read_checkpoint_state
-
-            state = read_checkpoint_state(cp, self._storage, live_only=live_only)
+            state = _read(cp, self._storage, live_only)
         except StorageUnavailable:
             raise
         except InspectorError as exc:
@@ -182,3 +180,15 @@ class CheckpointVerdicts:
             else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
         )
         self._verified[cp] = problems
+
+
+def _read(cp: Checkpoint, storage: Storage, live_only: bool) -> ReplayState:
+    """A small checkpoint without pyarrow (:mod:`inspector.log.checkpoint_lite`), else with it."""
+    from inspector.log.checkpoint_lite import read_small_checkpoint
+
+    state = read_small_checkpoint(cp, storage, live_only=live_only)
+    if state is None:
+        from inspector.log.checkpoint import read_checkpoint_state
+
+        state = read_checkpoint_state(cp, storage, live_only=live_only)
+    return state

@@ -20,7 +20,6 @@ from enum import StrEnum
 from typing import Any, cast
 
 import obstore
-import pyarrow as pa
 from obstore.exceptions import (
     AlreadyExistsError,
     BaseError,
@@ -175,6 +174,8 @@ class ObjectStorage(Storage):
 
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
         """:meth:`walk` as Arrow pages from obstore: the two columns, no record per file."""
+        import pyarrow as pa  # here: every command on an object store would pay its import
+
         store, key = self._locate(prefix)
         paths: builtins.list[str] = []
         sizes: builtins.list[int] = []
