@@ -25,7 +25,12 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
-from inspector.log.checkpoint_lite import ACTION_COLUMNS, LIVE_STATE_ACTIONS, plain_body
+from inspector.log.checkpoint_lite import (
+    ACTION_COLUMNS,
+    DERIVED_FIELDS,
+    LIVE_STATE_ACTIONS,
+    plain_body,
+)
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -139,7 +144,7 @@ def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | Non
         return columns
     add = pf.schema_arrow.field("add").type
     names = [add.field(i).name for i in range(add.num_fields)]
-    kept = [f"add.{n}" for n in names if n not in ("stats", *_DERIVED_FIELDS)]
+    kept = [f"add.{n}" for n in names if n not in ("stats", *DERIVED_FIELDS)]
     return [c for c in columns if c != "add"] + kept
 
 
