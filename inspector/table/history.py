@@ -21,6 +21,7 @@ from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing
 from inspector.settings import Settings
+from inspector.table.history_scan import scan_commits
 from inspector.table.history_time import (
     COPY_PROBLEM,
     TIME_RULE,
@@ -194,7 +195,7 @@ def build_history(
     gaps = gap_problems(log, versions)
     checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
     # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
-    stream = rows_along(log, log.stream_commits(versions))
+    stream = scan_commits(log, versions)
     return history_entries(log, versions, stream, config, gaps, checkpoints, settings)
 
 

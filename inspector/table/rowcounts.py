@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
+from inspector.log.bigcommit import CommitFiles
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -23,6 +24,7 @@ __all__ = [
     "UNKNOWN",
     "RowChange",
     "RowSource",
+    "LiveBefore",
     "RowsBetween",
     "change_of",
     "commit_rows",
@@ -104,40 +106,98 @@ def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commi
 
     Commits are consumed one at a time (a stream of the log is never held whole).
     """
-    overlay: dict[FileKey, AddFile | None] = {}  # files added (or removed: None) since base
-    base: Lookup = _lazy_lookup(log, -1)
-    previous: int | None = None
-
-    def live(key: FileKey) -> AddFile | None:
-        return overlay[key] if key in overlay else base(key)
-
+    live = LiveBefore(log)
     for commit in commits:
-        if previous is None or commit.version != previous + 1:
-            base, overlay = _lazy_lookup(log, commit.version - 1), {}
+        live.start(commit.version)
         yield commit, change_of(commit, live)
-        previous = commit.version
-        if commit.columns is not None:  # a big commit: no typed records; the snapshot if needed
-            base, overlay = _lazy_lookup(log, commit.version), {}
-            continue
+        live.apply(commit)
+
+
+class LiveBefore:
+    """The live records of the files live just before each commit, tracked along the log.
+
+    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`added` and
+    :meth:`removed`) after it; look a key up by calling the tracker. What the commits
+    since the last jump added and removed is kept (a big commit's as its Arrow columns,
+    turned into a mapping on first lookup); older files come from the snapshot before
+    the jump, read on first lookup only.
+    """
+
+    def __init__(self, log: DeltaLog) -> None:
+        self._log = log
+        self._previous: int | None = None
+        self._overlay: dict[FileKey, int | None] = {}  # since the newest layer; None: removed
+        self._layers: list[dict[FileKey, int | None] | CommitFiles] = []
+        self._base: Lookup = _lazy_lookup(log, -1)
+
+    def start(self, version: int) -> None:
+        """Before the commit of ``version``: after a gap, start over from the snapshot."""
+        if self._previous is None or version != self._previous + 1:
+            self._base, self._overlay, self._layers = _lazy_lookup(self._log, version - 1), {}, []
+        self._previous = version
+
+    def __call__(self, key: FileKey) -> int | None:
+        if key in self._overlay:
+            return self._overlay[key]
+        for at in range(len(self._layers) - 1, -1, -1):
+            layer = self._layers[at]
+            if not isinstance(layer, dict):
+                layer = self._layers[at] = _column_layer(layer)
+            if key in layer:
+                return layer[key]
+        return self._base(key)
+
+    def apply(self, commit: Commit) -> None:
+        """After a commit: what it added and removed (a big commit's kept as columns)."""
+        if commit.columns is not None:
+            self._layers += [self._overlay, commit.columns]
+            self._overlay = {}
+            return
         for action in commit.actions:
             if isinstance(action, AddFile):
-                overlay[action.key] = action
+                self._overlay[action.key] = action.num_live_records
             elif isinstance(action, RemoveFile):
-                overlay[action.key] = None
+                self._overlay[action.key] = None
+
+    def added(self, key: FileKey, live: int | None) -> None:
+        """A file became live with ``live`` records (None: unknown)."""
+        self._overlay[key] = live
+
+    def removed(self, key: FileKey) -> None:
+        """A file stopped being live."""
+        self._overlay[key] = None
+
+
+def _column_layer(files: CommitFiles) -> dict[FileKey, int | None]:
+    """A big commit's files by key: the live records of those added, None for those removed
+    (in file order: a later action on the same key wins)."""
+    from inspector.log import columnar
+    from inspector.table import filecolumns
+
+    events: list[tuple[int, FileKey, int | None]] = []
+    kinds = ((files.adds, files.add_lines, True), (files.removes, files.remove_lines, False))
+    for table, lines, added in kinds:
+        if not table.num_rows:
+            continue
+        lives = filecolumns.live_records(table) if added else [None] * table.num_rows
+        events += zip(lines.to_pylist(), columnar.keys(table), lives, strict=True)
+    events.sort(key=lambda e: e[0])
+    return {key: live for _, key, live in events}
 
 
 def _lazy_lookup(log: DeltaLog, version: int) -> Lookup:
-    """Files live at ``version``, looked up by key; the snapshot is built on first use only."""
+    """Live records by key at ``version``; the snapshot is built on first use only."""
     state: dict[str, Mapping[FileKey, AddFile] | None] = {}
 
-    def lookup(key: FileKey) -> AddFile | None:
+    def lookup(key: FileKey) -> int | None:
         if "files" not in state:
             try:
                 state["files"] = log.snapshot(version).files if version >= 0 else {}
             except InspectorError:  # a gap or damage before the commit: removes stay unknown
                 state["files"] = None
         files = state["files"]
-        return None if files is None else files.get(key)
+        add = None if files is None else files.get(key)
+        return None if add is None else add.num_live_records
 
     return lookup
 

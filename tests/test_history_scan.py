@@ -1,0 +1,76 @@
+"""The whole history's bulk read gives what reading each commit on its own gives.
+
+``scan_commits`` parses the add and remove lines of many commits together and only
+counts them; for every commit, its other actions, its problems, its file counts and its
+row figures must equal those of the one commit parser and the typed row tracker
+(``rows_along``), on every corpus table (damaged ones included) and on a streaming
+table of many commits, whatever the slice size. Log-only: no Spark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.tablegen import make_commits_table
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.errors import InspectorError
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.table.history_scan import scan_commits
+from inspector.table.rowcounts import RowChange, rows_along
+from tests.conftest import CORPUS, corpus_index
+
+
+def _seen(pairs: list[tuple[Commit, RowChange]]) -> list[tuple[object, ...]]:
+    return [
+        (c.version, c.file, _others(c), c.problems, c.file_summary, rows)
+        for c, rows in pairs
+        # a big commit keeps its file actions: its typed records are not in ``parsed``
+        if c.columns is None
+    ]
+
+
+def _others(commit: Commit) -> tuple[object, ...]:
+    return tuple(a for a in commit.parsed if not isinstance(a, AddFile | RemoveFile))
+
+
+def _both(root: Path | str, size: int) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    bulk_log, typed_log = DeltaLog.open(str(root)), DeltaLog.open(str(root))
+    versions = sorted(bulk_log.listing.commits)
+    bulk = list(scan_commits(bulk_log, versions, size=size))
+    typed = list(rows_along(typed_log, typed_log.stream_commits(versions)))
+    return _seen(bulk), _seen(typed)
+
+
+def _tables() -> list[str]:
+    return [entry["path"] for entry in corpus_index()]
+
+
+@pytest.mark.parametrize("relative", _tables())
+def test_a_bulk_read_equals_each_commit_read_on_its_own(relative: str) -> None:
+    try:
+        bulk, typed = _both(CORPUS / relative, size=3)
+    except InspectorError:
+        pytest.skip("not a readable table (its own tests say why)")
+    assert bulk == typed
+
+
+@pytest.mark.parametrize("size", [1, 7, 1024])
+def test_a_streaming_table_reads_the_same_in_any_slice_size(tmp_path: Path, size: int) -> None:
+    root = tmp_path / "stream"
+    make_commits_table(str(root), 250)
+    bulk, typed = _both(root, size=size)
+    assert len(bulk) == 250
+    assert bulk == typed
+
+
+def test_counted_commits_keep_no_file_actions(tmp_path: Path) -> None:
+    root = tmp_path / "stream"
+    make_commits_table(str(root), 3)
+    log = DeltaLog.open(str(root))
+    commit, _ = list(scan_commits(log, [0, 1, 2]))[1]
+    assert commit.counted is not None
+    with pytest.raises(ValueError, match="only counted"):
+        commit.adds  # noqa: B018
