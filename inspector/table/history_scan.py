@@ -15,7 +15,9 @@ rule, :mod:`inspector.table.rowrule`; a test holds the two paths equal).
 from __future__ import annotations
 
 import bisect
+import gc
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -56,6 +58,23 @@ class _Files:
     adds: Sequence[FileFigures] = ()
     removes: Sequence[FileFigures] = ()
     events: Sequence[tuple[FileKey, int | None]] = ()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a whole history is built.
+
+    The history makes a few objects per version, none in a reference cycle, and keeps them:
+    each collection would walk all of them again (a third of the CPU time of a
+    20,000-version history). Reference counting still frees what is dropped.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def scan_commits(
