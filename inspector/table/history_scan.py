@@ -19,7 +19,7 @@ import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from inspector.delta.actions import Action, AddFile, RemoveFile
 from inspector.delta.parse import parse_action
@@ -101,8 +101,7 @@ def scan_commits(
                 live.apply(commit)
                 continue
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
-            for key, value in files.events:
-                live.added(key, value) if value is not None else live.removed(key)
+            live.changed(files.events)
 
 
 def _read_slice(
@@ -166,15 +165,15 @@ def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | 
         removes = _Kind.read(files.removes, files.remove_lines.to_pylist(), owners, n)
     out: dict[int, tuple[Commit, _Files | None]] = {}
     for i, split in enumerate(splits):
-        added, add_sizes, add_lines = adds.part(i)
-        removed, remove_sizes, remove_lines = removes.part(i)
+        added, add_sizes, add_records, add_lines = adds.part(i)
+        removed, remove_sizes, remove_records, remove_lines = removes.part(i)
         summary = FileSummary(
             num_added_files=len(added),
             num_removed_files=len(removed),
             added_bytes=sum(add_sizes),
             removed_bytes=sum(remove_sizes),
-            added_records=_total(f.records for f in added),
-            removed_records=_total(f.records for f in removed),
+            added_records=_known_sum(add_records),
+            removed_records=_known_sum(remove_records),
         )
         commit = Commit(
             version=split.version, file=split.file, parsed=split.parsed, counted=summary
@@ -197,13 +196,14 @@ class _Kind:
 
     figures: list[FileFigures]
     sizes: list[int]
+    records: list[int | None]
     lines: list[int]
     starts: list[int]
 
     @classmethod
     def none(cls, n: int) -> _Kind:
         """No actions of this kind in a slice of ``n`` commits."""
-        return cls(figures=[], sizes=[], lines=[], starts=[0] * (n + 1))
+        return cls(figures=[], sizes=[], records=[], lines=[], starts=[0] * (n + 1))
 
     @classmethod
     def read(cls, table: pa.Table, lines: list[int], owners: list[int], n: int) -> _Kind:
@@ -213,13 +213,14 @@ class _Kind:
         from inspector.table import filecolumns
 
         changes = [c is not False for c in table.column("dataChange").to_pylist()]
+        records = filecolumns.num_records(table)
         figures = [
             FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
             for p, k, c, r, d in zip(
                 table.column("path").to_pylist(),
                 columnar.keys(table),
                 changes,
-                filecolumns.num_records(table),
+                records,
                 filecolumns.dv_rows(table),
                 strict=True,
             )
@@ -227,19 +228,14 @@ class _Kind:
         sizes = [s or 0 for s in table.column("size").to_pylist()]
         rows_owner = [owners[at] for at in lines]
         starts = [bisect.bisect_left(rows_owner, i) for i in range(n + 1)]
-        return cls(figures=figures, sizes=sizes, lines=lines, starts=starts)
+        return cls(figures=figures, sizes=sizes, records=records, lines=lines, starts=starts)
 
-    def part(self, i: int) -> tuple[list[FileFigures], list[int], list[int]]:
-        """The figures, sizes and line numbers of commit ``i``'s actions of this kind."""
+    def part(self, i: int) -> tuple[list[FileFigures], list[int], list[int | None], list[int]]:
+        """The figures, sizes, records and line numbers of commit ``i``'s actions of this kind."""
         lo, hi = self.starts[i], self.starts[i + 1]
-        return self.figures[lo:hi], self.sizes[lo:hi], self.lines[lo:hi]
+        return self.figures[lo:hi], self.sizes[lo:hi], self.records[lo:hi], self.lines[lo:hi]
 
 
-def _total(values: Iterator[int | None]) -> int | None:
+def _known_sum(values: list[int | None]) -> int | None:
     """A sum, or None when one value is unknown (0 for none)."""
-    total = 0
-    for value in values:
-        if value is None:
-            return None
-        total += value
-    return total
+    return None if None in values else sum(cast(list[int], values))

@@ -116,8 +116,7 @@ def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commi
 class LiveBefore:
     """The live records of the files live just before each commit, tracked along the log.
 
-    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`added` and
-    :meth:`removed`) after it; look a key up by calling the tracker. What the commits
+    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it; look a key up by calling the tracker. What the commits
     since the last jump added and removed is kept (a big commit's as its Arrow columns,
     turned into a mapping on first lookup); older files come from the snapshot before
     the jump, read on first lookup only.
@@ -159,13 +158,10 @@ class LiveBefore:
             elif isinstance(action, RemoveFile):
                 self._overlay[action.key] = None
 
-    def added(self, key: FileKey, live: int | None) -> None:
-        """A file became live with ``live`` records (None: unknown)."""
-        self._overlay[key] = live
-
-    def removed(self, key: FileKey) -> None:
-        """A file stopped being live."""
-        self._overlay[key] = None
+    def changed(self, events: Iterable[tuple[FileKey, int | None]]) -> None:
+        """Files that became live with their live records (None: unknown), or stopped
+        being live (None), in file order."""
+        self._overlay.update(events)
 
 
 def _column_layer(files: CommitFiles) -> dict[FileKey, int | None]:
