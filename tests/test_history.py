@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import random
 import os
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
