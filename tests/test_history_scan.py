@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from bench.tablegen import make_commits_table
+from bench.tablegen import make_commits_table, make_files_table
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.table.history_scan import scan_commits
-from inspector.table.rowcounts import RowChange, rows_along
+from inspector.table.rowcounts import RowChange, commit_rows, rows_along
 from tests.conftest import CORPUS, corpus_index
 
 
@@ -74,3 +74,16 @@ def test_counted_commits_keep_no_file_actions(tmp_path: Path) -> None:
     assert commit.counted is not None
     with pytest.raises(ValueError, match="only counted"):
         commit.adds  # noqa: B018
+
+
+def test_files_removed_after_a_big_commit_count_the_rows_it_added(tmp_path: Path) -> None:
+    # Commit 0 (4,000 files, over a megabyte) keeps its files as columns; the MERGE and the
+    # DELETE after it remove files without their own stats, looked up in those columns.
+    root = tmp_path / "files"
+    make_files_table(str(root), 4000)
+    log = DeltaLog.open(str(root))
+    pairs = list(scan_commits(log, sorted(log.listing.commits)))
+    assert pairs[0][0].columns is not None
+    for commit, rows in pairs:
+        assert rows == commit_rows(DeltaLog.open(str(root)), commit.version)
+    assert any(r.removed for _, r in pairs)

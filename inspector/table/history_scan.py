@@ -29,7 +29,7 @@ from inspector.log.commit import Commit, FileSummary, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
-from inspector.table.rowcounts import LiveBefore, RowChange, change_of
+from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
 from inspector.table.rowrule import FileFigures, change_from
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
@@ -97,9 +97,11 @@ def scan_commits(
         for commit, files in _read_slice(log, listed[start : start + size]):
             live.start(commit.version)
             if files is None:
+                live.prefetch(looked_up(commit))
                 yield commit, change_of(commit, live)
                 live.apply(commit)
                 continue
+            live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
             live.changed(files.events)
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
-from inspector.log.bigcommit import CommitFiles
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
+from inspector.table import filecolumns
+from inspector.table.filecolumns import ColumnFiles
 from inspector.table.rowrule import UNKNOWN, Lookup, RowChange, RowSource, change_of
 
 __all__ = [
@@ -109,6 +110,7 @@ def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commi
     live = LiveBefore(log)
     for commit in commits:
         live.start(commit.version)
+        live.prefetch(looked_up(commit))
         yield commit, change_of(commit, live)
         live.apply(commit)
 
@@ -116,9 +118,10 @@ def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commi
 class LiveBefore:
     """The live records of the files live just before each commit, tracked along the log.
 
-    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it; look a key up by calling the tracker. What the commits
-    since the last jump added and removed is kept (a big commit's as its Arrow columns,
-    turned into a mapping on first lookup); older files come from the snapshot before
+    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it;
+    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. What
+    the commits since the last jump added and removed is kept (a big commit's as its
+    Arrow columns, looked up a batch at a time); older files come from the snapshot before
     the jump, read on first lookup only.
     """
 
@@ -126,7 +129,7 @@ class LiveBefore:
         self._log = log
         self._previous: int | None = None
         self._overlay: dict[FileKey, int | None] = {}  # since the newest layer; None: removed
-        self._layers: list[dict[FileKey, int | None] | CommitFiles] = []
+        self._layers: list[dict[FileKey, int | None] | ColumnFiles] = []
         self._base: Lookup = _lazy_lookup(log, -1)
 
     def start(self, version: int) -> None:
@@ -135,21 +138,32 @@ class LiveBefore:
             self._base, self._overlay, self._layers = _lazy_lookup(self._log, version - 1), {}, []
         self._previous = version
 
+    def prefetch(self, keys: Iterable[FileKey]) -> None:
+        """Look up together the keys a commit will ask for (in the big commits' columns)."""
+        wanted = [k for k in keys if k not in self._overlay]
+        if wanted:
+            for layer in self._layers:
+                if isinstance(layer, ColumnFiles):
+                    layer.resolve(wanted)
+
     def __call__(self, key: FileKey) -> int | None:
         if key in self._overlay:
             return self._overlay[key]
         for at in range(len(self._layers) - 1, -1, -1):
             layer = self._layers[at]
-            if not isinstance(layer, dict):
-                layer = self._layers[at] = _column_layer(layer)
-            if key in layer:
-                return layer[key]
+            if isinstance(layer, dict):
+                if key in layer:
+                    return layer[key]
+                continue
+            found, live = layer.find(key)
+            if found:
+                return live
         return self._base(key)
 
     def apply(self, commit: Commit) -> None:
         """After a commit: what it added and removed (a big commit's kept as columns)."""
         if commit.columns is not None:
-            self._layers += [self._overlay, commit.columns]
+            self._layers += [self._overlay, ColumnFiles(commit.columns)]
             self._overlay = {}
             return
         for action in commit.actions:
@@ -164,21 +178,13 @@ class LiveBefore:
         self._overlay.update(events)
 
 
-def _column_layer(files: CommitFiles) -> dict[FileKey, int | None]:
-    """A big commit's files by key: the live records of those added, None for those removed
-    (in file order: a later action on the same key wins)."""
-    from inspector.log import columnar
-    from inspector.table import filecolumns
-
-    events: list[tuple[int, FileKey, int | None]] = []
-    kinds = ((files.adds, files.add_lines, True), (files.removes, files.remove_lines, False))
-    for table, lines, added in kinds:
-        if not table.num_rows:
-            continue
-        lives = filecolumns.live_records(table) if added else [None] * table.num_rows
-        events += zip(lines.to_pylist(), columnar.keys(table), lives, strict=True)
-    events.sort(key=lambda e: e[0])
-    return {key: live for _, key, live in events}
+def looked_up(commit: Commit) -> Iterator[FileKey]:
+    """The keys the row rule may look up for a commit: removes without their own records."""
+    if commit.counted is not None:
+        return iter(())
+    if commit.columns is not None:  # no typed records for a big commit
+        return filecolumns.unrecorded_removes(commit.columns.removes)
+    return (r.key for r in commit.removes if r.data_change and r.num_records is None)
 
 
 def _lazy_lookup(log: DeltaLog, version: int) -> Lookup:
