@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -122,6 +123,7 @@ def _read_slice(
         else:
             splits.append(split)
     counted = _counted(splits)
+    _release_arrow_memory()
     for split in splits if counted is None else ():
         done[split.version] = (parse_commit(split.version, split.file, split.data), None)
     done.update(counted or {})
@@ -241,3 +243,11 @@ class _Kind:
 def _known_sum(values: list[int | None]) -> int | None:
     """A sum, or None when one value is unknown (0 for none)."""
     return None if None in values else sum(cast(list[int], values))
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow freed back to the system (its allocator keeps it otherwise: a
+    history's peak would hold every slice's read buffers)."""
+    pyarrow = sys.modules.get("pyarrow")
+    if pyarrow is not None:
+        pyarrow.default_memory_pool().release_unused()
