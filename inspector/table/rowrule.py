@@ -330,7 +330,7 @@ def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
     names = _METRICS.get(operation)
     if names is None:
         return None
-    metrics = _normalised(info.operation_metrics)
+    metrics = _normalised(info.operation_metrics, {n for n in names if n is not None})
     inserted, deleted, updated = (None if n is None else metrics.get(n) for n in names)
     if all(v is None for v in (inserted, deleted, updated)):
         return None
@@ -363,12 +363,23 @@ def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
     )
 
 
-def _normalised(metrics: Mapping[str, Any]) -> dict[str, int]:
+def _normalised(metrics: Mapping[str, Any], wanted: set[str]) -> dict[str, int]:
+    """The ``wanted`` metrics by normalised name (a later key of the same name wins)."""
     out: dict[str, int] = {}
     for key, value in metrics.items():
-        name = key.replace("_", "").lower()
+        name = _NAMES.get(key)
+        if name is None:
+            name = key.replace("_", "").lower()
+            name = _ALIASES.get(name, name)
+            if len(_NAMES) < 10_000:  # writers use a few dozen names: bounded all the same
+                _NAMES[key] = name
+        if name not in wanted:
+            continue
         try:
-            out[_ALIASES.get(name, name)] = int(value)
+            out[name] = int(value)
         except (TypeError, ValueError):
             continue
     return out
+
+
+_NAMES: dict[str, str] = {}  # a metric's key -> its normalised name
