@@ -2,8 +2,9 @@
 
 One entry per version: the commit summarised, its row figures (the one row rule) and its
 timestamps (the one timestamp rule, :mod:`inspector.table.history_time`). The whole history
-is read oldest first here; :mod:`inspector.table.history_pages` reads it newest first, a
-page at a time (the app's Timeline).
+is read oldest first here, its commits in bulk (:mod:`inspector.table.history_scan`);
+:mod:`inspector.table.history_pages` reads it newest first, a page at a time (the app's
+Timeline).
 """
 
 from __future__ import annotations
