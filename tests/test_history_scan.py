@@ -87,3 +87,42 @@ def test_files_removed_after_a_big_commit_count_the_rows_it_added(tmp_path: Path
     for commit, rows in pairs:
         assert rows == commit_rows(DeltaLog.open(str(root)), commit.version)
     assert any(r.removed for _, r in pairs)
+
+
+def _damaged(tmp_path: Path, damage: dict[int, bytes]) -> Path:
+    root = tmp_path / "stream"
+    make_commits_table(str(root), 20)
+    for version, text in damage.items():
+        path = root / "_delta_log" / f"{version:020d}.json"
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b"\n", b"\n\n", 1) if text == b"blank" else data + text)
+    return root
+
+
+def test_damaged_commits_in_a_slice_are_parsed_on_their_own(tmp_path: Path) -> None:
+    # One slice holds good commits and damaged ones (a cut-off line, two values on one line,
+    # a blank line): each damaged file goes to the one commit parser, which names its line;
+    # the others stay in the bulk read.
+    root = _damaged(
+        tmp_path,
+        {
+            3: b'{"commitInfo":{"operation":"WRI',
+            5: b'{"txn":{"appId":"a","version":1}},{"x":1}\n',
+            7: b"blank",
+        },
+    )
+    bulk, typed = _both(root, size=1024)
+    assert bulk == typed
+    assert [v for v, _, _, problems, _, _ in bulk if problems] == [3, 5]
+    log = DeltaLog.open(str(root))
+    commits = [c for c, _ in scan_commits(log, sorted(log.listing.commits))]
+    assert [c.version for c in commits if c.counted is None] == [3, 5, 7]
+
+
+def test_a_file_action_arrow_refuses_sends_its_slice_to_the_commit_parser(
+    tmp_path: Path,
+) -> None:
+    root = _damaged(tmp_path, {9: b'{"add":{"path":"x.parquet","dataChange":true}}\n'})
+    bulk, typed = _both(root, size=1024)
+    assert bulk == typed
+    assert [v for v, _, _, problems, _, _ in bulk if problems] == [9]

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from inspector.delta.actions import Action, AddFile, RemoveFile
 from inspector.delta.parse import parse_action
@@ -115,25 +115,44 @@ def _read_slice(
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.storage.read_many([f.path for _, f in todo])
     done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
-    splits: list[_Split] = []
+    splits = _splits(todo, contents)
     for (version, file), data in zip(todo, contents, strict=True):
-        split = _split(version, file, data)
-        if split is None:
+        if version not in splits:
             done[version] = (parse_commit(version, file, data), None)
-        else:
-            splits.append(split)
-    counted = _counted(splits)
+    counted = _counted(list(splits.values()))
     _release_arrow_memory()
-    for split in splits if counted is None else ():
+    for split in splits.values() if counted is None else ():
         done[split.version] = (parse_commit(split.version, split.file, split.data), None)
     done.update(counted or {})
     return [done[v] for v, _ in part]
 
 
-def _split(version: int, file: LogFile, data: bytes | OSError) -> _Split | None:
-    """A commit file's other actions parsed and its file lines set aside; None for anything
-    the one commit parser must see (an error, blank lines, a big commit, a bad line)."""
-    if isinstance(data, OSError) or len(data) >= COLUMNAR_FROM:
+def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
+    """The files of a slice fit for the bulk read, split; their other lines are parsed in one
+    orjson call (file by file when that call fails, so that only the bad files are left out)."""
+    lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
+    for (version, file), data in zip(todo, contents, strict=True):
+        if isinstance(data, bytes) and (found := _lines(data)) is not None:
+            lined.append((version, file, data, found[0], found[1]))
+    others = [line for *_, lines, _ in lined for line in lines]
+    every = _objects(others)
+    out: dict[int, _Split] = {}
+    at = 0
+    for version, file, data, lines, files in lined:
+        objects = _objects(lines) if every is None else every[at : at + len(lines)]
+        at += len(lines)
+        parsed = None if objects is None else _typed(objects)
+        if parsed is not None:
+            out[version] = _Split(
+                version=version, file=file, data=data, parsed=parsed, file_lines=files
+            )
+    return out
+
+
+def _lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
+    """A commit file's lines: the other actions' and the add and remove lines; None for
+    anything the one commit parser must see (blank lines, a big commit)."""
+    if len(data) >= COLUMNAR_FROM:
         return None
     if b"\r" in data or b"\n\n" in data or data[:1] in (b"", b"\n"):
         return None
@@ -144,16 +163,28 @@ def _split(version: int, file: LogFile, data: bytes | OSError) -> _Split | None:
     files: list[bytes] = []
     for line in lines:
         (files if line.startswith(_FILE_LINE) else others).append(line)
+    return others, files
+
+
+def _objects(lines: list[bytes]) -> list[Any] | None:
+    """One JSON value per line, or None (a line that does not parse, or holds two values)."""
     try:
-        objects = text.loads(b"[" + b",".join(others) + b"]")
-        if len(objects) != len(others):  # a line holding two values separated by a comma
-            return None
+        objects = text.loads(b"[" + b",".join(lines) + b"]")
+    except (ValueError, UnicodeDecodeError, TypeError):
+        return None
+    return objects if isinstance(objects, list) and len(objects) == len(lines) else None
+
+
+def _typed(objects: list[Any]) -> tuple[Action, ...] | None:
+    """The other lines' typed actions; None for a bad one, or a file action written with
+    unusual spacing (the whole file is then parsed by the one commit parser)."""
+    try:
         parsed = tuple(parse_action(obj) for obj in objects)
-    except (ValueError, UnicodeDecodeError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError):
         return None
     if any(isinstance(a, AddFile | RemoveFile) for a in parsed):
-        return None  # a file action written with unusual spacing: parsed as a whole
-    return _Split(version=version, file=file, data=data, parsed=parsed, file_lines=files)
+        return None
+    return parsed
 
 
 def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | None:
