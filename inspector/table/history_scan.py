@@ -102,7 +102,8 @@ def scan_commits(
                 yield commit, change_of(commit, live)
                 live.apply(commit)
                 continue
-            live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
+            if files.removes:
+                live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
             live.changed(files.events)
 
@@ -213,15 +214,26 @@ def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | 
         commit = Commit(
             version=split.version, file=split.file, parsed=split.parsed, counted=summary
         )
-        events: list[tuple[int, FileKey, int | None]] = [
-            *((at, f.key, f.live) for at, f in zip(add_lines, added, strict=True)),
-            *((at, f.key, None) for at, f in zip(remove_lines, removed, strict=True)),
-        ]
-        if added and removed:
-            events.sort(key=lambda e: e[0])  # file order: a later action on a key wins
-        files_of = _Files(adds=added, removes=removed, events=[(k, v) for _, k, v in events])
-        out[split.version] = (commit, files_of)
+        events = _events(added, add_lines, removed, remove_lines)
+        out[split.version] = (commit, _Files(adds=added, removes=removed, events=events))
     return out
+
+
+def _events(
+    added: list[FileFigures],
+    add_lines: list[int],
+    removed: list[FileFigures],
+    remove_lines: list[int],
+) -> list[tuple[FileKey, int | None]]:
+    """A commit's changes to the live files, in file order (a later action on a key wins)."""
+    if not (added and removed):
+        return [(f.key, f.live) for f in added] + [(f.key, None) for f in removed]
+    placed: list[tuple[int, FileKey, int | None]] = [
+        *((at, f.key, f.live) for at, f in zip(add_lines, added, strict=True)),
+        *((at, f.key, None) for at, f in zip(remove_lines, removed, strict=True)),
+    ]
+    placed.sort(key=lambda e: e[0])
+    return [(key, live) for _, key, live in placed]
 
 
 @dataclass(frozen=True, kw_only=True)
