@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -178,3 +180,12 @@ def test_refresh_reparses_a_commit_file_that_changed(table):
     path.write_bytes(data)  # and restores it
     assert log.refresh() is True
     assert log.commit(3).is_complete
+
+
+def test_iso_is_exact_to_the_millisecond_in_every_year():
+    rng = random.Random(11)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    edges = [-62_135_596_800_000, 253_402_300_799_999, -1, 0, 86_399_999, 86_400_000]
+    for ms in edges + [rng.randint(edges[0], edges[1]) for _ in range(20_000)]:
+        exact = (epoch + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds")
+        assert iso(ms) == exact.replace("+00:00", "Z")

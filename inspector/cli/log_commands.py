@@ -34,8 +34,8 @@ class HistoryResult(Result):
     entries: Sequence[HistoryEntry]
     problems: Sequence[str] = ()
 
-    def to_json(self) -> list[dict[str, Any]]:
-        return [history_record(e) for e in self.entries]
+    def to_json(self) -> Iterator[dict[str, Any]]:
+        return (history_record(e) for e in self.entries)  # printed one by one
 
     def notes(self) -> Iterator[str]:
         return (f"! {problem}" for problem in self.problems)

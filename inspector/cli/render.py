@@ -114,14 +114,38 @@ def plan_context(plan: RefusedPlan) -> dict[str, Any]:
 
 
 def emit_json(obj: Any) -> None:
-    """Print JSON to stdout (the machine-readable contract), in one write.
+    """Print JSON to stdout (the machine-readable contract).
 
     orjson encodes it (the standard library's indenting encoder is pure Python and
     took seconds for a 20,000-version history); values it does not take as they are
     (dates, records, integers beyond 64 bits, NaN) fall back to the standard encoder.
+    An iterator is printed as a JSON array an element at a time, as the same text (a
+    long history is never held whole as records or as text).
     """
+    if isinstance(obj, Iterator):
+        _emit_array(obj)
+        return
+    sys.stdout.write(_dumps(obj) + "\n")
+
+
+def _emit_array(items: Iterator[Any]) -> None:
+    """A JSON array, as ``_dumps`` would indent it, written element by element."""
+    first = next(items, _END)
+    if first is _END:
+        sys.stdout.write("[]\n")
+        return
+    sys.stdout.write("[\n  " + _dumps(first).replace("\n", "\n  "))
+    for item in items:
+        sys.stdout.write(",\n  " + _dumps(item).replace("\n", "\n  "))
+    sys.stdout.write("\n]\n")
+
+
+_END = object()
+
+
+def _dumps(obj: Any) -> str:
     try:
-        text = orjson.dumps(
+        return orjson.dumps(
             obj,
             default=_refuse,
             option=orjson.OPT_INDENT_2
@@ -130,8 +154,7 @@ def emit_json(obj: Any) -> None:
             | orjson.OPT_PASSTHROUGH_SUBCLASS,
         ).decode()
     except TypeError:
-        text = json.dumps(obj, indent=2, default=str)
-    sys.stdout.write(text + "\n")
+        return json.dumps(obj, indent=2, default=str)
 
 
 def _refuse(value: Any) -> Any:

@@ -52,14 +52,33 @@ def read_file_actions(data: bytes) -> tuple[tuple[Action, ...], CommitFiles] | N
         (the caller parses line by line) for anything unusual: blank lines, fields
         outside the known add/remove fields, a line that does not parse.
     """
-    import pyarrow as pa
-    import pyarrow.json as pj
-
     body = data  # not data[:-1]: a big commit is not copied
     if b"\n\n" in body or b"\r" in body:
         return None
     try:
         others, other_lines = _other_actions(body)
+    except (ValueError, TypeError, KeyError):
+        return None
+    files = read_file_lines(body, other_lines)
+    return None if files is None else (others, files)
+
+
+def read_file_lines(body: bytes, other_lines: tuple[int, ...] = ()) -> CommitFiles | None:
+    """Arrow's JSON reader for the add and remove lines of ``body``.
+
+    Args:
+        body: JSON lines, no blank ones; those at ``other_lines`` are not add/remove
+            (a bulk read of many commits passes only add and remove lines).
+        other_lines: The line numbers of the other actions (already parsed).
+
+    Returns:
+        The file actions as Arrow tables with their line numbers; None for anything
+        unusual (fields outside the known add/remove fields, a line that does not parse).
+    """
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    try:
         table = pj.read_json(
             pa.BufferReader(pa.py_buffer(body)),
             read_options=pj.ReadOptions(block_size=16 << 20),
@@ -68,12 +87,9 @@ def read_file_actions(data: bytes) -> tuple[tuple[Action, ...], CommitFiles] | N
             ),
         )
         text.check_utf8(table)
-        files = _file_tables(table, other_lines)
+        return _file_tables(table, other_lines)
     except (ValueError, TypeError, KeyError, pa.ArrowException):
         return None
-    if files is None:
-        return None
-    return others, files
 
 
 def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:

@@ -32,11 +32,6 @@ from inspector.storage import Storage
 if TYPE_CHECKING:
     import pyarrow as pa
 
-# pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
-# commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
-if TYPE_CHECKING:
-    import pyarrow as pa
-
 
 @dataclass(frozen=True, kw_only=True)
 class FileSummary:
@@ -59,6 +54,9 @@ class Commit:
 
     A big commit keeps its file actions as Arrow tables (``columns``) and ``parsed``
     holds only its other actions; ``actions`` then builds every typed record on demand.
+
+    A commit read in bulk for a whole history has its file actions only counted
+    (``counted``): ``parsed`` holds its other actions, and it has no file actions to give.
     """
 
     version: int
@@ -66,10 +64,17 @@ class Commit:
     parsed: tuple[Action, ...]
     problems: tuple[str, ...] = ()
     columns: CommitFiles | None = field(default=None, repr=False)
+    counted: FileSummary | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.counted is not None and self.columns is not None:
+            raise ValueError("a commit is either counted or kept as columns")
 
     @cached_property
     def actions(self) -> tuple[Action, ...]:
         """Every action, in file order (typed records)."""
+        if self.counted is not None:
+            raise ValueError(f"version {self.version}'s file actions were only counted")
         if self.columns is None:
             return self.parsed
         from inspector.log import columnar
@@ -86,6 +91,8 @@ class Commit:
 
     def apply_to(self, state: ReplayState) -> None:
         """Apply this commit to a replay state (file actions stay columnar)."""
+        if self.counted is not None:
+            raise ValueError(f"version {self.version}'s file actions were only counted")
         if self.columns is None:
             state.apply(self.parsed)
             return
@@ -104,6 +111,8 @@ class Commit:
     @cached_property
     def file_summary(self) -> FileSummary:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
+        if self.counted is not None:
+            return self.counted
         if self.columns is not None:
             return _columnar_summary(self.columns)
         adds, removes = self._file_actions

@@ -157,6 +157,10 @@ class DeltaLog:
             for v, _ in part:
                 yield self._commits.get(v) or fresh[v]
 
+    def cached_commit(self, version: int) -> Commit | None:
+        """The parsed commit of a version when the log holds it already (nothing is read)."""
+        return self._commits.get(version)
+
     def _commit(self, version: int) -> Commit:
         """The parsed commit of a listed version (parsed on first use, then cached)."""
         found = self._commits.get(version)

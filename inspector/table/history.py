@@ -2,8 +2,9 @@
 
 One entry per version: the commit summarised, its row figures (the one row rule) and its
 timestamps (the one timestamp rule, :mod:`inspector.table.history_time`). The whole history
-is read oldest first here; :mod:`inspector.table.history_pages` reads it newest first, a
-page at a time (the app's Timeline).
+is read oldest first here, its commits in bulk (:mod:`inspector.table.history_scan`);
+:mod:`inspector.table.history_pages` reads it newest first, a page at a time (the app's
+Timeline).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing
 from inspector.settings import Settings
+from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import (
     COPY_PROBLEM,
     TIME_RULE,
@@ -182,15 +184,16 @@ def build_history(
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    listing = log.listing
-    versions = sorted(set(listing.commits) | set(listing.checkpoints))
-    first = {c.version: c for c in log.read_commits(versions[:1])}
-    config = _initial_configuration(log, first, versions)
-    gaps = gap_problems(log, versions)
-    checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
-    # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
-    stream = rows_along(log, log.stream_commits(versions))
-    return history_entries(log, versions, stream, config, gaps, checkpoints, settings)
+    with collector_paused():
+        listing = log.listing
+        versions = sorted(set(listing.commits) | set(listing.checkpoints))
+        first = {c.version: c for c in log.read_commits(versions[:1])}
+        config = _initial_configuration(log, first, versions)
+        gaps = gap_problems(log, versions)
+        checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
+        # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
+        stream = scan_commits(log, versions)
+        return history_entries(log, versions, stream, config, gaps, checkpoints, settings)
 
 
 def history_entries(

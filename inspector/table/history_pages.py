@@ -39,6 +39,7 @@ from inspector.table.history import (
     gap_problems,
     history_entries,
 )
+from inspector.table.history_scan import collector_paused
 from inspector.table.history_time import TimestampSource, is_copy_problem, monotonic
 from inspector.table.rowcounts import RowChange, rows_along
 
@@ -119,9 +120,15 @@ class HistoryPager:
         """
         if self.done:
             return False
+        with collector_paused():
+            self._read_page()
+        return True
+
+    def _read_page(self) -> None:
+        """Read the newest page, or the page older than those read, and join it."""
         if self._next < 0:
             self._read_newest()
-            return True
+            return
         if self._listing is None:
             self._list_whole()
         start = self._boundary(self._next)
@@ -133,7 +140,6 @@ class HistoryPager:
             first_protocol=edge.first_protocol or self._edge.first_protocol,
         )
         self._next = start
-        return True
 
     def read_down_to(self, version: int) -> None:
         """Read older pages until ``version`` (or the oldest version) has been read."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 
 from inspector.delta import properties
@@ -64,10 +64,27 @@ def ms_to_datetime(ms: int) -> datetime:
 
 
 def iso(ms: int | None) -> str | None:
-    """Milliseconds since the epoch to ISO 8601 in UTC (``2024-10-08T05:42:52.123Z``)."""
+    """Milliseconds since the epoch to ISO 8601 in UTC (``2024-10-08T05:42:52.123Z``).
+
+    The date of each day is formatted once (a history formats four times per version).
+    """
     if ms is None:
         return None
-    return ms_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    day, in_day = divmod(ms, _DAY_MS)
+    date = _DAYS.get(day)
+    if date is None:
+        if len(_DAYS) > 100_000:
+            _DAYS.clear()
+        date = _DAYS[day] = (_EPOCH_DAY + timedelta(days=day)).isoformat()
+    seconds, milli = divmod(in_day, 1000)
+    minutes, second = divmod(seconds, 60)
+    hour, minute = divmod(minutes, 60)
+    return f"{date}T{hour:02d}:{minute:02d}:{second:02d}.{milli:03d}Z"
+
+
+_DAY_MS = 86_400_000
+_EPOCH_DAY = date(1970, 1, 1)
+_DAYS: dict[int, str] = {}
 
 
 def _ict_enabled(config: Mapping[str, str], version: int) -> bool:

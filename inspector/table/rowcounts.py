@@ -17,12 +17,15 @@ from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
+from inspector.table import filecolumns
+from inspector.table.filecolumns import ColumnFiles
 from inspector.table.rowrule import UNKNOWN, Lookup, RowChange, RowSource, change_of
 
 __all__ = [
     "UNKNOWN",
     "RowChange",
     "RowSource",
+    "LiveBefore",
     "RowsBetween",
     "change_of",
     "commit_rows",
@@ -104,40 +107,99 @@ def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commi
 
     Commits are consumed one at a time (a stream of the log is never held whole).
     """
-    overlay: dict[FileKey, AddFile | None] = {}  # files added (or removed: None) since base
-    base: Lookup = _lazy_lookup(log, -1)
-    previous: int | None = None
-
-    def live(key: FileKey) -> AddFile | None:
-        return overlay[key] if key in overlay else base(key)
-
+    live = LiveBefore(log)
     for commit in commits:
-        if previous is None or commit.version != previous + 1:
-            base, overlay = _lazy_lookup(log, commit.version - 1), {}
+        live.start(commit.version)
+        live.prefetch(looked_up(commit))
         yield commit, change_of(commit, live)
-        previous = commit.version
-        if commit.columns is not None:  # a big commit: no typed records; the snapshot if needed
-            base, overlay = _lazy_lookup(log, commit.version), {}
-            continue
+        live.apply(commit)
+
+
+class LiveBefore:
+    """The live records of the files live just before each commit, tracked along the log.
+
+    Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it;
+    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. What
+    the commits since the last jump added and removed is kept (a big commit's as its
+    Arrow columns, looked up a batch at a time); older files come from the snapshot before
+    the jump, read on first lookup only.
+    """
+
+    def __init__(self, log: DeltaLog) -> None:
+        self._log = log
+        self._previous: int | None = None
+        self._overlay: dict[FileKey, int | None] = {}  # since the newest layer; None: removed
+        self._layers: list[dict[FileKey, int | None] | ColumnFiles] = []
+        self._base: Lookup = _lazy_lookup(log, -1)
+
+    def start(self, version: int) -> None:
+        """Before the commit of ``version``: after a gap, start over from the snapshot."""
+        if self._previous is None or version != self._previous + 1:
+            self._base, self._overlay, self._layers = _lazy_lookup(self._log, version - 1), {}, []
+        self._previous = version
+
+    def prefetch(self, keys: Iterable[FileKey]) -> None:
+        """Look up together the keys a commit will ask for (in the big commits' columns)."""
+        wanted = [k for k in keys if k not in self._overlay]
+        if wanted:
+            for layer in self._layers:
+                if isinstance(layer, ColumnFiles):
+                    layer.resolve(wanted)
+
+    def __call__(self, key: FileKey) -> int | None:
+        if key in self._overlay:
+            return self._overlay[key]
+        for at in range(len(self._layers) - 1, -1, -1):
+            layer = self._layers[at]
+            if isinstance(layer, dict):
+                if key in layer:
+                    return layer[key]
+                continue
+            found, live = layer.find(key)
+            if found:
+                return live
+        return self._base(key)
+
+    def apply(self, commit: Commit) -> None:
+        """After a commit: what it added and removed (a big commit's kept as columns)."""
+        if commit.columns is not None:
+            self._layers += [self._overlay, ColumnFiles(commit.columns)]
+            self._overlay = {}
+            return
         for action in commit.actions:
             if isinstance(action, AddFile):
-                overlay[action.key] = action
+                self._overlay[action.key] = action.num_live_records
             elif isinstance(action, RemoveFile):
-                overlay[action.key] = None
+                self._overlay[action.key] = None
+
+    def changed(self, events: Iterable[tuple[FileKey, int | None]]) -> None:
+        """Files that became live with their live records (None: unknown), or stopped
+        being live (None), in file order."""
+        self._overlay.update(events)
+
+
+def looked_up(commit: Commit) -> Iterator[FileKey]:
+    """The keys the row rule may look up for a commit: removes without their own records."""
+    if commit.counted is not None:
+        return iter(())
+    if commit.columns is not None:  # no typed records for a big commit
+        return filecolumns.unrecorded_removes(commit.columns.removes)
+    return (r.key for r in commit.removes if r.data_change and r.num_records is None)
 
 
 def _lazy_lookup(log: DeltaLog, version: int) -> Lookup:
-    """Files live at ``version``, looked up by key; the snapshot is built on first use only."""
+    """Live records by key at ``version``; the snapshot is built on first use only."""
     state: dict[str, Mapping[FileKey, AddFile] | None] = {}
 
-    def lookup(key: FileKey) -> AddFile | None:
+    def lookup(key: FileKey) -> int | None:
         if "files" not in state:
             try:
                 state["files"] = log.snapshot(version).files if version >= 0 else {}
             except InspectorError:  # a gap or damage before the commit: removes stay unknown
                 state["files"] = None
         files = state["files"]
-        return None if files is None else files.get(key)
+        add = None if files is None else files.get(key)
+        return None if add is None else add.num_live_records
 
     return lookup
 

@@ -20,16 +20,17 @@ the same figures, summed, for the commits between two versions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.actions import AddFile, CommitInfo, RemoveFile
 from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
 
-Lookup = Callable[[FileKey], "AddFile | None"]
+#: The live records of the file live under a key (None: no such file, or no stats).
+Lookup = Callable[[FileKey], "int | None"]
 
 
 class RowSource(StrEnum):
@@ -171,22 +172,72 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
 
     Args:
         commit: The commit.
-        live_before: The file live under a key just before the commit, or None.
+        live_before: The live records of the file live under a key just before the
+            commit (None: no such file, or its records are unknown).
     """
     appended = _appended_rows(commit)
     if appended is not None:
-        return _with_metrics(commit, appended) or appended
-    adds = [a for a in commit.adds if a.data_change]
-    removes = [r for r in commit.removes if r.data_change]
-    if not adds and not removes:
+        return _with_metrics(commit.commit_info, appended) or appended
+    adds = [_figures(a) for a in commit.adds]
+    removes = [_figures(r) for r in commit.removes]
+    return change_from(commit.commit_info, adds, removes, live_before)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FileFigures:
+    """What the row rule needs of one add or remove: its identity and its records.
+
+    ``records`` is ``numRecords`` of its stats (None: none), ``dv_rows`` the rows its
+    deletion vector marks deleted.
+    """
+
+    path: str
+    key: FileKey
+    data_change: bool
+    records: int | None
+    dv_rows: int
+
+    @property
+    def live(self) -> int | None:
+        """Records minus those its deletion vector marks deleted (None: no stats)."""
+        return None if self.records is None else self.records - self.dv_rows
+
+
+def _figures(action: AddFile | RemoveFile) -> FileFigures:
+    return FileFigures(
+        path=action.path,
+        key=action.key,
+        data_change=action.data_change,
+        records=action.num_records,
+        dv_rows=_dv_rows(action),
+    )
+
+
+def change_from(
+    info: CommitInfo,
+    adds: Sequence[FileFigures],
+    removes: Sequence[FileFigures],
+    live_before: Lookup,
+) -> RowChange:
+    """The row figures of one commit from its commitInfo and its file actions' figures.
+
+    Args:
+        info: The commit's commitInfo.
+        adds: Its add actions, in file order.
+        removes: Its remove actions, in file order.
+        live_before: As for :func:`change_of`.
+    """
+    changed_adds = [a for a in adds if a.data_change]
+    changed_removes = [r for r in removes if r.data_change]
+    if not changed_adds and not changed_removes:
         why = (
             "no data change: files were rewritten with dataChange=false"
-            if commit.adds or commit.removes
+            if adds or removes
             else "no data change: the commit adds and removes no files"
         )
         return RowChange.no_change(why)
-    stats = _from_files(adds, removes, live_before)
-    return _with_metrics(commit, stats) or stats
+    stats = _from_files(changed_adds, changed_removes, live_before)
+    return _with_metrics(info, stats) or stats
 
 
 def _appended_rows(commit: Commit) -> RowChange | None:
@@ -217,7 +268,9 @@ def _appended_rows(commit: Commit) -> RowChange | None:
     )
 
 
-def _from_files(adds: list[AddFile], removes: list[RemoveFile], live_before: Lookup) -> RowChange:
+def _from_files(
+    adds: Sequence[FileFigures], removes: Sequence[FileFigures], live_before: Lookup
+) -> RowChange:
     removed_by_path = {r.path: r for r in removes}
     added = removed = 0
     unknown = False
@@ -225,11 +278,11 @@ def _from_files(adds: list[AddFile], removes: list[RemoveFile], live_before: Loo
     for add in adds:
         old = removed_by_path.pop(add.path, None)
         if old is not None:  # the same file with a new deletion vector: rows newly deleted
-            newly_deleted = _dv_rows(add) - _dv_rows(old)
+            newly_deleted = add.dv_rows - old.dv_rows
             removed += max(newly_deleted, 0)
             added += max(-newly_deleted, 0)  # a smaller deletion vector brings rows back
             continue
-        live = add.num_live_records
+        live = add.live
         unknown |= live is None
         added += live or 0
         whole_added = True
@@ -263,22 +316,21 @@ def _dv_rows(action: AddFile | RemoveFile) -> int:
     return action.deletion_vector.cardinality if action.deletion_vector else 0
 
 
-def _live_records(remove: RemoveFile, live_before: Lookup) -> int | None:
+def _live_records(remove: FileFigures, live_before: Lookup) -> int | None:
     """Live records of a removed file: the remove's own stats (writers copy the add's stats
     and deletion vector into it), else the add it removes (looked up only then: the
     lookup may replay a snapshot)."""
-    if remove.num_records is not None:
-        return remove.num_records - _dv_rows(remove)
-    add = live_before(remove.key)
-    return add.num_live_records if add is not None else None
+    if remove.records is not None:
+        return remove.live
+    return live_before(remove.key)
 
 
-def _with_metrics(commit: Commit, stats: RowChange) -> RowChange | None:
-    operation = commit.commit_info.operation.upper()
+def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
+    operation = info.operation.upper()
     names = _METRICS.get(operation)
     if names is None:
         return None
-    metrics = _normalised(commit.commit_info.operation_metrics)
+    metrics = _normalised(info.operation_metrics, {n for n in names if n is not None})
     inserted, deleted, updated = (None if n is None else metrics.get(n) for n in names)
     if all(v is None for v in (inserted, deleted, updated)):
         return None
@@ -311,12 +363,23 @@ def _with_metrics(commit: Commit, stats: RowChange) -> RowChange | None:
     )
 
 
-def _normalised(metrics: Mapping[str, Any]) -> dict[str, int]:
+def _normalised(metrics: Mapping[str, Any], wanted: set[str]) -> dict[str, int]:
+    """The ``wanted`` metrics by normalised name (a later key of the same name wins)."""
     out: dict[str, int] = {}
     for key, value in metrics.items():
-        name = key.replace("_", "").lower()
+        name = _NAMES.get(key)
+        if name is None:
+            name = key.replace("_", "").lower()
+            name = _ALIASES.get(name, name)
+            if len(_NAMES) < 10_000:  # writers use a few dozen names: bounded all the same
+                _NAMES[key] = name
+        if name not in wanted:
+            continue
         try:
-            out[_ALIASES.get(name, name)] = int(value)
+            out[name] = int(value)
         except (TypeError, ValueError):
             continue
     return out
+
+
+_NAMES: dict[str, str] = {}  # a metric's key -> its normalised name

@@ -1,0 +1,296 @@
+"""The whole log's commits read in bulk for a history, each with its row figures.
+
+A history needs of a commit its other actions (commitInfo, metaData, protocol) and only
+counts and row figures of its add and remove actions. So the commit files are read a
+slice at a time; their other lines are parsed by orjson into typed actions, and the add
+and remove lines of the whole slice are parsed together by Arrow's JSON reader (as a big
+commit's are, :mod:`inspector.log.bigcommit`) and counted per version, with no typed
+record per file. Anything unusual in a file (blank lines, a line that does not parse, a
+big commit) sends it, or the whole slice when Arrow refuses it, to the one commit parser
+(:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
+The figures equal those of :func:`~inspector.table.rowcounts.rows_along` (the one row
+rule, :mod:`inspector.table.rowrule`; a test holds the two paths equal).
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from inspector.delta.actions import Action, AddFile, RemoveFile
+from inspector.delta.parse import parse_action
+from inspector.log import text
+from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
+from inspector.log.commit import Commit, FileSummary, parse_commit
+from inspector.log.deltalog import DeltaLog
+from inspector.log.listing import LogFile
+from inspector.log.snapshot import FileKey
+from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
+from inspector.table.rowrule import FileFigures, change_from
+
+if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
+    import pyarrow as pa
+
+SLICE = 1024  # commit files read and parsed together
+_FILE_LINE = (b'{"add":{', b'{"remove":{')
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Split:
+    """A commit file split for the bulk read: its other actions parsed, its file lines raw."""
+
+    version: int
+    file: LogFile
+    data: bytes
+    parsed: tuple[Action, ...]
+    file_lines: list[bytes]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Files:
+    """A counted commit's add and remove actions as the row rule takes them, and their
+    changes to the live files in file order (key, live records; None: removed)."""
+
+    adds: Sequence[FileFigures] = ()
+    removes: Sequence[FileFigures] = ()
+    events: Sequence[tuple[FileKey, int | None]] = ()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a whole history is built.
+
+    The history makes a few objects per version, none in a reference cycle, and keeps them:
+    each collection would walk all of them again (a third of the CPU time of a
+    20,000-version history). Reference counting still frees what is dropped.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def scan_commits(
+    log: DeltaLog, versions: list[int], *, size: int = SLICE
+) -> Iterator[tuple[Commit, RowChange]]:
+    """The commits of the listed versions with their row figures, ascending, a slice at a time.
+
+    Args:
+        log: An opened log (commits it holds parsed already are used as they are).
+        versions: Versions in ascending order; those without a commit file are left out.
+        size: Commit files read together.
+
+    Returns:
+        What ``rows_along(log, log.stream_commits(versions))`` gives; a commit read in
+        bulk is ``counted`` (its file actions are not kept).
+    """
+    live = LiveBefore(log)
+    listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
+    for start in range(0, len(listed), size):
+        for commit, files in _read_slice(log, listed[start : start + size]):
+            live.start(commit.version)
+            if files is None:
+                live.prefetch(looked_up(commit))
+                yield commit, change_of(commit, live)
+                live.apply(commit)
+                continue
+            if files.removes:
+                live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
+            yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
+            live.changed(files.events)
+
+
+def _read_slice(
+    log: DeltaLog, part: list[tuple[int, LogFile]]
+) -> list[tuple[Commit, _Files | None]]:
+    """A slice's commits in order: counted ones with their files, parsed ones with None."""
+    cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
+    todo = [(v, f) for v, f in part if v not in cached]
+    contents = log.storage.read_many([f.path for _, f in todo])
+    done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
+    splits = _splits(todo, contents)
+    for (version, file), data in zip(todo, contents, strict=True):
+        if version not in splits:
+            done[version] = (parse_commit(version, file, data), None)
+    counted = _counted(list(splits.values()))
+    _release_arrow_memory()
+    for split in splits.values() if counted is None else ():
+        done[split.version] = (parse_commit(split.version, split.file, split.data), None)
+    done.update(counted or {})
+    return [done[v] for v, _ in part]
+
+
+def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
+    """The files of a slice fit for the bulk read, split; their other lines are parsed in one
+    orjson call (file by file when that call fails, so that only the bad files are left out)."""
+    lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
+    for (version, file), data in zip(todo, contents, strict=True):
+        if isinstance(data, bytes) and (found := _lines(data)) is not None:
+            lined.append((version, file, data, found[0], found[1]))
+    others = [line for *_, lines, _ in lined for line in lines]
+    every = _objects(others)
+    out: dict[int, _Split] = {}
+    at = 0
+    for version, file, data, lines, files in lined:
+        objects = _objects(lines) if every is None else every[at : at + len(lines)]
+        at += len(lines)
+        parsed = None if objects is None else _typed(objects)
+        if parsed is not None:
+            out[version] = _Split(
+                version=version, file=file, data=data, parsed=parsed, file_lines=files
+            )
+    return out
+
+
+def _lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
+    """A commit file's lines: the other actions' and the add and remove lines; None for
+    anything the one commit parser must see (blank lines, a big commit)."""
+    if len(data) >= COLUMNAR_FROM:
+        return None
+    if b"\r" in data or b"\n\n" in data or data[:1] in (b"", b"\n"):
+        return None
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    others: list[bytes] = []
+    files: list[bytes] = []
+    for line in lines:
+        (files if line.startswith(_FILE_LINE) else others).append(line)
+    return others, files
+
+
+def _objects(lines: list[bytes]) -> list[Any] | None:
+    """One JSON value per line, or None (a line that does not parse, or holds two values)."""
+    try:
+        objects = text.loads(b"[" + b",".join(lines) + b"]")
+    except (ValueError, UnicodeDecodeError, TypeError):
+        return None
+    return objects if isinstance(objects, list) and len(objects) == len(lines) else None
+
+
+def _typed(objects: list[Any]) -> tuple[Action, ...] | None:
+    """The other lines' typed actions; None for a bad one, or a file action written with
+    unusual spacing (the whole file is then parsed by the one commit parser)."""
+    try:
+        parsed = tuple(parse_action(obj) for obj in objects)
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if any(isinstance(a, AddFile | RemoveFile) for a in parsed):
+        return None
+    return parsed
+
+
+def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | None:
+    """The split commits counted, their file lines read together; None when Arrow refuses."""
+    n = len(splits)
+    owners = [i for i, s in enumerate(splits) for _ in s.file_lines]
+    adds = removes = _Kind.none(n)
+    if owners:
+        files = read_file_lines(b"\n".join(line for s in splits for line in s.file_lines))
+        if files is None:
+            return None
+        adds = _Kind.read(files.adds, files.add_lines.to_pylist(), owners, n)
+        removes = _Kind.read(files.removes, files.remove_lines.to_pylist(), owners, n)
+    out: dict[int, tuple[Commit, _Files | None]] = {}
+    for i, split in enumerate(splits):
+        added, add_sizes, add_records, add_lines = adds.part(i)
+        removed, remove_sizes, remove_records, remove_lines = removes.part(i)
+        summary = FileSummary(
+            num_added_files=len(added),
+            num_removed_files=len(removed),
+            added_bytes=sum(add_sizes),
+            removed_bytes=sum(remove_sizes),
+            added_records=_known_sum(add_records),
+            removed_records=_known_sum(remove_records),
+        )
+        commit = Commit(
+            version=split.version, file=split.file, parsed=split.parsed, counted=summary
+        )
+        events = _events(added, add_lines, removed, remove_lines)
+        out[split.version] = (commit, _Files(adds=added, removes=removed, events=events))
+    return out
+
+
+def _events(
+    added: list[FileFigures],
+    add_lines: list[int],
+    removed: list[FileFigures],
+    remove_lines: list[int],
+) -> list[tuple[FileKey, int | None]]:
+    """A commit's changes to the live files, in file order (a later action on a key wins)."""
+    if not (added and removed):
+        return [(f.key, f.live) for f in added] + [(f.key, None) for f in removed]
+    placed: list[tuple[int, FileKey, int | None]] = [
+        *((at, f.key, f.live) for at, f in zip(add_lines, added, strict=True)),
+        *((at, f.key, None) for at, f in zip(remove_lines, removed, strict=True)),
+    ]
+    placed.sort(key=lambda e: e[0])
+    return [(key, live) for _, key, live in placed]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Kind:
+    """One kind of file action of a slice in file order: figures, sizes, line numbers, and
+    where each commit's rows start (``starts[i]`` to ``starts[i + 1]``)."""
+
+    figures: list[FileFigures]
+    sizes: list[int]
+    records: list[int | None]
+    lines: list[int]
+    starts: list[int]
+
+    @classmethod
+    def none(cls, n: int) -> _Kind:
+        """No actions of this kind in a slice of ``n`` commits."""
+        return cls(figures=[], sizes=[], records=[], lines=[], starts=[0] * (n + 1))
+
+    @classmethod
+    def read(cls, table: pa.Table, lines: list[int], owners: list[int], n: int) -> _Kind:
+        """From the slice's Arrow table of this kind, its rows' line numbers and the commit
+        (index in the slice) of each line."""
+        from inspector.log import columnar
+        from inspector.table import filecolumns
+
+        changes = [c is not False for c in table.column("dataChange").to_pylist()]
+        records = filecolumns.num_records(table)
+        figures = [
+            FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
+            for p, k, c, r, d in zip(
+                table.column("path").to_pylist(),
+                columnar.keys(table),
+                changes,
+                records,
+                filecolumns.dv_rows(table),
+                strict=True,
+            )
+        ]
+        sizes = [s or 0 for s in table.column("size").to_pylist()]
+        rows_owner = [owners[at] for at in lines]
+        starts = [bisect.bisect_left(rows_owner, i) for i in range(n + 1)]
+        return cls(figures=figures, sizes=sizes, records=records, lines=lines, starts=starts)
+
+    def part(self, i: int) -> tuple[list[FileFigures], list[int], list[int | None], list[int]]:
+        """The figures, sizes, records and line numbers of commit ``i``'s actions of this kind."""
+        lo, hi = self.starts[i], self.starts[i + 1]
+        return self.figures[lo:hi], self.sizes[lo:hi], self.records[lo:hi], self.lines[lo:hi]
+
+
+def _known_sum(values: list[int | None]) -> int | None:
+    """A sum, or None when one value is unknown (0 for none)."""
+    return None if None in values else sum(cast(list[int], values))
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow freed back to the system (its allocator keeps it otherwise: a
+    history's peak would hold every slice's read buffers)."""
+    pyarrow = sys.modules.get("pyarrow")
+    if pyarrow is not None:
+        pyarrow.default_memory_pool().release_unused()
