@@ -1,6 +1,6 @@
 """Real object stores for the tests, started on 127.0.0.1 free ports and stopped afterwards.
 
-- S3: moto's server (``moto[server]``, ``ThreadedMotoServer``), which honours
+- S3: moto's server (``moto[server]``, ``python -m moto.server`` in its own process), which honours
   ``If-None-Match: *`` (create-if-absent).
 - Azure Blob / ADLS Gen2: Azurite (``azurite-blob`` from npm, pinned in
   ``package-lock.json``; ``./dev.sh test`` installs it into ``node_modules/``).
@@ -101,14 +101,24 @@ class Store:
 
 @pytest.fixture(scope="session")
 def s3_server() -> Iterator[Store]:
-    """moto's S3 server on a free loopback port, with one bucket; stopped after the session."""
+    """moto's S3 server on a free loopback port, with one bucket; stopped after the session.
+
+    It runs in its own process, as a real store does: deltalake's DataFusion scan holds the
+    GIL while it waits for its requests, so a server thread in the test process could not
+    answer them (each scan retried for object_store's three minutes, then failed).
+    """
     import boto3
-    from moto.server import ThreadedMotoServer
     from obstore.store import S3Store
 
     port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if not wait_listening(server, port, seconds=60):
+        server.kill()
+        pytest.fail(f"moto's server did not listen on port {port} (exit {server.poll()})")
     endpoint = f"http://127.0.0.1:{port}"
     options = {
         "AWS_ACCESS_KEY_ID": S3_KEY_ID,
@@ -136,7 +146,7 @@ def s3_server() -> Iterator[Store]:
     try:
         yield Store("s3", endpoint, options, "tables", store)
     finally:
-        server.stop()
+        stop_process(server)
 
 
 def options_text(options: dict[str, str]) -> str:

@@ -331,16 +331,9 @@ def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]
     # ``to_pyarrow_table``: its dataset reads through a Python filesystem with pre-buffering,
     # and Arrow's I/O threads could still hold those Python buffers at interpreter exit, where
     # releasing one aborted the process ("terminate called without an active exception",
-    # exit -6) after a committed restore (issue #26).
-    try:
-        data = pa.table(QueryBuilder().register("t", table).execute("SELECT * FROM t").read_all())
-    except Exception as exc:
-        if _unsupported_by_deltalake(exc):
-            raise
-        # Seen only in a long-lived process (the test suite) that reached the same bucket
-        # with other options before: DataFusion's scan then fails to fetch the files. The
-        # Python-filesystem reader is the fallback; a one-shot CLI run takes the line above.
-        data = table.to_pyarrow_table()
+    # exit -6) after a committed restore (issue #26). The scan holds the GIL until it
+    # returns: a store served by a thread of this process could not answer it.
+    data = pa.table(QueryBuilder().register("t", table).execute("SELECT * FROM t").read_all())
     return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
 
 
