@@ -1,6 +1,6 @@
 """Real object stores for the tests, started on 127.0.0.1 free ports and stopped afterwards.
 
-- S3: moto's server (``moto[server]``, ``python -m moto.server`` in its own process), which honours
+- S3: moto's server (``moto[server]``, ``ThreadedMotoServer`` in its own process), which honours
   ``If-None-Match: *`` (create-if-absent).
 - Azure Blob / ADLS Gen2: Azurite (``azurite-blob`` from npm, pinned in
   ``package-lock.json``; ``./dev.sh test`` installs it into ``node_modules/``).
@@ -99,6 +99,16 @@ class Store:
         )
 
 
+_MOTO_UNTIL_STDIN_CLOSES = """
+import sys
+from moto.server import ThreadedMotoServer
+server = ThreadedMotoServer(ip_address="127.0.0.1", port=int(sys.argv[1]), verbose=False)
+server.start()
+sys.stdin.read()
+server.stop()
+"""
+
+
 @pytest.fixture(scope="session")
 def s3_server() -> Iterator[Store]:
     """moto's S3 server on a free loopback port, with one bucket; stopped after the session.
@@ -111,8 +121,10 @@ def s3_server() -> Iterator[Store]:
     from obstore.store import S3Store
 
     port = free_port()
+    # It serves until its standard input closes: when this process ends, killed or not.
     server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-c", _MOTO_UNTIL_STDIN_CLOSES, str(port)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -146,6 +158,8 @@ def s3_server() -> Iterator[Store]:
     try:
         yield Store("s3", endpoint, options, "tables", store)
     finally:
+        assert server.stdin is not None
+        server.stdin.close()
         stop_process(server)
 
 
