@@ -39,6 +39,10 @@ class CountingStorage(LocalStorage):
         self.lists.append(prefix if start_after is None else f"{prefix} after {start_after}")
         return super().list(prefix, start_after=start_after)
 
+    def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
+        self.lists.append(f"{prefix or '(the table folder)'}, walked")
+        return super().walk_sizes(prefix)
+
     def local_path(self, path: str = "") -> str | None:
         return None
 

@@ -1,8 +1,9 @@
 """The fast health check (the latest version, in Arrow) on tables written here.
 
 It answers from the latest snapshot and one walk of the table folder: a first commit its
-checkpoint covers is not read, a file an older retained version still references is no
-orphan, and on a healthy table it agrees with the check of every version.
+checkpoint covers is not read, a file the snapshot's tombstones name is no orphan, one that
+only commits before the newest checkpoint name is (as VACUUM sees it), and on a healthy
+table it agrees with the check of every version.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
+from bench.tablegen import make_commits_table
 from inspector.health import check_table
+from inspector.health.records import OrphanScope
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import LocalStorage
@@ -117,3 +120,24 @@ def test_walk_sizes_lists_what_walk_lists(tmp_path):
     assert dict(zip(paths, sizes, strict=True)) == walked
     assert walked == {"a/b/f.parquet": 5, "top.parquet": 2, "link.parquet": 2}
     assert dict(zip(*storage.walk_sizes("a"), strict=True)) == {"a/b/f.parquet": 5}
+
+
+def test_the_fast_check_judges_orphans_by_the_latest_snapshot_as_vacuum_does(tmp_path):
+    # A streaming table compacted every 100 versions; its checkpoints keep only the newest
+    # interval's tombstones, so files the older compactions removed are named only by
+    # retained commits before the newest checkpoint, which the fast check does not read.
+    root = tmp_path / "t"
+    make_commits_table(str(root), 260)
+    log = DeltaLog.open(str(root))
+    removed = {r.path for c in log.commits for r in c.removes}
+    kept = {r.path for r in log.snapshot().tombstones.values()}
+
+    settings = Settings(max_listed_files=len(removed))  # every path listed
+    fast = check_table(DeltaLog.open(str(root)), settings=settings)
+    full = check_table(DeltaLog.open(str(root)), all_versions=True, settings=settings)
+
+    assert fast.orphan_scope is OrphanScope.LATEST_SNAPSHOT
+    assert full.orphan_scope is OrphanScope.RETAINED_VERSIONS
+    assert removed - kept and full.orphan_files == 0
+    assert set(fast.orphan_paths) == removed - kept
+    assert fast.latest == full.latest and fast.is_consistent

@@ -16,6 +16,7 @@ import pytest
 
 from bench.tablegen import make_commits_table
 from inspector.diff.filediff import diff_files
+from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.log.table import Table
 from inspector.restore.plan import plan_restore
@@ -69,6 +70,11 @@ def _show_plan(log: DeltaLog, settings: Settings) -> None:
     log.snapshot(chosen.version)
 
 
+def _check(log: DeltaLog, settings: Settings) -> None:
+    report = check_table(log, settings=settings)
+    assert report.is_consistent and not report.all_versions
+
+
 def _restore_dry_run(log: DeltaLog, settings: Settings) -> None:
     table = Table(location=parse_location(log.table_root), log=log)  # as the CLI's handle
     plan_restore(table, log.latest_version - 1, settings=settings, refresh=False)
@@ -84,8 +90,10 @@ def _restore_dry_run(log: DeltaLog, settings: Settings) -> None:
         (_show_plan, 0),
         # The guards name the earliest version and count staged commits: two listings more.
         (_restore_dry_run, 1),
+        # The walk of the table folder, and the staged commits' listing.
+        (_check, 2),
     ],
-    ids=["detail", "files", "diff", "show", "restore-dry-run"],
+    ids=["detail", "files", "diff", "show", "restore-dry-run", "check"],
 )
 def test_a_question_about_the_latest_version_reads_only_the_newest_checkpoint_and_later_commits(
     table: Path, settings: Settings, question: Callable[[DeltaLog, Settings], None], extra: int

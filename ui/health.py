@@ -270,7 +270,7 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
 def _render_orphans(report: HealthReport) -> None:
     st.caption(
         f"{report.orphan_files:,} file(s), {format_bytes(report.orphan_bytes)}, under the table "
-        "root that no retained version references: VACUUM candidates, or files of commits "
+        f"root {report.orphan_scope.meaning}: VACUUM candidates, or files of commits "
         "that never arrived. Nothing is deleted here."
     )
     if report.orphan_paths:

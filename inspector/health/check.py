@@ -14,7 +14,7 @@ from inspector.health.evaluate import (
     walk_sizes,
 )
 from inspector.health.latest import check_latest
-from inspector.health.records import HealthReport, VersionHealth
+from inspector.health.records import HealthReport, OrphanScope, VersionHealth
 from inspector.health.trace import Step, Tracer, paths_of, table_level_problems
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -30,8 +30,9 @@ def check_table(
 ) -> HealthReport:
     """Check which versions of a table a reader can fully read.
 
-    The fast check (default) examines the latest version; when that is not
-    complete, it goes on to every retained version to find the last consistent
+    The fast check (default) examines the latest version from its snapshot alone (the
+    newest checkpoint and the commits after it; orphans as VACUUM sees them); when that
+    is not complete, it goes on to every retained version to find the last consistent
     one. Nothing is written and Spark is never started.
 
     Args:
@@ -50,7 +51,10 @@ def check_table(
     if not all_versions and not deep:
         fast = check_latest(log, cap=cap, workers=workers, progress=progress)
         if fast is not None and fast.health.is_complete:
-            return _report(log, (fast.health,), fast.files_examined, fast.orphans, cap)
+            report = _report(
+                log, (fast.health,), fast.files_examined, fast.orphans, cap, whole=False
+            )
+            return replace(report, orphan_scope=OrphanScope.LATEST_SNAPSHOT)
         all_versions = fast is not None  # known incomplete: on to every version at once
     trace = Tracer(log, all_checkpoints=verify_all, deep=deep).run()
     walked = walk_sizes(log.storage, trace.root, _partition_columns(log))
@@ -70,7 +74,7 @@ def check_table(
         examiner.run(trace.refs)
         versions = evaluate(trace, trace.steps, examiner.issues, cap)
     orphans = find_orphans(trace, walked)
-    report = _report(log, tuple(versions), len(examiner.issues), orphans, cap)
+    report = _report(log, tuple(versions), len(examiner.issues), orphans, cap, whole=True)
     return replace(report, all_versions=all_versions, deep=deep)
 
 
@@ -80,7 +84,11 @@ def _report(
     files_examined: int,
     orphans: Sequence[tuple[str, int]],
     cap: int,
+    *,
+    whole: bool,
 ) -> HealthReport:
+    """The report; ``whole``: the whole log was listed and read, so its table-level
+    problems are given for all of it (else from the newest checkpoint on)."""
     return HealthReport(
         table_root=log.table_root,
         latest_version=versions[-1].version,
@@ -89,7 +97,7 @@ def _report(
         orphan_files=len(orphans),
         orphan_bytes=sum(s for _, s in orphans),
         files_examined=files_examined,
-        problems=tuple(table_level_problems(log)),
+        problems=tuple(table_level_problems(log, whole=whole)),
         orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
     )
 

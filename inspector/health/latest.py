@@ -7,15 +7,18 @@ wrong-sized data files, and only those become :class:`~inspector.files.filecheck
 records. Deletion-vector files and paths that are not plain relative ones (absolute, or
 with ``.``/``..``/empty segments) are few: they are judged one by one by the shared rule.
 
-Orphans are counted against every retained version, as the full check counts them: a
-file an older retained version references is live at the latest version, or a commit after
-the earliest version adds or removes it (or names it as a change-data file). So the
-earliest version's snapshot is never built, and a huge first commit its checkpoint covers
-is not parsed.
+Only the latest snapshot is read: the newest checkpoint and the commits after it, nothing
+older (a question about the latest version costs what its snapshot costs, however long the
+log). So orphans are judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`):
+a walked file that neither a live file nor a tombstone of the latest snapshot names (data
+file or deletion-vector file), nor a change-data file of the commits read. A file only an
+older retained version references, whose tombstone has left the checkpoints, counts as an
+orphan here; the full check of :mod:`.trace` replays every retained commit and spares it.
 
-:func:`check_latest` answers only the plain case: every commit after the earliest version
-is present and readable. Otherwise (and when the latest version is not complete) the
-caller goes on to the full trace of :mod:`.trace`, which names each version's damage.
+:func:`check_latest` answers when the latest snapshot can be read. Otherwise (and when the
+latest version is not complete) the caller goes on to the full trace of :mod:`.trace`,
+which names each version's damage. Damage before the newest checkpoint is the full
+check's to find (``check --all-versions``), as history's.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ from inspector.health.evaluate import Examiner, Progress
 from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
 from inspector.health.trace import Ref, log_problems_at, ref_path, register_add
 from inspector.log import arrays, columnar
-from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 
 # Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
@@ -68,10 +70,7 @@ def check_latest(
         workers: Parallel stat calls for the few files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
-    first, latest = log.earliest_version, log.latest_version
-    commits = _plain_commits(log, first, latest)
-    if commits is None:
-        return None
+    latest = log.latest_version
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
         walk = pool.submit(log.storage.walk_sizes)
@@ -95,17 +94,8 @@ def check_latest(
     return LatestCheck(
         health=health,
         files_examined=total,
-        orphans=retained_orphans(log, unclaimed, commits),
+        orphans=snapshot_orphans(log, unclaimed, snap.tombstones_table),
     )
-
-
-def _plain_commits(log: DeltaLog, first: int, latest: int) -> list[Commit] | None:
-    """The commits after the earliest version when each is present and readable, else None."""
-    versions = list(range(first + 1, latest + 1))
-    if not versions or any(log.commit_file(v) is None for v in versions):
-        return None
-    commits = log.read_commits(versions)
-    return commits if all(c.is_complete for c in commits) else None
 
 
 def stored_files(paths: list[str], sizes: list[int], partition_columns: Iterable[str]) -> pa.Table:
@@ -240,8 +230,13 @@ def _health(
     )
 
 
-def _cdc_paths(log: DeltaLog, commits: list[Commit]) -> set[str]:
-    """Change-data files the commits name (for CDF reads: never orphans)."""
+def _cdc_paths(log: DeltaLog) -> set[str]:
+    """Change-data files that the commits the latest snapshot read name (for CDF reads:
+    never orphans)."""
+    tail = log.tail
+    first = tail.from_version + (0 if tail.is_whole else 1)
+    versions = [v for v in range(first, log.latest_version + 1) if log.commit_file(v)]
+    commits = log.read_commits(versions)  # read for the snapshot already: cached
     return {ref_path(log.table_root, c.path) for commit in commits for c in commit.cdc_files}
 
 
@@ -265,32 +260,24 @@ def _whole(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     return values.combine_chunks() if values.num_chunks else pa.nulls(0, values.type)
 
 
-def _orphans(candidates: pa.Table, commits: list[Commit], named: set[str], root: str) -> pa.Table:
-    """The candidates that no add or remove of ``commits`` and no location of ``named`` names.
+def _orphans(candidates: pa.Table, tombstones: pa.Table, named: set[str], root: str) -> pa.Table:
+    """The candidates that no tombstone and no location of ``named`` names.
 
-    A big commit's paths are looked up among the candidates (a small set), not the reverse.
+    The tombstones' paths are looked up among the candidates (a small set), not the reverse.
     """
     if not candidates.num_rows:
         return candidates
     paths, prefix = _whole(candidates.column("path")), _base(root) + "/"
-    known: list[pa.Array] = []
     found = [where[len(prefix) :] for where in named if where.startswith(prefix)]
-    for commit in commits:
-        if commit.columns is None:
-            actions: list[AddFile | RemoveFile] = [*commit.adds, *commit.removes]
-            for action in actions:
-                found += _named(action, root, prefix)
-            continue
-        for kind, files in (("add", commit.columns.adds), ("remove", commit.columns.removes)):
-            column = _whole(files.column("key_path"))
-            known.append(column.filter(pc.is_in(column, value_set=paths)))
-            special = pc.or_(
-                pc.match_substring_regex(column, _ODD), files.column("deletionVector").is_valid()
-            )
-            if pc.any(special).as_py():
-                for action in columnar.records(kind, files.filter(special)):
-                    found += _named(action, root, prefix)
-    value_set = pa.concat_arrays([*known, arrays.texts(found)])
+    column = _whole(tombstones.column("key_path"))
+    known = column.filter(pc.is_in(column, value_set=paths))
+    special = pc.or_(
+        pc.match_substring_regex(column, _ODD), tombstones.column("deletionVector").is_valid()
+    )
+    if pc.any(special).as_py():
+        for action in columnar.records("remove", tombstones.filter(special)):
+            found += _named(action, root, prefix)
+    value_set = pa.concat_arrays([known, arrays.texts(found)])
     return candidates.filter(pc.invert(pc.is_in(paths, value_set=value_set)))
 
 
@@ -306,21 +293,16 @@ def _named(action: AddFile | RemoveFile, root: str, prefix: str) -> list[str]:
     return [w[len(prefix) :] for w in where if w.startswith(prefix)]
 
 
-def retained_orphans(
-    log: DeltaLog, walked: pa.Table, commits: list[Commit]
+def snapshot_orphans(
+    log: DeltaLog, walked: pa.Table, tombstones: pa.Table
 ) -> tuple[tuple[str, int], ...]:
-    """Walked files that no retained version references: (relative path, bytes).
+    """Walked files that the latest snapshot does not name: (relative path, bytes).
 
-    ``walked`` holds the files the latest version does not reference; a file an older
-    retained version references was added or removed by a commit after the earliest
-    version, or is still live. The earliest version's own commit may name change-data
-    files too; it is parsed only if some file would otherwise be an orphan.
+    ``walked`` holds the files the latest version's live files do not name; what is left
+    after the snapshot's tombstones and the change-data files of the commits it read.
     """
     root = log.table_root
-    stray = _orphans(walked, commits, _cdc_paths(log, commits), root)
-    if stray.num_rows and log.commit_file(log.earliest_version) is not None:
-        first = log.read_commits([log.earliest_version])
-        stray = _orphans(stray, [], _cdc_paths(log, first), root)
+    stray = _orphans(walked, tombstones, _cdc_paths(log) if walked.num_rows else set(), root)
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )

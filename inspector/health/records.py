@@ -28,6 +28,26 @@ class ProblemKind(StrEnum):
     CHECKPOINT = "checkpoint"  # a checkpoint (or the _last_checkpoint hint) of this version
 
 
+class OrphanScope(StrEnum):
+    """Which references tell an orphan file from a file the table still needs."""
+
+    # The fast check reads only the latest snapshot (the newest checkpoint and the commits
+    # after it): its live files and the tombstones it keeps, as Delta's VACUUM reads them.
+    LATEST_SNAPSHOT = "latestSnapshot"
+    # The full check replays every retained commit: any retained version's files.
+    RETAINED_VERSIONS = "retainedVersions"
+
+    @property
+    def meaning(self) -> str:
+        """What an orphan is under this scope, for the text output and the app."""
+        if self is OrphanScope.LATEST_SNAPSHOT:
+            return (
+                "that neither the latest version's files nor its tombstones reference (as "
+                "VACUUM reads the log; check --all-versions also spares older versions' files)"
+            )
+        return "that no retained version references"
+
+
 @dataclass(frozen=True, kw_only=True)
 class HealthProblem:
     """One problem at a version: its kind, and the message shown to users (and in JSON)."""
@@ -92,7 +112,7 @@ class HealthReport:
 
     ``versions`` is oldest first; it holds only the latest version when the fast
     check found it complete. ``orphan_files``/``orphan_bytes`` count files under
-    the table root that no retained version references (VACUUM candidates, or
+    the table root that nothing in ``orphan_scope`` references (VACUUM candidates, or
     files of commits that never arrived).
     """
 
@@ -107,6 +127,7 @@ class HealthReport:
     all_versions: bool = False
     deep: bool = False
     orphan_paths: tuple[str, ...] = ()
+    orphan_scope: OrphanScope = OrphanScope.RETAINED_VERSIONS
 
     @property
     def latest(self) -> VersionHealth:
@@ -129,7 +150,7 @@ class HealthReport:
             "table": self.table_root,
             **camel_json(self, "latest_version", "last_consistent_version", "all_versions", "deep"),
             "versions": [v.to_json() for v in self.versions],
-            **camel_json(self, "orphan_files", "orphan_bytes", "files_examined"),
+            **camel_json(self, "orphan_files", "orphan_bytes", "orphan_scope", "files_examined"),
             "problems": list(self.problems),
         }
 

@@ -226,7 +226,8 @@ def _commit_problem(commit: Commit | None) -> HealthProblem | None:
 def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
     """The checkpoint problems of one version, as the fast check reports them: the newest
     checkpoint is compared with its commits only when it is this version's."""
-    listing, last = log.listing, log.listing.last_checkpoint
+    listing = log.tail if version >= log.tail.from_version else log.listing
+    last = listing.last_checkpoint
     if version not in listing.checkpoints and (last is None or last.version != version):
         return []  # nothing of the log belongs to this version: no checkpoint is read
     return _log_problems_by_version(log, False).get(version, [])
@@ -257,9 +258,12 @@ def _checkpoint_problem(message: str) -> HealthProblem:
     return HealthProblem(kind=ProblemKind.CHECKPOINT, message=message)
 
 
-def table_level_problems(log: DeltaLog) -> list[str]:
-    problems = table_problems(log)
-    last, usable = log.listing.last_checkpoint, log.listing.usable_checkpoints()
+def table_level_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
+    """Problems of the table rather than of a version; ``whole``: of the whole log folder,
+    else only of the listing from the newest checkpoint on (what the fast check read)."""
+    listing = log.listing if whole else log.tail
+    problems = table_problems(log, whole=whole)
+    last, usable = listing.last_checkpoint, listing.usable_checkpoints()
     if (
         last is not None
         and last.version is not None
