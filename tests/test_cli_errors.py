@@ -287,3 +287,16 @@ def test_every_command_returns_a_record_for_the_one_renderer():
     for cmd in registry.commands():
         returned = typing.get_type_hints(cmd.handler)["return"]
         assert isinstance(returned, type) and issubclass(returned, Result), cmd.name
+
+
+def test_a_streamed_array_that_fails_part_way_is_closed_before_the_error(capsys):
+    from inspector.cli.render import emit_json
+
+    def entries():
+        yield {"version": 2}
+        raise errors.StorageUnavailable("The store stopped answering.", "Try again.")
+
+    with pytest.raises(errors.StorageUnavailable):
+        emit_json(entries())
+
+    assert json.loads(capsys.readouterr().out) == [{"version": 2}]

@@ -21,11 +21,12 @@ from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import build_history
-from inspector.table.history_pages import HistoryPager
+from inspector.table.history_pages import HistoryPager, newest_first
 from tests.conftest import CORPUS, corpus_index
 from tests.counting_storage import CountingStorage
 
 COMMITS = 5_000
+IN_COMMIT_TIMES = CORPUS / "delta-kernel-rs" / "in-commit-timestamps-test"
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +61,37 @@ def test_a_long_history_read_in_pages_is_the_whole_history(long_log: Path, size:
     assert _all_pages(DeltaLog.open(str(long_log)), size) == whole
 
 
+@pytest.mark.parametrize("size", [1, 3])
+def test_the_history_given_newest_first_page_by_page_is_the_whole_history_reversed(
+    demo: str, size: int
+) -> None:
+    given = list(newest_first(HistoryPager(DeltaLog.open(demo), Settings(), size=size)))
+
+    assert given == build_history(DeltaLog.open(demo), Settings())[::-1]
+
+
+def test_with_in_commit_timestamps_the_newest_entries_come_before_older_pages_are_read() -> None:
+    # In-commit timestamps from version 11 on: no older page can change the newest entries.
+    pager = HistoryPager(DeltaLog.open(str(IN_COMMIT_TIMES)), Settings(), size=3)
+    entries = newest_first(pager)
+
+    newest = next(entries)
+
+    assert newest.version == 21 and len(pager.entries) == 6  # two pages of three joined
+    assert [e.version for e in entries] == list(range(20, -1, -1))
+
+
+def test_with_file_times_the_entries_wait_for_the_oldest_page(long_log: Path) -> None:
+    # The file-time rule chains each timestamp to the version before: any older page can
+    # shift every newer one, so nothing is given before the oldest page is read.
+    pager = HistoryPager(DeltaLog.open(str(long_log)), Settings(), size=1000)
+    entries = newest_first(pager)
+
+    assert next(entries).version == COMMITS - 1
+
+    assert pager.done
+
+
 def test_every_corpus_history_read_in_pages_of_two_is_the_whole_history() -> None:
     compared = 0
     for row in corpus_index():
@@ -69,6 +101,8 @@ def test_every_corpus_history_read_in_pages_of_two_is_the_whole_history() -> Non
         except InspectorError:
             continue  # not a readable log: the error contract is tested elsewhere
         assert _all_pages(DeltaLog.open(root), 2) == whole, row["path"]
+        given = list(newest_first(HistoryPager(DeltaLog.open(root), Settings(), size=2)))
+        assert given == whole[::-1], row["path"]
         compared += 1
     assert compared > 300
 

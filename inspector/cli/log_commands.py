@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +19,10 @@ from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
-    build_history,
     history_page,
     history_record,
 )
+from inspector.table.history_pages import HistoryPager, newest_first
 from inspector.table.overview import TableDetail, table_detail
 from inspector.table.versions import file_action_record, parse_version
 
@@ -31,7 +31,7 @@ from inspector.table.versions import file_action_record, parse_version
 class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
-    entries: Sequence[HistoryEntry]
+    entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
     problems: Sequence[str] = ()
 
     def to_json(self) -> Iterator[dict[str, Any]]:
@@ -72,8 +72,8 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))
         return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
-    entries = list(reversed(build_history(log, settings)))
-    return HistoryResult(entries=entries, problems=table_problems(log))
+    problems = table_problems(log)
+    return HistoryResult(entries=newest_first(HistoryPager(log, settings)), problems=problems)
 
 
 @dataclass(frozen=True, kw_only=True)

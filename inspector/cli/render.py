@@ -129,15 +129,22 @@ def emit_json(obj: Any) -> None:
 
 
 def _emit_array(items: Iterator[Any]) -> None:
-    """A JSON array, as ``_dumps`` would indent it, written element by element."""
+    """A JSON array, as ``_dumps`` would indent it, written element by element.
+
+    When reading the elements fails part-way (a store that stops answering), the array
+    printed so far is closed before the error propagates, so stdout stays JSON documents:
+    the elements read, then the error object :func:`render_error` prints.
+    """
     first = next(items, _END)
     if first is _END:
         sys.stdout.write("[]\n")
         return
     sys.stdout.write("[\n  " + _dumps(first).replace("\n", "\n  "))
-    for item in items:
-        sys.stdout.write(",\n  " + _dumps(item).replace("\n", "\n  "))
-    sys.stdout.write("\n]\n")
+    try:
+        for item in items:
+            sys.stdout.write(",\n  " + _dumps(item).replace("\n", "\n  "))
+    finally:
+        sys.stdout.write("\n]\n")
 
 
 _END = object()

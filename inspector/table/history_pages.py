@@ -39,10 +39,11 @@ from inspector.table.history import (
     gap_problems,
     history_entries,
 )
-from inspector.table.history_scan import collector_paused
+from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import TimestampSource, is_copy_problem, monotonic
 from inspector.table.rowcounts import RowChange, rows_along
 
+_FILE_TIME = TimestampSource.FILE_MODIFICATION_TIME
 PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)
 
 
@@ -141,6 +142,27 @@ class HistoryPager:
         )
         self._next = start
 
+    def settled(self) -> int:
+        """Where the entries no older page can change begin (an index into :attr:`entries`).
+
+        Joining an older page (:meth:`_joined`) changes the newer pages' first metadata and
+        protocol changes, and their file-time timestamps up to the first in-commit
+        timestamp (the file-time rule chains from the previous version, so any older page
+        can shift them); the first page's gaps change when the whole folder is listed.
+        """
+        entries = self._entries
+        if self.done:
+            return 0
+        if self._listing is None:
+            return len(entries)
+        versions = [e.version for e in entries]
+        stamped = (i for i, e in enumerate(entries) if e.timestamps.source != _FILE_TIME)
+        settled = next(stamped, len(entries))
+        for first in (self._edge.first_metadata, self._edge.first_protocol):
+            if first is not None:
+                settled = max(settled, bisect.bisect_right(versions, first[0]))
+        return settled
+
     def read_down_to(self, version: int) -> None:
         """Read older pages until ``version`` (or the oldest version) has been read."""
         while not self.done and (not self._entries or self._entries[0].version > version):
@@ -214,12 +236,15 @@ class HistoryPager:
     ) -> tuple[list[HistoryEntry], _Edge]:
         """One page's entries, computed forward within it, and its edge."""
         log = self.log
-        commits = self._commits(versions)  # held for this page only
+        if self._listing is not None:  # the whole folder listed: its commits read in bulk
+            counted = list(scan_commits(log, versions))  # held for this page only
+        else:
+            counted = list(rows_along(log, iter(self._commits(versions))))
         config: Mapping[str, str] = {}
-        if any(c.commit_info.in_commit_timestamp is not None for c in commits):
+        if any(c.commit_info.in_commit_timestamp is not None for c, _ in counted):
             config = configuration_at(log, versions[-1])
         edge: list[_Edge] = [_Edge()]
-        pairs = _tapped(rows_along(log, iter(commits)), edge)
+        pairs = _tapped(iter(counted), edge)
         entries = history_entries(log, versions, pairs, config, gaps, found, self.settings)
         return entries, edge[0]
 
@@ -262,6 +287,23 @@ class HistoryPager:
         protocol = self._edge.first_protocol
         if protocol is not None and older.last_protocol not in (None, protocol[1]):
             yield protocol[0], Change.PROTOCOL
+
+
+def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
+    """The whole history newest first, read a page at a time.
+
+    Entries are given as soon as no older page can change them (:meth:`HistoryPager.settled`):
+    on a log with in-commit timestamps, the newest pages come while older ones are read;
+    on one with file times only, every entry waits for the oldest page.
+    """
+    given = 0  # the newest entries given so far
+    while pager.read_older():
+        entries = pager.entries
+        settled = pager.settled()
+        yield from reversed(entries[settled : len(entries) - given])
+        given = max(given, len(entries) - settled)
+    entries = pager.entries
+    yield from reversed(entries[: len(entries) - given])
 
 
 def _tapped(
