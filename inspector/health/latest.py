@@ -233,9 +233,10 @@ def _health(
 def _cdc_paths(log: DeltaLog) -> set[str]:
     """Change-data files that the commits the latest snapshot read name (for CDF reads:
     never orphans)."""
-    tail = log.tail
-    first = tail.from_version + (0 if tail.is_whole else 1)
-    versions = [v for v in range(first, log.latest_version + 1) if log.commit_file(v)]
+    latest = log.latest_version
+    checkpoints = [cp.version for cp in log.tail.usable_checkpoints() if cp.version <= latest]
+    first = max(checkpoints) + 1 if checkpoints else 0
+    versions = [v for v in range(first, latest + 1) if log.commit_file(v)]
     commits = log.read_commits(versions)  # read for the snapshot already: cached
     return {ref_path(log.table_root, c.path) for commit in commits for c in commit.cdc_files}
 
