@@ -54,6 +54,22 @@ def test_the_demo_history_read_in_pages_is_the_whole_history(demo: str, size: in
     assert _all_pages(DeltaLog.open(demo), size) == build_history(DeltaLog.open(demo), Settings())
 
 
+@pytest.mark.parametrize(("first", "size"), [(1, 3), (2, 5), (250, 1000)])
+def test_a_short_newest_page_then_longer_ones_is_the_whole_history(
+    long_log: Path, first: int, size: int
+) -> None:
+    log = DeltaLog.open(str(long_log))
+    pager = HistoryPager(log, Settings(), size=size, first=first)
+
+    pager.read_older()
+    newest = len(pager.entries)
+    while pager.read_older():
+        pass
+
+    assert first <= newest < first + 100  # down to just after a checkpoint
+    assert list(pager.entries) == build_history(DeltaLog.open(str(long_log)), Settings())
+
+
 @pytest.mark.parametrize("size", [700, 2000])
 def test_a_long_history_read_in_pages_is_the_whole_history(long_log: Path, size: int) -> None:
     whole = build_history(DeltaLog.open(str(long_log)), Settings())

@@ -18,6 +18,11 @@ from inspector.settings import Settings
 from inspector.table.history import HistoryEntry
 from inspector.table.history_pages import PAGE_SIZE, HistoryPager
 
+# The newest page on an object store, where each commit is a request: the first screen draws
+# these and the Timeline's window fills from the background reading. Locally a whole window
+# (PAGE_SIZE) is read in well under the first screen's budget.
+REMOTE_FIRST_PAGE = 250
+
 
 class HistoryLoad:
     """The history read so far, and the reading of the rest.
@@ -26,10 +31,16 @@ class HistoryLoad:
         log: The table's log (at the generation this load belongs to).
         settings: For the history's timestamp tolerance.
         size: Versions per page.
+        first: Versions of the newest page (default: ``size`` for a local table, at most
+            :data:`REMOTE_FIRST_PAGE` on an object store).
     """
 
-    def __init__(self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE) -> None:
-        self._pager = HistoryPager(log, settings, size=size)
+    def __init__(
+        self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE, first: int | None = None
+    ) -> None:
+        if first is None:
+            first = size if log.storage.local_path() is not None else min(size, REMOTE_FIRST_PAGE)
+        self._pager = HistoryPager(log, settings, size=size, first=first)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._failure: Exception | None = None

@@ -1,7 +1,8 @@
 """The Timeline's reading of a long history: the versions a window needs, read on demand,
 and the progress of the reading in the background.
 
-The first screen draws the newest page (``ui.history_load``). Moving the chart's window
+The first screen draws the newest page (``ui.history_load``; a short one on an object
+store, drawn again when a window's worth has been read). Moving the chart's window
 to older versions, or selecting an older version, reads the pages it needs first; the
 rest is read in the background while a progress bar says how far it has got, and the
 page is drawn again once, when all is read (the filters and the retention band need the
@@ -37,16 +38,19 @@ def read_for_window(load: HistoryLoad, selected: int, back: int | None) -> None:
 
 def show_progress(load: HistoryLoad) -> None:
     """A progress bar while older versions are read in the background (started here), which
-    draws the page again once they all are."""
+    draws the page again when a window's worth has been read (a short first page, on an
+    object store) and once they all are."""
     if load.done:
         return
     load.start_background()
-    st.fragment(run_every=_POLL_S)(_progress)(load)
+    st.fragment(run_every=_POLL_S)(_progress)(load, len(load.entries))
 
 
-def _progress(load: HistoryLoad) -> None:
-    if load.done:
-        st.rerun()  # the whole page, once: filters and the retention band need every version
+def _progress(load: HistoryLoad, drawn: int) -> None:
+    if load.done or drawn < WINDOW <= len(load.entries):
+        # The whole page: once a window is full, and once every version is read (the
+        # filters and the retention band need them all).
+        st.rerun()
     read, total = load.progress()
     of = f"{total:,}" if total is not None else "all (listing the log)"
     st.progress(

@@ -69,10 +69,15 @@ class HistoryPager:
         settings: For ``timestamp_tolerance_seconds``.
         size: Versions per page, at least (a page reaches down to just after a checkpoint
             when one lies within another ``size`` versions).
+        first: Versions of the newest page (default: ``size``): a screen that must come
+            quickly reads a short newest page.
     """
 
-    def __init__(self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE) -> None:
+    def __init__(
+        self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE, first: int | None = None
+    ) -> None:
         self.log, self.settings, self.size = log, settings, max(1, size)
+        self.first = max(1, first) if first is not None else self.size
         self._listing: LogListing | None = None  # the whole folder's, once listed
         self._newest: LogListing | None = None  # the first page's
         self.versions: tuple[int, ...] = ()  # the listed versions, ascending
@@ -132,7 +137,7 @@ class HistoryPager:
             return
         if self._listing is None:
             self._list_whole()
-        start = self._boundary(self._next)
+        start = self._boundary(self._next, self.size)
         versions = list(self.versions[start : self._next])
         entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
         self._entries = (*entries, *self._joined(entries, edge))
@@ -171,7 +176,7 @@ class HistoryPager:
     def _read_newest(self) -> None:
         """The newest page, from a listing of its versions only (the whole one if it is short)."""
         log = self.log
-        oldest = log.latest_version - 2 * self.size
+        oldest = log.latest_version - 2 * self.first
         listing = (  # a short log: the whole listing, kept by the log for every other reader
             log.listing
             if oldest <= 0
@@ -183,7 +188,7 @@ class HistoryPager:
         self.versions = tuple(sorted({*listing.commits, *listing.checkpoints}))
         self._checkpoints = sorted(cp.version for cp in listing.usable_checkpoints())
         end = len(self.versions)
-        start = self._boundary(end) if listing.is_whole or end > self.size else 0
+        start = self._boundary(end, self.first) if listing.is_whole or end > self.first else 0
         versions = list(self.versions[start:end])
         gaps = gap_problems(log, versions, whole=listing.is_whole and start == 0)
         found = log.replay_problems()
@@ -219,15 +224,15 @@ class HistoryPager:
         own = problems[len(old_gaps) : len(problems) - timed - len(old_found)]
         return replace(entry, problems=(*gaps, *own, *found, *problems[len(problems) - timed :]))
 
-    def _boundary(self, end: int) -> int:
+    def _boundary(self, end: int, size: int) -> int:
         """Where the page that ends before ``versions[end]`` starts: ``size`` versions back,
         or further back, to just after a checkpoint within another ``size`` versions."""
-        start = max(0, end - self.size)
+        start = max(0, end - size)
         if start == 0:
             return 0
         floor = self.versions[start]
         at = bisect.bisect_left(self._checkpoints, floor) - 1  # the newest checkpoint below
-        if at >= 0 and self._checkpoints[at] >= floor - self.size:
+        if at >= 0 and self._checkpoints[at] >= floor - size:
             return bisect.bisect_right(self.versions, self._checkpoints[at])
         return start
 
