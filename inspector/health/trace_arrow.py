@@ -1,0 +1,251 @@
+"""The full check's trace in Arrow: every file key's live intervals, for the plain case.
+
+The plain case: every commit after the earliest version is present and readable, and the
+earliest version's snapshot can be read (a checkpoint may or may not exist). The add and
+remove actions of those commits, with the earliest snapshot's files as the base, become
+one table of (version, line, add?, key); sorting it by key, version and line gives each
+key's state after each version it is named in (the newest action of a version wins; a
+re-add of a live key is no change), and from those states its live intervals
+``[start, end)``. No per-version set of live files is kept.
+
+Data files with plain relative paths stay in columns (the first add's size is the size
+each must have, as :func:`~inspector.health.trace.register_add` keeps it); rows with a
+deletion vector or an odd path go one by one through ``register_add``, the shared rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.health.latest import _ODD, _whole
+from inspector.health.trace import Ref, register_add
+from inspector.log import arrays, columnar
+from inspector.log.commit import Commit
+from inspector.log.snapshot import FileKey
+
+_ODD_PATH = re.compile(_ODD)
+_SEP = "\x00"  # joins a key's path and deletion-vector id into one text (no path holds NUL)
+
+
+@dataclass(kw_only=True)
+class Intervals:
+    """Every key's live intervals: ``key[i]`` is live from ``start[i]`` to ``end[i]``
+    (exclusive; the latest version + 1 when still live); ``line[i]`` orders the keys a
+    commit adds (the line of the key's first action in the starting commit)."""
+
+    keys: pa.Array  # distinct keys as ``path NUL dv_id`` texts, indexed by ``key``
+    key: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    line: np.ndarray
+
+
+@dataclass(kw_only=True)
+class ArrowTrace:
+    """The trace: intervals, the files to judge, and what every retained version names."""
+
+    root: str
+    intervals: Intervals
+    plain: pa.Table  # (path, size): data files with plain paths, the first add's size
+    refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
+    special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
+    cdc: set[str] = field(default_factory=set)  # change-data files' locations
+
+
+class _Rows:
+    """The file actions of the base and the commits, gathered as columns."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.tables: list[pa.Table] = []
+        self.lists: dict[str, list[Any]] = {n: [] for n in ("version", "line", "add", "key_path")}
+        self.lists |= {"dv_id": [], "size": []}
+        self.refs: dict[str, Ref] = {}
+        self.special_paths: dict[FileKey, tuple[str, ...]] = {}
+
+    def add_table(self, version: int, files: pa.Table, lines: pa.Array, *, add: bool) -> None:
+        """Rows of a table of actions (``columnar``'s schema) with their line numbers."""
+        self._flush()
+        n = files.num_rows
+        if add:
+            self._register(files)
+        size = files.column("size") if add else pa.nulls(n, pa.int64())
+        self.tables.append(
+            pa.table(
+                {
+                    "version": arrays.from_numpy(np.full(n, version, dtype=np.int64)),
+                    "line": lines.cast(pa.int64()),
+                    "add": pa.array(np.full(n, add), type=pa.bool_()),
+                    "key_path": files.column("key_path"),
+                    "dv_id": files.column("dv_id"),
+                    "size": size,
+                }
+            )
+        )
+
+    def add_commit(self, commit: Commit) -> None:
+        """A commit's add and remove actions (its columns, or its typed records)."""
+        if commit.columns is not None:
+            cols = commit.columns
+            self.add_table(commit.version, cols.adds, cols.add_lines, add=True)
+            self.add_table(commit.version, cols.removes, cols.remove_lines, add=False)
+            return
+        lists = self.lists
+        for line, action in enumerate(commit.parsed):
+            if not isinstance(action, AddFile | RemoveFile):
+                continue
+            key = action.key
+            is_add = isinstance(action, AddFile)
+            if is_add and (key[1] is not None or _ODD_PATH.search(key[0])):
+                self._register_one(action)  # type: ignore[arg-type]
+            lists["version"].append(commit.version)
+            lists["line"].append(line)
+            lists["add"].append(is_add)
+            lists["key_path"].append(key[0])
+            lists["dv_id"].append(key[1] or "")
+            lists["size"].append(action.size if is_add else None)
+
+    def table(self) -> pa.Table:
+        """Every row gathered, in the order given (base, then commits by version)."""
+        self._flush()
+        return pa.concat_tables(self.tables).combine_chunks()
+
+    def _flush(self) -> None:
+        lists = self.lists
+        if not lists["version"]:
+            return
+        self.tables.append(
+            pa.table(
+                {
+                    "version": arrays.numbers(lists["version"]),
+                    "line": arrays.numbers(lists["line"]),
+                    "add": arrays.flags(lists["add"]),
+                    "key_path": arrays.texts(lists["key_path"]),
+                    "dv_id": arrays.texts(lists["dv_id"]),
+                    "size": arrays.numbers(lists["size"]),
+                }
+            )
+        )
+        for values in lists.values():
+            values.clear()
+
+    def _register(self, files: pa.Table) -> None:
+        """Rows with a deletion vector or an odd path, one by one by the shared rule."""
+        special = pc.or_(
+            pc.match_substring_regex(files.column("key_path"), _ODD),
+            files.column("deletionVector").is_valid(),
+        )
+        if pc.any(special).as_py():
+            for add in columnar.records("add", files.filter(special)):
+                self._register_one(add)  # type: ignore[arg-type]
+
+    def _register_one(self, add: AddFile) -> None:
+        if add.key not in self.special_paths:
+            self.special_paths[add.key] = register_add(self.refs, self.root, add)
+
+
+def trace_plain(
+    root: str, base: pa.Table, first: int, commits: Iterable[Commit], latest: int
+) -> ArrowTrace | None:
+    """The trace of the base (the earliest version's live files) and the later commits.
+
+    Args:
+        root: The table root (locations are spelled as ``ref_path`` spells them).
+        base: The earliest version's snapshot ``files_table``.
+        first: The earliest version.
+        commits: The commits after the earliest version, ascending, each present.
+        latest: The latest version.
+
+    Returns:
+        The trace; None when a commit is damaged (not the plain case).
+    """
+    rows, cdc = _Rows(root), set[str]()
+    lines = arrays.from_numpy(np.arange(base.num_rows, dtype=np.int64))
+    rows.add_table(first, base, lines, add=True)
+    for commit in commits:
+        if not commit.is_complete or commit.counted is not None:
+            return None
+        rows.add_commit(commit)
+        cdc.update(c.path for c in commit.cdc_files)
+    table = rows.table()
+    return ArrowTrace(
+        root=root,
+        intervals=intervals(table, latest),
+        plain=_plain_files(table),
+        refs=rows.refs,
+        special_paths=rows.special_paths,
+        cdc=cdc,
+    )
+
+
+def intervals(rows: pa.Table, latest: int) -> Intervals:
+    """Each key's live intervals from its actions (sorted by key, version, line)."""
+    keys = pc.binary_join_element_wise(rows.column("key_path"), rows.column("dv_id"), _SEP)
+    encoded = pc.dictionary_encode(_whole(keys))
+    kid = arrays.to_numpy(encoded.indices.cast(pa.int64()))
+    version = arrays.to_numpy(_whole(rows.column("version")))
+    line = arrays.to_numpy(_whole(rows.column("line")))
+    added = _whole(rows.column("add")).to_numpy(zero_copy_only=False)
+    if not len(kid):
+        none = np.zeros(0, dtype=np.int64)
+        return Intervals(keys=encoded.dictionary, key=none, start=none, end=none, line=none)
+    order = np.lexsort((line, version, kid))
+    kid, version, line, added = kid[order], version[order], line[order], added[order]
+    # one group per (key, version): its first line orders the adds, its last action wins
+    first = _starts(kid, version)
+    last = np.r_[first[1:], len(kid)] - 1
+    gkey, gversion, gline, live = kid[first], version[first], line[first], added[last]
+    was = np.zeros(len(gkey), dtype=bool)
+    was[1:] = live[:-1]
+    was[_starts(gkey)] = False
+    event = np.flatnonzero(live != was)  # a key comes to life or is removed
+    opens = np.flatnonzero(live[event])  # positions in ``event``: events alternate per key
+    after = np.minimum(opens + 1, max(len(event) - 1, 0))
+    closed = (opens + 1 < len(event)) & (gkey[event[after]] == gkey[event[opens]])
+    at = event[opens]
+    return Intervals(
+        keys=encoded.dictionary,
+        key=gkey[at],
+        start=gversion[at],
+        end=np.where(closed, gversion[event[after]], latest + 1),
+        line=gline[at],
+    )
+
+
+def _starts(*columns: np.ndarray) -> np.ndarray:
+    """Where each run of equal values (over all the sorted columns together) starts."""
+    n = len(columns[0])
+    change = np.zeros(max(n - 1, 0), dtype=bool)
+    for column in columns:
+        change |= column[1:] != column[:-1]
+    return np.flatnonzero(np.r_[n > 0, change]) if n else np.zeros(0, dtype=np.int64)
+
+
+def _plain_files(rows: pa.Table) -> pa.Table:
+    """The data files with plain relative paths that adds name, with the first add's size."""
+    adds = rows.filter(rows.column("add"))
+    paths = _whole(adds.column("key_path"))
+    plain = pc.invert(pc.match_substring_regex(paths, _ODD))
+    paths, sizes = paths.filter(plain), _whole(adds.column("size")).filter(plain)
+    distinct = pc.unique(paths)
+    first = pc.index_in(distinct, value_set=paths)
+    return pa.Table.from_arrays([distinct, sizes.take(first)], names=["path", "size"])
+
+
+def key_of(text: str) -> FileKey:
+    """A key from its ``path NUL dv_id`` text."""
+    path, _, dv = text.partition(_SEP)
+    return path, dv or None
+
+
+def text_of(key: FileKey) -> str:
+    """A key's ``path NUL dv_id`` text."""
+    return f"{key[0]}{_SEP}{key[1] or ''}"
