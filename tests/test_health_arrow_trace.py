@@ -258,7 +258,6 @@ def _assert_same(root: Path, settings: Settings, *, plain: bool = True) -> None:
     full = check_all_versions(
         DeltaLog.open(str(root)),
         all_checkpoints=True,
-        partition_columns=(),
         cap=settings.max_listed_files,
         workers=2,
     )

@@ -17,7 +17,6 @@ be rebased at checkpoints; the ``deep`` footer check) is left to the traced chec
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -58,7 +57,6 @@ def check_all_versions(
     log: DeltaLog,
     *,
     all_checkpoints: bool,
-    partition_columns: Iterable[str],
     cap: int,
     workers: int,
     progress: Progress | None = None,
@@ -68,7 +66,6 @@ def check_all_versions(
     Args:
         log: The opened log.
         all_checkpoints: Compare every checkpoint with its commits (not only the newest).
-        partition_columns: The latest partition columns (hidden paths in the walk).
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
@@ -78,13 +75,13 @@ def check_all_versions(
     if any(log.commit_file(v) is None for v in later):
         return None
     try:
-        base = log.snapshot(first).files_table
+        base = log.snapshot(first)
     except InspectorError:
         return None
     trace = trace_plain(log.table_root, base, first, log.stream_commits(later), latest)
     if trace is None:
         return None
-    walked = stored_files(*log.storage.walk_sizes(), partition_columns)
+    walked = stored_files(*log.storage.walk_sizes(), trace.partition_columns)
     judged = _judge(trace, walked, log, workers, progress)
     if judged is None:
         return None

@@ -57,7 +57,6 @@ def check_table(
         full = check_all_versions(
             log,
             all_checkpoints=verify_all,
-            partition_columns=_partition_columns(log),
             cap=cap,
             workers=workers,
             progress=progress,

@@ -29,7 +29,7 @@ from inspector.health.latest import _ODD, _whole
 from inspector.health.trace import Ref, register_add
 from inspector.log import arrays, columnar
 from inspector.log.commit import Commit
-from inspector.log.snapshot import FileKey
+from inspector.log.snapshot import FileKey, Snapshot
 
 _ODD_PATH = re.compile(_ODD)
 _SEP = "\x00"  # joins a key's path and deletion-vector id into one text (no path holds NUL)
@@ -57,7 +57,8 @@ class ArrowTrace:
     plain: pa.Table  # (path, size): data files with plain paths, the first add's size
     refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
     special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
-    cdc: set[str] = field(default_factory=set)  # change-data files' locations
+    cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
+    partition_columns: tuple[str, ...] = ()  # the latest metadata's
 
 
 class _Rows:
@@ -153,13 +154,13 @@ class _Rows:
 
 
 def trace_plain(
-    root: str, base: pa.Table, first: int, commits: Iterable[Commit], latest: int
+    root: str, base: Snapshot, first: int, commits: Iterable[Commit], latest: int
 ) -> ArrowTrace | None:
     """The trace of the base (the earliest version's live files) and the later commits.
 
     Args:
         root: The table root (locations are spelled as ``ref_path`` spells them).
-        base: The earliest version's snapshot ``files_table``.
+        base: The earliest version's snapshot.
         first: The earliest version.
         commits: The commits after the earliest version, ascending, each present.
         latest: The latest version.
@@ -168,13 +169,15 @@ def trace_plain(
         The trace; None when a commit is damaged (not the plain case).
     """
     rows, cdc = _Rows(root), set[str]()
-    lines = arrays.from_numpy(np.arange(base.num_rows, dtype=np.int64))
-    rows.add_table(first, base, lines, add=True)
+    files, columns = base.files_table, base.metadata.partition_columns
+    rows.add_table(first, files, arrays.from_numpy(np.arange(files.num_rows)), add=True)
     for commit in commits:
         if not commit.is_complete or commit.counted is not None:
             return None
         rows.add_commit(commit)
         cdc.update(c.path for c in commit.cdc_files)
+        metadata = commit.metadata
+        columns = metadata.partition_columns if metadata is not None else columns
     table = rows.table()
     return ArrowTrace(
         root=root,
@@ -183,6 +186,7 @@ def trace_plain(
         refs=rows.refs,
         special_paths=rows.special_paths,
         cdc=cdc,
+        partition_columns=columns,
     )
 
 
