@@ -106,13 +106,14 @@ def write_table(root: str, commits: int, per_commit: int, seed: int = 7) -> list
                         "size": size,
                         "modificationTime": now,
                         "dataChange": True,
-                        "stats": json.dumps(stats),
+                        "stats": json.dumps(stats, separators=(",", ":")),
                     }
                 }
             )
             paths.append(rel)
         with open(os.path.join(log, f"{version:020d}.json"), "w") as fh:
-            fh.write("\n".join(json.dumps(line) for line in lines) + "\n")
+            # compact, as Spark and delta-rs write commits (the bulk reads expect that spelling)
+            fh.write("\n".join(json.dumps(line, separators=(",", ":")) for line in lines) + "\n")
     return paths
 
 

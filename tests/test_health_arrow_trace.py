@@ -66,11 +66,14 @@ class _RandomTable:
         self.gone: list[dict] = []  # add bodies removed earlier (for re-adds)
         self.files: list[str] = []  # every file written, relative to the root
         self.version = -1
+        self.compact = rng.random() < 0.8
         (root / "_delta_log").mkdir(parents=True)
 
     def commit(self, actions: list[dict]) -> None:
         self.version += 1
-        lines = [json.dumps(a) for a in actions]
+        # mostly compact, as Spark writes (read in bulk by Arrow); sometimes spaced (parsed)
+        separators = (",", ":") if self.compact else (", ", ": ")
+        lines = [json.dumps(a, separators=separators) for a in actions]
         (self.root / "_delta_log" / f"{self.version:020d}.json").write_text("\n".join(lines) + "\n")
 
     def new_file(self) -> dict:
@@ -314,3 +317,12 @@ def test_corpus_tables_with_deletion_vectors_give_the_traced_report(copy_table, 
             os.truncate(path, path.stat().st_size // 2)
 
     _assert_same(root, Settings(max_listed_files=1))
+
+
+def test_a_tag_without_a_value_damages_its_commit_for_both_paths(tmp_path):
+    table = _random_table(tmp_path / "t", 5)
+    last = tmp_path / "t" / "_delta_log" / f"{table.version:020d}.json"
+    added = {"add": {**table.new_file(), "tags": {"writer": None}}}
+    last.write_text(last.read_text() + json.dumps(added, separators=(",", ":")) + "\n")
+
+    _assert_same(tmp_path / "t", Settings(), plain=False)

@@ -78,7 +78,7 @@ def check_all_versions(
         base = log.snapshot(first)
     except InspectorError:
         return None
-    trace = trace_plain(log.table_root, base, first, log.stream_commits(later), latest)
+    trace = trace_plain(log, base, first, latest)
     if trace is None:
         return None
     walked = stored_files(*log.storage.walk_sizes(), trace.partition_columns)

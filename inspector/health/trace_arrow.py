@@ -16,7 +16,7 @@ deletion vector or an odd path go one by one through ``register_add``, the share
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,14 +24,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.actions import Action, AddCDCFile, AddFile, Metadata, RemoveFile
 from inspector.health.latest import _ODD, _whole
 from inspector.health.trace import Ref, register_add
 from inspector.log import arrays, columnar
+from inspector.log.bigcommit import read_file_lines
 from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey, Snapshot
+from inspector.table.history_scan import SLICE, _lines, _objects, _typed
 
 _ODD_PATH = re.compile(_ODD)
+_NULL_TAG = re.compile(rb'"tags":\{[^}]*":null')
 _SEP = "\x00"  # joins a key's path and deletion-vector id into one text (no path holds NUL)
 
 
@@ -72,17 +77,21 @@ class _Rows:
         self.refs: dict[str, Ref] = {}
         self.special_paths: dict[FileKey, tuple[str, ...]] = {}
 
-    def add_table(self, version: int, files: pa.Table, lines: pa.Array, *, add: bool) -> None:
-        """Rows of a table of actions (``columnar``'s schema) with their line numbers."""
+    def add_table(
+        self, version: int | np.ndarray, files: pa.Table, lines: pa.Array, *, add: bool
+    ) -> None:
+        """Rows of a table of actions (``columnar``'s schema) with their versions (one for
+        all, or one per row) and line numbers (ordering a version's actions)."""
         self._flush()
         n = files.num_rows
+        versions = np.broadcast_to(np.asarray(version, dtype=np.int64), (n,))
         if add:
             self._register(files)
         size = files.column("size") if add else pa.nulls(n, pa.int64())
         self.tables.append(
             pa.table(
                 {
-                    "version": arrays.from_numpy(np.full(n, version, dtype=np.int64)),
+                    "version": arrays.from_numpy(np.ascontiguousarray(versions)),
                     "line": lines.cast(pa.int64()),
                     "add": pa.array(np.full(n, add), type=pa.bool_()),
                     "key_path": files.column("key_path"),
@@ -145,7 +154,10 @@ class _Rows:
             files.column("deletionVector").is_valid(),
         )
         if pc.any(special).as_py():
-            for add in columnar.records("add", files.filter(special)):
+            rows = files.filter(special)
+            at = rows.schema.get_field_index("tags")  # not needed; read in bulk, keys are merged
+            rows = rows.set_column(at, "tags", pa.nulls(rows.num_rows, rows.schema.field(at).type))
+            for add in columnar.records("add", rows):
                 self._register_one(add)  # type: ignore[arg-type]
 
     def _register_one(self, add: AddFile) -> None:
@@ -153,31 +165,30 @@ class _Rows:
             self.special_paths[add.key] = register_add(self.refs, self.root, add)
 
 
-def trace_plain(
-    root: str, base: Snapshot, first: int, commits: Iterable[Commit], latest: int
-) -> ArrowTrace | None:
+def trace_plain(log: DeltaLog, base: Snapshot, first: int, latest: int) -> ArrowTrace | None:
     """The trace of the base (the earliest version's live files) and the later commits.
 
     Args:
-        root: The table root (locations are spelled as ``ref_path`` spells them).
+        log: The opened log; every commit after ``first`` must be listed.
         base: The earliest version's snapshot.
         first: The earliest version.
-        commits: The commits after the earliest version, ascending, each present.
         latest: The latest version.
 
     Returns:
         The trace; None when a commit is damaged (not the plain case).
     """
+    root, versions = log.table_root, list(range(first + 1, latest + 1))
     rows, cdc = _Rows(root), set[str]()
     files, columns = base.files_table, base.metadata.partition_columns
     rows.add_table(first, files, arrays.from_numpy(np.arange(files.num_rows)), add=True)
-    for commit in commits:
-        if not commit.is_complete or commit.counted is not None:
-            return None
-        rows.add_commit(commit)
-        cdc.update(c.path for c in commit.cdc_files)
-        metadata = commit.metadata
-        columns = metadata.partition_columns if metadata is not None else columns
+    for others in _read(log, versions, rows):
+        if others is None:
+            return None  # a damaged commit: not the plain case
+        for action in others:
+            if isinstance(action, AddCDCFile):
+                cdc.add(action.path)
+            elif isinstance(action, Metadata):
+                columns = action.partition_columns
     table = rows.table()
     return ArrowTrace(
         root=root,
@@ -188,6 +199,69 @@ def trace_plain(
         cdc=cdc,
         partition_columns=columns,
     )
+
+
+def _read(log: DeltaLog, versions: list[int], rows: _Rows) -> Iterator[Sequence[Action] | None]:
+    """Put the commits' file actions into ``rows``, a slice at a time; yields each commit's
+    other actions (None for a damaged commit).
+
+    A slice read from storage has its add and remove lines read together by Arrow's JSON
+    reader (as the history's bulk read does); a slice with a cached commit, or anything
+    unusual, goes through the one commit parser, commit by commit.
+    """
+    listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
+    for start in range(0, len(listed), SLICE):
+        part = listed[start : start + SLICE]
+        bulk = None
+        if all(log.cached_commit(v) is None for v, _ in part):
+            contents = log.storage.read_many([f.path for _, f in part])
+            bulk = _bulk(part, contents, rows)
+        if bulk is not None:
+            yield from bulk
+            continue
+        for commit in log.stream_commits([v for v, _ in part]):
+            if not commit.is_complete or commit.counted is not None:
+                yield None
+                return
+            rows.add_commit(commit)
+            yield commit.parsed  # other actions (and, for a small commit, its file actions)
+
+
+def _bulk(
+    part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: _Rows
+) -> list[Sequence[Action]] | None:
+    """A slice's file actions read together into ``rows``; each commit's other actions.
+    None when a commit is not fit for the bulk read (nothing is put into ``rows`` then)."""
+    splits = []
+    for data in contents:
+        found = _lines(data) if isinstance(data, bytes) else None
+        objects = _objects(found[0]) if found is not None else None
+        typed = _typed(objects) if objects is not None else None
+        if found is None or typed is None:
+            return None
+        splits.append((typed, found[1]))
+    owners = [v for (v, _), (_, lines) in zip(part, splits, strict=True) for _ in lines]
+    if owners:
+        body = b"\n".join(line for _, lines in splits for line in lines)
+        files = read_file_lines(body) if _parsable(body) else None
+        if files is None:
+            return None
+        version = np.asarray(owners, dtype=np.int64)
+        for kind, table, lines in (
+            ("add", files.adds, files.add_lines),
+            ("remove", files.removes, files.remove_lines),
+        ):
+            at = arrays.to_numpy(lines.cast(pa.int64()))
+            rows.add_table(version[at], table, lines, add=kind == "add")
+    return [typed for typed, _ in splits]
+
+
+def _parsable(body: bytes) -> bool:
+    """False for what the one commit parser refuses and Arrow's reader lets through: a tag
+    with a null value (the parser names such a commit damaged: not the plain case). Read
+    together, rows' tags have every key any row has (null where a row has none), so the
+    lines themselves are asked."""
+    return _NULL_TAG.search(body) is None
 
 
 def intervals(rows: pa.Table, latest: int) -> Intervals:
