@@ -51,6 +51,7 @@ class _Judged:
     issues: dict[str, FileIssue]
     examined: int
     rest: dict[str, Ref]  # the files judged one by one (DV files, odd paths)
+    found: pa.Array  # each plain data file's row in the walk (null when not there)
 
 
 def check_all_versions(
@@ -93,7 +94,7 @@ def check_all_versions(
     return FullCheck(
         versions=tuple(versions),
         files_examined=judged.examined,
-        orphans=_orphans(trace, walked, judged.rest),
+        orphans=_orphans(trace, walked, judged),
     )
 
 
@@ -114,7 +115,7 @@ def _judge(
     total = plain.num_rows + len(rest)
     if progress is not None:
         progress(0, total)
-    todo, sizes = _bad_plain(plain, walked, prefix)
+    found, todo, sizes = _bad_plain(plain, walked, prefix)
     todo |= rest
     listed = walked.filter(pc.is_in(walked.column("path"), value_set=inside))
     for path, size in zip(
@@ -126,27 +127,27 @@ def _judge(
     if progress is not None:
         progress(total, total)
     issues = {where: issue for where, issue in examiner.issues.items() if issue is not None}
-    return _Judged(issues=issues, examined=total, rest=rest)
+    return _Judged(issues=issues, examined=total, rest=rest, found=found)
 
 
 def _bad_plain(
     plain: pa.Table, walked: pa.Table, prefix: str
-) -> tuple[dict[str, Ref], dict[str, int]]:
-    """The plain data files not in the walk or of another size there (by one hash look-up),
-    as refs for the shared rule, with the sizes the walk found."""
+) -> tuple[pa.Array, dict[str, Ref], dict[str, int]]:
+    """Each plain data file's row in the walk (one hash look-up); those not there or of
+    another size as refs for the shared rule, with the sizes the walk found."""
     found = pc.index_in(plain.column("path"), value_set=_whole(walked.column("path")))
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, plain.column("size")))
     refs: dict[str, Ref] = {}
     sizes: dict[str, int] = {}
     if not pc.any(bad).as_py():
-        return refs, sizes
+        return found, refs, sizes
     for row in plain.append_column("actual", actual).filter(bad).to_pylist():
         where = prefix + row["path"]
         refs[where] = Ref(display=row["path"], role=FileRole.DATA_FILE, size=row["size"])
         if row["actual"] is not None:
             sizes[where] = row["actual"]
-    return refs, sizes
+    return found, refs, sizes
 
 
 def _problems(
@@ -233,15 +234,18 @@ def _versions(
     return out
 
 
-def _orphans(
-    trace: ArrowTrace, walked: pa.Table, rest: dict[str, Ref]
-) -> tuple[tuple[str, int], ...]:
-    """Walked files that no add of a retained version and no change-data file names."""
+def _orphans(trace: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tuple[str, int], ...]:
+    """Walked files that no add of a retained version and no change-data file names: those
+    the plain data files did not find, less the few other files named."""
     prefix = _base(trace.root) + "/"
-    named = [*rest, *(ref_path(trace.root, path) for path in trace.cdc)]
+    claimed = np.zeros(walked.num_rows, dtype=bool)
+    claimed[arrays.to_numpy(_whole(judged.found).drop_null().cast(pa.int64()))] = True
+    named = [*judged.rest, *(ref_path(trace.root, path) for path in trace.cdc)]
     others = arrays.texts([where[len(prefix) :] for where in named if where.startswith(prefix)])
-    known = pa.concat_arrays([_whole(trace.plain.column("path")), others])
-    stray = walked.filter(pc.invert(pc.is_in(walked.column("path"), value_set=known)))
+    if len(others):
+        listed = pc.is_in(walked.column("path"), value_set=others)
+        claimed[arrays.to_numpy(pc.indices_nonzero(_whole(listed)).cast(pa.int64()))] = True
+    stray = walked.take(arrays.from_numpy(np.flatnonzero(~claimed)))
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )

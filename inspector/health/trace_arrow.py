@@ -89,15 +89,13 @@ class _Rows:
             self._register(files)
         size = files.column("size") if add else pa.nulls(n, pa.int64())
         self.tables.append(
-            pa.table(
-                {
-                    "version": arrays.from_numpy(np.ascontiguousarray(versions)),
-                    "line": lines.cast(pa.int64()),
-                    "add": pa.array(np.full(n, add), type=pa.bool_()),
-                    "key_path": files.column("key_path"),
-                    "dv_id": files.column("dv_id"),
-                    "size": size,
-                }
+            _table(
+                version=arrays.from_numpy(np.ascontiguousarray(versions)),
+                line=lines.cast(pa.int64()),
+                add=pc.is_null(pa.nulls(n, pa.int8())) if add else pc.is_valid(pa.nulls(n)),
+                key_path=files.column("key_path"),
+                dv_id=files.column("dv_id"),
+                size=size,
             )
         )
 
@@ -133,15 +131,13 @@ class _Rows:
         if not lists["version"]:
             return
         self.tables.append(
-            pa.table(
-                {
-                    "version": arrays.numbers(lists["version"]),
-                    "line": arrays.numbers(lists["line"]),
-                    "add": arrays.flags(lists["add"]),
-                    "key_path": arrays.texts(lists["key_path"]),
-                    "dv_id": arrays.texts(lists["dv_id"]),
-                    "size": arrays.numbers(lists["size"]),
-                }
+            _table(
+                version=arrays.numbers(lists["version"]),
+                line=arrays.numbers(lists["line"]),
+                add=arrays.flags(lists["add"]),
+                key_path=arrays.texts(lists["key_path"]),
+                dv_id=arrays.texts(lists["dv_id"]),
+                size=arrays.numbers(lists["size"]),
             )
         )
         for values in lists.values():
@@ -163,6 +159,11 @@ class _Rows:
     def _register_one(self, add: AddFile) -> None:
         if add.key not in self.special_paths:
             self.special_paths[add.key] = register_add(self.refs, self.root, add)
+
+
+def _table(**columns: pa.Array | pa.ChunkedArray) -> pa.Table:
+    """A table of named columns (``pa.table`` would import pandas to ask if it got a frame)."""
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def trace_plain(log: DeltaLog, base: Snapshot, first: int, latest: int) -> ArrowTrace | None:
@@ -266,12 +267,13 @@ def _parsable(body: bytes) -> bool:
 
 def intervals(rows: pa.Table, latest: int) -> Intervals:
     """Each key's live intervals from its actions (sorted by key, version, line)."""
-    keys = pc.binary_join_element_wise(rows.column("key_path"), rows.column("dv_id"), _SEP)
+    sep = arrays.repeated(_SEP, rows.num_rows)  # a Python or Arrow scalar would import pandas
+    keys = pc.binary_join_element_wise(rows.column("key_path"), rows.column("dv_id"), sep)
     encoded = pc.dictionary_encode(_whole(keys))
     kid = arrays.to_numpy(encoded.indices.cast(pa.int64()))
     version = arrays.to_numpy(_whole(rows.column("version")))
     line = arrays.to_numpy(_whole(rows.column("line")))
-    added = _whole(rows.column("add")).to_numpy(zero_copy_only=False)
+    added = arrays.to_numpy(_whole(rows.column("add")).cast(pa.int64())) == 1
     if not len(kid):
         none = np.zeros(0, dtype=np.int64)
         return Intervals(keys=encoded.dictionary, key=none, start=none, end=none, line=none)
