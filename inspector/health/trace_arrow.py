@@ -73,7 +73,7 @@ class _Rows:
         self.root = root
         self.tables: list[pa.Table] = []
         self.lists: dict[str, list[Any]] = {n: [] for n in ("version", "line", "add", "key_path")}
-        self.lists |= {"dv_id": [], "size": []}
+        self.lists |= {"dv_id": [], "size": [], "plain": []}
         self.refs: dict[str, Ref] = {}
         self.special_paths: dict[FileKey, tuple[str, ...]] = {}
 
@@ -85,8 +85,9 @@ class _Rows:
         self._flush()
         n = files.num_rows
         versions = np.broadcast_to(np.asarray(version, dtype=np.int64), (n,))
-        if add:
-            self._register(files)
+        odd = pc.match_substring_regex(files.column("key_path"), _ODD) if add else None
+        if odd is not None:
+            self._register(files, odd)
         size = files.column("size") if add else pa.nulls(n, pa.int64())
         self.tables.append(
             _table(
@@ -96,6 +97,7 @@ class _Rows:
                 key_path=files.column("key_path"),
                 dv_id=files.column("dv_id"),
                 size=size,
+                plain=pc.invert(odd) if odd is not None else pc.is_valid(pa.nulls(n)),
             )
         )
 
@@ -112,7 +114,8 @@ class _Rows:
                 continue
             key = action.key
             is_add = isinstance(action, AddFile)
-            if is_add and (key[1] is not None or _ODD_PATH.search(key[0])):
+            odd = is_add and _ODD_PATH.search(key[0]) is not None
+            if is_add and (key[1] is not None or odd):
                 self._register_one(action)  # type: ignore[arg-type]
             lists["version"].append(commit.version)
             lists["line"].append(line)
@@ -120,6 +123,7 @@ class _Rows:
             lists["key_path"].append(key[0])
             lists["dv_id"].append(key[1] or "")
             lists["size"].append(action.size if is_add else None)
+            lists["plain"].append(is_add and not odd)
 
     def table(self) -> pa.Table:
         """Every row gathered, in the order given (base, then commits by version)."""
@@ -138,17 +142,15 @@ class _Rows:
                 key_path=arrays.texts(lists["key_path"]),
                 dv_id=arrays.texts(lists["dv_id"]),
                 size=arrays.numbers(lists["size"]),
+                plain=arrays.flags(lists["plain"]),
             )
         )
         for values in lists.values():
             values.clear()
 
-    def _register(self, files: pa.Table) -> None:
+    def _register(self, files: pa.Table, odd: pa.ChunkedArray | pa.Array) -> None:
         """Rows with a deletion vector or an odd path, one by one by the shared rule."""
-        special = pc.or_(
-            pc.match_substring_regex(files.column("key_path"), _ODD),
-            files.column("deletionVector").is_valid(),
-        )
+        special = pc.or_(odd, files.column("deletionVector").is_valid())
         if pc.any(special).as_py():
             rows = files.filter(special)
             at = rows.schema.get_field_index("tags")  # not needed; read in bulk, keys are merged
@@ -311,13 +313,12 @@ def _starts(*columns: np.ndarray) -> np.ndarray:
 
 def _plain_files(rows: pa.Table) -> pa.Table:
     """The data files with plain relative paths that adds name, with the first add's size."""
-    adds = rows.filter(rows.column("add"))
-    paths = _whole(adds.column("key_path"))
-    plain = pc.invert(pc.match_substring_regex(paths, _ODD))
-    paths, sizes = paths.filter(plain), _whole(adds.column("size")).filter(plain)
+    adds = rows.filter(rows.column("plain"))  # an add of a plain path
+    paths, sizes = _whole(adds.column("key_path")), _whole(adds.column("size"))
     distinct = pc.unique(paths)
-    first = pc.index_in(distinct, value_set=paths)
-    return pa.Table.from_arrays([distinct, sizes.take(first)], names=["path", "size"])
+    if len(distinct) < len(paths):
+        sizes = sizes.take(pc.index_in(distinct, value_set=paths))
+    return pa.Table.from_arrays([distinct, sizes], names=["path", "size"])
 
 
 def key_of(text: str) -> FileKey:
