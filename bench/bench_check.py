@@ -16,7 +16,10 @@ It measures, in the same run:
 
 * ours: ``check_table(log, all_versions=True)``: one forward replay, each distinct
   file stat'ed once (in parallel, ``check_workers``), versions evaluated
-  incrementally; also with one worker, and the fast (latest-only) check;
+  incrementally; also with one worker, and the fast (latest-only) check; on this plain
+  log the every-version check runs the Arrow trace (``health/allversions.py``);
+* traced: ``check_traced`` (the replay with Python sets that damaged logs still take),
+  its report asserted equal to ours;
 * naive: for each version, ``log.snapshot(v)`` then ``os.stat`` of every live file.
   Checking every version that way means about 250 million stat calls, so by
   default it runs on ``--samples`` evenly spaced versions and extrapolates
