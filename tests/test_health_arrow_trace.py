@@ -326,3 +326,37 @@ def test_a_tag_without_a_value_damages_its_commit_for_both_paths(tmp_path):
     last.write_text(last.read_text() + json.dumps(added, separators=(",", ":")) + "\n")
 
     _assert_same(tmp_path / "t", Settings(), plain=False)
+
+
+def _lose_newest_file(root: Path) -> None:
+    log = DeltaLog.open(str(root))
+    (root / log.commit(log.latest_version).adds[-1].key[0]).unlink()
+
+
+def _truncate_every_other_file(root: Path) -> None:
+    for i, path in enumerate(sorted(root.rglob("*.parquet"))):
+        if "_delta_log" not in path.parts and i % 2:
+            os.truncate(path, path.stat().st_size // 2)
+
+
+def _drop_a_middle_commit(root: Path) -> None:
+    (root / "_delta_log" / f"{DeltaLog.open(str(root)).latest_version // 2:020d}.json").unlink()
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "delta-kernel-java/basic-with-checkpoint",
+        "delta-kernel-java/kernel-pagination-all-jsons",
+        "delta-golden/basic-with-inserts-deletes-checkpoint",
+        "delta-kernel-rs/v2-checkpoints-parquet-with-sidecars",
+    ],
+)
+@pytest.mark.parametrize(
+    "damage", [_lose_newest_file, _truncate_every_other_file, _drop_a_middle_commit]
+)
+def test_the_health_tests_tables_give_the_traced_report(copy_table, table, damage):
+    root = copy_table(table)
+    damage(root)
+
+    _assert_same(root, Settings(max_listed_files=1), plain=damage is not _drop_a_middle_commit)

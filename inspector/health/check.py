@@ -33,7 +33,10 @@ def check_table(
 
     The fast check (default) examines the latest version; when that is not
     complete, it goes on to every retained version to find the last consistent
-    one. Nothing is written and Spark is never started.
+    one. Every version of a plain log (each commit after the earliest version
+    present and readable) is checked in Arrow (:mod:`.allversions`); any other log,
+    and a deep check, by the traced replay (:func:`check_traced`), which gives the
+    same report. Nothing is written and Spark is never started.
 
     Args:
         log: An opened (and, for fresh results, refreshed) log.
