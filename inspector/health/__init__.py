@@ -7,8 +7,13 @@ last). The check answers, per retained version, "can a reader get every row?":
 The fast check (the latest version only) is Arrow-native (:mod:`.latest`): the latest
 snapshot's file table, one walk of the table folder as (path, size) columns, and hash
 look-ups between them; only the problems become records. When the latest version is
-not complete (or the log is damaged in the retained range) the check goes on to every
-version, in three passes:
+not complete (or ``--all-versions`` is asked) the check goes on to every version. On a
+plain log (every commit after the earliest version present and readable) that is
+Arrow-native too (:mod:`.allversions`): :mod:`.trace_arrow` derives each file key's live
+intervals from one table of the commits' actions, each distinct file is judged once
+against one walk, and only the bad files' keys are replayed through the tally below.
+Any other log (a commit missing or damaged, versions to rebase at checkpoints) and the
+deep check take the traced path, in three passes:
 
 1. Trace (:mod:`.trace`, log only): replay the commits forward once from the earliest
    snapshot, recording each version's effective file changes and every distinct file

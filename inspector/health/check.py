@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
+from inspector.health.allversions import check_all_versions
 from inspector.health.evaluate import (
     Examiner,
     Progress,
@@ -33,7 +34,10 @@ def check_table(
     The fast check (default) examines the latest version from its snapshot alone (the
     newest checkpoint and the commits after it; orphans as VACUUM sees them); when that
     is not complete, it goes on to every retained version to find the last consistent
-    one. Nothing is written and Spark is never started.
+    one. Every version of a plain log (each commit after the earliest version present
+    and readable) is checked in Arrow (:mod:`.allversions`); any other log, and a deep
+    check, by the traced replay (:func:`check_traced`), which gives the same report.
+    Nothing is written and Spark is never started.
 
     Args:
         log: An opened (and, for fresh results, refreshed) log.
@@ -56,6 +60,51 @@ def check_table(
             )
             return replace(report, orphan_scope=OrphanScope.LATEST_SNAPSHOT)
         all_versions = fast is not None  # known incomplete: on to every version at once
+    if all_versions and not deep:
+        full = check_all_versions(
+            log,
+            all_checkpoints=verify_all,
+            cap=cap,
+            workers=workers,
+            progress=progress,
+        )
+        if full is not None:
+            report = _report(log, full.versions, full.files_examined, full.orphans, cap, whole=True)
+            return replace(report, all_versions=True)
+    return check_traced(
+        log,
+        all_versions=all_versions,
+        deep=deep,
+        verify_all=verify_all,
+        settings=settings,
+        progress=progress,
+    )
+
+
+def check_traced(
+    log: DeltaLog,
+    *,
+    all_versions: bool,
+    deep: bool,
+    verify_all: bool,
+    settings: Settings,
+    progress: Progress | None = None,
+) -> HealthReport:
+    """The check by the traced replay (:mod:`.trace`): any log, damaged or not, and ``deep``.
+
+    :func:`check_table` takes this path when the log is not the plain case
+    (:func:`~inspector.health.allversions.check_all_versions`), and for a deep check.
+
+    Args:
+        log: The opened log.
+        all_versions: Every retained version (else the latest, then every version when
+            the latest is not complete).
+        deep: Also read each data file's Parquet footer.
+        verify_all: Compare every checkpoint with its commits (not only the newest).
+        settings: For ``check_workers`` and ``max_listed_files``.
+        progress: Called as ``progress(done, total)`` while files are examined.
+    """
+    workers, cap = max(1, settings.check_workers), settings.max_listed_files
     trace = Tracer(log, all_checkpoints=verify_all, deep=deep).run()
     walked = walk_sizes(log.storage, trace.root, _partition_columns(log))
     examiner = Examiner(trace.refs, deep, workers, progress, walked, log.storage)

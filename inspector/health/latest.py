@@ -44,8 +44,8 @@ from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 
 # Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
-_ODD = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
-_ODD_PATH = re.compile(_ODD)
+ODD_PATTERN = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
+_ODD_PATH = re.compile(ODD_PATTERN)
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
 
 
@@ -85,7 +85,7 @@ def check_latest(
     total = len(plain) + len(rest)
     if progress is not None:
         progress(0, total)
-    issues, found = _judge_plain(plain, walked, _base(root))
+    issues, found = _judge_plain(plain, walked, root_base(root))
     issues += _judge_rest(rest, walked, log, workers)
     if progress is not None:
         progress(total, total)
@@ -118,7 +118,7 @@ def stored_files(paths: list[str], sizes: list[int], partition_columns: Iterable
     return table.take(arrays.from_numpy(np.flatnonzero(keep)))
 
 
-def _base(root: str) -> str:
+def root_base(root: str) -> str:
     """The root as a referenced file's location starts (``ref_path``'s spelling)."""
     return os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
 
@@ -140,7 +140,7 @@ def _referenced(tables: list[pa.Table], root: str) -> tuple[pa.Table, dict[str, 
 def _register_special(files: pa.Table, root: str, refs: dict[str, Ref]) -> pa.Array | None:
     """Register the rows with a deletion vector or an odd path one by one; returns which
     rows have an odd path (None when none)."""
-    odd = pc.match_substring_regex(files.column("key_path"), _ODD)
+    odd = pc.match_substring_regex(files.column("key_path"), ODD_PATTERN)
     special = pc.or_(odd, files.column("deletionVector").is_valid())
     if pc.any(special).as_py():
         for add in columnar.records("add", files.filter(special)):
@@ -150,7 +150,7 @@ def _register_special(files: pa.Table, root: str, refs: dict[str, Ref]) -> pa.Ar
 
 def _to_examine(refs: dict[str, Ref], root: str) -> dict[str, Ref]:
     """The files judged one by one: all but the plain data files (in the columns already)."""
-    base = _base(root) + "/"
+    base = root_base(root) + "/"
     return {
         where: ref
         for where, ref in refs.items()
@@ -164,14 +164,14 @@ def _distinct(data: pa.Table) -> pa.Table:
     distinct = pc.unique(paths)
     if len(distinct) == len(paths):
         return data
-    first = pc.index_in(distinct, value_set=_whole(paths))
+    first = pc.index_in(distinct, value_set=whole_array(paths))
     return pa.Table.from_arrays([distinct, data.column("size").take(first)], names=["path", "size"])
 
 
 def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
     """Missing and wrong-sized data files, by one hash look-up of the paths in the walk;
     and, per file, its row in the walk (null when missing)."""
-    found = pc.index_in(data.column("path"), value_set=_whole(walked.column("path")))
+    found = pc.index_in(data.column("path"), value_set=whole_array(walked.column("path")))
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
     if not pc.any(bad).as_py():
@@ -196,7 +196,7 @@ def _judge_rest(
     """The few other files, one by one by the shared rule (sizes from the walk)."""
     if not rest:
         return []
-    prefix = _base(log.table_root) + "/"
+    prefix = root_base(log.table_root) + "/"
     inside = [where[len(prefix) :] for where in rest if where.startswith(prefix)]
     listed = walked.filter(pc.is_in(walked.column("path"), value_set=arrays.texts(inside)))
     sizes = {
@@ -244,16 +244,16 @@ def _cdc_paths(log: DeltaLog) -> set[str]:
 def _unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str) -> pa.Table:
     """The walked files the latest version does not reference (candidates for orphans)."""
     claimed = np.zeros(walked.num_rows, dtype=bool)
-    claimed[arrays.to_numpy(_whole(found).drop_null())] = True
-    prefix = _base(root) + "/"
+    claimed[arrays.to_numpy(whole_array(found).drop_null())] = True
+    prefix = root_base(root) + "/"
     others = arrays.texts([where[len(prefix) :] for where in located if where.startswith(prefix)])
     if len(others):
         listed = pc.is_in(walked.column("path"), value_set=others)
-        claimed[arrays.to_numpy(pc.indices_nonzero(_whole(listed)))] = True
+        claimed[arrays.to_numpy(pc.indices_nonzero(whole_array(listed)))] = True
     return walked.take(arrays.from_numpy(np.flatnonzero(~claimed)))
 
 
-def _whole(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+def whole_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     """One array (a chunked ``value_set``, or combining no chunks, goes through ``pa.array``,
     which imports pandas)."""
     if not isinstance(values, pa.ChunkedArray):
@@ -268,12 +268,13 @@ def _orphans(candidates: pa.Table, tombstones: pa.Table, named: set[str], root: 
     """
     if not candidates.num_rows:
         return candidates
-    paths, prefix = _whole(candidates.column("path")), _base(root) + "/"
+    paths, prefix = whole_array(candidates.column("path")), root_base(root) + "/"
     found = [where[len(prefix) :] for where in named if where.startswith(prefix)]
-    column = _whole(tombstones.column("key_path"))
+    column = whole_array(tombstones.column("key_path"))
     known = column.filter(pc.is_in(column, value_set=paths))
     special = pc.or_(
-        pc.match_substring_regex(column, _ODD), tombstones.column("deletionVector").is_valid()
+        pc.match_substring_regex(column, ODD_PATTERN),
+        tombstones.column("deletionVector").is_valid(),
     )
     if pc.any(special).as_py():
         for action in columnar.records("remove", tombstones.filter(special)):

@@ -83,7 +83,7 @@ class Tracer:
             self._record_cdc(commit)
             self.trace.steps.append(step)
         by_version = {step.version: step for step in self.trace.steps}
-        for version, problems in _log_problems_by_version(self.log, self.all_checkpoints).items():
+        for version, problems in log_problems(self.log, self.all_checkpoints).items():
             if version in by_version:
                 step = by_version[version]
                 step.problems += [p for p in problems if p not in step.problems]
@@ -110,7 +110,7 @@ class Tracer:
 
     def _rebase(self, version: int, commit: Commit | None, first: int) -> Step:
         """Start over from a snapshot (the first version, or a checkpoint after a break)."""
-        own = _commit_problem(commit)
+        own = commit_problem(commit)
         if version == first or version in self.checkpoints:
             try:
                 snap = self.log.snapshot(version)
@@ -212,7 +212,8 @@ def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
     return [ref_path(root, p) if i in fix else prefix + p for i, p in enumerate(paths)]
 
 
-def _commit_problem(commit: Commit | None) -> HealthProblem | None:
+def commit_problem(commit: Commit | None) -> HealthProblem | None:
+    """What is wrong with a version's commit file (missing, damaged), or None."""
     if commit is None:
         return HealthProblem(
             kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
@@ -230,12 +231,10 @@ def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
     last = listing.last_checkpoint
     if version not in listing.checkpoints and (last is None or last.version != version):
         return []  # nothing of the log belongs to this version: no checkpoint is read
-    return _log_problems_by_version(log, False).get(version, [])
+    return log_problems(log, False).get(version, [])
 
 
-def _log_problems_by_version(
-    log: DeltaLog, all_checkpoints: bool
-) -> dict[int, list[HealthProblem]]:
+def log_problems(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[HealthProblem]]:
     """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
     listing = log.listing
     found: dict[int, list[HealthProblem]] = {}

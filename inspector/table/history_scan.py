@@ -133,16 +133,16 @@ def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) ->
     orjson call (file by file when that call fails, so that only the bad files are left out)."""
     lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
     for (version, file), data in zip(todo, contents, strict=True):
-        if isinstance(data, bytes) and (found := _lines(data)) is not None:
+        if isinstance(data, bytes) and (found := split_lines(data)) is not None:
             lined.append((version, file, data, found[0], found[1]))
     others = [line for *_, lines, _ in lined for line in lines]
-    every = _objects(others)
+    every = json_objects(others)
     out: dict[int, _Split] = {}
     at = 0
     for version, file, data, lines, files in lined:
-        objects = _objects(lines) if every is None else every[at : at + len(lines)]
+        objects = json_objects(lines) if every is None else every[at : at + len(lines)]
         at += len(lines)
-        parsed = None if objects is None else _typed(objects)
+        parsed = None if objects is None else typed_actions(objects)
         if parsed is not None:
             out[version] = _Split(
                 version=version, file=file, data=data, parsed=parsed, file_lines=files
@@ -150,7 +150,7 @@ def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) ->
     return out
 
 
-def _lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
+def split_lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
     """A commit file's lines: the other actions' and the add and remove lines; None for
     anything the one commit parser must see (blank lines, a big commit)."""
     if len(data) >= COLUMNAR_FROM:
@@ -167,7 +167,7 @@ def _lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
     return others, files
 
 
-def _objects(lines: list[bytes]) -> list[Any] | None:
+def json_objects(lines: list[bytes]) -> list[Any] | None:
     """One JSON value per line, or None (a line that does not parse, or holds two values)."""
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")
@@ -176,7 +176,7 @@ def _objects(lines: list[bytes]) -> list[Any] | None:
     return objects if isinstance(objects, list) and len(objects) == len(lines) else None
 
 
-def _typed(objects: list[Any]) -> tuple[Action, ...] | None:
+def typed_actions(objects: list[Any]) -> tuple[Action, ...] | None:
     """The other lines' typed actions; None for a bad one, or a file action written with
     unusual spacing (the whole file is then parsed by the one commit parser)."""
     try:
