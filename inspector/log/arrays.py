@@ -63,6 +63,13 @@ def flags(values: Sequence[bool | None]) -> pa.Array:
     return pa.Array.from_buffers(pa.bool_(), len(values), [bitmap, pa.py_buffer(bits)], nulls)
 
 
+def mask(values: np.ndarray) -> pa.Array:
+    """A boolean array from a numpy bool array, without nulls (``pa.array`` of a numpy
+    array imports pandas: a third of a second)."""
+    bits = np.packbits(np.asarray(values, dtype=bool), bitorder="little")
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+
+
 def texts(values: Sequence[str | None]) -> pa.Array:
     """A string array from Python strings and None."""
     if None not in values:  # the common case: one join, and for ASCII no encode per string

@@ -87,14 +87,13 @@ def _winners(newest: pa.Array, count: int) -> np.ndarray:
 
 
 def _kept(table: pa.Table | None, wins: np.ndarray) -> pa.Table | None:
-    import pyarrow as pa
 
     from inspector.log import arrays
 
     if table is None:
         return None
     seq = arrays.to_numpy(table.column("seq").combine_chunks())
-    return table.filter(pa.array(wins[seq]))
+    return table.filter(arrays.mask(wins[seq]))
 
 
 def _newest(events: pa.Table) -> pa.Array:
