@@ -15,6 +15,7 @@ from inspector.delta.schema import ColumnNames, logical_names
 from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
+from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
@@ -114,7 +115,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
     log = open_table(args, settings).log
     commit = log.commit(parse_version(args.version, log))
     try:  # logical column names, as every page shows them
-        names = logical_names(log.snapshot(commit.version).schema)
+        names = logical_names(metadata_at(log, commit.version).schema)
     except InspectorError:  # the version's state is unreadable: the log's own names
         names = {}
     return FilesResult(commit=commit, names=names)

@@ -37,7 +37,11 @@ from inspector.storage import Storage
 
 
 def read_checkpoint_state(
-    checkpoint: Checkpoint, storage: Storage, *, live_only: bool = False
+    checkpoint: Checkpoint,
+    storage: Storage,
+    *,
+    live_only: bool = False,
+    actions: frozenset[str] | None = None,
 ) -> ReplayState:
     """The state a checkpoint stores, its file actions as Arrow tables.
 
@@ -51,6 +55,7 @@ def read_checkpoint_state(
         checkpoint: The checkpoint to read (every part of a multi-part one).
         storage: The table's storage (sidecars live in ``_delta_log/_sidecars``).
         live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
+        actions: Read only these actions' columns (``metaData``, say), if given.
 
     Returns:
         The state (unresolved; see :meth:`ReplayState.resolve`).
@@ -59,7 +64,7 @@ def read_checkpoint_state(
         CorruptLog: If a part or a sidecar is missing or unreadable.
         StorageUnavailable: If the object store cannot be reached.
     """
-    wanted = LIVE_STATE_ACTIONS if live_only else None
+    wanted = actions if actions is not None else LIVE_STATE_ACTIONS if live_only else None
     parts = _Parts()
     for part in checkpoint.files:
         _read_part(part.path, storage, wanted, parts)

@@ -21,6 +21,7 @@ from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing
+from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import (
@@ -162,7 +163,7 @@ def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | Non
 def configuration_at(log: DeltaLog, version: int) -> Mapping[str, str]:
     """The table properties at a version ({} when its state cannot be read)."""
     try:
-        return log.snapshot(version).metadata.configuration
+        return metadata_at(log, version).configuration
     except InspectorError:  # unreadable: timestamps fall back to file times
         return {}
 

@@ -1,0 +1,58 @@
+"""The table's metadata at a version, without its files.
+
+A question that needs only the schema or the properties at a version (a commit's column
+names, the in-commit-timestamp setting) takes the newest ``metaData`` and ``protocol``
+among the commits down to the newest checkpoint at or below that version, and failing that
+the checkpoint's two columns alone: a 300,000-file checkpoint's file actions are never read.
+Anything unusual (a commit missing or damaged in between, an unreadable checkpoint) goes
+to the full snapshot, which says what is wrong.
+"""
+
+from __future__ import annotations
+
+from inspector.delta.actions import Metadata
+from inspector.delta.errors import InspectorError, StorageUnavailable
+from inspector.log.deltalog import DeltaLog
+from inspector.log.listing import Checkpoint
+from inspector.log.snapshot import ReplayState
+
+_TABLE_ACTIONS = frozenset({"metaData", "protocol"})
+
+
+def metadata_at(log: DeltaLog, version: int) -> Metadata:
+    """The metadata in force at ``version``.
+
+    Raises:
+        VersionNotFound: If the version is outside the log.
+        CorruptLog: If the log cannot be replayed to the version.
+    """
+    listing = log.tail if version >= log.tail.from_version else log.listing
+    below = [cp for cp in listing.usable_checkpoints() if cp.version <= version]
+    floor = below[0].version if below else -1
+    metadata, protocol = None, None  # the newest of each; a reader needs both
+    for v in range(version, floor, -1):
+        if log.commit_file(v) is None or not log.commit(v).is_complete:
+            return log.snapshot(version).metadata
+        commit = log.commit(v)
+        metadata, protocol = metadata or commit.metadata, protocol or commit.protocol
+        if metadata is not None and protocol is not None:
+            return metadata
+    if below:
+        state = _checkpoint_state(log, below[0])
+        if state is not None:
+            metadata, protocol = metadata or state.metadata, protocol or state.protocol
+    if metadata is not None and protocol is not None:
+        return metadata
+    return log.snapshot(version).metadata  # it says what is missing
+
+
+def _checkpoint_state(log: DeltaLog, checkpoint: Checkpoint) -> ReplayState | None:
+    """A checkpoint's metaData and protocol, read alone (None when they cannot be)."""
+    from inspector.log.checkpoint import read_checkpoint_state
+
+    try:
+        return read_checkpoint_state(checkpoint, log.storage, actions=_TABLE_ACTIONS)
+    except StorageUnavailable:
+        raise
+    except InspectorError:
+        return None  # the snapshot tries an older base and says what is wrong
