@@ -10,14 +10,17 @@ table, and at every version of a table whose 6,000 files are in checkpoint 0.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 from bench.tablegen import make_files_table
 from inspector.delta.errors import InspectorError
+from inspector.delta.schema import logical_names
 from inspector.log.deltalog import DeltaLog
 from inspector.log.tablemeta import metadata_at
-from tests.conftest import CORPUS, corpus_index
+from inspector.table.versions import file_action_record
+from tests.conftest import CORPUS, corpus_index, run_main
 
 
 def _either(read, *args):  # noqa: ANN001, ANN202 - a value, or the error's type and message
@@ -60,3 +63,20 @@ def test_a_checkpoints_metadata_is_read_alone(tmp_path: Path) -> None:
     found = [metadata_at(log, v) for v in range(log.latest_version + 1)]
 
     assert found == [DeltaLog.open(str(root)).snapshot(v).metadata for v in range(4)]
+
+
+def test_files_of_a_big_commit_are_the_actions_the_columnar_read_gives(tmp_path: Path, capsys):
+    # files parses a big commit into records at once; the log reads it by Arrow's JSON reader.
+    root = tmp_path / "t"
+    make_files_table(str(root), 12_000)  # version 1: a MERGE of 6,000 actions, 2 MB
+    log = DeltaLog.open(str(root))
+    commit = log.commit(1)
+    names = logical_names(log.snapshot(1).schema)
+    assert commit.columns is not None  # the columnar read
+
+    code, out, _ = run_main(capsys, "files", root, "--version", 1, "--json")
+
+    assert code == 0
+    printed = json.loads(out)
+    assert printed["added"] == [file_action_record(a, names) for a in commit.adds]
+    assert printed["removed"] == [file_action_record(r, names) for r in commit.removes]

@@ -187,13 +187,16 @@ class Commit:
 _BLANK = re.compile(rb"\s*\Z")
 
 
-def read_commit(version: int, file: LogFile, storage: Storage | None = None) -> Commit:
+def read_commit(
+    version: int, file: LogFile, storage: Storage | None = None, *, columnar: bool = True
+) -> Commit:
     """Read and parse a commit file, collecting problems instead of raising.
 
     Args:
         version: The version, from the file name.
         file: The listed commit file.
         storage: The table's storage; None reads ``file.path`` from the local disk.
+        columnar: Read a big commit's file actions by Arrow (see :func:`parse_commit`).
 
     Returns:
         The commit; unreadable lines become problems stated in plain words.
@@ -206,10 +209,12 @@ def read_commit(version: int, file: LogFile, storage: Storage | None = None) -> 
             data = storage.read(file.path)
     except OSError as exc:
         data = exc
-    return parse_commit(version, file, data)
+    return parse_commit(version, file, data, columnar=columnar)
 
 
-def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
+def parse_commit(
+    version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
+) -> Commit:
     """Parse a commit file's bytes (or say why they could not be read).
 
     A big commit (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by
@@ -220,6 +225,9 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
         version: The version, from the file name.
         file: The listed commit file.
         data: The file's content, or the error reading it raised.
+        columnar: Read a big commit's file actions by Arrow; False parses every action into
+            a typed record, whatever the size (for a reader that wants every record: Arrow's
+            tables would only be turned into them, and pyarrow imported for that).
 
     Returns:
         The commit; unreadable lines become problems stated in plain words.
@@ -239,7 +247,7 @@ def parse_commit(version: int, file: LogFile, data: bytes | OSError) -> Commit:
             parsed=(),
             problems=("The commit file is empty (an interrupted write or a failed copy).",),
         )
-    if len(data) >= COLUMNAR_FROM:
+    if columnar and len(data) >= COLUMNAR_FROM:
         found = read_file_actions(data)
         if found is not None:
             return Commit(version=version, file=file, parsed=found[0], columns=found[1])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, StorageUnavailable
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
@@ -19,8 +20,13 @@ from inspector.log.snapshot import ReplayState
 _TABLE_ACTIONS = frozenset({"metaData", "protocol"})
 
 
-def metadata_at(log: DeltaLog, version: int) -> Metadata:
+def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) -> Metadata:
     """The metadata in force at ``version``.
+
+    Args:
+        log: The opened log.
+        version: The version.
+        commit: The version's commit, when the caller has read it already.
 
     Raises:
         VersionNotFound: If the version is outside the log.
@@ -31,10 +37,12 @@ def metadata_at(log: DeltaLog, version: int) -> Metadata:
     floor = below[0].version if below else -1
     metadata, protocol = None, None  # the newest of each; a reader needs both
     for v in range(version, floor, -1):
-        if log.commit_file(v) is None or not log.commit(v).is_complete:
+        read = commit if commit is not None and v == commit.version else None
+        if read is None and log.commit_file(v) is not None:
+            read = log.commit(v)
+        if read is None or not read.is_complete:
             return log.snapshot(version).metadata
-        commit = log.commit(v)
-        metadata, protocol = metadata or commit.metadata, protocol or commit.protocol
+        metadata, protocol = metadata or read.metadata, protocol or read.protocol
         if metadata is not None and protocol is not None:
             return metadata
     if below:
