@@ -161,3 +161,21 @@ def test_the_check_of_a_big_checkpoint_never_imports_pandas(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=REPO)
 
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_a_snapshot_without_statistics_has_the_same_files_and_is_never_handed_to_others(
+    tmp_path,
+):
+    root = tmp_path / "t"
+    make_files_table(str(root), 6000)  # read by pyarrow: over 4,000 rows
+    log = DeltaLog.open(str(root))
+
+    bare = log.snapshot(statistics=False)
+    whole = log.snapshot()
+
+    columns = ["key_path", "size", "deletionVector"]
+    assert bare.files_table.select(columns) == whole.files_table.select(columns)
+    assert bare.tombstones_table.select(columns) == whole.tombstones_table.select(columns)
+    assert bare.files_table.column("stats").null_count > 0
+    assert whole.files_table.column("stats").null_count == 0
+    assert log.snapshot(statistics=False) is whole  # a cached whole snapshot serves

@@ -75,7 +75,7 @@ def check_latest(
     with ThreadPoolExecutor(max_workers=1) as pool:
         walk = pool.submit(log.storage.walk_sizes)
         try:
-            snap = log.snapshot(latest)
+            snap = log.snapshot(latest, statistics=False)  # only paths and sizes are judged
         except InspectorError:
             return None
         walked = stored_files(*walk.result(), snap.metadata.partition_columns)

@@ -41,6 +41,7 @@ def read_checkpoint_state(
     storage: Storage,
     *,
     live_only: bool = False,
+    statistics: bool = True,
     actions: frozenset[str] | None = None,
 ) -> ReplayState:
     """The state a checkpoint stores, its file actions as Arrow tables.
@@ -55,6 +56,7 @@ def read_checkpoint_state(
         checkpoint: The checkpoint to read (every part of a multi-part one).
         storage: The table's storage (sidecars live in ``_delta_log/_sidecars``).
         live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
+        statistics: Read the adds' statistics (False: every action, without them).
         actions: Read only these actions' columns (``metaData``, say), if given.
 
     Returns:
@@ -65,6 +67,8 @@ def read_checkpoint_state(
         StorageUnavailable: If the object store cannot be reached.
     """
     wanted = actions if actions is not None else LIVE_STATE_ACTIONS if live_only else None
+    if wanted is None and not statistics:
+        wanted = frozenset(ACTION_COLUMNS)  # a wanted set leaves the statistics out
     parts = _Parts()
     for part in checkpoint.files:
         _read_part(part.path, storage, wanted, parts)

@@ -108,10 +108,11 @@ class CheckpointVerdicts:
             problems.extend(self._verified.get(cp, ()))
         return problems
 
-    def load(self, cp: Checkpoint, live_only: bool = False) -> ReplayState:
+    def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
         """Read a checkpoint; one that cannot be used is remembered with the reason.
 
-        ``live_only`` reads just the live files, metadata and protocol.
+        ``live_only`` reads just the live files, metadata and protocol; ``statistics=False``
+        leaves out the adds' statistics of a checkpoint pyarrow reads.
 
         Raises:
             CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
@@ -119,7 +120,7 @@ class CheckpointVerdicts:
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
         try:
-            state = _read(cp, self._storage, live_only)
+            state = _read(cp, self._storage, live_only, statistics)
         except StorageUnavailable:
             raise
         except InspectorError as exc:
@@ -182,7 +183,7 @@ class CheckpointVerdicts:
         self._verified[cp] = problems
 
 
-def _read(cp: Checkpoint, storage: Storage, live_only: bool) -> ReplayState:
+def _read(cp: Checkpoint, storage: Storage, live_only: bool, statistics: bool) -> ReplayState:
     """A small checkpoint without pyarrow (:mod:`inspector.log.checkpoint_lite`), else with it."""
     from inspector.log.checkpoint_lite import read_small_checkpoint
 
@@ -190,5 +191,5 @@ def _read(cp: Checkpoint, storage: Storage, live_only: bool) -> ReplayState:
     if state is None:
         from inspector.log.checkpoint import read_checkpoint_state
 
-        state = read_checkpoint_state(cp, storage, live_only=live_only)
+        state = read_checkpoint_state(cp, storage, live_only=live_only, statistics=statistics)
     return state

@@ -269,13 +269,15 @@ class DeltaLog:
         with self._lock:
             return self._checkpoints.of_version(self.listing, version)
 
-    def snapshot(self, version: int | None = None) -> Snapshot:
+    def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest).
 
         Starts from the newest usable base at or below the version (a cached
         snapshot, a checkpoint, or the empty table before commit 0) and applies
         the commits after it. A checkpoint that cannot be read is recorded as a
-        problem against its version and an older base is tried.
+        problem against its version and an older base is tried. ``statistics=False``
+        leaves a big checkpoint's adds' statistics unread (most of its bytes); such a
+        snapshot is not cached, so no other reader gets it.
 
         Raises:
             VersionNotFound: If the version is outside the log.
@@ -286,23 +288,30 @@ class DeltaLog:
             if version in self._snapshots:
                 self._snapshots.move_to_end(version)
                 return self._snapshots[version]
+            if not statistics:
+                return self._replay(version, statistics=False)
             snap = self._replay(version)
             self._snapshots[version] = snap
             while len(self._snapshots) > _SNAPSHOT_CACHE_SIZE:
                 self._snapshots.popitem(last=False)
             return snap
 
-    def _replay(self, version: int) -> Snapshot:
+    def _replay(self, version: int, *, statistics: bool = True) -> Snapshot:
         if version < 0 or version > self.latest_version:
             raise self._version_not_found(version)
-        replayed = self._replay_state(version)
+        replayed = self._replay_state(version, statistics=statistics)
         if replayed is None:
             raise self._unreachable(version)
         state, origin = replayed
         return state.freeze(self.table_root, version, origin, self.storage)
 
     def _replay_state(
-        self, version: int, before: int | None = None, *, live_only: bool = False
+        self,
+        version: int,
+        before: int | None = None,
+        *,
+        live_only: bool = False,
+        statistics: bool = True,
     ) -> tuple[ReplayState, str] | None:
         """Replay to ``version`` from the newest usable base at or below ``before``.
 
@@ -310,7 +319,8 @@ class DeltaLog:
         replay that does not start from that checkpoint; ``live_only`` skips the
         checkpoints' tombstones, txns and domains (enough for that check, and cheap).
         """
-        for base_version, load in self._bases(version if before is None else before, live_only):
+        wanted = (live_only, statistics)
+        for base_version, load in self._bases(version if before is None else before, *wanted):
             if not self._commits_usable(base_version + 1, version):
                 continue
             try:
@@ -324,7 +334,7 @@ class DeltaLog:
             return state, describe_replay(origin, base_version, version)
         return None
 
-    def _bases(self, version: int, live_only: bool = False) -> Iterator[_Base]:
+    def _bases(self, version: int, live_only: bool, statistics: bool) -> Iterator[_Base]:
         """Candidate replay bases at or below ``version``, newest first: (base version, loader).
 
         Those the listing from the newest checkpoint offers come first; the whole folder is
@@ -332,25 +342,25 @@ class DeltaLog:
         """
         tail = self.tail
         snaps = [(v, s) for v, s in self._snapshots.items() if v <= version]
-        yield from self._sorted_bases(version, snaps, tail, live_only)
+        yield from self._sorted_bases(version, snaps, tail, (live_only, statistics))
         if not tail.is_whole:
             older = [(v, s) for v, s in snaps if v < tail.from_version]
             below = min(version, tail.from_version - 1)
-            yield from self._sorted_bases(below, older, self.listing, live_only)
+            yield from self._sorted_bases(below, older, self.listing, (live_only, statistics))
 
     def _sorted_bases(
         self,
         version: int,
         snaps: list[tuple[int, Snapshot]],
         listing: LogListing,
-        live_only: bool,
+        parts: tuple[bool, bool],  # (live_only, statistics), as the checkpoints are read
     ) -> list[_Base]:
         candidates: list[tuple[int, int, Callable[..., tuple[ReplayState, str]]]] = []
         for v, snap in snaps:
             candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))
         for cp in listing.usable_checkpoints():
             if cp.version <= version and not self._checkpoints.is_unusable(cp):
-                load = lambda c=cp: (self._checkpoints.load(c, live_only), "checkpoint")  # noqa: E731
+                load = lambda c=cp: (self._checkpoints.load(c, *parts), "checkpoint")  # noqa: E731
                 candidates.append((cp.version, 1, load))
         if 0 in listing.commits:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
