@@ -13,7 +13,7 @@ from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
 from inspector.delta.text import format_time, partition_label
-from inspector.log.commit import Commit, read_commit
+from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
@@ -25,7 +25,7 @@ from inspector.table.history import (
 )
 from inspector.table.history_pages import HistoryPager, newest_first
 from inspector.table.overview import TableDetail, table_detail
-from inspector.table.versions import file_action_record, parse_version
+from inspector.table.versions import commit_records, file_action_record, parse_version
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,13 +114,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
     log = open_table(args, settings).log
     version = parse_version(args.version, log)
-    file = log.commit_file(version)
-    # Every action is printed: parsed into records at once, whatever the commit's size.
-    commit = (
-        log.commit(version)
-        if file is None
-        else read_commit(version, file, log.storage, columnar=False)
-    )
+    commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
         names = logical_names(metadata_at(log, commit.version, commit=commit).schema)
     except InspectorError:  # the version's state is unreadable: the log's own names

@@ -8,6 +8,7 @@ from typing import Any
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InvalidInput
 from inspector.delta.schema import ColumnNames, with_logical_names
+from inspector.log.commit import Commit, read_commit
 from inspector.log.deltalog import DeltaLog
 
 
@@ -82,3 +83,16 @@ def _dv_record(action: AddFile | RemoveFile) -> dict[str, Any] | None:
     if dv is None:
         return None
     return {**dv.to_json(), "uniqueId": dv.unique_id}
+
+
+def commit_records(log: DeltaLog, version: int) -> Commit:
+    """A version's commit with every action a typed record, whatever its size: for a reader
+    that shows every action (Arrow's read of a big commit would only be turned into them).
+
+    Raises:
+        VersionNotFound: If the version has no commit file.
+    """
+    file = log.commit_file(version)
+    if file is None:
+        return log.commit(version)  # says why there is no commit
+    return read_commit(version, file, log.storage, columnar=False)
