@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 from inspector.delta.errors import InspectorError
 from inspector.files.filecheck import FileIssue, FileRole
 from inspector.health.evaluate import Examiner, Progress, Tally
-from inspector.health.latest import root_base, stored_files, whole_array
+from inspector.health.latest import look_up, root_base, stored_files, unclaimed, whole_array
 from inspector.health.records import HealthProblem, VersionHealth
 from inspector.health.trace import Ref, Step, Trace, commit_problem, log_problems, ref_path
 from inspector.health.trace_arrow import ArrowTrace, key_of, text_of, trace_plain
@@ -138,9 +138,7 @@ def _bad_plain(
 ) -> tuple[pa.Array, dict[str, Ref], dict[str, int]]:
     """Each plain data file's row in the walk (one hash look-up); those not there or of
     another size as refs for the shared rule, with the sizes the walk found."""
-    found = pc.index_in(plain.column("path"), value_set=whole_array(walked.column("path")))
-    actual = walked.column("size").take(found)
-    bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, plain.column("size")))
+    found, actual, bad = look_up(plain, walked)
     refs: dict[str, Ref] = {}
     sizes: dict[str, int] = {}
     if not pc.any(bad).as_py():
@@ -240,15 +238,8 @@ def _versions(
 def _orphans(trace: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tuple[str, int], ...]:
     """Walked files that no add of a retained version and no change-data file names: those
     the plain data files did not find, less the few other files named."""
-    prefix = root_base(trace.root) + "/"
-    claimed = np.zeros(walked.num_rows, dtype=bool)
-    claimed[arrays.to_numpy(whole_array(judged.found).drop_null().cast(pa.int64()))] = True
     named = [*judged.rest, *(ref_path(trace.root, path) for path in trace.cdc)]
-    others = arrays.texts([where[len(prefix) :] for where in named if where.startswith(prefix)])
-    if len(others):
-        listed = pc.is_in(walked.column("path"), value_set=others)
-        claimed[arrays.to_numpy(pc.indices_nonzero(whole_array(listed)).cast(pa.int64()))] = True
-    stray = walked.take(arrays.from_numpy(np.flatnonzero(~claimed)))
+    stray = unclaimed(walked, judged.found, named, trace.root)
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )

@@ -90,11 +90,11 @@ def check_latest(
     if progress is not None:
         progress(total, total)
     health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
-    unclaimed = _unclaimed(walked, found, [*refs], root)
+    candidates = unclaimed(walked, found, [*refs], root)
     return LatestCheck(
         health=health,
         files_examined=total,
-        orphans=snapshot_orphans(log, unclaimed, snap.tombstones_table),
+        orphans=snapshot_orphans(log, candidates, snap.tombstones_table),
     )
 
 
@@ -168,12 +168,20 @@ def _distinct(data: pa.Table) -> pa.Table:
     return pa.Table.from_arrays([distinct, data.column("size").take(first)], names=["path", "size"])
 
 
-def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
-    """Missing and wrong-sized data files, by one hash look-up of the paths in the walk;
-    and, per file, its row in the walk (null when missing)."""
+def look_up(data: pa.Table, walked: pa.Table) -> tuple[pa.Array, pa.ChunkedArray, pa.Array]:
+    """Data files (path, size) looked up in a walk by one hash look-up: each one's row in
+    the walk (null when not there), the size found there, and whether it is missing or of
+    another size."""
     found = pc.index_in(data.column("path"), value_set=whole_array(walked.column("path")))
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
+    return found, actual, bad
+
+
+def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
+    """Missing and wrong-sized data files, by one hash look-up of the paths in the walk;
+    and, per file, its row in the walk (null when missing)."""
+    found, actual, bad = look_up(data, walked)
     if not pc.any(bad).as_py():
         return [], found
     rows = data.append_column("actual", actual).filter(bad).to_pylist()
@@ -234,15 +242,16 @@ def _cdc_paths(log: DeltaLog) -> set[str]:
     """Change-data files that the commits the latest snapshot read name (for CDF reads:
     never orphans)."""
     latest = log.latest_version
-    checkpoints = [cp.version for cp in log.tail.usable_checkpoints() if cp.version <= latest]
-    first = max(checkpoints) + 1 if checkpoints else 0
+    base = log.tail.newest_checkpoint(latest)
+    first = base.version + 1 if base is not None else 0
     versions = [v for v in range(first, latest + 1) if log.commit_file(v)]
     commits = log.read_commits(versions)  # read for the snapshot already: cached
     return {ref_path(log.table_root, c.path) for commit in commits for c in commit.cdc_files}
 
 
-def _unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str) -> pa.Table:
-    """The walked files the latest version does not reference (candidates for orphans)."""
+def unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str) -> pa.Table:
+    """The walked files neither found (rows of the walk, :func:`look_up`) nor located
+    (referenced files' locations): the candidates for orphans."""
     claimed = np.zeros(walked.num_rows, dtype=bool)
     claimed[arrays.to_numpy(whole_array(found).drop_null())] = True
     prefix = root_base(root) + "/"

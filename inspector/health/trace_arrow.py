@@ -93,11 +93,11 @@ class _Rows:
             _table(
                 version=arrays.from_numpy(np.ascontiguousarray(versions)),
                 line=lines.cast(pa.int64()),
-                add=pc.is_null(pa.nulls(n, pa.int8())) if add else pc.is_valid(pa.nulls(n)),
+                add=arrays.mask(np.full(n, add, dtype=bool)),
                 key_path=files.column("key_path"),
                 dv_id=files.column("dv_id"),
                 size=size,
-                plain=pc.invert(odd) if odd is not None else pc.is_valid(pa.nulls(n)),
+                plain=pc.invert(odd) if odd is not None else arrays.mask(np.zeros(n, dtype=bool)),
             )
         )
 

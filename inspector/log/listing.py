@@ -106,6 +106,10 @@ class LogListing:
         found = [cp for cps in self.checkpoints.values() for cp in cps if cp.complete]
         return sorted(found, key=lambda cp: (-cp.version, cp.kind != "v2"))
 
+    def newest_checkpoint(self, version: int) -> Checkpoint | None:
+        """The newest complete checkpoint at or below ``version`` (a replay's base)."""
+        return next((cp for cp in self.usable_checkpoints() if cp.version <= version), None)
+
 
 def list_log_tail(storage: Storage) -> LogListing:
     """List ``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot
@@ -356,7 +360,6 @@ def _parse_hint(data: bytes) -> LastCheckpoint:
 def _bad_hint(exc: Exception) -> LastCheckpoint:
     return LastCheckpoint(
         version=None,
-        raw={},
         problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
         "it was ignored and the log folder was listed instead.",
     )

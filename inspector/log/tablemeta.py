@@ -33,8 +33,8 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
         CorruptLog: If the log cannot be replayed to the version.
     """
     listing = log.tail if version >= log.tail.from_version else log.listing
-    below = [cp for cp in listing.usable_checkpoints() if cp.version <= version]
-    floor = below[0].version if below else -1
+    base = listing.newest_checkpoint(version)
+    floor = base.version if base is not None else -1
     metadata, protocol = None, None  # the newest of each; a reader needs both
     for v in range(version, floor, -1):
         read = commit if commit is not None and v == commit.version else None
@@ -45,8 +45,8 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
         metadata, protocol = metadata or read.metadata, protocol or read.protocol
         if metadata is not None and protocol is not None:
             return metadata
-    if below:
-        state = _checkpoint_state(log, below[0])
+    if base is not None:
+        state = _checkpoint_state(log, base)
         if state is not None:
             metadata, protocol = metadata or state.metadata, protocol or state.protocol
     if metadata is not None and protocol is not None:
