@@ -18,8 +18,7 @@ Cases, ours vs theirs:
 
 * ``history``: ``history --json`` vs ``DeltaTable(t).history()``;
 * ``history10``: ``history --limit 10 --json`` vs ``DeltaTable(t).history(10)``;
-* ``detail``: ``detail --json`` vs opening the table, ``DeltaTable(t)``; ``detail-pyarrow``:
-  the same with the checkpoint read by pyarrow (as before the pure-Python reader);
+* ``detail``: ``detail --json`` vs opening the table, ``DeltaTable(t)``;
 * ``snapshot``: ``DeltaLog.open(t).snapshot()`` + file count vs ``DeltaTable(t).file_uris()``;
 * ``files``: ``files --version 1 --json`` vs merely ``DeltaTable(t)``;
 * ``diff``: ``diff --from 0 --to 2 --json`` (file level) vs deltalake's file lists of
@@ -49,7 +48,6 @@ THEIRS = {
     "history": _DL + "DeltaTable(sys.argv[1]).history()",
     "history10": _DL + "DeltaTable(sys.argv[1]).history(10)",
     "detail": _DL + "DeltaTable(sys.argv[1])",
-    "detail-pyarrow": _DL + "DeltaTable(sys.argv[1])",
     "snapshot": _DL + "print(len(DeltaTable(sys.argv[1]).file_uris()))",
     "files": _DL + "DeltaTable(sys.argv[1])",
     "diff": _DL + "a = set(DeltaTable(sys.argv[1], version=0).file_uris()); "
@@ -62,19 +60,12 @@ OURS_SNAPSHOT = (
     "import sys; from inspector.log.deltalog import DeltaLog; "
     "print(DeltaLog.open(sys.argv[1]).snapshot().num_files)"
 )
-# detail with every checkpoint read by pyarrow (the pure-Python reader's limit at -1): what
-# detail cost before inspector/log/checkpoint_lite.py, measured in the same run.
-OURS_DETAIL_PYARROW = (
-    "import sys; import inspector.log.checkpoint_lite as lite; lite.LITE_MAX_BYTES = -1; "
-    "from inspector.cli.main import main; sys.exit(main(sys.argv[1:]))"
-)
-CASES_COMMITS = ("history", "history10", "detail", "detail-pyarrow", "snapshot")
+CASES_COMMITS = ("history", "history10", "detail", "snapshot")
 CASES_FILES = ("history", "snapshot", "files", "diff", "check", "restore")
 THEIR_LABEL = {
     "check": "os.walk + stat of every file",
     "files": "DeltaTable(t) (open only)",
     "detail": "DeltaTable(t) (open only)",
-    "detail-pyarrow": "DeltaTable(t) (open only)",
     "restore": "deltalake restore(0), whole",
 }
 
@@ -86,7 +77,6 @@ def ours(case: str, table: str) -> list[str]:
         "history": [*cli, "history", table, "--json"],
         "history10": [*cli, "history", table, "--limit", "10", "--json"],
         "detail": [*cli, "detail", table, "--json"],
-        "detail-pyarrow": [PY, "-c", OURS_DETAIL_PYARROW, "detail", table, "--json"],
         "snapshot": [PY, "-c", OURS_SNAPSHOT, table],
         "files": [*cli, "files", table, "--version", "1", "--json"],
         "diff": [*cli, "diff", table, "--from", "0", "--to", "2", "--json"],

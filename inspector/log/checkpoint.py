@@ -25,15 +25,28 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
-from inspector.log.checkpoint_lite import (
-    ACTION_COLUMNS,
-    DERIVED_FIELDS,
-    LIVE_STATE_ACTIONS,
-    plain_body,
-)
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
+
+# Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
+# both for one file, the add (a checkpoint's definition of a live file) wins.
+ACTION_COLUMNS = (
+    "txn",
+    "remove",
+    "add",
+    "metaData",
+    "protocol",
+    "domainMetadata",
+    "checkpointMetadata",
+    "sidecar",
+    "commitInfo",
+)
+# What readers act on: enough to compare a checkpoint with its commits, cheaply
+# (tombstones are most of a big checkpoint and are skipped).
+LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
+# Parsed copies of JSON fields that some writers add; the JSON field is canonical.
+DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
 def read_checkpoint_state(
@@ -143,7 +156,19 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
                     columnar.from_struct(name, present)
                 )
             else:
-                parts.others += [parse_action({name: plain_body(b)}) for b in present.to_pylist()]
+                parts.others += [parse_action({name: _plain_body(b)}) for b in present.to_pylist()]
+
+
+def _plain_body(body: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint row's action as its JSON action: Parquet nulls and derived fields
+    dropped, maps (read as lists of pairs) back to objects."""
+    out = {k: v for k, v in body.items() if v is not None and k not in DERIVED_FIELDS}
+    for key in ("partitionValues", "tags", "configuration"):
+        if isinstance(out.get(key), list):
+            out[key] = dict(out[key])
+    if isinstance(out.get("format"), dict) and isinstance(out["format"].get("options"), list):
+        out["format"] = {**out["format"], "options": dict(out["format"]["options"])}
+    return out
 
 
 def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | None) -> list[str]:
