@@ -252,7 +252,7 @@ def checkpoint_disagreements(
         Plain-language problems; empty when the two agree.
     """
     problems = _file_disagreements(
-        version, checkpoint.resolve()[0].table, commits.resolve()[0].table, commits_origin
+        version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin
     )
     fields = _metadata_fields(checkpoint.metadata, commits.metadata)
     if fields:
