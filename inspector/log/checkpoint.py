@@ -25,6 +25,7 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
+from inspector.log.commit import parse_json_actions
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -128,15 +129,23 @@ def _open_parquet(path: str, storage: Storage) -> pq.ParquetFile:
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:
-    rows = [text.loads(line) for line in data.splitlines() if line.strip()]
-    if wanted is not None:
-        rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
-    actions = [parse_action(row) for row in rows]
-    adds = [a for a in actions if isinstance(a, AddFile)]
-    removes = [a for a in actions if isinstance(a, RemoveFile)]
-    parts.adds.append(columnar.from_records("add", adds))
-    parts.removes.append(columnar.from_records("remove", removes))
-    parts.others += [a for a in actions if not isinstance(a, AddFile | RemoveFile)]
+    """A JSON part is read as a commit is (:func:`~inspector.log.commit.parse_json_actions`);
+    any damage makes the whole part unreadable."""
+    found = parse_json_actions(data, what="checkpoint")
+    if found.problems:
+        raise ValueError(found.problems[0].rstrip("."))
+    if found.columns is not None:
+        adds, removes = found.columns.adds, found.columns.removes
+    else:
+        adds = columnar.from_records("add", [a for a in found.actions if isinstance(a, AddFile)])
+        removes = columnar.from_records(
+            "remove", [a for a in found.actions if isinstance(a, RemoveFile)]
+        )
+    if wanted is None or "add" in wanted:
+        parts.adds.append(adds)
+    if wanted is None or "remove" in wanted:
+        parts.removes.append(removes)
+    parts.others += [a for a in found.actions if not isinstance(a, AddFile | RemoveFile)]
 
 
 def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts: _Parts) -> None:
