@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
+from inspector.table import open_table
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,7 +72,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
     from inspector.rows.changefeed import build_changes
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     first = _bound(log, args.from_version, args.from_timestamp, settings)
     last = _bound(log, args.to_version, args.to_timestamp, settings)
     for name in ("limit", "offset"):

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.history import build_history
 from inspector.table.insights import LayoutInsights, layout_insights
 from inspector.table.versions import parse_version
@@ -82,7 +83,7 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_insights_args)
 def insights_command(args: argparse.Namespace, settings: Settings) -> InsightsResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = log.latest_version if args.version is None else parse_version(args.version, log)
     snapshot = log.snapshot(version)
     found = layout_insights(snapshot, build_history(log, settings))

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
@@ -17,6 +17,7 @@ from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
@@ -69,7 +70,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))
         return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
@@ -112,7 +113,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = parse_version(args.version, log)
     commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
@@ -179,7 +180,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     return DetailResult(detail=detail, compatibility=compatibility)

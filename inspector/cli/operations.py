@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.args import open_table, storage_arg, table_arg
+from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode, InvalidInput
 from inspector.delta.text import format_time
 from inspector.health import version_ranges
 from inspector.settings import Settings
+from inspector.table import open_table
 
 if TYPE_CHECKING:
     from inspector.health.replica import ReplicaReport
@@ -85,7 +86,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumP
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
-        open_table(args, settings).log,
+        open_table(args.table, settings).log,
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
     )
@@ -164,8 +165,8 @@ def replica_command(args: argparse.Namespace, settings: Settings) -> ReplicaResu
     from inspector.health.replica import compare_replica
 
     # The same options reach both (one store, or a local replica); each has its own handle.
-    primary = open_table(args, settings, location=args.primary, role="primary")
-    replica = open_table(args, settings, location=args.replica, role="replica")
+    primary = open_table(args.primary, settings, role="primary")
+    replica = open_table(args.replica, settings, role="replica")
     report = compare_replica(primary, replica, settings=settings)
     return ReplicaResult(
         report=report,

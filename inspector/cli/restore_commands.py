@@ -14,11 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import (
-    open_table,
-    spark_args,
-    table_arg,
-)
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
@@ -36,6 +32,7 @@ from inspector.restore import (
 from inspector.restore.target import describe_name_source
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.versions import parse_version
 
 
@@ -121,7 +118,7 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    table = open_table(args, settings, write=not args.dry_run)  # its name and options too
+    table = open_table(args.table, settings)  # a commit asks again, for READ_WRITE
     log = table.log
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
@@ -292,5 +289,5 @@ class AuditResult(Result):
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
 def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
-    root = open_table(args, settings).root
+    root = open_table(args.table, settings).root
     return AuditResult(trail=audit_trail(settings.audit_log, root))

@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.text import format_moment
 from inspector.rows.preview import Preview
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.timetravel import ResolvedVersion
 from inspector.table.versions import parse_version
 
@@ -91,7 +92,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
@@ -145,7 +146,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     diff = diff_files(
         log, parse_version(args.from_version, log), parse_version(args.to_version, log)
     )
