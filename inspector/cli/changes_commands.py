@@ -27,15 +27,9 @@ class ChangesResult(Result):
         return self.feed.to_json()
 
     def text(self) -> Iterator[str]:
-        from inspector.present.values import text_value
+        from inspector.present.text.rows import changes_lines
 
-        feed = self.feed
-        counts = ", ".join(f"{k} {n:,}" for k, n in feed.counts.items())
-        where = f" matching {feed.where}" if feed.where else ""
-        yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,} from row {feed.offset + 1:,}"
-        yield "\t".join(feed.columns)
-        for row in feed.rows:
-            yield "\t".join(text_value(row.get(c)) for c in feed.columns)
+        return changes_lines(self.feed)
 
 
 def _changes_args(parser: argparse.ArgumentParser) -> None:

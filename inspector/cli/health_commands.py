@@ -39,7 +39,7 @@ class CheckResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        from inspector.present.healthtext import health_lines
+        from inspector.present.text.health import health_lines
 
         return iter(health_lines(self.report, asked_all=self.asked_all))
 

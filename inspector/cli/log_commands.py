@@ -12,7 +12,6 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
-from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
@@ -43,18 +42,9 @@ class HistoryResult(Result):
         return (f"! {problem}" for problem in self.problems)
 
     def text(self) -> Iterator[str]:
-        yield (
-            f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
-            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
-        )
-        for e in self.entries:
-            yield (
-                f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-                f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
-                f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
-            )
-            for problem in e.problems:
-                yield f"{'':>10}! {problem}"
+        from inspector.present.text.log import history_lines
+
+        return history_lines(self.entries)
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -94,15 +84,9 @@ class FilesResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        yield (
-            f"version {self.commit.version}: {self.commit.commit_info.operation}, "
-            f"{len(record['added'])} added, {len(record['removed'])} removed"
-        )
-        for sign, items in (("+", record["added"]), ("-", record["removed"])):
-            for item in items:
-                parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
-                yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+        from inspector.present.text.log import files_lines
+
+        return files_lines(self.to_json(), operation=self.commit.commit_info.operation)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
@@ -134,28 +118,9 @@ class DetailResult(Result):
         return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        width = max(len(k) for k in record)
-        for key, value in record.items():
-            if key not in ("columns", "properties", "compatibility"):
-                yield f"{key:<{width}}  {_text_value(value)}"
-        yield f"properties:{'' if record['properties'] else ' -'}"
-        for key, value in sorted(record["properties"].items()):
-            yield f"  {key} = {value}"
-        yield "columns:"
-        for c in record["columns"]:
-            null = "" if c["nullable"] else " NOT NULL"
-            yield f"  {c['name']} {c['type']}{null}"
-        yield "compatibility:"
-        yield from self.compatibility.text()
+        from inspector.present.text.log import detail_lines
 
-
-def _text_value(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "-"
-    return str(value)
+        return detail_lines(self.to_json(), self.compatibility)
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -196,7 +161,9 @@ class DemoResult(Result):
         return {"path": self.path}
 
     def text(self) -> Iterator[str]:
-        yield f"Demo table written to {self.path}"
+        from inspector.present.text.log import demo_lines
+
+        return demo_lines(self.path)
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:
