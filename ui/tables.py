@@ -26,6 +26,7 @@ from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
 from inspector.settings import Settings
+from inspector.storage import parse_location
 from inspector.table import Table
 from inspector.table.history import HistoryEntry
 from ui.history_load import HistoryLoad
@@ -37,10 +38,11 @@ _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder sta
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_by_location(text: str, settings_digest: str, _settings: Settings) -> Table:
-    # Failures are not cached by Streamlit, so a table created later opens on the next try.
-    # The settings (secrets) are not hashed into the key; their digest is.
-    return inspector_table.open_table(text, _settings)
+def _cached_by_location(root: str, settings_digest: str, _settings: Settings) -> Table:
+    # Keyed by the table root, so every spelling of a location shares one log. Failures are
+    # not cached by Streamlit, so a table created later opens on the next try. The
+    # settings (secrets) are not hashed into the key; their digest is.
+    return inspector_table.open_table(root, _settings)
 
 
 @st.cache_resource(max_entries=32, ttl=300, show_spinner="Looking the table up in its catalog…")
@@ -82,9 +84,11 @@ def open_table(text: str, settings: Settings) -> Table:
         CatalogUnavailable: If the catalog cannot be reached or is not configured.
         CatalogAccessDenied: If the catalog refuses the token or credentials.
     """
-    text = text.strip()
-    by_name = parse_catalog_name(text) is not None
-    table = (_cached_by_name if by_name else _cached_by_location)(text, _digest(settings), settings)
+    text, digest = text.strip(), _digest(settings)
+    if parse_catalog_name(text) is not None:
+        table = _cached_by_name(text, digest, settings)
+    else:
+        table = _cached_by_location(parse_location(text).root, digest, settings)
     _refresh(table.log)
     return table
 
