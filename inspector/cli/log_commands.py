@@ -7,16 +7,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
-from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
@@ -42,18 +42,9 @@ class HistoryResult(Result):
         return (f"! {problem}" for problem in self.problems)
 
     def text(self) -> Iterator[str]:
-        yield (
-            f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
-            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
-        )
-        for e in self.entries:
-            yield (
-                f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-                f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
-                f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
-            )
-            for problem in e.problems:
-                yield f"{'':>10}! {problem}"
+        from inspector.present.text.log import history_lines
+
+        return history_lines(self.entries)
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +60,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))
         return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
@@ -93,15 +84,9 @@ class FilesResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        yield (
-            f"version {self.commit.version}: {self.commit.commit_info.operation}, "
-            f"{len(record['added'])} added, {len(record['removed'])} removed"
-        )
-        for sign, items in (("+", record["added"]), ("-", record["removed"])):
-            for item in items:
-                parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
-                yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+        from inspector.present.text.log import files_lines
+
+        return files_lines(self.to_json(), operation=self.commit.commit_info.operation)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
@@ -112,7 +97,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = parse_version(args.version, log)
     commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
@@ -133,28 +118,9 @@ class DetailResult(Result):
         return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        width = max(len(k) for k in record)
-        for key, value in record.items():
-            if key not in ("columns", "properties", "compatibility"):
-                yield f"{key:<{width}}  {_text_value(value)}"
-        yield f"properties:{'' if record['properties'] else ' -'}"
-        for key, value in sorted(record["properties"].items()):
-            yield f"  {key} = {value}"
-        yield "columns:"
-        for c in record["columns"]:
-            null = "" if c["nullable"] else " NOT NULL"
-            yield f"  {c['name']} {c['type']}{null}"
-        yield "compatibility:"
-        yield from self.compatibility.text()
+        from inspector.present.text.log import detail_lines
 
-
-def _text_value(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "-"
-    return str(value)
+        return detail_lines(self.to_json(), self.compatibility)
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -179,7 +145,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     return DetailResult(detail=detail, compatibility=compatibility)
@@ -195,7 +161,9 @@ class DemoResult(Result):
         return {"path": self.path}
 
     def text(self) -> Iterator[str]:
-        yield f"Demo table written to {self.path}"
+        from inspector.present.text.log import demo_lines
+
+        return demo_lines(self.path)
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:
