@@ -20,10 +20,11 @@ from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
+    HistoryPager,
     history_page,
     history_record,
+    newest_first,
 )
-from inspector.table.history_pages import HistoryPager, newest_first
 from inspector.table.overview import TableDetail, table_detail
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
