@@ -94,6 +94,8 @@ class HistoryPager:
         newest: The newest version read (default: the latest).
         alone: Read only the newest page, exactly ``first`` versions, judged alone: gaps
             within it and the checkpoint problems found so far (``history --limit``).
+        judge_whole: Judge even a page read alone as the whole history does: the whole
+            folder listed, its gaps and checkpoint problems (a filtered history's span).
         verify_all_checkpoints: Compare every checkpoint with its commits; by default only
             the newest is (the others get a cheap structural check).
     """
@@ -107,12 +109,14 @@ class HistoryPager:
         first: int | None = None,
         newest: int | None = None,
         alone: bool = False,
+        judge_whole: bool = False,
         verify_all_checkpoints: bool = False,
     ) -> None:
         self.log, self.settings, self.size = log, settings, max(1, size)
         self.first = max(1, first) if first is not None else self.size
         self.top = log.latest_version if newest is None else newest
-        self.alone, self._verify_all = alone, verify_all_checkpoints
+        self.alone, self._judge_whole = alone, judge_whole
+        self._verify_all = verify_all_checkpoints
         self._listing: LogListing | None = None  # the whole folder's, once listed
         self._newest: LogListing | None = None  # the first page's
         self.versions: tuple[int, ...] = ()  # the listed versions, ascending
@@ -212,7 +216,7 @@ class HistoryPager:
         """The newest page, from a listing that reaches back far enough (the whole one if short)."""
         log = self.log
         listing = self._newest = self._newest_listing()
-        whole = listing.is_whole and not self.alone
+        whole = listing.is_whole and (self._judge_whole or not self.alone)
         self._list(listing, whole=whole)
         end = len(self.versions)
         start = max(0, end - self.first) if self.alone else self._boundary(end, self.first)
@@ -224,12 +228,14 @@ class HistoryPager:
             self._first = {v: (gaps.get(v, []), found.get(v, [])) for v in versions}
         entries, self._edge = self._page(versions, gaps, found)
         self._entries = tuple(entries)
-        self._next = start if whole else 0 if self.alone else 1
+        self._next = 0 if self.alone else start if whole else 1
 
     def _newest_listing(self) -> LogListing:
         """The log's listing from its newest checkpoint on when that holds the newest page,
         else one from two pages back, else the whole folder's."""
         log, want = self.log, self.first
+        if self._judge_whole:
+            return log.listing
         if log.tail.is_whole or len(_listed(log.tail, self.top)) >= want:
             return log.tail
         if self.top - 2 * want > 0:

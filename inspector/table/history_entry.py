@@ -260,7 +260,7 @@ def joined(
     compared with the older page's last (:func:`commit_changes`' rule)."""
     if not older or not newer:
         return newer
-    _fix_times(newer, older[-1].timestamps.history)
+    fix_times(newer, older[-1].timestamps.history)
     for at, change in _boundary_changes(newer_edge, older_edge):
         i = bisect.bisect_left(newer, at, key=lambda e: e.version)
         merged = sorted({*newer[i].changes, change}, key=list(Change).index)
@@ -298,8 +298,9 @@ def tapped(
         yield commit, rows
 
 
-def _fix_times(newer: list[HistoryEntry], previous: int) -> None:
-    """Apply the file-time rule across a page boundary, in place, until it changes nothing."""
+def fix_times(newer: list[HistoryEntry], previous: int) -> None:
+    """Apply the file-time rule from ``previous`` (the history timestamp of the version before
+    ``newer``), in place, until it changes nothing."""
     for i, entry in enumerate(newer):
         stamps = entry.timestamps
         if stamps.source != TimestampSource.FILE_MODIFICATION_TIME:
