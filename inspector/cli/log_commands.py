@@ -77,10 +77,15 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         "--operation",
         action="append",
         default=[],
-        help="Only this operation (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for several.",
+        help="Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for "
+        "several.",
     )
     parser.add_argument(
-        "--user", action="append", default=[], help="Only versions whose userName contains this."
+        "--user",
+        action="append",
+        default=[],
+        help="Only versions whose userName contains this (open-source Delta Lake records none; "
+        "Databricks does).",
     )
     parser.add_argument(
         "--engine",
@@ -89,10 +94,15 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         help="Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
     )
     parser.add_argument(
-        "--since", default=None, help="Only versions at or after this time (as show --timestamp)."
+        "--since",
+        default=None,
+        help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
+        "a zone is given).",
     )
     parser.add_argument(
-        "--until", default=None, help="Only versions at or before this time (as show --timestamp)."
+        "--until",
+        default=None,
+        help="Only versions at or before this time (as --since).",
     )
 
 
