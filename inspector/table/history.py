@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit, parse_commit
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.log.tablemeta import metadata_at
@@ -41,32 +41,26 @@ from inspector.table.history_entry import (
 )
 from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import (
-    COPY_PROBLEM,
     TIME_RULE,
     TimestampSource,
-    VersionTimestamps,
     is_copy_problem,
     iso,
-    ms_to_datetime,
 )
-from inspector.table.rowcounts import RowChange, rows_along
+from inspector.table.rowcounts import RowChange
 
 __all__ = [  # the entries' and the timestamp rule's names, long imported from here
-    "COPY_PROBLEM",
     "PAGE_SIZE",
     "TIME_RULE",
     "Change",
     "HistoryEntry",
     "HistoryPager",
     "TimestampSource",
-    "VersionTimestamps",
     "build_history",
     "history_page",
     "history_record",
     "is_copy_problem",
     "iso",
     "looks_copied",
-    "ms_to_datetime",
     "newest_first",
     "readable",
 ]
@@ -289,10 +283,9 @@ class HistoryPager:
     ) -> tuple[list[HistoryEntry], Edge]:
         """One page's entries, computed forward within it, and its edge."""
         log = self.log
-        if self._listing is not None:  # the whole folder listed: its commits read in bulk
-            pairs = scan_commits(log, versions)  # a slice at a time, not kept
-        else:
-            pairs = rows_along(log, iter(self._commits(versions)))
+        # The commits read in bulk, a slice at a time (not kept), from the newest page's own
+        # listing until the whole folder is listed, so that the first page never lists it.
+        pairs = scan_commits(log, versions, listing=self._listing or self._newest)
         config, pairs = self._configured(versions[0] if versions else 0, pairs)
         edge: list[Edge] = [Edge()]
         entries = history_entries(
@@ -321,19 +314,6 @@ class HistoryPager:
             except InspectorError:  # expired or unreadable: try the version itself
                 continue
         return {}, itertools.chain(seen, pairs)
-
-    def _commits(self, versions: list[int]) -> list[Commit]:
-        """The page's commits, read together (from the first page's own listing until the
-        whole folder is listed, so that the first page never lists it)."""
-        log, listing = self.log, self._newest or self.log.listing
-        # The commits after the newest checkpoint are the latest snapshot's: read through the
-        # log, which keeps them for it (and for the check of that checkpoint).
-        tail = [v for v in versions if v > log.tail.from_version]
-        older = [v for v in versions if v <= log.tail.from_version]
-        files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-        contents = log.storage.read_many([f.path for _, f in files])
-        parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
-        return [*parsed, *log.read_commits(tail)]
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:

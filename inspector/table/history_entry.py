@@ -145,24 +145,33 @@ def commit_changes(commit: Commit, state: list[Metadata | Protocol | None]) -> t
         commit: The commit.
         state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
     """
-    out: list[Change] = []
-    before, after = state[0], commit.metadata
-    if isinstance(before, Metadata) and after is not None:
-        if before.schema_string != after.schema_string:
-            out.append(Change.SCHEMA)
-        if dict(before.configuration) != dict(after.configuration):
-            out.append(Change.PROPERTIES)
-    protocol = commit.protocol
-    if state[1] is not None and protocol is not None and protocol != state[1]:
-        out.append(Change.PROTOCOL)
-    state[0] = after or before
-    state[1] = protocol or state[1]
+    before = state[0] if isinstance(state[0], Metadata) else None
+    was = state[1] if isinstance(state[1], Protocol) else None
+    out = table_changes(before, commit.metadata, was, commit.protocol)
+    state[0] = commit.metadata or state[0]
+    state[1] = commit.protocol or state[1]
     params = commit.commit_info.operation_parameters
     if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
         dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"
         partial = bool(params.get("predicate")) or dynamic
         out.append(Change.PARTITION_OVERWRITE if partial else Change.OVERWRITE)
     return tuple(out)
+
+
+def table_changes(
+    before: Metadata | None, after: Metadata | None, was: Protocol | None, now: Protocol | None
+) -> list[Change]:
+    """The one rule for what a metaData and a protocol change against those in force before
+    (None: not known, or not changed)."""
+    out: list[Change] = []
+    if before is not None and after is not None:
+        if before.schema_string != after.schema_string:
+            out.append(Change.SCHEMA)
+        if dict(before.configuration) != dict(after.configuration):
+            out.append(Change.PROPERTIES)
+    if was is not None and now is not None and now != was:
+        out.append(Change.PROTOCOL)
+    return out
 
 
 def readable(mapping: Mapping[str, Any] | None) -> str:
@@ -269,15 +278,12 @@ def joined(
 
 
 def _boundary_changes(newer: Edge, older: Edge) -> Iterator[tuple[int, Change]]:
-    first, before = newer.first_metadata, older.last_metadata
-    if first is not None and before is not None:
-        if before.schema_string != first[1].schema_string:
-            yield first[0], Change.SCHEMA
-        if dict(before.configuration) != dict(first[1].configuration):
-            yield first[0], Change.PROPERTIES
-    protocol = newer.first_protocol
-    if protocol is not None and older.last_protocol not in (None, protocol[1]):
-        yield protocol[0], Change.PROTOCOL
+    meta, protocol = newer.first_metadata, newer.first_protocol
+    if meta is not None:
+        yield from ((meta[0], c) for c in table_changes(older.last_metadata, meta[1], None, None))
+    if protocol is not None:
+        changed = table_changes(None, None, older.last_protocol, protocol[1])
+        yield from ((protocol[0], c) for c in changed)
 
 
 def tapped(
