@@ -183,10 +183,11 @@ class HistoryPager:
     def settled(self) -> int:
         """Where the entries no older page can change begin (an index into :attr:`entries`).
 
-        Joining an older page (:func:`~inspector.table.history_entry.joined`) changes the newer pages' first metadata and
-        protocol changes, and their file-time timestamps up to the first in-commit
-        timestamp (the file-time rule chains from the previous version, so any older page
-        can shift them); the first page's gaps change when the whole folder is listed.
+        Joining an older page (:func:`~inspector.table.history_entry.joined`) changes the
+        newer pages' first metadata and protocol changes, and their file-time timestamps up
+        to the first in-commit timestamp (the file-time rule chains from the previous
+        version, so any older page can shift them); the first page's gaps change when the
+        whole folder is listed.
         """
         entries = self._entries
         if self.done:
