@@ -37,7 +37,6 @@ from inspector.table.history_entry import (
     joined,
     looks_copied,
     readable,
-    tapped,
 )
 from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import (
@@ -288,11 +287,7 @@ class HistoryPager:
         # listing until the whole folder is listed, so that the first page never lists it.
         pairs = scan_commits(log, versions, listing=self._listing or self._newest)
         config, pairs = self._configured(versions[0] if versions else 0, pairs)
-        edge: list[Edge] = [Edge()]
-        entries = history_entries(
-            log, versions, tapped(pairs, edge), config, gaps, found, self.settings
-        )
-        return entries, edge[0]
+        return history_entries(log, versions, pairs, config, gaps, found, self.settings)
 
     def _configured(self, first: int, pairs: _Pairs) -> tuple[Mapping[str, str], _Pairs]:
         """The table properties in force before a page (the one place the history reads them),

@@ -112,19 +112,25 @@ def history_entries(
     gaps: Mapping[int, list[str]],
     checkpoints: Mapping[int, list[str]],
     settings: Settings,
-) -> list[HistoryEntry]:
-    """One entry per version, oldest first, from the versions' commits in the same order."""
+) -> tuple[list[HistoryEntry], Edge]:
+    """One entry per version, oldest first, from the versions' commits in the same order;
+    and the page's edge (what the pages beside it need of it)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
     entries, previous, pending = [], None, next(commits, None)
     state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
+    first_metadata: tuple[int, Metadata] | None = None
+    first_protocol: tuple[int, Protocol] | None = None
     for version in versions:
         if pending is not None and pending[0].version == version:
             (commit, rows), pending = pending, next(commits, None)
         else:
             commit, rows = _checkpoint_only(log, version), UNKNOWN
-        changes = commit_changes(commit, state)
         if commit.metadata is not None:
             config = commit.metadata.configuration
+            first_metadata = first_metadata or (version, commit.metadata)
+        if commit.protocol is not None:
+            first_protocol = first_protocol or (version, commit.protocol)
+        changes = commit_changes(commit, state)
         stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
         previous = stamps.history
         problems = (
@@ -135,7 +141,14 @@ def history_entries(
         )
         entry = _entry(commit, stamps, problems, rows)
         entries.append(replace(entry, changes=changes) if changes else entry)
-    return entries
+    last_metadata, last_protocol = state
+    edge = Edge(
+        first_metadata=first_metadata,
+        first_protocol=first_protocol,
+        last_metadata=last_metadata if isinstance(last_metadata, Metadata) else None,
+        last_protocol=last_protocol if isinstance(last_protocol, Protocol) else None,
+    )
+    return entries, edge
 
 
 def commit_changes(commit: Commit, state: list[Metadata | Protocol | None]) -> tuple[Change, ...]:
@@ -284,24 +297,6 @@ def _boundary_changes(newer: Edge, older: Edge) -> Iterator[tuple[int, Change]]:
     if protocol is not None:
         changed = table_changes(None, None, older.last_protocol, protocol[1])
         yield from ((protocol[0], c) for c in changed)
-
-
-def tapped(
-    pairs: Iterator[tuple[Commit, RowChange]], edge: list[Edge]
-) -> Iterator[tuple[Commit, RowChange]]:
-    """The commits unchanged, noting the page's first and last metadata and protocol."""
-    for commit, rows in pairs:
-        meta, protocol, seen = commit.metadata, commit.protocol, edge[0]
-        if meta is not None or protocol is not None:
-            edge[0] = Edge(
-                first_metadata=seen.first_metadata
-                or (None if meta is None else (commit.version, meta)),
-                first_protocol=seen.first_protocol
-                or (None if protocol is None else (commit.version, protocol)),
-                last_metadata=meta or seen.last_metadata,
-                last_protocol=protocol or seen.last_protocol,
-            )
-        yield commit, rows
 
 
 def fix_times(newer: list[HistoryEntry], previous: int) -> None:
