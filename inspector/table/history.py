@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.log.tablemeta import metadata_at
@@ -45,7 +45,7 @@ from inspector.table.history_time import (
     is_copy_problem,
     iso,
 )
-from inspector.table.rowcounts import RowChange
+from inspector.table.rowcounts import RowChange, rows_along
 
 __all__ = [  # the entries' and the timestamp rule's names, long imported from here
     "PAGE_SIZE",
@@ -283,9 +283,10 @@ class HistoryPager:
     ) -> tuple[list[HistoryEntry], Edge]:
         """One page's entries, computed forward within it, and its edge."""
         log = self.log
-        # The commits read in bulk, a slice at a time (not kept), from the newest page's own
-        # listing until the whole folder is listed, so that the first page never lists it.
-        pairs = scan_commits(log, versions, listing=self._listing or self._newest)
+        if self._listing is not None:  # the whole folder listed: its commits read in bulk
+            pairs = scan_commits(log, versions)  # a slice at a time, not kept
+        else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
+            pairs = rows_along(log, iter(self._commits(versions)))
         config, pairs = self._configured(versions[0] if versions else 0, pairs)
         return history_entries(log, versions, pairs, config, gaps, found, self.settings)
 
@@ -310,6 +311,19 @@ class HistoryPager:
             except InspectorError:  # expired or unreadable: try the version itself
                 continue
         return {}, itertools.chain(seen, pairs)
+
+    def _commits(self, versions: list[int]) -> list[Commit]:
+        """The page's commits, read together from the newest page's own listing (so that the
+        first page never lists the whole folder)."""
+        log, listing = self.log, self._newest or self.log.listing
+        # The commits after the newest checkpoint are the latest snapshot's: read through the
+        # log, which keeps them for it (and for the check of that checkpoint).
+        tail = [v for v in versions if v > log.tail.from_version]
+        older = [v for v in versions if v <= log.tail.from_version]
+        files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+        contents = log.storage.read_many([f.path for _, f in files])
+        parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+        return [*parsed, *log.read_commits(tail)]
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:

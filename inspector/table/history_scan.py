@@ -28,7 +28,7 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
 from inspector.log.commit import Commit, FileSummary, parse_commit
 from inspector.log.deltalog import DeltaLog
-from inspector.log.listing import LogFile, LogListing
+from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
 from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
 from inspector.table.rowrule import FileFigures, change_from
@@ -79,7 +79,7 @@ def collector_paused() -> Iterator[None]:
 
 
 def scan_commits(
-    log: DeltaLog, versions: list[int], *, size: int = SLICE, listing: LogListing | None = None
+    log: DeltaLog, versions: list[int], *, size: int = SLICE
 ) -> Iterator[tuple[Commit, RowChange]]:
     """The commits of the listed versions with their row figures, ascending, a slice at a time.
 
@@ -87,16 +87,13 @@ def scan_commits(
         log: An opened log (commits it holds parsed already are used as they are).
         versions: Versions in ascending order; those without a commit file are left out.
         size: Commit files read together.
-        listing: Where the commit files are found (default: the log's own listings; a page
-            of history read before the whole folder is listed gives its own).
 
     Returns:
         What ``rows_along(log, log.stream_commits(versions))`` gives; a commit read in
         bulk is ``counted`` (its file actions are not kept).
     """
     live = LiveBefore(log)
-    file_of = log.commit_file if listing is None else listing.commits.get
-    listed = [(v, f) for v in versions if (f := file_of(v)) is not None]
+    listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
     for start in range(0, len(listed), size):
         for commit, files in _read_slice(log, listed[start : start + size]):
             live.start(commit.version)
