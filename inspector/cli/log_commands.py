@@ -20,11 +20,14 @@ from inspector.table import open_table
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
+    HistoryPager,
     history_page,
     history_record,
+    newest_first,
 )
-from inspector.table.history_pages import HistoryPager, newest_first
+from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
 from inspector.table.overview import TableDetail, table_detail
+from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
 
@@ -34,6 +37,11 @@ class HistoryResult(Result):
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
     problems: Sequence[str] = ()
+    filtered: FilteredHistory | None = None  # the entries, when filters chose them
+
+    def closing_notes(self) -> Iterator[str]:
+        note = self.filtered.note() if self.filtered is not None else None
+        return iter(() if note is None else (note,))
 
     def to_json(self) -> Iterator[dict[str, Any]]:
         return (history_record(e) for e in self.entries)  # printed one by one
@@ -53,18 +61,63 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=int,
         default=None,
-        help="Show only the newest N versions (only their commits are read).",
+        help="Show only the newest N versions (only their commits are read); filters apply "
+        "to those.",
+    )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        help="Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for "
+        "several.",
+    )
+    parser.add_argument(
+        "--user",
+        action="append",
+        default=[],
+        help="Only versions whose userName contains this (open-source Delta Lake records none; "
+        "Databricks does).",
+    )
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        help="Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
+    )
+    parser.add_argument(
+        "--since",
+        default=None,
+        help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
+        "a zone is given).",
+    )
+    parser.add_argument(
+        "--until",
+        default=None,
+        help="Only versions at or before this time (as --since).",
     )
 
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
+    keep = HistoryFilter(
+        operations=tuple(args.operation),
+        users=tuple(args.user),
+        engines=tuple(args.engine),
+        since=None if args.since is None else parse_timestamp(args.since),
+        until=None if args.until is None else parse_timestamp(args.until),
+    )
     log = open_table(args.table, settings).log
     if args.limit is not None:  # only the newest commits are read
-        page = history_page(log, settings, limit=max(args.limit, 0))
-        return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
+        page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
+        chosen = FilteredHistory(page, keep)
+        return HistoryResult(
+            entries=chosen, problems=table_problems(log, whole=False), filtered=chosen
+        )
     problems = table_problems(log)
+    if keep.any:
+        chosen = filtered_history(log, settings, keep)
+        return HistoryResult(entries=chosen, problems=problems, filtered=chosen)
     return HistoryResult(entries=newest_first(HistoryPager(log, settings)), problems=problems)
 
 

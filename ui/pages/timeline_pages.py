@@ -56,6 +56,6 @@ def _progress(load: HistoryLoad, drawn: int) -> None:
     st.progress(
         read / total if total else 0.0,
         text=f"Reading the history, newest first: {read:,} of {of} versions read. Older "
-        "windows are read when you move to them; the operation and time filters and the "
+        "windows are read when you move to them; the filters and the "
         "retention band come when every version is read.",
     )
