@@ -19,11 +19,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.files.filecheck import FileIssue, FileRole
+from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import Examiner, Progress, Ref, Tally, deep_refs, ref_path
 from inspector.health.intervals import key_of, text_of, whole_array
 from inspector.health.latest import look_up, root_base, stored_files, unclaimed
 from inspector.health.problems import log_problems
-from inspector.health.records import UNREADABLE, HealthProblem, VersionHealth
+from inspector.health.records import UNREADABLE, ChecksumCheck, HealthProblem, VersionHealth
 from inspector.health.trace import ArrowTrace, trace
 from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
@@ -53,6 +54,7 @@ def check_all_versions(
     log: DeltaLog,
     *,
     all_checkpoints: bool,
+    all_checksums: bool = True,
     deep: bool = False,
     cap: int,
     workers: int,
@@ -63,6 +65,7 @@ def check_all_versions(
     Args:
         log: The opened log.
         all_checkpoints: Compare every checkpoint with its commits (not only the newest).
+        all_checksums: Compare every version's ``.crc`` with its replay (else the latest's).
         deep: Also read each data file's Parquet footer and compare its row count with
             the log's stats.
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
@@ -73,8 +76,10 @@ def check_all_versions(
     walked = stored_files(*log.storage.walk_sizes(), traced.partition_columns)
     judged = _judge(traced, walked, log, deep, workers, progress)
     problems = _problems(log, traced, all_checkpoints)
+    versions = _versions(traced, judged.issues, problems, cap)
+    crcs = _checksums(log, traced, all_checksums)
     return FullCheck(
-        versions=tuple(_versions(traced, judged.issues, problems, cap)),
+        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
         orphans=_orphans(traced, walked, judged),
     )
@@ -240,3 +245,42 @@ def _orphans(traced: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tup
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )
+
+
+def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, ChecksumCheck]:
+    """The ``.crc`` of each version a replay reaches (``every``; else the latest's) against
+    its replayed state: files and bytes from the live intervals, the rest replayed from the
+    segment's base snapshot through the commits' metadata, protocol, txn and domain actions."""
+    reached = [(s, e) for s, e in traced.segments if every or e == traced.latest]
+    wanted = [v for s, e in reached for v in range(s, e + 1) if every or v == traced.latest]
+    found = read_checksums(log, wanted)
+    if not found:
+        return {}
+    versions = np.array(sorted(found), dtype=np.int64)
+    files, sizes = _live_counts(traced, versions)
+    counted = dict(
+        zip(versions.tolist(), zip(files.tolist(), sizes.tolist(), strict=True), strict=True)
+    )
+    out: dict[int, ChecksumCheck] = {}
+    for start, end in reached:
+        state = TableState.of(traced.bases[start])
+        steps = {v for v in [*traced.actions, *found] if start < v <= end}
+        for version in [start, *sorted(steps)]:
+            if version != start:
+                state = state.applied(traced.actions.get(version, ()))
+            if version in found:
+                num_files, size = counted[version]
+                at = replace(state, num_files=num_files, table_size_bytes=size)
+                out[version] = check_checksum(version, found[version], at)
+    return out
+
+
+def _live_counts(traced: ArrowTrace, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The live files' count and bytes at each version (sorted), from the intervals."""
+    found = traced.intervals
+    by_start, by_end = np.argsort(found.start, kind="stable"), np.argsort(found.end, kind="stable")
+    opened = np.searchsorted(found.start[by_start], versions, "right")
+    closed = np.searchsorted(found.end[by_end], versions, "right")
+    bytes_in = np.r_[0, np.cumsum(found.size[by_start])]
+    bytes_out = np.r_[0, np.cumsum(found.size[by_end])]
+    return opened - closed, bytes_in[opened] - bytes_out[closed]

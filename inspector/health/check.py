@@ -53,6 +53,7 @@ def check_table(
     full = check_all_versions(
         log,
         all_checkpoints=all_versions,  # else only the newest checkpoint is compared
+        all_checksums=all_versions,  # else only the latest version's .crc
         deep=deep,
         cap=cap,
         workers=workers,

@@ -38,6 +38,7 @@ class Intervals:
     end: np.ndarray
     closed: np.ndarray
     line: np.ndarray
+    size: np.ndarray  # the bytes of the add that opens the interval
 
 
 def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Intervals:
@@ -58,9 +59,13 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
     if not len(kid):
         none = np.zeros(0, dtype=np.int64)
         return Intervals(
-            keys=encoded.dictionary, key=none, start=none, end=none, closed=none == 0, line=none
+            keys=encoded.dictionary,
+            **dict.fromkeys(("key", "start", "end", "line", "size"), none),
+            closed=none == 0,
         )
+    size = arrays.to_numpy(whole_array(rows.column("size")).fill_null(0))
     order = np.lexsort((line, version, kid, segment))
+    size = size[order]
     seg, kid, version, line, added = (
         segment[order],
         kid[order],
@@ -93,6 +98,7 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
         end=np.where(closed, gversion[then], ends[gseg[at]] + 1),
         closed=closed,
         line=gline[at],
+        size=size[last[at]],
     )
 
 

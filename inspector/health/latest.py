@@ -37,6 +37,7 @@ from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.files.filecheck import FileIssue, FileRole, FileState, judge_size
 from inspector.files.tablefiles import is_hidden
+from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
     ODD_PATTERN,
     Examiner,
@@ -115,6 +116,9 @@ def check_latest(
     if progress is not None:
         progress(total, total)
     health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
+    crc = read_checksums(log, [latest])
+    if latest in crc:
+        health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))
     candidates = unclaimed(walked, found, [*refs], root)
     return LatestCheck(
         health=health,

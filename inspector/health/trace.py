@@ -21,30 +21,31 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from inspector.delta.actions import Action, AddCDCFile, AddFile, Metadata, RemoveFile
+from inspector.delta.actions import (
+    Action,
+    AddCDCFile,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    Txn,
+)
 from inspector.delta.errors import InspectorError
-from inspector.health.examine import ODD_PATTERN, Ref, register_add
+from inspector.health.actionrows import ActionRows, plain_files
+from inspector.health.examine import Ref, register_add
 from inspector.health.intervals import Intervals, intervals, whole_array
 from inspector.health.problems import commit_problem
 from inspector.health.records import HealthProblem, ProblemKind
-from inspector.log import arrays, columnar
+from inspector.log import arrays
 from inspector.log.bigcommit import read_file_lines
-from inspector.log.commit import Commit, parse_commit
+from inspector.log.commit import parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogFile
-from inspector.log.snapshot import FileKey
+from inspector.log.snapshot import FileKey, Snapshot
 from inspector.table.history_scan import SLICE, json_objects, split_lines, typed_actions
 
+_STATE = (Metadata, Protocol, Txn, DomainMetadata)  # what a checksum records besides files
 _NULL_TAG = re.compile(rb'"tags":\{[^}]*":null')
-_SCHEMA = pa.schema(
-    [
-        *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),
-        *(("base", pa.bool_()), ("key_path", pa.string()), ("dv_id", pa.string())),
-        *(("size", pa.int64()), ("plain", pa.bool_()), ("stats", pa.string())),
-    ]
-)
 
 
 @dataclass(kw_only=True)
@@ -62,75 +63,16 @@ class ArrowTrace:
     special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
     cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
     partition_columns: tuple[str, ...] = ()  # the newest metadata's
+    # what a version checksum records besides files: each replay's base snapshot, and the
+    # metadata, protocol, txn and domainMetadata actions of each replayed commit
+    bases: dict[int, Snapshot] = field(default_factory=dict)
+    actions: dict[int, list[Action]] = field(default_factory=dict)
 
     @property
     def unreadable(self) -> set[int]:
         """The versions no replay reaches."""
         reached = {v for start, end in self.segments for v in range(start, end + 1)}
         return set(range(self.first, self.latest + 1)) - reached
-
-
-class _Rows:
-    """The file actions of the bases and the commits, gathered as columns."""
-
-    def __init__(self, *, deep: bool) -> None:
-        self.deep = deep
-        self.tables: list[pa.Table] = []
-        self.specials: list[tuple[int, bool, AddFile]] = []  # (version, base?, add)
-
-    def add_table(
-        self, version: int | np.ndarray, files: pa.Table, lines: pa.Array, *, add: bool, base: bool
-    ) -> None:
-        """Rows of a table of actions (``columnar``'s schema) with their versions (one for
-        all, or one per row) and line numbers (ordering a version's actions)."""
-        n = files.num_rows
-        versions = np.ascontiguousarray(np.broadcast_to(np.asarray(version, dtype=np.int64), (n,)))
-        odd = pc.match_substring_regex(files.column("key_path"), ODD_PATTERN) if add else None
-        if odd is not None:
-            self._special(files, odd, versions, base)
-        plain = pc.invert(odd) if odd is not None else arrays.mask(np.zeros(n, dtype=bool))
-        stats = files.column("stats") if add and self.deep else pa.nulls(n, pa.string())
-        columns = [
-            *(arrays.from_numpy(versions), lines.cast(pa.int64()), _flags(n, add)),
-            *(_flags(n, base), files.column("key_path"), files.column("dv_id")),
-            *(files.column("size") if add else pa.nulls(n, pa.int64()), plain, stats),
-        ]
-        self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
-
-    def add_commit(self, commit: Commit) -> None:
-        """A commit's add and remove actions (its columns, or its typed records as columns)."""
-        v, cols = commit.version, commit.columns
-        if cols is not None:
-            self.add_table(v, cols.adds, cols.add_lines, add=True, base=False)
-            self.add_table(v, cols.removes, cols.remove_lines, add=False, base=False)
-            return
-        for kind, type_ in (("add", AddFile), ("remove", RemoveFile)):
-            lines = [i for i, action in enumerate(commit.parsed) if isinstance(action, type_)]
-            if lines:
-                records = [commit.parsed[i] for i in lines]
-                files = columnar.from_records(kind, records)  # type: ignore[arg-type]
-                self.add_table(v, files, arrays.numbers(lines), add=kind == "add", base=False)
-
-    def table(self) -> pa.Table:
-        """Every row gathered."""
-        return pa.concat_tables([_SCHEMA.empty_table(), *self.tables]).combine_chunks()
-
-    def _special(
-        self, files: pa.Table, odd: pa.ChunkedArray | pa.Array, versions: np.ndarray, base: bool
-    ) -> None:
-        """Rows with a deletion vector or an odd path, as records for the shared rule."""
-        special = pc.or_(odd, files.column("deletionVector").is_valid())
-        if pc.any(special).as_py():
-            rows = files.filter(special)
-            at = rows.schema.get_field_index("tags")  # not needed; read in bulk, keys are merged
-            rows = rows.set_column(at, "tags", pa.nulls(rows.num_rows, rows.schema.field(at).type))
-            kept = versions[arrays.to_numpy(whole_array(special).cast(pa.int64())) == 1]
-            for v, add in zip(kept.tolist(), columnar.records("add", rows), strict=True):
-                self.specials.append((v, base, add))  # type: ignore[arg-type]
-
-
-def _flags(n: int, value: bool) -> pa.Array:
-    return arrays.mask(np.full(n, value, dtype=bool))
 
 
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
@@ -141,12 +83,14 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         deep: Keep the adds' stats (the footer check compares row counts).
     """
     root, first, latest = log.table_root, log.earliest_version, log.latest_version
-    rows, cdc, columns = _Rows(deep=deep), set[str](), dict[int, tuple[str, ...]]()
+    rows, cdc, columns = ActionRows(deep=deep), set[str](), dict[int, tuple[str, ...]]()
     damage: dict[int, HealthProblem] = {}
+    bases: dict[int, Snapshot] = {}
+    stated: dict[int, list[Action]] = {}
     opening = log.read_commits([first])
     if own := commit_problem(opening[0] if opening else None):
         damage[first] = own
-    base = _base(log, first, rows, deep, columns)
+    base = _base(log, first, rows, bases, columns)
     later = list(range(first + 1, latest + 1))
     for version, others, problem in _read(log, later, rows):
         if problem is not None:
@@ -154,13 +98,15 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         for action in others:
             if isinstance(action, AddCDCFile):
                 cdc.add(action.path)
-            elif isinstance(action, Metadata) and problem is None:
-                columns[version] = action.partition_columns
+            elif problem is None and isinstance(action, _STATE):
+                stated.setdefault(version, []).append(action)
+                if isinstance(action, Metadata):
+                    columns[version] = action.partition_columns
     missing = HealthProblem(
         kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
     )
     damage |= {v: missing for v in later if log.commit_file(v) is None}
-    segments, problems = _replay(log, first, latest, damage, base, rows, deep, columns)
+    segments, problems = _replay(log, first, latest, damage, base, rows, bases, columns)
     table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
@@ -173,16 +119,22 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         segments=segments,
         problems=problems,
         intervals=intervals(table, segment, ends),
-        plain=_plain_files(table),
+        plain=plain_files(table),
         refs=refs,
         special_paths=special,
         cdc=cdc,
         partition_columns=columns[max(columns)] if columns else (),
+        bases=bases,
+        actions=stated,
     )
 
 
 def _base(
-    log: DeltaLog, version: int, rows: _Rows, deep: bool, columns: dict[int, tuple[str, ...]]
+    log: DeltaLog,
+    version: int,
+    rows: ActionRows,
+    bases: dict[int, Snapshot],
+    columns: dict[int, tuple[str, ...]],
 ) -> HealthProblem | None:
     """Put a version's snapshot into ``rows`` as a replay's base; its problem when it
     cannot be read."""
@@ -194,6 +146,7 @@ def _base(
     lines = arrays.from_numpy(np.arange(files.num_rows, dtype=np.int64))
     rows.add_table(version, files, lines, add=True, base=True)
     columns[version] = snap.metadata.partition_columns
+    bases[version] = snap
     return None
 
 
@@ -203,8 +156,8 @@ def _replay(
     latest: int,
     damage: dict[int, HealthProblem],
     base: HealthProblem | None,
-    rows: _Rows,
-    deep: bool,
+    rows: ActionRows,
+    bases: dict[int, Snapshot],
     columns: dict[int, tuple[str, ...]],
 ) -> tuple[list[tuple[int, int]], dict[int, list[HealthProblem]]]:
     """The segments a replay reaches, and each version's own problems: a damaged version
@@ -224,7 +177,7 @@ def _replay(
             segments.append((start, version - 1))
             start = None
         if version == first or version in checkpoints:
-            unread = base if version == first else _base(log, version, rows, deep, columns)
+            unread = base if version == first else _base(log, version, rows, bases, columns)
             if unread is None:
                 start = version
                 problems[version] = [own] if own else []
@@ -267,7 +220,7 @@ def _broken(
 
 
 def _kept(
-    rows: _Rows, segments: list[tuple[int, int]], root: str, *, whole: bool
+    rows: ActionRows, segments: list[tuple[int, int]], root: str, *, whole: bool
 ) -> tuple[pa.Table, dict[str, Ref], dict[FileKey, tuple[str, ...]]]:
     """The rows the replays use (each segment's base and the commits after it), in replay
     order; and the special rows registered, in that order, by the shared rule. ``whole``:
@@ -310,7 +263,7 @@ def _reached(
 
 
 def _read(
-    log: DeltaLog, versions: list[int], rows: _Rows
+    log: DeltaLog, versions: list[int], rows: ActionRows
 ) -> Iterator[tuple[int, Sequence[Action], HealthProblem | None]]:
     """Put the readable commits' file actions into ``rows``, a slice at a time; yields each
     listed commit's other actions and its problem (damaged).
@@ -339,7 +292,7 @@ def _read(
 
 
 def _bulk(
-    part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: _Rows
+    part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: ActionRows
 ) -> list[Sequence[Action]] | None:
     """A slice's file actions read together into ``rows``; each commit's other actions.
     None when a commit is not fit for the bulk read (nothing is put into ``rows`` then).
@@ -370,16 +323,3 @@ def _bulk(
             at = arrays.to_numpy(lines.cast(pa.int64()))
             rows.add_table(version[at], table, lines, add=kind == "add", base=False)
     return [typed for typed, _ in splits]
-
-
-def _plain_files(rows: pa.Table) -> pa.Table:
-    """The data files with plain relative paths that adds name, with the first add's size
-    and stats."""
-    adds = rows.filter(rows.column("plain"))  # an add of a plain path
-    paths = whole_array(adds.column("key_path"))
-    distinct = pc.unique(paths)
-    taken = [whole_array(adds.column(n)) for n in ("size", "stats")]
-    if len(distinct) < len(paths):
-        first = pc.index_in(distinct, value_set=paths)
-        taken = [column.take(first) for column in taken]
-    return pa.Table.from_arrays([distinct, *taken], names=["path", "size", "stats"])
