@@ -95,7 +95,7 @@ class ChecksumCheck:
         message = (
             f"Its checksum file ({self.version:020d}.crc) disagrees with the replayed log on "
             f"{', '.join(self.fields)}: {self.detail}. The log or its files were changed after "
-            "the writer recorded this version (a partial copy, a hand edit)."
+            "the writer recorded this version (a partial copy, a hand edit) or the writer erred."
         )
         return HealthProblem(kind=ProblemKind.CHECKSUM_MISMATCH, message=message)
 
