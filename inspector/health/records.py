@@ -75,8 +75,9 @@ class ChecksumCheck:
 
     ``fields`` names the checksum's fields that disagree, by their names in the file
     (``numFiles``, ``tableSizeBytes``, ``metadata``, ``protocol``, ``setTransactions``,
-    ``domainMetadata``, ``numMetadata``, ``numProtocol``); ``detail`` says why an unreadable
-    one cannot be parsed, or what a differing one records against the replay.
+    ``domainMetadata``, ``numMetadata``, ``numProtocol``, ``numTransactions``); ``detail`` says
+    why an unreadable one cannot be parsed, or what a differing one records against the
+    replay.
     """
 
     version: int
