@@ -146,6 +146,16 @@ def version_checksum(log: DeltaLog, version: int) -> ChecksumCheck | None:
     return check_checksum(version, found[version], TableState.of(log.snapshot(version)))
 
 
+def recorded_metadata(data: bytes | OSError) -> Metadata | None:
+    """The ``metadata`` a checksum records (None when it records none, as Delta 0.x's).
+
+    Raises:
+        ValueError: When the checksum cannot be parsed.
+    """
+    found = _parse(data).get("metaData")
+    return found if isinstance(found, Metadata) else None
+
+
 def _crc_file(log: DeltaLog, version: int) -> Any:
     listing = log.tail if version >= log.tail.from_version else log.listing
     return listing.crcs.get(version)
@@ -173,7 +183,8 @@ def _parse(data: bytes | OSError) -> dict[str, Any]:
     out["numTransactions"] = raw.get("numTransactions")
     try:
         if raw.get("metadata") is not None:
-            out["metadata"] = _metadata(parse_action({"metaData": raw["metadata"]}))
+            out["metaData"] = parse_action({"metaData": raw["metadata"]})
+            out["metadata"] = _metadata(out["metaData"])
         if raw.get("protocol") is not None:
             out["protocol"] = _protocol(parse_action({"protocol": raw["protocol"]}))
         if raw.get("setTransactions") is not None:
