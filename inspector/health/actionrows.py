@@ -50,7 +50,11 @@ class ActionRows:
         columns = [
             *(arrays.from_numpy(versions), lines.cast(pa.int64()), _flags(n, add)),
             *(_flags(n, base), files.column("key_path"), files.column("dv_id")),
-            *(files.column("size") if add else pa.nulls(n, pa.int64()), plain, stats),
+            *(
+                files.column("size") if add else arrays.from_numpy(np.zeros(n, dtype=np.int64)),
+                plain,
+                stats,
+            ),
         ]
         self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
 
@@ -70,7 +74,9 @@ class ActionRows:
 
     def table(self) -> pa.Table:
         """Every row gathered."""
-        return pa.concat_tables([_SCHEMA.empty_table(), *self.tables]).combine_chunks()
+        if not self.tables:  # Schema.empty_table and pa.array would import pandas
+            return pa.Table.from_arrays([pa.nulls(0, f.type) for f in _SCHEMA], schema=_SCHEMA)
+        return pa.concat_tables(self.tables).combine_chunks()
 
     def _special(
         self, files: pa.Table, odd: pa.ChunkedArray | pa.Array, versions: np.ndarray, base: bool

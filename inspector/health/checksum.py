@@ -55,11 +55,9 @@ class TableState:
     @classmethod
     def of(cls, snap: Snapshot) -> TableState:
         """A snapshot's state."""
-        files = snap.files_table
-        size = files.column("size")
         return cls(
-            num_files=files.num_rows,
-            table_size_bytes=int(sum(size.to_numpy())) if files.num_rows else 0,
+            num_files=snap.num_files,
+            table_size_bytes=snap.size_in_bytes,
             metadata=snap.metadata,
             protocol=snap.protocol,
             set_transactions={app: t.version for app, t in snap.app_transactions.items()},

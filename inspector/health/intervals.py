@@ -63,7 +63,7 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
             **dict.fromkeys(("key", "start", "end", "line", "size"), none),
             closed=none == 0,
         )
-    size = arrays.to_numpy(whole_array(rows.column("size")).fill_null(0))
+    size = arrays.to_numpy(whole_array(rows.column("size")))  # a remove's is 0
     order = np.lexsort((line, version, kid, segment))
     size = size[order]
     seg, kid, version, line, added = (
