@@ -100,23 +100,11 @@ def check_latest(
     total = len(plain) + len(rest)
     if progress is not None:
         progress(0, total)
-    if deep:  # every data file's footer, one by one
-        found = look_up(plain, walked)[0]
-        issues = _judge_rest(
-            deep_refs(plain, root_base(root) + "/") | rest,
-            walked,
-            log,
-            workers,
-            deep=True,
-            progress=progress,
-        )
-    else:
-        issues, found = _judge_plain(plain, walked, root_base(root))
-        issues += _judge_rest(rest, walked, log, workers)
+    issues, found = _judge(plain, rest, walked, log, workers, deep=deep, progress=progress)
     if progress is not None:
         progress(total, total)
     health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
-    crc = read_checksums(log, [latest])
+    crc = read_checksums(log, [latest])  # the latest version's .crc, when it has one
     if latest in crc:
         health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))
     candidates = unclaimed(walked, found, [*refs], root)
@@ -209,6 +197,26 @@ def look_up(data: pa.Table, walked: pa.Table) -> tuple[pa.Array, pa.ChunkedArray
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
     return found, actual, bad
+
+
+def _judge(
+    plain: pa.Table,
+    rest: dict[str, Ref],
+    walked: pa.Table,
+    log: DeltaLog,
+    workers: int,
+    *,
+    deep: bool,
+    progress: Progress | None,
+) -> tuple[list[FileIssue], pa.Array]:
+    """The bad files, and each plain data file's row in the walk: the plain data files by
+    one hash look-up and the rest one by one (a deep check reads every footer, one by one)."""
+    if not deep:
+        issues, found = _judge_plain(plain, walked, root_base(log.table_root))
+        return issues + _judge_rest(rest, walked, log, workers), found
+    everything = deep_refs(plain, root_base(log.table_root) + "/") | rest
+    issues = _judge_rest(everything, walked, log, workers, deep=True, progress=progress)
+    return issues, look_up(plain, walked)[0]
 
 
 def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:

@@ -75,6 +75,29 @@ class ArrowTrace:
         return set(range(self.first, self.latest + 1)) - reached
 
 
+@dataclass(kw_only=True)
+class _Notes:
+    """What the reading notes besides file actions, version by version."""
+
+    damage: dict[int, HealthProblem] = field(default_factory=dict)  # commits missing, damaged
+    cdc: set[str] = field(default_factory=set)
+    columns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # partition columns
+    bases: dict[int, Snapshot] = field(default_factory=dict)
+    stated: dict[int, list[Action]] = field(default_factory=dict)  # what a checksum records
+
+    def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
+        """A listed commit's other actions, and its problem."""
+        if problem is not None:
+            self.damage[version] = problem
+        for action in others:
+            if isinstance(action, AddCDCFile):
+                self.cdc.add(action.path)
+            elif problem is None and isinstance(action, _STATE):
+                self.stated.setdefault(version, []).append(action)
+                if isinstance(action, Metadata):
+                    self.columns[version] = action.partition_columns
+
+
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     """The trace of every retained version, damaged or not.
 
@@ -83,35 +106,24 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         deep: Keep the adds' stats (the footer check compares row counts).
     """
     root, first, latest = log.table_root, log.earliest_version, log.latest_version
-    rows, cdc, columns = ActionRows(deep=deep), set[str](), dict[int, tuple[str, ...]]()
-    damage: dict[int, HealthProblem] = {}
-    bases: dict[int, Snapshot] = {}
-    stated: dict[int, list[Action]] = {}
+    rows, notes = ActionRows(deep=deep), _Notes()
     opening = log.read_commits([first])
     if own := commit_problem(opening[0] if opening else None):
-        damage[first] = own
-    base = _base(log, first, rows, bases, columns)
+        notes.damage[first] = own
+    base = _base(log, first, rows, notes)
     later = list(range(first + 1, latest + 1))
     for version, others, problem in _read(log, later, rows):
-        if problem is not None:
-            damage[version] = problem
-        for action in others:
-            if isinstance(action, AddCDCFile):
-                cdc.add(action.path)
-            elif problem is None and isinstance(action, _STATE):
-                stated.setdefault(version, []).append(action)
-                if isinstance(action, Metadata):
-                    columns[version] = action.partition_columns
-    missing = HealthProblem(
-        kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
-    )
-    damage |= {v: missing for v in later if log.commit_file(v) is None}
-    segments, problems = _replay(log, first, latest, damage, base, rows, bases, columns)
+        notes.commit(version, others, problem)
+    for version in later:
+        if log.commit_file(version) is None and (missing := commit_problem(None)):
+            notes.damage[version] = missing
+    segments, problems = _replay(log, first, latest, base, rows, notes)
     table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
+    columns = notes.columns
     return ArrowTrace(
         root=root,
         first=first,
@@ -122,20 +134,14 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         plain=plain_files(table),
         refs=refs,
         special_paths=special,
-        cdc=cdc,
+        cdc=notes.cdc,
         partition_columns=columns[max(columns)] if columns else (),
-        bases=bases,
-        actions=stated,
+        bases=notes.bases,
+        actions=notes.stated,
     )
 
 
-def _base(
-    log: DeltaLog,
-    version: int,
-    rows: ActionRows,
-    bases: dict[int, Snapshot],
-    columns: dict[int, tuple[str, ...]],
-) -> HealthProblem | None:
+def _base(log: DeltaLog, version: int, rows: ActionRows, notes: _Notes) -> HealthProblem | None:
     """Put a version's snapshot into ``rows`` as a replay's base; its problem when it
     cannot be read."""
     try:
@@ -145,8 +151,8 @@ def _base(
     files = snap.files_table
     lines = arrays.from_numpy(np.arange(files.num_rows, dtype=np.int64))
     rows.add_table(version, files, lines, add=True, base=True)
-    columns[version] = snap.metadata.partition_columns
-    bases[version] = snap
+    notes.columns[version] = snap.metadata.partition_columns
+    notes.bases[version] = snap
     return None
 
 
@@ -154,11 +160,9 @@ def _replay(
     log: DeltaLog,
     first: int,
     latest: int,
-    damage: dict[int, HealthProblem],
     base: HealthProblem | None,
     rows: ActionRows,
-    bases: dict[int, Snapshot],
-    columns: dict[int, tuple[str, ...]],
+    notes: _Notes,
 ) -> tuple[list[tuple[int, int]], dict[int, list[HealthProblem]]]:
     """The segments a replay reaches, and each version's own problems: a damaged version
     starts over from its checkpoint when it has one, else it and the versions after it
@@ -167,6 +171,7 @@ def _replay(
     segments: list[tuple[int, int]] = []
     problems: dict[int, list[HealthProblem]] = {}
     start: int | None = None
+    damage = notes.damage
     for version in sorted({first, *damage, *(c for c in checkpoints if c > first)}):
         if version > latest:
             break
@@ -177,7 +182,7 @@ def _replay(
             segments.append((start, version - 1))
             start = None
         if version == first or version in checkpoints:
-            unread = base if version == first else _base(log, version, rows, bases, columns)
+            unread = base if version == first else _base(log, version, rows, notes)
             if unread is None:
                 start = version
                 problems[version] = [own] if own else []
