@@ -24,6 +24,7 @@ from inspector.health import (
 from inspector.health.retention import retention_status, retention_view
 from inspector.health.runs import damaged_files, version_runs
 from inspector.present.values import EMPTY
+from ui.checksums import render_report_checksums
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -142,6 +143,7 @@ def _render_verdict(report: HealthReport) -> None:
     st.caption(f"Checked {scope}{' with Parquet footers' if report.deep else ''}.")
     for problem in report.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
+    render_report_checksums(report)
 
 
 def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
