@@ -131,7 +131,7 @@ def main() -> None:
         table = fresh()
 
         def run() -> object:
-            plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+            plan = plan_restore(open_table(table), 1, settings=settings)
             request = RestoreRequest(
                 plan=plan, typed_table_name=plan.table_name, typed_version="1", reason="bench"
             )

@@ -28,8 +28,9 @@ from deltalake import DeltaTable, write_deltalake
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.reader import count_rows, read_snapshot  # noqa: E402
+
+from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
 

@@ -33,7 +33,7 @@ sys.path.insert(0, REPO)
 
 from inspector.diff.filediff import diff_files  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
-from inspector.rows.reader import read_snapshot  # noqa: E402
+from inspector.rows.delta_engine import read_snapshot  # noqa: E402
 from inspector.rows.rowdiff import diff_rows  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
 from inspector.settings import Settings  # noqa: E402

@@ -66,7 +66,7 @@ def test_the_typed_confirmation_of_a_table_opened_by_name_is_its_full_name(
     resolved = resolve_table(name, settings)
     options = settings.storage_options.merged(resolved.storage_options)
     table = open_table(resolved.location, storage_options=options, name=resolved.name)
-    plan = plan_restore(table, 1, settings=settings, spark=spark)
+    plan = plan_restore(table, 1, settings=settings)
 
     def refusals(typed: str) -> list[str]:
         request = RestoreRequest(plan=plan, typed_table_name=typed, typed_version="1", reason="r")

@@ -18,28 +18,6 @@ from inspector.settings import Settings
 from inspector.table.history import build_history
 from tests.conftest import CORPUS, run_cli
 
-
-@pytest.fixture(autouse=True)
-def own_reader(request, monkeypatch):
-    """These tests check Delta Inspector's own change-feed reader against delta-rs and
-    delta-kernel-rs; Delta's ``readChangeFeed`` is compared with it in test_delta_oracle.py.
-
-    Delta's reader refuses some of these corpus tables outright (a column-mapping schema
-    change inside the range; a stale Hadoop ``.crc`` beside a commit), so the session's
-    read path is set here rather than left to whichever test ran before.
-    """
-    from inspector.rows.session import READ_PATH_CONF
-
-    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_READ_PATH", "native")
-    if "spark" not in request.fixturenames:
-        yield
-        return
-    session = request.getfixturevalue("spark")
-    session.conf.set(READ_PATH_CONF, "native")
-    yield
-    session.conf.set(READ_PATH_CONF, "auto")
-
-
 ALL = 1_000_000
 CDF = {"delta.enableChangeDataFeed": "true"}
 # Corpus tables with the change data feed that deltalake's load_cdf reads.

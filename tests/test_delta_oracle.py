@@ -23,7 +23,7 @@ from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.table.history import build_history
-from tests.conftest import confirmed, own_engine
+from tests.conftest import confirmed
 
 pytestmark = pytest.mark.spark
 
@@ -65,25 +65,13 @@ def test_history_equals_describe_history(spark, delta_table):
         assert entry.engine_info == row["engineInfo"]
 
 
-def test_the_own_change_feed_equals_read_change_feed(spark, delta_table):
-    from inspector.rows.changes import read_changes
-
-    log = DeltaLog.open(delta_table)
-    last = log.latest_version
-    columns = ["id", "region", "_change_type", "_commit_version"]
-    theirs = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
-    with own_engine():
-        ours = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
-    assert ours == theirs and last >= 4
-
-
 def test_a_dry_run_predicts_the_metrics_of_deltas_restore(spark, delta_table, tmp_path):
     latest = DeltaLog.open(delta_table).latest_version
     for target in (1, 3, 4):
         copy = tmp_path / f"restore-to-{target}"
         shutil.copytree(delta_table, copy)
         settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-        plan = plan_restore(open_table(str(copy)), target, settings=settings, spark=spark)
+        plan = plan_restore(open_table(str(copy)), target, settings=settings)
         assert plan.engines().commit is Engine.DELTA
         result = execute_restore(confirmed(plan, "oracle"), settings=settings, spark=spark)
 

@@ -238,7 +238,7 @@ def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path,
     log = table.log
 
     view = retention_view(log, build_history(log, settings))
-    plan = plan_restore(table, 0, settings=settings, spark=spark)
+    plan = plan_restore(table, 0, settings=settings)
 
     assert view.policy.deleted_file_retention_ms == 60 * HOUR
     (warning,) = [w for w in plan.warnings if "deleted-file retention" in w]

@@ -59,10 +59,6 @@ class ShowResult(Result):
             f"{preview.files_read:,} files ({preview.bytes_read:,} bytes); "
             f"showing {len(preview.rows):,}"
         )
-        if preview.read_path:
-            from inspector.rows.readpath import ReadPath
-
-            yield f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})"
         yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
         for row in preview.rows:
             yield "\t".join(text_value(row[n]) for n in names)
