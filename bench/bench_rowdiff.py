@@ -19,6 +19,11 @@ copy-on-write rewrites as one file. Then, in the same Spark session, it measures
 
 Each is run once to warm up, then ``--repeat`` times; the median is reported.
 Both must find the same counts (10 removed, 0 added).
+
+``--tables A B ... --from 2 --to 3`` instead measures only ``diff_rows`` between the same
+two versions of tables of different sizes with the same change (``bench/tablegen.py
+files N``: its DELETE at version 3 removes 2,000 files at any N >= 10,000), interleaved,
+so whether its cost follows the change and not the table shows as a ratio.
 """
 
 from __future__ import annotations
@@ -70,13 +75,42 @@ def timed(fn, repeat: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def compare_sizes(tables: list[str], start: int, end: int, repeat: int) -> int:
+    """``diff_rows(start, end)`` on each table, interleaved: medians, and each against the first."""
+    spark = get_spark(Settings())
+    logs = {t: DeltaLog.open(t) for t in tables}
+    runs = {t: [] for t in tables}
+    results = {}
+    for round_ in range(repeat + 1):  # round 0 warms up
+        for t, log in logs.items():
+            began = time.perf_counter()
+            results[t] = diff_rows(log, start, end, spark=spark, settings=Settings())
+            if round_:
+                runs[t].append(time.perf_counter() - began)
+    base = statistics.median(runs[tables[0]])
+    print(f"{'table':<40} {'files':>9} {'files read':>10} {'median':>9} {'ratio':>6}")
+    for t in tables:
+        median = statistics.median(runs[t])
+        diff = results[t]
+        print(
+            f"{t:<40} {logs[t].snapshot(end).num_files:>9,} {diff.files_read:>10,} "
+            f"{median:>8.2f}s {median / base:>6.2f}   (+{diff.added:,} / -{diff.removed:,} rows)"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_200_000)
     parser.add_argument("--target-file-size", type=int, default=6 * 1024)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", help="Write the table here and keep it.")
+    parser.add_argument("--tables", nargs="+", help="Existing tables to compare (see above).")
+    parser.add_argument("--from", dest="start", type=int, default=2)
+    parser.add_argument("--to", dest="end", type=int, default=3)
     args = parser.parse_args()
+    if args.tables:
+        return compare_sizes(args.tables, args.start, args.end, args.repeat)
 
     root = args.keep or os.path.join(tempfile.mkdtemp(prefix="bench-rowdiff-"), "table")
     if not os.path.exists(root):

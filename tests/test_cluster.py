@@ -3,10 +3,9 @@
 A session-scoped fixture starts a Spark standalone master and one worker on 127.0.0.1
 from the pyspark install, and stops both afterwards (also when a test fails). The CLI
 runs against it in a subprocess (a process has one Spark session, and this test run's
-is local): ``show`` read by Delta Lake (its jars on the executors' class path: a master
-on loopback has its workers on this machine) and through the Python data source (which
-the executors import from the zip the session ships), ``diff --rows`` and a restore, each
-with ``--spark-master spark://127.0.0.1:PORT``. The same commands run in local mode
+is local): ``show`` of two versions read by Delta Lake (its jars on the executors' class
+path: a master on loopback has its workers on this machine), ``diff --rows`` (Delta's scan
+of the changed files) and a restore, each with ``--spark-master spark://127.0.0.1:PORT``. The same commands run in local mode
 here, and the results must be equal. Every process exits on its own, and its exit
 status is part of the verdict: ten restores in a row, each its own ``python -m
 inspector restore`` process as an operator's script runs it, exit 0 with their commit.

@@ -4,8 +4,7 @@ Delta 4.4 (its jars from the cache ./dev.sh fills) writes a table with deletion 
 (DELETE, UPDATE, MERGE), column mapping (rename, drop), the change data feed, row
 tracking, in-commit timestamps and v2 checkpoints; then Delta Inspector's history, change
 feed and restore plan are compared with DESCRIBE HISTORY, readChangeFeed and the
-operationMetrics of Delta's own RESTORE (its own reader is compared with Delta's on this
-table and the clustered one in ``test_delta_oracle_features``).
+operationMetrics of Delta's own RESTORE.
 """
 
 from __future__ import annotations

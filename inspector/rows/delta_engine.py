@@ -114,15 +114,17 @@ def read_change_feed(
     ``snapshot`` is the range's last version (its location and storage options).
 
     Raises:
-        UnsupportedFeature: Delta refuses the range; its reason in one line.
+        UnsupportedFeature: Delta refuses the range (its reason in one line), or no
+            connector reaches the table's store.
     """
+    location = spark_location(spark, snapshot)
     try:
         return (
             spark.read.format("delta")
             .option("readChangeFeed", "true")
             .option("startingVersion", from_version)
             .option("endingVersion", to_version)
-            .load(spark_location(spark, snapshot))
+            .load(location)
         )
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
         raise UnsupportedFeature(
