@@ -9,9 +9,7 @@ operationMetrics of Delta's own RESTORE.
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections import Counter
 
 import pytest
 
@@ -25,12 +23,6 @@ from inspector.table.history import build_history
 from tests.conftest import confirmed
 
 pytestmark = pytest.mark.spark
-
-
-def row_set(df) -> Counter:
-    return Counter(
-        json.dumps(r.asDict(recursive=True), sort_keys=True, default=str) for r in df.collect()
-    )
 
 
 def test_the_session_loads_deltas_extension_and_names_its_version(spark):

@@ -12,7 +12,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.delta.errors import (
+    InspectorError,
+    InvalidInput,
+    MissingDataFile,
+    SparkUnavailable,
+    UnsupportedFeature,
+)
 from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -159,6 +165,14 @@ def _spark_action(action: Callable[[], Any]) -> Any:
             ) from None
         if "cancel" in text.lower():
             raise PreviewCancelled() from None
+        if text.lstrip().startswith("[DELTA_"):  # Delta refuses while reading: its reason
+            from inspector.rows.delta_engine import delta_reason
+
+            raise UnsupportedFeature(
+                f"Delta Lake cannot read this: {delta_reason(exc)}",
+                "Pick another version, or split a change range at the schema change Delta "
+                "names (or compare the versions with `diff --rows`).",
+            ) from None
         raise
 
 
