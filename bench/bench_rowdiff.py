@@ -10,12 +10,20 @@ files (at least 1,000 of them), then one DELETE that removes 10 rows, which
 copy-on-write rewrites as one file. Then, in the same Spark session, it measures:
 
 * ours: ``diff_rows(log, 0, 1)``: the file diff from the log (no Spark), then
-  Spark reads only the two changed files; counts plus a page of samples;
+  Delta's own scan reads only the two changed files (``read_files``); counts plus a
+  page of samples;
+* path filter: the same two files picked with a filter on ``_metadata.file_path`` of
+  the two versions' Delta reads (Delta prunes no file on it: every file is opened);
 * naive: ``read_snapshot(v0).exceptAll(read_snapshot(v1)).count()`` and the
   other way round: two full time-travel reads compared with EXCEPT ALL.
 
 Each is run once to warm up, then ``--repeat`` times; the median is reported.
 Both must find the same counts (10 removed, 0 added).
+
+``--tables A B ... --from 2 --to 3`` instead measures only ``diff_rows`` between the same
+two versions of tables of different sizes with the same change (``bench/tablegen.py
+files N``: its DELETE at version 3 removes 2,000 files at any N >= 10,000), interleaved,
+so whether its cost follows the change and not the table shows as a ratio.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ sys.path.insert(0, REPO)
 
 from inspector.diff.filediff import diff_files  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
-from inspector.rows.reader import read_snapshot  # noqa: E402
+from inspector.rows.delta_engine import read_snapshot  # noqa: E402
 from inspector.rows.rowdiff import diff_rows  # noqa: E402
 from inspector.rows.session import get_spark  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
@@ -67,13 +75,42 @@ def timed(fn, repeat: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def compare_sizes(tables: list[str], start: int, end: int, repeat: int) -> int:
+    """``diff_rows(start, end)`` on each table, interleaved: medians, and each against the first."""
+    spark = get_spark(Settings())
+    logs = {t: DeltaLog.open(t) for t in tables}
+    runs = {t: [] for t in tables}
+    results = {}
+    for round_ in range(repeat + 1):  # round 0 warms up
+        for t, log in logs.items():
+            began = time.perf_counter()
+            results[t] = diff_rows(log, start, end, spark=spark, settings=Settings())
+            if round_:
+                runs[t].append(time.perf_counter() - began)
+    base = statistics.median(runs[tables[0]])
+    print(f"{'table':<40} {'files':>9} {'files read':>10} {'median':>9} {'ratio':>6}")
+    for t in tables:
+        median = statistics.median(runs[t])
+        diff = results[t]
+        print(
+            f"{t:<40} {logs[t].snapshot(end).num_files:>9,} {diff.files_read:>10,} "
+            f"{median:>8.2f}s {median / base:>6.2f}   (+{diff.added:,} / -{diff.removed:,} rows)"
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_200_000)
     parser.add_argument("--target-file-size", type=int, default=6 * 1024)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", help="Write the table here and keep it.")
+    parser.add_argument("--tables", nargs="+", help="Existing tables to compare (see above).")
+    parser.add_argument("--from", dest="start", type=int, default=2)
+    parser.add_argument("--to", dest="end", type=int, default=3)
     args = parser.parse_args()
+    if args.tables:
+        return compare_sizes(args.tables, args.start, args.end, args.repeat)
 
     root = args.keep or os.path.join(tempfile.mkdtemp(prefix="bench-rowdiff-"), "table")
     if not os.path.exists(root):
@@ -102,6 +139,20 @@ def main() -> int:
         return b.exceptAll(a).count(), a.exceptAll(b).count()
 
     naive_s, (naive_added, naive_removed) = timed(naive, args.repeat)
+
+    def path_filter():
+        from pyspark.sql import functions as F
+
+        def side(version, adds):
+            wanted = [f"file:{os.path.abspath(root)}/{a.path}" for a in adds]
+            df = read_snapshot(log.snapshot(version), spark=spark)
+            return df.where(F.col("_metadata.file_path").isin(wanted))
+
+        a, b = side(0, files.only_in_from), side(1, files.only_in_to)
+        return b.exceptAll(a).count(), a.exceptAll(b).count()
+
+    filter_s, filtered = timed(path_filter, args.repeat)
+    assert filtered == (0, 10), filtered
     assert (ours.added, ours.removed) == (naive_added, naive_removed) == (0, 10), (
         ours,
         naive_added,
@@ -113,6 +164,7 @@ def main() -> int:
         f"{'ours: diff_rows (reads the 2 changed files)':<52} {ours_s:>10.2f} s"
         f"   ({ours.files_read} files, {ours.bytes_read:,} bytes)"
     )
+    print(f"{'path filter: _metadata.file_path of both versions':<52} {filter_s:>10.2f} s")
     print(
         f"{'naive: full snapshots, exceptAll both ways':<52} {naive_s:>10.2f} s"
         f"   (4 reads of ~{log.snapshot(0).num_files:,} files, {log.snapshot(0).size_in_bytes:,} bytes)"

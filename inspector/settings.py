@@ -61,20 +61,6 @@ class Settings:
         "(Preview, Diff, Restore), so the first rows do not wait for the JVM. The CLI never "
         "warms up: it starts Spark only for commands that read rows.",
     )
-    spark_read_path: str = _setting(
-        "auto",
-        "How Spark reads data files: auto (Delta Lake's reader when its jars are loaded; "
-        "else local files and object stores with Hadoop's connector natively, other object "
-        "stores through the Python data source), native (Delta Inspector's own reader, "
-        "Spark's Parquet reader on the files) or python (always the Python data source).",
-    )
-    spark_engine: str = _setting(
-        "delta",
-        "Which engine reads rows and commits restores on Spark: delta (Delta Lake's own "
-        "reader, change feed and RESTORE, with the jars ./dev.sh caches; the own reader and "
-        "commit writer where Delta cannot, see docs/architecture.md) or own (Delta "
-        "Inspector's reader and commit writer only; no jars needed).",
-    )
     jar_cache: str = _setting(
         str(_CACHE / "jars"),
         "Where ./dev.sh lists the jars it fetched with Maven (Delta Lake and Hadoop's cloud "
@@ -132,6 +118,7 @@ class Settings:
             InvalidInput: If a variable's value does not fit the setting's type.
         """
         environ = os.environ if environ is None else environ
+        _refuse_retired(environ)
         values = {}
         for f in dataclasses.fields(cls):
             raw = environ.get(ENV_PREFIX + f.name.upper())
@@ -147,6 +134,26 @@ class Settings:
         """Every secret these settings hold, keyed so that redaction masks each value: the
         storage options and the catalog token (for :func:`inspector.connection.redact_text`)."""
         return {**self.storage_options, "UNITY_CATALOG_TOKEN": self.unity_catalog_token}
+
+
+#: Settings that chose Delta Inspector's own Spark row reader, retired: Delta Lake on Spark
+#: reads every row. A value asking for the own reader is refused in one line.
+_RETIRED = {
+    "SPARK_ENGINE": ("delta",),
+    "SPARK_READ_PATH": ("auto",),
+}
+
+
+def _refuse_retired(environ: Mapping[str, str]) -> None:
+    for name, harmless in _RETIRED.items():
+        raw = environ.get(ENV_PREFIX + name)
+        if raw is not None and raw.strip().lower() not in ("", *harmless):
+            raise InvalidInput(
+                f"{ENV_PREFIX}{name}={raw!r} asks for Delta Inspector's own row reader, which "
+                "was retired: Delta Lake on Spark reads every row.",
+                f"Unset {ENV_PREFIX}{name}; if Delta Lake's jars are missing, fetch them once "
+                "with ./dev.sh app (the commands that read only the log work without them).",
+            )
 
 
 def describe_settings() -> list[tuple[str, str, Any, str]]:

@@ -101,31 +101,6 @@ def spark():
     return get_spark(Settings())
 
 
-@pytest.fixture
-def own_reader(spark, monkeypatch):
-    """Delta Inspector's own reader on the shared session for one test (then ``auto`` again,
-    where Delta's reader comes first): for tests of our reader, not of Delta's."""
-    from inspector.rows.session import READ_PATH_CONF
-
-    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_READ_PATH", "native")
-    spark.conf.set(READ_PATH_CONF, "native")
-    yield spark
-    spark.conf.set(READ_PATH_CONF, "auto")
-
-
-@contextlib.contextmanager
-def own_engine() -> Iterator[Any]:
-    """The shared session with Delta Inspector's own reader and commit writer
-    (``spark_engine`` ``own``) inside the block, then Delta's engine again."""
-    from inspector.rows.session import get_spark
-    from inspector.settings import Settings
-
-    try:
-        yield get_spark(Settings(spark_engine="own"))
-    finally:
-        get_spark(Settings())
-
-
 def vacuum_dry_run(spark: Any, root: str, mode: str) -> set[str]:
     """The paths Delta's ``VACUUM ... RETAIN 0 HOURS {mode} DRY RUN`` lists (without ``file:``)."""
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
@@ -134,13 +109,6 @@ def vacuum_dry_run(spark: Any, root: str, mode: str) -> set[str]:
     finally:
         spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
     return {r["path"].removeprefix("file:") for r in dry}
-
-
-@pytest.fixture
-def own_engine_spark(spark):
-    """The shared session with the own engine for one test (:func:`own_engine`)."""
-    with own_engine() as session:
-        yield session
 
 
 @pytest.fixture
@@ -289,7 +257,7 @@ def page_text(at: Any) -> str:
 def rows(root: Path | str, version: int, spark: Any) -> Counter:
     """The multiset of a version's rows, read with Spark from the log (independently of any plan)."""
     from inspector.log.deltalog import DeltaLog
-    from inspector.rows.reader import read_snapshot
+    from inspector.rows.delta_engine import read_snapshot
 
     snapshot = DeltaLog.open(str(root)).snapshot(version)
     return Counter(

@@ -63,7 +63,7 @@ def test_the_typed_confirmation_of_a_table_opened_by_name_is_its_full_name(
         storage_options=StorageOptions(s3_server.options),
     )
     table = open_table(name, settings)
-    plan = plan_restore(table, 1, settings=settings, spark=spark)
+    plan = plan_restore(table, 1, settings=settings)
 
     def refusals(typed: str) -> list[str]:
         request = RestoreRequest(plan=plan, typed_table_name=typed, typed_version="1", reason="r")

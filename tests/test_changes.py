@@ -9,7 +9,13 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.delta.errors import ExitCode, InvalidInput, MissingDataFile, VersionNotFound
+from inspector.delta.errors import (
+    ExitCode,
+    InvalidInput,
+    MissingDataFile,
+    UnsupportedFeature,
+    VersionNotFound,
+)
 from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.changefeed import build_changes, change_page
@@ -17,28 +23,6 @@ from inspector.rows.changes import ChangeDataFeedDisabled
 from inspector.settings import Settings
 from inspector.table.history import build_history
 from tests.conftest import CORPUS, run_cli
-
-
-@pytest.fixture(autouse=True)
-def own_reader(request, monkeypatch):
-    """These tests check Delta Inspector's own change-feed reader against delta-rs and
-    delta-kernel-rs; Delta's ``readChangeFeed`` is compared with it in test_delta_oracle.py.
-
-    Delta's reader refuses some of these corpus tables outright (a column-mapping schema
-    change inside the range; a stale Hadoop ``.crc`` beside a commit), so the session's
-    read path is set here rather than left to whichever test ran before.
-    """
-    from inspector.rows.session import READ_PATH_CONF
-
-    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_READ_PATH", "native")
-    if "spark" not in request.fixturenames:
-        yield
-        return
-    session = request.getfixturevalue("spark")
-    session.conf.set(READ_PATH_CONF, "native")
-    yield
-    session.conf.set(READ_PATH_CONF, "auto")
-
 
 ALL = 1_000_000
 CDF = {"delta.enableChangeDataFeed": "true"}
@@ -131,11 +115,25 @@ def test_written_table_matches_load_cdf(table, start, end, spark):
     assert ours(table, start, end, spark) == expected(table, start, end)
 
 
+#: Ranges Delta's readChangeFeed refuses, by design: with column mapping, a range across a
+#: non-additive schema change (deltalake reads it). One line says to split the range.
+DELTA_REFUSES = {"delta-kernel-rs/table-with-cdf": "incompatible data schema"}
+#: The last version compared where Delta's feed and delta-rs/delta-kernel-rs differ: the
+#: inline deletion vector of version 5 is damaged (it marks row 28,168 of a 10-row file);
+#: Delta reads no change from it (and none back at 6), the Rust engines delete value 3.
+LAST_AGREED = {"delta-kernel-rs/cdf-table-with-dv": 4}
+
+
 @pytest.mark.parametrize("relative", CORPUS_TABLES)
 def test_corpus_tables_match_load_cdf(relative, spark):
     path = str(CORPUS / relative)
-    last = DeltaTable(path).version()
+    last = LAST_AGREED.get(relative, DeltaTable(path).version())
     first = FIRST_ENABLED.get(relative, 0)
+    if relative in DELTA_REFUSES:
+        with pytest.raises(UnsupportedFeature, match=DELTA_REFUSES[relative]) as caught:
+            ours(path, first, last, spark)
+        assert "split a change range" in caught.value.hint
+        return
     found = ours(path, first, last, spark)
     try:
         wanted = expected(path, first, last)
@@ -154,7 +152,10 @@ def test_deletion_vector_ranges_match_load_cdf(start, end, spark):
 
 def test_deletion_vector_changes_match_delta_kernel_rs(spark):
     """Independent of deltalake: the rows delta-kernel-rs's own test expects (kernel/tests/cdf.rs,
-    cdf_with_deletion_vector), where each commit only swaps a deletion vector."""
+    cdf_with_deletion_vector), where each commit only swaps a deletion vector. Version 5's
+    inline vector is damaged (it marks row 28,168 of a 10-row file): delta-kernel-rs deletes
+    value 3 there and inserts it back at 6; Delta Lake, whose answer is shown, reads no
+    change from either (see LAST_AGREED)."""
     feed = build_changes(
         DeltaLog.open(str(CORPUS / "delta-kernel-rs/cdf-table-with-dv")),
         0,
@@ -169,8 +170,7 @@ def test_deletion_vector_changes_match_delta_kernel_rs(spark):
         2: [("insert", 0), ("insert", 9)],
         3: [("delete", v) for v in (0, 1, 4, 5)],
         4: [("insert", 1), ("insert", 4)],
-        5: [("delete", 3), ("insert", 0), ("insert", 5)],
-        6: [("insert", 3)],
+        5: [("insert", 0), ("insert", 5)],
     }
     wanted = Counter((kind, value, v) for v, rows in by_version.items() for kind, value in rows)
     found = Counter((r["_change_type"], r["value"], r["_commit_version"]) for r in feed.rows)

@@ -3,10 +3,9 @@
 A session-scoped fixture starts a Spark standalone master and one worker on 127.0.0.1
 from the pyspark install, and stops both afterwards (also when a test fails). The CLI
 runs against it in a subprocess (a process has one Spark session, and this test run's
-is local): ``show`` read by Delta Lake (its jars on the executors' class path: a master
-on loopback has its workers on this machine) and through the Python data source (which
-the executors import from the zip the session ships), ``diff --rows`` and a restore, each
-with ``--spark-master spark://127.0.0.1:PORT``. The same commands run in local mode
+is local): ``show`` of two versions read by Delta Lake (its jars on the executors' class
+path: a master on loopback has its workers on this machine), ``diff --rows`` (Delta's scan
+of the changed files) and a restore, each with ``--spark-master spark://127.0.0.1:PORT``. The same commands run in local mode
 here, and the results must be equal. Every process exits on its own, and its exit
 status is part of the verdict: ten restores in a row, each its own ``python -m
 inspector restore`` process as an operator's script runs it, exit 0 with their commit.
@@ -30,7 +29,6 @@ from inspector.cli.main import main
 from inspector.demo import write_demo_table
 from inspector.desktop import free_port
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.readpath import READ_PATH_CONF
 from tests.conftest import REPO, sales_table
 
 pytestmark = pytest.mark.spark
@@ -186,7 +184,7 @@ def locally(capsys, argv: list[str], env: dict[str, str], monkeypatch) -> dict:
 def rows_of(output: dict) -> tuple[int, list[str], str]:
     shown = json.loads(output["out"])
     rows = sorted(json.dumps(r, sort_keys=True) for r in shown["rows"])
-    return shown["numRows"], rows, shown["readPath"]
+    return shown["numRows"], rows
 
 
 def test_show_diff_and_restore_on_a_cluster_equal_local_mode(
@@ -196,29 +194,23 @@ def test_show_diff_and_restore_on_a_cluster_equal_local_mode(
     for copy in ("cluster", "local"):
         shutil.copytree(demo, tmp_path / copy)
     audit = {"DELTA_INSPECTOR_AUDIT_LOG": str(tmp_path / "audit.jsonl")}
-    native = {**audit, "DELTA_INSPECTOR_SPARK_READ_PATH": "auto"}  # Delta's reader
-    python = {**audit, "DELTA_INSPECTOR_SPARK_READ_PATH": "python"}
     calls = [
-        {"argv": ["show", demo, "--limit", "1000", "--json"], "env": native},
-        {"argv": ["show", demo, "--version", "5", "--limit", "1000", "--json"], "env": python},
-        {"argv": ["diff", demo, "--from", "2", "--to", "6", "--rows", "--json"], "env": native},
+        {"argv": ["show", demo, "--limit", "1000", "--json"], "env": audit},
+        {"argv": ["show", demo, "--version", "5", "--limit", "1000", "--json"], "env": audit},
+        {"argv": ["diff", demo, "--from", "2", "--to", "6", "--rows", "--json"], "env": audit},
         {
             "argv": ["restore", "TABLE", "--to-version", "6", "--reason", "dr", "--yes", "--json"],
-            "env": python,
+            "env": audit,
         },
     ]
     cluster_calls = [_with_table(c, str(tmp_path / "cluster")) for c in calls]
     local_calls = [_with_table(c, str(tmp_path / "local")) for c in calls]
-    try:
-        remote = on_cluster(spark_cluster, cluster_calls, tmp_path)
-        local = [locally(capsys, c["argv"], c["env"], monkeypatch) for c in local_calls]
-    finally:
-        spark.conf.set(READ_PATH_CONF, "auto")
+    remote = on_cluster(spark_cluster, cluster_calls, tmp_path)
+    local = [locally(capsys, c["argv"], c["env"], monkeypatch) for c in local_calls]
 
     assert [r["code"] for r in remote] == [r["code"] for r in local] == [0] * len(calls)
-    assert rows_of(remote[0]) == rows_of(local[0]) and rows_of(local[0])[2] == "delta"
+    assert rows_of(remote[0]) == rows_of(local[0])
     assert rows_of(remote[1]) == rows_of(local[1])
-    assert rows_of(local[1])[2] == "python-data-source"
     assert _diff(remote[2]) == _diff(local[2])
     restored = [json.loads(r[3]["out"]) for r in (remote, local)]
     assert [r["committedVersion"] for r in restored] == [14, 14]

@@ -4,15 +4,12 @@ Delta 4.4 (its jars from the cache ./dev.sh fills) writes a table with deletion 
 (DELETE, UPDATE, MERGE), column mapping (rename, drop), the change data feed, row
 tracking, in-commit timestamps and v2 checkpoints; then Delta Inspector's history, change
 feed and restore plan are compared with DESCRIBE HISTORY, readChangeFeed and the
-operationMetrics of Delta's own RESTORE (its own reader is compared with Delta's on this
-table and the clustered one in ``test_delta_oracle_features``).
+operationMetrics of Delta's own RESTORE.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections import Counter
 
 import pytest
 
@@ -23,15 +20,9 @@ from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.history import build_history
-from tests.conftest import confirmed, own_engine
+from tests.conftest import confirmed
 
 pytestmark = pytest.mark.spark
-
-
-def row_set(df) -> Counter:
-    return Counter(
-        json.dumps(r.asDict(recursive=True), sort_keys=True, default=str) for r in df.collect()
-    )
 
 
 def test_the_session_loads_deltas_extension_and_names_its_version(spark):
@@ -65,27 +56,13 @@ def test_history_equals_describe_history(spark, delta_table):
         assert entry.engine_info == row["engineInfo"]
 
 
-def test_the_own_change_feed_equals_read_change_feed(spark, delta_table):
-    from inspector.rows.changes import read_changes
-
-    log = DeltaLog.open(delta_table)
-    last = log.latest_version
-    columns = ["id", "region", "_change_type", "_commit_version"]
-    theirs = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
-    with own_engine():
-        ours = row_set(read_changes(log, 1, 4, spark=spark, settings=Settings()).select(*columns))
-    assert ours == theirs and last >= 4
-
-
 def test_a_dry_run_predicts_the_metrics_of_deltas_restore(spark, delta_table, tmp_path):
     latest = DeltaLog.open(delta_table).latest_version
     for target in (1, 3, 4):
         copy = tmp_path / f"restore-to-{target}"
         shutil.copytree(delta_table, copy)
         settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-        plan = plan_restore(
-            open_table(str(copy), Settings()), target, settings=settings, spark=spark
-        )
+        plan = plan_restore(open_table(str(copy), Settings()), target, settings=settings)
         assert plan.engines().commit is Engine.DELTA
         result = execute_restore(confirmed(plan, "oracle"), settings=settings, spark=spark)
 

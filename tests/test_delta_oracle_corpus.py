@@ -52,7 +52,7 @@ def test_deltas_restore_of_a_corpus_table_commits_the_planned_metrics(
 ):
     root = str(copy_table(relative))
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    plan = plan_restore(open_table(root, settings), 0, settings=settings, spark=spark)
+    plan = plan_restore(open_table(root, settings), 0, settings=settings)
     assert plan.passed, [g.message for g in plan.guards if not g.passed]
 
     result = execute_restore(confirmed(plan, "corpus oracle"), settings=settings, spark=spark)

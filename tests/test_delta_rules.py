@@ -27,10 +27,8 @@ from inspector.delta.properties import (
 from inspector.delta.protocol import (
     FEATURES,
     MAX_READER_VERSION,
-    READABLE_FEATURES,
     REFUSED_FEATURES,
     RESTORABLE_FEATURES,
-    FeatureKind,
     merge_protocols,
     reader_features,
     writer_features,
@@ -190,17 +188,12 @@ def test_every_feature_is_readable_writable_or_refused_with_a_reason():
     for feature in FEATURES.values():
         assert (feature.restore is None) != (feature.refusal is None), feature.name
     assert set(RESTORABLE_FEATURES).isdisjoint(REFUSED_FEATURES)
-    assert READABLE_FEATURES <= {
-        f.name for f in FEATURES.values() if f.kind is FeatureKind.READER_WRITER
-    }
     assert MAX_READER_VERSION == 3
 
 
-def test_variant_shredding_is_restorable_but_not_read():
-    # A RESTORE re-adds files unchanged (no shredded data is written); reading needs the
-    # shredded columns reassembled, which the reader does not do, so it refuses.
+def test_variant_shredding_is_restorable():
+    # A RESTORE re-adds files unchanged (no shredded data is written).
     assert "variantShredding-preview" in RESTORABLE_FEATURES
-    assert "variantShredding-preview" not in READABLE_FEATURES
 
 
 def test_merging_a_legacy_protocol_into_table_features_names_the_implied_features():
@@ -238,7 +231,7 @@ def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path,
     log = table.log
 
     view = retention_view(log, build_history(log, settings))
-    plan = plan_restore(table, 0, settings=settings, spark=spark)
+    plan = plan_restore(table, 0, settings=settings)
 
     assert view.policy.deleted_file_retention_ms == 60 * HOUR
     (warning,) = [w for w in plan.warnings if "deleted-file retention" in w]

@@ -20,7 +20,7 @@ from inspector.delta.errors import CorruptLog
 from inspector.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.execute import execute_restore, plan_restore
-from inspector.rows.reader import read_snapshot
+from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import confirmed
@@ -88,7 +88,7 @@ def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[
         range(expected_target + 1, report.latest_version + 1)
     )
 
-    plan = plan_restore(table, expected_target, settings=settings, spark=spark)
+    plan = plan_restore(table, expected_target, settings=settings)
 
     removed = {a.path for a in plan.files_to_remove}
     assert lost <= removed  # the missing files only leave the log...

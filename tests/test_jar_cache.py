@@ -15,7 +15,6 @@ from tests.conftest import one_error_line, run_main
 
 def test_an_absent_jar_cache_is_one_line_naming_the_fetch_command(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DELTA_INSPECTOR_JAR_CACHE", str(tmp_path / "no-cache"))
-    monkeypatch.setenv("DELTA_INSPECTOR_SPARK_ENGINE", "delta")
     monkeypatch.setenv("DELTA_INSPECTOR_SPARK_MASTER", "local[1]")
 
     code, _, err = _show_in_fresh_process(tmp_path, capsys)
@@ -23,6 +22,7 @@ def test_an_absent_jar_cache_is_one_line_naming_the_fetch_command(tmp_path, caps
     assert code == 5
     line = one_error_line(err)
     assert "jar cache" in line and "./dev.sh app" in line
+    assert "commands that read only the log" in line and "ENGINE" not in line
 
 
 def test_a_partial_jar_cache_names_the_missing_jar(tmp_path, capsys, monkeypatch):

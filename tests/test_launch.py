@@ -137,8 +137,8 @@ def test_the_sidebar_says_what_spark_is_doing_in_plain_words():
 
     ready = SparkStatus(state="ready", master="local[*]", version="4.2.0", delta_jars=False)
     assert ready.describe() == (
-        "Spark 4.2.0 running locally; Delta Inspector's own reader and commit writer are used "
-        "(spark_engine own)."
+        "Spark 4.2.0 running locally; Delta Lake's jars are not on its classpath, so no rows "
+        "can be read."
     )
     cluster = SparkStatus(
         state="ready",

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.spark
 
 
 def restore(root, target, settings, spark, **kwargs):
-    plan = plan_restore(open_table(str(root), settings), target, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(root), settings), target, settings=settings)
     assert plan.passed, [g.message for g in plan.guards if not g.passed]
     return execute_restore(
         confirmed(plan, kwargs.pop("reason", "test restore"), **kwargs),
@@ -37,7 +37,7 @@ def test_a_restore_brings_back_the_target_rows_and_the_history_records_it(
 ):
     table = sales_table(tmp_path / "sales")
     before = DeltaLog.open(table).snapshot()
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
 
     result = execute_restore(
         confirmed(plan, "overwrite at v4 was a mistake", operator="ana"),
@@ -72,7 +72,7 @@ def test_the_plan_reports_deltas_metrics_and_rows(tmp_path, settings, spark):
     log = handle.log
     current, target = log.snapshot(4), log.snapshot(1)
 
-    plan = plan_restore(handle, 1, settings=settings, spark=spark)
+    plan = plan_restore(handle, 1, settings=settings)
 
     metrics = plan.metrics.to_json()
     assert metrics["numRestoredFiles"] == len(set(target.files) - set(current.files))
@@ -92,7 +92,7 @@ def test_undo_brings_back_the_pre_restore_rows(tmp_path, settings, spark):
     pre_restore_rows = rows(table, 4, spark)
     result = restore(table, 1, settings, spark)
 
-    undo = plan_undo(result, settings=settings, spark=spark)
+    undo = plan_undo(result, settings=settings)
     assert (undo.read_version, undo.target_version) == (5, 4)
     undone = execute_restore(confirmed(undo, "undo"), settings=settings, spark=spark)
 
@@ -160,21 +160,28 @@ def test_deltas_restore_of_a_table_with_in_commit_timestamps_gets_one_on_its_com
 
 
 def test_the_own_writers_restore_of_a_table_with_in_commit_timestamps_gets_one_on_its_commit(
-    copy_table, tmp_path, own_engine_spark
+    copy_table, settings, spark
 ):
-    """Our writer (object stores) keeps the rule too. Delta cannot restore this corpus copy:
-    Hadoop's checksum file system rejects commit 1, whose stale .crc sidecar no longer matches."""
+    """Our writer (object stores, files left out) keeps the rule too. This corpus copy's
+    commit 1 has a stale Hadoop .crc sidecar: Spark reads local files without checking
+    them (the raw local file system), so Delta reads it and verifies the restore."""
+    from inspector.restore import Override
+
     table = copy_table("delta-rs/cdc_ict_table")
-    settings = Settings(audit_log=str(tmp_path / "audit.jsonl"), spark_engine="own")
-    previous = DeltaLog.open(str(table)).commit(3).commit_info.in_commit_timestamp
+    log = DeltaLog.open(str(table))
+    previous = log.commit(3).commit_info.in_commit_timestamp
+    gone = sorted(set(log.snapshot(1).files) - set(log.snapshot().files))[0][0]
+    (table / gone).unlink()
+    plan = plan_restore(open_table(str(table), settings), 1, settings=settings)
+    partial = frozenset({Override.ALLOW_MISSING_FILES})
 
-    result = restore(table, 1, settings, own_engine_spark)
-
-    assert result.engine == Engine.OWN
-    _assert_restore_has_an_in_commit_timestamp_after(table, result, previous)
-    assert rows(table, result.committed_version, own_engine_spark) == rows(
-        table, 1, own_engine_spark
+    result = execute_restore(
+        confirmed(plan, "r", overrides=partial), settings=settings, spark=spark
     )
+
+    assert result.engine == Engine.OWN and result.skipped_files == (gone,)
+    _assert_restore_has_an_in_commit_timestamp_after(table, result, previous)
+    assert result.verification.ok, [c.message for c in result.verification.failures]
 
 
 def _assert_restore_has_an_in_commit_timestamp_after(table, result, previous: int) -> None:
@@ -194,7 +201,7 @@ def test_a_restore_by_timestamp_restores_the_version_current_at_that_time(
     entry = build_history(handle.log, Settings())[2]
     when = entry.timestamp.isoformat()
 
-    plan = plan_restore(handle, when, settings=settings, spark=spark)
+    plan = plan_restore(handle, when, settings=settings)
     result = execute_restore(confirmed(plan, "by time"), settings=settings, spark=spark)
 
     assert plan.target_version == 2
@@ -213,7 +220,7 @@ def test_files_lost_from_the_current_version_are_only_removed_from_the_log(
     (lost,) = DeltaLog.open(table).commit(4).adds  # "replication" lost the overwrite's file
     (tmp_path / "sales" / lost.path).unlink()
 
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
     result = execute_restore(confirmed(plan, "recover"), settings=settings, spark=spark)
 
     assert plan.passed and any("already missing" in w for w in plan.warnings)

@@ -80,7 +80,7 @@ def test_a_restore_of_a_table_delta_wrote_passes_its_checksum_check(spark, delta
     copy = tmp_path / "orders"
     shutil.copytree(delta_table, copy)
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    plan = plan_restore(open_table(str(copy), settings), 3, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(copy), settings), 3, settings=settings)
 
     result = execute_restore(confirmed(plan, "checksum"), settings=settings, spark=spark)
 

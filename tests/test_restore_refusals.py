@@ -20,7 +20,6 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore import Override, RestoreRequest
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
-from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import confirmed, rows, sales_table
 
@@ -48,7 +47,7 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     os.remove(os.path.join(table, gone.path))
     before = commit_files(table)
 
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
     files = guard(plan, "files_available")
     assert not files.passed and files.override == "allow_missing_files"
     assert [p.path for p in plan.file_problems] == [gone.path]
@@ -73,7 +72,7 @@ def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(
     table = sales_table(tmp_path / "sales")
     gone = re_added(table)
     os.remove(os.path.join(table, gone.path))
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
 
     result = execute_restore(
         confirmed(plan, "accept the loss", overrides=frozenset({Override.ALLOW_MISSING_FILES})),
@@ -95,7 +94,7 @@ def test_a_truncated_file_refuses_the_restore(tmp_path, settings, spark):
     with open(os.path.join(table, victim.path), "r+b") as fh:
         fh.truncate(victim.size // 2)
 
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
 
     problem = plan.file_problems[0]
     assert (problem.path, problem.state, problem.expected_size, problem.actual_size) == (
@@ -112,7 +111,7 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
     tmp_path, settings, spark
 ):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
     write_deltalake(table, pa.table({"id": [77], "region": ["us"], "amount": [7.0]}), mode="append")
 
     with pytest.raises(ConcurrentModification, match="moved from version 4 to 5"):
@@ -125,20 +124,19 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
 
 
 def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore_fail_cleanly(
-    tmp_path, own_engine_spark, monkeypatch
+    tmp_path, settings, spark, monkeypatch
 ):
     """Even if another writer creates version N+1 after the last check, nothing is overwritten.
 
-    The race is staged in Delta Inspector's commit writer (it commits on object stores);
-    Delta's RESTORE, which commits locally, resolves a concurrent commit with its own
-    conflict checker.
+    The race is staged in Delta Inspector's commit writer (it commits on object stores and
+    where missing files are left out, as here); Delta's RESTORE, which commits locally
+    otherwise, resolves a concurrent commit with its own conflict checker.
     """
     from inspector.restore import execute as restore_module
 
-    settings = Settings(audit_log=str(tmp_path / "audit.jsonl"), spark_engine="own")
-    spark = own_engine_spark
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    os.remove(os.path.join(table, re_added(table).path))
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
     winner = os.path.join(table, "_delta_log", "00000000000000000005.json")
     write_commit = restore_module.write_commit
 
@@ -148,8 +146,9 @@ def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore
         return write_commit(folder, version, actions)
 
     monkeypatch.setattr(restore_module, "write_commit", other_writer_commits_first)
+    partial = confirmed(plan, "r", overrides=frozenset({Override.ALLOW_MISSING_FILES}))
     with pytest.raises(ConcurrentModification, match="Another writer created version 5"):
-        execute_restore(confirmed(plan, "r"), settings=settings, spark=spark)
+        execute_restore(partial, settings=settings, spark=spark)
 
     assert open(winner).read() == '{"commitInfo":{"operation":"OTHER WRITER"}}\n'
     assert not [n for n in os.listdir(os.path.join(table, "_delta_log")) if n.endswith(".tmp")]
@@ -159,7 +158,7 @@ def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore
 def test_unsupported_writer_features_are_refused_by_name(copy_table, settings, spark):
     table = copy_table("delta-rs/simple_table_features")  # lists "blahabl" and icebergCompatV1
 
-    plan = plan_restore(open_table(str(table), settings), 2, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 2, settings=settings)
 
     features = guard(plan, "writer_features")
     assert not features.passed and features.override is None
@@ -176,7 +175,7 @@ def test_a_target_at_or_after_the_current_version_is_refused(
 ):
     table = sales_table(tmp_path / "sales")
 
-    plan = plan_restore(open_table(table, settings), target, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), target, settings=settings)
 
     assert not guard(plan, "target_version").passed and words in plan.guards[0].message
     with pytest.raises(RestoreRefused):
@@ -187,7 +186,7 @@ def test_a_target_at_or_after_the_current_version_is_refused(
 def test_a_target_whose_log_has_expired_is_refused(copy_table, settings, spark):
     table = copy_table("dat-v0.0.2/no_replay/delta")  # log retention removed versions 0 and 1
 
-    plan = plan_restore(open_table(str(table), settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 1, settings=settings)
 
     target = guard(plan, "target_version")
     assert not target.passed and "expired" in target.message
@@ -200,7 +199,7 @@ def test_an_append_only_table_cannot_lose_data(tmp_path, settings, spark):
     write_deltalake(table, pa.table({"id": [1, 2]}), configuration={"delta.appendOnly": "true"})
     write_deltalake(table, pa.table({"id": [3]}), mode="append")
 
-    plan = plan_restore(open_table(table, settings), 0, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 0, settings=settings)
 
     assert not guard(plan, "append_only").passed
     with pytest.raises(RestoreRefused, match="append-only"):
@@ -215,7 +214,7 @@ def test_a_restore_needs_a_confirmation_and_a_reason(
     tmp_path, settings, spark, typed_version, reason, words
 ):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
     request = RestoreRequest(
         plan=plan, typed_table_name="sales", typed_version=typed_version, reason=reason
     )
@@ -229,7 +228,7 @@ def test_a_restore_needs_a_confirmation_and_a_reason(
 
 def test_a_table_not_at_the_expected_version_is_refused_and_audited(tmp_path, settings, spark):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings)
 
     with pytest.raises(RestoreRefused, match="not at version 3") as refused:
         execute_restore(confirmed(plan, expected_version=3), settings=settings, spark=spark)
@@ -243,7 +242,7 @@ def test_a_table_not_at_the_expected_version_is_refused_and_audited(tmp_path, se
 def test_a_restore_that_would_turn_column_mapping_off_is_refused(copy_table, settings, spark):
     table = copy_table("delta-rs/table_with_partitioning_mapping")  # mapping 'name' from version 2
 
-    plan = plan_restore(open_table(str(table), settings), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 1, settings=settings)
 
     mapping = guard(plan, "column_mapping")
     assert not mapping.passed and "from 'name' to 'none'" in mapping.message

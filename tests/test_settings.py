@@ -127,3 +127,19 @@ def test_a_malformed_storage_option_line_is_refused_without_showing_a_secret():
 def test_settings_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Settings().preview_rows = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [("SPARK_ENGINE", "own"), ("SPARK_READ_PATH", "native"), ("SPARK_READ_PATH", "python")],
+)
+def test_asking_for_the_retired_own_row_reader_is_one_line_saying_what_to_do(name, value):
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({ENV_PREFIX + name: value})
+    assert "Delta Lake on Spark reads every row" in caught.value.message
+    assert f"Unset {ENV_PREFIX}{name}" in caught.value.hint
+
+
+def test_the_retired_settings_at_their_old_defaults_are_harmless():
+    environ = {ENV_PREFIX + "SPARK_ENGINE": "delta", ENV_PREFIX + "SPARK_READ_PATH": "auto"}
+    assert Settings.from_env(environ) == Settings()

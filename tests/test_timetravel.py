@@ -21,7 +21,7 @@ from inspector.delta.errors import (
     VersionNotFound,
 )
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.reader import read_snapshot
+from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
 from inspector.table.timetravel import parse_timestamp, resolve_version, version_at_timestamp
 from tests.conftest import CORPUS
@@ -131,12 +131,12 @@ def test_a_timestamp_resolves_to_a_version_for_show(hourly):
     assert (resolved.version, resolved.timestamp) == (3, datetime(2024, 10, 8, 8, 30, tzinfo=UTC))
 
 
-@pytest.mark.spark  # the reader needs pyspark's types (no JVM starts)
-def test_a_vacuumed_version_names_a_missing_file():
+@pytest.mark.spark
+def test_a_vacuumed_version_names_a_missing_file(spark):
     """The corpus' VACUUMed table: the latest version reads, older versions lost files."""
     log = DeltaLog.open(str(CORPUS / "delta-kernel-rs-golden/snapshot-vacuumed/delta"))
     with pytest.raises(MissingDataFile) as caught:
-        read_snapshot(log.snapshot(0))  # refused before Spark starts
+        read_snapshot(log.snapshot(0), spark=spark)  # refused before Spark reads
     assert ".parquet, which is missing" in caught.value.message
     assert "vacuumed or not copied" in caught.value.message
 
@@ -158,13 +158,13 @@ def test_rows_at_a_resolved_timestamp_are_that_versions_rows(hourly, spark):
     assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records
 
 
-@pytest.mark.spark  # the reader needs pyspark's types (no JVM starts)
-def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path):
+@pytest.mark.spark
+def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path, spark):
     root = copy_table("dat-v0.0.2/basic_append/delta")
     log_only = tmp_path / "log-only"
     shutil.copytree(root / "_delta_log", log_only / "_delta_log")
     with pytest.raises(MissingDataFile, match="and 1 more"):
-        read_snapshot(DeltaLog.open(str(log_only)).snapshot())
+        read_snapshot(DeltaLog.open(str(log_only)).snapshot(), spark=spark)
 
 
 def test_every_time_the_app_shows_is_accepted_back_and_finds_its_version(copy_table):

@@ -400,7 +400,7 @@ def test_hidden_paths_follow_deltas_rule(path, hidden):
 def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_kept(
     aged_written, spark
 ):
-    from inspector.rows.reader import read_snapshot
+    from inspector.rows.delta_engine import read_snapshot
 
     plan = plan_vacuum(DeltaLog.open(str(aged_written)), retain_hours=30, mode=VacuumMode.LITE)
     lost, kept = plan.versions_lost[0], plan.oldest_readable_after

@@ -44,8 +44,6 @@ class TableFeature:
     Attributes:
         name: The feature's name in ``readerFeatures``/``writerFeatures``.
         kind: Reader-writer or writer-only.
-        readable: The Spark snapshot reader returns correct rows (writer-only features
-            never concern a reader).
         restore: Why a RESTORE commit to a table with this feature is safe, or None
             when the writer refuses it (``refusal`` says why).
         refusal: Why the writer refuses it.
@@ -56,7 +54,6 @@ class TableFeature:
 
     name: str
     kind: FeatureKind
-    readable: bool = True
     restore: str | None = None
     refusal: str | None = None
     managed: bool = False
@@ -122,13 +119,11 @@ _TABLE = (
     _rw("typeWidening-preview", _TYPE_CHANGES),
     _rw("variantType", _UNCHANGED),
     _rw("variantType-preview", _UNCHANGED),
-    # Variant shredding: the reader refuses and the writer commits, on purpose. Reading a
-    # shredded variant means reassembling it from its typed Parquet columns, which we do
-    # not verify, so the reader shows no rows rather than possibly wrong ones. The
-    # protocol's writer requirement concerns writing shredded files; a RESTORE writes no
-    # data, it re-adds files exactly as they were, so committing one is safe.
-    _rw("variantShredding", _UNCHANGED, readable=False),
-    _rw("variantShredding-preview", _UNCHANGED, readable=False),
+    # Variant shredding: the protocol's writer requirement concerns writing shredded files;
+    # a RESTORE writes no data, it re-adds files exactly as they were, so committing one is
+    # safe (Delta Lake reads the rows).
+    _rw("variantShredding", _UNCHANGED),
+    _rw("variantShredding-preview", _UNCHANGED),
     # Catalog-managed tables are readable (the rows of the published commits) but only
     # their catalog may commit.
     _rw("catalogManaged", None, refusal=_CATALOG, managed=True),
@@ -150,10 +145,6 @@ _TABLE = (
 #: Every feature this tool knows, by name.
 FEATURES: Mapping[str, TableFeature] = {f.name: f for f in _TABLE}
 
-#: Reader features whose tables the Spark snapshot reader reads correctly.
-READABLE_FEATURES = frozenset(
-    f.name for f in _TABLE if f.kind is FeatureKind.READER_WRITER and f.readable
-)
 #: Features the RESTORE writer commits to, and why that is safe.
 RESTORABLE_FEATURES: Mapping[str, str] = {f.name: f.restore for f in _TABLE if f.restore}
 #: Features the RESTORE writer refuses, and why.

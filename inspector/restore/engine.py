@@ -1,7 +1,7 @@
-"""Which engine reads a restore's rows and which commits it, and why: one rule, here.
+"""Which engine commits a restore, and why: one rule, here.
 
-Delta Lake's own engine (its reader and ``RESTORE TABLE``) is used whenever its jars
-are loaded, except where Delta cannot do what the plan promises:
+Delta Lake on Spark reads every row (the plan's and the verification's). Delta's own
+``RESTORE TABLE`` commits too, except where Delta cannot do what the plan promises:
 
 - **Object stores** (``s3://``, ``abfss://``, ``gs://``): Delta 4.4 writes ``_delta_log``
   on S3 through ``S3SingleDriverLogStore``, which is only safe when every writer goes
@@ -13,7 +13,7 @@ are loaded, except where Delta cannot do what the plan promises:
 - **Leaving missing files out** (``allow_missing_files``): Delta's RESTORE re-adds every
   file of the target version, missing or not; only the own writer can leave them out.
 
-Without the jars (``spark_engine`` ``own``) the own reader and commit writer do it all.
+The decision is made once, from the plan (:meth:`RestorePlan.engines`), and passed on.
 """
 
 from __future__ import annotations
@@ -49,14 +49,8 @@ class Engines:
         return f"{names[self.read]} reads, {names[self.commit]} commits: {self.why}"
 
 
-def choose_engines(table_root: str, *, delta_jars: bool, allow_missing_files: bool) -> Engines:
+def choose_engines(table_root: str, *, allow_missing_files: bool) -> Engines:
     """The engines of a restore of ``table_root`` (see the module docstring for the rule)."""
-    if not delta_jars:
-        return Engines(
-            read=Engine.OWN,
-            commit=Engine.OWN,
-            why="Delta Lake's jars are not loaded (spark_engine is own).",
-        )
     if not _is_local(table_root):
         return Engines(
             read=Engine.DELTA,
@@ -74,7 +68,7 @@ def choose_engines(table_root: str, *, delta_jars: bool, allow_missing_files: bo
     return Engines(
         read=Engine.DELTA,
         commit=Engine.DELTA,
-        why="a local table with Delta Lake's jars loaded: Delta's own RESTORE commits.",
+        why="a local table: Delta's own RESTORE commits.",
     )
 
 

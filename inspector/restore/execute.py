@@ -304,13 +304,12 @@ def _result(
     )
 
 
-def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -> RestorePlan:
+def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
     """Plan the undo of a restore: a guarded restore back to the pre-restore version.
 
     Args:
         result: The restore to undo.
         settings: As for :func:`plan_restore`.
-        spark: As for :func:`plan_restore`.
 
     Returns:
         A plan to execute with :func:`execute_restore` (confirmation and reason required).
@@ -318,6 +317,5 @@ def plan_undo(result: RestoreResult, *, settings: Settings, spark: Any = None) -
     return plan_restore(
         result.plan.table,
         result.pre_restore_version,
-        settings=settings,
-        spark=spark,  # the same handle: an undo is confirmed by the same name
+        settings=settings,  # the same handle: an undo is confirmed by the same name
     )

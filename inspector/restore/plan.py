@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.protocol import merge_protocols
@@ -46,7 +45,6 @@ def plan_restore(
     target: int | datetime | str,
     *,
     settings: Settings,
-    spark: Any = None,
     refresh: bool = True,
 ) -> RestorePlan:
     """Make a restore plan (a dry run): what would change, and every guard's verdict.
@@ -59,8 +57,6 @@ def plan_restore(
         target: The version to restore, or a timestamp (datetime or ISO text); a
             timestamp means the last version committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
-        spark: A SparkSession the caller already has, only to note whether it carries
-            Delta's jars; the plan never starts Spark (its file lists are compared in Arrow).
         refresh: False when the caller has just opened the table (its log is not listed
             again).
 
@@ -81,7 +77,7 @@ def plan_restore(
     if target_snap is None or version >= current.version:
         plan = _refused_plan(table, current, version, requested, error, settings)
     else:
-        plan = _full_plan(table, current, target_snap, requested, settings, spark)
+        plan = _full_plan(table, current, target_snap, requested, settings)
     if table.name:
         typed = table.name.partition("://")[2] or table.name
         plan = dataclasses.replace(plan, table_name=typed, catalog_name=table.name)
@@ -179,7 +175,6 @@ def _full_plan(
     target: Snapshot,
     requested: str | None,
     settings: Settings,
-    spark: Any,
 ) -> RestorePlan:
     log = table.log
     adds, removes = restore_file_lists(current, target)
@@ -241,20 +236,7 @@ def _full_plan(
                 log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
             )
         ),
-        delta_jars=_has_delta_jars(spark, settings),
     )
-
-
-def _has_delta_jars(spark: Any, settings: Settings) -> bool:
-    """Whether Delta's engine will commit and verify: a session the caller already has
-    carries its jars, else the ``spark_engine`` setting names it (no JVM is started)."""
-    if spark is None:
-        from inspector.rows.jars import check_engine
-
-        return check_engine(settings.spark_engine) == "delta"
-    from inspector.rows.session import has_delta_jars
-
-    return has_delta_jars(spark)
 
 
 def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:

@@ -73,9 +73,7 @@ class RestorePlan:
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
     ``max_listed_files`` problems; ``num_file_problems`` is exact, and
     ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). ``delta_jars`` records whether Delta's
-    engine will be there (a session given to the plan has its jars, else the
-    ``spark_engine`` setting is ``delta``); :meth:`engines` says who reads and who
+    ``allow_missing_files`` (a partial table). :meth:`engines` says who reads and who
     commits, and why.
     ``table`` is the handle the plan was made on (executing and verifying use it).
     ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
@@ -111,7 +109,6 @@ class RestorePlan:
     problem_paths: frozenset[tuple[str, str | None]]
     guards: tuple[GuardResult, ...]
     warnings: tuple[str, ...]
-    delta_jars: bool = False
     catalog_name: str | None = None
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
@@ -170,7 +167,6 @@ class RestorePlan:
         """Who reads the rows and who commits this restore, and why."""
         return choose_engines(
             self.table_root,
-            delta_jars=self.delta_jars,
             allow_missing_files=allow_missing_files and bool(self.problem_paths),
         )
 

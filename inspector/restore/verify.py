@@ -4,7 +4,9 @@ After the commit, the new version is read back from the log and compared with
 the target version: exactly the target's files (minus any left out on purpose),
 the target's schema, partitioning and properties, a protocol at least the one
 the table had, the files' count and bytes and the metadata the target's ``.crc`` records
-(where it has one), and the same number of rows when both are read with Spark. Where
+(where it has one), and the same number of rows when both are read by Delta Lake on Spark
+(without the files left out: only the target's kept files are read, by Delta's scan
+of exactly those files). Where
 deltalake (an independent Delta implementation) can load the table, it must
 read the same rows (the same multiset) at both versions; reading it there with the
 table's own storage options, and failing the check (saying why) when it cannot.
@@ -282,7 +284,7 @@ def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
 def _rows_check(
     new: Snapshot, target: Snapshot, dropped: set[FileKey], spark: Any, settings: Settings
 ) -> VerificationCheck:
-    from inspector.rows.reader import read_files, read_snapshot
+    from inspector.rows.delta_engine import read_files, read_snapshot
 
     try:
         if spark is None:

@@ -1,8 +1,8 @@
-"""Rows, read by Spark: the session, the snapshot reader, preview, row diff.
+"""Rows, read by Delta Lake on Spark: the session, Delta's reads, preview, row diff, change feed.
 
 The only package that imports pyspark (enforced by import-linter). May import ``delta``,
-``storage``, ``log``, ``table``, ``files``, ``diff``, ``health`` and ``settings``. Library code never starts Spark from the
-environment: ``get_spark(settings)`` takes the caller's settings. Spark reads local files
-(and object stores with Hadoop's connector) itself, and other object stores through our
-Python data source (``datasource``), which the executors run; see docs/spark.md.
+``storage``, ``log``, ``table``, ``files``, ``diff``, ``health`` and ``settings``. Library code
+never starts Spark from the environment: ``get_spark(settings)`` takes the caller's settings.
+Delta Lake reads every row (``delta_engine``): local files directly, object stores through
+Hadoop's connectors (``connectors``); see docs/spark.md.
 """

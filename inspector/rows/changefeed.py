@@ -93,7 +93,7 @@ def build_changes(
 
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     spark = _session(spark, settings)
-    df = read_changes(log, from_version, to_version, spark=spark, settings=settings)
+    df = read_changes(log, from_version, to_version, spark=spark)
     df = _filtered(df, where)
     grouped = _spark_action(lambda: df.groupBy(COMMIT_VERSION, CHANGE_TYPE).count().collect())
     per_version: dict[int, dict[str, int]] = {}
@@ -135,7 +135,7 @@ def change_page(
     from inspector.rows.preview import _filtered
 
     spark = _session(spark, settings)
-    df = read_changes(log, feed.from_version, feed.to_version, spark=spark, settings=settings)
+    df = read_changes(log, feed.from_version, feed.to_version, spark=spark)
     df = _filtered(df, feed.where)
     offset = max(int(offset), 0)
     return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)

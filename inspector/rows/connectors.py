@@ -1,21 +1,31 @@
-"""Hadoop's object-store connectors: when Spark can read a table's files itself.
+"""Hadoop's object-store connectors: how Delta Lake on Spark reaches a table's files.
 
-Spark reads ``s3a://``, ``abfss://`` and ``gs://`` files natively when Hadoop's connector
-for the scheme is on its classpath (the jar cache of :mod:`inspector.rows.jars` holds
-``org.apache.hadoop:hadoop-aws``, ``hadoop-azure`` and Google's ``gcs-connector``). This module knows, as pure functions, which connector serves a URI,
-how the URI is spelled for it (``s3://`` becomes ``s3a://``), and which Hadoop conf
-carries the storage options (delta-rs's names: ``AWS_ACCESS_KEY_ID``, ...). The conf is
-set on the session's Hadoop configuration, never printed: it holds secrets.
+Delta reads ``s3a://``, ``abfss://`` and ``gs://`` files through Hadoop's connector for
+the scheme (the jar cache of :mod:`inspector.rows.jars` holds
+``org.apache.hadoop:hadoop-aws``, ``hadoop-azure`` and Google's ``gcs-connector``). This
+module knows which connector serves a URI, how the URI is spelled for it (``s3://``
+becomes ``s3a://``), and which Hadoop conf carries the storage options (delta-rs's names:
+``AWS_ACCESS_KEY_ID``, ...). The conf is set on the session's Hadoop configuration, never
+printed: it holds secrets.
+
+A store no connector reaches is refused in one line (:func:`spark_location`): Hadoop's
+ABFS connector speaks only the Data Lake (DFS) API of ``*.dfs.core.windows.net``, so an
+Azure endpoint that serves only the Blob API (the emulator Azurite) gives no rows. That
+is an emulator's missing endpoint, not a user's table: rows on Azure are tested instead
+as the log-level commands against Azurite plus Delta's reads on local disk and S3 (moto).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from inspector.delta.errors import InvalidInput
+if TYPE_CHECKING:
+    from inspector.log.snapshot import Snapshot
+
+from inspector.delta.errors import InvalidInput, NotADeltaTable, UnsupportedFeature
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,3 +212,44 @@ def apply_hadoop_conf(spark: Any, conf: Mapping[str, str]) -> None:
     hadoop = spark.sparkContext._jsc.hadoopConfiguration()
     for key, value in conf.items():
         hadoop.set(key, value)
+
+
+def is_local(location: str) -> bool:
+    """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
+    from inspector.storage import parse_location
+
+    try:
+        return parse_location(location).is_local
+    except NotADeltaTable:
+        return False
+
+
+def storage_options(snapshot: Snapshot) -> dict[str, str]:
+    """The options the table's store was opened with (secrets: never show them)."""
+    from inspector.storage import ObjectStorage
+
+    store = snapshot.store
+    return store.options if isinstance(store, ObjectStorage) else {}
+
+
+def spark_location(spark: Any, snapshot: Snapshot) -> str:
+    """The table root as Delta on Spark takes it; for an object store, the connector's
+    URI, with the store's options set as Hadoop conf on the session (never printed).
+
+    Raises:
+        UnsupportedFeature: No connector on the session reaches the store (named).
+    """
+    if is_local(snapshot.table_root):
+        return snapshot.table_root
+    options = storage_options(snapshot)
+    connector = connector_for(snapshot.table_root, options)
+    if connector is None or not has_connector(spark, connector):
+        raise UnsupportedFeature(
+            f"Spark has no connector that reaches {snapshot.table_root}, so its rows cannot be "
+            "read (Hadoop's ABFS connector needs an account's dfs.core.windows.net endpoint; "
+            "a Blob-only endpoint such as the emulator Azurite has none).",
+            f"Add {connector.package if connector else 'a Hadoop connector for the scheme'} "
+            "with spark.jars.packages in spark_conf, or copy the table to a local folder.",
+        )
+    apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, options))
+    return hadoop_uri(snapshot.table_root, options)

@@ -3,8 +3,7 @@
 ``./dev.sh`` resolves ``jars.pom.xml`` (next to this module) once with Maven
 (``mvn dependency:build-classpath``) and writes the resulting classpath to
 ``<jar_cache>/<digest of the pom>.classpath``; the jars themselves stay in ``~/.m2``.
-Later runs are offline. A Spark session started with the ``delta`` engine puts those jars
-on its classpath and adds Delta's SQL extension and catalog: where every executor runs on
+Later runs are offline. Every Spark session puts those jars on its classpath and adds Delta's SQL extension and catalog: where every executor runs on
 this machine (a ``local`` master, or a standalone master on a loopback address) the jars
 are read where they are, with ``spark.driver.extraClassPath`` and
 ``spark.executor.extraClassPath``; any other master receives them through ``spark.jars``,
@@ -21,13 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from inspector.delta.errors import DeltaJarsMissing, InvalidInput
+from inspector.delta.errors import DeltaJarsMissing
 from inspector.settings import Settings
 
 POM = Path(__file__).with_name("jars.pom.xml")
 #: The one command that fills the cache (both of the README's commands run it).
 FETCH_COMMAND = "./dev.sh app (or ./dev.sh test)"
-ENGINE_CHOICES = ("delta", "own")
+#: What a user without the jars can still do (every command that reads only the log).
+WITHOUT_JARS = "without them the commands that read only the log (history, files, check) work"
 
 #: Delta's SQL extension and catalog: what makes ``RESTORE TABLE delta.`...``` and
 #: ``DESCRIBE HISTORY`` parse, and ``format("delta")`` resolve.
@@ -69,7 +69,7 @@ def cached_jars(settings: Settings) -> JarCache:
     except OSError:
         raise DeltaJarsMissing(
             f"Delta Lake's jars are not in the jar cache ({listing.parent}).",
-            f"Fetch them once with {FETCH_COMMAND}; or set DELTA_INSPECTOR_SPARK_ENGINE=own.",
+            f"Fetch them once with {FETCH_COMMAND}; {WITHOUT_JARS}.",
         ) from None
     absent = [j for j in jars if not os.path.isfile(j) or os.path.getsize(j) == 0]
     versions = [m["version"] for j in jars if (m := _DELTA_JAR.search(j))]
@@ -77,39 +77,21 @@ def cached_jars(settings: Settings) -> JarCache:
         first = os.path.basename(absent[0]) if absent else "delta-spark"
         raise DeltaJarsMissing(
             f"The jar cache is partial: {first} is missing ({len(absent) or 1} jar(s)).",
-            f"Fetch them again with {FETCH_COMMAND}; or set DELTA_INSPECTOR_SPARK_ENGINE=own.",
+            f"Fetch them again with {FETCH_COMMAND}; {WITHOUT_JARS}.",
         )
     return JarCache(jars=jars, delta_version=versions[0])
 
 
-def check_engine(value: str) -> str:
-    """Validate a ``spark_engine`` value.
-
-    Raises:
-        InvalidInput: Naming the allowed values.
-    """
-    engine = value.strip().lower()
-    if engine not in ENGINE_CHOICES:
-        raise InvalidInput(
-            f"spark_engine '{value}' is not one of {', '.join(ENGINE_CHOICES)}.",
-            "Set DELTA_INSPECTOR_SPARK_ENGINE to delta (the default) or own.",
-        )
-    return engine
-
-
 def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
-    """The Spark conf that loads Delta for ``settings`` (empty for the ``own`` engine).
+    """The Spark conf that loads Delta for ``settings``.
 
     The cached jars go before any the user gave (``spark.jars`` or the extra class paths);
     a user who already names Delta's package (``spark.jars.packages`` with ``io.delta``)
     needs no cache. See :func:`on_this_machine` for which of the two ways they go.
 
     Raises:
-        DeltaJarsMissing: For the ``delta`` engine when the cache is absent or partial.
-        InvalidInput: For an unknown engine.
+        DeltaJarsMissing: When the cache is absent or partial.
     """
-    if check_engine(settings.spark_engine) == "own":
-        return {}
     if "io.delta" in user_conf.get("spark.jars.packages", ""):
         return dict(DELTA_SQL_CONF)
     jars = list(cached_jars(settings).jars)

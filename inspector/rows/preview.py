@@ -12,7 +12,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import InspectorError, InvalidInput, MissingDataFile, SparkUnavailable
+from inspector.delta.errors import (
+    InspectorError,
+    InvalidInput,
+    MissingDataFile,
+    SparkUnavailable,
+    UnsupportedFeature,
+)
 from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -43,7 +49,6 @@ class Preview:
     files_read: int
     bytes_read: int
     warnings: tuple[str, ...] = ()
-    read_path: str = ""  # a ReadPath value: how Spark read the files
 
 
 def build_preview(
@@ -72,32 +77,27 @@ def build_preview(
 
     Raises:
         InvalidInput: The filter does not parse or names unknown columns.
-        UnsupportedFeature, MissingDataFile: From :mod:`inspector.rows.readcheck`.
+        MissingDataFile: A file of the version is missing (named, before Spark starts).
+        UnsupportedFeature: Delta Lake refuses the version (its reason).
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.rows.readcheck import check_files_exist, check_readable, read_warnings
-    from inspector.rows.reader import count_rows, read_snapshot
+    from inspector.rows.delta_engine import read_snapshot
+    from inspector.rows.readcheck import check_files_exist, read_warnings
 
     snapshot = log.snapshot(version)
-    check_readable(snapshot)  # refuse before paying for Spark's start
-    check_files_exist(snapshot, snapshot.add_files)
+    check_files_exist(snapshot, snapshot.add_files)  # refuse before paying for Spark's start
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     if spark is None:
         progress("Starting Spark…")
         from inspector.rows.session import get_spark
 
         spark = get_spark(settings)
-    from inspector.rows.readpath import choose_read_path
-
-    read_path = choose_read_path(spark, snapshot)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
     df = _filtered(read_snapshot(snapshot, spark=spark), where)
     rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
-    # Without a filter the count comes from Parquet footers (minus deleted rows): no scan.
-    total = _spark_action(
-        df.count if where and where.strip() else lambda: count_rows(snapshot, spark=spark)
-    )
+    # Without a filter Delta answers the count from the log's statistics where it can.
+    total = _spark_action(df.count)
     columns = tuple(
         PreviewColumn(name=f.name, type=f.type.simple_string()) for f in snapshot.schema.fields
     )
@@ -111,7 +111,6 @@ def build_preview(
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
         warnings=tuple(read_warnings(snapshot)),
-        read_path=str(read_path),
     )
 
 
@@ -154,15 +153,6 @@ def _spark_action(action: Callable[[], Any]) -> Any:
         return action()
     except (PySparkException, Py4JError) as exc:
         text = str(exc)
-        from inspector.rows.datasource import READ_FAILED
-
-        if READ_FAILED in text:  # the Python data source names the file and the cause
-            detail = text.split(READ_FAILED, 1)[1].split("\n", 1)[0].strip()
-            raise MissingDataFile(
-                f"Spark could not read {detail}",
-                "Check that the file exists and is a valid Parquet file; restore it from a "
-                "backup, or pick another version.",
-            ) from None
         if "FAILED_READ_FILE" in text or "FileNotFoundException" in text:
             file = (
                 text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip()
@@ -175,6 +165,14 @@ def _spark_action(action: Callable[[], Any]) -> Any:
             ) from None
         if "cancel" in text.lower():
             raise PreviewCancelled() from None
+        if text.lstrip().startswith("[DELTA_"):  # Delta refuses while reading: its reason
+            from inspector.rows.delta_engine import delta_reason
+
+            raise UnsupportedFeature(
+                f"Delta Lake cannot read this: {delta_reason(exc)}",
+                "Pick another version, or split a change range at the schema change Delta "
+                "names (or compare the versions with `diff --rows`).",
+            ) from None
         raise
 
 
@@ -193,7 +191,6 @@ def preview_record(preview: Preview) -> dict[str, Any]:
         "bytesRead": preview.bytes_read,
         "where": preview.where,
         "warnings": list(preview.warnings),
-        "readPath": preview.read_path,
     }
 
 

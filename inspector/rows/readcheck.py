@@ -1,60 +1,22 @@
-"""What a read of a snapshot refuses before Spark starts: never wrong rows.
+"""What a read of a snapshot refuses before Spark starts, and the caveats shown beside rows.
 
-A reader protocol or table feature Delta Inspector's reader cannot honour, a column type
-Spark does not know, a type change Spark cannot widen, and a data or deletion-vector
-file that is missing or damaged are each one clear error naming what is wrong, raised
-before the (slow) Spark session is paid for. :mod:`inspector.rows.reader` and the
-preview call them.
+A data or deletion-vector file that is missing or damaged is one clear error naming it,
+raised before the (slow) Spark session is paid for and before Delta's stack trace would
+say it less clearly. :mod:`inspector.rows.delta_engine` and the preview call it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import MissingDataFile, UnsupportedFeature
-from inspector.delta.protocol import (
-    MANAGED_FEATURES,
-    MAX_READER_VERSION,
-    READABLE_FEATURES,
-    reader_features,
-)
+from inspector.delta.errors import MissingDataFile
+from inspector.delta.protocol import MANAGED_FEATURES, reader_features
 from inspector.files.filecheck import FileState, check_files
 from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
-from inspector.rows.typewidening import check_type_changes
-
-if TYPE_CHECKING:
-    from pyspark.sql.types import StructType
 
 _STAT_WORKERS = 8  # parallel local stat calls before Spark starts
-
-
-def check_readable(snapshot: Snapshot) -> None:
-    """Refuse tables whose rows we cannot return correctly.
-
-    Raises:
-        UnsupportedFeature: Naming the reader feature, protocol version or column type.
-    """
-    proto = snapshot.protocol
-    if proto.min_reader_version > MAX_READER_VERSION:
-        raise UnsupportedFeature(
-            f"Version {snapshot.version} requires Delta reader version {proto.min_reader_version}; "
-            f"Delta Inspector reads versions 1 to {MAX_READER_VERSION}.",
-            "Read this table with a newer Delta engine, or pick an older version.",
-        )
-    unknown = sorted(reader_features(proto) - READABLE_FEATURES)
-    if unknown:
-        raise UnsupportedFeature(
-            f"Version {snapshot.version} uses the table feature(s) {', '.join(unknown)}, which "
-            "Delta Inspector cannot read correctly, so it shows no rows rather than wrong ones.",
-            "Read it with Delta Lake's engine (spark_engine delta, the default, with the jars "
-            "./dev.sh fetches), or pick a version without it.",
-        )
-    spark_schema(snapshot)  # refuses column types Spark does not know
-    check_type_changes(snapshot)
 
 
 def read_warnings(snapshot: Snapshot) -> list[str]:
@@ -97,9 +59,7 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
 
 
 def _check_stored_files(snapshot: Snapshot, adds: list[AddFile]) -> None:
-    from inspector.rows.readpath import missing_files
-
-    missing = missing_files(
+    missing = _missing_files(
         snapshot,
         [snapshot.data_path(a) for a in adds]
         + [
@@ -118,25 +78,14 @@ def _check_stored_files(snapshot: Snapshot, adds: list[AddFile]) -> None:
         )
 
 
-def spark_schema(snapshot: Snapshot) -> StructType:
-    """The snapshot's logical schema as a Spark ``StructType`` (Delta uses Spark's JSON).
+def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
+    """Which of ``paths`` (data or DV files) are not in the table's object store.
 
-    Raises:
-        UnsupportedFeature: If a column type is unknown to this Spark version.
+    The table's prefix is listed once (not a HEAD per file); files outside it are asked
+    for one by one.
     """
-    from pyspark.sql.types import StructType
-
-    try:
-        return StructType.fromJson(json.loads(snapshot.metadata.schema_string))
-    except Exception as exc:
-        raise UnsupportedFeature(
-            f"Version {snapshot.version}'s schema has a column type Spark {_spark_version()} "
-            f"cannot read ({exc}).",
-            "Read this table with an engine that supports the type.",
-        ) from None
-
-
-def _spark_version() -> str:
-    import pyspark
-
-    return pyspark.__version__
+    store = snapshot.store
+    root = snapshot.table_root.rstrip("/") + "/"
+    inside = [p for p in paths if p.startswith(root)]
+    listed = {root + meta.path for meta in store.walk()} if inside else set()
+    return [p for p in paths if (p not in listed if p.startswith(root) else store.head(p) is None)]

@@ -1,7 +1,9 @@
 """Which rows differ between two versions, reading only the files that changed.
 
 Rows in files present in both versions are the same rows, so only the files of
-the file diff are read: those only in ``from`` and those only in ``to``. Their
+the file diff are read, by Delta Lake's own scan of exactly those files
+(:func:`inspector.rows.delta_engine.read_files`): those only in ``from`` and those only
+in ``to``. Their
 multiset difference is the row diff. Rows that copy-on-write DELETE, UPDATE,
 MERGE or OPTIMIZE rewrote unchanged appear on both sides and cancel, and a file
 whose deletion vector changed is read twice, each time with its side's vector,
@@ -103,7 +105,7 @@ def diff_rows(
     )
     if not files:
         return empty  # no file changed, so no row did: no need to start Spark
-    from inspector.rows.reader import read_files
+    from inspector.rows.delta_engine import read_files
     from inspector.rows.session import get_spark
 
     spark = spark or get_spark(settings)

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import InspectorError, InvalidInput, SparkUnavailable
-from inspector.rows.jars import check_engine, delta_conf
+from inspector.delta.errors import InspectorError, SparkUnavailable
+from inspector.rows.jars import delta_conf
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -55,15 +55,12 @@ _READ_DEFAULTS = {
     "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
     "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
     "spark.sql.parquet.fieldId.read.enabled": "true",
+    # Local files through Hadoop's raw file system: its default one checks a ``.NAME.crc``
+    # sidecar beside each file, and one left stale by a tool that rewrote the file (the
+    # corpus' delta-rs/cdc_ict_table) made Delta refuse a readable table.
+    "spark.hadoop.fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
 }
 
-
-#: The Spark conf key that holds the ``spark_read_path`` setting (read by the reader).
-READ_PATH_CONF = "spark.deltaInspector.readPath"
-READ_PATH_CHOICES = ("auto", "native", "python")
-#: The Spark conf key that holds the ``spark_engine`` setting: ``own`` turns Delta's reader
-#: and RESTORE off in a session that loaded its jars (``delta`` needs them at start).
-ENGINE_CONF = "spark.deltaInspector.engine"
 
 # Only errors reach the terminal: Spark's start-up warnings mean nothing to our users.
 _QUIET_LOG4J = """rootLogger.level = error
@@ -92,11 +89,9 @@ class SparkStatus:
         where = self._where()
         if self.state == "ready":
             reader = (
-                f"Delta Lake {self.delta_version or ''} reads rows and commits restores".replace(
-                    "  ", " "
-                )
+                f"Delta Lake {self.delta_version} reads rows and commits restores"
                 if self.delta_jars
-                else "Delta Inspector's own reader and commit writer are used (spark_engine own)"
+                else "Delta Lake's jars are not on its classpath, so no rows can be read"
             )
             return f"Spark {self.version} running {where}; {reader}."
         if self.state == "starting":
@@ -177,23 +172,19 @@ def get_spark(settings: Settings) -> SparkSession:
     """Return the process's SparkSession, starting it on first call.
 
     Args:
-        settings: ``spark_master`` and ``spark_conf`` are used on first start only;
-            ``spark_read_path`` applies to every call that passes settings.
+        settings: ``spark_master``, ``spark_conf`` and ``jar_cache`` are used on first
+            start only; nothing is written into the running session afterwards.
 
     Returns:
         A ``pyspark.sql.SparkSession``.
 
     Raises:
         SparkUnavailable: If Java is missing or the session cannot start.
-        InvalidInput: If ``spark_read_path`` is not a known value.
+        DeltaJarsMissing: If Delta Lake's jars are not in the jar cache.
     """
     global _session, _status
-    read_path = check_read_path(settings.spark_read_path)
     with _lock:
         if _session is not None:
-            # The settings that may change while Spark runs.
-            _session.conf.set(READ_PATH_CONF, read_path)
-            _session.conf.set(ENGINE_CONF, check_engine(settings.spark_engine))
             return _session
         _status = SparkStatus(state="starting", master=settings.spark_master)
         try:
@@ -213,8 +204,8 @@ def get_spark(settings: Settings) -> SparkSession:
             state="ready",
             master=_session.sparkContext.master,
             version=_session.version,
-            delta_jars=has_delta_jars(_session),
-            delta_version=delta_version(_session),
+            delta_jars=(found := delta_version(_session)) is not None,
+            delta_version=found,
         )
         return _session
 
@@ -232,8 +223,8 @@ def _start(settings: Settings) -> SparkSession:
     local = settings.spark_master.startswith("local")
     if local:  # a desktop session talks to itself only (also silences the hostname warning)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Python workers (the Python data source) run this interpreter, which has our packages,
-    # unless PYSPARK_PYTHON names another (a cluster's own Python). PySpark reads only it.
+    # Python workers (createDataFrame of local rows) run this interpreter unless
+    # PYSPARK_PYTHON names another (a cluster's own Python). PySpark reads only it.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     log_config = os.path.join(scratch, "log4j2.properties")
     with open(log_config, "w") as fh:
@@ -245,8 +236,6 @@ def _start(settings: Settings) -> SparkSession:
         **(_LOCAL_DEFAULTS if local else {}),
         **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
-        READ_PATH_CONF: settings.spark_read_path.strip().lower(),
-        ENGINE_CONF: check_engine(settings.spark_engine),
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
         **user_conf,
@@ -270,9 +259,6 @@ def _start(settings: Settings) -> SparkSession:
     # this process: kept when the JVM did not start (the error names its log), removed at
     # exit otherwise, so runs do not pile up folders in the temporary directory.
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-    if not local:
-        # Executors import inspector to run the Python data source: ship this very code.
-        session.sparkContext.addPyFile(package_zip(scratch))
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
@@ -308,51 +294,12 @@ def _first_line(path: str) -> str:
     return lines[0][:300] if lines else ""
 
 
-def package_zip(folder: str) -> str:
-    """A zip of the ``inspector`` package (this process's code) in ``folder``, for executors."""
-    import zipfile
-
-    import inspector
-
-    package = os.path.dirname(os.path.abspath(inspector.__file__))
-    target = os.path.join(folder, "delta_inspector.zip")
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for directory, dirs, files in os.walk(package):
-            dirs[:] = [d for d in dirs if d != "__pycache__"]
-            for name in files:
-                if name.endswith(".py"):
-                    path = os.path.join(directory, name)
-                    archive.write(path, os.path.relpath(path, os.path.dirname(package)))
-    return target
-
-
-def check_read_path(value: str) -> str:
-    """Validate a ``spark_read_path`` value (see :mod:`inspector.rows.readpath`).
-
-    Raises:
-        InvalidInput: Naming the allowed values.
-    """
-    if value.strip().lower() not in READ_PATH_CHOICES:
-        raise InvalidInput(
-            f"spark_read_path '{value}' is not one of {', '.join(READ_PATH_CHOICES)}.",
-            "Set DELTA_INSPECTOR_SPARK_READ_PATH to auto (the default), native or python.",
-        )
-    return value.strip().lower()
-
-
-def has_delta_jars(session: SparkSession) -> bool:
-    """True when Delta's engine is on: its classes are loaded and ``spark_engine`` is delta.
+def delta_version(session: SparkSession) -> str | None:
+    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None.
 
     Spark's own class loader is asked: it sees the jars both ways they are added (the
     extra class path, or ``spark.jars``, which is not on the JVM's system class path).
     """
-    if (session.conf.get(ENGINE_CONF, "delta") or "delta") == "own":
-        return False
-    return delta_version(session) is not None
-
-
-def delta_version(session: SparkSession) -> str | None:
-    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None."""
     jvm: Any = session._jvm
     try:
         jvm.org.apache.spark.util.Utils.classForName("io.delta.tables.DeltaTable", True, False)

@@ -18,7 +18,6 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
 from inspector.present.values import table_rows
 from inspector.rows.preview import Preview, PreviewJob
-from inspector.rows.readpath import ReadPath
 from inspector.rows.session import spark_status
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
 from ui.common import (
@@ -231,11 +230,6 @@ def _show(preview: Preview, ctx: PageContext) -> None:
         key="preview_csv",
     )
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
-    if preview.read_path:
-        st.caption(
-            f"Read path: `{preview.read_path}`, "
-            f"{escape_markdown(ReadPath(preview.read_path).describe())}."
-        )
 
 
 def _frame(preview: Preview) -> pd.DataFrame:

@@ -22,10 +22,6 @@ def show_lines(preview: Preview, chosen: ResolvedVersion) -> Iterator[str]:
         f"{preview.files_read:,} files ({preview.bytes_read:,} bytes); "
         f"showing {len(preview.rows):,}"
     )
-    if preview.read_path:
-        from inspector.rows.readpath import ReadPath
-
-        yield f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})"
     yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
     for row in preview.rows:
         yield "\t".join(text_value(row[n]) for n in names)
