@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from inspector.table.history import (
 )
 from inspector.table.history_pages import HistoryPager, newest_first
 from inspector.table.overview import TableDetail, table_detail
+from inspector.table.staged import staged_commits, staged_entries
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
 
@@ -52,6 +54,8 @@ class HistoryResult(Result):
                 f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
                 f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
             )
+            if e.staged:
+                yield f"{'':>10}~ staged commit: {e.staged}"
             for problem in e.problems:
                 yield f"{'':>10}! {problem}"
 
@@ -69,12 +73,17 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = open_table(args, settings).log
+    table = open_table(args, settings)
+    log = table.log
+    # A catalog-managed table's staged commits come first (newest), marked with their status.
+    staged = staged_entries(table, staged_commits(table, settings), settings)[::-1]
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))
-        return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
+        entries = [*staged, *page[::-1]][: max(args.limit, 0)]
+        return HistoryResult(entries=entries, problems=table_problems(log, whole=False))
     problems = table_problems(log)
-    return HistoryResult(entries=newest_first(HistoryPager(log, settings)), problems=problems)
+    pages = newest_first(HistoryPager(log, settings))
+    return HistoryResult(entries=itertools.chain(staged, pages), problems=problems)
 
 
 @dataclass(frozen=True, kw_only=True)
