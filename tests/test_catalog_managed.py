@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from inspector.delta.errors import ExitCode
-from tests.conftest import one_error_line
+from tests.conftest import one_error_line, open_app
 from tests.conftest import run_main as run
 
 MANAGED = "delta-kernel-rs/uc__catalog_managed_0"
@@ -128,3 +128,17 @@ def test_a_vacuum_plan_by_path_is_refused_in_one_line(capsys, copy_table):
     assert code == ExitCode.BAD_INPUT
     assert json.loads(out)["error"]["type"] == "UnsupportedFeature"
     assert "catalogOwned-preview" in one_error_line(err)
+
+
+@pytest.mark.parametrize("view", ["timeline", "health"])
+def test_the_timeline_and_the_health_page_mark_the_staged_commits(
+    copy_table, monkeypatch, tmp_path, view
+):
+    root = copy_table(TWO_PUBLISHED)
+    at = open_app(monkeypatch, tmp_path, timeout=60, table=str(root))
+    at.query_params["view"] = view
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("**2 staged commit(s)**" in w.value for w in at.warning)
+    (shown,) = [d.value for d in at.dataframe if "staged" in d.value.columns]
+    assert list(zip(shown["version"], shown["staged"], strict=True)) == [(3, UNKNOWN), (2, UNKNOWN)]

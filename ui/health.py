@@ -37,6 +37,7 @@ from ui.context import PageContext
 from ui.replica import render_replica_section
 from ui.restore_state import PREFILL, RestorePrefill
 from ui.routing import go_to
+from ui.staged import render_staged
 from ui.state import keep, kept
 
 REPORT_KEY = "_health_report"
@@ -55,6 +56,7 @@ def _render_check(ctx: PageContext) -> None:
         "Does every version have all its files? Checks the log's continuity and that every "
         "data file and deletion-vector file exists with the size the log records."
     )
+    render_staged(ctx)  # a catalog-managed table's unpublished commits, marked
     left, middle, right = st.columns([2, 2, 1])
     every = left.checkbox(
         "Every retained version",

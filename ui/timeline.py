@@ -26,6 +26,7 @@ from ui.common import select_version
 from ui.context import PageContext
 from ui.history_load import HistoryLoad
 from ui.page_state import linked, mirror
+from ui.staged import render_staged
 from ui.state import keep, kept
 from ui.timeline_frame import (
     KIND_COLOURS,
@@ -50,6 +51,7 @@ def render(ctx: PageContext) -> None:
     ident = (ctx.version, None)  # no filter yet: the window of the versions as read
     read_for_window(load, ctx.version, _wanted_window(ident))
     history = load.entries
+    render_staged(ctx)  # a catalog-managed table's unpublished commits, marked
     if not history:
         st.info(
             "This table's log has no commit files (only a checkpoint), so there is no history "
