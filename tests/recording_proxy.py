@@ -38,6 +38,7 @@ class Recorded:
     host: str
     path: str
     body: Any  # the JSON body, the raw text when not JSON, None when empty
+    answer: Any = None  # the answer's body, the same way
 
 
 class _SocketWriter:
@@ -70,7 +71,6 @@ class _Forwarder(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         data = self.rfile.read(length) if length else b""
         host = self.headers.get("Host", "")
-        self.server.record(self.command, host, self.path, data)
         upstream = urllib.parse.urlsplit(self.server.upstream)
         connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
         headers = {k: v for k, v in self.headers.items() if k.lower() != "proxy-connection"}
@@ -80,6 +80,7 @@ class _Forwarder(BaseHTTPRequestHandler):
             body = answer.read()
         finally:
             connection.close()
+        self.server.record(self.command, host, self.path, data, body)
         self.send_response(answer.status, answer.reason)
         for key, value in answer.getheaders():
             if key.lower() not in {"content-length", "transfer-encoding", "connection"}:
@@ -116,14 +117,20 @@ class _ProxyServer(ThreadingHTTPServer):
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
 
-    def record(self, method: str, host: str, path: str, data: bytes) -> None:
-        text = data.decode("utf-8", "replace")
-        try:
-            body: Any = json.loads(text) if text else None
-        except ValueError:
-            body = text
+    def record(self, method: str, host: str, path: str, data: bytes, answer: bytes) -> None:
+        entry = Recorded(
+            method=method, host=host, path=path, body=_decoded(data), answer=_decoded(answer)
+        )
         with self._lock:
-            self.requests.append(Recorded(method=method, host=host, path=path, body=body))
+            self.requests.append(entry)
+
+
+def _decoded(data: bytes) -> Any:
+    text = data.decode("utf-8", "replace")
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return text
 
 
 class RecordingProxy:
@@ -152,8 +159,12 @@ class RecordingProxy:
 
     def operations(self) -> list[str]:
         """The ``operation`` of each table-credentials request so far, in order."""
+        return [r.body.get("operation") for r in self.vends()]
+
+    def vends(self) -> list[Recorded]:
+        """Every ``POST /temporary-table-credentials`` so far, with the server's answer."""
         return [
-            r.body.get("operation")
+            r
             for r in self.requests
             if r.path.endswith("/temporary-table-credentials") and isinstance(r.body, dict)
         ]

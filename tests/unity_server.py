@@ -22,6 +22,7 @@ of a running one (the Java server, a Databricks workspace with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -166,7 +167,7 @@ def wait_for_build() -> Path:
     return found
 
 
-def _config(folder: Path, root: Path) -> Path:
+def _config(folder: Path, root: Path, extra: str) -> Path:
     config = folder / "uc-server.yaml"
     managed = root / "uc-managed"
     managed.mkdir(exist_ok=True)
@@ -174,7 +175,7 @@ def _config(folder: Path, root: Path) -> Path:
         "backend:\n  engine: sqlite\n  path: ':memory:'\n"
         f"local_storage:\n  allowed-roots: ['{root}']\n"
         f"managed_storage_root: '{managed.as_uri()}'\n"
-        "ui:\n  serve: false\n"
+        "ui:\n  serve: false\n" + extra
     )
     return config
 
@@ -187,12 +188,47 @@ def _serving(server: UnityServer, process: subprocess.Popen[bytes], log: Path) -
         try:
             server.call("GET", "/catalogs")
             return
+        except urllib.error.HTTPError:
+            return  # it answers (a server that refuses anonymous callers: 401)
         except (urllib.error.URLError, OSError):
             try:  # a bounded wait between polls, which ends early if the server exits
                 process.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 pass
     pytest.fail(f"uc-server did not answer within 120 s: {log.read_text()[-2000:]}")
+
+
+@contextlib.contextmanager
+def running_server(
+    binary: Path, folder: Path, root: Path, *, sts: StsInterceptor | None, extra: str = ""
+) -> Iterator[UnityServer]:
+    """``uc-server serve`` on a free loopback port with a fresh in-memory store; stopped
+    (and waited for) on leaving. ``extra`` is more of its YAML configuration."""
+    port, log = free_port(), folder / "server.log"
+    env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
+    if sts is not None:
+        env |= {"HTTPS_PROXY": sts.url, "NO_PROXY": "127.0.0.1,localhost"}
+        env |= {"SSL_CERT_FILE": sts.ca_file}
+    command = [str(binary), "serve", "--config", str(_config(folder, root, extra))]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [*command, "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
+            cwd=folder,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**env, "RUST_LOG": "info"},
+        )
+    try:
+        server = UnityServer(f"http://127.0.0.1:{port}")
+        _serving(server, process, log)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def _prepare(server: UnityServer, root: Path, bucket: str) -> None:
@@ -232,35 +268,26 @@ def uc_server(
     s3: Store = request.getfixturevalue("s3_server")
     root = tmp_path_factory.getbasetemp().resolve()
     folder = tmp_path_factory.mktemp("uc-server")
-    port, log = free_port(), folder / "server.log"
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")},
-        "HTTPS_PROXY": sts.url,
-        "NO_PROXY": "127.0.0.1,localhost",
-        "SSL_CERT_FILE": sts.ca_file,
-        "RUST_LOG": "info",
-    }
-    command = [str(binary), "serve", "--config", str(_config(folder, root))]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [*command, "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
-            cwd=folder,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-    server = UnityServer(f"http://127.0.0.1:{port}")
-    try:
-        _serving(server, process, log)
+    with running_server(binary, folder, root, sts=sts) as server:
         _prepare(server, root, s3.uri_root)
         yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+
+
+@pytest.fixture(scope="session")
+def uc_server_with_authentication(
+    uc_server: UnityServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[UnityServer]:
+    """uc-server authenticating its callers: behind a reverse proxy that forwards who they
+    are (``auth.mode: reverse-proxy``), so a caller with only a bearer token is refused
+    (401). uc-server has no bearer-token authentication of its own."""
+    if os.environ.get(UC_SERVER_ENV, "").strip():
+        pytest.fail(f"{UC_SERVER_ENV} names a server: give it a bad token instead")
+    root = tmp_path_factory.getbasetemp().resolve()
+    folder = tmp_path_factory.mktemp("uc-server-auth")
+    with running_server(
+        wait_for_build(), folder, root, sts=None, extra="auth:\n  mode: reverse-proxy\n"
+    ) as server:
+        yield server
 
 
 def _java_server(given: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[UnityServer]:
