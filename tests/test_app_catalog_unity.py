@@ -9,6 +9,7 @@ server, so nothing here depends on how the app resolves tables inside.
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -112,3 +113,16 @@ def test_the_restore_page_asks_for_write_credentials_only_when_it_commits(
     entries = read_audit(str(tmp_path / "audit.jsonl"))
     assert [(e.name, e.outcome) for e in entries][-1] == (name, "committed")
     assert root  # the table at its location took the commit (the audit names both)
+
+
+def test_vended_credentials_never_reach_the_page_the_link_or_recent_tables(
+    in_s3, proxy, monkeypatch, tmp_path
+):
+    name, _ = in_s3
+    at = open_app(monkeypatch, tmp_path, table=name, view="overview").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    vended = proxy.vends()[-1].answer["aws_temp_credentials"]  # from moto's STS
+    recent = (tmp_path / "recent.json").read_text()
+    assert json.loads(recent)[0] == name
+    for secret in (vended["secret_access_key"], vended["session_token"]):
+        assert secret not in page_text(at) + json.dumps(dict(at.query_params)) + recent

@@ -46,7 +46,7 @@ def commit_info(operation: str, ict: int, read_version: int | None = None) -> di
     return {"commitInfo": info | ({} if read_version is None else {"readVersion": read_version})}
 
 
-def append(root: Path, name: str) -> dict:
+def append(name: str) -> dict:
     return {
         "add": {
             "path": name,
@@ -110,7 +110,7 @@ def managed(uc_server, tmp_path, monkeypatch):
     ratified = write_json_lines(
         staged / f"{1:020d}.{uuid.uuid4()}.json",
         commit_info("WRITE", created + 1000, 0),
-        append(root, "part-1.parquet"),
+        append("part-1.parquet"),
     )
     stat = ratified.stat()
     commit = {
@@ -131,7 +131,7 @@ def managed(uc_server, tmp_path, monkeypatch):
     write_json_lines(
         staged / f"{2:020d}.{uuid.uuid4()}.json",
         commit_info("WRITE", created + 2000, 1),
-        append(root, "part-2.parquet"),
+        append("part-2.parquet"),
     )
     return f"uc://unity.{schema}.ledger", root, ratified.name
 
