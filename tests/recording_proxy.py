@@ -44,6 +44,8 @@ class Recorded:
 class _SocketWriter:
     """A write-only file over a (TLS) socket that sends everything it is given."""
 
+    closed = False
+
     def __init__(self, sock: Any) -> None:
         self._sock = sock
 

@@ -123,8 +123,8 @@ class UnityServer:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the tests that need the server last: its first build overlaps every other test."""
     needs = [i for i in items if "uc_server" in getattr(i, "fixturenames", ())]
-    if needs:
-        items[:] = [i for i in items if i not in set(needs)] + needs
+    rest = [i for i in items if "uc_server" not in getattr(i, "fixturenames", ())]
+    items[:] = rest + needs
 
 
 def installed_server() -> Path | None:
