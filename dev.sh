@@ -141,7 +141,7 @@ start_uc_server_build() {
   # The Unity Catalog server the tests start (tests/unity_server.py): uc-server from the
   # crate olai-uc-server, its version pinned in tests/uc-server.version, installed with
   # `cargo install --locked` into ~/.cargo/bin once per machine and reused when present.
-  # The build takes 15-40 minutes, so it runs in the background while the other tests run
+  # The build takes 20-60 minutes, so it runs in the background while the other tests run
   # (niced, so the tests' own timeouts are not starved); the tests that need the server
   # run last and wait for it, boundedly (DELTA_INSPECTOR_UC_SERVER_BUILD names its folder:
   # log, pid, and rc once it ends). A lock keeps two runs from building it at once.
@@ -154,7 +154,7 @@ start_uc_server_build() {
   fi
   local dir="${XDG_CACHE_HOME:-$HOME/.cache}/delta-inspector/uc-server-build"
   mkdir -p "$dir" && rm -f "$dir/rc"
-  step "building uc-server $version with cargo in the background (15-40 minutes, once per machine; log: $dir/log)..."
+  step "building uc-server $version with cargo in the background (20-60 minutes, once per machine; log: $dir/log)..."
   ( nice -n 10 flock "$dir/lock" cargo install olai-uc-server --version "$version" \
       --features bin --locked >"$dir/log" 2>&1; echo $? >"$dir/rc" ) </dev/null &
   echo $! > "$dir/pid"
