@@ -6,7 +6,8 @@
 #   ./dev.sh app --check-args ARGS...   only check the app's arguments (no setup, no server)
 #   ./dev.sh desktop [TABLE] [--operator]   the same app in a desktop window (needs a display)
 #   ./dev.sh test [PYTEST ARGS]         set everything up, run lint/format/type/layer checks,
-#                                        then every test
+#                                        then every test (building the Unity Catalog server
+#                                        the tests run in the background, once per machine)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -136,6 +137,30 @@ ensure_chromium() {
   fi
 }
 
+start_uc_server_build() {
+  # The Unity Catalog server the tests start (tests/unity_server.py): uc-server from the
+  # crate olai-uc-server, its version pinned in tests/uc-server.version, installed with
+  # `cargo install --locked` into ~/.cargo/bin once per machine and reused when present.
+  # The build takes 20-60 minutes, so it runs in the background while the other tests run
+  # (niced, so the tests' own timeouts are not starved); the tests that need the server
+  # run last and wait for it, boundedly (DELTA_INSPECTOR_UC_SERVER_BUILD names its folder:
+  # log, pid, and rc once it ends). A lock keeps two runs from building it at once.
+  local version; version=$(tr -d '[:space:]' < tests/uc-server.version)
+  local bin="${CARGO_HOME:-$HOME/.cargo}/bin/uc-server"
+  if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "uc-server $version" ]; then return; fi
+  if ! command -v cargo >/dev/null; then
+    step "cargo is missing: the Unity Catalog tests will fail until uc-server $version is installed (install Rust with rustup, then run this again)"
+    return
+  fi
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/delta-inspector/uc-server-build"
+  mkdir -p "$dir" && rm -f "$dir/rc"
+  step "building uc-server $version with cargo in the background (20-60 minutes, once per machine; log: $dir/log)..."
+  ( nice -n 10 flock "$dir/lock" cargo install olai-uc-server --version "$version" \
+      --features bin --locked >"$dir/log" 2>&1; echo $? >"$dir/rc" ) </dev/null &
+  echo $! > "$dir/pid"
+  export DELTA_INSPECTOR_UC_SERVER_BUILD="$dir"
+}
+
 check_args() {
   # The app parses its own arguments (ui/launch.py); this only asks it, without setup.
   local py=.venv/bin/python
@@ -159,6 +184,7 @@ case "$cmd" in
     exec .venv/bin/python -m inspector desktop "$@"
     ;;
   test)
+    start_uc_server_build  # first: it overlaps everything below, then the tests
     ensure_java; ensure_venv; ensure_chromium; ensure_debs "${QT_DEBS[@]}" "${SCREEN_DEBS[@]}"
     ensure_node; ensure_npm_packages; ensure_jars
     ready

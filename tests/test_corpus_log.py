@@ -272,7 +272,7 @@ def test_column_mapping_tables_expose_physical_names():
 
 def test_catalog_managed_staged_commits_are_reported_not_read():
     log = DeltaLog.open(str(CORPUS / "delta-kernel-rs/uc__catalog_managed_0"))
-    assert any("2 staged commit(s)" in p for p in table_problems(log))
+    assert any("2 staged commit file(s)" in p for p in table_problems(log))
 
 
 def test_every_checkpoint_in_the_corpus_agrees_with_its_commits_but_known_bad_ones():

@@ -12,6 +12,7 @@ import pytest
 from inspector.delta.errors import ConcurrentModification, InvalidInput
 from inspector.delta.parse import parse_action
 from inspector.delta.protocol import (
+    MANAGED_FEATURES,
     REFUSED_FEATURES,
     RESTORABLE_FEATURES,
     all_features,
@@ -108,11 +109,20 @@ def test_a_legacy_target_keeps_the_current_table_features_and_adds_its_implied_o
     assert all_features(merged) == {"deletionVectors", "appendOnly", "invariants"}
 
 
-@pytest.mark.parametrize("feature", sorted(REFUSED_FEATURES) + ["geospatial", "collations"])
+@pytest.mark.parametrize(
+    "feature", sorted(set(REFUSED_FEATURES) - MANAGED_FEATURES) + ["geospatial", "collations"]
+)
 def test_a_table_with_a_refused_or_unknown_feature_is_refused_naming_it(feature):
     guard = features_guard([protocol_action(3, 7, [feature], [feature, "appendOnly"])])
     assert not guard.passed
     assert feature in guard.message and guard.override is None
+
+
+@pytest.mark.parametrize("feature", sorted(MANAGED_FEATURES))
+def test_features_of_managed_tables_are_left_to_the_managed_guard(feature):
+    guard = features_guard([protocol_action(3, 7, [feature], [feature, "appendOnly"])])
+    assert guard.passed and f"{feature}: see not_catalog_managed" in guard.message
+    assert "Spark and Delta Lake" not in guard.message
 
 
 def test_every_supported_feature_passes():

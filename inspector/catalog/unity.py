@@ -96,6 +96,29 @@ class UnityCatalog:
             return {}
         return vended_options(answer)
 
+    def ratified_commits(self, name: CatalogName) -> tuple[dict[int, str], int] | None:
+        """The table's ratified, possibly unpublished commits, from the Delta API's
+        ``loadTable`` (Unity Catalog's managed-tables specification 1.0:
+        ``GET /delta/v1/catalogs/{catalog}/schemas/{schema}/tables/{table}``, its
+        ``commits`` and ``latest-table-version``), as {version: staged file name} and the
+        latest ratified version; None when the server has no such API (the Java server's
+        ``/delta/preview/commits`` is not asked) or does not coordinate the table's commits
+        (no ``latest-table-version``: an external table).
+        """
+        catalog, schema, table = (_quote(p) for p in name.parts)
+        path = f"/delta/v1/catalogs/{catalog}/schemas/{schema}/tables/{table}"
+        try:
+            answer = self._call("GET", path)
+        except (_NotFound, CatalogAccessDenied, CatalogUnavailable):
+            return None
+        latest = answer.get("latest-table-version")
+        try:
+            listed = answer.get("commits") or []
+            commits = {int(c["version"]): str(c["file-name"]).rsplit("/")[-1] for c in listed}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return (commits, latest) if isinstance(latest, int) else None
+
     def _missing(self, name: CatalogName) -> TableNotInCatalog:
         catalog, schema, table = name.parts
         for path, error in (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +16,10 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode
 from inspector.health import HealthReport
+from inspector.log.staged import StagedCommit
 from inspector.settings import Settings
 from inspector.table import open_table
+from inspector.table.staged import staged_commits
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +29,7 @@ class CheckResult(Result):
     report: HealthReport
     asked_all: bool
     data_loss_window: dict[str, Any]  # health.dataloss.DataLossWindow.to_json()
+    staged: Sequence[StagedCommit] = ()  # a catalog-managed table's unpublished commits
 
     def to_json(self) -> dict[str, Any]:
         from inspector.health import health_record
@@ -36,12 +39,15 @@ class CheckResult(Result):
             **health_record(self.report),
             "dataLossWindow": self.data_loss_window,
             **grouped_record(self.report),
+            "stagedCommits": [s.to_json() for s in self.staged],
         }
 
     def text(self) -> Iterator[str]:
         from inspector.present.text.health import health_lines
 
-        return iter(health_lines(self.report, asked_all=self.asked_all))
+        yield from health_lines(self.report, asked_all=self.asked_all)
+        for s in self.staged:
+            yield f"~ staged commit, version {s.version} ({s.file.name}): {s.status}"
 
 
 def _check_args(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +73,8 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     from inspector.health import check_table
 
-    log = open_table(args.table, settings).log
+    table = open_table(args.table, settings)
+    log = table.log
     show = sys.stderr.isatty() and not args.json
     report = check_table(
         log,
@@ -86,6 +93,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
         report=report,
         asked_all=args.all_versions,
         data_loss_window=window.to_json(),
+        staged=staged_commits(table, settings),
         exit_code=code,
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from inspector.table.history import (
 )
 from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
 from inspector.table.overview import TableDetail, table_detail
+from inspector.table.staged import staged_commits, staged_entries
 from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
@@ -107,18 +109,24 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
         since=None if args.since is None else parse_timestamp(args.since),
         until=None if args.until is None else parse_timestamp(args.until),
     )
-    log = open_table(args.table, settings).log
+    table = open_table(args.table, settings)
+    log = table.log
+    # A catalog-managed table's staged commits come first (newest), marked with their status.
+    staged = staged_entries(table, staged_commits(table, settings), settings)[::-1]
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
-        chosen = FilteredHistory(page, keep)
+        chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
         return HistoryResult(
             entries=chosen, problems=table_problems(log, whole=False), filtered=chosen
         )
     problems = table_problems(log)
     if keep.any:
-        chosen = filtered_history(log, settings, keep)
+        chosen = FilteredHistory(
+            itertools.chain(staged, filtered_history(log, settings, keep)), keep
+        )
         return HistoryResult(entries=chosen, problems=problems, filtered=chosen)
-    return HistoryResult(entries=newest_first(HistoryPager(log, settings)), problems=problems)
+    pages = newest_first(HistoryPager(log, settings))
+    return HistoryResult(entries=itertools.chain(staged, pages), problems=problems)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -64,10 +64,12 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumP
     from inspector.health.vacuum import VacuumMode, plan_vacuum
 
     hours = _hours(args.retain_hours)
+    table = open_table(args.table, settings)
     plan = plan_vacuum(
-        open_table(args.table, settings).log,
+        table.log,
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
+        name=table.name,
     )
     return VacuumPlanResult(plan=plan, cap=settings.max_listed_files)
 

@@ -268,3 +268,41 @@ def describe_protocol(protocol: Protocol) -> str:
     return f"{protocol.min_reader_version}/{protocol.min_writer_version}" + (
         f" [{features}]" if features else ""
     )
+
+
+#: The features that make a table catalog-managed: its catalog ratifies every commit, which
+#: it may keep as a staged commit (``_delta_log/_staged_commits/<v>.<uuid>.json``) until the
+#: commit is published (PROTOCOL.md, "Catalog-managed tables"; ``catalogOwned-preview`` is
+#: its name in Delta 4.0's preview).
+CATALOG_FEATURES = frozenset({"catalogManaged", "catalogOwned", "catalogOwned-preview"})
+#: The table property Unity Catalog sets on the tables it manages.
+UNITY_TABLE_ID = "io.unitycatalog.tableId"
+
+
+def catalog_features(protocol: Protocol) -> list[str]:
+    """The catalog-managed features the protocol requires (empty for other tables)."""
+    return sorted(all_features(protocol) & CATALOG_FEATURES)
+
+
+def through_the_catalog(
+    command: str, name: str | None, configuration: Mapping[str, str] | None = None
+) -> str:
+    """How to run ``command`` (``RESTORE TABLE t TO VERSION AS OF 3``, ``VACUUM t``) on a
+    catalog-managed table: by its catalog name, in an engine that commits through the catalog.
+
+    ``t`` in ``command`` is replaced by the table's name in its catalog, when the table was
+    opened by one (``uc://main.sales.orders``); else the user is told to open it by name.
+    """
+    if name:
+        full = name.partition("://")[2] or name
+        return (
+            f"run `{command.replace(' t', ' ' + full, 1)}` by its catalog name ({name}) in an "
+            "engine that commits through the catalog (Spark with Unity Catalog, Databricks)"
+        )
+    table_id = (configuration or {}).get(UNITY_TABLE_ID)
+    known = f"; its Unity Catalog table id is {table_id}" if table_id else ""
+    return (
+        "open it by its catalog name (uc://CATALOG.SCHEMA.TABLE" + known + ") and run "
+        f"`{command.replace(' t', ' CATALOG.SCHEMA.TABLE', 1)}` in an engine that commits "
+        "through the catalog (Spark with Unity Catalog, Databricks)"
+    )

@@ -29,7 +29,8 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.actions import DeletionVector
-from inspector.delta.errors import InvalidInput
+from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.filespans import VersionSpans, version_spans
 from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
 from inspector.health.vacuum_lite import LiteWindow, lite_window
@@ -152,6 +153,7 @@ def plan_vacuum(
     retain_hours: float | None = None,
     mode: VacuumMode = VacuumMode.LITE,
     now_ms: int | None = None,
+    name: str | None = None,
 ) -> VacuumPlan:
     """Plan a VACUUM of the latest version without deleting anything.
 
@@ -161,6 +163,7 @@ def plan_vacuum(
             ``delta.deletedFileRetentionDuration`` (else 7 days).
         mode: Lite or full.
         now_ms: The time to plan for (ms); defaults to the clock.
+        name: The table's catalog name, when it was opened by one (``uc://...``).
 
     Returns:
         The plan.
@@ -168,8 +171,17 @@ def plan_vacuum(
     Raises:
         InvalidInput: If the retention is negative or not a number.
         CorruptLog: If the latest version cannot be read (VACUUM needs it too).
+        UnsupportedFeature: If the table is catalog-managed (only its catalog may vacuum it).
     """
     snapshot = log.snapshot()
+    if managed := catalog_features(snapshot.protocol):
+        how = through_the_catalog("VACUUM t", name, snapshot.metadata.configuration)
+        raise UnsupportedFeature(
+            f"The table is catalog-managed ({', '.join(managed)}): only its catalog may "
+            "vacuum it (the Delta protocol forbids maintenance it has not permitted), so no "
+            "VACUUM plan is made by path.",
+            f"To vacuum it, {how}.",
+        )
     configured = _configured(snapshot)
     if retain_hours is None:
         retain_hours = configured.ms / HOUR_MS

@@ -393,8 +393,8 @@ def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
         ]
     if staged_commits:
         problems.append(
-            f"{staged_commits} staged commit(s) in _delta_log/_staged_commits "
-            "are not shown: the table is catalog-managed and only its catalog knows "
-            "which of them were ratified."
+            f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
+            "the table's catalog decides which become versions (those newer than the "
+            "published log are listed as staged commits)."
         )
     return problems

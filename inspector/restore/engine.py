@@ -14,6 +14,8 @@ Delta Lake on Spark reads every row (the plan's and the verification's). Delta's
   file of the target version, missing or not; only the own writer can leave them out.
 
 The decision is made once, from the plan (:meth:`RestorePlan.engines`), and passed on.
+A catalog-managed table is committed to by neither: only its catalog may (the restore is
+refused, :func:`inspector.restore.guards.managed_guard`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Engine(StrEnum):
 
     DELTA = "delta-spark"
     OWN = "delta-inspector"
+    CATALOG = "catalog"  # a catalog-managed table: only its catalog commits
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,11 +49,20 @@ class Engines:
     def describe(self) -> str:
         """One line for people."""
         names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
+        names[Engine.CATALOG] = "only the table's catalog"
         return f"{names[self.read]} reads, {names[self.commit]} commits: {self.why}"
 
 
-def choose_engines(table_root: str, *, allow_missing_files: bool) -> Engines:
+def choose_engines(
+    table_root: str, *, allow_missing_files: bool, catalog_managed: bool = False
+) -> Engines:
     """The engines of a restore of ``table_root`` (see the module docstring for the rule)."""
+    if catalog_managed:
+        return Engines(
+            read=Engine.DELTA,
+            commit=Engine.CATALOG,
+            why="the table is catalog-managed; this restore is refused (not_catalog_managed).",
+        )
     if not _is_local(table_root):
         return Engines(
             read=Engine.DELTA,

@@ -22,8 +22,10 @@ from inspector.delta.protocol import (
     REFUSED_FEATURES,
     RESTORABLE_FEATURES,
     all_features,
+    catalog_features,
     covers,
     describe_protocol,
+    through_the_catalog,
     writer_features,
 )
 
@@ -240,9 +242,14 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
 
 
 def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
-    """Every feature of the current, target and merged protocols must be supported by this writer."""
+    """Every feature of the current, target and merged protocols must be supported by this writer.
+
+    Features that put the table under a catalog or a commit coordinator are the managed
+    guard's (:func:`managed_guard`): its one reason says what to do instead.
+    """
     names = set().union(*(all_features(p) for p in protocols))
-    refused = sorted(n for n in names if n in REFUSED_FEATURES)
+    managed = sorted(n for n in names if n in MANAGED_FEATURES)
+    refused = sorted(n for n in names if n in REFUSED_FEATURES and n not in MANAGED_FEATURES)
     unknown = sorted(n for n in names if n not in RESTORABLE_FEATURES and n not in REFUSED_FEATURES)
     too_new = [
         describe_protocol(p)
@@ -261,37 +268,56 @@ def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
             + ". Restore it with Spark and Delta Lake instead.",
             details=details,
         )
-    listed = ", ".join(sorted(names)) or "none"
+    supported = ", ".join(sorted(set(names) - set(managed))) or "none"
+    aside = f"; {', '.join(managed)}: see not_catalog_managed" if managed else ""
     return GuardResult.passing(
         GuardName.WRITER_FEATURES,
-        f"Every table feature is supported by this writer ({listed}).",
+        f"Every table feature is supported by this writer ({supported}{aside}).",
         details=details,
     )
 
 
-def managed_guard(metadata: Metadata, protocol: Protocol, staged_commits: int) -> GuardResult:
-    """Tables managed by a catalog or a commit coordinator cannot be committed to directly."""
+def managed_guard(
+    metadata: Metadata,
+    protocol: Protocol,
+    staged_commits: int,
+    *,
+    name: str | None = None,
+    target_version: int | None = None,
+) -> GuardResult:
+    """Tables managed by a catalog or a commit coordinator cannot be committed to directly.
+
+    A catalog-managed table's one reason names the catalog name to restore it by
+    (``name``, when it was opened by one) and the command (``target_version``).
+    """
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
     keys = sorted(
         k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX)
     )
-    if features or keys or staged_commits:
-        reasons = (
-            ([f"table features {', '.join(features)}"] if features else [])
-            + ([f"properties {', '.join(keys)}"] if keys else [])
-            + (
-                [f"{staged_commits} staged commits in _delta_log/_staged_commits"]
-                if staged_commits
-                else []
-            )
+    details = {"features": features, "properties": keys, "stagedCommits": staged_commits}
+    if catalog_features(protocol):
+        command = (
+            f"RESTORE TABLE t TO VERSION AS OF {'N' if target_version is None else target_version}"
         )
+        return GuardResult.failing(
+            GuardName.NOT_CATALOG_MANAGED,
+            f"The table is catalog-managed ({', '.join(features)}): only its catalog may "
+            "commit to it, and Delta Inspector never commits through a catalog. To restore "
+            f"it, {through_the_catalog(command, name, metadata.configuration)}.",
+            details=details,
+        )
+    if features or keys or staged_commits:
+        reasons = [f"table features {', '.join(features)}"] if features else []
+        reasons += [f"properties {', '.join(keys)}"] if keys else []
+        staged = f"{staged_commits} staged commits in _delta_log/_staged_commits"
+        reasons += [staged] if staged_commits else []
         return GuardResult.failing(
             GuardName.NOT_CATALOG_MANAGED,
             "The table is managed by a catalog or a commit coordinator ("
             + "; ".join(reasons)
             + "): writing a commit file directly would bypass "
             "it. Restore it through its catalog (e.g. RESTORE in the managing engine).",
-            details={"features": features, "properties": keys, "stagedCommits": staged_commits},
+            details=details,
         )
     return GuardResult.passing(
         GuardName.NOT_CATALOG_MANAGED,

@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
 from inspector.delta.jsonvalue import camel_json
+from inspector.delta.protocol import catalog_features
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
@@ -168,6 +169,7 @@ class RestorePlan:
         return choose_engines(
             self.table_root,
             allow_missing_files=allow_missing_files and bool(self.problem_paths),
+            catalog_managed=bool(catalog_features(self.current_protocol)),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -82,6 +82,7 @@ class HistoryEntry:
     changes_protocol: bool
     problems: tuple[str, ...]
     changes: tuple[Change, ...] = ()
+    staged: str | None = None  # a catalog-managed table's staged commit: its status
 
     @property
     def timestamp(self) -> datetime:
@@ -337,4 +338,5 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "removedBytes": entry.files.removed_bytes,
         **entry.rows.history_json(),
         "problems": list(entry.problems),
+        "staged": entry.staged,
     }

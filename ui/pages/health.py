@@ -38,6 +38,7 @@ from ui.context import PageContext
 from ui.pages.health_replica import render_replica_section
 from ui.pages.restore_state import PREFILL, RestorePrefill
 from ui.routing import go_to
+from ui.staged import render_staged
 from ui.state import keep, kept
 
 REPORT_KEY = "_health_report"
@@ -56,6 +57,7 @@ def _render_check(ctx: PageContext) -> None:
         "Does every version have all its files? Checks the log's continuity and that every "
         "data file and deletion-vector file exists with the size the log records."
     )
+    render_staged(ctx)  # a catalog-managed table's unpublished commits, marked
     left, middle, right = st.columns([2, 2, 1])
     every = left.checkbox(
         "Every retained version",

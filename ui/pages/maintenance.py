@@ -73,7 +73,7 @@ def _plan(ctx: PageContext, hours: float, mode: VacuumMode) -> VacuumPlan:
     plan = kept(PLAN_KEY, request, VacuumPlan)
     if plan is None:
         with st.spinner("Listing the table folder…"):
-            plan = plan_vacuum(ctx.log, retain_hours=hours, mode=mode)
+            plan = plan_vacuum(ctx.log, retain_hours=hours, mode=mode, name=ctx.table_name)
         keep(PLAN_KEY, request, plan)
     return plan
 

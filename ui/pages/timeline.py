@@ -37,6 +37,7 @@ from ui.pages.timeline_frame import (
 from ui.pages.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
 from ui.pages.timeline_pages import read_for_window, show_progress
 from ui.pages.timeline_retention import add_retention_band
+from ui.staged import render_staged
 from ui.state import keep, kept
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
@@ -50,6 +51,7 @@ def render(ctx: PageContext) -> None:
     ident = (ctx.version, None)  # no filter yet: the window of the versions as read
     read_for_window(load, ctx.version, _wanted_window(ident))
     history = load.entries
+    render_staged(ctx)  # a catalog-managed table's unpublished commits, marked
     if not history:
         st.info(
             "This table's log has no commit files (only a checkpoint), so there is no history "

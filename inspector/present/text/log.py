@@ -24,6 +24,8 @@ def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
             f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
             f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
         )
+        if e.staged:
+            yield f"{'':>10}~ staged commit: {e.staged}"
         for problem in e.problems:
             yield f"{'':>10}! {problem}"
 

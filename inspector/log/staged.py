@@ -1,0 +1,113 @@
+"""Staged commits of a catalog-managed table: the versions its catalog has not published.
+
+A catalog-managed table (``catalogManaged``, or Delta 4.0's ``catalogOwned-preview``)
+commits by writing ``_delta_log/_staged_commits/<version>.<uuid>.json`` and asking its
+catalog to ratify it; a ratified commit is published later, as ``<version>.json``
+(PROTOCOL.md, "Catalog-managed tables"). Until then only the catalog knows which staged
+file won a version: attempts that were never ratified can pile up beside it, and Delta 4.4
+leaves an empty ``_staged_commits/`` even on plain tables, so the folder alone proves
+nothing. What the catalog says arrives as :class:`CatalogCommits` (Unity Catalog's
+``loadTable``, :mod:`inspector.catalog.unity`); without it every staged file newer than the
+published log is "staged, status unknown".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inspector.delta.paths import LOG_DIR
+from inspector.log.listing import LogFile
+from inspector.storage import Storage
+
+STAGED_DIR = f"{LOG_DIR}/_staged_commits"
+_STAGED = re.compile(r"^(\d{20})\.([0-9a-fA-F-]{36})\.json$")
+
+
+class StagedStatus(StrEnum):
+    """What is known of a staged commit newer than the published log."""
+
+    RATIFIED = "ratified, not yet published"
+    NOT_RATIFIED = "not ratified"
+    UNKNOWN = "staged, status unknown"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalogCommits:
+    """What the managing catalog says about a table's commits.
+
+    Attributes:
+        source: Which catalog said it, for people (``Unity Catalog at http://...``).
+        ratified: The file names (under ``_staged_commits``) of the ratified commits it
+            has not been told are published, by version.
+        latest_version: The newest version the catalog ratified.
+    """
+
+    source: str
+    ratified: dict[int, str]
+    latest_version: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StagedCommit:
+    """One staged commit file newer than the newest published commit, and its status."""
+
+    version: int
+    file: LogFile
+    status: StagedStatus
+
+    def to_json(self) -> dict[str, object]:
+        """``{"version", "file", "size", "status"}``: the JSON shape wherever it is shown."""
+        return {
+            "version": self.version,
+            "file": f"{STAGED_DIR}/{self.file.name}",
+            "size": self.file.size,
+            "status": str(self.status),
+        }
+
+
+def list_staged(storage: Storage) -> list[LogFile]:
+    """Every staged commit file (``<version>.<uuid>.json``), by version then name."""
+    try:
+        listed = storage.list(STAGED_DIR)
+    except OSError:
+        return []
+    files = [
+        LogFile(
+            name=m.name, path=storage.uri(m.path), size=m.size, modification_time=m.last_modified
+        )
+        for m in listed
+        if _STAGED.match(m.name)
+    ]
+    return sorted(files, key=lambda f: (staged_version(f.name), f.name))
+
+
+def staged_version(name: str) -> int:
+    """The version a staged commit's file name proposes (its 20 digits are authoritative)."""
+    return int(name[:20])
+
+
+def pending_commits(
+    files: list[LogFile], published: int, catalog: CatalogCommits | None
+) -> list[StagedCommit]:
+    """The staged commits newer than ``published`` (the newest ``<version>.json``).
+
+    With what the catalog says, a file it ratified is :attr:`StagedStatus.RATIFIED` and any
+    other :attr:`StagedStatus.NOT_RATIFIED`; without it every one is
+    :attr:`StagedStatus.UNKNOWN`. Files of published versions are not pending: the
+    published commit is that version's.
+    """
+    pending = []
+    for file in files:
+        version = staged_version(file.name)
+        if version <= published:
+            continue
+        if catalog is None:
+            status = StagedStatus.UNKNOWN
+        elif catalog.ratified.get(version) == file.name:
+            status = StagedStatus.RATIFIED
+        else:
+            status = StagedStatus.NOT_RATIFIED
+        pending.append(StagedCommit(version=version, file=file, status=status))
+    return pending

@@ -1,0 +1,105 @@
+"""A catalog-managed table's staged commits, shown in its history: one question, here.
+
+:func:`staged_commits` lists the staged commits newer than the published log
+(:mod:`inspector.log.staged`) of a table whose protocol makes it catalog-managed, with
+what its catalog says of them when it was opened by a ``uc://`` name (Unity Catalog's
+``loadTable``); :func:`staged_entries` turns them into history entries marked with their
+status. The history, the Timeline and the health check show these, each marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from inspector.catalog.names import CatalogKind, parse_catalog_name
+from inspector.delta.errors import InspectorError
+from inspector.delta.protocol import catalog_features
+from inspector.log.commit import Commit, parse_commit
+from inspector.log.staged import (
+    STAGED_DIR,
+    CatalogCommits,
+    StagedCommit,
+    list_staged,
+    pending_commits,
+    staged_version,
+)
+from inspector.log.tablemeta import metadata_at
+from inspector.settings import Settings
+from inspector.table.handle import Table
+from inspector.table.history_entry import HistoryEntry, history_entries
+from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
+
+
+def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
+    """The staged commits newer than the published log, when the table is catalog-managed.
+
+    Only ``_delta_log/_staged_commits`` is listed for a table without any; the latest
+    protocol is read only when staged files newer than the published log exist.
+    """
+    log = table.log
+    files = list_staged(log.storage)
+    published = log.latest_version
+    if not any(staged_version(f.name) > published for f in files):
+        return []
+    try:
+        if not catalog_features(log.snapshot().protocol):
+            return []
+    except InspectorError:  # the latest version is unreadable: the check says so
+        return []
+    return pending_commits(files, published, catalog_commits(table.name, settings))
+
+
+def catalog_commits(name: str | None, settings: Settings) -> CatalogCommits | None:
+    """What the table's catalog says of its commits; None for a table opened by path, a
+    catalog that cannot say (Glue, a server without the Delta API)."""
+    parsed = parse_catalog_name(name or "")
+    if parsed is None or parsed.kind is not CatalogKind.UNITY:
+        return None
+    from inspector.catalog.unity import UnityCatalog
+
+    try:
+        server = UnityCatalog(settings)
+        answer = server.ratified_commits(parsed)
+    except InspectorError:
+        return None
+    if answer is None:
+        return None
+    ratified, latest = answer
+    return CatalogCommits(
+        source=f"Unity Catalog at {server.url}", ratified=ratified, latest_version=latest
+    )
+
+
+def staged_entries(
+    table: Table, staged: list[StagedCommit], settings: Settings
+) -> list[HistoryEntry]:
+    """History entries for staged commits (oldest first), each marked with its status."""
+    if not staged:
+        return []
+    log = table.log
+    commits = []
+    for s in staged:
+        try:
+            data: bytes | OSError = log.storage.read(f"{STAGED_DIR}/{s.file.name}")
+        except OSError as exc:
+            data = exc
+        commits.append(parse_commit(s.version, s.file, data, columnar=False))
+    try:
+        config = metadata_at(log, log.latest_version).configuration
+    except InspectorError:  # unreadable: timestamps fall back to file times
+        config = {}
+    versions = [s.version for s in staged]
+    rows = _with_rows(table, commits)
+    entries, _ = history_entries(log, versions, rows, config, {}, {}, settings)
+    return [replace(e, staged=str(s.status)) for e, s in zip(entries, staged, strict=True)]
+
+
+def _with_rows(table: Table, commits: list[Commit]) -> Iterator[tuple[Commit, RowChange]]:
+    """Each staged commit with its row figures, each read on the published log (a staged
+    commit after another has no published state before it: its figures may be unknown)."""
+    for commit in commits:
+        try:
+            yield next(rows_along(table.log, iter([commit])))
+        except InspectorError:
+            yield commit, UNKNOWN
