@@ -22,6 +22,7 @@ from inspector.table.history import (
     HistoryEntry,
     history_page,
     history_record,
+    is_copy_problem,
 )
 from inspector.table.history_pages import HistoryPager, newest_first
 from inspector.table.overview import TableDetail, table_detail
@@ -44,16 +45,26 @@ class HistoryResult(Result):
     def text(self) -> Iterator[str]:
         yield (
             f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
-            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
+            f"{'-files':>7} {'dv upd':>7} {'+bytes':>12} {'-bytes':>12}  rows +ins / −del / upd"
         )
+        copies = 0  # a copied table's time mismatch is said once, not once per version
         for e in self.entries:
+            f = e.files
             yield (
                 f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-                f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
-                f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
+                f"{e.operation[:22]:<22} {f.num_added_files:>7,} {f.num_removed_files:>7,} "
+                f"{f.deletion_vector_updates:>7,} {f.added_bytes:>12,} {f.removed_bytes:>12,}  "
+                f"{e.rows.label()}"
             )
             for problem in e.problems:
-                yield f"{'':>10}! {problem}"
+                copies += is_copy_problem(problem)
+                if copies <= 1 or not is_copy_problem(problem):
+                    yield f"{'':>10}! {problem}"
+        if copies > 1:
+            yield (
+                f"! {copies - 1:,} more versions have the same mismatch of commit time and file "
+                "time (--json lists each)."
+            )
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -134,9 +145,13 @@ class DetailResult(Result):
 
     def text(self) -> Iterator[str]:
         record = self.to_json()
+        record["createdAt"] = format_time(self.detail.created_at)  # the one text form
+        record["lastModified"] = format_time(self.detail.last_modified)
         width = max(len(k) for k in record)
         for key, value in record.items():
-            if key not in ("columns", "properties", "compatibility"):
+            if key in _WHOLE_LOG and value is None:
+                yield f"{key:<{width}}  - (read with --whole-log)"
+            elif key not in ("columns", "properties", "compatibility"):
                 yield f"{key:<{width}}  {_text_value(value)}"
         yield f"properties:{'' if record['properties'] else ' -'}"
         for key, value in sorted(record["properties"].items()):
@@ -147,6 +162,9 @@ class DetailResult(Result):
             yield f"  {c['name']} {c['type']}{null}"
         yield "compatibility:"
         yield from self.compatibility.text()
+
+
+_WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
 
 
 def _text_value(value: object) -> str:

@@ -22,7 +22,7 @@ from inspector.cli.args import (
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
-from inspector.delta.text import format_time
+from inspector.delta.text import format_moment, format_time
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -36,6 +36,7 @@ from inspector.restore import (
 from inspector.restore.target import describe_name_source
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
+from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import parse_version
 
 
@@ -286,7 +287,8 @@ class AuditResult(Result):
             undo = f" (undone by v{r.undone_by})" if r.undone_by is not None else ""
             why = f"  reason: {e.reason}" if e.reason else ""
             error = f"  error: {e.error}" if e.error else ""
-            yield f"  {e.when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
+            when = format_moment(parse_timestamp(e.when))
+            yield f"  {when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
 
 
 @command("audit", "List every restore attempt on a table recorded in the audit log.")

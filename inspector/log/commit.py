@@ -35,14 +35,56 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True)
 class FileSummary:
-    """Counts and sums of a commit's file actions (what the history shows)."""
+    """A commit's file actions counted as Delta's ``operationMetrics`` count them.
 
-    num_added_files: int
-    num_removed_files: int
+    A file removed and added back under the same path in one commit (a DELETE, UPDATE or
+    MERGE giving it a deletion vector, or a new one) is one remove and one add action, but
+    neither a file added nor a file removed: Delta counts it in ``numDeletionVectorsAdded``
+    or ``numDeletionVectorsUpdated``, never in ``numAddedFiles``/``numRemovedFiles``. The
+    actions themselves are counted under their own names (``add_actions``,
+    ``remove_actions``); the bytes are those of the files added and removed; the records
+    those of every add and remove action (the row rule nets out the files updated in place).
+    """
+
+    add_actions: int
+    remove_actions: int
+    deletion_vector_updates: int
     added_bytes: int
     removed_bytes: int
     added_records: int | None
     removed_records: int | None
+
+    @property
+    def num_added_files(self) -> int:
+        """Files added (Delta's ``numAddedFiles``): add actions of a path not also removed."""
+        return self.add_actions - self.deletion_vector_updates
+
+    @property
+    def num_removed_files(self) -> int:
+        """Files removed (Delta's ``numRemovedFiles``): remove actions of a path not re-added."""
+        return self.remove_actions - self.deletion_vector_updates
+
+    @classmethod
+    def of(
+        cls,
+        adds: Iterable[tuple[str, int]],
+        removes: Iterable[tuple[str, int]],
+        *,
+        added_records: int | None,
+        removed_records: int | None,
+    ) -> FileSummary:
+        """A summary from each add's and each remove's ``(path, size)``."""
+        added, removed = list(adds), list(removes)
+        both = {p for p, _ in added} & {p for p, _ in removed} if added and removed else set()
+        return cls(
+            add_actions=len(added),
+            remove_actions=len(removed),
+            deletion_vector_updates=len(both),
+            added_bytes=sum(s for p, s in added if p not in both),
+            removed_bytes=sum(s for p, s in removed if p not in both),
+            added_records=added_records,
+            removed_records=removed_records,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,11 +158,9 @@ class Commit:
         if self.columns is not None:
             return _columnar_summary(self.columns)
         adds, removes = self._file_actions
-        return FileSummary(
-            num_added_files=len(adds),
-            num_removed_files=len(removes),
-            added_bytes=sum(a.size for a in adds),
-            removed_bytes=sum(r.size or 0 for r in removes),
+        return FileSummary.of(
+            ((a.path, a.size) for a in adds),
+            ((r.path, r.size or 0) for r in removes),
             added_records=_sum_or_none(a.num_records for a in adds),
             removed_records=_sum_or_none(r.num_records for r in removes),
         )
@@ -304,13 +344,35 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
         counts = columnar.num_records(table.column("stats"))
         return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
 
+    adds, removes = files.adds, files.removes
+    in_place_adds = in_place_removes = None
+    if (
+        adds.num_rows and removes.num_rows
+    ):  # files given a deletion vector: neither added nor removed
+        in_place_adds = pc.is_in(
+            adds.column("path"), value_set=removes.column("path").combine_chunks()
+        )
+        in_place_removes = pc.is_in(
+            removes.column("path"), value_set=adds.column("path").combine_chunks()
+        )
+
+    def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
+        sizes = table.column("size")
+        return total(sizes if in_place is None else pc.filter(sizes, pc.invert(in_place)))
+
+    both = (
+        0
+        if in_place_adds is None
+        else len(set(pc.filter(adds.column("path"), in_place_adds).to_pylist()))
+    )
     return FileSummary(
-        num_added_files=files.adds.num_rows,
-        num_removed_files=files.removes.num_rows,
-        added_bytes=total(files.adds.column("size")),
-        removed_bytes=total(files.removes.column("size")),  # a sum skips nulls
-        added_records=records(files.adds),
-        removed_records=records(files.removes),
+        add_actions=adds.num_rows,
+        remove_actions=removes.num_rows,
+        deletion_vector_updates=both,
+        added_bytes=moved_bytes(adds, in_place_adds),
+        removed_bytes=moved_bytes(removes, in_place_removes),  # a sum skips nulls
+        added_records=records(adds),
+        removed_records=records(removes),
     )
 
 

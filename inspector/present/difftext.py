@@ -47,13 +47,16 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
 
 
 def _log_rows_text(rows: dict[str, Any]) -> str:
+    """``rowsFromLog`` as the one row label says it (``RowChange.label``)."""
     mark = "" if rows["exact"] else "~"
-    added, removed = (
+    inserted, deleted = (
         "?" if v is None else f"{sign}{v:,}"
-        for v, sign in ((rows["rowsAdded"], "+"), (rows["rowsRemoved"], "-"))
+        for v, sign in ((rows["rowsInserted"], "+"), (rows["rowsDeleted"], "−"))
     )
-    text = f"{mark}{added} / {mark}{removed}"
-    return text + (f" ({rows['rowsUpdated']:,} updated)" if rows.get("rowsUpdated") else "")
+    text = f"{mark}{inserted} / {mark}{deleted}"
+    if rows["rowsInserted"] is None and rows["netRows"] is not None:
+        return f"{text} (net {rows['netRows']:+,})"
+    return text + (f" / {mark}{rows['rowsUpdated']:,} updated" if rows.get("rowsUpdated") else "")
 
 
 def _schema_lines(record: dict[str, Any]) -> list[str]:

@@ -29,6 +29,7 @@ from inspector.table.history_time import (
     TIME_RULE,
     TimestampSource,
     VersionTimestamps,
+    file_time_before,
     is_copy_problem,
     iso,
     ms_to_datetime,
@@ -144,8 +145,24 @@ def history_page(
     gaps = gap_problems(log, versions, whole=False)
     found = log.replay_problems()
     return history_entries(
-        log, versions, rows_along(log, iter(commits)), config, gaps, found, settings
+        log,
+        versions,
+        rows_along(log, iter(commits)),
+        config,
+        gaps,
+        found,
+        settings,
+        previous=_time_before(log, versions, commits),
     )
+
+
+def _time_before(log: DeltaLog, versions: list[int], commits: list[Commit]) -> int | None:
+    """The history timestamp just before a page, as the whole history has it (listing the
+    whole log only when a commit of the page takes its time from its file)."""
+    if not versions or all(c.commit_info.in_commit_timestamp is not None for c in commits):
+        return None
+    listing = log.tail if log.tail.is_whole else log.listing
+    return file_time_before(listing.commits, versions[0])
 
 
 def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
@@ -205,10 +222,13 @@ def history_entries(
     gaps: Mapping[int, list[str]],
     checkpoints: Mapping[int, list[str]],
     settings: Settings,
+    *,
+    previous: int | None = None,
 ) -> list[HistoryEntry]:
-    """One entry per version, oldest first, from the versions' commits in the same order."""
+    """One entry per version, oldest first, from the versions' commits in the same order
+    (``previous``: the history timestamp of the version before the first, if known)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    entries, previous, pending = [], None, next(commits, None)
+    entries, pending = [], next(commits, None)
     state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
     for version in versions:
         if pending is not None and pending[0].version == version:
@@ -370,6 +390,9 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "userMetadata": entry.user_metadata,
         "numAddedFiles": entry.files.num_added_files,
         "numRemovedFiles": entry.files.num_removed_files,
+        "numDeletionVectorUpdates": entry.files.deletion_vector_updates,
+        "numAddActions": entry.files.add_actions,
+        "numRemoveActions": entry.files.remove_actions,
         "addedBytes": entry.files.added_bytes,
         "removedBytes": entry.files.removed_bytes,
         **entry.rows.history_json(),

@@ -203,11 +203,9 @@ def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | 
     for i, split in enumerate(splits):
         added, add_sizes, add_records, add_lines = adds.part(i)
         removed, remove_sizes, remove_records, remove_lines = removes.part(i)
-        summary = FileSummary(
-            num_added_files=len(added),
-            num_removed_files=len(removed),
-            added_bytes=sum(add_sizes),
-            removed_bytes=sum(remove_sizes),
+        summary = FileSummary.of(
+            ((f.path, s) for f, s in zip(added, add_sizes, strict=True)),
+            ((f.path, s) for f, s in zip(removed, remove_sizes, strict=True)),
             added_records=_known_sum(add_records),
             removed_records=_known_sum(remove_records),
         )
