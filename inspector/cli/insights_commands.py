@@ -42,7 +42,7 @@ class InsightsResult(Result):
             f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
             f"into ≈{opt['filesAfter']:,}"
         )
-        yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  live rows {_n(r['liveRows'])}"
+        yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  records in files {_n(r['records'])}"
         stats = r["stats"]
         yield (
             f"files with stats: {stats['filesWithStats']:,}/{stats['files']:,}  "
