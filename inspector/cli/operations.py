@@ -15,7 +15,7 @@ from inspector.cli.args import open_table, storage_arg, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode, InvalidInput
-from inspector.delta.text import format_time
+from inspector.delta.text import counted, format_time
 from inspector.health import version_ranges
 from inspector.settings import Settings
 
@@ -147,7 +147,7 @@ class ReplicaResult(Result):
         seconds = "unknown" if window.seconds is None else f"{window.seconds:,.0f} s"
         yield ""
         yield (
-            f"Data-loss window of a failover now: {window.versions} version(s), {seconds}, "
+            f"Data-loss window of a failover now: {counted(window.versions, 'version')}, {seconds}, "
             f"{_or_unknown(window.rows_added)} rows added and "
             f"{_or_unknown(window.rows_removed)} removed on the primary since."
         )

@@ -79,7 +79,7 @@ def plan_restore(
     target_snap, error = _target_snapshot(log, version)
     current = log.snapshot()
     if target_snap is None or version >= current.version:
-        plan = _refused_plan(table, current, version, requested, error, settings)
+        plan = _refused_plan(table, current, version, requested, error, settings, spark)
     else:
         plan = _full_plan(table, current, target_snap, requested, settings, spark)
     if table.name:
@@ -134,8 +134,10 @@ def _refused_plan(
     requested: str | None,
     error: str | None,
     settings: Settings,
+    spark: Any,
 ) -> RestorePlan:
-    """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
+    """A plan for a target that cannot be restored: nothing to do, and the reason as a guard
+    (``RestorePlan.is_refusal``: front ends show the reason alone, and no confirmation)."""
     log = table.log
     guard = target_guard(current.version, version, log.earliest_version, error)
     empty = RestoreMetrics.of(
@@ -170,6 +172,7 @@ def _refused_plan(
         problem_paths=frozenset(),
         guards=(guard,),
         warnings=(),
+        delta_jars=_has_delta_jars(spark, settings),  # the real engine, named in the refusal
     )
 
 
