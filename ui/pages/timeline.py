@@ -3,7 +3,7 @@
 One mark per version, coloured by kind of operation and sized by the bytes (or
 rows) it added and removed; versions with problems wear a ring. Clicking a mark or
 a row selects that version. Built to stay responsive with 20,000 versions: the
-frame is built once per history generation (``ui.timeline_frame``), the chart and the
+frame is built once per history generation (``ui.pages.timeline_frame``), the chart and the
 table draw a window of at most 2,000 versions (with buttons to page through the rest),
 and large windows are drawn with WebGL.
 """
@@ -26,8 +26,7 @@ from ui.common import select_version
 from ui.context import PageContext
 from ui.history_load import HistoryLoad
 from ui.page_state import linked, mirror
-from ui.state import keep, kept
-from ui.timeline_frame import (
+from ui.pages.timeline_frame import (
     KIND_COLOURS,
     WINDOW,
     history_frame,
@@ -35,9 +34,10 @@ from ui.timeline_frame import (
     window_key,
     window_text,
 )
-from ui.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
-from ui.timeline_pages import read_for_window, show_progress
-from ui.timeline_retention import add_retention_band
+from ui.pages.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
+from ui.pages.timeline_pages import read_for_window, show_progress
+from ui.pages.timeline_retention import add_retention_band
+from ui.state import keep, kept
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
 _CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"

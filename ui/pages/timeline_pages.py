@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.history_load import HistoryLoad
-from ui.timeline_frame import WINDOW
+from ui.pages.timeline_frame import WINDOW
 
 _POLL_S = 1.0  # how often the progress bar looks again
 

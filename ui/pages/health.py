@@ -34,8 +34,8 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.replica import render_replica_section
-from ui.restore_state import PREFILL, RestorePrefill
+from ui.pages.health_replica import render_replica_section
+from ui.pages.restore_state import PREFILL, RestorePrefill
 from ui.routing import go_to
 from ui.state import keep, kept
 
