@@ -125,8 +125,8 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
     cols.metric("Commits in between", len(diff.by_commit))
     rows = log_rows.total
     st.markdown(
-        f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
-        "figures as the Version page)."
+        f"**Rows +inserted / −deleted / updated: {rows.label()}** "
+        f"({escape_markdown(rows.note)}; the same figures as the Version page)."
     )
     if compared is not None:
         noun = "Keys" if compared.key else "Rows"
@@ -144,7 +144,9 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
         f"{format_count(t.records_added)} records), **{t.files_removed}** removed "
-        f"({format_bytes(t.bytes_removed)}, {format_count(t.records_removed)} records)."
+        f"({format_bytes(t.bytes_removed)}, {format_count(t.records_removed)} records), "
+        f"**{t.deletion_vector_updates:,}** given a new deletion vector (neither added nor "
+        "removed, as Delta counts them)."
     )
     if diff.by_commit:
         st.dataframe(
@@ -153,13 +155,14 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
                     {
                         "version": c.version,
                         "timestamp": format_ms(c.timestamp),
+                        "writer's commitInfo time": format_ms(c.commit_info_timestamp),
                         "operation": c.operation,
                         "+files": c.totals.files_added,
                         "-files": c.totals.files_removed,
+                        "deletion vectors updated": c.totals.deletion_vector_updates,
                         "+bytes": c.totals.bytes_added,
                         "-bytes": c.totals.bytes_removed,
-                        "+rows": by_version[c.version].added,
-                        "-rows": by_version[c.version].removed,
+                        "rows +inserted / −deleted / updated": by_version[c.version].label(),
                         "rows from": _rows_source(by_version[c.version]),
                         "records in files added": c.totals.records_added,
                         "records in files removed": c.totals.records_removed,

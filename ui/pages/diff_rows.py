@@ -9,7 +9,7 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.diff.filediff import FileDiff
-from inspector.diff.rowkeys import suggest_key
+from inspector.diff.rowkeys import default_key, suggest_key
 from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
@@ -29,13 +29,14 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...]) -> R
         )
     )
     suggestion = suggest_key(ctx.log.snapshot(diff.to_version))
+    chosen = default_key(ctx.log.snapshot(diff.to_version))  # as `diff --rows` chooses
     suggested = [c for c in suggestion.columns if c in columns]
     columns = suggested + [c for c in columns if c not in suggested]  # suggestions listed first
     key = tuple(
         st.multiselect(
             "Key columns (optional)",
             columns,
-            default=suggested if suggestion.identifies_rows else [],
+            default=[c for c in chosen.columns if c in columns] if chosen else [],
             key="diff_key",
             help="With a key, rows are matched by it: an update shows as a changed row "
             "(before → after) rather than a removed and an added one. Suggested: "

@@ -299,8 +299,9 @@ _TABLE_COLUMNS = {
     "timestamp": st.column_config.DatetimeColumn("timestamp", format=TIME_FORMAT),
     "operation": st.column_config.TextColumn("operation", width="medium"),
     "rows": st.column_config.TextColumn(
-        "rows +/−",
-        help="Rows inserted + updated / deleted + updated (the Version page's figures)",
+        "rows +ins / −del / upd",
+        help="Rows inserted / deleted / updated, as Delta's operationMetrics define them "
+        "(the Version page's figures)",
     ),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
@@ -310,6 +311,7 @@ _TABLE_COLUMNS = {
     "blind_append": st.column_config.CheckboxColumn("isBlindAppend"),
     "added_files": st.column_config.NumberColumn("+files", format="%d"),
     "removed_files": st.column_config.NumberColumn("−files", format="%d"),
+    "dv_updates": st.column_config.NumberColumn("deletion vectors updated", format="%d"),
     "added_bytes": st.column_config.NumberColumn("+bytes", format="%d"),
     "removed_bytes": st.column_config.NumberColumn("−bytes", format="%d"),
     "problems": st.column_config.TextColumn("problems", width="large"),

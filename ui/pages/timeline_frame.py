@@ -113,6 +113,7 @@ _COLUMNS = (
     "blind_append",
     "added_files",
     "removed_files",
+    "dv_updates",
     "added_bytes",
     "removed_bytes",
     "added_rows",
@@ -141,6 +142,7 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> tuple[Any, ...]:
         e.is_blind_append,
         e.files.num_added_files,
         e.files.num_removed_files,
+        e.files.deletion_vector_updates,
         e.files.added_bytes,
         e.files.removed_bytes,
         e.rows.added,
@@ -199,7 +201,9 @@ def _hover(frame: pd.DataFrame) -> list[str]:
             f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
             f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
         )
-        text += f"<br>rows {r.rows}"
+        if r.dv_updates:
+            text += f", {r.dv_updates:,} deletion vectors updated"
+        text += f"<br>rows {r.rows}"  # +inserted / −deleted / updated, as everywhere
         if r.changes:
             text += f"<br>changes: {r.changes}"
         if r.user:
