@@ -134,3 +134,15 @@ def test_an_error_replaces_the_plan_on_screen(operator_restore):
 
     assert at.error
     assert not [t for t in at.text_input if t.key == "restore_confirm_table"]
+
+
+def test_a_bad_version_in_a_link_is_reported_with_what_the_page_shows_instead(
+    corpus, monkeypatch, tmp_path
+):
+    table = str(corpus / DV_TABLE)
+    at = run_app(monkeypatch, tmp_path, table=table, view="diff", **{"from": "5", "to": "abc"})
+
+    warning = " ".join(w.value for w in at.warning)
+    assert "to=abc is not a version of this table" in warning
+    shown_from = at.selectbox(key=f"diff_from_{DeltaLog.open(table).latest_version}").value
+    assert f"Showing version {shown_from} →" in warning

@@ -45,6 +45,21 @@ class VersionPair:
             return cls(from_version=first, to_version=second)
         return None
 
+    @staticmethod
+    def link_problem(link: Mapping[str, str], versions: list[int]) -> str | None:
+        """What is wrong with a link's ``from``/``to`` (``to=abc``), for the page to say
+        before what it fell back to; None when the link names no pair or a good one."""
+        bad = [
+            f"{k}={link[k]}" for k in ("from", "to") if k in link and _int(link[k]) not in versions
+        ]
+        if not bad or not versions:
+            return None
+        verb = "is" if len(bad) == 1 else "are"
+        return (
+            f"The link's {' and '.join(bad)} {verb} not a version of this table (versions "
+            f"{versions[0]} to {versions[-1]})."
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class PreviewChoice:

@@ -88,13 +88,20 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     at = versions.index(ctx.version) if ctx.version in versions else len(versions) - 1
     # Keyed by the selected version, so choosing another version resets the defaults.
     keys = {"from": f"diff_from_{ctx.version}", "to": f"diff_to_{ctx.version}"}
-    pair = VersionPair.from_link(linked(), versions)
+    link = linked()
+    pair = VersionPair.from_link(link, versions)
     if pair is not None:  # a link (or another page) names the pair
         adopt({"from": pair.from_version, "to": pair.to_version}, keys)
+    problem = VersionPair.link_problem(link, versions)
     left, right, _ = st.columns([1, 1, 3])
     from_version = left.selectbox("From version", versions, index=max(at - 1, 0), key=keys["from"])
     to_version = right.selectbox("To version", versions, index=at, key=keys["to"])
     shown = VersionPair(from_version=int(from_version), to_version=int(to_version))
+    if problem is not None:
+        st.warning(
+            f"{problem} Showing version {shown.from_version} → {shown.to_version} instead.",
+            icon=":material/link_off:",
+        )
     mirror(shown.params())
     return shown.from_version, shown.to_version
 
