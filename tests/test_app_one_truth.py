@@ -146,3 +146,34 @@ def test_a_bad_version_in_a_link_is_reported_with_what_the_page_shows_instead(
     assert "to=abc is not a version of this table" in warning
     shown_from = at.selectbox(key=f"diff_from_{DeltaLog.open(table).latest_version}").value
     assert f"Showing version {shown_from} →" in warning
+
+
+def test_the_overview_shows_no_internal_path(corpus, monkeypatch, tmp_path):
+    at = run_app(monkeypatch, tmp_path, table=str(corpus / DV_TABLE), view="overview")
+    text = page_text(at).replace(str(corpus / DV_TABLE), "TABLE")  # its location is shown
+    assert "with a caveat" in text  # the caveats are there, in words
+    for internal in ("../", "shared/corpus", "tests/", ".py"):
+        assert internal not in text, internal
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"view": "preview", "at": "1"},
+        {"view": "diff", "from": "0", "to": "1"},
+        {"view": "changes", "from": "0", "to": "0"},
+    ],
+)
+def test_a_linked_picker_gets_no_default_beside_its_state(
+    corpus, query, monkeypatch, tmp_path, recwarn
+):
+    at = run_app(monkeypatch, tmp_path, table=str(corpus / MERGE_TABLE), errors_shown=True, **query)
+    shown = [w.value for w in at.warning] + [str(w.message) for w in recwarn]
+    assert not any("Session State" in text for text in shown), shown
+
+
+def test_the_timeline_legend_has_no_two_entries_differing_in_case(corpus, monkeypatch, tmp_path):
+    at = run_app(monkeypatch, tmp_path, table=str(corpus / DV_TABLE), view="timeline")
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = [t["name"] for t in figure["data"] if t.get("name") and t.get("showlegend", True)]
+    assert len({n.lower() for n in set(names)}) == len(set(names)), names

@@ -102,6 +102,13 @@ def adopt(record_params: Mapping[str, object], widget_keys: Mapping[str, str]) -
             st.session_state[widget_keys[name]] = value
 
 
+def initial_index(key: str, index: int) -> int:
+    """A picker's ``index``, or 0 (Streamlit's "no default") when a link or a page switch
+    already put its value in the session state: Streamlit warns, with a stack trace, when a
+    widget gets both a default and a session state value."""
+    return 0 if key in st.session_state else index
+
+
 def linked() -> Mapping[str, str]:
     """The parameters of the link this page was opened with (empty after its first run)."""
     return link_params()

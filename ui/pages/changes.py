@@ -29,7 +29,7 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.page_state import VersionPair, adopt, initial_index, linked, mirror
 from ui.routing import ask_for_page
 from ui.state import keep, kept
 
@@ -75,8 +75,12 @@ def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, 
     adopt({"filter": link.get("filter")}, keys)
     left, right = st.columns(2)
     at = versions.index(ctx.version)
-    start = left.selectbox("From version", versions, index=at, key=keys["from"])
-    end = right.selectbox("To version", versions, index=at, key=keys["to"])
+    start = left.selectbox(
+        "From version", versions, index=initial_index(keys["from"], at), key=keys["from"]
+    )
+    end = right.selectbox(
+        "To version", versions, index=initial_index(keys["to"], at), key=keys["to"]
+    )
     where = st.text_input(
         "Filter (optional SQL WHERE expression; _change_type and _commit_version included)",
         key=_WHERE,

@@ -34,7 +34,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.file_pages import paged_table
-from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.page_state import VersionPair, adopt, initial_index, linked, mirror
 from ui.pages.diff_rows import rows_tab_body
 from ui.routing import go_to
 
@@ -94,8 +94,15 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
         adopt({"from": pair.from_version, "to": pair.to_version}, keys)
     problem = VersionPair.link_problem(link, versions)
     left, right, _ = st.columns([1, 1, 3])
-    from_version = left.selectbox("From version", versions, index=max(at - 1, 0), key=keys["from"])
-    to_version = right.selectbox("To version", versions, index=at, key=keys["to"])
+    from_version = left.selectbox(
+        "From version",
+        versions,
+        index=initial_index(keys["from"], max(at - 1, 0)),
+        key=keys["from"],
+    )
+    to_version = right.selectbox(
+        "To version", versions, index=initial_index(keys["to"], at), key=keys["to"]
+    )
     shown = VersionPair(from_version=int(from_version), to_version=int(to_version))
     if problem is not None:
         st.warning(
