@@ -177,3 +177,45 @@ def test_the_timeline_legend_has_no_two_entries_differing_in_case(corpus, monkey
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     names = [t["name"] for t in figure["data"] if t.get("name") and t.get("showlegend", True)]
     assert len({n.lower() for n in set(names)}) == len(set(names)), names
+
+
+def _committed(audit_log: str, table: str, *, restore: int, back_to: int, partial: bool) -> None:
+    """A committed restore in the audit log, as execute_restore records it."""
+    from inspector.restore.audit import AuditOutcome, record_attempt
+
+    record_attempt(
+        audit_log,
+        table=table,
+        outcome=AuditOutcome.COMMITTED,
+        from_version=back_to,
+        to_version=1,
+        committed_version=restore,
+        reason="test",
+        details={"partial": partial, "verified": True},
+    )
+
+
+def test_undo_is_reachable_from_the_audit_page_and_names_the_later_commits(tmp_path, monkeypatch):
+    table = sales_table(tmp_path / "sales")  # versions 0..4
+    _committed(str(tmp_path / "audit.jsonl"), table, restore=3, back_to=2, partial=False)
+    at = open_app(monkeypatch, tmp_path, operator=True, table=table, view="audit")
+    at.run()
+
+    text = page_text(at)
+    assert "Undo the restore committed as version 3: restore version 2." in text
+    assert "It would also revert version 4, committed after the restore." in text
+    at.button(key="audit_undo_3").click().run()
+
+    assert not at.exception
+    assert at.text_input(key="restore_target").value == "2"
+    assert at.session_state["restore_reason"] == "Undo the restore committed as version 3"
+
+
+def test_a_recoverys_undo_is_not_offered_and_says_why(tmp_path, monkeypatch):
+    table = sales_table(tmp_path / "sales")
+    _committed(str(tmp_path / "audit.jsonl"), table, restore=4, back_to=3, partial=True)
+    at = open_app(monkeypatch, tmp_path, operator=True, table=table, view="audit")
+    at.run()
+
+    assert "needs the files this recovery left out" in page_text(at)
+    assert not [b for b in at.button if b.key == "audit_undo_4"]

@@ -34,7 +34,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.diff.metarows import MetadataRow, RowKind, metadata_rows
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.present.values import EMPTY, setting_text, text_value
+from inspector.present.values import EMPTY, setting_text
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import RowChange, commit_rows
@@ -48,6 +48,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural
+from ui.pages.version_info import commit_info
 
 _LISTED_PATHS = 50  # paths listed as text per kind; the tables below page through every file
 _RAW_ACTIONS = 300  # actions pretty-printed; the download has the whole file
@@ -64,7 +65,7 @@ def render(ctx: PageContext) -> None:
     _heading(commit, entry)
     _files(ctx, commit)
     _metadata_changes(ctx, commit)
-    _commit_info(commit)
+    commit_info(commit)
     _other_actions(commit)
     _raw_json(ctx, commit)
 
@@ -330,40 +331,6 @@ def _value_text(value: Any) -> str:
 
 
 # ---- commitInfo and other actions -----------------------------------------------------------------
-
-
-def _commit_info(commit: Commit) -> None:
-    info = commit.commit_info
-    st.markdown("##### commitInfo")
-    if not info.raw:
-        st.caption("This commit has no commitInfo action (the writer did not record one).")
-        return
-    provenance = {
-        k: v for k, v in info.raw.items() if k not in ("operationParameters", "operationMetrics")
-    }
-    sections = (
-        ("operationMetrics", info.operation_metrics),
-        ("operationParameters", info.operation_parameters),
-        ("Provenance", provenance),
-    )
-    # Full width, one section a tab: a third of the page clipped long values ("55" for 550).
-    for tab, (_, values) in zip(st.tabs([t for t, _ in sections]), sections, strict=True):
-        with tab:
-            if values:
-                st.table(
-                    pd.DataFrame(
-                        [{"field": k, "value": _field_text(k, v)} for k, v in values.items()]
-                    ),
-                    hide_index=True,
-                )
-            else:
-                st.caption("none recorded")
-
-
-def _field_text(key: str, value: Any) -> str:
-    if key in ("timestamp", "inCommitTimestamp") and isinstance(value, int):
-        return f"{value} ({format_ms(value)})"
-    return text_value(value)
 
 
 def _other_actions(commit: Commit) -> None:
