@@ -10,8 +10,10 @@ plan. Every documented address opens its page.
 
 from __future__ import annotations
 
+import base64
 import json
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -219,3 +221,17 @@ def test_a_recoverys_undo_is_not_offered_and_says_why(tmp_path, monkeypatch):
 
     assert "needs the files this recovery left out" in page_text(at)
     assert not [b for b in at.button if b.key == "audit_undo_4"]
+
+
+def test_the_history_table_starts_near_the_selected_version(corpus, monkeypatch, tmp_path):
+    table = str(corpus / DV_TABLE)  # versions 0..25
+    at = run_app(monkeypatch, tmp_path, table=table, view="timeline", version="4")
+    history = next(d.value for d in at.dataframe if "parameters" in d.value.columns)
+    assert list(history["version"])[:4] == [7, 6, 5, 4]  # the selected row is in view
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    sizes = []
+    for trace in figure["data"]:
+        size = trace.get("marker", {}).get("size")
+        if isinstance(size, dict) and trace.get("hovertext"):  # the commits' marks (binary)
+            sizes += np.frombuffer(base64.b64decode(size["bdata"]), dtype=size["dtype"]).tolist()
+    assert sizes and min(sizes) >= 7  # no faint dots beside one big commit
