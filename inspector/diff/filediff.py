@@ -8,6 +8,7 @@ the change, not the size of the table, and no Spark is needed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -250,9 +251,25 @@ def _commit_change(
         operation=info.operation,
         timestamp=time,
         commit_info_timestamp=info.timestamp,
-        totals=_totals(adds, removes),
+        totals=_commit_totals(commit, adds, removes),
         changes_metadata=commit.metadata is not None,
         changes_protocol=commit.protocol is not None,
+    )
+
+
+def _commit_totals(
+    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
+) -> FileTotals:
+    """One commit's totals: its files and bytes as the history counts them (the writer's
+    metrics first, ``Commit.file_summary``), its records from its actions."""
+    summary = commit.file_summary
+    return dataclasses.replace(
+        _totals(adds, removes),
+        files_added=summary.num_added_files,
+        files_removed=summary.num_removed_files,
+        deletion_vector_updates=summary.deletion_vector_updates,
+        bytes_added=summary.added_bytes,
+        bytes_removed=summary.removed_bytes,
     )
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import (
     Action,
@@ -35,34 +36,37 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True)
 class FileSummary:
-    """A commit's file actions counted as Delta's ``operationMetrics`` count them.
+    """A commit's files added and removed as Delta counts them, and its actions as written.
 
-    A file removed and added back under the same path in one commit (a DELETE, UPDATE or
-    MERGE giving it a deletion vector, or a new one) is one remove and one add action, but
-    neither a file added nor a file removed: Delta counts it in ``numDeletionVectorsAdded``
-    or ``numDeletionVectorsUpdated``, never in ``numAddedFiles``/``numRemovedFiles``. The
-    actions themselves are counted under their own names (``add_actions``,
-    ``remove_actions``); the bytes are those of the files added and removed; the records
-    those of every add and remove action (the row rule nets out the files updated in place).
+    Files and bytes added and removed are the writer's ``operationMetrics`` where it
+    recorded them (``numAddedFiles``, ``numRemovedFiles``, ``numAddedBytes``,
+    ``numRemovedBytes``; a MERGE's ``numTargetFiles…``/``numTargetBytes…``; a WRITE's
+    ``numFiles``/``numOutputBytes``; delta-rs's snake_case names), as for rows. Without
+    them, from the actions by Delta's rule: a file removed and added back under the same
+    path in one commit (given a deletion vector) is neither a file added nor a file
+    removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``). The actions
+    themselves are counted under their own names (``add_actions``, ``remove_actions``),
+    the files re-added under their path in ``deletion_vector_updates``; the records are
+    those of every add and remove action (the row rule nets out the files re-added).
     """
 
     add_actions: int
     remove_actions: int
     deletion_vector_updates: int
+    num_added_files: int
+    num_removed_files: int
     added_bytes: int
     removed_bytes: int
     added_records: int | None
     removed_records: int | None
 
-    @property
-    def num_added_files(self) -> int:
-        """Files added (Delta's ``numAddedFiles``): add actions of a path not also removed."""
-        return self.add_actions - self.deletion_vector_updates
-
-    @property
-    def num_removed_files(self) -> int:
-        """Files removed (Delta's ``numRemovedFiles``): remove actions of a path not re-added."""
-        return self.remove_actions - self.deletion_vector_updates
+    def with_metrics(self, metrics: Mapping[str, Any]) -> FileSummary:
+        """The summary with the writer's file metrics where it recorded them."""
+        if not metrics:
+            return self
+        named: dict[str, Any] = {k.replace("_", "").lower(): v for k, v in metrics.items()}
+        found = {field: _metric(named, names) for field, names in _FILE_METRICS.items()}
+        return dataclasses.replace(self, **{k: v for k, v in found.items() if v is not None})
 
     @classmethod
     def of(
@@ -80,6 +84,8 @@ class FileSummary:
             add_actions=len(added),
             remove_actions=len(removed),
             deletion_vector_updates=len(both),
+            num_added_files=len(added) - len(both),
+            num_removed_files=len(removed) - len(both),
             added_bytes=sum(s for p, s in added if p not in both),
             removed_bytes=sum(s for p, s in removed if p not in both),
             added_records=added_records,
@@ -155,15 +161,16 @@ class Commit:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
         if self.counted is not None:
             return self.counted
+        metrics = self.commit_info.operation_metrics
         if self.columns is not None:
-            return _columnar_summary(self.columns)
+            return _columnar_summary(self.columns).with_metrics(metrics)
         adds, removes = self._file_actions
         return FileSummary.of(
             ((a.path, a.size) for a in adds),
             ((r.path, r.size or 0) for r in removes),
             added_records=_sum_or_none(a.num_records for a in adds),
             removed_records=_sum_or_none(r.num_records for r in removes),
-        )
+        ).with_metrics(metrics)
 
     @property
     def is_complete(self) -> bool:
@@ -369,11 +376,31 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
         add_actions=adds.num_rows,
         remove_actions=removes.num_rows,
         deletion_vector_updates=both,
+        num_added_files=adds.num_rows - both,
+        num_removed_files=removes.num_rows - both,
         added_bytes=moved_bytes(adds, in_place_adds),
         removed_bytes=moved_bytes(removes, in_place_removes),  # a sum skips nulls
         added_records=records(adds),
         removed_records=records(removes),
     )
+
+
+# Each figure's metric names, normalised (lower case, no underscores), first found wins.
+_FILE_METRICS = {
+    "num_added_files": ("numaddedfiles", "numtargetfilesadded", "numfiles"),
+    "num_removed_files": ("numremovedfiles", "numtargetfilesremoved"),
+    "added_bytes": ("numaddedbytes", "numtargetbytesadded", "numoutputbytes"),
+    "removed_bytes": ("numremovedbytes", "numtargetbytesremoved"),
+}
+
+
+def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
+    for name in names:
+        try:
+            return int(named[name])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
 
 
 def _sum_or_none(values: Iterable[int | None]) -> int | None:
