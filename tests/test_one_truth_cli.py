@@ -47,11 +47,14 @@ def test_files_and_bytes_are_counted_as_deltas_own_metrics_count_them(name, corp
         if "numAddedBytes" in metrics:
             assert e["addedBytes"] == int(metrics["numAddedBytes"]), version
             assert e["removedBytes"] == int(metrics["numRemovedBytes"]), version
-        if "numDeletionVectorsAdded" in metrics:
-            dvs = int(metrics["numDeletionVectorsAdded"]) + int(
-                metrics.get("numDeletionVectorsUpdated", 0)
+        first_dvs = int(metrics.get("numDeletionVectorsUpdated", 0)) == 0 and (
+            int(metrics.get("numDeletionVectorsRemoved", 0)) == 0
+        )
+        if "numDeletionVectorsAdded" in metrics and first_dvs:  # files given their first DV
+            assert e["numDeletionVectorUpdates"] == int(metrics["numDeletionVectorsAdded"]), (
+                version,
+                e["operation"],
             )
-            assert e["numDeletionVectorUpdates"] == dvs, version
         if not any(k.startswith(("numAdded", "numRemoved", "numTarget")) for k in metrics):
             # Without metrics, Delta's rule on the actions, which keep their own names.
             assert e["numAddActions"] == e["numAddedFiles"] + e["numDeletionVectorUpdates"]
