@@ -168,10 +168,12 @@ def test_the_version_and_diff_pages_show_the_same_row_figures(
     version_page = _page(root, version, "version", monkeypatch, tmp_path)
     diff_page = _page(root, version, "diff", monkeypatch, tmp_path)
 
-    assert {m.label: m.value for m in version_page.metric}["Rows added / removed"] == expected
-    assert any(f"Rows added / removed: {expected}" in m.value for m in diff_page.markdown)
-    commits = next(d.value for d in diff_page.dataframe if "+rows" in d.value.columns)
+    label = "Rows +inserted / −deleted / updated"
+    assert {m.label: m.value for m in version_page.metric}[label] == expected
+    assert any(f"{label}: {expected}" in m.value for m in diff_page.markdown)
+    commits = next(d.value for d in diff_page.dataframe if "rows from" in d.value.columns)
     assert commits["rows from"].tolist() == ["operation metrics"]
+    assert commits["rows +inserted / −deleted / updated"].tolist() == [expected]
 
 
 def test_the_diff_summary_and_a_row_diff_agree_or_say_why_in_one_line(demo):
