@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from inspector.delta.actions import (
     Action,
@@ -24,6 +23,7 @@ from inspector.delta.actions import (
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
+from inspector.log.filesummary import FileSummary as FileSummary  # long imported from here
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -32,65 +32,6 @@ from inspector.storage import Storage
 # commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
 if TYPE_CHECKING:
     import pyarrow as pa
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileSummary:
-    """A commit's files added and removed as Delta counts them, and its actions as written.
-
-    Files and bytes added and removed are the writer's ``operationMetrics`` where it
-    recorded them (``numAddedFiles``, ``numRemovedFiles``, ``numAddedBytes``,
-    ``numRemovedBytes``; a MERGE's ``numTargetFiles…``/``numTargetBytes…``; a WRITE's
-    ``numFiles``/``numOutputBytes``; delta-rs's snake_case names), as for rows. Without
-    them, from the actions by Delta's rule: a file removed and added back under the same
-    path in one commit (given a deletion vector) is neither a file added nor a file
-    removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``). The actions
-    themselves are counted under their own names (``add_actions``, ``remove_actions``),
-    the files re-added under their path in ``deletion_vector_updates``; the records are
-    those of every add and remove action (the row rule nets out the files re-added).
-    """
-
-    add_actions: int
-    remove_actions: int
-    deletion_vector_updates: int
-    num_added_files: int
-    num_removed_files: int
-    added_bytes: int
-    removed_bytes: int
-    added_records: int | None
-    removed_records: int | None
-
-    def with_metrics(self, metrics: Mapping[str, Any]) -> FileSummary:
-        """The summary with the writer's file metrics where it recorded them."""
-        if not metrics:
-            return self
-        named: dict[str, Any] = {k.replace("_", "").lower(): v for k, v in metrics.items()}
-        found = {field: _metric(named, names) for field, names in _FILE_METRICS.items()}
-        return dataclasses.replace(self, **{k: v for k, v in found.items() if v is not None})
-
-    @classmethod
-    def of(
-        cls,
-        adds: Iterable[tuple[str, int]],
-        removes: Iterable[tuple[str, int]],
-        *,
-        added_records: int | None,
-        removed_records: int | None,
-    ) -> FileSummary:
-        """A summary from each add's and each remove's ``(path, size)``."""
-        added, removed = list(adds), list(removes)
-        both = {p for p, _ in added} & {p for p, _ in removed} if added and removed else set()
-        return cls(
-            add_actions=len(added),
-            remove_actions=len(removed),
-            deletion_vector_updates=len(both),
-            num_added_files=len(added) - len(both),
-            num_removed_files=len(removed) - len(both),
-            added_bytes=sum(s for p, s in added if p not in both),
-            removed_bytes=sum(s for p, s in removed if p not in both),
-            added_records=added_records,
-            removed_records=removed_records,
-        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -383,24 +324,6 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
         added_records=records(adds),
         removed_records=records(removes),
     )
-
-
-# Each figure's metric names, normalised (lower case, no underscores), first found wins.
-_FILE_METRICS = {
-    "num_added_files": ("numaddedfiles", "numtargetfilesadded", "numfiles"),
-    "num_removed_files": ("numremovedfiles", "numtargetfilesremoved"),
-    "added_bytes": ("numaddedbytes", "numtargetbytesadded", "numoutputbytes"),
-    "removed_bytes": ("numremovedbytes", "numtargetbytesremoved"),
-}
-
-
-def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
-    for name in names:
-        try:
-            return int(named[name])
-        except (KeyError, TypeError, ValueError):
-            continue
-    return None
 
 
 def _sum_or_none(values: Iterable[int | None]) -> int | None:
