@@ -179,6 +179,13 @@ case "$cmd" in
     # one is reported by the app in this terminal and on the page.
     exec .venv/bin/python -m streamlit run app.py -- "$@"
     ;;
+  develop)
+    # The app for development: reruns when a source file is saved (the app itself never
+    # watches files, .streamlit/config.toml).
+    ensure_java; ensure_venv; ensure_jars; ready
+    exec .venv/bin/python -m streamlit run app.py --server.fileWatcherType auto \
+      --server.runOnSave true -- "$@"
+    ;;
   desktop)
     ensure_java; ensure_venv; ensure_jars; ensure_debs "${QT_DEBS[@]}"; ready
     exec .venv/bin/python -m inspector desktop "$@"
@@ -192,5 +199,5 @@ case "$cmd" in
     exec .venv/bin/python -m pytest "$@"
     ;;
   *)
-    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh desktop [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
+    echo "usage: ./dev.sh app [TABLE] [--operator] | ./dev.sh develop [TABLE] [--operator] | ./dev.sh desktop [TABLE] [--operator] | ./dev.sh test [PYTEST ARGS]" >&2; exit 2 ;;
 esac

@@ -91,3 +91,19 @@ def test_rows_are_paged_by_the_backend(spark, monkeypatch, tmp_path):
     at.button(key="cdf_run").click().run()
     assert at.number_input(key="cdf_page").value == 1
     assert list(at.dataframe[1].value["id"]) == [3]
+
+
+def test_a_changes_link_shows_the_rows_without_another_click(spark, monkeypatch, tmp_path):
+    table = written(tmp_path / "cdf")
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params.update(
+        {"table": table, "version": "3", "view": "changes", "from": "3", "to": "3"}
+    )
+    at.run()
+
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rows"] == "1" and metrics["delete"] == "1"
+    per_version = at.dataframe[0].value
+    assert "None" not in per_version.astype(str).to_numpy().ravel().tolist()

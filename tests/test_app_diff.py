@@ -101,3 +101,19 @@ def test_partition_columns_are_listed_first_but_not_picked_as_the_key(monkeypatc
     key = at.multiselect(key="diff_key")
     assert key.value == [] and key.options[0] == "letter"
     assert "does not identify one" in key.help
+
+
+def test_a_diff_link_keeps_the_key_and_the_row_result(shop, spark, monkeypatch, tmp_path):
+    at = _diff_page(shop, 3, monkeypatch, tmp_path)
+    at.selectbox(key="diff_from_3").set_value(0).run()
+    at.multiselect(key="diff_key").set_value([]).run()  # whole rows, not the suggested key
+    at.button(key="diff_rows_button").click().run()
+    link = {k: str(at.query_params[k]) for k in at.query_params}
+    assert (link["key"], link["rows"]) == ("-", "1")
+    compared = {m: v for m, v in _metrics(at).items() if m.startswith("Rows ")}
+
+    # The address sent to a colleague: the same key, the row result recomputed, no click.
+    link["view"] = "diff"  # the page is the address's path; AppTest opens it by the old form
+    again = run_app(monkeypatch, tmp_path, timeout=180, errors_shown=True, **link)
+    assert again.multiselect(key="diff_key").value == []
+    assert {m: v for m, v in _metrics(again).items() if m.startswith("Rows ")} == compared

@@ -58,7 +58,8 @@ def test_a_link_to_a_diff_reopens_the_same_pair(new_session):
     assert again.selectbox(key="diff_to_20").value == 7
 
 
-def test_a_link_to_changes_reopens_the_same_range_and_filter(new_session):
+def test_a_link_to_changes_reopens_the_same_range_and_filter(new_session, spark):
+    # The reopened link reads its feed on Spark at once (no second click): a Spark test.
     at = new_session(table=str(TABLE), version="20", view="changes")
     at.selectbox(key="cdf_from_20").set_value(10).run()
     at.text_input(key="cdf_where").input("_change_type = 'delete'").run()

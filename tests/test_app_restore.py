@@ -129,13 +129,15 @@ def test_the_backend_says_what_is_missing_before_the_commit_button_is_enabled(
     assert at.button(key="restore_commit").disabled
 
 
-def test_a_refused_plan_keeps_the_commit_button_disabled(tmp_path, monkeypatch, spark):
+def test_a_refused_plan_is_only_a_refusal_with_no_confirmation_to_fill(
+    tmp_path, monkeypatch, spark
+):
     table = sales_table(tmp_path / "sales")
     at = planned(table, monkeypatch, tmp_path, "4")
-    confirm(at, "sales", "4", "why not")
 
     assert any("a restore can only go back" in e.value for e in at.error)
-    assert at.button(key="restore_commit").disabled
+    assert not [t for t in at.text_input if t.key == "restore_confirm_table"]
+    assert not [b for b in at.button if b.key == "restore_commit"]
 
 
 def test_the_health_page_prefills_the_target_and_the_reason_but_not_the_confirmation(

@@ -130,7 +130,7 @@ def test_history_text_shows_one_row_per_version_newest_first():
         ("1", "UTC", "WRITE"),
         ("0", "UTC", "WRITE"),
     ]
-    assert rows[0][5:9] == ["2", "5", "980", "2450"]
+    assert rows[0][5:10] == ["2", "5", "0", "980", "2,450"]  # +files -files dv-updated bytes
     assert any(line.lstrip().startswith("! ") for line in lines), (
         "problems are shown under their version"
     )

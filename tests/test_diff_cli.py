@@ -11,6 +11,8 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.cli.main import main
+from inspector.diff.rowkeys import suggest_key
+from inspector.log.deltalog import DeltaLog
 from tests.conftest import REPO, run_cli
 
 
@@ -121,8 +123,21 @@ def test_rows_with_a_key_report_changed_keys_and_capped_samples(
 
 
 @pytest.mark.spark
-def test_rows_without_a_key_count_rows(accounts, spark, capsys):
-    code = main(["diff", accounts, "--from", "2", "--to", "1", "--rows"])
+def test_rows_with_no_key_count_whole_rows(accounts, spark, capsys):
+    code = main(["diff", accounts, "--from", "2", "--to", "1", "--rows", "--no-key"])
 
     assert code == 0
-    assert "rows: 2 added, 2 removed" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rows: 2 added, 2 removed" in out and "suggested key" not in out
+
+
+@pytest.mark.spark
+def test_rows_without_a_key_match_on_the_key_the_app_suggests(accounts, spark, capsys):
+    code = main(["diff", accounts, "--from", "2", "--to", "1", "--rows", "--json"])
+
+    assert code == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    suggestion = suggest_key(DeltaLog.open(accounts).snapshot(1))
+    assert rows["key"] == list(suggestion.columns) == ["id"]  # the app's default key
+    assert rows["keySuggestion"] == suggestion.to_json()
+    assert "changed" in rows

@@ -261,7 +261,7 @@ def test_replica_cli_text_names_what_to_copy(pair, capsys):
 
     out = capsys.readouterr().out
     assert code == 0
-    assert "Commits still to copy: 14" in out and "1 version(s)" in out
+    assert "Commits still to copy: 14" in out and "window of a failover now: 1 version," in out
 
 
 @pytest.mark.parametrize("which", ["primary", "replica"])

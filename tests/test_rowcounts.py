@@ -39,7 +39,7 @@ def test_the_demo_delete_update_and_merge_count_the_rows_they_touched(demo):
     assert figures(commit_rows(demo, 4)) == (154, 154, 154, RowSource.OPERATION_METRICS, True)
     merge = commit_rows(demo, 5)
     assert figures(merge) == (60, 38, 38, RowSource.OPERATION_METRICS, True)
-    assert merge.label() == "+60 / −38 (38 updated)"
+    assert merge.label() == "+22 / −0 / 38 updated"  # as Delta's metrics: 22 inserted
     assert commit_rows(demo, 10).source is RowSource.NO_DATA_CHANGE  # OPTIMIZE
 
 
@@ -113,13 +113,15 @@ def test_without_metrics_a_dv_delete_is_counted_exactly_from_deletion_vectors(co
     assert change.note == "from file stats and deletion vectors"
 
 
-def test_without_metrics_a_rewrite_is_an_estimate_with_an_exact_net(copy_table):
+def test_without_metrics_a_rewrite_says_only_its_exact_net(copy_table):
     table = copy_table(MERGE)
     _strip_metrics(table, 1)
     change = commit_rows(DeltaLog.open(str(table)), 1)
     assert (change.added, change.removed, change.net) == (140, 100, 40)
-    assert not change.exact and change.label() == "~+140 / ~−100"
-    assert "estimate" in change.note and "net change (+40) is exact" in change.note
+    assert not change.exact and change.label() == "? / ? (net +40)"
+    assert change.history_json() == {"rowsInserted": None, "rowsDeleted": None, "rowsUpdated": None}
+    assert "added 140 rows and removed 100" in change.note
+    assert "net change (+40) is exact" in change.note
 
 
 def test_tables_written_by_deltalake(tmp_path):
@@ -166,10 +168,12 @@ def test_the_version_and_diff_pages_show_the_same_row_figures(
     version_page = _page(root, version, "version", monkeypatch, tmp_path)
     diff_page = _page(root, version, "diff", monkeypatch, tmp_path)
 
-    assert {m.label: m.value for m in version_page.metric}["Rows added / removed"] == expected
-    assert any(f"Rows added / removed: {expected}" in m.value for m in diff_page.markdown)
-    commits = next(d.value for d in diff_page.dataframe if "+rows" in d.value.columns)
+    label = "Rows +inserted / −deleted / updated"
+    assert {m.label: m.value for m in version_page.metric}[label] == expected
+    assert any(f"{label}: {expected}" in m.value for m in diff_page.markdown)
+    commits = next(d.value for d in diff_page.dataframe if "rows from" in d.value.columns)
     assert commits["rows from"].tolist() == ["operation metrics"]
+    assert commits["rows +inserted / −deleted / updated"].tolist() == [expected]
 
 
 def test_the_diff_summary_and_a_row_diff_agree_or_say_why_in_one_line(demo):

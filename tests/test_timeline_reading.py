@@ -48,7 +48,14 @@ def test_the_timeline_marks_changes_and_offers_a_version_axis(demo, monkeypatch,
     at = _timeline(demo, monkeypatch, tmp_path)
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     names = {t.get("name") for t in figure["data"]}
-    assert {"schema change", "properties change", "protocol change", "partition overwrite"} <= names
+    assert {
+        "schema changed",
+        "properties changed",
+        "protocol changed",
+        "partition overwrite",
+    } <= names
+    named = [n for n in names if n]
+    assert len({n.lower() for n in named}) == len(named)  # no two entries differ in case only
     table = next(d.value for d in at.dataframe if "parameters" in d.value.columns)
     assert not table["parameters"].str.contains('{"', regex=False).any()
     overwrite = table["parameters"].str.contains("predicate: region = 'APAC'", regex=False)

@@ -15,7 +15,7 @@ import streamlit as st
 
 from inspector.delta.text import TIME_FORMAT, partition_label
 from inspector.diff.filepages import PAGE_SIZE, FilePage
-from inspector.present.values import EMPTY
+from inspector.present.values import EMPTY, text_value
 from ui.common import format_bytes, rows_height
 
 FILE_COLUMNS = {
@@ -80,13 +80,11 @@ def files_frame(page: FilePage) -> pd.DataFrame:
             "partition": partition_text(r["partitionValues"]),
             "size": r["size"],
             "numRecords": r["numRecords"],
-            "minValues": _json_text(r.get("minValues")),
-            "maxValues": _json_text(r.get("maxValues")),
-            "nullCount": _json_text(r.get("nullCount")),
             "dataChange": r["dataChange"],
             "deletionVector": _dv_text(r["deletionVector"]),
             "time": r.get("modificationTime", r.get("deletionTimestamp")),
             "tags": _json_text(r["tags"]),
+            **stat_columns(r),
         }
         for r in page.records
     ]
@@ -99,6 +97,29 @@ def files_frame(page: FilePage) -> pd.DataFrame:
         c for c in frame.columns if c in ("path", "size", "dataChange") or frame[c].notna().any()
     ]
     return frame[keep]
+
+
+_STATS = (("minValues", "min"), ("maxValues", "max"), ("nullCount", "nulls"))
+
+
+def stat_columns(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A file's statistics as columns, ``min id``, ``max id``, ``nulls id`` (nested fields
+    dotted: ``min address.city``), never as JSON in a cell; values as every page writes them."""
+    out: dict[str, Any] = {}
+    for section, label in _STATS:
+        for name, value in _flat(record.get(section) or {}):
+            out[f"{label} {name}"] = value if label == "nulls" else text_value(value)
+    return out
+
+
+def _flat(values: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for name, value in values.items():
+        if isinstance(value, Mapping):
+            out += _flat(value, f"{prefix}{name}.")
+        else:
+            out.append((f"{prefix}{name}", value))
+    return out
 
 
 def partition_text(values: Mapping[str, Any] | None) -> str | None:

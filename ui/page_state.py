@@ -45,6 +45,21 @@ class VersionPair:
             return cls(from_version=first, to_version=second)
         return None
 
+    @staticmethod
+    def link_problem(link: Mapping[str, str], versions: list[int]) -> str | None:
+        """What is wrong with a link's ``from``/``to`` (``to=abc``), for the page to say
+        before what it fell back to; None when the link names no pair or a good one."""
+        bad = [
+            f"{k}={link[k]}" for k in ("from", "to") if k in link and _int(link[k]) not in versions
+        ]
+        if not bad or not versions:
+            return None
+        verb = "is" if len(bad) == 1 else "are"
+        return (
+            f"The link's {' and '.join(bad)} {verb} not a version of this table (versions "
+            f"{versions[0]} to {versions[-1]})."
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class PreviewChoice:
@@ -85,6 +100,13 @@ def adopt(record_params: Mapping[str, object], widget_keys: Mapping[str, str]) -
     for name, value in record_params.items():
         if value is not None and name in widget_keys:
             st.session_state[widget_keys[name]] = value
+
+
+def initial_index(key: str, index: int) -> int:
+    """A picker's ``index``, or 0 (Streamlit's "no default") when a link or a page switch
+    already put its value in the session state: Streamlit warns, with a stack trace, when a
+    widget gets both a default and a session state value."""
+    return 0 if key in st.session_state else index
 
 
 def linked() -> Mapping[str, str]:

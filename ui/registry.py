@@ -55,7 +55,7 @@ PAGES: list[Page] = [
     _page("version", "Version", "commit"),
     _page("preview", "Preview", "table_view", "at", "timestamp", "filter", needs_rows=True),
     _page("overview", "Overview", "info"),
-    _page("diff", "Diff", "difference", "from", "to", needs_rows=True),
+    _page("diff", "Diff", "difference", "from", "to", "key", "rows", needs_rows=True),
     _page("changes", "Changes", "change_circle", "from", "to", "filter", needs_rows=True),
     _page("health", "Health", "health_and_safety"),
     _page("maintenance", "Maintenance", "cleaning_services"),

@@ -64,12 +64,22 @@ def navigation(
         Streamlit's page (call its ``run()``) and our record of it.
     """
     built = {p.key: _st_page(p, run) for p in pages}
-    chosen = st.navigation(list(built.values()), position="sidebar")
+    first = next(p for p in pages if p.key == _default_key(pages))
+    # Streamlit serves its default page at "" and answers that page's own path with "Page
+    # not found": the default is a hidden page that shows the first page at the root, so
+    # every page keeps its documented address (/timeline as much as /diff).
+    root = st.Page(
+        lambda: run(first),
+        title=first.title,
+        icon=first.icon,
+        url_path="home",
+        default=True,
+        visibility="hidden",
+    )
+    chosen = st.navigation([root, *built.values()], position="sidebar")
     _redirect_old_link(pages, built, notices)
     _switch_if_asked(built)
-    page = next((p for p in pages if p.key == chosen.url_path), None)
-    if page is None:  # the default page's url_path is "" in Streamlit's record
-        page = next(p for p in pages if p.key == _default_key(pages))
+    page = next((p for p in pages if p.key == chosen.url_path), first)  # the root: the first
     write_url(dict.fromkeys(PAGE_PARAMS - set(page.params)))  # another page's state
     return chosen, page
 
@@ -85,7 +95,6 @@ def _st_page(page: Page, run: Callable[[Page], None]) -> StreamlitPage:
         title=page.title,
         icon=page.icon,
         url_path=page.key,
-        default=page.key == DEFAULT_PAGE,
     )
 
 

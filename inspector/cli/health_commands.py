@@ -43,11 +43,9 @@ class CheckResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.health import health_lines
+        from inspector.present.text.health import check_lines
 
-        yield from health_lines(self.report, asked_all=self.asked_all)
-        for s in self.staged:
-            yield f"~ staged commit, version {s.version} ({s.file.name}): {s.status}"
+        return check_lines(self.report, self.staged, asked_all=self.asked_all)
 
 
 def _check_args(parser: argparse.ArgumentParser) -> None:

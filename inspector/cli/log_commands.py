@@ -13,6 +13,7 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
+from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
@@ -121,9 +122,7 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
         )
     problems = table_problems(log)
     if keep.any:
-        chosen = FilteredHistory(
-            itertools.chain(staged, filtered_history(log, settings, keep)), keep
-        )
+        chosen = filtered_history(log, settings, keep, lead=staged)
         return HistoryResult(entries=chosen, problems=problems, filtered=chosen)
     pages = newest_first(HistoryPager(log, settings))
     return HistoryResult(entries=itertools.chain(staged, pages), problems=problems)
@@ -179,9 +178,12 @@ class DetailResult(Result):
         return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
+        record = self.to_json()
+        record["createdAt"] = format_time(self.detail.created_at)  # the one text form
+        record["lastModified"] = format_time(self.detail.last_modified)
         from inspector.present.text.log import detail_lines
 
-        return detail_lines(self.to_json(), self.compatibility)
+        return detail_lines(record, self.compatibility)
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
+from inspector.diff.rowkeys import default_key
 from inspector.rows.preview import Preview
 from inspector.settings import Settings
 from inspector.table import open_table
@@ -114,8 +115,15 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--key",
-        default="",
-        help="Key columns (COL[,COL...]): report keys added, removed and changed. Implies --rows.",
+        default=None,
+        help="Key columns (COL[,COL...]): report keys added, removed and changed. Implies "
+        "--rows. Without it, --rows matches rows on the key the app suggests too (an identity "
+        "or id column), and says so.",
+    )
+    parser.add_argument(
+        "--no-key",
+        action="store_true",
+        help="Compare whole rows: an update is one row removed and one added.",
     )
     parser.add_argument("--offset", type=int, default=0, help="First sample row to show (paging).")
     spark_args(parser)
@@ -133,9 +141,12 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     diff = diff_files(
         log, parse_version(args.from_version, log), parse_version(args.to_version, log)
     )
-    rows = None
-    key = tuple(k for k in args.key.split(",") if k.strip())
-    if args.rows or key:
+    rows, suggestion = None, None
+    key = tuple(k.strip() for k in (args.key or "").split(",") if k.strip())
+    if (args.rows or key) and not key and not args.no_key:  # the app's default, the same way
+        suggestion = default_key(log.snapshot(diff.to_version))
+        key = suggestion.columns if suggestion is not None else ()
+    if args.rows or key or args.no_key:
         from inspector.rows.rowdiff import diff_rows
 
         rows = diff_rows(
@@ -150,4 +161,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     from inspector.table.rowcounts import rows_between
 
     log_rows = rows_between(log, diff.from_version, diff.to_version)
-    return DiffResult(record=diff_record(diff, rows, table=log.table_root, log_rows=log_rows))
+    record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
+    if suggestion is not None:
+        record["rows"]["keySuggestion"] = suggestion.to_json()
+    return DiffResult(record=record)

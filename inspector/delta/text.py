@@ -41,6 +41,20 @@ def format_moment(moment: datetime) -> str:
     return format_time(seconds * 1000 + aware.microsecond // 1000) or ""
 
 
+def counted(n: int | None, noun: str, plural: str | None = None) -> str:
+    """The one way a count is said in text: ``1 version``, ``3,100 rows``, ``? rows``.
+
+    Args:
+        n: The count (None: unknown).
+        noun: The singular noun.
+        plural: The plural, when it is not ``noun + "s"``.
+    """
+    many = plural or f"{noun}s"
+    if n is None:
+        return f"? {many}"
+    return f"{n:,} {noun if n == 1 else many}"
+
+
 def version_ranges(versions: Iterable[int]) -> str:
     """Compact ``3..5, 9`` from ``[3, 4, 5, 9]`` (versions in ascending order)."""
     ordered = list(versions)

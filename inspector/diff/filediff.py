@@ -8,6 +8,7 @@ the change, not the size of the table, and no Spark is needed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
+from inspector.table.history_time import file_time_before, timestamps_of
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -39,10 +41,17 @@ class VersionSide:
 
 @dataclass(frozen=True, kw_only=True)
 class FileTotals:
-    """Files, bytes and records added and removed (records: None when stats are missing)."""
+    """Files, bytes and records added and removed (records: None when stats are missing).
+
+    Files are counted as Delta's ``operationMetrics`` count them: a file on both sides
+    under the same path (only its deletion vector changed) is neither added nor removed
+    but ``deletion_vector_updates``, and its bytes are in neither sum. Records are the live records
+    of every file on each side, so their difference is the net change in rows.
+    """
 
     files_added: int = 0
     files_removed: int = 0
+    deletion_vector_updates: int = 0
     bytes_added: int = 0
     bytes_removed: int = 0
     records_added: int | None = 0
@@ -64,11 +73,17 @@ class PartitionChange:
 
 @dataclass(frozen=True, kw_only=True)
 class CommitChange:
-    """What one commit between the two versions contributed, in log order (adds and removes as written)."""
+    """What one commit between the two versions contributed, in log order (adds and removes as written).
+
+    ``timestamp`` is the version's history timestamp (the one every page and command
+    shows, :mod:`inspector.table.history_time`); ``commit_info_timestamp`` is the writer's
+    own time, shown only beside it and labelled (on a copied table they differ).
+    """
 
     version: int
     operation: str
-    timestamp: int | None
+    timestamp: int
+    commit_info_timestamp: int | None
     totals: FileTotals
     changes_metadata: bool
     changes_protocol: bool
@@ -140,7 +155,8 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
         log.commit(hi)  # raises VersionNotFound with the table's range
     base = log.snapshot(lo)
     commits = [_commit_between(log, v, lo, hi) for v in range(lo + 1, hi + 1)]
-    gone, new, by_commit = _replay_net(base.files, commits)
+    times = _history_times(log, base.metadata.configuration, commits)
+    gone, new, by_commit = _replay_net(base.files, commits, times)
     meta, proto = base.metadata, base.protocol
     for commit in commits:
         meta, proto = commit.metadata or meta, commit.protocol or proto
@@ -186,8 +202,24 @@ def _commit_between(log: DeltaLog, version: int, lo: int, hi: int) -> Commit:
     return commit
 
 
+def _history_times(
+    log: DeltaLog, config: Mapping[str, str], commits: Sequence[Commit]
+) -> dict[int, int]:
+    """Each commit's history timestamp, by the one timestamp rule (as the history has it)."""
+    if not commits:
+        return {}
+    listing = log.tail if log.tail.is_whole else log.listing
+    previous = file_time_before(listing.commits, commits[0].version)
+    out = {}
+    for commit in commits:
+        config = commit.metadata.configuration if commit.metadata is not None else config
+        stamps, _ = timestamps_of(commit, config, previous, tolerance_ms=0)
+        out[commit.version] = previous = stamps.history
+    return out
+
+
 def _replay_net(
-    base: Mapping[FileKey, AddFile], commits: Iterable[Commit]
+    base: Mapping[FileKey, AddFile], commits: Iterable[Commit], times: Mapping[int, int]
 ) -> tuple[list[AddFile], list[AddFile], list[CommitChange]]:
     """Net file changes of ``commits`` on top of ``base``: (gone from base, new since base, per commit)."""
     gone: dict[FileKey, AddFile] = {}
@@ -206,21 +238,38 @@ def _replay_net(
                 if live is None and action.key in base and action.key not in gone:
                     live = gone[action.key] = base[action.key]
                 removes.append(live or action)
-        per_commit.append(_commit_change(commit, adds, removes))
+        per_commit.append(_commit_change(commit, adds, removes, times[commit.version]))
     return list(gone.values()), list(new.values()), per_commit
 
 
 def _commit_change(
-    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
+    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile], time: int
 ) -> CommitChange:
     info = commit.commit_info
     return CommitChange(
         version=commit.version,
         operation=info.operation,
-        timestamp=info.timestamp,
-        totals=_totals(adds, removes),
+        timestamp=time,
+        commit_info_timestamp=info.timestamp,
+        totals=_commit_totals(commit, adds, removes),
         changes_metadata=commit.metadata is not None,
         changes_protocol=commit.protocol is not None,
+    )
+
+
+def _commit_totals(
+    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
+) -> FileTotals:
+    """One commit's totals: its files and bytes as the history counts them (the writer's
+    metrics first, ``Commit.file_summary``), its records from its actions."""
+    summary = commit.file_summary
+    return dataclasses.replace(
+        _totals(adds, removes),
+        files_added=summary.num_added_files,
+        files_removed=summary.num_removed_files,
+        deletion_vector_updates=summary.deletion_vector_updates,
+        bytes_added=summary.added_bytes,
+        bytes_removed=summary.removed_bytes,
     )
 
 
@@ -261,11 +310,13 @@ def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
 def _totals(
     added: Sequence[AddFile | RemoveFile], removed: Sequence[AddFile | RemoveFile]
 ) -> FileTotals:
+    both = {f.path for f in added} & {f.path for f in removed} if added and removed else set()
     return FileTotals(
-        files_added=len(added),
-        files_removed=len(removed),
-        bytes_added=sum(f.size or 0 for f in added),
-        bytes_removed=sum(f.size or 0 for f in removed),
+        files_added=len(added) - len(both),
+        files_removed=len(removed) - len(both),
+        deletion_vector_updates=len(both),
+        bytes_added=sum(f.size or 0 for f in added if f.path not in both),
+        bytes_removed=sum(f.size or 0 for f in removed if f.path not in both),
         records_added=_records(added),
         records_removed=_records(removed),
     )

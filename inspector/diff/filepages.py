@@ -71,7 +71,7 @@ class FilePage:
 def commit_file_count(commit: Commit, kind: FileKind) -> int:
     """How many add (or remove) actions a commit has, without building records."""
     summary = commit.file_summary
-    return summary.num_added_files if kind == FileKind.ADD else summary.num_removed_files
+    return summary.add_actions if kind == FileKind.ADD else summary.remove_actions
 
 
 def commit_file_page(

@@ -95,6 +95,13 @@ def suggest_key(snap: Snapshot) -> KeySuggestion:
     )
 
 
+def default_key(snap: Snapshot) -> KeySuggestion | None:
+    """The key a row diff matches rows on when none is asked for, in the CLI and the app
+    alike: the suggestion when it identifies rows, else None (whole rows are compared)."""
+    suggestion = suggest_key(snap)
+    return suggestion if suggestion.identifies_rows else None
+
+
 def _found(
     columns: tuple[str, ...], source: KeySource, what: str, identifies: bool
 ) -> KeySuggestion:

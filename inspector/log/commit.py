@@ -30,6 +30,7 @@ from inspector.delta.actions import (
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
+from inspector.log.filesummary import FileSummary as FileSummary  # long imported from here
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -38,18 +39,6 @@ from inspector.storage import Storage
 # commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
 if TYPE_CHECKING:
     import pyarrow as pa
-
-
-@dataclass(frozen=True, kw_only=True)
-class FileSummary:
-    """Counts and sums of a commit's file actions (what the history shows)."""
-
-    num_added_files: int
-    num_removed_files: int
-    added_bytes: int
-    removed_bytes: int
-    added_records: int | None
-    removed_records: int | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,17 +109,16 @@ class Commit:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
         if self.counted is not None:
             return self.counted
+        metrics = self.commit_info.operation_metrics
         if self.columns is not None:
-            return _columnar_summary(self.columns)
+            return _columnar_summary(self.columns).with_metrics(metrics)
         adds, removes = self._file_actions
-        return FileSummary(
-            num_added_files=len(adds),
-            num_removed_files=len(removes),
-            added_bytes=sum(a.size for a in adds),
-            removed_bytes=sum(r.size or 0 for r in removes),
+        return FileSummary.of(
+            ((a.path, a.size) for a in adds),
+            ((r.path, r.size or 0) for r in removes),
             added_records=_sum_or_none(a.num_records for a in adds),
             removed_records=_sum_or_none(r.num_records for r in removes),
-        )
+        ).with_metrics(metrics)
 
     @property
     def is_complete(self) -> bool:
@@ -340,13 +328,37 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
         counts = columnar.num_records(table.column("stats"))
         return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
 
+    adds, removes = files.adds, files.removes
+    in_place_adds = in_place_removes = None
+    if (
+        adds.num_rows and removes.num_rows
+    ):  # files given a deletion vector: neither added nor removed
+        in_place_adds = pc.is_in(
+            adds.column("path"), value_set=removes.column("path").combine_chunks()
+        )
+        in_place_removes = pc.is_in(
+            removes.column("path"), value_set=adds.column("path").combine_chunks()
+        )
+
+    def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
+        sizes = table.column("size")
+        return total(sizes if in_place is None else pc.filter(sizes, pc.invert(in_place)))
+
+    both = (
+        0
+        if in_place_adds is None
+        else len(set(pc.filter(adds.column("path"), in_place_adds).to_pylist()))
+    )
     return FileSummary(
-        num_added_files=files.adds.num_rows,
-        num_removed_files=files.removes.num_rows,
-        added_bytes=total(files.adds.column("size")),
-        removed_bytes=total(files.removes.column("size")),  # a sum skips nulls
-        added_records=records(files.adds),
-        removed_records=records(files.removes),
+        add_actions=adds.num_rows,
+        remove_actions=removes.num_rows,
+        deletion_vector_updates=both,
+        num_added_files=adds.num_rows - both,
+        num_removed_files=removes.num_rows - both,
+        added_bytes=moved_bytes(adds, in_place_adds),
+        removed_bytes=moved_bytes(removes, in_place_removes),  # a sum skips nulls
+        added_records=records(adds),
+        removed_records=records(removes),
     )
 
 

@@ -128,6 +128,7 @@ def _commit(c: CommitChange) -> dict[str, Any]:
         "version": c.version,
         "operation": c.operation,
         "timestamp": iso(c.timestamp),
+        "commitInfoTimestamp": iso(c.commit_info_timestamp),
         "changesMetadata": c.changes_metadata,
         "changesProtocol": c.changes_protocol,
         **_totals(c.totals),
@@ -171,7 +172,7 @@ def markdown_report(
     """
     sections = [
         _md_summary(diff, table, log_rows),
-        _md_commits(diff),
+        _md_commits(diff, log_rows),
         _md_metadata(diff),
         _md_partitions(diff),
         _md_files(diff, max_files),
@@ -212,7 +213,8 @@ def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str
             ),
             "",
             f"Files added: **{t.files_added}** ({t.bytes_added} bytes, {t.records_added} records); "
-            f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records). "
+            f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records); "
+            f"files given a new deletion vector: **{t.deletion_vector_updates}**. "
             f"Commits in between: {len(diff.by_commit)}.",
         ]
         + (
@@ -220,26 +222,29 @@ def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str
             if log_rows is None
             else [
                 "",
-                f"Rows added / removed: **{log_rows.total.label()}** ({log_rows.total.note}).",
+                f"Rows +inserted / −deleted / updated: **{log_rows.total.label()}** "
+                f"({log_rows.total.note}).",
             ]
         )
     )
 
 
-def _md_commits(diff: FileDiff) -> str:
+def _md_commits(diff: FileDiff, log_rows: RowsBetween | None) -> str:
     if not diff.by_commit:
         return ""
+    by_version = dict(log_rows.by_commit) if log_rows is not None else {}
     rows = [
         [
             c.version,
             format_time(c.timestamp),
+            format_time(c.commit_info_timestamp),
             c.operation,
             c.totals.files_added,
             c.totals.files_removed,
+            c.totals.deletion_vector_updates,
             c.totals.bytes_added,
             c.totals.bytes_removed,
-            c.totals.records_added,
-            c.totals.records_removed,
+            by_version[c.version].label() if c.version in by_version else None,
             ", ".join(
                 n
                 for n, on in (("metadata", c.changes_metadata), ("protocol", c.changes_protocol))
@@ -252,13 +257,14 @@ def _md_commits(diff: FileDiff) -> str:
         [
             "version",
             "timestamp",
+            "writer's commitInfo time",
             "operation",
             "+files",
             "-files",
+            "files given a deletion vector",
             "+bytes",
             "-bytes",
-            "+records",
-            "-records",
+            "rows +inserted / −deleted / updated",
             "changes",
         ],
         rows,

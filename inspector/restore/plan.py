@@ -131,7 +131,8 @@ def _refused_plan(
     error: str | None,
     settings: Settings,
 ) -> RestorePlan:
-    """A plan for a target that cannot be restored: nothing to do, and the reason as a guard."""
+    """A plan for a target that cannot be restored: nothing to do, and the reason as a guard
+    (``RestorePlan.is_refusal``: front ends show the reason alone, and no confirmation)."""
     log = table.log
     guard = target_guard(current.version, version, log.earliest_version, error)
     empty = RestoreMetrics.of(

@@ -114,6 +114,12 @@ class RestorePlan:
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
+    def is_refusal(self) -> bool:
+        """The target cannot be restored at all (no such version, or unreadable): the plan is
+        only its refusal, with nothing to add, remove or confirm."""
+        return self.target_metadata is None
+
+    @property
     def passed(self) -> bool:
         """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)

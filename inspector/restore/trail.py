@@ -121,3 +121,76 @@ def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
     if undone:
         return AttemptStatus.UNDONE
     return AttemptStatus.VERIFIED if entry.details.get("verified") else AttemptStatus.COMMITTED
+
+
+@dataclass(frozen=True, kw_only=True)
+class UndoOffer:
+    """What undoing a committed restore would do: a guarded restore back to the version it
+    started from, and everything that asks of the operator.
+
+    Attributes:
+        restore_version: The version the restore committed.
+        back_to: The version it started from (an undo restores it).
+        later_commits: Versions committed after the restore: an undo reverts them too.
+        refusal: Why the guards would refuse the undo (None: they need not): a recovery
+            that left missing files out cannot go back to a version that needs them.
+    """
+
+    restore_version: int
+    back_to: int
+    later_commits: tuple[int, ...] = ()
+    refusal: str | None = None
+
+    def text(self) -> str:
+        """One paragraph for people: what the undo restores, and what else it reverts."""
+        text = f"Undo the restore committed as version {self.restore_version}: restore version {self.back_to}."
+        if self.later_commits:
+            first, last = self.later_commits[0], self.later_commits[-1]
+            which = f"version {first}" if first == last else f"versions {first} to {last}"
+            text += f" It would also revert {which}, committed after the restore."
+        return text
+
+
+def undo_offer(
+    *, restore_version: int, back_to: int, latest_version: int, partial: bool
+) -> UndoOffer:
+    """What undoing a restore would do (the one rule for the Restore and Audit pages).
+
+    Args:
+        restore_version: The version the restore committed.
+        back_to: The version it started from.
+        latest_version: The table's latest version now.
+        partial: The restore left missing files out (a recovery).
+    """
+    refusal = None
+    if partial:
+        refusal = (
+            f"No undo: version {back_to} needs the files this recovery left out because they "
+            "were missing, so the guards would refuse a restore back to it."
+        )
+    later = tuple(range(restore_version + 1, latest_version + 1))
+    return UndoOffer(
+        restore_version=restore_version, back_to=back_to, later_commits=later, refusal=refusal
+    )
+
+
+def undo_offers(trail: AuditTrail, latest_version: int) -> list[UndoOffer]:
+    """The undo of every committed restore not undone yet, newest first."""
+    offers = []
+    for record in reversed(trail.records):
+        e = record.entry
+        if record.status not in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED):
+            continue
+        if e.committed_version is None or e.from_version is None:
+            continue
+        if e.committed_version > latest_version:  # an entry of another table's life
+            continue
+        offers.append(
+            undo_offer(
+                restore_version=e.committed_version,
+                back_to=e.from_version,
+                latest_version=latest_version,
+                partial=bool(e.details.get("partial")),
+            )
+        )
+    return offers

@@ -28,6 +28,7 @@ from inspector.delta.errors import InspectorError, UnsupportedFeature
 from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
 from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
+from inspector.delta.text import counted
 from inspector.health.checksum import (
     TableState,
     check_checksum,
@@ -303,12 +304,13 @@ def _rows_check(
     if got == want:
         return VerificationCheck.passed(
             "row_count",
-            f"Spark reads {got} rows at version {new.version}, as at version "
+            f"Spark reads {counted(got, 'row')} at version {new.version}, as at version "
             f"{target.version}{' (without the files left out)' if dropped else ''}.",
         )
     return VerificationCheck.failed(
         "row_count",
-        f"Spark reads {got} rows at version {new.version} but {want} at version {target.version}.",
+        f"Spark reads {counted(got, 'row')} at version {new.version} but {want:,} at version "
+        f"{target.version}.",
     )
 
 
@@ -324,7 +326,7 @@ def _deltalake_check(
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
         return VerificationCheck.skipped(
             "deltalake_rows",
-            f"Skipped: more than {DELTALAKE_CHECK_MAX_ROWS} rows to hold in memory.",
+            f"Skipped: more than {counted(DELTALAKE_CHECK_MAX_ROWS, 'row')} to hold in memory.",
         )
     try:
         got, want = _deltalake_rows(new, options), _deltalake_rows(target, options)
@@ -345,7 +347,7 @@ def _deltalake_check(
     if got == want:
         return VerificationCheck.passed(
             "deltalake_rows",
-            f"deltalake reads the same {sum(got.values())} rows at versions "
+            f"deltalake reads the same {counted(sum(got.values()), 'row')} at versions "
             f"{new.version} and {target.version}.",
         )
     surplus, lacking = got - want, want - got

@@ -96,8 +96,9 @@ class SparkStatus:
             return f"Spark {self.version} running {where}; {reader}."
         if self.state == "starting":
             return (
-                f"Spark is starting {where} in the background (10–20 s the first time); "
-                "pages that read only the log work meanwhile."
+                f"Spark is starting {where} in the background (the first start takes longest; "
+                "docs/performance.md has what it measured); pages that read only the log work "
+                "meanwhile."
             )
         if self.state == "failed":
             return f"Spark could not start: {self.reason}"

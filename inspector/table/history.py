@@ -31,6 +31,7 @@ from inspector.table.history_entry import (
     Change,
     Edge,
     HistoryEntry,
+    chain_from_before,
     gap_problems,
     history_entries,
     history_record,
@@ -221,6 +222,8 @@ class HistoryPager:
             gaps, found = gap_problems(log, versions, whole=False), log.replay_problems()
             self._first = {v: (gaps.get(v, []), found.get(v, [])) for v in versions}
         entries, self._edge = self._page(versions, gaps, found)
+        if self.alone and entries and not whole:
+            chain_from_before(self.log, entries)
         self._entries = tuple(entries)
         self._next = 0 if self.alone else start if whole else 1
 

@@ -37,6 +37,7 @@ from inspector.settings import Settings
 from inspector.table.history_time import (
     TimestampSource,
     VersionTimestamps,
+    file_time_before,
     is_copy_problem,
     iso,
     monotonic,
@@ -300,6 +301,18 @@ def _boundary_changes(newer: Edge, older: Edge) -> Iterator[tuple[int, Change]]:
         yield from ((protocol[0], c) for c in changed)
 
 
+def chain_from_before(log: DeltaLog, entries: list[HistoryEntry]) -> None:
+    """Give a page read alone the file times the whole history gives it, in place: the
+    file-time chain starts from the versions before the page (the whole log is listed only
+    when the page's first version takes its time from its file)."""
+    if not entries or entries[0].timestamps.source != TimestampSource.FILE_MODIFICATION_TIME:
+        return
+    listing = log.tail if log.tail.is_whole else log.listing
+    previous = file_time_before(listing.commits, entries[0].version)
+    if previous is not None:
+        fix_times(entries, previous)
+
+
 def fix_times(newer: list[HistoryEntry], previous: int) -> None:
     """Apply the file-time rule from ``previous`` (the history timestamp of the version before
     ``newer``), in place, until it changes nothing."""
@@ -334,6 +347,9 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "userMetadata": entry.user_metadata,
         "numAddedFiles": entry.files.num_added_files,
         "numRemovedFiles": entry.files.num_removed_files,
+        "numDeletionVectorUpdates": entry.files.deletion_vector_updates,
+        "numAddActions": entry.files.add_actions,
+        "numRemoveActions": entry.files.remove_actions,
         "addedBytes": entry.files.added_bytes,
         "removedBytes": entry.files.removed_bytes,
         **entry.rows.history_json(),

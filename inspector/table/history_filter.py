@@ -21,7 +21,8 @@ What the filters can skip, and what they cannot:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -100,7 +101,9 @@ class FilteredHistory:
         return None
 
 
-def filtered_history(log: DeltaLog, settings: Settings, keep: HistoryFilter) -> FilteredHistory:
+def filtered_history(
+    log: DeltaLog, settings: Settings, keep: HistoryFilter, *, lead: Sequence[HistoryEntry] = ()
+) -> FilteredHistory:
     """The whole history's entries that ``keep`` keeps, newest first, reading only what the
     time range needs (see the module's docstring).
 
@@ -108,16 +111,22 @@ def filtered_history(log: DeltaLog, settings: Settings, keep: HistoryFilter) -> 
         log: An opened log.
         settings: For ``timestamp_tolerance_seconds``.
         keep: The filter.
+        lead: Entries newer than the published log (a catalog-managed table's staged
+            commits), filtered as the others are.
     """
+    return FilteredHistory(itertools.chain(lead, _in_range(log, settings, keep)), keep)
+
+
+def _in_range(log: DeltaLog, settings: Settings, keep: HistoryFilter) -> Iterable[HistoryEntry]:
     if keep.since is None and keep.until is None:
-        return FilteredHistory(newest_first(HistoryPager(log, settings)), keep)
+        return newest_first(HistoryPager(log, settings))
     rule = _time_rule(log)
     if rule == "file":
-        return FilteredHistory(_file_time_span(log, settings, keep), keep)
+        return _file_time_span(log, settings, keep)
     entries = newest_first(HistoryPager(log, settings))
     if rule == "in-commit" and keep.since is not None:
         entries = _down_to(entries, _ms(keep.since))
-    return FilteredHistory(entries, keep)
+    return entries
 
 
 def _time_rule(log: DeltaLog) -> str | None:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from inspector.delta.actions import Action, AddFile, RemoveFile
+from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
@@ -203,14 +203,15 @@ def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | 
     for i, split in enumerate(splits):
         added, add_sizes, add_records, add_lines = adds.part(i)
         removed, remove_sizes, remove_records, remove_lines = removes.part(i)
-        summary = FileSummary(
-            num_added_files=len(added),
-            num_removed_files=len(removed),
-            added_bytes=sum(add_sizes),
-            removed_bytes=sum(remove_sizes),
+        summary = FileSummary.of(
+            ((f.path, s) for f, s in zip(added, add_sizes, strict=True)),
+            ((f.path, s) for f, s in zip(removed, remove_sizes, strict=True)),
             added_records=_known_sum(add_records),
             removed_records=_known_sum(remove_records),
         )
+        info = next((a for a in split.parsed if isinstance(a, CommitInfo)), None)
+        if info is not None:  # the writer's file metrics first, as Commit.file_summary
+            summary = summary.with_metrics(info.operation_metrics)
         commit = Commit(
             version=split.version, file=split.file, parsed=split.parsed, counted=summary
         )

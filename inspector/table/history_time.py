@@ -17,6 +17,7 @@ from enum import StrEnum
 from inspector.delta import properties
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
+from inspector.log.listing import LogFile
 
 
 class TimestampSource(StrEnum):
@@ -141,6 +142,20 @@ def monotonic(file_time: int, previous: int | None) -> int:
         previous: The history timestamp of the version before (None: none known).
     """
     return previous + 1 if previous is not None and file_time <= previous else file_time
+
+
+def file_time_before(commits: Mapping[int, LogFile], version: int) -> int | None:
+    """The file-time history timestamp of the newest listed commit before ``version``.
+
+    The monotonic chain runs over every listed commit's file time up to it, so a page of
+    history that starts at ``version`` gives each version the timestamp the whole history
+    gives it (``detail``, ``history --limit``, a plan's target and the Diff's commits
+    agree with the Timeline and the Overview). None when no commit is listed before it.
+    """
+    previous = None
+    for v in sorted(v for v in commits if v < version):
+        previous = monotonic(commits[v].modification_time, previous)
+    return previous
 
 
 def _source_words(source: TimestampSource) -> str:

@@ -61,18 +61,19 @@ class PartitionInsight:
 
     Attributes:
         values: The partition values (``{}`` for an unpartitioned table).
-        rows: Rows written (``numRecords``), or None when a file lacks stats.
+        records: Records in the files (``numRecords``), or None when a file lacks stats.
         small_files: Files smaller than the target file size.
         compact_files: Small files an OPTIMIZE would rewrite (none when only one is small).
         files_after: Files those would become: ``ceil(compact_bytes / target)``.
         dv_deleted_rows: Rows deleted by deletion vectors (their cardinality).
-        live_rows: ``rows - dv_deleted_rows`` (None when ``rows`` is).
+        rows: The partition's rows: ``records - dv_deleted_rows`` (None when ``records``
+            is), the rows a reader sees, as the Overview and Preview count them.
     """
 
     values: dict[str, str | None]
     files: int
     bytes: int
-    rows: int | None
+    records: int | None
     small_files: int
     small_bytes: int
     compact_files: int
@@ -80,7 +81,7 @@ class PartitionInsight:
     files_after: int
     files_with_dv: int
     dv_deleted_rows: int
-    live_rows: int | None
+    rows: int | None
 
     @property
     def label(self) -> str:
@@ -90,11 +91,12 @@ class PartitionInsight:
     def to_json(self) -> dict[str, Any]:
         return {
             "partition": self.label,
-            **camel_json(self, "values", "files", "bytes", "rows", "small_files", "small_bytes"),
+            **camel_json(self, "values", "files", "bytes", "rows", "records"),
+            **camel_json(self, "small_files", "small_bytes"),
             **camel_json(self, "compact_files", "compact_bytes"),
             "filesAfterOptimize": self.files_after,
             "filesWithDeletionVectors": self.files_with_dv,
-            **camel_json(self, "dv_deleted_rows", "live_rows"),
+            **camel_json(self, "dv_deleted_rows"),
         }
 
 
@@ -150,8 +152,15 @@ class LayoutInsights:
 
     @property
     def rows(self) -> int | None:
-        """Rows written, or None when any file lacks stats."""
+        """The version's rows, deletion vectors subtracted (the Overview's ``numRecords``);
+        None when any file lacks stats."""
         found = [p.rows for p in self.partitions]
+        return None if None in found else sum(r or 0 for r in found)
+
+    @property
+    def records(self) -> int | None:
+        """Records in the files (``numRecords``, deleted rows included); None without stats."""
+        found = [p.records for p in self.partitions]
         return None if None in found else sum(r or 0 for r in found)
 
     @property
@@ -165,7 +174,6 @@ class LayoutInsights:
 
     def to_json(self) -> dict[str, Any]:
         largest = max(self.partitions, key=lambda p: p.bytes, default=None)
-        rows = self.rows
         return {
             "table": self.table_root,
             "version": self.version,
@@ -173,7 +181,8 @@ class LayoutInsights:
             "targetFileSizeFromTable": self.target_from_table,
             "files": self.total("files"),
             "bytes": self.total("bytes"),
-            "rows": rows,
+            "rows": self.rows,
+            "records": self.records,
             "smallFiles": self.total("small_files"),
             "smallBytes": self.total("small_bytes"),
             "optimize": {
@@ -182,7 +191,6 @@ class LayoutInsights:
                 "filesAfter": self.total("files_after"),
             },
             "dvDeletedRows": self.total("dv_deleted_rows"),
-            "liveRows": None if rows is None else rows - self.total("dv_deleted_rows"),
             "partitionCount": len(self.partitions),
             "skew": self.skew,
             "largestPartition": None if largest is None else largest.label,
@@ -275,7 +283,7 @@ def _partitions(snapshot: Snapshot, target: int) -> tuple[PartitionInsight, ...]
 
 def _insight(row: dict[str, Any], values: dict[str, Any], target: int) -> PartitionInsight:
     count, small, small_bytes = row["size_count"], row["small_sum"], row["small_bytes_sum"]
-    rows = row["rows_sum"] or 0 if row["rows_count"] == count else None
+    records = row["rows_sum"] or 0 if row["rows_count"] == count else None
     compact = small if small >= 2 else 0
     compact_bytes = small_bytes if compact else 0
     dv_rows = row["dv_rows_sum"] or 0
@@ -283,7 +291,7 @@ def _insight(row: dict[str, Any], values: dict[str, Any], target: int) -> Partit
         values=values,
         files=count,
         bytes=row["size_sum"] or 0,
-        rows=rows,
+        records=records,
         small_files=small,
         small_bytes=small_bytes,
         compact_files=compact,
@@ -291,7 +299,7 @@ def _insight(row: dict[str, Any], values: dict[str, Any], target: int) -> Partit
         files_after=math.ceil(compact_bytes / target) if compact else 0,
         files_with_dv=row["dv_sum"] or 0,
         dv_deleted_rows=dv_rows,
-        live_rows=None if rows is None else rows - dv_rows,
+        rows=None if records is None else records - dv_rows,
     )
 
 

@@ -13,9 +13,11 @@ copy-on-write MERGE rewrites whole files. So the figures come from, in order:
 
 Where neither is exact (files rewritten without metrics), the figures are the rows of
 the rewritten files and say they are an estimate; the net change is then still exact.
-An updated row counts as one removed (its old version) and one added (its new one), as
-an unkeyed row diff counts it. The Version page shows one commit; the Diff page shows
-the same figures, summed, for the commits between two versions.
+People and scripts see inserted, deleted and updated as Delta's metrics define them (an
+updated row is in neither of the first two). Inside, ``added`` and ``removed`` count an
+updated row once on each side, as an unkeyed row diff counts it. The Version page shows
+one commit; the Diff page shows the same figures, summed, for the commits between two
+versions.
 """
 
 from __future__ import annotations
@@ -135,19 +137,24 @@ class RowChange:
         }
 
     def label(self) -> str:
-        """``+12 / −3 (1 updated)`` (``~`` marks an estimate); the same text on every page."""
+        """``+550 / −0 / 450 updated``: inserted, deleted and updated as Delta's metrics say
+        (updated rows are in neither of the first two); ``?`` where the log cannot know
+        (files rewritten without metrics: then only the net change is known, and given),
+        ``~`` where the metrics disagree with the files. The same text on every page and
+        command."""
+        if self.estimate:
+            return "? / ?" + ("" if self.net is None else f" (net {self.net:+,})")
         mark = "" if self.exact else "~"
-        text = f"{mark}{_count(self.added, '+')} / {mark}{_count(self.removed, '−')}"
+        text = f"{mark}{_count(self.inserted, '+')} / {mark}{_count(self.deleted, '−')}"
         if self.updated:
-            text += f" ({self.updated:,} updated)"
+            text += f" / {mark}{self.updated:,} updated"
         return text
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON contract (``rows`` of a commit in ``diff --json``)."""
+        """The JSON contract (``rows`` of a commit, and their total, in ``diff --json``):
+        the figures of ``history --json`` plus the net change and where they come from."""
         return {
-            "rowsAdded": self.added,
-            "rowsRemoved": self.removed,
-            "rowsUpdated": self.updated,
+            **self.history_json(),
             "netRows": self.net,
             "source": str(self.source),
             "exact": self.exact,
@@ -304,8 +311,9 @@ def _from_files(
         source=RowSource.FILE_STATS,
         exact=not rewritten,
         note=(
-            "estimate from file stats: files were rewritten, so these are the rows of the "
-            f"rewritten files; the net change ({added - removed:+,}) is exact"
+            "from file stats: files were rewritten without row metrics, so which rows were "
+            f"inserted, deleted or updated is unknown; the rewritten files added {added:,} rows "
+            f"and removed {removed:,}, and the net change ({added - removed:+,}) is exact"
             if rewritten
             else "from file stats and deletion vectors"
         ),

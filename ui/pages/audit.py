@@ -15,10 +15,12 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
 from inspector.present.values import EMPTY
-from inspector.restore.trail import AttemptStatus, audit_trail
+from inspector.restore.trail import AttemptStatus, UndoOffer, audit_trail, undo_offers
 from inspector.table.timetravel import parse_timestamp
 from ui.common import csv_download, escape_markdown
 from ui.context import PageContext
+from ui.pages.restore_state import PREFILL, RestorePrefill
+from ui.routing import go_to
 
 STATUS_FILTER = "audit_status_filter"
 
@@ -52,3 +54,31 @@ def render(ctx: PageContext) -> None:
         + escape_markdown("'undone by' is the version of the restore that went back.")
     )
     csv_download("Download (CSV)", frame, file_name="restore-audit.csv", key="audit_csv")
+    _undo(ctx, undo_offers(trail, ctx.log.latest_version))
+
+
+def _undo(ctx: PageContext, offers: list[UndoOffer]) -> None:
+    """The undo of each committed restore not undone yet: planned on the Restore page."""
+    if not offers:
+        return
+    st.markdown("##### Undo a restore")
+    for offer in offers[:_UNDO_SHOWN]:
+        st.markdown(escape_markdown(offer.text()))
+        if offer.refusal is not None:
+            st.caption(escape_markdown(offer.refusal))
+        elif st.button(
+            f"Plan the undo: restore version {offer.back_to}",
+            icon=":material/undo:",
+            key=f"audit_undo_{offer.restore_version}",
+            help="Opens the Restore page with the target and the reason filled in; you plan "
+            "and confirm it like any restore.",
+        ):
+            st.session_state[PREFILL] = RestorePrefill(
+                table_root=ctx.log.table_root,
+                version=offer.back_to,
+                reason=f"Undo the restore committed as version {offer.restore_version}",
+            )
+            go_to("restore")
+
+
+_UNDO_SHOWN = 3  # the newest committed restores; older ones are in the table above

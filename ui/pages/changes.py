@@ -29,7 +29,7 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.page_state import VersionPair, adopt, initial_index, linked, mirror
 from ui.routing import ask_for_page
 from ui.state import keep, kept
 
@@ -43,9 +43,11 @@ def render(ctx: PageContext) -> None:
     """The Changes page: pick a range (default: the sidebar's version), see its changes."""
     st.subheader("Changes", anchor=False)
     versions = list(ctx.versions) or [ctx.version]
-    start, end, where = _range_and_filter(ctx, versions)
+    start, end, where, from_link = _range_and_filter(ctx, versions)
     request = (ctx.log.table_root, ctx.log.generation, start, end, where.strip())
-    if work_button("Show changes", key="cdf_run", type="primary"):
+    pressed = work_button("Show changes", key="cdf_run", type="primary")
+    # A link names the range to see: its rows show without another click.
+    if pressed or (from_link and kept(_RESULT, request, object) is None):
         result: ChangeFeed | InspectorError
         try:
             result = _first_page(ctx, start, end, where)
@@ -61,8 +63,9 @@ def render(ctx: PageContext) -> None:
         _show(ctx, request, shown)
 
 
-def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, str]:
-    """The range and filter: adopted from a link, drawn, and written back to the URL."""
+def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, str, bool]:
+    """The range and filter: adopted from a link, drawn, and written back to the URL (and
+    whether a link named the range)."""
     # Keyed by the sidebar's version, so picking one there resets the range.
     keys = {"from": f"cdf_from_{ctx.version}", "to": f"cdf_to_{ctx.version}", "filter": _WHERE}
     link = linked()
@@ -72,15 +75,24 @@ def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, 
     adopt({"filter": link.get("filter")}, keys)
     left, right = st.columns(2)
     at = versions.index(ctx.version)
-    start = left.selectbox("From version", versions, index=at, key=keys["from"])
-    end = right.selectbox("To version", versions, index=at, key=keys["to"])
+    start = left.selectbox(
+        "From version", versions, index=initial_index(keys["from"], at), key=keys["from"]
+    )
+    end = right.selectbox(
+        "To version", versions, index=initial_index(keys["to"], at), key=keys["to"]
+    )
     where = st.text_input(
         "Filter (optional SQL WHERE expression; _change_type and _commit_version included)",
         key=_WHERE,
         placeholder="_change_type = 'delete'",
     )
+    problem = VersionPair.link_problem(link, versions)
+    if problem is not None:
+        st.warning(
+            f"{problem} Showing versions {start} to {end} instead.", icon=":material/link_off:"
+        )
     mirror({**VersionPair(from_version=start, to_version=end).params(), "filter": where or None})
-    return start, end, where
+    return start, end, where, pair is not None
 
 
 def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
@@ -128,8 +140,11 @@ def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
     cols.metric("Rows", format_count(feed.num_rows))
     for kind, count in feed.counts.items():
         cols.metric(kind, format_count(count))
-    per_version = pd.DataFrame(
-        [{"version": v, **counts} for v, counts in sorted(feed.per_version.items())]
+    per_version = pd.DataFrame(  # a kind a version has none of is 0, never "None"
+        [
+            {"version": v, **{kind: counts.get(kind, 0) for kind in feed.counts}}
+            for v, counts in sorted(feed.per_version.items())
+        ]
     )
     st.dataframe(per_version, hide_index=True, width="stretch")
     size = max(feed.limit, 1)

@@ -34,7 +34,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.file_pages import paged_table
-from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.page_state import VersionPair, adopt, initial_index, linked, mirror
 from ui.pages.diff_rows import rows_tab_body
 from ui.routing import go_to
 
@@ -88,13 +88,27 @@ def _pickers(ctx: PageContext, versions: list[int]) -> tuple[int, int]:
     at = versions.index(ctx.version) if ctx.version in versions else len(versions) - 1
     # Keyed by the selected version, so choosing another version resets the defaults.
     keys = {"from": f"diff_from_{ctx.version}", "to": f"diff_to_{ctx.version}"}
-    pair = VersionPair.from_link(linked(), versions)
+    link = linked()
+    pair = VersionPair.from_link(link, versions)
     if pair is not None:  # a link (or another page) names the pair
         adopt({"from": pair.from_version, "to": pair.to_version}, keys)
+    problem = VersionPair.link_problem(link, versions)
     left, right, _ = st.columns([1, 1, 3])
-    from_version = left.selectbox("From version", versions, index=max(at - 1, 0), key=keys["from"])
-    to_version = right.selectbox("To version", versions, index=at, key=keys["to"])
+    from_version = left.selectbox(
+        "From version",
+        versions,
+        index=initial_index(keys["from"], max(at - 1, 0)),
+        key=keys["from"],
+    )
+    to_version = right.selectbox(
+        "To version", versions, index=initial_index(keys["to"], at), key=keys["to"]
+    )
     shown = VersionPair(from_version=int(from_version), to_version=int(to_version))
+    if problem is not None:
+        st.warning(
+            f"{problem} Showing version {shown.from_version} → {shown.to_version} instead.",
+            icon=":material/link_off:",
+        )
     mirror(shown.params())
     return shown.from_version, shown.to_version
 
@@ -125,8 +139,8 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
     cols.metric("Commits in between", len(diff.by_commit))
     rows = log_rows.total
     st.markdown(
-        f"**Rows added / removed: {rows.label()}** ({escape_markdown(rows.note)}; the same "
-        "figures as the Version page)."
+        f"**Rows +inserted / −deleted / updated: {rows.label()}** "
+        f"({escape_markdown(rows.note)}; the same figures as the Version page)."
     )
     if compared is not None:
         noun = "Keys" if compared.key else "Rows"
@@ -144,7 +158,9 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
     st.markdown(
         f"**{t.files_added}** files added ({format_bytes(t.bytes_added)}, "
         f"{format_count(t.records_added)} records), **{t.files_removed}** removed "
-        f"({format_bytes(t.bytes_removed)}, {format_count(t.records_removed)} records)."
+        f"({format_bytes(t.bytes_removed)}, {format_count(t.records_removed)} records), "
+        f"**{t.deletion_vector_updates:,}** given a new deletion vector (neither added nor "
+        "removed, as Delta counts them)."
     )
     if diff.by_commit:
         st.dataframe(
@@ -153,13 +169,14 @@ def _summary(diff: FileDiff, log_rows: RowsBetween, compared: RowDiff | None = N
                     {
                         "version": c.version,
                         "timestamp": format_ms(c.timestamp),
+                        "writer's commitInfo time": format_ms(c.commit_info_timestamp),
                         "operation": c.operation,
                         "+files": c.totals.files_added,
                         "-files": c.totals.files_removed,
+                        "deletion vectors updated": c.totals.deletion_vector_updates,
                         "+bytes": c.totals.bytes_added,
                         "-bytes": c.totals.bytes_removed,
-                        "+rows": by_version[c.version].added,
-                        "-rows": by_version[c.version].removed,
+                        "rows +inserted / −deleted / updated": by_version[c.version].label(),
                         "rows from": _rows_source(by_version[c.version]),
                         "records in files added": c.totals.records_added,
                         "records in files removed": c.totals.records_removed,

@@ -9,12 +9,13 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.diff.filediff import FileDiff
-from inspector.diff.rowkeys import suggest_key
+from inspector.diff.rowkeys import default_key, suggest_key
 from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
 from ui.common import format_bytes, format_count, metric_row, render_error, work_button
 from ui.context import PageContext
+from ui.page_state import linked, mirror
 
 _REQUESTED = "_diff_rows_requested"  # row diffs the user asked for: {(table, gen, from, to, key)}
 _RESULTS = "_diff_rows_results"  # computed pages: {(table, gen, from, to, key, offset): RowDiff}
@@ -29,13 +30,17 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...]) -> R
         )
     )
     suggestion = suggest_key(ctx.log.snapshot(diff.to_version))
+    chosen = default_key(ctx.log.snapshot(diff.to_version))  # as `diff --rows` chooses
     suggested = [c for c in suggestion.columns if c in columns]
     columns = suggested + [c for c in columns if c not in suggested]  # suggestions listed first
+    link = linked()
+    if "key" in link:  # a link keeps the key it was compared on ("-": whole rows)
+        st.session_state["diff_key"] = [c for c in link["key"].split(",") if c in columns]
     key = tuple(
         st.multiselect(
             "Key columns (optional)",
             columns,
-            default=suggested if suggestion.identifies_rows else [],
+            default=[c for c in chosen.columns if c in columns] if chosen else [],
             key="diff_key",
             help="With a key, rows are matched by it: an update shows as a changed row "
             "(before → after) rather than a removed and an added one. Suggested: "
@@ -44,6 +49,10 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...]) -> R
     )
     changed = len(diff.only_in_from) + len(diff.only_in_to)
     requested = st.session_state.setdefault(_REQUESTED, set())
+    if link.get("rows") == "1":  # a link keeps the row result: recomputed, with its progress
+        requested.add(ident + (key,))
+    compared = ident + (key,) in requested
+    mirror({"key": (",".join(key) or "-") if compared else None, "rows": "1" if compared else None})
     if work_button(
         "Compare rows",
         icon=":material/compare_arrows:",
@@ -51,6 +60,7 @@ def rows_tab_body(ctx: PageContext, diff: FileDiff, ident: tuple[Any, ...]) -> R
         help=f"Starts Spark and reads only the {changed} changed files.",
     ):
         requested.add(ident + (key,))
+        mirror({"key": ",".join(key) or "-", "rows": "1"})
     if ident + (key,) not in requested:
         st.caption(
             f"Comparing rows starts Spark and reads only the {changed:,} changed files "

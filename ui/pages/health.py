@@ -13,7 +13,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from inspector.delta.text import version_ranges
+from inspector.delta.text import counted, version_ranges
 from inspector.health import (
     HealthReport,
     check_table,
@@ -179,7 +179,8 @@ def _render_recovery(ctx: PageContext, report: HealthReport) -> None:
 def _render_versions(report: HealthReport) -> None:
     runs = version_runs(report)
     st.caption(
-        f"{len(report.versions):,} versions in {len(runs):,} runs of the same state and "
+        f"{counted(len(report.versions), 'version')} in {counted(len(runs), 'run')} of the "
+        "same state and "
         "problem; the latest version and the last consistent one first."
     )
     frame = pd.DataFrame(

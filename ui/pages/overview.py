@@ -80,9 +80,9 @@ def _render_compatibility(compat: Compatibility) -> None:
     st.markdown("##### Engine compatibility")
     st.table(_compatibility_frame(compat), hide_index=True)
     st.caption(
-        "From the protocol's versions and features and the cited support data in "
-        "inspector/delta/engine_support.json (see docs/compatibility.md); unknown means "
-        "not checked, not unsupported."
+        "From the protocol's versions and features and each engine's cited support data "
+        "(the Engine compatibility page of the documentation); unknown means not checked, "
+        "not unsupported."
     )
     for change in compat.changes:
         st.markdown(f"- {change.text[0].upper()}{change.text[1:]}")

@@ -32,7 +32,7 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.page_state import PreviewChoice, linked, mirror
+from ui.page_state import PreviewChoice, initial_index, linked, mirror
 from ui.state import keep, kept
 
 _RESULT = "_preview_result"  # Kept: the Preview of the last finished preview
@@ -131,11 +131,13 @@ def _choose_version(ctx: PageContext) -> int | None:
     if by == "Version":
         versions = list(ctx.versions) or [ctx.version]
         # Keyed by the sidebar's version, so picking one there resets this picker.
+        key = f"preview_version_{ctx.version}"
         return st.selectbox(
             "Version",
             versions,
-            index=versions.index(ctx.version),
-            key=f"preview_version_{ctx.version}",
+            # A link's value is in the session state: then no default too (Streamlit warns).
+            index=initial_index(key, versions.index(ctx.version)),
+            key=key,
             help="Defaults to the version selected in the sidebar.",
         )
     typed = st.text_input(
@@ -182,7 +184,8 @@ def _run(ctx: PageContext, request: tuple[Any, ...], version: int, where: str) -
     with st.status(job.stage, expanded=False) as box:
         try:
             while not job.wait(0.3):
-                # The elapsed time moves, so a cold Spark start (10–20 s) never looks stuck;
+                # The elapsed time moves, so a cold Spark start never looks stuck (no promise
+                # of how long: that depends on the machine, docs/performance.md measures it);
                 # also where Streamlit stops us if the user clicks.
                 box.update(label=f"{job.stage} · {time.monotonic() - started:.0f} s")
         finally:

@@ -99,8 +99,21 @@ def render(ctx: PageContext) -> None:
             icon=":material/info:",
         )
         return
+    if plan.is_refusal:  # nothing to add, remove or confirm: the refusal alone
+        _render_refusal(plan)
+        return
     _render_plan(plan)
     _render_confirmation(ctx, plan)
+
+
+def _render_refusal(plan: RestorePlan) -> None:
+    for guard in plan.guards:
+        if not guard.passed:
+            st.error(
+                f"**No restore to version {plan.target_version}.** {escape_markdown(guard.message)}",
+                icon=":material/block:",
+            )
+    st.caption(f"Engines: {escape_markdown(plan.engines().describe())}")
 
 
 def _apply_prefill(ctx: PageContext) -> None:
@@ -124,11 +137,12 @@ def _make_plan(ctx: PageContext, text: str) -> None:
     try:
         target = parse_target(text, ctx.log)
         with st.spinner(
-            "Planning: comparing the two versions' files on Spark and checking every file…",
-            show_time=True,  # a cold Spark start takes 10–20 s: the time shows it is moving
+            "Planning: comparing the two versions' files and checking every file…",
+            show_time=True,  # no Spark: the file lists are compared in Arrow
         ):
             plan = plan_restore(ctx.table, target, settings=ctx.settings)
     except InspectorError as exc:
+        st.session_state.pop(PLAN, None)  # the error replaces the old plan, never sits above it
         render_error(exc)
         return
     keep(PLAN, plan_request(ctx.log), plan)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.restore import RestoreResult, plan_undo
+from inspector.restore.trail import undo_offer
 from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
 from ui.pages.restore_state import PLAN, REASON, RESULT, TARGET, plan_request
@@ -37,11 +38,19 @@ def render_result(ctx: PageContext) -> None:
         caption=format_bytes(m.table_size_after_restore),
     )
     _render_verification(result)
-    if st.button(
+    offer = undo_offer(
+        restore_version=result.committed_version,
+        back_to=result.pre_restore_version,
+        latest_version=ctx.log.latest_version,
+        partial=bool(result.skipped_files),
+    )
+    if offer.refusal is not None:  # never offered when its guards would refuse it
+        st.caption(escape_markdown(offer.refusal))
+    elif st.button(
         f"Undo: restore back to version {result.pre_restore_version}",
         icon=":material/undo:",
         key="restore_undo",
-        help="Plans a guarded restore back; you confirm it like any restore.",
+        help=offer.text() + " Plans a guarded restore back; you confirm it like any restore.",
     ):
         _plan_undo(ctx, result)
 

@@ -83,7 +83,9 @@ def render(ctx: PageContext) -> None:
     lo, hi = _window(shown, ctx.version, (ctx.version, len(shown)) if filtered else ident, load)
     part = shown.iloc[lo:hi]
     window = window_text(window_key(key, part), part, history, copied)
-    _chart(window, ctx.version, _marker_sizes(shown, size_by)[lo:hi], ctx)
+    # Sized against the window drawn, not the whole history: one huge commit among 20,000
+    # made every other mark a faint dot.
+    _chart(window, ctx.version, _marker_sizes(part, size_by), ctx)
     _problems_note(frame)
     _history_table(window, ctx.version)
     with progress:
@@ -244,7 +246,7 @@ def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:
         amount = frame["added_bytes"] + frame["removed_bytes"]
     scaled = np.sqrt(amount.to_numpy(dtype=float))
     top = scaled.max()
-    small, large = (4, 13) if min(len(frame), WINDOW) >= WINDOW else (9, 34)
+    small, large = (7, 16) if min(len(frame), WINDOW) >= WINDOW else (9, 34)
     sizes: np.ndarray[Any, Any] = small + (large - small) * (scaled / top if top > 0 else scaled)
     return sizes
 
@@ -328,8 +330,9 @@ _TABLE_COLUMNS = {
     "timestamp": st.column_config.DatetimeColumn("timestamp", format=TIME_FORMAT),
     "operation": st.column_config.TextColumn("operation", width="medium"),
     "rows": st.column_config.TextColumn(
-        "rows +/−",
-        help="Rows inserted + updated / deleted + updated (the Version page's figures)",
+        "rows +ins / −del / upd",
+        help="Rows inserted / deleted / updated, as Delta's operationMetrics define them "
+        "(the Version page's figures)",
     ),
     "parameters": st.column_config.TextColumn("operationParameters", width="medium"),
     "metrics": st.column_config.TextColumn("operationMetrics", width="medium"),
@@ -339,6 +342,7 @@ _TABLE_COLUMNS = {
     "blind_append": st.column_config.CheckboxColumn("isBlindAppend"),
     "added_files": st.column_config.NumberColumn("+files", format="%d"),
     "removed_files": st.column_config.NumberColumn("−files", format="%d"),
+    "dv_updates": st.column_config.NumberColumn("deletion vectors updated", format="%d"),
     "added_bytes": st.column_config.NumberColumn("+bytes", format="%d"),
     "removed_bytes": st.column_config.NumberColumn("−bytes", format="%d"),
     "problems": st.column_config.TextColumn("problems", width="large"),
@@ -349,10 +353,22 @@ _TABLE_COLUMNS = {
 }
 
 
+_ROWS_ABOVE = 3  # rows of newer versions shown above the selected one in the history table
+
+
 def _history_table(frame: pd.DataFrame, selected: int) -> None:
     st.markdown("##### History")
     newest_first = frame.sort_values("version", ascending=False)
-    table = newest_first[list(_TABLE_COLUMNS)]
+    # The selected version in view: a table cannot be scrolled from the server, so it
+    # starts a few rows above it (the newer versions beyond are on the chart).
+    listed = [int(v) for v in newest_first["version"]]
+    start = max(listed.index(selected) - _ROWS_ABOVE, 0) if selected in listed else 0
+    table = newest_first[list(_TABLE_COLUMNS)].iloc[start:]
+    if start:
+        st.caption(
+            f"From version {listed[start]:,} down, so that version {selected:,} is in view; "
+            "the newer versions are on the chart above."
+        )
     versions = tuple(int(v) for v in table["version"])
     key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
     # The selected version's row starts ticked; a new key per selection keeps that true.

@@ -32,7 +32,7 @@ KIND_COLOURS = {
     "Delete": "#d62728",
     "Optimize": "#bcbd22",
     "Restore": "#111111",
-    "Schema change": "#8c564b",
+    "Column changes": "#8c564b",
     "Properties / protocol": "#e377c2",
     "Vacuum": "#9e9e9e",
     "Other": "#c7c7c7",
@@ -51,12 +51,12 @@ _KIND_BY_OPERATION = {
     "RESTORE": "Restore",
     "VACUUM START": "Vacuum",
     "VACUUM END": "Vacuum",
-    "ADD COLUMNS": "Schema change",
-    "CHANGE COLUMN": "Schema change",
-    "RENAME COLUMN": "Schema change",
-    "DROP COLUMNS": "Schema change",
-    "REPLACE COLUMNS": "Schema change",
-    "UPDATE SCHEMA": "Schema change",
+    "ADD COLUMNS": "Column changes",
+    "CHANGE COLUMN": "Column changes",
+    "RENAME COLUMN": "Column changes",
+    "DROP COLUMNS": "Column changes",
+    "REPLACE COLUMNS": "Column changes",
+    "UPDATE SCHEMA": "Column changes",
     "SET TBLPROPERTIES": "Properties / protocol",
     "UNSET TBLPROPERTIES": "Properties / protocol",
     "UPGRADE PROTOCOL": "Properties / protocol",
@@ -76,7 +76,7 @@ def operation_kind(operation: str) -> str:
     if name.startswith(("CREATE", "REPLACE", "CONVERT")):
         return "Create / replace"
     if "COLUMN" in name:
-        return "Schema change"
+        return "Column changes"
     if name.startswith(("OPTIMIZE", "REORG", "COMPUTE STATS")):
         return "Optimize"
     return "Other"
@@ -113,6 +113,7 @@ _COLUMNS = (
     "blind_append",
     "added_files",
     "removed_files",
+    "dv_updates",
     "added_bytes",
     "removed_bytes",
     "added_rows",
@@ -141,6 +142,7 @@ def _row(at: int, e: HistoryEntry, copied: bool) -> tuple[Any, ...]:
         e.is_blind_append,
         e.files.num_added_files,
         e.files.num_removed_files,
+        e.files.deletion_vector_updates,
         e.files.added_bytes,
         e.files.removed_bytes,
         e.rows.added,
@@ -199,7 +201,9 @@ def _hover(frame: pd.DataFrame) -> list[str]:
             f"<br>+{r.added_files:,} files ({format_bytes(r.added_bytes)}), "
             f"−{r.removed_files:,} files ({format_bytes(r.removed_bytes)})"
         )
-        text += f"<br>rows {r.rows}"
+        if r.dv_updates:
+            text += f", {r.dv_updates:,} deletion vectors updated"
+        text += f"<br>rows {r.rows}"  # +inserted / −deleted / updated, as everywhere
         if r.changes:
             text += f"<br>changes: {r.changes}"
         if r.user:

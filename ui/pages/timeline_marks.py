@@ -90,7 +90,7 @@ def change_marks(
         mask = changes.str.contains(change, regex=False).to_numpy()
         if change == "overwrite":
             mask = mask & ~changes.str.contains("partition overwrite", regex=False).to_numpy()
-        name = f"{change} change" if change in {"schema", "properties", "protocol"} else change
+        name = f"{change} changed" if change in {"schema", "properties", "protocol"} else change
         marker = _ring(symbol, sizes[mask] + 22, colour, 2)
         add_marks(fig, trace, frame, mask, name=name, marker=marker)
 

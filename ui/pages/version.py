@@ -34,7 +34,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.diff.metarows import MetadataRow, RowKind, metadata_rows
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.present.values import EMPTY, setting_text, text_value
+from inspector.present.values import EMPTY, setting_text
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import RowChange, commit_rows
@@ -49,6 +49,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural
+from ui.pages.version_info import commit_info
 
 _LISTED_PATHS = 50  # paths listed as text per kind; the tables below page through every file
 _RAW_ACTIONS = 300  # actions pretty-printed; the download has the whole file
@@ -66,7 +67,7 @@ def render(ctx: PageContext) -> None:
     render_version_checksum(ctx, commit.version)
     _files(ctx, commit)
     _metadata_changes(ctx, commit)
-    _commit_info(commit)
+    commit_info(commit)
     _other_actions(commit)
     _raw_json(ctx, commit)
 
@@ -127,31 +128,41 @@ def _names(ctx: PageContext, commit: Commit) -> ColumnNames:
 
 def _files(ctx: PageContext, commit: Commit) -> None:
     summary = commit.file_summary  # from the columns: no record per file
-    adds, removes = summary.num_added_files, summary.num_removed_files
+    adds, removes = summary.add_actions, summary.remove_actions
     cdc_files = commit.cdc_files
     st.markdown("##### Files")
     row = metric_row()
-    row.metric("Files added", format_count(adds), help="add actions in this commit")
-    row.metric("Files removed", format_count(removes), help="remove actions in this commit")
+    row.metric("Files added", format_count(summary.num_added_files), help=_FILES_HELP)
+    row.metric("Files removed", format_count(summary.num_removed_files), help=_FILES_HELP)
+    row.metric(
+        "Deletion vectors updated",
+        format_count(summary.deletion_vector_updates),
+        help="Files removed and added back under the same path with a new deletion vector: "
+        "Delta counts them in numDeletionVectorsAdded/Updated, not as files added or removed.",
+    )
     row.metric(
         "Bytes added / removed",
         f"{format_bytes(summary.added_bytes)} / {format_bytes(summary.removed_bytes)}",
     )
     rows = _row_change(ctx, commit)
-    row.metric("Rows added / removed", rows.label(), help=_ROWS_HELP)
+    row.metric("Rows +inserted / −deleted / updated", rows.label(), help=_ROWS_HELP)
     st.caption(f"Rows {escape_markdown(rows.note)}.")
     if not adds and not removes and not cdc_files:
         st.caption("This commit added and removed no files.")
         return
     st.code(_path_listing(commit), language="diff", wrap_lines=True)
+    st.caption(
+        f"The commit's {plural(adds, 'add action')} and {plural(removes, 'remove action')}, "
+        "as written in the log:"
+    )
     tabs = st.tabs(
-        [f"Added ({adds:,})", f"Removed ({removes:,})"]
+        [f"add actions ({adds:,})", f"remove actions ({removes:,})"]
         + ([f"Change data ({len(cdc_files):,})"] if cdc_files else [])
     )
     for tab, kind, total in ((tabs[0], FileKind.ADD, adds), (tabs[1], FileKind.REMOVE, removes)):
         with tab:
             if not total:
-                st.caption(f"No {'added' if kind == FileKind.ADD else 'removed'} files.")
+                st.caption(f"No {kind} actions.")
                 continue
             paged_table(
                 f"version_files_{kind}",
@@ -187,9 +198,14 @@ def _cdc_table(cdc_files: Sequence[AddCDCFile]) -> None:
 
 
 _ROWS_HELP = (
-    "Rows this commit added and removed (an updated row counts once on each side), from the "
-    "writer's operationMetrics or else the files' stats and deletion vectors. ~ marks an "
-    "estimate. The Diff page shows the same figures for this version and the one before."
+    "Rows this commit inserted, deleted and updated, as Delta's operationMetrics define them "
+    "(an updated row is in neither of the first two), from those metrics or else the files' "
+    "stats and deletion vectors; ? where the log cannot know. The Timeline, the Diff page and "
+    "`history` show the same figures."
+)
+_FILES_HELP = (
+    "As Delta's operationMetrics count them (numAddedFiles, numRemovedFiles): a file given a "
+    "deletion vector is neither added nor removed. The add and remove actions are listed below."
 )
 
 
@@ -317,40 +333,6 @@ def _value_text(value: Any) -> str:
 
 
 # ---- commitInfo and other actions -----------------------------------------------------------------
-
-
-def _commit_info(commit: Commit) -> None:
-    info = commit.commit_info
-    st.markdown("##### commitInfo")
-    if not info.raw:
-        st.caption("This commit has no commitInfo action (the writer did not record one).")
-        return
-    provenance = {
-        k: v for k, v in info.raw.items() if k not in ("operationParameters", "operationMetrics")
-    }
-    cols = st.columns(3)
-    for col, title, values in (
-        (cols[0], "Provenance", provenance),
-        (cols[1], "operationParameters", info.operation_parameters),
-        (cols[2], "operationMetrics", info.operation_metrics),
-    ):
-        with col:
-            st.markdown(f"**{title}**")
-            if values:
-                st.table(
-                    pd.DataFrame(
-                        [{"field": k, "value": _field_text(k, v)} for k, v in values.items()]
-                    ),
-                    hide_index=True,
-                )
-            else:
-                st.caption("none recorded")
-
-
-def _field_text(key: str, value: Any) -> str:
-    if key in ("timestamp", "inCommitTimestamp") and isinstance(value, int):
-        return f"{value} ({format_ms(value)})"
-    return text_value(value)
 
 
 def _other_actions(commit: Commit) -> None:

@@ -47,13 +47,16 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
 
 
 def _log_rows_text(rows: dict[str, Any]) -> str:
+    """``rowsFromLog`` as the one row label says it (``RowChange.label``)."""
     mark = "" if rows["exact"] else "~"
-    added, removed = (
+    inserted, deleted = (
         "?" if v is None else f"{sign}{v:,}"
-        for v, sign in ((rows["rowsAdded"], "+"), (rows["rowsRemoved"], "-"))
+        for v, sign in ((rows["rowsInserted"], "+"), (rows["rowsDeleted"], "−"))
     )
-    text = f"{mark}{added} / {mark}{removed}"
-    return text + (f" ({rows['rowsUpdated']:,} updated)" if rows.get("rowsUpdated") else "")
+    text = f"{mark}{inserted} / {mark}{deleted}"
+    if rows["rowsInserted"] is None and rows["netRows"] is not None:
+        return f"{text} (net {rows['netRows']:+,})"
+    return text + (f" / {mark}{rows['rowsUpdated']:,} updated" if rows.get("rowsUpdated") else "")
 
 
 def _schema_lines(record: dict[str, Any]) -> list[str]:
@@ -70,11 +73,18 @@ def _schema_lines(record: dict[str, Any]) -> list[str]:
 
 
 def _row_lines(rows: dict[str, Any]) -> list[str]:
-    changed = f", {rows['changed']} changed" if "changed" in rows else ""
+    changed = f", {rows['changed']:,} changed" if "changed" in rows else ""
     lines = [
-        f"rows: {rows['added']} added, {rows['removed']} removed{changed} "
-        f"(read {rows['filesRead']} changed files)"
+        f"rows: {rows['added']:,} added, {rows['removed']:,} removed{changed} "
+        f"(read {rows['filesRead']:,} changed files)"
     ]
+    suggestion = rows.get("keySuggestion")
+    if suggestion is not None:
+        lines.append(
+            f"rows matched on the suggested key {', '.join(suggestion['columns'])} (as the app "
+            f"does; {suggestion['reason'].rstrip('.')}): --key picks another, --no-key "
+            "compares whole rows"
+        )
     columns = rows.get("columns") or None
     for sign, sample in (("+", rows["samples"]["added"]), ("-", rows["samples"]["removed"])):
         lines += [f"{sign} {row_text(row, columns)}" for row in sample]

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from inspector.health import HealthReport, recovery_advice, restore_command
 from inspector.health.records import UNREADABLE, HealthProblem, ProblemKind
 from inspector.health.runs import VersionRun, damaged_files, version_runs
+from inspector.log.staged import StagedCommit
 
 _RUNS_SHOWN = 20
 _FILES_SHOWN = 200
+
+
+def check_lines(
+    report: HealthReport, staged: Iterable[StagedCommit], *, asked_all: bool
+) -> Iterator[str]:
+    """``check``: the report's lines, then a catalog-managed table's staged commits."""
+    yield from health_lines(report, asked_all=asked_all)
+    for s in staged:
+        yield f"~ staged commit, version {s.version} ({s.file.name}): {s.status}"
 
 
 def health_lines(report: HealthReport, *, asked_all: bool) -> list[str]:

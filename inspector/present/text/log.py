@@ -9,25 +9,36 @@ from typing import Any
 from inspector.delta.engines import Support
 from inspector.delta.text import format_time, partition_label
 from inspector.table.compatibility import Compatibility, Verdict
-from inspector.table.history import HistoryEntry
+from inspector.table.history import HistoryEntry, is_copy_problem
 
 
 def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
-    """``history``: one line per version, newest first as given, its problems beneath it."""
+    """``history``: one line per version, newest first as given, its problems beneath it;
+    a copied table's time mismatch is said once, not once per version."""
     yield (
         f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
-        f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
+        f"{'-files':>7} {'dv upd':>7} {'+bytes':>12} {'-bytes':>12}  rows +ins / −del / upd"
     )
+    copies = 0
     for e in entries:
+        f = e.files
         yield (
             f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-            f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
-            f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
+            f"{e.operation[:22]:<22} {f.num_added_files:>7,} {f.num_removed_files:>7,} "
+            f"{f.deletion_vector_updates:>7,} {f.added_bytes:>12,} {f.removed_bytes:>12,}  "
+            f"{e.rows.label()}"
         )
         if e.staged:
             yield f"{'':>10}~ staged commit: {e.staged}"
         for problem in e.problems:
-            yield f"{'':>10}! {problem}"
+            copies += is_copy_problem(problem)
+            if copies <= 1 or not is_copy_problem(problem):
+                yield f"{'':>10}! {problem}"
+    if copies > 1:
+        yield (
+            f"! {copies - 1:,} more versions have the same mismatch of commit time and file "
+            "time (--json lists each)."
+        )
 
 
 def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
@@ -56,7 +67,9 @@ def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterat
     """
     width = max(len(k) for k in record)
     for key, value in record.items():
-        if key not in ("columns", "properties", "compatibility"):
+        if key in _WHOLE_LOG and value is None:
+            yield f"{key:<{width}}  - (read with --whole-log)"
+        elif key not in ("columns", "properties", "compatibility"):
             yield f"{key:<{width}}  {_text_value(value)}"
     yield f"properties:{'' if record['properties'] else ' -'}"
     for key, value in sorted(record["properties"].items()):
@@ -67,6 +80,9 @@ def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterat
         yield f"  {c['name']} {c['type']}{null}"
     yield "compatibility:"
     yield from compatibility_lines(compatibility)
+
+
+_WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
 
 
 def compatibility_lines(compatibility: Compatibility) -> Iterator[str]:
@@ -115,7 +131,7 @@ def insights_lines(r: dict[str, Any], *, max_listed: int) -> Iterator[str]:
         f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
         f"into ≈{opt['filesAfter']:,}"
     )
-    yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  live rows {_n(r['liveRows'])}"
+    yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  records in files {_n(r['records'])}"
     stats = r["stats"]
     yield (
         f"files with stats: {stats['filesWithStats']:,}/{stats['files']:,}  "

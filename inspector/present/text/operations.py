@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from inspector.delta.text import format_time
+from inspector.delta.text import counted, format_time
 from inspector.health import version_ranges
 from inspector.health.replica import ReplicaReport
 from inspector.health.vacuum import VacuumPlan
@@ -59,7 +59,7 @@ def replica_lines(report: ReplicaReport, *, cap: int) -> Iterator[str]:
     seconds = "unknown" if window.seconds is None else f"{window.seconds:,.0f} s"
     yield ""
     yield (
-        f"Data-loss window of a failover now: {window.versions} version(s), {seconds}, "
+        f"Data-loss window of a failover now: {counted(window.versions, 'version')}, {seconds}, "
         f"{_or_unknown(window.rows_added)} rows added and "
         f"{_or_unknown(window.rows_removed)} removed on the primary since."
     )

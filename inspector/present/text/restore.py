@@ -6,9 +6,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 
-from inspector.delta.text import format_time
+from inspector.delta.text import counted, format_moment, format_time
 from inspector.restore import RestorePlan, RestoreResult
 from inspector.restore.trail import AuditTrail
+from inspector.table.timetravel import parse_timestamp
 
 
 def shown_plan_lines(plan: RestorePlan, *, dry_run: bool, refused: bool) -> Iterator[str]:
@@ -20,28 +21,39 @@ def shown_plan_lines(plan: RestorePlan, *, dry_run: bool, refused: bool) -> Iter
 
 
 def plan_lines(plan: RestorePlan) -> Iterator[str]:
-    """A restore plan: what it re-adds and removes, rows, engines, missing files, guards."""
+    """A restore plan: what it re-adds and removes, rows, engines, missing files, guards; a
+    refused plan that would change nothing is its refusal alone."""
     from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({format_time(plan.target_timestamp)})" if plan.target_timestamp else ""
+    if plan.is_refusal:  # nothing would be added or removed: the refusal alone
+        yield (
+            f"No restore of {plan.table_root} (table '{plan.table_name}') to version "
+            f"{plan.target_version}{when}: the table is at version {plan.read_version}."
+        )
+        yield f"  engines: {plan.engines().describe()}"
+        yield from _guard_lines(plan)
+        return
     yield (
         f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
         f"version {plan.read_version} -> version {plan.target_version}{when}"
     )
     yield (
-        f"  re-add {m.num_restored_files} files ({m.restored_files_size} bytes), remove "
-        f"{m.num_removed_files} files ({m.removed_files_size} bytes); afterwards "
-        f"{m.num_of_files_after_restore} files, {m.table_size_after_restore} bytes"
+        f"  re-add {counted(m.num_restored_files, 'file')} ({counted(m.restored_files_size, 'byte')}), "
+        f"remove {counted(m.num_removed_files, 'file')} ({counted(m.removed_files_size, 'byte')}); "
+        f"afterwards {counted(m.num_of_files_after_restore, 'file')}, "
+        f"{counted(m.table_size_after_restore, 'byte')}"
     )
     yield (
-        f"  rows (from stats): {plan.rows_before} -> {plan.rows_after} "
-        f"(+{plan.rows_added} re-added, -{plan.rows_removed} removed)"
+        f"  rows (from stats): {_n(plan.rows_before)} -> {_n(plan.rows_after)} "
+        f"(+{_n(plan.rows_added)} re-added, -{_n(plan.rows_removed)} removed)"
     )
     if plan.rows_in_problem_files:
         yield (
-            f"  {plan.rows_in_problem_files} of those rows are in missing or damaged files: "
-            f"{plan.effective_rows_after(allow_missing_files=True)} rows if they are left out"
+            f"  {plan.rows_in_problem_files:,} of those rows are in missing or damaged files: "
+            f"{counted(plan.effective_rows_after(allow_missing_files=True), 'row')} if they are "
+            "left out"
         )
     yield f"  engines: {plan.engines().describe()}"
     if plan.merged_protocol is not None:
@@ -54,6 +66,12 @@ def plan_lines(plan: RestorePlan) -> Iterator[str]:
             f"  {problem.state:<13} {problem.path}  (log: {problem.expected_size} bytes, "
             f"found: {found})"
         )
+    yield from _guard_lines(plan)
+    for warning in plan.warnings:
+        yield f"  ! {warning}"
+
+
+def _guard_lines(plan: RestorePlan) -> Iterator[str]:
     yield "Guards:"
     for guard in plan.guards:
         mark = "ok  " if guard.passed else "FAIL"
@@ -63,8 +81,11 @@ def plan_lines(plan: RestorePlan) -> Iterator[str]:
             else ""
         )
         yield f"  {mark} {guard.name:<24} {guard.message}{extra}"
-    for warning in plan.warnings:
-        yield f"  ! {warning}"
+
+
+def _n(value: int | None) -> str:
+    """A count with separators; ``?`` where the log cannot know it (a file without stats)."""
+    return "?" if value is None else f"{value:,}"
 
 
 def result_lines(result: RestoreResult) -> Iterator[str]:
@@ -108,4 +129,5 @@ def audit_lines(trail: AuditTrail) -> Iterator[str]:
         undo = f" (undone by v{r.undone_by})" if r.undone_by is not None else ""
         why = f"  reason: {e.reason}" if e.reason else ""
         error = f"  error: {e.error}" if e.error else ""
-        yield f"  {e.when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
+        when = format_moment(parse_timestamp(e.when))
+        yield f"  {when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
