@@ -186,6 +186,7 @@ class _StatsSide:
         self.size = files.num_rows
 
     def _stat(self, group: str, column: str) -> pa.Array:
+        assert self.stats is not None  # compare() keeps every file when there are none
         field = self.fields[column]
         raw = self.stats.field(group).field(field.physical_name)
         kind = field.type.simple_string()
