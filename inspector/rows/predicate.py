@@ -164,3 +164,41 @@ def _internal(value: Any, data_type: Any) -> Any:
     if kind in ("string", "binary") or not isinstance(value, bool | int | float):
         return str(value.toString()) if hasattr(value, "toString") else str(value)
     return value
+
+
+def row_filter(values: dict[str, Any], columns: tuple[str, ...]) -> str:
+    """A Spark SQL filter that matches a row by ``columns`` (its key): ``id = 42 AND ...``.
+
+    Values of types SQL cannot spell as a literal here (binary, nested) are left out;
+    a null is ``IS NULL``.
+    """
+    parts = []
+    for name in columns:
+        value = values.get(name)
+        quoted = "`" + name.replace("`", "``") + "`"
+        if value is None:
+            parts.append(f"{quoted} IS NULL")
+            continue
+        literal = sql_literal(value)
+        if literal is not None:
+            parts.append(f"{quoted} = {literal}")
+    return " AND ".join(parts)
+
+
+def sql_literal(value: Any) -> str | None:
+    """A Python value as a Spark SQL literal, or None when it has no simple one."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | Decimal):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if value == value and abs(value) != float("inf") else None
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return f"TIMESTAMP_NTZ'{value.isoformat(sep=' ')}'"
+        return f"TIMESTAMP'{value.astimezone(UTC).isoformat(sep=' ')}'"
+    if isinstance(value, date):
+        return f"DATE'{value.isoformat()}'"
+    return None
