@@ -126,3 +126,66 @@ def test_an_empty_filter_fails_before_spark_starts():
     result = run_cli("explain", PARTITIONED, "--where", " ")
     assert result.returncode == 2
     assert result.stderr.startswith("error: --where is empty.")
+
+
+def _corpus_filters(log: DeltaLog) -> list[str]:
+    """Filters on a table's own values: each column equal to, and above, its first file's
+    minimum; each partition column equal to the first file's value."""
+    import json as json_
+
+    from inspector.rows.predicate import sql_literal
+
+    snapshot = log.snapshot()
+    first = snapshot.files_table.slice(0, 1).to_pylist()
+    if not first:
+        return []
+    stats = json_.loads(first[0]["stats"] or "{}").get("minValues", {})
+    kinds = {"integer": int, "long": int, "short": int, "byte": int, "double": float, "string": str}
+    wheres = []
+    for field in snapshot.schema.fields:
+        name, kind = f"`{field.name}`", field.type.simple_string()
+        if field.name in snapshot.partition_columns:
+            value = dict(first[0]["partitionValues"] or []).get(field.physical_name)
+            if value is not None and kind in kinds:
+                wheres.append(f"{name} = {sql_literal(kinds[kind](value))}")
+            elif value is not None and kind in ("date", "timestamp"):
+                wheres.append(f"{name} = {kind.upper()}'{value}'")
+        elif field.physical_name in stats and kind in kinds:
+            literal = sql_literal(kinds[kind](stats[field.physical_name]))
+            wheres += [f"{name} = {literal}", f"{name} > {literal}"]
+        elif field.physical_name in stats and kind in ("date", "timestamp"):
+            wheres.append(f"{name} >= {kind.upper()}'{stats[field.physical_name]}'")
+    return wheres
+
+
+CORPUS_TABLES = sorted(
+    p.parent.relative_to(CORPUS).as_posix()
+    for base in ("dat-v0.0.2", "dat-early")
+    for p in (CORPUS / base).glob("*/delta/_delta_log")
+) + [
+    "delta-golden/data-skipping-basic-stats-all-types",
+    "delta-golden/data-skipping-basic-stats-all-types-checkpoint",
+    "delta-golden/data-skipping-basic-stats-all-types-columnmapping-id",
+    "delta-golden/data-skipping-basic-stats-all-types-columnmapping-name",
+    "delta-golden/data-skipping-change-stats-collected-across-versions",
+    "delta-golden/data-skipping-partition-and-data-column",
+    "delta-golden/dv-partitioned-with-checkpoint",
+    "delta-golden/dv-with-columnmapping",
+    "delta-golden/kernel-timestamp-partition-col-ISO8601",
+    "delta-rs/delta-2.2.0-partitioned-types",
+    "delta-rs/table-with-dv-small",
+]
+
+
+@pytest.mark.parametrize("table", CORPUS_TABLES)
+def test_on_the_corpus_the_log_keeps_what_delta_keeps(spark, table):
+    from inspector.delta.errors import UnsupportedFeature
+
+    log = DeltaLog.open(str(CORPUS / table))
+    for where in _corpus_filters(log):
+        try:
+            e = explain_read(log, log.latest_version, where, settings=Settings(), spark=spark)
+        except UnsupportedFeature:
+            pytest.skip("Delta cannot read this table")
+        assert e.log_keeps_fewer == (), where
+        assert e.after_stats == e.read, where

@@ -192,10 +192,15 @@ class _Walk:
 
         snapshot = self.log.snapshot(version)
         df = delta_read(self.spark, snapshot)
-        condition = F.expr(self.where)
         ids = [t.row_id for t in self.tracks if t.row_id is not None]
-        if tracking and ids:
-            condition = condition | F.col("_metadata.row_id").isin(ids)
+        by_id = F.col("_metadata.row_id").isin(ids) if tracking and ids else None
+        condition = _resolved(df, self.where)
+        if condition is None:  # the version lacks a column of the filter: no row matches it
+            if by_id is None:
+                return []
+            condition = by_id
+        elif by_id is not None:
+            condition = condition | by_id
         extra = [F.col("_metadata.file_path").alias(_FILE)]
         if tracking:
             extra += [
@@ -296,6 +301,18 @@ class _Walk:
         for track in self.tracks:  # rows kept: their file may have moved (OPTIMIZE)
             if track.last is not None:
                 track.last = next((r for r in after if r.values == track.last.values), track.last)
+
+
+def _resolved(df: Any, where: str) -> Any:
+    """The filter as a Spark column over ``df``, or None when ``df`` lacks one of its columns."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    try:
+        df.where(F.expr(where)).schema  # noqa: B018  (resolves the plan)
+    except AnalysisException:
+        return None
+    return F.expr(where)
 
 
 def _file_tables(commit: Commit) -> tuple[Any, Any]:
