@@ -194,3 +194,15 @@ def test_log_retention_and_vacuum_cut_the_history_and_say_where(spark, tmp_path)
     blame = blame_rows(DeltaLog.open(str(root)), 2, "id = 1", settings=Settings(), spark=spark)
     assert [c.version for c in blame.cuts] == [1]
     assert "VACUUM" in blame.cuts[0].reason
+
+
+def test_versions_before_a_filtered_column_existed_match_no_row(spark, tmp_path):
+    root = str(tmp_path / "added")
+    spark.sql(f"CREATE TABLE delta.`{root}` (id BIGINT) USING delta")
+    spark.sql(f"INSERT INTO delta.`{root}` VALUES (1)")
+    spark.sql(f"ALTER TABLE delta.`{root}` ADD COLUMNS (tag STRING)")
+    spark.sql(f"INSERT INTO delta.`{root}` VALUES (5, 'x')")
+    blame = blame_rows(DeltaLog.open(root), 3, "tag = 'x'", settings=Settings(), spark=spark)
+    (row,) = blame.rows
+    assert [(w.version, w.change) for w in row.writes] == [(3, WriteKind.INSERTED)]
+    assert row.current == {"id": 5, "tag": "x"}
