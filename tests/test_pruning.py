@@ -22,7 +22,9 @@ NO_STATS = CORPUS / "dat-v0.0.2/no_stats/delta"
 
 def _kept(root, predicate) -> tuple[int, int, int]:
     snapshot = DeltaLog.open(str(root)).snapshot()
-    filters = split_filters(predicate, snapshot.schema, snapshot.partition_columns)
+    filters = split_filters(
+        predicate, snapshot.schema, snapshot.partition_columns, snapshot.metadata.configuration
+    )
     masks = prune(snapshot.files_table, snapshot.schema, filters)
     count = lambda mask: int(pc.sum(mask).as_py() or 0)  # noqa: E731
     return snapshot.num_files, count(masks.partitions), count(masks.stats)
@@ -57,7 +59,9 @@ def test_parts_that_cannot_be_judged_skip_nothing_and_are_named():
         )
     )
     snapshot = DeltaLog.open(str(MULTI)).snapshot()
-    filters = split_filters(mixed, snapshot.schema, snapshot.partition_columns)
+    filters = split_filters(
+        mixed, snapshot.schema, snapshot.partition_columns, snapshot.metadata.configuration
+    )
     assert [u.reason for u in filters.unusable] == ["it mixes partition and data columns"]
     assert _kept(MULTI, mixed) == (2, 2, 2)
     assert _kept(MULTI, Unusable(sql="upper(letter) = 'B'", reason="a function")) == (2, 2, 2)
@@ -73,3 +77,17 @@ def test_dates_and_strings_are_compared_in_their_own_types():
     assert (total, kept) == (total, 0)
     total, _, kept = _kept(NO_REPLAY, Compare(column="letter", op=Op.STARTS_WITH, values=("zz",)))
     assert kept == 0
+
+
+def test_columns_delta_no_longer_indexes_are_not_judged_whatever_old_files_carry():
+    # dataSkippingNumIndexedCols is 0 now; older files still carry col1's statistics
+    root = CORPUS / "delta-golden/data-skipping-change-stats-collected-across-versions"
+    snapshot = DeltaLog.open(str(root)).snapshot()
+    filters = split_filters(
+        Compare(column="col1", op=Op.GT, values=(0,)),
+        snapshot.schema,
+        snapshot.partition_columns,
+        snapshot.metadata.configuration,
+    )
+    assert filters.data == () and "no statistics for col1" in filters.unusable[0].reason
+    assert _kept(root, Compare(column="col1", op=Op.GT, values=(0,))) == (3, 3, 3)

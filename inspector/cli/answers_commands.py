@@ -75,6 +75,9 @@ class ExplainResult(Result):
         for path in e.log_keeps_fewer:
             yield f"! the log would skip {path}, which Delta reads (please report)"
         page = e.files[self.offset : self.offset + self.limit]
+        if not page:
+            yield f"no files listed ({len(e.files):,} read; --offset {self.offset})"
+            return
         yield f"files read {self.offset + 1}-{self.offset + len(page)} of {len(e.files):,}:"
         for f in page:
             dv = f", {f.deleted_rows:,} rows deleted" if f.deleted_rows else ""

@@ -20,6 +20,7 @@ names under column mapping.
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from inspector.delta import properties
 from inspector.delta.partitions import HIVE_NULL
 from inspector.delta.schema import StructType
 from inspector.files.predicate import (
@@ -69,16 +71,29 @@ class Masks:
 
 
 def split_filters(
-    predicate: Predicate | None, schema: StructType, partition_columns: tuple[str, ...]
+    predicate: Predicate | None,
+    schema: StructType,
+    partition_columns: tuple[str, ...],
+    configuration: Mapping[str, str],
 ) -> Filters:
-    """Split a filter's top-level ``AND`` parts into partition, data and unusable ones."""
+    """Split a filter's top-level ``AND`` parts into partition, data and unusable ones.
+
+    A data column Delta does not index by the table's current properties
+    (``delta.dataSkippingNumIndexedCols``, ``delta.dataSkippingStatsColumns``) is not
+    judged, as Delta does not judge it, whatever statistics older files carry.
+    """
     parts = set(partition_columns)
+    indexed = indexed_columns(schema, parts, configuration)
     partition: list[Predicate] = []
     data: list[Predicate] = []
     unusable: list[Unusable] = []
     for part in conjuncts(predicate):
         columns = columns_of(part)
         reason = _unusable_reason(part, schema, parts)
+        if reason is None and columns - parts - indexed:
+            reason = "Delta collects no statistics for " + ", ".join(
+                sorted(columns - parts - indexed)
+            )
         if reason is not None:
             unusable.append(Unusable(sql=describe(part), reason=reason))
         elif columns <= parts:
@@ -86,6 +101,31 @@ def split_filters(
         else:
             data.append(part)
     return Filters(partition=tuple(partition), data=tuple(data), unusable=tuple(unusable))
+
+
+def indexed_columns(
+    schema: StructType, partition_columns: set[str], configuration: Mapping[str, str]
+) -> set[str]:
+    """The top-level data columns whose statistics Delta's data skipping uses."""
+    policy = properties.stats_columns_policy(configuration)
+    data = [f for f in schema.fields if f.name not in partition_columns]
+    if policy.columns is not None:
+        listed = {c.split(".")[0] for c in policy.columns}
+        return {f.name for f in data if f.name in listed}
+    limit = policy.num_indexed_cols
+    out, leaves = set(), 0
+    for f in data:
+        if limit != -1 and leaves >= limit:
+            break
+        out.add(f.name)
+        leaves += _leaves(f.type)
+    return out
+
+
+def _leaves(data_type: Any) -> int:
+    if isinstance(data_type, StructType):
+        return sum(_leaves(f.type) for f in data_type.fields)
+    return 1
 
 
 def _unusable_reason(part: Predicate, schema: StructType, parts: set[str]) -> str | None:

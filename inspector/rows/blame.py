@@ -95,7 +95,9 @@ def blame_rows(
 
         spark = get_spark(settings)
     condition = condition_of(filtered(delta_read(spark, snapshot), where))
-    filters = split_filters(condition, snapshot.schema, snapshot.partition_columns)
+    filters = split_filters(
+        condition, snapshot.schema, snapshot.partition_columns, snapshot.metadata.configuration
+    )
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
     commits = log.read_commits([v for v in log.listing.commits if earliest < v <= version])

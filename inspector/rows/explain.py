@@ -133,7 +133,12 @@ def explain_read(
 
         spark = get_spark(settings)
     df = filtered(delta_read(spark, snapshot), where)
-    filters = split_filters(condition_of(df), snapshot.schema, snapshot.partition_columns)
+    filters = split_filters(
+        condition_of(df),
+        snapshot.schema,
+        snapshot.partition_columns,
+        snapshot.metadata.configuration,
+    )
     files = snapshot.files_table
     masks = prune(files, snapshot.schema, filters)
     delta_kept = _delta_kept(df, snapshot, files)
