@@ -64,9 +64,9 @@ def _child(scenario: str, table: str) -> None:
         import pandas  # noqa: F401
         import plotly.graph_objects  # noqa: F401
 
-        import ui.diff  # noqa: F401
-        import ui.timeline  # noqa: F401
-        import ui.version  # noqa: F401
+        import ui.pages.diff  # noqa: F401
+        import ui.pages.timeline  # noqa: F401
+        import ui.pages.version  # noqa: F401
 
         AppTest.from_function(_blank).run()  # Streamlit's one-time scan for components
 

@@ -18,8 +18,6 @@ It measures, in the same run:
   file stat'ed once (in parallel, ``check_workers``), versions evaluated
   incrementally; also with one worker, and the fast (latest-only) check; on this plain
   log the every-version check runs the Arrow trace (``health/allversions.py``);
-* traced: ``check_traced`` (the replay with Python sets that damaged logs still take),
-  its report asserted equal to ours;
 * naive: for each version, ``log.snapshot(v)`` then ``os.stat`` of every live file.
   Checking every version that way means about 250 million stat calls, so by
   default it runs on ``--samples`` evenly spaced versions and extrapolates
@@ -43,7 +41,6 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from inspector.health import check_table  # noqa: E402
-from inspector.health.check import check_traced  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
 
@@ -201,11 +198,7 @@ def _measure(root: str, args) -> None:
     open_s, ours_s, report = timed_check(root, all_versions=True, settings=Settings())
     _, ours_1w_s, _ = timed_check(root, all_versions=True, settings=Settings(check_workers=1))
     _, fast_s, fast = timed_check(root, settings=Settings())
-    _, traced_s, traced = timed_check(
-        root, check_traced, all_versions=True, deep=False, verify_all=True, settings=Settings()
-    )
-    full_cpu, one_cpu, fast_cpu, traced_cpu = CPU[-4:]
-    assert traced == report, "the traced check and the Arrow one disagree"
+    full_cpu, one_cpu, fast_cpu = CPU[-3:]
     print(
         f"ours, full check ({workers} workers): {ours_s:.2f} s wall, {full_cpu:.2f} s CPU "
         f"(+ {open_s:.2f} s to open the log), "
@@ -215,10 +208,6 @@ def _measure(root: str, args) -> None:
     print(
         f"ours, fast check (latest, then all because it is incomplete): {fast_s:.2f} s wall, "
         f"{fast_cpu:.2f} s CPU"
-    )
-    print(
-        f"traced full check (the replay with Python sets, {workers} workers): {traced_s:.2f} s "
-        f"wall, {traced_cpu:.2f} s CPU; ours is {traced_s / ours_s:.1f}x faster (wall)"
     )
     print(
         f"  latest {report.latest_version}, last consistent {report.last_consistent_version}, "

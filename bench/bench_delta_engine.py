@@ -83,12 +83,12 @@ def main() -> None:
 
     from deltalake import DeltaTable
 
-    from inspector.log.table import open_table
     from inspector.restore import RestoreRequest
     from inspector.restore.execute import execute_restore, plan_restore
     from inspector.rows.preview import build_preview
     from inspector.rows.session import get_spark
     from inspector.settings import Settings
+    from inspector.table import open_table
 
     work = tempfile.mkdtemp(prefix="delta-inspector-bench-engine-")
     source = os.path.join(work, "source")
@@ -100,7 +100,7 @@ def main() -> None:
     started = time.perf_counter()
     spark = get_spark(delta)
     print(f"Spark started in {time.perf_counter() - started:.1f} s; Delta {spark.version}")
-    log = open_table(source).log
+    log = open_table(source, Settings()).log
 
     def preview(settings: Settings) -> Callable[[], object]:
         get_spark(settings)  # sets the engine of the running session
@@ -131,7 +131,7 @@ def main() -> None:
         table = fresh()
 
         def run() -> object:
-            plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+            plan = plan_restore(open_table(table, Settings()), 1, settings=settings, spark=spark)
             request = RestoreRequest(
                 plan=plan, typed_table_name=plan.table_name, typed_version="1", reason="bench"
             )

@@ -18,15 +18,21 @@ Cases, ours vs theirs:
 
 * ``history``: ``history --json`` vs ``DeltaTable(t).history()``;
 * ``history10``: ``history --limit 10 --json`` vs ``DeltaTable(t).history(10)``;
-* ``detail``: ``detail --json`` vs opening the table, ``DeltaTable(t)``; ``detail-pyarrow``:
-  the same with the checkpoint read by pyarrow (as before the pure-Python reader);
+* ``detail``: ``detail --json`` vs opening the table, ``DeltaTable(t)``;
 * ``snapshot``: ``DeltaLog.open(t).snapshot()`` + file count vs ``DeltaTable(t).file_uris()``;
 * ``files``: ``files --version 1 --json`` vs merely ``DeltaTable(t)``;
 * ``diff``: ``diff --from 0 --to 2 --json`` (file level) vs deltalake's file lists of
   versions 0 and 2, compared as Python sets;
 * ``check``: ``check --json`` vs a plain recursive walk that stats every file;
+  ``check-all``: ``check --all-versions --json`` against the same walk;
 * ``restore``: ``restore --to-version 0 --dry-run --json`` (no Spark) vs deltalake's
   whole ``restore(0)`` on a fresh copy of ``_delta_log`` (data folders symlinked).
+
+With ``--baseline DIR`` the other side is not deltalake but this project's CLI in another
+checkout (``git worktree add --detach DIR REV``), the same command interleaved with ours:
+how a change moved the large questions. Results are saved for the summary table of
+``docs/performance.md`` (``bench/results.py``, ``bench/targets.py``): as ``bench_scale``
+against deltalake, as ``bench_scale_vs_main`` against a baseline checkout.
 """
 
 from __future__ import annotations
@@ -43,38 +49,37 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from bench.results import machine, save  # noqa: E402
+
 PY = sys.executable
+_WALK = (
+    "import os, sys\nn = 0\nfor d, _, fs in os.walk(sys.argv[1]):\n"
+    "    for f in fs:\n        os.stat(os.path.join(d, f)); n += 1\nprint(n)"
+)
 _DL = "import sys; from deltalake import DeltaTable; "
 THEIRS = {
     "history": _DL + "DeltaTable(sys.argv[1]).history()",
     "history10": _DL + "DeltaTable(sys.argv[1]).history(10)",
     "detail": _DL + "DeltaTable(sys.argv[1])",
-    "detail-pyarrow": _DL + "DeltaTable(sys.argv[1])",
     "snapshot": _DL + "print(len(DeltaTable(sys.argv[1]).file_uris()))",
     "files": _DL + "DeltaTable(sys.argv[1])",
     "diff": _DL + "a = set(DeltaTable(sys.argv[1], version=0).file_uris()); "
     "b = set(DeltaTable(sys.argv[1], version=2).file_uris()); print(len(a - b), len(b - a))",
-    "check": "import os, sys\nn = 0\nfor d, _, fs in os.walk(sys.argv[1]):\n"
-    "    for f in fs:\n        os.stat(os.path.join(d, f)); n += 1\nprint(n)",
+    "check": _WALK,
+    "check-all": _WALK,
     "restore": _DL + "DeltaTable(sys.argv[1]).restore(0)",
 }
 OURS_SNAPSHOT = (
     "import sys; from inspector.log.deltalog import DeltaLog; "
     "print(DeltaLog.open(sys.argv[1]).snapshot().num_files)"
 )
-# detail with every checkpoint read by pyarrow (the pure-Python reader's limit at -1): what
-# detail cost before inspector/log/checkpoint_lite.py, measured in the same run.
-OURS_DETAIL_PYARROW = (
-    "import sys; import inspector.log.checkpoint_lite as lite; lite.LITE_MAX_BYTES = -1; "
-    "from inspector.cli.main import main; sys.exit(main(sys.argv[1:]))"
-)
-CASES_COMMITS = ("history", "history10", "detail", "detail-pyarrow", "snapshot")
-CASES_FILES = ("history", "snapshot", "files", "diff", "check", "restore")
+CASES_COMMITS = ("history", "history10", "detail", "snapshot")
+CASES_FILES = ("history", "snapshot", "files", "diff", "check", "check-all", "restore")
 THEIR_LABEL = {
     "check": "os.walk + stat of every file",
+    "check-all": "os.walk + stat of every file",
     "files": "DeltaTable(t) (open only)",
     "detail": "DeltaTable(t) (open only)",
-    "detail-pyarrow": "DeltaTable(t) (open only)",
     "restore": "deltalake restore(0), whole",
 }
 
@@ -86,16 +91,16 @@ def ours(case: str, table: str) -> list[str]:
         "history": [*cli, "history", table, "--json"],
         "history10": [*cli, "history", table, "--limit", "10", "--json"],
         "detail": [*cli, "detail", table, "--json"],
-        "detail-pyarrow": [PY, "-c", OURS_DETAIL_PYARROW, "detail", table, "--json"],
         "snapshot": [PY, "-c", OURS_SNAPSHOT, table],
         "files": [*cli, "files", table, "--version", "1", "--json"],
         "diff": [*cli, "diff", table, "--from", "0", "--to", "2", "--json"],
         "check": [*cli, "check", table, "--json"],
+        "check-all": [*cli, "check", table, "--all-versions", "--json"],
         "restore": [*cli, "restore", table, "--to-version", "0", "--dry-run", "--json"],
     }[case]
 
 
-def compile_project() -> None:
+def compile_project(repo: str) -> None:
     """Compile ``inspector/`` to bytecode once, as ``pip install`` does for a package.
 
     deltalake's modules in site-packages are compiled; a source tree run with
@@ -104,13 +109,13 @@ def compile_project() -> None:
     """
     import compileall
 
-    compileall.compile_dir(os.path.join(REPO, "inspector"), quiet=1)
+    compileall.compile_dir(os.path.join(repo, "inspector"), quiet=1)
 
 
-def run(argv: list[str]) -> tuple[float, float, float]:
-    """Run a whole process; return (wall seconds, CPU seconds, peak RSS in MB)."""
+def run(argv: list[str], cwd: str = REPO) -> tuple[float, float, float]:
+    """Run a whole process in ``cwd``; return (wall seconds, CPU seconds, peak RSS in MB)."""
     began = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - began
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -152,11 +157,16 @@ def restore_copy(table: str) -> str:
     return copy
 
 
-def measure(case: str, table: str, repeat: int) -> dict:
-    """Median wall time and peak memory of both sides, interleaved."""
+def measure(case: str, table: str, repeat: int, baseline: str | None = None) -> dict:
+    """Median wall time and peak memory of both sides, interleaved.
+
+    ``baseline`` is another checkout of this project whose CLI is the other side.
+    """
     mine, theirs = [], []
     for _ in range(repeat):
-        if case == "restore":
+        if baseline:
+            theirs.append(run(ours(case, table), cwd=baseline))
+        elif case == "restore":
             copy = restore_copy(table)
             try:
                 theirs.append(run([PY, "-c", THEIRS[case], copy]))
@@ -183,10 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default=",".join(dict.fromkeys(CASES_COMMITS + CASES_FILES)))
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
+    parser.add_argument("--baseline", help="another checkout of this project to compare with")
     args = parser.parse_args(argv)
     os.makedirs(args.dir, exist_ok=True)
-    compile_project()
+    compile_project(REPO)
+    if args.baseline:
+        compile_project(args.baseline)
     wanted = args.cases.split(",")
+    started, rows = machine(), []
     print(
         "| table | case | this project | deltalake 1.6.6 (or baseline) | ratio "
         "| CPU ours | CPU theirs | CPU ratio | peak MB ours | peak MB theirs | runs |"
@@ -196,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         table = ensure_table(args.dir, name)
         cases = CASES_COMMITS if name[0] == "c" else CASES_FILES
         for case in (c for c in cases if c in wanted):
-            f = measure(case, table, args.repeat)
-            label = THEIR_LABEL.get(case, "")
+            f = measure(case, table, args.repeat, args.baseline)
+            rows.append({"table": name, "case": case, **f})
+            label = f"(CLI in {args.baseline})" if args.baseline else THEIR_LABEL.get(case, "")
             print(
                 f"| {name} | {case} | {f['ours_s']:.2f} s | {f['theirs_s']:.2f} s {label} "
                 f"| {f['ours_s'] / f['theirs_s']:.2f} | {f['ours_cpu']:.2f} s "
@@ -205,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {f['ours_mb']:.0f} | {f['theirs_mb']:.0f} | {f['runs']} |",
                 flush=True,
             )
+    bench = "bench_scale_vs_main" if args.baseline else "bench_scale"
+    print(f"saved {save(bench, rows, started=started)}", file=sys.stderr)
     return 0
 
 

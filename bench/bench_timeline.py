@@ -61,7 +61,7 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
     import pandas  # noqa: F401
     import plotly.graph_objects  # noqa: F401
 
-    import ui.timeline  # noqa: F401
+    import ui.pages.timeline  # noqa: F401
 
     AppTest.from_function(_blank).run()  # Streamlit's one-time scan for components
 

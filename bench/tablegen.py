@@ -268,8 +268,11 @@ def _as_checkpoint_meta(meta: dict) -> dict:
     }
 
 
-def make_commits_table(root: str, commits: int, *, checkpoint_every: int = 100) -> None:
-    """A streaming job's table: ``commits`` commits, a checkpoint every ``checkpoint_every``.
+def make_commits_table(
+    root: str, commits: int, *, checkpoint_every: int = 100, in_commit_timestamps: bool = False
+) -> None:
+    """A streaming job's table: ``commits`` commits, a checkpoint every ``checkpoint_every``;
+    with ``in_commit_timestamps``, enabled when the table is created.
 
     Tombstones older than one checkpoint interval are dropped from checkpoints (as log
     cleanup and the tombstone retention would), so checkpoints stay small.
@@ -277,6 +280,13 @@ def make_commits_table(root: str, commits: int, *, checkpoint_every: int = 100) 
     day_ms = 24 * 60 * MINUTE_MS
     start = (int(time.time() * 1000) - (commits + 10) * MINUTE_MS) // day_ms * day_ms
     table = Table(root, start, checkpoint_every)
+    if in_commit_timestamps:
+        table.meta["configuration"]["delta.enableInCommitTimestamps"] = "true"
+        table.protocol = {
+            "minReaderVersion": 1,
+            "minWriterVersion": 7,
+            "writerFeatures": ["inCommitTimestamp"],
+        }
     query = "9b0c1de2-0000-4000-8000-00000000abcd"
     pending: list[dict] = []
     for version in range(commits):
@@ -307,6 +317,8 @@ def make_commits_table(root: str, commits: int, *, checkpoint_every: int = 100) 
                 {"txn": txn},
                 *({"add": a} for a in adds),
             ]
+        if in_commit_timestamps:  # the commit's own time, in its commitInfo (the first action)
+            actions[0]["commitInfo"]["inCommitTimestamp"] = ts
         table.commit(version, actions)
         if version and version % checkpoint_every == 0:
             table.checkpoint(version)

@@ -32,14 +32,14 @@ TIMEOUT = 240_000  # a first Spark start on a busy machine
 def restore_attempts() -> None:
     """Restore the demo table once to before the GDPR delete, after one refused attempt."""
     from inspector.delta.errors import RestoreRefused
-    from inspector.log.table import open_table
     from inspector.restore.execute import execute_restore
     from inspector.restore.plan import plan_restore
     from inspector.restore.request import RestoreRequest
     from inspector.settings import Settings
+    from inspector.table import open_table
 
     settings = Settings(audit_log=str(AUDIT_LOG))
-    table = open_table(str(TABLE))
+    table = open_table(str(TABLE), Settings())
     plan = plan_restore(table, table.log.latest_version - 2, settings=settings)
 
     def attempt(name: str, reason: str) -> None:

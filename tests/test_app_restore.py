@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import read_audit
 from tests.conftest import offered_pages, open_app, sales_table
-from ui.restore_state import RestorePrefill
+from ui.pages.restore_state import RestorePrefill
 
 pytestmark = pytest.mark.spark
 

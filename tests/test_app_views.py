@@ -80,7 +80,7 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     from inspector.diff.filediff import diff_files
     from inspector.diff.rowrecords import RowDiff, RowSamples
     from inspector.log.deltalog import DeltaLog
-    from ui.diff_rows import carried_over_note
+    from ui.pages.diff_rows import carried_over_note
 
     path = str(tmp_path / "t")
     write_deltalake(path, pa.table({"id": pa.array(range(10), pa.int64())}))
@@ -111,7 +111,7 @@ def test_a_deletion_vector_update_is_not_called_a_rewrite(corpus):
     from inspector.diff.filediff import diff_files
     from inspector.diff.rowrecords import RowDiff, RowSamples
     from inspector.log.deltalog import DeltaLog
-    from ui.diff_rows import carried_over_note
+    from ui.pages.diff_rows import carried_over_note
 
     log = DeltaLog.open(str(corpus / "delta-kernel-rs/table-with-dv-small"))  # v1: DV DELETE of 2
     diff = diff_files(log, 0, 1)

@@ -43,7 +43,7 @@ def test_no_backend_module_is_longer_than_400_lines():
 
 
 def test_no_module_of_the_app_is_longer_than_400_lines():
-    paths = [REPO / "app.py", *sorted((REPO / "ui").glob("*.py"))]
+    paths = [REPO / "app.py", *sorted((REPO / "ui").rglob("*.py"))]
     lengths = {
         str(path.relative_to(REPO)): len(path.read_text(encoding="utf-8").splitlines())
         for path in paths
@@ -67,3 +67,14 @@ def test_only_the_cli_reads_settings_from_the_environment():
         and path.name != "settings.py"
     )
     assert not readers, f"library code must take settings explicitly, not read the env: {readers}"
+
+
+def test_every_command_text_is_rendered_in_present_text():
+    """A CLI result's ``text()`` only hands its records to ``inspector/present/text/``."""
+    rendering = []
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name == "text":
+                if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+                    rendering.append(f"{path.name}:{node.lineno}")
+    assert not rendering, f"render this text in inspector/present/text/: {rendering}"

@@ -12,14 +12,13 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from inspector.catalog import resolve_table
 from inspector.cli.main import main
 from inspector.connection import StorageOptions
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore import RestoreRequest, plan_restore, request_refusals
 from inspector.restore.audit import read_audit
 from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import REPO, sales_table
 from tests.glue_catalog import register_spark_form
 
@@ -63,9 +62,7 @@ def test_the_typed_confirmation_of_a_table_opened_by_name_is_its_full_name(
         audit_log=str(tmp_path / "audit.jsonl"),
         storage_options=StorageOptions(s3_server.options),
     )
-    resolved = resolve_table(name, settings)
-    options = settings.storage_options.merged(resolved.storage_options)
-    table = open_table(resolved.location, storage_options=options, name=resolved.name)
+    table = open_table(name, settings)
     plan = plan_restore(table, 1, settings=settings, spark=spark)
 
     def refusals(typed: str) -> list[str]:

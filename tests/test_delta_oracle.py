@@ -17,11 +17,11 @@ from collections import Counter
 import pytest
 
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.engine import Engine
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.history import build_history
 from tests.conftest import confirmed, own_engine
 
@@ -83,7 +83,9 @@ def test_a_dry_run_predicts_the_metrics_of_deltas_restore(spark, delta_table, tm
         copy = tmp_path / f"restore-to-{target}"
         shutil.copytree(delta_table, copy)
         settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-        plan = plan_restore(open_table(str(copy)), target, settings=settings, spark=spark)
+        plan = plan_restore(
+            open_table(str(copy), Settings()), target, settings=settings, spark=spark
+        )
         assert plan.engines().commit is Engine.DELTA
         result = execute_restore(confirmed(plan, "oracle"), settings=settings, spark=spark)
 

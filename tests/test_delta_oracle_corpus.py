@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.engine import Engine
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import confirmed, vacuum_dry_run
 
 pytestmark = pytest.mark.spark
@@ -52,7 +52,7 @@ def test_deltas_restore_of_a_corpus_table_commits_the_planned_metrics(
 ):
     root = str(copy_table(relative))
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    plan = plan_restore(open_table(root), 0, settings=settings, spark=spark)
+    plan = plan_restore(open_table(root, settings), 0, settings=settings, spark=spark)
     assert plan.passed, [g.message for g in plan.guards if not g.passed]
 
     result = execute_restore(confirmed(plan, "corpus oracle"), settings=settings, spark=spark)

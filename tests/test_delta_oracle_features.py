@@ -17,12 +17,12 @@ import pytest
 from inspector.health.check import check_table
 from inspector.health.vacuum import VacuumMode, plan_vacuum
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.delta_verdict import DeltaOutcome, deltas_restore
 from inspector.restore.engine import Engine
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.history import build_history, iso
 from inspector.table.overview import table_detail
 from tests.conftest import DELTA_FEATURES, confirmed, own_engine, vacuum_dry_run
@@ -220,7 +220,7 @@ def test_a_dry_run_predicts_the_metrics_of_deltas_restore_across_type_widening(
     copy = copy_of(clustered, tmp_path, "restore")
     latest = DeltaLog.open(copy).latest_version
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    plan = plan_restore(open_table(copy), WIDENED - 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(copy, settings), WIDENED - 1, settings=settings, spark=spark)
     assert plan.engines().commit is Engine.DELTA
     assert deltas_restore(plan.guards, plan.file_problems).outcome is DeltaOutcome.COMMITS
 
@@ -240,7 +240,7 @@ def test_the_plan_says_deltas_restore_refuses_a_missing_data_file(spark, cluster
     os.remove(os.path.join(copy, gone))
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
 
-    plan = plan_restore(open_table(copy), 2, settings=settings, spark=spark)
+    plan = plan_restore(open_table(copy, settings), 2, settings=settings, spark=spark)
     verdict = deltas_restore(plan.guards, plan.file_problems)
 
     assert verdict.outcome is DeltaOutcome.REFUSES and gone in verdict.paths
@@ -262,7 +262,7 @@ def test_the_plan_says_deltas_restore_commits_an_unreadable_version_without_a_de
     os.remove(os.path.join(copy, dv.relative_or_absolute_path()))
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
 
-    plan = plan_restore(open_table(copy), 2, settings=settings, spark=spark)
+    plan = plan_restore(open_table(copy, settings), 2, settings=settings, spark=spark)
     verdict = deltas_restore(plan.guards, plan.file_problems)
 
     assert verdict.outcome is DeltaOutcome.COMMITS_UNREADABLE and not plan.passed

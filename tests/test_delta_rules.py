@@ -38,9 +38,9 @@ from inspector.delta.protocol import (
 from inspector.delta.text import partition_label, version_ranges
 from inspector.health.retention import retention_view
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.plan_warnings import retention_warning
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.history import build_history
 from tests.conftest import protocol_action
 
@@ -234,7 +234,7 @@ def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path,
     write_deltalake(str(root), pa.table({"id": [2]}), mode="overwrite")
     three_days_ago = time.time() - 3 * 86_400
     os.utime(root / "_delta_log" / f"{0:020d}.json", (three_days_ago, three_days_ago))
-    table = open_table(str(root))
+    table = open_table(str(root), Settings())
     log = table.log
 
     view = retention_view(log, build_history(log, settings))

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.delta_verdict import DeltaOutcome, deltas_restore
 from inspector.restore.execute import plan_restore
+from inspector.table import open_table
 
 TABLE = "delta-rs/simple_table"  # 0..4; version 0's files are all removed by the latest
 
 
 def verdict_of(root, target, settings):
-    plan = plan_restore(open_table(str(root)), target, settings=settings)
+    plan = plan_restore(open_table(str(root), settings), target, settings=settings)
     return plan, deltas_restore(plan.guards, plan.file_problems)
 
 

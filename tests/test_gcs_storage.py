@@ -19,7 +19,8 @@ from inspector.connection import StorageOptions
 from inspector.delta.errors import ExitCode
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
+from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import (
     CORPUS,
     copy_corpus_table,
@@ -144,7 +145,7 @@ def test_a_restore_that_loses_the_race_to_a_commit_file_overwrites_nothing(
     uri = gcs_env.upload(sales_table(tmp_path / "sales"))
     options = gcs_env.options
     plan = plan_restore(
-        open_table(uri, storage_options=StorageOptions(options)), 1, settings=settings
+        open_table(uri, Settings(storage_options=StorageOptions(options))), 1, settings=settings
     )
     winner = f"{uri}/_delta_log/00000000000000000005.json"
     theirs = b'{"commitInfo":{"operation":"OTHER WRITER"}}\n'

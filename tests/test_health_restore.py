@@ -19,10 +19,10 @@ from deltalake import write_deltalake
 from inspector.delta.errors import CorruptLog
 from inspector.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.rows.reader import read_snapshot
 from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import confirmed
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
@@ -80,7 +80,7 @@ def _rows(log: DeltaLog, version: int, spark) -> list[tuple]:
 
 def _recover(root: Path, spark, tmp_path: Path, expected_target: int, lost: set[str]):
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"))
-    table = open_table(str(root))
+    table = open_table(str(root), Settings())
     log = table.log
     report = check_table(log, settings=settings)
     assert report.last_consistent_version == expected_target
@@ -142,7 +142,7 @@ def test_recovery_of_a_table_written_here(tmp_path, spark):
 def test_no_restore_can_be_planned_on_an_unreadable_latest_version(copy_table, tmp_path):
     root = copy_table(DELETES)
     (root / "_delta_log" / f"{12:020d}.json").unlink()
-    table = open_table(str(root))
+    table = open_table(str(root), Settings())
 
     assert check_table(table.log, settings=Settings()).last_consistent_version == 11
     with pytest.raises(CorruptLog):  # raised from the log, before Spark is needed

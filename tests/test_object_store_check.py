@@ -93,8 +93,9 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
 
 
 def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy_table, tmp_path):
+    from inspector.connection import StorageOptions
     from inspector.health.replica import compare_replica
-    from inspector.log.table import open_table
+    from inspector.table import open_table
 
     primary = copy_table(APPENDS)
     replica = tmp_path / "replica"
@@ -103,11 +104,15 @@ def test_a_damaged_replica_in_s3_is_compared_like_its_local_copy(s3_server, copy
     uri = s3_server.upload(replica)
 
     remote = compare_replica(
-        open_table(str(primary)),
-        open_table(uri, storage_options=s3_server.options),
+        open_table(str(primary), Settings()),
+        open_table(uri, Settings(storage_options=StorageOptions(s3_server.options))),
         settings=Settings(),
     )
-    local = compare_replica(open_table(str(primary)), open_table(str(replica)), settings=Settings())
+    local = compare_replica(
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
+    )
 
     assert repr(remote.to_json()).replace(uri, "<replica>") == repr(local.to_json()).replace(
         str(replica), "<replica>"

@@ -18,10 +18,10 @@ from bench.tablegen import make_commits_table
 from inspector.diff.filediff import diff_files
 from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import Table
 from inspector.restore.plan import plan_restore
 from inspector.settings import Settings
 from inspector.storage import parse_location
+from inspector.table import Table
 from inspector.table.history import build_history, history_page
 from inspector.table.overview import table_detail
 from inspector.table.rowcounts import rows_between

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from inspector.cli.main import main
+from inspector.connection import StorageOptions
 from inspector.delta.errors import InvalidInput, NotADeltaTable
 from inspector.health.replica import compare_replica
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.settings import Settings
+from inspector.table import open_table
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with a deletion vector
@@ -89,7 +90,9 @@ def test_a_complete_replica_has_nothing_to_copy_and_loses_nothing(pair):
     primary, replica = pair(APPENDS)
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert report.to_json() == {
@@ -111,7 +114,9 @@ def test_replica_missing_the_newest_commit(pair):
     size = _delete(replica / "_delta_log" / f"{14:020d}.json")
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert [f.version for f in report.missing_commits] == [14]
@@ -128,7 +133,9 @@ def test_replica_missing_the_newest_data_files(pair):
         (replica / path).unlink()
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert report.missing_commits == ()
@@ -149,7 +156,9 @@ def test_replica_with_a_truncated_file(pair):
     (replica / victim).write_bytes(data[: len(data) // 2])
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert report.missing_files == ()
@@ -169,7 +178,9 @@ def test_replica_missing_a_deletion_vector_file(pair):
     )
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert [(f.version, f.path) for f in report.missing_files] == [(1, dv)]
@@ -183,7 +194,9 @@ def test_files_only_on_the_replica_are_counted(pair):
 
     assert (
         compare_replica(
-            open_table(str(primary)), open_table(str(replica)), settings=Settings()
+            open_table(str(primary), Settings()),
+            open_table(str(replica), Settings()),
+            settings=Settings(),
         ).to_json()["extraFiles"]
         == 1
     )
@@ -192,15 +205,15 @@ def test_files_only_on_the_replica_are_counted(pair):
 def test_two_different_tables_are_refused(copy_table):
     with pytest.raises(InvalidInput, match="two different tables"):
         compare_replica(
-            open_table(str(copy_table(APPENDS))),
-            open_table(str(copy_table(OTHER))),
+            open_table(str(copy_table(APPENDS)), Settings()),
+            open_table(str(copy_table(OTHER)), Settings()),
             settings=Settings(),
         )
 
 
 def test_a_replica_that_is_not_a_table_is_refused_naming_the_side(tmp_path):
     with pytest.raises(NotADeltaTable, match="The replica is not a Delta table"):
-        open_table(str(tmp_path), described_as="replica")
+        open_table(str(tmp_path), Settings(), role="replica")
 
 
 # --- the CLI contract -----------------------------------------------------------------------
@@ -308,7 +321,9 @@ def test_replica_missing_commits_of_a_version_behind_a_checkpoint_still_lists_th
         (replica / "_delta_log" / f"{version:020d}.json").unlink()
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert [f.version for f in report.missing_commits] == [13, 14]
@@ -321,7 +336,9 @@ def test_replica_missing_a_checkpoint_lists_it_under_its_version(pair):
     size = _delete(replica / "_delta_log" / f"{10:020d}.checkpoint.parquet")
 
     report = compare_replica(
-        open_table(str(primary)), open_table(str(replica)), settings=Settings()
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
     )
 
     assert [(f.version, f.path, f.size) for f in report.missing_files] == [
@@ -358,11 +375,15 @@ def test_a_primary_in_s3_and_a_local_replica_are_compared_alike(pair, s3_server)
     uri = s3_server.upload(primary)
 
     remote = compare_replica(
-        open_table(uri, storage_options=s3_server.options),
-        open_table(str(replica)),
+        open_table(uri, Settings(storage_options=StorageOptions(s3_server.options))),
+        open_table(str(replica), Settings()),
         settings=Settings(),
     )
-    local = compare_replica(open_table(str(primary)), open_table(str(replica)), settings=Settings())
+    local = compare_replica(
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
+    )
 
     assert remote.to_json() == local.to_json()
     assert remote.replica_last_consistent_version == 13

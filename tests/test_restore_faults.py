@@ -20,10 +20,10 @@ from deltalake import DeltaTable
 
 from inspector.log.commit_writer import CommitStep, write_commit
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore.actions import restore_actions
 from inspector.restore.execute import plan_restore
 from inspector.rows.reader import read_snapshot
+from inspector.table import open_table
 from tests.conftest import copy_corpus_table, crash_in_child, sales_table
 
 _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
@@ -92,7 +92,7 @@ def test_a_restore_commit_crashed_after_any_step_reads_at_the_old_or_the_new_ver
     tmp_path, settings, spark
 ):
     pristine = sales_table(tmp_path / "pristine")
-    plan = plan_restore(open_table(pristine), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(pristine, settings), 1, settings=settings, spark=spark)
     original, target = DeltaLog.open(pristine).snapshot(4), DeltaLog.open(pristine).snapshot(1)
 
     for step in CommitStep:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from inspector.log.snapshot import Snapshot
-from inspector.log.table import open_table
 from inspector.restore.execute import plan_restore
+from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import sales_table
 
 
@@ -25,7 +26,7 @@ def _identities(snapshot: Snapshot) -> set[tuple[str, str | None]]:
 def test_a_plan_re_adds_the_targets_missing_files_and_removes_the_current_extra_ones(
     tmp_path, settings, target
 ):
-    table = open_table(sales_table(tmp_path / "sales"))
+    table = open_table(sales_table(tmp_path / "sales"), Settings())
     log = table.log
     current, wanted = _identities(log.snapshot()), _identities(log.snapshot(target))
 
@@ -38,7 +39,7 @@ def test_a_plan_re_adds_the_targets_missing_files_and_removes_the_current_extra_
 
 
 def test_a_file_whose_deletion_vector_changed_is_swapped_not_kept(copy_table, settings):
-    table = open_table(str(copy_table("delta-rs/cdf-table-with-cdc-and-dvs")))
+    table = open_table(str(copy_table("delta-rs/cdf-table-with-cdc-and-dvs")), Settings())
     log = table.log
     current, wanted = _identities(log.snapshot()), _identities(log.snapshot(23))
     swapped = {p for p, _ in wanted - current} & {p for p, _ in current - wanted}

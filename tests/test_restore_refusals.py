@@ -17,11 +17,11 @@ from deltalake import write_deltalake
 from inspector.delta.errors import ConcurrentModification, RefusalReason, RestoreRefused
 from inspector.files.filecheck import FileState
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import open_table
 from inspector.restore import Override, RestoreRequest
 from inspector.restore.audit import read_audit
 from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
+from inspector.table import open_table
 from tests.conftest import confirmed, rows, sales_table
 
 pytestmark = pytest.mark.spark
@@ -48,7 +48,7 @@ def test_a_missing_file_refuses_the_restore_and_names_the_file(tmp_path, setting
     os.remove(os.path.join(table, gone.path))
     before = commit_files(table)
 
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
     files = guard(plan, "files_available")
     assert not files.passed and files.override == "allow_missing_files"
     assert [p.path for p in plan.file_problems] == [gone.path]
@@ -73,7 +73,7 @@ def test_with_allow_missing_files_the_restore_is_a_partial_table_without_them(
     table = sales_table(tmp_path / "sales")
     gone = re_added(table)
     os.remove(os.path.join(table, gone.path))
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
 
     result = execute_restore(
         confirmed(plan, "accept the loss", overrides=frozenset({Override.ALLOW_MISSING_FILES})),
@@ -95,7 +95,7 @@ def test_a_truncated_file_refuses_the_restore(tmp_path, settings, spark):
     with open(os.path.join(table, victim.path), "r+b") as fh:
         fh.truncate(victim.size // 2)
 
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
 
     problem = plan.file_problems[0]
     assert (problem.path, problem.state, problem.expected_size, problem.actual_size) == (
@@ -112,7 +112,7 @@ def test_a_table_that_moved_after_the_plan_is_refused_and_the_other_commit_survi
     tmp_path, settings, spark
 ):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
     write_deltalake(table, pa.table({"id": [77], "region": ["us"], "amount": [7.0]}), mode="append")
 
     with pytest.raises(ConcurrentModification, match="moved from version 4 to 5"):
@@ -138,7 +138,7 @@ def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore
     settings = Settings(audit_log=str(tmp_path / "audit.jsonl"), spark_engine="own")
     spark = own_engine_spark
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
     winner = os.path.join(table, "_delta_log", "00000000000000000005.json")
     write_commit = restore_module.write_commit
 
@@ -159,7 +159,7 @@ def test_a_concurrent_writer_that_wins_the_version_makes_the_own_writers_restore
 def test_unsupported_writer_features_are_refused_by_name(copy_table, settings, spark):
     table = copy_table("delta-rs/simple_table_features")  # lists "blahabl" and icebergCompatV1
 
-    plan = plan_restore(open_table(str(table)), 2, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 2, settings=settings, spark=spark)
 
     features = guard(plan, "writer_features")
     assert not features.passed and features.override is None
@@ -176,7 +176,7 @@ def test_a_target_at_or_after_the_current_version_is_refused(
 ):
     table = sales_table(tmp_path / "sales")
 
-    plan = plan_restore(open_table(table), target, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), target, settings=settings, spark=spark)
 
     assert not guard(plan, "target_version").passed and words in plan.guards[0].message
     with pytest.raises(RestoreRefused):
@@ -187,7 +187,7 @@ def test_a_target_at_or_after_the_current_version_is_refused(
 def test_a_target_whose_log_has_expired_is_refused(copy_table, settings, spark):
     table = copy_table("dat-v0.0.2/no_replay/delta")  # log retention removed versions 0 and 1
 
-    plan = plan_restore(open_table(str(table)), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 1, settings=settings, spark=spark)
 
     target = guard(plan, "target_version")
     assert not target.passed and "expired" in target.message
@@ -200,7 +200,7 @@ def test_an_append_only_table_cannot_lose_data(tmp_path, settings, spark):
     write_deltalake(table, pa.table({"id": [1, 2]}), configuration={"delta.appendOnly": "true"})
     write_deltalake(table, pa.table({"id": [3]}), mode="append")
 
-    plan = plan_restore(open_table(table), 0, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 0, settings=settings, spark=spark)
 
     assert not guard(plan, "append_only").passed
     with pytest.raises(RestoreRefused, match="append-only"):
@@ -215,7 +215,7 @@ def test_a_restore_needs_a_confirmation_and_a_reason(
     tmp_path, settings, spark, typed_version, reason, words
 ):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
     request = RestoreRequest(
         plan=plan, typed_table_name="sales", typed_version=typed_version, reason=reason
     )
@@ -229,7 +229,7 @@ def test_a_restore_needs_a_confirmation_and_a_reason(
 
 def test_a_table_not_at_the_expected_version_is_refused_and_audited(tmp_path, settings, spark):
     table = sales_table(tmp_path / "sales")
-    plan = plan_restore(open_table(table), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(table, settings), 1, settings=settings, spark=spark)
 
     with pytest.raises(RestoreRefused, match="not at version 3") as refused:
         execute_restore(confirmed(plan, expected_version=3), settings=settings, spark=spark)
@@ -243,7 +243,7 @@ def test_a_table_not_at_the_expected_version_is_refused_and_audited(tmp_path, se
 def test_a_restore_that_would_turn_column_mapping_off_is_refused(copy_table, settings, spark):
     table = copy_table("delta-rs/table_with_partitioning_mapping")  # mapping 'name' from version 2
 
-    plan = plan_restore(open_table(str(table)), 1, settings=settings, spark=spark)
+    plan = plan_restore(open_table(str(table), settings), 1, settings=settings, spark=spark)
 
     mapping = guard(plan, "column_mapping")
     assert not mapping.passed and "from 'name' to 'none'" in mapping.message

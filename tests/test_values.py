@@ -98,7 +98,7 @@ def typed_table(tmp_path_factory) -> str:
 @pytest.mark.spark
 def test_show_diff_rows_and_the_app_table_agree_on_every_type(spark, typed_table, capsys):
     from inspector.rows.preview import build_preview
-    from ui.preview import _frame
+    from ui.pages.preview import _frame
 
     expected_json = {n: g[3] for n, g in GOLDEN.items()} | {"id": 1}
     nulls_json = dict.fromkeys(GOLDEN) | {"id": 2}

@@ -6,8 +6,8 @@ import bisect
 from dataclasses import dataclass
 
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import Table
 from inspector.settings import Settings
+from inspector.table import Table
 from inspector.table.history import HistoryEntry
 from ui.history_load import HistoryLoad
 
@@ -19,7 +19,8 @@ class PageContext:
     Attributes:
         table: The table's handle: its log (opened and refreshed), its storage options, and
             its catalog name (``uc://...``) when it was opened by name.
-        settings: The settings in force for this run of the app.
+        settings: The settings in force for this run of the app, with the storage options
+            typed in the sidebar.
         version: The version selected in the sidebar (always one of ``versions``).
         load: The table's history as read so far, newest first (the Timeline draws the
             newest page at once and asks for older ones; ``history`` waits for all).

@@ -3,7 +3,7 @@ older pages when a page asks for them (a window moved, a version picked) or in t
 
 One :class:`HistoryLoad` per table and log generation is shared by every session
 (``ui.tables.history_load`` caches it); its lock lets one reader at a time page through the
-log (:class:`~inspector.table.history_pages.HistoryPager`), so nothing is read twice. The
+log (:class:`~inspector.table.history.HistoryPager`), so nothing is read twice. The
 Timeline draws what has been read and says how far the background reading has got; the
 pages that need the whole history (Health, Insights, Overview...) wait for it
 (:meth:`HistoryLoad.whole`), as they always did.
@@ -15,8 +15,7 @@ import threading
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import HistoryEntry
-from inspector.table.history_pages import PAGE_SIZE, HistoryPager
+from inspector.table.history import PAGE_SIZE, HistoryEntry, HistoryPager
 
 # The newest page on an object store, where each commit is a request: the first screen draws
 # these and the Timeline's window fills from the background reading. Locally a whole window

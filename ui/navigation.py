@@ -17,9 +17,9 @@ from streamlit.delta_generator import DeltaGenerator
 from inspector.connection import StorageOptions, parse_pairs
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.log.table import Table
 from inspector.rows.session import spark_status, warm_up
 from inspector.settings import Settings
+from inspector.table import Table
 from inspector.table.versions import parse_version
 from ui import tables
 from ui.catalog_browser import render_catalog_browser
@@ -75,10 +75,11 @@ def render_sidebar(
         location = _table_picker(settings)
         render_catalog_browser(settings, on_pick=_pick_table)
         typed = _storage_options_text(location)
-        table = _open(location, settings, typed, notices)
-        if table is None:
+        opened = _open(location, settings, typed, notices)
+        if opened is None:
             write_url({"table": location or None, "version": None})
             return None
+        table, settings = opened  # the settings now hold the sidebar's storage options too
         log = table.log
         load = tables.history_load(log, settings)
         version = _version_picker(log, settings, load, notices)
@@ -170,10 +171,13 @@ def _pick_recent() -> None:
     st.session_state[_RECENT_KEY] = None
 
 
-def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator) -> Table | None:
-    """The table's handle (a catalog name looked up), with the environment's storage options
-    and the sidebar's (parsed here, once); None when it cannot be opened (the reason is
-    shown in ``notices``)."""
+def _open(
+    location: str, settings: Settings, typed: str, notices: DeltaGenerator
+) -> tuple[Table, Settings] | None:
+    """The table's handle (a catalog name looked up), and the settings with the sidebar's
+    storage options merged over the environment's (parsed here, once; a commit opens the
+    table again with them); None when it cannot be opened (the reason is shown in
+    ``notices``)."""
     st.session_state[SECRETS_IN_USE_KEY] = settings.secrets()  # masked from now on
     try:
         typed_options = parse_pairs(StorageOptions, typed)
@@ -185,7 +189,7 @@ def _open(location: str, settings: Settings, typed: str, notices: DeltaGenerator
             with notices, st.spinner("Writing the demo table (first start only)…"):
                 location = tables.ensure_demo_table(settings.demo_path)
             st.caption("No table given: showing the built-in demo table.")
-        return tables.open_table(location, settings)
+        return tables.open_table(location, settings), settings
     except InspectorError as exc:
         with notices:
             render_error(exc)

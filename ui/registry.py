@@ -1,8 +1,8 @@
 """The pages of the app, in display order.
 
 Each page is registered with Streamlit's navigation (``ui.routing``) under its key as URL
-path (``/diff``). ``app.py`` imports a page's module only when the page is shown and calls
-its ``render(ctx: PageContext)``. A page whose module does not exist is not offered, so a
+path (``/diff``). A page's module is ``ui/pages/KEY.py``; ``app.py`` imports it only when
+the page is shown and calls its ``render(ctx: PageContext)``. A page whose module does not exist is not offered, so a
 page can be listed here before it is written.
 """
 
@@ -47,7 +47,7 @@ class Page:
 
 
 def _page(key: str, title: str, icon: str, *params: str, **flags: bool) -> Page:
-    return Page(key, title, f"ui.{key}", f":material/{icon}:", params=params, **flags)
+    return Page(key, title, f"ui.pages.{key}", f":material/{icon}:", params=params, **flags)
 
 
 PAGES: list[Page] = [

@@ -1,7 +1,9 @@
 """Opening tables for the app: one cached log per table, its history, the demo table, recent tables.
 
-A :class:`~inspector.log.deltalog.DeltaLog` is shared by every session of the app (it is
-thread-safe) and refreshed on each rerun; a refresh reads only new commits.
+A table opened for reading, and its :class:`~inspector.log.deltalog.DeltaLog`, are shared
+by every session of the app (the log is thread-safe) and refreshed on each rerun; a
+refresh reads only new commits. Nothing that may write is cached here: a restore's commit
+asks the catalog for ``READ_WRITE`` itself (:func:`inspector.table.for_commit`).
 """
 
 from __future__ import annotations
@@ -16,16 +18,16 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from inspector.catalog import ResolvedTable, resolve_table
-from inspector.connection import StorageOptions, redact_text
+from inspector import table as inspector_table
+from inspector.catalog import parse_catalog_name
+from inspector.connection import redact_text
 from inspector.delta.paths import log_dir, resolve_table_root
 from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
-from inspector.log.table import Table
-from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 from inspector.storage import parse_location
+from inspector.table import Table
 from inspector.table.history import HistoryEntry
 from ui.history_load import HistoryLoad
 
@@ -35,11 +37,20 @@ _SETTLED_NS = 2_000_000_000  # a folder changed this recently is always re-liste
 _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder stamp it last listed
 
 
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _cached_by_location(root: str, settings_digest: str, _settings: Settings) -> Table:
+    # Keyed by the table root, so every spelling of a location shares one log. Failures are
+    # not cached by Streamlit, so a table created later opens on the next try. The
+    # settings (secrets) are not hashed into the key; their digest is.
+    return inspector_table.open_table(root, _settings)
+
+
 @st.cache_resource(max_entries=32, ttl=300, show_spinner="Looking the table up in its catalog…")
-def _cached_resolution(text: str, settings_digest: str, _settings: Settings) -> ResolvedTable:
+def _cached_by_name(text: str, settings_digest: str, _settings: Settings) -> Table:
     # Five minutes: a rerun does not ask the catalog again, and vended credentials (an hour,
-    # typically) are asked for again long before they expire. Failures are not cached.
-    return resolve_table(text, _settings)
+    # typically) are asked for again long before they expire. Only reads are cached: they
+    # ask for READ; a commit asks for READ_WRITE itself, at commit time, never cached.
+    return inspector_table.open_table(text, _settings)
 
 
 def _digest(settings: Settings) -> str:
@@ -51,23 +62,14 @@ def _digest(settings: Settings) -> str:
     return hashlib.sha256(repr(material).encode()).hexdigest()
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_table(
-    location: str, name: str | None, options_digest: str, _options: StorageOptions
-) -> Table:
-    # Failures are not cached by Streamlit, so a table created later opens on the next try.
-    # The options (secrets) are not hashed into the key; their digest is.
-    return open_table_at(location, storage_options=_options, name=name)
+def open_table(text: str, settings: Settings) -> Table:
+    """The handle of a table for reading, opened once per process; its log refreshed on every call.
 
-
-def open_table(location: str, settings: Settings) -> Table:
-    """The handle of a table, opened once per process; its log refreshed on every call.
-
-    A catalog name (``uc://``, ``glue://``) is looked up first (cached for five minutes);
-    the handle carries the name, and the catalog's storage options over the settings'.
+    :func:`inspector.table.open_table` opens it; a catalog name (``uc://``, ``glue://``) is
+    looked up with credentials for ``READ``, again after five minutes.
 
     Args:
-        location: A local path, ``file://`` URI, object store URI or catalog name, as typed.
+        text: A local path, ``file://`` URI, object store URI or catalog name, as typed.
         settings: Whose storage options (environment and sidebar, parsed) reach the store,
             and whose catalog settings reach a catalog.
 
@@ -82,11 +84,11 @@ def open_table(location: str, settings: Settings) -> Table:
         CatalogUnavailable: If the catalog cannot be reached or is not configured.
         CatalogAccessDenied: If the catalog refuses the token or credentials.
     """
-    resolved = _cached_resolution(location, _digest(settings), settings)
-    options = settings.storage_options.merged(resolved.storage_options)
-    digest = hashlib.sha256(json.dumps(sorted(options.items())).encode()).hexdigest()
-    root = parse_location(resolved.location).root
-    table = _cached_table(root, resolved.name, digest, options)
+    text, digest = text.strip(), _digest(settings)
+    if parse_catalog_name(text) is not None:
+        table = _cached_by_name(text, digest, settings)
+    else:
+        table = _cached_by_location(parse_location(text).root, digest, settings)
     _refresh(table.log)
     return table
 

@@ -1,4 +1,8 @@
-"""Arguments shared by several commands: the table, how to reach its store, and Spark."""
+"""Arguments shared by several commands: the table, how to reach its store, and Spark.
+
+A command opens ``args.table`` with :func:`inspector.table.open_table`, with the settings
+:func:`connection_settings` merged its flags into.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ import argparse
 import dataclasses
 
 from inspector.connection import SparkConf, StorageOptions, parse_pairs
-from inspector.log.table import Table
-from inspector.log.table import open_table as open_table_at
 from inspector.settings import Settings
 
 
@@ -52,46 +54,6 @@ def connection_settings(args: argparse.Namespace, settings: Settings) -> Setting
         storage_options=settings.storage_options.merged(flags),
         spark_conf=settings.spark_conf.merged(conf),
         spark_master=getattr(args, "spark_master", None) or settings.spark_master,
-    )
-
-
-def open_table(
-    args: argparse.Namespace,
-    settings: Settings,
-    *,
-    location: str | None = None,
-    role: str = "",
-    write: bool = False,
-) -> Table:
-    """The handle of ``args.table`` (or another table): a location, or a catalog name resolved.
-
-    A catalog name (``uc://``, ``glue://``) is looked up here, at the edge; the handle
-    carries its name and the catalog's storage options merged over the settings' (vended
-    credentials win: the catalog granted them for this table).
-
-    Args:
-        args: The parsed arguments.
-        settings: The settings, with this command's flags merged (:func:`connection_settings`).
-        location: A table other than ``args.table`` (a replica), as typed.
-        role: What the table is to this command (``replica``), for the error when it is
-            not a Delta table.
-        write: Ask a catalog for credentials that may write (a restore).
-
-    Raises:
-        NotADeltaTable: If the location holds no readable Delta log.
-        StorageUnavailable: If the store cannot be reached or refuses access.
-        InvalidInput: If a catalog name is malformed.
-        TableNotInCatalog: If a catalog has no table of that name.
-        CatalogUnavailable: If a catalog cannot be reached or refuses the credentials.
-    """
-    from inspector.catalog import resolve_table
-
-    resolved = resolve_table(args.table if location is None else location, settings, write=write)
-    return open_table_at(
-        resolved.location,
-        storage_options=settings.storage_options.merged(resolved.storage_options),
-        name=resolved.name,
-        described_as=role or None,
     )
 
 

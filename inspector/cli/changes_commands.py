@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
+from inspector.table import open_table
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,15 +27,9 @@ class ChangesResult(Result):
         return self.feed.to_json()
 
     def text(self) -> Iterator[str]:
-        from inspector.present.values import text_value
+        from inspector.present.text.rows import changes_lines
 
-        feed = self.feed
-        counts = ", ".join(f"{k} {n:,}" for k, n in feed.counts.items())
-        where = f" matching {feed.where}" if feed.where else ""
-        yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,} from row {feed.offset + 1:,}"
-        yield "\t".join(feed.columns)
-        for row in feed.rows:
-            yield "\t".join(text_value(row.get(c)) for c in feed.columns)
+        return changes_lines(self.feed)
 
 
 def _changes_args(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +66,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
     from inspector.rows.changefeed import build_changes
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     first = _bound(log, args.from_version, args.from_timestamp, settings)
     last = _bound(log, args.to_version, args.to_timestamp, settings)
     for name in ("limit", "offset"):

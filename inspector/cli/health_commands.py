@@ -11,12 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode
 from inspector.health import HealthReport
 from inspector.settings import Settings
+from inspector.table import open_table
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +39,7 @@ class CheckResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        from inspector.present.healthtext import health_lines
+        from inspector.present.text.health import health_lines
 
         return iter(health_lines(self.report, asked_all=self.asked_all))
 
@@ -66,7 +67,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
 def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     from inspector.health import check_table
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     show = sys.stderr.isatty() and not args.json
     report = check_table(
         log,

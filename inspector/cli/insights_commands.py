@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.history import build_history
 from inspector.table.insights import LayoutInsights, layout_insights
 from inspector.table.versions import parse_version
@@ -30,44 +31,9 @@ class InsightsResult(Result):
         return (f"! {p}" for p in self.insights.problems)
 
     def text(self) -> Iterator[str]:
-        r = self.to_json()
-        yield f"Layout of {r['table']} at version {r['version']}"
-        yield f"files {r['files']:,}  bytes {r['bytes']:,}  rows {_n(r['rows'])}"
-        yield (
-            f"small files (< {r['targetFileSize']:,} bytes): {r['smallFiles']:,} "
-            f"({r['smallBytes']:,} bytes)"
-        )
-        opt = r["optimize"]
-        yield (
-            f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
-            f"into ≈{opt['filesAfter']:,}"
-        )
-        yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  live rows {_n(r['liveRows'])}"
-        stats = r["stats"]
-        yield (
-            f"files with stats: {stats['filesWithStats']:,}/{stats['files']:,}  "
-            f"({stats['policy']}; observed: {', '.join(stats['observedColumns']) or '-'})"
-        )
-        yield f"partitions {r['partitionCount']:,}  skew (largest/median bytes) {_n(r['skew'])}"
-        yield "size histogram:"
-        for b in r["sizeHistogram"]:
-            yield f"  {b['label']:>12}  {b['files']:>8,} files  {b['bytes']:>16,} bytes"
-        yield f"{'partition':<40} {'files':>7} {'bytes':>14} {'rows':>12} {'small':>6} {'dv rows':>9}"
-        for p in r["partitions"][: self.max_listed]:
-            yield (
-                f"{p['partition'][:40]:<40} {p['files']:>7,} {p['bytes']:>14,} {_n(p['rows']):>12} "
-                f"{p['smallFiles']:>6,} {p['dvDeletedRows']:>9,}"
-            )
-        if len(r["partitions"]) > self.max_listed:
-            yield f"… and {len(r['partitions']) - self.max_listed:,} more (use --json)"
+        from inspector.present.text.log import insights_lines
 
-
-def _n(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return f"{value:,}"
+        return insights_lines(self.to_json(), max_listed=self.max_listed)
 
 
 def _insights_args(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +48,7 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_insights_args)
 def insights_command(args: argparse.Namespace, settings: Settings) -> InsightsResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = log.latest_version if args.version is None else parse_version(args.version, log)
     snapshot = log.snapshot(version)
     found = layout_insights(snapshot, build_history(log, settings))

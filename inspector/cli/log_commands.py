@@ -7,24 +7,27 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, table_arg
+from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
-from inspector.delta.text import format_time, partition_label
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
+    HistoryPager,
     history_page,
     history_record,
+    newest_first,
 )
-from inspector.table.history_pages import HistoryPager, newest_first
+from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
 from inspector.table.overview import TableDetail, table_detail
+from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
 
@@ -34,6 +37,11 @@ class HistoryResult(Result):
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
     problems: Sequence[str] = ()
+    filtered: FilteredHistory | None = None  # the entries, when filters chose them
+
+    def closing_notes(self) -> Iterator[str]:
+        note = self.filtered.note() if self.filtered is not None else None
+        return iter(() if note is None else (note,))
 
     def to_json(self) -> Iterator[dict[str, Any]]:
         return (history_record(e) for e in self.entries)  # printed one by one
@@ -42,18 +50,9 @@ class HistoryResult(Result):
         return (f"! {problem}" for problem in self.problems)
 
     def text(self) -> Iterator[str]:
-        yield (
-            f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
-            f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
-        )
-        for e in self.entries:
-            yield (
-                f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
-                f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
-                f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
-            )
-            for problem in e.problems:
-                yield f"{'':>10}! {problem}"
+        from inspector.present.text.log import history_lines
+
+        return history_lines(self.entries)
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -62,18 +61,63 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         "--limit",
         type=int,
         default=None,
-        help="Show only the newest N versions (only their commits are read).",
+        help="Show only the newest N versions (only their commits are read); filters apply "
+        "to those.",
+    )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        default=[],
+        help="Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for "
+        "several.",
+    )
+    parser.add_argument(
+        "--user",
+        action="append",
+        default=[],
+        help="Only versions whose userName contains this (open-source Delta Lake records none; "
+        "Databricks does).",
+    )
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        help="Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
+    )
+    parser.add_argument(
+        "--since",
+        default=None,
+        help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
+        "a zone is given).",
+    )
+    parser.add_argument(
+        "--until",
+        default=None,
+        help="Only versions at or before this time (as --since).",
     )
 
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
-    log = open_table(args, settings).log
+    keep = HistoryFilter(
+        operations=tuple(args.operation),
+        users=tuple(args.user),
+        engines=tuple(args.engine),
+        since=None if args.since is None else parse_timestamp(args.since),
+        until=None if args.until is None else parse_timestamp(args.until),
+    )
+    log = open_table(args.table, settings).log
     if args.limit is not None:  # only the newest commits are read
-        page = history_page(log, settings, limit=max(args.limit, 0))
-        return HistoryResult(entries=page[::-1], problems=table_problems(log, whole=False))
+        page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
+        chosen = FilteredHistory(page, keep)
+        return HistoryResult(
+            entries=chosen, problems=table_problems(log, whole=False), filtered=chosen
+        )
     problems = table_problems(log)
+    if keep.any:
+        chosen = filtered_history(log, settings, keep)
+        return HistoryResult(entries=chosen, problems=problems, filtered=chosen)
     return HistoryResult(entries=newest_first(HistoryPager(log, settings)), problems=problems)
 
 
@@ -93,15 +137,9 @@ class FilesResult(Result):
         }
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        yield (
-            f"version {self.commit.version}: {self.commit.commit_info.operation}, "
-            f"{len(record['added'])} added, {len(record['removed'])} removed"
-        )
-        for sign, items in (("+", record["added"]), ("-", record["removed"])):
-            for item in items:
-                parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
-                yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+        from inspector.present.text.log import files_lines
+
+        return files_lines(self.to_json(), operation=self.commit.commit_info.operation)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
@@ -112,7 +150,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = parse_version(args.version, log)
     commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
@@ -133,28 +171,9 @@ class DetailResult(Result):
         return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        width = max(len(k) for k in record)
-        for key, value in record.items():
-            if key not in ("columns", "properties", "compatibility"):
-                yield f"{key:<{width}}  {_text_value(value)}"
-        yield f"properties:{'' if record['properties'] else ' -'}"
-        for key, value in sorted(record["properties"].items()):
-            yield f"  {key} = {value}"
-        yield "columns:"
-        for c in record["columns"]:
-            null = "" if c["nullable"] else " NOT NULL"
-            yield f"  {c['name']} {c['type']}{null}"
-        yield "compatibility:"
-        yield from self.compatibility.text()
+        from inspector.present.text.log import detail_lines
 
-
-def _text_value(value: object) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "-"
-    return str(value)
+        return detail_lines(self.to_json(), self.compatibility)
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -179,7 +198,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     return DetailResult(detail=detail, compatibility=compatibility)
@@ -195,7 +214,9 @@ class DemoResult(Result):
         return {"path": self.path}
 
     def text(self) -> Iterator[str]:
-        yield f"Demo table written to {self.path}"
+        from inspector.present.text.log import demo_lines
+
+        return demo_lines(self.path)
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:

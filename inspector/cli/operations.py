@@ -11,13 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.args import open_table, storage_arg, table_arg
+from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode, InvalidInput
-from inspector.delta.text import format_time
-from inspector.health import version_ranges
 from inspector.settings import Settings
+from inspector.table import open_table
 
 if TYPE_CHECKING:
     from inspector.health.replica import ReplicaReport
@@ -50,28 +49,9 @@ class VacuumPlanResult(Result):
         return self.plan.to_json()
 
     def text(self) -> Iterator[str]:
-        plan, cap = self.plan, self.cap
-        yield (
-            f"VACUUM {plan.mode.upper()} plan for {plan.table_root}, retaining "
-            f"{plan.retain_hours:g} hours (deletes files removed or written before "
-            f"{format_time(plan.cutoff)})"
-        )
-        yield ""
-        for warning in plan.warnings:
-            yield f"! {warning}"
-        yield f"Files to delete: {len(plan.files):,} ({plan.bytes_to_delete:,} bytes)"
-        for f in plan.files[:cap]:
-            yield f"  {f.path}  {f.size:,} bytes  ({f.reason})"
-        if len(plan.files) > cap:
-            yield f"  … and {len(plan.files) - cap:,} more (use --json)"
-        yield ""
-        yield f"Versions that stop being readable: {version_ranges(plan.versions_lost) or 'none'}"
-        for restore in plan.restore_undos_lost:
-            yield f"  the RESTORE at version {restore} could no longer be undone"
-        yield f"Oldest readable version now: {_or_none(plan.oldest_readable_before)}"
-        yield f"Oldest readable version after: {_or_none(plan.oldest_readable_after)}"
-        if plan.earliest_log_version > 0:
-            yield f"Versions 0..{plan.earliest_log_version - 1} already expired from the log."
+        from inspector.present.text.operations import vacuum_plan_lines
+
+        return vacuum_plan_lines(self.plan, cap=self.cap)
 
 
 @command(
@@ -85,7 +65,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumP
 
     hours = _hours(args.retain_hours)
     plan = plan_vacuum(
-        open_table(args, settings).log,
+        open_table(args.table, settings).log,
         retain_hours=hours,
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
     )
@@ -102,10 +82,6 @@ def _hours(text: str | None) -> float | None:
             f"--retain-hours '{text}' is not a number of hours.",
             "Give the retention in hours, e.g. --retain-hours 168 for 7 days.",
         ) from None
-
-
-def _or_none(version: int | None) -> str:
-    return "none" if version is None else str(version)
 
 
 def _replica_args(parser: argparse.ArgumentParser) -> None:
@@ -125,32 +101,9 @@ class ReplicaResult(Result):
         return self.report.to_json()
 
     def text(self) -> Iterator[str]:
-        report, window = self.report, self.report.window
-        yield f"Primary {report.primary_root}: latest version {report.primary_latest_version}"
-        yield (
-            f"Replica {report.replica_root}: latest version {report.replica_latest_version}, "
-            f"{'consistent' if report.replica_consistent else 'NOT CONSISTENT'}; last consistent "
-            f"version {_or_none(report.replica_last_consistent_version)}"
-        )
-        yield ""
-        missing = [f.version for f in report.missing_commits]
-        yield f"Commits still to copy: {version_ranges(missing) or 'none'}"
-        for title, files in (
-            ("Files missing", report.missing_files),
-            ("Files with another size", report.size_mismatches),
-        ):
-            yield f"{title}: {len(files):,}"
-            for f in files[: self.cap]:
-                yield f"  v{f.version}  {f.path}  {f.size:,} bytes"
-        yield f"Bytes still to copy: {report.bytes_to_copy:,}"
-        yield f"Files only on the replica: {len(report.extra_paths):,}"
-        seconds = "unknown" if window.seconds is None else f"{window.seconds:,.0f} s"
-        yield ""
-        yield (
-            f"Data-loss window of a failover now: {window.versions} version(s), {seconds}, "
-            f"{_or_unknown(window.rows_added)} rows added and "
-            f"{_or_unknown(window.rows_removed)} removed on the primary since."
-        )
+        from inspector.present.text.operations import replica_lines
+
+        return replica_lines(self.report, cap=self.cap)
 
 
 @command(
@@ -164,15 +117,11 @@ def replica_command(args: argparse.Namespace, settings: Settings) -> ReplicaResu
     from inspector.health.replica import compare_replica
 
     # The same options reach both (one store, or a local replica); each has its own handle.
-    primary = open_table(args, settings, location=args.primary, role="primary")
-    replica = open_table(args, settings, location=args.replica, role="replica")
+    primary = open_table(args.primary, settings, role="primary")
+    replica = open_table(args.replica, settings, role="replica")
     report = compare_replica(primary, replica, settings=settings)
     return ReplicaResult(
         report=report,
         cap=settings.max_listed_files,
         exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,
     )
-
-
-def _or_unknown(count: int | None) -> str:
-    return "unknown" if count is None else f"{count:,}"

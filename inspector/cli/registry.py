@@ -7,8 +7,8 @@ A command module (``inspector/cli/<subject>.py``) registers its handlers on impo
     def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult: ...
 
 A handler returns a result record (``to_json()`` and ``text()``; see
-:mod:`inspector.cli.render`), which the one renderer prints as text or JSON; a plain
-``int`` is still accepted as an exit code from handlers that print for themselves.
+:mod:`inspector.cli.render`), which the one renderer prints as text or JSON; anything
+else (a plain ``int``) is refused with ``TypeError``.
 This module imports no command module at import time, so nothing imports in a circle:
 ``main`` → ``registry`` → (at run time) the modules in :data:`COMMAND_MODULES` → ``registry``.
 """

@@ -38,6 +38,11 @@ class Result:
         """Lines for stderr in text mode (warnings about the table); none by default."""
         return iter(())
 
+    def closing_notes(self) -> Iterator[str]:
+        """Lines for stderr after the output, in both modes: what the output could not say
+        (a filter that found nothing, and why); none by default."""
+        return iter(())
+
 
 @dataclass(frozen=True, kw_only=True)
 class Finished(Result):
@@ -68,6 +73,8 @@ def render(result: object, *, as_json: bool) -> int:
             print(note, file=sys.stderr)
         for line in result.text():
             print(line)
+    for note in result.closing_notes():
+        print(note, file=sys.stderr)
     return int(result.exit_code)
 
 

@@ -8,21 +8,15 @@ decided by :func:`inspector.restore.execute_restore` on a :class:`RestoreRequest
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import (
-    open_table,
-    spark_args,
-    table_arg,
-)
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
-from inspector.delta.text import format_time
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -36,6 +30,7 @@ from inspector.restore import (
 from inspector.restore.target import describe_name_source
 from inspector.restore.trail import AuditTrail, audit_trail
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.versions import parse_version
 
 
@@ -51,10 +46,9 @@ class PlanResult(Result):
         return plan_context(self.plan)
 
     def text(self) -> Iterator[str]:
-        yield from _plan_lines(self.plan)
-        if self.dry_run:
-            refused = " A restore would be REFUSED." if self.exit_code else ""
-            yield f"\nDry run: nothing was written.{refused}"
+        from inspector.present.text.restore import shown_plan_lines
+
+        return shown_plan_lines(self.plan, dry_run=self.dry_run, refused=bool(self.exit_code))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +67,9 @@ class RestoreDone(Result):
         }
 
     def text(self) -> Iterator[str]:
-        return _result_lines(self.result)
+        from inspector.present.text.restore import result_lines
+
+        return result_lines(self.result)
 
 
 def _restore_args(parser: argparse.ArgumentParser) -> None:
@@ -121,7 +117,7 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_restore_args)
 def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
-    table = open_table(args, settings, write=not args.dry_run)  # its name and options too
+    table = open_table(args.table, settings)  # a commit asks again, for READ_WRITE
     log = table.log
     target = (
         parse_version(args.to_version, log) if args.to_version is not None else args.to_timestamp
@@ -191,80 +187,6 @@ def _request(
     )
 
 
-def _plan_lines(plan: RestorePlan) -> Iterator[str]:
-    from inspector.delta.protocol import describe_protocol
-
-    m = plan.metrics
-    when = f" ({format_time(plan.target_timestamp)})" if plan.target_timestamp else ""
-    yield (
-        f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
-        f"version {plan.read_version} -> version {plan.target_version}{when}"
-    )
-    yield (
-        f"  re-add {m.num_restored_files} files ({m.restored_files_size} bytes), remove "
-        f"{m.num_removed_files} files ({m.removed_files_size} bytes); afterwards "
-        f"{m.num_of_files_after_restore} files, {m.table_size_after_restore} bytes"
-    )
-    yield (
-        f"  rows (from stats): {plan.rows_before} -> {plan.rows_after} "
-        f"(+{plan.rows_added} re-added, -{plan.rows_removed} removed)"
-    )
-    if plan.rows_in_problem_files:
-        yield (
-            f"  {plan.rows_in_problem_files} of those rows are in missing or damaged files: "
-            f"{plan.effective_rows_after(allow_missing_files=True)} rows if they are left out"
-        )
-    yield f"  engines: {plan.engines().describe()}"
-    if plan.merged_protocol is not None:
-        yield f"  protocol after the restore: {describe_protocol(plan.merged_protocol)}"
-    if plan.num_partitions_touched:
-        yield f"  partitions touched: {plan.num_partitions_touched}"
-    for problem in plan.file_problems:
-        found = problem.actual_size if problem.actual_size is not None else "nothing"
-        yield (
-            f"  {problem.state:<13} {problem.path}  (log: {problem.expected_size} bytes, "
-            f"found: {found})"
-        )
-    yield "Guards:"
-    for guard in plan.guards:
-        mark = "ok  " if guard.passed else "FAIL"
-        extra = (
-            f" (override: --{guard.override.replace('_', '-')})"
-            if not guard.passed and guard.override
-            else ""
-        )
-        yield f"  {mark} {guard.name:<24} {guard.message}{extra}"
-    for warning in plan.warnings:
-        yield f"  ! {warning}"
-
-
-def _result_lines(result: RestoreResult) -> Iterator[str]:
-    m = result.metrics
-    partial = " as a PARTIAL table" if result.skipped_files else ""
-    yield (
-        f"\nCommitted version {result.committed_version}: the table now has version "
-        f"{result.plan.target_version}'s data{partial} ({m.num_of_files_after_restore} files, "
-        f"{m.table_size_after_restore} bytes)."
-    )
-    for check in result.verification.checks if result.verification else ():
-        yield f"  {check.status:<7} {check.name:<15} {check.message}"
-    if result.verification is not None and not result.verification.ok:
-        yield (
-            "VERIFICATION FAILED: inspect the table before anything else; undo with the "
-            "command below."
-        )
-    yield (
-        "Undo (a guarded restore back):\n  python -m inspector restore "
-        f"{shlex.quote(_typed_table(result.plan))} --to-version {result.pre_restore_version} "
-        f"--expect-version {result.committed_version} --reason 'undo restore'"
-    )
-
-
-def _typed_table(plan: RestorePlan) -> str:
-    """The table as the user names it on the command line: its catalog name, or its root."""
-    return plan.catalog_name or plan.table_root
-
-
 @dataclass(frozen=True, kw_only=True)
 class AuditResult(Result):
     """Every restore attempt on a table, from the audit log."""
@@ -275,22 +197,13 @@ class AuditResult(Result):
         return self.trail.to_json()
 
     def text(self) -> Iterator[str]:
-        records = self.trail.records
-        yield f"Restore attempts on {self.trail.table} ({len(records)}; log {self.trail.audit_log}):"
-        if not records:
-            yield "  none recorded."
-        for r in records:
-            e = r.entry
-            target = f"v{e.from_version} -> v{e.to_version}"
-            new = f" = v{e.committed_version}" if e.committed_version is not None else ""
-            undo = f" (undone by v{r.undone_by})" if r.undone_by is not None else ""
-            why = f"  reason: {e.reason}" if e.reason else ""
-            error = f"  error: {e.error}" if e.error else ""
-            yield f"  {e.when}  {e.who:<12} {r.status.value:<9} {target}{new}{undo}{why}{error}"
+        from inspector.present.text.restore import audit_lines
+
+        return audit_lines(self.trail)
 
 
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
 def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
-    root = open_table(args, settings).root
+    root = open_table(args.table, settings).root
     return AuditResult(trail=audit_trail(settings.audit_log, root))

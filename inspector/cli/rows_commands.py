@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.cli.args import open_table, spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
-from inspector.delta.text import format_moment
 from inspector.rows.preview import Preview
 from inspector.settings import Settings
+from inspector.table import open_table
 from inspector.table.timetravel import ResolvedVersion
 from inspector.table.versions import parse_version
 
@@ -47,25 +47,9 @@ class ShowResult(Result):
         return (f"! {warning}" for warning in self.preview.warnings)
 
     def text(self) -> Iterator[str]:
-        from inspector.present.values import text_value
+        from inspector.present.text.rows import show_lines
 
-        preview = self.preview
-        if self.chosen.timestamp is not None:
-            yield f"{format_moment(self.chosen.timestamp)} -> version {preview.version}"
-        names = [c.name for c in preview.columns]
-        where = f" matching {preview.where}" if preview.where else ""
-        yield (
-            f"version {preview.version}: {preview.num_rows:,} rows{where}; read "
-            f"{preview.files_read:,} files ({preview.bytes_read:,} bytes); "
-            f"showing {len(preview.rows):,}"
-        )
-        if preview.read_path:
-            from inspector.rows.readpath import ReadPath
-
-            yield f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})"
-        yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
-        for row in preview.rows:
-            yield "\t".join(text_value(row[n]) for n in names)
+        return show_lines(self.preview, self.chosen)
 
 
 def _show_args(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +75,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     chosen = resolve_version(log, version=args.version, timestamp=args.timestamp, settings=settings)
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
@@ -109,7 +93,7 @@ class DiffResult(Result):
         return self.record
 
     def text(self) -> Iterator[str]:
-        from inspector.present.difftext import diff_lines
+        from inspector.present.text.diff import diff_lines
 
         return iter(diff_lines(self.record))
 
@@ -145,7 +129,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
-    log = open_table(args, settings).log
+    log = open_table(args.table, settings).log
     diff = diff_files(
         log, parse_version(args.from_version, log), parse_version(args.to_version, log)
     )

@@ -121,7 +121,7 @@ class RefusalReason(StrEnum):
     NO_CONFIRMATION = "no_confirmation"  # no way to confirm (no terminal, no --yes)
     NO_REASON = "no_reason"  # every restore needs a reason
     UNEXPECTED_VERSION = "unexpected_version"  # not at the expected version
-    TABLE_MOVED = "table_moved"  # another writer committed after the plan
+    TABLE_MOVED = "table_moved"  # another writer committed after the plan, or the name moved
     FILES_CHANGED = "files_changed"  # files to re-add went missing after the plan
 
 

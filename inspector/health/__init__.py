@@ -4,25 +4,16 @@ After a region failover, a replicated table's log can reference data files that
 have not arrived (replication copies files in no guaranteed order, large files
 last). The check answers, per retained version, "can a reader get every row?":
 
-The fast check (the latest version only) is Arrow-native (:mod:`.latest`): the latest
+Two questions, one way each (:mod:`.check`). The latest version (:mod:`.latest`): its
 snapshot's file table, one walk of the table folder as (path, size) columns, and hash
-look-ups between them; only the problems become records. When the latest version is
-not complete (or ``--all-versions`` is asked) the check goes on to every version. On a
-plain log (every commit after the earliest version present and readable) that is
-Arrow-native too (:mod:`.allversions`): :mod:`.trace_arrow` derives each file key's live
-intervals from one table of the commits' actions, each distinct file is judged once
-against one walk, and only the bad files' keys are replayed through the tally below.
-Any other log (a commit missing or damaged, versions to rebase at checkpoints) and the
-deep check take the traced path, in three passes:
-
-1. Trace (:mod:`.trace`, log only): replay the commits forward once from the earliest
-   snapshot, recording each version's effective file changes and every distinct file
-   (data file or deletion-vector file) any retained version references.
-2. Examine (:mod:`.evaluate`): stat each distinct file exactly once, in parallel, by
-   the shared rule of :mod:`inspector.files.filecheck`; a deep check also reads
-   Parquet footers.
-3. Evaluate (:mod:`.evaluate`): walk the versions again keeping only a count of bad
-   files in the live set.
+look-ups between them; only the problems become records. Every retained version
+(:mod:`.allversions`), asked with ``--all-versions`` or when the latest is not complete:
+:mod:`.trace` reads the whole log once, damage and all (a commit missing or damaged ends
+a replay; a checkpoint after it starts the next), :mod:`.intervals` derives each file
+key's live intervals from one table of the replayed actions, each distinct file is judged
+once against one walk (:mod:`.examine`), and only the bad files' keys are replayed
+through a tally. A deep check takes the same ways and reads every data file's footer.
+What the log says of itself (commits, checkpoints, the hint) is :mod:`.problems`'.
 
 :mod:`.records` holds the report and its JSON; :mod:`.advice` what to do about it.
 
@@ -38,7 +29,7 @@ from inspector.delta.text import version_ranges
 from inspector.files.filecheck import FileIssue, FileRole, FileState
 from inspector.health.advice import recovery_advice, recovery_reason, restore_command
 from inspector.health.check import check_table
-from inspector.health.evaluate import Progress
+from inspector.health.examine import Progress
 from inspector.health.records import (
     COMPLETE,
     INCOMPLETE,

@@ -1,18 +1,13 @@
-"""The full check (every retained version) in Arrow, for the plain case.
+"""Every retained version's verdict, in Arrow, on any log (damaged or not, deep or not).
 
-The plain case: every commit after the earliest version is present and readable and the
-earliest snapshot can be read; a checkpoint may or may not exist. :mod:`.trace_arrow`
-gives each file key's live intervals. Each distinct file is judged once against one walk
-of the table folder (a hash look-up of the plain data files' paths; deletion-vector files
-and odd paths one by one by the shared rule of :class:`~.evaluate.Examiner`). Only the
-keys of the bad files are then replayed, version by version, through the same
-reference-counted :class:`~.evaluate.Tally` the traced check uses, so that counts and
-capped lists are those of the traced check; a version where no bad file's key changes
-repeats the previous verdict. With no bad file, no key is replayed at all.
-
-Anything else (a commit missing or damaged in the retained range, so that versions must
-be rebased at checkpoints; the ``deep`` footer check) is left to the traced check of
-:mod:`.trace` and :mod:`.evaluate`, which names each version's damage.
+:mod:`.trace` gives each file key's live intervals over the replays the log allows (a
+commit missing or damaged breaks a replay; a checkpoint after it starts a new one), and
+the versions no replay reaches. Each distinct file is judged once against one walk of the
+table folder (a hash look-up of the plain data files' paths; deletion-vector files, odd
+paths and, for a deep check, every data file's footer one by one by the shared rule of
+:class:`~.examine.Examiner`). Only the keys of the bad files are then replayed, version by
+version, through the reference-counted :class:`~.examine.Tally`; a version where no bad
+file's key changes repeats the previous verdict. With no bad file, no key is replayed.
 """
 
 from __future__ import annotations
@@ -23,13 +18,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.delta.errors import InspectorError
 from inspector.files.filecheck import FileIssue, FileRole
-from inspector.health.evaluate import Examiner, Progress, Tally
-from inspector.health.latest import look_up, root_base, stored_files, unclaimed, whole_array
-from inspector.health.records import HealthProblem, VersionHealth
-from inspector.health.trace import Ref, Step, Trace, commit_problem, log_problems, ref_path
-from inspector.health.trace_arrow import ArrowTrace, key_of, text_of, trace_plain
+from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
+from inspector.health.examine import Examiner, Progress, Ref, Tally, deep_refs, ref_path
+from inspector.health.intervals import key_of, text_of, whole_array
+from inspector.health.latest import look_up, root_base, stored_files, unclaimed
+from inspector.health.problems import log_problems
+from inspector.health.records import UNREADABLE, ChecksumCheck, HealthProblem, VersionHealth
+from inspector.health.trace import ArrowTrace, trace
 from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -58,74 +54,69 @@ def check_all_versions(
     log: DeltaLog,
     *,
     all_checkpoints: bool,
+    all_checksums: bool = True,
+    deep: bool = False,
     cap: int,
     workers: int,
     progress: Progress | None = None,
-) -> FullCheck | None:
-    """Every retained version's verdict, or None when the log is not the plain case.
+) -> FullCheck:
+    """Every retained version's verdict.
 
     Args:
         log: The opened log.
         all_checkpoints: Compare every checkpoint with its commits (not only the newest).
+        all_checksums: Compare every version's ``.crc`` with its replay (else the latest's).
+        deep: Also read each data file's Parquet footer and compare its row count with
+            the log's stats.
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
-    first, latest = log.earliest_version, log.latest_version
-    later = list(range(first + 1, latest + 1))
-    if any(log.commit_file(v) is None for v in later):
-        return None
-    try:
-        base = log.snapshot(first)
-    except InspectorError:
-        return None
-    trace = trace_plain(log, base, first, latest)
-    if trace is None:
-        return None
-    walked = stored_files(*log.storage.walk_sizes(), trace.partition_columns)
-    judged = _judge(trace, walked, log, workers, progress)
-    if judged is None:
-        return None
-    opening = log.read_commits([first])
-    own = commit_problem(opening[0] if opening else None)
-    trace.cdc.update(c.path for commit in opening for c in commit.cdc_files)
-    problems = _problems(log, first, latest, own, all_checkpoints)
-    versions = _versions(trace, judged.issues, problems, first, latest, cap)
+    traced = trace(log, deep=deep)
+    walked = stored_files(*log.storage.walk_sizes(), traced.partition_columns)
+    judged = _judge(traced, walked, log, deep, workers, progress)
+    problems = _problems(log, traced, all_checkpoints)
+    versions = _versions(traced, judged.issues, problems, cap)
+    crcs = _checksums(log, traced, all_checksums)
     return FullCheck(
-        versions=tuple(versions),
+        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
-        orphans=_orphans(trace, walked, judged),
+        orphans=_orphans(traced, walked, judged),
     )
 
 
 def _judge(
-    trace: ArrowTrace, walked: pa.Table, log: DeltaLog, workers: int, progress: Progress | None
-) -> _Judged | None:
-    """Judge each distinct file once; None when an odd path names a plain one's file."""
-    prefix = root_base(trace.root) + "/"
+    traced: ArrowTrace,
+    walked: pa.Table,
+    log: DeltaLog,
+    deep: bool,
+    workers: int,
+    progress: Progress | None,
+) -> _Judged:
+    """Judge each distinct file once (a file named both plainly and by an odd path, once)."""
+    prefix = root_base(traced.root) + "/"
+    plain = traced.plain
     rest = {
         where: ref
-        for where, ref in trace.refs.items()
+        for where, ref in traced.refs.items()
         if not (ref.role is FileRole.DATA_FILE and where == prefix + ref.display)
     }
-    inside = arrays.texts([where[len(prefix) :] for where in rest if where.startswith(prefix)])
-    plain = trace.plain
-    if (
-        len(inside)
-        and pc.any(pc.is_in(inside, value_set=whole_array(plain.column("path")))).as_py()
-    ):
-        return None  # one file under two spellings: the traced check counts it once
+    inside = [where[len(prefix) :] for where in rest if where.startswith(prefix)]
+    if inside:
+        named = pc.is_in(arrays.texts(inside), value_set=whole_array(plain.column("path")))
+        twice = {prefix + p for p, hit in zip(inside, named.to_pylist(), strict=True) if hit}
+        rest = {where: ref for where, ref in rest.items() if where not in twice}
     total = plain.num_rows + len(rest)
     if progress is not None:
         progress(0, total)
-    found, todo, sizes = _bad_plain(plain, walked, prefix)
+    found, todo, sizes = _bad_plain(plain, walked, prefix, deep)
     todo |= rest
-    listed = walked.filter(pc.is_in(walked.column("path"), value_set=inside))
+    listed = walked.filter(pc.is_in(walked.column("path"), value_set=arrays.texts(inside)))
     for path, size in zip(
         listed.column("path").to_pylist(), listed.column("size").to_pylist(), strict=True
     ):
         sizes[prefix + path] = size
-    examiner = Examiner(todo, False, workers, None, sizes, log.storage)
+    examiner = Examiner(todo, deep, workers, progress if deep else None, sizes, log.storage)
     examiner.run(todo)
     if progress is not None:
         progress(total, total)
@@ -134,59 +125,63 @@ def _judge(
 
 
 def _bad_plain(
-    plain: pa.Table, walked: pa.Table, prefix: str
+    plain: pa.Table, walked: pa.Table, prefix: str, deep: bool
 ) -> tuple[pa.Array, dict[str, Ref], dict[str, int]]:
     """Each plain data file's row in the walk (one hash look-up); those not there or of
-    another size as refs for the shared rule, with the sizes the walk found."""
+    another size (every one, for a deep check) as refs for the shared rule, with the sizes
+    the walk found."""
     found, actual, bad = look_up(plain, walked)
-    refs: dict[str, Ref] = {}
+    if deep:
+        bad = arrays.mask(np.ones(plain.num_rows, dtype=bool))  # every file: its footer
     sizes: dict[str, int] = {}
     if not pc.any(bad).as_py():
-        return found, refs, sizes
-    for row in plain.append_column("actual", actual).filter(bad).to_pylist():
-        where = prefix + row["path"]
-        refs[where] = Ref(display=row["path"], role=FileRole.DATA_FILE, size=row["size"])
-        if row["actual"] is not None:
-            sizes[where] = row["actual"]
+        return found, {}, sizes
+    chosen = plain.append_column("actual", actual).filter(bad)
+    refs = deep_refs(chosen, prefix)
+    for path, size in zip(
+        chosen.column("path").to_pylist(), chosen.column("actual").to_pylist(), strict=True
+    ):
+        if size is not None:
+            sizes[prefix + path] = size
     return found, refs, sizes
 
 
 def _problems(
-    log: DeltaLog, first: int, latest: int, own: HealthProblem | None, all_checkpoints: bool
+    log: DeltaLog, traced: ArrowTrace, all_checkpoints: bool
 ) -> dict[int, list[HealthProblem]]:
-    """Each version's problems, as the traced check merges them."""
-    found: dict[int, list[HealthProblem]] = {first: [own]} if own else {}
+    """Each version's problems: its own (commit, snapshot, replay), then its checkpoints'."""
+    found = {version: list(problems) for version, problems in traced.problems.items()}
     for version, problems in log_problems(log, all_checkpoints).items():
-        if first <= version <= latest:
+        if traced.first <= version <= traced.latest:
             known = found.get(version, [])
             found[version] = known + [p for p in problems if p not in known]
     return found
 
 
-def _bad_keys(trace: ArrowTrace, issues: dict[str, FileIssue]) -> dict[FileKey, tuple[str, ...]]:
+def _bad_keys(traced: ArrowTrace, issues: dict[str, FileIssue]) -> dict[FileKey, tuple[str, ...]]:
     """The keys that reference a bad file, with the files each references."""
-    prefix = root_base(trace.root) + "/"
+    prefix = root_base(traced.root) + "/"
     out: dict[FileKey, tuple[str, ...]] = {}
     bad_plain = [where[len(prefix) :] for where in issues if where.startswith(prefix)]
     if bad_plain:
-        texts = trace.intervals.keys
+        texts = traced.intervals.keys
         paths = pc.replace_substring_regex(texts, "\x00[^\x00]*$", "")
         hit = pc.is_in(paths, value_set=arrays.texts(bad_plain))
         for text in texts.filter(hit).to_pylist():
             key = key_of(text)
-            out[key] = trace.special_paths.get(key, (prefix + key[0],))
-    for key, located in trace.special_paths.items():
+            out[key] = traced.special_paths.get(key, (prefix + key[0],))
+    for key, located in traced.special_paths.items():
         if any(where in issues for where in located):
             out[key] = located
     return out
 
 
 def _changes(
-    trace: ArrowTrace, bad: dict[FileKey, tuple[str, ...]], first: int, latest: int
+    traced: ArrowTrace, bad: dict[FileKey, tuple[str, ...]]
 ) -> dict[int, tuple[list[FileKey], list[FileKey]]]:
-    """Per version, the bad keys removed and added, in the order the traced check applies
-    them (the base sorted by key; a commit's adds by the line of each key's first action)."""
-    found = trace.intervals
+    """Per version, the bad keys removed and added, in the order a replay applies them (a
+    base sorted by key; a commit's adds by the line of each key's first action)."""
+    found = traced.intervals
     ids = pc.index_in(arrays.texts([text_of(k) for k in bad]), value_set=found.keys)
     ids = arrays.to_numpy(ids.fill_null(-1))
     rows = np.flatnonzero(np.isin(found.key, ids[ids >= 0]))
@@ -197,49 +192,95 @@ def _changes(
         key = key_of(text)
         start, end = int(found.start[row]), int(found.end[row])
         added.setdefault(start, []).append((int(found.line[row]), key))
-        if end <= latest:
+        if found.closed[row]:
             removed.setdefault(end, []).append(key)
+    bases = {start for start, _ in traced.segments}
     out: dict[int, tuple[list[FileKey], list[FileKey]]] = {}
     for version in sorted({*added, *removed}):
         adds = added.get(version, [])
-        order = sorted(adds, key=lambda a: str(a[1]) if version == first else a[0])
+        order = sorted(adds, key=lambda a: str(a[1]) if version in bases else a[0])
         out[version] = (removed.get(version, []), [key for _, key in order])
     return out
 
 
 def _versions(
-    trace: ArrowTrace,
+    traced: ArrowTrace,
     issues: dict[str, FileIssue],
     problems: dict[int, list[HealthProblem]],
-    first: int,
-    latest: int,
     cap: int,
 ) -> list[VersionHealth]:
-    """Each version's verdict: the bad keys replayed through the traced check's tally."""
-    bad = _bad_keys(trace, issues) if issues else {}
-    changes = _changes(trace, bad, first, latest) if bad else {}
-    tally = Tally(Trace(root=trace.root, key_paths=bad), dict(issues))
+    """Each version's verdict: the bad keys replayed through the tally (starting over at
+    each replay's base); a version no replay reaches is unreadable."""
+    bad = _bad_keys(traced, issues) if issues else {}
+    changes = _changes(traced, bad) if bad else {}
+    tally = Tally(bad, dict(issues))
+    bases, unreadable = {start for start, _ in traced.segments}, traced.unreadable
     out: list[VersionHealth] = []
     health: VersionHealth | None = None
-    for version in range(first, latest + 1):
+    for version in range(traced.first, traced.latest + 1):
         found = problems.get(version, [])
+        if version in unreadable:
+            out.append(VersionHealth(version=version, status=UNREADABLE, problems=tuple(found)))
+            health = None
+            continue
         change = changes.get(version)
-        if health is None or change is not None:
+        if version in bases:
+            tally.reset()
+        if health is None or change is not None or version in bases:
             if change is not None:
                 tally.change(change[0], -1)
                 tally.change(change[1], +1)
-            health = tally.health(Step(version=version, problems=found), cap)
+            health = tally.health(version, found, cap)
         else:
             health = replace(health, version=version, problems=tuple(found))
         out.append(health)
     return out
 
 
-def _orphans(trace: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tuple[str, int], ...]:
+def _orphans(traced: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tuple[str, int], ...]:
     """Walked files that no add of a retained version and no change-data file names: those
     the plain data files did not find, less the few other files named."""
-    named = [*judged.rest, *(ref_path(trace.root, path) for path in trace.cdc)]
-    stray = unclaimed(walked, judged.found, named, trace.root)
+    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
+    stray = unclaimed(walked, judged.found, named, traced.root)
     return tuple(
         zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
     )
+
+
+def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, ChecksumCheck]:
+    """The ``.crc`` of each version a replay reaches (``every``; else the latest's) against
+    its replayed state: files and bytes from the live intervals, the rest replayed from the
+    segment's base snapshot through the commits' metadata, protocol, txn and domain actions."""
+    reached = [(s, e) for s, e in traced.segments if every or e == traced.latest]
+    wanted = [v for s, e in reached for v in range(s, e + 1) if every or v == traced.latest]
+    found = read_checksums(log, wanted)
+    if not found:
+        return {}
+    versions = np.array(sorted(found), dtype=np.int64)
+    files, sizes = _live_counts(traced, versions)
+    counted = dict(
+        zip(versions.tolist(), zip(files.tolist(), sizes.tolist(), strict=True), strict=True)
+    )
+    out: dict[int, ChecksumCheck] = {}
+    for start, end in reached:
+        state = TableState.of(traced.bases[start])
+        steps = {v for v in [*traced.actions, *found] if start < v <= end}
+        for version in [start, *sorted(steps)]:
+            if version != start:
+                state = state.applied(traced.actions.get(version, ()))
+            if version in found:
+                num_files, size = counted[version]
+                at = replace(state, num_files=num_files, table_size_bytes=size)
+                out[version] = check_checksum(version, found[version], at)
+    return out
+
+
+def _live_counts(traced: ArrowTrace, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The live files' count and bytes at each version (sorted), from the intervals."""
+    found = traced.intervals
+    by_start, by_end = np.argsort(found.start, kind="stable"), np.argsort(found.end, kind="stable")
+    opened = np.searchsorted(found.start[by_start], versions, "right")
+    closed = np.searchsorted(found.end[by_end], versions, "right")
+    bytes_in = np.r_[0, np.cumsum(found.size[by_start])]
+    bytes_out = np.r_[0, np.cumsum(found.size[by_end])]
+    return opened - closed, bytes_in[opened] - bytes_out[closed]

@@ -37,14 +37,22 @@ from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.files.filecheck import FileIssue, FileRole, FileState, judge_size
 from inspector.files.tablefiles import is_hidden
-from inspector.health.evaluate import Examiner, Progress
+from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
+from inspector.health.examine import (
+    ODD_PATTERN,
+    Examiner,
+    Progress,
+    Ref,
+    deep_refs,
+    ref_path,
+    register_add,
+)
+from inspector.health.intervals import whole_array
+from inspector.health.problems import log_problems_at
 from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
-from inspector.health.trace import Ref, log_problems_at, ref_path, register_add
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 
-# Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
-ODD_PATTERN = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
 _ODD_PATH = re.compile(ODD_PATTERN)
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
 
@@ -59,15 +67,22 @@ class LatestCheck:
 
 
 def check_latest(
-    log: DeltaLog, *, cap: int, workers: int, progress: Progress | None = None
+    log: DeltaLog,
+    *,
+    deep: bool = False,
+    cap: int,
+    workers: int,
+    progress: Progress | None = None,
 ) -> LatestCheck | None:
-    """The latest version's verdict from its snapshot and one walk, or None when the log is
-    not the plain case (a commit missing or damaged in the retained range, a single version).
+    """The latest version's verdict from its snapshot and one walk, or None when its
+    snapshot cannot be read.
 
     Args:
         log: The opened log.
+        deep: Also read each data file's Parquet footer and compare its row count with
+            the log's stats.
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
-        workers: Parallel stat calls for the few files judged one by one.
+        workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
     latest = log.latest_version
@@ -75,21 +90,23 @@ def check_latest(
     with ThreadPoolExecutor(max_workers=1) as pool:
         walk = pool.submit(log.storage.walk_sizes)
         try:
-            snap = log.snapshot(latest, statistics=False)  # only paths and sizes are judged
+            snap = log.snapshot(latest, statistics=deep)  # else only paths and sizes are judged
         except InspectorError:
             return None
         walked = stored_files(*walk.result(), snap.metadata.partition_columns)
     root = log.table_root
-    plain, refs = _referenced([snap.files_table], root)
+    plain, refs = _referenced([snap.files_table], root, deep=deep)
     rest = _to_examine(refs, root)
     total = len(plain) + len(rest)
     if progress is not None:
         progress(0, total)
-    issues, found = _judge_plain(plain, walked, root_base(root))
-    issues += _judge_rest(rest, walked, log, workers)
+    issues, found = _judge(plain, rest, walked, log, workers, deep=deep, progress=progress)
     if progress is not None:
         progress(total, total)
     health = _health(latest, issues, cap, problems=log_problems_at(log, latest))
+    crc = read_checksums(log, [latest])  # the latest version's .crc, when it has one
+    if latest in crc:
+        health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))
     candidates = unclaimed(walked, found, [*refs], root)
     return LatestCheck(
         health=health,
@@ -123,17 +140,20 @@ def root_base(root: str) -> str:
     return os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
 
 
-def _referenced(tables: list[pa.Table], root: str) -> tuple[pa.Table, dict[str, Ref]]:
-    """The data files of ``tables`` with plain relative paths as (path, size); every
-    deletion-vector file and odd path as a :class:`Ref` by its location (the plain data
-    files of DV rows are in both)."""
+def _referenced(
+    tables: list[pa.Table], root: str, *, deep: bool
+) -> tuple[pa.Table, dict[str, Ref]]:
+    """The data files of ``tables`` with plain relative paths as (path, size, and for a
+    deep check stats); every deletion-vector file and odd path as a :class:`Ref` by its
+    location (the plain data files of DV rows are in both)."""
     plain: list[pa.Table] = []
     refs: dict[str, Ref] = {}
     for files in tables:
         odd = _register_special(files, root, refs)
         plain.append(files if odd is None else files.filter(pc.invert(odd)))
-    data = pa.concat_tables([t.select(["key_path", "size"]) for t in plain])
-    data = data.rename_columns(["path", "size"])
+    names = ["key_path", "size", *(["stats"] if deep else [])]
+    data = pa.concat_tables([t.select(names) for t in plain])
+    data = data.rename_columns(["path", *names[1:]])
     return _distinct(data) if refs else data, refs
 
 
@@ -165,7 +185,8 @@ def _distinct(data: pa.Table) -> pa.Table:
     if len(distinct) == len(paths):
         return data
     first = pc.index_in(distinct, value_set=whole_array(paths))
-    return pa.Table.from_arrays([distinct, data.column("size").take(first)], names=["path", "size"])
+    taken = [data.column(name).take(first) for name in data.column_names[1:]]
+    return pa.Table.from_arrays([distinct, *taken], names=data.column_names)
 
 
 def look_up(data: pa.Table, walked: pa.Table) -> tuple[pa.Array, pa.ChunkedArray, pa.Array]:
@@ -176,6 +197,26 @@ def look_up(data: pa.Table, walked: pa.Table) -> tuple[pa.Array, pa.ChunkedArray
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
     return found, actual, bad
+
+
+def _judge(
+    plain: pa.Table,
+    rest: dict[str, Ref],
+    walked: pa.Table,
+    log: DeltaLog,
+    workers: int,
+    *,
+    deep: bool,
+    progress: Progress | None,
+) -> tuple[list[FileIssue], pa.Array]:
+    """The bad files, and each plain data file's row in the walk: the plain data files by
+    one hash look-up and the rest one by one (a deep check reads every footer, one by one)."""
+    if not deep:
+        issues, found = _judge_plain(plain, walked, root_base(log.table_root))
+        return issues + _judge_rest(rest, walked, log, workers), found
+    everything = deep_refs(plain, root_base(log.table_root) + "/") | rest
+    issues = _judge_rest(everything, walked, log, workers, deep=True, progress=progress)
+    return issues, look_up(plain, walked)[0]
 
 
 def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[FileIssue], pa.Array]:
@@ -199,9 +240,15 @@ def _judge_plain(data: pa.Table, walked: pa.Table, base: str) -> tuple[list[File
 
 
 def _judge_rest(
-    rest: dict[str, Ref], walked: pa.Table, log: DeltaLog, workers: int
+    rest: dict[str, Ref],
+    walked: pa.Table,
+    log: DeltaLog,
+    workers: int,
+    *,
+    deep: bool = False,
+    progress: Progress | None = None,
 ) -> list[FileIssue]:
-    """The few other files, one by one by the shared rule (sizes from the walk)."""
+    """The files judged one by one by the shared rule (sizes from the walk)."""
     if not rest:
         return []
     prefix = root_base(log.table_root) + "/"
@@ -213,7 +260,7 @@ def _judge_rest(
             listed.column("path").to_pylist(), listed.column("size").to_pylist(), strict=True
         )
     }
-    examiner = Examiner(rest, False, workers, None, sizes, log.storage)
+    examiner = Examiner(rest, deep, workers, progress, sizes, log.storage)
     examiner.run(rest)
     return [issue for issue in examiner.issues.values() if issue is not None]
 
@@ -260,14 +307,6 @@ def unclaimed(walked: pa.Table, found: pa.Array, located: list[str], root: str) 
         listed = pc.is_in(walked.column("path"), value_set=others)
         claimed[arrays.to_numpy(pc.indices_nonzero(whole_array(listed)))] = True
     return walked.take(arrays.from_numpy(np.flatnonzero(~claimed)))
-
-
-def whole_array(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """One array (a chunked ``value_set``, or combining no chunks, goes through ``pa.array``,
-    which imports pandas)."""
-    if not isinstance(values, pa.ChunkedArray):
-        return values
-    return values.combine_chunks() if values.num_chunks else pa.nulls(0, values.type)
 
 
 def _orphans(candidates: pa.Table, tombstones: pa.Table, named: set[str], root: str) -> pa.Table:

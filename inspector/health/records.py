@@ -26,6 +26,8 @@ class ProblemKind(StrEnum):
     REPLAY_BROKEN = "replay_broken"  # an earlier commit is unreadable; no checkpoint bridges it
     SNAPSHOT_UNREADABLE = "snapshot_unreadable"  # a version to start over from cannot be read
     CHECKPOINT = "checkpoint"  # a checkpoint (or the _last_checkpoint hint) of this version
+    CHECKSUM_MISMATCH = "checksum_mismatch"  # the version's .crc disagrees with its replay
+    CHECKSUM_UNREADABLE = "checksum_unreadable"  # the version's .crc cannot be parsed
 
 
 class OrphanScope(StrEnum):
@@ -59,6 +61,50 @@ class HealthProblem:
         return self.message
 
 
+class ChecksumStatus(StrEnum):
+    """What a version's ``.crc`` file says of its replayed state."""
+
+    MATCHES = "matches"
+    DIFFERS = "differs"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChecksumCheck:
+    """A version's ``.crc`` (Delta's version checksum) compared with its replayed state.
+
+    ``fields`` names the checksum's fields that disagree, by their names in the file
+    (``numFiles``, ``tableSizeBytes``, ``metadata``, ``protocol``, ``setTransactions``,
+    ``domainMetadata``, ``numMetadata``, ``numProtocol``, ``numTransactions``); ``detail`` says
+    why an unreadable one cannot be parsed, or what a differing one records against the
+    replay.
+    """
+
+    version: int
+    status: ChecksumStatus
+    fields: tuple[str, ...] = ()
+    detail: str = ""
+
+    @property
+    def problem(self) -> HealthProblem | None:
+        """The health problem this is (None when the checksum matches)."""
+        if self.status is ChecksumStatus.MATCHES:
+            return None
+        if self.status is ChecksumStatus.UNREADABLE:
+            message = f"Its checksum file ({self.version:020d}.crc) cannot be parsed: {self.detail}"
+            return HealthProblem(kind=ProblemKind.CHECKSUM_UNREADABLE, message=message)
+        message = (
+            f"Its checksum file ({self.version:020d}.crc) disagrees with the replayed log on "
+            f"{', '.join(self.fields)}: {self.detail}. The log or its files were changed after "
+            "the writer recorded this version (a partial copy, a hand edit) or the writer erred."
+        )
+        return HealthProblem(kind=ProblemKind.CHECKSUM_MISMATCH, message=message)
+
+    def to_json(self) -> dict[str, Any]:
+        """A version's ``checksum`` in the ``check --json`` contract."""
+        return {"status": str(self.status), "fields": list(self.fields), "detail": self.detail}
+
+
 COMPLETE, INCOMPLETE, UNREADABLE = (
     VersionStatus.COMPLETE,
     VersionStatus.INCOMPLETE,
@@ -85,6 +131,7 @@ class VersionHealth:
     size_mismatch_count: int = 0
     unreadable_files: tuple[FileIssue, ...] = ()
     unreadable_count: int = 0
+    checksum: ChecksumCheck | None = None  # None: no .crc for this version, or not read
 
     @property
     def is_complete(self) -> bool:
@@ -103,6 +150,7 @@ class VersionHealth:
             "unreadableFiles": [i.to_json() for i in self.unreadable_files],
             "unreadableCount": self.unreadable_count,
             "problems": [p.message for p in self.problems],
+            "checksum": self.checksum.to_json() if self.checksum is not None else None,
         }
 
 

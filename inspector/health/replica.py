@@ -20,8 +20,8 @@ from inspector.files.tablefiles import StoredFile, walk_table
 from inspector.health import HealthReport, check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.log.deltalog import DeltaLog
-from inspector.log.table import Table
 from inspector.settings import Settings
+from inspector.table import Table
 
 LOG_PREFIX = "_delta_log/"
 

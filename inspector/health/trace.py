@@ -1,285 +1,330 @@
-"""Pass 1 of the health check: trace the log once, forward, from the earliest snapshot.
+"""The full check's trace: every retained version's file actions as one Arrow table, damage
+and all.
 
-Records each version's effective file changes (or a fresh base after a checkpoint)
-and every distinct physical file (data file or deletion-vector file) any retained
-version references, with the size it must have.
+The log is replayed from the earliest version's snapshot. A commit missing or damaged
+breaks the replay: the versions from it on are unreadable until a checkpoint whose
+snapshot can be read starts a new replay (a *segment*). The add and remove actions of the
+replayed commits, with each segment's base snapshot, become one table; :mod:`.intervals`
+derives each file key's live intervals from it. The problems found on the way (a commit
+missing or damaged, a snapshot that cannot be read, a replay broken) belong to versions.
+
+Data files with plain relative paths stay in columns (the first add's size is the size
+each must have); rows with a deletion vector or an odd path go one by one through
+:func:`~.examine.register_add`, the shared rule.
 """
 
 from __future__ import annotations
 
-import os
-import posixpath
-from collections.abc import Iterable
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile, RemoveFile, canonical_path
+from inspector.delta.actions import (
+    Action,
+    AddCDCFile,
+    DomainMetadata,
+    Metadata,
+    Protocol,
+    Txn,
+)
 from inspector.delta.errors import InspectorError
-from inspector.delta.paths import data_file_path
-from inspector.files.filecheck import FileRole
+from inspector.health.actionrows import ActionRows, plain_files
+from inspector.health.examine import Ref, register_add
+from inspector.health.intervals import Intervals, intervals, whole_array
+from inspector.health.problems import commit_problem
 from inspector.health.records import HealthProblem, ProblemKind
-from inspector.log import columnar
-from inspector.log.commit import Commit
-from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.log.snapshot import FileKey
+from inspector.log import arrays
+from inspector.log.bigcommit import read_file_lines
+from inspector.log.commit import parse_commit
+from inspector.log.deltalog import DeltaLog
+from inspector.log.listing import LogFile
+from inspector.log.snapshot import FileKey, Snapshot
+from inspector.table.history_scan import SLICE, json_objects, split_lines, typed_actions
+
+_STATE = (Metadata, Protocol, Txn, DomainMetadata)  # what a checksum records besides files
+_NULL_TAG = re.compile(rb'"tags":\{[^}]*":null')
 
 
 @dataclass(kw_only=True)
-class Ref:
-    """One physical file referenced by the log: what size it must have."""
-
-    display: str
-    role: FileRole
-    size: int
-    add: AddFile | None = None  # a data file's add action, for its stats (deep check only)
-
-
-@dataclass(kw_only=True)
-class Step:
-    """One version as the trace saw it: a fresh base, or effective changes."""
-
-    version: int
-    base: list[FileKey] | None = None
-    added: list[FileKey] = field(default_factory=list)
-    removed: list[FileKey] = field(default_factory=list)
-    problems: list[HealthProblem] = field(default_factory=list)
-    readable: bool = True
-
-
-@dataclass(kw_only=True)
-class Trace:
-    """Pass 1's result: the steps and every distinct referenced file."""
+class ArrowTrace:
+    """The trace: intervals, the files to judge, and what every retained version names."""
 
     root: str
-    steps: list[Step] = field(default_factory=list)
-    refs: dict[str, Ref] = field(default_factory=dict)
-    key_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
-    other_paths: set[str] = field(default_factory=set)
-    latest_keys: list[FileKey] | None = None
+    first: int
+    latest: int
+    segments: list[tuple[int, int]]  # (base version, last version) of each replay
+    problems: dict[int, list[HealthProblem]]  # a version's own (commit, snapshot, replay)
+    intervals: Intervals
+    plain: pa.Table  # (path, size, stats): data files with plain paths, the first add's
+    refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
+    special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
+    cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
+    partition_columns: tuple[str, ...] = ()  # the newest metadata's
+    # what a version checksum records besides files: each replay's base snapshot, and the
+    # metadata, protocol, txn and domainMetadata actions of each replayed commit
+    bases: dict[int, Snapshot] = field(default_factory=dict)
+    actions: dict[int, list[Action]] = field(default_factory=dict)
+
+    @property
+    def unreadable(self) -> set[int]:
+        """The versions no replay reaches."""
+        reached = {v for start, end in self.segments for v in range(start, end + 1)}
+        return set(range(self.first, self.latest + 1)) - reached
 
 
-class Tracer:
-    """Replays the retained log forward once, recording effective changes per version."""
+@dataclass(kw_only=True)
+class _Notes:
+    """What the reading notes besides file actions, version by version."""
 
-    def __init__(self, log: DeltaLog, *, all_checkpoints: bool, deep: bool = False) -> None:
-        self.log, self.deep = log, deep
-        self.trace = Trace(root=log.table_root)
-        self.commits = {c.version: c for c in log.commits}
-        self.checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
-        self.all_checkpoints = all_checkpoints
-        self.live: set[FileKey] | None = None
-        self.broken_at: int | None = None  # the version whose damage broke the chain
+    damage: dict[int, HealthProblem] = field(default_factory=dict)  # commits missing, damaged
+    cdc: set[str] = field(default_factory=set)
+    columns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # partition columns
+    bases: dict[int, Snapshot] = field(default_factory=dict)
+    stated: dict[int, list[Action]] = field(default_factory=dict)  # what a checksum records
 
-    def run(self) -> Trace:
-        first, last = self.log.earliest_version, self.log.latest_version
-        for version in range(first, last + 1):
-            commit = self.commits.get(version)
-            if self.live is not None and commit is not None and commit.is_complete:
-                step = self._apply(commit)
-            else:
-                step = self._rebase(version, commit, first)
-            self._record_cdc(commit)
-            self.trace.steps.append(step)
-        by_version = {step.version: step for step in self.trace.steps}
-        for version, problems in log_problems(self.log, self.all_checkpoints).items():
-            if version in by_version:
-                step = by_version[version]
-                step.problems += [p for p in problems if p not in step.problems]
-        self.trace.latest_keys = sorted(self.live, key=str) if self.live is not None else None
-        return self.trace
-
-    def _apply(self, commit: Commit) -> Step:
-        """Apply a commit to the live set; keep only its net effect (re-adds are no change)."""
-        assert self.live is not None
-        was_live: dict[FileKey, bool] = {}
-        for action in commit.actions:
-            if isinstance(action, AddFile):
-                key = action.key
-                was_live.setdefault(key, key in self.live)
-                self.live.add(key)
-                self._register(action, key)
-            elif isinstance(action, RemoveFile):
-                key = action.key
-                was_live.setdefault(key, key in self.live)
-                self.live.discard(key)
-        added = [k for k, was in was_live.items() if not was and k in self.live]
-        removed = [k for k, was in was_live.items() if was and k not in self.live]
-        return Step(version=commit.version, added=added, removed=removed)
-
-    def _rebase(self, version: int, commit: Commit | None, first: int) -> Step:
-        """Start over from a snapshot (the first version, or a checkpoint after a break)."""
-        own = commit_problem(commit)
-        if version == first or version in self.checkpoints:
-            try:
-                snap = self.log.snapshot(version)
-            except InspectorError as exc:
-                own = own or HealthProblem(
-                    kind=ProblemKind.SNAPSHOT_UNREADABLE, message=exc.message
-                )
-            else:
-                self.live, self.broken_at = set(snap.files), None
-                if self.deep:  # the footer check compares each file's stats: needs the records
-                    for key, add in snap.files.items():
-                        self._register(add, key)
-                else:
-                    self._register_table(snap.files_table)
-                return Step(
-                    version=version, base=sorted(self.live, key=str), problems=[own] if own else []
-                )
-        problem = own or HealthProblem(kind=ProblemKind.REPLAY_BROKEN, message=self._broken_chain())
-        if self.broken_at is None:
-            self.broken_at = version
-        self.live = None
-        return Step(version=version, readable=False, problems=[problem])
-
-    def _broken_chain(self) -> str:
-        return (
-            f"The log cannot be replayed to this version: version {self.broken_at} is unreadable "
-            "and no checkpoint after it bridges the gap."
-        )
-
-    def _register(self, add: AddFile, key: FileKey) -> None:
-        """Note the physical files behind a file key, and the size each must have."""
-        if key not in self.trace.key_paths:
-            self.trace.key_paths[key] = register_add(self.trace.refs, self.trace.root, add)
-
-    def _register_table(self, files: pa.Table) -> None:
-        """:meth:`_register` for a snapshot's live files, from its columns (no records)."""
-        if files.column("deletionVector").null_count < files.num_rows:
-            for add in columnar.records("add", files):
-                assert isinstance(add, AddFile)
-                self._register(add, add.key)
-            return
-        refs, key_paths = self.trace.refs, self.trace.key_paths
-        for key, data, size in zip(
-            columnar.keys(files),
-            _local_paths(self.trace.root, files.column("key_path")),
-            files.column("size").to_pylist(),
-            strict=True,
-        ):
-            if key not in key_paths:
-                refs.setdefault(data, Ref(display=key[0], role=FileRole.DATA_FILE, size=size))
-                key_paths[key] = (data,)
-
-    def _record_cdc(self, commit: Commit | None) -> None:
-        """Change-data files are referenced too (only for CDF reads): never orphans."""
-        if commit is not None:
-            self.trace.other_paths.update(
-                ref_path(self.trace.root, c.path) for c in commit.cdc_files
-            )
+    def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
+        """A listed commit's other actions, and its problem."""
+        if problem is not None:
+            self.damage[version] = problem
+        for action in others:
+            if isinstance(action, AddCDCFile):
+                self.cdc.add(action.path)
+            elif problem is None and isinstance(action, _STATE):
+                self.stated.setdefault(version, []).append(action)
+                if isinstance(action, Metadata):
+                    self.columns[version] = action.partition_columns
 
 
-def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
-    """Note in ``refs`` the physical files behind an add (its data file, its deletion-vector
-    file) and the size each must have; returns their locations."""
-    data = ref_path(root, add.path)
-    refs.setdefault(data, Ref(display=add.key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
-    paths = [data]
-    dv = add.deletion_vector
-    where = dv.relative_or_absolute_path() if dv is not None else None
-    if dv is not None and where is not None:
-        path = ref_path(root, where)
-        needed = dv.required_file_size
-        ref = refs.setdefault(
-            path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
-        )
-        ref.size = max(ref.size, needed)
-        paths.append(path)
-    return tuple(paths)
+def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
+    """The trace of every retained version, damaged or not.
 
-
-def ref_path(root: str, log_path: str) -> str:
-    """The one spelling of a referenced file's location (the key of :attr:`Trace.refs`).
-
-    A local path is ``normpath``-ed; a URI keeps its ``scheme://`` and normalises the rest.
+    Args:
+        log: The opened log.
+        deep: Keep the adds' stats (the footer check compares row counts).
     """
-    located = data_file_path(root, log_path)
-    if "://" not in located:
-        return os.path.normpath(located)
-    scheme, rest = located.split("://", 1)
-    return f"{scheme}://{posixpath.normpath(rest)}"
+    root, first, latest = log.table_root, log.earliest_version, log.latest_version
+    rows, notes = ActionRows(deep=deep), _Notes()
+    opening = log.read_commits([first])
+    if own := commit_problem(opening[0] if opening else None):
+        notes.damage[first] = own
+    base = _base(log, first, rows, notes)
+    later = list(range(first + 1, latest + 1))
+    for version, others, problem in _read(log, later, rows):
+        notes.commit(version, others, problem)
+    for version in later:
+        if log.commit_file(version) is None and (missing := commit_problem(None)):
+            notes.damage[version] = missing
+    segments, problems = _replay(log, first, latest, base, rows, notes)
+    table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
+    starts = np.array([s for s, _ in segments], dtype=np.int64)
+    ends = np.array([e for _, e in segments], dtype=np.int64)
+    at = arrays.to_numpy(whole_array(table.column("version")))
+    segment = np.searchsorted(starts, at, "right") - 1
+    columns = notes.columns
+    return ArrowTrace(
+        root=root,
+        first=first,
+        latest=latest,
+        segments=segments,
+        problems=problems,
+        intervals=intervals(table, segment, ends),
+        plain=plain_files(table),
+        refs=refs,
+        special_paths=special,
+        cdc=notes.cdc,
+        partition_columns=columns[max(columns)] if columns else (),
+        bases=notes.bases,
+        actions=notes.stated,
+    )
 
 
-def _local_paths(root: str, canonical: pa.ChunkedArray) -> list[str]:
-    """Normalised local paths of canonical log paths (``data_file_path`` + ``normpath``):
-    joined as strings; only paths that ``normpath`` would change go through it."""
-    paths = canonical.to_pylist()
-    odd = pc.match_substring_regex(canonical, r"(^|/)\.\.?(/|$)|//|/$|^/")
-    fix = set(pc.indices_nonzero(odd).to_pylist()) if pc.any(odd).as_py() else set()
-    prefix = root.rstrip("/") + "/" if "://" in root else root.rstrip(os.sep) + os.sep
-    return [ref_path(root, p) if i in fix else prefix + p for i, p in enumerate(paths)]
-
-
-def commit_problem(commit: Commit | None) -> HealthProblem | None:
-    """What is wrong with a version's commit file (missing, damaged), or None."""
-    if commit is None:
-        return HealthProblem(
-            kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
-        )
-    if not commit.is_complete:
-        message = "Its commit file is damaged: " + " ".join(commit.problems)
-        return HealthProblem(kind=ProblemKind.COMMIT_DAMAGED, message=message)
+def _base(log: DeltaLog, version: int, rows: ActionRows, notes: _Notes) -> HealthProblem | None:
+    """Put a version's snapshot into ``rows`` as a replay's base; its problem when it
+    cannot be read."""
+    try:
+        snap = log.snapshot(version)  # cached: the checkpoint comparison starts from it
+    except InspectorError as exc:
+        return HealthProblem(kind=ProblemKind.SNAPSHOT_UNREADABLE, message=exc.message)
+    files = snap.files_table
+    lines = arrays.from_numpy(np.arange(files.num_rows, dtype=np.int64))
+    rows.add_table(version, files, lines, add=True, base=True)
+    notes.columns[version] = snap.metadata.partition_columns
+    notes.bases[version] = snap
     return None
 
 
-def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
-    """The checkpoint problems of one version, as the fast check reports them: the newest
-    checkpoint is compared with its commits only when it is this version's."""
-    listing = log.tail if version >= log.tail.from_version else log.listing
-    last = listing.last_checkpoint
-    if version not in listing.checkpoints and (last is None or last.version != version):
-        return []  # nothing of the log belongs to this version: no checkpoint is read
-    return log_problems(log, False).get(version, [])
+def _replay(
+    log: DeltaLog,
+    first: int,
+    latest: int,
+    base: HealthProblem | None,
+    rows: ActionRows,
+    notes: _Notes,
+) -> tuple[list[tuple[int, int]], dict[int, list[HealthProblem]]]:
+    """The segments a replay reaches, and each version's own problems: a damaged version
+    starts over from its checkpoint when it has one, else it and the versions after it
+    are unreadable until one does."""
+    checkpoints = {cp.version for cp in log.listing.usable_checkpoints()}
+    segments: list[tuple[int, int]] = []
+    problems: dict[int, list[HealthProblem]] = {}
+    start: int | None = None
+    damage = notes.damage
+    for version in sorted({first, *damage, *(c for c in checkpoints if c > first)}):
+        if version > latest:
+            break
+        own = damage.get(version)
+        if start is not None and own is None:
+            continue  # a checkpoint while the replay runs: nothing starts over
+        if start is not None:
+            segments.append((start, version - 1))
+            start = None
+        if version == first or version in checkpoints:
+            unread = base if version == first else _base(log, version, rows, notes)
+            if unread is None:
+                start = version
+                problems[version] = [own] if own else []
+                continue
+            own = own or unread
+        assert own is not None  # else neither damaged nor a checkpoint: not visited
+        problems[version] = [own]
+    if start is not None:
+        segments.append((start, latest))
+    return segments, _broken(first, latest, segments, problems)
 
 
-def log_problems(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[HealthProblem]]:
-    """Checkpoint problems that belong to one version (dangling hint, parts missing, unreadable)."""
-    listing = log.listing
-    found: dict[int, list[HealthProblem]] = {}
-    last = listing.last_checkpoint
-    if last is not None and last.version is not None and last.version not in listing.checkpoints:
-        found.setdefault(last.version, []).append(
-            _checkpoint_problem(
-                "_last_checkpoint names this version's checkpoint, but the checkpoint file is missing "
-                "(not replicated yet, or deleted); readers that trust the hint fail or fall back to listing."
+def _broken(
+    first: int,
+    latest: int,
+    segments: list[tuple[int, int]],
+    problems: dict[int, list[HealthProblem]],
+) -> dict[int, list[HealthProblem]]:
+    """Each version no replay reaches and nothing of its own explains: the replay is
+    broken since the first unreadable version of its run."""
+    if segments == [(first, latest)]:
+        return problems
+    reached = iter([*segments, (latest + 1, latest + 1)])
+    start, end = next(reached)
+    broken_at: int | None = None
+    for version in range(first, latest + 1):
+        while version > end:
+            start, end = next(reached)
+        if start <= version:
+            broken_at = None
+            continue
+        broken_at = version if broken_at is None else broken_at
+        if version not in problems:
+            message = (
+                f"The log cannot be replayed to this version: version {broken_at} is "
+                "unreadable and no checkpoint after it bridges the gap."
             )
-        )
-    # Parts missing, unreadable, or disagreeing with the commits (a full check verifies every
-    # checkpoint against its commits; the fast one only the newest, the one readers start from).
-    for version, problems in log.checkpoint_problems(verify_all=all_checkpoints).items():
-        found.setdefault(version, []).extend(map(_checkpoint_problem, problems))
-    return found
-
-
-def _checkpoint_problem(message: str) -> HealthProblem:
-    return HealthProblem(kind=ProblemKind.CHECKPOINT, message=message)
-
-
-def table_level_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
-    """Problems of the table rather than of a version; ``whole``: of the whole log folder,
-    else only of the listing from the newest checkpoint on (what the fast check read)."""
-    listing = log.listing if whole else log.tail
-    problems = table_problems(log, whole=whole)
-    last, usable = listing.last_checkpoint, listing.usable_checkpoints()
-    if (
-        last is not None
-        and last.version is not None
-        and usable
-        and usable[0].version > last.version
-    ):
-        problems.append(
-            f"_last_checkpoint names version {last.version}, but a newer checkpoint "
-            f"({usable[0].version}) exists; readers find it by listing (harmless, but stale)."
-        )
-    if last is not None and last.version is not None and last.version > log.latest_version:
-        problems.append(
-            f"_last_checkpoint names version {last.version}, beyond the newest commit "
-            f"({log.latest_version}): commits have not all arrived."
-        )
+            problems[version] = [HealthProblem(kind=ProblemKind.REPLAY_BROKEN, message=message)]
     return problems
 
 
-def paths_of(trace: Trace, keys: Iterable[FileKey]) -> set[str]:
-    return {path for key in keys for path in trace.key_paths[key]}
+def _kept(
+    rows: ActionRows, segments: list[tuple[int, int]], root: str, *, whole: bool
+) -> tuple[pa.Table, dict[str, Ref], dict[FileKey, tuple[str, ...]]]:
+    """The rows the replays use (each segment's base and the commits after it), in replay
+    order; and the special rows registered, in that order, by the shared rule. ``whole``:
+    one replay from the earliest version to the latest uses every row, in the order read."""
+    table, specials = rows.table(), rows.specials
+    refs: dict[str, Ref] = {}
+    special: dict[FileKey, tuple[str, ...]] = {}
+    if not whole:
+        starts = np.array([s for s, _ in segments], dtype=np.int64)
+        ends = np.array([e for _, e in segments], dtype=np.int64)
+        version = arrays.to_numpy(whole_array(table.column("version")))
+        based = arrays.to_numpy(whole_array(table.column("base")).cast(pa.int64())) == 1
+        keep = _reached(version, based, starts, ends)
+        table = table.filter(arrays.mask(keep)).sort_by(
+            [("version", "ascending"), ("base", "descending"), ("line", "ascending")]
+        )
+        found = _reached(
+            np.array([v for v, _, _ in specials], dtype=np.int64),
+            np.array([b for _, b, _ in specials], dtype=bool),
+            starts,
+            ends,
+        )
+        specials = [s for s, k in zip(specials, found.tolist(), strict=True) if k]
+        specials.sort(key=lambda s: (s[0], not s[1]))
+    for _, _, add in specials:
+        if add.key not in special:
+            special[add.key] = register_add(refs, root, add)
+    return table, refs, special
+
+
+def _reached(
+    version: np.ndarray, based: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> np.ndarray:
+    """Which rows a replay uses: a base at its segment's start, a commit after it."""
+    if not len(starts):
+        return np.zeros(len(version), dtype=bool)
+    at = np.searchsorted(starts, version, "right") - 1
+    inside = (at >= 0) & (version <= ends[np.maximum(at, 0)])
+    return inside & (based | (version > starts[np.maximum(at, 0)]))
+
+
+def _read(
+    log: DeltaLog, versions: list[int], rows: ActionRows
+) -> Iterator[tuple[int, Sequence[Action], HealthProblem | None]]:
+    """Put the readable commits' file actions into ``rows``, a slice at a time; yields each
+    listed commit's other actions and its problem (damaged).
+
+    A slice read from storage has its add and remove lines read together by Arrow's JSON
+    reader (as the history's bulk read does); a slice with a cached commit, or anything
+    unusual, goes through the one commit parser, commit by commit (from the bytes read).
+    """
+    listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
+    for start in range(0, len(listed), SLICE):
+        part = listed[start : start + SLICE]
+        held = {v: c for v, _ in part if (c := log.cached_commit(v)) and c.counted is None}
+        todo = [(v, f) for v, f in part if v not in held]
+        contents = log.storage.read_many([f.path for _, f in todo])
+        bulk = _bulk(part, contents, rows) if not held else None
+        if bulk is not None:
+            yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))
+            continue
+        fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+        for v, _ in part:
+            commit = held.get(v) or fresh[v]
+            problem = commit_problem(commit)
+            if problem is None:
+                rows.add_commit(commit)
+            yield v, commit.parsed, problem  # other actions (and a small commit's file actions)
+
+
+def _bulk(
+    part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: ActionRows
+) -> list[Sequence[Action]] | None:
+    """A slice's file actions read together into ``rows``; each commit's other actions.
+    None when a commit is not fit for the bulk read (nothing is put into ``rows`` then).
+
+    A tag with a null value is refused by the one commit parser and let through by Arrow's
+    reader (read together, rows' tags have every key any row has): such a slice is left
+    to the parser, which names the commit damaged.
+    """
+    splits = []
+    for data in contents:
+        found = split_lines(data) if isinstance(data, bytes) else None
+        objects = json_objects(found[0]) if found is not None else None
+        typed = typed_actions(objects) if objects is not None else None
+        if found is None or typed is None:
+            return None
+        splits.append((typed, found[1]))
+    owners = [v for (v, _), (_, lines) in zip(part, splits, strict=True) for _ in lines]
+    if owners:
+        body = b"\n".join(line for _, lines in splits for line in lines)
+        files = read_file_lines(body) if _NULL_TAG.search(body) is None else None
+        if files is None:
+            return None
+        version = np.asarray(owners, dtype=np.int64)
+        for kind, table, lines in (
+            ("add", files.adds, files.add_lines),
+            ("remove", files.removes, files.remove_lines),
+        ):
+            at = arrays.to_numpy(lines.cast(pa.int64()))
+            rows.add_table(version[at], table, lines, add=kind == "add", base=False)
+    return [typed for typed, _ in splits]

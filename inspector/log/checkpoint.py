@@ -25,15 +25,29 @@ from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
-from inspector.log.checkpoint_lite import (
-    ACTION_COLUMNS,
-    DERIVED_FIELDS,
-    LIVE_STATE_ACTIONS,
-    plain_body,
-)
+from inspector.log.commit import parse_json_actions
 from inspector.log.listing import Checkpoint
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
+
+# Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
+# both for one file, the add (a checkpoint's definition of a live file) wins.
+ACTION_COLUMNS = (
+    "txn",
+    "remove",
+    "add",
+    "metaData",
+    "protocol",
+    "domainMetadata",
+    "checkpointMetadata",
+    "sidecar",
+    "commitInfo",
+)
+# What readers act on: enough to compare a checkpoint with its commits, cheaply
+# (tombstones are most of a big checkpoint and are skipped).
+LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
+# Parsed copies of JSON fields that some writers add; the JSON field is canonical.
+DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
 
 
 def read_checkpoint_state(
@@ -115,15 +129,23 @@ def _open_parquet(path: str, storage: Storage) -> pq.ParquetFile:
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:
-    rows = [text.loads(line) for line in data.splitlines() if line.strip()]
-    if wanted is not None:
-        rows = [row for row in rows if isinstance(row, dict) and row.keys() & wanted]
-    actions = [parse_action(row) for row in rows]
-    adds = [a for a in actions if isinstance(a, AddFile)]
-    removes = [a for a in actions if isinstance(a, RemoveFile)]
-    parts.adds.append(columnar.from_records("add", adds))
-    parts.removes.append(columnar.from_records("remove", removes))
-    parts.others += [a for a in actions if not isinstance(a, AddFile | RemoveFile)]
+    """A JSON part is read as a commit is (:func:`~inspector.log.commit.parse_json_actions`);
+    any damage makes the whole part unreadable."""
+    found = parse_json_actions(data, what="checkpoint")
+    if found.problems:
+        raise ValueError(found.problems[0].rstrip("."))
+    if found.columns is not None:
+        adds, removes = found.columns.adds, found.columns.removes
+    else:
+        adds = columnar.from_records("add", [a for a in found.actions if isinstance(a, AddFile)])
+        removes = columnar.from_records(
+            "remove", [a for a in found.actions if isinstance(a, RemoveFile)]
+        )
+    if wanted is None or "add" in wanted:
+        parts.adds.append(adds)
+    if wanted is None or "remove" in wanted:
+        parts.removes.append(removes)
+    parts.others += [a for a in found.actions if not isinstance(a, AddFile | RemoveFile)]
 
 
 def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts: _Parts) -> None:
@@ -143,7 +165,19 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
                     columnar.from_struct(name, present)
                 )
             else:
-                parts.others += [parse_action({name: plain_body(b)}) for b in present.to_pylist()]
+                parts.others += [parse_action({name: _plain_body(b)}) for b in present.to_pylist()]
+
+
+def _plain_body(body: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint row's action as its JSON action: Parquet nulls and derived fields
+    dropped, maps (read as lists of pairs) back to objects."""
+    out = {k: v for k, v in body.items() if v is not None and k not in DERIVED_FIELDS}
+    for key in ("partitionValues", "tags", "configuration"):
+        if isinstance(out.get(key), list):
+            out[key] = dict(out[key])
+    if isinstance(out.get("format"), dict) and isinstance(out["format"].get("options"), list):
+        out["format"] = {**out["format"], "options": dict(out["format"]["options"])}
+    return out
 
 
 def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | None) -> list[str]:
@@ -227,7 +261,7 @@ def checkpoint_disagreements(
         Plain-language problems; empty when the two agree.
     """
     problems = _file_disagreements(
-        version, checkpoint.resolve()[0].table, commits.resolve()[0].table, commits_origin
+        version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin
     )
     fields = _metadata_fields(checkpoint.metadata, commits.metadata)
     if fields:

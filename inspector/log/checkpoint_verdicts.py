@@ -112,7 +112,7 @@ class CheckpointVerdicts:
         """Read a checkpoint; one that cannot be used is remembered with the reason.
 
         ``live_only`` reads just the live files, metadata and protocol; ``statistics=False``
-        leaves out the adds' statistics of a checkpoint pyarrow reads.
+        leaves out the adds' statistics.
 
         Raises:
             CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
@@ -184,12 +184,6 @@ class CheckpointVerdicts:
 
 
 def _read(cp: Checkpoint, storage: Storage, live_only: bool, statistics: bool) -> ReplayState:
-    """A small checkpoint without pyarrow (:mod:`inspector.log.checkpoint_lite`), else with it."""
-    from inspector.log.checkpoint_lite import read_small_checkpoint
+    from inspector.log.checkpoint import read_checkpoint_state
 
-    state = read_small_checkpoint(cp, storage, live_only=live_only)
-    if state is None:
-        from inspector.log.checkpoint import read_checkpoint_state
-
-        state = read_checkpoint_state(cp, storage, live_only=live_only, statistics=statistics)
-    return state
+    return read_checkpoint_state(cp, storage, live_only=live_only, statistics=statistics)

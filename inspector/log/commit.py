@@ -1,4 +1,11 @@
-"""One commit file (``NNNNNNNNNNNNNNNNNNNN.json``) parsed into typed actions."""
+"""One commit file (``NNNNNNNNNNNNNNNNNNNN.json``) parsed into typed actions.
+
+:func:`parse_json_actions` is the one parser of a JSON log file's lines (a commit, or a
+JSON checkpoint part, :mod:`inspector.log.checkpoint`): a big file's add and remove lines
+become Arrow tables (:mod:`inspector.log.bigcommit`), the rest typed records, and a file
+with any damage is parsed line by line into what parsed plus the problems, each naming its
+line. A commit keeps those problems; replay does not trust such a commit.
+"""
 
 from __future__ import annotations
 
@@ -217,17 +224,11 @@ def parse_commit(
 ) -> Commit:
     """Parse a commit file's bytes (or say why they could not be read).
 
-    A big commit (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by
-    Arrow's JSON reader into tables; a small one is parsed by orjson in one call. When
-    anything is off, every line is parsed on its own so that problems name the line.
-
     Args:
         version: The version, from the file name.
         file: The listed commit file.
         data: The file's content, or the error reading it raised.
-        columnar: Read a big commit's file actions by Arrow; False parses every action into
-            a typed record, whatever the size (for a reader that wants every record: Arrow's
-            tables would only be turned into them, and pyarrow imported for that).
+        columnar: Read a big commit's file actions by Arrow (see :func:`parse_json_actions`).
 
     Returns:
         The commit; unreadable lines become problems stated in plain words.
@@ -240,20 +241,55 @@ def parse_commit(
             parsed=(),
             problems=(f"The commit file could not be read: {why}.",),
         )
-    if _BLANK.match(data):  # not data.strip(): that copies a big commit
-        return Commit(
-            version=version,
-            file=file,
-            parsed=(),
-            problems=("The commit file is empty (an interrupted write or a failed copy).",),
+    parsed = parse_json_actions(data, columnar=columnar)
+    return Commit(
+        version=version,
+        file=file,
+        parsed=parsed.actions,
+        problems=parsed.problems,
+        columns=parsed.columns,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class JsonActions:
+    """What a JSON log file holds: its actions (file actions in ``columns`` when a big file's
+    are Arrow tables, else among ``actions``) and what was wrong reading it."""
+
+    actions: tuple[Action, ...]
+    columns: CommitFiles | None = None
+    problems: tuple[str, ...] = ()
+
+
+def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commit") -> JsonActions:
+    """Parse the lines of a JSON log file, collecting problems instead of raising.
+
+    A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow's
+    JSON reader into tables; a small one is parsed by orjson in one call. When anything is
+    off, every line is parsed on its own so that problems name the line.
+
+    Args:
+        data: The file's content.
+        columnar: Read a big file's file actions by Arrow; False parses every action into a
+            typed record, whatever the size (for a reader that wants every record: Arrow's
+            tables would only be turned into them, and pyarrow imported for that).
+        what: What the file is, as its problems name it (``commit``, ``checkpoint``).
+
+    Returns:
+        The actions; unreadable lines become problems stated in plain words.
+    """
+    if _BLANK.match(data):  # not data.strip(): that copies a big file
+        return JsonActions(
+            actions=(),
+            problems=(f"The {what} file is empty (an interrupted write or a failed copy).",),
         )
     if columnar and len(data) >= COLUMNAR_FROM:
         found = read_file_actions(data)
         if found is not None:
-            return Commit(version=version, file=file, parsed=found[0], columns=found[1])
+            return JsonActions(actions=found[0], columns=found[1])
     parsed = _parse_whole(data)
     if parsed is not None:
-        return Commit(version=version, file=file, parsed=parsed)
+        return JsonActions(actions=parsed)
     actions, problems = [], []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -261,8 +297,8 @@ def parse_commit(
         try:
             actions.append(parse_action(text.loads(line)))
         except ValueError as exc:
-            problems.append(_line_problem(number, exc, data, line))
-    return Commit(version=version, file=file, parsed=tuple(actions), problems=tuple(problems))
+            problems.append(_line_problem(number, exc, data, line, what))
+    return JsonActions(actions=tuple(actions), problems=tuple(problems))
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
@@ -280,14 +316,14 @@ def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
         return None
 
 
-def _line_problem(number: int, exc: Exception, data: bytes, line: bytes) -> str:
+def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: str) -> str:
     is_last = data.rstrip().endswith(line.rstrip())
     if is_last and isinstance(exc, json.JSONDecodeError):
         return (
-            f"Line {number} of the commit is cut off: the file is truncated "
+            f"Line {number} of the {what} is cut off: the file is truncated "
             "(an interrupted write or an incomplete copy)."
         )
-    return f"Line {number} of the commit is not a valid action: {exc}."
+    return f"Line {number} of the {what} is not a valid action: {exc}."
 
 
 def _columnar_summary(files: CommitFiles) -> FileSummary:

@@ -1,9 +1,7 @@
-"""A snapshot's file actions: a mapping over an Arrow table, or typed records.
+"""A snapshot's file actions as a mapping of typed records over their Arrow table.
 
-A replay that read Arrow tables (a big checkpoint or commit) keeps its live files and
-tombstones as tables; one that read only typed actions (a small checkpoint, small commits)
-keeps the records and builds a table only when someone asks for one
-(:class:`FileActions`), so ``detail`` of such a table never imports pyarrow.
+A snapshot keeps its live files and tombstones as Arrow tables; :class:`FileMap` gives one
+file's typed record when someone looks it up, and every record only when asked for all.
 """
 
 from __future__ import annotations
@@ -76,42 +74,3 @@ class FileMap(Mapping[FileKey, _R]):
     def items(self) -> ItemsView[FileKey, _R]:
         """Every (key, record) pair (records built all at once)."""
         return self._all().items()
-
-
-class FileActions:
-    """One kind of a snapshot's file actions (``add``: the live files; ``remove``: the
-    tombstones): an Arrow table, or the typed records of a replay that read no Arrow table
-    (a small checkpoint and small commits), whose table is built on first use.
-    """
-
-    def __init__(
-        self,
-        kind: str,
-        *,
-        table: pa.Table | None = None,
-        records: list[AddFile] | list[RemoveFile] | None = None,
-    ) -> None:
-        self.kind, self._table, self.records = kind, table, records
-
-    @cached_property
-    def table(self) -> pa.Table:
-        """The actions as an Arrow table (:mod:`inspector.log.columnar`'s schema)."""
-        if self._table is not None:
-            return self._table
-        from inspector.log import columnar
-
-        return columnar.from_records(self.kind, self.records or [])
-
-    def __len__(self) -> int:
-        return len(self.records) if self.records is not None else int(self.table.num_rows)
-
-
-def num_records_of(adds: list[AddFile]) -> int | None:
-    """Live rows from typed adds' stats, as :attr:`Snapshot.num_records` counts them."""
-    total = 0
-    for add in adds:
-        count = add.num_records
-        if count is None:
-            return None
-        total += count - (add.deletion_vector.cardinality if add.deletion_vector else 0)
-    return total

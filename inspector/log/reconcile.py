@@ -2,56 +2,21 @@
 
 The identity is the canonical path and the deletion vector's unique id; "newest" is the
 replay's sequence number (log order; within a checkpoint, a remove comes before an add, so
-the add wins). The rule is applied in Arrow to tables (:func:`reconcile`) and in Python to
-the typed actions of a replay that read no Arrow table (:func:`reconcile_records`: a small
-checkpoint and small commits); ``tests/test_parquet_lite.py`` holds the two to the same
-answers. Imported by :meth:`inspector.log.snapshot.ReplayState.resolve`; pyarrow is
-imported by :func:`reconcile` only.
+the add wins). Applied in Arrow, once, when a replay state is resolved
+(:meth:`inspector.log.snapshot.ReplayState.resolve`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile, RemoveFile
-
-if TYPE_CHECKING:
-    import numpy as np
-    import pyarrow as pa
-
-
-def reconcile_records(
-    actions: Iterable[tuple[int, AddFile | RemoveFile]],
-) -> tuple[list[AddFile], list[RemoveFile]]:
-    """Keep, for each (path, deletion-vector id), only its newest action, in Python.
-
-    Args:
-        actions: File actions with their sequence numbers.
-
-    Returns:
-        The live adds and the tombstones, each in sequence order (as :func:`reconcile`).
-    """
-    newest: dict[tuple[str, str | None], tuple[int, AddFile | RemoveFile]] = {}
-    for seq, action in actions:
-        key = action.key
-        found = newest.get(key)
-        if found is None or found[0] < seq:
-            newest[key] = (seq, action)
-    winners = [a for _, a in sorted(newest.values(), key=lambda pair: pair[0])]
-    return (
-        [a for a in winners if isinstance(a, AddFile)],
-        [a for a in winners if isinstance(a, RemoveFile)],
-    )
+from inspector.log import arrays, columnar
 
 
 def reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
     """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from inspector.log import columnar
-
     add = columnar.concat("add", adds) if adds else None
     remove = columnar.concat("remove", removes) if removes else None
     if add is None or "seq" not in add.column_names:
@@ -77,19 +42,12 @@ def _winners(newest: pa.Array, count: int) -> np.ndarray:
     Indexing by ``seq`` is one pass; a hash look-up of the ``seq`` values in ``newest``
     cost about 0.3 s on 300,000 files.
     """
-    import numpy as np
-
-    from inspector.log import arrays
-
     wins = np.zeros(count, dtype=bool)
     wins[arrays.to_numpy(newest)] = True
     return wins
 
 
 def _kept(table: pa.Table | None, wins: np.ndarray) -> pa.Table | None:
-
-    from inspector.log import arrays
-
     if table is None:
         return None
     seq = arrays.to_numpy(table.column("seq").combine_chunks())
@@ -98,10 +56,6 @@ def _kept(table: pa.Table | None, wins: np.ndarray) -> pa.Table | None:
 
 def _newest(events: pa.Table) -> pa.Array:
     """The ``seq`` of each identity's newest event: sort, then keep the last of each run."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from inspector.log import arrays
 
     order = pc.sort_indices(
         events,
@@ -121,8 +75,6 @@ def _newest(events: pa.Table) -> pa.Array:
 
 
 def _strip(table: pa.Table | None, kind: str) -> pa.Table:
-    from inspector.log import columnar
-
     if table is None:
         return columnar.empty(kind)
     if "seq" in table.column_names:

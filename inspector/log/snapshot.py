@@ -2,9 +2,7 @@
 
 The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`);
 the ``files``/``tombstones`` mappings of typed records are built from them only when
-someone asks for them (one file's view, a small table), never on a bulk path. A replay
-that read no Arrow table (a small checkpoint, small commits) keeps its typed records
-instead and builds the tables on first use (:class:`~inspector.log.fileactions.FileActions`).
+someone asks for them (one file's view, a small table), never on a bulk path.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import (
     Action,
@@ -26,12 +24,13 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.log.fileactions import FileActions, FileMap, num_records_of
 from inspector.log.fileactions import FileKey as FileKey
+from inspector.log.fileactions import FileMap
 from inspector.storage import LocalStorage, Storage
 
-# pyarrow (and inspector.log.arrays/columnar, which import it) is imported by the functions
-# that replay or read files: a command that reads only commits (history) starts without it.
+# pyarrow (and inspector.log.arrays/columnar/reconcile, which import it) is imported by the
+# functions that replay or read files: a command that reads only commits (history) starts
+# without it.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -50,8 +49,8 @@ class Snapshot:
     version: int
     metadata: Metadata
     protocol: Protocol
-    live: FileActions = field(repr=False, compare=False)
-    dead: FileActions = field(repr=False, compare=False)
+    files_table: pa.Table = field(repr=False, compare=False)
+    tombstones_table: pa.Table = field(repr=False, compare=False)
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
@@ -62,28 +61,14 @@ class Snapshot:
         """Where the table's files are read from (a local folder when none was given)."""
         return self.storage if self.storage is not None else LocalStorage(self.table_root)
 
-    @property
-    def files_table(self) -> pa.Table:
-        """The live add actions as an Arrow table (built on first use after a small replay)."""
-        return self.live.table
-
-    @property
-    def tombstones_table(self) -> pa.Table:
-        """The remove actions still known, as an Arrow table."""
-        return self.dead.table
-
     @cached_property
     def files(self) -> Mapping[FileKey, AddFile]:
         """Live add actions keyed by (path, deletion-vector id)."""
-        if self.live.records is not None:
-            return {a.key: a for a in cast(list[AddFile], self.live.records)}
         return FileMap[AddFile]("add", self.files_table)
 
     @cached_property
     def tombstones(self) -> Mapping[FileKey, RemoveFile]:
         """Remove actions still known at this version, keyed like ``files``."""
-        if self.dead.records is not None:
-            return {r.key: r for r in cast(list[RemoveFile], self.dead.records)}
         return FileMap[RemoveFile]("remove", self.tombstones_table)
 
     @property
@@ -99,8 +84,6 @@ class Snapshot:
     @property
     def add_files(self) -> list[AddFile]:
         """Live add actions sorted by path."""
-        if self.live.records is not None:
-            return sorted(cast(list[AddFile], self.live.records), key=lambda a: a.path)
         from inspector.log import columnar
 
         ordered = self.files_table.sort_by("path")
@@ -109,13 +92,11 @@ class Snapshot:
     @property
     def num_files(self) -> int:
         """Number of live data files."""
-        return len(self.live)
+        return int(self.files_table.num_rows)
 
     @property
     def size_in_bytes(self) -> int:
         """Total size of live data files."""
-        if self.live.records is not None:
-            return sum(a.size for a in cast(list[AddFile], self.live.records))
         import pyarrow.compute as pc
 
         return int(pc.sum(self.files_table.column("size")).as_py() or 0)
@@ -123,8 +104,6 @@ class Snapshot:
     @cached_property
     def num_records(self) -> int | None:
         """Live rows from stats (minus deleted rows), or None when any file lacks stats."""
-        if self.live.records is not None:
-            return num_records_of(cast(list[AddFile], self.live.records))
         import pyarrow.compute as pc
 
         from inspector.log import columnar
@@ -159,7 +138,7 @@ class ReplayState:
     domains: dict[str, Any] = field(default_factory=dict[str, Any])
     next_seq: int = 0
     pending: list[tuple[int, AddFile | RemoveFile]] = field(default_factory=list)
-    _resolved: tuple[FileActions, FileActions] | None = None
+    _resolved: tuple[pa.Table, pa.Table] | None = None
 
     @classmethod
     def from_snapshot(cls, snap: Snapshot) -> ReplayState:
@@ -170,10 +149,6 @@ class ReplayState:
             txns=dict(snap.app_transactions),
             domains=dict(snap.domain_metadata),
         )
-        if snap.live.records is not None and snap.dead.records is not None:
-            typed = [*snap.dead.records, *snap.live.records]  # still no Arrow table
-            state.pending, state.next_seq = list(enumerate(typed)), len(typed)
-            return state
         state.add_files(snap.tombstones_table, "remove")
         state.add_files(snap.files_table, "add")
         return state
@@ -244,21 +219,13 @@ class ReplayState:
         else:
             self.domains[action.domain] = action
 
-    def resolve(self) -> tuple[FileActions, FileActions]:
-        """The live files and the tombstones: for each identity, its newest action
-        (in Python when every action is typed, else in Arrow)."""
+    def resolve(self) -> tuple[pa.Table, pa.Table]:
+        """The live files and the tombstones: for each identity, its newest action."""
         if self._resolved is None:
-            from inspector.log.reconcile import reconcile, reconcile_records
+            from inspector.log.reconcile import reconcile
 
-            if not self.adds and not self.removes:
-                adds, removes = reconcile_records(self.pending)
-                live = FileActions("add", records=adds)
-                self._resolved = live, FileActions("remove", records=removes)
-            else:
-                self._flush()
-                tables = reconcile(self.adds, self.removes)
-                live = FileActions("add", table=tables[0])
-                self._resolved = live, FileActions("remove", table=tables[1])
+            self._flush()
+            self._resolved = reconcile(self.adds, self.removes)
         return self._resolved
 
     def freeze(
@@ -284,8 +251,8 @@ class ReplayState:
             version=version,
             metadata=metadata,
             protocol=protocol,
-            live=live,
-            dead=tombstones,
+            files_table=live,
+            tombstones_table=tombstones,
             app_transactions=self.txns,
             domain_metadata=self.domains,
             replayed_from=replayed_from,

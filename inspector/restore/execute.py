@@ -42,6 +42,7 @@ from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
+from inspector.table.handle import for_commit
 
 __all__ = [
     "RestorePlan",
@@ -112,7 +113,8 @@ def execute_restore(
     Args:
         request: The plan, the typed confirmation, the reason, the overrides and the
             expected version (:class:`RestoreRequest`).
-        settings: For the audit log and file checks.
+        settings: For the audit log and file checks, and for a table opened by name its
+            catalog: the commit asks it again for credentials, for ``READ_WRITE``.
         spark: The session for Delta's RESTORE (when its jars are present) and verification.
 
     Returns:
@@ -143,13 +145,16 @@ def execute_restore(
             secrets=plan.table.storage_options,
             **audit,
         )
+    secrets = plan.table.storage_options
     try:
-        result = _commit(request, user, settings, spark)
+        writing = _writing(plan, settings)  # credentials for READ_WRITE, asked for now
+        secrets = writing.table.storage_options  # the ones a failing commit used
+        result = _commit(dataclasses.replace(request, plan=writing), user, settings, spark)
     except RestoreRefused as exc:
         exc.plan = exc.plan or plan
         record_attempt(
             settings.audit_log,
-            secrets=plan.table.storage_options,
+            secrets=secrets,
             outcome=AuditOutcome.REFUSED,
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
@@ -159,7 +164,7 @@ def execute_restore(
     except BaseException as exc:
         record_attempt(
             settings.audit_log,
-            secrets=plan.table.storage_options,
+            secrets=secrets,
             outcome=AuditOutcome.FAILED,
             error=f"{type(exc).__name__}: {exc}",
             **audit,
@@ -220,6 +225,21 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     )
     path = write_commit(log.storage, version, actions)
     return _result(request, version, user, Engine.OWN, path)
+
+
+def _writing(plan: RestorePlan, settings: Settings) -> RestorePlan:
+    """The plan on the handle the commit writes through (:func:`for_commit`): a table opened
+    by name gets credentials for ``READ_WRITE`` now, and must still be where it was planned."""
+    table = for_commit(plan.table, settings)
+    if table.root.rstrip("/") != plan.table_root.rstrip("/"):
+        raise ConcurrentModification(
+            f"{plan.catalog_name} now points to {table.root}, not to {plan.table_root} as when "
+            "the plan was made; nothing was written.",
+            "Make a new plan on the table the name points to now.",
+            reasons=[RefusalReason.TABLE_MOVED],
+            plan=plan,
+        )
+    return dataclasses.replace(plan, table=table)
 
 
 def _recheck(

@@ -20,7 +20,6 @@ from inspector.diff.metadiff import diff_metadata
 from inspector.files.filecheck import check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
@@ -38,6 +37,7 @@ from inspector.restore.plan_facts import live_rows, partitions_of, restore_domai
 from inspector.restore.plan_warnings import restore_warnings
 from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.settings import Settings
+from inspector.table import Table
 from inspector.table.history import history_page
 
 

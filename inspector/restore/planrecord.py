@@ -18,10 +18,10 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
-from inspector.log.table import Table
 from inspector.restore.delta_verdict import deltas_restore
 from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.guards import GuardResult
+from inspector.table import Table
 from inspector.table.history import iso
 from inspector.table.versions import file_action_record
 

@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
-from inspector.log.table import Table
 from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
+from inspector.table import Table
 
 NOTHING_WRITTEN = "Nothing was written."
 

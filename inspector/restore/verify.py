@@ -1,9 +1,10 @@
-"""Proving a restore did what its plan said: files, metadata, protocol and rows.
+"""Proving a restore did what its plan said: files, metadata, protocol, checksum and rows.
 
 After the commit, the new version is read back from the log and compared with
 the target version: exactly the target's files (minus any left out on purpose),
 the target's schema, partitioning and properties, a protocol at least the one
-the table had, and the same number of rows when both are read with Spark. Where
+the table had, the files' count and bytes and the metadata the target's ``.crc`` records
+(where it has one), and the same number of rows when both are read with Spark. Where
 deltalake (an independent Delta implementation) can load the table, it must
 read the same rows (the same multiset) at both versions; reading it there with the
 table's own storage options, and failing the check (saying why) when it cannot.
@@ -20,10 +21,19 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.connection import StorageOptions
+from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, UnsupportedFeature
 from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
 from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
+from inspector.health.checksum import (
+    TableState,
+    check_checksum,
+    read_checksums,
+    recorded_metadata,
+)
+from inspector.health.records import ChecksumStatus
+from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.restore.planrecord import RestorePlan
@@ -142,6 +152,7 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
         _safely("protocol", _protocol_check, new, result),
+        _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely(
             "deltalake_rows",
@@ -184,7 +195,7 @@ def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> Veri
 
 
 def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
-    got, want = _comparable(new), _comparable(target)
+    got, want = _comparable(new.metadata), _comparable(target.metadata)
     if got == want:
         return VerificationCheck.passed(
             "metadata",
@@ -197,9 +208,9 @@ def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
     )
 
 
-def _comparable(snapshot: Snapshot) -> dict[str, Any]:
+def _comparable(metadata: Metadata) -> dict[str, Any]:
     """Metadata without the parts a restore legitimately keeps from the current version."""
-    body = metadata_json(snapshot.metadata)
+    body = metadata_json(metadata)
     body.pop("createdTime", None)
     kept = (*ICT_KEYS, COLUMN_MAPPING_MAX_ID)  # never go back: kept from the pre-restore version
     body["configuration"] = {k: v for k, v in body["configuration"].items() if k not in kept}
@@ -208,6 +219,43 @@ def _comparable(snapshot: Snapshot) -> dict[str, Any]:
         (f.get("metadata") or {}).pop(IDENTITY_HIGH_WATER_MARK, None)
     body["schemaString"] = schema
     return body
+
+
+def _checksum_check(
+    log: DeltaLog, new: Snapshot, target_version: int, dropped: set[FileKey]
+) -> VerificationCheck:
+    """The new version against the target version's ``.crc`` (its writer's own record): the
+    files' count and bytes (unless files were left out on purpose) and the metadata. The
+    protocol, set transactions and row-id high-water marks legitimately differ after a
+    restore, so they are not compared."""
+    found = read_checksums(log, [target_version])
+    if target_version not in found:
+        return VerificationCheck.skipped(
+            "checksum", f"Version {target_version} has no checksum file (.crc) to compare with."
+        )
+    fields = () if dropped else ("tableSizeBytes", "numFiles")
+    check = check_checksum(target_version, found[target_version], TableState.of(new), fields=fields)
+    if check.status is ChecksumStatus.UNREADABLE:
+        return VerificationCheck.skipped(
+            "checksum",
+            f"Version {target_version}'s checksum file cannot be parsed: {check.detail}.",
+        )
+    differs = [check.detail] if check.fields else []
+    recorded = recorded_metadata(found[target_version])
+    if recorded is not None and _comparable(recorded) != _comparable(new.metadata):
+        differs.append("the metadata differs")
+    if differs:
+        return VerificationCheck.failed(
+            "checksum",
+            f"Version {new.version} differs from what version {target_version}'s checksum "
+            f"(.crc) records: {'; '.join(differs)}.",
+        )
+    what = "metadata" if dropped else "files, bytes and metadata"
+    return VerificationCheck.passed(
+        "checksum",
+        f"Version {new.version}'s {what} equal what version {target_version}'s checksum "
+        "(.crc) records.",
+    )
 
 
 def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:

@@ -1,7 +1,15 @@
-"""What a table is and was, read from its log alone: the history, each version's files,
-time travel (a version or a timestamp to a version), the overview, insights, engine
-compatibility and the rows a commit inserted, deleted and updated.
+"""A table: its handle, and what it is and was, read from its log alone.
 
-May import ``inspector.log``, ``inspector.storage``, ``inspector.settings`` and
-``inspector.delta``. Never imports pyspark: every answer here comes without a JVM.
+:class:`Table` and :func:`open_table` (``handle``) are how both front ends open what a
+user typed (a path, a URI or a catalog name). The rest answers from the log: the history,
+each version's files, time travel (a version or a timestamp to a version), the overview,
+insights, engine compatibility and the rows a commit inserted, deleted and updated.
+
+May import ``inspector.log``, ``inspector.catalog`` (only ``handle``: names to
+locations), ``inspector.storage``, ``inspector.settings`` and ``inspector.delta``.
+Never imports pyspark: every answer here comes without a JVM.
 """
+
+from inspector.table.handle import Table, for_commit, open_table
+
+__all__ = ["Table", "for_commit", "open_table"]

@@ -130,20 +130,6 @@ class Compatibility:
             "changes": [c.to_json() for c in self.changes],
         }
 
-    def text(self) -> Iterable[str]:
-        """Lines for the ``detail`` text output."""
-        for e in self.engines:
-            yield f"  {e.label}: read {_verdict_text(e.read)}; write {_verdict_text(e.write)}"
-        for c in self.changes:
-            yield f"  {c.text}"
-
-
-def _verdict_text(v: Verdict) -> str:
-    since = f" (since {v.since})" if v.since and v.support is Support.YES else ""
-    blocking = f" [{', '.join(v.blocking)}]" if v.blocking else ""
-    caveats = f" (with caveats: {'; '.join(v.caveats)})" if v.caveats else ""
-    return f"{v.support}{since}{blocking}{caveats}"
-
 
 def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
     """Whether ``engine`` can read or write a table with ``protocol``."""

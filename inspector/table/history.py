@@ -1,171 +1,351 @@
-"""The table's history (like DESCRIBE HISTORY), with every timestamp a version has.
+"""The table's history (like DESCRIBE HISTORY): one pager reads it newest first, a page at a time.
 
-One entry per version: the commit summarised, its row figures (the one row rule) and its
-timestamps (the one timestamp rule, :mod:`inspector.table.history_time`). The whole history
-is read oldest first here, its commits in bulk (:mod:`inspector.table.history_scan`);
-:mod:`inspector.table.history_pages` reads it newest first, a page at a time (the app's
-Timeline).
+Every history question is a use of :class:`HistoryPager`, each commit file read once:
+
+* the whole history (:func:`build_history`; the CLI's ``history``, :func:`newest_first`) is
+  every page joined;
+* ``history --limit`` and one version's entry (:func:`history_page`) are one page read alone;
+* the app's Timeline (``ui/history_load.py``) draws the newest page at once and reads older
+  pages when the user moves to them or in the background.
+
+The pager is the one place that lists the versions, reads the table properties the
+timestamps need (:meth:`HistoryPager._configured`) and finds gaps and checkpoint problems;
+:mod:`inspector.table.history_entry` makes the entries and joins the pages.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
-from enum import StrEnum
-from typing import Any
+import bisect
+import itertools
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
-from inspector.delta.actions import Metadata, Protocol
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit, FileSummary
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.deltalog import DeltaLog
-from inspector.log.listing import LogListing
+from inspector.log.listing import LogListing, list_log_from
 from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
+from inspector.table.history_entry import (
+    Change,
+    Edge,
+    HistoryEntry,
+    gap_problems,
+    history_entries,
+    history_record,
+    joined,
+    looks_copied,
+    readable,
+)
 from inspector.table.history_scan import collector_paused, scan_commits
 from inspector.table.history_time import (
-    COPY_PROBLEM,
     TIME_RULE,
     TimestampSource,
-    VersionTimestamps,
     is_copy_problem,
     iso,
-    ms_to_datetime,
-    timestamps_of,
 )
-from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
+from inspector.table.rowcounts import RowChange, rows_along
 
-__all__ = [  # the timestamp rule's names, long imported from here
-    "COPY_PROBLEM",
+__all__ = [  # the entries' and the timestamp rule's names, long imported from here
+    "PAGE_SIZE",
     "TIME_RULE",
     "Change",
     "HistoryEntry",
+    "HistoryPager",
     "TimestampSource",
-    "VersionTimestamps",
     "build_history",
     "history_page",
     "history_record",
     "is_copy_problem",
     "iso",
     "looks_copied",
-    "ms_to_datetime",
+    "newest_first",
     "readable",
 ]
 
-
-class Change(StrEnum):
-    """What a commit changed besides rows, marked on the Timeline."""
-
-    SCHEMA = "schema"
-    PROPERTIES = "properties"
-    PROTOCOL = "protocol"
-    PARTITION_OVERWRITE = "partition overwrite"
-    OVERWRITE = "overwrite"
+_FILE_TIME = TimestampSource.FILE_MODIFICATION_TIME
+PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)
+_Pairs = Iterator[tuple[Commit, RowChange]]
 
 
-@dataclass(frozen=True, kw_only=True)
-class HistoryEntry:
-    """One row of the history: a version's commit summarised for people and scripts.
+class HistoryPager:
+    """A table's history, read newest first a page at a time, joined as it goes.
 
-    ``files`` counts the files added and removed, their bytes and records; ``rows`` is
-    what the commit inserted, deleted and updated (the one row rule,
-    :mod:`inspector.table.rowcounts`), which every page and the CLI show.
-    """
-
-    version: int
-    timestamps: VersionTimestamps
-    operation: str
-    operation_parameters: Mapping[str, Any]
-    operation_metrics: Mapping[str, Any]
-    user: str | None
-    engine_info: str | None
-    read_version: int | None
-    isolation_level: str | None
-    is_blind_append: bool | None
-    user_metadata: str | None
-    files: FileSummary
-    rows: RowChange
-    changes_metadata: bool
-    changes_protocol: bool
-    problems: tuple[str, ...]
-    changes: tuple[Change, ...] = ()
-
-    @property
-    def timestamp(self) -> datetime:
-        """The history timestamp as an aware UTC datetime."""
-        return ms_to_datetime(self.timestamps.history)
-
-
-def looks_copied(history: Sequence[HistoryEntry]) -> bool:
-    """Whether the whole table looks copied or replicated, said once instead of per version.
-
-    True when there are at least two versions, every version with a commitInfo time
-    has the mismatch problem, and the commit files' modification times lie closer
-    together than the commitInfo times (the copy wrote them all at about once).
-    """
-    stamped = [e for e in history if e.timestamps.commit_info is not None]
-    if len(stamped) < 2 or not all(any(map(is_copy_problem, e.problems)) for e in stamped):
-        return False
-    files = [e.timestamps.file_modification for e in stamped]
-    infos = [e.timestamps.commit_info or 0 for e in stamped]
-    return max(files) - min(files) < max(infos) - min(infos)
-
-
-def history_page(
-    log: DeltaLog, settings: Settings, *, limit: int, newest: int | None = None
-) -> list[HistoryEntry]:
-    """The newest ``limit`` versions at or below ``newest`` (default: the latest), oldest first.
-
-    Reads only those commits (as ``DESCRIBE HISTORY ... LIMIT n`` does), listed from the
-    newest checkpoint on when that reaches back far enough. The table's properties, for
-    in-commit timestamps, are read (from the snapshot at ``newest``) only when a commit of
-    the page carries one. As in Delta, file-time timestamps are made monotonic within the
-    page; checkpoint problems are those found so far (``history`` without a limit, and
-    ``check``, compare checkpoints with their commits).
+    The newest page is listed from the newest checkpoint on when that reaches back far enough,
+    else from two pages back (a start-after listing); the whole ``_delta_log`` is listed when
+    the second page is read. Not thread-safe: one reader at a time (the app holds a lock
+    around :meth:`read_older`).
 
     Args:
         log: An opened log.
         settings: For ``timestamp_tolerance_seconds``.
-        limit: How many versions.
-        newest: The newest version of the page.
-
-    Returns:
-        Up to ``limit`` entries, oldest first.
+        size: Versions per page, at least (a page reaches down to just after a checkpoint
+            when one lies within another ``size`` versions).
+        first: Versions of the newest page (default: ``size``): a screen that must come
+            quickly reads a short newest page.
+        newest: The newest version read (default: the latest).
+        alone: Read only the newest page, exactly ``first`` versions, judged alone: gaps
+            within it and the checkpoint problems found so far (``history --limit``).
+        judge_whole: Judge even a page read alone as the whole history does: the whole
+            folder listed, its gaps and checkpoint problems (a filtered history's span).
+        verify_all_checkpoints: Compare every checkpoint with its commits; by default only
+            the newest is (the others get a cheap structural check).
     """
-    top = log.latest_version if newest is None else newest
-    versions = _page_versions(log.tail, top, limit)
-    if versions is None:
-        versions = _page_versions(log.listing, top, limit) or []
-    commits = log.read_commits(versions)
-    config: Mapping[str, str] = {}
-    if any(c.commit_info.in_commit_timestamp is not None for c in commits):
-        config = configuration_at(log, top)
-    gaps = gap_problems(log, versions, whole=False)
-    found = log.replay_problems()
-    return history_entries(
-        log, versions, rows_along(log, iter(commits)), config, gaps, found, settings
-    )
+
+    def __init__(
+        self,
+        log: DeltaLog,
+        settings: Settings,
+        *,
+        size: int = PAGE_SIZE,
+        first: int | None = None,
+        newest: int | None = None,
+        alone: bool = False,
+        judge_whole: bool = False,
+        verify_all_checkpoints: bool = False,
+    ) -> None:
+        self.log, self.settings, self.size = log, settings, max(1, size)
+        self.first = max(1, first) if first is not None else self.size
+        self.top = log.latest_version if newest is None else newest
+        self.alone, self._judge_whole = alone, judge_whole
+        self._verify_all = verify_all_checkpoints
+        self._listing: LogListing | None = None  # the whole folder's, once listed
+        self._newest: LogListing | None = None  # the first page's
+        self.versions: tuple[int, ...] = ()  # the listed versions, ascending
+        self._checkpoints: list[int] = []
+        self._gaps: Mapping[int, list[str]] = {}
+        self._checkpoint_problems: Mapping[int, list[str]] = {}
+        self._first: dict[int, tuple[list[str], list[str]]] = {}  # the first page's problems
+        self._entries: tuple[HistoryEntry, ...] = ()
+        self._edge = Edge()
+        self._next = -1  # versions[:_next] are still to read (-1: nothing read yet)
+
+    @property
+    def entries(self) -> tuple[HistoryEntry, ...]:
+        """The versions read so far (the newest ones), oldest first."""
+        return self._entries
+
+    @property
+    def listed(self) -> bool:
+        """Whether the whole ``_delta_log`` has been listed (:attr:`versions` is every version)."""
+        return self._listing is not None
+
+    @property
+    def done(self) -> bool:
+        """Whether every version has been read."""
+        return self._next == 0
+
+    def selectable(self) -> tuple[int, ...]:
+        """The versions a user can pick, ascending: commit versions and versions with a usable
+        checkpoint (of the whole listing once read, else the newest page's)."""
+        listing = self._listing or self._newest
+        if listing is None:
+            return ()
+        checkpointed = {cp.version for cp in listing.usable_checkpoints()}
+        return tuple(sorted({*listing.commits, *checkpointed}))
+
+    def has_commit(self, version: int) -> bool:
+        """Whether a listed version has a commit file (else only a checkpoint)."""
+        listing = self._listing or self._newest
+        return listing is not None and version in listing.commits
+
+    def read_older(self) -> bool:
+        """Read the next page (older than everything read so far) and join it.
+
+        Returns:
+            Whether a page was read (False when the whole history has been).
+        """
+        if self.done:
+            return False
+        with collector_paused():
+            self._read_page()
+        return True
+
+    def _read_page(self) -> None:
+        """Read the newest page, or the page older than those read, and join it."""
+        if self._next < 0:
+            self._read_newest()
+            return
+        if self._listing is None:
+            self._list_whole()
+        start = self._boundary(self._next, self.size)
+        versions = list(self.versions[start : self._next])
+        entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
+        self._entries = (*entries, *joined(list(self._entries), entries, self._edge, edge))
+        self._edge = Edge(
+            first_metadata=edge.first_metadata or self._edge.first_metadata,
+            first_protocol=edge.first_protocol or self._edge.first_protocol,
+        )
+        self._next = start
+
+    def settled(self) -> int:
+        """Where the entries no older page can change begin (an index into :attr:`entries`).
+
+        Joining an older page (:func:`~inspector.table.history_entry.joined`) changes the
+        newer pages' first metadata and protocol changes, and their file-time timestamps up
+        to the first in-commit timestamp (the file-time rule chains from the previous
+        version, so any older page can shift them); the first page's gaps change when the
+        whole folder is listed.
+        """
+        entries = self._entries
+        if self.done:
+            return 0
+        if self._listing is None:
+            return len(entries)
+        versions = [e.version for e in entries]
+        stamped = (i for i, e in enumerate(entries) if e.timestamps.source != _FILE_TIME)
+        settled = next(stamped, len(entries))
+        for first in (self._edge.first_metadata, self._edge.first_protocol):
+            if first is not None:
+                settled = max(settled, bisect.bisect_right(versions, first[0]))
+        return settled
+
+    def read_down_to(self, version: int) -> None:
+        """Read older pages until ``version`` (or the oldest version) has been read."""
+        while not self.done and (not self._entries or self._entries[0].version > version):
+            self.read_older()
+
+    def _read_newest(self) -> None:
+        """The newest page, from a listing that reaches back far enough (the whole one if short)."""
+        log = self.log
+        listing = self._newest = self._newest_listing()
+        whole = listing.is_whole and (self._judge_whole or not self.alone)
+        self._list(listing, whole=whole)
+        end = len(self.versions)
+        start = max(0, end - self.first) if self.alone else self._boundary(end, self.first)
+        versions = list(self.versions[start:end])
+        if whole:
+            gaps, found = self._gaps, self._checkpoint_problems
+        else:
+            gaps, found = gap_problems(log, versions, whole=False), log.replay_problems()
+            self._first = {v: (gaps.get(v, []), found.get(v, [])) for v in versions}
+        entries, self._edge = self._page(versions, gaps, found)
+        self._entries = tuple(entries)
+        self._next = 0 if self.alone else start if whole else 1
+
+    def _newest_listing(self) -> LogListing:
+        """The log's listing from its newest checkpoint on when that holds the newest page,
+        else one from two pages back, else the whole folder's."""
+        log, want = self.log, self.first
+        if self._judge_whole:
+            return log.listing
+        if log.tail.is_whole or len(_listed(log.tail, self.top)) >= want:
+            return log.tail
+        if self.top - 2 * want > 0:
+            listing = list_log_from(log.storage, self.top - 2 * want, last=log.tail.last_checkpoint)
+            if len(_listed(listing, self.top)) >= want:
+                return listing
+        return log.listing  # kept by the log for every other reader
+
+    def _list(self, listing: LogListing, *, whole: bool) -> None:
+        """Take a listing's versions; a whole one's gaps and checkpoint problems too."""
+        self.versions = _listed(listing, self.top)
+        self._checkpoints = sorted(cp.version for cp in listing.usable_checkpoints())
+        if whole:
+            self._listing = listing
+            self._gaps = gap_problems(self.log, list(self.versions))
+            self._checkpoint_problems = self.log.checkpoint_problems(verify_all=self._verify_all)
+
+    def _list_whole(self) -> None:
+        """List the whole folder, and refit the first page's gaps and checkpoint problems."""
+        first = self._entries[0].version if self._entries else self.top + 1
+        self._list(self.log.listing, whole=True)
+        self._next = bisect.bisect_left(self.versions, first)
+        self._entries = tuple(self._refit(e) for e in self._entries)
+
+    def _refit(self, entry: HistoryEntry) -> HistoryEntry:
+        """An entry of the first page with the whole log's gaps and checkpoint problems."""
+        old_gaps, old_found = self._first.get(entry.version, ([], []))
+        gaps = self._gaps.get(entry.version, [])
+        found = self._checkpoint_problems.get(entry.version, [])
+        if (old_gaps, old_found) == (gaps, found):
+            return entry
+        problems = entry.problems
+        timed = 1 if problems and is_copy_problem(problems[-1]) else 0
+        own = problems[len(old_gaps) : len(problems) - timed - len(old_found)]
+        return replace(entry, problems=(*gaps, *own, *found, *problems[len(problems) - timed :]))
+
+    def _boundary(self, end: int, size: int) -> int:
+        """Where the page that ends before ``versions[end]`` starts: ``size`` versions back,
+        or further back, to just after a checkpoint within another ``size`` versions."""
+        start = max(0, end - size)
+        if start == 0:
+            return 0
+        floor = self.versions[start]
+        at = bisect.bisect_left(self._checkpoints, floor) - 1  # the newest checkpoint below
+        if at >= 0 and self._checkpoints[at] >= floor - size:
+            return bisect.bisect_right(self.versions, self._checkpoints[at])
+        return start
+
+    def _page(
+        self, versions: list[int], gaps: Mapping[int, list[str]], found: Mapping[int, list[str]]
+    ) -> tuple[list[HistoryEntry], Edge]:
+        """One page's entries, computed forward within it, and its edge."""
+        log = self.log
+        if self._listing is not None:  # the whole folder listed: its commits read in bulk
+            pairs = scan_commits(log, versions)  # a slice at a time, not kept
+        else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
+            pairs = rows_along(log, iter(self._commits(versions)))
+        config, pairs = self._configured(versions[0] if versions else 0, pairs)
+        return history_entries(log, versions, pairs, config, gaps, found, self.settings)
+
+    def _configured(self, first: int, pairs: _Pairs) -> tuple[Mapping[str, str], _Pairs]:
+        """The table properties in force before a page (the one place the history reads them),
+        and the page's commits unchanged.
+
+        They say only from which version in-commit timestamps are the history time, so they
+        are read only when a commit of the page carries one before the page's first metaData
+        (which replaces them); {} when they cannot be read (timestamps fall back to file times).
+        """
+        seen: list[tuple[Commit, RowChange]] = []
+        for commit, rows in pairs:
+            seen.append((commit, rows))
+            if commit.metadata is not None or commit.commit_info.in_commit_timestamp is not None:
+                break
+        last = seen[-1][0].commit_info.in_commit_timestamp if seen else None
+        stamped = first > 0 and last is not None and seen[-1][0].metadata is None
+        for version in (first - 1, first) if stamped else ():  # a commit carries a timestamp
+            try:
+                return metadata_at(self.log, version).configuration, itertools.chain(seen, pairs)
+            except InspectorError:  # expired or unreadable: try the version itself
+                continue
+        return {}, itertools.chain(seen, pairs)
+
+    def _commits(self, versions: list[int]) -> list[Commit]:
+        """The page's commits, read together from the newest page's own listing (so that the
+        first page never lists the whole folder)."""
+        log, listing = self.log, self._newest or self.log.listing
+        # The commits after the newest checkpoint are the latest snapshot's: read through the
+        # log, which keeps them for it (and for the check of that checkpoint).
+        tail = [v for v in versions if v > log.tail.from_version]
+        older = [v for v in versions if v <= log.tail.from_version]
+        files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+        contents = log.storage.read_many([f.path for _, f in files])
+        parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+        return [*parsed, *log.read_commits(tail)]
 
 
-def _page_versions(listing: LogListing, top: int, limit: int) -> list[int] | None:
-    """The newest ``limit`` versions at or below ``top`` in a listing; None when a listing
-    that starts at a checkpoint does not reach back far enough."""
-    if limit <= 0:
-        return []
-    listed = sorted(v for v in {*listing.commits, *listing.checkpoints} if v <= top)
-    page = listed[-limit:]
-    if not listing.is_whole and len(page) < limit:
-        return None
-    return page
+def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
+    """The whole history newest first, read a page at a time.
+
+    Entries are given as soon as no older page can change them (:meth:`HistoryPager.settled`):
+    on a log with in-commit timestamps, the newest pages come while older ones are read;
+    on one with file times only, every entry waits for the oldest page.
+    """
+    given = 0  # the newest entries given so far
+    while pager.read_older():
+        entries = pager.entries
+        settled = pager.settled()
+        yield from reversed(entries[settled : len(entries) - given])
+        given = max(given, len(entries) - settled)
+    entries = pager.entries
+    yield from reversed(entries[: len(entries) - given])
 
 
-def configuration_at(log: DeltaLog, version: int) -> Mapping[str, str]:
-    """The table properties at a version ({} when its state cannot be read)."""
-    try:
-        return metadata_at(log, version).configuration
-    except InspectorError:  # unreadable: timestamps fall back to file times
-        return {}
+def _listed(listing: LogListing, top: int) -> tuple[int, ...]:
+    """A listing's versions at or below ``top``, ascending: commits and checkpoints."""
+    return tuple(sorted(v for v in {*listing.commits, *listing.checkpoints} if v <= top))
 
 
 def build_history(
@@ -173,8 +353,9 @@ def build_history(
 ) -> list[HistoryEntry]:
     """The history of every version with a commit file or a checkpoint, oldest first.
 
-    A version whose commit expired but whose checkpoint remains gets an entry
-    (operation ``UNKNOWN``) saying so: its state is readable, its changes are not.
+    One page of every version, its commits read in bulk a slice at a time. A version whose
+    commit expired but whose checkpoint remains gets an entry (operation ``UNKNOWN``) saying
+    so: its state is readable, its changes are not.
 
     Args:
         log: An opened log.
@@ -185,193 +366,25 @@ def build_history(
     Returns:
         One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
     """
-    with collector_paused():
-        listing = log.listing
-        versions = sorted(set(listing.commits) | set(listing.checkpoints))
-        first = {c.version: c for c in log.read_commits(versions[:1])}
-        config = _initial_configuration(log, first, versions)
-        gaps = gap_problems(log, versions)
-        checkpoints = log.checkpoint_problems(verify_all=verify_all_checkpoints)
-        # Commits are read a slice at a time and not kept: one slice is in memory, not the log.
-        stream = scan_commits(log, versions)
-        return history_entries(log, versions, stream, config, gaps, checkpoints, settings)
+    pager = HistoryPager(
+        log, settings, size=sys.maxsize, verify_all_checkpoints=verify_all_checkpoints
+    )
+    pager.read_older()
+    return list(pager.entries)
 
 
-def history_entries(
-    log: DeltaLog,
-    versions: list[int],
-    commits: Iterator[tuple[Commit, RowChange]],
-    config: Mapping[str, str],
-    gaps: Mapping[int, list[str]],
-    checkpoints: Mapping[int, list[str]],
-    settings: Settings,
+def history_page(
+    log: DeltaLog, settings: Settings, *, limit: int, newest: int | None = None
 ) -> list[HistoryEntry]:
-    """One entry per version, oldest first, from the versions' commits in the same order."""
-    tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    entries, previous, pending = [], None, next(commits, None)
-    state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
-    for version in versions:
-        if pending is not None and pending[0].version == version:
-            (commit, rows), pending = pending, next(commits, None)
-        else:
-            commit, rows = _checkpoint_only(log, version), UNKNOWN
-        changes = commit_changes(commit, state)
-        if commit.metadata is not None:
-            config = commit.metadata.configuration
-        stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
-        previous = stamps.history
-        problems = (
-            *gaps.get(version, ()),
-            *commit.problems,
-            *checkpoints.get(version, ()),
-            *ts_problems,
-        )
-        entry = _entry(commit, stamps, problems, rows)
-        entries.append(replace(entry, changes=changes) if changes else entry)
-    return entries
+    """The newest ``limit`` versions at or below ``newest`` (default: the latest), oldest first.
 
-
-def commit_changes(commit: Commit, state: list[Metadata | Protocol | None]) -> tuple[Change, ...]:
-    """What a commit changed of the schema, properties, protocol, or overwrote.
-
-    Args:
-        commit: The commit.
-        state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
+    Reads only those commits (as ``DESCRIBE HISTORY ... LIMIT n`` does): one page read alone
+    (:class:`HistoryPager`'s ``alone``). As in Delta, file-time timestamps are made monotonic
+    within the page; checkpoint problems are those found so far (``history`` without a
+    limit, and ``check``, compare checkpoints with their commits).
     """
-    out: list[Change] = []
-    before, after = state[0], commit.metadata
-    if isinstance(before, Metadata) and after is not None:
-        if before.schema_string != after.schema_string:
-            out.append(Change.SCHEMA)
-        if dict(before.configuration) != dict(after.configuration):
-            out.append(Change.PROPERTIES)
-    protocol = commit.protocol
-    if state[1] is not None and protocol is not None and protocol != state[1]:
-        out.append(Change.PROTOCOL)
-    state[0] = after or before
-    state[1] = protocol or state[1]
-    params = commit.commit_info.operation_parameters
-    if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
-        dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"
-        partial = bool(params.get("predicate")) or dynamic
-        out.append(Change.PARTITION_OVERWRITE if partial else Change.OVERWRITE)
-    return tuple(out)
-
-
-def readable(mapping: Mapping[str, Any] | None) -> str:
-    """operationParameters or operationMetrics as ``key: value`` text, JSON in values unwrapped
-    (``partitionBy: region · mode: Overwrite``), for the Timeline's hover and History table."""
-    return " · ".join(f"{k}: {_plain(v)}" for k, v in (mapping or {}).items())
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return str(value)
-    if isinstance(value, list):
-        return ", ".join(_plain(v) for v in value) or "[]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
-def _checkpoint_only(log: DeltaLog, version: int) -> Commit:
-    """A stand-in commit for a version that has only a checkpoint (no actions, its file times)."""
-    checkpoint = log.listing.checkpoints[version][0]
-    return Commit(
-        version=version,
-        file=checkpoint.files[0],
-        parsed=(),
-        problems=(
-            "Only the checkpoint of this version remains: its commit file is gone (log retention, "
-            "or an incomplete copy), so the table's state at this version is known but not what "
-            "the commit changed.",
-        ),
-    )
-
-
-def _initial_configuration(
-    log: DeltaLog, commits: Mapping[int, Commit], versions: list[int]
-) -> Mapping[str, str]:
-    """Table properties in force before the first listed version (from a checkpoint)."""
-    first = versions[0] if versions else 0
-    if first == 0 or (first in commits and commits[first].metadata is not None):
-        return {}
-    for version in (first - 1, first):
-        try:
-            return log.snapshot(version).metadata.configuration
-        except InspectorError:  # expired or unreadable: timestamps fall back to file times
-            continue
-    return {}
-
-
-def gap_problems(log: DeltaLog, versions: list[int], *, whole: bool = True) -> dict[int, list[str]]:
-    """Problems of the versions after a gap in the listed ``versions`` (and, with ``whole``,
-    of the first version when the log does not reach back to version 0)."""
-    problems: dict[int, list[str]] = {}
-    for before, after in zip(versions, versions[1:], strict=False):
-        if after - before > 1:
-            missing = f"{before + 1}" if after - before == 2 else f"{before + 1}..{after - 1}"
-            problems.setdefault(after, []).append(
-                f"The commit files for version {missing} are missing (a gap in the log); "
-                "versions after the gap can only be read from a later checkpoint."
-            )
-    if whole and versions and versions[0] > 0:
-        problems.setdefault(versions[0], []).append(
-            f"Commits before version {versions[0]} are not in the log (expired by log retention, "
-            f"or not copied); the earliest readable version is {log.earliest_version}."
-        )
-    return problems
-
-
-def _entry(
-    commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...], rows: RowChange
-) -> HistoryEntry:
-    info = commit.commit_info
-    return HistoryEntry(
-        version=commit.version,
-        timestamps=stamps,
-        operation=info.operation,
-        operation_parameters=info.operation_parameters,
-        operation_metrics=info.operation_metrics,
-        user=info.user,
-        engine_info=info.engine_info,
-        read_version=info.read_version,
-        isolation_level=info.raw.get("isolationLevel"),
-        is_blind_append=info.raw.get("isBlindAppend"),
-        user_metadata=info.raw.get("userMetadata"),
-        files=commit.file_summary,
-        rows=rows,
-        changes_metadata=commit.metadata is not None,
-        changes_protocol=commit.protocol is not None,
-        problems=problems,
-    )
-
-
-def history_record(entry: HistoryEntry) -> dict[str, Any]:
-    """The CLI's JSON contract for one history entry (see docs/json-contracts.md, "history")."""
-    return {
-        "version": entry.version,
-        "timestamp": iso(entry.timestamps.history),
-        "timestampSource": str(entry.timestamps.source),
-        "commitInfoTimestamp": iso(entry.timestamps.commit_info),
-        "inCommitTimestamp": iso(entry.timestamps.in_commit),
-        "fileModificationTime": iso(entry.timestamps.file_modification),
-        "operation": entry.operation,
-        "operationParameters": dict(entry.operation_parameters),
-        "operationMetrics": dict(entry.operation_metrics),
-        "userName": entry.user,
-        "engineInfo": entry.engine_info,
-        "readVersion": entry.read_version,
-        "isolationLevel": entry.isolation_level,
-        "isBlindAppend": entry.is_blind_append,
-        "userMetadata": entry.user_metadata,
-        "numAddedFiles": entry.files.num_added_files,
-        "numRemovedFiles": entry.files.num_removed_files,
-        "addedBytes": entry.files.added_bytes,
-        "removedBytes": entry.files.removed_bytes,
-        **entry.rows.history_json(),
-        "problems": list(entry.problems),
-    }
+    if limit <= 0:
+        return []
+    pager = HistoryPager(log, settings, first=limit, newest=newest, alone=True)
+    pager.read_older()
+    return list(pager.entries)

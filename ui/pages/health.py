@@ -24,6 +24,7 @@ from inspector.health import (
 from inspector.health.retention import retention_status, retention_view
 from inspector.health.runs import damaged_files, version_runs
 from inspector.present.values import EMPTY
+from ui.checksums import render_report_checksums
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -34,8 +35,8 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.replica import render_replica_section
-from ui.restore_state import PREFILL, RestorePrefill
+from ui.pages.health_replica import render_replica_section
+from ui.pages.restore_state import PREFILL, RestorePrefill
 from ui.routing import go_to
 from ui.state import keep, kept
 
@@ -142,6 +143,7 @@ def _render_verdict(report: HealthReport) -> None:
     st.caption(f"Checked {scope}{' with Parquet footers' if report.deep else ''}.")
     for problem in report.problems:
         st.warning(escape_markdown(problem), icon=":material/warning:")
+    render_report_checksums(report)
 
 
 def _render_recovery(ctx: PageContext, report: HealthReport) -> None:

@@ -38,6 +38,7 @@ from inspector.present.values import EMPTY, setting_text, text_value
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import RowChange, commit_rows
+from ui.checksums import render_version_checksum
 from ui.common import (
     escape_markdown,
     format_bytes,
@@ -62,6 +63,7 @@ def render(ctx: PageContext) -> None:
         return
     entry = ctx.entry(ctx.version)
     _heading(commit, entry)
+    render_version_checksum(ctx, commit.version)
     _files(ctx, commit)
     _metadata_changes(ctx, commit)
     _commit_info(commit)

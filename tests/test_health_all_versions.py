@@ -1,12 +1,13 @@
-"""The check of every version in Arrow gives the report the traced replay gives.
+"""Every retained version's verdict, specified on seeded random tables.
 
-``check --all-versions`` on a plain log (every commit after the earliest version present
-and readable) derives each file key's live intervals in Arrow and replays only the bad
-files' keys; any other log goes through the traced replay. Both must give the same
-:class:`~inspector.health.HealthReport`: the same versions, statuses, counts, capped lists,
-problems and orphans. Held here on seeded random tables (adds, removes, re-adds, deletion
-vectors, files deleted or truncated, a checkpoint in the middle, log cleanup), on the
-corpus tables with deletion vectors, and on the other health tests' tables.
+A random table is written action by action (adds, removes, re-adds, deletion vectors in
+shared DV files, a checkpoint in the middle, log cleanup), its files damaged as a
+replication would leave them (deleted, truncated), and sometimes its log too (a commit
+lost or cut short). The test keeps its own model of each version's live files; the
+check must find, per version, exactly the files of that model that are missing or too
+small, the versions no replay reaches as unreadable (from a lost commit until a
+checkpoint after it), and as orphans exactly the stray files. The fast check must agree
+with the full one on the latest version.
 """
 
 from __future__ import annotations
@@ -21,12 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.health import check_table
-from inspector.health.allversions import check_all_versions
-from inspector.health.check import check_traced
+from inspector.health import COMPLETE, INCOMPLETE, UNREADABLE, HealthReport, check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from tests.conftest import corpus_index
 
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _PROTOCOL = {
@@ -65,6 +63,8 @@ class _RandomTable:
         self.live: dict[tuple[str, str | None], dict] = {}  # key -> add body
         self.gone: list[dict] = []  # add bodies removed earlier (for re-adds)
         self.files: list[str] = []  # every file written, relative to the root
+        self.dv_files: dict[str, str] = {}  # pathOrInlineDv -> the DV file, relative
+        self.states: list[dict] = []  # each version's live adds by key, replayed
         self.version = -1
         self.compact = rng.random() < 0.8
         (root / "_delta_log").mkdir(parents=True)
@@ -75,6 +75,14 @@ class _RandomTable:
         separators = (",", ":") if self.compact else (", ", ": ")
         lines = [json.dumps(a, separators=separators) for a in actions]
         (self.root / "_delta_log" / f"{self.version:020d}.json").write_text("\n".join(lines) + "\n")
+        state = dict(self.states[-1]) if self.states else {}
+        for action in actions:  # in file order: a version's newest action wins
+            if "add" in action:
+                state[(action["add"]["path"], _dv_id(action["add"]))] = action["add"]
+            elif "remove" in action:
+                state.pop((action["remove"]["path"], _dv_id(action["remove"])), None)
+        self.states.append(state)
+        self.live = dict(state)  # a checkpoint holds what the commits give
 
     def new_file(self) -> dict:
         name = f"part-{len(self.files):05d}-{uuid.UUID(int=self.rng.getrandbits(128))}.parquet"
@@ -105,6 +113,7 @@ class _RandomTable:
         (self.root / relative).parent.mkdir(parents=True, exist_ok=True)
         (self.root / relative).write_bytes(b"v" * offset)
         self.files.append(relative)
+        self.dv_files[prefix + _z85(file_id.bytes)] = relative
         return dvs
 
     def step(self) -> None:
@@ -252,111 +261,114 @@ def _first_adds(root: Path) -> list[dict]:
     return [a for a in map(json.loads, lines) if "add" in a]
 
 
-def _assert_same(root: Path, settings: Settings, *, plain: bool = True) -> None:
-    """Every-version reports by both paths are equal (and the Arrow one was taken)."""
-    log = DeltaLog.open(str(root))
-    traced = check_traced(log, all_versions=True, deep=False, verify_all=True, settings=settings)
-    arrow = check_table(DeltaLog.open(str(root)), all_versions=True, settings=settings)
-    assert arrow == traced
-    full = check_all_versions(
-        DeltaLog.open(str(root)),
-        all_checkpoints=True,
-        cap=settings.max_listed_files,
-        workers=2,
-    )
-    assert (full is not None) == plain
-    fast = check_table(DeltaLog.open(str(root)), settings=settings)  # then every version
-    if not fast.is_consistent:
-        again = check_traced(
-            DeltaLog.open(str(root)),
-            all_versions=False,
-            deep=False,
-            verify_all=False,
-            settings=settings,
-        )
-        assert fast == again
+def _needed(table: _RandomTable, version: int) -> dict[str, int]:
+    """The model: each file the version's live adds reference, with the bytes it needs."""
+    needed: dict[str, int] = {}
+    for add in table.states[version].values():
+        needed[add["path"]] = add["size"]
+        dv = add.get("deletionVector")
+        if dv is not None:
+            where = table.dv_files[dv["pathOrInlineDv"]]
+            size = dv["offset"] + 4 + dv["sizeInBytes"] + 4
+            needed[where] = max(needed.get(where, 0), size)
+    return needed
+
+
+def _expected(root: Path, table: _RandomTable, version: int) -> tuple[int, int]:
+    """The model's (missing, too small) counts of a version."""
+    missing = small = 0
+    for name, size in _needed(table, version).items():
+        path = root / name
+        if not path.exists():
+            missing += 1
+        elif path.stat().st_size < size:
+            small += 1
+    return missing, small
+
+
+def _unreadable(root: Path, table: _RandomTable, first: int) -> set[int]:
+    """The model's unreadable versions: from a lost or cut commit until a checkpoint after it."""
+    log, out, broken = root / "_delta_log", set(), False
+    for version in range(first, table.version + 1):
+        commit = log / f"{version:020d}.json"
+        damaged = version > first and (not commit.exists() or not commit.read_text().endswith("\n"))
+        if (log / f"{version:020d}.checkpoint.parquet").exists():
+            broken = False
+        elif damaged:
+            broken = True
+        if broken:
+            out.add(version)
+    return out
+
+
+def _assert_specified(root: Path, table: _RandomTable, settings: Settings) -> HealthReport:
+    """Every version's verdict is the model's; the fast check agrees on the latest."""
+    report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=settings)
+    first = report.versions[0].version
+    unreadable = _unreadable(root, table, first)
+    assert [v.version for v in report.versions] == list(range(first, table.version + 1))
+    for health in report.versions:
+        if health.version in unreadable:
+            assert health.status is UNREADABLE, health.version
+            continue
+        missing, small = _expected(root, table, health.version)
+        assert (health.missing_count, health.size_mismatch_count) == (missing, small), health
+        assert health.status is (INCOMPLETE if missing + small else COMPLETE)
+        assert len(health.missing_files) == min(missing, settings.max_listed_files)
+    if (root / "stray.parquet").exists() and report.orphan_files <= settings.max_listed_files:
+        assert "stray.parquet" in report.orphan_paths
+    fast = check_table(DeltaLog.open(str(root)), settings=settings)
+    if fast.is_consistent:  # the latest version alone
+        assert (fast.latest.status, fast.latest.missing_count) == (COMPLETE, 0)
+    else:  # then every version, as the full check finds them
+        assert [v.status for v in fast.versions] == [v.status for v in report.versions]
+    return report
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_random_tables_give_the_traced_report(tmp_path, seed):
-    _random_table(tmp_path / "t", seed)
-
-    _assert_same(tmp_path / "t", Settings(max_listed_files=1))
-    _assert_same(tmp_path / "t", Settings())
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_a_missing_commit_leaves_the_check_to_the_traced_replay(tmp_path, seed):
+def test_random_tables_give_the_models_verdicts(tmp_path, seed):
     table = _random_table(tmp_path / "t", seed)
-    (tmp_path / "t" / "_delta_log" / f"{table.version - 1:020d}.json").unlink()
 
-    _assert_same(tmp_path / "t", Settings(), plain=False)
-
-
-_DV_TABLES = sorted(
-    t["path"]
-    for t in corpus_index()
-    if (t["log"].get("adds_with_dv") or 0) > 0 and not t.get("duplicate_of")
-)
+    _assert_specified(tmp_path / "t", table, Settings(max_listed_files=1))
+    _assert_specified(tmp_path / "t", table, Settings())
 
 
-@pytest.mark.parametrize("table", _DV_TABLES)
-def test_corpus_tables_with_deletion_vectors_give_the_traced_report(copy_table, table):
-    root = copy_table(table)
-    _assert_same(root, Settings())
-    rng = random.Random(table)
-    referenced = [
-        p
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and "_delta_log" not in p.parts and p.suffix in (".parquet", ".bin")
-    ]
-    for path in rng.sample(referenced, k=min(3, len(referenced))):
-        if rng.random() < 0.5:
-            path.unlink()
-        else:
-            os.truncate(path, path.stat().st_size // 2)
+@pytest.mark.parametrize("seed", range(12))
+def test_a_lost_commit_makes_versions_unreadable_until_a_checkpoint(tmp_path, seed):
+    table = _random_table(tmp_path / "t", seed)
+    rng = random.Random(seed)
+    lost = rng.randrange(1, table.version + 1)
+    (tmp_path / "t" / "_delta_log" / f"{lost:020d}.json").unlink(missing_ok=True)
 
-    _assert_same(root, Settings(max_listed_files=1))
+    report = _assert_specified(tmp_path / "t", table, Settings())
+
+    assert (
+        any(v.status is UNREADABLE for v in report.versions) or lost <= report.versions[0].version
+    )
 
 
-def test_a_tag_without_a_value_damages_its_commit_for_both_paths(tmp_path):
+@pytest.mark.parametrize("seed", range(12))
+def test_a_commit_cut_short_is_damaged_and_breaks_the_replay(tmp_path, seed):
+    table = _random_table(tmp_path / "t", seed)
+    rng = random.Random(seed)
+    cut = tmp_path / "t" / "_delta_log" / f"{rng.randrange(1, table.version + 1):020d}.json"
+    if cut.exists():
+        text = cut.read_text()
+        end = len(text) // 2
+        while text[end - 1] in "}\n":  # mid-line: a reader can tell the commit is cut
+            end -= 1
+        cut.write_text(text[:end])
+
+    _assert_specified(tmp_path / "t", table, Settings())
+
+
+def test_a_tag_without_a_value_damages_its_commit(tmp_path):
     table = _random_table(tmp_path / "t", 5)
     last = tmp_path / "t" / "_delta_log" / f"{table.version:020d}.json"
     added = {"add": {**table.new_file(), "tags": {"writer": None}}}
     last.write_text(last.read_text() + json.dumps(added, separators=(",", ":")) + "\n")
 
-    _assert_same(tmp_path / "t", Settings(), plain=False)
+    report = check_table(DeltaLog.open(str(tmp_path / "t")), all_versions=True, settings=Settings())
 
-
-def _lose_newest_file(root: Path) -> None:
-    log = DeltaLog.open(str(root))
-    (root / log.commit(log.latest_version).adds[-1].key[0]).unlink()
-
-
-def _truncate_every_other_file(root: Path) -> None:
-    for i, path in enumerate(sorted(root.rglob("*.parquet"))):
-        if "_delta_log" not in path.parts and i % 2:
-            os.truncate(path, path.stat().st_size // 2)
-
-
-def _drop_a_middle_commit(root: Path) -> None:
-    (root / "_delta_log" / f"{DeltaLog.open(str(root)).latest_version // 2:020d}.json").unlink()
-
-
-@pytest.mark.parametrize(
-    "table",
-    [
-        "delta-kernel-java/basic-with-checkpoint",
-        "delta-kernel-java/kernel-pagination-all-jsons",
-        "delta-golden/basic-with-inserts-deletes-checkpoint",
-        "delta-kernel-rs/v2-checkpoints-parquet-with-sidecars",
-    ],
-)
-@pytest.mark.parametrize(
-    "damage", [_lose_newest_file, _truncate_every_other_file, _drop_a_middle_commit]
-)
-def test_the_health_tests_tables_give_the_traced_report(copy_table, table, damage):
-    root = copy_table(table)
-    damage(root)
-
-    _assert_same(root, Settings(max_listed_files=1), plain=damage is not _drop_a_middle_commit)
+    assert report.latest.status is UNREADABLE
+    assert report.latest.problems[0].kind == "commit_damaged"

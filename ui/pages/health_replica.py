@@ -13,8 +13,8 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.health import restore_command, version_ranges
 from inspector.health.replica import ReplicaFile, ReplicaReport, compare_replica
-from inspector.log.table import open_table
 from inspector.present.values import EMPTY
+from inspector.table import open_table
 from ui.common import escape_markdown, format_bytes, format_count, render_error, work_button
 from ui.context import PageContext
 from ui.state import forget, keep, kept
@@ -37,9 +37,7 @@ def render_replica_section(ctx: PageContext) -> None:
     if work_button("Compare", icon=":material/compare_arrows:", key="replica_run", where=right):
         try:
             with st.spinner("Listing both tables and checking the replica…"):
-                replica = open_table(
-                    location, storage_options=ctx.table.storage_options, described_as="replica"
-                )
+                replica = open_table(location, ctx.settings, role="replica")
                 report = compare_replica(ctx.table, replica, settings=ctx.settings)
         except InspectorError as exc:
             forget(REPORT_KEY)

@@ -42,8 +42,8 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.restore_result import render_result
-from ui.restore_state import (
+from ui.pages.restore_result import render_result
+from ui.pages.restore_state import (
     ALLOW_DOWNGRADE,
     ALLOW_MISSING,
     CLEAR,

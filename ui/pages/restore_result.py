@@ -12,7 +12,7 @@ from inspector.delta.errors import InspectorError
 from inspector.restore import RestoreResult, plan_undo
 from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
-from ui.restore_state import PLAN, REASON, RESULT, TARGET, plan_request
+from ui.pages.restore_state import PLAN, REASON, RESULT, TARGET, plan_request
 from ui.state import forget, keep, kept
 
 

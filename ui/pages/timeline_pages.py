@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.history_load import HistoryLoad
-from ui.timeline_frame import WINDOW
+from ui.pages.timeline_frame import WINDOW
 
 _POLL_S = 1.0  # how often the progress bar looks again
 
@@ -56,6 +56,6 @@ def _progress(load: HistoryLoad, drawn: int) -> None:
     st.progress(
         read / total if total else 0.0,
         text=f"Reading the history, newest first: {read:,} of {of} versions read. Older "
-        "windows are read when you move to them; the operation and time filters and the "
+        "windows are read when you move to them; the filters and the "
         "retention band come when every version is read.",
     )

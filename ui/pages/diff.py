@@ -33,9 +33,9 @@ from ui.common import (
     render_error,
 )
 from ui.context import PageContext
-from ui.diff_rows import rows_tab_body
 from ui.file_pages import paged_table
 from ui.page_state import VersionPair, adopt, linked, mirror
+from ui.pages.diff_rows import rows_tab_body
 from ui.routing import go_to
 
 

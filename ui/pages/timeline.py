@@ -3,7 +3,7 @@
 One mark per version, coloured by kind of operation and sized by the bytes (or
 rows) it added and removed; versions with problems wear a ring. Clicking a mark or
 a row selects that version. Built to stay responsive with 20,000 versions: the
-frame is built once per history generation (``ui.timeline_frame``), the chart and the
+frame is built once per history generation (``ui.pages.timeline_frame``), the chart and the
 table draw a window of at most 2,000 versions (with buttons to page through the rest),
 and large windows are drawn with WebGL.
 """
@@ -26,8 +26,7 @@ from ui.common import select_version
 from ui.context import PageContext
 from ui.history_load import HistoryLoad
 from ui.page_state import linked, mirror
-from ui.state import keep, kept
-from ui.timeline_frame import (
+from ui.pages.timeline_frame import (
     KIND_COLOURS,
     WINDOW,
     history_frame,
@@ -35,9 +34,10 @@ from ui.timeline_frame import (
     window_key,
     window_text,
 )
-from ui.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
-from ui.timeline_pages import read_for_window, show_progress
-from ui.timeline_retention import add_retention_band
+from ui.pages.timeline_marks import AXIS_STATE, add_marks, change_marks, overlay_rings
+from ui.pages.timeline_pages import read_for_window, show_progress
+from ui.pages.timeline_retention import add_retention_band
+from ui.state import keep, kept
 
 _WEBGL_FROM = 1500  # below this, SVG marks are crisper and need no WebGL in the browser
 _CHART_KEY, _TABLE_KEY = "timeline_chart", "history_table"
@@ -147,7 +147,10 @@ def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.Data
     """The versions the filters leave, and what marks are sized by. Filtering waits for the
     whole history (a filter of the newest versions would look like one of all)."""
     ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
+    user_col, engine_col = st.columns(2)
     time_col = st.container()  # its own row: the end label has room and no control above it
+    users = _values_filter(user_col, frame, "user", whole=whole, none=_NO_USERS)
+    engines = _values_filter(engine_col, frame, "engine", whole=whole, none="No engineInfo")
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
         "Operations",
@@ -176,11 +179,35 @@ def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.Data
     if not whole:
         return frame, size_by or "bytes"
     shown = frame[frame["operation"].isin(operations)] if operations else frame
+    for column, chosen in (("user", users), ("engine", engines)):
+        shown = shown[shown[column].isin(chosen)] if chosen else shown
     start, end = _time_range(time_col, frame["when"])
     if start is not None:
         stamps = shown["when"].dt.tz_localize(None)
         shown = shown[(stamps >= start) & (stamps <= end)]
     return shown, size_by or "bytes"
+
+
+_NO_USERS = "No version records a userName (open-source Delta Lake writes none)"
+
+
+def _values_filter(
+    column: DeltaGenerator, frame: pd.DataFrame, name: str, *, whole: bool, none: str
+) -> list[str]:
+    """The ``user`` or ``engine`` values chosen (any of them matches; none chosen: all)."""
+    counts = frame[name].dropna().value_counts()
+    label = "Users" if name == "user" else "Engines"
+    chosen: list[str] = column.multiselect(
+        label,
+        list(counts.index),
+        format_func=lambda value: f"{value} ({counts[value]:,})",
+        placeholder=(none if counts.empty else f"All {label.lower()}")
+        if whole
+        else "Filters: once every version is read",
+        key=f"timeline_{name}s",
+        disabled=not whole or counts.empty,
+    )
+    return chosen
 
 
 def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | None, datetime | None]:

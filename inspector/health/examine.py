@@ -1,23 +1,27 @@
-"""Passes 2 and 3 of the health check: examine each distinct file once, then evaluate.
+"""The files the log references, and their verdicts: each distinct file judged once.
 
-Pass 2 stats each file exactly once, in parallel (a deep check also reads Parquet
-footers). Pass 3 walks the versions keeping only a count of bad files in the live set,
-so a full check costs O(changes + distinct files), not O(versions x files). Files under
-the root that no retained version references are the orphans.
+A :class:`Ref` is one physical file (data file or deletion-vector file) with the size it
+must have; :func:`register_add` notes those behind an add, :func:`ref_path` spells their
+locations. The :class:`Examiner` judges the files one by one by the shared rule of
+:mod:`inspector.files.filecheck`, in parallel (a deep check also reads Parquet footers);
+the :class:`Tally` keeps a count of bad files in a live set as versions change it.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import islice
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import (
     FileIssue,
     FileRole,
@@ -26,15 +30,82 @@ from inspector.files.filecheck import (
     examine_stored,
     judge_size,
 )
-from inspector.files.tablefiles import is_hidden
-from inspector.health.records import COMPLETE, INCOMPLETE, UNREADABLE, VersionHealth
-from inspector.health.trace import Ref, Step, Trace
+from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
+from inspector.log import columnar
 from inspector.log.snapshot import FileKey
 from inspector.storage import Storage
 
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
 Progress = Callable[[int, int], None]
+
+# Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
+ODD_PATTERN = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
+
+
+@dataclass(kw_only=True)
+class Ref:
+    """One physical file referenced by the log: what size it must have, and (for a deep
+    check of a data file) how many rows its add's stats record."""
+
+    display: str
+    role: FileRole
+    size: int
+    add: AddFile | None = None  # a data file's add action, for its stats
+    records: int | None = None  # numRecords, when known without the add
+
+    @property
+    def expected_rows(self) -> int | None:
+        """The row count the log's stats record (None when they record none)."""
+        if self.records is not None:
+            return self.records
+        return self.add.num_records if self.add is not None else None
+
+
+def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
+    """Note in ``refs`` the physical files behind an add (its data file, its deletion-vector
+    file) and the size each must have; returns their locations."""
+    data = ref_path(root, add.path)
+    refs.setdefault(data, Ref(display=add.key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
+    paths = [data]
+    dv = add.deletion_vector
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    if dv is not None and where is not None:
+        path = ref_path(root, where)
+        needed = dv.required_file_size
+        ref = refs.setdefault(
+            path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
+        )
+        ref.size = max(ref.size, needed)
+        paths.append(path)
+    return tuple(paths)
+
+
+def deep_refs(plain: pa.Table, prefix: str) -> dict[str, Ref]:
+    """Plain data files as (``path``, ``size``, ``stats``) rows, as refs by location (a
+    deep check reads every footer, one by one)."""
+    records = columnar.num_records(plain.column("stats")).to_pylist()
+    return {
+        prefix + path: Ref(display=path, role=FileRole.DATA_FILE, size=size, records=count)
+        for path, size, count in zip(
+            plain.column("path").to_pylist(),
+            plain.column("size").to_pylist(),
+            records,
+            strict=True,
+        )
+    }
+
+
+def ref_path(root: str, log_path: str) -> str:
+    """The one spelling of a referenced file's location (the key of the refs).
+
+    A local path is ``normpath``-ed; a URI keeps its ``scheme://`` and normalises the rest.
+    """
+    located = data_file_path(root, log_path)
+    if "://" not in located:
+        return os.path.normpath(located)
+    scheme, rest = located.split("://", 1)
+    return f"{scheme}://{posixpath.normpath(rest)}"
 
 
 class Examiner:
@@ -113,7 +184,7 @@ def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIs
         rows = pq.read_metadata(source).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
         return replace(unreadable, detail=f"Parquet footer unreadable: {exc}")
-    expected = ref.add.num_records if ref.add is not None else None
+    expected = ref.expected_rows
     if expected is not None and rows != expected:
         return replace(
             unreadable, detail=f"the footer holds {rows} rows, the log's stats say {expected}"
@@ -132,24 +203,25 @@ def _footer_bytes(storage: Storage, path: str) -> bytes:
     return b"PAR1" + storage.read_range(path, start, meta.size)
 
 
-# --- pass 3: evaluate every version incrementally -------------------------------------------
-
-
 class Tally:
     """Bad files in the live set, by problem, reference-counted (a DV file serves many keys)."""
 
-    def __init__(self, trace: Trace, issues: dict[str, FileIssue | None]) -> None:
-        self.trace, self.issues = trace, issues
+    def __init__(
+        self, key_paths: dict[FileKey, tuple[str, ...]], issues: dict[str, FileIssue]
+    ) -> None:
+        self.key_paths, self.issues = key_paths, issues
         self.reset()
 
     def reset(self) -> None:
+        """An empty live set (a replay starts over from a snapshot)."""
         self.refcount: Counter[str] = Counter()
         # dicts keep insertion order, so a capped list is O(cap) per version
         self.live: dict[FileState, dict[str, FileIssue]] = {state: {} for state in FileState}
 
     def change(self, keys: Iterable[FileKey], delta: int) -> None:
+        """Keys come to life (``+1``) or leave the live set (``-1``)."""
         for key in keys:
-            for path in self.trace.key_paths[key]:
+            for path in self.key_paths[key]:
                 issue = self.issues.get(path)
                 if issue is None:
                     continue
@@ -159,15 +231,16 @@ class Tally:
                 else:
                     self.live[issue.state][path] = issue
 
-    def health(self, step: Step, cap: int) -> VersionHealth:
+    def health(self, version: int, problems: Iterable[HealthProblem], cap: int) -> VersionHealth:
+        """The verdict of the live set as it stands."""
         missing, sizes, broken = (self.live[s] for s in FileState)
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(
-            version=step.version,
+            version=version,
             status=INCOMPLETE if bad else COMPLETE,
             missing_files=tuple(sorted(i.path for i in islice(missing.values(), cap))),
             size_mismatches=_capped(sizes, cap),
-            problems=tuple(step.problems),
+            problems=tuple(problems),
             missing_count=len(missing),
             size_mismatch_count=len(sizes),
             unreadable_files=_capped(broken, cap),
@@ -177,61 +250,3 @@ class Tally:
 
 def _capped(issues: dict[str, FileIssue], cap: int) -> tuple[FileIssue, ...]:
     return tuple(sorted(islice(issues.values(), cap), key=lambda i: i.path))
-
-
-def evaluate(
-    trace: Trace, steps: list[Step], issues: dict[str, FileIssue | None], cap: int
-) -> list[VersionHealth]:
-    tally, out = Tally(trace, issues), []
-    for step in steps:
-        if not step.readable:
-            out.append(
-                VersionHealth(
-                    version=step.version, status=UNREADABLE, problems=tuple(step.problems)
-                )
-            )
-            continue
-        if step.base is not None:
-            tally.reset()
-            tally.change(step.base, +1)
-        tally.change(step.removed, -1)
-        tally.change(step.added, +1)
-        out.append(tally.health(step, cap))
-    return out
-
-
-# --- orphans --------------------------------------------------------------------------------
-
-
-def walk_sizes(storage: Storage, root: str, partition_columns: Iterable[str]) -> dict[str, int]:
-    """Every file under the root with its size, in one listing of the table (``Storage.walk``).
-
-    Keys are spelled as :attr:`Trace.refs` spells them (a normalised local path, or
-    ``<root URI>/<path>``). Hidden paths are skipped as VACUUM skips them, by the one rule
-    of :func:`inspector.files.tablefiles.is_hidden` (``_delta_log``, ``_SUCCESS``, ``.crc``
-    files; not ``_change_data`` nor partition folders whose column starts with ``_``).
-    """
-    columns = tuple(partition_columns)
-    # A walk's paths are clean (no ``.``, ``..`` or empty segments), so joining them to the
-    # normalised root spells them as normpath would, without a normpath per file.
-    base = os.path.normpath(root).rstrip("/") if "://" not in root else root.rstrip("/")
-    paths, sizes = storage.walk_sizes()
-    return {
-        f"{base}/{p}": s for p, s in zip(paths, sizes, strict=True) if not is_hidden(p, columns)
-    }
-
-
-def find_orphans(trace: Trace, walked: dict[str, int]) -> list[tuple[str, int]]:
-    """Files under the root that no retained version references: (path relative to root, bytes)."""
-    referenced = set(trace.refs) | trace.other_paths
-    return [
-        (_relative(path, trace.root), size)
-        for path, size in walked.items()
-        if path not in referenced
-    ]
-
-
-def _relative(path: str, root: str) -> str:
-    if "://" in root:
-        return path[len(root.rstrip("/")) + 1 :]
-    return os.path.relpath(path, root)

@@ -1,10 +1,7 @@
-"""Delta Inspector in a desktop window: the app's server on loopback, shown by pywebview.
+"""The desktop window: the app's server (``server``) shown by pywebview with Qt.
 
 One launch is one server process and one window, tied together:
 
-- the server (``streamlit run app.py``) listens on 127.0.0.1 only, on a port chosen for
-  this launch, and serves pages only to URLs that carry this launch's random token
-  (``ui.desktop_guard`` checks it), so other local users cannot guess their way in;
 - before anything starts, a child process checks that Qt can open a window here (a
   missing system library makes Qt abort the whole process, so it must not be the
   launcher that finds out);
@@ -19,36 +16,20 @@ its Qt backend) is imported only when a window is opened, so the CLI stays light
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import secrets
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
-import time
 import webbrowser
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 from inspector.delta.errors import DesktopUnavailable
+from inspector.desktop.server import Server, server_env, start_server, stop_process
 from inspector.settings import Settings
 
-#: The app's entry point, next to the ``inspector`` package.
-APP_SCRIPT = Path(__file__).resolve().parent.parent / "app.py"
-#: The environment variable that carries the launch token to the server.
-TOKEN_ENV = "DELTA_INSPECTOR_DESKTOP_TOKEN"
-#: Optional: a file the app appends the rendered page's key to (a hook for tests).
-RENDERED_ENV = "DELTA_INSPECTOR_DESKTOP_RENDERED"
 DEFAULT_SIZE = (1400, 900)
-_START_TIMEOUT_S = 90.0
-_PORT_ATTEMPTS = 3
 _PROBE_TIMEOUT_S = 60.0
 #: The Debian packages Qt's xcb platform and Qt WebEngine need (``./dev.sh desktop``
 #: installs the same list, its ``QT_DEBS``; a test keeps the two equal).
@@ -59,23 +40,6 @@ QT_DEBS = (
 ).split()
 #: Starts Qt's GUI application as pywebview will, and nothing else.
 _QT_PROBE = "from qtpy.QtWidgets import QApplication; QApplication(['delta-inspector-probe'])"
-_PR_SET_PDEATHSIG = 1
-
-
-@dataclass(frozen=True, kw_only=True)
-class Server:
-    """The app's server process for one window."""
-
-    process: subprocess.Popen[bytes]
-    port: int
-    token: str
-
-    def url(self, table: str | None) -> str:
-        """The address the window opens: loopback, this launch's token, the table."""
-        query = {"token": self.token}
-        if table:
-            query["table"] = table
-        return f"http://127.0.0.1:{self.port}/?{urlencode(query)}"
 
 
 def require_display(environ: os._Environ[str] | dict[str, str]) -> None:
@@ -141,107 +105,6 @@ def window_title(table: str | None) -> str:
     return f"Delta Inspector — {name or table}"
 
 
-def free_port() -> int:
-    """A port that was free a moment ago (the server may still lose it; we then retry)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def server_command(port: int, table: str | None, *, operator: bool) -> list[str]:
-    """The ``streamlit run`` command line for one launch (loopback only, headless)."""
-    app_args = (["--table", table] if table else []) + (["--operator"] if operator else [])
-    return [
-        sys.executable, "-m", "streamlit", "run", str(APP_SCRIPT),
-        "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
-        "--", *app_args,
-    ]  # fmt: skip
-
-
-def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> Server:
-    """Start the app's server and wait until it answers on its port.
-
-    Raises:
-        DesktopUnavailable: If the server exits before it listens, or never listens.
-    """
-    for _ in range(_PORT_ATTEMPTS):
-        port, token = free_port(), secrets.token_urlsafe(24)
-        process = subprocess.Popen(
-            server_command(port, table, operator=operator),
-            env={**env, TOKEN_ENV: token},
-            preexec_fn=_die_with_parent(),  # noqa: PLW1509 - before any thread starts
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            # A file, not a pipe: a chatty server must never block on a full pipe.
-            stderr=tempfile.TemporaryFile(),
-        )
-        if wait_listening(process, port):
-            return Server(process=process, port=port, token=token)
-        if process.poll() is None:
-            stop_process(process)
-            break
-        # Exited before listening: most often someone took the port; try another.
-    raise DesktopUnavailable(
-        "The app's server did not start.",
-        "Run ./dev.sh app to see its output, and check that streamlit is installed.",
-    )
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """What the server runs before it starts: die with the launcher, however it ends.
-
-    Linux's parent-death signal reaches the server even when the launcher is killed
-    with SIGKILL (no ``finally`` runs then). Elsewhere there is no such signal.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
-    launcher = os.getpid()
-
-    def tie() -> None:
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        if os.getppid() != launcher:  # the launcher died before the signal was set
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    return tie
-
-
-def wait_listening(
-    process: subprocess.Popen[Any], port: int, *, seconds: float = _START_TIMEOUT_S
-) -> bool:
-    """Whether ``process`` listens on 127.0.0.1:``port`` within ``seconds`` (False once it exits).
-
-    The server offers no readiness signal, so the port is polled; the wait between polls
-    is a wait on the process, which ends at once if it exits.
-    """
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        with socket.socket() as sock:
-            sock.settimeout(0.5)
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return True
-        try:
-            process.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            pass
-    return False
-
-
-def stop_process(process: subprocess.Popen[Any], *, timeout: float = 10) -> None:
-    """Stop a child process: terminate, and kill it if it is still there after ``timeout`` s."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 def load_size(state_file: str) -> tuple[int, int]:
     """The window size saved by the last launch, or the default."""
     try:
@@ -276,7 +139,7 @@ def run_desktop(
     webview = _import_webview()
     if environ.get("PYWEBVIEW_GUI", "qt") == "qt":
         require_qt_platform(environ)
-    server = start_server(table, operator=operator, env=_server_env(environ))
+    server = start_server(table, operator=operator, env=server_env(environ))
     print(
         f"Delta Inspector is serving this window at http://127.0.0.1:{server.port}/ "
         f"(server pid {server.process.pid})",
@@ -287,12 +150,6 @@ def run_desktop(
         return session.run()
     finally:
         stop_process(server.process)
-
-
-def _server_env(environ: dict[str, str]) -> dict[str, str]:
-    # The server is our child: the same environment, minus anything that would point
-    # its browser-opening logic at a display.
-    return {k: v for k, v in environ.items() if k != "BROWSER"}
 
 
 def _import_webview() -> Any:

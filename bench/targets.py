@@ -1,0 +1,124 @@
+"""The performance targets, each judged from the benchmarks' saved output.
+
+``docs/performance.md`` renders :func:`summary_markdown` with cog, so its summary table is
+always what ``bench/results/*.json`` holds (``bench/results.py``): a target is met, not
+met, or not measured on this machine yet. Regenerate after a benchmark run with::
+
+    .venv/bin/python -m cogapp -r docs/performance.md
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.results import load  # noqa: E402
+
+METRIC = {"wall": ("s", "wall time"), "cpu": ("cpu", "CPU time"), "mb": ("mb", "peak memory")}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """One target: a ratio of ours to a baseline measured in the same run, at most ``limit``."""
+
+    question: str
+    bench: str
+    table: str
+    case: str
+    metric: str
+    limit: float
+    baseline: str
+    issue: int
+
+    def judge(self) -> tuple[str, str, str]:
+        """(measured, verdict, when/load) from the benchmark's newest saved run."""
+        run = load(self.bench)
+        row = _row(run, self.table, self.case) if run else None
+        if run is None or row is None:
+            return "not measured", "not measured", ""
+        key, _ = METRIC[self.metric]
+        ratio = row[f"ours_{key}"] / max(row[f"theirs_{key}"], 0.01)
+        verdict = "met" if ratio <= self.limit else "**not met**"
+        load_range = f"{min(run['started']['load'][0], run['ended']['load'][0])}-"
+        load_range += f"{max(run['started']['load'][0], run['ended']['load'][0])}"
+        when = f"{run['started']['when']}, load {load_range}, {row['runs']} runs"
+        return f"{ratio:.2f}×", verdict, when
+
+
+def _row(run: dict[str, Any], table: str, case: str) -> dict[str, Any] | None:
+    for row in run["rows"]:
+        if row["table"] == table and row["case"] == case:
+            return dict(row)
+    return None
+
+
+def _scale(question: str, table: str, case: str, metric: str, limit: float) -> Target:
+    return Target(
+        question=question,
+        bench="bench_scale",
+        table=table,
+        case=case,
+        metric=metric,
+        limit=limit,
+        baseline="deltalake 1.6.6" if case not in ("check",) else "walk + stat",
+        issue=35,
+    )
+
+
+def _vs_main(question: str, table: str, case: str, metric: str) -> Target:
+    return Target(
+        question=question,
+        bench="bench_scale_vs_main",
+        table=table,
+        case=case,
+        metric=metric,
+        limit=1.10,
+        baseline="main before round 4 (7bfba94)",
+        issue=33,
+    )
+
+
+TARGETS: tuple[Target, ...] = (
+    _scale("full history, 20,000 commits", "c20000", "history", "cpu", 1.0),
+    _scale("full history, 20,000 commits", "c20000", "history", "mb", 1.0),
+    _scale("full history, 300,000 files", "f300000", "history", "cpu", 1.0),
+    _scale("full history, 300,000 files", "f300000", "history", "mb", 1.0),
+    _scale("`files --version 1`, 300,000 files", "f300000", "files", "cpu", 0.5),
+    _scale("`check`, 300,000 files", "f300000", "check", "cpu", 2.0),
+    _scale("`detail`, 20,000 commits", "c20000", "detail", "wall", 1.5),
+    _scale("`history --limit 10`, 20,000 commits", "c20000", "history10", "wall", 1.5),
+    _scale("`restore --dry-run`, 300,000 files", "f300000", "restore", "cpu", 1.5),
+    *(
+        _vs_main(question, table, case, metric)
+        for question, table, case in (
+            ("full history, 20,000 commits", "c20000", "history"),
+            ("full history, 300,000 files", "f300000", "history"),
+            ("`files --version 1`, 300,000 files", "f300000", "files"),
+            ("`check`, 300,000 files", "f300000", "check"),
+            ("`check --all-versions`, 300,000 files", "f300000", "check-all"),
+            ("`restore --dry-run`, 300,000 files", "f300000", "restore"),
+        )
+        for metric in ("wall", "cpu")
+    ),
+)
+
+
+def summary_markdown() -> str:
+    """The summary table: every target, what was measured, met or not, when and at what load."""
+    lines = [
+        "| # | question | measure | target | measured | status | run |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for target in TARGETS:
+        measured, verdict, when = target.judge()
+        limit = f"≤ {target.limit:g}× {target.baseline}"
+        measure = METRIC[target.metric][1]
+        lines.append(
+            f"| #{target.issue} | {target.question} | {measure} | {limit} | {measured} "
+            f"| {verdict} | {when} |"
+        )
+    return "\n".join(lines)

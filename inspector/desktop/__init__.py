@@ -1,0 +1,30 @@
+"""The desktop front end: the app in a native window on this machine (``python -m inspector desktop``).
+
+A front end beside the CLI and the browser app: it starts the app's own server on
+loopback (``server``) and shows it in a pywebview window (``window``); the CLI's
+``desktop`` command only calls :func:`run_desktop`. It never imports streamlit (the app
+runs in its own process), and pywebview only when a window is opened, so the CLI stays
+light.
+
+May import ``inspector.settings`` and ``inspector.delta``.
+"""
+
+from inspector.desktop.server import (
+    RENDERED_ENV,
+    TOKEN_ENV,
+    free_port,
+    stop_process,
+    wait_listening,
+)
+from inspector.desktop.window import QT_DEBS, run_desktop, window_title
+
+__all__ = [
+    "QT_DEBS",
+    "RENDERED_ENV",
+    "TOKEN_ENV",
+    "free_port",
+    "run_desktop",
+    "stop_process",
+    "wait_listening",
+    "window_title",
+]

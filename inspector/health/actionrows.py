@@ -1,0 +1,109 @@
+"""The file actions a replay uses, gathered as one Arrow table (for :mod:`.trace`).
+
+One row per add or remove: its version and line, whether it is an add and whether it
+comes from a replay's base snapshot, its key (path and deletion-vector id), its size, and
+whether its path is a plain relative one (the rest, and rows with a deletion vector, are
+also kept as records for the shared rule of :func:`~.examine.register_add`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.health.examine import ODD_PATTERN
+from inspector.health.intervals import whole_array
+from inspector.log import arrays, columnar
+from inspector.log.commit import Commit
+
+_SCHEMA = pa.schema(
+    [
+        *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),
+        *(("base", pa.bool_()), ("key_path", pa.string()), ("dv_id", pa.string())),
+        *(("size", pa.int64()), ("plain", pa.bool_()), ("stats", pa.string())),
+    ]
+)
+
+
+class ActionRows:
+    """The file actions of the bases and the commits, gathered as columns."""
+
+    def __init__(self, *, deep: bool) -> None:
+        self.deep = deep
+        self.tables: list[pa.Table] = []
+        self.specials: list[tuple[int, bool, AddFile]] = []  # (version, base?, add)
+
+    def add_table(
+        self, version: int | np.ndarray, files: pa.Table, lines: pa.Array, *, add: bool, base: bool
+    ) -> None:
+        """Rows of a table of actions (``columnar``'s schema) with their versions (one for
+        all, or one per row) and line numbers (ordering a version's actions)."""
+        n = files.num_rows
+        versions = np.ascontiguousarray(np.broadcast_to(np.asarray(version, dtype=np.int64), (n,)))
+        odd = pc.match_substring_regex(files.column("key_path"), ODD_PATTERN) if add else None
+        if odd is not None:
+            self._special(files, odd, versions, base)
+        plain = pc.invert(odd) if odd is not None else arrays.mask(np.zeros(n, dtype=bool))
+        stats = files.column("stats") if add and self.deep else pa.nulls(n, pa.string())
+        columns = [
+            *(arrays.from_numpy(versions), lines.cast(pa.int64()), _flags(n, add)),
+            *(_flags(n, base), files.column("key_path"), files.column("dv_id")),
+            *(
+                files.column("size") if add else arrays.from_numpy(np.zeros(n, dtype=np.int64)),
+                plain,
+                stats,
+            ),
+        ]
+        self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
+
+    def add_commit(self, commit: Commit) -> None:
+        """A commit's add and remove actions (its columns, or its typed records as columns)."""
+        v, cols = commit.version, commit.columns
+        if cols is not None:
+            self.add_table(v, cols.adds, cols.add_lines, add=True, base=False)
+            self.add_table(v, cols.removes, cols.remove_lines, add=False, base=False)
+            return
+        for kind, type_ in (("add", AddFile), ("remove", RemoveFile)):
+            lines = [i for i, action in enumerate(commit.parsed) if isinstance(action, type_)]
+            if lines:
+                records = [commit.parsed[i] for i in lines]
+                files = columnar.from_records(kind, records)  # type: ignore[arg-type]
+                self.add_table(v, files, arrays.numbers(lines), add=kind == "add", base=False)
+
+    def table(self) -> pa.Table:
+        """Every row gathered."""
+        if not self.tables:  # Schema.empty_table and pa.array would import pandas
+            return pa.Table.from_arrays([pa.nulls(0, f.type) for f in _SCHEMA], schema=_SCHEMA)
+        return pa.concat_tables(self.tables).combine_chunks()
+
+    def _special(
+        self, files: pa.Table, odd: pa.ChunkedArray | pa.Array, versions: np.ndarray, base: bool
+    ) -> None:
+        """Rows with a deletion vector or an odd path, as records for the shared rule."""
+        special = pc.or_(odd, files.column("deletionVector").is_valid())
+        if pc.any(special).as_py():
+            rows = files.filter(special)
+            at = rows.schema.get_field_index("tags")  # not needed; read in bulk, keys are merged
+            rows = rows.set_column(at, "tags", pa.nulls(rows.num_rows, rows.schema.field(at).type))
+            kept = versions[arrays.to_numpy(whole_array(special).cast(pa.int64())) == 1]
+            for v, add in zip(kept.tolist(), columnar.records("add", rows), strict=True):
+                self.specials.append((v, base, add))  # type: ignore[arg-type]
+
+
+def _flags(n: int, value: bool) -> pa.Array:
+    return arrays.mask(np.full(n, value, dtype=bool))
+
+
+def plain_files(rows: pa.Table) -> pa.Table:
+    """The data files with plain relative paths that adds name, with the first add's size
+    and stats."""
+    adds = rows.filter(rows.column("plain"))  # an add of a plain path
+    paths = whole_array(adds.column("key_path"))
+    distinct = pc.unique(paths)
+    taken = [whole_array(adds.column(n)) for n in ("size", "stats")]
+    if len(distinct) < len(paths):
+        first = pc.index_in(distinct, value_set=paths)
+        taken = [column.take(first) for column in taken]
+    return pa.Table.from_arrays([distinct, *taken], names=["path", "size", "stats"])

@@ -1,0 +1,274 @@
+"""The log's own checksums: a version's ``.crc`` file against its replayed state.
+
+Delta writes a *version checksum* (``_delta_log/<version>.crc``, one JSON object) beside
+most commits: the live files' count (``numFiles``) and bytes (``tableSizeBytes``), the
+``metadata`` and ``protocol`` (Delta 0.x wrote neither, and ``numTransactions``), and in
+newer writers the live ``setTransactions`` and ``domainMetadata``. The protocol's state validation recomputes them by log replay and
+compares; a discrepancy means the table at that version is not what its writer recorded.
+Versions without a ``.crc`` are not problems (Delta writes none for some commits, such as
+RESTORE). The file-size and deleted-record histograms and ``allFiles`` are not compared.
+
+Reading a checksum costs one request per version on an object store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspector.delta.actions import Action, DomainMetadata, Metadata, Protocol, Txn
+from inspector.delta.parse import parse_action
+from inspector.health.records import ChecksumCheck, ChecksumStatus, VersionHealth
+from inspector.log.deltalog import DeltaLog
+from inspector.log.snapshot import Snapshot
+
+# The fields compared, in the order the protocol lists them.
+FIELDS = (
+    "tableSizeBytes",
+    "numFiles",
+    "numMetadata",
+    "numProtocol",
+    "numTransactions",  # Delta 0.x's count of set transactions
+    "setTransactions",
+    "domainMetadata",
+    "metadata",
+    "protocol",
+)
+# What a RESTORE keeps from its target: the files and the metadata (its protocol is never
+# downgraded; set transactions and row-id high-water marks move on).
+RESTORED = ("tableSizeBytes", "numFiles", "metadata")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableState:
+    """What a version checksum records, as a replay of the log gives it."""
+
+    num_files: int
+    table_size_bytes: int
+    metadata: Metadata
+    protocol: Protocol
+    set_transactions: Mapping[str, int] = field(default_factory=dict)  # appId -> version
+    domain_metadata: Mapping[str, str] = field(default_factory=dict)  # domain -> configuration
+
+    @classmethod
+    def of(cls, snap: Snapshot) -> TableState:
+        """A snapshot's state."""
+        return cls(
+            num_files=snap.num_files,
+            table_size_bytes=snap.size_in_bytes,
+            metadata=snap.metadata,
+            protocol=snap.protocol,
+            set_transactions={app: t.version for app, t in snap.app_transactions.items()},
+            domain_metadata={d: m.configuration for d, m in snap.domain_metadata.items()},
+        )
+
+    def applied(self, actions: Iterable[Action]) -> TableState:
+        """The state after a commit's metadata, protocol, txn and domainMetadata actions."""
+        metadata, protocol = self.metadata, self.protocol
+        txns, domains = dict(self.set_transactions), dict(self.domain_metadata)
+        for action in actions:
+            if isinstance(action, Metadata):
+                metadata = action
+            elif isinstance(action, Protocol):
+                protocol = action
+            elif isinstance(action, Txn):
+                txns[action.app_id] = action.version
+            elif isinstance(action, DomainMetadata) and action.removed:
+                domains.pop(action.domain, None)
+            elif isinstance(action, DomainMetadata):
+                domains[action.domain] = action.configuration
+        return replace(
+            self,
+            metadata=metadata,
+            protocol=protocol,
+            set_transactions=txns,
+            domain_metadata=domains,
+        )
+
+
+def check_checksum(
+    version: int, data: bytes | OSError, state: TableState, *, fields: Iterable[str] = FIELDS
+) -> ChecksumCheck:
+    """A version's checksum file (its bytes, or the error reading it) against its state.
+
+    Args:
+        version: The version.
+        data: The ``.crc`` file's bytes.
+        state: The version's replayed state.
+        fields: The fields to compare (a restore compares only :data:`RESTORED`).
+    """
+    try:
+        recorded = _parse(data)
+    except ValueError as exc:
+        return ChecksumCheck(version=version, status=ChecksumStatus.UNREADABLE, detail=str(exc))
+    differ = [(name, *_values(name, recorded, state)) for name in fields]
+    differ = [(n, said, got) for n, said, got in differ if said is not None and said != got]
+    if not differ:
+        return ChecksumCheck(version=version, status=ChecksumStatus.MATCHES)
+    detail = "; ".join(_difference(n, said, got) for n, said, got in differ)
+    return ChecksumCheck(
+        version=version,
+        status=ChecksumStatus.DIFFERS,
+        fields=tuple(n for n, _, _ in differ),
+        detail=detail,
+    )
+
+
+def with_checksum(health: VersionHealth, check: ChecksumCheck | None) -> VersionHealth:
+    """A version's verdict with its checksum (and the problem it is, if any)."""
+    if check is None:
+        return health
+    problem = check.problem
+    problems = health.problems + ((problem,) if problem is not None else ())
+    return replace(health, checksum=check, problems=problems)
+
+
+def read_checksums(log: DeltaLog, versions: Iterable[int]) -> dict[int, bytes | OSError]:
+    """The ``.crc`` files of those versions that have one, read together (one request each)."""
+    listed = [(v, f) for v in versions if (f := _crc_file(log, v)) is not None]
+    contents = log.storage.read_many([f.path for _, f in listed])
+    return {v: data for (v, _), data in zip(listed, contents, strict=True)}
+
+
+def version_checksum(log: DeltaLog, version: int) -> ChecksumCheck | None:
+    """One version's checksum against its snapshot (None when it has no ``.crc``).
+
+    Raises:
+        InspectorError: When the version cannot be read.
+    """
+    found = read_checksums(log, [version])
+    if version not in found:
+        return None
+    return check_checksum(version, found[version], TableState.of(log.snapshot(version)))
+
+
+def recorded_metadata(data: bytes | OSError) -> Metadata | None:
+    """The ``metadata`` a checksum records (None when it records none, as Delta 0.x's).
+
+    Raises:
+        ValueError: When the checksum cannot be parsed.
+    """
+    found = _parse(data).get("metaData")
+    return found if isinstance(found, Metadata) else None
+
+
+def _crc_file(log: DeltaLog, version: int) -> Any:
+    listing = log.tail if version >= log.tail.from_version else log.listing
+    return listing.crcs.get(version)
+
+
+def _parse(data: bytes | OSError) -> dict[str, Any]:
+    """The checksum's fields as comparable values (raises ValueError saying what is wrong)."""
+    if isinstance(data, OSError):
+        raise ValueError(f"it cannot be read ({data})")
+    try:
+        raw = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("not a JSON object")
+    for name in ("tableSizeBytes", "numFiles", "numMetadata", "numProtocol"):
+        if type(raw.get(name)) is not int:
+            raise ValueError(f"{name} is missing or not a whole number")
+    for name in ("metadata", "protocol"):  # required now; Delta 0.x wrote neither
+        if raw.get(name) is not None and not isinstance(raw[name], dict):
+            raise ValueError(f"{name} is not an object")
+    if raw.get("numTransactions") is not None and type(raw["numTransactions"]) is not int:
+        raise ValueError("numTransactions is not a whole number")
+    out = {n: raw[n] for n in ("tableSizeBytes", "numFiles", "numMetadata", "numProtocol")}
+    out["numTransactions"] = raw.get("numTransactions")
+    try:
+        if raw.get("metadata") is not None:
+            out["metaData"] = parse_action({"metaData": raw["metadata"]})
+            out["metadata"] = _metadata(out["metaData"])
+        if raw.get("protocol") is not None:
+            out["protocol"] = _protocol(parse_action({"protocol": raw["protocol"]}))
+        if raw.get("setTransactions") is not None:
+            txns = [parse_action({"txn": t}) for t in raw["setTransactions"]]
+            out["setTransactions"] = {t.app_id: t.version for t in txns if isinstance(t, Txn)}
+        if raw.get("domainMetadata") is not None:
+            found = [parse_action({"domainMetadata": d}) for d in raw["domainMetadata"]]
+            out["domainMetadata"] = {
+                d.domain: d.configuration
+                for d in found
+                if isinstance(d, DomainMetadata) and not d.removed
+            }
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"an action in it is malformed ({exc})") from None
+    return out
+
+
+def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any, Any]:
+    """(recorded, replayed) of one field; recorded is None when the checksum omits it."""
+    replayed: dict[str, Any] = {
+        "tableSizeBytes": state.table_size_bytes,
+        "numFiles": state.num_files,
+        "numMetadata": 1,
+        "numProtocol": 1,
+        "numTransactions": len(state.set_transactions),
+        "setTransactions": dict(state.set_transactions),
+        "domainMetadata": dict(state.domain_metadata),
+        "metadata": _metadata(state.metadata),
+        "protocol": _protocol(state.protocol),
+    }
+    return recorded.get(name), replayed[name]
+
+
+def _metadata(action: Any) -> tuple[Any, ...]:
+    """What of a ``metaData`` action is compared (its fields, not its JSON spelling)."""
+    if not isinstance(action, Metadata):
+        raise ValueError("metadata is not a metaData action")
+    return (
+        action.id,
+        action.name,
+        action.description,
+        action.format_provider,
+        action.schema_string,
+        action.partition_columns,
+        tuple(sorted(action.configuration.items())),
+        action.created_time,
+    )
+
+
+def _protocol(action: Any) -> tuple[Any, ...]:
+    """What of a ``protocol`` action is compared (features as sets: order and ``[]``
+    against absent are spelling)."""
+    if not isinstance(action, Protocol):
+        raise ValueError("protocol is not a protocol action")
+    return (
+        action.min_reader_version,
+        action.min_writer_version,
+        tuple(sorted(action.reader_features or ())),
+        tuple(sorted(action.writer_features or ())),
+    )
+
+
+_PARTS = {
+    "metadata": (
+        "id",
+        "name",
+        "description",
+        "format",
+        "schemaString",
+        "partitionColumns",
+        "configuration",
+        "createdTime",
+    ),
+    "protocol": ("minReaderVersion", "minWriterVersion", "readerFeatures", "writerFeatures"),
+}
+
+
+def _difference(name: str, recorded: Any, replayed: Any) -> str:
+    """One field's difference in words."""
+    if name in _PARTS:
+        parts = [p for p, a, b in zip(_PARTS[name], recorded, replayed, strict=True) if a != b]
+        return f"{name} differs in {', '.join(parts)}"
+    if isinstance(recorded, dict):
+        return f"{name} records {_count(recorded)}, the replay has {_count(replayed)}"
+    return f"{name} records {recorded:,}, the replay gives {replayed:,}"
+
+
+def _count(entries: dict[str, Any]) -> str:
+    return f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"

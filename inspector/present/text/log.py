@@ -1,0 +1,141 @@
+"""What the log commands print without ``--json``: ``history``, ``files``, ``detail``,
+``demo`` and ``insights``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from inspector.delta.engines import Support
+from inspector.delta.text import format_time, partition_label
+from inspector.table.compatibility import Compatibility, Verdict
+from inspector.table.history import HistoryEntry
+
+
+def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
+    """``history``: one line per version, newest first as given, its problems beneath it."""
+    yield (
+        f"{'version':>8}  {'timestamp':<27}  {'operation':<22} {'+files':>7} "
+        f"{'-files':>7} {'+bytes':>12} {'-bytes':>12}  rows +/-"
+    )
+    for e in entries:
+        yield (
+            f"{e.version:>8}  {format_time(e.timestamps.history) or '':<27}  "
+            f"{e.operation[:22]:<22} {e.files.num_added_files:>7} {e.files.num_removed_files:>7} "
+            f"{e.files.added_bytes:>12} {e.files.removed_bytes:>12}  {e.rows.label()}"
+        )
+        for problem in e.problems:
+            yield f"{'':>10}! {problem}"
+
+
+def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
+    """``files``: the commit's operation, then each added (``+``) and removed (``-``) file.
+
+    Args:
+        record: The commit's JSON record (``files --json``): its version and files.
+        operation: The commit's operation (``WRITE``, ``MERGE``, ...).
+    """
+    yield (
+        f"version {record['version']}: {operation}, "
+        f"{len(record['added'])} added, {len(record['removed'])} removed"
+    )
+    for sign, items in (("+", record["added"]), ("-", record["removed"])):
+        for item in items:
+            parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
+            yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+
+
+def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterator[str]:
+    """``detail``: the overview's fields, properties, columns and engine compatibility.
+
+    Args:
+        record: The overview's JSON record (``detail --json``).
+        compatibility: Which engines can read and write the table, and since when.
+    """
+    width = max(len(k) for k in record)
+    for key, value in record.items():
+        if key not in ("columns", "properties", "compatibility"):
+            yield f"{key:<{width}}  {_text_value(value)}"
+    yield f"properties:{'' if record['properties'] else ' -'}"
+    for key, value in sorted(record["properties"].items()):
+        yield f"  {key} = {value}"
+    yield "columns:"
+    for c in record["columns"]:
+        null = "" if c["nullable"] else " NOT NULL"
+        yield f"  {c['name']} {c['type']}{null}"
+    yield "compatibility:"
+    yield from compatibility_lines(compatibility)
+
+
+def compatibility_lines(compatibility: Compatibility) -> Iterator[str]:
+    """``detail``'s compatibility: each engine's verdict, then the changes along the log."""
+    for e in compatibility.engines:
+        yield f"  {e.label}: read {_verdict_text(e.read)}; write {_verdict_text(e.write)}"
+    for c in compatibility.changes:
+        yield f"  {c.text}"
+
+
+def _verdict_text(v: Verdict) -> str:
+    since = f" (since {v.since})" if v.since and v.support is Support.YES else ""
+    blocking = f" [{', '.join(v.blocking)}]" if v.blocking else ""
+    caveats = f" (with caveats: {'; '.join(v.caveats)})" if v.caveats else ""
+    return f"{v.support}{since}{blocking}{caveats}"
+
+
+def _text_value(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "-"
+    return str(value)
+
+
+def demo_lines(path: str) -> Iterator[str]:
+    """``demo``: where the demo table was written."""
+    yield f"Demo table written to {path}"
+
+
+def insights_lines(r: dict[str, Any], *, max_listed: int) -> Iterator[str]:
+    """``insights``: the layout record of one version (``insights --json``), partitions capped.
+
+    Args:
+        r: The layout record.
+        max_listed: How many partitions to list.
+    """
+    yield f"Layout of {r['table']} at version {r['version']}"
+    yield f"files {r['files']:,}  bytes {r['bytes']:,}  rows {_n(r['rows'])}"
+    yield (
+        f"small files (< {r['targetFileSize']:,} bytes): {r['smallFiles']:,} "
+        f"({r['smallBytes']:,} bytes)"
+    )
+    opt = r["optimize"]
+    yield (
+        f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
+        f"into ≈{opt['filesAfter']:,}"
+    )
+    yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  live rows {_n(r['liveRows'])}"
+    stats = r["stats"]
+    yield (
+        f"files with stats: {stats['filesWithStats']:,}/{stats['files']:,}  "
+        f"({stats['policy']}; observed: {', '.join(stats['observedColumns']) or '-'})"
+    )
+    yield f"partitions {r['partitionCount']:,}  skew (largest/median bytes) {_n(r['skew'])}"
+    yield "size histogram:"
+    for b in r["sizeHistogram"]:
+        yield f"  {b['label']:>12}  {b['files']:>8,} files  {b['bytes']:>16,} bytes"
+    yield f"{'partition':<40} {'files':>7} {'bytes':>14} {'rows':>12} {'small':>6} {'dv rows':>9}"
+    for p in r["partitions"][:max_listed]:
+        yield (
+            f"{p['partition'][:40]:<40} {p['files']:>7,} {p['bytes']:>14,} {_n(p['rows']):>12} "
+            f"{p['smallFiles']:>6,} {p['dvDeletedRows']:>9,}"
+        )
+    if len(r["partitions"]) > max_listed:
+        yield f"… and {len(r['partitions']) - max_listed:,} more (use --json)"
+
+
+def _n(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return f"{value:,}"

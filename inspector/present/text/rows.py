@@ -1,0 +1,41 @@
+"""What the row commands print without ``--json``: ``show`` and ``changes``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.delta.text import format_moment
+from inspector.present.values import text_value
+from inspector.rows.changefeed import ChangeFeed
+from inspector.rows.preview import Preview
+from inspector.table.timetravel import ResolvedVersion
+
+
+def show_lines(preview: Preview, chosen: ResolvedVersion) -> Iterator[str]:
+    """``show``: how the version was chosen, what was read, then the rows (tab-separated)."""
+    if chosen.timestamp is not None:
+        yield f"{format_moment(chosen.timestamp)} -> version {preview.version}"
+    names = [c.name for c in preview.columns]
+    where = f" matching {preview.where}" if preview.where else ""
+    yield (
+        f"version {preview.version}: {preview.num_rows:,} rows{where}; read "
+        f"{preview.files_read:,} files ({preview.bytes_read:,} bytes); "
+        f"showing {len(preview.rows):,}"
+    )
+    if preview.read_path:
+        from inspector.rows.readpath import ReadPath
+
+        yield f"read path: {preview.read_path} ({ReadPath(preview.read_path).describe()})"
+    yield "\t".join(f"{c.name} ({c.type})" for c in preview.columns)
+    for row in preview.rows:
+        yield "\t".join(text_value(row[n]) for n in names)
+
+
+def changes_lines(feed: ChangeFeed) -> Iterator[str]:
+    """``changes``: counts per change type, then one page of change rows (tab-separated)."""
+    counts = ", ".join(f"{k} {n:,}" for k, n in feed.counts.items())
+    where = f" matching {feed.where}" if feed.where else ""
+    yield f"versions {feed.from_version} to {feed.to_version}: {feed.num_rows:,} changes{where} ({counts}); showing {len(feed.rows):,} from row {feed.offset + 1:,}"
+    yield "\t".join(feed.columns)
+    for row in feed.rows:
+        yield "\t".join(text_value(row.get(c)) for c in feed.columns)
