@@ -37,6 +37,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "inspector.cli.desktop": ("desktop",),
     "inspector.cli.operations": ("replica", "vacuum-plan"),
     "inspector.cli.insights_commands": ("insights",),
+    "inspector.cli.answers_commands": ("blame", "explain"),
 }
 
 Handler = Callable[[argparse.Namespace, Settings], Any]

@@ -10,6 +10,10 @@ from inspector.delta.errors import NotADeltaTable
 
 LOG_DIR = "_delta_log"
 
+#: Hive's name for a null partition value, as some writers store it in ``partitionValues``
+#: (and in partition folder names).
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
 
 def resolve_table_root(text: str) -> str:
     """Normalise a table location typed by a user: a local path or a ``file://`` URI.

@@ -23,6 +23,7 @@ ENABLE_IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
 ICT_ENABLEMENT_VERSION = "delta.inCommitTimestampEnablementVersion"
 ICT_ENABLEMENT_TIMESTAMP = "delta.inCommitTimestampEnablementTimestamp"
 ROW_TRACKING_SUSPENDED = "delta.rowTrackingSuspended"
+ENABLE_ROW_TRACKING = "delta.enableRowTracking"
 COLUMN_MAPPING_MODE = "delta.columnMapping.mode"
 COLUMN_MAPPING_MAX_ID = "delta.columnMapping.maxColumnId"
 LOG_RETENTION = "delta.logRetentionDuration"
@@ -43,6 +44,7 @@ DEFAULTS: Mapping[str, str] = {
     ENABLE_CHANGE_DATA_FEED: "false",
     ENABLE_IN_COMMIT_TIMESTAMPS: "false",
     ROW_TRACKING_SUSPENDED: "false",
+    ENABLE_ROW_TRACKING: "false",
     COLUMN_MAPPING_MODE: "none",
     LOG_RETENTION: "interval 30 days",
     DELETED_FILE_RETENTION: "interval 1 week",

@@ -34,14 +34,23 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-def read_snapshot(snapshot: Snapshot, *, spark: SparkSession) -> DataFrame:
+def read_snapshot(
+    snapshot: Snapshot, *, spark: SparkSession, check_files: bool = True
+) -> DataFrame:
     """The snapshot's rows read by Delta Lake's reader (``versionAsOf``); lazy.
+
+    Args:
+        snapshot: The version to read.
+        spark: The session.
+        check_files: Name a missing data or deletion-vector file before Spark starts; off
+            for a question Delta's planner answers without opening files (``explain``).
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
         UnsupportedFeature: Delta refuses the version; its reason in one line.
     """
-    check_files_exist(snapshot, snapshot.add_files)
+    if check_files:
+        check_files_exist(snapshot, snapshot.add_files)
     try:
         return (
             spark.read.format("delta")

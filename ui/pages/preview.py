@@ -20,8 +20,9 @@ from inspector.present.values import table_rows
 from inspector.rows.preview import Preview, PreviewJob
 from inspector.rows.session import spark_status
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
+from ui import answers
 from ui.common import (
-    csv_table,
+    csv_download,
     escape_markdown,
     format_bytes,
     format_count,
@@ -76,6 +77,7 @@ def render(ctx: PageContext) -> None:
         placeholder="amount > 100 AND region = 'EU'",
     )
     _mirror(version)
+    answers.explain_panel(ctx, version, where.strip())
     request = (
         ctx.log.table_root,
         ctx.log.generation,
@@ -226,12 +228,17 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     cols.metric("Files read", format_count(preview.files_read))
     cols.metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
-    csv_table(
-        frame,
+    selected = answers.row_table(frame)
+    csv_download(
         "Download these rows (CSV)",
+        frame,
         file_name=f"version-{preview.version}-preview.csv",
         key="preview_csv",
     )
+    chosen = (
+        preview.rows[selected] if selected is not None and selected < len(preview.rows) else None
+    )
+    answers.blame_panel(ctx, preview.version, chosen)
     st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
 
 

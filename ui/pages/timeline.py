@@ -10,14 +10,12 @@ and large windows are drawn with WebGL.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from inspector.delta.text import TIME_FORMAT, version_ranges
 from inspector.present.values import EMPTY
@@ -26,6 +24,7 @@ from ui.common import select_version
 from ui.context import PageContext
 from ui.history_load import HistoryLoad
 from ui.page_state import linked, mirror
+from ui.pages.timeline_filters import time_range, values_filter
 from ui.pages.timeline_frame import (
     KIND_COLOURS,
     WINDOW,
@@ -153,8 +152,8 @@ def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.Data
     ops_col, axis_col, size_col = st.columns([3.2, 1.9, 1.4])
     user_col, engine_col = st.columns(2)
     time_col = st.container()  # its own row: the end label has room and no control above it
-    users = _values_filter(user_col, frame, "user", whole=whole, none=_NO_USERS)
-    engines = _values_filter(engine_col, frame, "engine", whole=whole, none="No engineInfo")
+    users = values_filter(user_col, frame, "user", whole=whole, none=_NO_USERS)
+    engines = values_filter(engine_col, frame, "engine", whole=whole, none="No engineInfo")
     counts = frame["operation"].value_counts()
     operations = ops_col.multiselect(
         "Operations",
@@ -185,7 +184,7 @@ def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.Data
     shown = frame[frame["operation"].isin(operations)] if operations else frame
     for column, chosen in (("user", users), ("engine", engines)):
         shown = shown[shown[column].isin(chosen)] if chosen else shown
-    start, end = _time_range(time_col, frame["when"])
+    start, end = time_range(time_col, frame["when"])
     if start is not None:
         stamps = shown["when"].dt.tz_localize(None)
         shown = shown[(stamps >= start) & (stamps <= end)]
@@ -193,50 +192,6 @@ def _filters(frame: pd.DataFrame, copied: bool, *, whole: bool) -> tuple[pd.Data
 
 
 _NO_USERS = "No version records a userName (open-source Delta Lake writes none)"
-
-
-def _values_filter(
-    column: DeltaGenerator, frame: pd.DataFrame, name: str, *, whole: bool, none: str
-) -> list[str]:
-    """The ``user`` or ``engine`` values chosen (any of them matches; none chosen: all)."""
-    counts = frame[name].dropna().value_counts()
-    label = "Users" if name == "user" else "Engines"
-    chosen: list[str] = column.multiselect(
-        label,
-        list(counts.index),
-        format_func=lambda value: f"{value} ({counts[value]:,})",
-        placeholder=(none if counts.empty else f"All {label.lower()}")
-        if whole
-        else "Filters: once every version is read",
-        key=f"timeline_{name}s",
-        disabled=not whole or counts.empty,
-    )
-    return chosen
-
-
-def _time_range(column: DeltaGenerator, when: pd.Series) -> tuple[datetime | None, datetime | None]:
-    first = when.min().tz_localize(None).to_pydatetime().replace(microsecond=0)
-    last = when.max().tz_localize(None).to_pydatetime().replace(microsecond=0)
-    last += timedelta(seconds=1)  # the slider works in whole seconds; keep the newest commit inside
-    span = last - first
-    if span <= timedelta(seconds=1):
-        column.caption("All versions were committed within one second.")
-        return None, None
-    step = max(timedelta(seconds=1), timedelta(seconds=int(span.total_seconds() // 400)))
-    fmt = "YYYY-MM-DD HH:mm:ss" if span < timedelta(days=2) else "YYYY-MM-DD HH:mm"
-    # The key carries the bounds, so switching the time axis starts from the full range. The
-    # margins keep the end labels (centred on the thumbs) inside the content column.
-    _, column, _ = column.columns([0.07, 0.86, 0.07])
-    chosen: tuple[datetime | None, datetime | None] = column.slider(
-        "Time range (UTC)",
-        min_value=first,
-        max_value=last,
-        value=(first, last),
-        step=step,
-        format=fmt,
-        key=f"timeline_range_{int(first.timestamp())}_{int(last.timestamp())}",
-    )
-    return chosen
 
 
 def _marker_sizes(frame: pd.DataFrame, size_by: str) -> np.ndarray:

@@ -1,0 +1,117 @@
+"""``explain`` (which files a filter reads) and ``blame`` (who wrote a row), on Spark.
+
+Both take a SQL filter (``--where``), parsed by Spark SQL, the one grammar; a filter that
+does not parse or names a column the version lacks is one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.cli.args import spark_args, table_arg
+from inspector.cli.registry import arguments, command
+from inspector.cli.render import Result
+from inspector.delta.errors import InvalidInput
+from inspector.rows.blame_records import Blame
+from inspector.rows.explain import Explanation
+from inspector.settings import Settings
+from inspector.table import open_table
+from inspector.table.versions import parse_version
+
+
+def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
+    table_arg(parser)
+    parser.add_argument(
+        "--where",
+        required=True,
+        help="A SQL WHERE expression over the version's columns, parsed by Spark SQL, "
+        'e.g. "id = 42" or "region = \'eu\' AND amount > 100".',
+    )
+    parser.add_argument("--version", default=None, help=f"The version {what} (default: latest).")
+
+
+def _where(args: argparse.Namespace) -> str:
+    where = (args.where or "").strip()
+    if not where:
+        raise InvalidInput("--where is empty.", 'Give a SQL filter, e.g. --where "id = 42".')
+    return where
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExplainResult(Result):
+    """``explain``: the phases of a filtered read and one page of the files it reads."""
+
+    explanation: Explanation
+    offset: int
+    limit: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.explanation.to_json()
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.text.answers import explain_lines
+
+        return explain_lines(self.explanation, offset=self.offset, limit=self.limit)
+
+
+def _explain_args(parser: argparse.ArgumentParser) -> None:
+    _where_version_args(parser, "to plan the read of")
+    parser.add_argument("--offset", type=int, default=0, help="First file to list (paging).")
+    parser.add_argument("--limit", type=int, default=50, help="Files to list (default 50).")
+    spark_args(parser)
+
+
+@command("explain", "Which files a filtered read of a version reads, and what pruned the rest.")
+@arguments(_explain_args)
+def explain_command(args: argparse.Namespace, settings: Settings) -> ExplainResult:
+    from inspector.rows.explain import explain_read
+
+    where = _where(args)
+    log = open_table(args.table, settings).log
+    version = log.latest_version if args.version is None else parse_version(args.version, log)
+    explanation = explain_read(log, version, where, settings=settings)
+    return ExplainResult(
+        explanation=explanation, offset=max(args.offset, 0), limit=max(args.limit, 0)
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlameResult(Result):
+    """``blame``: every version that wrote each matching row."""
+
+    blame: Blame
+
+    def to_json(self) -> dict[str, Any]:
+        return self.blame.to_json()
+
+    def text(self) -> Iterator[str]:
+        from inspector.present.text.answers import blame_lines
+
+        return blame_lines(self.blame)
+
+
+def _blame_args(parser: argparse.ArgumentParser) -> None:
+    _where_version_args(parser, "whose rows to trace back")
+    parser.add_argument(
+        "--max-rows",
+        type=int,
+        default=100,
+        help="Refuse when more rows than this match (default 100): narrow --where.",
+    )
+    spark_args(parser)
+
+
+@command("blame", "Every version that wrote the rows a filter matches: when, how, before, after.")
+@arguments(_blame_args)
+def blame_command(args: argparse.Namespace, settings: Settings) -> BlameResult:
+    from inspector.rows.blame import blame_rows
+
+    where = _where(args)
+    log = open_table(args.table, settings).log
+    version = log.latest_version if args.version is None else parse_version(args.version, log)
+    return BlameResult(
+        blame=blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
+    )

@@ -1,0 +1,163 @@
+"""A filter as the log can use it: comparisons of one column with literals, and/or/not.
+
+The text a user types is parsed once, by Spark SQL (the one grammar), and Spark's
+analyzer resolves its columns and types; :mod:`inspector.rows.predicate` turns Spark's
+optimized condition into these records. Everything Spark's condition holds that the log
+cannot judge (a function of a column, two columns compared, a nested field) becomes
+:class:`Unusable`, with its SQL: a file is never dropped because of it.
+
+Negation is pushed to the leaves here, as Delta's data skipping does
+(``NOT (a < 1)`` is ``a >= 1``; De Morgan for ``AND``/``OR``): in a WHERE clause a
+null comparison matches no row either way, so the pushed form keeps the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Op(StrEnum):
+    """A comparison of a column with literal values."""
+
+    EQ = "="
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    IS_NULL = "IS NULL"
+    IS_NOT_NULL = "IS NOT NULL"
+    IN = "IN"
+    STARTS_WITH = "STARTS WITH"
+
+
+#: ``NOT (column op v)`` as one comparison; None where the negation is not one.
+NEGATED: dict[Op, Op | None] = {
+    Op.EQ: Op.NE,
+    Op.NE: Op.EQ,
+    Op.LT: Op.GE,
+    Op.LE: Op.GT,
+    Op.GT: Op.LE,
+    Op.GE: Op.LT,
+    Op.IS_NULL: Op.IS_NOT_NULL,
+    Op.IS_NOT_NULL: Op.IS_NULL,
+    Op.IN: None,
+    Op.STARTS_WITH: None,
+}
+
+#: ``v op column`` as ``column op' v``.
+FLIPPED: dict[Op, Op] = {Op.LT: Op.GT, Op.LE: Op.GE, Op.GT: Op.LT, Op.GE: Op.LE}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compare:
+    """``column op values``: a top-level column (logical name) and Python literals."""
+
+    column: str
+    op: Op
+    values: tuple[Any, ...] = ()
+    sql: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AllOf:
+    """Every part holds (``AND``)."""
+
+    parts: tuple[Predicate, ...]
+    sql: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnyOf:
+    """At least one part holds (``OR``)."""
+
+    parts: tuple[Predicate, ...]
+    sql: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Negated:
+    """``NOT part``, until :func:`push_not` pushes it to the leaves."""
+
+    part: Predicate
+    sql: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unusable:
+    """Something the log cannot judge: kept as Spark's SQL, with the reason."""
+
+    sql: str
+    reason: str
+
+
+Predicate = Compare | AllOf | AnyOf | Negated | Unusable
+
+
+def push_not(predicate: Predicate, *, negate: bool = False) -> Predicate:
+    """The predicate with every ``NOT`` pushed into the comparisons (Delta's rewrite)."""
+    if isinstance(predicate, Negated):
+        return push_not(predicate.part, negate=not negate)
+    if isinstance(predicate, AllOf | AnyOf):
+        parts = tuple(push_not(p, negate=negate) for p in predicate.parts)
+        flip = isinstance(predicate, AllOf) == negate  # NOT (a AND b) = NOT a OR NOT b
+        return AnyOf(parts=parts, sql=predicate.sql) if flip else AllOf(parts=parts)
+    if not negate:
+        return predicate
+    if isinstance(predicate, Unusable):
+        return Unusable(sql=f"NOT ({predicate.sql})", reason=predicate.reason)
+    op = NEGATED[predicate.op]
+    if op is None:
+        return Unusable(
+            sql=f"NOT ({predicate.sql})", reason=f"NOT {predicate.op} cannot skip files"
+        )
+    return Compare(column=predicate.column, op=op, values=predicate.values, sql=predicate.sql)
+
+
+def conjuncts(predicate: Predicate | None) -> list[Predicate]:
+    """The top-level ``AND`` parts, after :func:`push_not` (none for no filter)."""
+    if predicate is None:
+        return []
+    pushed = push_not(predicate)
+    if isinstance(pushed, AllOf):
+        return [q for p in pushed.parts for q in conjuncts(p)]
+    return [pushed]
+
+
+def columns_of(predicate: Predicate) -> set[str]:
+    """The columns a predicate compares (those inside :class:`Unusable` parts excluded)."""
+    if isinstance(predicate, Compare):
+        return {predicate.column}
+    if isinstance(predicate, AllOf | AnyOf):
+        return {c for p in predicate.parts for c in columns_of(p)}
+    if isinstance(predicate, Negated):
+        return columns_of(predicate.part)
+    return set()
+
+
+def unusable_parts(predicate: Predicate) -> list[Unusable]:
+    """The parts the log cannot judge, anywhere in the predicate."""
+    if isinstance(predicate, Unusable):
+        return [predicate]
+    if isinstance(predicate, AllOf | AnyOf):
+        return [u for p in predicate.parts for u in unusable_parts(p)]
+    if isinstance(predicate, Negated):
+        return unusable_parts(predicate.part)
+    return []
+
+
+def describe(predicate: Predicate) -> str:
+    """The predicate in SQL-like words, for notes."""
+    if isinstance(predicate, Compare):
+        if predicate.sql:
+            return predicate.sql
+        shown = ", ".join(repr(v) for v in predicate.values)
+        return f"{predicate.column} {predicate.op} {shown}".strip()
+    if isinstance(predicate, Unusable):
+        return predicate.sql
+    if isinstance(predicate, Negated):
+        return f"NOT ({describe(predicate.part)})"
+    joiner = " AND " if isinstance(predicate, AllOf) else " OR "
+    return "(" + joiner.join(describe(p) for p in predicate.parts) + ")"

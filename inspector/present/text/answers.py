@@ -1,0 +1,83 @@
+"""What ``explain`` and ``blame`` print without ``--json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from inspector.present.values import text_value
+from inspector.rows.blame_records import Blame, Method, RowWrite, WriteKind
+from inspector.rows.explain import Explanation
+
+
+def explain_lines(e: Explanation, *, offset: int, limit: int) -> Iterator[str]:
+    """``explain``: the files at each phase, what skips nothing, then a page of files read."""
+    yield f"version {e.version}, WHERE {e.where}"
+    for label, tally in (
+        ("in the version", e.total),
+        ("after partition pruning", e.after_partitions),
+        ("after statistics", e.after_stats),
+        ("read by Delta's planner", e.read),
+    ):
+        yield f"  {label:<26}{tally.files:>10,} files {tally.bytes:>16,} bytes"
+    for name, parts in (("partition", e.partition_filters), ("data", e.data_filters)):
+        if parts:
+            yield f"{name} filters: " + "; ".join(parts)
+    for u in e.unjudged:
+        yield f"cannot skip files: {u.sql} ({u.reason})"
+    for c in e.columns_without_stats:
+        yield f"no statistics for {c.column} in {c.files_without:,} files"
+    if e.with_deletion_vectors:
+        yield f"{e.with_deletion_vectors:,} of the files read have deletion vectors"
+    if not e.skipping_enabled:
+        yield "Delta's data skipping is off in this Spark session"
+    for path in e.log_keeps_fewer:
+        yield f"! the log would skip {path}, which Delta reads (please report)"
+    page = e.files[offset : offset + limit]
+    if not page:
+        yield f"no files listed ({len(e.files):,} read; --offset {offset})"
+        return
+    yield f"files read {offset + 1}-{offset + len(page)} of {len(e.files):,}:"
+    for f in page:
+        dv = f", {f.deleted_rows:,} rows deleted" if f.deleted_rows else ""
+        yield f"  {f.path}\t{f.size:,} bytes{dv}"
+
+
+def blame_lines(blame: Blame) -> Iterator[str]:
+    """``blame``: each row, then each version that wrote it with what changed."""
+    how = (
+        "linked by row id (row tracking)"
+        if blame.method is Method.ROW_TRACKING
+        else "matched by the filter alone (no row tracking)"
+    )
+    yield (
+        f"version {blame.version}, WHERE {blame.where}: {len(blame.rows)} rows, {how}; "
+        f"read {len(blame.versions_read)} of {blame.versions_considered} versions "
+        "(statistics pruned the rest)"
+    )
+    for cut in blame.cuts:
+        yield f"! history cut at version {cut.version}: {cut.reason}"
+    for note in blame.notes:
+        yield f"note: {note}"
+    for row in blame.rows:
+        label = f"row id {row.row_id}" if row.row_id is not None else "row"
+        shown = row.current if row.current is not None else row.writes[-1].before
+        state = "" if row.current is not None else " (deleted)"
+        values = ", ".join(f"{k}={text_value(v)}" for k, v in (shown or {}).items())
+        yield f"{label}{state}: {values}"
+        for w in row.writes:
+            who = w.user or w.engine or "unknown writer"
+            yield f"  v{w.version} {w.timestamp or '?'} {w.operation} by {who}: {w.change}"
+            for name, value in _changes(w):
+                yield f"      {name}: {value}"
+
+
+def _changes(write: RowWrite) -> Iterator[tuple[str, str]]:
+    before, after = write.before or {}, write.after or {}
+    for name in dict.fromkeys([*before, *after]):
+        old, new = before.get(name), after.get(name)
+        if write.change is WriteKind.UPDATED and old == new:
+            continue
+        if write.change is WriteKind.UPDATED:
+            yield name, f"{text_value(old)} -> {text_value(new)}"
+        elif write.change is WriteKind.DELETED:
+            yield name, f"{text_value(old)} (deleted)"

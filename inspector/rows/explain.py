@@ -1,0 +1,242 @@
+"""Which files a filtered read of a version reads: Delta's planner, and the log's phases.
+
+The kept set is Delta's own: ``DataFrame.inputFiles()`` of the filtered Delta read
+(``versionAsOf``), planned with Delta's data skipping. The counts around it come from
+the log (:mod:`inspector.files.pruning` over the snapshot's Arrow table of add actions):
+the version's files, what partition pruning keeps, and what statistics keep. The log's
+kept set is never smaller than Delta's (it never drops a file Delta reads); where they
+differ the report says so. The filter is parsed by Spark SQL (:mod:`inspector.rows.predicate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from inspector.delta.jsonvalue import camel_json
+from inspector.files.predicate import describe
+from inspector.files.pruning import Filters, prune, split_filters
+from inspector.log.deltalog import DeltaLog
+from inspector.settings import Settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from inspector.log.snapshot import Snapshot
+
+#: Spark's switch for Delta's data skipping (on by default; the report says when off).
+SKIPPING_CONF = "spark.databricks.delta.stats.skipping"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tally:
+    """A number of files and their bytes."""
+
+    files: int
+    bytes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadFile:
+    """One file a reader must read: its path (as the log has it), size and partition."""
+
+    path: str
+    size: int
+    partition_values: dict[str, str | None]
+    num_records: int | None
+    deleted_rows: int | None  # the deletion vector's cardinality, None without one
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unjudged:
+    """A part of the filter that skips no file, and why."""
+
+    sql: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ColumnWithoutStats:
+    """A data column the filter names, and how many of the version's files lack its bounds."""
+
+    column: str
+    files_without: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Explanation:
+    """What a filtered read of a version reads, phase by phase."""
+
+    version: int
+    where: str
+    total: Tally
+    after_partitions: Tally
+    after_stats: Tally
+    read: Tally
+    kept_by: str  # "delta": Delta's planner (inputFiles)
+    partition_filters: tuple[str, ...]
+    data_filters: tuple[str, ...]
+    unjudged: tuple[Unjudged, ...]
+    columns_without_stats: tuple[ColumnWithoutStats, ...]
+    with_deletion_vectors: int
+    skipping_enabled: bool
+    log_keeps_fewer: tuple[str, ...]  # files Delta reads that the log would skip (a bug)
+    files: tuple[ReadFile, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON contract of ``explain --json`` (docs/json-contracts.md)."""
+        out = camel_json(
+            self,
+            "version",
+            "where",
+            "kept_by",
+            "partition_filters",
+            "data_filters",
+            "with_deletion_vectors",
+            "skipping_enabled",
+        )
+        for name in ("total", "after_partitions", "after_stats", "read"):
+            out[name.split("_")[0] + "".join(w.title() for w in name.split("_")[1:])] = camel_json(
+                getattr(self, name)
+            )
+        out["unjudged"] = [camel_json(u) for u in self.unjudged]
+        out["columnsWithoutStats"] = [camel_json(c) for c in self.columns_without_stats]
+        out["logKeepsFewer"] = list(self.log_keeps_fewer)
+        out["files"] = [camel_json(f) for f in self.files]
+        return out
+
+
+def explain_read(
+    log: DeltaLog,
+    version: int,
+    where: str,
+    *,
+    settings: Settings,
+    spark: SparkSession | None = None,
+) -> Explanation:
+    """Which files Delta reads for ``WHERE where`` at ``version``, and what each phase kept.
+
+    Raises:
+        InvalidInput: The filter does not parse or names a column the version lacks.
+        UnsupportedFeature: Delta refuses to read the version.
+        SparkUnavailable: Spark cannot start.
+    """
+    from inspector.rows.predicate import condition_of, filtered
+
+    snapshot = log.snapshot(version)
+    if spark is None:
+        from inspector.rows.session import get_spark
+
+        spark = get_spark(settings)
+    df = filtered(delta_read(spark, snapshot), where)
+    filters = split_filters(
+        condition_of(df),
+        snapshot.schema,
+        snapshot.partition_columns,
+        snapshot.metadata.configuration,
+    )
+    files = snapshot.files_table
+    masks = prune(files, snapshot.schema, filters)
+    delta_kept = _delta_kept(df, snapshot, files)
+    skipping = (spark.conf.get(SKIPPING_CONF, "true") or "true").lower() == "true"
+    chosen = files.filter(delta_kept)
+    return Explanation(
+        version=version,
+        where=where.strip(),
+        total=_tally(files),
+        after_partitions=_tally(files.filter(masks.partitions)),
+        after_stats=_tally(files.filter(masks.stats)),
+        read=_tally(chosen),
+        kept_by="delta",
+        partition_filters=tuple(describe(p) for p in filters.partition),
+        data_filters=tuple(describe(p) for p in filters.data),
+        unjudged=tuple(Unjudged(sql=u.sql, reason=u.reason) for u in filters.unusable),
+        columns_without_stats=_without_stats(files, snapshot, filters),
+        with_deletion_vectors=int(
+            pc.sum(pc.is_valid(chosen.column("deletionVector"))).as_py() or 0
+        ),
+        skipping_enabled=skipping,
+        log_keeps_fewer=tuple(
+            files.filter(pc.and_(delta_kept, pc.invert(masks.stats))).column("path").to_pylist()
+        ),
+        files=_read_files(chosen.sort_by("path"), snapshot),
+    )
+
+
+def delta_read(spark: SparkSession, snapshot: Snapshot) -> DataFrame:
+    """The version read by Delta Lake's reader (``versionAsOf``), its files not checked first."""
+    from inspector.rows.delta_engine import read_snapshot
+
+    return read_snapshot(snapshot, spark=spark, check_files=False)
+
+
+def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
+    """Which rows of ``files`` Delta's planner reads (``inputFiles()``), as a mask."""
+    read = {relative_path(p, snapshot.table_root) for p in df.inputFiles()}
+    paths = files.column("path").to_pylist()
+    return pa.array([unquote(p) in read for p in paths], pa.bool_())
+
+
+def relative_path(path: str, root: str) -> str:
+    """A file's path as Spark gives it (``file:/...``, not escaped) relative to the table root."""
+    for prefix in ("file://", "file:"):
+        if path.startswith(prefix) and not root.startswith(prefix):
+            path = path[len(prefix) :]
+            break
+    base = root.rstrip("/") + "/"
+    return path[len(base) :] if path.startswith(base) else path
+
+
+def _tally(files: pa.Table) -> Tally:
+    return Tally(files=files.num_rows, bytes=int(pc.sum(files.column("size")).as_py() or 0))
+
+
+def _without_stats(
+    files: pa.Table, snapshot: Snapshot, filters: Filters
+) -> tuple[ColumnWithoutStats, ...]:
+    from inspector.files.predicate import columns_of
+
+    names = sorted({c for p in filters.data for c in columns_of(p)})
+    out = []
+    stats = files.column("stats")
+    for name in names:
+        field = snapshot.schema.get(name)
+        if field is None:
+            continue
+        key = f'"{field.physical_name}":'
+        has = pc.match_substring(pc.fill_null(stats, ""), key)
+        missing = int(pc.sum(pc.invert(has)).as_py() or 0) if files.num_rows else 0
+        if missing:
+            out.append(ColumnWithoutStats(column=name, files_without=missing))
+    return tuple(out)
+
+
+def _read_files(files: pa.Table, snapshot: Snapshot) -> tuple[ReadFile, ...]:
+    from inspector.log import columnar
+
+    logical = {f.physical_name: f.name for f in snapshot.schema.fields}
+
+    counts = columnar.num_records(files.column("stats")).to_pylist()
+    dv = files.column("deletionVector").to_pylist()
+    parts = files.column("partitionValues").to_pylist()
+    return tuple(
+        ReadFile(
+            path=path,
+            size=size,
+            partition_values={logical.get(k, k): v for k, v in part or []},
+            num_records=count,
+            deleted_rows=(d or {}).get("cardinality") if d else None,
+        )
+        for path, size, part, count, d in zip(
+            files.column("path").to_pylist(),
+            files.column("size").to_pylist(),
+            parts,
+            counts,
+            dv,
+            strict=True,
+        )
+    )

@@ -1,0 +1,74 @@
+"""The Preview page's answers in the app (AppTest): explain a filter, blame a selected row.
+
+A table with row tracking is written by Delta in the test; the page's answers equal what
+the backend (checked against Delta in tests/test_explain.py and tests/test_blame.py) says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.answers import ROWS_KEY
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def people(spark, tmp_path_factory) -> str:
+    root = str(tmp_path_factory.mktemp("answers") / "people")
+    spark.sql(
+        f"CREATE TABLE delta.`{root}` (id BIGINT NOT NULL, name STRING) USING delta "
+        "TBLPROPERTIES ('delta.enableRowTracking'='true', 'delta.enableDeletionVectors'='true')"
+    )
+    spark.sql(f"INSERT INTO delta.`{root}` SELECT /*+ COALESCE(1) */ id, 'a' FROM range(0, 20)")
+    spark.sql(f"INSERT INTO delta.`{root}` SELECT /*+ COALESCE(1) */ id, 'b' FROM range(20, 40)")
+    spark.sql(f"UPDATE delta.`{root}` SET name = 'z' WHERE id = 0")
+    return root
+
+
+def _open(table: str, monkeypatch, tmp_path) -> AppTest:
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    monkeypatch.setenv("DELTA_INSPECTOR_PREVIEW_ROWS", "5")
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params.update({"table": table, "version": "3", "view": "preview"})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_explain_shows_each_phase_and_the_files_delta_reads(people, spark, monkeypatch, tmp_path):
+    at = _open(people, monkeypatch, tmp_path)
+    at.text_input(key="preview_where").input("id >= 30").run()
+    at.button(key="explain_run").click().run()
+    assert not at.exception and not at.error
+    metrics = _metrics(at)
+    assert metrics["Files in the version"] == "3"
+    assert metrics["Read by Delta"] == "1"
+    files = at.dataframe[-1].value
+    assert len(files) == 1 and files["path"][0].endswith(".parquet")
+
+
+def test_a_selected_row_opens_its_blame(people, spark, monkeypatch, tmp_path):
+    at = _open(people, monkeypatch, tmp_path)
+    at.text_input(key="preview_where").input("id = 0").run()
+    at.button(key="preview_run").click().run()
+    assert not at.exception
+    assert any("Select a row" in c.value for c in at.caption)
+    at.session_state[ROWS_KEY] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    where = next(t for t in at.text_input if t.key and t.key.startswith("blame_where_"))
+    assert where.value == "`id` = 0"
+    at.button(key="blame_run").click().run()
+    assert not at.exception and not at.error
+    writes = at.dataframe[-1].value
+    assert list(writes["change"]) == ["inserted", "updated"]
+    assert list(writes["operation"]) == ["WRITE", "UPDATE"]
+    assert writes["diff"][1].endswith("&from=2&to=3")
