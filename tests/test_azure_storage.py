@@ -247,10 +247,11 @@ def test_the_row_commands_on_the_emulator_are_one_line_naming_its_missing_dfs_en
     if table != APPENDS:
         uri = azurite.upload(copy_table(table))
     code, out, err = run(capsys, args[0], abfss(uri), *args[1:], *flags(azurite.options))
-    assert code == ExitCode.BAD_INPUT and not out
+    assert code == ExitCode.BAD_INPUT
+    assert json.loads(out)["error"]["exitCode"] == ExitCode.BAD_INPUT  # --json: the error object
     line = one_error_line(err)
     assert "no connector" in line and "Azurite" in line
-    assert AZURITE_KEY not in err
+    assert AZURITE_KEY not in out + err
 
 
 def test_a_replica_in_azure_missing_its_newest_file_is_compared_like_a_local_one(
