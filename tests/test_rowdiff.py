@@ -6,6 +6,7 @@ reads both FULL versions and ``collections.Counter`` takes their multiset differ
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from datetime import UTC, datetime
 
@@ -270,3 +271,28 @@ def test_versions_without_file_changes_need_no_spark(tmp_path):
     diff = diff_rows(DeltaLog.open(path), 0, 1, key=["id"], settings=Settings())
 
     assert (diff.added, diff.removed, diff.changed, diff.files_read) == (0, 0, 0, 0)
+
+
+def test_rows_are_read_from_a_thread_that_did_not_start_spark(tmp_path, spark):
+    """An app page runs in a thread of its own; Delta's scan of chosen files reads that
+    thread's active session (DELTA_SPARK_SESSION_NOT_SET when it has none)."""
+    from inspector.demo import write_demo_table
+
+    root = write_demo_table(str(tmp_path / "orders"))  # has checkpoints, as the journey's
+    box: dict[str, object] = {}
+
+    def compare() -> None:
+        try:
+            box["diff"] = diff_rows(
+                DeltaLog.open(root), 11, 12, key=["order_id"], spark=spark, settings=Settings()
+            )
+        except Exception as exc:  # reported below, in the test's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=compare)
+    thread.start()
+    thread.join()
+
+    assert "error" not in box, box.get("error")
+    diff = box["diff"]
+    assert (diff.added, diff.removed, diff.changed) == (0, 2, 0)

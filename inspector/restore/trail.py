@@ -8,10 +8,13 @@ version it started from).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+from urllib.parse import unquote
 
+from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import AuditEntry, AuditOutcome, read_audit
 
 
@@ -152,7 +155,12 @@ class UndoOffer:
 
 
 def undo_offer(
-    *, restore_version: int, back_to: int, latest_version: int, partial: bool
+    *,
+    restore_version: int,
+    back_to: int,
+    latest_version: int,
+    partial: bool,
+    still_missing: bool = True,
 ) -> UndoOffer:
     """What undoing a restore would do (the one rule for the Restore and Audit pages).
 
@@ -161,9 +169,11 @@ def undo_offer(
         back_to: The version it started from.
         latest_version: The table's latest version now.
         partial: The restore left missing files out (a recovery).
+        still_missing: Whether a file the recovery left out is still missing (see
+            :func:`left_out_missing`); once every one is back, the undo's guards pass.
     """
     refusal = None
-    if partial:
+    if partial and still_missing:
         refusal = (
             f"No undo: version {back_to} needs the files this recovery left out because they "
             "were missing, so the guards would refuse a restore back to it."
@@ -172,6 +182,12 @@ def undo_offer(
     return UndoOffer(
         restore_version=restore_version, back_to=back_to, later_commits=later, refusal=refusal
     )
+
+
+def left_out_missing(log: DeltaLog, paths: Sequence[str]) -> bool:
+    """Whether any file a recovery left out (its path as the log writes it, URL-encoded and
+    relative to the table root) is still missing."""
+    return any(log.storage.head(unquote(path)) is None for path in paths)
 
 
 def undo_offers(trail: AuditTrail, latest_version: int) -> list[UndoOffer]:

@@ -94,6 +94,9 @@ def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSessi
 def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
     """Delta's ``DeltaLog`` of the table and its ``Snapshot`` at this version (cached by Delta)."""
     jvm: Any = spark._jvm
+    # py4j runs this on the JVM thread pinned to the calling Python thread, and Delta's
+    # internal API reads that thread's active session: an app page's thread has none.
+    jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
     delta_log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(
         spark._jsparkSession, spark_location(spark, snapshot)
     )

@@ -10,7 +10,7 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.restore import RestoreResult, plan_undo
-from inspector.restore.trail import undo_offer
+from inspector.restore.trail import left_out_missing, undo_offer
 from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
 from ui.pages.restore_state import PLAN, REASON, RESULT, TARGET, plan_request
@@ -43,6 +43,7 @@ def render_result(ctx: PageContext) -> None:
         back_to=result.pre_restore_version,
         latest_version=ctx.log.latest_version,
         partial=bool(result.skipped_files),
+        still_missing=left_out_missing(ctx.log, result.skipped_files),
     )
     if offer.refusal is not None:  # never offered when its guards would refuse it
         st.caption(escape_markdown(offer.refusal))
