@@ -135,7 +135,16 @@ def test_inline_deletion_vectors_with_a_padded_tail_decode_as_delta_kernel_rs_wr
         "delta-kernel-java/basic-dv-with-checkpoint",
         "delta-rs/table_with_deletion_logs",
         "delta-kernel-rs/with-short-dv",
-        "delta-kernel-rs/compacted-log-files-table",
+        pytest.param(
+            "delta-kernel-rs/compacted-log-files-table",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="Delta Lake 4.4 on Spark counts 23 rows at version 25 (with and without "
+                "minor-compaction reads), where the log's numRecords less the deletion vectors "
+                "and deltalake's DataFusion reader give 5: a disagreement not yet explained, "
+                "named in docs/spark.md",
+            ),
+        ),
     ],
 )
 def test_rows_of_deletion_vector_tables_match_the_live_record_count(spark, path):
