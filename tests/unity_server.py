@@ -7,8 +7,10 @@ starts that build in the background (it takes 20-60 minutes); the tests that nee
 server run last (:func:`pytest_collection_modifyitems`) and wait for the build, boundedly,
 then fail with one line saying why if there is still no server: they are never skipped.
 
-The session's server keeps its store in memory (SQLite ``:memory:``: fresh for every run)
-and allows ``file://`` tables under the run's temporary folder. One storage credential (an
+The session's server keeps its store in a fresh SQLite file in its own folder (migrated
+with ``uc-server migrate`` before it serves; its secrets sealed under a key made for the
+run). Not ``:memory:``: the server's pool closes an idle connection after ten minutes, and
+an in-memory database goes with it (``no such table: objects`` from then on). It allows ``file://`` tables under the run's temporary folder. One storage credential (an
 AWS IAM role) governs two external locations: that folder and moto's ``s3://tables``
 bucket. Vending for the bucket goes through :class:`tests.recording_proxy.StsInterceptor`
 to moto's STS, so the credentials the server vends are ones moto issued. Authorization is
@@ -23,6 +25,7 @@ of a running one (the Java server, a Databricks workspace with
 from __future__ import annotations
 
 import contextlib
+import base64
 import json
 import os
 import shutil
@@ -171,8 +174,10 @@ def _config(folder: Path, root: Path, extra: str) -> Path:
     config = folder / "uc-server.yaml"
     managed = root / "uc-managed"
     managed.mkdir(exist_ok=True)
+    key = base64.b64encode(os.urandom(32)).decode()  # seals the tests' secrets; never kept
     config.write_text(
-        "backend:\n  engine: sqlite\n  path: ':memory:'\n"
+        f"backend:\n  engine: sqlite\n  path: '{folder / 'uc.db'}'\n"
+        f"encryption:\n  active:\n    id: tests\n    key: '{key}'\n"
         f"local_storage:\n  allowed-roots: ['{root}']\n"
         f"managed_storage_root: '{managed.as_uri()}'\n"
         "ui:\n  serve: false\n" + extra
@@ -209,7 +214,13 @@ def running_server(
     if sts is not None:
         env |= {"HTTPS_PROXY": sts.url, "NO_PROXY": "127.0.0.1,localhost"}
         env |= {"SSL_CERT_FILE": sts.ca_file}
-    command = [str(binary), "serve", "--config", str(_config(folder, root, extra))]
+    config = str(_config(folder, root, extra))
+    migrated = subprocess.run(
+        [str(binary), "migrate", "--config", config], capture_output=True, text=True, env=env
+    )
+    if migrated.returncode:
+        pytest.fail(f"uc-server migrate exited with {migrated.returncode}: {migrated.stderr}")
+    command = [str(binary), "serve", "--config", config]
     with log.open("wb") as out:
         process = subprocess.Popen(
             [*command, "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
