@@ -6,6 +6,7 @@ passed guards pushed *Confirm* 2,000 px down the page.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,52 @@ def test_passed_guards_fold_into_one_line_and_failures_stay_open(monkeypatch, tm
         "9 of 9 guards passed"
     )
     assert not at.success  # no green box per guard
+
+
+def test_while_spark_starts_the_sidebar_and_the_page_say_for_how_long_then_what_it_took(
+    monkeypatch, tmp_path
+):
+    import time
+
+    from inspector.rows import session
+    from inspector.rows.session import SparkStatus
+
+    since = time.monotonic() - 12  # the warm-up began at least 12 s before the page is drawn
+    monkeypatch.setattr(session, "_status", SparkStatus(state="starting", since=since))
+    at = _page(sales_table(tmp_path / "sales"), "preview", monkeypatch, tmp_path)
+
+    starting = re.compile(r"Spark is starting locally in the background: (\d+) s so far")
+    shown = [m for c in at.sidebar.caption if (m := starting.search(c.value))]
+    assert shown and int(shown[0].group(1)) >= 12, [c.value for c in at.sidebar.caption]
+    assert any(starting.search(c.value) for c in at.main.caption)  # beside Show rows too
+    ready = SparkStatus(
+        state="ready", version="4.0.1", delta_jars=True, delta_version="4.0.0", start_seconds=23.4
+    )
+    monkeypatch.setattr(session, "_status", ready)
+    at.run()
+
+    took = "Spark 4.0.1 running locally (started in 23 s); Delta Lake 4.0.0 reads rows"
+    assert any(took in c.value for c in at.sidebar.caption)
+    assert not [c for c in at.caption if "so far" in c.value]
+
+
+def test_work_on_spark_says_spark_starts_first_and_gives_no_figure_it_did_not_measure(
+    monkeypatch,
+):
+    import time
+
+    from inspector.rows import session
+    from inspector.rows.session import SparkStatus
+    from ui.common import on_spark
+
+    action = "Comparing the rows of the changed files on Spark…"
+    monkeypatch.setattr(session, "_status", None)
+    assert on_spark(action) == (
+        "Starting Spark (its first start here takes longest), then comparing the rows of the "
+        "changed files on Spark…"
+    )
+    since = time.monotonic() - 7
+    monkeypatch.setattr(session, "_status", SparkStatus(state="starting", since=since))
+    assert on_spark(action).startswith("Spark is starting (7 s so far); then comparing the rows")
+    monkeypatch.setattr(session, "_status", SparkStatus(state="ready", version="4.0.1"))
+    assert on_spark(action) == action

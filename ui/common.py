@@ -209,3 +209,23 @@ def csv_download(label: str, frame: Any, *, file_name: str, key: str) -> None:
         icon=":material/download:",
         key=key,
     )
+
+
+def on_spark(action: str) -> str:
+    """A spinner's label for work on Spark: it says when Spark must start (or finish) first.
+
+    The spinner shows its own elapsed time, so the wait is seen moving; the only figure a
+    page gives about it is measured, not promised (``SparkStatus.describe``).
+
+    Args:
+        action: What the work does, as a sentence (``Comparing the rows…``).
+    """
+    from inspector.rows.session import spark_status
+
+    status = spark_status()
+    then = action[:1].lower() + action[1:]
+    if status.state == "starting":
+        return f"Spark is starting ({status.elapsed():.0f} s so far); then {then}"
+    if status.state != "ready":
+        return f"Starting Spark (its first start here takes longest), then {then}"
+    return action

@@ -14,6 +14,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,9 +84,16 @@ class SparkStatus:
     delta_jars: bool = False
     delta_version: str | None = None
     reason: str | None = None
+    since: float | None = None
+    start_seconds: float | None = None
 
     def describe(self) -> str:
-        """One line for people, in plain words: where Spark runs and who reads the files."""
+        """One line for people, in plain words: where Spark runs and who reads the files.
+
+        While Spark starts it says for how long so far (a caller redrawing it each second
+        shows the wait moving); once ready, how long this start took: the one figure about
+        the wait a page gives, measured here, not promised.
+        """
         where = self._where()
         if self.state == "ready":
             reader = (
@@ -93,12 +101,14 @@ class SparkStatus:
                 if self.delta_jars
                 else "Delta Lake's jars are not on its classpath, so no rows can be read"
             )
-            return f"Spark {self.version} running {where}; {reader}."
+            took = f" (started in {self.start_seconds:.0f} s)" if self.start_seconds else ""
+            return f"Spark {self.version} running {where}{took}; {reader}."
         if self.state == "starting":
+            so_far = f": {self.elapsed():.0f} s so far" if self.since is not None else ""
             return (
-                f"Spark is starting {where} in the background (the first start takes longest; "
-                "docs/performance.md has what it measured); pages that read only the log work "
-                "meanwhile."
+                f"Spark is starting {where} in the background{so_far} (its first start here "
+                "takes longest; docs/performance.md has what it measured); pages that read "
+                "only the log work meanwhile."
             )
         if self.state == "failed":
             return f"Spark could not start: {self.reason}"
@@ -106,6 +116,10 @@ class SparkStatus:
             "Spark is not running. It starts when a page needs rows; the timeline, versions "
             "and overview read the log directly."
         )
+
+    def elapsed(self) -> float:
+        """Seconds since the start began (0 when it has not)."""
+        return 0.0 if self.since is None else time.monotonic() - self.since
 
     def _where(self) -> str:
         master = self.master or "local"
@@ -187,7 +201,8 @@ def get_spark(settings: Settings) -> SparkSession:
     with _lock:
         if _session is not None:
             return _session
-        _status = SparkStatus(state="starting", master=settings.spark_master)
+        since = time.monotonic()
+        _status = SparkStatus(state="starting", master=settings.spark_master, since=since)
         try:
             _session = _start(settings)
         except InspectorError as exc:  # no Java, no jar cache, bad conf: already one line
@@ -207,6 +222,7 @@ def get_spark(settings: Settings) -> SparkSession:
             version=_session.version,
             delta_jars=(found := delta_version(_session)) is not None,
             delta_version=found,
+            start_seconds=time.monotonic() - since,
         )
         return _session
 

@@ -25,6 +25,7 @@ from ui.common import (
     csv_table,
     format_count,
     metric_row,
+    on_spark,
     render_error,
     work_button,
 )
@@ -96,7 +97,7 @@ def _range_and_filter(ctx: PageContext, versions: list[int]) -> tuple[int, int, 
 
 
 def _first_page(ctx: PageContext, start: int, end: int, where: str) -> ChangeFeed:
-    with st.spinner("Reading the change data feed on Spark…", show_time=True):
+    with st.spinner(on_spark("Reading the change data feed on Spark…"), show_time=True):
         return build_changes(
             ctx.log,
             start,
@@ -192,7 +193,7 @@ def _page(
     pages = st.session_state.setdefault(_PAGES, {})
     if (request, offset) not in pages:
         try:
-            with st.spinner("Reading this page on Spark…", show_time=True):
+            with st.spinner(on_spark("Reading this page on Spark…"), show_time=True):
                 pages[(request, offset)] = change_page(ctx.log, feed, offset, settings=ctx.settings)
         except InspectorError as exc:
             render_error(exc)

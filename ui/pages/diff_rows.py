@@ -13,7 +13,7 @@ from inspector.diff.rowkeys import default_key, suggest_key
 from inspector.diff.rowrecords import ChangedRow, RowDiff
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
-from ui.common import format_bytes, format_count, metric_row, render_error, work_button
+from ui.common import format_bytes, format_count, metric_row, on_spark, render_error, work_button
 from ui.context import PageContext
 from ui.page_state import linked, mirror
 
@@ -118,7 +118,9 @@ def _row_diff(
     results = st.session_state.setdefault(_RESULTS, {})
     cached = results.get(ident + (key, offset))
     if cached is None:
-        with st.spinner("Comparing the rows of the changed files on Spark…", show_time=True):
+        with st.spinner(
+            on_spark("Comparing the rows of the changed files on Spark…"), show_time=True
+        ):
             cached = diff_rows(
                 ctx.log,
                 diff.from_version,

@@ -37,6 +37,7 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
+    on_spark,
     render_error,
     select_version,
     work_button,
@@ -357,7 +358,8 @@ def _commit(ctx: PageContext, request: RestoreRequest) -> None:
             "then writing one new commit and verifying it…"
         )
         try:
-            result = execute_restore(request, settings=ctx.settings)
+            with st.spinner(on_spark("Committing through Delta's RESTORE…"), show_time=True):
+                result = execute_restore(request, settings=ctx.settings)
         except InspectorError as exc:
             status.update(label="Restore refused: nothing was written", state="error")
             failure: InspectorError | None = exc
