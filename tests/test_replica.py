@@ -50,15 +50,16 @@ def _window(
     primary: Path, consistent: int, latest: int, *, added: int | None = None, removed: int = 0
 ) -> dict:
     """The data-loss window from ``consistent`` to ``latest``, read from the primary's commits
-    (the rows added are those of the commits' adds unless ``added`` says otherwise)."""
+    (the rows inserted are those of the commits' adds unless ``added`` says otherwise)."""
     seconds = (_commit_seconds(primary, latest) - _commit_seconds(primary, consistent)) / 1000
     if added is None:
         added = _rows_added(primary, range(consistent + 1, latest + 1))
     return {
         "versions": latest - consistent,
         "seconds": seconds,
-        "rowsAdded": added,
-        "rowsRemoved": removed,
+        "rowsInserted": added,
+        "rowsDeleted": removed,
+        "rowsUpdated": 0,
     }
 
 
@@ -104,7 +105,13 @@ def test_a_complete_replica_has_nothing_to_copy_and_loses_nothing(pair):
         "sizeMismatches": [],
         "bytesToCopy": 0,
         "extraFiles": 0,
-        "dataLossWindow": {"versions": 0, "seconds": 0.0, "rowsAdded": 0, "rowsRemoved": 0},
+        "dataLossWindow": {
+            "versions": 0,
+            "seconds": 0.0,
+            "rowsInserted": 0,
+            "rowsDeleted": 0,
+            "rowsUpdated": 0,
+        },
     }
     assert report.replica_consistent
 
@@ -146,7 +153,7 @@ def test_replica_missing_the_newest_data_files(pair):
     assert report.replica_last_consistent_version == 13
     assert not report.replica_consistent
     assert report.window.versions == 1
-    assert report.window.rows_added == _rows_added(primary, range(14, 15))
+    assert report.window.rows_inserted == _rows_added(primary, range(14, 15))
 
 
 def test_replica_with_a_truncated_file(pair):
@@ -245,7 +252,13 @@ def test_replica_cli_exits_4_while_the_replica_is_inconsistent_and_0_when_whole(
     ]
     assert {f["version"] for f in body["missingFiles"]} == {14}
     assert set(body["missingFiles"][0]) == {"version", "path", "size"}
-    assert list(body["dataLossWindow"]) == ["versions", "seconds", "rowsAdded", "rowsRemoved"]
+    assert list(body["dataLossWindow"]) == [
+        "versions",
+        "seconds",
+        "rowsInserted",
+        "rowsDeleted",
+        "rowsUpdated",
+    ]
 
     for path in _adds(primary, 14):
         shutil.copy2(primary / path, replica / path)
@@ -298,8 +311,9 @@ def test_check_json_reports_the_data_loss_window(copy_table, capsys):
     assert body["dataLossWindow"] == {
         "versions": 2,
         "seconds": (_commit_seconds(root, 14) - _commit_seconds(root, 12)) / 1000,
-        "rowsAdded": _rows_added(root, range(13, 15)),
-        "rowsRemoved": 0,
+        "rowsInserted": _rows_added(root, range(13, 15)),
+        "rowsDeleted": 0,
+        "rowsUpdated": 0,
     }
 
 
@@ -310,8 +324,9 @@ def test_check_json_of_a_consistent_table_has_an_empty_window(corpus, capsys):
     assert body["dataLossWindow"] == {
         "versions": 0,
         "seconds": 0.0,
-        "rowsAdded": 0,
-        "rowsRemoved": 0,
+        "rowsInserted": 0,
+        "rowsDeleted": 0,
+        "rowsUpdated": 0,
     }
 
 
@@ -360,12 +375,38 @@ def test_the_window_counts_data_changes_only_by_the_one_row_rule(tmp_path):
     DeltaTable(root).delete("id < 3")  # v3: the compacted file rewritten without 3 rows
     log = DeltaLog.open(root)
 
-    assert data_loss_window(log, 1, 2).to_json()["rowsAdded"] == 0
-    assert data_loss_window(log, 1, 2).to_json()["rowsRemoved"] == 0
+    assert data_loss_window(log, 1, 2).to_json() | {"seconds": None} == {
+        "versions": 1,
+        "seconds": None,
+        "rowsInserted": 0,
+        "rowsDeleted": 0,
+        "rowsUpdated": 0,
+    }
     window = data_loss_window(log, 0, 3)
     # The DELETE's metrics say 3 rows, not the 15 of the file it rewrote (the Version page's figures)
-    assert (window.versions, window.rows_added, window.rows_removed) == (3, 5, 3)
-    assert data_loss_window(log, None, 3).rows_added == 12
+    assert (window.versions, window.rows_inserted, window.rows_deleted) == (3, 5, 3)
+    assert data_loss_window(log, None, 3).rows_inserted == 12
+
+
+def test_the_window_counts_an_updated_row_once_as_delta_does(tmp_path):
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from inspector.health.dataloss import data_loss_window
+
+    root = str(tmp_path / "t")
+    write_deltalake(root, pa.table({"id": list(range(10)), "x": [0] * 10}))
+    DeltaTable(root).update(updates={"x": "1"}, predicate="id < 4")  # v1: 4 rows updated
+    write_deltalake(root, pa.table({"id": [10, 11], "x": [0, 0]}), mode="append")  # v2
+    DeltaTable(root).delete("id = 9")  # v3
+    log = DeltaLog.open(root)
+    metrics = DeltaTable(root).history()[-2]["operationMetrics"]  # v1, as delta-rs wrote it
+
+    window = data_loss_window(log, 0, 3)
+
+    assert metrics["num_updated_rows"] == 4
+    # Not 6 inserted and 5 deleted: an updated row is neither, and is counted once.
+    assert (window.rows_inserted, window.rows_deleted, window.rows_updated) == (2, 1, 4)
 
 
 def test_a_primary_in_s3_and_a_local_replica_are_compared_alike(pair, s3_server):

@@ -2,9 +2,9 @@
 
 After a failover to a replica, or a recovery to the last consistent version, the
 versions after it are gone. The window says how many, how much time their commits
-span, and how many rows they added and removed (the one row rule of
-:mod:`inspector.table.rowcounts`: operation metrics, else deletion vectors and file
-stats): the recovery point an operator reports.
+span, and how many rows they inserted, deleted and updated, each row counted once as
+Delta's metrics count it (the one row rule of :mod:`inspector.table.rowcounts`: operation
+metrics, else deletion vectors and file stats): the recovery point an operator reports.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from inspector.delta.errors import InspectorError
 from inspector.delta.jsonvalue import camel_json
 from inspector.log.deltalog import DeltaLog
-from inspector.table.rowcounts import rows_between
+from inspector.table.rowcounts import RowChange, rows_between
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,21 +28,27 @@ class DataLossWindow:
         versions: How many versions are lost.
         seconds: Time between the two versions' commits (None when a commit time
             is unknown, or there is no version to fall back to).
-        rows_added: Rows the lost versions added, updated rows' new versions included
-            (None when a commit is missing or the log cannot know).
-        rows_removed: Rows they removed, likewise.
+        rows_inserted: Rows the lost versions inserted, updated rows not included (None
+            when a commit is missing or the log cannot know: files rewritten without
+            metrics).
+        rows_deleted: Rows they deleted, updated rows not included; likewise.
+        rows_updated: Rows they updated, each counted once (as Delta's metrics count
+            them); likewise.
     """
 
     from_version: int | None
     to_version: int
     versions: int
     seconds: float | None
-    rows_added: int | None
-    rows_removed: int | None
+    rows_inserted: int | None
+    rows_deleted: int | None
+    rows_updated: int | None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON shape used by ``replica --json`` and ``check --json``."""
-        return camel_json(self, "versions", "seconds", "rows_added", "rows_removed")
+        return camel_json(
+            self, "versions", "seconds", "rows_inserted", "rows_deleted", "rows_updated"
+        )
 
 
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:
@@ -62,18 +68,20 @@ def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -
             to_version=to_version,
             versions=to_version - log.earliest_version + 1,
             seconds=None,
-            rows_added=_live_rows(log, to_version),
-            rows_removed=0,
+            rows_inserted=_live_rows(log, to_version),
+            rows_deleted=0,
+            rows_updated=0,
         )
     start, end = commit_time(log, from_version), commit_time(log, to_version)
-    added, removed = _rows_between(log, from_version, to_version)
+    rows = _rows_between(log, from_version, to_version)
     return DataLossWindow(
         from_version=from_version,
         to_version=to_version,
         versions=max(to_version - from_version, 0),
         seconds=(end - start) / 1000 if start is not None and end is not None else None,
-        rows_added=added,
-        rows_removed=removed,
+        rows_inserted=rows["rowsInserted"],
+        rows_deleted=rows["rowsDeleted"],
+        rows_updated=rows["rowsUpdated"],
     )
 
 
@@ -99,16 +107,16 @@ def _live_rows(log: DeltaLog, version: int) -> int | None:
         return None
 
 
-def _rows_between(log: DeltaLog, first: int, last: int) -> tuple[int | None, int | None]:
-    """Rows the commits after ``first`` up to ``last`` added and removed: the one row rule
-    (:mod:`inspector.table.rowcounts`), summed; None when a commit is missing or damaged."""
+def _rows_between(log: DeltaLog, first: int, last: int) -> dict[str, int | None]:
+    """Rows the commits after ``first`` up to ``last`` inserted, deleted and updated: the
+    one row rule (:mod:`inspector.table.rowcounts`), summed, in ``history --json``'s names;
+    None when a commit is missing or damaged."""
     if last <= first:
-        return 0, 0
+        return RowChange.no_change("no commits in between", commits=0).history_json()
     try:
         commits = [log.commit(v) for v in range(first + 1, last + 1)]
     except InspectorError:
-        return None, None
+        return RowChange.unknown("a commit is missing").history_json()
     if not all(c.is_complete for c in commits):
-        return None, None
-    total = rows_between(log, first, last).total
-    return total.added, total.removed
+        return RowChange.unknown("a commit is damaged").history_json()
+    return rows_between(log, first, last).total.history_json()

@@ -97,8 +97,9 @@ def _render_window(report: ReplicaReport) -> None:
     seconds = "unknown time" if window.seconds is None else f"{window.seconds:,.0f} seconds"
     st.markdown(
         f"**Data-loss window** of a failover now: {window.versions} version(s) over {seconds}; "
-        f"{format_count(window.rows_added)} row(s) added and {format_count(window.rows_removed)} "
-        "removed on the primary since (by the file stats)."
+        f"{format_count(window.rows_inserted)} row(s) inserted, "
+        f"{format_count(window.rows_deleted)} deleted and {format_count(window.rows_updated)} "
+        "updated on the primary since (each row once, as Delta's metrics count it)."
     )
     missing = [f.version for f in report.missing_commits]
     st.caption(f"Commits still to copy: {version_ranges(missing) or 'none'}.")

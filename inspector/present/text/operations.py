@@ -60,8 +60,9 @@ def replica_lines(report: ReplicaReport, *, cap: int) -> Iterator[str]:
     yield ""
     yield (
         f"Data-loss window of a failover now: {counted(window.versions, 'version')}, {seconds}, "
-        f"{_or_unknown(window.rows_added)} rows added and "
-        f"{_or_unknown(window.rows_removed)} removed on the primary since."
+        f"{_or_unknown(window.rows_inserted)} rows inserted, "
+        f"{_or_unknown(window.rows_deleted)} deleted and {_or_unknown(window.rows_updated)} "
+        "updated on the primary since."
     )
 
 
