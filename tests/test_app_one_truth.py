@@ -223,11 +223,15 @@ def test_a_recoverys_undo_is_not_offered_and_says_why(tmp_path, monkeypatch):
     assert not [b for b in at.button if b.key == "audit_undo_4"]
 
 
-def test_the_history_table_starts_near_the_selected_version(corpus, monkeypatch, tmp_path):
+def test_the_history_table_scrolls_to_the_selected_version(corpus, monkeypatch, tmp_path):
     table = str(corpus / DV_TABLE)  # versions 0..25
     at = run_app(monkeypatch, tmp_path, table=table, view="timeline", version="4")
-    history = next(d.value for d in at.dataframe if "parameters" in d.value.columns)
-    assert list(history["version"])[:4] == [7, 6, 5, 4]  # the selected row is in view
+    history = next(d for d in at.dataframe if "parameters" in d.value.columns)
+    assert list(history.value["version"]) == list(range(25, -1, -1))  # every version kept
+    (scroll,) = [h.proto.body for h in at.get("html") if "dvn-scroller" in h.proto.body]
+    # Row 21 (version 4) in view, three newer rows above it: scrolled by 18 rows of 35 px.
+    assert ".st-key-history_table_4_26_25_0 .dvn-scroller" in scroll
+    assert "grid.scrollTop = 630;" in scroll
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
     sizes = []
     for trace in figure["data"]:

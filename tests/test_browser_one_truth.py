@@ -82,3 +82,24 @@ def test_a_copied_deletion_vector_table_reads_the_same_on_every_page(
     page.goto(f"{link}&view=overview")
     expect(page.locator("[data-testid=stMain]")).to_contain_text("to_pyarrow_table refuses")
     page.screenshot(path=str(tmp_path / "overview.png"), full_page=True)
+
+
+def test_the_history_table_is_scrolled_to_the_selected_version(
+    server,  # noqa: F811
+    browser,  # noqa: F811
+    corpus,
+):
+    from playwright.sync_api import expect
+
+    table = corpus / "delta-kernel-rs/cdf-table-with-cdc-and-dvs"
+    page = _page(browser, f"{server}/timeline?table={quote(str(table))}&version=4")
+    grid = page.locator("[class*=st-key-history_table_4_] .dvn-scroller")
+    expect(grid).to_be_visible()
+    # Version 4 is the 22nd row of 26, newest first: out of a 12-row view until scrolled.
+    page.wait_for_function(
+        "() => document.querySelector('[class*=st-key-history_table_4_] .dvn-scroller')"
+        ".scrollTop > 0"
+    )
+    top, view = grid.evaluate("g => [g.scrollTop, g.clientHeight]")
+    row = 21 * 35  # the selected row's top in the grid's body (rows of 35 px)
+    assert top <= row and row + 35 <= top + view - 36  # in view, under the 36 px header

@@ -309,26 +309,31 @@ _TABLE_COLUMNS = {
 
 
 _ROWS_ABOVE = 3  # rows of newer versions shown above the selected one in the history table
+#: Scrolls the history table (Streamlit's data grid) so the selected row is in view: the
+#: server cannot scroll a table, so the browser does, once the grid is drawn.
+_SCROLL_JS = """<script>(() => {{
+  let tries = 0;
+  const scroll = () => {{
+    const grid = document.querySelector(".st-key-{key} .dvn-scroller");
+    if (!grid || grid.scrollHeight <= grid.clientHeight) {{
+      if (tries++ < 100) setTimeout(scroll, 100);
+      return;
+    }}
+    grid.scrollTop = {top};
+  }};
+  scroll();
+}})();</script>"""
 
 
 def _history_table(frame: pd.DataFrame, selected: int) -> None:
     st.markdown("##### History")
-    newest_first = frame.sort_values("version", ascending=False)
-    # The selected version in view: a table cannot be scrolled from the server, so it
-    # starts a few rows above it (the newer versions beyond are on the chart).
-    listed = [int(v) for v in newest_first["version"]]
-    start = max(listed.index(selected) - _ROWS_ABOVE, 0) if selected in listed else 0
-    table = newest_first[list(_TABLE_COLUMNS)].iloc[start:]
-    if start:
-        st.caption(
-            f"From version {listed[start]:,} down, so that version {selected:,} is in view; "
-            "the newer versions are on the chart above."
-        )
+    table = frame.sort_values("version", ascending=False)[list(_TABLE_COLUMNS)]
     versions = tuple(int(v) for v in table["version"])
     key = f"{_TABLE_KEY}_{selected}_{len(versions)}_{versions[0]}_{versions[-1]}"
     # The selected version's row starts ticked; a new key per selection keeps that true.
     ticked = [versions.index(selected)] if selected in versions else []
     wrap = bool((table["problems"] != "").any())
+    row_height = 72 if wrap else 35
     st.dataframe(
         table,
         key=key,
@@ -343,6 +348,9 @@ def _history_table(frame: pd.DataFrame, selected: int) -> None:
         # no horizontal scroll. Only when some version has problems (else rows stay compact).
         row_height=72 if wrap else None,
     )
+    if ticked and ticked[0] > _ROWS_ABOVE:  # the selected row in view, newer ones above it
+        top = (ticked[0] - _ROWS_ABOVE) * row_height
+        st.html(_SCROLL_JS.format(key=key, top=top), unsafe_allow_javascript=True)
     st.caption(
         "Timestamps: *timestamp* is what Delta uses for history and time travel (the "
         "in-commit timestamp when enabled, else the commit file's modification time); the "
