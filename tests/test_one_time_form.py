@@ -5,7 +5,7 @@ given to scripts as ``2026-11-24T10:39:41.191Z``. Before, ``detail`` and ``audit
 ISO times in their text while ``history`` printed the text form. This scans every
 log-only command's text and JSON on a copied deletion-vector table, a copied MERGE and
 the demo table for any other form of a moment (the Spark commands are scanned in
-``tests/test_one_truth_spark.py``; the pages in ``tests/test_app_one_truth.py``).
+``tests/test_one_truth_spark.py``); and every page of the app (AppTest) on the same tables.
 """
 
 from __future__ import annotations
@@ -105,3 +105,41 @@ def test_every_log_command_shows_a_moment_in_one_text_form_and_iso_in_json(
                         assert ISO_FORM.fullmatch(value), (args, key, value)
                         seen_json += 1
     assert seen_text > 30 and seen_json > 30  # the scan saw the times it is about
+
+
+def _shown(at: Any) -> list[str]:
+    """Every text a page shows: its elements' values and labels, and the text cells of its
+    tables (a datetime column is formatted by the browser with ``TIME_FORMAT``: the UTC
+    text form)."""
+    texts = [str(e.value) for kind in ("markdown", "caption", "info", "warning", "error",
+             "success", "subheader", "code", "text") for e in getattr(at, kind)]  # fmt: skip
+    texts += [f"{m.label} {m.value}" for m in at.metric]
+    texts += [str(e.label) for e in [*at.expander, *at.selectbox, *at.text_input]]
+    texts += [str(o) for box in at.selectbox for o in box.options]
+    for table in at.dataframe:
+        frame = table.value
+        for column in frame.columns:
+            if frame[column].dtype == object:
+                texts += [str(v) for v in frame[column].dropna()]
+    return texts
+
+
+@pytest.mark.parametrize("table", ["delta-spark/table-with-dv-small", "copied MERGE"])
+def test_every_page_shows_a_moment_in_the_one_text_form(table, corpus, monkeypatch, tmp_path):
+    from tests.conftest import run_app
+    from ui.registry import PAGES
+
+    if table == "copied MERGE":
+        root = str(copy_corpus_table("delta-golden/basic-with-inserts-merge", tmp_path / "t"))
+    else:
+        root = str(corpus / table)
+    others = {}
+    for page in PAGES:
+        at = run_app(monkeypatch, tmp_path, operator=True, errors_shown=True, table=root,
+                     view=page.key, version="1")  # fmt: skip
+        for text in _shown(at):
+            found = [m for m in MOMENT.findall(text) if not TEXT_FORM.fullmatch(m)]
+            if found:
+                others.setdefault(page.key, []).append(text[:200])
+
+    assert others == {}

@@ -84,7 +84,9 @@ def render(ctx: PageContext) -> None:
     if TARGET not in st.session_state:
         st.session_state[TARGET] = _default_target(ctx)
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.text_input("Restore to version (or a timestamp, e.g. 2024-05-01 12:00:00)", key=TARGET)
+    left.text_input(
+        "Restore to version (or a timestamp, e.g. 2024-05-01 12:00:00.000 UTC)", key=TARGET
+    )
     if work_button(
         "Plan restore",
         where=right,
