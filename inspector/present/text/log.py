@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspector.delta.engines import Support
-from inspector.delta.text import format_time, partition_label
+from inspector.delta.text import counted, format_time, partition_label
 from inspector.table.compatibility import Compatibility, Verdict
 from inspector.table.history import HistoryEntry, is_copy_problem
 
@@ -35,10 +35,9 @@ def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
             if copies <= 1 or not is_copy_problem(problem):
                 yield f"{'':>10}! {problem}"
     if copies > 1:
-        yield (
-            f"! {copies - 1:,} more versions have the same mismatch of commit time and file "
-            "time (--json lists each)."
-        )
+        more = counted(copies - 1, "more version", "more versions")
+        verb = "has" if copies == 2 else "have"
+        yield f"! {more} {verb} the same mismatch of commit time and file time (--json lists each)."
 
 
 def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
