@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspector.delta.text import partition_label
+from inspector.delta.text import counted, partition_label
 from inspector.present.values import row_text, setting_text, text_value
 
 
@@ -16,10 +16,10 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
     """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows."""
     files, sides = record["files"], record["sides"]
     lines = [
-        f"version {record['from']} -> {record['to']}: {files['filesAdded']} files added "
-        f"({files['bytesAdded']} bytes), {files['filesRemoved']} removed "
-        f"({files['bytesRemoved']} bytes); {sides['from']['numFiles']} -> "
-        f"{sides['to']['numFiles']} files"
+        f"version {record['from']} -> {record['to']}: {counted(files['filesAdded'], 'file')} "
+        f"added ({counted(files['bytesAdded'], 'byte')}), {files['filesRemoved']:,} removed "
+        f"({counted(files['bytesRemoved'], 'byte')}); {sides['from']['numFiles']:,} -> "
+        f"{counted(sides['to']['numFiles'], 'file')}"
     ]
     log_rows = record.get("rowsFromLog")
     if log_rows is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from inspector.delta.text import counted
 from inspector.health import HealthReport, recovery_advice, restore_command
 from inspector.health.records import UNREADABLE, HealthProblem, ProblemKind
 from inspector.health.runs import VersionRun, damaged_files, version_runs
@@ -40,7 +41,7 @@ def health_lines(report: HealthReport, *, asked_all: bool) -> list[str]:
         scope += ", because the latest was not consistent"
     lines = [
         f"Health check of {report.table_root}",
-        f"checked {scope}; {report.files_examined} files examined"
+        f"checked {scope}; {counted(report.files_examined, 'file')} examined"
         + (" with Parquet footers" if report.deep else ""),
         "",
     ]

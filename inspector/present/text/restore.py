@@ -94,8 +94,9 @@ def result_lines(result: RestoreResult) -> Iterator[str]:
     partial = " as a PARTIAL table" if result.skipped_files else ""
     yield (
         f"\nCommitted version {result.committed_version}: the table now has version "
-        f"{result.plan.target_version}'s data{partial} ({m.num_of_files_after_restore} files, "
-        f"{m.table_size_after_restore} bytes)."
+        f"{result.plan.target_version}'s data{partial} "
+        f"({counted(m.num_of_files_after_restore, 'file')}, "
+        f"{counted(m.table_size_after_restore, 'byte')})."
     )
     for check in result.verification.checks if result.verification else ():
         yield f"  {check.status:<7} {check.name:<15} {check.message}"
