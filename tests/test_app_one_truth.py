@@ -239,3 +239,23 @@ def test_the_history_table_scrolls_to_the_selected_version(corpus, monkeypatch, 
         if isinstance(size, dict) and trace.get("hovertext"):  # the commits' marks (binary)
             sizes += np.frombuffer(base64.b64decode(size["bdata"]), dtype=size["dtype"]).tolist()
     assert sizes and min(sizes) >= 7  # no faint dots beside one big commit
+
+
+@pytest.mark.parametrize("name", ["delta-spark/table-with-dv-small", DV_TABLE])
+def test_rows_at_the_latest_version_are_the_same_on_every_page_and_command(
+    name, corpus, monkeypatch, tmp_path, capsys
+):
+    table = str(corpus / name)
+    _, out, _ = run_main(capsys, "detail", table, "--json")
+    rows = json.loads(out)["numRecords"]
+    _, out, _ = run_main(capsys, "insights", table, "--json")
+    assert json.loads(out)["rows"] == rows  # deletion vectors subtracted
+    latest = json.loads(out)["version"]
+
+    shown = {}
+    for view, label in (("overview", "Records"), ("preview", "Records (from stats)")):
+        at = run_app(monkeypatch, tmp_path, table=table, view=view, version=str(latest))
+        shown[view] = _metrics(at)[label]
+
+    # (The Version page shows a snapshot's records only for a version without a commit file.)
+    assert shown == dict.fromkeys(("overview", "preview"), f"{rows:,}")
