@@ -338,17 +338,22 @@ def main() -> None:
     for name, (count, commits) in tables.items():
         _write(os.path.join(work, name), count, commits)
         print(f"{name}: {count:,} rows in {commits} appends, a DELETE and an UPDATE")
+
+    def saved(more: list[dict[str, Any]]) -> None:  # after each case: a failure keeps the rest
+        for row in more:
+            row["size"] = f"{tables[row['table']][0]:,} rows"
+        rows.extend(more)
+        save("bench_delta_engine", rows, started=started)
+
     try:
         for name in tables:
-            rows += _in_session(name, os.path.join(work, name), work, args.repeat)
+            saved(_in_session(name, os.path.join(work, name), work, args.repeat))
         for name in tables:
-            rows.append(_first_rows(name, os.path.join(work, name), args.first_repeat))
-        rows += _timeline(os.path.join(work, "small"), args.first_repeat)
+            saved([_first_rows(name, os.path.join(work, name), args.first_repeat)])
+        saved(_timeline(os.path.join(work, "small"), args.first_repeat))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for row in rows:
-        row["size"] = f"{tables[row['table']][0]:,} rows"
-    print("saved", save("bench_delta_engine", rows, started=started))
+    print("saved in bench/results/bench_delta_engine.json")
 
 
 if __name__ == "__main__":
