@@ -193,9 +193,6 @@ class RemoveFile:
         return _num_records(self.stats)
 
 
-FileAction = AddFile | RemoveFile
-
-
 @dataclass(frozen=True, kw_only=True)
 class Metadata:
     """A ``metaData`` action: schema, partitioning and configuration of the table."""
