@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
+from inspector.present.text.rows import changes_lines
 from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
 from inspector.table import open_table
-
-
-@dataclass(frozen=True, kw_only=True)
-class ChangesResult(Result):
-    """``changes``: counts per change type and one page of change rows."""
-
-    feed: ChangeFeed
-
-    def to_json(self) -> dict[str, Any]:
-        return self.feed.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.rows import changes_lines
-
-        return changes_lines(self.feed)
 
 
 def _changes_args(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +46,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
-def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
+def changes_command(args: argparse.Namespace, settings: Settings) -> Shown[ChangeFeed]:
     from inspector.rows.changefeed import build_changes
 
     log = open_table(args.table, settings).log
@@ -81,4 +64,4 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResu
         offset=args.offset,
         limit=args.limit,
     )
-    return ChangesResult(feed=feed)
+    return Shown(record=feed, lines=changes_lines)

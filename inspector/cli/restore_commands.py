@@ -15,8 +15,9 @@ from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result, plan_context, render
+from inspector.cli.render import Result, Shown, plan_context, render
 from inspector.delta.errors import ExitCode
+from inspector.present.text.restore import audit_lines, result_lines, shown_plan_lines
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -46,8 +47,6 @@ class PlanResult(Result):
         return plan_context(self.plan)
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import shown_plan_lines
-
         return shown_plan_lines(self.plan, dry_run=self.dry_run, refused=bool(self.exit_code))
 
 
@@ -67,8 +66,6 @@ class RestoreDone(Result):
         }
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import result_lines
-
         return result_lines(self.result)
 
 
@@ -187,23 +184,8 @@ def _request(
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class AuditResult(Result):
-    """Every restore attempt on a table, from the audit log."""
-
-    trail: AuditTrail
-
-    def to_json(self) -> dict[str, Any]:
-        return self.trail.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import audit_lines
-
-        return audit_lines(self.trail)
-
-
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
-def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
+def audit_command(args: argparse.Namespace, settings: Settings) -> Shown[AuditTrail]:
     root = open_table(args.table, settings).root
-    return AuditResult(trail=audit_trail(settings.audit_log, root))
+    return Shown(record=audit_trail(settings.audit_log, root), lines=audit_lines)
