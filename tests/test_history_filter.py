@@ -25,7 +25,7 @@ from inspector.settings import Settings
 from inspector.table.history import build_history, history_record, iso
 from inspector.table.history_filter import NO_USER_NAMES, HistoryFilter, filtered_history
 from tests.conftest import CORPUS, corpus_index, one_error_line, run_cli
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import counted_log
 
 DATABRICKS = CORPUS / "delta-rs" / "cdf-table-with-cdc-and-dvs"  # userName on every commit
 OPEN_SOURCE = CORPUS / "delta-kernel-java" / "basic-dv-with-checkpoint"  # Spark 3.4, Delta 2.4
@@ -91,18 +91,10 @@ def test_limit_reads_the_newest_versions_and_the_filters_choose_among_them() -> 
     assert [e["version"] for e in kept] == [23, 21]
 
 
-def _counted(root: Path) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
-    storage.reset()
-    return log, storage
-
-
 def test_a_time_range_on_file_times_reads_only_the_commits_it_needs(stream: Path) -> None:
     whole = build_history(DeltaLog.open(str(stream)), Settings())
     since, until = whole[300].timestamp, whole[320].timestamp
-    log, storage = _counted(stream)
+    log, storage = counted_log(stream)
 
     kept = list(filtered_history(log, Settings(), HistoryFilter(since=since, until=until)))
 
@@ -140,7 +132,7 @@ def test_with_in_commit_timestamps_reading_stops_at_the_first_version_before_sin
     make_commits_table(str(table), 2_500, in_commit_timestamps=True)
     whole = build_history(DeltaLog.open(str(table)), Settings())
     assert {str(e.timestamps.source) for e in whole} == {"inCommitTimestamp"}
-    log, storage = _counted(table)
+    log, storage = counted_log(table)
 
     keep = HistoryFilter(since=whole[2_400].timestamp, operations=("STREAMING UPDATE",))
     kept = list(filtered_history(log, Settings(), keep))

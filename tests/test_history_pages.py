@@ -22,7 +22,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import HistoryPager, build_history, newest_first
 from tests.conftest import CORPUS, corpus_index
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import counted_log
 
 COMMITS = 5_000
 IN_COMMIT_TIMES = CORPUS / "delta-kernel-rs" / "in-commit-timestamps-test"
@@ -139,16 +139,8 @@ def test_the_file_time_rule_runs_across_a_page_boundary(demo: str, tmp_path: Pat
     assert times == sorted(set(times))  # one millisecond apart at least, as Delta does
 
 
-def _counted(root: Path) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
-    storage.reset()
-    return log, storage
-
-
 def test_the_first_page_lists_and_reads_only_its_own_versions(long_log: Path) -> None:
-    log, storage = _counted(long_log)
+    log, storage = counted_log(long_log)
     pager = HistoryPager(log, Settings(), size=1000)
 
     pager.read_older()
@@ -164,7 +156,7 @@ def test_the_first_page_lists_and_reads_only_its_own_versions(long_log: Path) ->
 
 
 def test_reading_every_page_reads_each_commit_file_once(long_log: Path) -> None:
-    log, storage = _counted(long_log)
+    log, storage = counted_log(long_log)
     pager = HistoryPager(log, Settings(), size=1000)
 
     while pager.read_older():
