@@ -18,23 +18,19 @@ from inspector.table import open_table
 def _changes_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     start = parser.add_mutually_exclusive_group(required=True)
-    start.add_argument("--from", dest="from_version", default=None, help="First version.")
-    start.add_argument("--from-timestamp", default=None, help="First version at this time (UTC).")
+    start.add_argument("--from", dest="from_version", help="First version.")
+    start.add_argument("--from-timestamp", help="First version at this time (UTC).")
     end = parser.add_mutually_exclusive_group()
-    end.add_argument(
-        "--to", dest="to_version", default=None, help="Last version (default: latest)."
-    )
-    end.add_argument("--to-timestamp", default=None, help="Last version at this time (UTC).")
-    parser.add_argument(
-        "--limit", type=int, default=None, help="Rows to print (default: preview_rows)."
-    )
+    end.add_argument("--to", dest="to_version", help="Last version (default: latest).")
+    end.add_argument("--to-timestamp", help="Last version at this time (UTC).")
+    parser.add_argument("--limit", type=int, help="Rows to print (default: preview_rows).")
     parser.add_argument(
         "--offset",
         type=int,
         default=0,
         help="Rows to skip first, in the feed's stable order (version, change type, columns).",
     )
-    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
     spark_args(parser)
 
 

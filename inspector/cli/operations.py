@@ -23,7 +23,6 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     parser.add_argument(
         "--retain-hours",
-        default=None,
         help="The retention in hours (default: the table's delta.deletedFileRetentionDuration, "
         "else 168 = 7 days).",
     )

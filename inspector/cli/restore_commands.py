@@ -83,12 +83,10 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expect-version",
         type=int,
-        default=None,
         help="Refuse unless the table is at this version now.",
     )
     parser.add_argument(
         "--reason",
-        default=None,
         help="Why you restore (required to commit; recorded in the commit and the audit log).",
     )
     parser.add_argument(

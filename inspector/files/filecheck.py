@@ -57,7 +57,7 @@ class FileIssue:
     role: FileRole
     state: FileState
     expected_size: int | None
-    actual_size: int | None
+    actual_size: int | None = None
     detail: str = ""
     local_path: str = ""
     key: tuple[str, str | None] | None = None
@@ -72,7 +72,6 @@ class FileIssue:
             role=role,
             state=FileState.MISSING,
             expected_size=expected_size,
-            actual_size=None,
             local_path=local_path,
         )
 
