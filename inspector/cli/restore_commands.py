@@ -41,7 +41,6 @@ class PlanResult(Result):
 
     plan: RestorePlan
     dry_run: bool = False
-    overrides: frozenset[Override] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return plan_context(self.plan)
@@ -136,7 +135,6 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     shown = PlanResult(
         plan=plan,
         dry_run=args.dry_run,
-        overrides=overrides,
         exit_code=ExitCode.RESTORE_REFUSED if blocked else ExitCode.OK,
     )
     if args.dry_run:
