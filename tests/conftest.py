@@ -24,6 +24,7 @@ pytest_plugins = (
     "tests.object_stores",  # s3_server and the other stores on loopback
     "tests.glue_catalog",  # moto's Glue with a fresh database, and Glue's two table forms
     "tests.unity_server",  # the Unity Catalog server, when DELTA_INSPECTOR_TEST_UC_SERVER names one
+    "tests.unity_tables",  # tables registered in it, reached through a recording proxy
 )
 
 REPO = Path(__file__).resolve().parent.parent
