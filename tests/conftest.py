@@ -60,6 +60,25 @@ def corpus_index() -> list[dict]:
     return json.loads((CORPUS / "index.json").read_text())["tables"]
 
 
+def corpus_histories() -> Iterator[tuple[str, list]]:
+    """Each corpus table whose log is readable, with its whole history: (its root, entries).
+
+    An unreadable log is left out: the error contract is tested elsewhere.
+    """
+    from inspector.delta.errors import InspectorError
+    from inspector.log.deltalog import DeltaLog
+    from inspector.settings import Settings
+    from inspector.table.history import build_history
+
+    for row in corpus_index():
+        root = str(CORPUS / row["path"])
+        try:
+            whole = build_history(DeltaLog.open(root), Settings())
+        except InspectorError:
+            continue
+        yield root, whole
+
+
 @pytest.fixture(autouse=True)
 def _no_spark_warm_up(monkeypatch):
     """The app warms Spark up when a row page opens; tests start Spark only when they mean to."""
