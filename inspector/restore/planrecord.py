@@ -85,32 +85,33 @@ class RestorePlan:
     table: Table = field(compare=False, repr=False)
     table_root: str
     table_name: str
+    catalog_name: str | None = None
     read_version: int
     target_version: int
     target_timestamp: int | None
     requested_timestamp: str | None
-    files_to_add: tuple[AddFile, ...]
-    files_to_remove: tuple[AddFile, ...]
     metrics: RestoreMetrics
     rows_before: int | None
-    rows_after: int | None
-    rows_added: int | None
-    rows_removed: int | None
     current_metadata: Metadata
     current_protocol: Protocol
-    target_metadata: Metadata | None
-    target_protocol: Protocol | None
-    merged_protocol: Protocol | None
-    metadata_diff: MetadataDiff | None
-    domain_metadata: tuple[Mapping[str, Any], ...]
-    partitions_touched: tuple[Mapping[str, str | None], ...]
-    num_partitions_touched: int
-    file_problems: tuple[FileIssue, ...]
-    num_file_problems: int
-    problem_paths: frozenset[tuple[str, str | None]]
     guards: tuple[GuardResult, ...]
-    warnings: tuple[str, ...]
-    catalog_name: str | None = None
+    # Empty when the target cannot be restored (the plan is only its refusal):
+    files_to_add: tuple[AddFile, ...] = ()
+    files_to_remove: tuple[AddFile, ...] = ()
+    rows_after: int | None = None
+    rows_added: int | None = None
+    rows_removed: int | None = None
+    target_metadata: Metadata | None = None
+    target_protocol: Protocol | None = None
+    merged_protocol: Protocol | None = None
+    metadata_diff: MetadataDiff | None = None
+    domain_metadata: tuple[Mapping[str, Any], ...] = ()
+    partitions_touched: tuple[Mapping[str, str | None], ...] = ()
+    num_partitions_touched: int = 0
+    file_problems: tuple[FileIssue, ...] = ()
+    num_file_problems: int = 0
+    problem_paths: frozenset[tuple[str, str | None]] = frozenset()
+    warnings: tuple[str, ...] = ()
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     @property
