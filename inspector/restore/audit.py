@@ -86,62 +86,56 @@ def current_user(operator: str | None = None) -> str:
         return "unknown"
 
 
+@dataclass(frozen=True, kw_only=True)
+class Attempt:
+    """What every audit line of one restore attempt repeats: which table, from and to what,
+    why, and who (``operator``; the OS user when None). See :class:`AuditEntry`."""
+
+    table: str
+    from_version: int | None
+    to_version: int | None
+    name: str | None = None
+    to_timestamp: str | None = None
+    reason: str | None = None
+    operator: str | None = None
+
+
 def record_attempt(
     path: str,
+    attempt: Attempt,
     *,
-    table: str,
     outcome: AuditOutcome,
-    from_version: int | None,
-    to_version: int | None,
-    name: str | None = None,
-    to_timestamp: str | None = None,
-    reason: str | None = None,
-    operator: str | None = None,
     committed_version: int | None = None,
     error: str | None = None,
     details: Mapping[str, Any] | None = None,
     secrets: Mapping[str, str] | None = None,
 ) -> AuditEntry:
-    """Append one attempt to the audit log and return it.
+    """Append what one attempt came to to the audit log and return the entry.
 
-    The line is redacted (:func:`inspector.storage.options.redact_text`) before it is
-    written: no secret storage option, SAS token or URL signature reaches the file.
+    The line is redacted (:func:`inspector.connection.redact_text`) before it is written:
+    no secret storage option, SAS token or URL signature reaches the file.
 
     Args:
         path: The audit log file (created with its folder when missing).
-        table: The table root (for a table opened by name: the location it resolved to).
-        name: The table's name in a catalog, when it was opened by name.
+        attempt: The table, versions, reason and operator.
         outcome: What the attempt came to.
-        from_version: The table's version when the attempt was made.
-        to_version: The target version.
-        to_timestamp: The time the target was asked by, if it was asked by time.
-        reason: The operator's reason.
-        operator: Who acted; defaults to the OS user.
         committed_version: The new version, for ``committed``.
         error: Why it was refused or failed.
         details: Extra facts (metrics, overrides used, verification summary).
         secrets: The storage options in use (their secret values are masked).
 
-    Returns:
-        The entry that was written.
-
     Raises:
         ValueError: If ``outcome`` is not a known outcome (a programming error).
     """
-    outcome = AuditOutcome(outcome)  # ValueError for an unknown outcome
+    facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        who=current_user(operator),
-        table=table,
-        name=name,
-        from_version=from_version,
-        to_version=to_version,
-        to_timestamp=to_timestamp,
-        reason=reason,
-        outcome=outcome,
+        who=current_user(facts.pop("operator")),
+        outcome=AuditOutcome(outcome),
         committed_version=committed_version,
         error=error,
         details=dict(details or {}),
+        **facts,
     )
     line = json.dumps(entry.to_json(), default=str, ensure_ascii=False)
     _append_line(path, redact_text(line, secrets))

@@ -101,14 +101,10 @@ def plan_restore(
         plan = _full_plan(plan, current, target_snap, settings)
     record_attempt(
         settings.audit_log,
-        secrets=table.storage_options,
-        table=plan.table_root,
-        name=plan.catalog_name,
+        plan.attempt(),
         outcome=AuditOutcome.PLANNED,
-        from_version=plan.read_version,
-        to_version=plan.target_version,
-        to_timestamp=plan.requested_timestamp,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
+        secrets=table.storage_options,
     )
     return plan
 

@@ -19,6 +19,7 @@ from inspector.delta.protocol import catalog_features
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
+from inspector.restore.audit import Attempt
 from inspector.restore.delta_verdict import deltas_restore
 from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.guards import GuardResult
@@ -113,6 +114,18 @@ class RestorePlan:
     problem_paths: frozenset[tuple[str, str | None]] = frozenset()
     warnings: tuple[str, ...] = ()
     planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
+
+    def attempt(self, *, reason: str | None = None, operator: str | None = None) -> Attempt:
+        """What the audit log records of every attempt on this plan."""
+        return Attempt(
+            table=self.table_root,
+            name=self.catalog_name,
+            from_version=self.read_version,
+            to_version=self.target_version,
+            to_timestamp=self.requested_timestamp,
+            reason=reason,
+            operator=operator,
+        )
 
     @property
     def is_refusal(self) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
-from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
@@ -112,18 +112,15 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
     ):
         refusals.append(_no_reason())
     if refusals:
-        target = intent.target if isinstance(intent.target, int) else None
-        refuse(
-            refusals,
+        attempt = Attempt(
             table=intent.table.root,
             name=intent.table.name,
             from_version=intent.current_version,
-            to_version=target,
+            to_version=intent.target if isinstance(intent.target, int) else None,
             reason=intent.reason,
             operator=intent.operator,
-            settings=settings,
-            secrets=intent.table.storage_options,
         )
+        refuse(refusals, attempt, settings=settings, secrets=intent.table.storage_options)
 
 
 def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
@@ -165,16 +162,10 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
 
 def refuse(
     refusals: Sequence[Refusal],
+    attempt: Attempt,
     *,
-    table: str,
-    from_version: int | None,
-    to_version: int | None,
-    reason: str | None,
-    operator: str | None,
     settings: Settings,
     secrets: Mapping[str, str],
-    name: str | None = None,
-    to_timestamp: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
@@ -186,17 +177,11 @@ def refuse(
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
     record_attempt(
         settings.audit_log,
-        secrets=secrets,
-        table=table,
-        name=name,
+        attempt,
         outcome=AuditOutcome.REFUSED,
-        from_version=from_version,
-        to_version=to_version,
-        to_timestamp=to_timestamp,
-        reason=reason,
-        operator=operator,
         error=message,
         details={"refusedBecause": [str(r.reason) for r in refusals]},
+        secrets=secrets,
     )
     raise RestoreRefused(
         message,
