@@ -15,7 +15,7 @@ import pytest
 from inspector.health import check_table
 from inspector.health.records import ChecksumStatus
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.execute import execute_restore, plan_restore
+from inspector.restore import execute_restore, plan_restore
 from inspector.restore.verify import CheckStatus, _checksum_check
 from inspector.settings import Settings
 from inspector.table import open_table
