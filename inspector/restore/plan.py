@@ -1,11 +1,7 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are compared as Delta's ``RestoreTableCommand`` does (in Arrow, without
-Spark: ``restore/filelists.py``): the
-target's files missing from the current version are re-added, the current files
-missing from the target are removed, with a file's identity being its path plus
-its deletion vector (so a file whose deletion vector changed is swapped, not kept).
-The plan it returns is the record of :mod:`inspector.restore.planrecord`.
+The file lists are Delta's (:mod:`inspector.restore.filelists`); the plan it returns is
+the record of :mod:`inspector.restore.planrecord`.
 """
 
 from __future__ import annotations
