@@ -143,12 +143,8 @@ def record_attempt(
 
 
 def read_audit(path: str) -> list[AuditEntry]:
-    """Every entry of the audit log, oldest first (unparsable lines and unknown outcomes are
-    skipped).
-
-    Args:
-        path: The audit log file; a missing file gives an empty list.
-    """
+    """Every entry of the audit log at ``path``, oldest first (none when it is missing;
+    unparsable lines and unknown outcomes are skipped)."""
     if not os.path.exists(path):
         return []
     entries = []

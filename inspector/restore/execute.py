@@ -269,15 +269,8 @@ def _result(
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version.
-
-    Args:
-        result: The restore to undo.
-        settings: As for :func:`plan_restore`.
-
-    Returns:
-        A plan to execute with :func:`execute_restore` (confirmation and reason required).
-    """
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version, to
+    execute with :func:`execute_restore` (confirmation and reason required)."""
     return plan_restore(
         result.plan.table,
         result.pre_restore_version,

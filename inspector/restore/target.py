@@ -49,13 +49,8 @@ def parse_target(text: str, log: DeltaLog) -> int | str:
 def table_name_source(
     table_name: str, table_root: str, *, catalog_name: str | None = None
 ) -> NameSource:
-    """Where a restore's ``table_name`` for the table at ``table_root`` comes from.
-
-    Args:
-        table_name: The name to type.
-        table_root: The table's location.
-        catalog_name: The table's name in a catalog, when it was opened by name.
-    """
+    """Where a restore's ``table_name`` for the table at ``table_root`` comes from
+    (``catalog_name``: its name in a catalog, when it was opened by name)."""
     if catalog_name:
         return NameSource.CATALOG
     folder = table_root.rstrip("/").rsplit("/", 1)[-1]

@@ -75,15 +75,8 @@ class AuditTrail:
 
 
 def audit_trail(audit_log: str, table_root: str) -> AuditTrail:
-    """The restore attempts on a table, as recorded in the audit log.
-
-    Args:
-        audit_log: The audit log file (setting ``audit_log``); missing means no attempts.
-        table_root: The table's root, as the restore recorded it.
-
-    Returns:
-        The table's attempts, oldest first, each with its status.
-    """
+    """The restore attempts on the table at ``table_root`` recorded in ``audit_log`` (setting
+    ``audit_log``; missing means none), oldest first, each with its status."""
     wanted = _normalise(table_root)
     entries = [e for e in read_audit(audit_log) if _normalise(e.table or "") == wanted]
     undone = _undone_by(entries)

@@ -114,15 +114,10 @@ class Verification:
 
 
 def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) -> Verification:
-    """Check a committed restore against its target version.
+    """Check a committed restore (a ``RestoreResult``) against its target version.
 
-    Args:
-        result: The :class:`~inspector.restore.execute.RestoreResult` of the restore.
-        spark: The session used to count rows; started when None.
-        settings: Used to start Spark.
-
-    Returns:
-        The verification; it never raises for a failed check, it records it.
+    It never raises for a failed check, it records it; ``spark`` counts the rows (started
+    with ``settings`` when None).
     """
     version, target_version = result.committed_version, result.plan.target_version
     try:

@@ -136,16 +136,12 @@ def spark_status() -> SparkStatus:
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
-    """Start the session on a background thread, so the first rows do not wait for the JVM.
+    """Start the session (``settings``) on a background thread, so the first rows do not
+    wait for the JVM.
 
-    Does nothing when the session is already started or starting. A failure is kept in
-    :func:`spark_status` (and raised again by the next :func:`get_spark`).
-
-    Args:
-        settings: ``spark_master`` and ``spark_conf`` for the start.
-
-    Returns:
-        The thread started, or None when nothing was started.
+    Does nothing when the session is already started or starting (returns None, else the
+    thread). A failure is kept in :func:`spark_status` and raised again by the next
+    :func:`get_spark`.
     """
     global _warming
     with _warm_lock:
