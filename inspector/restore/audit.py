@@ -30,23 +30,6 @@ class AuditOutcome(StrEnum):
     FAILED = "failed"
 
 
-#: An entry's fields in the order of its JSON object (the audit log's lines).
-_JSON_ORDER = (
-    "when",
-    "who",
-    "table",
-    "name",
-    "from_version",
-    "to_version",
-    "to_timestamp",
-    "reason",
-    "outcome",
-    "committed_version",
-    "error",
-    "details",
-)
-
-
 @dataclass(frozen=True, kw_only=True)
 class AuditEntry:
     """One restore attempt, as recorded in the audit log.
@@ -57,22 +40,23 @@ class AuditEntry:
     ``committed_version`` the new version when the outcome is ``committed``.
     """
 
+    # In the order of the JSON object (the audit log's lines).
     when: str
     who: str
     table: str
+    name: str | None = None
     from_version: int | None
     to_version: int | None
+    to_timestamp: str | None = None
     reason: str | None
     outcome: AuditOutcome
-    name: str | None = None
-    to_timestamp: str | None = None
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        fields = camel_json(self, *_JSON_ORDER)
+        fields = camel_json(self)
         return {**fields, "outcome": str(self.outcome), "details": dict(self.details)}
 
 

@@ -82,4 +82,3 @@ def choose_engines(
         commit=Engine.DELTA,
         why="a local table: Delta's own RESTORE commits.",
     )
-

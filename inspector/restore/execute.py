@@ -249,11 +249,7 @@ def _result(
     request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
 ) -> RestoreResult:
     plan, allow_missing = request.plan, request.allow_missing_files
-    skipped = (
-        tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths)
-        if allow_missing
-        else ()
-    )
+    skipped = tuple(a.path for a in plan.problem_adds) if allow_missing else ()
     return RestoreResult(
         plan=plan,
         committed_version=version,

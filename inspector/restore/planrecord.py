@@ -150,6 +150,11 @@ class RestorePlan:
             if not g.passed and (g.override is None or g.override not in overrides)
         ]
 
+    @property
+    def problem_adds(self) -> tuple[AddFile, ...]:
+        """The re-added files that are missing or damaged: left out with ``allow_missing_files``."""
+        return tuple(a for a in self.files_to_add if a.key in self.problem_paths)
+
     def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
         """The add actions the commit writes (missing files left out when allowed)."""
         if not allow_missing_files:
@@ -158,11 +163,10 @@ class RestorePlan:
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
         """The metrics of what will actually be committed."""
-        if not allow_missing_files or not self.problem_paths:
+        dropped = self.problem_adds if allow_missing_files else ()
+        if not dropped:
             return self.metrics
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        size = sum(a.size for a in dropped)
-        m = self.metrics
+        size, m = sum(a.size for a in dropped), self.metrics
         return dataclasses.replace(
             m,
             num_restored_files=m.num_restored_files - len(dropped),
@@ -175,8 +179,7 @@ class RestorePlan:
     def rows_in_problem_files(self) -> int:
         """Live rows (by stats) of the re-added files that are missing or damaged: rows
         the table would not have after a restore that leaves those files out."""
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        return sum(a.num_live_records or 0 for a in dropped)
+        return sum(a.num_live_records or 0 for a in self.problem_adds)
 
     def effective_rows_after(self, *, allow_missing_files: bool) -> int | None:
         """Rows after the restore as it will be committed (missing files left out when allowed)."""
