@@ -8,7 +8,6 @@ that leaves missing files out would commit is derived here too (``effective_*``)
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,7 +112,6 @@ class RestorePlan:
     num_file_problems: int = 0
     problem_paths: frozenset[tuple[str, str | None]] = frozenset()
     warnings: tuple[str, ...] = ()
-    planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
 
     def attempt(self, *, reason: str | None = None, operator: str | None = None) -> Attempt:
         """What the audit log records of every attempt on this plan."""
