@@ -16,6 +16,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.restore.plan_facts import live_rows
 
 
 def restore_warnings(
@@ -157,9 +158,7 @@ def _enabled(snapshot: Snapshot, key: str) -> bool:
 
 
 def _rows(files: Sequence[AddFile]) -> str:
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    if len(known) < len(counts):
+    total = live_rows(files)
+    if total is None:
         return "row count unknown: some files have no stats"
-    total = sum(known)
     return f"{total} row{'s' if total != 1 else ''}"
