@@ -1,16 +1,10 @@
 """What an operator asks for, and every reason the backend refuses it (before any write).
 
-The CLI and the app only collect input into these records; the decisions are here:
-
-- :class:`RestoreIntent` is what is known before a plan (no Spark yet): whether a
-  confirmation and a reason can still be given, and the expected version.
-  :func:`check_intent` refuses what needs no plan, naming everything missing at once.
-- :class:`RestoreRequest` is the confirmed request for one plan: the typed table name
-  and version, the reason, the overrides and the expected version.
-  :func:`request_refusals` lists what stands in its way (the app enables its Commit
-  button only when the list is empty); ``execute_restore`` refuses on the same list.
-
-Every refusal is written to the audit log by :func:`refuse`.
+The CLI and the app only collect input into :class:`RestoreIntent` (before a plan) and
+:class:`RestoreRequest` (a confirmed plan); the decisions are here: :func:`check_intent`
+refuses what needs no plan, :func:`request_refusals` lists what stands in a request's way
+(the app enables its Commit button only when it is empty; ``execute_restore`` refuses on
+the same list), and :func:`refuse` audits every refusal.
 """
 
 from __future__ import annotations

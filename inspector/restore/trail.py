@@ -157,13 +157,9 @@ def undo_offer(
 ) -> UndoOffer:
     """What undoing a restore would do (the one rule for the Restore and Audit pages).
 
-    Args:
-        restore_version: The version the restore committed.
-        back_to: The version it started from.
-        latest_version: The table's latest version now.
-        partial: The restore left missing files out (a recovery).
-        still_missing: Whether a file the recovery left out is still missing (see
-            :func:`left_out_missing`); once every one is back, the undo's guards pass.
+    ``partial``: the restore left missing files out (a recovery); ``still_missing``: one of
+    them is still missing (see :func:`left_out_missing`); once every one is back, the undo's
+    guards pass.
     """
     refusal = None
     if partial and still_missing:
