@@ -1,6 +1,7 @@
 """A page of a change data feed: exact counts per type and version, rows in a stable order.
 
-The feed's rows are read by :func:`inspector.rows.changes.read_changes`; here they are
+The feed's rows are read by :func:`inspector.rows.delta_engine.read_change_feed` (the range
+checked by :func:`inspector.rows.changes.check_range` first); here they are
 filtered, counted and ordered totally (version, change type, then every column), so
 that ``offset`` pages through them without gaps or repeats.
 """
@@ -19,7 +20,6 @@ from inspector.rows.changes import (
     COMMIT_VERSION,
     ChangeType,
     check_range,
-    read_changes,
 )
 from inspector.rows.preview import displayable, filtered, spark_action
 from inspector.settings import Settings
@@ -137,10 +137,13 @@ def _changes(
     settings: Settings,
     spark: SparkSession | None,
 ) -> DataFrame:
+    from inspector.rows.delta_engine import read_change_feed
     from inspector.rows.session import get_spark
 
-    df = read_changes(log, from_version, to_version, spark=spark or get_spark(settings))
-    return filtered(df, where)
+    spark = spark or get_spark(settings)  # the range passed check_range before Spark started
+    return filtered(
+        read_change_feed(spark, log.snapshot(to_version), from_version, to_version), where
+    )
 
 
 #: The order of change types within a version: what went away before what came.
