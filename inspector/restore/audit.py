@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.connection import redact_text
-from inspector.delta.jsonvalue import camel_json
+from inspector.delta.jsonvalue import camel_fields, camel_json
 
 
 class AuditOutcome(StrEnum):
@@ -139,22 +139,8 @@ def read_audit(path: str) -> list[AuditEntry]:
                 outcome = AuditOutcome(obj.get("outcome"))
             except (ValueError, AttributeError):
                 continue
-            entries.append(
-                AuditEntry(
-                    when=obj.get("when"),
-                    who=obj.get("who"),
-                    table=obj.get("table"),
-                    name=obj.get("name"),
-                    from_version=obj.get("fromVersion"),
-                    to_version=obj.get("toVersion"),
-                    to_timestamp=obj.get("toTimestamp"),
-                    reason=obj.get("reason"),
-                    outcome=outcome,
-                    committed_version=obj.get("committedVersion"),
-                    error=obj.get("error"),
-                    details=obj.get("details") or {},
-                )
-            )
+            fields = camel_fields(AuditEntry, obj) | {"outcome": outcome}
+            entries.append(AuditEntry(**fields | {"details": obj.get("details") or {}}))
     return entries
 
 
