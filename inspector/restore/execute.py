@@ -140,7 +140,14 @@ def execute_restore(
 def _verify(
     result: RestoreResult, settings: Settings, spark: Any, attempt: Attempt
 ) -> RestoreResult:
-    verification = verify_restore(result, spark=spark, settings=settings)
+    verification = verify_restore(
+        result.plan,
+        result.committed_version,
+        allow_missing_files=result.allow_missing_files,
+        allow_protocol_downgrade=result.allow_protocol_downgrade,
+        settings=settings,
+        spark=spark,
+    )
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,

@@ -15,7 +15,6 @@ table's own storage options, and failing the check (saying why) when it cannot.
 from __future__ import annotations
 
 import json
-import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -41,20 +40,6 @@ from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
-
-
-class _Restored(typing.Protocol):
-    """What verification reads of a ``RestoreResult`` (execute imports this module)."""
-
-    @property
-    def plan(self) -> RestorePlan: ...
-    @property
-    def committed_version(self) -> int: ...
-    @property
-    def allow_missing_files(self) -> bool: ...
-    @property
-    def allow_protocol_downgrade(self) -> bool: ...
-
 
 #: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
@@ -113,15 +98,23 @@ class Verification:
         }
 
 
-def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) -> Verification:
-    """Check a committed restore (a ``RestoreResult``) against its target version.
+def verify_restore(
+    plan: RestorePlan,
+    version: int,
+    *,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+    settings: Settings,
+    spark: Any = None,
+) -> Verification:
+    """Check ``version``, the commit of a restore by ``plan``, against its target version.
 
     It never raises for a failed check, it records it; ``spark`` counts the rows (started
     with ``settings`` when None).
     """
-    version, target_version = result.committed_version, result.plan.target_version
+    target_version = plan.target_version
     try:
-        log = result.plan.table.latest_log()  # the commit was made after the plan read it
+        log = plan.table.latest_log()  # the commit was made after the plan read it
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
         return Verification(
@@ -135,12 +128,12 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
                 ),
             ),
         )
-    dropped = set(result.plan.problem_paths) if result.allow_missing_files else set()
-    table = result.plan.table
+    dropped = set(plan.problem_paths) if allow_missing_files else set()
+    table = plan.table
     checks = [
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
-        _safely("protocol", _protocol_check, new, result),
+        _safely("protocol", _protocol_check, new, plan, allow_protocol_downgrade),
         _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely(
@@ -242,14 +235,10 @@ def _checksum_check(
     )
 
 
-def _protocol_check(new: Snapshot, result: _Restored) -> _Outcome:
-    baseline = (
-        result.plan.target_protocol
-        if result.allow_protocol_downgrade
-        else result.plan.current_protocol
-    )
+def _protocol_check(new: Snapshot, plan: RestorePlan, downgrade: bool) -> _Outcome:
+    baseline = plan.target_protocol if downgrade else plan.current_protocol
     assert baseline is not None  # a committed restore read its target version
-    word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
+    word = "the target's" if downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
         return CheckStatus.PASSED, (
             f"Protocol {describe_protocol(new.protocol)} is at least {word} "
