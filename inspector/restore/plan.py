@@ -142,7 +142,10 @@ def _full_plan(
     adds, removes = restore_file_lists(current, target)
     workers = settings.check_workers
     problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
-    damaged = check_files(current.table_root, removes, workers=workers, storage=current.store)
+    damaged = {
+        p.key
+        for p in check_files(current.table_root, removes, workers=workers, storage=current.store)
+    }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = partitions_of(adds + removes)
