@@ -73,10 +73,32 @@ def plan_restore(
     # (the checkpoint is read once).
     target_snap, error = _target_snapshot(log, version)
     current = log.snapshot()
+    plan = _base_plan(table, current, version, requested, error, settings)
+    if target_snap is not None and version < current.version:
+        plan = _full_plan(plan, current, target_snap, settings)
+    record_attempt(
+        settings.audit_log,
+        plan.attempt(),
+        outcome=AuditOutcome.PLANNED,
+        details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
+        secrets=table.storage_options,
+    )
+    return plan
+
+
+def _base_plan(
+    table: Table,
+    current: Snapshot,
+    version: int,
+    requested: str | None,
+    error: str | None,
+    settings: Settings,
+) -> RestorePlan:
+    """What every plan states. A target that cannot be restored leaves the rest empty, with
+    its reason as the one guard (``RestorePlan.is_refusal``)."""
+    log = table.log
     typed = (table.name.partition("://")[2] or table.name) if table.name else None
-    # What every plan states; a target that cannot be restored leaves the rest empty, with
-    # its reason as the one guard (``RestorePlan.is_refusal``).
-    plan = RestorePlan(
+    return RestorePlan(
         table=table,
         table_root=current.table_root,
         table_name=typed or table_name(current),
@@ -93,16 +115,6 @@ def plan_restore(
         current_protocol=current.protocol,
         guards=(target_guard(current.version, version, log.earliest_version, error),),
     )
-    if target_snap is not None and version < current.version:
-        plan = _full_plan(plan, current, target_snap, settings)
-    record_attempt(
-        settings.audit_log,
-        plan.attempt(),
-        outcome=AuditOutcome.PLANNED,
-        details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
-        secrets=table.storage_options,
-    )
-    return plan
 
 
 def _resolve_target(
