@@ -100,8 +100,7 @@ def _report(title: str, times: dict[str, list[float]], load: tuple[float, float]
 
 def _in_session(name: str, source: str, work: str, repeat: int) -> list[dict[str, Any]]:
     """The warm cases, in this process's one Spark session."""
-    from inspector.restore import RestoreRequest
-    from inspector.restore.execute import execute_restore, plan_restore
+    from inspector.restore import RestoreRequest, execute_restore, plan_restore
     from inspector.rows.preview import build_preview
     from inspector.rows.session import get_spark
     from inspector.settings import Settings

@@ -67,9 +67,7 @@ def test_while_spark_starts_the_sidebar_and_the_page_say_for_how_long_then_what_
     shown = [m for c in at.sidebar.caption if (m := starting.search(c.value))]
     assert shown and int(shown[0].group(1)) >= 12, [c.value for c in at.sidebar.caption]
     assert any(starting.search(c.value) for c in at.main.caption)  # beside Show rows too
-    ready = SparkStatus(
-        state="ready", version="4.0.1", delta_jars=True, delta_version="4.0.0", start_seconds=23.4
-    )
+    ready = SparkStatus(state="ready", version="4.0.1", delta_version="4.0.0", start_seconds=23.4)
     monkeypatch.setattr(session, "_status", ready)
     at.run()
 

@@ -81,8 +81,7 @@ class SparkStatus:
     state: str
     master: str | None = None
     version: str | None = None
-    delta_jars: bool = False
-    delta_version: str | None = None
+    delta_version: str | None = None  # None: Delta Lake's jars are not on the classpath
     reason: str | None = None
     since: float | None = None
     start_seconds: float | None = None
@@ -98,7 +97,7 @@ class SparkStatus:
         if self.state == "ready":
             reader = (
                 f"Delta Lake {self.delta_version} reads rows and commits restores"
-                if self.delta_jars
+                if self.delta_version
                 else "Delta Lake's jars are not on its classpath, so no rows can be read"
             )
             took = f" (started in {self.start_seconds:.0f} s)" if self.start_seconds else ""
@@ -150,16 +149,12 @@ def spark_status() -> SparkStatus:
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
-    """Start the session on a background thread, so the first rows do not wait for the JVM.
+    """Start the session (``settings``) on a background thread, so the first rows do not
+    wait for the JVM.
 
-    Does nothing when the session is already started or starting. A failure is kept in
-    :func:`spark_status` (and raised again by the next :func:`get_spark`).
-
-    Args:
-        settings: ``spark_master`` and ``spark_conf`` for the start.
-
-    Returns:
-        The thread started, or None when nothing was started.
+    Does nothing when the session is already started or starting (returns None, else the
+    thread). A failure is kept in :func:`spark_status` and raised again by the next
+    :func:`get_spark`.
     """
     global _warming
     with _warm_lock:
@@ -220,8 +215,7 @@ def get_spark(settings: Settings) -> SparkSession:
             state="ready",
             master=_session.sparkContext.master,
             version=_session.version,
-            delta_jars=(found := delta_version(_session)) is not None,
-            delta_version=found,
+            delta_version=delta_version(_session),
             start_seconds=time.monotonic() - since,
         )
         return _session
