@@ -138,9 +138,7 @@ def test_a_refused_plan_is_only_a_refusal(corpus, capsys, audit):
     assert "spark_engine is own" not in text or "jars are not loaded" in text
 
 
-def test_a_copied_tables_history_names_the_copy_once_and_counts_the_rest_in_words(
-    corpus, capsys
-):
+def test_a_copied_tables_history_names_the_copy_once_and_counts_the_rest_in_words(corpus, capsys):
     code, out, _ = run_main(capsys, "history", corpus / MERGE_TABLE)  # 2 versions, both copied
 
     assert code == 0
