@@ -325,6 +325,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--first-repeat", type=int, default=3)
     parser.add_argument("--large-rows", type=int, default=1_000_000)
+    parser.add_argument(
+        "--cases",
+        default="warm-small,warm-large,first-rows-small,first-rows-large,timeline",
+        help="the cases to measure (comma-separated); saved rows of the others are kept",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -334,28 +339,40 @@ def main() -> None:
         else:
             (_child_app if kind == "app" else _child_bare)(source, int(version))
         return
-    from bench.results import machine, save
+    _measure(args)
+
+
+def _measure(args: argparse.Namespace) -> None:
+    """Run the cases asked for; rows of other cases saved by an earlier run are kept."""
+    from bench.results import load, machine, save
 
     started = machine()
     work = tempfile.mkdtemp(prefix="delta-inspector-bench-engine-")
     tables = {"small": (SMALL_ROWS, SMALL_COMMITS), "large": (args.large_rows, LARGE_COMMITS)}
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = list((load("bench_delta_engine") or {}).get("rows", []))
     for name, (count, commits) in tables.items():
         _write(os.path.join(work, name), count, commits)
         print(f"{name}: {count:,} rows in {commits} appends, a DELETE and an UPDATE")
 
     def saved(more: list[dict[str, Any]]) -> None:  # after each case: a failure keeps the rest
+        now = machine()
         for row in more:
-            row["size"] = f"{tables[row['table']][0]:,} rows"
-        rows.extend(more)
+            row |= {"size": f"{tables[row['table']][0]:,} rows", "when": now["when"]}
+            row["load"] = now["load"][0]
+        measured = {(r["table"], r["case"]) for r in more}
+        rows[:] = [r for r in rows if (r["table"], r["case"]) not in measured] + more
         save("bench_delta_engine", rows, started=started)
 
+    cases = set(args.cases.split(","))
     try:
         for name in tables:
-            saved(_in_session(name, os.path.join(work, name), work, args.repeat))
+            if f"warm-{name}" in cases:
+                saved(_in_session(name, os.path.join(work, name), work, args.repeat))
         for name in tables:
-            saved([_first_rows(name, os.path.join(work, name), args.first_repeat)])
-        saved(_timeline(os.path.join(work, "small"), args.first_repeat))
+            if f"first-rows-{name}" in cases:
+                saved([_first_rows(name, os.path.join(work, name), args.first_repeat)])
+        if "timeline" in cases:
+            saved(_timeline(os.path.join(work, "small"), args.first_repeat))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("saved in bench/results/bench_delta_engine.json")

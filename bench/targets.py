@@ -47,6 +47,8 @@ class Target:
         load_range = f"{min(run['started']['load'][0], run['ended']['load'][0])}-"
         load_range += f"{max(run['started']['load'][0], run['ended']['load'][0])}"
         when = f"{run['started']['when']}, load {load_range}, {row['runs']} runs"
+        if "when" in row:  # a row measured on its own, in a run of some of the cases
+            when = f"{row['when']}, load {row['load']}, {row['runs']} runs"
         return (f"{ratio:.2f} s" if self.unit == "s" else f"{ratio:.2f}×"), verdict, when
 
 
