@@ -239,3 +239,17 @@ def on_spark(action: str) -> str:
     if status.state != "ready":
         return f"Starting Spark (its first start here takes longest), then {then}"
     return action
+
+
+def spark_caption(prefix: str = "") -> None:
+    """Spark's state in one caption; while Spark starts, redrawn every second (the seconds
+    so far move), as the sidebar's is."""
+    from inspector.rows.session import spark_status
+
+    def draw() -> None:
+        st.caption(f"{prefix}:material/bolt: {escape_markdown(spark_status().describe())}")
+
+    if spark_status().state == "starting":
+        st.fragment(run_every=1.0)(draw)()
+    else:
+        draw()

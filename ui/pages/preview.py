@@ -18,7 +18,6 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
 from inspector.present.values import table_rows
 from inspector.rows.preview import Preview, PreviewJob
-from inspector.rows.session import spark_status
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
 from ui import answers
 from ui.common import (
@@ -30,6 +29,7 @@ from ui.common import (
     metric_row,
     render_error,
     select_version,
+    spark_caption,
     work_button,
 )
 from ui.context import PageContext
@@ -101,7 +101,7 @@ def render(ctx: PageContext) -> None:
     if result is not None:
         _show(result, ctx)
     elif not run:
-        st.caption(f":material/bolt: {escape_markdown(spark_status().describe())}")
+        spark_caption()
 
 
 def _adopt_link(ctx: PageContext) -> None:
@@ -239,7 +239,7 @@ def _show(preview: Preview, ctx: PageContext) -> None:
         preview.rows[selected] if selected is not None and selected < len(preview.rows) else None
     )
     answers.blame_panel(ctx, preview.version, chosen)
-    st.caption(f"Timestamps in UTC. :material/bolt: {escape_markdown(spark_status().describe())}")
+    spark_caption("Timestamps in UTC. ")
 
 
 def _frame(preview: Preview) -> pd.DataFrame:
