@@ -203,7 +203,18 @@ def _child_bare(source: str, version: int) -> None:
     from inspector.settings import Settings
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    conf = {**ours._LOCAL_DEFAULTS, **ours._QUIET_DEFAULTS, **ours._READ_DEFAULTS}
+    scratch = tempfile.mkdtemp(prefix="delta-inspector-bench-bare-")
+    log_config = os.path.join(scratch, "log4j2.properties")
+    with open(log_config, "w") as fh:  # as quiet as ours: Spark's INFO lines cost time too
+        fh.write(ours._QUIET_LOG4J)
+    conf = {
+        **ours._LOCAL_DEFAULTS,
+        **ours._QUIET_DEFAULTS,
+        **ours._READ_DEFAULTS,
+        "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} "
+        f"-Dlog4j2.configurationFile=file:{log_config}",
+    }
     builder = SparkSession.builder.master(Settings().spark_master)
     for key, value in {**conf, **delta_conf(Settings(), {})}.items():
         builder = builder.config(key, value)
