@@ -48,9 +48,9 @@ def test_the_first_screen_draws_the_newest_versions(long_log, monkeypatch, tmp_p
 def test_a_link_to_an_old_version_draws_the_window_that_holds_it(long_log, monkeypatch, tmp_path):
     at = _timeline(monkeypatch, tmp_path, table=long_log, version="10")
 
-    # Windows of 2,000 counted from the newest: the one of versions 999..0; its history
-    # table starts a few rows above the selected version, so that it is in view.
-    assert _drawn(at) == list(range(13, -1, -1))
+    # Windows of 2,000 counted from the newest: the one of versions 999..0, the history
+    # table holding all of it, scrolled in the browser to the selected version.
+    assert _drawn(at) == list(range(999, -1, -1))
     assert at.selectbox(key="version_select").value == 10
     assert at.query_params["window"] == "2"
 
