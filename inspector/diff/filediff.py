@@ -21,6 +21,7 @@ from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
 
@@ -208,8 +209,8 @@ def _history_times(
     """Each commit's history timestamp, by the one timestamp rule (as the history has it)."""
     if not commits:
         return {}
-    listing = log.tail if log.tail.is_whole else log.listing
-    previous = file_time_before(listing.commits, commits[0].version)
+    first = commits[0].version
+    previous = file_time_before(commit_times(log, first), first)
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config

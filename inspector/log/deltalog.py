@@ -85,8 +85,7 @@ class DeltaLog:
         with self._lock:
             tail = list_log_tail(self.storage)
             changed = tail != self._tail
-            # A parsed commit is kept while its file (name, size, time) is unchanged; those
-            # older than the listing are kept unless the log changed.
+            # A parsed commit is kept while its file is unchanged (older ones: unless the log changed).
             for version in list(self._commits):
                 if version >= tail.from_version or changed:
                     if tail.commits.get(version) != self._commits[version].file:
@@ -116,6 +115,11 @@ class DeltaLog:
                     self.generation += 1  # an older file came or went (log cleanup, damage)
                 self._listing = self._whole = listing
             return self._listing
+
+    @property
+    def whole_listing(self) -> LogListing | None:
+        """The whole folder's listing when one was made since the last refresh (else None)."""
+        return self._listing
 
     @property
     def staged_commits(self) -> int:
@@ -217,9 +221,7 @@ class DeltaLog:
             CorruptLog: If the file vanished or became unreadable since it was listed.
         """
         try:
-            return self.storage.read(self.commit(version).file.path).decode(
-                "utf-8", errors="replace"
-            )
+            return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
@@ -234,10 +236,9 @@ class DeltaLog:
     def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
         """Problems with the table's checkpoints, by checkpoint version.
 
-        Every checkpoint gets a cheap check that its parts are whole files
-        (without reading them). The newest usable checkpoint, or every one with
-        ``verify_all``, is also read and compared with its commits
-        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
+        Every checkpoint gets a cheap check that its parts are whole files (without reading them).
+        The newest usable checkpoint, or every one with ``verify_all``, is also read and compared
+        with its commits (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
 
         Args:
             verify_all: Compare every checkpoint with its commits, not only the newest.
@@ -259,9 +260,8 @@ class DeltaLog:
             version: A version that has a checkpoint.
 
         Returns:
-            Plain-language problems; empty when the checkpoint agrees with its
-            commits, or when the commits before it are not available to compare
-            with (expired or damaged log).
+            Plain-language problems; empty when the checkpoint agrees with its commits, or when
+            the commits before it are not available to compare with (expired or damaged log).
 
         Raises:
             VersionNotFound: If the version has no checkpoint.

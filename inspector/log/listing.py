@@ -18,7 +18,7 @@ from inspector.delta.paths import LOG_DIR
 from inspector.log import text
 from inspector.storage import LocalStorage, ObjectMeta, Storage
 
-_COMMIT = re.compile(r"^(\d{20})\.json$")
+COMMIT_FILE = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
@@ -279,7 +279,7 @@ def _classify(
     parts: dict[tuple[int, str], list[LogFile]] = {}
     for meta in entries:
         name = meta.name
-        if m := _COMMIT.match(name):
+        if m := COMMIT_FILE.match(name):
             commits[int(m.group(1))] = _log_file(storage, meta)
         elif m := _CRC.match(name):
             crcs[int(m.group(1))] = _log_file(storage, meta)

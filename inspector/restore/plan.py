@@ -192,9 +192,10 @@ def _full_plan(
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = partitions_of(adds + removes)
     limit = settings.max_listed_files
+    earliest = log.earliest_version  # the whole listing, first: the target's time reuses it
     target_ms = _history_ms(log, target.version, settings)
     guards = (
-        target_guard(current.version, target.version, log.earliest_version, None),
+        target_guard(current.version, target.version, earliest, None),
         files_guard(problems, len(problems), len(adds), limit),
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
