@@ -83,8 +83,7 @@ def main() -> None:
 
     from deltalake import DeltaTable
 
-    from inspector.restore import RestoreRequest
-    from inspector.restore.execute import execute_restore, plan_restore
+    from inspector.restore import RestoreRequest, execute_restore, plan_restore
     from inspector.rows.preview import build_preview
     from inspector.rows.session import get_spark
     from inspector.settings import Settings

@@ -32,7 +32,7 @@ TIMEOUT = 240_000  # a first Spark start on a busy machine
 def restore_attempts() -> None:
     """Restore the demo table once to before the GDPR delete, after one refused attempt."""
     from inspector.delta.errors import RestoreRefused
-    from inspector.restore.execute import execute_restore
+    from inspector.restore import execute_restore
     from inspector.restore.plan import plan_restore
     from inspector.restore.request import RestoreRequest
     from inspector.settings import Settings

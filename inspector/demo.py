@@ -30,7 +30,7 @@ import pyarrow as pa
 from inspector.delta.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from deltalake import CommitProperties
+    from deltalake import CommitProperties, DeltaTable
 from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
 from inspector.delta.properties import LOG_RETENTION, TARGET_FILE_SIZE
 
@@ -156,117 +156,65 @@ class DemoWriter:
 
     def write(self) -> None:
         """Write every commit of the story, and a checkpoint after the OPTIMIZE."""
-        from deltalake import CommitProperties, DeltaTable, write_deltalake
-
-        def note(text: str) -> CommitProperties:
-            return CommitProperties(custom_metadata={"userMetadata": text})
-
-        self.commit(
+        self.load(
             0,
             "02:05",
-            lambda: write_deltalake(
-                self.root,
-                self.orders(240, day=0),
-                partition_by=["region"],
-                name="orders",
-                description="Demo e-commerce orders, loaded nightly (written by Delta Inspector).",
-                configuration=DEMO_CONFIGURATION,
-                commit_properties=note("initial load"),
-            ),
+            self.orders(240, day=0),
+            "initial load",
+            mode="error",
+            partition_by=["region"],
+            name="orders",
+            description="Demo e-commerce orders, loaded nightly (written by Delta Inspector).",
+            configuration=DEMO_CONFIGURATION,
         )
+        self.load(1, "02:04", self.orders(160, day=1), "nightly load")
+        self.load(2, "02:06", self.orders(170, day=2))
+        purge = _note("purge cancelled orders")
         self.commit(
-            1,
-            "02:04",
-            lambda: write_deltalake(
-                self.root,
-                self.orders(160, day=1),
-                mode="append",
-                commit_properties=note("nightly load"),
-            ),
+            2, "09:30", lambda: self.table().delete("status = 'cancelled'", commit_properties=purge)
         )
+        shipped = "status = 'paid' AND order_date < '2024-03-02'"
         self.commit(
-            2, "02:06", lambda: write_deltalake(self.root, self.orders(170, day=2), mode="append")
-        )
-        self.commit(
-            2,
-            "09:30",
-            lambda: DeltaTable(self.root).delete(
-                "status = 'cancelled'", commit_properties=note("purge cancelled orders")
-            ),
-        )
-        self.commit(
-            3,
-            "02:05",
-            lambda: DeltaTable(self.root).update(
-                updates={"status": "'shipped'"},
-                predicate="status = 'paid' AND order_date < '2024-03-02'",
-            ),
+            3, "02:05", lambda: self.table().update({"status": "'shipped'"}, predicate=shipped)
         )
         self.commit(4, "02:07", lambda: self.merge_late_changes(day=4))
-        self._write_second_half(note)
+        new_column = self.orders(150, day=5, channel=True)
+        self.load(5, "02:05", new_column, "nightly load; new column: channel", schema_mode="merge")
+        positive = {"positive_quantity": "quantity > 0"}
+        self.commit(5, "14:20", lambda: self.table().alter.add_constraint(positive))
+        self._write_second_half()
 
-    def _write_second_half(self, note: Callable[[str], CommitProperties]) -> None:
-        from deltalake import DeltaTable, write_deltalake
+    def _write_second_half(self) -> None:
+        apac = self.orders(90, day=5, channel=True, region="APAC")
+        redelivered = "APAC feed re-delivered after a pricing bug"
+        self.load(6, "11:45", apac, redelivered, mode="overwrite", predicate="region = 'APAC'")
+        size = {TARGET_FILE_SIZE: "134217728"}
+        self.commit(7, "08:00", lambda: self.table().alter.set_table_properties(size))
+        self.commit(8, "03:00", lambda: self.table().optimize.compact())
+        self.table().create_checkpoint()
+        self.load(9, "02:05", self.orders(180, day=9, channel=True))
+        gdpr = _note("GDPR erasure request #2024-117")
+        self.commit(
+            10, "10:15", lambda: self.table().delete("customer_id = 42", commit_properties=gdpr)
+        )
+        self.load(11, "02:06", self.orders(200, day=11, channel=True))
 
-        self.commit(
-            5,
-            "02:05",
-            lambda: write_deltalake(
-                self.root,
-                self.orders(150, day=5, channel=True),
-                mode="append",
-                schema_mode="merge",
-                commit_properties=note("nightly load; new column: channel"),
-            ),
-        )
-        self.commit(
-            5,
-            "14:20",
-            lambda: DeltaTable(self.root).alter.add_constraint(
-                {"positive_quantity": "quantity > 0"}
-            ),
-        )
-        self.commit(
-            6,
-            "11:45",
-            lambda: write_deltalake(
-                self.root,
-                self.orders(90, day=5, channel=True, region="APAC"),
-                mode="overwrite",
-                predicate="region = 'APAC'",
-                commit_properties=note("APAC feed re-delivered after a pricing bug"),
-            ),
-        )
-        self.commit(
-            7,
-            "08:00",
-            lambda: DeltaTable(self.root).alter.set_table_properties(
-                {TARGET_FILE_SIZE: "134217728"}
-            ),
-        )
-        self.commit(8, "03:00", lambda: DeltaTable(self.root).optimize.compact())
-        DeltaTable(self.root).create_checkpoint()
-        self.commit(
-            9,
-            "02:05",
-            lambda: write_deltalake(
-                self.root, self.orders(180, day=9, channel=True), mode="append"
-            ),
-        )
-        self.commit(
-            10,
-            "10:15",
-            lambda: DeltaTable(self.root).delete(
-                "customer_id = 42", commit_properties=note("GDPR erasure request #2024-117")
-            ),
-        )
-        self.commit(
-            11,
-            "02:06",
-            lambda: write_deltalake(
-                self.root, self.orders(200, day=11, channel=True), mode="append"
-            ),
-        )
+    def table(self) -> DeltaTable:
+        """The table as it is now (each step acts on the version before it)."""
+        from deltalake import DeltaTable
+
+        return DeltaTable(self.root)
+
+    def load(
+        self, day: int, at: str, rows: pa.Table, note: str | None = None, **options: Any
+    ) -> None:
+        """Commit ``rows`` with deltalake's writer: an append unless ``options`` say otherwise."""
+        from deltalake import write_deltalake
+
+        options.setdefault("mode", "append")
+        if note is not None:
+            options["commit_properties"] = _note(note)
+        self.commit(day, at, lambda: write_deltalake(self.root, rows, **options))
 
     def merge_late_changes(self, day: int) -> None:
         """MERGE late status changes of existing orders and a few late orders."""
@@ -333,6 +281,12 @@ class DemoWriter:
             ),
             "status": rng.choice(STATUSES),
         }
+
+
+def _note(text: str) -> CommitProperties:
+    from deltalake import CommitProperties
+
+    return CommitProperties(custom_metadata={"userMetadata": text})
 
 
 def _ms(when: datetime) -> int:

@@ -24,6 +24,7 @@ pytest_plugins = (
     "tests.object_stores",  # s3_server and the other stores on loopback
     "tests.glue_catalog",  # moto's Glue with a fresh database, and Glue's two table forms
     "tests.unity_server",  # the Unity Catalog server, when DELTA_INSPECTOR_TEST_UC_SERVER names one
+    "tests.unity_tables",  # tables registered in it, reached through a recording proxy
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,6 +58,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def corpus_index() -> list[dict]:
     """The corpus tables, as listed in ``index.json``."""
     return json.loads((CORPUS / "index.json").read_text())["tables"]
+
+
+def corpus_histories() -> Iterator[tuple[str, list]]:
+    """Each corpus table whose log is readable, with its whole history: (its root, entries).
+
+    An unreadable log is left out: the error contract is tested elsewhere.
+    """
+    from inspector.delta.errors import InspectorError
+    from inspector.log.deltalog import DeltaLog
+    from inspector.settings import Settings
+    from inspector.table.history import build_history
+
+    for row in corpus_index():
+        root = str(CORPUS / row["path"])
+        try:
+            whole = build_history(DeltaLog.open(root), Settings())
+        except InspectorError:
+            continue
+        yield root, whole
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ import builtins
 from collections import Counter
 from collections.abc import Sequence
 
+from inspector.log.deltalog import DeltaLog
 from inspector.storage import LocalStorage, ObjectMeta
 
 
@@ -66,6 +67,15 @@ class CountingStorage(LocalStorage):
             return self.read(path)
         except OSError as exc:
             return exc
+
+
+def counted_log(root: object) -> tuple[DeltaLog, CountingStorage]:
+    """The table's log on a :class:`CountingStorage`, listed once and the counts then reset."""
+    storage = CountingStorage(str(root))
+    log = DeltaLog(str(root), storage)
+    log.refresh()
+    storage.reset()
+    return log, storage
 
 
 def _name(path: str) -> str:

@@ -8,6 +8,10 @@ Registered from ``tests/conftest.py`` (``pytest_plugins``).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +68,41 @@ def register_plain_form(client, database: str, name: str, uri: str, kind: str = 
         },
     )
     return f"glue://{database}.{name}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RestorePage:
+    """The app's Restore page of a sales table in S3 opened by its Glue name, planned to v1."""
+
+    app: Any
+    name: str
+    uri: str
+    database: str
+    audit: Path
+    recent: Path
+
+
+def plan_restore_in_the_app(
+    s3_server, glue, tmp_path: Path, monkeypatch, register: Callable[..., str]
+) -> RestorePage:
+    """Upload the sales table, register it with ``register``, and plan its restore to v1 in
+    the app (operator mode; the S3 options set as the user's environment)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import REPO, sales_table
+
+    for key, value in s3_server.options.items():
+        monkeypatch.setenv(key, value)
+    audit, recent = tmp_path / "audit.jsonl", tmp_path / "recent.json"
+    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
+    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(recent))
+    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(audit))
+    client, database = glue
+    uri = s3_server.upload(sales_table(tmp_path / "sales"))
+    name = register(client, database, "sales", uri)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=240)
+    at.query_params.update(table=name, view="restore")
+    at.run()
+    at.text_input(key="restore_target").input("1")
+    at.button(key="restore_plan_button").click().run()
+    return RestorePage(app=at, name=name, uri=uri, database=database, audit=audit, recent=recent)

@@ -216,29 +216,26 @@ def _authority(folder: Path, hosts: tuple[str, ...]) -> tuple[str, str, str]:
     def name(text: str) -> x509.Name:
         return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
 
+    def certificate(subject: x509.Name, issuer: x509.Name, public_key: Any, days: int, *, ca: bool):
+        return (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(issuer)
+            .public_key(public_key)
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=days))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+            .add_extension(_usage(cert_sign=ca), critical=True)
+        )
+
     ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(name("delta-inspector tests CA"))
-        .issuer_name(name("delta-inspector tests CA"))
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(days=2))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(_usage(cert_sign=True), critical=True)
-        .sign(ca_key, hashes.SHA256())
+    ca_name = name("delta-inspector tests CA")
+    ca = certificate(ca_name, ca_name, ca_key.public_key(), 2, ca=True).sign(
+        ca_key, hashes.SHA256()
     )
     leaf = (
-        x509.CertificateBuilder()
-        .subject_name(name(hosts[0]))
-        .issuer_name(ca.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(_usage(cert_sign=False), critical=True)
+        certificate(name(hosts[0]), ca.subject, key.public_key(), 1, ca=False)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(
             x509.SubjectAlternativeName([x509.DNSName(h) for h in hosts]), critical=False

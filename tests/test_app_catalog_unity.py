@@ -10,51 +10,12 @@ server, so nothing here depends on how the app resolves tables inside.
 from __future__ import annotations
 
 import json
-import shutil
-import uuid
-from collections.abc import Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from inspector.restore.audit import read_audit
-from tests.conftest import CORPUS, open_app, page_text
-from tests.object_stores import clear_cloud_env
-from tests.recording_proxy import RecordingProxy
-
-CDF_TABLE = "delta-kernel-rs/cdf-table"  # versions 0..3
-
-
-@pytest.fixture
-def proxy(uc_server, monkeypatch) -> Iterator[RecordingProxy]:
-    """The server behind a recording proxy, set as the user sets the server's URL."""
-    with RecordingProxy(uc_server.url) as recording:
-        monkeypatch.setenv("DELTA_INSPECTOR_UNITY_CATALOG_URL", recording.url)
-        if uc_server.token:
-            monkeypatch.setenv("DELTA_INSPECTOR_UNITY_CATALOG_TOKEN", uc_server.token)
-        yield recording
-
-
-@pytest.fixture
-def schema(uc_server, proxy) -> str:
-    name = f"shop_{uuid.uuid4().hex[:8]}"
-    uc_server.create_schema("unity", name)
-    return name
-
-
-@pytest.fixture
-def local(uc_server, schema, tmp_path, monkeypatch) -> tuple[str, str]:
-    clear_cloud_env(monkeypatch)
-    root = shutil.copytree(CORPUS / CDF_TABLE, tmp_path / "orders")
-    return uc_server.register("unity", schema, "orders", root.as_uri()), str(root)
-
-
-@pytest.fixture
-def in_s3(uc_server, schema, s3_server, monkeypatch) -> tuple[str, str]:
-    clear_cloud_env(monkeypatch)
-    monkeypatch.setenv("DELTA_INSPECTOR_STORAGE_OPTIONS", s3_server.options_text)
-    uri = s3_server.upload(CORPUS / CDF_TABLE, "orders")
-    return uc_server.register("unity", schema, "orders", uri), uri
+from tests.conftest import open_app, page_text
 
 
 def shown(at: AppTest) -> str:

@@ -73,12 +73,29 @@ def test_a_metric_with_a_size_shows_it_as_a_caption_without_an_arrow():
     assert files.delta == "+1"
 
 
+def _whole_row_diff(column: str, *, added: int, removed: int):
+    """What Spark's row diff of versions 0 and 1 reports, rows matched whole (no key)."""
+    from inspector.diff.rowrecords import RowDiff, RowSamples
+
+    return RowDiff(
+        from_version=0,
+        to_version=1,
+        columns=(column,),
+        key=(),
+        added=added,
+        removed=removed,
+        changed=None,
+        files_read=2,
+        bytes_read=0,
+        samples=RowSamples(offset=0, limit=10),
+    )
+
+
 def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
     from inspector.diff.filediff import diff_files
-    from inspector.diff.rowrecords import RowDiff, RowSamples
     from inspector.log.deltalog import DeltaLog
     from ui.pages.diff_rows import carried_over_note
 
@@ -87,18 +104,7 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
     DeltaTable(path).update(updates={"id": "id + 100"}, predicate="id = 3")
     diff = diff_files(DeltaLog.open(path), 0, 1)
     # What the row diff finds for that UPDATE (one row out, one row in), as Spark reports it.
-    rows = RowDiff(
-        from_version=0,
-        to_version=1,
-        columns=("id",),
-        key=(),
-        added=1,
-        removed=1,
-        changed=None,
-        files_read=2,
-        bytes_read=0,
-        samples=RowSamples(offset=0, limit=10),
-    )
+    rows = _whole_row_diff("id", added=1, removed=1)
 
     note = carried_over_note(diff, rows)
 
@@ -109,24 +115,12 @@ def test_rewritten_files_explain_the_rows_they_carry_over(tmp_path):
 
 def test_a_deletion_vector_update_is_not_called_a_rewrite(corpus):
     from inspector.diff.filediff import diff_files
-    from inspector.diff.rowrecords import RowDiff, RowSamples
     from inspector.log.deltalog import DeltaLog
     from ui.pages.diff_rows import carried_over_note
 
     log = DeltaLog.open(str(corpus / "delta-kernel-rs/table-with-dv-small"))  # v1: DV DELETE of 2
     diff = diff_files(log, 0, 1)
-    rows = RowDiff(
-        from_version=0,
-        to_version=1,
-        columns=("value",),
-        key=(),
-        added=0,
-        removed=2,
-        changed=None,
-        files_read=2,
-        bytes_read=0,
-        samples=RowSamples(offset=0, limit=10),
-    )
+    rows = _whole_row_diff("value", added=0, removed=2)
 
     assert (diff.rewritten, diff.deletion_vector_updates) == (0, 1)
     note = carried_over_note(diff, rows)

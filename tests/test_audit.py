@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.audit import record_attempt
+from inspector.restore.audit import Attempt, record_attempt
 from inspector.restore.trail import audit_trail
 from tests.conftest import offered_pages, open_app, sales_table
 
@@ -41,21 +41,19 @@ def table(tmp_path, audit, capsys):
     root = DeltaLog.open(sales_table(tmp_path / "sales")).table_root
     assert main(["restore", root, "--to-version", "1", "--yes"]) == 3  # refused: no reason
     capsys.readouterr()
-    common = {"table": root, "operator": "ops-anna"}
-    record_attempt(audit, outcome="planned", from_version=4, to_version=1, **common)
+    anna = {"table": root, "operator": "ops-anna"}
+    record_attempt(audit, Attempt(from_version=4, to_version=1, **anna), outcome="planned")
     verified = ((4, 1, 5, "the overwrite at v4 deleted the EU sales"), (5, 4, 6, "undo"))
     for before, target, committed, reason in verified:
         record_attempt(
             audit,
+            Attempt(from_version=before, to_version=target, reason=reason, **anna),
             outcome="committed",
-            from_version=before,
-            to_version=target,
             committed_version=committed,
-            reason=reason,
             details={"verified": True},
-            **common,
         )
-    record_attempt(audit, outcome="planned", from_version=0, to_version=0, table="/elsewhere")
+    elsewhere = Attempt(table="/elsewhere", from_version=0, to_version=0)
+    record_attempt(audit, elsewhere, outcome="planned")
     return root
 
 

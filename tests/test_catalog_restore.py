@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 
-from streamlit.testing.v1 import AppTest
-
 from inspector.cli.main import main
 from inspector.connection import StorageOptions
 from inspector.log.deltalog import DeltaLog
@@ -19,8 +17,8 @@ from inspector.restore import RestoreRequest, plan_restore, request_refusals
 from inspector.restore.audit import read_audit
 from inspector.settings import Settings
 from inspector.table import open_table
-from tests.conftest import REPO, sales_table
-from tests.glue_catalog import register_spark_form
+from tests.conftest import sales_table
+from tests.glue_catalog import plan_restore_in_the_app, register_spark_form
 
 
 def test_a_restore_by_name_commits_and_audits_the_name_and_the_location(
@@ -76,20 +74,8 @@ def test_the_typed_confirmation_of_a_table_opened_by_name_is_its_full_name(
 def test_the_restore_page_of_a_table_opened_by_name_asks_for_its_full_name(
     s3_server, glue, tmp_path, spark, monkeypatch
 ):
-    for key, value in s3_server.options.items():
-        monkeypatch.setenv(key, value)
-    audit = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(audit))
-    client, database = glue
-    uri = s3_server.upload(sales_table(tmp_path / "sales"))
-    name = register_spark_form(client, database, "sales", uri)
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=240)
-    at.query_params.update(table=name, view="restore")
-    at.run()
-    at.text_input(key="restore_target").input("1")
-    at.button(key="restore_plan_button").click().run()
+    page = plan_restore_in_the_app(s3_server, glue, tmp_path, monkeypatch, register_spark_form)
+    at, name, database = page.app, page.name, page.database
     assert not at.exception and not at.error, [e.value for e in at.error]
 
     full = f"{database}.sales"
@@ -99,4 +85,4 @@ def test_the_restore_page_of_a_table_opened_by_name_asks_for_its_full_name(
     at.text_input(key="restore_confirm_version").input("1")
     at.text_area(key="restore_reason").input("the overwrite at v4").run()
     assert not at.button(key="restore_commit").disabled
-    assert [(e.name, e.outcome) for e in read_audit(str(audit))] == [(name, "planned")]
+    assert [(e.name, e.outcome) for e in read_audit(str(page.audit))] == [(name, "planned")]

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import uuid
-from collections.abc import Iterator
 
 import pytest
 
@@ -25,13 +23,11 @@ from inspector.delta.errors import ExitCode
 from inspector.settings import Settings
 from tests.conftest import CORPUS, one_error_line
 from tests.conftest import run_main as run
-from tests.object_stores import clear_cloud_env, closed_port_endpoint
-from tests.recording_proxy import RecordingProxy
+from tests.object_stores import closed_port_endpoint
 from tests.unity_server import UC_SERVER_ENV
+from tests.unity_tables import CDF_TABLE, TOKEN_ENV, URL_ENV
 
-CDF_TABLE = "delta-kernel-rs/cdf-table"  # partitioned, change data feed, versions 0..3
 TOKEN = "dapi-do-not-print-this-token"
-URL_ENV, TOKEN_ENV = "DELTA_INSPECTOR_UNITY_CATALOG_URL", "DELTA_INSPECTOR_UNITY_CATALOG_TOKEN"
 READS = [
     ("history",),
     ("files", "--version", "1"),
@@ -46,46 +42,6 @@ READS = [
 @pytest.fixture(autouse=True)
 def _audit(audit):
     """Restores record their plans and commits in the test's own audit log."""
-
-
-@pytest.fixture
-def proxy(uc_server, monkeypatch) -> Iterator[RecordingProxy]:
-    """The server behind a recording proxy, set as the user sets the server's URL."""
-    with RecordingProxy(uc_server.url) as recording:
-        monkeypatch.setenv(URL_ENV, recording.url)
-        if uc_server.token:
-            monkeypatch.setenv(TOKEN_ENV, uc_server.token)
-        yield recording
-
-
-@pytest.fixture
-def schema(uc_server, proxy) -> str:
-    """A fresh schema in catalog ``unity``."""
-    name = f"sales_{uuid.uuid4().hex[:8]}"
-    uc_server.create_schema("unity", name)
-    return name
-
-
-@pytest.fixture
-def local(uc_server, schema, tmp_path, monkeypatch) -> tuple[str, str]:
-    """The change-data table at a local path, registered: (its ``uc://`` name, its path)."""
-    clear_cloud_env(monkeypatch)
-    root = tmp_path / "orders"
-    shutil.copytree(CORPUS / CDF_TABLE, root)
-    return uc_server.register("unity", schema, "orders", root.as_uri()), str(root)
-
-
-@pytest.fixture
-def in_s3(uc_server, schema, s3_server, monkeypatch) -> tuple[str, str]:
-    """The change-data table in moto's S3, registered: (its ``uc://`` name, its URI).
-
-    The environment gives the endpoint (and moto's static keys, which the path uses);
-    the name uses the credentials the server vends from moto's STS over them.
-    """
-    clear_cloud_env(monkeypatch)
-    monkeypatch.setenv("DELTA_INSPECTOR_STORAGE_OPTIONS", s3_server.options_text)
-    uri = s3_server.upload(CORPUS / CDF_TABLE, "orders")
-    return uc_server.register("unity", schema, "orders", uri), uri
 
 
 def answers(capsys, table: str, *command: str) -> tuple[int, object]:

@@ -8,7 +8,8 @@ import re
 
 from inspector.cli.main import main
 from inspector.delta.engines import Support, load_engines, raw_data, version_key
-from inspector.delta.protocol import FEATURES, protocol_from_json
+from inspector.delta.parse import parse_protocol
+from inspector.delta.protocol import FEATURES
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.compatibility import Access, describe_compatibility, judge
@@ -49,7 +50,7 @@ def test_the_data_file_is_package_data():
 
 def test_a_legacy_protocol_names_the_delta_version_that_added_its_features():
     spark = next(e for e in load_engines() if e.key == "spark-delta")
-    mapped = protocol_from_json({"minReaderVersion": 2, "minWriterVersion": 5})
+    mapped = parse_protocol({"minReaderVersion": 2, "minWriterVersion": 5})
 
     verdict = judge(spark, mapped, Access.READ)
 
@@ -58,7 +59,7 @@ def test_a_legacy_protocol_names_the_delta_version_that_added_its_features():
 
 def test_a_protocol_newer_than_an_engine_understands_is_refused():
     trino = next(e for e in load_engines() if e.key == "trino")
-    future = protocol_from_json({"minReaderVersion": 4, "minWriterVersion": 8})
+    future = parse_protocol({"minReaderVersion": 4, "minWriterVersion": 8})
 
     verdict = judge(trino, future, Access.READ)
 

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from inspector.log.deltalog import DeltaLog
+from inspector.restore import execute_restore, plan_restore
 from inspector.restore.engine import Engine
-from inspector.restore.execute import execute_restore, plan_restore
 from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import confirmed, vacuum_dry_run

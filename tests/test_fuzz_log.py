@@ -136,13 +136,20 @@ def _empty(log: Path, rng: random.Random) -> str:
     return f"empty {path.name}"
 
 
-def _flip(log: Path, rng: random.Random) -> str:
+def _bytes_of_one_file(log: Path, rng: random.Random, what: str) -> tuple[Path, bytearray] | str:
+    """A file's bytes to change, or what was done instead (no file left, an empty file)."""
     path = _pick_file(log, rng)
     if path is None:
-        return "flip: no file"
+        return f"{what}: no file"
     data = bytearray(path.read_bytes())
-    if not data:
-        return f"flip nothing in empty {path.name}"
+    return (path, data) if data else f"{what}: nothing in empty {path.name}"
+
+
+def _flip(log: Path, rng: random.Random) -> str:
+    picked = _bytes_of_one_file(log, rng, "flip")
+    if isinstance(picked, str):
+        return picked
+    path, data = picked
     spots = [rng.randrange(len(data)) for _ in range(rng.randint(1, 8))]
     for i in spots:
         data[i] ^= 1 << rng.randrange(8)
@@ -157,12 +164,10 @@ NOT_UTF8 = [b"\x80", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xff", b"\xfe\xff"
 
 def _not_utf8(log: Path, rng: random.Random) -> str:
     """Insert bytes that are not UTF-8 into a text file, or set high bits in a Parquet one."""
-    path = _pick_file(log, rng)
-    if path is None:
-        return "not UTF-8: no file"
-    data = bytearray(path.read_bytes())
-    if not data:
-        return f"not UTF-8: nothing in empty {path.name}"
+    picked = _bytes_of_one_file(log, rng, "not UTF-8")
+    if isinstance(picked, str):
+        return picked
+    path, data = picked
     if path.suffix == ".parquet":  # strings inside survive as long as the pages decode
         spots = [rng.randrange(len(data)) for _ in range(rng.randint(1, 6))]
         for i in spots:

@@ -138,8 +138,8 @@ def test_a_restore_that_loses_the_race_to_a_commit_file_overwrites_nothing(
 ):
     """Another writer's version 5 lands after the last check: ours is refused, theirs kept."""
     from inspector.delta.errors import RestoreRefused
+    from inspector.restore import RestoreRequest, execute_restore
     from inspector.restore import execute as restore_module
-    from inspector.restore.execute import RestoreRequest, execute_restore
     from inspector.restore.plan import plan_restore
 
     uri = gcs_env.upload(sales_table(tmp_path / "sales"))

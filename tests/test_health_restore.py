@@ -19,7 +19,7 @@ from deltalake import write_deltalake
 from inspector.delta.errors import CorruptLog
 from inspector.health import check_table, recovery_reason
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.execute import execute_restore, plan_restore
+from inspector.restore import execute_restore, plan_restore
 from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
 from inspector.table import open_table

@@ -19,13 +19,12 @@ from pathlib import Path
 import pytest
 
 from bench.tablegen import make_commits_table
-from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import build_history, history_record, iso
 from inspector.table.history_filter import NO_USER_NAMES, HistoryFilter, filtered_history
-from tests.conftest import CORPUS, corpus_index, one_error_line, run_cli
-from tests.counting_storage import CountingStorage
+from tests.conftest import CORPUS, corpus_histories, one_error_line, run_cli
+from tests.counting_storage import counted_log
 
 DATABRICKS = CORPUS / "delta-rs" / "cdf-table-with-cdc-and-dvs"  # userName on every commit
 OPEN_SOURCE = CORPUS / "delta-kernel-java" / "basic-dv-with-checkpoint"  # Spark 3.4, Delta 2.4
@@ -91,18 +90,10 @@ def test_limit_reads_the_newest_versions_and_the_filters_choose_among_them() -> 
     assert [e["version"] for e in kept] == [23, 21]
 
 
-def _counted(root: Path) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
-    storage.reset()
-    return log, storage
-
-
 def test_a_time_range_on_file_times_reads_only_the_commits_it_needs(stream: Path) -> None:
     whole = build_history(DeltaLog.open(str(stream)), Settings())
     since, until = whole[300].timestamp, whole[320].timestamp
-    log, storage = _counted(stream)
+    log, storage = counted_log(stream)
 
     kept = list(filtered_history(log, Settings(), HistoryFilter(since=since, until=until)))
 
@@ -140,7 +131,7 @@ def test_with_in_commit_timestamps_reading_stops_at_the_first_version_before_sin
     make_commits_table(str(table), 2_500, in_commit_timestamps=True)
     whole = build_history(DeltaLog.open(str(table)), Settings())
     assert {str(e.timestamps.source) for e in whole} == {"inCommitTimestamp"}
-    log, storage = _counted(table)
+    log, storage = counted_log(table)
 
     keep = HistoryFilter(since=whole[2_400].timestamp, operations=("STREAMING UPDATE",))
     kept = list(filtered_history(log, Settings(), keep))
@@ -154,19 +145,14 @@ def test_with_in_commit_timestamps_reading_stops_at_the_first_version_before_sin
 
 def test_every_corpus_table_filtered_by_time_keeps_what_its_whole_history_does() -> None:
     compared = 0
-    for row in corpus_index():
-        root = str(CORPUS / row["path"])
-        try:
-            whole = build_history(DeltaLog.open(root), Settings())
-        except InspectorError:
-            continue  # not a readable log: the error contract is tested elsewhere
+    for root, whole in corpus_histories():
         if len(whole) < 3:
             continue
         ends = sorted((whole[len(whole) // 3].timestamp, whole[-2].timestamp))
         keep = HistoryFilter(since=ends[0], until=ends[1])
         expected = [history_record(e) for e in reversed(whole) if keep.keeps(e)]
         kept = filtered_history(DeltaLog.open(root), Settings(), keep)
-        assert [history_record(e) for e in kept] == expected, row["path"]
+        assert [history_record(e) for e in kept] == expected, root
         compared += 1
     assert compared > 100
 

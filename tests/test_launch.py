@@ -135,7 +135,7 @@ def test_the_console_script_checks_arguments_like_dev_sh():
 def test_the_sidebar_says_what_spark_is_doing_in_plain_words():
     from inspector.rows.session import SparkStatus
 
-    ready = SparkStatus(state="ready", master="local[*]", version="4.2.0", delta_jars=False)
+    ready = SparkStatus(state="ready", master="local[*]", version="4.2.0")
     assert ready.describe() == (
         "Spark 4.2.0 running locally; Delta Lake's jars are not on its classpath, so no rows "
         "can be read."
@@ -144,7 +144,6 @@ def test_the_sidebar_says_what_spark_is_doing_in_plain_words():
         state="ready",
         master="spark://h:7077",
         version="4.2.0",
-        delta_jars=True,
         delta_version="4.4.0",
     )
     assert cluster.describe() == (

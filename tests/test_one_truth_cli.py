@@ -23,22 +23,17 @@ from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report
 from inspector.table.history_time import iso
 from tests.conftest import run_main
+from tests.one_truth import assert_first_deletion_vectors, history_by_version
 
 DV_TABLES = ["delta-spark/table-with-dv-small", "delta-kernel-rs/cdf-table-with-cdc-and-dvs"]
 MERGE_TABLE = "delta-golden/basic-with-inserts-merge"
 TABLES = [*DV_TABLES, MERGE_TABLE]
 
 
-def _history(capsys, table) -> dict[int, dict]:
-    code, out, _ = run_main(capsys, "history", table, "--json")
-    assert code == 0
-    return {e["version"]: e for e in json.loads(out)}
-
-
 @pytest.mark.parametrize("name", TABLES)
 def test_files_and_bytes_are_counted_as_deltas_own_metrics_count_them(name, corpus, capsys):
     checked = 0
-    for version, e in _history(capsys, corpus / name).items():
+    for version, e in history_by_version(capsys, corpus / name).items():
         metrics = e["operationMetrics"]
         if "numAddedFiles" in metrics:
             assert e["numAddedFiles"] == int(metrics["numAddedFiles"]), version
@@ -47,14 +42,7 @@ def test_files_and_bytes_are_counted_as_deltas_own_metrics_count_them(name, corp
         if "numAddedBytes" in metrics:
             assert e["addedBytes"] == int(metrics["numAddedBytes"]), version
             assert e["removedBytes"] == int(metrics["numRemovedBytes"]), version
-        first_dvs = int(metrics.get("numDeletionVectorsUpdated", 0)) == 0 and (
-            int(metrics.get("numDeletionVectorsRemoved", 0)) == 0
-        )
-        if "numDeletionVectorsAdded" in metrics and first_dvs:  # files given their first DV
-            assert e["numDeletionVectorUpdates"] == int(metrics["numDeletionVectorsAdded"]), (
-                version,
-                e["operation"],
-            )
+        assert_first_deletion_vectors(e, metrics)
         if not any(k.startswith(("numAdded", "numRemoved", "numTarget")) for k in metrics):
             # Without metrics, Delta's rule on the actions, which keep their own names.
             assert e["numAddActions"] == e["numAddedFiles"] + e["numDeletionVectorUpdates"]
@@ -64,7 +52,9 @@ def test_files_and_bytes_are_counted_as_deltas_own_metrics_count_them(name, corp
 
 def test_a_deletion_vector_delete_adds_and_removes_no_file(corpus, capsys):
     deletes = [
-        e for e in _history(capsys, corpus / DV_TABLES[1]).values() if e["operation"] == "DELETE"
+        e
+        for e in history_by_version(capsys, corpus / DV_TABLES[1]).values()
+        if e["operation"] == "DELETE"
     ]
     assert deletes
     for e in deletes:
@@ -74,7 +64,7 @@ def test_a_deletion_vector_delete_adds_and_removes_no_file(corpus, capsys):
 
 def test_a_merge_reads_as_its_metrics_in_history_text_json_and_diff(corpus, capsys):
     table = corpus / MERGE_TABLE
-    merge = _history(capsys, table)[1]
+    merge = history_by_version(capsys, table)[1]
     metrics = merge["operationMetrics"]
     assert merge["operation"] == "MERGE"
     assert (merge["rowsInserted"], merge["rowsDeleted"], merge["rowsUpdated"]) == (
@@ -101,7 +91,7 @@ def test_a_copied_tables_times_agree_in_history_detail_diff_and_the_postmortem(
     name, corpus, capsys
 ):
     table = corpus / name
-    history = _history(capsys, table)
+    history = history_by_version(capsys, table)
     latest = max(history)
     _, out, _ = run_main(capsys, "detail", table, "--json")
     assert json.loads(out)["lastModified"] == history[latest]["timestamp"]
@@ -128,7 +118,7 @@ def test_a_copied_tables_times_agree_in_history_detail_diff_and_the_postmortem(
 @pytest.mark.parametrize("name", DV_TABLES)
 def test_insights_rows_are_the_overviews_rows_at_every_version(name, corpus, capsys):
     table = corpus / name
-    for version in list(_history(capsys, table))[::5]:
+    for version in list(history_by_version(capsys, table))[::5]:
         _, out, _ = run_main(capsys, "detail", table, "--version", str(version), "--json")
         detail = json.loads(out)
         _, out, _ = run_main(capsys, "insights", table, "--version", str(version), "--json")

@@ -15,14 +15,9 @@ import shutil
 import pytest
 
 from tests.conftest import run_app, run_main
+from tests.one_truth import assert_first_deletion_vectors, history_by_version
 
 pytestmark = pytest.mark.spark
-
-
-def _history(capsys, table) -> dict[int, dict]:
-    code, out, _ = run_main(capsys, "history", table, "--json")
-    assert code == 0
-    return {e["version"]: e for e in json.loads(out)}
 
 
 def _deltas_metrics(spark, table: str) -> dict[int, dict[str, str]]:
@@ -31,7 +26,7 @@ def _deltas_metrics(spark, table: str) -> dict[int, dict[str, str]]:
 
 
 def test_files_and_rows_of_every_commit_are_deltas_own(delta_table, spark, capsys):
-    ours = _history(capsys, delta_table)
+    ours = history_by_version(capsys, delta_table)
     theirs = _deltas_metrics(spark, delta_table)
     assert set(ours) == set(theirs)
     for version, metrics in theirs.items():
@@ -49,18 +44,11 @@ def test_files_and_rows_of_every_commit_are_deltas_own(delta_table, spark, capsy
         ):
             if delta in metrics:
                 assert e[mine] == int(metrics[delta]), (version, e["operation"], mine)
-        first_dvs = int(metrics.get("numDeletionVectorsUpdated", 0)) == 0 and (
-            int(metrics.get("numDeletionVectorsRemoved", 0)) == 0
-        )
-        if "numDeletionVectorsAdded" in metrics and first_dvs:  # files given their first DV
-            assert e["numDeletionVectorUpdates"] == int(metrics["numDeletionVectorsAdded"]), (
-                version,
-                e["operation"],
-            )
+        assert_first_deletion_vectors(e, metrics)
 
 
 def test_rows_at_every_version_are_what_delta_reads(delta_table, spark, capsys):
-    for version in _history(capsys, delta_table):
+    for version in history_by_version(capsys, delta_table):
         read = spark.read.format("delta").option("versionAsOf", version).load(delta_table)
         expected = read.count()
         _, out, _ = run_main(capsys, "insights", delta_table, "--version", version, "--json")
@@ -74,7 +62,7 @@ def test_the_timeline_version_page_and_commands_agree_on_a_copy(
 ):
     copy = str(tmp_path / "copy")
     shutil.copytree(delta_table, copy)  # new file times: what a replica or a backup does
-    history = _history(capsys, copy)
+    history = history_by_version(capsys, copy)
     latest = max(history)
 
     at = run_app(monkeypatch, tmp_path, timeout=180, table=copy, view="timeline")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from inspector.connection import StorageOptions
 from inspector.delta.errors import ConcurrentModification, NotADeltaTable, RefusalReason
@@ -24,8 +23,8 @@ from inspector.restore import RestoreRequest, execute_restore, plan_restore
 from inspector.restore.audit import read_audit
 from inspector.settings import Settings
 from inspector.table import Table, for_commit, open_table
-from tests.conftest import CORPUS, REPO, sales_table
-from tests.glue_catalog import register_plain_form
+from tests.conftest import CORPUS, sales_table
+from tests.glue_catalog import plan_restore_in_the_app, register_plain_form
 
 APPENDS = CORPUS / "dat-v0.0.2" / "basic_append" / "delta"
 
@@ -104,21 +103,8 @@ def test_a_name_that_points_elsewhere_at_commit_time_is_refused_and_nothing_is_w
 def test_the_restore_page_commits_a_table_opened_by_name_and_never_shows_its_credentials(
     s3_server, glue, tmp_path, spark, monkeypatch
 ):
-    for key, value in s3_server.options.items():
-        monkeypatch.setenv(key, value)
-    audit = tmp_path / "audit.jsonl"
-    recent = tmp_path / "recent.json"
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(recent))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(audit))
-    client, database = glue
-    uri = s3_server.upload(sales_table(tmp_path / "sales"))
-    name = register_plain_form(client, database, "sales", uri)
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=240)
-    at.query_params.update(table=name, view="restore")
-    at.run()
-    at.text_input(key="restore_target").input("1")
-    at.button(key="restore_plan_button").click().run()
+    page = plan_restore_in_the_app(s3_server, glue, tmp_path, monkeypatch, register_plain_form)
+    at, name, uri, database = page.app, page.name, page.uri, page.database
     at.text_input(key="restore_confirm_table").input(f"{database}.sales")
     at.text_input(key="restore_confirm_version").input("1")
     at.text_area(key="restore_reason").input("the overwrite at v4").run()
@@ -126,9 +112,9 @@ def test_the_restore_page_commits_a_table_opened_by_name_and_never_shows_its_cre
 
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert DeltaLog.open(uri, storage_options=dict(s3_server.options)).latest_version == 5
-    entries = read_audit(str(audit))
+    entries = read_audit(str(page.audit))
     assert [(e.name, e.outcome) for e in entries] == [(name, "planned"), (name, "committed")]
     secret = s3_server.options["AWS_SECRET_ACCESS_KEY"]
-    assert secret not in audit.read_text()
-    assert secret not in recent.read_text()
+    assert secret not in page.audit.read_text()
+    assert secret not in page.recent.read_text()
     assert secret not in json.dumps(dict(at.query_params))

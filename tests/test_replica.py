@@ -28,6 +28,15 @@ DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with 
 OTHER = "delta-kernel-java/kernel-pagination-all-jsons"
 
 
+def _compare(primary, replica):
+    """The replica check of two local tables, with the default settings."""
+    return compare_replica(
+        open_table(str(primary), Settings()),
+        open_table(str(replica), Settings()),
+        settings=Settings(),
+    )
+
+
 def _commit(root: Path, version: int) -> list[dict]:
     text = (root / "_delta_log" / f"{version:020d}.json").read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -89,11 +98,7 @@ def pair(copy_table, tmp_path):
 def test_a_complete_replica_has_nothing_to_copy_and_loses_nothing(pair):
     primary, replica = pair(APPENDS)
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert report.to_json() == {
         "primaryLatestVersion": 14,
@@ -113,11 +118,7 @@ def test_replica_missing_the_newest_commit(pair):
     primary, replica = pair(APPENDS)
     size = _delete(replica / "_delta_log" / f"{14:020d}.json")
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert [f.version for f in report.missing_commits] == [14]
     assert report.missing_files == () and report.size_mismatches == ()
@@ -132,11 +133,7 @@ def test_replica_missing_the_newest_data_files(pair):
     for path in _adds(primary, 14):
         (replica / path).unlink()
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert report.missing_commits == ()
     assert [(f.version, f.path) for f in report.missing_files] == [
@@ -155,11 +152,7 @@ def test_replica_with_a_truncated_file(pair):
     data = (replica / victim).read_bytes()
     (replica / victim).write_bytes(data[: len(data) // 2])
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert report.missing_files == ()
     assert [(f.version, f.path, f.size, f.replica_size) for f in report.size_mismatches] == [
@@ -177,11 +170,7 @@ def test_replica_missing_a_deletion_vector_file(pair):
         a["add"]["deletionVector"]["cardinality"] for a in _commit(primary, 1) if "add" in a
     )
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert [(f.version, f.path) for f in report.missing_files] == [(1, dv)]
     assert report.replica_last_consistent_version == 0 and not report.replica_consistent
@@ -192,23 +181,12 @@ def test_files_only_on_the_replica_are_counted(pair):
     primary, replica = pair(APPENDS)
     (replica / "leftover.parquet").write_bytes(b"x")
 
-    assert (
-        compare_replica(
-            open_table(str(primary), Settings()),
-            open_table(str(replica), Settings()),
-            settings=Settings(),
-        ).to_json()["extraFiles"]
-        == 1
-    )
+    assert _compare(primary, replica).to_json()["extraFiles"] == 1
 
 
 def test_two_different_tables_are_refused(copy_table):
     with pytest.raises(InvalidInput, match="two different tables"):
-        compare_replica(
-            open_table(str(copy_table(APPENDS)), Settings()),
-            open_table(str(copy_table(OTHER)), Settings()),
-            settings=Settings(),
-        )
+        _compare(copy_table(APPENDS), copy_table(OTHER))
 
 
 def test_a_replica_that_is_not_a_table_is_refused_naming_the_side(tmp_path):
@@ -320,11 +298,7 @@ def test_replica_missing_commits_of_a_version_behind_a_checkpoint_still_lists_th
     for version in (13, 14):
         (replica / "_delta_log" / f"{version:020d}.json").unlink()
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert [f.version for f in report.missing_commits] == [13, 14]
     assert report.window.versions == 2
@@ -335,11 +309,7 @@ def test_replica_missing_a_checkpoint_lists_it_under_its_version(pair):
     primary, replica = pair(APPENDS)
     size = _delete(replica / "_delta_log" / f"{10:020d}.checkpoint.parquet")
 
-    report = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    report = _compare(primary, replica)
 
     assert [(f.version, f.path, f.size) for f in report.missing_files] == [
         (10, f"_delta_log/{10:020d}.checkpoint.parquet", size)
@@ -379,11 +349,7 @@ def test_a_primary_in_s3_and_a_local_replica_are_compared_alike(pair, s3_server)
         open_table(str(replica), Settings()),
         settings=Settings(),
     )
-    local = compare_replica(
-        open_table(str(primary), Settings()),
-        open_table(str(replica), Settings()),
-        settings=Settings(),
-    )
+    local = _compare(primary, replica)
 
     assert remote.to_json() == local.to_json()
     assert remote.replica_last_consistent_version == 13

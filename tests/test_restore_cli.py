@@ -102,6 +102,8 @@ def test_with_yes_and_a_reason_the_restore_commits_and_is_verified(capsys, audit
     assert report["plan"]["numRestoredFiles"] == report["result"]["metrics"]["numRestoredFiles"]
     info = DeltaLog.open(table).commit(5).commit_info
     assert (info.operation, info.raw["userMetadata"]) == ("RESTORE", "bad overwrite")
+    # Delta's RESTORE ran in a session of its own: the shared session keeps no reason.
+    assert spark.conf.get("spark.databricks.delta.commitInfo.userMetadata", None) is None
 
 
 def test_the_typed_confirmation_must_name_the_table_and_the_version(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from inspector.log.snapshot import Snapshot
-from inspector.restore.execute import plan_restore
+from inspector.restore import plan_restore
 from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import sales_table

@@ -17,9 +17,8 @@ from deltalake import write_deltalake
 from inspector.delta.errors import ConcurrentModification, RefusalReason, RestoreRefused
 from inspector.files.filecheck import FileState
 from inspector.log.deltalog import DeltaLog
-from inspector.restore import Override, RestoreRequest
+from inspector.restore import Override, RestoreRequest, execute_restore, plan_restore
 from inspector.restore.audit import read_audit
-from inspector.restore.execute import execute_restore, plan_restore
 from inspector.table import open_table
 from tests.conftest import confirmed, rows, sales_table
 

@@ -22,7 +22,7 @@ from inspector.delta.protocol import (
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import merge_high_water_marks, with_ict_enablement
-from inspector.restore.audit import read_audit, record_attempt
+from inspector.restore.audit import Attempt, read_audit, record_attempt
 from inspector.restore.guards import (
     append_only_guard,
     features_guard,
@@ -269,15 +269,11 @@ def test_an_existing_commit_is_never_overwritten(tmp_path):
 
 def test_every_attempt_is_appended_to_the_audit_log(tmp_path):
     path = str(tmp_path / "audit" / "log.jsonl")
-    record_attempt(path, table="/t", outcome="planned", from_version=3, to_version=1)
+    record_attempt(path, Attempt(table="/t", from_version=3, to_version=1), outcome="planned")
     record_attempt(
         path,
-        table="/t",
+        Attempt(table="/t", from_version=3, to_version=1, reason="bad load", operator="ana"),
         outcome="committed",
-        from_version=3,
-        to_version=1,
-        reason="bad load",
-        operator="ana",
         committed_version=4,
     )
     entries = read_audit(path)

@@ -6,7 +6,8 @@ import pytest
 
 from inspector.delta.errors import ConcurrentModification, NotADeltaTable
 from inspector.log.deltalog import DeltaLog
-from inspector.storage import LocalStorage, ObjectStorage, open_storage, parse_location
+from inspector.storage import LocalStorage, open_storage, parse_location
+from inspector.storage.objectstore import ObjectStorage
 from tests.conftest import CORPUS
 
 PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"

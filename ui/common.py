@@ -186,10 +186,20 @@ def format_count(value: int | None) -> str:
     return EMPTY if value is None else f"{value:,}"
 
 
-def rows_height(rows: int, most: int = 420) -> int:
-    """A table's height in pixels that shows ``rows`` rows without scrolling, up to ``most``
-    (the header is 38 pixels, a row 35)."""
-    return min(38 + 35 * rows, most)
+def rows_table(
+    frame: Any, column_config: Any = None, *, key: str | None = None, most: int = 420
+) -> None:
+    """``frame`` (a pandas DataFrame) as a table tall enough to show its rows without
+    scrolling, up to ``most`` pixels (the header is 38 pixels, a row 35); nulls as EMPTY."""
+    height = min(38 + 35 * len(frame), most)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        column_config=column_config,
+        placeholder=EMPTY,
+        height=height,
+        key=key,
+    )
 
 
 def csv_table(frame: Any, label: str, *, file_name: str, key: str) -> None:

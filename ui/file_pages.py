@@ -15,8 +15,8 @@ import streamlit as st
 
 from inspector.delta.text import TIME_FORMAT, partition_label
 from inspector.diff.filepages import PAGE_SIZE, FilePage
-from inspector.present.values import EMPTY, text_value
-from ui.common import format_bytes, rows_height
+from inspector.present.values import text_value
+from ui.common import format_bytes, rows_table
 
 FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
@@ -62,14 +62,7 @@ def paged_table(
     else:
         shown = fetch(0)
     frame = to_frame(shown)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        column_config=column_config,
-        placeholder=EMPTY,
-        height=rows_height(len(frame)),
-        key=key,
-    )
+    rows_table(frame, column_config, key=key)
 
 
 def files_frame(page: FilePage) -> pd.DataFrame:

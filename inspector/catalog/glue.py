@@ -187,7 +187,6 @@ def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
         catalog=CatalogKind.GLUE,
         location=delta_location(record),
         storage_options=glue.credentials(),
-        format=DELTA,
     )
 
 

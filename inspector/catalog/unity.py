@@ -211,7 +211,6 @@ def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False)
         catalog=CatalogKind.UNITY,
         location=location,
         storage_options=options,
-        format=DELTA,
     )
 
 

@@ -62,7 +62,6 @@ def spark_args(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("Spark (only when this command needs rows)")
     group.add_argument(
         "--spark-master",
-        default=None,
         help="Spark master URL (overrides DELTA_INSPECTOR_SPARK_MASTER), e.g. "
         "spark://host:7077, yarn, k8s://...",
     )

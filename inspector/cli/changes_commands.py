@@ -3,55 +3,34 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
+from inspector.present.text.rows import changes_lines
 from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
 from inspector.table import open_table
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChangesResult(Result):
-    """``changes``: counts per change type and one page of change rows."""
-
-    feed: ChangeFeed
-
-    def to_json(self) -> dict[str, Any]:
-        return self.feed.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.rows import changes_lines
-
-        return changes_lines(self.feed)
-
-
 def _changes_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     start = parser.add_mutually_exclusive_group(required=True)
-    start.add_argument("--from", dest="from_version", default=None, help="First version.")
-    start.add_argument("--from-timestamp", default=None, help="First version at this time (UTC).")
+    start.add_argument("--from", dest="from_version", help="First version.")
+    start.add_argument("--from-timestamp", help="First version at this time (UTC).")
     end = parser.add_mutually_exclusive_group()
-    end.add_argument(
-        "--to", dest="to_version", default=None, help="Last version (default: latest)."
-    )
-    end.add_argument("--to-timestamp", default=None, help="Last version at this time (UTC).")
-    parser.add_argument(
-        "--limit", type=int, default=None, help="Rows to print (default: preview_rows)."
-    )
+    end.add_argument("--to", dest="to_version", help="Last version (default: latest).")
+    end.add_argument("--to-timestamp", help="Last version at this time (UTC).")
+    parser.add_argument("--limit", type=int, help="Rows to print (default: preview_rows).")
     parser.add_argument(
         "--offset",
         type=int,
         default=0,
         help="Rows to skip first, in the feed's stable order (version, change type, columns).",
     )
-    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
     spark_args(parser)
 
 
@@ -63,7 +42,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
-def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResult:
+def changes_command(args: argparse.Namespace, settings: Settings) -> Shown[ChangeFeed]:
     from inspector.rows.changefeed import build_changes
 
     log = open_table(args.table, settings).log
@@ -81,4 +60,4 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> ChangesResu
         offset=args.offset,
         limit=args.limit,
     )
-    return ChangesResult(feed=feed)
+    return Shown(record=feed, lines=changes_lines)

@@ -13,7 +13,7 @@ from inspector.settings import Settings
 
 def _desktop_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "table", nargs="?", default=None, help="Table to open (default: the built-in demo table)."
+        "table", nargs="?", help="Table to open (default: the built-in demo table)."
     )
     parser.add_argument(
         "--operator", action="store_true", help="Show the pages that change tables (Restore)."

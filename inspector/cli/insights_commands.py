@@ -38,7 +38,7 @@ class InsightsResult(Result):
 
 def _insights_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
-    parser.add_argument("--version", default=None, help="The version (default: the latest).")
+    parser.add_argument("--version", help="The version (default: the latest).")
 
 
 @command(

@@ -63,7 +63,6 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit",
         type=int,
-        default=None,
         help="Show only the newest N versions (only their commits are read); filters apply "
         "to those.",
     )
@@ -89,13 +88,11 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--since",
-        default=None,
         help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
         "a zone is given).",
     )
     parser.add_argument(
         "--until",
-        default=None,
         help="Only versions at or before this time (as --since).",
     )
 
@@ -188,9 +185,7 @@ class DetailResult(Result):
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
-    parser.add_argument(
-        "--version", default=None, help="The version to describe (default: the latest)."
-    )
+    parser.add_argument("--version", help="The version to describe (default: the latest).")
     parser.add_argument(
         "--whole-log",
         action="store_true",
@@ -233,7 +228,6 @@ def _demo_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "path",
         nargs="?",
-        default=None,
         help="Where to write the demo table (default: the demo_path setting).",
     )
     parser.add_argument("--force", action="store_true", help="Replace an existing demo table.")

@@ -1,33 +1,28 @@
 """Operators' commands: ``vacuum-plan`` (what a VACUUM would break) and ``replica`` (a DR drill).
 
-Both are read-only; each returns a record (:class:`VacuumPlanResult`, :class:`ReplicaResult`)
-to the one renderer (:mod:`inspector.cli.render`).
+Both are read-only; each hands its record to the one renderer (:mod:`inspector.cli.render`).
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import partial
 
 from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Shown
 from inspector.delta.errors import ExitCode, InvalidInput
+from inspector.health.replica import ReplicaReport, compare_replica
+from inspector.health.vacuum import VacuumMode, VacuumPlan, plan_vacuum
+from inspector.present.text.operations import replica_lines, vacuum_plan_lines
 from inspector.settings import Settings
 from inspector.table import open_table
-
-if TYPE_CHECKING:
-    from inspector.health.replica import ReplicaReport
-    from inspector.health.vacuum import VacuumPlan
 
 
 def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     parser.add_argument(
         "--retain-hours",
-        default=None,
         help="The retention in hours (default: the table's delta.deletedFileRetentionDuration, "
         "else 168 = 7 days).",
     )
@@ -38,31 +33,13 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class VacuumPlanResult(Result):
-    """``vacuum-plan``: the plan, and how many files its text lists."""
-
-    plan: VacuumPlan
-    cap: int
-
-    def to_json(self) -> dict[str, Any]:
-        return self.plan.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.operations import vacuum_plan_lines
-
-        return vacuum_plan_lines(self.plan, cap=self.cap)
-
-
 @command(
     "vacuum-plan",
     "Plan a VACUUM without running it: the files it would delete and the versions that "
     "would stop being readable. Nothing is deleted.",
 )
 @arguments(_vacuum_args)
-def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumPlanResult:
-    from inspector.health.vacuum import VacuumMode, plan_vacuum
-
+def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Shown[VacuumPlan]:
     hours = _hours(args.retain_hours)
     table = open_table(args.table, settings)
     plan = plan_vacuum(
@@ -71,7 +48,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> VacuumP
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
         name=table.name,
     )
-    return VacuumPlanResult(plan=plan, cap=settings.max_listed_files)
+    return Shown(record=plan, lines=partial(vacuum_plan_lines, cap=settings.max_listed_files))
 
 
 def _hours(text: str | None) -> float | None:
@@ -92,22 +69,6 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
     storage_arg(parser)  # the same options reach both (one store, or a local replica)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReplicaResult(Result):
-    """``replica``: the comparison; exit code 4 when the replica's latest version is not whole."""
-
-    report: ReplicaReport
-    cap: int
-
-    def to_json(self) -> dict[str, Any]:
-        return self.report.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.operations import replica_lines
-
-        return replica_lines(self.report, cap=self.cap)
-
-
 @command(
     "replica",
     "Compare a disaster-recovery replica with its primary: what is still to copy, the "
@@ -115,15 +76,13 @@ class ReplicaResult(Result):
     "replica's latest version is not consistent.",
 )
 @arguments(_replica_args)
-def replica_command(args: argparse.Namespace, settings: Settings) -> ReplicaResult:
-    from inspector.health.replica import compare_replica
-
+def replica_command(args: argparse.Namespace, settings: Settings) -> Shown[ReplicaReport]:
     # The same options reach both (one store, or a local replica); each has its own handle.
     primary = open_table(args.primary, settings, role="primary")
     replica = open_table(args.replica, settings, role="replica")
     report = compare_replica(primary, replica, settings=settings)
-    return ReplicaResult(
-        report=report,
-        cap=settings.max_listed_files,
+    return Shown(
+        record=report,
+        lines=partial(replica_lines, cap=settings.max_listed_files),
         exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,
     )

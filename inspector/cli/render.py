@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 
@@ -42,6 +42,32 @@ class Result:
         """Lines for stderr after the output, in both modes: what the output could not say
         (a filter that found nothing, and why); none by default."""
         return iter(())
+
+
+class _Record(Protocol):
+    def to_json(self) -> Any: ...
+
+
+_R = TypeVar("_R", bound=_Record)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shown(Result, Generic[_R]):
+    """A command's result that is one record: its JSON is the record's, its text ``lines``'.
+
+    Args:
+        record: The record (its ``to_json()`` is the command's JSON contract).
+        lines: Its text form, from :mod:`inspector.present.text`.
+    """
+
+    record: _R
+    lines: Callable[[_R], Iterator[str]]
+
+    def to_json(self) -> Any:
+        return self.record.to_json()
+
+    def text(self) -> Iterator[str]:
+        return self.lines(self.record)
 
 
 @dataclass(frozen=True, kw_only=True)

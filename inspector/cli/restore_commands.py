@@ -15,8 +15,9 @@ from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result, plan_context, render
+from inspector.cli.render import Result, Shown, plan_context, render
 from inspector.delta.errors import ExitCode
+from inspector.present.text.restore import audit_lines, result_lines, shown_plan_lines
 from inspector.restore import (
     Override,
     RestoreIntent,
@@ -40,14 +41,11 @@ class PlanResult(Result):
 
     plan: RestorePlan
     dry_run: bool = False
-    overrides: frozenset[Override] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return plan_context(self.plan)
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import shown_plan_lines
-
         return shown_plan_lines(self.plan, dry_run=self.dry_run, refused=bool(self.exit_code))
 
 
@@ -67,8 +65,6 @@ class RestoreDone(Result):
         }
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import result_lines
-
         return result_lines(self.result)
 
 
@@ -86,12 +82,10 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expect-version",
         type=int,
-        default=None,
         help="Refuse unless the table is at this version now.",
     )
     parser.add_argument(
         "--reason",
-        default=None,
         help="Why you restore (required to commit; recorded in the commit and the audit log).",
     )
     parser.add_argument(
@@ -141,7 +135,6 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     shown = PlanResult(
         plan=plan,
         dry_run=args.dry_run,
-        overrides=overrides,
         exit_code=ExitCode.RESTORE_REFUSED if blocked else ExitCode.OK,
     )
     if args.dry_run:
@@ -187,23 +180,8 @@ def _request(
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class AuditResult(Result):
-    """Every restore attempt on a table, from the audit log."""
-
-    trail: AuditTrail
-
-    def to_json(self) -> dict[str, Any]:
-        return self.trail.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.restore import audit_lines
-
-        return audit_lines(self.trail)
-
-
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
-def audit_command(args: argparse.Namespace, settings: Settings) -> AuditResult:
+def audit_command(args: argparse.Namespace, settings: Settings) -> Shown[AuditTrail]:
     root = open_table(args.table, settings).root
-    return AuditResult(trail=audit_trail(settings.audit_log, root))
+    return Shown(record=audit_trail(settings.audit_log, root), lines=audit_lines)

@@ -56,17 +56,16 @@ class ShowResult(Result):
 def _show_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     when = parser.add_mutually_exclusive_group()
-    when.add_argument("--version", default=None, help="The version to read (default: the latest).")
+    when.add_argument("--version", help="The version to read (default: the latest).")
     when.add_argument(
         "--timestamp",
-        default=None,
         help="Read the version the table was at, at this time (UTC unless a zone is "
         "given): 2024-10-08, '2024-10-08 05:42:52', 2024-10-08T05:42:52+02:00.",
     )
     parser.add_argument(
-        "--limit", type=int, default=None, help="Rows to print (default: the preview_rows setting)."
+        "--limit", type=int, help="Rows to print (default: the preview_rows setting)."
     )
-    parser.add_argument("--where", default=None, help="A SQL WHERE expression evaluated by Spark.")
+    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
     spark_args(parser)
 
 
@@ -115,7 +114,6 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--key",
-        default=None,
         help="Key columns (COL[,COL...]): report keys added, removed and changed. Implies "
         "--rows. Without it, --rows matches rows on the key the app suggests too (an identity "
         "or id column), and says so.",

@@ -2,9 +2,9 @@
 
 ``errors`` (the one error hierarchy), ``paths``, ``actions`` (typed action records),
 ``parse`` and ``fields`` (JSON to records, every field type-checked), ``schema``,
-``partitions`` (partition value serialization), ``properties`` (every ``delta.*`` table
-property: key, default, the boolean reader, Delta's interval grammar), ``protocol`` (the
-one table of table features: readable, restorable or refused; legacy features; the
-protocol merge), ``text`` (version ranges, partition labels) and ``jsonvalue`` (data
-values as JSON). Imports nothing else of ``inspector``.
+``properties`` (every ``delta.*`` table property: key, default, the boolean reader,
+Delta's interval grammar), ``protocol`` (the one table of table features: readable,
+restorable or refused; legacy features; the protocol merge), ``engines`` (which engines
+read and write which features), ``text`` (times, counts, version ranges, partition labels)
+and ``jsonvalue`` (data values as JSON). Imports nothing else of ``inspector``.
 """

@@ -38,29 +38,17 @@ class FeatureSupport:
 
 @dataclass(frozen=True, kw_only=True)
 class Engine:
-    """One engine's entry in the data file.
-
-    Attributes:
-        key: Short stable name (``spark-delta``, ``duckdb``).
-        label: Name for people.
-        product: What the version strings are versions of (``Delta``), if any.
-        source: Where the support data comes from (URL).
-        checked: When it was last checked (ISO date).
-        max_reader: The highest minReaderVersion it reads, if known.
-        max_writer: The highest minWriterVersion it writes, if known.
-        features: Support per feature name.
-        notes: Free text for people.
-    """
+    """One engine's entry in the data file (``key`` such as ``spark-delta``; ``source`` a URL
+    and ``checked`` an ISO date; ``max_reader``/``max_writer`` the highest protocol versions
+    it reads and writes, None when unknown)."""
 
     key: str
     label: str
-    product: str | None
     source: str
     checked: str
     max_reader: int | None
     max_writer: int | None
     features: Mapping[str, FeatureSupport]
-    notes: str
 
 
 def support_of(value: str) -> Support:
@@ -80,8 +68,7 @@ def raw_data() -> dict[str, Any]:
     """The data file as parsed JSON (for tests and docs)."""
     # Beside this module (not importlib.resources: its import is ≈0.02 s of ``detail``).
     with open(os.path.join(os.path.dirname(__file__), DATA_FILE), encoding="utf-8") as fh:
-        text = fh.read()
-    data: dict[str, Any] = json.loads(text)
+        data: dict[str, Any] = json.load(fh)
     return data
 
 
@@ -99,7 +86,6 @@ def _engine(entry: Mapping[str, Any], by_key: Mapping[str, Mapping[str, Any]]) -
     return Engine(
         key=entry["key"],
         label=entry["label"],
-        product=entry.get("product"),
         source=entry["source"],
         checked=entry["checked"],
         max_reader=entry.get("maxReader", base.get("maxReader")),
@@ -108,5 +94,4 @@ def _engine(entry: Mapping[str, Any], by_key: Mapping[str, Mapping[str, Any]]) -
             name: FeatureSupport(read=f["read"], write=f["write"], note=f.get("note"))
             for name, f in features.items()
         },
-        notes=entry.get("notes", ""),
     )

@@ -125,12 +125,4 @@ def as_str_map(value: Any, name: str) -> dict[str, str] | None:
 
 def as_map(value: Any) -> dict[str, Any] | None:
     """Normalise a JSON object or a Parquet map (list of key/value pairs) to a dict."""
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        return dict(value)
-    return dict(value)
-
-
-# Writers put numRecords first; reading it without parsing all the column stats
-# makes the history of a 10,000-commit table much cheaper.
+    return None if value is None else dict(value)

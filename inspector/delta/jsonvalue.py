@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
@@ -24,6 +25,12 @@ def camel_json(record: Any, *names: str) -> dict[str, Any]:
     """
     fields = names or tuple(f.name for f in dataclasses.fields(record))
     return {_camel(name): getattr(record, name) for name in fields}
+
+
+def camel_fields(record_type: type[Any], obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``record_type`` read from ``obj`` under their camelCase names (None when
+    absent): :func:`camel_json`'s JSON read back, as keyword arguments."""
+    return {f.name: obj.get(_camel(f.name)) for f in dataclasses.fields(record_type)}
 
 
 def _camel(name: str) -> str:

@@ -118,7 +118,8 @@ def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
     )
 
 
-def _parse_protocol(body: Mapping[str, Any]) -> Protocol:
+def parse_protocol(body: Mapping[str, Any]) -> Protocol:
+    """A protocol action's JSON body as a record (keeps the body as ``raw``)."""
     readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
     return Protocol(
         min_reader_version=as_long(body["minReaderVersion"], "minReaderVersion"),
@@ -172,7 +173,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Action]] = {
     "add": _parse_add,
     "remove": _parse_remove,
     "metaData": _parse_metadata,
-    "protocol": _parse_protocol,
+    "protocol": parse_protocol,
     "commitInfo": lambda body: CommitInfo(raw=body),
     "txn": _parse_txn,
     "cdc": _parse_cdc,

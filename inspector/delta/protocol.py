@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import Protocol
+from inspector.delta.parse import parse_protocol
 
 #: The versions from which a protocol lists its features (before them, versions imply them).
 FEATURES_READER_VERSION = 3
@@ -211,7 +212,7 @@ def merge_protocols(current: Protocol, target: Protocol) -> Protocol:
             | _reader_writer(current)
             | _reader_writer(target)
         )
-    return protocol_from_json(body)
+    return parse_protocol(body)
 
 
 def _reader_writer(protocol: Protocol) -> frozenset[str]:
@@ -220,18 +221,6 @@ def _reader_writer(protocol: Protocol) -> frozenset[str]:
         name
         for name in reader_features(protocol)
         if name in FEATURES and FEATURES[name].kind is FeatureKind.READER_WRITER
-    )
-
-
-def protocol_from_json(body: Mapping[str, Any]) -> Protocol:
-    """A Protocol record from a JSON body (keeps the body as ``raw``)."""
-    readers, writers = body.get("readerFeatures"), body.get("writerFeatures")
-    return Protocol(
-        min_reader_version=int(body["minReaderVersion"]),
-        min_writer_version=int(body["minWriterVersion"]),
-        reader_features=tuple(readers) if readers is not None else None,
-        writer_features=tuple(writers) if writers is not None else None,
-        raw=dict(body),
     )
 
 

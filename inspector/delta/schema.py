@@ -15,7 +15,6 @@ COLUMN_ID_KEY = "delta.columnMapping.id"
 IDENTITY_START = "delta.identity.start"
 IDENTITY_STEP = "delta.identity.step"
 IDENTITY_HIGH_WATER_MARK = "delta.identity.highWaterMark"
-TYPE_CHANGES_KEY = "delta.typeChanges"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,10 +30,9 @@ class PrimitiveType:
 
 @dataclass(frozen=True, kw_only=True)
 class ArrayType:
-    """An array of ``element_type``."""
+    """An array of ``element_type`` (``containsNull`` is not kept: nothing here reads it)."""
 
     element_type: DataType
-    contains_null: bool = True
 
     def simple_string(self) -> str:
         """Spark's simpleString of the type."""
@@ -43,11 +41,10 @@ class ArrayType:
 
 @dataclass(frozen=True, kw_only=True)
 class MapType:
-    """A map from ``key_type`` to ``value_type``."""
+    """A map from ``key_type`` to ``value_type`` (``valueContainsNull`` is not kept)."""
 
     key_type: DataType
     value_type: DataType
-    value_contains_null: bool = True
 
     def simple_string(self) -> str:
         """Spark's simpleString of the type."""
@@ -146,15 +143,10 @@ def _parse_type(obj: Any) -> DataType:
     if kind == "struct":
         return StructType(fields=tuple(_parse_field(f) for f in obj.get("fields", [])))
     if kind == "array":
-        return ArrayType(
-            element_type=_parse_type(obj["elementType"]),
-            contains_null=bool(obj.get("containsNull", True)),
-        )
+        return ArrayType(element_type=_parse_type(obj["elementType"]))
     if kind == "map":
         return MapType(
-            key_type=_parse_type(obj["keyType"]),
-            value_type=_parse_type(obj["valueType"]),
-            value_contains_null=bool(obj.get("valueContainsNull", True)),
+            key_type=_parse_type(obj["keyType"]), value_type=_parse_type(obj["valueType"])
         )
     return PrimitiveType(name=str(kind))
 

@@ -57,7 +57,7 @@ class FileIssue:
     role: FileRole
     state: FileState
     expected_size: int | None
-    actual_size: int | None
+    actual_size: int | None = None
     detail: str = ""
     local_path: str = ""
     key: tuple[str, str | None] | None = None
@@ -72,7 +72,6 @@ class FileIssue:
             role=role,
             state=FileState.MISSING,
             expected_size=expected_size,
-            actual_size=None,
             local_path=local_path,
         )
 
@@ -121,9 +120,7 @@ def judge_size(
     Args:
         local_path: Where the file is on disk.
         size: Its size on disk.
-        path: Its name in the log (for the record).
-        role: Data file (exact size) or deletion vector (at least the size).
-        expected_size: The size the log records.
+        path, role, expected_size: As for :func:`examine_file`.
 
     Returns:
         The issue, or None when the size is right.
@@ -134,15 +131,8 @@ def judge_size(
         detail = f"{size} bytes on disk, at least {expected_size} needed"
     else:
         return None
-    return FileIssue(
-        path=path,
-        role=role,
-        state=FileState.SIZE_MISMATCH,
-        expected_size=expected_size,
-        actual_size=size,
-        local_path=local_path,
-        detail=detail,
-    )
+    found = FileIssue.missing(local_path, path=path, role=role, expected_size=expected_size)
+    return replace(found, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
 
 
 def add_file_issues(

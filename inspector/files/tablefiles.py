@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from inspector.delta.actions import canonical_path
@@ -98,8 +98,3 @@ def relative_path(table_root: str, log_path: str) -> str | None:
             return None
         return os.path.relpath(target, root).replace(os.sep, "/")
     return posixpath.normpath(decoded)
-
-
-def total_size(files: Mapping[str, StoredFile], paths: Iterable[str]) -> int:
-    """The bytes of the listed files among ``paths`` (paths not listed count 0)."""
-    return sum(files[p].size for p in paths if p in files)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from inspector import __version__
@@ -252,12 +252,3 @@ def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
 
 def _suspended(metadata: Mapping[str, Any]) -> bool:
     return _enabled(metadata, properties.ROW_TRACKING_SUSPENDED)
-
-
-def describe_actions(actions: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """How many actions of each kind a commit holds (for logs and the audit)."""
-    counts: dict[str, int] = {}
-    for action in actions:
-        name = next(iter(action))
-        counts[name] = counts.get(name, 0) + 1
-    return counts

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.connection import redact_text
-from inspector.delta.jsonvalue import camel_json
+from inspector.delta.jsonvalue import camel_fields, camel_json
 
 
 class AuditOutcome(StrEnum):
@@ -28,23 +28,6 @@ class AuditOutcome(StrEnum):
     REFUSED = "refused"
     COMMITTED = "committed"
     FAILED = "failed"
-
-
-#: An entry's fields in the order of its JSON object (the audit log's lines).
-_JSON_ORDER = (
-    "when",
-    "who",
-    "table",
-    "name",
-    "from_version",
-    "to_version",
-    "to_timestamp",
-    "reason",
-    "outcome",
-    "committed_version",
-    "error",
-    "details",
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,22 +40,23 @@ class AuditEntry:
     ``committed_version`` the new version when the outcome is ``committed``.
     """
 
+    # In the order of the JSON object (the audit log's lines).
     when: str
     who: str
     table: str
+    name: str | None = None
     from_version: int | None
     to_version: int | None
+    to_timestamp: str | None = None
     reason: str | None
     outcome: AuditOutcome
-    name: str | None = None
-    to_timestamp: str | None = None
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        fields = camel_json(self, *_JSON_ORDER)
+        fields = camel_json(self)
         return {**fields, "outcome": str(self.outcome), "details": dict(self.details)}
 
 
@@ -86,62 +70,56 @@ def current_user(operator: str | None = None) -> str:
         return "unknown"
 
 
+@dataclass(frozen=True, kw_only=True)
+class Attempt:
+    """What every audit line of one restore attempt repeats: which table, from and to what,
+    why, and who (``operator``; the OS user when None). See :class:`AuditEntry`."""
+
+    table: str
+    from_version: int | None
+    to_version: int | None
+    name: str | None = None
+    to_timestamp: str | None = None
+    reason: str | None = None
+    operator: str | None = None
+
+
 def record_attempt(
     path: str,
+    attempt: Attempt,
     *,
-    table: str,
     outcome: AuditOutcome,
-    from_version: int | None,
-    to_version: int | None,
-    name: str | None = None,
-    to_timestamp: str | None = None,
-    reason: str | None = None,
-    operator: str | None = None,
     committed_version: int | None = None,
     error: str | None = None,
     details: Mapping[str, Any] | None = None,
     secrets: Mapping[str, str] | None = None,
 ) -> AuditEntry:
-    """Append one attempt to the audit log and return it.
+    """Append what one attempt came to to the audit log and return the entry.
 
-    The line is redacted (:func:`inspector.storage.options.redact_text`) before it is
-    written: no secret storage option, SAS token or URL signature reaches the file.
+    The line is redacted (:func:`inspector.connection.redact_text`) before it is written:
+    no secret storage option, SAS token or URL signature reaches the file.
 
     Args:
         path: The audit log file (created with its folder when missing).
-        table: The table root (for a table opened by name: the location it resolved to).
-        name: The table's name in a catalog, when it was opened by name.
+        attempt: The table, versions, reason and operator.
         outcome: What the attempt came to.
-        from_version: The table's version when the attempt was made.
-        to_version: The target version.
-        to_timestamp: The time the target was asked by, if it was asked by time.
-        reason: The operator's reason.
-        operator: Who acted; defaults to the OS user.
         committed_version: The new version, for ``committed``.
         error: Why it was refused or failed.
         details: Extra facts (metrics, overrides used, verification summary).
         secrets: The storage options in use (their secret values are masked).
 
-    Returns:
-        The entry that was written.
-
     Raises:
         ValueError: If ``outcome`` is not a known outcome (a programming error).
     """
-    outcome = AuditOutcome(outcome)  # ValueError for an unknown outcome
+    facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        who=current_user(operator),
-        table=table,
-        name=name,
-        from_version=from_version,
-        to_version=to_version,
-        to_timestamp=to_timestamp,
-        reason=reason,
-        outcome=outcome,
+        who=current_user(facts.pop("operator")),
+        outcome=AuditOutcome(outcome),
         committed_version=committed_version,
         error=error,
         details=dict(details or {}),
+        **facts,
     )
     line = json.dumps(entry.to_json(), default=str, ensure_ascii=False)
     _append_line(path, redact_text(line, secrets))
@@ -149,12 +127,8 @@ def record_attempt(
 
 
 def read_audit(path: str) -> list[AuditEntry]:
-    """Every entry of the audit log, oldest first (unparsable lines and unknown outcomes are
-    skipped).
-
-    Args:
-        path: The audit log file; a missing file gives an empty list.
-    """
+    """Every entry of the audit log at ``path``, oldest first (none when it is missing;
+    unparsable lines and unknown outcomes are skipped)."""
     if not os.path.exists(path):
         return []
     entries = []
@@ -165,22 +139,8 @@ def read_audit(path: str) -> list[AuditEntry]:
                 outcome = AuditOutcome(obj.get("outcome"))
             except (ValueError, AttributeError):
                 continue
-            entries.append(
-                AuditEntry(
-                    when=obj.get("when"),
-                    who=obj.get("who"),
-                    table=obj.get("table"),
-                    name=obj.get("name"),
-                    from_version=obj.get("fromVersion"),
-                    to_version=obj.get("toVersion"),
-                    to_timestamp=obj.get("toTimestamp"),
-                    reason=obj.get("reason"),
-                    outcome=outcome,
-                    committed_version=obj.get("committedVersion"),
-                    error=obj.get("error"),
-                    details=obj.get("details") or {},
-                )
-            )
+            fields = camel_fields(AuditEntry, obj) | {"outcome": outcome}
+            entries.append(AuditEntry(**fields | {"details": obj.get("details") or {}}))
     return entries
 
 

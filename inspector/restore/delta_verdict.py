@@ -57,12 +57,8 @@ _REFUSING_GUARDS = {
 
 
 def deltas_restore(guards: Sequence[GuardResult], problems: Sequence[FileIssue]) -> DeltaVerdict:
-    """What Delta's own RESTORE would do with a plan (see the module docstring).
-
-    Args:
-        guards: The plan's guards.
-        problems: The plan's file problems (of the files to re-add).
-    """
+    """What Delta's own RESTORE would do with a plan, from its guards and the file problems
+    of the files to re-add (see the module docstring)."""
     for guard in guards:
         if not guard.passed and guard.name in _REFUSING_GUARDS:
             return DeltaVerdict(

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from inspector.storage import parse_location
+from inspector.rows.connectors import is_local
 
 
 class Engine(StrEnum):
@@ -63,7 +63,7 @@ def choose_engines(
             commit=Engine.CATALOG,
             why="the table is catalog-managed; this restore is refused (not_catalog_managed).",
         )
-    if not _is_local(table_root):
+    if not is_local(table_root):
         return Engines(
             read=Engine.DELTA,
             commit=Engine.OWN,
@@ -82,10 +82,3 @@ def choose_engines(
         commit=Engine.DELTA,
         why="a local table: Delta's own RESTORE commits.",
     )
-
-
-def _is_local(table_root: str) -> bool:
-    try:
-        return parse_location(table_root).is_local
-    except Exception:  # an unparsable root was refused earlier; treat it as not local
-        return False

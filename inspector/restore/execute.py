@@ -1,19 +1,10 @@
-"""Guarded RESTORE: plan (a dry run), execute (one atomic commit), verify, undo.
+"""Executing a confirmed restore: decide, commit once, verify, audit; and plan its undo.
 
-Nothing is written to a table unless the operator confirmed, gave a reason, and
-every guard passed (or an explicit override covers it): :func:`execute_restore`
-decides a :class:`~inspector.restore.request.RestoreRequest` and audits every refusal. The commit is one new
-commit file created only if absent (see :mod:`inspector.log.commit_writer`), so a
-restore either lands whole at ``read_version + 1`` or not at all. Every attempt
-is recorded in the audit log.
-
-Typical use::
-
-    plan = plan_restore(open_table(path), 12, settings=settings)  # the front end's handle
-    request = RestoreRequest(plan=plan, typed_table_name="sales", typed_version="12",
-                             reason="bad load at 13")
-    result = execute_restore(request, settings=settings)
-    undo = plan_undo(result, settings=settings)   # a guarded restore back, also confirmed
+Nothing is written unless :func:`execute_restore` finds no refusal
+(:func:`~inspector.restore.request.request_refusals`). The commit is one file created only
+if absent (:mod:`inspector.log.commit_writer`), or Delta's own RESTORE
+(:mod:`inspector.restore.native`), so a restore lands whole at ``read_version + 1`` or not
+at all. Every attempt is audited.
 """
 
 from __future__ import annotations
@@ -34,7 +25,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import AuditOutcome, current_user, record_attempt
+from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_attempt
 from inspector.restore.engine import Engine
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
@@ -43,16 +34,6 @@ from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
 from inspector.table.handle import for_commit
-
-__all__ = [
-    "RestorePlan",
-    "RestoreRequest",
-    "RestoreResult",
-    "execute_restore",
-    "plan_restore",
-    "plan_undo",
-    "verify_restore",
-]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,26 +107,12 @@ def execute_restore(
     """
     plan = request.plan
     user = current_user(request.operator)
-    audit: dict[str, Any] = {
-        "table": plan.table_root,
-        "name": plan.catalog_name,
-        "from_version": plan.read_version,
-        "to_version": plan.target_version,
-        "to_timestamp": plan.requested_timestamp,
-        "reason": request.reason,
-        "operator": user,
-    }
+    attempt = plan.attempt(reason=request.reason, operator=user)
+    secrets = plan.table.storage_options
     refusals = request_refusals(request)
     if refusals:
-        refuse(
-            refusals,
-            plan=plan,
-            blocking=plan.blocking_guards(request.overrides),
-            settings=settings,
-            secrets=plan.table.storage_options,
-            **audit,
-        )
-    secrets = plan.table.storage_options
+        blocking = plan.blocking_guards(request.overrides)
+        refuse(refusals, attempt, plan=plan, blocking=blocking, settings=settings, secrets=secrets)
     try:
         writing = _writing(plan, settings)  # credentials for READ_WRITE, asked for now
         secrets = writing.table.storage_options  # the ones a failing commit used
@@ -154,33 +121,37 @@ def execute_restore(
         exc.plan = exc.plan or plan
         record_attempt(
             settings.audit_log,
-            secrets=secrets,
+            attempt,
             outcome=AuditOutcome.REFUSED,
             error=str(exc),
             details={"refusedBecause": [str(r) for r in exc.reasons]},
-            **audit,
+            secrets=secrets,
         )
         raise
     except BaseException as exc:
+        error = f"{type(exc).__name__}: {exc}"
         record_attempt(
-            settings.audit_log,
-            secrets=secrets,
-            outcome=AuditOutcome.FAILED,
-            error=f"{type(exc).__name__}: {exc}",
-            **audit,
+            settings.audit_log, attempt, outcome=AuditOutcome.FAILED, error=error, secrets=secrets
         )
         raise
-    return _verify(result, settings, spark, audit)
+    return _verify(result, settings, spark, attempt)
 
 
 def _verify(
-    result: RestoreResult, settings: Settings, spark: Any, audit: dict[str, Any]
+    result: RestoreResult, settings: Settings, spark: Any, attempt: Attempt
 ) -> RestoreResult:
-    verification = verify_restore(result, spark=spark, settings=settings)
+    verification = verify_restore(
+        result.plan,
+        result.committed_version,
+        allow_missing_files=result.allow_missing_files,
+        allow_protocol_downgrade=result.allow_protocol_downgrade,
+        settings=settings,
+        spark=spark,
+    )
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
-        secrets=result.plan.table.storage_options,
+        attempt,
         outcome=AuditOutcome.COMMITTED,
         committed_version=result.committed_version,
         details={
@@ -191,7 +162,7 @@ def _verify(
             "failedChecks": [c.name for c in verification.failures],
             "overrides": sorted(o.value for o in result.overrides),
         },
-        **audit,
+        secrets=result.plan.table.storage_options,
     )
     return result
 
@@ -285,11 +256,7 @@ def _result(
     request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
 ) -> RestoreResult:
     plan, allow_missing = request.plan, request.allow_missing_files
-    skipped = (
-        tuple(a.path for a in plan.files_to_add if a.key in plan.problem_paths)
-        if allow_missing
-        else ()
-    )
+    skipped = tuple(a.path for a in plan.problem_adds) if allow_missing else ()
     return RestoreResult(
         plan=plan,
         committed_version=version,
@@ -305,15 +272,8 @@ def _result(
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version.
-
-    Args:
-        result: The restore to undo.
-        settings: As for :func:`plan_restore`.
-
-    Returns:
-        A plan to execute with :func:`execute_restore` (confirmation and reason required).
-    """
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version, to
+    execute with :func:`execute_restore` (confirmation and reason required)."""
     return plan_restore(
         result.plan.table,
         result.pre_restore_version,

@@ -21,19 +21,8 @@ _KEYS = ["key_path", "dv_id"]  # dv_id is "" for a file without a deletion vecto
 def restore_file_lists(
     current: Snapshot, target: Snapshot
 ) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...]]:
-    """Files a restore re-adds and removes.
-
-    As in Delta's ``RestoreTableCommand``, two left-anti joins on path and
-    deletion-vector id give the files to add (in the target, not current) and to
-    remove (current, not in the target). "No deletion vector" is the empty id, so it
-    matches itself.
-
-    Args:
-        current: The latest snapshot.
-        target: The snapshot to restore.
-
-    Returns:
-        (files to add, files to remove), each sorted by path.
+    """Files a restore re-adds (in the target, not current) and removes (current, not in the
+    target), each sorted by path.
     """
     cur_files, tgt_files = current.files_table, target.files_table
     adds = _pick(tgt_files, _anti_join(tgt_files, cur_files))

@@ -127,11 +127,8 @@ def target_guard(
 ) -> GuardResult:
     """The target must be older than the current version and reconstructable from the log.
 
-    Args:
-        current_version: The table's latest version.
-        target: The version to restore.
-        earliest: The oldest version the log can reconstruct.
-        error: Why the target's snapshot could not be built (expired, corrupt), if so.
+    ``earliest`` is the oldest version the log can reconstruct; ``error`` says why the
+    target's snapshot could not be built (expired, corrupt), if it could not.
     """
     details = {
         "currentVersion": current_version,
@@ -165,11 +162,8 @@ def target_guard(
 def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int) -> GuardResult:
     """Every file to re-add (and its deletion vector) must exist with the size the log records.
 
-    Args:
-        problems: The missing or truncated files (records with ``to_json``), all of them.
-        total: The exact number of problems.
-        num_files: How many files the restore re-adds.
-        limit: At most this many problems are listed in the details.
+    ``problems`` are all the missing or truncated files (records with ``to_json``), ``total``
+    their exact number; at most ``limit`` of them are listed in the details.
     """
     if not total:
         return GuardResult.passing(

@@ -40,14 +40,12 @@ def restore_with_delta(
             "Restore the missing files first, or pick another version.",
         )
     path = plan.table_root.replace("`", "``")
-    spark.conf.set(_USER_METADATA, reason)
-    if allow_protocol_downgrade:
-        spark.conf.set(_ALLOW_DOWNGRADE, "true")
-    try:
-        spark.sql(f"RESTORE TABLE delta.`{path}` TO VERSION AS OF {int(plan.target_version)}")
-    finally:
-        spark.conf.unset(_USER_METADATA)
-        spark.conf.unset(_ALLOW_DOWNGRADE)
+    # Delta takes the reason and the downgrade only from SQL conf (RESTORE has no options):
+    # a session of its own (same SparkContext, own SQL conf) keeps them out of the shared one.
+    session = spark.newSession()
+    session.conf.set(_USER_METADATA, reason)
+    session.conf.set(_ALLOW_DOWNGRADE, str(allow_protocol_downgrade).lower())
+    session.sql(f"RESTORE TABLE delta.`{path}` TO VERSION AS OF {int(plan.target_version)}")
     log = plan.table.latest_log()  # Delta's commit landed after the plan read the log
     version = _restore_commit(log, plan.read_version, reason)
     if version is None:

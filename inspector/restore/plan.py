@@ -1,27 +1,26 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are compared as Delta's ``RestoreTableCommand`` does (in Arrow, without
-Spark: ``restore/filelists.py``): the
-target's files missing from the current version are re-added, the current files
-missing from the target are removed, with a file's identity being its path plus
-its deletion vector (so a file whose deletion vector changed is swapped, not kept).
-The plan it returns is the record of :mod:`inspector.restore.planrecord`.
+The file lists are Delta's (:mod:`inspector.restore.filelists`); the plan it returns is
+the record of :mod:`inspector.restore.planrecord`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 
+from inspector.delta.actions import AddFile, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.protocol import merge_protocols
 from inspector.diff.metadiff import diff_metadata
-from inspector.files.filecheck import check_files
+from inspector.files.filecheck import FileIssue, check_files
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import AuditOutcome, record_attempt
 from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
+    GuardResult,
     append_only_guard,
     column_mapping_guard,
     features_guard,
@@ -74,25 +73,49 @@ def plan_restore(
     # (the checkpoint is read once).
     target_snap, error = _target_snapshot(log, version)
     current = log.snapshot()
-    if target_snap is None or version >= current.version:
-        plan = _refused_plan(table, current, version, requested, error, settings)
-    else:
-        plan = _full_plan(table, current, target_snap, requested, settings)
-    if table.name:
-        typed = table.name.partition("://")[2] or table.name
-        plan = dataclasses.replace(plan, table_name=typed, catalog_name=table.name)
+    plan = _base_plan(table, current, version, requested, error, settings)
+    if target_snap is not None and version < current.version:
+        plan = _full_plan(plan, current, target_snap, settings)
     record_attempt(
         settings.audit_log,
-        secrets=table.storage_options,
-        table=plan.table_root,
-        name=plan.catalog_name,
+        plan.attempt(),
         outcome=AuditOutcome.PLANNED,
-        from_version=plan.read_version,
-        to_version=plan.target_version,
-        to_timestamp=plan.requested_timestamp,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
+        secrets=table.storage_options,
     )
     return plan
+
+
+def _base_plan(
+    table: Table,
+    current: Snapshot,
+    version: int,
+    requested: str | None,
+    error: str | None,
+    settings: Settings,
+) -> RestorePlan:
+    """What every plan states. A target that cannot be restored leaves the rest empty, with
+    its reason as the one guard (``RestorePlan.is_refusal``)."""
+    log = table.log
+    typed = (table.name.partition("://")[2] or table.name) if table.name else None
+    earliest = log.earliest_version  # the whole listing, first: the target's time reuses it
+    return RestorePlan(
+        table=table,
+        table_root=current.table_root,
+        table_name=typed or table_name(current),
+        catalog_name=table.name or None,
+        read_version=current.version,
+        target_version=version,
+        target_timestamp=_history_ms(log, version, settings),
+        requested_timestamp=requested,
+        metrics=RestoreMetrics.of(
+            (), (), files_after=current.num_files, bytes_after=current.size_in_bytes
+        ),
+        rows_before=current.num_records,
+        current_metadata=current.metadata,
+        current_protocol=current.protocol,
+        guards=(target_guard(current.version, version, earliest, error),),
+    )
 
 
 def _resolve_target(
@@ -123,65 +146,13 @@ def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str 
         return None, str(exc)
 
 
-def _refused_plan(
-    table: Table,
-    current: Snapshot,
-    version: int,
-    requested: str | None,
-    error: str | None,
-    settings: Settings,
-) -> RestorePlan:
-    """A plan for a target that cannot be restored: nothing to do, and the reason as a guard
-    (``RestorePlan.is_refusal``: front ends show the reason alone, and no confirmation)."""
-    log = table.log
-    guard = target_guard(current.version, version, log.earliest_version, error)
-    empty = RestoreMetrics.of(
-        (), (), files_after=current.num_files, bytes_after=current.size_in_bytes
-    )
-    return RestorePlan(
-        table=table,
-        table_root=current.table_root,
-        table_name=table_name(current),
-        read_version=current.version,
-        target_version=version,
-        target_timestamp=_history_ms(log, version, settings),
-        requested_timestamp=requested,
-        files_to_add=(),
-        files_to_remove=(),
-        metrics=empty,
-        rows_before=current.num_records,
-        rows_after=None,
-        rows_added=None,
-        rows_removed=None,
-        current_metadata=current.metadata,
-        current_protocol=current.protocol,
-        target_metadata=None,
-        target_protocol=None,
-        merged_protocol=None,
-        metadata_diff=None,
-        domain_metadata=(),
-        partitions_touched=(),
-        num_partitions_touched=0,
-        file_problems=(),
-        num_file_problems=0,
-        problem_paths=frozenset(),
-        guards=(guard,),
-        warnings=(),
-    )
-
-
 def _full_plan(
-    table: Table,
-    current: Snapshot,
-    target: Snapshot,
-    requested: str | None,
-    settings: Settings,
+    plan: RestorePlan, current: Snapshot, target: Snapshot, settings: Settings
 ) -> RestorePlan:
-    log = table.log
+    """``plan`` (what every plan states) with the files, rows, metadata and guards of a target
+    that can be restored."""
+    log = plan.table.log
     adds, removes = restore_file_lists(current, target)
-    metrics = RestoreMetrics.of(
-        adds, removes, files_after=target.num_files, bytes_after=target.size_in_bytes
-    )
     workers = settings.check_workers
     problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
     damaged = {
@@ -192,42 +163,19 @@ def _full_plan(
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = partitions_of(adds + removes)
     limit = settings.max_listed_files
-    earliest = log.earliest_version  # the whole listing, first: the target's time reuses it
-    target_ms = _history_ms(log, target.version, settings)
-    guards = (
-        target_guard(current.version, target.version, earliest, None),
-        files_guard(problems, len(problems), len(adds), limit),
-        unchanged_guard(current.version, log.latest_version),
-        protocol_guard(current.protocol, target.protocol, merged),
-        features_guard((current.protocol, target.protocol, merged)),
-        managed_guard(
-            current.metadata,
-            current.protocol,
-            log.staged_commits,
-            name=table.name,
-            target_version=target.version,
-        ),
-        append_only_guard(current.metadata, removes),
-        row_tracking_guard(merged, target.metadata, adds),
-        column_mapping_guard(current.metadata, target.metadata),
+    warnings = restore_warnings(
+        log, current, target, adds, removes, diff, problems, plan.target_timestamp, len(damaged)
     )
-    return RestorePlan(
-        table=table,
-        table_root=current.table_root,
-        table_name=table_name(current),
-        read_version=current.version,
-        target_version=target.version,
-        target_timestamp=target_ms,
-        requested_timestamp=requested,
+    return dataclasses.replace(
+        plan,
         files_to_add=adds,
         files_to_remove=removes,
-        metrics=metrics,
-        rows_before=current.num_records,
+        metrics=RestoreMetrics.of(
+            adds, removes, files_after=target.num_files, bytes_after=target.size_in_bytes
+        ),
         rows_after=target.num_records,
         rows_added=live_rows(adds),
         rows_removed=live_rows(removes),
-        current_metadata=current.metadata,
-        current_protocol=current.protocol,
         target_metadata=target.metadata,
         target_protocol=target.protocol,
         merged_protocol=merged,
@@ -238,12 +186,38 @@ def _full_plan(
         file_problems=tuple(problems[:limit]),
         num_file_problems=len(problems),
         problem_paths=frozenset(p.key for p in problems if p.key is not None),
-        guards=guards,
-        warnings=tuple(
-            restore_warnings(
-                log, current, target, adds, removes, diff, problems, target_ms, len(damaged)
-            )
+        guards=_guards(plan, current, target, merged, problems, adds, removes, limit),
+        warnings=tuple(warnings),
+    )
+
+
+def _guards(
+    plan: RestorePlan,
+    current: Snapshot,
+    target: Snapshot,
+    merged: Protocol,
+    problems: Sequence[FileIssue],
+    adds: Sequence[AddFile],
+    removes: Sequence[AddFile],
+    limit: int,
+) -> tuple[GuardResult, ...]:
+    log = plan.table.log
+    return (
+        *plan.guards,  # the target's, which passed
+        files_guard(problems, len(problems), len(adds), limit),
+        unchanged_guard(current.version, log.latest_version),
+        protocol_guard(current.protocol, target.protocol, merged),
+        features_guard((current.protocol, target.protocol, merged)),
+        managed_guard(
+            current.metadata,
+            current.protocol,
+            log.staged_commits,
+            name=plan.table.name,
+            target_version=target.version,
         ),
+        append_only_guard(current.metadata, removes),
+        row_tracking_guard(merged, target.metadata, adds),
+        column_mapping_guard(current.metadata, target.metadata),
     )
 
 

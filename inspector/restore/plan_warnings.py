@@ -16,6 +16,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.restore.plan_facts import live_rows
 
 
 def restore_warnings(
@@ -29,21 +30,10 @@ def restore_warnings(
     target_ms: int | None,
     removed_damaged: int = 0,
 ) -> list[str]:
-    """Every warning that applies to restoring ``current`` to ``target``.
+    """Every warning that applies to restoring ``current`` to ``target``, most important first.
 
-    Args:
-        log: The table's log (to look for schema changes between the two versions).
-        current: The latest snapshot.
-        target: The snapshot to restore.
-        adds: Files the restore re-adds.
-        removes: Files the restore removes.
-        diff: Metadata differences (current -> restored).
-        problems: Files of the target version that are missing or the wrong size.
-        target_ms: The target version's history timestamp, when known.
-        removed_damaged: How many of the files to remove are missing or damaged in storage.
-
-    Returns:
-        Plain-language warnings, most important first.
+    ``diff`` is current -> restored; ``problems`` the target's files that are missing or of
+    another size; ``removed_damaged`` how many files to remove are missing or damaged.
     """
     out = _missing_warning(adds, problems)
     if removed_damaged:
@@ -141,13 +131,8 @@ def retention_warning(
     """The warning that VACUUM may already delete the target's files, if it applies.
 
     The retention is the one the Health page's retention view uses
-    (:func:`inspector.delta.properties.retention`), so both agree on every table.
-
-    Args:
-        current: The latest snapshot (its properties set the retention).
-        target: The snapshot to restore.
-        target_ms: The target version's history timestamp, when known.
-        now_ms: The current time (ms), for tests; defaults to the clock.
+    (:func:`inspector.delta.properties.retention`), so both agree on every table;
+    ``now_ms`` (the clock by default) is for tests.
     """
     if target_ms is None:
         return []
@@ -173,9 +158,7 @@ def _enabled(snapshot: Snapshot, key: str) -> bool:
 
 
 def _rows(files: Sequence[AddFile]) -> str:
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    if len(known) < len(counts):
+    total = live_rows(files)
+    if total is None:
         return "row count unknown: some files have no stats"
-    total = sum(known)
     return f"{total} row{'s' if total != 1 else ''}"

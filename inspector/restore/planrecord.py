@@ -8,7 +8,6 @@ that leaves missing files out would commit is derived here too (``effective_*``)
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from inspector.delta.protocol import catalog_features
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
+from inspector.restore.audit import Attempt
 from inspector.restore.delta_verdict import deltas_restore
 from inspector.restore.engine import Engines, choose_engines
 from inspector.restore.guards import GuardResult
@@ -85,33 +85,45 @@ class RestorePlan:
     table: Table = field(compare=False, repr=False)
     table_root: str
     table_name: str
+    catalog_name: str | None = None
     read_version: int
     target_version: int
     target_timestamp: int | None
     requested_timestamp: str | None
-    files_to_add: tuple[AddFile, ...]
-    files_to_remove: tuple[AddFile, ...]
     metrics: RestoreMetrics
     rows_before: int | None
-    rows_after: int | None
-    rows_added: int | None
-    rows_removed: int | None
     current_metadata: Metadata
     current_protocol: Protocol
-    target_metadata: Metadata | None
-    target_protocol: Protocol | None
-    merged_protocol: Protocol | None
-    metadata_diff: MetadataDiff | None
-    domain_metadata: tuple[Mapping[str, Any], ...]
-    partitions_touched: tuple[Mapping[str, str | None], ...]
-    num_partitions_touched: int
-    file_problems: tuple[FileIssue, ...]
-    num_file_problems: int
-    problem_paths: frozenset[tuple[str, str | None]]
     guards: tuple[GuardResult, ...]
-    warnings: tuple[str, ...]
-    catalog_name: str | None = None
-    planned_at: int = field(default_factory=lambda: int(time.time() * 1000))
+    # Empty when the target cannot be restored (the plan is only its refusal):
+    files_to_add: tuple[AddFile, ...] = ()
+    files_to_remove: tuple[AddFile, ...] = ()
+    rows_after: int | None = None
+    rows_added: int | None = None
+    rows_removed: int | None = None
+    target_metadata: Metadata | None = None
+    target_protocol: Protocol | None = None
+    merged_protocol: Protocol | None = None
+    metadata_diff: MetadataDiff | None = None
+    domain_metadata: tuple[Mapping[str, Any], ...] = ()
+    partitions_touched: tuple[Mapping[str, str | None], ...] = ()
+    num_partitions_touched: int = 0
+    file_problems: tuple[FileIssue, ...] = ()
+    num_file_problems: int = 0
+    problem_paths: frozenset[tuple[str, str | None]] = frozenset()
+    warnings: tuple[str, ...] = ()
+
+    def attempt(self, *, reason: str | None = None, operator: str | None = None) -> Attempt:
+        """What the audit log records of every attempt on this plan."""
+        return Attempt(
+            table=self.table_root,
+            name=self.catalog_name,
+            from_version=self.read_version,
+            to_version=self.target_version,
+            to_timestamp=self.requested_timestamp,
+            reason=reason,
+            operator=operator,
+        )
 
     @property
     def is_refusal(self) -> bool:
@@ -136,6 +148,11 @@ class RestorePlan:
             if not g.passed and (g.override is None or g.override not in overrides)
         ]
 
+    @property
+    def problem_adds(self) -> tuple[AddFile, ...]:
+        """The re-added files that are missing or damaged: left out with ``allow_missing_files``."""
+        return tuple(a for a in self.files_to_add if a.key in self.problem_paths)
+
     def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
         """The add actions the commit writes (missing files left out when allowed)."""
         if not allow_missing_files:
@@ -144,11 +161,10 @@ class RestorePlan:
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
         """The metrics of what will actually be committed."""
-        if not allow_missing_files or not self.problem_paths:
+        dropped = self.problem_adds if allow_missing_files else ()
+        if not dropped:
             return self.metrics
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        size = sum(a.size for a in dropped)
-        m = self.metrics
+        size, m = sum(a.size for a in dropped), self.metrics
         return dataclasses.replace(
             m,
             num_restored_files=m.num_restored_files - len(dropped),
@@ -161,8 +177,7 @@ class RestorePlan:
     def rows_in_problem_files(self) -> int:
         """Live rows (by stats) of the re-added files that are missing or damaged: rows
         the table would not have after a restore that leaves those files out."""
-        dropped = [a for a in self.files_to_add if a.key in self.problem_paths]
-        return sum(a.num_live_records or 0 for a in dropped)
+        return sum(a.num_live_records or 0 for a in self.problem_adds)
 
     def effective_rows_after(self, *, allow_missing_files: bool) -> int | None:
         """Rows after the restore as it will be committed (missing files left out when allowed)."""

@@ -1,16 +1,10 @@
 """What an operator asks for, and every reason the backend refuses it (before any write).
 
-The CLI and the app only collect input into these records; the decisions are here:
-
-- :class:`RestoreIntent` is what is known before a plan (no Spark yet): whether a
-  confirmation and a reason can still be given, and the expected version.
-  :func:`check_intent` refuses what needs no plan, naming everything missing at once.
-- :class:`RestoreRequest` is the confirmed request for one plan: the typed table name
-  and version, the reason, the overrides and the expected version.
-  :func:`request_refusals` lists what stands in its way (the app enables its Commit
-  button only when the list is empty); ``execute_restore`` refuses on the same list.
-
-Every refusal is written to the audit log by :func:`refuse`.
+The CLI and the app only collect input into :class:`RestoreIntent` (before a plan) and
+:class:`RestoreRequest` (a confirmed plan); the decisions are here: :func:`check_intent`
+refuses what needs no plan, :func:`request_refusals` lists what stands in a request's way
+(the app enables its Commit button only when it is empty; ``execute_restore`` refuses on
+the same list), and :func:`refuse` audits every refusal.
 """
 
 from __future__ import annotations
@@ -19,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
-from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
@@ -112,18 +106,15 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
     ):
         refusals.append(_no_reason())
     if refusals:
-        target = intent.target if isinstance(intent.target, int) else None
-        refuse(
-            refusals,
+        attempt = Attempt(
             table=intent.table.root,
             name=intent.table.name,
             from_version=intent.current_version,
-            to_version=target,
+            to_version=intent.target if isinstance(intent.target, int) else None,
             reason=intent.reason,
             operator=intent.operator,
-            settings=settings,
-            secrets=intent.table.storage_options,
         )
+        refuse(refusals, attempt, settings=settings, secrets=intent.table.storage_options)
 
 
 def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
@@ -165,16 +156,10 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
 
 def refuse(
     refusals: Sequence[Refusal],
+    attempt: Attempt,
     *,
-    table: str,
-    from_version: int | None,
-    to_version: int | None,
-    reason: str | None,
-    operator: str | None,
     settings: Settings,
     secrets: Mapping[str, str],
-    name: str | None = None,
-    to_timestamp: str | None = None,
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
@@ -186,17 +171,11 @@ def refuse(
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
     record_attempt(
         settings.audit_log,
-        secrets=secrets,
-        table=table,
-        name=name,
+        attempt,
         outcome=AuditOutcome.REFUSED,
-        from_version=from_version,
-        to_version=to_version,
-        to_timestamp=to_timestamp,
-        reason=reason,
-        operator=operator,
         error=message,
         details={"refusedBecause": [str(r.reason) for r in refusals]},
+        secrets=secrets,
     )
     raise RestoreRefused(
         message,

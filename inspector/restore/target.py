@@ -4,7 +4,7 @@ The CLI and the app collect the text; the rules are here, once:
 
 - :func:`parse_target`: a version (digits, ``latest``, ``current``) or else a timestamp,
   which ``plan_restore`` parses (and says what is wrong with);
-- :func:`name_source`: where the name to type comes from (the catalog's name, the
+- :func:`describe_name_source`: where the name to type comes from (the catalog's name, the
   metadata's, else the folder's), so both front ends can say it next to the prompt.
 """
 
@@ -46,21 +46,11 @@ def parse_target(text: str, log: DeltaLog) -> int | str:
     return raw
 
 
-def name_source(plan: RestorePlan) -> NameSource:
-    """Where the plan's ``table_name`` comes from: the catalog, the metadata, else the folder."""
-    return table_name_source(plan.table_name, plan.table_root, catalog_name=plan.catalog_name)
-
-
 def table_name_source(
     table_name: str, table_root: str, *, catalog_name: str | None = None
 ) -> NameSource:
-    """Where a restore's ``table_name`` for the table at ``table_root`` comes from.
-
-    Args:
-        table_name: The name to type.
-        table_root: The table's location.
-        catalog_name: The table's name in a catalog, when it was opened by name.
-    """
+    """Where a restore's ``table_name`` for the table at ``table_root`` comes from
+    (``catalog_name``: its name in a catalog, when it was opened by name)."""
     if catalog_name:
         return NameSource.CATALOG
     folder = table_root.rstrip("/").rsplit("/", 1)[-1]
@@ -69,5 +59,5 @@ def table_name_source(
 
 def describe_name_source(plan: RestorePlan) -> str:
     """Where the name to type comes from, in words (with the catalog name when there is one)."""
-    source = name_source(plan)
+    source = table_name_source(plan.table_name, plan.table_root, catalog_name=plan.catalog_name)
     return f"{source} ({plan.catalog_name})" if source is NameSource.CATALOG else str(source)

@@ -75,15 +75,8 @@ class AuditTrail:
 
 
 def audit_trail(audit_log: str, table_root: str) -> AuditTrail:
-    """The restore attempts on a table, as recorded in the audit log.
-
-    Args:
-        audit_log: The audit log file (setting ``audit_log``); missing means no attempts.
-        table_root: The table's root, as the restore recorded it.
-
-    Returns:
-        The table's attempts, oldest first, each with its status.
-    """
+    """The restore attempts on the table at ``table_root`` recorded in ``audit_log`` (setting
+    ``audit_log``; missing means none), oldest first, each with its status."""
     wanted = _normalise(table_root)
     entries = [e for e in read_audit(audit_log) if _normalise(e.table or "") == wanted]
     undone = _undone_by(entries)
@@ -164,13 +157,9 @@ def undo_offer(
 ) -> UndoOffer:
     """What undoing a restore would do (the one rule for the Restore and Audit pages).
 
-    Args:
-        restore_version: The version the restore committed.
-        back_to: The version it started from.
-        latest_version: The table's latest version now.
-        partial: The restore left missing files out (a recovery).
-        still_missing: Whether a file the recovery left out is still missing (see
-            :func:`left_out_missing`); once every one is back, the undo's guards pass.
+    ``partial``: the restore left missing files out (a recovery); ``still_missing``: one of
+    them is still missing (see :func:`left_out_missing`); once every one is back, the undo's
+    guards pass.
     """
     refusal = None
     if partial and still_missing:

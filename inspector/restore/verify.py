@@ -15,7 +15,6 @@ table's own storage options, and failing the check (saying why) when it cannot.
 from __future__ import annotations
 
 import json
-import typing
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -42,20 +41,6 @@ from inspector.restore.actions import ICT_KEYS, metadata_json
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 
-
-class _Restored(typing.Protocol):
-    """What verification reads of a ``RestoreResult`` (execute imports this module)."""
-
-    @property
-    def plan(self) -> RestorePlan: ...
-    @property
-    def committed_version(self) -> int: ...
-    @property
-    def allow_missing_files(self) -> bool: ...
-    @property
-    def allow_protocol_downgrade(self) -> bool: ...
-
-
 #: Above this many rows the in-memory deltalake cross-check is skipped (it holds all rows).
 DELTALAKE_CHECK_MAX_ROWS = 1_000_000
 
@@ -76,24 +61,13 @@ class VerificationCheck:
     status: CheckStatus
     message: str
 
-    @classmethod
-    def passed(cls, name: str, message: str) -> VerificationCheck:
-        """A check that passed."""
-        return cls(name=name, status=CheckStatus.PASSED, message=message)
-
-    @classmethod
-    def failed(cls, name: str, message: str) -> VerificationCheck:
-        """A check that failed."""
-        return cls(name=name, status=CheckStatus.FAILED, message=message)
-
-    @classmethod
-    def skipped(cls, name: str, message: str) -> VerificationCheck:
-        """A check that could not apply, saying why."""
-        return cls(name=name, status=CheckStatus.SKIPPED, message=message)
-
     def to_json(self) -> dict[str, str]:
         """The JSON form of the check."""
         return {"name": self.name, "status": str(self.status), "message": self.message}
+
+
+#: What one check finds; :func:`_safely` names it.
+_Outcome = tuple[CheckStatus, str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,37 +98,42 @@ class Verification:
         }
 
 
-def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) -> Verification:
-    """Check a committed restore against its target version.
+def verify_restore(
+    plan: RestorePlan,
+    version: int,
+    *,
+    allow_missing_files: bool,
+    allow_protocol_downgrade: bool,
+    settings: Settings,
+    spark: Any = None,
+) -> Verification:
+    """Check ``version``, the commit of a restore by ``plan``, against its target version.
 
-    Args:
-        result: The :class:`~inspector.restore.execute.RestoreResult` of the restore.
-        spark: The session used to count rows; started when None.
-        settings: Used to start Spark.
-
-    Returns:
-        The verification; it never raises for a failed check, it records it.
+    It never raises for a failed check, it records it; ``spark`` counts the rows (started
+    with ``settings`` when None).
     """
-    version, target_version = result.committed_version, result.plan.target_version
+    target_version = plan.target_version
     try:
-        log = result.plan.table.latest_log()  # the commit was made after the plan read it
+        log = plan.table.latest_log()  # the commit was made after the plan read it
         new, target = log.snapshot(version), log.snapshot(target_version)
     except Exception as exc:  # the commit is written; report, never raise
         return Verification(
             version=version,
             target_version=target_version,
             checks=(
-                VerificationCheck.failed(
-                    "readable", f"Version {version} cannot be read back from the log: {exc}"
+                VerificationCheck(
+                    name="readable",
+                    status=CheckStatus.FAILED,
+                    message=f"Version {version} cannot be read back from the log: {exc}",
                 ),
             ),
         )
-    dropped = set(result.plan.problem_paths) if result.allow_missing_files else set()
-    table = result.plan.table
+    dropped = set(plan.problem_paths) if allow_missing_files else set()
+    table = plan.table
     checks = [
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
-        _safely("protocol", _protocol_check, new, result),
+        _safely("protocol", _protocol_check, new, plan, allow_protocol_downgrade),
         _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely(
@@ -169,45 +148,43 @@ def verify_restore(result: _Restored, *, settings: Settings, spark: Any = None) 
     return Verification(version=version, target_version=target_version, checks=tuple(checks))
 
 
-def _safely(name: str, check: Callable[..., VerificationCheck], *args: Any) -> VerificationCheck:
+def _safely(name: str, check: Callable[..., _Outcome], *args: Any) -> VerificationCheck:
     """Run one check; an unexpected error becomes a failed check (the commit already exists)."""
     try:
-        return check(*args)
+        status, message = check(*args)
     except Exception as exc:
-        return VerificationCheck.failed(
-            name, f"The check could not run: {type(exc).__name__}: {exc}"
+        status, message = (
+            CheckStatus.FAILED,
+            f"The check could not run: {type(exc).__name__}: {exc}",
         )
+    return VerificationCheck(name=name, status=status, message=message)
 
 
-def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> VerificationCheck:
+def _files_check(new: Snapshot, target: Snapshot, dropped: set[FileKey]) -> _Outcome:
     expected = set(target.files) - dropped
     extra, missing = set(new.files) - expected, expected - set(new.files)
     if not extra and not missing:
         left_out = f" ({len(dropped)} missing files left out on purpose)" if dropped else ""
-        return VerificationCheck.passed(
-            "files",
+        return CheckStatus.PASSED, (
             f"Version {new.version} has exactly the {len(expected)} files of "
-            f"version {target.version}{left_out}.",
+            f"version {target.version}{left_out}."
         )
-    return VerificationCheck.failed(
-        "files",
+    return CheckStatus.FAILED, (
         f"Version {new.version} differs from version {target.version}: "
         f"{len(extra)} unexpected files ({_few(p for p, _ in extra)}), "
-        f"{len(missing)} files missing ({_few(p for p, _ in missing)}).",
+        f"{len(missing)} files missing ({_few(p for p, _ in missing)})."
     )
 
 
-def _metadata_check(new: Snapshot, target: Snapshot) -> VerificationCheck:
+def _metadata_check(new: Snapshot, target: Snapshot) -> _Outcome:
     got, want = _comparable(new.metadata), _comparable(target.metadata)
     if got == want:
-        return VerificationCheck.passed(
-            "metadata",
-            f"Schema, partition columns and properties equal version {target.version}'s.",
+        return CheckStatus.PASSED, (
+            f"Schema, partition columns and properties equal version {target.version}'s."
         )
     differing = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
-    return VerificationCheck.failed(
-        "metadata",
-        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}.",
+    return CheckStatus.FAILED, (
+        f"The metadata differs from version {target.version}'s in: {', '.join(differing)}."
     )
 
 
@@ -226,65 +203,56 @@ def _comparable(metadata: Metadata) -> dict[str, Any]:
 
 def _checksum_check(
     log: DeltaLog, new: Snapshot, target_version: int, dropped: set[FileKey]
-) -> VerificationCheck:
+) -> _Outcome:
     """The new version against the target version's ``.crc`` (its writer's own record): the
     files' count and bytes (unless files were left out on purpose) and the metadata. The
     protocol, set transactions and row-id high-water marks legitimately differ after a
     restore, so they are not compared."""
     found = read_checksums(log, [target_version])
     if target_version not in found:
-        return VerificationCheck.skipped(
-            "checksum", f"Version {target_version} has no checksum file (.crc) to compare with."
+        return CheckStatus.SKIPPED, (
+            f"Version {target_version} has no checksum file (.crc) to compare with."
         )
     fields = () if dropped else ("tableSizeBytes", "numFiles")
     check = check_checksum(target_version, found[target_version], TableState.of(new), fields=fields)
     if check.status is ChecksumStatus.UNREADABLE:
-        return VerificationCheck.skipped(
-            "checksum",
-            f"Version {target_version}'s checksum file cannot be parsed: {check.detail}.",
+        return CheckStatus.SKIPPED, (
+            f"Version {target_version}'s checksum file cannot be parsed: {check.detail}."
         )
     differs = [check.detail] if check.fields else []
     recorded = recorded_metadata(found[target_version])
     if recorded is not None and _comparable(recorded) != _comparable(new.metadata):
         differs.append("the metadata differs")
     if differs:
-        return VerificationCheck.failed(
-            "checksum",
+        return CheckStatus.FAILED, (
             f"Version {new.version} differs from what version {target_version}'s checksum "
-            f"(.crc) records: {'; '.join(differs)}.",
+            f"(.crc) records: {'; '.join(differs)}."
         )
     what = "metadata" if dropped else "files, bytes and metadata"
-    return VerificationCheck.passed(
-        "checksum",
+    return CheckStatus.PASSED, (
         f"Version {new.version}'s {what} equal what version {target_version}'s checksum "
-        "(.crc) records.",
+        "(.crc) records."
     )
 
 
-def _protocol_check(new: Snapshot, result: _Restored) -> VerificationCheck:
-    baseline = (
-        result.plan.target_protocol
-        if result.allow_protocol_downgrade
-        else result.plan.current_protocol
-    )
+def _protocol_check(new: Snapshot, plan: RestorePlan, downgrade: bool) -> _Outcome:
+    baseline = plan.target_protocol if downgrade else plan.current_protocol
     assert baseline is not None  # a committed restore read its target version
-    word = "the target's" if result.allow_protocol_downgrade else "the pre-restore"
+    word = "the target's" if downgrade else "the pre-restore"
     if covers(new.protocol, baseline):
-        return VerificationCheck.passed(
-            "protocol",
+        return CheckStatus.PASSED, (
             f"Protocol {describe_protocol(new.protocol)} is at least {word} "
-            f"{describe_protocol(baseline)}.",
+            f"{describe_protocol(baseline)}."
         )
-    return VerificationCheck.failed(
-        "protocol",
+    return CheckStatus.FAILED, (
         f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
-        f"{describe_protocol(baseline)}.",
+        f"{describe_protocol(baseline)}."
     )
 
 
 def _rows_check(
     new: Snapshot, target: Snapshot, dropped: set[FileKey], spark: Any, settings: Settings
-) -> VerificationCheck:
+) -> _Outcome:
     from inspector.rows.delta_engine import read_files, read_snapshot
 
     try:
@@ -298,64 +266,56 @@ def _rows_check(
             read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)
         ).count()
     except UnsupportedFeature as exc:
-        return VerificationCheck.skipped("row_count", f"Rows could not be read with Spark: {exc}")
+        return CheckStatus.SKIPPED, f"Rows could not be read with Spark: {exc}"
     except InspectorError as exc:
-        return VerificationCheck.failed("row_count", f"Rows could not be read with Spark: {exc}")
+        return CheckStatus.FAILED, f"Rows could not be read with Spark: {exc}"
     if got == want:
-        return VerificationCheck.passed(
-            "row_count",
+        return CheckStatus.PASSED, (
             f"Spark reads {counted(got, 'row')} at version {new.version}, as at version "
-            f"{target.version}{' (without the files left out)' if dropped else ''}.",
+            f"{target.version}{' (without the files left out)' if dropped else ''}."
         )
-    return VerificationCheck.failed(
-        "row_count",
+    return CheckStatus.FAILED, (
         f"Spark reads {counted(got, 'row')} at version {new.version} but {want:,} at version "
-        f"{target.version}.",
+        f"{target.version}."
     )
 
 
 def _deltalake_check(
     new: Snapshot, target: Snapshot, dropped: set[FileKey], options: StorageOptions
-) -> VerificationCheck:
+) -> _Outcome:
     if dropped:
-        return VerificationCheck.skipped(
-            "deltalake_rows",
+        return CheckStatus.SKIPPED, (
             "Skipped: the target version's missing files cannot be read, so "
-            "its rows cannot be compared.",
+            "its rows cannot be compared."
         )
     if (target.num_records or 0) > DELTALAKE_CHECK_MAX_ROWS:
-        return VerificationCheck.skipped(
-            "deltalake_rows",
-            f"Skipped: more than {counted(DELTALAKE_CHECK_MAX_ROWS, 'row')} to hold in memory.",
+        return CheckStatus.SKIPPED, (
+            f"Skipped: more than {counted(DELTALAKE_CHECK_MAX_ROWS, 'row')} to hold in memory."
         )
     try:
         got, want = _deltalake_rows(new, options), _deltalake_rows(target, options)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if _unsupported_by_deltalake(exc):  # a fact about the table, not a check that broke
-            return VerificationCheck.skipped(
-                "deltalake_rows",
-                f"Skipped: deltalake does not support this table ({reason[:200]}).",
+            return CheckStatus.SKIPPED, (
+                f"Skipped: deltalake does not support this table ({reason[:200]})."
             )
         # A check that could not run (no access, no options, no network) proves nothing:
         # it fails, saying why; it is never skipped in silence.
-        return VerificationCheck.failed(
-            "deltalake_rows",
+        return CheckStatus.FAILED, (
             f"deltalake could not read the table to compare its rows ({reason[:200]}); "
-            "nothing proves that other engines read what Spark reads.",
+            "nothing proves that other engines read what Spark reads."
         )
     if got == want:
-        return VerificationCheck.passed(
-            "deltalake_rows",
+        return CheckStatus.PASSED, (
             f"deltalake reads the same {counted(sum(got.values()), 'row')} at versions "
-            f"{new.version} and {target.version}.",
+            f"{new.version} and {target.version}."
         )
     surplus, lacking = got - want, want - got
-    return VerificationCheck.failed(
-        "deltalake_rows",
+    return CheckStatus.FAILED, (
         f"deltalake reads different rows at version {new.version}: "
         f"{sum(surplus.values())} extra, {sum(lacking.values())} missing "
-        f"compared with version {target.version}.",
+        f"compared with version {target.version}."
     )
 
 

@@ -1,6 +1,7 @@
 """A page of a change data feed: exact counts per type and version, rows in a stable order.
 
-The feed's rows are read by :func:`inspector.rows.changes.read_changes`; here they are
+The feed's rows are read by :func:`inspector.rows.delta_engine.read_change_feed` (the range
+checked by :func:`inspector.rows.changes.check_range` first); here they are
 filtered, counted and ordered totally (version, change type, then every column), so
 that ``offset`` pages through them without gaps or repeats.
 """
@@ -19,8 +20,8 @@ from inspector.rows.changes import (
     COMMIT_VERSION,
     ChangeType,
     check_range,
-    read_changes,
 )
+from inspector.rows.preview import displayable, filtered, spark_action
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -71,9 +72,6 @@ def build_changes(
 ) -> ChangeFeed:
     """The change feed of a range: exact counts (per type and version) and one page of rows.
 
-    Rows are in a stable order (:func:`_ordered`), so ``offset`` pages through them
-    without gaps or repeats.
-
     Args:
         log: The table's log.
         from_version: The first version (inclusive).
@@ -89,13 +87,9 @@ def build_changes(
         UnsupportedFeature, SparkUnavailable.
     """
     check_range(log, from_version, to_version)  # before Spark starts
-    from inspector.rows.preview import _filtered, _spark_action
-
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
-    spark = _session(spark, settings)
-    df = read_changes(log, from_version, to_version, spark=spark)
-    df = _filtered(df, where)
-    grouped = _spark_action(lambda: df.groupBy(COMMIT_VERSION, CHANGE_TYPE).count().collect())
+    df = _changes(log, from_version, to_version, where, settings, spark)
+    grouped = spark_action(lambda: df.groupBy(COMMIT_VERSION, CHANGE_TYPE).count().collect())
     per_version: dict[int, dict[str, int]] = {}
     counts = {t.value: 0 for t in ChangeType}
     for row in grouped:
@@ -124,29 +118,32 @@ def change_page(
     settings: Settings,
     spark: SparkSession | None = None,
 ) -> ChangeFeed:
-    """Another page of a feed: its rows from ``offset`` (same range, filter and page size).
-
-    The counts are the feed's own (they do not depend on the page); only the page's
-    rows are read, in the same stable order as :func:`build_changes`.
+    """Another page of a feed: its rows from ``offset`` (same range, filter and page size;
+    the counts are the feed's own).
 
     Raises:
         The errors of :func:`build_changes`.
     """
-    from inspector.rows.preview import _filtered
-
-    spark = _session(spark, settings)
-    df = read_changes(log, feed.from_version, feed.to_version, spark=spark)
-    df = _filtered(df, feed.where)
+    df = _changes(log, feed.from_version, feed.to_version, feed.where, settings, spark)
     offset = max(int(offset), 0)
     return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)
 
 
-def _session(spark: SparkSession | None, settings: Settings) -> SparkSession:
-    if spark is not None:
-        return spark
+def _changes(
+    log: DeltaLog,
+    from_version: int,
+    to_version: int,
+    where: str | None,
+    settings: Settings,
+    spark: SparkSession | None,
+) -> DataFrame:
+    from inspector.rows.delta_engine import read_change_feed
     from inspector.rows.session import get_spark
 
-    return get_spark(settings)
+    spark = spark or get_spark(settings)  # the range passed check_range before Spark started
+    return filtered(
+        read_change_feed(spark, log.snapshot(to_version), from_version, to_version), where
+    )
 
 
 #: The order of change types within a version: what went away before what came.
@@ -180,9 +177,7 @@ def _ordered(df: DataFrame) -> DataFrame:
 
 
 def _page(df: DataFrame, offset: int, limit: int) -> tuple[Mapping[str, Any], ...]:
-    from inspector.rows.preview import _displayable, _spark_action
-
-    ordered = _displayable(_ordered(df))
+    ordered = displayable(_ordered(df))
     return tuple(
-        _spark_action(lambda: ordered.offset(max(offset, 0)).limit(limit).toArrow().to_pylist())
+        spark_action(lambda: ordered.offset(max(offset, 0)).limit(limit).toArrow().to_pylist())
     )

@@ -1,20 +1,17 @@
-"""The change data feed of a range of versions, read by Delta Lake (``readChangeFeed``).
+"""The change data feed's columns and change types, and the range check before Spark starts.
 
-:func:`check_range` refuses, before Spark starts, a range with versions written without
-the feed (their changes were never recorded: ``diff --rows`` compares such versions).
-Counting and paging the feed is :mod:`inspector.rows.changefeed`.
+:func:`check_range` refuses a range with versions written without the feed (their changes
+were never recorded: ``diff --rows`` compares such versions). Delta Lake reads the feed
+(:func:`inspector.rows.delta_engine.read_change_feed`); counting and paging it is
+:mod:`inspector.rows.changefeed`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.log.deltalog import DeltaLog
-
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
 
 CDF_PROPERTY = "delta.enableChangeDataFeed"
 CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP = (
@@ -74,20 +71,3 @@ def _ranges(versions: list[int]) -> str:
         else:
             spans.append([v, v])
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-
-
-def read_changes(
-    log: DeltaLog, from_version: int, to_version: int, *, spark: SparkSession
-) -> DataFrame:
-    """All changes of the range as one DataFrame: the latest schema plus the three CDF columns.
-
-    The range must have passed :func:`check_range` (its callers check it before Spark
-    starts).
-
-    Raises:
-        UnsupportedFeature: Delta refuses the range (e.g. across a column mapping schema
-            change), or no connector reaches the table's store.
-    """
-    from inspector.rows.delta_engine import read_change_feed
-
-    return read_change_feed(spark, log.snapshot(to_version), from_version, to_version)

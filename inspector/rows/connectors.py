@@ -226,10 +226,7 @@ def is_local(location: str) -> bool:
 
 def storage_options(snapshot: Snapshot) -> dict[str, str]:
     """The options the table's store was opened with (secrets: never show them)."""
-    from inspector.storage import ObjectStorage
-
-    store = snapshot.store
-    return store.options if isinstance(store, ObjectStorage) else {}
+    return snapshot.store.options  # a local folder's: none
 
 
 def spark_location(spark: Any, snapshot: Snapshot) -> str:

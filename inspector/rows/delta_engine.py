@@ -39,11 +39,8 @@ def read_snapshot(
 ) -> DataFrame:
     """The snapshot's rows read by Delta Lake's reader (``versionAsOf``); lazy.
 
-    Args:
-        snapshot: The version to read.
-        spark: The session.
-        check_files: Name a missing data or deletion-vector file before Spark starts; off
-            for a question Delta's planner answers without opening files (``explain``).
+    ``check_files`` names a missing data or deletion-vector file before Spark starts; it is
+    off for a question Delta's planner answers without opening files (``explain``).
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
@@ -65,12 +62,8 @@ def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSessi
     """The rows of some files of ``snapshot`` (its add actions), read by Delta's own scan.
 
     Only these files are opened, so the cost follows their number and size, not the
-    table's. Each file is read with the deletion vector ``snapshot`` gives it.
-
-    Args:
-        snapshot: The version the files belong to (its schema, mapping and vectors).
-        adds: Add actions of that version; empty gives no rows, with the schema.
-        spark: The session.
+    table's. Each file is read with the deletion vector ``snapshot`` gives it; no file
+    gives no rows, with the schema.
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).

@@ -16,7 +16,6 @@ import hashlib
 import ipaddress
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,15 +38,7 @@ DELTA_SQL_CONF = {
     # reader checks each file exists first (naming a missing one), so Delta may read them.
     "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration": "false",
 }
-_DELTA_JAR = re.compile(r"delta-spark_[0-9.]+_2\.13-(?P<version>[0-9][^/]*)\.jar$")
-
-
-@dataclass(frozen=True, kw_only=True)
-class JarCache:
-    """The cached jars: their paths, and Delta Lake's version among them."""
-
-    jars: tuple[str, ...]
-    delta_version: str
+_DELTA_JAR = re.compile(r"delta-spark_[0-9.]+_2\.13-[0-9][^/]*\.jar$")
 
 
 def classpath_file(settings: Settings) -> Path:
@@ -56,8 +47,9 @@ def classpath_file(settings: Settings) -> Path:
     return Path(os.path.expanduser(settings.jar_cache)) / f"{digest}.classpath"
 
 
-def cached_jars(settings: Settings) -> JarCache:
-    """The jar cache for ``settings.jar_cache``, checked: every listed jar is present.
+def cached_jars(settings: Settings) -> tuple[str, ...]:
+    """The jars listed in the cache for ``settings.jar_cache``, checked: every one is present,
+    and Delta Lake's is among them.
 
     Raises:
         DeltaJarsMissing: One line naming the command that fetches the jars, when the list is
@@ -72,14 +64,13 @@ def cached_jars(settings: Settings) -> JarCache:
             f"Fetch them once with {FETCH_COMMAND}; {WITHOUT_JARS}.",
         ) from None
     absent = [j for j in jars if not os.path.isfile(j) or os.path.getsize(j) == 0]
-    versions = [m["version"] for j in jars if (m := _DELTA_JAR.search(j))]
-    if absent or not versions:
+    if absent or not any(_DELTA_JAR.search(j) for j in jars):
         first = os.path.basename(absent[0]) if absent else "delta-spark"
         raise DeltaJarsMissing(
             f"The jar cache is partial: {first} is missing ({len(absent) or 1} jar(s)).",
             f"Fetch them again with {FETCH_COMMAND}; {WITHOUT_JARS}.",
         )
-    return JarCache(jars=jars, delta_version=versions[0])
+    return jars
 
 
 def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
@@ -94,7 +85,7 @@ def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
     """
     if "io.delta" in user_conf.get("spark.jars.packages", ""):
         return dict(DELTA_SQL_CONF)
-    jars = list(cached_jars(settings).jars)
+    jars = list(cached_jars(settings))
     if on_this_machine(settings.spark_master):
         return {**DELTA_SQL_CONF, **{key: _first(jars, user_conf, key) for key in CLASSPATH_KEYS}}
     extra = user_conf.get("spark.jars", "")

@@ -72,17 +72,22 @@ def _stringify_mismatches(before: DataFrame, after: DataFrame) -> tuple[DataFram
     Spark would otherwise widen string vs number to a number, and fail on any text
     that is not one.
     """
+    text = _differing(before, after, string_only=True)
+    return _as_text(before, text), _as_text(after, text)
+
+
+def _differing(before: DataFrame, after: DataFrame, *, string_only: bool) -> list[str]:
+    """Columns both sides have with different types (``string_only``: one of them a string)."""
     from pyspark.sql.types import StringType
 
     theirs = {f.name: f.dataType for f in after.schema.fields}
-    text = [
+    return [
         f.name
         for f in before.schema.fields
         if f.name in theirs
         and f.dataType != theirs[f.name]
-        and StringType() in (f.dataType, theirs[f.name])
+        and (not string_only or StringType() in (f.dataType, theirs[f.name]))
     ]
-    return _as_text(before, text), _as_text(after, text)
 
 
 def _as_text(df: DataFrame, names: Sequence[str]) -> DataFrame:
@@ -101,12 +106,7 @@ def _union(after: DataFrame, before: DataFrame) -> DataFrame:
     try:
         return after.unionByName(before, allowMissingColumns=True)
     except AnalysisException:
-        theirs = {f.name: f.dataType for f in after.schema.fields}
-        differ = [
-            f.name
-            for f in before.schema.fields
-            if f.name in theirs and f.dataType != theirs[f.name]
-        ]
+        differ = _differing(before, after, string_only=False)
         return _as_text(after, differ).unionByName(
             _as_text(before, differ), allowMissingColumns=True
         )

@@ -19,7 +19,7 @@ from inspector.delta.errors import (
     SparkUnavailable,
     UnsupportedFeature,
 )
-from inspector.delta.jsonvalue import json_value  # noqa: F401  (re-exported for the CLI and UI)
+from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
@@ -93,11 +93,11 @@ def build_preview(
 
         spark = get_spark(settings)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
-    df = _filtered(read_snapshot(snapshot, spark=spark), where)
-    rows = _spark_action(lambda: _displayable(df).limit(limit).toArrow().to_pylist())
+    df = filtered(read_snapshot(snapshot, spark=spark), where)
+    rows = spark_action(lambda: displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
     # Without a filter Delta answers the count from the log's statistics where it can.
-    total = _spark_action(df.count)
+    total = spark_action(df.count)
     columns = tuple(
         PreviewColumn(name=f.name, type=f.type.simple_string()) for f in snapshot.schema.fields
     )
@@ -114,7 +114,8 @@ def build_preview(
     )
 
 
-def _filtered(df: DataFrame, where: str | None) -> DataFrame:
+def filtered(df: DataFrame, where: str | None) -> DataFrame:
+    """The rows that pass a SQL WHERE expression (none: all); a bad one is one line."""
     if where is None or not where.strip():
         return df
     from pyspark.errors import AnalysisException, ParseException
@@ -130,7 +131,7 @@ def _filtered(df: DataFrame, where: str | None) -> DataFrame:
         ) from None
 
 
-def _displayable(df: DataFrame) -> DataFrame:
+def displayable(df: DataFrame) -> DataFrame:
     """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
     from pyspark.sql import functions as F
 
@@ -144,7 +145,7 @@ def _displayable(df: DataFrame) -> DataFrame:
     )
 
 
-def _spark_action(action: Callable[[], Any]) -> Any:
+def spark_action(action: Callable[[], Any]) -> Any:
     """Run a Spark action; file-read failures become MissingDataFile naming the file."""
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException

@@ -34,48 +34,41 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
 
     The rule is the health check's and the restore guard's
     (:func:`inspector.files.filecheck.check_files`): present, with the size the log records.
+    On an object store one listing answers (no stat per file): present is all it checks.
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    if snapshot.store.local_path() is None:  # an object store: one listing, no stat
-        _check_stored_files(snapshot, list(adds))
+    adds = list(adds)
+    found: list[tuple[str, str | None]]  # (path, what is wrong with a damaged file)
+    if snapshot.store.local_path() is None:
+        found = [(p, None) for p in _missing_files(snapshot, _stored_paths(snapshot, adds))]
+    else:
+        issues = check_files(snapshot.table_root, adds, workers=_STAT_WORKERS)
+        found = [(i.local_path, None if i.state is FileState.MISSING else i.detail) for i in issues]
+    if not found:
         return
-    issues = check_files(snapshot.table_root, list(adds), workers=_STAT_WORKERS)
-    if issues:
-        first = issues[0]
-        more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        if first.state is FileState.MISSING:
-            what = "missing{more}: the version's data was vacuumed or not copied with the table"
-        else:
-            what = f"damaged ({first.detail}){more}: it was cut short or overwritten"
-        raise MissingDataFile(
-            f"Version {snapshot.version} needs {first.local_path}, which is "
-            + what.format(more=more)
-            + ".",
-            "Pick a later version whose files exist (VACUUM keeps the files of recent "
-            "versions), or restore the missing files from a backup.",
-        )
-
-
-def _check_stored_files(snapshot: Snapshot, adds: list[AddFile]) -> None:
-    missing = _missing_files(
-        snapshot,
-        [snapshot.data_path(a) for a in adds]
-        + [
-            dv_file_path(a.deletion_vector, snapshot.table_root)
-            for a in adds
-            if a.deletion_vector and a.deletion_vector.storage_type != "i"
-        ],
+    path, damage = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    what = (
+        f"missing{more}: the version's data was vacuumed or not copied with the table"
+        if damage is None
+        else f"damaged ({damage}){more}: it was cut short or overwritten"
     )
-    if missing:
-        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-        raise MissingDataFile(
-            f"Version {snapshot.version} needs {missing[0]}, which is missing{more}: the "
-            "version's data was vacuumed or not copied with the table.",
-            "Pick a later version whose files exist (VACUUM keeps the files of recent "
-            "versions), or restore the missing files from a backup.",
-        )
+    raise MissingDataFile(
+        f"Version {snapshot.version} needs {path}, which is {what}.",
+        "Pick a later version whose files exist (VACUUM keeps the files of recent "
+        "versions), or restore the missing files from a backup.",
+    )
+
+
+def _stored_paths(snapshot: Snapshot, adds: list[AddFile]) -> list[str]:
+    """The data files' and the deletion-vector files' full paths."""
+    return [snapshot.data_path(a) for a in adds] + [
+        dv_file_path(a.deletion_vector, snapshot.table_root)
+        for a in adds
+        if a.deletion_vector and a.deletion_vector.storage_type != "i"
+    ]
 
 
 def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ so only the rows deleted in between remain. The net rows and their pages are
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,7 @@ from inspector.rows.netrows import (
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
 _BEFORE, _AFTER, _DIFFERS = (
@@ -118,11 +119,9 @@ def diff_rows(
         _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
     )
     added, removed, changed, samples = counted
-    return RowDiff(
-        from_version=diff.from_version,
-        to_version=diff.to_version,
+    return dataclasses.replace(
+        empty,
         columns=tuple(c for c in net.columns if c != COUNT),
-        key=key,
         added=added,
         removed=removed,
         changed=changed,
@@ -168,10 +167,7 @@ def _unkeyed(
     from pyspark.sql import functions as F
 
     count = F.col(COUNT)
-    totals = net.agg(
-        F.sum(F.when(count > 0, count).otherwise(0)).alias(ADDED),
-        F.sum(F.when(count < 0, -count).otherwise(0)).alias(REMOVED),
-    )
+    totals = net.agg(*_side_sums())
     found, pages = collect_pages(
         totals,
         {"added": expand(net.where(count > 0)), "removed": expand(net.where(count < 0))},
@@ -188,15 +184,22 @@ def _unkeyed(
     return found[ADDED], found[REMOVED], None, samples
 
 
+def _side_sums() -> list[Column]:
+    """Rows added (``ADDED``) and removed (``REMOVED``): the positive and negative net counts."""
+    from pyspark.sql import functions as F
+
+    count = F.col(COUNT)
+    return [
+        F.sum(F.when(count > 0, count).otherwise(0)).alias(ADDED),
+        F.sum(F.when(count < 0, -count).otherwise(0)).alias(REMOVED),
+    ]
+
+
 def _key_totals(net: DataFrame, key: tuple[str, ...]) -> DataFrame:
     """One row: keys duplicated on a side, and keys added, removed and changed."""
     from pyspark.sql import functions as F
 
-    count = F.col(COUNT)
-    per_key = net.groupBy(*[col(k) for k in key]).agg(
-        F.sum(F.when(count > 0, count).otherwise(0)).alias(ADDED),
-        F.sum(F.when(count < 0, -count).otherwise(0)).alias(REMOVED),
-    )
+    per_key = net.groupBy(*[col(k) for k in key]).agg(*_side_sums())
     added, removed = F.col(ADDED), F.col(REMOVED)
     return per_key.agg(
         *[

@@ -80,8 +80,7 @@ class SparkStatus:
     state: str
     master: str | None = None
     version: str | None = None
-    delta_jars: bool = False
-    delta_version: str | None = None
+    delta_version: str | None = None  # None: Delta Lake's jars are not on the classpath
     reason: str | None = None
 
     def describe(self) -> str:
@@ -90,7 +89,7 @@ class SparkStatus:
         if self.state == "ready":
             reader = (
                 f"Delta Lake {self.delta_version} reads rows and commits restores"
-                if self.delta_jars
+                if self.delta_version
                 else "Delta Lake's jars are not on its classpath, so no rows can be read"
             )
             return f"Spark {self.version} running {where}; {reader}."
@@ -136,16 +135,12 @@ def spark_status() -> SparkStatus:
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
-    """Start the session on a background thread, so the first rows do not wait for the JVM.
+    """Start the session (``settings``) on a background thread, so the first rows do not
+    wait for the JVM.
 
-    Does nothing when the session is already started or starting. A failure is kept in
-    :func:`spark_status` (and raised again by the next :func:`get_spark`).
-
-    Args:
-        settings: ``spark_master`` and ``spark_conf`` for the start.
-
-    Returns:
-        The thread started, or None when nothing was started.
+    Does nothing when the session is already started or starting (returns None, else the
+    thread). A failure is kept in :func:`spark_status` and raised again by the next
+    :func:`get_spark`.
     """
     global _warming
     with _warm_lock:
@@ -205,8 +200,7 @@ def get_spark(settings: Settings) -> SparkSession:
             state="ready",
             master=_session.sparkContext.master,
             version=_session.version,
-            delta_jars=(found := delta_version(_session)) is not None,
-            delta_version=found,
+            delta_version=delta_version(_session),
         )
         return _session
 

@@ -140,7 +140,3 @@ class Storage(ABC):
     @abstractmethod
     def uri(self, path: str = "") -> str:
         """A location Spark and pyarrow accept: a local absolute path or a full URI."""
-
-    def describe(self, path: str = "") -> str:
-        """How to name a file in messages: its local path or URI (never a secret)."""
-        return self.uri(path)

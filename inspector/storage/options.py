@@ -56,6 +56,8 @@ _NOT_STORE_OPTIONS = re.compile(
     r"functions_environment|devops_\w+)|google_cloud_\w+|google_api_\w+"
 )
 _BOOL_CLIENT = frozenset({"allow_http", "allow_invalid_certificates"})
+# obstore's spelling of delta-rs names that differ.
+_ALIASES = {"aws_endpoint_url": "aws_endpoint", "aws_endpoint_url_s3": "aws_endpoint"}
 
 
 def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
@@ -85,7 +87,7 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
         if bare in _CLIENT_KEYS:
             client[bare] = _truthy(value) if bare in _BOOL_CLIENT else value
         elif key.startswith(own):
-            config[_alias(scheme, key)] = value
+            config[_ALIASES.get(key, key)] = value
         elif not key.startswith(("aws_", "azure_", "google_")):
             config[key] = value  # a bare obstore key such as "endpoint" or "region"
     return config, client
@@ -104,16 +106,6 @@ def _connection_string(text: str) -> dict[str, str]:
     if fields.get("UseDevelopmentStorage", "").lower() == "true":
         config["azure_storage_use_emulator"] = "true"
     return config
-
-
-def _alias(scheme: str, key: str) -> str:
-    """obstore spellings of delta-rs names that differ."""
-    aliases = {
-        "aws_endpoint_url": "aws_endpoint",
-        "aws_endpoint_url_s3": "aws_endpoint",
-        "google_application_credentials": "google_application_credentials",
-    }
-    return aliases.get(key, key)
 
 
 def _strip(key: str, prefixes: tuple[str, ...]) -> str:

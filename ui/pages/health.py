@@ -31,7 +31,7 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
-    rows_height,
+    rows_table,
     work_button,
 )
 from ui.context import PageContext
@@ -196,14 +196,8 @@ def _render_versions(report: HealthReport) -> None:
             for run in runs
         ]
     )
-    st.dataframe(
-        frame,
-        hide_index=True,
-        height=rows_height(len(frame)),
-        column_config={"problems": st.column_config.TextColumn("problems", width="large")},
-        placeholder=EMPTY,
-        key="health_runs",
-    )
+    problems = st.column_config.TextColumn("problems", width="large")
+    rows_table(frame, {"problems": problems}, key="health_runs")
     files = damaged_files(report)
     if not files:
         return

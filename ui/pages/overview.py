@@ -16,7 +16,7 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
-    rows_height,
+    rows_table,
 )
 from ui.context import PageContext
 
@@ -67,12 +67,7 @@ def render(ctx: PageContext) -> None:
         else:
             st.caption("No table properties are set.")
     st.markdown("##### Schema")
-    st.dataframe(
-        _schema_frame(detail),
-        hide_index=True,
-        placeholder=EMPTY,
-        height=rows_height(len(detail.columns), most=520),
-    )
+    rows_table(_schema_frame(detail), most=520)
     _render_compatibility(_compatibility(ctx.cache_key, ctx))
 
 

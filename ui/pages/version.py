@@ -34,7 +34,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.diff.metarows import MetadataRow, RowKind, metadata_rows
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.present.values import EMPTY, setting_text
+from inspector.present.values import setting_text
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import RowChange, commit_rows
@@ -45,7 +45,7 @@ from ui.common import (
     format_count,
     format_ms,
     metric_row,
-    rows_height,
+    rows_table,
 )
 from ui.context import PageContext
 from ui.file_pages import FILE_COLUMNS, files_frame, paged_table, partition_text, plural
@@ -188,13 +188,7 @@ def _cdc_table(cdc_files: Sequence[AddCDCFile]) -> None:
             for c in cdc_files
         ]
     )
-    st.dataframe(
-        frame,
-        hide_index=True,
-        column_config=FILE_COLUMNS,
-        placeholder=EMPTY,
-        height=rows_height(len(frame)),
-    )
+    rows_table(frame, FILE_COLUMNS)
 
 
 _ROWS_HELP = (
