@@ -131,6 +131,18 @@ TARGETS: tuple[Target, ...] = (
         )
         for metric in ("wall", "cpu")
     ),
+    # #37 sets no figure; the least to ask: tracing a row is no slower than what a user
+    # does without it, reading every version with Delta.
+    Target(
+        question="`blame` of one row, 100 versions",
+        bench="bench_blame",
+        table="v100",
+        case="blame",
+        metric="wall",
+        limit=1.0,
+        baseline="every version read with Delta",
+        issue=37,
+    ),
 )
 
 

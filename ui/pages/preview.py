@@ -100,8 +100,10 @@ def render(ctx: PageContext) -> None:
     result = kept(_RESULT, request, Preview)
     if result is not None:
         _show(result, ctx)
-    elif not run:
-        st.caption(f":material/bolt: {escape_markdown(spark_status().describe())}")
+    else:
+        answers.linked_blame_panel(ctx, version)
+        if not run:
+            st.caption(f":material/bolt: {escape_markdown(spark_status().describe())}")
 
 
 def _adopt_link(ctx: PageContext) -> None:
