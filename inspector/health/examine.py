@@ -248,5 +248,15 @@ class Tally:
         )
 
 
+def version_health(
+    version: int, issues: dict[str, FileIssue], problems: Iterable[HealthProblem], cap: int
+) -> VersionHealth:
+    """A version's verdict from its bad files (by location); each list the first ``cap`` by path."""
+    tally = Tally({}, {})
+    for where, issue in sorted(issues.items(), key=lambda item: item[1].path):
+        tally.live[issue.state][where] = issue
+    return tally.health(version, problems, cap)
+
+
 def _capped(issues: dict[str, FileIssue], cap: int) -> tuple[FileIssue, ...]:
     return tuple(sorted(islice(issues.values(), cap), key=lambda i: i.path))
