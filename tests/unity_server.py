@@ -24,8 +24,8 @@ of a running one (the Java server, a Databricks workspace with
 
 from __future__ import annotations
 
-import contextlib
 import base64
+import contextlib
 import json
 import os
 import shutil

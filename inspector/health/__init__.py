@@ -25,44 +25,20 @@ versions (:mod:`.runs`), retention (:mod:`.retention`), the data-loss window
 ``inspector.diff``.
 """
 
-from inspector.delta.text import version_ranges
-from inspector.files.filecheck import FileIssue, FileRole, FileState
 from inspector.health.advice import recovery_advice, recovery_reason, restore_command
 from inspector.health.check import check_table
-from inspector.health.examine import Progress
 from inspector.health.records import (
-    COMPLETE,
-    INCOMPLETE,
-    UNREADABLE,
-    HealthProblem,
     HealthReport,
     ProblemKind,
-    VersionHealth,
     VersionStatus,
-    health_record,
 )
 
-DATA_FILE, DELETION_VECTOR = FileRole.DATA_FILE, FileRole.DELETION_VECTOR
-
 __all__ = [
-    "COMPLETE",
-    "DATA_FILE",
-    "DELETION_VECTOR",
-    "INCOMPLETE",
-    "UNREADABLE",
-    "FileIssue",
-    "FileRole",
-    "FileState",
-    "HealthProblem",
     "HealthReport",
     "ProblemKind",
-    "Progress",
-    "VersionHealth",
     "VersionStatus",
     "check_table",
-    "health_record",
     "recovery_advice",
     "recovery_reason",
     "restore_command",
-    "version_ranges",
 ]

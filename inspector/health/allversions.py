@@ -29,7 +29,7 @@ from inspector.health.judge import (
     unclaimed,
 )
 from inspector.health.problems import log_problems
-from inspector.health.records import UNREADABLE, ChecksumCheck, HealthProblem, VersionHealth
+from inspector.health.records import ChecksumCheck, HealthProblem, VersionHealth, VersionStatus
 from inspector.health.trace import ArrowTrace, trace
 from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
@@ -163,7 +163,11 @@ def _versions(
     for version in range(traced.first, traced.latest + 1):
         found = problems.get(version, [])
         if version in unreadable:
-            out.append(VersionHealth(version=version, status=UNREADABLE, problems=tuple(found)))
+            out.append(
+                VersionHealth(
+                    version=version, status=VersionStatus.UNREADABLE, problems=tuple(found)
+                )
+            )
             health = None
             continue
         change = changes.get(version)

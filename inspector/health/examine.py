@@ -30,7 +30,7 @@ from inspector.files.filecheck import (
     examine_stored,
     judge_size,
 )
-from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
+from inspector.health.records import HealthProblem, VersionHealth, VersionStatus
 from inspector.log import columnar
 from inspector.log.snapshot import FileKey
 from inspector.storage import Storage
@@ -237,7 +237,7 @@ class Tally:
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(
             version=version,
-            status=INCOMPLETE if bad else COMPLETE,
+            status=VersionStatus.INCOMPLETE if bad else VersionStatus.COMPLETE,
             missing_files=tuple(sorted(i.path for i in islice(missing.values(), cap))),
             size_mismatches=_capped(sizes, cap),
             problems=tuple(problems),

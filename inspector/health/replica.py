@@ -17,8 +17,9 @@ from typing import Any
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.files.filespans import version_spans
 from inspector.files.tablefiles import StoredFile, walk_table
-from inspector.health import HealthReport, check_table
+from inspector.health.check import check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
+from inspector.health.records import HealthReport
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table import Table

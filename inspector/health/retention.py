@@ -23,7 +23,7 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
-from inspector.health import HealthReport, VersionHealth, VersionStatus
+from inspector.health.records import HealthReport, VersionHealth, VersionStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.table.history import HistoryEntry, iso
@@ -37,13 +37,6 @@ class RetentionState(StrEnum):
     DATA_VACUUMED = "data-vacuumed"
     INCOMPLETE = "incomplete"
     UNREADABLE = "unreadable"
-
-
-RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = (
-    RetentionState.RESTORABLE,
-    RetentionState.LOG_EXPIRED,
-    RetentionState.DATA_VACUUMED,
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,7 +252,7 @@ class _Context:
         """Why a version can no longer be restored (its state and the reason), or None."""
         if version < self.log.earliest_version:
             return (
-                LOG_EXPIRED,
+                RetentionState.LOG_EXPIRED,
                 "The log no longer holds what is needed to rebuild it "
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
@@ -273,7 +266,7 @@ class _Context:
         if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return (
-                    DATA_VACUUMED,
+                    RetentionState.DATA_VACUUMED,
                     f"VACUUM at version {vacuum.version} deleted files it needs "
                     f"({health.missing_count} missing).",
                 )
@@ -291,7 +284,7 @@ class _Context:
             and removed < vacuum.cutoff
         ):
             return (
-                DATA_VACUUMED,
+                RetentionState.DATA_VACUUMED,
                 f"VACUUM at version {vacuum.version} deleted files removed before "
                 f"{format_time(vacuum.cutoff)}; this version needs one removed at {format_time(removed)}.",
             )
@@ -325,7 +318,7 @@ class _Context:
             )
             return VersionRetention(
                 version=version,
-                state=RESTORABLE,
+                state=RetentionState.RESTORABLE,
                 timestamp=stamp,
                 expires_at=None,
                 expires_by=None,
@@ -335,7 +328,7 @@ class _Context:
         verb = "at risk since" if at <= self.now_ms else "restorable until"
         return VersionRetention(
             version=version,
-            state=RESTORABLE,
+            state=RetentionState.RESTORABLE,
             timestamp=stamp,
             expires_at=at,
             expires_by=by,
@@ -360,7 +353,7 @@ def retention_status(version: VersionRetention, now_ms: int) -> str:
     yet), or the state's words (``log expired``, ``data vacuumed``...). Never a past
     "expires" date next to "restorable".
     """
-    if version.state != RESTORABLE:
+    if version.state != RetentionState.RESTORABLE:
         return _STATE_WORDS.get(version.state, str(version.state))
     if version.expires_at is None:
         return "restorable"
