@@ -57,6 +57,11 @@ class LatestCheck:
     files_examined: int
     orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
 
+    @property
+    def versions(self) -> tuple[VersionHealth, ...]:
+        """The versions judged: the latest."""
+        return (self.health,)
+
 
 def check_latest(
     log: DeltaLog,

@@ -23,7 +23,7 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
-from inspector.health.records import HealthReport, VersionHealth, VersionStatus
+from inspector.health.records import HealthReport, VersionStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.table.history import HistoryEntry, iso
@@ -125,27 +125,12 @@ def retention_view(
     Returns:
         The view, oldest version first.
     """
-    policy = retention_policy(_configuration(log))
-    times = {e.version: e.timestamps.history for e in history}
-    vacuums = _vacuum_runs(history, policy)
-    removals = _first_removals(log, times)
-    checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
-    checked = {v.version: v for v in report.versions} if report is not None else {}
-    context = _Context(
-        log=log,
-        policy=policy,
-        times=times,
-        vacuums=vacuums,
-        removals=removals,
-        checkpoints=checkpoints,
-        checked=checked,
-        now_ms=now_ms if now_ms is not None else int(time.time() * 1000),
-    )
-    versions = sorted(set(times) | set(checkpoints))
+    context = _Context(log, history, report, now_ms)
+    versions = sorted(set(context.times) | set(context.checkpoints))
     return RetentionView(
-        policy=policy,
+        policy=context.policy,
         versions=tuple(context.judge(v) for v in versions),
-        vacuums=tuple(vacuums),
+        vacuums=tuple(context.vacuums),
         earliest_version=log.earliest_version,
     )
 
@@ -217,16 +202,24 @@ def _next_unsettled(jump: dict[int, int], v: int) -> int:
     return root
 
 
-@dataclass(kw_only=True)
 class _Context:
-    log: DeltaLog
-    policy: RetentionPolicy
-    times: Mapping[int, int]
-    vacuums: list[VacuumRun]
-    removals: Mapping[int, int]
-    checkpoints: list[int]
-    checked: Mapping[int, VersionHealth]
-    now_ms: int
+    """What judges a version: the policy, the history's clocks, the VACUUMs, the removals,
+    the checkpoints and the health check's verdicts."""
+
+    def __init__(
+        self,
+        log: DeltaLog,
+        history: Sequence[HistoryEntry],
+        report: HealthReport | None,
+        now_ms: int | None,
+    ) -> None:
+        self.log, self.policy = log, retention_policy(_configuration(log))
+        self.times = {e.version: e.timestamps.history for e in history}
+        self.vacuums = _vacuum_runs(history, self.policy)
+        self.removals = _first_removals(log, self.times)
+        self.checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
+        self.checked = {v.version: v for v in report.versions} if report is not None else {}
+        self.now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
 
     @cached_property
     def latest_version(self) -> int:
@@ -234,19 +227,28 @@ class _Context:
         return self.log.latest_version
 
     def judge(self, version: int) -> VersionRetention:
-        stamp = self.times.get(version)
+        """The version's state, and when it starts to disappear if it is restorable."""
         lost = self._lost(version)
-        if lost is None:
-            return self._restorable(version, stamp)
-        state, reason = lost
+        state, reason = lost or (RetentionState.RESTORABLE, "")
+        at, by = (self._bound(version) if lost is None else None) or (None, None)
         return VersionRetention(
             version=version,
             state=state,
-            timestamp=stamp,
-            expires_at=None,
-            expires_by=None,
-            reason=reason,
+            timestamp=self.times.get(version),
+            expires_at=at,
+            expires_by=by,
+            reason=reason if lost is not None else self._restorable(version, at, by),
         )
+
+    def _restorable(self, version: int, at: int | None, by: str | None) -> str:
+        """Why a restorable version is (or stops being) restorable, in words."""
+        if at is None:
+            if version == self.latest_version:
+                return "Current version."
+            return "No retention bound applies yet (no later checkpoint, no file removed since)."
+        if at <= self.now_ms:
+            return f"At risk since {format_time(at)} by the {by}: the next cleanup or VACUUM may remove it."
+        return f"Restorable until {format_time(at)} by the {by}."
 
     def _lost(self, version: int) -> tuple[RetentionState, str] | None:
         """Why a version can no longer be restored (its state and the reason), or None."""
@@ -258,11 +260,8 @@ class _Context:
             )
         health = self.checked.get(version)
         if health is not None and health.status == VersionStatus.UNREADABLE:
-            return (
-                RetentionState.UNREADABLE,
-                " ".join(p.message for p in health.problems),
-            )
-        vacuum = self._vacuum_after(version)
+            return (RetentionState.UNREADABLE, " ".join(p.message for p in health.problems))
+        vacuum = next((run for run in self.vacuums if run.version > version), None)
         if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return (
@@ -277,12 +276,7 @@ class _Context:
                 "files deleted by hand).",
             )
         removed = self.removals.get(version)
-        if (
-            health is None
-            and vacuum is not None
-            and removed is not None
-            and removed < vacuum.cutoff
-        ):
+        if health is None and vacuum and removed is not None and removed < vacuum.cutoff:
             return (
                 RetentionState.DATA_VACUUMED,
                 f"VACUUM at version {vacuum.version} deleted files removed before "
@@ -290,51 +284,17 @@ class _Context:
             )
         return None
 
-    def _vacuum_after(self, version: int) -> VacuumRun | None:
-        return next((run for run in self.vacuums if run.version > version), None)
-
-    def _restorable(self, version: int, stamp: int | None) -> VersionRetention:
+    def _bound(self, version: int) -> tuple[int, str] | None:
+        """When a restorable version can start to disappear (ms), and by which retention."""
         bounds = []
         later = bisect.bisect_right(self.checkpoints, version)
         if later < len(self.checkpoints) and self.checkpoints[later] in self.times:
-            bounds.append(
-                (
-                    self.times[self.checkpoints[later]] + self.policy.log_retention_ms,
-                    "log retention",
-                )
-            )
+            at = self.times[self.checkpoints[later]] + self.policy.log_retention_ms
+            bounds.append((at, "log retention"))
         if version in self.removals:
-            bounds.append(
-                (
-                    self.removals[version] + self.policy.deleted_file_retention_ms,
-                    "deleted-file retention",
-                )
-            )
-        if not bounds:
-            why = (
-                "current version"
-                if version == self.latest_version
-                else "no retention bound applies yet (no later checkpoint, no file removed since)"
-            )
-            return VersionRetention(
-                version=version,
-                state=RetentionState.RESTORABLE,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason=why.capitalize() + ".",
-            )
-        at, by = min(bounds)
-        verb = "at risk since" if at <= self.now_ms else "restorable until"
-        return VersionRetention(
-            version=version,
-            state=RetentionState.RESTORABLE,
-            timestamp=stamp,
-            expires_at=at,
-            expires_by=by,
-            reason=f"{verb.capitalize()} {format_time(at)} by the {by}"
-            + (": the next cleanup or VACUUM may remove it." if at <= self.now_ms else "."),
-        )
+            at = self.removals[version] + self.policy.deleted_file_retention_ms
+            bounds.append((at, "deleted-file retention"))
+        return min(bounds) if bounds else None
 
 
 _STATE_WORDS = {

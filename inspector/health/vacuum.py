@@ -331,15 +331,12 @@ def _fates(
     }
     broken = spans.versions_using(damaged) | spans.unreadable
     lost = spans.versions_using(deleted) - broken
-    fates = []
-    for version in range(spans.first_version, spans.last_version + 1):
-        if version in broken:
-            fates.append((version, VersionFate.UNREADABLE))
-        elif version in lost:
-            fates.append((version, VersionFate.LOST))
-        else:
-            fates.append((version, VersionFate.READABLE))
-    return fates
+    fate = {
+        **dict.fromkeys(lost, VersionFate.LOST),
+        **dict.fromkeys(broken, VersionFate.UNREADABLE),
+    }
+    versions = range(spans.first_version, spans.last_version + 1)
+    return [(v, fate.get(v, VersionFate.READABLE)) for v in versions]
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
