@@ -61,8 +61,7 @@ def check_all_versions(
         log: The opened log.
         all_checkpoints: Compare every checkpoint with its commits (not only the newest).
         all_checksums: Compare every version's ``.crc`` with its replay (else the latest's).
-        deep: Also read each data file's Parquet footer and compare its row count with
-            the log's stats.
+        deep: Also read each data file's footer, as :func:`~.check.check_table`'s.
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.

@@ -4,7 +4,7 @@ Both checks (:mod:`.latest`, :mod:`.allversions`) judge the same way: the data f
 plain relative paths by one hash look-up of their paths in the walk's (path, size)
 columns; those not found or of another size, the deletion-vector files, odd paths and
 (for a deep check) every data file's footer one by one by the shared rule of
-:class:`~.examine.Examiner`. The walked files nothing claims are the candidates for orphans.
+:func:`~.examine.examine`. The walked files nothing claims are the candidates for orphans.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from inspector.files.filecheck import FileIssue, FileRole
 from inspector.files.tablefiles import is_hidden
-from inspector.health.examine import Examiner, Progress, Ref, deep_refs
+from inspector.health.examine import Progress, Ref, deep_refs, examine
 from inspector.health.intervals import whole_array
 from inspector.log import arrays
 from inspector.storage import Storage
@@ -79,11 +79,9 @@ def judge_files(
         plain: The data files with plain relative paths: ``path``, ``size``, ``stats``.
         refs: Every deletion-vector file and odd path's data file, by location.
         walked: The table folder's (path, size), :func:`stored_files`.
-        storage: The table's storage (an object store's sizes come from ``walked``).
+        storage: The table's storage.
         root: The table root.
-        deep: Also read every data file's footer, one by one.
-        workers: Parallel stat calls for the files judged one by one.
-        progress: Called as ``progress(done, total)``.
+        deep, workers, progress: As :func:`~.examine.examine`'s.
     """
     prefix = root_base(root) + "/"
     rest = {
@@ -103,11 +101,11 @@ def judge_files(
     chosen = plain if deep else plain.filter(bad)  # a deep check reads every footer
     todo = (deep_refs(chosen, prefix) if chosen.num_rows else {}) | rest
     sizes = _walked_sizes(walked, todo, prefix)
-    examiner = Examiner(todo, deep, workers, progress if deep else None, sizes, storage)
-    examiner.run(todo)
+    issues = examine(
+        todo, sizes, storage, deep=deep, workers=workers, progress=progress if deep else None
+    )
     if progress is not None:
         progress(total, total)
-    issues = {where: issue for where, issue in examiner.issues.items() if issue is not None}
     return Judged(issues=issues, examined=total, rest=rest, found=found)
 
 

@@ -72,16 +72,8 @@ def check_latest(
     progress: Progress | None = None,
 ) -> LatestCheck | None:
     """The latest version's verdict from its snapshot and one walk, or None when its
-    snapshot cannot be read.
-
-    Args:
-        log: The opened log.
-        deep: Also read each data file's Parquet footer and compare its row count with
-            the log's stats.
-        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
-        workers: Parallel stat calls for the files judged one by one.
-        progress: Called as ``progress(done, total)``.
-    """
+    snapshot cannot be read (``cap``: ``max_listed_files``; the rest as
+    :func:`~.check.check_table`'s)."""
     latest, root = log.latest_version, log.table_root
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
