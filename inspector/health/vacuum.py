@@ -28,12 +28,11 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
-from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.filespans import VersionSpans, version_spans
 from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
-from inspector.health.vacuum_lite import LiteWindow, lite_window
+from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 
@@ -252,12 +251,12 @@ class _Selection:
         self.protected: set[str] = set()  # live files and tombstones within the retention
         self.expired: set[str] = set()
         for add in snapshot.files.values():
-            self.protected.update(_physical(root, add.path, add.deletion_vector))
+            self.protected.update(physical_paths(root, add.path, add.deletion_vector))
         for remove in snapshot.tombstones.values():
             if (remove.deletion_timestamp or 0) < cutoff:
                 self.expired.add(relative_path(root, remove.path) or "")
             else:
-                self.protected.update(_physical(root, remove.path, remove.deletion_vector))
+                self.protected.update(physical_paths(root, remove.path, remove.deletion_vector))
         self.expired -= self.protected | {""}
         named = self.expired if window is None else window.removed - self.protected
         self.already_deleted = sum(1 for path in named if path not in listing)
@@ -303,12 +302,6 @@ class _Selection:
             and stored.modification_time < self.cutoff
             and not is_hidden(path, self.partition_columns)
         }
-
-
-def _physical(root: str, path: str, dv: DeletionVector | None) -> list[str]:
-    where = dv.relative_or_absolute_path() if dv is not None else None
-    found = [relative_path(root, path), relative_path(root, where) if where else None]
-    return [p for p in found if p is not None]
 
 
 def _file(stored: StoredFile, reason: DeleteReason) -> VacuumFile:
