@@ -67,23 +67,6 @@ class MetadataDiff:
     table: tuple[ValueChange, ...]
     protocol: tuple[ValueChange, ...]
 
-    @property
-    def features_added(self) -> tuple[str, ...]:
-        """Table features the newer side's protocol names and the older one's does not."""
-        before, after = self._features()
-        return tuple(sorted(after - before))
-
-    @property
-    def features_removed(self) -> tuple[str, ...]:
-        """Table features the older side's protocol names and the newer one's does not."""
-        before, after = self._features()
-        return tuple(sorted(before - after))
-
-    def _features(self) -> tuple[set[str], set[str]]:
-        named = [c for c in self.protocol if c.key in ("readerFeatures", "writerFeatures")]
-        before = {f for c in named for f in c.before or ()}
-        return before, {f for c in named for f in c.after or ()}
-
     def to_json(self) -> dict[str, Any]:
         """The one JSON shape of a metadata diff: the ``diff --json`` contract's part.
 

@@ -262,46 +262,31 @@ class _Selection:
         self.already_deleted = sum(1 for path in named if path not in listing)
 
     def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
-        """The files a VACUUM in this mode deletes, sorted by path."""
-        if mode is VacuumMode.FULL:
-            found = self.tombstones() | self.unreferenced()
-        else:
-            found = self.logged()
-        return tuple(sorted(found.values(), key=lambda f: f.path))
+        """The files a VACUUM in this mode deletes, sorted by path.
 
-    def logged(self) -> dict[str, VacuumFile]:
-        """Lite: the files the window's commits removed or wrote as change data."""
-        window = self.window
-        if window is None:
-            return {}
-        named = [(p, DeleteReason.TOMBSTONE) for p in window.removed]
-        named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
-        return {
-            path: _file(self.listing[path], reason)
+        Full: files of tombstones older than the retention, and files nothing in the
+        snapshot references, older than the retention. Lite: the files the window's
+        commits removed or wrote as change data.
+        """
+        named: list[tuple[str, DeleteReason]] = []
+        if mode is VacuumMode.FULL:
+            named += [(p, DeleteReason.TOMBSTONE) for p in self.expired]
+            named += [
+                (path, DeleteReason.UNREFERENCED)
+                for path, stored in self.listing.items()
+                if path not in self.expired and stored.modification_time < self.cutoff
+            ]
+        elif (window := self.window) is not None:
+            named += [(p, DeleteReason.TOMBSTONE) for p in window.removed]
+            named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
+        found = [
+            _file(self.listing[path], reason)
             for path, reason in named
             if path in self.listing
             and path not in self.protected
             and not is_hidden(path, self.partition_columns)
-        }
-
-    def tombstones(self) -> dict[str, VacuumFile]:
-        """Files of tombstones older than the retention."""
-        return {
-            path: _file(self.listing[path], DeleteReason.TOMBSTONE)
-            for path in self.expired
-            if path in self.listing and not is_hidden(path, self.partition_columns)
-        }
-
-    def unreferenced(self) -> dict[str, VacuumFile]:
-        """Full: files nothing in the snapshot references, older than the retention."""
-        return {
-            path: _file(stored, DeleteReason.UNREFERENCED)
-            for path, stored in self.listing.items()
-            if path not in self.protected
-            and path not in self.expired
-            and stored.modification_time < self.cutoff
-            and not is_hidden(path, self.partition_columns)
-        }
+        ]
+        return tuple(sorted(found, key=lambda f: f.path))
 
 
 def _file(stored: StoredFile, reason: DeleteReason) -> VacuumFile:
