@@ -45,6 +45,9 @@ class FullCheck:
     orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
 
 
+_UNREADABLE = VersionStatus.UNREADABLE
+
+
 def check_all_versions(
     log: DeltaLog,
     *,
@@ -158,27 +161,22 @@ def _versions(
     tally = Tally(bad, dict(issues))
     bases, unreadable = {start for start, _ in traced.segments}, traced.unreadable
     out: list[VersionHealth] = []
-    health: VersionHealth | None = None
+    health: VersionHealth | None = None  # the previous version's, while a replay runs
     for version in range(traced.first, traced.latest + 1):
-        found = problems.get(version, [])
+        found, change = tuple(problems.get(version, [])), changes.get(version)
         if version in unreadable:
-            out.append(
-                VersionHealth(
-                    version=version, status=VersionStatus.UNREADABLE, problems=tuple(found)
-                )
-            )
             health = None
+            out.append(VersionHealth(version=version, status=_UNREADABLE, problems=found))
             continue
-        change = changes.get(version)
         if version in bases:
             tally.reset()
+        if change is not None:
+            tally.change(change[0], -1)
+            tally.change(change[1], +1)
         if health is None or change is not None or version in bases:
-            if change is not None:
-                tally.change(change[0], -1)
-                tally.change(change[1], +1)
             health = tally.health(version, found, cap)
-        else:
-            health = replace(health, version=version, problems=tuple(found))
+        else:  # no bad file's key changes: the previous verdict stands
+            health = replace(health, version=version, problems=found)
         out.append(health)
     return out
 

@@ -145,22 +145,15 @@ def _configuration(log: DeltaLog) -> Mapping[str, str]:
 
 def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> list[VacuumRun]:
     runs = []
-    for entry in history:
-        if entry.operation != "VACUUM START":
-            continue
+    for entry in (e for e in history if e.operation == "VACUUM START"):
         params = entry.operation_parameters
         retention = params.get("specifiedRetentionMillis") or params.get("defaultRetentionMillis")
         try:
-            retention_ms = (
-                int(retention) if retention is not None else policy.deleted_file_retention_ms
-            )
-        except (TypeError, ValueError):
+            retention_ms = int(retention)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # none recorded, or not a number: the table's
             retention_ms = policy.deleted_file_retention_ms
-        runs.append(
-            VacuumRun(
-                version=entry.version, timestamp=entry.timestamps.history, retention_ms=retention_ms
-            )
-        )
+        stamp = entry.timestamps.history
+        runs.append(VacuumRun(version=entry.version, timestamp=stamp, retention_ms=retention_ms))
     return runs
 
 
