@@ -1,0 +1,39 @@
+"""The app's sidebar shows what the log index holds and clears it (AppTest)."""
+
+from __future__ import annotations
+
+from tests.conftest import CORPUS, run_app
+
+TABLE = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
+
+
+def _captions(at) -> str:
+    return "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_the_sidebar_shows_the_log_index_filled_by_the_timeline_and_clears_it(
+    monkeypatch, tmp_path
+):
+    cache = tmp_path / "log-index"
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(cache))
+    at = run_app(monkeypatch, tmp_path, table=str(TABLE))
+    at.run()  # the section is drawn after the page, which filled the index
+
+    shown = _captions(at)
+    assert str(cache) in shown and "1 table(s)" in shown
+    assert "basic\\_partitioned/delta · 2 commits" in shown
+    assert list(cache.glob("*/*.arrow"))
+
+    at.button(key="log_index_clear").click().run()
+
+    assert not at.exception
+    assert not list(cache.glob("*/*"))
+    assert "0 table(s)" in _captions(at)
+
+
+def test_the_sidebar_says_when_the_log_index_is_off(monkeypatch, tmp_path):
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX", "false")
+    at = run_app(monkeypatch, tmp_path, table=str(TABLE))
+
+    assert "Off" in _captions(at)
+    assert not (tmp_path / "log-index").exists()
