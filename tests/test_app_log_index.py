@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inspector.log.index import tables
 from tests.conftest import CORPUS, run_app
 
 TABLE = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
@@ -16,6 +17,7 @@ def test_the_sidebar_shows_the_log_index_filled_by_the_timeline_and_clears_it(
 ):
     cache = tmp_path / "log-index"
     monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(cache))
+    monkeypatch.setattr(tables, "LOCAL_FROM", 1)  # a two-commit table's reads go through it
     at = run_app(monkeypatch, tmp_path, table=str(TABLE))
     at.run()  # the section is drawn after the page, which filled the index
 

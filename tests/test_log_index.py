@@ -23,7 +23,7 @@ from deltalake import write_deltalake
 from inspector.cli.main import main
 from inspector.delta.paths import LOG_DIR
 from inspector.log.deltalog import DeltaLog
-from inspector.log.index import LogIndex
+from inspector.log.index import LogIndex, tables
 from inspector.log.index import segments as seg
 from inspector.log.listing import LogFile
 from inspector.settings import Settings
@@ -167,7 +167,8 @@ def test_a_damaged_cache_file_is_ignored_removed_and_rebuilt(tmp_path, damage):
     assert _commit_reads(storage) == 0
 
 
-def test_staged_commits_never_enter_the_index(tmp_path, corpus):
+def test_staged_commits_never_enter_the_index(tmp_path, corpus, monkeypatch):
+    monkeypatch.setattr(tables, "LOCAL_FROM", 1)
     source = corpus / "delta-kernel-rs/uc__catalog_managed_0"
     staged = sorted((source / LOG_DIR / "_staged_commits").glob("*.json"))
     assert staged
@@ -261,6 +262,7 @@ def test_two_processes_filling_the_index_at_once_answer_alike(tmp_path):
 
 
 def test_no_cache_neither_reads_nor_fills_the_index(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(tables, "LOCAL_FROM", 1)
     table = tmp_path / "t"
     _appends(table, 3)
     cache = tmp_path / "cache"
@@ -270,3 +272,16 @@ def test_no_cache_neither_reads_nor_fills_the_index(tmp_path, monkeypatch, capsy
     assert main(["history", str(table), "--json"]) == 0
     assert list(cache.glob("*/*.arrow"))
     capsys.readouterr()
+
+
+def test_a_few_commits_read_from_a_local_disk_skip_the_index(tmp_path):
+    table = tmp_path / "t"
+    _appends(table, 3)
+    log = DeltaLog(str(table), index=_index(tmp_path / "cache"))
+    log.refresh()
+    files = [log.commit_file(v) for v in range(3)]
+    contents = log.read_commit_files([f for f in files if f is not None])
+    assert [bytes(c) for c in contents if isinstance(c, bytes)] == [
+        (table / LOG_DIR / f"{v:020d}.json").read_bytes() for v in range(3)
+    ]
+    assert not (tmp_path / "cache").exists()

@@ -10,6 +10,7 @@ import pytest
 from inspector.cli.main import main
 from inspector.delta.errors import InspectorError
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import tables
 from tests.conftest import CORPUS, corpus_index
 
 TABLES = [entry["path"] for entry in corpus_index()]
@@ -44,6 +45,7 @@ def test_every_log_command_answers_alike_with_the_index_cold_warm_and_off(
 ):
     cache = tmp_path / "cache"
     monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(cache))
+    monkeypatch.setattr(tables, "LOCAL_FROM", 1)  # small local reads too go through the index
     for argv in _commands(str(CORPUS / path)):
         off = _run([*argv, "--no-cache"], capsys)
         shutil.rmtree(cache, ignore_errors=True)

@@ -27,7 +27,10 @@ from inspector.storage import Storage
 
 _MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
-_HELD = 4  # segments a table keeps read in memory (a history reads one slice at a time)
+_HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
+#: A read of fewer commit files than this from a local disk skips the index: reading them is
+#: cheaper than importing pyarrow and opening a segment (``history --limit 10``, ``detail``).
+LOCAL_FROM = 32
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
 
@@ -145,6 +148,8 @@ class TableIndex:
     def read(self, storage: Storage, files: Sequence[LogFile]) -> list[bytes | OSError]:
         """The contents of listed commit files, in order: cached ones from the index, the
         rest read together from ``storage`` and added to the index."""
+        if len(files) < LOCAL_FROM and storage.local_path() is not None:
+            return storage.read_many([f.path for f in files])
         with self._lock:
             found = self._lookup(files)
             todo = [f for f in files if f.name not in found]
