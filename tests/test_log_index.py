@@ -285,3 +285,16 @@ def test_a_few_commits_read_from_a_local_disk_skip_the_index(tmp_path):
         (table / LOG_DIR / f"{v:020d}.json").read_bytes() for v in range(3)
     ]
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_a_cache_folder_of_another_user_is_neither_read_nor_filled(tmp_path):
+    table = tmp_path / "t"
+    _appends(table, 4)
+    cache = tmp_path / "cache"
+    index = _index(cache)
+    cold, _ = _history(table, index)
+    os.chown(cache, 65534, 65534)
+    warm, storage = _history(table, index)
+    assert warm == cold
+    assert _commit_reads(storage) == 4  # every commit from the store

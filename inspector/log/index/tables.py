@@ -152,15 +152,17 @@ class TableIndex:
             return storage.read_many([f.path for f in files])
         with self._lock:
             found = self._lookup(files)
-            todo = [f for f in files if f.name not in found]
-            fresh = storage.read_many([f.path for f in todo]) if todo else []
+        todo = [f for f in files if f.name not in found]
+        fresh = storage.read_many([f.path for f in todo]) if todo else []
+        with self._lock:
             self._fill(todo, fresh)
         found.update((f.name, d) for f, d in zip(todo, fresh, strict=True))
         return [found[f.name] for f in files]
 
     def _lookup(self, files: Sequence[LogFile]) -> dict[str, bytes | OSError]:
         wanted = [(int(f.name[:20]), f) for f in files if _COMMIT.match(f.name)]
-        if not wanted or not os.path.isdir(self.folder):
+        # Another user's folder is never read: they could have planted what it serves.
+        if not wanted or not os.path.isdir(self.folder) or not self.index.usable():
             return {}
         found: dict[str, bytes | OSError] = {}
         every = seg.segments(self.folder)
