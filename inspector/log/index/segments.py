@@ -125,7 +125,7 @@ def write_segment(folder: str, entries: list[Entry]) -> Segment | None:
         pa.array([e.data for e in entries], pa.large_binary()),
     ]
     sink = pa.BufferOutputStream()
-    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    options = pa.ipc.IpcWriteOptions(compression="lz4")
     with pa.ipc.new_file(sink, schema(), options=options) as writer:
         writer.write_table(pa.Table.from_arrays(columns, schema=schema()))
     raw = sink.getvalue().to_pybytes()
