@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from inspector.log.index import tables
-from tests.conftest import CORPUS, run_app
+from tests.conftest import run_app
 
-TABLE = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
+TABLE = "dat-v0.0.2/basic_partitioned/delta"
 
 
 def _captions(at) -> str:
@@ -13,17 +13,18 @@ def _captions(at) -> str:
 
 
 def test_the_sidebar_shows_the_log_index_filled_by_the_timeline_and_clears_it(
-    monkeypatch, tmp_path
+    monkeypatch, tmp_path, copy_table
 ):
+    table = copy_table(TABLE)  # a root of its own: the app keeps a table's history per root
     cache = tmp_path / "log-index"
     monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(cache))
     monkeypatch.setattr(tables, "LOCAL_FROM", 1)  # a two-commit table's reads go through it
-    at = run_app(monkeypatch, tmp_path, table=str(TABLE))
+    at = run_app(monkeypatch, tmp_path, table=str(table))
     at.run()  # the section is drawn after the page, which filled the index
 
     shown = _captions(at)
     assert str(cache) in shown and "1 table(s)" in shown
-    assert "basic\\_partitioned/delta · 2 commits" in shown
+    assert "/delta · 2 commits" in shown
     assert list(cache.glob("*/*.arrow"))
 
     at.button(key="log_index_clear").click().run()
@@ -33,9 +34,9 @@ def test_the_sidebar_shows_the_log_index_filled_by_the_timeline_and_clears_it(
     assert "0 table(s)" in _captions(at)
 
 
-def test_the_sidebar_says_when_the_log_index_is_off(monkeypatch, tmp_path):
+def test_the_sidebar_says_when_the_log_index_is_off(monkeypatch, tmp_path, copy_table):
     monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX", "false")
-    at = run_app(monkeypatch, tmp_path, table=str(TABLE))
+    at = run_app(monkeypatch, tmp_path, table=str(copy_table(TABLE)))
 
     assert "Off" in _captions(at)
     assert not (tmp_path / "log-index").exists()
