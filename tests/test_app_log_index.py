@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from inspector.log.index import tables
 from tests.conftest import run_app
 
@@ -40,3 +44,16 @@ def test_the_sidebar_says_when_the_log_index_is_off(monkeypatch, tmp_path, copy_
 
     assert "Off" in _captions(at)
     assert not (tmp_path / "log-index").exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another user needs root")
+def test_the_sidebar_says_when_the_log_index_folder_is_another_users(
+    monkeypatch, tmp_path, copy_table
+):
+    cache = tmp_path / "log-index"
+    cache.mkdir()
+    os.chown(cache, 65534, 65534)
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(cache))
+    at = run_app(monkeypatch, tmp_path, table=str(copy_table(TABLE)))
+
+    assert any("cannot be used" in w.value for w in at.sidebar.warning)

@@ -23,6 +23,14 @@ def render_log_index(settings: Settings) -> None:
                 "Off (`DELTA_INSPECTOR_LOG_INDEX=false`): every commit is read from the store."
             )
             return
+        if not index.usable():
+            st.warning(
+                f"`{index.folder}` cannot be used (it belongs to another user or cannot be "
+                "made): every commit is read from the store. Set DELTA_INSPECTOR_LOG_INDEX_FOLDER "
+                "to a folder of your own.",
+                icon=":material/warning:",
+            )
+            return
         tables = index.tables()
         st.caption(
             f"`{index.folder}` (owner-only) · {format_bytes(index.size())} of "
