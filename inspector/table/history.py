@@ -325,7 +325,7 @@ class HistoryPager:
         tail = [v for v in versions if v > log.tail.from_version]
         older = [v for v in versions if v <= log.tail.from_version]
         files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-        contents = log.storage.read_many([f.path for _, f in files])
+        contents = log.read_commit_files([f for _, f in files])
         parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
         return [*parsed, *log.read_commits(tail)]
 
