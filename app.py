@@ -16,6 +16,7 @@ from ui.common import render_error, render_unexpected
 from ui.context import PageContext
 from ui.desktop_guard import admitted, note_rendered
 from ui.launch import USAGE, launch_options, report_once
+from ui.log_index import render_log_index
 from ui.navigation import (
     render_header,
     render_sidebar,
@@ -77,6 +78,7 @@ def main() -> None:
         link_used()
         note_rendered(page.key)
     render_spark_status()
+    render_log_index(settings)
 
 
 main()

@@ -14,13 +14,16 @@ UPDATE through deltalake). In this one process with one warm Spark session:
   (``versionAsOf``, ``WHERE id = 42``, collect).
 
 The two run interleaved, ``--repeat`` times after one untimed warm-up; the figures are
-medians, with the ratio blame / baseline measured in the same run.
+medians, with the ratio blame / baseline measured in the same run. The run is saved to
+``bench/results/bench_blame.json`` (``bench/results.py``), which the targets table of
+``docs/performance.md`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -28,6 +31,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+
+from bench.results import machine, save  # noqa: E402
 
 
 def _write(root: str, versions: int, rows: int) -> None:
@@ -52,14 +57,24 @@ def main() -> None:
     parser.add_argument("--versions", type=int, default=100)
     parser.add_argument("--rows", type=int, default=2000)
     args = parser.parse_args()
+    started = machine()
+    base = tempfile.mkdtemp(prefix="bench-blame-")
+    try:
+        root = os.path.join(base, "t")
+        _write(root, args.versions, args.rows)
+        row = _measure(root, args.repeat)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(save("bench_blame", [row], started=started))
 
+
+def _measure(root: str, repeat: int) -> dict[str, object]:
+    """blame and the baseline, interleaved ``repeat`` times after a warm-up: medians."""
     from inspector.log.deltalog import DeltaLog
     from inspector.rows.blame import blame_rows
     from inspector.rows.session import get_spark
     from inspector.settings import Settings
 
-    root = os.path.join(tempfile.mkdtemp(prefix="bench-blame-"), "t")
-    _write(root, args.versions, args.rows)
     settings = Settings()
     spark = get_spark(settings)
     latest = DeltaLog.open(root).latest_version
@@ -77,16 +92,25 @@ def main() -> None:
     result = blame()
     baseline()  # warm-up
     times: dict[str, list[float]] = {"blame": [], "baseline": []}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for name, action in (("blame", blame), ("baseline", baseline)):
             start = time.perf_counter()
             action()
             times[name].append(time.perf_counter() - start)
     blame_s, base_s = (statistics.median(times[n]) for n in ("blame", "baseline"))
-    print(f"table: {latest + 1} versions; blame read {len(result.versions_read)} of them")  # type: ignore[attr-defined]
-    print(f"blame    {blame_s:8.2f} s (median of {args.repeat})")
+    read = len(result.versions_read)  # type: ignore[attr-defined]
+    print(f"table: {latest + 1} versions; blame read {read} of them")
+    print(f"blame    {blame_s:8.2f} s (median of {repeat})")
     print(f"baseline {base_s:8.2f} s (every version read with Delta)")
     print(f"ratio    {blame_s / base_s:8.2f} (load {os.getloadavg()[0]:.1f})")
+    return {
+        "table": f"v{latest + 1}",
+        "case": "blame",
+        "runs": repeat,
+        "ours_s": blame_s,
+        "theirs_s": base_s,
+        "versions_read": read,
+    }
 
 
 if __name__ == "__main__":

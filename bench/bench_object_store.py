@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.prepare:
         prepare(args.prepare[0], int(args.prepare[1]), json.loads(args.prepare[2]))
         return 0
-    compile_project()
+    compile_project(str(REPO))
     server, options = start_moto()
     try:
         results = run_all(args, options)

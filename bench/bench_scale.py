@@ -30,7 +30,8 @@ Cases, ours vs theirs:
 
 With ``--baseline DIR`` the other side is not deltalake but this project's CLI in another
 checkout (``git worktree add --detach DIR REV``), the same command interleaved with ours:
-how a change moved the large questions. Results are saved for the summary table of
+how a change moved the large questions. With ``--merge`` a run of some cases replaces only
+their saved rows (each row keeps its own run's load). Results are saved for the summary table of
 ``docs/performance.md`` (``bench/results.py``, ``bench/targets.py``): as ``bench_scale``
 against deltalake, as ``bench_scale_vs_main`` against a baseline checkout.
 """
@@ -194,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
     parser.add_argument("--baseline", help="another checkout of this project to compare with")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the saved rows of the cases not run (each row keeps its own run's load)",
+    )
     args = parser.parse_args(argv)
     os.makedirs(args.dir, exist_ok=True)
     compile_project(REPO)
@@ -221,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     bench = "bench_scale_vs_main" if args.baseline else "bench_scale"
-    print(f"saved {save(bench, rows, started=started)}", file=sys.stderr)
+    print(f"saved {save(bench, rows, started=started, merge=args.merge)}", file=sys.stderr)
     return 0
 
 

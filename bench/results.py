@@ -27,20 +27,35 @@ def machine() -> dict[str, Any]:
     }
 
 
-def save(bench: str, rows: list[dict[str, Any]], *, started: dict[str, Any]) -> str:
+def save(
+    bench: str, rows: list[dict[str, Any]], *, started: dict[str, Any], merge: bool = False
+) -> str:
     """Write one run's rows, with the load when it started and when it ended.
 
     Args:
         bench: The benchmark's name (``bench_scale``).
         rows: One dict per measured case, as the benchmark prints it.
         started: :func:`machine` taken before the first measurement.
+        merge: Keep the saved rows of other (table, case) pairs: a run of some cases
+            replaces only those. Every row then carries its own run's ``started`` and
+            ``ended`` (the targets table shows each row's).
 
     Returns:
         The path written.
     """
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{bench}.json")
-    body = {"bench": bench, "started": started, "ended": machine(), "rows": rows}
+    ended = machine()
+    previous = load(bench) if merge else None
+    if previous is not None:
+        mine = {(r["table"], r["case"]) for r in rows}
+        kept = [
+            {"started": previous["started"], "ended": previous["ended"], **r}
+            for r in previous["rows"]
+            if (r["table"], r["case"]) not in mine
+        ]
+        rows = kept + [{"started": started, "ended": ended, **r} for r in rows]
+    body = {"bench": bench, "started": started, "ended": ended, "rows": rows}
     with open(path + ".partial", "w") as out:
         json.dump(body, out, indent=1, sort_keys=True)
         out.write("\n")

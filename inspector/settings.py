@@ -77,6 +77,19 @@ class Settings:
         str(_CACHE / "audit.jsonl"), "JSON-lines file where every restore attempt is recorded."
     )
     check_workers: int = _setting(8, "Parallel workers that stat data files during a health check.")
+    log_index: bool = _setting(
+        True,
+        "Keep the commit files read on disk (the log index), so that a table read before "
+        "costs only its listing and its new commits. The CLI's --no-cache switches it off.",
+    )
+    log_index_folder: str = _setting(
+        str(_CACHE / "log-index"),
+        "Where the log index lives: owner-only (0700), since commits hold real column values "
+        "(min/max statistics). Never holds credentials.",
+    )
+    log_index_max_mb: int = _setting(
+        1024, "The log index's size limit in MB; the least recently used tables go first."
+    )
     storage_options: StorageOptions = field(
         default=StorageOptions(),
         repr=False,  # holds credentials: never in a repr, a log line or an error

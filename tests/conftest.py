@@ -85,6 +85,14 @@ def _no_spark_warm_up(monkeypatch):
     monkeypatch.setenv("DELTA_INSPECTOR_SPARK_WARMUP", "false")
 
 
+@pytest.fixture(autouse=True)
+def _log_index_in_temp(tmp_path_factory, monkeypatch):
+    """Every test's log index (the on-disk cache of commits read) is its own, in a temp dir:
+    a test never reads another's, nor fills the user's cache folder."""
+    folder = tmp_path_factory.mktemp("log-index")
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(folder))
+
+
 @pytest.fixture
 def corpus() -> Path:
     """The read-only corpus of real Delta tables (never modify it)."""

@@ -30,11 +30,11 @@ def people(spark, tmp_path_factory) -> str:
     return root
 
 
-def _open(table: str, monkeypatch, tmp_path) -> AppTest:
+def _open(table: str, monkeypatch, tmp_path, **link: str) -> AppTest:
     monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
     monkeypatch.setenv("DELTA_INSPECTOR_PREVIEW_ROWS", "5")
     at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update({"table": table, "version": "3", "view": "preview"})
+    at.query_params.update({"table": table, "version": "3", "view": "preview", **link})
     at.run()
     assert not at.exception
     return at
@@ -54,6 +54,14 @@ def test_explain_shows_each_phase_and_the_files_delta_reads(people, spark, monke
     assert metrics["Read by Delta"] == "1"
     files = at.dataframe[-1].value
     assert len(files) == 1 and files["path"][0].endswith(".parquet")
+    assert at.query_params["explain"] == "1"  # the address reopens this answer
+
+
+def test_a_link_to_an_explained_filter_explains_it_again(people, spark, monkeypatch, tmp_path):
+    at = _open(people, monkeypatch, tmp_path, filter="id >= 30", explain="1")
+    assert not at.error
+    assert _metrics(at)["Read by Delta"] == "1"
+    assert at.query_params["explain"] == "1"
 
 
 def test_a_selected_row_opens_its_blame(people, spark, monkeypatch, tmp_path):
@@ -72,3 +80,15 @@ def test_a_selected_row_opens_its_blame(people, spark, monkeypatch, tmp_path):
     assert list(writes["change"]) == ["inserted", "updated"]
     assert list(writes["operation"]) == ["WRITE", "UPDATE"]
     assert writes["diff"][1].endswith("&from=2&to=3")
+    assert at.query_params["blame"] == "`id` = 0"  # the address reopens this answer
+
+
+def test_a_link_to_a_blame_traces_its_rows_before_any_preview(people, spark, monkeypatch, tmp_path):
+    at = _open(people, monkeypatch, tmp_path, blame="id = 0")
+    assert not at.exception and not at.error
+    where = next(t for t in at.text_input if t.key and t.key.startswith("blame_where_"))
+    assert where.value == "id = 0"
+    writes = at.dataframe[-1].value
+    assert list(writes["change"]) == ["inserted", "updated"]
+    assert writes["version"][1].endswith("&version=3")  # the row's versions link to pages
+    assert at.query_params["blame"] == "id = 0"

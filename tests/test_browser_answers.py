@@ -1,13 +1,15 @@
-"""End to end in Chromium: the explain journey on the Preview page of the demo table.
+"""End to end in Chromium: the explain and blame journeys on the Preview page of the demo table.
 
 Explain: type a filter, open "Which files does this filter read?", explain it: the phases
-and the files Delta reads show. Then the rows: the table invites a row selection (blame).
-Selecting a row in the grid (a canvas) is covered by AppTest (tests/test_app_answers.py);
-clicking its selection box here is still to do.
+and the files Delta reads show. Blame: show the rows of a filter, click the first row's
+selection box in the grid (a canvas: clicked where Streamlit's own tests click it, the
+row-marker column, 30 px wide, rows 35 px high under a 35 px header), trace the row: the
+versions that wrote it show, and the address bar keeps the filter.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -15,10 +17,13 @@ import pytest
 
 from inspector.demo import write_demo_table
 from tests.test_browser import browser, server  # noqa: F401  (fixtures)
+from ui.answers import ROWS_KEY
 
 pytestmark = pytest.mark.browser
 
-TIMEOUT = 240_000  # the first Spark start on a busy 2-CPU machine
+TIMEOUT = 600_000  # the first Spark start, then a read, on a busy 2-CPU machine
+#: The middle of the first data row's selection box, from the grid's top left corner.
+FIRST_ROW_MARKER = {"x": 15, "y": 35 + 35 / 2}
 
 
 def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
@@ -55,6 +60,45 @@ def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa
         main.get_by_role("button", name="Show rows").click()
         expect(main).to_contain_text("Select a row in the table")
         idle()
+    finally:
+        page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
+        page.close()
+
+
+def test_blame_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    root = Path(write_demo_table(str(tmp_path / "orders")))
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.set_default_timeout(TIMEOUT)
+    expect.set_options(timeout=TIMEOUT)
+    main = page.locator("[data-testid=stMain]")
+
+    def idle() -> None:
+        expect(page.get_by_test_id("stApp")).to_have_attribute(
+            "data-test-script-state", "notRunning"
+        )
+
+    try:
+        page.goto(f"{server}/preview?table={quote(str(root))}&filter=order_id%20%3D%20380")
+        expect(main).to_contain_text("Preview")
+        idle()
+        main.get_by_role("button", name="Show rows").click()
+        expect(main).to_contain_text("Select a row in the table")
+        idle()
+        grid = main.locator(f".st-key-{ROWS_KEY}").get_by_test_id("stDataFrame")
+        expect(grid.locator("canvas").first).to_be_visible()
+        grid.click(position=FIRST_ROW_MARKER)
+        expect(main).to_contain_text("Who wrote this row (blame)")
+        idle()
+        traced = main.get_by_label("Rows to trace (SQL filter, parsed by Spark)")
+        expect(traced).to_have_value(re.compile("`order_id` = 380"))
+        main.get_by_role("button", name="Trace the row").click()
+        expect(main).to_contain_text("matched by the filter alone (no row tracking)")
+        expect(main).to_contain_text("row 1")
+        idle()
+        assert "filter=order_id" in page.url  # the address reopens this preview
+        page.screenshot(path=str(tmp_path / "blame.png"), full_page=True)
     finally:
         page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
         page.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 import pytest
 
 from inspector.cli.main import main
@@ -87,7 +88,16 @@ def test_partition_pruning_is_counted_before_statistics(spark, orders):
     assert (e.total.files, e.after_partitions.files, e.after_stats.files) == (5, 2, 1)
     assert e.partition_filters and e.data_filters
     assert e.with_deletion_vectors == 1  # the file that lost id 205
-    assert e.files[0].deleted_rows == 1
+    assert e.page(0, 1)[0].deleted_rows == 1
+
+
+def test_the_files_read_stay_an_arrow_table_and_only_a_page_becomes_records(spark, orders):
+    e = explain_read(DeltaLog.open(orders), 6, "id >= 0", settings=Settings(), spark=spark)
+    assert isinstance(e.files, pa.Table) and e.files.num_rows == e.read.files == 5
+    listed = e.to_json()["files"]
+    assert [f.path for f in e.page(1, 2)] == [f["path"] for f in listed[1:3]]
+    assert len(e.page(4, 50)) == 1 and e.page(5, 50) == ()
+    assert set(e.page(0, 1)[0].partition_values) == {"p"}  # the logical name, not physical
 
 
 def test_explain_json_lists_the_files_a_reader_reads(spark, orders, capsys):

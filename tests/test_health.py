@@ -18,14 +18,11 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.cli.main import main
+from inspector.files.filecheck import FileRole
 from inspector.health import (
-    COMPLETE,
-    DELETION_VECTOR,
-    INCOMPLETE,
-    UNREADABLE,
     ProblemKind,
+    VersionStatus,
     check_table,
-    health_record,
     recovery_advice,
     restore_command,
 )
@@ -134,7 +131,11 @@ def test_only_some_of_several_new_files_arrived(copy_table):
 
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
-    assert _statuses(report) == {0: COMPLETE, 1: COMPLETE, 2: INCOMPLETE}
+    assert _statuses(report) == {
+        0: VersionStatus.COMPLETE,
+        1: VersionStatus.COMPLETE,
+        2: VersionStatus.INCOMPLETE,
+    }
     assert report.last_consistent_version == 1
     assert report.latest.missing_count == 3
     assert set(report.latest.missing_files) == {p.name for p in new_files[:3]}
@@ -161,7 +162,7 @@ def test_missing_deletion_vector_file_makes_its_version_incomplete(copy_table):
 
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
-    assert _statuses(report) == {0: COMPLETE, 1: INCOMPLETE}
+    assert _statuses(report) == {0: VersionStatus.COMPLETE, 1: VersionStatus.INCOMPLETE}
     assert report.last_consistent_version == 0
     assert report.latest.missing_files == (dv_file.name,)
 
@@ -174,7 +175,7 @@ def test_truncated_deletion_vector_file_is_a_size_mismatch(copy_table):
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     (issue,) = report.latest.size_mismatches
-    assert (issue.role, issue.actual_size) == (DELETION_VECTOR, 10)
+    assert (issue.role, issue.actual_size) == (FileRole.DELETION_VECTOR, 10)
     assert report.last_consistent_version == 0
 
 
@@ -185,7 +186,7 @@ def test_commit_missing_in_the_middle_bridged_by_a_checkpoint(copy_table):
     report = check_table(DeltaLog.open(str(root)), all_versions=True, settings=Settings())
 
     assert _damaged(report) == [5, 6, 7, 8, 9]
-    assert {_statuses(report)[v] for v in range(5, 10)} == {UNREADABLE}
+    assert {_statuses(report)[v] for v in range(5, 10)} == {VersionStatus.UNREADABLE}
     assert report.versions[5].problems[0].kind == ProblemKind.COMMIT_MISSING
     assert report.versions[6].problems[0].kind == ProblemKind.REPLAY_BROKEN
     assert "version 5" in report.versions[6].problems[0].message
@@ -199,7 +200,7 @@ def test_commit_missing_after_the_last_checkpoint_leaves_the_latest_unreadable(c
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [12, 13]
-    assert report.latest.status == UNREADABLE
+    assert report.latest.status == VersionStatus.UNREADABLE
     assert report.last_consistent_version == 11
     assert restore_command(report) is None  # no restore can be committed on an unreadable log
     assert "commit files" in recovery_advice(report)
@@ -213,7 +214,7 @@ def test_truncated_latest_commit_is_unreadable(copy_table):
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
     assert _damaged(report) == [14]
-    assert report.latest.status == UNREADABLE
+    assert report.latest.status == VersionStatus.UNREADABLE
     assert report.latest.problems[0].kind == ProblemKind.COMMIT_DAMAGED
     assert "truncated" in report.latest.problems[0].message
     assert report.last_consistent_version == 13
@@ -240,7 +241,12 @@ def test_missing_checkpoint_after_log_cleanup_leaves_no_consistent_version(copy_
 
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
 
-    assert _statuses(report) == {10: UNREADABLE, 11: UNREADABLE, 12: UNREADABLE, 13: UNREADABLE}
+    assert _statuses(report) == {
+        10: VersionStatus.UNREADABLE,
+        11: VersionStatus.UNREADABLE,
+        12: VersionStatus.UNREADABLE,
+        13: VersionStatus.UNREADABLE,
+    }
     assert report.last_consistent_version is None
     assert "No retained version" not in recovery_advice(report)  # the log is the problem
     assert restore_command(report) is None
@@ -352,7 +358,7 @@ def test_cli_check_json_contract_and_exit_code(copy_table, capsys):
     window = out.pop("dataLossWindow")  # see test_replica.py for its values
     assert out.pop("stagedCommits") == []  # see test_catalog_managed.py
     report = check_table(DeltaLog.open(str(root)), settings=Settings())
-    assert out == json.loads(json.dumps({**health_record(report), **grouped_record(report)}))
+    assert out == json.loads(json.dumps({**report.to_json(), **grouped_record(report)}))
     assert window["versions"] == 1
 
 

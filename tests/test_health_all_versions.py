@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.health import COMPLETE, INCOMPLETE, UNREADABLE, HealthReport, check_table
+from inspector.health import HealthReport, VersionStatus, check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
@@ -309,17 +309,19 @@ def _assert_specified(root: Path, table: _RandomTable, settings: Settings) -> He
     assert [v.version for v in report.versions] == list(range(first, table.version + 1))
     for health in report.versions:
         if health.version in unreadable:
-            assert health.status is UNREADABLE, health.version
+            assert health.status is VersionStatus.UNREADABLE, health.version
             continue
         missing, small = _expected(root, table, health.version)
         assert (health.missing_count, health.size_mismatch_count) == (missing, small), health
-        assert health.status is (INCOMPLETE if missing + small else COMPLETE)
+        assert health.status is (
+            VersionStatus.INCOMPLETE if missing + small else VersionStatus.COMPLETE
+        )
         assert len(health.missing_files) == min(missing, settings.max_listed_files)
     if (root / "stray.parquet").exists() and report.orphan_files <= settings.max_listed_files:
         assert "stray.parquet" in report.orphan_paths
     fast = check_table(DeltaLog.open(str(root)), settings=settings)
     if fast.is_consistent:  # the latest version alone
-        assert (fast.latest.status, fast.latest.missing_count) == (COMPLETE, 0)
+        assert (fast.latest.status, fast.latest.missing_count) == (VersionStatus.COMPLETE, 0)
     else:  # then every version, as the full check finds them
         assert [v.status for v in fast.versions] == [v.status for v in report.versions]
     return report
@@ -343,7 +345,8 @@ def test_a_lost_commit_makes_versions_unreadable_until_a_checkpoint(tmp_path, se
     report = _assert_specified(tmp_path / "t", table, Settings())
 
     assert (
-        any(v.status is UNREADABLE for v in report.versions) or lost <= report.versions[0].version
+        any(v.status is VersionStatus.UNREADABLE for v in report.versions)
+        or lost <= report.versions[0].version
     )
 
 
@@ -370,5 +373,5 @@ def test_a_tag_without_a_value_damages_its_commit(tmp_path):
 
     report = check_table(DeltaLog.open(str(tmp_path / "t")), all_versions=True, settings=Settings())
 
-    assert report.latest.status is UNREADABLE
+    assert report.latest.status is VersionStatus.UNREADABLE
     assert report.latest.problems[0].kind == "commit_damaged"

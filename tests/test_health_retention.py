@@ -6,13 +6,7 @@ import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.health import check_table
-from inspector.health.retention import (
-    DATA_VACUUMED,
-    LOG_EXPIRED,
-    RESTORABLE,
-    retention_policy,
-    retention_view,
-)
+from inspector.health.retention import RetentionState, retention_policy, retention_view
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import build_history
@@ -54,7 +48,12 @@ def test_vacuumed_version_is_marked_from_the_check_and_predicted_without_it(tmp_
 
     for view in (checked, predicted):
         states = {v.version: v.state for v in view.versions}
-        assert states == {0: DATA_VACUUMED, 1: RESTORABLE, 2: RESTORABLE, 3: RESTORABLE}
+        assert states == {
+            0: RetentionState.DATA_VACUUMED,
+            1: RetentionState.RESTORABLE,
+            2: RetentionState.RESTORABLE,
+            3: RetentionState.RESTORABLE,
+        }
         assert [run.version for run in view.vacuums] == [2]
     assert "VACUUM at version 2" in checked.versions[0].reason
 
@@ -73,7 +72,7 @@ def test_files_missing_without_a_vacuum_are_incomplete_not_vacuumed(copy_table):
 
     assert view.versions[13].state == "incomplete"
     assert "no VACUUM" in view.versions[13].reason
-    assert {v.state for v in view.versions[:13]} == {RESTORABLE}
+    assert {v.state for v in view.versions[:13]} == {RetentionState.RESTORABLE}
 
 
 def test_restorable_versions_expire_by_the_first_retention_that_applies(corpus):
@@ -84,7 +83,7 @@ def test_restorable_versions_expire_by_the_first_retention_that_applies(corpus):
     view = retention_view(log, history, now_ms=0)
 
     v4, latest = view.versions[4], view.versions[-1]
-    assert (v4.state, v4.expires_by) == (RESTORABLE, "deleted-file retention")
+    assert (v4.state, v4.expires_by) == (RetentionState.RESTORABLE, "deleted-file retention")
     assert (
         v4.expires_at == removed_at_5 + WEEK
     )  # v4's file was removed by v5; VACUUM may delete it a week later
@@ -100,8 +99,8 @@ def test_versions_whose_log_was_cleaned_up_are_log_expired(copy_table):
     view = retention_view(log, build_history(log, Settings()))
 
     states = {v.version: v.state for v in view.versions}
-    assert {states[v] for v in range(3, 10)} == {LOG_EXPIRED}
-    assert {states[v] for v in range(10, 14)} == {RESTORABLE}
+    assert {states[v] for v in range(3, 10)} == {RetentionState.LOG_EXPIRED}
+    assert {states[v] for v in range(10, 14)} == {RetentionState.RESTORABLE}
     assert view.earliest_version == 10
 
 

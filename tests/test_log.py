@@ -23,6 +23,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import NotADeltaTable, VersionNotFound
 from inspector.delta.parse import parse_action
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filetimes import commit_times
 from tests.conftest import CORPUS
 
 SCHEMA = json.dumps(
@@ -290,3 +291,21 @@ def test_the_raw_commit_text_is_available_for_display(written):
 def test_record_counts_come_from_the_top_level_numRecords(stats, expected):
     extra = {"stats": stats} if stats is not None else {}
     assert parse_action(add("x.parquet", **extra)).num_records == expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "delta-kernel-java/basic-with-checkpoint",
+        "delta-rs/checkpoints_vacuumed",
+        "dat-v0.0.2/no_stats/delta",
+    ],
+)
+def test_the_commit_times_a_page_chains_from_are_the_whole_listings(name):
+    log = DeltaLog.open(str(CORPUS / name))
+    listed = {v: f.modification_time for v, f in log.listing.commits.items()}
+    below = max(listed)
+
+    assert commit_times(DeltaLog.open(str(CORPUS / name)), below) == {
+        v: t for v, t in listed.items() if v < below
+    }

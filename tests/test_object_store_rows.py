@@ -78,3 +78,37 @@ def test_the_change_data_feed_of_a_table_in_s3_equals_its_local_copys(spark, cap
     ours = run_json(capsys, "changes", uri, *args, *flags(s3_server.options))
     assert ours["counts"] == theirs["counts"] and ours["numRows"] == theirs["numRows"] > 0
     assert same_rows(ours) == same_rows(theirs)
+
+
+def _without_times(blame: dict) -> dict:
+    """The blame without each write's time: the upload gives the commit files new
+    modification times, which the history's time of a version may come from."""
+    for row in blame["rows"]:
+        for write in row["writes"]:
+            write.pop("timestamp")
+    return blame
+
+
+@pytest.mark.spark
+def test_blame_of_a_row_in_s3_equals_its_local_copys(spark, capsys, s3_server, demo_in_s3):
+    local, uri = demo_in_s3
+    args = ("--where", "order_id = 380", "--json")
+    theirs = _without_times(run_json(capsys, "blame", local, *args))
+    ours = _without_times(run_json(capsys, "blame", uri, *args, *flags(s3_server.options)))
+    assert ours["rows"] == theirs["rows"] and len(theirs["rows"]) == 1
+    assert ours["versionsRead"] == theirs["versionsRead"]
+    assert ours["cuts"] == theirs["cuts"] == []
+    assert len(theirs["rows"][0]["writes"]) > 1  # inserted, then changed
+
+
+@pytest.mark.spark
+def test_explain_of_a_table_in_s3_keeps_the_files_of_its_local_copy(
+    spark, capsys, s3_server, demo_in_s3
+):
+    local, uri = demo_in_s3
+    args = ("--where", "region = 'EU' AND order_id > 600", "--json")
+    theirs = run_json(capsys, "explain", local, *args)
+    ours = run_json(capsys, "explain", uri, *args, *flags(s3_server.options))
+    assert ours["read"] == theirs["read"] and theirs["read"]["files"] > 0
+    assert ours["files"] == theirs["files"]
+    assert ours["logKeepsFewer"] == theirs["logKeepsFewer"] == []

@@ -3,7 +3,9 @@
 A row selected in the preview's table opens its blame: the filter is the row's key
 (:func:`inspector.diff.rowkeys.suggest_key`, else every column), editable before it runs.
 Both answers run on Spark when asked, are kept for the inputs they were computed for,
-and link each version to the Version and Diff pages.
+and link each version to the Version and Diff pages. The address bar is a link to the
+answer shown: ``&explain=1`` (the preview's ``filter`` explained) and ``&blame=SQL`` (the
+rows traced); a link opened recomputes it, as the Diff page's ``rows=1`` does.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from inspector.rows.blame_records import Blame, Method, WriteKind
 from inspector.rows.explain import Explanation
 from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
 from ui.context import PageContext
+from ui.page_state import linked, mirror
 from ui.state import keep, kept
 
 _EXPLAIN, _BLAME = "_explain_result", "_blame_result"
+#: The blame a link asked for, ``(table root, version, filter)``: kept past the link's run.
+_BLAME_LINK = "_blame_link"
 #: The preview's table: a single row selected there opens its blame.
 ROWS_KEY = "preview_rows"
 _PAGE = 50
@@ -45,12 +50,15 @@ def row_table(frame: pd.DataFrame) -> int | None:
 
 def explain_panel(ctx: PageContext, version: int, where: str) -> None:
     """Which files a read of ``version`` filtered by ``where`` reads, phase by phase."""
-    with st.expander("Which files does this filter read? (explain)", expanded=False):
+    asked = linked().get("explain") == "1"
+    with st.expander("Which files does this filter read? (explain)", expanded=asked):
         if not where:
             st.caption("Type a filter above to see which files a read of it must open.")
+            mirror({"explain": None})
             return
         request = (ctx.log.table_root, ctx.log.generation, version, where)
-        if st.button("Explain the read", key="explain_run", icon=":material/filter_alt:"):
+        clicked = st.button("Explain the read", key="explain_run", icon=":material/filter_alt:")
+        if clicked or (asked and kept(_EXPLAIN, request, Explanation) is None):
             try:
                 with st.spinner("Planning the read with Delta…"):
                     keep(_EXPLAIN, request, _explain(ctx, version, where))
@@ -58,6 +66,7 @@ def explain_panel(ctx: PageContext, version: int, where: str) -> None:
                 render_error(exc)
                 return
         result = kept(_EXPLAIN, request, Explanation)
+        mirror({"explain": "1" if result is not None else None})
         if result is not None:
             _show_explanation(result)
 
@@ -83,9 +92,10 @@ def _show_explanation(e: Explanation) -> None:
         st.caption(f"No statistics for `{c.column}` in {format_count(c.files_without)} files.")
     for path in e.log_keeps_fewer:
         st.warning(f"The log would skip {escape_markdown(path)}, which Delta reads.")
-    pages = max((len(e.files) - 1) // _PAGE + 1, 1)
+    total = e.files.num_rows
+    pages = max((total - 1) // _PAGE + 1, 1)
     page = int(st.number_input("Page of files", 1, pages, 1, key="explain_page")) - 1
-    shown = e.files[page * _PAGE : (page + 1) * _PAGE]
+    shown = e.page(page * _PAGE, _PAGE)
     st.dataframe(
         pd.DataFrame(
             [
@@ -103,22 +113,29 @@ def _show_explanation(e: Explanation) -> None:
         hide_index=True,
         width="stretch",
     )
-    st.caption(f"Files {page * _PAGE + 1}–{page * _PAGE + len(shown)} of {len(e.files):,}.")
+    st.caption(f"Files {page * _PAGE + 1}–{page * _PAGE + len(shown)} of {total:,}.")
 
 
 def blame_panel(ctx: PageContext, version: int, row: Mapping[str, Any] | None) -> None:
-    """Every version that wrote the selected row (or the rows a typed filter matches)."""
-    if row is None:
+    """Every version that wrote the selected row (or the rows a typed or linked filter
+    matches); without either, an invitation to select a row."""
+    from_link = _linked_blame(ctx, version)
+    if row is None and from_link is None:
         st.caption("Select a row in the table to see every version that wrote it (blame).")
+        mirror({"blame": None})
         return
     st.markdown("**Who wrote this row (blame)**")
+    key = f"blame_where_{version}_" + (
+        "link" if row is None else str(hash(tuple(map(repr, row.values()))))
+    )
     where = st.text_input(
         "Rows to trace (SQL filter, parsed by Spark)",
-        value=_row_filter(ctx, version, row),
-        key=f"blame_where_{version}_{hash(tuple(map(repr, row.values())))}",
+        value=_row_filter(ctx, version, row) if row is not None else (from_link or ""),
+        key=key,
     ).strip()
     request = (ctx.log.table_root, ctx.log.generation, version, where)
-    if st.button("Trace the row", key="blame_run", icon=":material/history:") and where:
+    clicked = st.button("Trace the row", key="blame_run", icon=":material/history:")
+    if where and (clicked or (where == from_link and kept(_BLAME, request, Blame) is None)):
         try:
             with st.spinner("Reading the versions that may have written it…"):
                 keep(_BLAME, request, _blame(ctx, version, where))
@@ -126,8 +143,24 @@ def blame_panel(ctx: PageContext, version: int, row: Mapping[str, Any] | None) -
             render_error(exc)
             return
     result = kept(_BLAME, request, Blame)
+    mirror({"blame": where if result is not None else None})
     if result is not None:
         _show_blame(ctx, result)
+
+
+def linked_blame_panel(ctx: PageContext, version: int) -> None:
+    """The blame a link asked for (``&blame=SQL``), shown before any row is previewed."""
+    if _linked_blame(ctx, version) is not None:
+        blame_panel(ctx, version, None)
+
+
+def _linked_blame(ctx: PageContext, version: int) -> str | None:
+    """The filter of the blame a link asked for at this version, if any."""
+    asked = linked().get("blame", "").strip()
+    if asked:
+        st.session_state[_BLAME_LINK] = (ctx.log.table_root, version, asked)
+    root, at, where = st.session_state.get(_BLAME_LINK) or (None, None, None)
+    return str(where) if (root, at) == (ctx.log.table_root, version) else None
 
 
 def _row_filter(ctx: PageContext, version: int, row: Mapping[str, Any]) -> str:

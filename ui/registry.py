@@ -53,7 +53,13 @@ def _page(key: str, title: str, icon: str, *params: str, **flags: bool) -> Page:
 PAGES: list[Page] = [
     _page("timeline", "Timeline", "timeline", "window"),
     _page("version", "Version", "commit"),
-    _page("preview", "Preview", "table_view", "at", "timestamp", "filter", needs_rows=True),
+    _page(
+        "preview",
+        "Preview",
+        "table_view",
+        *("at", "timestamp", "filter", "explain", "blame"),
+        needs_rows=True,
+    ),
     _page("overview", "Overview", "info"),
     _page("diff", "Diff", "difference", "from", "to", "key", "rows", needs_rows=True),
     _page("changes", "Changes", "change_circle", "from", "to", "filter", needs_rows=True),

@@ -1,7 +1,10 @@
 """Browsing a catalog for the app: its catalogs, their schemas, and their tables.
 
 Unity Catalog has three levels (catalog, schema, table); Glue has two, so its one
-catalog is called ``glue`` and its databases are the schemas.
+catalog is called ``glue`` and its databases are the schemas. Each listing raises
+``CatalogUnavailable`` when the catalog cannot be reached or is not configured,
+``CatalogAccessDenied`` when it refuses the token or credentials, and ``TableNotInCatalog``
+for a catalog or schema that does not exist.
 """
 
 from __future__ import annotations
@@ -31,12 +34,7 @@ class CatalogTable:
 
 
 def list_catalogs(kind: CatalogKind, settings: Settings) -> list[str]:
-    """The catalogs' names, sorted.
-
-    Raises:
-        CatalogUnavailable: If the catalog cannot be reached or is not configured.
-        CatalogAccessDenied: If it refuses the token or credentials.
-    """
+    """The catalogs' names, sorted."""
     if kind is CatalogKind.GLUE:
         return [GLUE_CATALOG]
     from inspector.catalog.unity import UnityCatalog
@@ -45,13 +43,7 @@ def list_catalogs(kind: CatalogKind, settings: Settings) -> list[str]:
 
 
 def list_schemas(kind: CatalogKind, settings: Settings, catalog: str) -> list[str]:
-    """A catalog's schemas (Glue: its databases), sorted.
-
-    Raises:
-        TableNotInCatalog: If the catalog does not exist.
-        CatalogUnavailable: If the catalog cannot be reached.
-        CatalogAccessDenied: If it refuses the token or credentials.
-    """
+    """A catalog's schemas (Glue: its databases), sorted."""
     if kind is CatalogKind.GLUE:
         from inspector.catalog.glue import Glue
 
@@ -64,13 +56,7 @@ def list_schemas(kind: CatalogKind, settings: Settings, catalog: str) -> list[st
 def list_tables(
     kind: CatalogKind, settings: Settings, catalog: str, schema: str
 ) -> list[CatalogTable]:
-    """A schema's tables with their format and location, sorted by name.
-
-    Raises:
-        TableNotInCatalog: If the catalog or schema does not exist.
-        CatalogUnavailable: If the catalog cannot be reached.
-        CatalogAccessDenied: If it refuses the token or credentials.
-    """
+    """A schema's tables with their format and location, sorted by name."""
     if kind is CatalogKind.GLUE:
         from inspector.catalog.glue import Glue, glue_location, table_format
 

@@ -42,7 +42,8 @@ def connection_settings(args: argparse.Namespace, settings: Settings) -> Setting
 
     ``--storage-option`` pairs override the environment's storage options, ``--spark-conf``
     pairs the ``spark_conf`` setting (:meth:`inspector.connection.Pairs.merged`), and
-    ``--spark-master`` replaces ``spark_master``. Commands without a flag keep the setting.
+    ``--spark-master`` replaces ``spark_master``, and ``--no-cache`` switches ``log_index`` off.
+    Commands without a flag keep the setting.
 
     Raises:
         InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; a secret is not shown).
@@ -54,6 +55,7 @@ def connection_settings(args: argparse.Namespace, settings: Settings) -> Setting
         storage_options=settings.storage_options.merged(flags),
         spark_conf=settings.spark_conf.merged(conf),
         spark_master=getattr(args, "spark_master", None) or settings.spark_master,
+        log_index=settings.log_index and not getattr(args, "no_cache", False),
     )
 
 

@@ -32,11 +32,10 @@ class CheckResult(Result):
     staged: Sequence[StagedCommit] = ()  # a catalog-managed table's unpublished commits
 
     def to_json(self) -> dict[str, Any]:
-        from inspector.health import health_record
         from inspector.health.runs import grouped_record
 
         return {
-            **health_record(self.report),
+            **self.report.to_json(),
             "dataLossWindow": self.data_loss_window,
             **grouped_record(self.report),
             "stagedCommits": [s.to_json() for s in self.staged],

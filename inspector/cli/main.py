@@ -52,6 +52,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         sub = subs.add_parser(cmd.name, help=cmd.help, description=cmd.help)
         cmd.add_arguments(sub)
         sub.add_argument("--json", action="store_true", help="Print machine-readable JSON.")
+        sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help="Neither read nor fill the log index (the on-disk cache of commits read).",
+        )
         sub.set_defaults(handler=cmd.handler)
     return parser
 

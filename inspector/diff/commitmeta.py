@@ -48,8 +48,15 @@ def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChang
     """
     if commit.metadata is None and commit.protocol is None:
         return None
-    before, unknown = state_before(log, commit.version)
-    after = state_after(log, commit, before)
+    before: State | None = None
+    unknown = None  # version 0 has no version before it, and needs no reason
+    if commit.version > 0:
+        try:
+            prev = log.snapshot(commit.version - 1)
+            before = (prev.metadata, prev.protocol)
+        except InspectorError as exc:
+            unknown = f"Version {commit.version - 1} cannot be reconstructed ({exc.message})"
+    after = _state_after(log, commit, before)
     return CommitMetadataChange(
         version=commit.version,
         diff=None if after is None else diff_metadata(before, after),
@@ -58,22 +65,7 @@ def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChang
     )
 
 
-def state_before(log: DeltaLog, version: int) -> tuple[State | None, str | None]:
-    """The (metaData, protocol) of the version before ``version``, or None and why not.
-
-    Version 0 has none (and needs no reason); a version before that cannot be
-    reconstructed has none, with the reason.
-    """
-    if version == 0:
-        return None, None
-    try:
-        prev = log.snapshot(version - 1)
-    except InspectorError as exc:
-        return None, f"Version {version - 1} cannot be reconstructed ({exc.message})"
-    return (prev.metadata, prev.protocol), None
-
-
-def state_after(log: DeltaLog, commit: Commit, before: State | None) -> State | None:
+def _state_after(log: DeltaLog, commit: Commit, before: State | None) -> State | None:
     """The (metaData, protocol) in force after ``commit``, or None when it cannot be known.
 
     An action the commit does not carry is the one before it; failing that, the

@@ -21,6 +21,7 @@ from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
 
@@ -157,9 +158,6 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     commits = [_commit_between(log, v, lo, hi) for v in range(lo + 1, hi + 1)]
     times = _history_times(log, base.metadata.configuration, commits)
     gone, new, by_commit = _replay_net(base.files, commits, times)
-    meta, proto = base.metadata, base.protocol
-    for commit in commits:
-        meta, proto = commit.metadata or meta, commit.protocol or proto
     lo_side = VersionSide(
         version=lo,
         metadata=base.metadata,
@@ -168,7 +166,7 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
         size_in_bytes=base.size_in_bytes,
         num_records=base.num_records,
     )
-    hi_side = _side_after(hi, meta, proto, lo_side, new, gone)
+    hi_side = _side_after(hi, lo_side, commits, new, gone)
     if from_version <= to_version:
         sides, only_from, only_to = (lo_side, hi_side), gone, new
     else:
@@ -178,7 +176,7 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
         to_side=sides[1],
         only_in_from=_sorted(only_from),
         only_in_to=_sorted(only_to),
-        by_partition=_by_partition(only_to, only_from, logical_names(meta.schema)),
+        by_partition=_by_partition(only_to, only_from, logical_names(hi_side.metadata.schema)),
         by_commit=tuple(by_commit),
         metadata=diff_metadata(
             (sides[0].metadata, sides[0].protocol), (sides[1].metadata, sides[1].protocol)
@@ -208,8 +206,8 @@ def _history_times(
     """Each commit's history timestamp, by the one timestamp rule (as the history has it)."""
     if not commits:
         return {}
-    listing = log.tail if log.tail.is_whole else log.listing
-    previous = file_time_before(listing.commits, commits[0].version)
+    first = commits[0].version
+    previous = file_time_before(commit_times(log, first), first)
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config
@@ -275,12 +273,15 @@ def _commit_totals(
 
 def _side_after(
     version: int,
-    meta: Metadata,
-    proto: Protocol,
     base: VersionSide,
+    commits: Sequence[Commit],
     new: list[AddFile],
     gone: list[AddFile],
 ) -> VersionSide:
+    """The newer side: the base with the commits' metadata, protocol and net file changes."""
+    meta, proto = base.metadata, base.protocol
+    for commit in commits:
+        meta, proto = commit.metadata or meta, commit.protocol or proto
     change = _totals(new, gone)
     records = None
     before, added, removed = base.num_records, change.records_added, change.records_removed
@@ -298,13 +299,8 @@ def _side_after(
 
 def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
     """Live records of add actions (records of remove actions); None when any lacks stats."""
-    total = 0
-    for f in files:
-        count = f.num_live_records if isinstance(f, AddFile) else f.num_records
-        if count is None:
-            return None
-        total += count
-    return total
+    counts = [f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files]
+    return None if None in counts else sum(c or 0 for c in counts)
 
 
 def _totals(

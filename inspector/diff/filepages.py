@@ -15,6 +15,7 @@ from typing import Any
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import CorruptLog
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import ColumnNames
 from inspector.log import columnar
 from inspector.log.commit import Commit
@@ -51,7 +52,7 @@ class FilePage:
     @property
     def pages(self) -> int:
         """How many pages the list has (at least 1)."""
-        return max(1, -(-self.total // self.page_size))
+        return _pages(self.total, self.page_size)
 
     @property
     def first(self) -> int:
@@ -60,18 +61,7 @@ class FilePage:
 
     def to_json(self) -> dict[str, Any]:
         """The page as JSON."""
-        return {
-            "total": self.total,
-            "page": self.page,
-            "pageSize": self.page_size,
-            "records": list(self.records),
-        }
-
-
-def commit_file_count(commit: Commit, kind: FileKind) -> int:
-    """How many add (or remove) actions a commit has, without building records."""
-    summary = commit.file_summary
-    return summary.add_actions if kind == FileKind.ADD else summary.remove_actions
+        return {**camel_json(self, "total", "page", "page_size"), "records": list(self.records)}
 
 
 def commit_file_page(
@@ -93,23 +83,18 @@ def commit_file_page(
         page_size: Files per page.
         names: Logical column names (``delta.schema.logical_names``) for the records.
     """
-    total = commit_file_count(commit, kind)
+    summary = commit.file_summary  # the count, without building records
+    total = summary.add_actions if kind == FileKind.ADD else summary.remove_actions
     page = _clamped(page, total, page_size)
     start = page * page_size
+    actions: Sequence[AddFile | RemoveFile]
     if commit.columns is not None:
         table = commit.columns.adds if kind == FileKind.ADD else commit.columns.removes
-        actions: Sequence[AddFile | RemoveFile] = list(
-            columnar.records(str(kind), table.slice(start, page_size))
-        )
+        actions = list(columnar.records(str(kind), table.slice(start, page_size)))
     else:
         every = commit.adds if kind == FileKind.ADD else commit.removes
         actions = every[start : start + page_size]
-    return FilePage(
-        total=total,
-        page=page,
-        page_size=page_size,
-        records=tuple(file_action_record(a, names) for a in actions),
-    )
+    return _page(total, page, page_size, actions, names)
 
 
 def sequence_page(
@@ -121,17 +106,26 @@ def sequence_page(
     """One page of a list of files already in memory (e.g. a file diff's added files)."""
     page = _clamped(page, len(files), page_size)
     start = page * page_size
-    return FilePage(
-        total=len(files),
-        page=page,
-        page_size=page_size,
-        records=tuple(file_action_record(f, names) for f in files[start : start + page_size]),
-    )
+    return _page(len(files), page, page_size, files[start : start + page_size], names)
+
+
+def _page(
+    total: int,
+    page: int,
+    page_size: int,
+    files: Sequence[AddFile | RemoveFile],
+    names: ColumnNames | None,
+) -> FilePage:
+    records = tuple(file_action_record(f, names) for f in files)
+    return FilePage(total=total, page=page, page_size=page_size, records=records)
+
+
+def _pages(total: int, page_size: int) -> int:
+    return max(1, -(-total // page_size))
 
 
 def _clamped(page: int, total: int, page_size: int) -> int:
-    pages = max(1, -(-total // page_size))
-    return min(max(page, 0), pages - 1)
+    return min(max(page, 0), _pages(total, page_size) - 1)
 
 
 def commit_action_count(commit: Commit) -> int:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import Column, iter_columns
 
 
@@ -38,12 +39,8 @@ class ColumnChange:
 
     def to_json(self) -> dict[str, Any]:
         """``{"name", "changes", "before", "after"}``."""
-        return {
-            "name": self.name,
-            "changes": self.changes,
-            "before": self.before.to_json(),
-            "after": self.after.to_json(),
-        }
+        before, after = self.before.to_json(), self.after.to_json()
+        return {"name": self.name, "changes": self.changes, "before": before, "after": after}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,7 +53,7 @@ class ValueChange:
 
     def to_json(self) -> dict[str, Any]:
         """``{"key", "before", "after"}``."""
-        return {"key": self.key, "before": self.before, "after": self.after}
+        return camel_json(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,26 +66,6 @@ class MetadataDiff:
     properties: tuple[ValueChange, ...]
     table: tuple[ValueChange, ...]
     protocol: tuple[ValueChange, ...]
-
-    @property
-    def features_added(self) -> tuple[str, ...]:
-        """Table features the newer side's protocol names and the older one's does not."""
-        before, after = self._features()
-        return tuple(sorted(after - before))
-
-    @property
-    def features_removed(self) -> tuple[str, ...]:
-        """Table features the older side's protocol names and the newer one's does not."""
-        before, after = self._features()
-        return tuple(sorted(before - after))
-
-    def _features(self) -> tuple[set[str], set[str]]:
-        before, after = set(), set()
-        for change in self.protocol:
-            if change.key in ("readerFeatures", "writerFeatures"):
-                before |= set(change.before or ())
-                after |= set(change.after or ())
-        return before, after
 
     def to_json(self) -> dict[str, Any]:
         """The one JSON shape of a metadata diff: the ``diff --json`` contract's part.
@@ -112,16 +89,7 @@ class MetadataDiff:
     @property
     def is_empty(self) -> bool:
         """True when the two versions have the same metadata and protocol."""
-        return not any(
-            (
-                self.columns_added,
-                self.columns_removed,
-                self.columns_changed,
-                self.properties,
-                self.table,
-                self.protocol,
-            )
-        )
+        return not any(getattr(self, f.name) for f in fields(self))
 
 
 def diff_metadata(
@@ -136,21 +104,16 @@ def diff_metadata(
     Returns:
         The differences; every column of ``after`` is "added" for a new table.
     """
-    old_cols = list(iter_columns(before[0].schema)) if before else []
-    new_cols = list(iter_columns(after[0].schema))
-    added, removed, changed = _diff_columns(old_cols, new_cols)
-    old_meta = before[0] if before else None
+    old_meta, old_protocol = before or (None, None)
+    old_cols = list(iter_columns(old_meta.schema)) if old_meta else []
+    added, removed, changed = _diff_columns(old_cols, list(iter_columns(after[0].schema)))
     return MetadataDiff(
         columns_added=tuple(added),
         columns_removed=tuple(removed),
         columns_changed=tuple(changed),
-        properties=tuple(
-            _diff_maps(old_meta.configuration if old_meta else {}, after[0].configuration)
-        ),
-        table=tuple(_diff_maps(_table_fields(old_meta), _table_fields(after[0]))),
-        protocol=tuple(
-            _diff_maps(_protocol_fields(before[1] if before else None), _protocol_fields(after[1]))
-        ),
+        properties=_diff_maps(old_meta.configuration if old_meta else {}, after[0].configuration),
+        table=_diff_maps(_table_fields(old_meta), _table_fields(after[0])),
+        protocol=_diff_maps(_protocol_fields(old_protocol), _protocol_fields(after[1])),
     )
 
 
@@ -202,13 +165,10 @@ def _shape(type_string: str) -> str:
     return "".join(out)
 
 
-def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[ValueChange]:
+def _diff_maps(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[ValueChange, ...]:
     keys = sorted(set(old) | set(new))
-    return [
-        ValueChange(key=k, before=old.get(k), after=new.get(k))
-        for k in keys
-        if old.get(k) != new.get(k)
-    ]
+    changed = [k for k in keys if old.get(k) != new.get(k)]
+    return tuple(ValueChange(key=k, before=old.get(k), after=new.get(k)) for k in changed)
 
 
 def _table_fields(meta: Metadata | None) -> dict[str, Any]:

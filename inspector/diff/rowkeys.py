@@ -80,7 +80,8 @@ def suggest_key(snap: Snapshot) -> KeySuggestion:
             return _found((f.name,), KeySource.CONSTRAINED_ID, f"id column, {why}", True)
     if ids:
         return _found((ids[0].name,), KeySource.NAMED_ID, "column named like an id", True)
-    clustering = _logical_clustering(snap, {f.name for f in fields})
+    top_level = {f.name for f in fields}  # clustering columns by logical name
+    clustering = tuple(n for n in clustering_columns(snap) if n in top_level)
     if clustering:
         return _found(clustering, KeySource.CLUSTERING, "clustering column", False)
     if snap.metadata.partition_columns:
@@ -121,8 +122,3 @@ def _checked_names(configuration: Mapping[str, str]) -> set[str]:
             for quoted, bare in _IDENTIFIER.findall(expression or ""):
                 names.add((quoted.replace("``", "`") or bare).lower())
     return names
-
-
-def _logical_clustering(snap: Snapshot, top_level: set[str]) -> tuple[str, ...]:
-    """The top-level clustering columns (by logical name)."""
-    return tuple(n for n in clustering_columns(snap) if n in top_level)

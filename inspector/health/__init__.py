@@ -4,15 +4,15 @@ After a region failover, a replicated table's log can reference data files that
 have not arrived (replication copies files in no guaranteed order, large files
 last). The check answers, per retained version, "can a reader get every row?":
 
-Two questions, one way each (:mod:`.check`). The latest version (:mod:`.latest`): its
-snapshot's file table, one walk of the table folder as (path, size) columns, and hash
-look-ups between them; only the problems become records. Every retained version
-(:mod:`.allversions`), asked with ``--all-versions`` or when the latest is not complete:
-:mod:`.trace` reads the whole log once, damage and all (a commit missing or damaged ends
-a replay; a checkpoint after it starts the next), :mod:`.intervals` derives each file
-key's live intervals from one table of the replayed actions, each distinct file is judged
-once against one walk (:mod:`.examine`), and only the bad files' keys are replayed
-through a tally. A deep check takes the same ways and reads every data file's footer.
+Two questions, one way each (:mod:`.check`). The latest version (:mod:`.latest`) is read
+from its snapshot's file table. Every retained version (:mod:`.allversions`), asked with
+``--all-versions`` or when the latest is not complete: :mod:`.trace` reads the whole log
+once, damage and all (a commit missing or damaged ends a replay; a checkpoint after it
+starts the next), :mod:`.intervals` derives each file key's live intervals from one table
+of the replayed actions, and only the bad files' keys are replayed through a tally. Both
+judge each distinct file once against one walk of the table folder, by one hash look-up
+and the shared rule (:mod:`.judge`, :mod:`.examine`); only the problems become records.
+A deep check takes the same ways and reads every data file's footer.
 What the log says of itself (commits, checkpoints, the hint) is :mod:`.problems`'.
 
 :mod:`.records` holds the report and its JSON; :mod:`.advice` what to do about it.
@@ -25,44 +25,20 @@ versions (:mod:`.runs`), retention (:mod:`.retention`), the data-loss window
 ``inspector.diff``.
 """
 
-from inspector.delta.text import version_ranges
-from inspector.files.filecheck import FileIssue, FileRole, FileState
 from inspector.health.advice import recovery_advice, recovery_reason, restore_command
 from inspector.health.check import check_table
-from inspector.health.examine import Progress
 from inspector.health.records import (
-    COMPLETE,
-    INCOMPLETE,
-    UNREADABLE,
-    HealthProblem,
     HealthReport,
     ProblemKind,
-    VersionHealth,
     VersionStatus,
-    health_record,
 )
 
-DATA_FILE, DELETION_VECTOR = FileRole.DATA_FILE, FileRole.DELETION_VECTOR
-
 __all__ = [
-    "COMPLETE",
-    "DATA_FILE",
-    "DELETION_VECTOR",
-    "INCOMPLETE",
-    "UNREADABLE",
-    "FileIssue",
-    "FileRole",
-    "FileState",
-    "HealthProblem",
     "HealthReport",
     "ProblemKind",
-    "Progress",
-    "VersionHealth",
     "VersionStatus",
     "check_table",
-    "health_record",
     "recovery_advice",
     "recovery_reason",
     "restore_command",
-    "version_ranges",
 ]

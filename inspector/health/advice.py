@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from inspector.delta.text import version_ranges
-from inspector.health.records import UNREADABLE, HealthReport
+from inspector.health.records import HealthReport, VersionStatus
 
 
 def recovery_reason(report: HealthReport) -> str:
@@ -23,7 +23,7 @@ def recovery_reason(report: HealthReport) -> str:
 def restore_command(report: HealthReport) -> str | None:
     """The CLI command that restores to the last consistent version, or None when there is none."""
     target = report.last_consistent_version
-    if target is None or report.is_consistent or report.latest.status == UNREADABLE:
+    if target is None or report.is_consistent or report.latest.status is VersionStatus.UNREADABLE:
         return None
     return (
         f"python -m inspector restore {shlex.quote(report.table_root)} --to-version {target} "
@@ -36,7 +36,7 @@ def recovery_advice(report: HealthReport) -> str:
     target = report.last_consistent_version
     if report.is_consistent:
         return "The latest version is consistent; no recovery is needed."
-    if report.latest.status == UNREADABLE:
+    if report.latest.status is VersionStatus.UNREADABLE:
         return (
             "The log itself is damaged at the latest version, so no restore can be committed on it. "
             "Copy the missing or damaged commit files from the source (or wait for replication "

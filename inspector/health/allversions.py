@@ -3,9 +3,7 @@
 :mod:`.trace` gives each file key's live intervals over the replays the log allows (a
 commit missing or damaged breaks a replay; a checkpoint after it starts a new one), and
 the versions no replay reaches. Each distinct file is judged once against one walk of the
-table folder (a hash look-up of the plain data files' paths; deletion-vector files, odd
-paths and, for a deep check, every data file's footer one by one by the shared rule of
-:class:`~.examine.Examiner`). Only the keys of the bad files are then replayed, version by
+table folder (:func:`~.judge.judge_files`, as the fast check's). Only the keys of the bad files are then replayed, version by
 version, through the reference-counted :class:`~.examine.Tally`; a version where no bad
 file's key changes repeats the previous verdict. With no bad file, no key is replayed.
 """
@@ -18,13 +16,20 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.files.filecheck import FileIssue, FileRole
+from inspector.files.filecheck import FileIssue
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
-from inspector.health.examine import Examiner, Progress, Ref, Tally, deep_refs, ref_path
-from inspector.health.intervals import key_of, text_of, whole_array
-from inspector.health.latest import look_up, root_base, stored_files, unclaimed
+from inspector.health.examine import Progress, Tally, ref_path
+from inspector.health.intervals import key_of, text_of
+from inspector.health.judge import (
+    Judged,
+    judge_files,
+    root_base,
+    sized_paths,
+    stored_files,
+    unclaimed,
+)
 from inspector.health.problems import log_problems
-from inspector.health.records import UNREADABLE, ChecksumCheck, HealthProblem, VersionHealth
+from inspector.health.records import ChecksumCheck, HealthProblem, VersionHealth, VersionStatus
 from inspector.health.trace import ArrowTrace, trace
 from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
@@ -40,14 +45,7 @@ class FullCheck:
     orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
 
 
-@dataclass(kw_only=True)
-class _Judged:
-    """The bad files by location, and how many distinct files were judged."""
-
-    issues: dict[str, FileIssue]
-    examined: int
-    rest: dict[str, Ref]  # the files judged one by one (DV files, odd paths)
-    found: pa.Array  # each plain data file's row in the walk (null when not there)
+_UNREADABLE = VersionStatus.UNREADABLE
 
 
 def check_all_versions(
@@ -66,15 +64,23 @@ def check_all_versions(
         log: The opened log.
         all_checkpoints: Compare every checkpoint with its commits (not only the newest).
         all_checksums: Compare every version's ``.crc`` with its replay (else the latest's).
-        deep: Also read each data file's Parquet footer and compare its row count with
-            the log's stats.
+        deep: Also read each data file's footer, as :func:`~.check.check_table`'s.
         cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
     traced = trace(log, deep=deep)
     walked = stored_files(*log.storage.walk_sizes(), traced.partition_columns)
-    judged = _judge(traced, walked, log, deep, workers, progress)
+    judged = judge_files(
+        traced.plain,
+        traced.refs,
+        walked,
+        log.storage,
+        root=traced.root,
+        deep=deep,
+        workers=workers,
+        progress=progress,
+    )
     problems = _problems(log, traced, all_checkpoints)
     versions = _versions(traced, judged.issues, problems, cap)
     crcs = _checksums(log, traced, all_checksums)
@@ -83,67 +89,6 @@ def check_all_versions(
         files_examined=judged.examined,
         orphans=_orphans(traced, walked, judged),
     )
-
-
-def _judge(
-    traced: ArrowTrace,
-    walked: pa.Table,
-    log: DeltaLog,
-    deep: bool,
-    workers: int,
-    progress: Progress | None,
-) -> _Judged:
-    """Judge each distinct file once (a file named both plainly and by an odd path, once)."""
-    prefix = root_base(traced.root) + "/"
-    plain = traced.plain
-    rest = {
-        where: ref
-        for where, ref in traced.refs.items()
-        if not (ref.role is FileRole.DATA_FILE and where == prefix + ref.display)
-    }
-    inside = [where[len(prefix) :] for where in rest if where.startswith(prefix)]
-    if inside:
-        named = pc.is_in(arrays.texts(inside), value_set=whole_array(plain.column("path")))
-        twice = {prefix + p for p, hit in zip(inside, named.to_pylist(), strict=True) if hit}
-        rest = {where: ref for where, ref in rest.items() if where not in twice}
-    total = plain.num_rows + len(rest)
-    if progress is not None:
-        progress(0, total)
-    found, todo, sizes = _bad_plain(plain, walked, prefix, deep)
-    todo |= rest
-    listed = walked.filter(pc.is_in(walked.column("path"), value_set=arrays.texts(inside)))
-    for path, size in zip(
-        listed.column("path").to_pylist(), listed.column("size").to_pylist(), strict=True
-    ):
-        sizes[prefix + path] = size
-    examiner = Examiner(todo, deep, workers, progress if deep else None, sizes, log.storage)
-    examiner.run(todo)
-    if progress is not None:
-        progress(total, total)
-    issues = {where: issue for where, issue in examiner.issues.items() if issue is not None}
-    return _Judged(issues=issues, examined=total, rest=rest, found=found)
-
-
-def _bad_plain(
-    plain: pa.Table, walked: pa.Table, prefix: str, deep: bool
-) -> tuple[pa.Array, dict[str, Ref], dict[str, int]]:
-    """Each plain data file's row in the walk (one hash look-up); those not there or of
-    another size (every one, for a deep check) as refs for the shared rule, with the sizes
-    the walk found."""
-    found, actual, bad = look_up(plain, walked)
-    if deep:
-        bad = arrays.mask(np.ones(plain.num_rows, dtype=bool))  # every file: its footer
-    sizes: dict[str, int] = {}
-    if not pc.any(bad).as_py():
-        return found, {}, sizes
-    chosen = plain.append_column("actual", actual).filter(bad)
-    refs = deep_refs(chosen, prefix)
-    for path, size in zip(
-        chosen.column("path").to_pylist(), chosen.column("actual").to_pylist(), strict=True
-    ):
-        if size is not None:
-            sizes[prefix + path] = size
-    return found, refs, sizes
 
 
 def _problems(
@@ -216,35 +161,31 @@ def _versions(
     tally = Tally(bad, dict(issues))
     bases, unreadable = {start for start, _ in traced.segments}, traced.unreadable
     out: list[VersionHealth] = []
-    health: VersionHealth | None = None
+    health: VersionHealth | None = None  # the previous version's, while a replay runs
     for version in range(traced.first, traced.latest + 1):
-        found = problems.get(version, [])
+        found, change = tuple(problems.get(version, [])), changes.get(version)
         if version in unreadable:
-            out.append(VersionHealth(version=version, status=UNREADABLE, problems=tuple(found)))
             health = None
+            out.append(VersionHealth(version=version, status=_UNREADABLE, problems=found))
             continue
-        change = changes.get(version)
         if version in bases:
             tally.reset()
+        if change is not None:
+            tally.change(change[0], -1)
+            tally.change(change[1], +1)
         if health is None or change is not None or version in bases:
-            if change is not None:
-                tally.change(change[0], -1)
-                tally.change(change[1], +1)
             health = tally.health(version, found, cap)
-        else:
-            health = replace(health, version=version, problems=tuple(found))
+        else:  # no bad file's key changes: the previous verdict stands
+            health = replace(health, version=version, problems=found)
         out.append(health)
     return out
 
 
-def _orphans(traced: ArrowTrace, walked: pa.Table, judged: _Judged) -> tuple[tuple[str, int], ...]:
+def _orphans(traced: ArrowTrace, walked: pa.Table, judged: Judged) -> tuple[tuple[str, int], ...]:
     """Walked files that no add of a retained version and no change-data file names: those
     the plain data files did not find, less the few other files named."""
     named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
-    stray = unclaimed(walked, judged.found, named, traced.root)
-    return tuple(
-        zip(stray.column("path").to_pylist(), stray.column("size").to_pylist(), strict=True)
-    )
+    return sized_paths(unclaimed(walked, judged.found, named, traced.root))
 
 
 def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, ChecksumCheck]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-
-from inspector.health.allversions import check_all_versions
+from inspector.health.allversions import FullCheck, check_all_versions
 from inspector.health.examine import Progress
-from inspector.health.latest import check_latest
+from inspector.health.latest import LatestCheck, check_latest
 from inspector.health.problems import table_level_problems
-from inspector.health.records import HealthReport, OrphanScope, VersionHealth
+from inspector.health.records import HealthReport, OrphanScope
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
@@ -42,38 +39,21 @@ def check_table(
     Returns:
         The report.
     """
-    workers, cap = max(1, settings.check_workers), settings.max_listed_files
+    cap, workers = settings.max_listed_files, max(1, settings.check_workers)
+    found: LatestCheck | FullCheck | None = None
     if not all_versions:
-        fast = check_latest(log, deep=deep, cap=cap, workers=workers, progress=progress)
-        if fast is not None and fast.health.is_complete:
-            report = _report(
-                log, (fast.health,), fast.files_examined, fast.orphans, cap, whole=False
-            )
-            return replace(report, orphan_scope=OrphanScope.LATEST_SNAPSHOT, deep=deep)
-    full = check_all_versions(
-        log,
-        all_checkpoints=all_versions,  # else only the newest checkpoint is compared
-        all_checksums=all_versions,  # else only the latest version's .crc
-        deep=deep,
-        cap=cap,
-        workers=workers,
-        progress=progress,
-    )
-    report = _report(log, full.versions, full.files_examined, full.orphans, cap, whole=True)
-    return replace(report, all_versions=True, deep=deep)
-
-
-def _report(
-    log: DeltaLog,
-    versions: tuple[VersionHealth, ...],
-    files_examined: int,
-    orphans: Sequence[tuple[str, int]],
-    cap: int,
-    *,
-    whole: bool,
-) -> HealthReport:
-    """The report; ``whole``: the whole log was listed and read, so its table-level
-    problems are given for all of it (else from the newest checkpoint on)."""
+        found = check_latest(log, deep=deep, cap=cap, workers=workers, progress=progress)
+    if found is None or not found.versions[-1].is_complete:
+        found = check_all_versions(
+            log,
+            all_checkpoints=all_versions,  # else only the newest checkpoint is compared
+            all_checksums=all_versions,  # else only the latest version's .crc
+            deep=deep,
+            cap=cap,
+            workers=workers,
+            progress=progress,
+        )
+    versions, orphans, whole = found.versions, found.orphans, isinstance(found, FullCheck)
     return HealthReport(
         table_root=log.table_root,
         latest_version=versions[-1].version,
@@ -81,7 +61,11 @@ def _report(
         versions=versions,
         orphan_files=len(orphans),
         orphan_bytes=sum(s for _, s in orphans),
-        files_examined=files_examined,
+        files_examined=found.files_examined,
+        # the whole log was listed and read, or only from the newest checkpoint on
         problems=tuple(table_level_problems(log, whole=whole)),
+        all_versions=whole,
+        deep=deep,
         orphan_paths=tuple(sorted(p for p, _ in orphans)[:cap]),
+        orphan_scope=OrphanScope.RETAINED_VERSIONS if whole else OrphanScope.LATEST_SNAPSHOT,
     )

@@ -169,7 +169,8 @@ def _parse(data: bytes | OSError) -> dict[str, Any]:
         raise ValueError(f"not JSON ({exc})") from None
     if not isinstance(raw, dict):
         raise ValueError("not a JSON object")
-    for name in ("tableSizeBytes", "numFiles", "numMetadata", "numProtocol"):
+    counts = ("tableSizeBytes", "numFiles", "numMetadata", "numProtocol")
+    for name in counts:
         if type(raw.get(name)) is not int:
             raise ValueError(f"{name} is missing or not a whole number")
     for name in ("metadata", "protocol"):  # required now; Delta 0.x wrote neither
@@ -177,8 +178,7 @@ def _parse(data: bytes | OSError) -> dict[str, Any]:
             raise ValueError(f"{name} is not an object")
     if raw.get("numTransactions") is not None and type(raw["numTransactions"]) is not int:
         raise ValueError("numTransactions is not a whole number")
-    out = {n: raw[n] for n in ("tableSizeBytes", "numFiles", "numMetadata", "numProtocol")}
-    out["numTransactions"] = raw.get("numTransactions")
+    out = {n: raw.get(n) for n in (*counts, "numTransactions")}
     try:
         if raw.get("metadata") is not None:
             out["metaData"] = parse_action({"metaData": raw["metadata"]})

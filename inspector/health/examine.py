@@ -2,7 +2,7 @@
 
 A :class:`Ref` is one physical file (data file or deletion-vector file) with the size it
 must have; :func:`register_add` notes those behind an add, :func:`ref_path` spells their
-locations. The :class:`Examiner` judges the files one by one by the shared rule of
+locations. :func:`examine` judges the files one by one by the shared rule of
 :mod:`inspector.files.filecheck`, in parallel (a deep check also reads Parquet footers);
 the :class:`Tally` keeps a count of bad files in a live set as versions change it.
 """
@@ -30,7 +30,7 @@ from inspector.files.filecheck import (
     examine_stored,
     judge_size,
 )
-from inspector.health.records import COMPLETE, INCOMPLETE, HealthProblem, VersionHealth
+from inspector.health.records import HealthProblem, VersionHealth, VersionStatus
 from inspector.log import columnar
 from inspector.log.snapshot import FileKey
 from inspector.storage import Storage
@@ -108,65 +108,54 @@ def ref_path(root: str, log_path: str) -> str:
     return f"{scheme}://{posixpath.normpath(rest)}"
 
 
-class Examiner:
-    """Stats (and in deep mode reads the footer of) each file once, in parallel."""
+def examine(
+    refs: dict[str, Ref],
+    walked: dict[str, int],
+    storage: Storage,
+    *,
+    deep: bool,
+    workers: int,
+    progress: Progress | None,
+) -> dict[str, FileIssue]:
+    """The bad files among ``refs`` by location, each judged once by the shared
+    presence-and-size rule (a deep check also reads each data file's footer), in parallel.
 
-    def __init__(
-        self,
-        refs: dict[str, Ref],
-        deep: bool,
-        workers: int,
-        progress: Progress | None,
-        walked: dict[str, int] | None = None,
-        storage: Storage | None = None,
-    ):
-        self.refs, self.deep, self.workers, self.progress = refs, deep, workers, progress
-        self.storage = storage if storage is not None and storage.local_path() is None else None
-        self.walked = walked or {}  # sizes from one directory walk: no stat for these
-        self.issues: dict[str, FileIssue | None] = {}
+    ``walked`` holds the sizes one walk of the table folder found: those files are not
+    stat'ed unless their footer is read; in an object store every size comes from it.
+    """
+    stored = storage if storage.local_path() is None else None
+    todo, found = sorted(refs), dict[str, FileIssue | None]()
+    if not deep:
+        for p in (p for p in todo if p in walked):
+            ref = refs[p]
+            kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+            found[p] = judge_size(p, walked[p], **kw)  # type: ignore[arg-type]
+        todo = [p for p in todo if p not in found]
+    total, done = len(refs), len(found)
+    if progress is not None:
+        progress(done, total)
 
-    def run(self, paths: Iterable[str]) -> None:
-        todo = sorted(p for p in paths if p not in self.issues)
-        total, done = len(todo), 0
-        if self.progress is not None:
-            self.progress(0, total)
-        if not self.deep:
-            listed = [p for p in todo if p in self.walked]
-            for p in listed:
-                ref = self.refs[p]
-                self.issues[p] = judge_size(
-                    p, self.walked[p], path=ref.display, role=ref.role, expected_size=ref.size
-                )
-            todo = [p for p in todo if p not in self.issues]
-            done = len(listed)
-            if self.progress is not None and listed:
-                self.progress(done, total)
-        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for chunk, verdicts in zip(chunks, pool.map(self._examine_chunk, chunks), strict=False):
-                self.issues.update(zip(chunk, verdicts, strict=False))
-                done += len(chunk)
-                if (
-                    self.progress is not None
-                ):  # called on the caller's thread (Streamlit needs that)
-                    self.progress(done, total)
-
-    def _examine_chunk(self, chunk: list[str]) -> list[FileIssue | None]:
-        return [self._examine(path, self.refs[path]) for path in chunk]
-
-    def _examine(self, path: str, ref: Ref) -> FileIssue | None:
-        """The verdict for one file (the shared presence-and-size rule), or None when usable.
-
-        In an object store the size comes from the listing (``walked``), never a request.
-        """
+    def judged(path: str) -> FileIssue | None:
+        ref = refs[path]
         kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
-        if self.storage is not None:
-            issue = examine_stored(path, self.storage, self.walked, **kw)  # type: ignore[arg-type]
+        if stored is not None:
+            issue = examine_stored(path, stored, walked, **kw)  # type: ignore[arg-type]
         else:
             issue = examine_file(path, **kw)  # type: ignore[arg-type]
-        if issue is None and self.deep and ref.role is FileRole.DATA_FILE:
-            return _footer_issue(path, ref, self.storage)
+        if issue is None and deep and ref.role is FileRole.DATA_FILE:
+            return _footer_issue(path, ref, stored)
         return issue
+
+    chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for chunk, verdicts in zip(
+            chunks, pool.map(lambda c: [*map(judged, c)], chunks), strict=True
+        ):
+            found.update(zip(chunk, verdicts, strict=True))
+            done += len(chunk)
+            if progress is not None:  # called on the caller's thread (Streamlit needs that)
+                progress(done, total)
+    return {path: issue for path, issue in found.items() if issue is not None}
 
 
 def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIssue | None:
@@ -237,7 +226,7 @@ class Tally:
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(
             version=version,
-            status=INCOMPLETE if bad else COMPLETE,
+            status=VersionStatus.INCOMPLETE if bad else VersionStatus.COMPLETE,
             missing_files=tuple(sorted(i.path for i in islice(missing.values(), cap))),
             size_mismatches=_capped(sizes, cap),
             problems=tuple(problems),
@@ -246,6 +235,16 @@ class Tally:
             unreadable_files=_capped(broken, cap),
             unreadable_count=len(broken),
         )
+
+
+def version_health(
+    version: int, issues: dict[str, FileIssue], problems: Iterable[HealthProblem], cap: int
+) -> VersionHealth:
+    """A version's verdict from its bad files (by location); each list the first ``cap`` by path."""
+    tally = Tally({}, {})
+    for where, issue in sorted(issues.items(), key=lambda item: item[1].path):
+        tally.live[issue.state][where] = issue
+    return tally.health(version, problems, cap)
 
 
 def _capped(issues: dict[str, FileIssue], cap: int) -> tuple[FileIssue, ...]:

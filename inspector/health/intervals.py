@@ -65,24 +65,14 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
         )
     size = arrays.to_numpy(whole_array(rows.column("size")))  # a remove's is 0
     order = np.lexsort((line, version, kid, segment))
-    size = size[order]
-    seg, kid, version, line, added = (
-        segment[order],
-        kid[order],
-        version[order],
-        line[order],
-        added[order],
+    size, seg, kid, version, line, added = (
+        a[order] for a in (size, segment, kid, version, line, added)
     )
     # one group per (segment, key, version): its first line orders the adds, its last action wins
     first = _starts(seg, kid, version)
     last = np.r_[first[1:], len(kid)] - 1
-    gseg, gkey, gversion, gline, live = (
-        seg[first],
-        kid[first],
-        version[first],
-        line[first],
-        added[last],
-    )
+    gseg, gkey, gversion, gline = (a[first] for a in (seg, kid, version, line))
+    live = added[last]
     was = np.zeros(len(gkey), dtype=bool)
     was[1:] = live[:-1]
     was[_starts(gseg, gkey)] = False

@@ -105,13 +105,6 @@ class ChecksumCheck:
         return {"status": str(self.status), "fields": list(self.fields), "detail": self.detail}
 
 
-COMPLETE, INCOMPLETE, UNREADABLE = (
-    VersionStatus.COMPLETE,
-    VersionStatus.INCOMPLETE,
-    VersionStatus.UNREADABLE,
-)
-
-
 @dataclass(frozen=True, kw_only=True)
 class VersionHealth:
     """The verdict for one version.
@@ -136,7 +129,7 @@ class VersionHealth:
     @property
     def is_complete(self) -> bool:
         """True when a reader gets every row of this version."""
-        return self.status == COMPLETE
+        return self.status is VersionStatus.COMPLETE
 
     def to_json(self) -> dict[str, Any]:
         """One version of the ``check --json`` contract."""
@@ -201,8 +194,3 @@ class HealthReport:
             **camel_json(self, "orphan_files", "orphan_bytes", "orphan_scope", "files_examined"),
             "problems": list(self.problems),
         }
-
-
-def health_record(report: HealthReport) -> dict[str, Any]:
-    """The CLI's JSON contract for a report (``report.to_json()``)."""
-    return report.to_json()

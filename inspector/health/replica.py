@@ -17,8 +17,9 @@ from typing import Any
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.files.filespans import version_spans
 from inspector.files.tablefiles import StoredFile, walk_table
-from inspector.health import HealthReport, check_table
+from inspector.health.check import check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
+from inspector.health.records import HealthReport
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table import Table
@@ -125,9 +126,9 @@ def compare_replica(primary: Table, replica: Table, *, settings: Settings) -> Re
     """
     primary_log, replica_log = primary.log, replica.log
     table_id = _same_table(primary_log, replica_log)
-    primary_files = walk_table(primary_log)
-    replica_files = walk_table(replica_log)
-    missing, mismatched = _differences(primary_log, primary_files, replica_files)
+    primary_files, replica_files = walk_table(primary_log), walk_table(replica_log)
+    commits = {f"{LOG_PREFIX}{v:020d}.json": v for v in primary_log.listing.commit_versions}
+    files = _to_copy(_needed(primary_log), primary_files, replica_files)
     health = check_table(replica_log, settings=settings)
     consistent = health.last_consistent_version
     return ReplicaReport(
@@ -138,9 +139,9 @@ def compare_replica(primary: Table, replica: Table, *, settings: Settings) -> Re
         replica_latest_version=replica_log.latest_version,
         replica_last_consistent_version=consistent,
         replica_consistent=health.is_consistent,
-        missing_commits=tuple(_missing_commits(primary_log, primary_files, replica_files)),
-        missing_files=tuple(missing),
-        size_mismatches=tuple(mismatched),
+        missing_commits=tuple(_to_copy(commits, primary_files, replica_files)),
+        missing_files=tuple(f for f in files if f.replica_size is None),
+        size_mismatches=tuple(f for f in files if f.replica_size is not None),
         extra_paths=tuple(sorted(set(replica_files) - set(primary_files))),
         window=data_loss_window(primary_log, consistent, primary_log.latest_version),
         replica_health=health,
@@ -175,50 +176,29 @@ def _table_id(log: DeltaLog) -> str | None:
         return None
 
 
-def _missing_commits(
-    primary: DeltaLog,
-    primary_files: Mapping[str, StoredFile],
-    replica_files: Mapping[str, StoredFile],
-) -> list[ReplicaFile]:
-    found = []
-    for version in primary.listing.commit_versions:
-        path = f"{LOG_PREFIX}{version:020d}.json"
-        source, copy = primary_files.get(path), replica_files.get(path)
-        if source is None or (copy is not None and copy.size == source.size):
-            continue
-        found.append(
-            ReplicaFile(
-                version=version,
-                path=path,
-                size=source.size,
-                replica_size=copy.size if copy is not None else None,
-            )
-        )
-    return found
-
-
-def _differences(
-    primary: DeltaLog,
-    primary_files: Mapping[str, StoredFile],
-    replica_files: Mapping[str, StoredFile],
-) -> tuple[list[ReplicaFile], list[ReplicaFile]]:
-    """Files retained primary versions need (data files, deletion vectors, checkpoints)
-    that the replica lacks or has with another size."""
+def _needed(primary: DeltaLog) -> dict[str, int]:
+    """The files retained primary versions need (data files, deletion vectors,
+    checkpoints), with the first version that needs each."""
     needed = {path: ref.version for path, ref in version_spans(primary).first_reference().items()}
     for version, checkpoints in primary.listing.checkpoints.items():
         for checkpoint in checkpoints:
             needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)
-    missing, mismatched = [], []
+    return needed
+
+
+def _to_copy(
+    needed: Mapping[str, int],
+    primary_files: Mapping[str, StoredFile],
+    replica_files: Mapping[str, StoredFile],
+) -> list[ReplicaFile]:
+    """The needed files (path: first version) the replica lacks or has with another size,
+    oldest version first (a file the primary lacks too is nothing to copy)."""
+    found = []
     for path, version in needed.items():
-        source = primary_files.get(path)
-        if source is None:
-            continue  # the primary lacks it too: nothing to copy
-        copy = replica_files.get(path)
-        if copy is None:
-            missing.append(ReplicaFile(version=version, path=path, size=source.size))
-        elif copy.size != source.size:
-            mismatched.append(
-                ReplicaFile(version=version, path=path, size=source.size, replica_size=copy.size)
+        source, copy = primary_files.get(path), replica_files.get(path)
+        if source is not None and (copy is None or copy.size != source.size):
+            replica_size = copy.size if copy is not None else None
+            found.append(
+                ReplicaFile(version=version, path=path, size=source.size, replica_size=replica_size)
             )
-    key = lambda f: (f.version, f.path)  # noqa: E731
-    return sorted(missing, key=key), sorted(mismatched, key=key)
+    return sorted(found, key=lambda f: (f.version, f.path))

@@ -23,7 +23,7 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
-from inspector.health import HealthReport, VersionHealth, VersionStatus
+from inspector.health.records import HealthReport, VersionStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.table.history import HistoryEntry, iso
@@ -37,13 +37,6 @@ class RetentionState(StrEnum):
     DATA_VACUUMED = "data-vacuumed"
     INCOMPLETE = "incomplete"
     UNREADABLE = "unreadable"
-
-
-RESTORABLE, LOG_EXPIRED, DATA_VACUUMED = (
-    RetentionState.RESTORABLE,
-    RetentionState.LOG_EXPIRED,
-    RetentionState.DATA_VACUUMED,
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,27 +125,12 @@ def retention_view(
     Returns:
         The view, oldest version first.
     """
-    policy = retention_policy(_configuration(log))
-    times = {e.version: e.timestamps.history for e in history}
-    vacuums = _vacuum_runs(history, policy)
-    removals = _first_removals(log, times)
-    checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
-    checked = {v.version: v for v in report.versions} if report is not None else {}
-    context = _Context(
-        log=log,
-        policy=policy,
-        times=times,
-        vacuums=vacuums,
-        removals=removals,
-        checkpoints=checkpoints,
-        checked=checked,
-        now_ms=now_ms if now_ms is not None else int(time.time() * 1000),
-    )
-    versions = sorted(set(times) | set(checkpoints))
+    context = _Context(log, history, report, now_ms)
+    versions = sorted(set(context.times) | set(context.checkpoints))
     return RetentionView(
-        policy=policy,
+        policy=context.policy,
         versions=tuple(context.judge(v) for v in versions),
-        vacuums=tuple(vacuums),
+        vacuums=tuple(context.vacuums),
         earliest_version=log.earliest_version,
     )
 
@@ -167,22 +145,15 @@ def _configuration(log: DeltaLog) -> Mapping[str, str]:
 
 def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> list[VacuumRun]:
     runs = []
-    for entry in history:
-        if entry.operation != "VACUUM START":
-            continue
+    for entry in (e for e in history if e.operation == "VACUUM START"):
         params = entry.operation_parameters
         retention = params.get("specifiedRetentionMillis") or params.get("defaultRetentionMillis")
         try:
-            retention_ms = (
-                int(retention) if retention is not None else policy.deleted_file_retention_ms
-            )
-        except (TypeError, ValueError):
+            retention_ms = int(retention)  # type: ignore[arg-type]
+        except (TypeError, ValueError):  # none recorded, or not a number: the table's
             retention_ms = policy.deleted_file_retention_ms
-        runs.append(
-            VacuumRun(
-                version=entry.version, timestamp=entry.timestamps.history, retention_ms=retention_ms
-            )
-        )
+        stamp = entry.timestamps.history
+        runs.append(VacuumRun(version=entry.version, timestamp=stamp, retention_ms=retention_ms))
     return runs
 
 
@@ -224,16 +195,24 @@ def _next_unsettled(jump: dict[int, int], v: int) -> int:
     return root
 
 
-@dataclass(kw_only=True)
 class _Context:
-    log: DeltaLog
-    policy: RetentionPolicy
-    times: Mapping[int, int]
-    vacuums: list[VacuumRun]
-    removals: Mapping[int, int]
-    checkpoints: list[int]
-    checked: Mapping[int, VersionHealth]
-    now_ms: int
+    """What judges a version: the policy, the history's clocks, the VACUUMs, the removals,
+    the checkpoints and the health check's verdicts."""
+
+    def __init__(
+        self,
+        log: DeltaLog,
+        history: Sequence[HistoryEntry],
+        report: HealthReport | None,
+        now_ms: int | None,
+    ) -> None:
+        self.log, self.policy = log, retention_policy(_configuration(log))
+        self.times = {e.version: e.timestamps.history for e in history}
+        self.vacuums = _vacuum_runs(history, self.policy)
+        self.removals = _first_removals(log, self.times)
+        self.checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
+        self.checked = {v.version: v for v in report.versions} if report is not None else {}
+        self.now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
 
     @cached_property
     def latest_version(self) -> int:
@@ -241,39 +220,45 @@ class _Context:
         return self.log.latest_version
 
     def judge(self, version: int) -> VersionRetention:
-        stamp = self.times.get(version)
+        """The version's state, and when it starts to disappear if it is restorable."""
         lost = self._lost(version)
-        if lost is None:
-            return self._restorable(version, stamp)
-        state, reason = lost
+        state, reason = lost or (RetentionState.RESTORABLE, "")
+        at, by = (self._bound(version) if lost is None else None) or (None, None)
         return VersionRetention(
             version=version,
             state=state,
-            timestamp=stamp,
-            expires_at=None,
-            expires_by=None,
-            reason=reason,
+            timestamp=self.times.get(version),
+            expires_at=at,
+            expires_by=by,
+            reason=reason if lost is not None else self._restorable(version, at, by),
         )
+
+    def _restorable(self, version: int, at: int | None, by: str | None) -> str:
+        """Why a restorable version is (or stops being) restorable, in words."""
+        if at is None:
+            if version == self.latest_version:
+                return "Current version."
+            return "No retention bound applies yet (no later checkpoint, no file removed since)."
+        if at <= self.now_ms:
+            return f"At risk since {format_time(at)} by the {by}: the next cleanup or VACUUM may remove it."
+        return f"Restorable until {format_time(at)} by the {by}."
 
     def _lost(self, version: int) -> tuple[RetentionState, str] | None:
         """Why a version can no longer be restored (its state and the reason), or None."""
         if version < self.log.earliest_version:
             return (
-                LOG_EXPIRED,
+                RetentionState.LOG_EXPIRED,
                 "The log no longer holds what is needed to rebuild it "
                 f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
             )
         health = self.checked.get(version)
         if health is not None and health.status == VersionStatus.UNREADABLE:
-            return (
-                RetentionState.UNREADABLE,
-                " ".join(p.message for p in health.problems),
-            )
-        vacuum = self._vacuum_after(version)
+            return (RetentionState.UNREADABLE, " ".join(p.message for p in health.problems))
+        vacuum = next((run for run in self.vacuums if run.version > version), None)
         if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return (
-                    DATA_VACUUMED,
+                    RetentionState.DATA_VACUUMED,
                     f"VACUUM at version {vacuum.version} deleted files it needs "
                     f"({health.missing_count} missing).",
                 )
@@ -284,64 +269,25 @@ class _Context:
                 "files deleted by hand).",
             )
         removed = self.removals.get(version)
-        if (
-            health is None
-            and vacuum is not None
-            and removed is not None
-            and removed < vacuum.cutoff
-        ):
+        if health is None and vacuum and removed is not None and removed < vacuum.cutoff:
             return (
-                DATA_VACUUMED,
+                RetentionState.DATA_VACUUMED,
                 f"VACUUM at version {vacuum.version} deleted files removed before "
                 f"{format_time(vacuum.cutoff)}; this version needs one removed at {format_time(removed)}.",
             )
         return None
 
-    def _vacuum_after(self, version: int) -> VacuumRun | None:
-        return next((run for run in self.vacuums if run.version > version), None)
-
-    def _restorable(self, version: int, stamp: int | None) -> VersionRetention:
+    def _bound(self, version: int) -> tuple[int, str] | None:
+        """When a restorable version can start to disappear (ms), and by which retention."""
         bounds = []
         later = bisect.bisect_right(self.checkpoints, version)
         if later < len(self.checkpoints) and self.checkpoints[later] in self.times:
-            bounds.append(
-                (
-                    self.times[self.checkpoints[later]] + self.policy.log_retention_ms,
-                    "log retention",
-                )
-            )
+            at = self.times[self.checkpoints[later]] + self.policy.log_retention_ms
+            bounds.append((at, "log retention"))
         if version in self.removals:
-            bounds.append(
-                (
-                    self.removals[version] + self.policy.deleted_file_retention_ms,
-                    "deleted-file retention",
-                )
-            )
-        if not bounds:
-            why = (
-                "current version"
-                if version == self.latest_version
-                else "no retention bound applies yet (no later checkpoint, no file removed since)"
-            )
-            return VersionRetention(
-                version=version,
-                state=RESTORABLE,
-                timestamp=stamp,
-                expires_at=None,
-                expires_by=None,
-                reason=why.capitalize() + ".",
-            )
-        at, by = min(bounds)
-        verb = "at risk since" if at <= self.now_ms else "restorable until"
-        return VersionRetention(
-            version=version,
-            state=RESTORABLE,
-            timestamp=stamp,
-            expires_at=at,
-            expires_by=by,
-            reason=f"{verb.capitalize()} {format_time(at)} by the {by}"
-            + (": the next cleanup or VACUUM may remove it." if at <= self.now_ms else "."),
-        )
+            at = self.removals[version] + self.policy.deleted_file_retention_ms
+            bounds.append((at, "deleted-file retention"))
+        return min(bounds) if bounds else None
 
 
 _STATE_WORDS = {
@@ -360,7 +306,7 @@ def retention_status(version: VersionRetention, now_ms: int) -> str:
     yet), or the state's words (``log expired``, ``data vacuumed``...). Never a past
     "expires" date next to "restorable".
     """
-    if version.state != RESTORABLE:
+    if version.state != RetentionState.RESTORABLE:
         return _STATE_WORDS.get(version.state, str(version.state))
     if version.expires_at is None:
         return "restorable"

@@ -12,12 +12,18 @@ versions that need it (:class:`DamagedFile`).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from inspector.health import COMPLETE, UNREADABLE, FileState, HealthReport, VersionHealth
-from inspector.health.records import HealthProblem, ProblemKind, VersionStatus
+from inspector.files.filecheck import FileState
+from inspector.health.records import (
+    HealthProblem,
+    HealthReport,
+    ProblemKind,
+    VersionHealth,
+    VersionStatus,
+)
 
 
 class RunRole(StrEnum):
@@ -61,7 +67,7 @@ class VersionRun:
     @property
     def label(self) -> str:
         """``version 7`` or ``versions 14–9,998``."""
-        return version_span(self.first, self.last)
+        return spans_text([(self.first, self.last)])
 
     def to_json(self) -> dict[str, Any]:
         """One entry of ``runs`` in ``check --json``."""
@@ -111,11 +117,6 @@ class DamagedFile:
         }
 
 
-def version_span(first: int, last: int) -> str:
-    """``version 7`` or ``versions 14–9,998``."""
-    return f"version {first:,}" if first == last else f"versions {first:,}–{last:,}"
-
-
 def spans_text(spans: Iterable[tuple[int, int]]) -> str:
     """``versions 3–5, 9`` from ``[(3, 5), (9, 9)]``."""
     items = list(spans)
@@ -147,46 +148,23 @@ def _rank(run: VersionRun) -> int:
         return 0
     if run.role == RunRole.LAST_CONSISTENT:
         return 1
-    return 2 if run.status != COMPLETE else 3
+    return 2 if run.status is not VersionStatus.COMPLETE else 3
 
 
 def _same(a: VersionHealth, b: VersionHealth) -> bool:
-    """Same status and the same problem (a damaged file set may differ only in its listing)."""
-    return (
-        a.status,
-        _kinds(a.problems),
-        a.missing_files,
-        a.size_mismatches,
-        a.unreadable_files,
-        a.missing_count,
-        a.size_mismatch_count,
-        a.unreadable_count,
-    ) == (
-        b.status,
-        _kinds(b.problems),
-        b.missing_files,
-        b.size_mismatches,
-        b.unreadable_files,
-        b.missing_count,
-        b.size_mismatch_count,
-        b.unreadable_count,
-    )
-
-
-def _kinds(problems: tuple[HealthProblem, ...]) -> tuple[ProblemKind, ...]:
-    """The kinds of a version's problems: a gap's versions compare equal whatever the details."""
-    return tuple(p.kind for p in problems)
+    """Same status and the same problem (a damaged file set may differ only in its listing);
+    a gap's versions compare equal whatever the problems' details."""
+    kinds = [p.kind for p in a.problems] == [p.kind for p in b.problems]
+    blank = [replace(v, version=0, problems=(), checksum=None) for v in (a, b)]
+    return kinds and blank[0] == blank[1]
 
 
 def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
     head, first, last = group[-1], group[0].version, group[-1].version
-    role = None
+    role, consistent = None, report.last_consistent_version
     if first <= report.latest_version <= last:
         role = RunRole.LATEST
-    elif (
-        report.last_consistent_version is not None
-        and first <= report.last_consistent_version <= last
-    ):
+    elif consistent is not None and first <= consistent <= last:
         role = RunRole.LAST_CONSISTENT
     return VersionRun(
         first=first,
@@ -202,7 +180,7 @@ def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
 
 
 def _summary(v: VersionHealth, count: int) -> str:
-    if v.status == UNREADABLE:
+    if v.status is VersionStatus.UNREADABLE:
         if not v.problems:
             return "the log cannot be replayed"
         first = v.problems[0]
@@ -215,7 +193,7 @@ def _summary(v: VersionHealth, count: int) -> str:
                 "cannot be replayed: an earlier commit is unreadable and no checkpoint bridges it"
             )
         return first.message
-    if v.status == COMPLETE:
+    if v.status is VersionStatus.COMPLETE:
         return "complete" + (" (with problems in the log)" if v.problems else "")
     counts = [
         (n, what)
@@ -244,20 +222,16 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
     needed: dict[tuple[str, FileState], list[int]] = {}
     details: dict[tuple[str, FileState], str] = {}
     for v in report.versions:
-        for path in v.missing_files:
-            needed.setdefault((path, FileState.MISSING), []).append(v.version)
-        for label, issues in (
-            (FileState.SIZE_MISMATCH, v.size_mismatches),
-            (FileState.UNREADABLE, v.unreadable_files),
-        ):
-            for issue in issues:
-                needed.setdefault((issue.path, label), []).append(v.version)
-                details[(issue.path, label)] = issue.detail
+        named = [(path, FileState.MISSING, "") for path in v.missing_files]
+        named += [(i.path, i.state, i.detail) for i in (*v.size_mismatches, *v.unreadable_files)]
+        for path, state, detail in named:
+            needed.setdefault((path, state), []).append(v.version)
+            details[(path, state)] = detail
     files = [
         DamagedFile(
             path=path,
             problem=problem,
-            detail=details.get((path, problem), ""),
+            detail=details[(path, problem)],
             versions=_spans(versions),
         )
         for (path, problem), versions in needed.items()

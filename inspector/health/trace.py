@@ -282,7 +282,7 @@ def _read(
         part = listed[start : start + SLICE]
         held = {v: c for v, _ in part if (c := log.cached_commit(v)) and c.counted is None}
         todo = [(v, f) for v, f in part if v not in held]
-        contents = log.storage.read_many([f.path for _, f in todo])
+        contents = log.read_commit_files([f for _, f in todo])
         bulk = _bulk(part, contents, rows) if not held else None
         if bulk is not None:
             yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))

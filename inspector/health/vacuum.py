@@ -28,12 +28,11 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
-from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.filespans import VersionSpans, version_spans
 from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
-from inspector.health.vacuum_lite import LiteWindow, lite_window
+from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 
@@ -252,63 +251,42 @@ class _Selection:
         self.protected: set[str] = set()  # live files and tombstones within the retention
         self.expired: set[str] = set()
         for add in snapshot.files.values():
-            self.protected.update(_physical(root, add.path, add.deletion_vector))
+            self.protected.update(physical_paths(root, add.path, add.deletion_vector))
         for remove in snapshot.tombstones.values():
             if (remove.deletion_timestamp or 0) < cutoff:
                 self.expired.add(relative_path(root, remove.path) or "")
             else:
-                self.protected.update(_physical(root, remove.path, remove.deletion_vector))
+                self.protected.update(physical_paths(root, remove.path, remove.deletion_vector))
         self.expired -= self.protected | {""}
         named = self.expired if window is None else window.removed - self.protected
         self.already_deleted = sum(1 for path in named if path not in listing)
 
     def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
-        """The files a VACUUM in this mode deletes, sorted by path."""
-        if mode is VacuumMode.FULL:
-            found = self.tombstones() | self.unreferenced()
-        else:
-            found = self.logged()
-        return tuple(sorted(found.values(), key=lambda f: f.path))
+        """The files a VACUUM in this mode deletes, sorted by path.
 
-    def logged(self) -> dict[str, VacuumFile]:
-        """Lite: the files the window's commits removed or wrote as change data."""
-        window = self.window
-        if window is None:
-            return {}
-        named = [(p, DeleteReason.TOMBSTONE) for p in window.removed]
-        named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
-        return {
-            path: _file(self.listing[path], reason)
+        Full: files of tombstones older than the retention, and files nothing in the
+        snapshot references, older than the retention. Lite: the files the window's
+        commits removed or wrote as change data.
+        """
+        named: list[tuple[str, DeleteReason]] = []
+        if mode is VacuumMode.FULL:
+            named += [(p, DeleteReason.TOMBSTONE) for p in self.expired]
+            named += [
+                (path, DeleteReason.UNREFERENCED)
+                for path, stored in self.listing.items()
+                if path not in self.expired and stored.modification_time < self.cutoff
+            ]
+        elif (window := self.window) is not None:
+            named += [(p, DeleteReason.TOMBSTONE) for p in window.removed]
+            named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
+        found = [
+            _file(self.listing[path], reason)
             for path, reason in named
             if path in self.listing
             and path not in self.protected
             and not is_hidden(path, self.partition_columns)
-        }
-
-    def tombstones(self) -> dict[str, VacuumFile]:
-        """Files of tombstones older than the retention."""
-        return {
-            path: _file(self.listing[path], DeleteReason.TOMBSTONE)
-            for path in self.expired
-            if path in self.listing and not is_hidden(path, self.partition_columns)
-        }
-
-    def unreferenced(self) -> dict[str, VacuumFile]:
-        """Full: files nothing in the snapshot references, older than the retention."""
-        return {
-            path: _file(stored, DeleteReason.UNREFERENCED)
-            for path, stored in self.listing.items()
-            if path not in self.protected
-            and path not in self.expired
-            and stored.modification_time < self.cutoff
-            and not is_hidden(path, self.partition_columns)
-        }
-
-
-def _physical(root: str, path: str, dv: DeletionVector | None) -> list[str]:
-    where = dv.relative_or_absolute_path() if dv is not None else None
-    found = [relative_path(root, path), relative_path(root, where) if where else None]
-    return [p for p in found if p is not None]
+        ]
+        return tuple(sorted(found, key=lambda f: f.path))
 
 
 def _file(stored: StoredFile, reason: DeleteReason) -> VacuumFile:
@@ -331,15 +309,12 @@ def _fates(
     }
     broken = spans.versions_using(damaged) | spans.unreadable
     lost = spans.versions_using(deleted) - broken
-    fates = []
-    for version in range(spans.first_version, spans.last_version + 1):
-        if version in broken:
-            fates.append((version, VersionFate.UNREADABLE))
-        elif version in lost:
-            fates.append((version, VersionFate.LOST))
-        else:
-            fates.append((version, VersionFate.READABLE))
-    return fates
+    fate = {
+        **dict.fromkeys(lost, VersionFate.LOST),
+        **dict.fromkeys(broken, VersionFate.UNREADABLE),
+    }
+    versions = range(spans.first_version, spans.last_version + 1)
+    return [(v, fate.get(v, VersionFate.READABLE)) for v in versions]
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:

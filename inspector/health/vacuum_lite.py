@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from inspector.delta.actions import DeletionVector
 from inspector.delta.errors import InspectorError
 from inspector.delta.paths import LOG_DIR
 from inspector.files.tablefiles import relative_path
@@ -97,16 +98,16 @@ def _collect(
 ) -> None:
     for remove in commit.removes:
         if (remove.deletion_timestamp or 0) < cutoff:
-            dv = remove.deletion_vector
-            where = dv.relative_or_absolute_path() if dv is not None else None
-            for path in (remove.path, where):
-                found = relative_path(root, path) if path else None
-                if found:
-                    removed.add(found)
-    for cdc in commit.cdc_files:
-        found = relative_path(root, cdc.path)
-        if found:
-            change_data.add(found)
+            removed.update(physical_paths(root, remove.path, remove.deletion_vector))
+    change_data.update(p for cdc in commit.cdc_files for p in physical_paths(root, cdc.path, None))
+
+
+def physical_paths(root: str, path: str, dv: DeletionVector | None) -> list[str]:
+    """The files an action names (its file, its deletion vector's), relative to the root;
+    none outside it."""
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    found = [relative_path(root, path), relative_path(root, where) if where else None]
+    return [p for p in found if p]
 
 
 def _history_ms(commit: Commit) -> int:

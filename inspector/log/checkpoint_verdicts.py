@@ -3,8 +3,8 @@
 A :class:`~inspector.log.deltalog.DeltaLog` keeps one :class:`CheckpointVerdicts` and calls
 it under its lock. A checkpoint that cannot be read, or lacks its metaData or protocol, is
 remembered as unusable with the reason (replay then starts from an older base); every
-checkpoint gets a cheap probe that its parts are whole files; and a checkpoint is compared
-once with what its commits give. Verdicts are keyed by :class:`Checkpoint` (its files
+checkpoint in a local folder gets a cheap probe that its parts are whole files (an object
+store writes whole objects); and a checkpoint is compared once with what its commits give. Verdicts are keyed by :class:`Checkpoint` (its files
 with size and time), so a rewritten checkpoint is judged again.
 """
 
@@ -39,6 +39,10 @@ class CheckpointVerdicts:
 
     def __init__(self, storage: Storage, replay: Replay) -> None:
         self._storage = storage
+        # An object store writes an object whole or not at all: no checkpoint there is cut
+        # short, so the probe (two reads a checkpoint) is left to a local folder's; a damaged
+        # one is found when it is read.
+        self._local = storage.local_path() is not None
         self._replay = replay
         self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
         self._probed: set[Checkpoint] = set()
@@ -70,7 +74,7 @@ class CheckpointVerdicts:
         for cp in checkpoints:
             if not cp.complete:
                 problems.setdefault(cp.version, []).append(cp.incomplete_reason())
-            elif cp not in self._probed and cp not in self._bad:
+            elif cp not in self._probed and cp not in self._bad and self._local:
                 self._probe(cp)
         usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
         for cp in usable if verify_all else usable[:1]:

@@ -33,7 +33,6 @@ from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_action
 from inspector.log.filesummary import FileSummary as FileSummary  # long imported from here
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
-from inspector.storage import Storage
 
 # pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
 # commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
@@ -180,31 +179,6 @@ class Commit:
 
 
 _BLANK = re.compile(rb"\s*\Z")
-
-
-def read_commit(
-    version: int, file: LogFile, storage: Storage | None = None, *, columnar: bool = True
-) -> Commit:
-    """Read and parse a commit file, collecting problems instead of raising.
-
-    Args:
-        version: The version, from the file name.
-        file: The listed commit file.
-        storage: The table's storage; None reads ``file.path`` from the local disk.
-        columnar: Read a big commit's file actions by Arrow (see :func:`parse_commit`).
-
-    Returns:
-        The commit; unreadable lines become problems stated in plain words.
-    """
-    try:
-        if storage is None:
-            with open(file.path, "rb") as fh:
-                data: bytes | OSError = fh.read()
-        else:
-            data = storage.read(file.path)
-    except OSError as exc:
-        data = exc
-    return parse_commit(version, file, data, columnar=columnar)
 
 
 def parse_commit(

@@ -11,27 +11,23 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, parse_commit
-from inspector.log.listing import (
-    LogFile,
-    LogListing,
-    count_staged,
-    list_log,
-    list_log_tail,
-    listing_problems,
-)
-from inspector.log.replay_errors import unreachable, version_not_found
+from inspector.log.index import LogIndex, TableIndex
+from inspector.log.listing import LogFile, LogListing, list_log, list_log_tail, listing_problems
+from inspector.log.replay_errors import only_checkpoint, unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
+from inspector.log.staged import count_staged
 from inspector.storage import LocalStorage, Storage, open_storage
 
 # inspector.log.checkpoint (pyarrow.parquet) is imported where a checkpoint is read: start-up.
 _SNAPSHOT_CACHE_SIZE = 16
 _Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
+Index = LogIndex | None
 
 
 class DeltaLog:
@@ -43,11 +39,13 @@ class DeltaLog:
     Args:
         table_root: The table root: an absolute local path or a URI.
         storage: The table's storage; a local folder at ``table_root`` when None.
+        index: The log index its commit files are kept in and read from (None: none).
     """
 
-    def __init__(self, table_root: str, storage: Storage | None = None) -> None:
+    def __init__(self, table_root: str, storage: Storage | None = None, *, index: Index = None):
         self.table_root = table_root
         self.storage = storage if storage is not None else LocalStorage(table_root)
+        self._index: TableIndex | None = None if index is None else index.for_table(table_root)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -63,20 +61,22 @@ class DeltaLog:
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
-    def open(cls, location: str, *, storage_options: Mapping[str, str] | None = None) -> DeltaLog:
+    def open(
+        cls, location: str, *, storage_options: Mapping[str, str] | None = None, index: Index = None
+    ) -> DeltaLog:
         """Open a table by a typed location: a local path, ``file://`` or an object store URI.
 
         Args:
             location: Where the table is (see :func:`inspector.storage.parse_location`).
-            storage_options: Credentials, endpoint, ... with delta-rs's names; given
-                explicitly (the CLI and the app read them from the environment).
+            storage_options: Credentials, endpoint, ... with delta-rs's names, given explicitly.
+            index: The log index (:func:`~inspector.log.index.open_index`), or None.
 
         Raises:
             NotADeltaTable: If the location holds no readable Delta log.
             StorageUnavailable: If the object store cannot be reached or refuses access.
         """
         storage, root = open_storage(location, options=storage_options)
-        log = cls(root, storage)
+        log = cls(root, storage, index=index)
         log.refresh()
         return log
 
@@ -85,8 +85,7 @@ class DeltaLog:
         with self._lock:
             tail = list_log_tail(self.storage)
             changed = tail != self._tail
-            # A parsed commit is kept while its file (name, size, time) is unchanged; those
-            # older than the listing are kept unless the log changed.
+            # A parsed commit is kept while its file is unchanged (older ones: unless the log changed).
             for version in list(self._commits):
                 if version >= tail.from_version or changed:
                     if tail.commits.get(version) != self._commits[version].file:
@@ -116,6 +115,11 @@ class DeltaLog:
                     self.generation += 1  # an older file came or went (log cleanup, damage)
                 self._listing = self._whole = listing
             return self._listing
+
+    @property
+    def whole_listing(self) -> LogListing | None:
+        """The whole folder's listing when one was made since the last refresh (else None)."""
+        return self._listing
 
     @property
     def staged_commits(self) -> int:
@@ -152,10 +156,16 @@ class DeltaLog:
         for start in range(0, len(listed), chunk):
             part = listed[start : start + chunk]
             todo = [(v, f) for v, f in part if v not in self._commits]
-            contents = self.storage.read_many([f.path for _, f in todo])
+            contents = self.read_commit_files([f for _, f in todo])
             fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
             for v, _ in part:
                 yield self._commits.get(v) or fresh[v]
+
+    def read_commit_files(self, files: Sequence[LogFile]) -> list[bytes | OSError]:
+        """Listed commit files' contents in order (or errors), through the log index if any."""
+        if self._index is None:
+            return self.storage.read_many([f.path for f in files])
+        return self._index.read(self.storage, files)
 
     def cached_commit(self, version: int) -> Commit | None:
         """The parsed commit of a version when the log holds it already (nothing is read)."""
@@ -199,13 +209,7 @@ class DeltaLog:
         """
         if self.commit_file(version) is None:
             if version in self.listing.checkpoints:
-                raise VersionNotFound(
-                    f"Version {version} has no commit file: only its checkpoint remains "
-                    "(the commit expired by log retention or was not copied), so what that "
-                    "commit changed is unknown.",
-                    "Its state can still be read (e.g. its files); pick another version "
-                    "to see a commit's changes.",
-                )
+                raise only_checkpoint(version)
             raise self._version_not_found(version)
         return self._commit(version)
 
@@ -217,9 +221,7 @@ class DeltaLog:
             CorruptLog: If the file vanished or became unreadable since it was listed.
         """
         try:
-            return self.storage.read(self.commit(version).file.path).decode(
-                "utf-8", errors="replace"
-            )
+            return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
@@ -234,10 +236,9 @@ class DeltaLog:
     def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
         """Problems with the table's checkpoints, by checkpoint version.
 
-        Every checkpoint gets a cheap check that its parts are whole files
-        (without reading them). The newest usable checkpoint, or every one with
-        ``verify_all``, is also read and compared with its commits
-        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
+        Every checkpoint gets a cheap check that its parts are whole files (without reading them).
+        The newest usable checkpoint, or every one with ``verify_all``, is also read and compared
+        with its commits (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
 
         Args:
             verify_all: Compare every checkpoint with its commits, not only the newest.
@@ -259,9 +260,8 @@ class DeltaLog:
             version: A version that has a checkpoint.
 
         Returns:
-            Plain-language problems; empty when the checkpoint agrees with its
-            commits, or when the commits before it are not available to compare
-            with (expired or damaged log).
+            Plain-language problems; empty when the checkpoint agrees with its commits, or when
+            the commits before it are not available to compare with (expired or damaged log).
 
         Raises:
             VersionNotFound: If the version has no checkpoint.

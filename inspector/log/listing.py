@@ -18,7 +18,7 @@ from inspector.delta.paths import LOG_DIR
 from inspector.log import text
 from inspector.storage import LocalStorage, ObjectMeta, Storage
 
-_COMMIT = re.compile(r"^(\d{20})\.json$")
+COMMIT_FILE = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
@@ -32,13 +32,14 @@ class LogFile:
     """A file in ``_delta_log``: its name, location, size and modification time (ms).
 
     ``path`` is an absolute local path, or a URI for a table in an object store; the
-    table's storage reads either.
+    table's storage reads either. ``etag`` is the store's (:attr:`ObjectMeta.etag`).
     """
 
     name: str
     path: str
     size: int
     modification_time: int
+    etag: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,14 +161,6 @@ def _read_hint(storage: Storage) -> LastCheckpoint | None:
     return _parse_hint(data)
 
 
-def count_staged(storage: Storage) -> int:
-    """How many staged commits ``_delta_log/_staged_commits`` holds (catalog-managed tables)."""
-    try:
-        return len(storage.list(f"{LOG_DIR}/_staged_commits"))
-    except OSError:
-        return 0
-
-
 def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> LogListing:
     """List a table's whole ``_delta_log``.
 
@@ -269,6 +262,7 @@ def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
         path=storage.uri(meta.path),
         size=meta.size,
         modification_time=meta.last_modified,
+        etag=meta.etag,
     )
 
 
@@ -279,7 +273,7 @@ def _classify(
     parts: dict[tuple[int, str], list[LogFile]] = {}
     for meta in entries:
         name = meta.name
-        if m := _COMMIT.match(name):
+        if m := COMMIT_FILE.match(name):
             commits[int(m.group(1))] = _log_file(storage, meta)
         elif m := _CRC.match(name):
             crcs[int(m.group(1))] = _log_file(storage, meta)
@@ -370,7 +364,7 @@ def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
 
     Args:
         listing: A listing of ``_delta_log``.
-        staged_commits: How many staged commits there are (:func:`count_staged`).
+        staged_commits: How many staged commits there are (:func:`~inspector.log.staged.count_staged`).
 
     Returns:
         Plain-language problems: an unreadable or dangling ``_last_checkpoint``,

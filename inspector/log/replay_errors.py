@@ -19,6 +19,17 @@ def version_not_found(version: int, earliest: int, latest: int) -> VersionNotFou
     return VersionNotFound.not_in_log(version, earliest, latest)
 
 
+def only_checkpoint(version: int) -> VersionNotFound:
+    """A version whose commit file is gone while its checkpoint remains."""
+    return VersionNotFound(
+        f"Version {version} has no commit file: only its checkpoint remains "
+        "(the commit expired by log retention or was not copied), so what that "
+        "commit changed is unknown.",
+        "Its state can still be read (e.g. its files); pick another version "
+        "to see a commit's changes.",
+    )
+
+
 def unreachable(
     version: int,
     earliest: int,

@@ -10,6 +10,8 @@ to the full snapshot, which says what is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, StorageUnavailable
 from inspector.log.commit import Commit
@@ -36,10 +38,7 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
     base = listing.newest_checkpoint(version)
     floor = base.version if base is not None else -1
     metadata, protocol = None, None  # the newest of each; a reader needs both
-    for v in range(version, floor, -1):
-        read = commit if commit is not None and v == commit.version else None
-        if read is None and log.commit_file(v) is not None:
-            read = log.commit(v)
+    for read in _newest_first(log, version, floor, commit):
         if read is None or not read.is_complete:
             return log.snapshot(version).metadata
         metadata, protocol = metadata or read.metadata, protocol or read.protocol
@@ -52,6 +51,25 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
     if metadata is not None and protocol is not None:
         return metadata
     return log.snapshot(version).metadata  # it says what is missing
+
+
+def _newest_first(
+    log: DeltaLog, version: int, floor: int, commit: Commit | None
+) -> Iterator[Commit | None]:
+    """The commits from ``version`` down to just above ``floor`` (None: no commit file), read
+    in batches that double: an object store answers a batch at once, and the walk mostly
+    reads down to the checkpoint, at most twice the commits it needs when it stops early."""
+    given = commit.version if commit is not None else None
+    top, size = version, 1
+    while top > floor:
+        low = max(floor + 1, top - size + 1)
+        log.read_commits([v for v in range(low, top + 1) if v != given])
+        for v in range(top, low - 1, -1):
+            if v == given:
+                yield commit
+            else:
+                yield log.commit(v) if log.commit_file(v) is not None else None
+        top, size = low - 1, size * 2
 
 
 def _checkpoint_state(log: DeltaLog, checkpoint: Checkpoint) -> ReplayState | None:

@@ -17,7 +17,6 @@ from inspector.delta.text import format_time
 from inspector.diff.filediff import (
     CommitChange,
     FileDiff,
-    FileTotals,
     PartitionChange,
     VersionSide,
 )
@@ -59,7 +58,7 @@ def diff_record(
         "files": {
             "added": [f.path for f in diff.only_in_to],
             "removed": [f.path for f in diff.only_in_from],
-            **_totals(diff.totals),
+            **camel_json(diff.totals),
             "addedFiles": [file_action_record(f, to_names) for f in diff.only_in_to],
             "removedFiles": [file_action_record(f, from_names) for f in diff.only_in_from],
         },
@@ -115,12 +114,8 @@ def to_json(
     return json.dumps(diff_record(diff, rows, table=table, log_rows=log_rows), indent=2)
 
 
-def _totals(t: FileTotals) -> dict[str, Any]:
-    return camel_json(t)
-
-
 def _partition(p: PartitionChange) -> dict[str, Any]:
-    return {"partitionValues": dict(p.partition_values), **_totals(p.totals)}
+    return {"partitionValues": dict(p.partition_values), **camel_json(p.totals)}
 
 
 def _commit(c: CommitChange) -> dict[str, Any]:
@@ -131,7 +126,7 @@ def _commit(c: CommitChange) -> dict[str, Any]:
         "commitInfoTimestamp": iso(c.commit_info_timestamp),
         "changesMetadata": c.changes_metadata,
         "changesProtocol": c.changes_protocol,
-        **_totals(c.totals),
+        **camel_json(c.totals),
     }
 
 

@@ -98,6 +98,7 @@ def _base_plan(
     its reason as the one guard (``RestorePlan.is_refusal``)."""
     log = table.log
     typed = (table.name.partition("://")[2] or table.name) if table.name else None
+    earliest = log.earliest_version  # the whole listing, first: the target's time reuses it
     return RestorePlan(
         table=table,
         table_root=current.table_root,
@@ -113,7 +114,7 @@ def _base_plan(
         rows_before=current.num_records,
         current_metadata=current.metadata,
         current_protocol=current.protocol,
-        guards=(target_guard(current.version, version, log.earliest_version, error),),
+        guards=(target_guard(current.version, version, earliest, error),),
     )
 
 

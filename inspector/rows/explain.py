@@ -10,6 +10,8 @@ differ the report says so. The filter is parsed by Spark SQL (:mod:`inspector.ro
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from inspector.log.snapshot import Snapshot
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:(//[^/]*)?")
+#: The columns of the add actions a listed file shows.
+_FILE_COLUMNS = ["path", "size", "partitionValues", "stats", "deletionVector"]
 
 #: Spark's switch for Delta's data skipping (on by default; the report says when off).
 SKIPPING_CONF = "spark.databricks.delta.stats.skipping"
@@ -85,7 +91,17 @@ class Explanation:
     with_deletion_vectors: int
     skipping_enabled: bool
     log_keeps_fewer: tuple[str, ...]  # files Delta reads that the log would skip (a bug)
-    files: tuple[ReadFile, ...]
+    #: The files Delta reads, sorted by path, as the snapshot's Arrow table of add actions
+    #: (``path``, ``size``, ``partitionValues``, ``stats``, ``deletionVector``): a reader
+    #: lists a page of them with :meth:`page`.
+    files: pa.Table
+    #: Physical to logical column names, for the partition values of :meth:`page`.
+    logical_names: Mapping[str, str]
+
+    def page(self, offset: int, limit: int) -> tuple[ReadFile, ...]:
+        """The files read from ``offset`` (at most ``limit``), as records: only these."""
+        offset = max(offset, 0)
+        return _read_files(self.files.slice(offset, max(limit, 0)), self.logical_names)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON contract of ``explain --json`` (docs/json-contracts.md)."""
@@ -106,7 +122,7 @@ class Explanation:
         out["unjudged"] = [camel_json(u) for u in self.unjudged]
         out["columnsWithoutStats"] = [camel_json(c) for c in self.columns_without_stats]
         out["logKeepsFewer"] = list(self.log_keeps_fewer)
-        out["files"] = [camel_json(f) for f in self.files]
+        out["files"] = [camel_json(f) for f in self.page(0, self.files.num_rows)]
         return out
 
 
@@ -163,7 +179,8 @@ def explain_read(
         log_keeps_fewer=tuple(
             files.filter(pc.and_(delta_kept, pc.invert(masks.stats))).column("path").to_pylist()
         ),
-        files=_read_files(chosen.sort_by("path"), snapshot),
+        files=chosen.select(_FILE_COLUMNS).sort_by("path"),
+        logical_names={f.physical_name: f.name for f in snapshot.schema.fields},
     )
 
 
@@ -175,20 +192,39 @@ def delta_read(spark: SparkSession, snapshot: Snapshot) -> DataFrame:
 
 
 def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
-    """Which rows of ``files`` Delta's planner reads (``inputFiles()``), as a mask."""
-    read = {relative_path(p, snapshot.table_root) for p in df.inputFiles()}
-    paths = files.column("path").to_pylist()
-    return pa.array([unquote(p) in read for p in paths], pa.bool_())
+    """Which rows of ``files`` Delta's planner reads (``inputFiles()``), as a mask.
+
+    Spark gives the paths unescaped; the log's paths are compared as they are, and only
+    those holding an escape (``%``) are unescaped first.
+    """
+    read = pa.array(
+        sorted({relative_path(p, snapshot.table_root) for p in df.inputFiles()}), pa.string()
+    )
+    paths = files.column("path").combine_chunks() if files.num_rows else pa.array([], pa.string())
+    kept = pc.fill_null(pc.is_in(paths, value_set=read), False)
+    escaped = pc.fill_null(pc.match_substring(paths, "%"), False)
+    if not pc.any(escaped).as_py():
+        return kept
+    unescaped = pa.array([unquote(p) for p in paths.filter(escaped).to_pylist()], pa.string())
+    return pc.replace_with_mask(kept, escaped, pc.is_in(unescaped, value_set=read))
 
 
 def relative_path(path: str, root: str) -> str:
-    """A file's path as Spark gives it (``file:/...``, not escaped) relative to the table root."""
-    for prefix in ("file://", "file:"):
-        if path.startswith(prefix) and not root.startswith(prefix):
-            path = path[len(prefix) :]
-            break
-    base = root.rstrip("/") + "/"
-    return path[len(base) :] if path.startswith(base) else path
+    """A file's path as Spark gives it (not escaped) relative to the table root.
+
+    The schemes may differ: Spark names a local file ``file:/...`` and an S3 object
+    ``s3a://`` (Hadoop's connector) where the table was opened as a path or ``s3://``,
+    so the two are compared past their scheme and authority.
+    """
+    base = _past_authority(root).rstrip("/") + "/"
+    inside = _past_authority(path)
+    return inside[len(base) :] if inside.startswith(base) else path
+
+
+def _past_authority(uri: str) -> str:
+    """``uri`` without its ``scheme:`` or ``scheme://authority`` (a local path as it is)."""
+    found = _SCHEME.match(uri)
+    return uri[found.end() :] if found else uri
 
 
 def _tally(files: pa.Table) -> Tally:
@@ -215,10 +251,9 @@ def _without_stats(
     return tuple(out)
 
 
-def _read_files(files: pa.Table, snapshot: Snapshot) -> tuple[ReadFile, ...]:
+def _read_files(files: pa.Table, logical: Mapping[str, str]) -> tuple[ReadFile, ...]:
+    """A page of files read as records (partition values under their logical names)."""
     from inspector.log import columnar
-
-    logical = {f.physical_name: f.name for f in snapshot.schema.fields}
 
     counts = columnar.num_records(files.column("stats")).to_pylist()
     dv = files.column("deletionVector").to_pylist()

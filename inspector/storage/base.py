@@ -22,11 +22,14 @@ class ObjectMeta:
         path: The path relative to the table root, ``/``-separated.
         size: Size in bytes.
         last_modified: Modification time in milliseconds since the epoch.
+        etag: What changes whenever the file is written again, where the store says: the
+            object store's ETag; a local file's inode and modification time in ns.
     """
 
     path: str
     size: int
     last_modified: int
+    etag: str | None = None
 
     @property
     def name(self) -> str:

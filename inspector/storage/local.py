@@ -109,9 +109,7 @@ class LocalStorage(Storage):
             st = entry.stat()
         except OSError:  # removed since the folder was listed (a concurrent log cleanup)
             return None
-        return ObjectMeta(
-            path=self._rel(entry.path), size=st.st_size, last_modified=int(st.st_mtime * 1000)
-        )
+        return _object_meta(self._rel(entry.path), st)
 
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
         stack = [self._abs(prefix)]
@@ -173,7 +171,7 @@ class LocalStorage(Storage):
             st = os.stat(full)
         except OSError:
             return None
-        return ObjectMeta(path=path, size=st.st_size, last_modified=int(st.st_mtime * 1000))
+        return _object_meta(path, st)
 
     def read(self, path: str) -> bytes:
         # os.read, not a buffered file object: a history reads thousands of small commits,
@@ -254,3 +252,13 @@ def _fsync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _object_meta(path: str, st: os.stat_result) -> ObjectMeta:
+    """A file's listing entry; its ``etag`` changes when the file is written again or replaced."""
+    return ObjectMeta(
+        path=path,
+        size=st.st_size,
+        last_modified=int(st.st_mtime * 1000),
+        etag=f"{st.st_ino:x}-{st.st_mtime_ns:x}",
+    )

@@ -336,6 +336,7 @@ def _meta(raw: Mapping[str, Any]) -> ObjectMeta:
         path=raw["path"],
         size=int(raw["size"]),
         last_modified=int(raw["last_modified"].timestamp() * 1000),
+        etag=raw.get("e_tag"),
     )
 
 

@@ -16,6 +16,7 @@ from inspector.catalog import resolve_table
 from inspector.connection import StorageOptions
 from inspector.delta.errors import NotADeltaTable
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import open_index
 from inspector.settings import Settings
 from inspector.storage.location import Location, parse_location
 
@@ -77,7 +78,7 @@ def open_table(
     resolved = resolve_table(text, settings, write=write)
     options = settings.storage_options.merged(resolved.storage_options)
     try:
-        log = DeltaLog.open(resolved.location, storage_options=options)
+        log = DeltaLog.open(resolved.location, storage_options=options, index=open_index(settings))
     except NotADeltaTable as exc:
         if role is None:
             raise

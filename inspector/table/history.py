@@ -228,10 +228,11 @@ class HistoryPager:
         self._next = 0 if self.alone else start if whole else 1
 
     def _newest_listing(self) -> LogListing:
-        """The log's listing from its newest checkpoint on when that holds the newest page,
-        else one from two pages back, else the whole folder's."""
+        """The whole folder's listing when the log has it already (or the page is judged
+        whole), else the log's listing from its newest checkpoint on when that holds the
+        newest page, else one from two pages back, else the whole folder's."""
         log, want = self.log, self.first
-        if self._judge_whole:
+        if self._judge_whole or log.whole_listing is not None:
             return log.listing
         if log.tail.is_whole or len(_listed(log.tail, self.top)) >= want:
             return log.tail
@@ -324,7 +325,7 @@ class HistoryPager:
         tail = [v for v in versions if v > log.tail.from_version]
         older = [v for v in versions if v <= log.tail.from_version]
         files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-        contents = log.storage.read_many([f.path for _, f in files])
+        contents = log.read_commit_files([f for _, f in files])
         parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
         return [*parsed, *log.read_commits(tail)]
 

@@ -33,6 +33,7 @@ from typing import Any
 from inspector.delta.actions import Metadata, Protocol
 from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filetimes import commit_times
 from inspector.settings import Settings
 from inspector.table.history_time import (
     TimestampSource,
@@ -303,12 +304,11 @@ def _boundary_changes(newer: Edge, older: Edge) -> Iterator[tuple[int, Change]]:
 
 def chain_from_before(log: DeltaLog, entries: list[HistoryEntry]) -> None:
     """Give a page read alone the file times the whole history gives it, in place: the
-    file-time chain starts from the versions before the page (the whole log is listed only
-    when the page's first version takes its time from its file)."""
+    file-time chain starts from the versions before the page (their commit files' times are
+    listed only when the page's first version takes its time from its file)."""
     if not entries or entries[0].timestamps.source != TimestampSource.FILE_MODIFICATION_TIME:
         return
-    listing = log.tail if log.tail.is_whole else log.listing
-    previous = file_time_before(listing.commits, entries[0].version)
+    previous = file_time_before(commit_times(log, entries[0].version), entries[0].version)
     if previous is not None:
         fix_times(entries, previous)
 

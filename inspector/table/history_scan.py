@@ -114,7 +114,7 @@ def _read_slice(
     """A slice's commits in order: counted ones with their files, parsed ones with None."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
-    contents = log.storage.read_many([f.path for _, f in todo])
+    contents = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
     splits = _splits(todo, contents)
     for (version, file), data in zip(todo, contents, strict=True):

@@ -17,7 +17,6 @@ from enum import StrEnum
 from inspector.delta import properties
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
-from inspector.log.listing import LogFile
 
 
 class TimestampSource(StrEnum):
@@ -144,17 +143,19 @@ def monotonic(file_time: int, previous: int | None) -> int:
     return previous + 1 if previous is not None and file_time <= previous else file_time
 
 
-def file_time_before(commits: Mapping[int, LogFile], version: int) -> int | None:
+def file_time_before(times: Mapping[int, int], version: int) -> int | None:
     """The file-time history timestamp of the newest listed commit before ``version``.
 
-    The monotonic chain runs over every listed commit's file time up to it, so a page of
+    ``times`` holds the listed commit files' modification times by version (at least those
+    before ``version``: :func:`inspector.log.filetimes.commit_times`). The monotonic chain
+    runs over every listed commit's file time up to it, so a page of
     history that starts at ``version`` gives each version the timestamp the whole history
     gives it (``detail``, ``history --limit``, a plan's target and the Diff's commits
     agree with the Timeline and the Overview). None when no commit is listed before it.
     """
     previous = None
-    for v in sorted(v for v in commits if v < version):
-        previous = monotonic(commits[v].modification_time, previous)
+    for v in sorted(v for v in times if v < version):
+        previous = monotonic(times[v], previous)
     return previous
 
 

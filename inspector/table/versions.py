@@ -8,7 +8,7 @@ from typing import Any
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InvalidInput
 from inspector.delta.schema import ColumnNames, with_logical_names
-from inspector.log.commit import Commit, read_commit
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.deltalog import DeltaLog
 
 
@@ -95,4 +95,4 @@ def commit_records(log: DeltaLog, version: int) -> Commit:
     file = log.commit_file(version)
     if file is None:
         return log.commit(version)  # says why there is no commit
-    return read_commit(version, file, log.storage, columnar=False)
+    return parse_commit(version, file, log.read_commit_files([file])[0], columnar=False)

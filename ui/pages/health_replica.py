@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.errors import InspectorError
-from inspector.health import restore_command, version_ranges
+from inspector.delta.text import version_ranges
+from inspector.health import restore_command
 from inspector.health.replica import ReplicaFile, ReplicaReport, compare_replica
 from inspector.present.values import EMPTY
 from inspector.table import open_table

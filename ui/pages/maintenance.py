@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from inspector.health import version_ranges
+from inspector.delta.text import version_ranges
 from inspector.health.vacuum import (
     VacuumMode,
     VacuumPlan,

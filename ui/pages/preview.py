@@ -100,8 +100,10 @@ def render(ctx: PageContext) -> None:
     result = kept(_RESULT, request, Preview)
     if result is not None:
         _show(result, ctx)
-    elif not run:
-        spark_caption()
+    else:
+        answers.linked_blame_panel(ctx, version)
+        if not run:
+            spark_caption()
 
 
 def _adopt_link(ctx: PageContext) -> None:

@@ -32,11 +32,11 @@ def explain_lines(e: Explanation, *, offset: int, limit: int) -> Iterator[str]:
         yield "Delta's data skipping is off in this Spark session"
     for path in e.log_keeps_fewer:
         yield f"! the log would skip {path}, which Delta reads (please report)"
-    page = e.files[offset : offset + limit]
+    page = e.page(offset, limit)
     if not page:
-        yield f"no files listed ({len(e.files):,} read; --offset {offset})"
+        yield f"no files listed ({e.files.num_rows:,} read; --offset {offset})"
         return
-    yield f"files read {offset + 1}-{offset + len(page)} of {len(e.files):,}:"
+    yield f"files read {offset + 1}-{offset + len(page)} of {e.files.num_rows:,}:"
     for f in page:
         dv = f", {f.deleted_rows:,} rows deleted" if f.deleted_rows else ""
         yield f"  {f.path}\t{f.size:,} bytes{dv}"

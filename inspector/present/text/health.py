@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 
 from inspector.delta.text import counted
 from inspector.health import HealthReport, recovery_advice, restore_command
-from inspector.health.records import UNREADABLE, HealthProblem, ProblemKind
+from inspector.health.records import HealthProblem, ProblemKind, VersionStatus
 from inspector.health.runs import VersionRun, damaged_files, version_runs
 from inspector.log.staged import StagedCommit
 
@@ -92,7 +92,7 @@ def _role(run: VersionRun) -> str:
 def _said_by_summary(run: VersionRun, problem: HealthProblem) -> bool:
     """A gap's "commit file missing" needs no second line per run (a damaged one says where)."""
     return (
-        run.status == UNREADABLE
+        run.status is VersionStatus.UNREADABLE
         and run.problems[0].kind == ProblemKind.COMMIT_MISSING
         and problem.kind == ProblemKind.COMMIT_MISSING
     )

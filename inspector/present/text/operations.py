@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from inspector.delta.text import counted, format_time
-from inspector.health import version_ranges
+from inspector.delta.text import counted, format_time, version_ranges
 from inspector.health.replica import ReplicaReport
 from inspector.health.vacuum import VacuumPlan
 

@@ -1,0 +1,220 @@
+"""Benchmark: how many requests each log question makes on S3, ours against deltalake's.
+
+Run from the repository root::
+
+    .venv/bin/python bench/bench_requests.py [--commits 5001] [--dir /tmp/di-bench]
+
+A streaming job's table (``bench/tablegen.py``: ``--commits`` commits, a checkpoint every
+100 versions; 5,001 commits put a checkpoint at the latest version, 5,000) is generated once
+into ``--dir`` and uploaded to moto's S3 server on a free loopback port, in its own process.
+The server counts every request it answers (a WSGI layer in front of moto's application),
+so what is counted is what a store would bill, whoever the client is. Each question runs as
+a whole process, once per side, the same storage options over the same server:
+
+* ``detail``: ``detail --json`` vs ``DeltaTable(uri)`` and its ``metadata()``;
+* ``history10``: ``history --limit 10 --json`` vs ``DeltaTable(uri).history(10)``;
+* ``history``: ``history --json`` vs ``DeltaTable(uri).history()``;
+* ``files``: ``files --version N --json`` (``N`` = the latest version - 10, not a
+  checkpoint's) vs ``DeltaTable(uri, version=N).file_uris()``.
+
+It prints a Markdown table (requests by kind: LIST, GET, HEAD) and saves the rows as
+``bench/results/bench_requests.json`` for the targets table of ``docs/performance.md``
+(``bench/targets.py``): the first read makes no more requests than deltalake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_object_store import BUCKET, KEY_ID, SECRET, upload  # noqa: E402
+from bench_scale import compile_project, ensure_table  # noqa: E402
+
+from bench.results import machine, save  # noqa: E402
+from inspector.desktop import free_port  # noqa: E402
+
+TAKE = "/__bench_requests__"  # the counting layer's own path: the requests so far, then none
+
+_OPEN = """
+import json, os, sys
+from deltalake import DeltaTable
+options = json.loads(os.environ["BENCH_OPTIONS"])
+"""
+THEIRS = {
+    "detail": _OPEN + "t = DeltaTable(sys.argv[1], storage_options=options)\n"
+    "print(t.version(), t.metadata().id, t.schema().to_json(), t.protocol())",
+    "history10": _OPEN + "json.dump(DeltaTable(sys.argv[1], storage_options=options)"
+    ".history(10), sys.stdout, default=str)",
+    "history": _OPEN + "json.dump(DeltaTable(sys.argv[1], storage_options=options)"
+    ".history(), sys.stdout, default=str)",
+    "files": _OPEN + "t = DeltaTable(sys.argv[1], storage_options=options, "
+    "version=int(sys.argv[2]))\nprint(len(t.file_uris()), t.schema().to_json())",
+}
+CASES = ("detail", "history10", "history", "files")
+
+
+def serve(port: int) -> None:
+    """The moto server process, counting requests: one bucket, then serve until stdin closes."""
+    import logging
+
+    import boto3
+    from moto.server import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import make_server
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    moto = DomainDispatcherApplication(create_backend_app)
+    seen: list[tuple[str, str, str]] = []
+
+    def counting(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ["PATH_INFO"] == TAKE:
+            body = json.dumps(seen).encode()
+            seen.clear()
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [body]
+        seen.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], environ["QUERY_STRING"]))
+        return moto(environ, start_response)
+
+    server = make_server("127.0.0.1", port, counting, threaded=True)
+    import threading
+
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    boto3.client(
+        "s3",
+        endpoint_url=f"http://127.0.0.1:{port}",
+        aws_access_key_id=KEY_ID,
+        aws_secret_access_key=SECRET,
+        region_name="us-east-1",
+    ).create_bucket(Bucket=BUCKET)
+    print("ready", flush=True)
+    sys.stdin.read()
+    server.shutdown()
+
+
+def start_server() -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """The counting moto server in its own process on a free loopback port; it and the options."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    if server.stdout.readline().strip() != "ready":
+        raise SystemExit("moto's server did not start")
+    options = {
+        "AWS_ACCESS_KEY_ID": KEY_ID,
+        "AWS_SECRET_ACCESS_KEY": SECRET,
+        "AWS_REGION": "us-east-1",
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ALLOW_HTTP": "true",
+    }
+    return server, options
+
+
+def take(options: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The requests the server answered since the last call (and none from now on)."""
+    with urllib.request.urlopen(options["AWS_ENDPOINT_URL"] + TAKE) as answer:
+        return [tuple(r) for r in json.load(answer)]
+
+
+def kind(method: str, path: str, query: str) -> str:
+    """LIST (a listing of the bucket), GET, HEAD or the method."""
+    if method == "GET" and path.rstrip("/") == f"/{BUCKET}" and "list-type" in query:
+        return "LIST"
+    return method
+
+
+def count(cmd: list[str], env: dict[str, str], options: dict[str, str]) -> Counter[str]:
+    """Run one process against the server; its requests by kind."""
+    take(options)
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:5])} exited {done.returncode}: {done.stderr[-2000:]!r}")
+    return Counter(kind(*r) for r in take(options))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate and upload the table, count both sides' requests, print and save them."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commits", type=int, default=5001)
+    parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
+    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve)
+        return 0
+    os.makedirs(args.dir, exist_ok=True)
+    compile_project(str(REPO))
+    name = f"c{args.commits}"
+    local = ensure_table(args.dir, name)
+    started = machine()
+    server, options = start_server()
+    try:
+        rows = measure(Path(local), name, args.commits - 11, args.cases.split(","), options)
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait()
+    print(save("bench_requests", rows, started=started), file=sys.stderr)
+    return 0
+
+
+def measure(
+    local: Path, name: str, version: int, cases: list[str], options: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Upload the table, then count each case's requests, ours and deltalake's."""
+    uri = upload(local, name, options)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DELTA_"))}
+    env["BENCH_OPTIONS"] = json.dumps(options)
+    flags = [a for k, v in options.items() for a in ("--storage-option", f"{k}={v}")]
+    cli = [sys.executable, "-m", "inspector"]
+    ours = {
+        "detail": [*cli, "detail", uri, "--json", *flags],
+        "history10": [*cli, "history", uri, "--limit", "10", "--json", *flags],
+        "history": [*cli, "history", uri, "--json", *flags],
+        "files": [*cli, "files", uri, "--version", str(version), "--json", *flags],
+    }
+    print("| table | case | ours | deltalake 1.6.6 | ours by kind | deltalake by kind |")
+    print("|---|---|---|---|---|---|")
+    rows = []
+    for case in (c for c in CASES if c in cases):
+        mine = count(ours[case], env, options)
+        theirs = count([sys.executable, "-c", THEIRS[case], uri, str(version)], env, options)
+        row = {
+            "table": name,
+            "case": case,
+            "ours_requests": sum(mine.values()),
+            "theirs_requests": sum(theirs.values()),
+            "ours_by_kind": dict(mine),
+            "theirs_by_kind": dict(theirs),
+            "runs": 1,
+        }
+        rows.append(row)
+        print(
+            f"| {name} | {case} | {row['ours_requests']} | {row['theirs_requests']} "
+            f"| {_kinds(mine)} | {_kinds(theirs)} |",
+            flush=True,
+        )
+    return rows
+
+
+def _kinds(counts: Counter[str]) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

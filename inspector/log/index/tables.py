@@ -1,0 +1,301 @@
+"""The log index's folder and one table's part of it: look commits up, fill, compact, evict.
+
+:class:`LogIndex` is the whole cache folder (its size limit, what it holds, clearing it);
+:class:`TableIndex` one table location's subfolder, through which
+:class:`~inspector.log.deltalog.DeltaLog` reads its commit files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from hashlib import blake2b
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from inspector.log import text
+from inspector.log.index import segments as seg
+from inspector.log.listing import LogFile
+from inspector.settings import Settings
+from inspector.storage import Storage
+
+_MANIFEST = "table.json"
+_COMMIT = re.compile(r"^\d{20}\.json$")
+_HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
+#: A read of fewer commit files than this from a local disk skips the index: reading them is
+#: cheaper than importing pyarrow and opening a segment (``history --limit 10``, ``detail``).
+LOCAL_FROM = 32
+_SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
+_MERGE_AT = 8
+
+
+@dataclass(frozen=True, kw_only=True)
+class CachedTable:
+    """What the index holds of one table location (for the app's and an operator's view)."""
+
+    location: str
+    table_id: str | None
+    commits: int
+    size: int
+    last_used: float
+
+
+def open_index(settings: Settings) -> LogIndex | None:
+    """The log index the settings ask for, or None when it is switched off."""
+    if not settings.log_index:
+        return None
+    return LogIndex(settings.log_index_folder, max_bytes=settings.log_index_max_mb * 1024 * 1024)
+
+
+class LogIndex:
+    """The cache folder: one subfolder per table location, bounded by ``max_bytes``.
+
+    Args:
+        folder: The cache folder; created owner-only (``0700``) on the first write.
+        max_bytes: When the folder grows past this, the least recently used tables go.
+    """
+
+    def __init__(self, folder: str, *, max_bytes: int) -> None:
+        self.folder = os.path.abspath(os.path.expanduser(folder))
+        self.max_bytes = max_bytes
+
+    def for_table(self, root: str) -> TableIndex:
+        """The part of the index that holds the table at ``root`` (a path or a URI)."""
+        name = blake2b(root.encode(), digest_size=16).hexdigest()
+        return TableIndex(self, os.path.join(self.folder, name), root)
+
+    def usable(self) -> bool:
+        """Make the folder (``0700``) when missing; False when it is not this user's alone
+        and cannot be made so (then nothing is written or read)."""
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            info = os.stat(self.folder)
+            if info.st_uid != os.getuid():
+                return False
+            if info.st_mode & 0o077:
+                os.chmod(self.folder, 0o700)
+            return True
+        except OSError:
+            return False
+
+    def tables(self) -> list[CachedTable]:
+        """What the index holds, most recently used first."""
+        found = [t for name in self._table_folders() if (t := self._describe(name)) is not None]
+        return sorted(found, key=lambda t: -t.last_used)
+
+    def size(self) -> int:
+        """Bytes the index takes on disk."""
+        return sum(_folder_size(os.path.join(self.folder, n)) for n in self._table_folders())
+
+    def clear(self) -> None:
+        """Remove everything the index holds (the folder itself stays)."""
+        for name in self._table_folders():
+            shutil.rmtree(os.path.join(self.folder, name), ignore_errors=True)
+
+    def evict(self, keep: str) -> None:
+        """Remove least recently used tables until the index fits ``max_bytes`` (``keep``,
+        the table just filled, goes last)."""
+        folders = [os.path.join(self.folder, n) for n in self._table_folders()]
+        sizes = {f: _folder_size(f) for f in folders}
+        total = sum(sizes.values())
+        for folder in sorted(folders, key=lambda f: (f == keep, _last_used(f))):
+            if total <= self.max_bytes:
+                return
+            shutil.rmtree(folder, ignore_errors=True)
+            total -= sizes[folder]
+
+    def _table_folders(self) -> list[str]:
+        try:
+            return [n for n in os.listdir(self.folder) if re.fullmatch(r"[0-9a-f]{32}", n)]
+        except OSError:
+            return []
+
+    def _describe(self, name: str) -> CachedTable | None:
+        folder = os.path.join(self.folder, name)
+        manifest = _read_manifest(folder)
+        if manifest is None:
+            return None
+        found = seg.segments(folder)
+        return CachedTable(
+            location=str(manifest.get("location", "?")),
+            table_id=manifest.get("tableId"),
+            commits=sum(s.count for s in found),
+            size=_folder_size(folder),
+            last_used=_last_used(folder),
+        )
+
+
+class TableIndex:
+    """One table location's commit files in the index. Thread-safe.
+
+    A commit is served only when the listing's size, modification time and ETag of its file
+    equal the cached ones; anything else is read from the store and added.
+    """
+
+    def __init__(self, index: LogIndex, folder: str, root: str) -> None:
+        self.index = index
+        self.folder = folder
+        self.root = root
+        self._held: OrderedDict[str, dict[int, list[seg.Entry]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def read(self, storage: Storage, files: Sequence[LogFile]) -> list[bytes | OSError]:
+        """The contents of listed commit files, in order: cached ones from the index, the
+        rest read together from ``storage`` and added to the index."""
+        if len(files) < LOCAL_FROM and storage.local_path() is not None:
+            return storage.read_many([f.path for f in files])
+        with self._lock:
+            found = self._lookup(files)
+        todo = [f for f in files if f.name not in found]
+        fresh = storage.read_many([f.path for f in todo]) if todo else []
+        with self._lock:
+            self._fill(todo, fresh)
+        found.update((f.name, d) for f, d in zip(todo, fresh, strict=True))
+        return [found[f.name] for f in files]
+
+    def _lookup(self, files: Sequence[LogFile]) -> dict[str, bytes | OSError]:
+        wanted = [(int(f.name[:20]), f) for f in files if _COMMIT.match(f.name)]
+        # Another user's folder is never read: they could have planted what it serves.
+        if not wanted or not os.path.isdir(self.folder) or not self.index.usable():
+            return {}
+        found: dict[str, bytes | OSError] = {}
+        every = seg.segments(self.folder)
+        for version, file in wanted:
+            for segment in (s for s in every if s.first <= version <= s.last):
+                entries = self._entries(segment)
+                hit = next((e for e in entries.get(version, ()) if e.fits(file)), None)
+                if hit is not None:
+                    found[file.name] = hit.data
+                    break
+        if found:
+            _touch(self.folder)
+        return found
+
+    def _entries(self, segment: seg.Segment) -> dict[int, list[seg.Entry]]:
+        held = self._held.get(segment.name)
+        if held is None:
+            held = seg.read_segment(self.folder, segment) or {}
+            self._held[segment.name] = held
+            while len(self._held) > _HELD:
+                self._held.popitem(last=False)
+        self._held.move_to_end(segment.name)
+        return held
+
+    def _fill(self, files: list[LogFile], contents: list[bytes | OSError]) -> None:
+        entries = [
+            seg.Entry(
+                version=int(f.name[:20]),
+                size=f.size,
+                modification_time=f.modification_time,
+                etag=f.etag,
+                data=data,
+            )
+            for f, data in zip(files, contents, strict=True)
+            # Only a published commit whose bytes are the listed size: a staged commit
+            # (_delta_log/_staged_commits) is not immutable, and a file that changed since
+            # it was listed must not be kept under the listing's identity.
+            if _COMMIT.match(f.name)
+            and "/_staged_commits/" not in f.path
+            and isinstance(data, bytes)
+            and len(data) == f.size
+        ]
+        if not entries or not self.index.usable():
+            return
+        try:
+            os.makedirs(self.folder, mode=0o700, exist_ok=True)
+            self._note_table_id(entries)
+            seg.write_segment(self.folder, entries)
+            self._compact()
+        except OSError:
+            return  # a full disk or a folder removed meanwhile: the answer is unaffected
+        self.index.evict(keep=self.folder)
+
+    def _note_table_id(self, entries: list[seg.Entry]) -> None:
+        """Record the table's id (metaData.id); a different id than the one recorded means
+        another table now lives at this location: everything held of the old one goes."""
+        manifest = _read_manifest(self.folder) or {}
+        known = manifest.get("tableId")
+        seen = next((i for e in reversed(entries) if (i := _table_id(e.data))), None)
+        if seen is not None and known is not None and seen != known:
+            for segment in seg.segments(self.folder):
+                seg.remove_segment(self.folder, segment)
+            self._held.clear()
+        if manifest.get("location") is None or (seen is not None and seen != known):
+            body = {"location": _shown_location(self.root), "tableId": seen or known}
+            seg.write_atomically(os.path.join(self.folder, _MANIFEST), json.dumps(body).encode())
+
+    def _compact(self) -> None:
+        """Merge small segments (a few new commits each) once there are many of them."""
+        small = [s for s in seg.segments(self.folder) if s.last - s.first < _SMALL]
+        if len(small) < _MERGE_AT:
+            return
+        merged: dict[tuple[int, int, int, str | None], seg.Entry] = {}
+        for segment in small:
+            for entries in (seg.read_segment(self.folder, segment) or {}).values():
+                for e in entries:
+                    merged[(e.version, e.size, e.modification_time, e.etag)] = e
+        seg.write_segment(self.folder, list(merged.values()))
+        for segment in small:
+            seg.remove_segment(self.folder, segment)
+            self._held.pop(segment.name, None)
+
+
+def _table_id(data: bytes) -> str | None:
+    """The table id of a commit's metaData action, when it has one."""
+    if b'"metaData"' not in data:
+        return None
+    for line in data.splitlines():
+        if line.startswith(b'{"metaData"'):
+            try:
+                found = text.loads(line)["metaData"].get("id")
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return None
+            return found if isinstance(found, str) else None
+    return None
+
+
+def _shown_location(root: str) -> str:
+    """The location without anything secret a URI could carry (a password, a query)."""
+    parts = urlsplit(root)
+    if not parts.scheme or len(parts.scheme) == 1:
+        return root
+    host = parts.netloc.rsplit("@", 1)[-1]
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, f"{user}{host}", parts.path, "", ""))
+
+
+def _read_manifest(folder: str) -> dict[str, Any] | None:
+    try:
+        with open(os.path.join(folder, _MANIFEST), "rb") as fh:
+            found = text.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _touch(folder: str) -> None:
+    try:
+        os.utime(os.path.join(folder, _MANIFEST))
+    except OSError:
+        pass
+
+
+def _last_used(folder: str) -> float:
+    try:
+        return os.stat(os.path.join(folder, _MANIFEST)).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _folder_size(folder: str) -> int:
+    try:
+        with os.scandir(folder) as it:
+            return sum(e.stat().st_size for e in it if e.is_file())
+    except OSError:
+        return 0
