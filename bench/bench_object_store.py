@@ -91,12 +91,20 @@ def serve(port: int) -> None:
     """The moto server process: one bucket, then serve until stdin closes."""
     import logging
 
-    import boto3
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
+    serve_until_told(port)
+    server.stop()
+
+
+def serve_until_told(port: int) -> None:
+    """Make the bench's bucket on the server at ``port``, say ``ready``, and return when
+    the bench closes this process's standard input."""
+    import boto3
+
     boto3.client(
         "s3",
         endpoint_url=f"http://127.0.0.1:{port}",
@@ -106,18 +114,18 @@ def serve(port: int) -> None:
     ).create_bucket(Bucket=BUCKET)
     print("ready", flush=True)
     sys.stdin.read()
-    server.stop()
 
 
-def start_moto() -> tuple[subprocess.Popen[str], dict[str, str]]:
+def start_moto(script: str = __file__) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """moto's S3 server in its own process on a free loopback port; it and the options.
 
     Its own process: the timed processes are forked from this small one, not from one
     that holds a server's objects (a child's peak RSS counts its parent's at the fork).
+    ``script`` is the bench whose ``--serve PORT`` runs the server (bench_requests counts).
     """
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(port)],
+        [sys.executable, script, "--serve", str(port)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

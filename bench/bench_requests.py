@@ -39,11 +39,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_object_store import BUCKET, KEY_ID, SECRET, upload  # noqa: E402
+from bench_object_store import BUCKET, serve_until_told, start_moto, upload  # noqa: E402
 from bench_scale import compile_project, ensure_table  # noqa: E402
 
 from bench.results import machine, save  # noqa: E402
-from inspector.desktop import free_port  # noqa: E402
 
 TAKE = "/__bench_requests__"  # the counting layer's own path: the requests so far, then none
 
@@ -69,7 +68,6 @@ def serve(port: int) -> None:
     """The moto server process, counting requests: one bucket, then serve until stdin closes."""
     import logging
 
-    import boto3
     from moto.server import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
 
@@ -90,38 +88,13 @@ def serve(port: int) -> None:
     import threading
 
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    boto3.client(
-        "s3",
-        endpoint_url=f"http://127.0.0.1:{port}",
-        aws_access_key_id=KEY_ID,
-        aws_secret_access_key=SECRET,
-        region_name="us-east-1",
-    ).create_bucket(Bucket=BUCKET)
-    print("ready", flush=True)
-    sys.stdin.read()
+    serve_until_told(port)
     server.shutdown()
 
 
 def start_server() -> tuple[subprocess.Popen[str], dict[str, str]]:
     """The counting moto server in its own process on a free loopback port; it and the options."""
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(port)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdout is not None
-    if server.stdout.readline().strip() != "ready":
-        raise SystemExit("moto's server did not start")
-    options = {
-        "AWS_ACCESS_KEY_ID": KEY_ID,
-        "AWS_SECRET_ACCESS_KEY": SECRET,
-        "AWS_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ALLOW_HTTP": "true",
-    }
-    return server, options
+    return start_moto(__file__)
 
 
 def take(options: dict[str, str]) -> list[tuple[str, str, str]]:

@@ -26,11 +26,12 @@ TIMEOUT = 600_000  # the first Spark start, then a read, on a busy 2-CPU machine
 FIRST_ROW_MARKER = {"x": 15, "y": 35 + 35 / 2}
 
 
-def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
+def _preview_page(chromium, tmp_path):  # noqa: ANN001, ANN202
+    """The demo table, a page of the app's size, its main area and a wait for the script."""
     from playwright.sync_api import expect
 
     root = Path(write_demo_table(str(tmp_path / "orders")))
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page = chromium.new_page(viewport={"width": 1400, "height": 1200})
     page.set_default_timeout(TIMEOUT)
     expect.set_options(timeout=TIMEOUT)
     main = page.locator("[data-testid=stMain]")
@@ -40,6 +41,13 @@ def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa
             "data-test-script-state", "notRunning"
         )
 
+    return root, page, main, idle
+
+
+def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    root, page, main, idle = _preview_page(browser, tmp_path)
     try:
         page.goto(f"{server}/preview?table={quote(str(root))}")
         expect(main).to_contain_text("Preview")
@@ -68,17 +76,7 @@ def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa
 def test_blame_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
     from playwright.sync_api import expect
 
-    root = Path(write_demo_table(str(tmp_path / "orders")))
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
-    page.set_default_timeout(TIMEOUT)
-    expect.set_options(timeout=TIMEOUT)
-    main = page.locator("[data-testid=stMain]")
-
-    def idle() -> None:
-        expect(page.get_by_test_id("stApp")).to_have_attribute(
-            "data-test-script-state", "notRunning"
-        )
-
+    root, page, main, idle = _preview_page(browser, tmp_path)
     try:
         page.goto(f"{server}/preview?table={quote(str(root))}&filter=order_id%20%3D%20380")
         expect(main).to_contain_text("Preview")
