@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,9 +29,10 @@ from inspector.storage import Storage
 _MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
-#: A read of fewer commit files than this from a local disk skips the index: reading them is
-#: cheaper than importing pyarrow and opening a segment (``history --limit 10``, ``detail``).
-LOCAL_FROM = 32
+#: A read of fewer commit files than this from a local disk skips the index. No local read
+#: goes through it: the log is already on a local disk, so a warm full history saved about
+#: 5% of a cold one while filling cost 15-18% (docs/log-index.md). Tests lower it to 1.
+LOCAL_FROM = sys.maxsize
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
 
