@@ -69,7 +69,8 @@ def test_schema_shows_without_spark_and_rows_on_request_at_an_old_version(
     # The sidebar says so after the run that read rows, in plain words (drawn after the page)
     assert _sidebar_spark(at) == f":material/bolt: {escape_markdown(spark_status().describe())}"
     assert re.search(
-        r"Spark \d+\.\d+\S* running locally; Delta Lake \d+\.\d+\S* reads rows", _sidebar_spark(at)
+        r"Spark \d+\.\d+\S* running locally(?: \(started in \d+ s\))?; Delta Lake \d+\.\d+\S* reads rows",
+        _sidebar_spark(at),
     )
 
 

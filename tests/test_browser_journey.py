@@ -99,7 +99,9 @@ def test_the_operator_journey_from_timeline_to_undo(operator_mode, server, page,
     expect(error).to_contain_text("is not valid SQL for this table")
     # This run started Spark: the sidebar, drawn after the page, already says so
     expect(sidebar).to_contain_text(
-        re.compile(r"Spark \d+\.\d+\S* running locally; Delta Lake \d+\.\d+\S* reads rows")
+        re.compile(
+            r"Spark \d+\.\d+\S* running locally(?: \(started in \d+ s\))?; Delta Lake \d+\.\d+\S* reads rows"
+        )
     )
     shot("preview-bad-filter")
 
