@@ -7,19 +7,21 @@ does not parse or names a column the version lacks is one line, exit 2.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
 from inspector.rows.blame_records import Blame
 from inspector.rows.explain import Explanation
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.versions import parse_version
+
+if TYPE_CHECKING:
+    from inspector.log.deltalog import DeltaLog
 
 
 def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
@@ -40,21 +42,10 @@ def _where(args: argparse.Namespace) -> str:
     return where
 
 
-@dataclass(frozen=True, kw_only=True)
-class ExplainResult(Result):
-    """``explain``: the phases of a filtered read and one page of the files it reads."""
-
-    explanation: Explanation
-    offset: int
-    limit: int
-
-    def to_json(self) -> dict[str, Any]:
-        return self.explanation.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.answers import explain_lines
-
-        return explain_lines(self.explanation, offset=self.offset, limit=self.limit)
+def _log_and_version(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int]:
+    """The table's log and the version ``--version`` names (the latest when not given)."""
+    log = open_table(args.table, settings).log
+    return log, log.latest_version if args.version is None else parse_version(args.version, log)
 
 
 def _explain_args(parser: argparse.ArgumentParser) -> None:
@@ -66,31 +57,14 @@ def _explain_args(parser: argparse.ArgumentParser) -> None:
 
 @command("explain", "Which files a filtered read of a version reads, and what pruned the rest.")
 @arguments(_explain_args)
-def explain_command(args: argparse.Namespace, settings: Settings) -> ExplainResult:
+def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Explanation]:
+    from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
     where = _where(args)
-    log = open_table(args.table, settings).log
-    version = log.latest_version if args.version is None else parse_version(args.version, log)
-    explanation = explain_read(log, version, where, settings=settings)
-    return ExplainResult(
-        explanation=explanation, offset=max(args.offset, 0), limit=max(args.limit, 0)
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class BlameResult(Result):
-    """``blame``: every version that wrote each matching row."""
-
-    blame: Blame
-
-    def to_json(self) -> dict[str, Any]:
-        return self.blame.to_json()
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.answers import blame_lines
-
-        return blame_lines(self.blame)
+    log, version = _log_and_version(args, settings)
+    lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
+    return Shown(record=explain_read(log, version, where, settings=settings), lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -106,12 +80,11 @@ def _blame_args(parser: argparse.ArgumentParser) -> None:
 
 @command("blame", "Every version that wrote the rows a filter matches: when, how, before, after.")
 @arguments(_blame_args)
-def blame_command(args: argparse.Namespace, settings: Settings) -> BlameResult:
+def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
+    from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
     where = _where(args)
-    log = open_table(args.table, settings).log
-    version = log.latest_version if args.version is None else parse_version(args.version, log)
-    return BlameResult(
-        blame=blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
-    )
+    log, version = _log_and_version(args, settings)
+    blame = blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
+    return Shown(record=blame, lines=blame_lines)
