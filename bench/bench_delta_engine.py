@@ -129,27 +129,6 @@ def _in_session(name: str, source: str, work: str, repeat: int) -> list[dict[str
         df = spark.read.format("delta").option("versionAsOf", version).load(source)
         return df.limit(100).toArrow(), df.count()
 
-    rows = [
-        _block(
-            f"{name}: preview of version {version}, first 100 rows and the exact count",
-            [
-                ("Preview (build_preview)", lambda: preview),
-                ("bare versionAsOf read", lambda: bare_read),
-            ],
-            repeat,
-        )
-        | {"table": name, "case": "preview"},
-        _block(
-            f"{name}: preview by timestamp (resolves to version {version}) and by version",
-            [
-                ("Preview by timestamp", lambda: by_timestamp),
-                ("Preview by version", lambda: preview),
-            ],
-            repeat,
-        )
-        | {"table": name, "case": "preview-timestamp"},
-    ]
-
     def fresh() -> str:
         target = tempfile.mkdtemp(prefix=f"copy-{name}-", dir=work)
         os.rmdir(target)
@@ -179,18 +158,36 @@ def _in_session(name: str, source: str, work: str, repeat: int) -> list[dict[str
 
         return run
 
-    rows.append(
-        _block(
-            f"{name}: restore to version 1 (a fresh copy each time, not timed)",
+    cases: list[tuple[str, str, list[Side]]] = [
+        (
+            "preview",
+            f"preview of version {version}, first 100 rows and the exact count",
+            [
+                ("Preview (build_preview)", lambda: preview),
+                ("bare versionAsOf read", lambda: bare_read),
+            ],
+        ),
+        (
+            "preview-timestamp",
+            f"preview by timestamp (resolves to version {version}) and by version",
+            [
+                ("Preview by timestamp", lambda: by_timestamp),
+                ("Preview by version", lambda: preview),
+            ],
+        ),
+        (
+            "restore",
+            "restore to version 1 (a fresh copy each time, not timed)",
             [
                 ("guarded restore (Delta's RESTORE)", guarded),
                 ("bare RESTORE TABLE + count", bare_restore),
             ],
-            repeat,
-        )
-        | {"table": name, "case": "restore"}
-    )
-    return rows
+        ),
+    ]
+    return [
+        _block(f"{name}: {title}", sides, repeat) | {"table": name, "case": case}
+        for case, title, sides in cases
+    ]
 
 
 def _child_bare(source: str, version: int) -> None:

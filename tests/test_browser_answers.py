@@ -10,6 +10,7 @@ versions that wrote it show, and the address bar keeps the filter.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -17,7 +18,7 @@ import pytest
 
 from inspector.demo import write_demo_table
 from tests.test_browser import browser, server  # noqa: F401  (fixtures)
-from ui.answers import ROWS_KEY
+from ui.pages.preview_answers import ROWS_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -26,8 +27,11 @@ TIMEOUT = 600_000  # the first Spark start, then a read, on a busy 2-CPU machine
 FIRST_ROW_MARKER = {"x": 15, "y": 35 + 35 / 2}
 
 
-def _preview_page(chromium, tmp_path):  # noqa: ANN001, ANN202
-    """The demo table, a page of the app's size, its main area and a wait for the script."""
+@contextmanager
+def _preview_page(app_url, chromium, tmp_path, link: str = ""):  # noqa: ANN001, ANN202
+    """The demo table's Preview page of the app at ``app_url``, opened at ``link`` (more
+    query parameters) in a page of the app's size: the page, its main area and a wait for
+    the script. On the way out the last state is screenshot and the page closed."""
     from playwright.sync_api import expect
 
     root = Path(write_demo_table(str(tmp_path / "orders")))
@@ -41,17 +45,20 @@ def _preview_page(chromium, tmp_path):  # noqa: ANN001, ANN202
             "data-test-script-state", "notRunning"
         )
 
-    return root, page, main, idle
+    try:
+        page.goto(f"{app_url}/preview?table={quote(str(root))}{link}")
+        expect(main).to_contain_text("Preview")
+        idle()
+        yield page, main, idle
+    finally:
+        page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
+        page.close()
 
 
 def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
     from playwright.sync_api import expect
 
-    root, page, main, idle = _preview_page(browser, tmp_path)
-    try:
-        page.goto(f"{server}/preview?table={quote(str(root))}")
-        expect(main).to_contain_text("Preview")
-        idle()
+    with _preview_page(server, browser, tmp_path) as (page, main, idle):
         # Explain: which files a filter reads
         where = main.get_by_label("Filter (optional SQL WHERE expression, evaluated by Spark)")
         where.fill("region = 'EU'")
@@ -68,19 +75,16 @@ def test_explain_journey_on_the_preview_page(server, browser, tmp_path):  # noqa
         main.get_by_role("button", name="Show rows").click()
         expect(main).to_contain_text("Select a row in the table")
         idle()
-    finally:
-        page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
-        page.close()
 
 
 def test_blame_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: F811
     from playwright.sync_api import expect
 
-    root, page, main, idle = _preview_page(browser, tmp_path)
-    try:
-        page.goto(f"{server}/preview?table={quote(str(root))}&filter=order_id%20%3D%20380")
-        expect(main).to_contain_text("Preview")
-        idle()
+    with _preview_page(server, browser, tmp_path, "&filter=order_id%20%3D%20380") as (
+        page,
+        main,
+        idle,
+    ):
         main.get_by_role("button", name="Show rows").click()
         expect(main).to_contain_text("Select a row in the table")
         idle()
@@ -97,6 +101,3 @@ def test_blame_journey_on_the_preview_page(server, browser, tmp_path):  # noqa: 
         idle()
         assert "filter=order_id" in page.url  # the address reopens this preview
         page.screenshot(path=str(tmp_path / "blame.png"), full_page=True)
-    finally:
-        page.screenshot(path=str(tmp_path / "last.png"), full_page=True)
-        page.close()

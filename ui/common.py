@@ -241,15 +241,26 @@ def on_spark(action: str) -> str:
     return action
 
 
-def spark_caption(prefix: str = "") -> None:
+def spark_caption(prefix: str = "", *, rerun_when_started: bool = False) -> None:
     """Spark's state in one caption; while Spark starts, redrawn every second (the seconds
-    so far move), as the sidebar's is."""
+    so far move).
+
+    Args:
+        prefix: Text before the caption.
+        rerun_when_started: Rerun the whole app once Spark is up (or failed), so every part
+            of the page says so (the sidebar's caption, drawn after the page).
+    """
     from inspector.rows.session import spark_status
 
     def draw() -> None:
         st.caption(f"{prefix}:material/bolt: {escape_markdown(spark_status().describe())}")
 
+    def tick() -> None:
+        if rerun_when_started and spark_status().state != "starting":
+            st.rerun()  # the whole app, once: the caption is then drawn without polling
+        draw()
+
     if spark_status().state == "starting":
-        st.fragment(run_every=1.0)(draw)()
+        st.fragment(run_every=1.0)(tick)()
     else:
         draw()

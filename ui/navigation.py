@@ -17,7 +17,7 @@ from streamlit.delta_generator import DeltaGenerator
 from inspector.connection import StorageOptions, parse_pairs
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.rows.session import spark_status, warm_up
+from inspector.rows.session import warm_up
 from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.versions import parse_version
@@ -32,6 +32,7 @@ from ui.common import (
     escape_markdown,
     render_error,
     render_unexpected,
+    spark_caption,
 )
 from ui.context import PageContext
 from ui.history_load import HistoryLoad
@@ -294,21 +295,7 @@ def render_spark_status() -> None:
     """
     with st.sidebar:
         st.divider()
-        if spark_status().state == "starting":
-            st.fragment(run_every=1.0)(_spark_caption_while_starting)()
-        else:
-            _spark_caption()
-
-
-def _spark_caption_while_starting() -> None:
-    if spark_status().state != "starting":
-        st.rerun()  # the whole app, once: the caption is then drawn without polling
-    _spark_caption()
-
-
-def _spark_caption() -> None:
-    status = spark_status()
-    st.caption(f":material/bolt: {escape_markdown(status.describe())}")
+        spark_caption(rerun_when_started=True)
 
 
 def render_header(ctx: PageContext) -> None:

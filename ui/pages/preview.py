@@ -19,7 +19,6 @@ from inspector.delta.text import format_moment
 from inspector.present.values import table_rows
 from inspector.rows.preview import Preview, PreviewJob
 from inspector.table.timetravel import parse_timestamp, version_at_timestamp
-from ui import answers
 from ui.common import (
     csv_download,
     escape_markdown,
@@ -34,6 +33,7 @@ from ui.common import (
 )
 from ui.context import PageContext
 from ui.page_state import PreviewChoice, initial_index, linked, mirror
+from ui.pages import preview_answers
 from ui.state import keep, kept
 
 _RESULT = "_preview_result"  # Kept: the Preview of the last finished preview
@@ -77,7 +77,7 @@ def render(ctx: PageContext) -> None:
         placeholder="amount > 100 AND region = 'EU'",
     )
     _mirror(version)
-    answers.explain_panel(ctx, version, where.strip())
+    preview_answers.explain_panel(ctx, version, where.strip())
     request = (
         ctx.log.table_root,
         ctx.log.generation,
@@ -101,7 +101,7 @@ def render(ctx: PageContext) -> None:
     if result is not None:
         _show(result, ctx)
     else:
-        answers.linked_blame_panel(ctx, version)
+        preview_answers.linked_blame_panel(ctx, version)
         if not run:
             spark_caption()
 
@@ -230,7 +230,7 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     cols.metric("Files read", format_count(preview.files_read))
     cols.metric("Bytes read", format_bytes(preview.bytes_read))
     frame = _frame(preview)
-    selected = answers.row_table(frame)
+    selected = preview_answers.row_table(frame)
     csv_download(
         "Download these rows (CSV)",
         frame,
@@ -240,7 +240,7 @@ def _show(preview: Preview, ctx: PageContext) -> None:
     chosen = (
         preview.rows[selected] if selected is not None and selected < len(preview.rows) else None
     )
-    answers.blame_panel(ctx, preview.version, chosen)
+    preview_answers.blame_panel(ctx, preview.version, chosen)
     spark_caption("Timestamps in UTC. ")
 
 

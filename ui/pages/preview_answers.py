@@ -10,8 +10,8 @@ rows traced); a link opened recomputes it, as the Diff page's ``rows=1`` does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 import pandas as pd
@@ -32,6 +32,7 @@ _BLAME_LINK = "_blame_link"
 #: The preview's table: a single row selected there opens its blame.
 ROWS_KEY = "preview_rows"
 _PAGE = 50
+T = TypeVar("T")
 
 
 def row_table(frame: pd.DataFrame) -> int | None:
@@ -56,17 +57,16 @@ def explain_panel(ctx: PageContext, version: int, where: str) -> None:
             st.caption("Type a filter above to see which files a read of it must open.")
             mirror({"explain": None})
             return
-        request = (ctx.log.table_root, ctx.log.generation, version, where)
-        clicked = st.button("Explain the read", key="explain_run", icon=":material/filter_alt:")
-        if clicked or (asked and kept(_EXPLAIN, request, Explanation) is None):
-            try:
-                with st.spinner("Planning the read with Delta…"):
-                    keep(_EXPLAIN, request, _explain(ctx, version, where))
-            except InspectorError as exc:
-                render_error(exc)
-                return
-        result = kept(_EXPLAIN, request, Explanation)
-        mirror({"explain": "1" if result is not None else None})
+        result = _answer(
+            _EXPLAIN,
+            (ctx.log.table_root, ctx.log.generation, version, where),
+            Explanation,
+            lambda: _explain(ctx, version, where),
+            clicked=st.button("Explain the read", key="explain_run", icon=":material/filter_alt:"),
+            asked=asked,
+            spinner="Planning the read with Delta…",
+            link=("explain", "1"),
+        )
         if result is not None:
             _show_explanation(result)
 
@@ -133,19 +133,51 @@ def blame_panel(ctx: PageContext, version: int, row: Mapping[str, Any] | None) -
         value=_row_filter(ctx, version, row) if row is not None else (from_link or ""),
         key=key,
     ).strip()
-    request = (ctx.log.table_root, ctx.log.generation, version, where)
     clicked = st.button("Trace the row", key="blame_run", icon=":material/history:")
-    if where and (clicked or (where == from_link and kept(_BLAME, request, Blame) is None)):
-        try:
-            with st.spinner("Reading the versions that may have written it…"):
-                keep(_BLAME, request, _blame(ctx, version, where))
-        except InspectorError as exc:
-            render_error(exc)
-            return
-    result = kept(_BLAME, request, Blame)
-    mirror({"blame": where if result is not None else None})
+    result = _answer(
+        _BLAME,
+        (ctx.log.table_root, ctx.log.generation, version, where),
+        Blame,
+        lambda: _blame(ctx, version, where),
+        clicked=clicked and bool(where),
+        asked=bool(where) and where == from_link,
+        spinner="Reading the versions that may have written it…",
+        link=("blame", where),
+    )
     if result is not None:
         _show_blame(ctx, result)
+
+
+def _answer(
+    key: str,
+    request: Hashable,
+    kind: type[T],
+    compute: Callable[[], T],
+    *,
+    clicked: bool,
+    asked: bool,
+    spinner: str,
+    link: tuple[str, str],
+) -> T | None:
+    """The answer kept under ``key`` for ``request``: computed first when its button was
+    clicked, or when a link asks for it and none is kept. The address bar links to it
+    (``link``: a parameter and its value) while one is shown.
+
+    Returns:
+        The answer, or None when there is none: then a failure of this run is shown (and
+        the address bar left as it was).
+    """
+    if clicked or (asked and kept(key, request, kind) is None):
+        try:
+            with st.spinner(spinner):
+                keep(key, request, compute())
+        except InspectorError as exc:
+            render_error(exc)
+            return None
+    result = kept(key, request, kind)
+    name, value = link
+    mirror({name: value if result is not None else None})
+    return result
 
 
 def linked_blame_panel(ctx: PageContext, version: int) -> None:
