@@ -27,12 +27,12 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from bench.results import machine, save  # noqa: E402
+from bench.timing import interleaved, step  # noqa: E402
 
 
 def _write(root: str, versions: int, rows: int) -> None:
@@ -89,16 +89,9 @@ def _measure(root: str, repeat: int) -> dict[str, object]:
             for v in range(latest + 1)
         ]
 
-    result = blame()
-    baseline()  # warm-up
-    times: dict[str, list[float]] = {"blame": [], "baseline": []}
-    for _ in range(repeat):
-        for name, action in (("blame", blame), ("baseline", baseline)):
-            start = time.perf_counter()
-            action()
-            times[name].append(time.perf_counter() - start)
-    blame_s, base_s = (statistics.median(times[n]) for n in ("blame", "baseline"))
-    read = len(result.versions_read)  # type: ignore[attr-defined]
+    timings = interleaved({"blame": step(blame), "baseline": step(baseline)}, repeat)
+    blame_s, base_s = (statistics.median(timings.seconds[n]) for n in ("blame", "baseline"))
+    read = len(timings.last["blame"].versions_read)
     print(f"table: {latest + 1} versions; blame read {read} of them")
     print(f"blame    {blame_s:8.2f} s (median of {repeat})")
     print(f"baseline {base_s:8.2f} s (every version read with Delta)")

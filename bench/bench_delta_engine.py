@@ -45,8 +45,10 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-#: A side of a block: its name and a function that returns the untimed setup's timed step.
-Side = tuple[str, Callable[[], Callable[[], object]]]
+from bench.timing import Setup, interleaved, step  # noqa: E402
+
+#: A side of a block: its name and an untimed setup that returns the timed step.
+Side = tuple[str, Setup]
 SMALL_ROWS, SMALL_COMMITS, LARGE_COMMITS = 20_000, 10, 20
 TIMELINE_BUDGET_S = 1.0
 
@@ -66,15 +68,8 @@ def _write(root: str, rows: int, commits: int) -> None:
 
 def _block(title: str, sides: list[Side], repeat: int) -> dict[str, Any]:
     """Time two sides interleaved; print medians and the ratio; return the result row."""
-    times: dict[str, list[float]] = {name: [] for name, _ in sides}
     load_before = os.getloadavg()[0]
-    for round_ in range(repeat + 1):
-        for name, setup in sides:
-            step = setup()
-            start = time.perf_counter()
-            step()
-            if round_:  # round 0 warms the JVM's code paths up
-                times[name].append(time.perf_counter() - start)
+    times = interleaved(dict(sides), repeat).seconds
     load_after = os.getloadavg()[0]
     return _report(title, times, (load_before, load_after))
 
@@ -163,16 +158,16 @@ def _in_session(name: str, source: str, work: str, repeat: int) -> list[dict[str
             "preview",
             f"preview of version {version}, first 100 rows and the exact count",
             [
-                ("Preview (build_preview)", lambda: preview),
-                ("bare versionAsOf read", lambda: bare_read),
+                ("Preview (build_preview)", step(preview)),
+                ("bare versionAsOf read", step(bare_read)),
             ],
         ),
         (
             "preview-timestamp",
             f"preview by timestamp (resolves to version {version}) and by version",
             [
-                ("Preview by timestamp", lambda: by_timestamp),
-                ("Preview by version", lambda: preview),
+                ("Preview by timestamp", step(by_timestamp)),
+                ("Preview by version", step(preview)),
             ],
         ),
         (

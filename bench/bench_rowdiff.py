@@ -39,6 +39,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from bench.timing import interleaved, step  # noqa: E402
 from inspector.diff.filediff import diff_files  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.rows.delta_engine import read_snapshot  # noqa: E402
@@ -66,27 +67,22 @@ def write_table(root: str, rows: int, target_file_size: int) -> None:
 
 def timed(fn, repeat: int) -> tuple[float, object]:
     """(median seconds over ``repeat`` runs after one warm-up run, last result)."""
-    result = fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+    timings = interleaved({"run": step(fn)}, repeat)
+    return statistics.median(timings.seconds["run"]), timings.last["run"]
 
 
 def compare_sizes(tables: list[str], start: int, end: int, repeat: int) -> int:
     """``diff_rows(start, end)`` on each table, interleaved: medians, and each against the first."""
     spark = get_spark(Settings())
     logs = {t: DeltaLog.open(t) for t in tables}
-    runs = {t: [] for t in tables}
-    results = {}
-    for round_ in range(repeat + 1):  # round 0 warms up
-        for t, log in logs.items():
-            began = time.perf_counter()
-            results[t] = diff_rows(log, start, end, spark=spark, settings=Settings())
-            if round_:
-                runs[t].append(time.perf_counter() - began)
+    timings = interleaved(
+        {
+            t: step(lambda log=log: diff_rows(log, start, end, spark=spark, settings=Settings()))
+            for t, log in logs.items()
+        },
+        repeat,
+    )
+    runs, results = timings.seconds, timings.last
     base = statistics.median(runs[tables[0]])
     print(f"{'table':<40} {'files':>9} {'files read':>10} {'median':>9} {'ratio':>6}")
     for t in tables:

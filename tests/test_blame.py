@@ -16,6 +16,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame import blame_rows
 from inspector.rows.blame_records import Method, WriteKind
 from inspector.settings import Settings
+from tests.conftest import one_error_line, run_main
 
 
 def _write_history(spark, root: str, *, tracking: bool) -> None:
@@ -175,10 +176,8 @@ def test_blame_text_names_how_rows_were_found(spark, untracked, capsys):
     ],
 )
 def test_bad_input_is_one_line_with_exit_2(spark, tracked, capsys, args, words):
-    code = main(["blame", tracked, *args])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err.count("\n") == 1 and words in err
+    code, _, err = run_main(capsys, "blame", tracked, *args)
+    assert code == 2 and words in one_error_line(err)
 
 
 def test_log_retention_and_vacuum_cut_the_history_and_say_where(spark, tmp_path):

@@ -17,7 +17,7 @@ from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.explain import SKIPPING_CONF, explain_read
 from inspector.settings import Settings
-from tests.conftest import CORPUS, run_cli
+from tests.conftest import CORPUS, one_error_line, run_cli, run_main
 
 PARTITIONED = CORPUS / "dat-v0.0.2/multi_partitioned/delta"
 
@@ -126,10 +126,8 @@ def test_explain_on_a_corpus_table_agrees_with_delta(spark):
     ],
 )
 def test_bad_filters_and_versions_are_one_line_exit_2(spark, orders, capsys, args, words):
-    code = main(["explain", orders, *args])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err.count("\n") == 1 and words in err
+    code, _, err = run_main(capsys, "explain", orders, *args)
+    assert code == 2 and words in one_error_line(err)
 
 
 def test_an_empty_filter_fails_before_spark_starts():
