@@ -202,6 +202,31 @@ def rows_table(
     )
 
 
+def page_picker(key: str, total: int, size: int, *, where: Any = None) -> int:
+    """A picker of one page of ``total`` items, ``size`` to a page: ``Page (of N)``.
+
+    A page kept from before that the list no longer has (another version, another answer)
+    starts again at page 1.
+
+    Args:
+        key: The picker's widget key.
+        total: Items in the whole list.
+        size: Items on a page.
+        where: A column or container to draw it in (default: the page).
+
+    Returns:
+        The index of the picked page's first item.
+    """
+    pages = max(1, -(-total // size))
+    picked = st.session_state.get(key)
+    if picked is not None and not 1 <= picked <= pages:
+        st.session_state[key] = 1
+    chosen = (where or st).number_input(
+        f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=key
+    )
+    return (int(chosen) - 1) * size
+
+
 def csv_table(frame: Any, label: str, *, file_name: str, key: str) -> None:
     """``frame`` (a pandas DataFrame) as a table across the page, and its :func:`csv_download`
     button labelled ``label``."""

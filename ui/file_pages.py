@@ -16,7 +16,7 @@ import streamlit as st
 from inspector.delta.text import TIME_FORMAT, partition_label
 from inspector.diff.filepages import PAGE_SIZE, FilePage
 from inspector.present.values import text_value
-from ui.common import format_bytes, rows_table
+from ui.common import format_bytes, page_picker, rows_table
 
 FILE_COLUMNS = {
     "path": st.column_config.TextColumn("path", width="large"),
@@ -43,18 +43,9 @@ def paged_table(
         to_frame: The rows to show for a page.
         column_config: Streamlit column configuration for the table.
     """
-    pages = max(1, -(-total // PAGE_SIZE))
-    page = 0
-    if pages > 1:
-        picked = st.session_state.get(f"{key}_page")
-        if picked is not None and not 1 <= picked <= pages:  # the list changed (another version)
-            st.session_state[f"{key}_page"] = 1
+    if total > PAGE_SIZE:
         left, right = st.columns([1, 3], vertical_alignment="bottom")
-        chosen = left.number_input(
-            f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key=f"{key}_page"
-        )
-        page = int(chosen) - 1
-        shown = fetch(page)
+        shown = fetch(page_picker(f"{key}_page", total, PAGE_SIZE, where=left) // PAGE_SIZE)
         right.caption(
             f"Files {shown.first + 1:,} to {shown.first + len(shown.records):,} of {total:,}, "
             f"{PAGE_SIZE:,} per page."

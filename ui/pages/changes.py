@@ -8,7 +8,6 @@ offers the Diff page, which compares the rows of any two versions.
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +25,7 @@ from ui.common import (
     format_count,
     metric_row,
     on_spark,
+    page_picker,
     render_error,
     work_button,
 )
@@ -149,13 +149,7 @@ def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
     )
     st.dataframe(per_version, hide_index=True, width="stretch")
     size = max(feed.limit, 1)
-    pages = max(math.ceil(feed.num_rows / size), 1)
-    if st.session_state.get(PAGE_KEY, 1) > pages:
-        st.session_state[PAGE_KEY] = pages
-    page = st.number_input(
-        f"Page (of {pages:,})", min_value=1, max_value=pages, step=1, key=PAGE_KEY
-    )
-    offset = (int(page) - 1) * size
+    offset = page_picker(PAGE_KEY, feed.num_rows, size)
     shown = _page(ctx, request, feed, offset)
     if shown is None:
         return
@@ -170,7 +164,7 @@ def _show(ctx: PageContext, request: tuple[Any, ...], feed: ChangeFeed) -> None:
     csv_table(
         rows,
         "Download this page (CSV)",
-        file_name=f"changes_{feed.from_version}_{feed.to_version}_page{int(page)}.csv",
+        file_name=f"changes_{feed.from_version}_{feed.to_version}_page{offset // size + 1}.csv",
         key="cdf_csv",
     )
 

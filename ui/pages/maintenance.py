@@ -20,7 +20,7 @@ from inspector.health.vacuum import (
     plan_vacuum,
 )
 from inspector.present.values import EMPTY
-from ui.common import escape_markdown, format_bytes, format_count, format_ms
+from ui.common import escape_markdown, format_bytes, format_count, format_ms, page_picker
 from ui.context import PageContext
 from ui.state import keep, kept
 
@@ -158,13 +158,8 @@ def _render_files(plan: VacuumPlan) -> None:
     if not total:
         st.caption("No file would be deleted.")
         return
-    pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
-    page = 1
-    if pages > 1:
-        page = int(
-            st.number_input("Page", min_value=1, max_value=pages, value=1, key="vacuum_page")
-        )
-    chunk = plan.files[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    first = page_picker("vacuum_page", total, PAGE_SIZE) if total > PAGE_SIZE else 0
+    chunk = plan.files[first : first + PAGE_SIZE]
     frame = pd.DataFrame(
         [
             {
@@ -178,7 +173,7 @@ def _render_files(plan: VacuumPlan) -> None:
     )
     st.dataframe(frame, hide_index=True, placeholder=EMPTY)
     st.caption(
-        f"Files {(page - 1) * PAGE_SIZE + 1:,}–{(page - 1) * PAGE_SIZE + len(chunk):,} of "
+        f"Files {first + 1:,}–{first + len(chunk):,} of "
         f"{total:,}. `python -m inspector vacuum-plan --json` lists them all."
     )
 

@@ -21,7 +21,14 @@ from inspector.delta.errors import InspectorError
 from inspector.present.values import table_rows, text_value
 from inspector.rows.blame_records import Blame, Method, WriteKind
 from inspector.rows.explain import Explanation
-from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
+from ui.common import (
+    escape_markdown,
+    format_bytes,
+    format_count,
+    metric_row,
+    page_picker,
+    render_error,
+)
 from ui.context import PageContext
 from ui.page_state import linked, mirror
 from ui.state import keep, kept
@@ -93,9 +100,8 @@ def _show_explanation(e: Explanation) -> None:
     for path in e.log_keeps_fewer:
         st.warning(f"The log would skip {escape_markdown(path)}, which Delta reads.")
     total = e.files.num_rows
-    pages = max((total - 1) // _PAGE + 1, 1)
-    page = int(st.number_input("Page of files", 1, pages, 1, key="explain_page")) - 1
-    shown = e.page(page * _PAGE, _PAGE)
+    first = page_picker("explain_page", total, _PAGE)
+    shown = e.page(first, _PAGE)
     st.dataframe(
         pd.DataFrame(
             [
@@ -113,7 +119,7 @@ def _show_explanation(e: Explanation) -> None:
         hide_index=True,
         width="stretch",
     )
-    st.caption(f"Files {page * _PAGE + 1}–{page * _PAGE + len(shown)} of {total:,}.")
+    st.caption(f"Files {first + 1}–{first + len(shown)} of {total:,}.")
 
 
 def blame_panel(ctx: PageContext, version: int, row: Mapping[str, Any] | None) -> None:
