@@ -33,7 +33,6 @@ from inspector.restore import (
 from inspector.restore.target import describe_name_source, parse_target
 from ui.common import (
     escape_markdown,
-    format_bytes,
     format_count,
     format_ms,
     metric_row,
@@ -43,7 +42,7 @@ from ui.common import (
     work_button,
 )
 from ui.context import PageContext
-from ui.pages.restore_result import render_result
+from ui.pages.restore_result import file_metrics, render_result
 from ui.pages.restore_state import (
     ALLOW_DOWNGRADE,
     ALLOW_MISSING,
@@ -161,23 +160,8 @@ def _render_plan(plan: RestorePlan) -> None:
     st.markdown(
         f"##### Plan: version {plan.read_version} → data of version {plan.target_version}{when}"
     )
-    m = plan.metrics
     cols = metric_row()
-    cols.metric(
-        "Files re-added",
-        format_count(m.num_restored_files),
-        caption=format_bytes(m.restored_files_size),
-    )
-    cols.metric(
-        "Files removed",
-        format_count(m.num_removed_files),
-        caption=format_bytes(m.removed_files_size),
-    )
-    cols.metric(
-        "Files after",
-        format_count(m.num_of_files_after_restore),
-        caption=format_bytes(m.table_size_after_restore),
-    )
+    file_metrics(cols, plan.metrics)
     cols.metric("Rows now (stats)", format_count(plan.rows_before))
     lost = plan.rows_in_problem_files
     cols.metric(

@@ -10,8 +10,16 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.restore import RestoreResult, plan_undo
+from inspector.restore.planrecord import RestoreMetrics
 from inspector.restore.trail import left_out_missing, undo_offer
-from ui.common import escape_markdown, format_bytes, format_count, metric_row, render_error
+from ui.common import (
+    MetricRow,
+    escape_markdown,
+    format_bytes,
+    format_count,
+    metric_row,
+    render_error,
+)
 from ui.context import PageContext
 from ui.pages.restore_state import PLAN, REASON, RESULT, TARGET, plan_request
 from ui.state import forget, keep, kept
@@ -27,16 +35,9 @@ def render_result(ctx: PageContext) -> None:
         f"{result.plan.target_version}'s data{partial}.",
         icon=":material/task_alt:",
     )
-    m = result.metrics
     cols = metric_row()
     cols.metric("New version", result.committed_version)
-    cols.metric("Files re-added", format_count(m.num_restored_files))
-    cols.metric("Files removed", format_count(m.num_removed_files))
-    cols.metric(
-        "Files after",
-        format_count(m.num_of_files_after_restore),
-        caption=format_bytes(m.table_size_after_restore),
-    )
+    file_metrics(cols, result.metrics)
     _render_verification(result)
     offer = undo_offer(
         restore_version=result.committed_version,
@@ -54,6 +55,16 @@ def render_result(ctx: PageContext) -> None:
         help=offer.text() + " Plans a guarded restore back; you confirm it like any restore.",
     ):
         _plan_undo(ctx, result)
+
+
+def file_metrics(cols: MetricRow, m: RestoreMetrics) -> None:
+    """A restore's files, planned or committed: re-added, removed and after, with sizes."""
+    for label, count, size in (
+        ("Files re-added", m.num_restored_files, m.restored_files_size),
+        ("Files removed", m.num_removed_files, m.removed_files_size),
+        ("Files after", m.num_of_files_after_restore, m.table_size_after_restore),
+    ):
+        cols.metric(label, format_count(count), caption=format_bytes(size))
 
 
 def _render_verification(result: RestoreResult) -> None:
