@@ -34,7 +34,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +44,7 @@ from typing import Any
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from bench.timing import Setup, interleaved, step  # noqa: E402
+from bench.timing import Setup, child_records, interleaved, step  # noqa: E402
 
 #: A side of a block: its name and an untimed setup that returns the timed step.
 Side = tuple[str, Setup]
@@ -267,19 +266,6 @@ def _blank() -> None:
     st.write("warm")
 
 
-def _children(args: list[str]) -> list[dict[str, Any]]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        check=False,
-    )
-    if out.returncode:
-        raise SystemExit(f"{args[0]} failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
-    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-
-
 def _first_rows(name: str, source: str, repeat: int) -> dict[str, Any]:
     from deltalake import DeltaTable
 
@@ -288,7 +274,7 @@ def _first_rows(name: str, source: str, repeat: int) -> dict[str, Any]:
     load_before = os.getloadavg()[0]
     for _ in range(repeat):
         for side, kind in zip(times, ("app", "bare"), strict=True):
-            times[side].append(_children([kind, source, str(version)])[0]["wall"])
+            times[side].append(child_records(__file__, [kind, source, str(version)])[0]["wall"])
     title = f"{name}: first rows after start-up, version {version} (fresh processes)"
     row = _report(title, times, (load_before, os.getloadavg()[0]))
     return row | {"table": name, "case": "first-rows"}
@@ -298,7 +284,7 @@ def _timeline(source: str, repeat: int) -> list[dict[str, Any]]:
     samples: dict[str, list[float]] = {"rerun": [], "pick": []}
     cpus: dict[str, list[float]] = {"rerun": [], "pick": []}
     for _ in range(repeat):
-        for record in _children(["timeline", source, "0"]):
+        for record in child_records(__file__, ["timeline", source, "0"]):
             samples[record["case"]].append(record["wall"])
             cpus[record["case"]].append(record.get("cpu", 0.0))
     rows = []
