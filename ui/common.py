@@ -187,24 +187,17 @@ def format_count(value: int | None) -> str:
 
 
 def rows_table(
-    frame: Any,
-    column_config: Any = None,
-    *,
-    key: str | None = None,
-    most: int = 420,
-    row_height: int | None = None,
+    frame: Any, column_config: Any = None, *, key: str | None = None, most: int = 420
 ) -> None:
     """``frame`` (a pandas DataFrame) as a table tall enough to show its rows without
-    scrolling, up to ``most`` pixels (the header is 38 pixels, a row 35 unless
-    ``row_height`` says more: taller rows wrap their text); nulls as EMPTY."""
-    height = min(38 + (row_height or 35) * len(frame), most)
+    scrolling, up to ``most`` pixels (the header is 38 pixels, a row 35); nulls as EMPTY."""
+    height = min(38 + 35 * len(frame), most)
     st.dataframe(
         frame,
         hide_index=True,
         column_config=column_config,
         placeholder=EMPTY,
         height=height,
-        row_height=row_height,
         key=key,
     )
 

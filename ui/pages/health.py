@@ -249,9 +249,13 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
         ]
     )
     # Rows tall enough to wrap: the *why* text is never cut.
-    rows_table(
+    st.dataframe(
         frame,
-        {
+        hide_index=True,
+        height=min(38 + 60 * len(frame), 480),
+        row_height=60,
+        placeholder=EMPTY,
+        column_config={
             "version": st.column_config.NumberColumn("version", format="%d", width="small"),
             "status": st.column_config.TextColumn("status", width="medium"),
             "committed": st.column_config.TextColumn("committed", width="medium"),
@@ -259,8 +263,6 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
             "why": st.column_config.TextColumn("why", width="large"),
         },
         key="retention_table",
-        most=480,
-        row_height=60,
     )
 
 
