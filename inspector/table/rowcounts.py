@@ -9,7 +9,7 @@ data-loss window all read their figures here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from inspector.delta.actions import AddFile, RemoveFile
@@ -30,7 +30,6 @@ __all__ = [
     "change_of",
     "commit_rows",
     "rows_between",
-    "rows_by_version",
     "why_they_differ",
 ]
 
@@ -86,20 +85,6 @@ def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetwe
         by_commit=tuple(per_commit),
         total=total,
     )
-
-
-def rows_by_version(log: DeltaLog, commits: Sequence[Commit]) -> dict[int, RowChange]:
-    """The row figures of each commit, in one pass (the history's ``rows``).
-
-    Args:
-        log: The table's log.
-        commits: Commits in ascending version order; after a gap, the files live
-            before the next commit come from the snapshot (read only if needed).
-
-    Returns:
-        Each commit's figures, the same :func:`commit_rows` gives, by version.
-    """
-    return {commit.version: change for commit, change in rows_along(log, iter(commits))}
 
 
 def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commit, RowChange]]:
