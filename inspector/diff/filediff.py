@@ -127,7 +127,7 @@ class FileDiff:
     def deletion_vector_updates(self) -> int:
         """Files on both sides under the same path: only their deletion vector changed, so
         their rows were not rewritten (a file is identified by path and deletion vector)."""
-        return len({f.path for f in self.only_in_from} & {f.path for f in self.only_in_to})
+        return self.totals.deletion_vector_updates
 
     @property
     def rewritten(self) -> int:

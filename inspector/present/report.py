@@ -81,25 +81,19 @@ def diff_record(
 
 def rows_record(rows: RowDiff) -> dict[str, Any]:
     """The ``"rows"`` part of the JSON contract: counts and one page of samples."""
-    record: dict[str, Any] = {"added": rows.added, "removed": rows.removed}
-    if rows.key:
-        record["changed"] = rows.changed
     samples = rows.samples
-    record.update(
-        {
-            "key": list(rows.key),
-            "columns": list(rows.columns),
-            "filesRead": rows.files_read,
-            "bytesRead": rows.bytes_read,
-            "samples": {
-                "offset": samples.offset,
-                "limit": samples.limit,
-                "added": [dict(r) for r in samples.added],
-                "removed": [dict(r) for r in samples.removed],
-                "changed": [_changed_row(c) for c in samples.changed],
-            },
-        }
-    )
+    record = {
+        **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
+        "key": list(rows.key),
+        "columns": list(rows.columns),
+        **camel_json(rows, "files_read", "bytes_read"),
+        "samples": {
+            **camel_json(samples, "offset", "limit"),
+            "added": [dict(r) for r in samples.added],
+            "removed": [dict(r) for r in samples.removed],
+            "changed": [_changed_row(c) for c in samples.changed],
+        },
+    }
     return dict(json_value(record))
 
 

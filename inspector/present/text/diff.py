@@ -69,7 +69,7 @@ def _row_lines(rows: dict[str, Any]) -> list[str]:
     changed = f", {rows['changed']:,} changed" if "changed" in rows else ""
     lines = [
         f"rows: {rows['added']:,} added, {rows['removed']:,} removed{changed} "
-        f"(read {rows['filesRead']:,} changed files)"
+        f"(read {counted(rows['filesRead'], 'changed file')})"
     ]
     suggestion = rows.get("keySuggestion")
     if suggestion is not None:

@@ -54,7 +54,7 @@ def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
     for sign, items in (("+", record["added"]), ("-", record["removed"])):
         for item in items:
             parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
-            yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+            yield f"{sign} {item['path']}  {counted(item['size'], 'byte')}  {parts}"
 
 
 def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterator[str]:
@@ -127,7 +127,8 @@ def insights_lines(r: dict[str, Any], *, max_listed: int) -> Iterator[str]:
     )
     opt = r["optimize"]
     yield (
-        f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
+        f"OPTIMIZE would compact {counted(opt['compactFiles'], 'file')} "
+        f"({counted(opt['compactBytes'], 'byte')}) "
         f"into ≈{opt['filesAfter']:,}"
     )
     yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  records in files {_n(r['records'])}"
