@@ -70,6 +70,12 @@ def row_text(row: Mapping[str, Any], columns: Sequence[str] | None = None) -> st
     return ", ".join(f"{name}={text_value(row.get(name))}" for name in names)
 
 
+def count_text(count: int | None) -> str:
+    """A count in text: with separators, ``?`` where it is unknown (as ``delta.text.counted``
+    and ``RowChange.label`` say it)."""
+    return "?" if count is None else f"{count:,}"
+
+
 def setting_text(value: Any) -> str:
     """A property, protocol or table field value in a change: ``(not set)`` when absent."""
     if value is None:

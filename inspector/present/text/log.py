@@ -10,6 +10,7 @@ from inspector.delta.engines import Support
 from inspector.delta.text import counted, format_time, partition_label
 from inspector.table.compatibility import Compatibility, Verdict
 from inspector.table.history import HistoryEntry, is_copy_problem
+from inspector.table.overview import TableDetail
 
 
 def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
@@ -57,18 +58,22 @@ def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
             yield f"{sign} {item['path']}  {counted(item['size'], 'byte')}  {parts}"
 
 
-def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterator[str]:
+def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[str]:
     """``detail``: the overview's fields, properties, columns and engine compatibility.
 
     Args:
-        record: The overview's JSON record (``detail --json``).
+        detail: The overview (its fields as ``detail --json`` names them, times as every
+            text shows them).
         compatibility: Which engines can read and write the table, and since when.
     """
+    record = detail.to_json()
+    record["createdAt"] = format_time(detail.created_at)
+    record["lastModified"] = format_time(detail.last_modified)
     width = max(len(k) for k in record)
     for key, value in record.items():
         if key in _WHOLE_LOG and value is None:
             yield f"{key:<{width}}  - (read with --whole-log)"
-        elif key not in ("columns", "properties", "compatibility"):
+        elif key not in ("columns", "properties"):
             yield f"{key:<{width}}  {_text_value(value)}"
     yield f"properties:{'' if record['properties'] else ' -'}"
     for key, value in sorted(record["properties"].items()):
