@@ -24,6 +24,7 @@ from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
 from inspector.log.snapshot import Snapshot
 from inspector.table.history import HistoryEntry
+from inspector.table.rowcounts import known_total
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).
@@ -148,12 +149,12 @@ class LayoutInsights:
     def rows(self) -> int | None:
         """The version's rows, deletion vectors subtracted (the Overview's ``numRecords``);
         None when any file lacks stats."""
-        return _known_sum(p.rows for p in self.partitions)
+        return known_total(p.rows for p in self.partitions)
 
     @property
     def records(self) -> int | None:
         """Records in the files (``numRecords``, deleted rows included); None without stats."""
-        return _known_sum(p.records for p in self.partitions)
+        return known_total(p.records for p in self.partitions)
 
     @property
     def skew(self) -> float | None:
@@ -192,11 +193,6 @@ class LayoutInsights:
             "filesOverVersions": [{"version": v, "files": n} for v, n in self.timeline],
             "problems": list(self.problems),
         }
-
-
-def _known_sum(values: Iterable[int | None]) -> int | None:
-    found = list(values)
-    return None if None in found else sum(v or 0 for v in found)
 
 
 def layout_insights(snapshot: Snapshot, history: Iterable[HistoryEntry] = ()) -> LayoutInsights:

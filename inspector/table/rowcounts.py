@@ -29,6 +29,7 @@ __all__ = [
     "RowsBetween",
     "change_of",
     "commit_rows",
+    "known_total",
     "rows_between",
     "why_they_differ",
 ]
@@ -198,10 +199,10 @@ def _sum(changes: Iterable[RowChange]) -> RowChange:
     sources: set[RowSource] = {c.source for c in items if c.source is not RowSource.NO_DATA_CHANGE}
     sources = sources or {RowSource.NO_DATA_CHANGE}
     return RowChange(
-        added=_total(c.added for c in items),
-        removed=_total(c.removed for c in items),
-        updated=_total(c.updated for c in items),
-        net=_total(c.net for c in items),
+        added=known_total(c.added for c in items),
+        removed=known_total(c.removed for c in items),
+        updated=known_total(c.updated for c in items),
+        net=known_total(c.net for c in items),
         source=sources.pop() if len(sources) == 1 else RowSource.METRICS_AND_FILE_STATS,
         exact=False,
         note=(
@@ -222,7 +223,8 @@ def _sources_text(items: list[RowChange]) -> str:
     return text + (f" ({estimates} of them estimates)" if estimates else "")
 
 
-def _total(values: Iterable[int | None]) -> int | None:
+def known_total(values: Iterable[int | None]) -> int | None:
+    """The sum of counts, or None when any is unknown (None)."""
     total = 0
     for value in values:
         if value is None:
