@@ -10,7 +10,7 @@ data-loss window all read their figures here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
@@ -234,15 +234,12 @@ def known_total(values: Iterable[int | None]) -> int | None:
 
 
 def _backwards(change: RowChange) -> RowChange:
-    return RowChange(
+    return replace(
+        change,
         added=change.removed,
         removed=change.added,
-        updated=change.updated,
         net=None if change.net is None else -change.net,
-        source=change.source,
-        exact=change.exact,
         note=change.note + " (backwards: added and removed are swapped)",
-        commits=change.commits,
     )
 
 
