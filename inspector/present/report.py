@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,7 +21,7 @@ from inspector.diff.filediff import (
 )
 from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.diff.rowrecords import ChangedRow, RowDiff
-from inspector.present.values import row_text, setting_text, text_value
+from inspector.present.values import json_text, row_text, setting_text, text_value
 from inspector.table.history import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
@@ -104,8 +103,8 @@ def to_json(
     table: str | None = None,
     log_rows: RowsBetween | None = None,
 ) -> str:
-    """:func:`diff_record` as indented JSON text (the app's JSON export)."""
-    return json.dumps(diff_record(diff, rows, table=table, log_rows=log_rows), indent=2)
+    """:func:`diff_record` as the JSON text ``diff --json`` prints (the app's JSON export)."""
+    return json_text(diff_record(diff, rows, table=table, log_rows=log_rows))
 
 
 def _partition(p: PartitionChange) -> dict[str, Any]:
