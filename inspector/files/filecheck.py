@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import data_file_path
 from inspector.storage import Storage
 
@@ -68,10 +69,7 @@ class FileIssue:
             "path": self.path,
             "kind": str(self.role),
             "state": str(self.state),
-            "expectedSize": self.expected_size,
-            "actualSize": self.actual_size,
-            "detail": self.detail,
-            "localPath": self.local_path,
+            **camel_json(self, "expected_size", "actual_size", "detail", "local_path"),
         }
 
 

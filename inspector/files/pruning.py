@@ -213,7 +213,6 @@ class _StatsSide:
     """Comparisons judged on each file's statistics: may the file hold a matching row?"""
 
     def __init__(self, files: pa.Table, schema: StructType, data: tuple[Predicate, ...]) -> None:
-        self.schema = schema
         columns = sorted({c for p in data for c in columns_of(p)})
         self.fields = {c: f for c in columns if (f := schema.get(c)) is not None}
         self.stats = _parse_stats(files.column("stats"), self.fields)

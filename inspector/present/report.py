@@ -113,12 +113,10 @@ def _partition(p: PartitionChange) -> dict[str, Any]:
 
 def _commit(c: CommitChange) -> dict[str, Any]:
     return {
-        "version": c.version,
-        "operation": c.operation,
+        **camel_json(c, "version", "operation"),
         "timestamp": iso(c.timestamp),
         "commitInfoTimestamp": iso(c.commit_info_timestamp),
-        "changesMetadata": c.changes_metadata,
-        "changesProtocol": c.changes_protocol,
+        **camel_json(c, "changes_metadata", "changes_protocol"),
         **camel_json(c.totals),
     }
 
