@@ -345,7 +345,7 @@ def test_cli_json_contract_with_where_limit_and_offset(table, spark):
     assert rows == [(2, "update_postimage", 2), (3, "delete", 3)]
     assert data["rows"][0]["_commit_timestamp"].endswith("Z")
     text = run_cli("changes", table, "--from", "3", "--to", "3")
-    assert text.returncode == 0 and "1 changes (insert 0, delete 1" in text.stdout
+    assert text.returncode == 0 and "1 change (insert 0, delete 1" in text.stdout
 
 
 def test_cli_timestamps_pick_the_versions_at_those_times(table, spark):

@@ -13,7 +13,6 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import ColumnNames, logical_names
-from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
@@ -175,12 +174,9 @@ class DetailResult(Result):
         return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
 
     def text(self) -> Iterator[str]:
-        record = self.to_json()
-        record["createdAt"] = format_time(self.detail.created_at)  # the one text form
-        record["lastModified"] = format_time(self.detail.last_modified)
         from inspector.present.text.log import detail_lines
 
-        return detail_lines(record, self.compatibility)
+        return detail_lines(self.detail, self.compatibility)
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:

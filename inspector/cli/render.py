@@ -8,16 +8,14 @@ restore adds what it had planned: ``plan``, ``guards``, ``committedVersion``).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-import orjson
-
 from inspector.connection import redact_text
 from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
+from inspector.present.values import json_text
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,20 +147,18 @@ def plan_context(plan: RefusedPlan) -> dict[str, Any]:
 def emit_json(obj: Any) -> None:
     """Print JSON to stdout (the machine-readable contract).
 
-    orjson encodes it (the standard library's indenting encoder is pure Python and
-    took seconds for a 20,000-version history); values it does not take as they are
-    (dates, records, integers beyond 64 bits, NaN) fall back to the standard encoder.
+    :func:`~inspector.present.values.json_text` encodes it, as the app's exports are.
     An iterator is printed as a JSON array an element at a time, as the same text (a
     long history is never held whole as records or as text).
     """
     if isinstance(obj, Iterator):
         _emit_array(obj)
         return
-    sys.stdout.write(_dumps(obj) + "\n")
+    sys.stdout.write(json_text(obj) + "\n")
 
 
 def _emit_array(items: Iterator[Any]) -> None:
-    """A JSON array, as ``_dumps`` would indent it, written element by element.
+    """A JSON array, as ``json_text`` would indent it, written element by element.
 
     When reading the elements fails part-way (a store that stops answering), the array
     printed so far is closed before the error propagates, so stdout stays JSON documents:
@@ -172,30 +168,12 @@ def _emit_array(items: Iterator[Any]) -> None:
     if first is _END:
         sys.stdout.write("[]\n")
         return
-    sys.stdout.write("[\n  " + _dumps(first).replace("\n", "\n  "))
+    sys.stdout.write("[\n  " + json_text(first).replace("\n", "\n  "))
     try:
         for item in items:
-            sys.stdout.write(",\n  " + _dumps(item).replace("\n", "\n  "))
+            sys.stdout.write(",\n  " + json_text(item).replace("\n", "\n  "))
     finally:
         sys.stdout.write("\n]\n")
 
 
 _END = object()
-
-
-def _dumps(obj: Any) -> str:
-    try:
-        return orjson.dumps(
-            obj,
-            default=_refuse,
-            option=orjson.OPT_INDENT_2
-            | orjson.OPT_PASSTHROUGH_DATETIME
-            | orjson.OPT_PASSTHROUGH_DATACLASS
-            | orjson.OPT_PASSTHROUGH_SUBCLASS,
-        ).decode()
-    except TypeError:
-        return json.dumps(obj, indent=2, default=str)
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(type(value).__name__)

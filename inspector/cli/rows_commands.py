@@ -18,6 +18,7 @@ from inspector.diff.rowkeys import default_key
 from inspector.rows.preview import Preview
 from inspector.settings import Settings
 from inspector.table import open_table
+from inspector.table.rowcounts import RowsBetween, rows_between
 from inspector.table.timetravel import ResolvedVersion
 from inspector.table.versions import parse_version
 
@@ -88,6 +89,7 @@ class DiffResult(Result):
     """``diff``: the diff record of :func:`inspector.present.report.diff_record`."""
 
     record: dict[str, Any]
+    log_rows: RowsBetween
 
     def to_json(self) -> dict[str, Any]:
         return self.record
@@ -95,7 +97,7 @@ class DiffResult(Result):
     def text(self) -> Iterator[str]:
         from inspector.present.text.diff import diff_lines
 
-        return iter(diff_lines(self.record))
+        return iter(diff_lines(self.record, self.log_rows))
 
 
 def _diff_args(parser: argparse.ArgumentParser) -> None:
@@ -156,10 +158,8 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
             file_diff=diff,
             settings=settings,
         )
-    from inspector.table.rowcounts import rows_between
-
     log_rows = rows_between(log, diff.from_version, diff.to_version)
     record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if suggestion is not None:
         record["rows"]["keySuggestion"] = suggestion.to_json()
-    return DiffResult(record=record)
+    return DiffResult(record=record, log_rows=log_rows)

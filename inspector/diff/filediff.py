@@ -24,6 +24,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
+from inspector.table.rowcounts import known_total
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -127,7 +128,7 @@ class FileDiff:
     def deletion_vector_updates(self) -> int:
         """Files on both sides under the same path: only their deletion vector changed, so
         their rows were not rewritten (a file is identified by path and deletion vector)."""
-        return len({f.path for f in self.only_in_from} & {f.path for f in self.only_in_to})
+        return self.totals.deletion_vector_updates
 
     @property
     def rewritten(self) -> int:
@@ -299,8 +300,9 @@ def _side_after(
 
 def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
     """Live records of add actions (records of remove actions); None when any lacks stats."""
-    counts = [f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files]
-    return None if None in counts else sum(c or 0 for c in counts)
+    return known_total(
+        f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files
+    )
 
 
 def _totals(

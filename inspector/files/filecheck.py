@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import data_file_path
 from inspector.storage import Storage
 
@@ -62,29 +63,13 @@ class FileIssue:
     local_path: str = ""
     key: tuple[str, str | None] | None = None
 
-    @classmethod
-    def missing(
-        cls, local_path: str, *, path: str, role: FileRole, expected_size: int | None
-    ) -> FileIssue:
-        """A file that is not where the log says (``local_path``)."""
-        return cls(
-            path=path,
-            role=role,
-            state=FileState.MISSING,
-            expected_size=expected_size,
-            local_path=local_path,
-        )
-
     def to_json(self) -> dict[str, Any]:
         """The one JSON shape (health ``sizeMismatches``/``unreadableFiles``, plan ``missingFiles``)."""
         return {
             "path": self.path,
             "kind": str(self.role),
             "state": str(self.state),
-            "expectedSize": self.expected_size,
-            "actualSize": self.actual_size,
-            "detail": self.detail,
-            "localPath": self.local_path,
+            **camel_json(self, "expected_size", "actual_size", "detail", "local_path"),
         }
 
 
@@ -102,37 +87,54 @@ def examine_file(
     Returns:
         The issue, or None when the file is present with the right size.
     """
-    missing = FileIssue.missing(local_path, path=path, role=role, expected_size=expected_size)
     try:
-        size = os.stat(local_path).st_size
+        size: int | None = os.stat(local_path).st_size
     except (FileNotFoundError, NotADirectoryError):
-        return missing
+        size = None
     except OSError as exc:
-        return replace(missing, state=FileState.UNREADABLE, detail=exc.strerror or str(exc))
+        detail = exc.strerror or str(exc)
+        return FileIssue(
+            path=path,
+            role=role,
+            state=FileState.UNREADABLE,
+            expected_size=expected_size,
+            detail=detail,
+            local_path=local_path,
+        )
     return judge_size(local_path, size, path=path, role=role, expected_size=expected_size)
 
 
 def judge_size(
-    local_path: str, size: int, *, path: str, role: FileRole, expected_size: int
+    local_path: str, size: int | None, *, path: str, role: FileRole, expected_size: int
 ) -> FileIssue | None:
     """The same rule for a file whose size is already known (from a directory walk).
 
     Args:
-        local_path: Where the file is on disk.
-        size: Its size on disk.
+        local_path: Where the file is (or was looked for).
+        size: Its size, or None when it is missing.
         path, role, expected_size: As for :func:`examine_file`.
 
     Returns:
         The issue, or None when the size is right.
     """
-    if role is FileRole.DATA_FILE and size != expected_size:
+    state, detail = FileState.SIZE_MISMATCH, ""
+    if size is None:
+        state = FileState.MISSING
+    elif role is FileRole.DATA_FILE and size != expected_size:
         detail = f"{size} bytes on disk, {expected_size} in the log"
     elif role is FileRole.DELETION_VECTOR and size < expected_size:
         detail = f"{size} bytes on disk, at least {expected_size} needed"
     else:
         return None
-    found = FileIssue.missing(local_path, path=path, role=role, expected_size=expected_size)
-    return replace(found, state=FileState.SIZE_MISMATCH, actual_size=size, detail=detail)
+    return FileIssue(
+        path=path,
+        role=role,
+        state=state,
+        expected_size=expected_size,
+        actual_size=size,
+        detail=detail,
+        local_path=local_path,
+    )
 
 
 def add_file_issues(
@@ -145,28 +147,23 @@ def add_file_issues(
 
     With ``storage`` and ``sizes`` (:func:`stored_sizes`), sizes come from the listing.
     """
-
-    def examine(where: str, path: str, role: FileRole, size: int) -> FileIssue | None:
-        located = data_file_path(table_root, where)
-        if storage is not None and sizes is not None:
-            kw = {"path": path, "role": role, "expected_size": size}
-            return examine_stored(located, storage, sizes, **kw)  # type: ignore[arg-type]
-        return examine_file(located, path=path, role=role, expected_size=size)
-
-    issue = examine(add.path, add.path, FileRole.DATA_FILE, add.size)
-    if issue is not None:
-        yield _with_key(issue, add)
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
+    files = [(add.path, add.path, FileRole.DATA_FILE, add.size)]
     if dv is not None and where is not None:
-        role = FileRole.DELETION_VECTOR
-        issue = examine(where, canonical_path(where), role, dv.required_file_size)
+        files.append(
+            (where, canonical_path(where), FileRole.DELETION_VECTOR, dv.required_file_size)
+        )
+    for at, path, role, size in files:
+        located = data_file_path(table_root, at)
+        if storage is not None and sizes is not None:
+            issue = examine_stored(
+                located, storage, sizes, path=path, role=role, expected_size=size
+            )
+        else:
+            issue = examine_file(located, path=path, role=role, expected_size=size)
         if issue is not None:
-            yield _with_key(issue, add)
-
-
-def _with_key(issue: FileIssue, add: AddFile) -> FileIssue:
-    return replace(issue, key=add.key)
+            yield replace(issue, key=add.key)
 
 
 def check_files(
@@ -220,6 +217,4 @@ def examine_stored(
     if size is None and not uri.startswith(storage.uri().rstrip("/") + "/"):
         meta = storage.head(uri)
         size = meta.size if meta is not None else None
-    if size is None:
-        return FileIssue.missing(uri, path=path, role=role, expected_size=expected_size)
     return judge_size(uri, size, path=path, role=role, expected_size=expected_size)

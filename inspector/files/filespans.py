@@ -61,10 +61,7 @@ class Reference:
 
     def usable(self, path: str, size: int | None) -> bool:
         """Whether a file of this size (None: missing) can serve, by the shared rule."""
-        if size is None:
-            return False
-        issue = judge_size("", size, path=path, role=self.role, expected_size=self.size)
-        return issue is None
+        return judge_size("", size, path=path, role=self.role, expected_size=self.size) is None
 
 
 @dataclass(frozen=True, kw_only=True)

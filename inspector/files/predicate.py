@@ -13,6 +13,7 @@ null comparison matches no row either way, so the pushed form keeps the same row
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -128,24 +129,22 @@ def conjuncts(predicate: Predicate | None) -> list[Predicate]:
 
 def columns_of(predicate: Predicate) -> set[str]:
     """The columns a predicate compares (those inside :class:`Unusable` parts excluded)."""
-    if isinstance(predicate, Compare):
-        return {predicate.column}
-    if isinstance(predicate, AllOf | AnyOf):
-        return {c for p in predicate.parts for c in columns_of(p)}
-    if isinstance(predicate, Negated):
-        return columns_of(predicate.part)
-    return set()
+    return {leaf.column for leaf in _leaves(predicate) if isinstance(leaf, Compare)}
 
 
 def unusable_parts(predicate: Predicate) -> list[Unusable]:
     """The parts the log cannot judge, anywhere in the predicate."""
-    if isinstance(predicate, Unusable):
-        return [predicate]
+    return [leaf for leaf in _leaves(predicate) if isinstance(leaf, Unusable)]
+
+
+def _leaves(predicate: Predicate) -> Iterator[Compare | Unusable]:
     if isinstance(predicate, AllOf | AnyOf):
-        return [u for p in predicate.parts for u in unusable_parts(p)]
-    if isinstance(predicate, Negated):
-        return unusable_parts(predicate.part)
-    return []
+        for part in predicate.parts:
+            yield from _leaves(part)
+    elif isinstance(predicate, Negated):
+        yield from _leaves(predicate.part)
+    else:
+        yield predicate
 
 
 def describe(predicate: Predicate) -> str:

@@ -19,6 +19,7 @@ names under column mapping.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -169,16 +170,9 @@ def prune(files: pa.Table, schema: StructType, filters: Filters) -> Masks:
 
 
 def _evaluate(part: Predicate, side: _PartitionSide | _StatsSide) -> pa.Array:
-    if isinstance(part, AllOf):
-        out = _evaluate(part.parts[0], side)
-        for p in part.parts[1:]:
-            out = pc.and_kleene(out, _evaluate(p, side))
-        return out
-    if isinstance(part, AnyOf):
-        out = _evaluate(part.parts[0], side)
-        for p in part.parts[1:]:
-            out = pc.or_kleene(out, _evaluate(p, side))
-        return out
+    if isinstance(part, AllOf | AnyOf):
+        join = pc.and_kleene if isinstance(part, AllOf) else pc.or_kleene
+        return functools.reduce(join, (_evaluate(p, side) for p in part.parts))
     assert isinstance(part, Compare)  # split_filters let nothing else through
     return side.compare(part)
 
@@ -219,7 +213,6 @@ class _StatsSide:
     """Comparisons judged on each file's statistics: may the file hold a matching row?"""
 
     def __init__(self, files: pa.Table, schema: StructType, data: tuple[Predicate, ...]) -> None:
-        self.schema = schema
         columns = sorted({c for p in data for c in columns_of(p)})
         self.fields = {c: f for c in columns if (f := schema.get(c)) is not None}
         self.stats = _parse_stats(files.column("stats"), self.fields)
@@ -292,16 +285,10 @@ def _parse_stats(stats: pa.ChunkedArray, fields: dict[str, Any]) -> pa.StructArr
     Read by Arrow's JSON reader, one line per file (``{}`` for none); None when a
     statistic is not of its column's type (every file is then kept).
     """
-    groups = []
-    for group in ("minValues", "maxValues"):
-        groups.append(
-            pa.field(
-                group,
-                pa.struct([pa.field(f.physical_name, _json_type(f)) for f in fields.values()]),
-            )
-        )
+    bounds = pa.struct([pa.field(f.physical_name, _json_type(f)) for f in fields.values()])
     nulls = pa.struct([pa.field(f.physical_name, pa.int64()) for f in fields.values()])
-    schema = pa.schema([pa.field("numRecords", pa.int64()), *groups, pa.field("nullCount", nulls)])
+    groups = [("minValues", bounds), ("maxValues", bounds), ("nullCount", nulls)]
+    schema = pa.schema([pa.field("numRecords", pa.int64()), *groups])
     lines = pc.fill_null(stats.combine_chunks() if len(stats) else pa.array([], pa.string()), "{}")
     if not len(lines):
         return None

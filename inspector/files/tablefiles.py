@@ -10,28 +10,13 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from inspector.delta.actions import canonical_path
 from inspector.log.deltalog import DeltaLog
+from inspector.storage import ObjectMeta
 
 
-@dataclass(frozen=True, kw_only=True)
-class StoredFile:
-    """A file in the table folder.
-
-    Attributes:
-        path: Relative to the table root, ``/``-separated, decoded (as on storage).
-        size: Bytes.
-        modification_time: Milliseconds since the epoch.
-    """
-
-    path: str
-    size: int
-    modification_time: int
-
-
-def walk_table(log: DeltaLog) -> dict[str, StoredFile]:
+def walk_table(log: DeltaLog) -> dict[str, ObjectMeta]:
     """Every file under a table's root (``_delta_log`` included), keyed by relative path.
 
     Args:
@@ -41,10 +26,7 @@ def walk_table(log: DeltaLog) -> dict[str, StoredFile]:
     Returns:
         The files; a file deleted while the folder is listed is left out.
     """
-    return {
-        meta.path: StoredFile(path=meta.path, size=meta.size, modification_time=meta.last_modified)
-        for meta in log.storage.walk("")
-    }
+    return {meta.path: meta for meta in log.storage.walk("")}
 
 
 def is_hidden(path: str, partition_columns: Iterable[str]) -> bool:

@@ -16,12 +16,13 @@ from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.files.filespans import version_spans
-from inspector.files.tablefiles import StoredFile, walk_table
+from inspector.files.tablefiles import walk_table
 from inspector.health.check import check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.health.records import HealthReport
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.storage import ObjectMeta
 from inspector.table import Table
 
 LOG_PREFIX = "_delta_log/"
@@ -188,8 +189,8 @@ def _needed(primary: DeltaLog) -> dict[str, int]:
 
 def _to_copy(
     needed: Mapping[str, int],
-    primary_files: Mapping[str, StoredFile],
-    replica_files: Mapping[str, StoredFile],
+    primary_files: Mapping[str, ObjectMeta],
+    replica_files: Mapping[str, ObjectMeta],
 ) -> list[ReplicaFile]:
     """The needed files (path: first version) the replica lacks or has with another size,
     oldest version first (a file the primary lacks too is nothing to copy)."""

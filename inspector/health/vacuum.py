@@ -31,10 +31,11 @@ from inspector.delta import properties
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.filespans import VersionSpans, version_spans
-from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
+from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.storage import ObjectMeta
 
 HOUR_MS = 3_600_000
 #: Delta's default deletedFileRetentionDuration: below it Delta's VACUUM refuses by default.
@@ -241,7 +242,7 @@ class _Selection:
     def __init__(
         self,
         snapshot: Snapshot,
-        listing: Mapping[str, StoredFile],
+        listing: Mapping[str, ObjectMeta],
         cutoff: int,
         window: LiteWindow | None = None,
     ):
@@ -274,7 +275,7 @@ class _Selection:
             named += [
                 (path, DeleteReason.UNREFERENCED)
                 for path, stored in self.listing.items()
-                if path not in self.expired and stored.modification_time < self.cutoff
+                if path not in self.expired and stored.last_modified < self.cutoff
             ]
         elif (window := self.window) is not None:
             named += [(p, DeleteReason.TOMBSTONE) for p in window.removed]
@@ -289,17 +290,17 @@ class _Selection:
         return tuple(sorted(found, key=lambda f: f.path))
 
 
-def _file(stored: StoredFile, reason: DeleteReason) -> VacuumFile:
+def _file(stored: ObjectMeta, reason: DeleteReason) -> VacuumFile:
     return VacuumFile(
         path=stored.path,
         size=stored.size,
-        modification_time=stored.modification_time,
+        modification_time=stored.last_modified,
         reason=reason,
     )
 
 
 def _fates(
-    spans: VersionSpans, listing: Mapping[str, StoredFile], deleted: set[str]
+    spans: VersionSpans, listing: Mapping[str, ObjectMeta], deleted: set[str]
 ) -> list[tuple[int, VersionFate]]:
     """Each retained version: unreadable already, lost to the VACUUM, or readable."""
     damaged = {

@@ -25,6 +25,7 @@ from inspector.delta.actions import (
     RemoveFile,
     canonical_path,
 )
+from inspector.delta.fields import as_int
 from inspector.delta.parse import parse_action
 from inspector.log import arrays as arrays_
 
@@ -370,8 +371,7 @@ def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def _parsed_num_records(text: str) -> int | None:
     try:
-        value = json.loads(text).get("numRecords")
-        return None if value is None else int(value)
+        return as_int(json.loads(text).get("numRecords"))  # as AddFile.num_records reads it
     except (ValueError, TypeError, AttributeError):
         return None
 

@@ -6,14 +6,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.schema import logical_names
-from inspector.delta.text import format_time
+from inspector.delta.text import counted, format_time
 from inspector.diff.filediff import (
     CommitChange,
     FileDiff,
@@ -22,7 +21,7 @@ from inspector.diff.filediff import (
 )
 from inspector.diff.metarows import RowKind, metadata_rows
 from inspector.diff.rowrecords import ChangedRow, RowDiff
-from inspector.present.values import row_text, setting_text, text_value
+from inspector.present.values import json_text, row_text, setting_text, text_value
 from inspector.table.history import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
@@ -81,25 +80,19 @@ def diff_record(
 
 def rows_record(rows: RowDiff) -> dict[str, Any]:
     """The ``"rows"`` part of the JSON contract: counts and one page of samples."""
-    record: dict[str, Any] = {"added": rows.added, "removed": rows.removed}
-    if rows.key:
-        record["changed"] = rows.changed
     samples = rows.samples
-    record.update(
-        {
-            "key": list(rows.key),
-            "columns": list(rows.columns),
-            "filesRead": rows.files_read,
-            "bytesRead": rows.bytes_read,
-            "samples": {
-                "offset": samples.offset,
-                "limit": samples.limit,
-                "added": [dict(r) for r in samples.added],
-                "removed": [dict(r) for r in samples.removed],
-                "changed": [_changed_row(c) for c in samples.changed],
-            },
-        }
-    )
+    record = {
+        **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
+        "key": list(rows.key),
+        "columns": list(rows.columns),
+        **camel_json(rows, "files_read", "bytes_read"),
+        "samples": {
+            **camel_json(samples, "offset", "limit"),
+            "added": [dict(r) for r in samples.added],
+            "removed": [dict(r) for r in samples.removed],
+            "changed": [_changed_row(c) for c in samples.changed],
+        },
+    }
     return dict(json_value(record))
 
 
@@ -110,8 +103,8 @@ def to_json(
     table: str | None = None,
     log_rows: RowsBetween | None = None,
 ) -> str:
-    """:func:`diff_record` as indented JSON text (the app's JSON export)."""
-    return json.dumps(diff_record(diff, rows, table=table, log_rows=log_rows), indent=2)
+    """:func:`diff_record` as the JSON text ``diff --json`` prints (the app's JSON export)."""
+    return json_text(diff_record(diff, rows, table=table, log_rows=log_rows))
 
 
 def _partition(p: PartitionChange) -> dict[str, Any]:
@@ -120,12 +113,10 @@ def _partition(p: PartitionChange) -> dict[str, Any]:
 
 def _commit(c: CommitChange) -> dict[str, Any]:
     return {
-        "version": c.version,
-        "operation": c.operation,
+        **camel_json(c, "version", "operation"),
         "timestamp": iso(c.timestamp),
         "commitInfoTimestamp": iso(c.commit_info_timestamp),
-        "changesMetadata": c.changes_metadata,
-        "changesProtocol": c.changes_protocol,
+        **camel_json(c, "changes_metadata", "changes_protocol"),
         **camel_json(c.totals),
     }
 
@@ -192,36 +183,34 @@ def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str
     direction = (
         "" if a.version <= b.version else " (backwards: from the newer to the older version)"
     )
-    return "\n".join(
-        [
-            f"# Postmortem: version {a.version} → version {b.version}",
-            "",
-            f"Table: `{table}`{direction}",
-            "",
-            _table(
-                ["", f"version {a.version} (from)", f"version {b.version} (to)"],
-                [
-                    ["files", a.num_files, b.num_files],
-                    ["bytes", a.size_in_bytes, b.size_in_bytes],
-                    ["records (from stats)", a.num_records, b.num_records],
-                ],
-            ),
-            "",
-            f"Files added: **{t.files_added}** ({t.bytes_added} bytes, {t.records_added} records); "
-            f"files removed: **{t.files_removed}** ({t.bytes_removed} bytes, {t.records_removed} records); "
-            f"files given a new deletion vector: **{t.deletion_vector_updates}**. "
-            f"Commits in between: {len(diff.by_commit)}.",
-        ]
-        + (
-            []
-            if log_rows is None
-            else [
-                "",
-                f"Rows +inserted / −deleted / updated: **{log_rows.total.label()}** "
-                f"({log_rows.total.note}).",
-            ]
-        )
-    )
+    lines = [
+        f"# Postmortem: version {a.version} → version {b.version}",
+        "",
+        f"Table: `{table}`{direction}",
+        "",
+        _table(
+            ["", f"version {a.version} (from)", f"version {b.version} (to)"],
+            [
+                ["files", a.num_files, b.num_files],
+                ["bytes", a.size_in_bytes, b.size_in_bytes],
+                ["records (from stats)", a.num_records, b.num_records],
+            ],
+        ),
+        "",
+        f"Files added: **{t.files_added}** ({_bytes_records(t.bytes_added, t.records_added)}); "
+        f"files removed: **{t.files_removed}** "
+        f"({_bytes_records(t.bytes_removed, t.records_removed)}); "
+        f"files given a new deletion vector: **{t.deletion_vector_updates}**. "
+        f"Commits in between: {len(diff.by_commit)}.",
+    ]
+    if log_rows is not None:
+        total = log_rows.total
+        lines += ["", f"Rows +inserted / −deleted / updated: **{total.label()}** ({total.note})."]
+    return "\n".join(lines)
+
+
+def _bytes_records(size: int, records: int | None) -> str:
+    return f"{counted(size, 'byte')}, {counted(records, 'record')}"
 
 
 def _md_commits(diff: FileDiff, log_rows: RowsBetween | None) -> str:
@@ -328,16 +317,9 @@ def _md_files(diff: FileDiff, max_files: int) -> str:
         ("Removed (only in the from version)", diff.only_in_from),
     ):
         rows = [[f"`{f.path}`", f.size, f.num_live_records, _dv(f)] for f in files[:max_files]]
-        more = (
-            f"\n\n… and {len(files) - max_files} more (see the JSON export)."
-            if len(files) > max_files
-            else ""
-        )
-        body = (
-            _table(["path", "bytes", "records", "deletion vector"], rows) + more
-            if files
-            else "None."
-        )
+        body = _table(["path", "bytes", "records", "deletion vector"], rows) if files else "None."
+        if len(files) > max_files:
+            body += f"\n\n… and {len(files) - max_files} more (see the JSON export)."
         parts.append(f"### {title}: {len(files)}\n\n{body}")
     return "\n\n".join(parts)
 
@@ -358,7 +340,8 @@ def _md_rows(rows: RowDiff | None) -> str:
         )
     parts = [
         "## Rows",
-        f"{counts}. Read {rows.files_read} changed files ({rows.bytes_read} bytes).",
+        f"{counts}. Read {counted(rows.files_read, 'changed file')} "
+        f"({counted(rows.bytes_read, 'byte')}).",
     ]
     for title, sample in (("Added", rows.samples.added), ("Removed", rows.samples.removed)):
         if sample:

@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from inspector.delta.jsonvalue import json_value
 
 EMPTY = "–"  # the app's one glyph for "no value" (null cells, unknown counts)
@@ -70,6 +72,12 @@ def row_text(row: Mapping[str, Any], columns: Sequence[str] | None = None) -> st
     return ", ".join(f"{name}={text_value(row.get(name))}" for name in names)
 
 
+def count_text(count: int | None) -> str:
+    """A count in text: with separators, ``?`` where it is unknown (as ``delta.text.counted``
+    and ``RowChange.label`` say it)."""
+    return "?" if count is None else f"{count:,}"
+
+
 def setting_text(value: Any) -> str:
     """A property, protocol or table field value in a change: ``(not set)`` when absent."""
     if value is None:
@@ -77,3 +85,28 @@ def setting_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(text_value(v) for v in value) or "(none)"
     return text_value(value)
+
+
+def json_text(obj: Any) -> str:
+    """The one JSON text of every output: the CLI's ``--json`` and the app's exports.
+
+    orjson encodes it, indented by two spaces, UTF-8 as it is (the standard library's
+    indenting encoder is pure Python and took seconds for a 20,000-version history);
+    values it does not take as they are (dates, records, integers beyond 64 bits, NaN)
+    fall back to the standard encoder.
+    """
+    try:
+        return orjson.dumps(
+            obj,
+            default=_refuse,
+            option=orjson.OPT_INDENT_2
+            | orjson.OPT_PASSTHROUGH_DATETIME
+            | orjson.OPT_PASSTHROUGH_DATACLASS
+            | orjson.OPT_PASSTHROUGH_SUBCLASS,
+        ).decode()
+    except TypeError:
+        return json.dumps(obj, indent=2, default=str)
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(type(value).__name__)

@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.delta.actions import Protocol
 from inspector.delta.engines import Engine, Support, load_engines, support_of, version_key
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import FEATURES, all_features, reader_features
 from inspector.log.deltalog import DeltaLog
 from inspector.table.history import HistoryEntry
@@ -70,12 +71,10 @@ class EngineCompatibility:
     def to_json(self) -> dict[str, Any]:
         """The JSON form of one engine's row."""
         return {
-            "engine": self.engine,
-            "label": self.label,
+            **camel_json(self, "engine", "label"),
             "read": self.read.to_json(),
             "write": self.write.to_json(),
-            "source": self.source,
-            "checked": self.checked,
+            **camel_json(self, "source", "checked"),
         }
 
 
@@ -103,12 +102,10 @@ class CompatibilityChange:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, with the sentence."""
+        plain = {n: str(getattr(self, n)) for n in ("access", "before", "after")}
         return {
-            "version": self.version,
-            "engine": self.engine,
-            "access": str(self.access),
-            "before": str(self.before),
-            "after": str(self.after),
+            **camel_json(self, "version", "engine"),
+            **plain,
             "features": list(self.features),
             "text": self.text,
         }
@@ -133,20 +130,12 @@ class Compatibility:
 
 def judge(engine: Engine, protocol: Protocol, access: Access) -> Verdict:
     """Whether ``engine`` can read or write a table with ``protocol``."""
-    if access is Access.READ:
-        needed, version, limit = (
-            reader_features(protocol),
-            protocol.min_reader_version,
-            engine.max_reader,
-        )
-    else:
-        needed, version, limit = (
-            all_features(protocol),
-            protocol.min_writer_version,
-            engine.max_writer,
-        )
+    reads = access is Access.READ
+    needed = reader_features(protocol) if reads else all_features(protocol)
+    version = protocol.min_reader_version if reads else protocol.min_writer_version
+    limit = engine.max_reader if reads else engine.max_writer
     if limit is not None and version > limit:
-        field = "minReaderVersion" if access is Access.READ else "minWriterVersion"
+        field = "minReaderVersion" if reads else "minWriterVersion"
         return Verdict(support=Support.NO, blocking=(f"{field} {version}",))
     found: dict[Support, list[str]] = {Support.NO: [], Support.UNKNOWN: []}
     versions: list[str] = []

@@ -7,43 +7,22 @@ are looked up by key a batch at a time (:class:`ColumnFiles`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from inspector.delta.fields import as_int
 from inspector.log.bigcommit import CommitFiles
 from inspector.log.snapshot import FileKey
 
 if TYPE_CHECKING:  # pyarrow is imported where columns are read: small logs never need it
     import pyarrow as pa
 
-_LEADING = r'^\{\s*"numRecords"\s*:\s*(?P<n>\d+)\s*[,}]'
-
 
 def num_records(table: pa.Table) -> list[int | None]:
-    """``numRecords`` of each row's stats (None where absent or unreadable), as
-    :attr:`~inspector.delta.actions.AddFile.num_records` reads it."""
-    import pyarrow.compute as pc
+    """``numRecords`` of each row's stats (None where absent or unreadable), by the log's one
+    vectorised reading (:func:`inspector.log.columnar.num_records`)."""
+    from inspector.log import columnar
 
-    stats = table.column("stats").combine_chunks()
-    found = pc.struct_field(pc.extract_regex(stats, _LEADING), [0])
-    values: list[Any] = found.cast("int64").to_pylist()
-    odd = pc.and_(pc.is_valid(stats), pc.is_null(found))
-    if pc.any(odd).as_py():
-        for i in pc.indices_nonzero(odd).to_pylist():
-            values[i] = _parsed(stats[i].as_py())
-    return values
-
-
-def _parsed(text: str) -> int | None:
-    if not text:
-        return None
-    try:
-        parsed = json.loads(text)
-    except (TypeError, ValueError):
-        return None
-    return as_int(parsed.get("numRecords")) if isinstance(parsed, dict) else None
+    return list(columnar.num_records(table.column("stats")).to_pylist())
 
 
 def dv_rows(table: pa.Table) -> list[int]:

@@ -24,6 +24,7 @@ from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
 from inspector.log.snapshot import Snapshot
 from inspector.table.history import HistoryEntry
+from inspector.table.rowcounts import known_total
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).
@@ -49,10 +50,7 @@ class SizeBucket:
         return f"{self.low // _MB}–{self.high // _MB} MB"
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "low": self.low, "high": self.high} | {
-            "files": self.files,
-            "bytes": self.bytes,
-        }
+        return {"label": self.label, **camel_json(self, "low", "high", "files", "bytes")}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,10 +120,7 @@ class StatsCoverage:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "filesWithStats": self.files_with_stats,
-            "files": self.files,
-            "share": self.share,
-            "policy": self.policy,
+            **camel_json(self, "files_with_stats", "files", "share", "policy"),
             "expectedColumns": list(self.expected_columns),
             "observedColumns": list(self.observed_columns),
             "physicalNames": dict(self.physical_names),
@@ -154,14 +149,12 @@ class LayoutInsights:
     def rows(self) -> int | None:
         """The version's rows, deletion vectors subtracted (the Overview's ``numRecords``);
         None when any file lacks stats."""
-        found = [p.rows for p in self.partitions]
-        return None if None in found else sum(r or 0 for r in found)
+        return known_total(p.rows for p in self.partitions)
 
     @property
     def records(self) -> int | None:
         """Records in the files (``numRecords``, deleted rows included); None without stats."""
-        found = [p.records for p in self.partitions]
-        return None if None in found else sum(r or 0 for r in found)
+        return known_total(p.records for p in self.partitions)
 
     @property
     def skew(self) -> float | None:

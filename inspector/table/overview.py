@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.delta.actions import Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import all_features
 from inspector.delta.schema import Column, iter_columns
@@ -66,23 +67,16 @@ class TableDetail:
     def to_json(self) -> dict[str, Any]:
         """The JSON form (``detail --json``): DESCRIBE DETAIL's fields first, then the log's."""
         return {
-            "format": self.format,
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "location": self.location,
+            **camel_json(self, "format", "id", "name", "description", "location"),
             "createdAt": iso(self.created_at),
             "lastModified": iso(self.last_modified),
             "partitionColumns": list(self.partition_columns),
             "clusteringColumns": list(self.clustering_columns),
-            "numFiles": self.num_files,
-            "sizeInBytes": self.size_in_bytes,
+            **camel_json(self, "num_files", "size_in_bytes"),
             "properties": dict(self.properties),
-            "minReaderVersion": self.min_reader_version,
-            "minWriterVersion": self.min_writer_version,
+            **camel_json(self, "min_reader_version", "min_writer_version"),
             "tableFeatures": list(self.table_features),
-            "version": self.version,
-            "numRecords": self.num_records,
+            **camel_json(self, "version", "num_records"),
             "readerFeatures": list(self.reader_features),
             "writerFeatures": list(self.writer_features),
             "columnMapping": self.column_mapping_mode,
@@ -96,8 +90,7 @@ class TableDetail:
                 }
                 for c in self.columns
             ],
-            "earliestVersion": self.earliest_version,
-            "numCommits": self.num_commits,
+            **camel_json(self, "earliest_version", "num_commits"),
             "checkpointVersions": None
             if self.checkpoint_versions is None
             else list(self.checkpoint_versions),

@@ -9,8 +9,8 @@ data-loss window all read their figures here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
@@ -29,8 +29,8 @@ __all__ = [
     "RowsBetween",
     "change_of",
     "commit_rows",
+    "known_total",
     "rows_between",
-    "rows_by_version",
     "why_they_differ",
 ]
 
@@ -86,20 +86,6 @@ def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetwe
         by_commit=tuple(per_commit),
         total=total,
     )
-
-
-def rows_by_version(log: DeltaLog, commits: Sequence[Commit]) -> dict[int, RowChange]:
-    """The row figures of each commit, in one pass (the history's ``rows``).
-
-    Args:
-        log: The table's log.
-        commits: Commits in ascending version order; after a gap, the files live
-            before the next commit come from the snapshot (read only if needed).
-
-    Returns:
-        Each commit's figures, the same :func:`commit_rows` gives, by version.
-    """
-    return {commit.version: change for commit, change in rows_along(log, iter(commits))}
 
 
 def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commit, RowChange]]:
@@ -213,10 +199,10 @@ def _sum(changes: Iterable[RowChange]) -> RowChange:
     sources: set[RowSource] = {c.source for c in items if c.source is not RowSource.NO_DATA_CHANGE}
     sources = sources or {RowSource.NO_DATA_CHANGE}
     return RowChange(
-        added=_total(c.added for c in items),
-        removed=_total(c.removed for c in items),
-        updated=_total(c.updated for c in items),
-        net=_total(c.net for c in items),
+        added=known_total(c.added for c in items),
+        removed=known_total(c.removed for c in items),
+        updated=known_total(c.updated for c in items),
+        net=known_total(c.net for c in items),
         source=sources.pop() if len(sources) == 1 else RowSource.METRICS_AND_FILE_STATS,
         exact=False,
         note=(
@@ -237,7 +223,8 @@ def _sources_text(items: list[RowChange]) -> str:
     return text + (f" ({estimates} of them estimates)" if estimates else "")
 
 
-def _total(values: Iterable[int | None]) -> int | None:
+def known_total(values: Iterable[int | None]) -> int | None:
+    """The sum of counts, or None when any is unknown (None)."""
     total = 0
     for value in values:
         if value is None:
@@ -247,15 +234,12 @@ def _total(values: Iterable[int | None]) -> int | None:
 
 
 def _backwards(change: RowChange) -> RowChange:
-    return RowChange(
+    return replace(
+        change,
         added=change.removed,
         removed=change.added,
-        updated=change.updated,
         net=None if change.net is None else -change.net,
-        source=change.source,
-        exact=change.exact,
         note=change.note + " (backwards: added and removed are swapped)",
-        commits=change.commits,
     )
 
 

@@ -55,14 +55,14 @@ def file_action_record(
             and statistics then use logical column names, as every page does (the log
             itself uses physical ones on a column-mapped table).
     """
-    names = names or {}
+    names, dv = names or {}, action.deletion_vector
     record: dict[str, Any] = {
         "path": action.path,
         "size": action.size,
         "partitionValues": with_logical_names(action.partition_values or {}, names),
         "dataChange": action.data_change,
         "numRecords": action.num_records,
-        "deletionVector": _dv_record(action),
+        "deletionVector": None if dv is None else {**dv.to_json(), "uniqueId": dv.unique_id},
         "tags": dict(action.tags or {}),
     }
     if isinstance(action, AddFile):
@@ -76,13 +76,6 @@ def file_action_record(
     else:
         record["deletionTimestamp"] = action.deletion_timestamp
     return record
-
-
-def _dv_record(action: AddFile | RemoveFile) -> dict[str, Any] | None:
-    dv = action.deletion_vector
-    if dv is None:
-        return None
-    return {**dv.to_json(), "uniqueId": dv.unique_id}
 
 
 def commit_records(log: DeltaLog, version: int) -> Commit:

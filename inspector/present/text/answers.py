@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from inspector.delta.text import counted
 from inspector.present.values import text_value
 from inspector.rows.blame_records import Blame, Method, RowWrite, WriteKind
 from inspector.rows.explain import Explanation
@@ -25,7 +26,7 @@ def explain_lines(e: Explanation, *, offset: int, limit: int) -> Iterator[str]:
     for u in e.unjudged:
         yield f"cannot skip files: {u.sql} ({u.reason})"
     for c in e.columns_without_stats:
-        yield f"no statistics for {c.column} in {c.files_without:,} files"
+        yield f"no statistics for {c.column} in {counted(c.files_without, 'file')}"
     if e.with_deletion_vectors:
         yield f"{e.with_deletion_vectors:,} of the files read have deletion vectors"
     if not e.skipping_enabled:
@@ -50,7 +51,7 @@ def blame_lines(blame: Blame) -> Iterator[str]:
         else "matched by the filter alone (no row tracking)"
     )
     yield (
-        f"version {blame.version}, WHERE {blame.where}: {len(blame.rows)} rows, {how}; "
+        f"version {blame.version}, WHERE {blame.where}: {counted(len(blame.rows), 'row')}, {how}; "
         f"read {len(blame.versions_read)} of {blame.versions_considered} versions "
         "(statistics pruned the rest)"
     )

@@ -10,10 +10,17 @@ from typing import Any
 
 from inspector.delta.text import counted, partition_label
 from inspector.present.values import row_text, setting_text, text_value
+from inspector.table.rowcounts import RowsBetween
 
 
-def diff_lines(record: dict[str, Any]) -> list[str]:
-    """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows."""
+def diff_lines(record: dict[str, Any], log_rows: RowsBetween | None = None) -> list[str]:
+    """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows.
+
+    Args:
+        record: The diff's JSON record.
+        log_rows: The rows the log says the commits in between added and removed (the
+            record's ``rowsFromLog``), shown by their one label (``RowChange.label``).
+    """
     files, sides = record["files"], record["sides"]
     lines = [
         f"version {record['from']} -> {record['to']}: {counted(files['filesAdded'], 'file')} "
@@ -21,15 +28,14 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
         f"({counted(files['bytesRemoved'], 'byte')}); {sides['from']['numFiles']:,} -> "
         f"{counted(sides['to']['numFiles'], 'file')}"
     ]
-    log_rows = record.get("rowsFromLog")
     if log_rows is not None:
-        lines.append(f"rows added / removed: {_log_rows_text(log_rows)} ({log_rows['note']})")
-    by_version = {c["version"]: c for c in (log_rows or {}).get("byCommit", [])}
+        lines.append(f"rows added / removed: {log_rows.total.label()} ({log_rows.total.note})")
+    by_version = dict(log_rows.by_commit) if log_rows is not None else {}
     for c in record["commits"]:
         rows = by_version.get(c["version"])
         lines.append(
             f"  commit {c['version']:>6} {c['operation'][:22]:<22} +{c['filesAdded']} "
-            f"-{c['filesRemoved']} files" + (f", {_log_rows_text(rows)} rows" if rows else "")
+            f"-{c['filesRemoved']} files" + (f", {rows.label()} rows" if rows else "")
         )
     lines += _schema_lines(record)
     for p in record["partitions"]:
@@ -44,19 +50,6 @@ def diff_lines(record: dict[str, Any]) -> list[str]:
     if rows is not None:
         lines += _row_lines(rows)
     return lines
-
-
-def _log_rows_text(rows: dict[str, Any]) -> str:
-    """``rowsFromLog`` as the one row label says it (``RowChange.label``)."""
-    mark = "" if rows["exact"] else "~"
-    inserted, deleted = (
-        "?" if v is None else f"{sign}{v:,}"
-        for v, sign in ((rows["rowsInserted"], "+"), (rows["rowsDeleted"], "−"))
-    )
-    text = f"{mark}{inserted} / {mark}{deleted}"
-    if rows["rowsInserted"] is None and rows["netRows"] is not None:
-        return f"{text} (net {rows['netRows']:+,})"
-    return text + (f" / {mark}{rows['rowsUpdated']:,} updated" if rows.get("rowsUpdated") else "")
 
 
 def _schema_lines(record: dict[str, Any]) -> list[str]:
@@ -76,7 +69,7 @@ def _row_lines(rows: dict[str, Any]) -> list[str]:
     changed = f", {rows['changed']:,} changed" if "changed" in rows else ""
     lines = [
         f"rows: {rows['added']:,} added, {rows['removed']:,} removed{changed} "
-        f"(read {rows['filesRead']:,} changed files)"
+        f"(read {counted(rows['filesRead'], 'changed file')})"
     ]
     suggestion = rows.get("keySuggestion")
     if suggestion is not None:

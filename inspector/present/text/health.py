@@ -61,7 +61,7 @@ def health_lines(report: HealthReport, *, asked_all: bool) -> list[str]:
     lines += [f"! {problem}" for problem in report.problems]
     lines += [
         "",
-        f"Orphan files: {report.orphan_files} ({report.orphan_bytes:,} bytes) "
+        f"Orphan files: {report.orphan_files:,} ({counted(report.orphan_bytes, 'byte')}) "
         f"{report.orphan_scope.meaning}.",
         "",
         f"Next step: {recovery_advice(report)}",

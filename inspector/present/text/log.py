@@ -10,6 +10,7 @@ from inspector.delta.engines import Support
 from inspector.delta.text import counted, format_time, partition_label
 from inspector.table.compatibility import Compatibility, Verdict
 from inspector.table.history import HistoryEntry, is_copy_problem
+from inspector.table.overview import TableDetail
 
 
 def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
@@ -54,21 +55,25 @@ def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
     for sign, items in (("+", record["added"]), ("-", record["removed"])):
         for item in items:
             parts = partition_label(item["partitionValues"] or {}, unpartitioned="")
-            yield f"{sign} {item['path']}  {item['size']} bytes  {parts}"
+            yield f"{sign} {item['path']}  {counted(item['size'], 'byte')}  {parts}"
 
 
-def detail_lines(record: dict[str, Any], compatibility: Compatibility) -> Iterator[str]:
+def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[str]:
     """``detail``: the overview's fields, properties, columns and engine compatibility.
 
     Args:
-        record: The overview's JSON record (``detail --json``).
+        detail: The overview (its fields as ``detail --json`` names them, times as every
+            text shows them).
         compatibility: Which engines can read and write the table, and since when.
     """
+    record = detail.to_json()
+    record["createdAt"] = format_time(detail.created_at)
+    record["lastModified"] = format_time(detail.last_modified)
     width = max(len(k) for k in record)
     for key, value in record.items():
         if key in _WHOLE_LOG and value is None:
             yield f"{key:<{width}}  - (read with --whole-log)"
-        elif key not in ("columns", "properties", "compatibility"):
+        elif key not in ("columns", "properties"):
             yield f"{key:<{width}}  {_text_value(value)}"
     yield f"properties:{'' if record['properties'] else ' -'}"
     for key, value in sorted(record["properties"].items()):
@@ -127,7 +132,8 @@ def insights_lines(r: dict[str, Any], *, max_listed: int) -> Iterator[str]:
     )
     opt = r["optimize"]
     yield (
-        f"OPTIMIZE would compact {opt['compactFiles']:,} files ({opt['compactBytes']:,} bytes) "
+        f"OPTIMIZE would compact {counted(opt['compactFiles'], 'file')} "
+        f"({counted(opt['compactBytes'], 'byte')}) "
         f"into ≈{opt['filesAfter']:,}"
     )
     yield f"rows deleted by deletion vectors: {r['dvDeletedRows']:,}  records in files {_n(r['records'])}"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from inspector.delta.text import counted, format_time, version_ranges
 from inspector.health.replica import ReplicaReport
 from inspector.health.vacuum import VacuumPlan
+from inspector.present.values import count_text
 
 
 def vacuum_plan_lines(plan: VacuumPlan, *, cap: int) -> Iterator[str]:
@@ -59,15 +60,11 @@ def replica_lines(report: ReplicaReport, *, cap: int) -> Iterator[str]:
     yield ""
     yield (
         f"Data-loss window of a failover now: {counted(window.versions, 'version')}, {seconds}, "
-        f"{_or_unknown(window.rows_inserted)} rows inserted, "
-        f"{_or_unknown(window.rows_deleted)} deleted and {_or_unknown(window.rows_updated)} "
+        f"{counted(window.rows_inserted, 'row')} inserted, "
+        f"{count_text(window.rows_deleted)} deleted and {count_text(window.rows_updated)} "
         "updated on the primary since."
     )
 
 
 def _or_none(version: int | None) -> str:
     return "none" if version is None else str(version)
-
-
-def _or_unknown(count: int | None) -> str:
-    return "unknown" if count is None else f"{count:,}"

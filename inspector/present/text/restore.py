@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Iterator
 
 from inspector.delta.text import counted, format_moment, format_time
+from inspector.present.values import count_text
 from inspector.restore import RestorePlan, RestoreResult
 from inspector.restore.trail import AuditTrail
 from inspector.table.timetravel import parse_timestamp
@@ -46,8 +47,8 @@ def plan_lines(plan: RestorePlan) -> Iterator[str]:
         f"{counted(m.table_size_after_restore, 'byte')}"
     )
     yield (
-        f"  rows (from stats): {_n(plan.rows_before)} -> {_n(plan.rows_after)} "
-        f"(+{_n(plan.rows_added)} re-added, -{_n(plan.rows_removed)} removed)"
+        f"  rows (from stats): {count_text(plan.rows_before)} -> {count_text(plan.rows_after)} "
+        f"(+{count_text(plan.rows_added)} re-added, -{count_text(plan.rows_removed)} removed)"
     )
     if plan.rows_in_problem_files:
         yield (
@@ -81,11 +82,6 @@ def _guard_lines(plan: RestorePlan) -> Iterator[str]:
             else ""
         )
         yield f"  {mark} {guard.name:<24} {guard.message}{extra}"
-
-
-def _n(value: int | None) -> str:
-    """A count with separators; ``?`` where the log cannot know it (a file without stats)."""
-    return "?" if value is None else f"{value:,}"
 
 
 def result_lines(result: RestoreResult) -> Iterator[str]:
