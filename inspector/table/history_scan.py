@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import gc
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -28,15 +28,18 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
 from inspector.log.commit import Commit, FileSummary, parse_commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filesummary import file_metrics
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
 from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
-from inspector.table.rowrule import FileFigures, change_from
+from inspector.table.rowrule import FileFigures, change_from, metrics_alone
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
+_NO_CHANGE = b'"dataChange":false'  # spelled otherwise, a remove counts as changing data
+_RECORDS = b'\\"numRecords\\":'  # in an action's stats (a JSON string in the line)
 _FILE_LINE = (b'{"add":{', b'{"remove":{')
 
 
@@ -94,8 +97,18 @@ def scan_commits(
     """
     live = LiveBefore(log)
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
+    trusted = False  # a commit was taken from its metrics, its files unread
+    metrics = True  # may take commits from their metrics
     for start in range(0, len(listed), size):
-        for commit, files in _read_slice(log, listed[start : start + size]):
+        read, lookups = _read_slice(log, listed[start : start + size], metrics=metrics)
+        metrics = metrics and not (lookups and trusted)
+        for commit, files in read:
+            if isinstance(files, RowChange):
+                # To the tracker of live files, a commit taken from its metrics is a gap:
+                # the files live after it come from the snapshot, read if a remove needs it.
+                trusted = True
+                yield commit, files
+                continue
             live.start(commit.version)
             if files is None:
                 live.prefetch(looked_up(commit))
@@ -109,23 +122,81 @@ def scan_commits(
 
 
 def _read_slice(
-    log: DeltaLog, part: list[tuple[int, LogFile]]
-) -> list[tuple[Commit, _Files | None]]:
-    """A slice's commits in order: counted ones with their files, parsed ones with None."""
+    log: DeltaLog, part: list[tuple[int, LogFile]], *, metrics: bool
+) -> tuple[list[tuple[Commit, _Files | RowChange | None]], bool]:
+    """A slice's commits in order: counted ones with their files, those taken from their
+    metrics with their rows, parsed ones with None; and whether a remove in the slice may
+    look up the files live before it (then none is taken from its metrics)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.read_commit_files([f for _, f in todo])
-    done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
+    done: dict[int, tuple[Commit, _Files | RowChange | None]]
+    done = {v: (c, None) for v, c in cached.items()}
     splits = _splits(todo, contents)
     for (version, file), data in zip(todo, contents, strict=True):
         if version not in splits:
             done[version] = (parse_commit(version, file, data), None)
-    counted = _counted(list(splits.values()))
+    lookups = _may_look_up([c for c, _ in done.values()], splits.values())
+    for split in splits.values() if metrics and not lookups else ():
+        if (taken := _from_metrics(split)) is not None:
+            done[split.version] = taken
+    counted = _counted([s for s in splits.values() if s.version not in done])
     _release_arrow_memory()
     for split in splits.values() if counted is None else ():
-        done[split.version] = (parse_commit(split.version, split.file, split.data), None)
+        if split.version not in done:
+            done[split.version] = (parse_commit(split.version, split.file, split.data), None)
     done.update(counted or {})
-    return [done[v] for v, _ in part]
+    return [done[v] for v, _ in part], lookups
+
+
+def _may_look_up(parsed: list[Commit], splits: Iterable[_Split]) -> bool:
+    """Whether a remove in a slice may look up the files live before it: one that changes
+    data without its own ``numRecords``."""
+    if any(next(looked_up(c), None) is not None for c in parsed):
+        return True
+    return any(
+        line.startswith(b'{"remove":{') and _RECORDS not in line and _NO_CHANGE not in line
+        for split in splits
+        for line in split.file_lines
+    )
+
+
+def _from_metrics(split: _Split) -> tuple[Commit, RowChange] | None:
+    """A commit taken from its writer's metrics, its add lines not parsed (None: they must
+    be counted): one that only adds files, each changing data with its ``numRecords`` and
+    no deletion vector, whose metrics give its rows (:func:`~inspector.table.rowrule.
+    metrics_alone`) and its bytes. Its figures are those the lines would give where the
+    metrics agree with them."""
+    lines = split.file_lines
+    if not lines or not all(
+        line.startswith(b'{"add":{')
+        and b'"dataChange":true' in line
+        and _RECORDS in line
+        and b'"deletionVector":{' not in line
+        for line in lines
+    ):
+        return None
+    info = next((a for a in split.parsed if isinstance(a, CommitInfo)), None)
+    rows = None if info is None else metrics_alone(info)
+    if info is None or rows is None or rows.added is None:
+        return None
+    found = file_metrics(info.operation_metrics)
+    if found["added_bytes"] is None:
+        return None
+    # The figures the actions give (no removes, no file given a deletion vector), the
+    # writer's where it recorded them, as FileSummary.with_metrics takes them.
+    counts = {"num_added_files": len(lines), "num_removed_files": 0, "removed_bytes": 0}
+    summary = FileSummary(
+        add_actions=len(lines),
+        remove_actions=0,
+        deletion_vector_updates=0,
+        added_records=rows.added,
+        removed_records=0,
+        **{k: counts[k] if v is None else v for k, v in found.items() if k in counts},
+        added_bytes=found["added_bytes"],
+    )
+    commit = Commit(version=split.version, file=split.file, parsed=split.parsed, counted=summary)
+    return commit, rows
 
 
 def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
