@@ -8,8 +8,10 @@ commit's are, :mod:`inspector.log.bigcommit`) and counted per version, with no t
 record per file. Anything unusual in a file (blank lines, a line that does not parse, a
 big commit) sends it, or the whole slice when Arrow refuses it, to the one commit parser
 (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
-The figures equal those of :func:`~inspector.table.rowcounts.rows_along` (the one row
-rule, :mod:`inspector.table.rowrule`; a test holds the two paths equal).
+A commit that only adds files, whose writer's metrics say what it did, is not parsed at
+all (:mod:`inspector.table.history_metrics`). The figures equal those of
+:func:`~inspector.table.rowcounts.rows_along` (the one row rule,
+:mod:`inspector.table.rowrule`; a test holds the two paths equal).
 """
 
 from __future__ import annotations
@@ -28,18 +30,17 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
 from inspector.log.commit import Commit, FileSummary, parse_commit
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filesummary import file_metrics
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
+from inspector.table import history_metrics
+from inspector.table.history_metrics import unrecorded_remove
 from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
-from inspector.table.rowrule import FileFigures, change_from, metrics_alone
+from inspector.table.rowrule import FileFigures, change_from
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
-_NO_CHANGE = b'"dataChange":false'  # spelled otherwise, a remove counts as changing data
-_RECORDS = b'\\"numRecords\\":'  # in an action's stats (a JSON string in the line)
 _FILE_LINE = (b'{"add":{', b'{"remove":{')
 
 
@@ -97,15 +98,14 @@ def scan_commits(
     """
     live = LiveBefore(log)
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
-    trusted = False  # a commit was taken from its metrics, its files unread
-    metrics = True  # may take commits from their metrics
+    # To the tracker of live files, a commit taken from its metrics is a gap: the files live
+    # after it come from the snapshot, read when a remove looks one up. So that this happens
+    # at most once, no commit is taken after a slice where it happened.
+    trusted, metrics = False, True  # a commit was taken; commits may be taken
     for start in range(0, len(listed), size):
         read, lookups = _read_slice(log, listed[start : start + size], metrics=metrics)
-        metrics = metrics and not (lookups and trusted)
         for commit, files in read:
             if isinstance(files, RowChange):
-                # To the tracker of live files, a commit taken from its metrics is a gap:
-                # the files live after it come from the snapshot, read if a remove needs it.
                 trusted = True
                 yield commit, files
                 continue
@@ -119,6 +119,7 @@ def scan_commits(
                 live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
             live.changed(files.events)
+        metrics = metrics and not (lookups and trusted)
 
 
 def _read_slice(
@@ -126,77 +127,64 @@ def _read_slice(
 ) -> tuple[list[tuple[Commit, _Files | RowChange | None]], bool]:
     """A slice's commits in order: counted ones with their files, those taken from their
     metrics with their rows, parsed ones with None; and whether a remove in the slice may
-    look up the files live before it (then none is taken from its metrics)."""
+    look up the files live before it (only commits before the first such are taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | RowChange | None]]
     done = {v: (c, None) for v, c in cached.items()}
     splits = _splits(todo, contents)
+    big: dict[int, tuple[Commit, RowChange]] = {}  # big commits taken from their metrics
     for (version, file), data in zip(todo, contents, strict=True):
-        if version not in splits:
+        if metrics and version not in splits and (found := _big_taken(version, file, data)):
+            big[version] = found
+        elif version not in splits:
             done[version] = (parse_commit(version, file, data), None)
-    lookups = _may_look_up([c for c, _ in done.values()], splits.values())
-    for split in splits.values() if metrics and not lookups else ():
-        if (taken := _from_metrics(split)) is not None:
-            done[split.version] = taken
+    first = _first_lookup([c for c, _ in done.values()], splits.values())
+    for (version, file), data in zip(todo, contents, strict=True):
+        if version in big and version > first:  # parsed after all: an older remove looks up
+            done[version] = (parse_commit(version, file, data), None)
+        elif version in big:
+            done[version] = big[version]
+    for split in splits.values() if metrics else ():
+        if split.version < first and (found := _taken(split)) is not None:
+            done[split.version] = found
     counted = _counted([s for s in splits.values() if s.version not in done])
     _release_arrow_memory()
     for split in splits.values() if counted is None else ():
         if split.version not in done:
             done[split.version] = (parse_commit(split.version, split.file, split.data), None)
     done.update(counted or {})
-    return [done[v] for v, _ in part], lookups
+    return [done[v] for v, _ in part], first < sys.maxsize
 
 
-def _may_look_up(parsed: list[Commit], splits: Iterable[_Split]) -> bool:
-    """Whether a remove in a slice may look up the files live before it: one that changes
-    data without its own ``numRecords``."""
-    if any(next(looked_up(c), None) is not None for c in parsed):
-        return True
-    return any(
-        line.startswith(b'{"remove":{') and _RECORDS not in line and _NO_CHANGE not in line
-        for split in splits
-        for line in split.file_lines
-    )
+def _first_lookup(parsed: list[Commit], splits: Iterable[_Split]) -> int:
+    """The first version of a slice with a remove that may look up the files live before it
+    (one that changes data without its own ``numRecords``); ``sys.maxsize`` for none."""
+    found = [c.version for c in parsed if next(looked_up(c), None) is not None]
+    found += [s.version for s in splits if any(map(unrecorded_remove, s.file_lines))]
+    return min(found, default=sys.maxsize)
 
 
-def _from_metrics(split: _Split) -> tuple[Commit, RowChange] | None:
-    """A commit taken from its writer's metrics, its add lines not parsed (None: they must
-    be counted): one that only adds files, each changing data with its ``numRecords`` and
-    no deletion vector, whose metrics give its rows (:func:`~inspector.table.rowrule.
-    metrics_alone`) and its bytes. Its figures are those the lines would give where the
-    metrics agree with them."""
-    lines = split.file_lines
-    if not lines or not all(
-        line.startswith(b'{"add":{')
-        and b'"dataChange":true' in line
-        and _RECORDS in line
-        and b'"deletionVector":{' not in line
-        for line in lines
-    ):
+def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
+    """A split commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
+    if not history_metrics.appends_only(split.file_lines):
         return None
-    info = next((a for a in split.parsed if isinstance(a, CommitInfo)), None)
-    rows = None if info is None else metrics_alone(info)
-    if info is None or rows is None or rows.added is None:
+    return history_metrics.taken(split.version, split.file, split.parsed, len(split.file_lines))
+
+
+def _big_taken(
+    version: int, file: LogFile, data: bytes | OSError
+) -> tuple[Commit, RowChange] | None:
+    """A big commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
+    if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
         return None
-    found = file_metrics(info.operation_metrics)
-    if found["added_bytes"] is None:
+    found = history_metrics.big_appends_only(data)
+    objects = None if found is None else json_objects(found[0])
+    parsed = None if objects is None else typed_actions(objects)
+    if found is None or parsed is None:
         return None
-    # The figures the actions give (no removes, no file given a deletion vector), the
-    # writer's where it recorded them, as FileSummary.with_metrics takes them.
-    counts = {"num_added_files": len(lines), "num_removed_files": 0, "removed_bytes": 0}
-    summary = FileSummary(
-        add_actions=len(lines),
-        remove_actions=0,
-        deletion_vector_updates=0,
-        added_records=rows.added,
-        removed_records=0,
-        **{k: counts[k] if v is None else v for k, v in found.items() if k in counts},
-        added_bytes=found["added_bytes"],
-    )
-    commit = Commit(version=split.version, file=split.file, parsed=split.parsed, counted=summary)
-    return commit, rows
+    return history_metrics.taken(version, file, parsed, found[1])
 
 
 def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
