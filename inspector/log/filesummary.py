@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -77,8 +78,13 @@ _FILE_METRICS = {
 
 def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
     """The writer's file figures by :class:`FileSummary` field (None: not recorded)."""
-    named: dict[str, Any] = {k.replace("_", "").lower(): v for k, v in metrics.items()}
+    named: dict[str, Any] = {_name(k): v for k, v in metrics.items()}
     return {field: _metric(named, names) for field, names in _FILE_METRICS.items()}
+
+
+@functools.lru_cache(maxsize=1024)  # writers use a few dozen names
+def _name(key: str) -> str:
+    return key.replace("_", "").lower()
 
 
 def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
