@@ -127,7 +127,8 @@ def _read_slice(
 ) -> tuple[list[tuple[Commit, _Files | RowChange | None]], bool]:
     """A slice's commits in order: counted ones with their files, those taken from their
     metrics with their rows, parsed ones with None; and whether a remove in the slice may
-    look up the files live before it (only commits before the first such are taken)."""
+    look up the files live before it (then only big commits before the first such are
+    taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.read_commit_files([f for _, f in todo])
@@ -146,8 +147,10 @@ def _read_slice(
             done[version] = (parse_commit(version, file, data), None)
         elif version in big:
             done[version] = big[version]
-    for split in splits.values() if metrics else ():
-        if split.version < first and (found := _taken(split)) is not None:
+    # A remove that looks up files after a commit taken from its metrics reads a snapshot
+    # (a checkpoint and the commits after it): worth it to skip a big commit's parse only.
+    for split in splits.values() if metrics and first == sys.maxsize else ():
+        if (found := _taken(split)) is not None:
             done[split.version] = found
     counted = _counted([s for s in splits.values() if s.version not in done])
     _release_arrow_memory()
