@@ -77,13 +77,15 @@ def test_counted_commits_keep_no_file_actions(tmp_path: Path) -> None:
 
 
 def test_files_removed_after_a_big_commit_count_the_rows_it_added(tmp_path: Path) -> None:
-    # Commit 0 (4,000 files, over a megabyte) keeps its files as columns; the MERGE and the
-    # DELETE after it remove files without their own stats, looked up in those columns.
+    # Commit 0 (4,000 files, over a megabyte) is taken from its metrics, its adds unparsed;
+    # the MERGE and the DELETE after it remove files without their own stats, looked up in
+    # the snapshot of version 0 (its checkpoint).
     root = tmp_path / "files"
     make_files_table(str(root), 4000)
     log = DeltaLog.open(str(root))
     pairs = list(scan_commits(log, sorted(log.listing.commits)))
-    assert pairs[0][0].columns is not None
+    assert pairs[0][0].counted is not None
+    assert pairs[0][0].file_summary.add_actions == 4000
     for commit, rows in pairs:
         assert rows == commit_rows(DeltaLog.open(str(root)), commit.version)
     assert any(r.removed for _, r in pairs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +39,7 @@ class FileSummary:
         """The summary with the writer's file metrics where it recorded them."""
         if not metrics:
             return self
-        named: dict[str, Any] = {k.replace("_", "").lower(): v for k, v in metrics.items()}
-        found = {field: _metric(named, names) for field, names in _FILE_METRICS.items()}
+        found = file_metrics(metrics)
         return dataclasses.replace(self, **{k: v for k, v in found.items() if v is not None})
 
     @classmethod
@@ -74,6 +74,17 @@ _FILE_METRICS = {
     "added_bytes": ("numaddedbytes", "numtargetbytesadded", "numoutputbytes"),
     "removed_bytes": ("numremovedbytes", "numtargetbytesremoved"),
 }
+
+
+def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
+    """The writer's file figures by :class:`FileSummary` field (None: not recorded)."""
+    named: dict[str, Any] = {_name(k): v for k, v in metrics.items()}
+    return {field: _metric(named, names) for field, names in _FILE_METRICS.items()}
+
+
+@functools.lru_cache(maxsize=1024)  # writers use a few dozen names
+def _name(key: str) -> str:
+    return key.replace("_", "").lower()
 
 
 def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:

@@ -75,16 +75,15 @@ class ColumnFiles:
 
     def resolve(self, keys: Iterable[FileKey]) -> None:
         """Look the keys up together (those asked before are not looked up again)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
-        from inspector.log import columnar
+        from inspector.log import arrays, columnar
 
         todo = set(keys) - self._asked
         if not todo:
             return
         self._asked |= todo
-        paths = pa.array(sorted({path for path, _ in todo}), pa.string())
+        paths = arrays.texts(sorted({path for path, _ in todo}))  # pa.array imports pandas
         events: list[tuple[int, FileKey, int | None]] = []
         files = self._files
         for table, lines, added in (

@@ -128,12 +128,13 @@ def history_entries(
             (commit, rows), pending = pending, next(commits, None)
         else:
             commit, rows = _checkpoint_only(log, version), UNKNOWN
-        if commit.metadata is not None:
-            config = commit.metadata.configuration
-            first_metadata = first_metadata or (version, commit.metadata)
-        if commit.protocol is not None:
-            first_protocol = first_protocol or (version, commit.protocol)
-        changes = commit_changes(commit, state)
+        metadata, protocol = commit.metadata, commit.protocol  # each a scan of the actions
+        if metadata is not None:
+            config = metadata.configuration
+            first_metadata = first_metadata or (version, metadata)
+        if protocol is not None:
+            first_protocol = first_protocol or (version, protocol)
+        changes = commit_changes(commit, state, (metadata, protocol))
         stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
         previous = stamps.history
         problems = (
@@ -142,7 +143,7 @@ def history_entries(
             *checkpoints.get(version, ()),
             *ts_problems,
         )
-        entry = _entry(commit, stamps, problems, rows)
+        entry = _entry(commit, stamps, problems, rows, (metadata, protocol))
         entries.append(replace(entry, changes=changes) if changes else entry)
     last_metadata, last_protocol = state
     edge = Edge(
@@ -154,18 +155,23 @@ def history_entries(
     return entries, edge
 
 
-def commit_changes(commit: Commit, state: list[Metadata | Protocol | None]) -> tuple[Change, ...]:
+def commit_changes(
+    commit: Commit,
+    state: list[Metadata | Protocol | None],
+    own: tuple[Metadata | None, Protocol | None],
+) -> tuple[Change, ...]:
     """What a commit changed of the schema, properties, protocol, or overwrote.
 
     Args:
         commit: The commit.
         state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
+        own: The commit's own metadata and protocol (None: it has none).
     """
     before = state[0] if isinstance(state[0], Metadata) else None
     was = state[1] if isinstance(state[1], Protocol) else None
-    out = table_changes(before, commit.metadata, was, commit.protocol)
-    state[0] = commit.metadata or state[0]
-    state[1] = commit.protocol or state[1]
+    out = table_changes(before, own[0], was, own[1])
+    state[0] = own[0] or state[0]
+    state[1] = own[1] or state[1]
     params = commit.commit_info.operation_parameters
     if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
         dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"
@@ -244,7 +250,11 @@ def gap_problems(log: DeltaLog, versions: list[int], *, whole: bool = True) -> d
 
 
 def _entry(
-    commit: Commit, stamps: VersionTimestamps, problems: tuple[str, ...], rows: RowChange
+    commit: Commit,
+    stamps: VersionTimestamps,
+    problems: tuple[str, ...],
+    rows: RowChange,
+    own: tuple[Metadata | None, Protocol | None],
 ) -> HistoryEntry:
     info = commit.commit_info
     return HistoryEntry(
@@ -261,8 +271,8 @@ def _entry(
         user_metadata=info.raw.get("userMetadata"),
         files=commit.file_summary,
         rows=rows,
-        changes_metadata=commit.metadata is not None,
-        changes_protocol=commit.protocol is not None,
+        changes_metadata=own[0] is not None,
+        changes_protocol=own[1] is not None,
         problems=problems,
     )
 
@@ -329,13 +339,16 @@ def fix_times(newer: list[HistoryEntry], previous: int) -> None:
 
 def history_record(entry: HistoryEntry) -> dict[str, Any]:
     """The CLI's JSON contract for one history entry (see docs/json-contracts.md, "history")."""
+    stamps = entry.timestamps
+    history = iso(stamps.history)
+    same: dict[int | None, str | None] = {stamps.history: history}  # mostly one of the others
     return {
         "version": entry.version,
-        "timestamp": iso(entry.timestamps.history),
-        "timestampSource": str(entry.timestamps.source),
-        "commitInfoTimestamp": iso(entry.timestamps.commit_info),
-        "inCommitTimestamp": iso(entry.timestamps.in_commit),
-        "fileModificationTime": iso(entry.timestamps.file_modification),
+        "timestamp": history,
+        "timestampSource": str(stamps.source),
+        "commitInfoTimestamp": same.get(stamps.commit_info) or iso(stamps.commit_info),
+        "inCommitTimestamp": same.get(stamps.in_commit) or iso(stamps.in_commit),
+        "fileModificationTime": same.get(stamps.file_modification) or iso(stamps.file_modification),
         "operation": entry.operation,
         "operationParameters": dict(entry.operation_parameters),
         "operationMetrics": dict(entry.operation_metrics),

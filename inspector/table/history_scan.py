@@ -8,8 +8,10 @@ commit's are, :mod:`inspector.log.bigcommit`) and counted per version, with no t
 record per file. Anything unusual in a file (blank lines, a line that does not parse, a
 big commit) sends it, or the whole slice when Arrow refuses it, to the one commit parser
 (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
-The figures equal those of :func:`~inspector.table.rowcounts.rows_along` (the one row
-rule, :mod:`inspector.table.rowrule`; a test holds the two paths equal).
+A commit that only adds files, whose writer's metrics say what it did, is not parsed at
+all (:mod:`inspector.table.history_metrics`). The figures equal those of
+:func:`~inspector.table.rowcounts.rows_along` (the one row rule,
+:mod:`inspector.table.rowrule`; a test holds the two paths equal).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import bisect
 import gc
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -30,6 +32,8 @@ from inspector.log.commit import Commit, FileSummary, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
+from inspector.table import history_metrics
+from inspector.table.history_metrics import unrecorded_remove
 from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
 from inspector.table.rowrule import FileFigures, change_from
 
@@ -94,8 +98,17 @@ def scan_commits(
     """
     live = LiveBefore(log)
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
+    # To the tracker of live files, a commit taken from its metrics is a gap: the files live
+    # after it come from the snapshot, read when a remove looks one up. So that this happens
+    # at most once, no commit is taken after a slice where it happened.
+    trusted, metrics = False, True  # a commit was taken; commits may be taken
     for start in range(0, len(listed), size):
-        for commit, files in _read_slice(log, listed[start : start + size]):
+        read, lookups = _read_slice(log, listed[start : start + size], metrics=metrics)
+        for commit, files in read:
+            if isinstance(files, RowChange):
+                trusted = True
+                yield commit, files
+                continue
             live.start(commit.version)
             if files is None:
                 live.prefetch(looked_up(commit))
@@ -106,26 +119,75 @@ def scan_commits(
                 live.prefetch(f.key for f in files.removes if f.data_change and f.records is None)
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
             live.changed(files.events)
+        metrics = metrics and not (lookups and trusted)
 
 
 def _read_slice(
-    log: DeltaLog, part: list[tuple[int, LogFile]]
-) -> list[tuple[Commit, _Files | None]]:
-    """A slice's commits in order: counted ones with their files, parsed ones with None."""
+    log: DeltaLog, part: list[tuple[int, LogFile]], *, metrics: bool
+) -> tuple[list[tuple[Commit, _Files | RowChange | None]], bool]:
+    """A slice's commits in order: counted ones with their files, those taken from their
+    metrics with their rows, parsed ones with None; and whether a remove in the slice may
+    look up the files live before it (then only big commits before the first such are
+    taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.read_commit_files([f for _, f in todo])
-    done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
+    done: dict[int, tuple[Commit, _Files | RowChange | None]]
+    done = {v: (c, None) for v, c in cached.items()}
     splits = _splits(todo, contents)
+    big: dict[int, tuple[Commit, RowChange]] = {}  # big commits taken from their metrics
     for (version, file), data in zip(todo, contents, strict=True):
-        if version not in splits:
+        if metrics and version not in splits and (found := _big_taken(version, file, data)):
+            big[version] = found
+        elif version not in splits:
             done[version] = (parse_commit(version, file, data), None)
-    counted = _counted(list(splits.values()))
+    first = _first_lookup([c for c, _ in done.values()], splits.values())
+    for (version, file), data in zip(todo, contents, strict=True):
+        if version in big and version > first:  # parsed after all: an older remove looks up
+            done[version] = (parse_commit(version, file, data), None)
+        elif version in big:
+            done[version] = big[version]
+    # A remove that looks up files after a commit taken from its metrics reads a snapshot
+    # (a checkpoint and the commits after it): worth it to skip a big commit's parse only.
+    for split in splits.values() if metrics and first == sys.maxsize else ():
+        if (found := _taken(split)) is not None:
+            done[split.version] = found
+    counted = _counted([s for s in splits.values() if s.version not in done])
     _release_arrow_memory()
     for split in splits.values() if counted is None else ():
-        done[split.version] = (parse_commit(split.version, split.file, split.data), None)
+        if split.version not in done:
+            done[split.version] = (parse_commit(split.version, split.file, split.data), None)
     done.update(counted or {})
-    return [done[v] for v, _ in part]
+    return [done[v] for v, _ in part], first < sys.maxsize
+
+
+def _first_lookup(parsed: list[Commit], splits: Iterable[_Split]) -> int:
+    """The first version of a slice with a remove that may look up the files live before it
+    (one that changes data without its own ``numRecords``); ``sys.maxsize`` for none."""
+    found = [c.version for c in parsed if next(looked_up(c), None) is not None]
+    found += [s.version for s in splits if any(map(unrecorded_remove, s.file_lines))]
+    return min(found, default=sys.maxsize)
+
+
+def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
+    """A split commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
+    if not history_metrics.appends_only(split.file_lines):
+        return None
+    return history_metrics.taken(split.version, split.file, split.parsed, len(split.file_lines))
+
+
+def _big_taken(
+    version: int, file: LogFile, data: bytes | OSError
+) -> tuple[Commit, RowChange] | None:
+    """A big commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
+    if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
+        return None
+    found = history_metrics.big_appends_only(data)
+    objects = None if found is None else json_objects(found[0])
+    parsed = None if objects is None else typed_actions(objects)
+    if found is None or parsed is None:
+        return None
+    return history_metrics.taken(version, file, parsed, found[1])
 
 
 def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:

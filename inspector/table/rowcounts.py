@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
+from inspector.log.bigcommit import CommitFiles
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -116,21 +117,28 @@ class LiveBefore:
         self._previous: int | None = None
         self._overlay: dict[FileKey, int | None] = {}  # since the newest layer; None: removed
         self._layers: list[dict[FileKey, int | None] | ColumnFiles] = []
-        self._base: Lookup = _lazy_lookup(log, -1)
+        self._base = _SnapshotFiles(log, -1)
 
     def start(self, version: int) -> None:
         """Before the commit of ``version``: after a gap, start over from the snapshot."""
         if self._previous is None or version != self._previous + 1:
-            self._base, self._overlay, self._layers = _lazy_lookup(self._log, version - 1), {}, []
+            self._base, self._overlay, self._layers = _SnapshotFiles(self._log, version - 1), {}, []
         self._previous = version
 
     def prefetch(self, keys: Iterable[FileKey]) -> None:
-        """Look up together the keys a commit will ask for (in the big commits' columns)."""
+        """Look up together the keys a commit will ask for (in the big commits' columns, and
+        those none of the commits since the snapshot holds, in the snapshot's)."""
         wanted = [k for k in keys if k not in self._overlay]
+        for layer in reversed(self._layers):
+            if not wanted:
+                return
+            if isinstance(layer, ColumnFiles):
+                layer.resolve(wanted)
+                wanted = [k for k in wanted if not layer.find(k)[0]]
+            else:
+                wanted = [k for k in wanted if k not in layer]
         if wanted:
-            for layer in self._layers:
-                if isinstance(layer, ColumnFiles):
-                    layer.resolve(wanted)
+            self._base.resolve(wanted)
 
     def __call__(self, key: FileKey) -> int | None:
         if key in self._overlay:
@@ -171,6 +179,43 @@ def looked_up(commit: Commit) -> Iterator[FileKey]:
     if commit.columns is not None:  # no typed records for a big commit
         return filecolumns.unrecorded_removes(commit.columns.removes)
     return (r.key for r in commit.removes if r.data_change and r.num_records is None)
+
+
+class _SnapshotFiles:
+    """The live records of the files live at a version (none before version 0), from its
+    snapshot, read on first lookup and looked up a batch at a time in its Arrow table."""
+
+    def __init__(self, log: DeltaLog, version: int) -> None:
+        self._log, self._version = log, version
+        self._files: ColumnFiles | None = None
+        self._read = version < 0  # nothing to read before version 0
+
+    def resolve(self, keys: Iterable[FileKey]) -> None:
+        """Look the keys up together (the snapshot is read on the first call)."""
+        if not self._read:
+            self._read = True
+            try:  # a gap or damage before the commit: removes stay unknown
+                files = self._log.snapshot(self._version).files_table
+            except InspectorError:
+                return
+            from inspector.log import arrays
+
+            empty = arrays.span(0, 0)
+            self._files = ColumnFiles(
+                CommitFiles(
+                    adds=files,
+                    removes=files.slice(0, 0),
+                    add_lines=arrays.span(0, files.num_rows),
+                    remove_lines=empty,
+                    other_lines=(),
+                )
+            )
+        if self._files is not None:
+            self._files.resolve(keys)
+
+    def __call__(self, key: FileKey) -> int | None:
+        self.resolve((key,))
+        return None if self._files is None else self._files.find(key)[1]
 
 
 def _lazy_lookup(log: DeltaLog, version: int) -> Lookup:

@@ -11,17 +11,19 @@ copy-on-write MERGE rewrites whole files. So the figures come from, in order:
    lost exactly the newly deleted rows; a file added or removed whole brought or
    took all its live records.
 
-Where neither is exact (files rewritten without metrics), the figures are the rows of
-the rewritten files and say they are an estimate; the net change is then still exact.
+The metrics are checked against the file stats where a commit removes files (a
+disagreement is marked); a commit that only adds files is taken at its writer's word
+(:func:`metrics_alone`). Where neither is exact (files rewritten without metrics), the
+figures are the rewritten files' rows, said to be an estimate (the net change is exact).
 People and scripts see inserted, deleted and updated as Delta's metrics define them (an
-updated row is in neither of the first two). Inside, ``added`` and ``removed`` count an
-updated row once on each side, as an unkeyed row diff counts it. The Version page shows
-one commit; the Diff page shows the same figures, summed, for the commits between two
-versions.
+updated row is in neither of the first two); inside, ``added`` and ``removed`` count an
+updated row on both sides, as an unkeyed row diff does. The Version page shows one commit;
+the Diff page the same figures summed over the commits between two versions.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -69,8 +71,8 @@ class RowChange:
         removed: Rows removed, updated rows' old versions included; None when unknown.
         updated: Of those, rows updated in place (an UPDATE or a MERGE's matched
             update); None when the log does not say.
-        net: Live rows after minus before, from file stats (exact when every file has
-            stats); None when unknown.
+        net: Live rows after minus before, from file stats (a commit taken at its
+            writer's word: its metrics); None when unknown.
         source: Where ``added``/``removed`` come from.
         exact: False when the figures are an estimate (``note`` says why).
         note: One sentence on the source, and on the estimate when not exact.
@@ -137,11 +139,9 @@ class RowChange:
         }
 
     def label(self) -> str:
-        """``+550 / −0 / 450 updated``: inserted, deleted and updated as Delta's metrics say
-        (updated rows are in neither of the first two); ``?`` where the log cannot know
-        (files rewritten without metrics: then only the net change is known, and given),
-        ``~`` where the metrics disagree with the files. The same text on every page and
-        command."""
+        """``+550 / −0 / 450 updated`` (updated rows in neither of the first two); ``?``
+        where the log cannot know (then the net change, when known), ``~`` where the
+        metrics disagree with the files. The same text on every page and command."""
         if self.estimate:
             return "? / ?" + ("" if self.net is None else f" (net {self.net:+,})")
         mark = "" if self.exact else "~"
@@ -184,7 +184,7 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
     """
     appended = _appended_rows(commit)
     if appended is not None:
-        return _with_metrics(commit.commit_info, appended) or appended
+        return metrics_alone(commit.commit_info) or appended
     adds = [_figures(a) for a in commit.adds]
     removes = [_figures(r) for r in commit.removes]
     return change_from(commit.commit_info, adds, removes, live_before)
@@ -192,11 +192,8 @@ def change_of(commit: Commit, live_before: Lookup) -> RowChange:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class FileFigures:
-    """What the row rule needs of one add or remove: its identity and its records.
-
-    ``records`` is ``numRecords`` of its stats (None: none), ``dv_rows`` the rows its
-    deletion vector marks deleted.
-    """
+    """What the row rule needs of one add or remove: its identity, ``records`` (``numRecords``
+    of its stats; None: none) and ``dv_rows`` (the rows its deletion vector marks deleted)."""
 
     path: str
     key: FileKey
@@ -216,7 +213,7 @@ def _figures(action: AddFile | RemoveFile) -> FileFigures:
         key=action.key,
         data_change=action.data_change,
         records=action.num_records,
-        dv_rows=_dv_rows(action),
+        dv_rows=action.deletion_vector.cardinality if action.deletion_vector else 0,
     )
 
 
@@ -243,8 +240,19 @@ def change_from(
             else "no data change: the commit adds and removes no files"
         )
         return RowChange.no_change(why)
+    if not removes and len(changed_adds) == len(adds) and (alone := metrics_alone(info)):
+        return alone
     stats = _from_files(changed_adds, changed_removes, live_before)
     return _with_metrics(info, stats) or stats
+
+
+def metrics_alone(info: CommitInfo) -> RowChange | None:
+    """A commit that only adds files, each changing data: its figures from the writer's
+    metrics alone (None when they do not give them), taken at its word as Delta's DESCRIBE
+    HISTORY shows them, so that a history need not read the adds (where the files' stats
+    agree the figures are the same). The net change is the rows added.
+    """
+    return _with_metrics(info, None)
 
 
 def _appended_rows(commit: Commit) -> RowChange | None:
@@ -320,10 +328,6 @@ def _from_files(
     )
 
 
-def _dv_rows(action: AddFile | RemoveFile) -> int:
-    return action.deletion_vector.cardinality if action.deletion_vector else 0
-
-
 def _live_records(remove: FileFigures, live_before: Lookup) -> int | None:
     """Live records of a removed file: the remove's own stats (writers copy the add's stats
     and deletion vector into it), else the add it removes (looked up only then: the
@@ -333,7 +337,9 @@ def _live_records(remove: FileFigures, live_before: Lookup) -> int | None:
     return live_before(remove.key)
 
 
-def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
+def _with_metrics(info: CommitInfo, stats: RowChange | None) -> RowChange | None:
+    """The figures from the metrics, checked against those from the files (None: a commit
+    that only adds files, taken at its writer's word); None when the metrics do not say."""
     operation = info.operation.upper()
     names = _METRICS.get(operation)
     if names is None:
@@ -346,7 +352,8 @@ def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
     if names[0] is None:
         inserted = 0
     if names[1] is None:  # a WRITE's removes (overwrite) took their live records with them
-        deleted, mixed = (stats.removed, bool(stats.removed)) if names[0] else (0, False)
+        by_files = 0 if stats is None else stats.removed
+        deleted, mixed = (by_files, bool(by_files)) if names[0] else (0, False)
     if names[2] is None:
         updated = 0
     if None in (inserted, deleted, updated):
@@ -354,17 +361,18 @@ def _with_metrics(info: CommitInfo, stats: RowChange) -> RowChange | None:
     assert inserted is not None and deleted is not None and updated is not None
     added, removed = inserted + updated, deleted + updated
     exact, note = True, "from operation metrics"
-    if stats.net is not None and stats.net != added - removed:
+    net = added - removed if stats is None else stats.net
+    if net is not None and net != added - removed:
         exact = False
         note = (
             f"from operation metrics, which disagree with the file stats (net {added - removed:+,}"
-            f" vs {stats.net:+,})"
+            f" vs {net:+,})"
         )
     return RowChange(
         added=added,
         removed=removed,
         updated=updated,
-        net=stats.net,
+        net=net,
         source=RowSource.METRICS_AND_FILE_STATS if mixed else RowSource.OPERATION_METRICS,
         exact=exact,
         note=note if not mixed else note.replace("metrics", "metrics and file stats", 1),
@@ -375,19 +383,17 @@ def _normalised(metrics: Mapping[str, Any], wanted: set[str]) -> dict[str, int]:
     """The ``wanted`` metrics by normalised name (a later key of the same name wins)."""
     out: dict[str, int] = {}
     for key, value in metrics.items():
-        name = _NAMES.get(key)
-        if name is None:
-            name = key.replace("_", "").lower()
-            name = _ALIASES.get(name, name)
-            if len(_NAMES) < 10_000:  # writers use a few dozen names: bounded all the same
-                _NAMES[key] = name
-        if name not in wanted:
-            continue
-        try:
-            out[name] = int(value)
-        except (TypeError, ValueError):
-            continue
+        name = _name(key)
+        if name in wanted:
+            try:
+                out[name] = int(value)
+            except (TypeError, ValueError):
+                continue
     return out
 
 
-_NAMES: dict[str, str] = {}  # a metric's key -> its normalised name
+@functools.lru_cache(maxsize=1024)  # writers use a few dozen names
+def _name(key: str) -> str:
+    """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
+    name = key.replace("_", "").lower()
+    return _ALIASES.get(name, name)
