@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.files.filespans import version_spans
 from inspector.files.tablefiles import StoredFile, walk_table
+from inspector.health.allversions import first_references
 from inspector.health.check import check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.health.records import HealthReport
+from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table import Table
@@ -179,7 +180,7 @@ def _table_id(log: DeltaLog) -> str | None:
 def _needed(primary: DeltaLog) -> dict[str, int]:
     """The files retained primary versions need (data files, deletion vectors,
     checkpoints), with the first version that needs each."""
-    needed = {path: ref.version for path, ref in version_spans(primary).first_reference().items()}
+    needed = first_references(trace(primary, deep=False))
     for version, checkpoints in primary.listing.checkpoints.items():
         for checkpoint in checkpoints:
             needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)
