@@ -332,12 +332,10 @@ def _fates(
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
-    """RESTORE commits whose undo (a restore to the version before them) would fail."""
-    return [
-        c.version
-        for c in log.commits
-        if c.version - 1 in lost and c.commit_info.operation == "RESTORE"
-    ]
+    """RESTORE commits whose undo (a restore to the version before them) would fail (only
+    the commits after the lost versions are read)."""
+    after = log.read_commits([v + 1 for v in sorted(lost)])
+    return [c.version for c in after if c.commit_info.operation == "RESTORE"]
 
 
 def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str]:
