@@ -42,7 +42,7 @@ from inspector.log.commit import parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey, Snapshot
-from inspector.table.history_scan import SLICE, json_objects, split_lines, typed_actions
+from inspector.table.history_scan import SLICE, split_slice
 
 _STATE = (Metadata, Protocol, Txn, DomainMetadata)  # what a checksum records besides files
 _NULL_TAG = re.compile(rb'"tags":\{[^}]*":null')
@@ -299,24 +299,20 @@ def _read(
 def _bulk(
     part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: ActionRows
 ) -> list[Sequence[Action]] | None:
-    """A slice's file actions read together into ``rows``; each commit's other actions.
-    None when a commit is not fit for the bulk read (nothing is put into ``rows`` then).
+    """A slice's file actions read together into ``rows`` (the history's bulk read); each
+    commit's other actions. None when a commit is not fit for it (nothing is put into
+    ``rows`` then).
 
     A tag with a null value is refused by the one commit parser and let through by Arrow's
     reader (read together, rows' tags have every key any row has): such a slice is left
     to the parser, which names the commit damaged.
     """
-    splits = []
-    for data in contents:
-        found = split_lines(data) if isinstance(data, bytes) else None
-        objects = json_objects(found[0]) if found is not None else None
-        typed = typed_actions(objects) if objects is not None else None
-        if found is None or typed is None:
-            return None
-        splits.append((typed, found[1]))
-    owners = [v for (v, _), (_, lines) in zip(part, splits, strict=True) for _ in lines]
+    splits = split_slice(part, contents)
+    if len(splits) < len(part):
+        return None
+    owners = [v for v, _ in part for _ in splits[v].file_lines]
     if owners:
-        body = b"\n".join(line for _, lines in splits for line in lines)
+        body = b"\n".join(line for v, _ in part for line in splits[v].file_lines)
         files = read_file_lines(body) if _NULL_TAG.search(body) is None else None
         if files is None:
             return None
@@ -327,4 +323,4 @@ def _bulk(
         ):
             at = arrays.to_numpy(lines.cast(pa.int64()))
             rows.add_table(version[at], table, lines, add=kind == "add", base=False)
-    return [typed for typed, _ in splits]
+    return [splits[v].parsed for v, _ in part]

@@ -116,7 +116,7 @@ def _read_slice(
     todo = [(v, f) for v, f in part if v not in cached]
     contents = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
-    splits = _splits(todo, contents)
+    splits = split_slice(todo, contents)
     for (version, file), data in zip(todo, contents, strict=True):
         if version not in splits:
             done[version] = (parse_commit(version, file, data), None)
@@ -128,9 +128,12 @@ def _read_slice(
     return [done[v] for v, _ in part]
 
 
-def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
+def split_slice(
+    todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]
+) -> dict[int, _Split]:
     """The files of a slice fit for the bulk read, split; their other lines are parsed in one
-    orjson call (file by file when that call fails, so that only the bad files are left out)."""
+    orjson call (file by file when that call fails, so that only the bad files are left out).
+    The history's and the health check's trace's bulk read."""
     lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
     for (version, file), data in zip(todo, contents, strict=True):
         if isinstance(data, bytes) and (found := split_lines(data)) is not None:
