@@ -15,6 +15,7 @@ each must have); rows with a deletion vector or an odd path go one by one throug
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -274,26 +275,28 @@ def _read(
     listed commit's other actions and its problem (damaged).
 
     A slice read from storage has its add and remove lines read together by Arrow's JSON
-    reader (as the history's bulk read does); a slice with a cached commit, or anything
-    unusual, goes through the one commit parser, commit by commit (from the bytes read).
+    reader (as the history's bulk read does); a slice with anything unusual goes through the
+    one commit parser, commit by commit (from the bytes read). Commits held parsed already
+    (a snapshot's) are taken as they are, in slices of their own.
     """
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
-    for start in range(0, len(listed), SLICE):
-        part = listed[start : start + SLICE]
-        held = {v: c for v, _ in part if (c := log.cached_commit(v)) and c.counted is None}
-        todo = [(v, f) for v, f in part if v not in held]
-        contents = log.read_commit_files([f for _, f in todo])
-        bulk = _bulk(part, contents, rows) if not held else None
-        if bulk is not None:
-            yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))
-            continue
-        fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
-        for v, _ in part:
-            commit = held.get(v) or fresh[v]
+    held = {v: c for v, _ in listed if (c := log.cached_commit(v)) and c.counted is None}
+    runs = [list(run) for _, run in itertools.groupby(listed, key=lambda vf: vf[0] in held)]
+    for part in (run[i : i + SLICE] for run in runs for i in range(0, len(run), SLICE)):
+        if part[0][0] in held:
+            commits = [held[v] for v, _ in part]
+        else:
+            contents = log.read_commit_files([f for _, f in part])
+            bulk = _bulk(part, contents, rows)
+            if bulk is not None:
+                yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))
+                continue
+            commits = [parse_commit(v, f, d) for (v, f), d in zip(part, contents, strict=True)]
+        for commit in commits:
             problem = commit_problem(commit)
             if problem is None:
                 rows.add_commit(commit)
-            yield v, commit.parsed, problem  # other actions (and a small commit's file actions)
+            yield commit.version, commit.parsed, problem  # other actions (and file actions)
 
 
 def _bulk(
