@@ -70,8 +70,29 @@ def check_all_versions(
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
+    traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
+    problems = _problems(log, traced, all_checkpoints)
+    versions = _versions(traced, judged.issues, problems, cap)
+    crcs = _checksums(log, traced, all_checksums)
+    return FullCheck(
+        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
+        files_examined=judged.examined,
+        orphans=_orphans(traced, walked, judged),
+    )
+
+
+def judged_trace(
+    log: DeltaLog,
+    *,
+    deep: bool,
+    workers: int,
+    progress: Progress | None = None,
+    walk: tuple[list[str], list[int]] | None = None,
+) -> tuple[ArrowTrace, pa.Table, Judged]:
+    """The trace of every retained version, one walk of the table folder (``walk``: its
+    paths and sizes, when listed already) and each distinct file judged once against it."""
     traced = trace(log, deep=deep)
-    walked = stored_files(*log.storage.walk_sizes(), traced.partition_columns)
+    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.partition_columns)
     judged = judge_files(
         traced.plain,
         traced.refs,
@@ -82,14 +103,7 @@ def check_all_versions(
         workers=workers,
         progress=progress,
     )
-    problems = _problems(log, traced, all_checkpoints)
-    versions = _versions(traced, judged.issues, problems, cap)
-    crcs = _checksums(log, traced, all_checksums)
-    return FullCheck(
-        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
-        files_examined=judged.examined,
-        orphans=_orphans(traced, walked, judged),
-    )
+    return traced, walked, judged
 
 
 def _problems(

@@ -32,9 +32,8 @@ from inspector.delta import properties
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import StoredFile, is_hidden, relative_path, walk_table
-from inspector.health.allversions import versions_naming
-from inspector.health.judge import judge_files, root_base, stored_files
-from inspector.health.trace import trace
+from inspector.health.allversions import judged_trace, versions_naming
+from inspector.health.judge import root_base
 from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -307,19 +306,9 @@ def _fates(
 ) -> list[tuple[int, VersionFate]]:
     """Each retained version: unreadable already (the log broken, or a file it needs missing
     or damaged, judged as the health check judges), lost to the VACUUM, or readable."""
-    traced = trace(log, deep=False)
     paths = list(listing)
-    walked = stored_files(paths, [listing[p].size for p in paths], traced.partition_columns)
-    judged = judge_files(
-        traced.plain,
-        traced.refs,
-        walked,
-        log.storage,
-        root=traced.root,
-        deep=False,
-        workers=_WORKERS,
-        progress=None,
-    )
+    walk = (paths, [listing[p].size for p in paths])
+    traced, _, judged = judged_trace(log, deep=False, workers=_WORKERS, walk=walk)
     broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
     prefix = root_base(traced.root) + "/"
     lost = versions_naming(traced, {prefix + path for path in deleted}) - broken
