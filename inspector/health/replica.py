@@ -166,8 +166,12 @@ def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
 
 
 def _table_id(log: DeltaLog) -> str | None:
-    """The table id from the newest metaData the log holds (a replica's newest
-    versions may not be readable)."""
+    """The table id of the latest snapshot; when it cannot be read (a replica's newest
+    versions may not be), of the newest metaData the commits hold."""
+    try:
+        return log.snapshot().metadata.id  # the checkpoint and the commits after it only
+    except InspectorError:
+        pass
     for commit in reversed(log.commits):
         if commit.metadata is not None:
             return commit.metadata.id
