@@ -179,3 +179,18 @@ def test_a_snapshot_without_statistics_has_the_same_files_and_is_never_handed_to
     assert bare.files_table.column("stats").null_count > 0
     assert whole.files_table.column("stats").null_count == 0
     assert log.snapshot(statistics=False) is whole  # a cached whole snapshot serves
+
+
+def test_an_unusable_newest_checkpoint_is_named_with_the_latest_version(tmp_path):
+    root = tmp_path / "t"
+    _write(root, 2, checkpoint_at_first=True)
+    _write(root, 1)  # the latest version is read past the checkpoint, from the commits
+    (checkpoint,) = (root / "_delta_log").glob("*.checkpoint.parquet")
+    checkpoint.write_bytes(os.urandom(2000))  # a replica's garbage in place of the newest
+    log, _ = _opened(root)
+
+    report = check_table(log, settings=Settings())
+
+    assert report.is_consistent, "the commits still give every version"
+    (problem,) = report.latest.problems
+    assert problem.message.startswith("Checkpoint 0 cannot be used")

@@ -485,3 +485,19 @@ def test_lite_plan_starts_after_the_window_of_the_last_lite_vacuum(aged_written)
 
     assert later == [p for p in everything if removed_at.get(p, end + 1) > end]
     assert len(later) < len(everything)
+
+
+def test_a_version_whose_file_outside_the_table_folder_is_missing_is_unreadable_already(
+    copy_table,
+):
+    # version 0 adds /some/unqualified/absolute/path (no such file); version 1 removes it
+    root = copy_table("delta-golden/canonicalized-paths-normal-a")
+    log = DeltaLog(str(root))
+    log.refresh()
+
+    plan = plan_vacuum(log, retain_hours=0, mode=VacuumMode.FULL)
+    report = check_table(log, all_versions=True, settings=Settings())
+
+    assert plan.fates == ((0, VersionFate.UNREADABLE), (1, VersionFate.READABLE))
+    assert [v.is_complete for v in report.versions] == [False, True], "as the check judges"
+    assert plan.oldest_readable_before == 1

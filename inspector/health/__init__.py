@@ -20,7 +20,8 @@ What the log says of itself (commits, checkpoints, the hint) is :mod:`.problems`
 The package owns every question of a table's health: the check above, its runs of
 versions (:mod:`.runs`), retention (:mod:`.retention`), the data-loss window
 (:mod:`.dataloss`), a replica against its source (:mod:`.replica`) and the VACUUM plan
-(:mod:`.vacuum`). May import ``inspector.table``, ``inspector.files``, ``inspector.log``,
+(:mod:`.vacuum`); the last two ask the full check's trace which versions name which
+files. May import ``inspector.table``, ``inspector.files``, ``inspector.log``,
 ``inspector.storage``, ``inspector.settings`` and ``inspector.delta``; independent of
 ``inspector.diff``.
 """

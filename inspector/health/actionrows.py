@@ -1,8 +1,8 @@
 """The file actions a replay uses, gathered as one Arrow table (for :mod:`.trace`).
 
 One row per add or remove: its version and line, whether it is an add and whether it
-comes from a replay's base snapshot, its key (path and deletion-vector id), its size, and
-whether its path is a plain relative one (the rest, and rows with a deletion vector, are
+comes from a replay's base snapshot, its key (path and deletion-vector id), its size, a
+remove's deletion time, and whether its path is a plain relative one (the rest, and rows with a deletion vector, are
 also kept as records for the shared rule of :func:`~.examine.register_add`).
 """
 
@@ -23,6 +23,7 @@ _SCHEMA = pa.schema(
         *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),
         *(("base", pa.bool_()), ("key_path", pa.string()), ("dv_id", pa.string())),
         *(("size", pa.int64()), ("plain", pa.bool_()), ("stats", pa.string())),
+        ("when", pa.int64()),  # a remove's deletionTimestamp
     ]
 )
 
@@ -55,6 +56,7 @@ class ActionRows:
                 plain,
                 stats,
             ),
+            pa.nulls(n, pa.int64()) if add else files.column("deletionTimestamp"),
         ]
         self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
 

@@ -10,6 +10,7 @@ file's key changes repeats the previous verdict. With no bad file, no key is rep
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -69,8 +70,29 @@ def check_all_versions(
         workers: Parallel stat calls for the files judged one by one.
         progress: Called as ``progress(done, total)``.
     """
+    traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
+    problems = _problems(log, traced, all_checkpoints)
+    versions = _versions(traced, judged.issues, problems, cap)
+    crcs = _checksums(log, traced, all_checksums)
+    return FullCheck(
+        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
+        files_examined=judged.examined,
+        orphans=_orphans(traced, walked, judged),
+    )
+
+
+def judged_trace(
+    log: DeltaLog,
+    *,
+    deep: bool,
+    workers: int,
+    progress: Progress | None = None,
+    walk: tuple[list[str], list[int]] | None = None,
+) -> tuple[ArrowTrace, pa.Table, Judged]:
+    """The trace of every retained version, one walk of the table folder (``walk``: its
+    paths and sizes, when listed already) and each distinct file judged once against it."""
     traced = trace(log, deep=deep)
-    walked = stored_files(*log.storage.walk_sizes(), traced.partition_columns)
+    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.partition_columns)
     judged = judge_files(
         traced.plain,
         traced.refs,
@@ -81,14 +103,7 @@ def check_all_versions(
         workers=workers,
         progress=progress,
     )
-    problems = _problems(log, traced, all_checkpoints)
-    versions = _versions(traced, judged.issues, problems, cap)
-    crcs = _checksums(log, traced, all_checksums)
-    return FullCheck(
-        versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
-        files_examined=judged.examined,
-        orphans=_orphans(traced, walked, judged),
-    )
+    return traced, walked, judged
 
 
 def _problems(
@@ -103,8 +118,8 @@ def _problems(
     return found
 
 
-def _bad_keys(traced: ArrowTrace, issues: dict[str, FileIssue]) -> dict[FileKey, tuple[str, ...]]:
-    """The keys that reference a bad file, with the files each references."""
+def _bad_keys(traced: ArrowTrace, issues: Collection[str]) -> dict[FileKey, tuple[str, ...]]:
+    """The keys that reference a bad file (by location), with the files each references."""
     prefix = root_base(traced.root) + "/"
     out: dict[FileKey, tuple[str, ...]] = {}
     bad_plain = [where[len(prefix) :] for where in issues if where.startswith(prefix)]
@@ -121,15 +136,47 @@ def _bad_keys(traced: ArrowTrace, issues: dict[str, FileIssue]) -> dict[FileKey,
     return out
 
 
+def _rows_of(traced: ArrowTrace, keys: Iterable[FileKey]) -> np.ndarray:
+    """The rows of the intervals of some keys."""
+    found = traced.intervals
+    ids = pc.index_in(arrays.texts([text_of(k) for k in keys]), value_set=found.keys)
+    ids = arrays.to_numpy(ids.fill_null(-1))
+    return np.flatnonzero(np.isin(found.key, ids[ids >= 0]))
+
+
+def versions_naming(traced: ArrowTrace, locations: Collection[str]) -> set[int]:
+    """The versions a replay reaches whose live files name any of ``locations`` (data or
+    deletion-vector files, as :func:`~.examine.ref_path` spells them)."""
+    bad = _bad_keys(traced, locations) if locations else {}
+    found, rows = traced.intervals, _rows_of(traced, bad)
+    marks = np.zeros(traced.latest - traced.first + 2, dtype=np.int64)
+    np.add.at(marks, found.start[rows] - traced.first, 1)
+    np.add.at(marks, found.end[rows] - traced.first, -1)
+    return set((np.flatnonzero(np.cumsum(marks)[:-1]) + traced.first).tolist())
+
+
+def first_references(traced: ArrowTrace) -> dict[str, int]:
+    """Every file a retained version names (data and deletion-vector files, relative to the
+    root; none outside it), with the first version that names it."""
+    found, never = traced.intervals, np.iinfo(np.int64).max
+    first = np.full(len(found.keys), never, dtype=np.int64)
+    np.minimum.at(first, found.key, found.start)
+    prefix, out = root_base(traced.root) + "/", dict[str, int]()
+    for text, version in zip(found.keys.to_pylist(), first.tolist(), strict=True):
+        key = key_of(text)
+        for where in traced.special_paths.get(key, (prefix + key[0],)):
+            if version != never and where.startswith(prefix):
+                path = where[len(prefix) :]
+                out[path] = min(out.get(path, version), version)
+    return out
+
+
 def _changes(
     traced: ArrowTrace, bad: dict[FileKey, tuple[str, ...]]
 ) -> dict[int, tuple[list[FileKey], list[FileKey]]]:
     """Per version, the bad keys removed and added, in the order a replay applies them (a
     base sorted by key; a commit's adds by the line of each key's first action)."""
-    found = traced.intervals
-    ids = pc.index_in(arrays.texts([text_of(k) for k in bad]), value_set=found.keys)
-    ids = arrays.to_numpy(ids.fill_null(-1))
-    rows = np.flatnonzero(np.isin(found.key, ids[ids >= 0]))
+    found, rows = traced.intervals, _rows_of(traced, bad)
     texts = found.keys.take(arrays.from_numpy(found.key[rows])).to_pylist()
     added: dict[int, list[tuple[int, FileKey]]] = {}
     removed: dict[int, list[FileKey]] = {}

@@ -216,54 +216,40 @@ def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any
     return recorded.get(name), replayed[name]
 
 
-def _metadata(action: Any) -> tuple[Any, ...]:
-    """What of a ``metaData`` action is compared (its fields, not its JSON spelling)."""
+def _metadata(action: Any) -> dict[str, Any]:
+    """What of a ``metaData`` action is compared (its fields, not its JSON spelling), by
+    their names in the file."""
     if not isinstance(action, Metadata):
         raise ValueError("metadata is not a metaData action")
-    return (
-        action.id,
-        action.name,
-        action.description,
-        action.format_provider,
-        action.schema_string,
-        action.partition_columns,
-        tuple(sorted(action.configuration.items())),
-        action.created_time,
-    )
+    return {
+        "id": action.id,
+        "name": action.name,
+        "description": action.description,
+        "format": action.format_provider,
+        "schemaString": action.schema_string,
+        "partitionColumns": action.partition_columns,
+        "configuration": tuple(sorted(action.configuration.items())),
+        "createdTime": action.created_time,
+    }
 
 
-def _protocol(action: Any) -> tuple[Any, ...]:
+def _protocol(action: Any) -> dict[str, Any]:
     """What of a ``protocol`` action is compared (features as sets: order and ``[]``
     against absent are spelling)."""
     if not isinstance(action, Protocol):
         raise ValueError("protocol is not a protocol action")
-    return (
-        action.min_reader_version,
-        action.min_writer_version,
-        tuple(sorted(action.reader_features or ())),
-        tuple(sorted(action.writer_features or ())),
-    )
-
-
-_PARTS = {
-    "metadata": (
-        "id",
-        "name",
-        "description",
-        "format",
-        "schemaString",
-        "partitionColumns",
-        "configuration",
-        "createdTime",
-    ),
-    "protocol": ("minReaderVersion", "minWriterVersion", "readerFeatures", "writerFeatures"),
-}
+    return {
+        "minReaderVersion": action.min_reader_version,
+        "minWriterVersion": action.min_writer_version,
+        "readerFeatures": tuple(sorted(action.reader_features or ())),
+        "writerFeatures": tuple(sorted(action.writer_features or ())),
+    }
 
 
 def _difference(name: str, recorded: Any, replayed: Any) -> str:
     """One field's difference in words."""
-    if name in _PARTS:
-        parts = [p for p, a, b in zip(_PARTS[name], recorded, replayed, strict=True) if a != b]
+    if name in ("metadata", "protocol"):
+        parts = [part for part, value in recorded.items() if value != replayed[part]]
         return f"{name} differs in {', '.join(parts)}"
     if isinstance(recorded, dict):
         return f"{name} records {_count(recorded)}, the replay has {_count(replayed)}"

@@ -39,13 +39,16 @@ class Intervals:
     closed: np.ndarray
     line: np.ndarray
     size: np.ndarray  # the bytes of the add that opens the interval
+    removed_at: np.ndarray  # a closed interval's remove's deletionTimestamp (0: none)
+    removed_line: np.ndarray  # a closed interval's remove's line in its commit
 
 
 def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Intervals:
     """Each key's live intervals from its actions.
 
     Args:
-        rows: The actions: ``version``, ``line``, ``add``, ``key_path``, ``dv_id``.
+        rows: The actions: ``version``, ``line``, ``add``, ``key_path``, ``dv_id``,
+            ``size`` and ``when``.
         segment: Each row's segment (an index into ``ends``).
         ends: Each segment's last version.
     """
@@ -60,13 +63,15 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
         none = np.zeros(0, dtype=np.int64)
         return Intervals(
             keys=encoded.dictionary,
-            **dict.fromkeys(("key", "start", "end", "line", "size"), none),
+            **dict.fromkeys(("key", "start", "end", "line", "size", "removed_at"), none),
+            removed_line=none,
             closed=none == 0,
         )
     size = arrays.to_numpy(whole_array(rows.column("size")))  # a remove's is 0
+    when = arrays.to_numpy(whole_array(rows.column("when")).fill_null(0))
     order = np.lexsort((line, version, kid, segment))
-    size, seg, kid, version, line, added = (
-        a[order] for a in (size, segment, kid, version, line, added)
+    size, when, seg, kid, version, line, added = (
+        a[order] for a in (size, when, segment, kid, version, line, added)
     )
     # one group per (segment, key, version): its first line orders the adds, its last action wins
     first = _starts(seg, kid, version)
@@ -89,6 +94,8 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
         closed=closed,
         line=gline[at],
         size=size[last[at]],
+        removed_at=np.where(closed, when[last[then]], 0),
+        removed_line=gline[then],
     )
 
 

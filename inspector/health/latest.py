@@ -21,7 +21,6 @@ check's to find (``check --all-versions``), as history's.
 
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -29,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.health.actionrows import ActionRows, plain_files
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
@@ -37,14 +35,14 @@ from inspector.health.examine import (
     ODD_PATTERN,
     Progress,
     Ref,
-    ref_path,
     register_add,
     version_health,
 )
 from inspector.health.intervals import whole_array
-from inspector.health.judge import judge_files, root_base, sized_paths, stored_files, unclaimed
+from inspector.health.judge import judge_files, sized_paths, stored_files, unclaimed
 from inspector.health.problems import log_problems_at
 from inspector.health.records import VersionHealth
+from inspector.health.vacuum_lite import physical_paths
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 
@@ -107,63 +105,46 @@ def check_latest(
     return LatestCheck(
         health=health,
         files_examined=judged.examined,
-        orphans=snapshot_orphans(log, candidates, snap.tombstones_table),
+        orphans=_orphans(log, candidates, snap.tombstones_table),
     )
 
 
-def _cdc_paths(log: DeltaLog) -> set[str]:
-    """Change-data files that the commits the latest snapshot read name (for CDF reads:
-    never orphans)."""
+def _cdc_paths(log: DeltaLog) -> list[str]:
+    """Change-data files that the commits the latest snapshot read name, relative to the
+    root (for CDF reads: never orphans)."""
     latest = log.latest_version
     base = log.tail.newest_checkpoint(latest)
     first = base.version + 1 if base is not None else 0
     versions = [v for v in range(first, latest + 1) if log.commit_file(v)]
     commits = log.read_commits(versions)  # read for the snapshot already: cached
-    return {ref_path(log.table_root, c.path) for commit in commits for c in commit.cdc_files}
+    root = log.table_root
+    return [
+        p
+        for commit in commits
+        for c in commit.cdc_files
+        for p in physical_paths(root, c.path, None)
+    ]
 
 
-def _orphans(candidates: pa.Table, tombstones: pa.Table, named: set[str], root: str) -> pa.Table:
-    """The candidates that no tombstone and no location of ``named`` names.
+def _orphans(log: DeltaLog, walked: pa.Table, tombstones: pa.Table) -> tuple[tuple[str, int], ...]:
+    """Walked files that the latest snapshot does not name: (relative path, bytes).
 
-    The tombstones' paths are looked up among the candidates (a small set), not the reverse.
+    ``walked`` holds the files the latest version's live files do not name; what is left
+    after the snapshot's tombstones and the change-data files of the commits it read (the
+    tombstones' paths are looked up among the candidates, a small set, not the reverse).
     """
-    if not candidates.num_rows:
-        return candidates
-    paths, prefix = whole_array(candidates.column("path")), root_base(root) + "/"
-    found = [where[len(prefix) :] for where in named if where.startswith(prefix)]
+    if not walked.num_rows:
+        return ()
+    root, paths = log.table_root, whole_array(walked.column("path"))
     column = whole_array(tombstones.column("key_path"))
     known = column.filter(pc.is_in(column, value_set=paths))
     special = pc.or_(
         pc.match_substring_regex(column, ODD_PATTERN),
         tombstones.column("deletionVector").is_valid(),
     )
+    found = _cdc_paths(log)
     if pc.any(special).as_py():
         for action in columnar.records("remove", tombstones.filter(special)):
-            found += _named(action, root, prefix)
+            found += physical_paths(root, action.path, action.deletion_vector)
     value_set = pa.concat_arrays([known, arrays.texts(found)])
-    return candidates.filter(pc.invert(pc.is_in(paths, value_set=value_set)))
-
-
-def _named(action: AddFile | RemoveFile, root: str, prefix: str) -> list[str]:
-    """The files an add or remove names (data file, DV file), relative to the root."""
-    path, dv = action.key[0], action.deletion_vector
-    if dv is None and not re.search(ODD_PATTERN, path):
-        return [path]
-    where = [ref_path(root, action.path)]
-    stored = dv.relative_or_absolute_path() if dv is not None else None
-    if stored is not None:
-        where.append(ref_path(root, stored))
-    return [w[len(prefix) :] for w in where if w.startswith(prefix)]
-
-
-def snapshot_orphans(
-    log: DeltaLog, walked: pa.Table, tombstones: pa.Table
-) -> tuple[tuple[str, int], ...]:
-    """Walked files that the latest snapshot does not name: (relative path, bytes).
-
-    ``walked`` holds the files the latest version's live files do not name; what is left
-    after the snapshot's tombstones and the change-data files of the commits it read.
-    """
-    root = log.table_root
-    stray = _orphans(walked, tombstones, _cdc_paths(log) if walked.num_rows else set(), root)
-    return sized_paths(stray)
+    return sized_paths(walked.filter(pc.invert(pc.is_in(paths, value_set=value_set))))

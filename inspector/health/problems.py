@@ -24,13 +24,18 @@ def commit_problem(commit: Commit | None) -> HealthProblem | None:
 
 
 def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
-    """The checkpoint problems of one version, as the fast check reports them: the newest
-    checkpoint is compared with its commits only when it is this version's."""
-    listing = log.tail if version >= log.tail.from_version else log.listing
+    """The checkpoint problems of one version, as the fast check reports them: a newer
+    checkpoint than the one its snapshot was read from, found unusable on the way (the
+    newest readers start from), then its own, compared with its commits only when the
+    newest checkpoint is this version's."""
+    skipped = sorted((v, m) for v, found in log.replay_problems().items() for m in found)
+    tail = log.tail.from_version
+    out = [_checkpoint_problem(m) for v, m in skipped if tail <= v < version]
+    listing = log.tail if version >= tail else log.listing
     last = listing.last_checkpoint
     if version not in listing.checkpoints and (last is None or last.version != version):
-        return []  # nothing of the log belongs to this version: no checkpoint is read
-    return log_problems(log, False).get(version, [])
+        return out  # no checkpoint of the log belongs to this version: none is read
+    return out + log_problems(log, False).get(version, [])
 
 
 def log_problems(log: DeltaLog, all_checkpoints: bool) -> dict[int, list[HealthProblem]]:

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.files.filespans import version_spans
 from inspector.files.tablefiles import walk_table
+from inspector.health.allversions import first_references
 from inspector.health.check import check_table
 from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.health.records import HealthReport
+from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import ObjectMeta
@@ -166,8 +167,12 @@ def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
 
 
 def _table_id(log: DeltaLog) -> str | None:
-    """The table id from the newest metaData the log holds (a replica's newest
-    versions may not be readable)."""
+    """The table id of the latest snapshot; when it cannot be read (a replica's newest
+    versions may not be), of the newest metaData the commits hold."""
+    try:
+        return log.snapshot().metadata.id  # the checkpoint and the commits after it only
+    except InspectorError:
+        pass
     for commit in reversed(log.commits):
         if commit.metadata is not None:
             return commit.metadata.id
@@ -180,7 +185,7 @@ def _table_id(log: DeltaLog) -> str | None:
 def _needed(primary: DeltaLog) -> dict[str, int]:
     """The files retained primary versions need (data files, deletion vectors,
     checkpoints), with the first version that needs each."""
-    needed = {path: ref.version for path, ref in version_spans(primary).first_reference().items()}
+    needed = first_references(trace(primary, deep=False))
     for version, checkpoints in primary.listing.checkpoints.items():
         for checkpoint in checkpoints:
             needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 
+import numpy as np
+
 from inspector.delta import properties
-from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.health.records import HealthReport, VersionStatus
+from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
-from inspector.log.snapshot import FileKey
 from inspector.table.history import HistoryEntry, iso
 
 
@@ -158,31 +159,26 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
 
 
 def _first_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
-    """For each version, when (ms) the first file live at it was removed later on.
+    """For each version, when (ms) the first file live at it was removed later on (the
+    remove's ``deletionTimestamp``, else its commit's time).
 
-    One forward pass: each remove of a file added at version ``a`` and removed at
-    ``r`` settles every not-yet-settled version in ``a..r-1`` (a union-find
-    "next unsettled version" pointer keeps this linear).
+    The removals of the full check's trace, in the log's order: each remove of a file live
+    from ``a`` settles every not-yet-settled version in ``a..r-1`` (a union-find "next
+    unsettled version" pointer keeps this linear).
     """
-    first = log.earliest_version
-    try:
-        added_at: dict[FileKey, int] = dict.fromkeys(log.snapshot(first).files, first)
-    except InspectorError:
-        added_at = {}
+    found = trace(log, deep=False).intervals
+    rows = np.flatnonzero(found.closed)
+    rows = rows[np.lexsort((found.removed_line[rows], found.end[rows]))]
     settled: dict[int, int] = {}
     jump: dict[int, int] = {}
-    for commit in log.commits:
-        if commit.version <= first:
-            continue
-        for action in commit.actions:
-            if isinstance(action, AddFile):
-                added_at.setdefault(action.key, commit.version)
-            elif isinstance(action, RemoveFile) and action.key in added_at:
-                when = action.deletion_timestamp or times.get(commit.version)
-                v = _next_unsettled(jump, added_at.pop(action.key))
-                while v < commit.version and when is not None:
-                    settled[v], jump[v] = when, v + 1
-                    v = _next_unsettled(jump, v + 1)
+    for start, end, stamp in zip(
+        *(a[rows].tolist() for a in (found.start, found.end, found.removed_at)), strict=True
+    ):
+        when = stamp or times.get(end)
+        v = _next_unsettled(jump, start)
+        while v < end and when is not None:
+            settled[v], jump[v] = when, v + 1
+            v = _next_unsettled(jump, v + 1)
     return settled
 
 

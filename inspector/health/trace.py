@@ -15,6 +15,7 @@ each must have); rows with a deletion vector or an odd path go one by one throug
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from inspector.log.commit import parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey, Snapshot
-from inspector.table.history_scan import SLICE, json_objects, split_lines, typed_actions
+from inspector.table.history_scan import SLICE, split_slice
 
 _STATE = (Metadata, Protocol, Txn, DomainMetadata)  # what a checksum records besides files
 _NULL_TAG = re.compile(rb'"tags":\{[^}]*":null')
@@ -274,49 +275,47 @@ def _read(
     listed commit's other actions and its problem (damaged).
 
     A slice read from storage has its add and remove lines read together by Arrow's JSON
-    reader (as the history's bulk read does); a slice with a cached commit, or anything
-    unusual, goes through the one commit parser, commit by commit (from the bytes read).
+    reader (as the history's bulk read does); a slice with anything unusual goes through the
+    one commit parser, commit by commit (from the bytes read). Commits held parsed already
+    (a snapshot's) are taken as they are, in slices of their own.
     """
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
-    for start in range(0, len(listed), SLICE):
-        part = listed[start : start + SLICE]
-        held = {v: c for v, _ in part if (c := log.cached_commit(v)) and c.counted is None}
-        todo = [(v, f) for v, f in part if v not in held]
-        contents = log.read_commit_files([f for _, f in todo])
-        bulk = _bulk(part, contents, rows) if not held else None
-        if bulk is not None:
-            yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))
-            continue
-        fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
-        for v, _ in part:
-            commit = held.get(v) or fresh[v]
+    held = {v: c for v, _ in listed if (c := log.cached_commit(v)) and c.counted is None}
+    runs = [list(run) for _, run in itertools.groupby(listed, key=lambda vf: vf[0] in held)]
+    for part in (run[i : i + SLICE] for run in runs for i in range(0, len(run), SLICE)):
+        if part[0][0] in held:
+            commits = [held[v] for v, _ in part]
+        else:
+            contents = log.read_commit_files([f for _, f in part])
+            bulk = _bulk(part, contents, rows)
+            if bulk is not None:
+                yield from ((v, typed, None) for (v, _), typed in zip(part, bulk, strict=True))
+                continue
+            commits = [parse_commit(v, f, d) for (v, f), d in zip(part, contents, strict=True)]
+        for commit in commits:
             problem = commit_problem(commit)
             if problem is None:
                 rows.add_commit(commit)
-            yield v, commit.parsed, problem  # other actions (and a small commit's file actions)
+            yield commit.version, commit.parsed, problem  # other actions (and file actions)
 
 
 def _bulk(
     part: list[tuple[int, LogFile]], contents: list[bytes | OSError], rows: ActionRows
 ) -> list[Sequence[Action]] | None:
-    """A slice's file actions read together into ``rows``; each commit's other actions.
-    None when a commit is not fit for the bulk read (nothing is put into ``rows`` then).
+    """A slice's file actions read together into ``rows`` (the history's bulk read); each
+    commit's other actions. None when a commit is not fit for it (nothing is put into
+    ``rows`` then).
 
     A tag with a null value is refused by the one commit parser and let through by Arrow's
     reader (read together, rows' tags have every key any row has): such a slice is left
     to the parser, which names the commit damaged.
     """
-    splits = []
-    for data in contents:
-        found = split_lines(data) if isinstance(data, bytes) else None
-        objects = json_objects(found[0]) if found is not None else None
-        typed = typed_actions(objects) if objects is not None else None
-        if found is None or typed is None:
-            return None
-        splits.append((typed, found[1]))
-    owners = [v for (v, _), (_, lines) in zip(part, splits, strict=True) for _ in lines]
+    splits = split_slice(part, contents)
+    if len(splits) < len(part):
+        return None
+    owners = [v for v, _ in part for _ in splits[v].file_lines]
     if owners:
-        body = b"\n".join(line for _, lines in splits for line in lines)
+        body = b"\n".join(line for v, _ in part for line in splits[v].file_lines)
         files = read_file_lines(body) if _NULL_TAG.search(body) is None else None
         if files is None:
             return None
@@ -327,4 +326,4 @@ def _bulk(
         ):
             at = arrays.to_numpy(lines.cast(pa.int64()))
             rows.add_table(version[at], table, lines, add=kind == "add", base=False)
-    return [typed for typed, _ in splits]
+    return [splits[v].parsed for v, _ in part]

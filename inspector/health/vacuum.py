@@ -16,7 +16,8 @@ modes are Delta's (``VacuumCommand``; delta-rs ``VacuumMode``):
 Deleting a file breaks every version that references it: time travel to it,
 RESTORE to it, and undoing a past RESTORE (a restore to the version before the
 RESTORE commit). The planner names those versions, and the oldest version
-readable before and after.
+readable before and after, from the full check's trace of every retained version
+(:mod:`.trace`): the versions whose live files name a file to delete.
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ from typing import Any
 from inspector.delta import properties
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.protocol import catalog_features, through_the_catalog
-from inspector.files.filespans import VersionSpans, version_spans
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
+from inspector.health.allversions import judged_trace, versions_naming
+from inspector.health.judge import root_base
 from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
 
 HOUR_MS = 3_600_000
+_WORKERS = 8  # stat calls in parallel for referenced files the walk did not list
 #: Delta's default deletedFileRetentionDuration: below it Delta's VACUUM refuses by default.
 RECOMMENDED_MINIMUM_MS = properties.parse_interval(
     properties.DEFAULTS[properties.DELETED_FILE_RETENTION]
@@ -192,7 +195,7 @@ def plan_vacuum(
     window = lite_window(log, cutoff) if mode is VacuumMode.LITE else None
     selection = _Selection(snapshot, listing, cutoff, window)
     to_delete = selection.files(mode)
-    fates = _fates(version_spans(log), listing, {f.path for f in to_delete})
+    fates = _fates(log, listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
     warnings = [configured.problem] if configured.problem else []
     warnings += [window.refusal] if window is not None and window.refusal else []
@@ -300,31 +303,29 @@ def _file(stored: ObjectMeta, reason: DeleteReason) -> VacuumFile:
 
 
 def _fates(
-    spans: VersionSpans, listing: Mapping[str, ObjectMeta], deleted: set[str]
+    log: DeltaLog, listing: Mapping[str, ObjectMeta], deleted: set[str]
 ) -> list[tuple[int, VersionFate]]:
-    """Each retained version: unreadable already, lost to the VACUUM, or readable."""
-    damaged = {
-        path
-        for path, need in spans.first_reference().items()
-        if not need.usable(path, listing[path].size if path in listing else None)
-    }
-    broken = spans.versions_using(damaged) | spans.unreadable
-    lost = spans.versions_using(deleted) - broken
+    """Each retained version: unreadable already (the log broken, or a file it needs missing
+    or damaged, judged as the health check judges), lost to the VACUUM, or readable."""
+    paths = list(listing)
+    walk = (paths, [listing[p].size for p in paths])
+    traced, _, judged = judged_trace(log, deep=False, workers=_WORKERS, walk=walk)
+    broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
+    prefix = root_base(traced.root) + "/"
+    lost = versions_naming(traced, {prefix + path for path in deleted}) - broken
     fate = {
         **dict.fromkeys(lost, VersionFate.LOST),
         **dict.fromkeys(broken, VersionFate.UNREADABLE),
     }
-    versions = range(spans.first_version, spans.last_version + 1)
+    versions = range(traced.first, traced.latest + 1)
     return [(v, fate.get(v, VersionFate.READABLE)) for v in versions]
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
-    """RESTORE commits whose undo (a restore to the version before them) would fail."""
-    return [
-        c.version
-        for c in log.commits
-        if c.version - 1 in lost and c.commit_info.operation == "RESTORE"
-    ]
+    """RESTORE commits whose undo (a restore to the version before them) would fail (only
+    the commits after the lost versions are read)."""
+    after = log.read_commits([v + 1 for v in sorted(lost)])
+    return [c.version for c in after if c.commit_info.operation == "RESTORE"]
 
 
 def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str]:

@@ -134,7 +134,7 @@ def _read_slice(
     contents = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | RowChange | None]]
     done = {v: (c, None) for v, c in cached.items()}
-    splits = _splits(todo, contents)
+    splits = split_slice(todo, contents)
     big: dict[int, tuple[Commit, RowChange]] = {}  # big commits taken from their metrics
     for (version, file), data in zip(todo, contents, strict=True):
         if metrics and version not in splits and (found := _big_taken(version, file, data)):
@@ -190,9 +190,12 @@ def _big_taken(
     return history_metrics.taken(version, file, parsed, found[1])
 
 
-def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
+def split_slice(
+    todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]
+) -> dict[int, _Split]:
     """The files of a slice fit for the bulk read, split; their other lines are parsed in one
-    orjson call (file by file when that call fails, so that only the bad files are left out)."""
+    orjson call (file by file when that call fails, so that only the bad files are left out).
+    The history's and the health check's trace's bulk read."""
     lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
     for (version, file), data in zip(todo, contents, strict=True):
         if isinstance(data, bytes) and (found := split_lines(data)) is not None:
