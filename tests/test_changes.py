@@ -18,8 +18,7 @@ from inspector.delta.errors import (
 )
 from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.changefeed import build_changes, change_page
-from inspector.rows.changes import ChangeDataFeedDisabled
+from inspector.rows.changefeed import ChangeDataFeedDisabled, build_changes, change_page
 from inspector.settings import Settings
 from inspector.table.history import build_history
 from tests.conftest import CORPUS, run_cli

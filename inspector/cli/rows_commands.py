@@ -37,9 +37,7 @@ class ShowResult(Result):
         return self.chosen.timestamp.isoformat().replace("+00:00", "Z")
 
     def to_json(self) -> dict[str, Any]:
-        from inspector.rows.preview import preview_record
-
-        record = preview_record(self.preview)
+        record = self.preview.to_json()
         if self.resolved_timestamp is not None:
             record["resolvedTimestamp"] = self.resolved_timestamp
         return record

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from inspector.delta import properties
 from inspector.delta.errors import InvalidInput
-from inspector.files.pruning import Filters, prune, split_filters
+from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import (
     Blame,
@@ -37,6 +37,7 @@ from inspector.rows.blame_records import (
     RowWrite,
     WriteKind,
 )
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -87,17 +88,11 @@ def blame_rows(
         UnsupportedFeature: Delta refuses to read the version.
     """
     from inspector.rows.explain import delta_read
-    from inspector.rows.predicate import condition_of, filtered
+    from inspector.rows.predicate import filtered, log_filters
 
     snapshot = log.snapshot(version)
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    condition = condition_of(filtered(delta_read(spark, snapshot), where))
-    filters = split_filters(
-        condition, snapshot.schema, snapshot.partition_columns, snapshot.metadata.configuration
-    )
+    spark = spark or get_spark(settings)
+    filters = log_filters(filtered(delta_read(spark, snapshot), where), snapshot)
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
     commits = log.read_commits([v for v in log.listing.commits if earliest < v <= version])
