@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import TYPE_CHECKING
 
-from inspector.cli.args import spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
 from inspector.rows.blame_records import Blame
 from inspector.rows.explain import Explanation
 from inspector.settings import Settings
-from inspector.table import open_table
-from inspector.table.versions import parse_version
-
-if TYPE_CHECKING:
-    from inspector.log.deltalog import DeltaLog
 
 
 def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
@@ -42,12 +36,6 @@ def _where(args: argparse.Namespace) -> str:
     return where
 
 
-def _log_and_version(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int]:
-    """The table's log and the version ``--version`` names (the latest when not given)."""
-    log = open_table(args.table, settings).log
-    return log, log.latest_version if args.version is None else parse_version(args.version, log)
-
-
 def _explain_args(parser: argparse.ArgumentParser) -> None:
     _where_version_args(parser, "to plan the read of")
     parser.add_argument("--offset", type=int, default=0, help="First file to list (paging).")
@@ -62,7 +50,7 @@ def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Expla
     from inspector.rows.explain import explain_read
 
     where = _where(args)
-    log, version = _log_and_version(args, settings)
+    log, version = table_version(args, settings)
     lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
     return Shown(record=explain_read(log, version, where, settings=settings), lines=lines)
 
@@ -85,6 +73,6 @@ def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
     from inspector.rows.blame import blame_rows
 
     where = _where(args)
-    log, version = _log_and_version(args, settings)
+    log, version = table_version(args, settings)
     blame = blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
     return Shown(record=blame, lines=blame_lines)

@@ -42,9 +42,6 @@ class ShowResult(Result):
             record["resolvedTimestamp"] = self.resolved_timestamp
         return record
 
-    def notes(self) -> Iterator[str]:
-        return (f"! {warning}" for warning in self.preview.warnings)
-
     def text(self) -> Iterator[str]:
         from inspector.present.text.rows import show_lines
 
@@ -78,7 +75,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
     )
-    return ShowResult(preview=preview, chosen=chosen)
+    return ShowResult(preview=preview, chosen=chosen, warnings=preview.warnings)
 
 
 @dataclass(frozen=True, kw_only=True)
