@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.catalog.names import CatalogKind, CatalogName, ResolvedTable, parse_catalog_name
+from inspector.catalog.names import CatalogKind, ResolvedTable, parse_catalog_name
 from inspector.settings import Settings
 
 
@@ -24,10 +24,6 @@ def resolve_table(text: str, settings: Settings, *, write: bool = False) -> Reso
     name = parse_catalog_name(text)
     if name is None:
         return ResolvedTable(name=None, location=text.strip())
-    return _lookup(name, settings, write=write)
-
-
-def _lookup(name: CatalogName, settings: Settings, *, write: bool) -> ResolvedTable:
     if name.kind is CatalogKind.UNITY:
         from inspector.catalog.unity import resolve_unity
 

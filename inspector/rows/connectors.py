@@ -207,13 +207,6 @@ def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
     return conf
 
 
-def apply_hadoop_conf(spark: Any, conf: Mapping[str, str]) -> None:
-    """Set ``conf`` on the session's Hadoop configuration (read by every file scan)."""
-    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
-    for key, value in conf.items():
-        hadoop.set(key, value)
-
-
 def is_local(location: str) -> bool:
     """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
     from inspector.storage import parse_location
@@ -222,11 +215,6 @@ def is_local(location: str) -> bool:
         return parse_location(location).is_local
     except NotADeltaTable:
         return False
-
-
-def storage_options(snapshot: Snapshot) -> dict[str, str]:
-    """The options the table's store was opened with (secrets: never show them)."""
-    return snapshot.store.options  # a local folder's: none
 
 
 def spark_location(spark: Any, snapshot: Snapshot) -> str:
@@ -238,7 +226,7 @@ def spark_location(spark: Any, snapshot: Snapshot) -> str:
     """
     if is_local(snapshot.table_root):
         return snapshot.table_root
-    options = storage_options(snapshot)
+    options = snapshot.store.options  # secrets: never shown
     connector = connector_for(snapshot.table_root, options)
     if connector is None or not has_connector(spark, connector):
         raise UnsupportedFeature(
@@ -248,5 +236,7 @@ def spark_location(spark: Any, snapshot: Snapshot) -> str:
             f"Add {connector.package if connector else 'a Hadoop connector for the scheme'} "
             "with spark.jars.packages in spark_conf, or copy the table to a local folder.",
         )
-    apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, options))
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()  # read by every file scan
+    for key, value in hadoop_conf(snapshot.table_root, options).items():
+        hadoop.set(key, value)
     return hadoop_uri(snapshot.table_root, options)
