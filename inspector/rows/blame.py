@@ -37,6 +37,9 @@ from inspector.rows.blame_records import (
     RowWrite,
     WriteKind,
 )
+from inspector.rows.delta_engine import read_snapshot
+from inspector.rows.explain import relative_path
+from inspector.rows.predicate import filtered, log_filters
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
@@ -87,12 +90,10 @@ def blame_rows(
             matches more than ``max_rows`` rows.
         UnsupportedFeature: Delta refuses to read the version.
     """
-    from inspector.rows.explain import delta_read
-    from inspector.rows.predicate import filtered, log_filters
-
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
-    filters = log_filters(filtered(delta_read(spark, snapshot), where), snapshot)
+    read = read_snapshot(snapshot, spark=spark, check_files=False)  # planned, not read
+    filters = log_filters(filtered(read, where), snapshot)
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
     commits = log.read_commits([v for v in log.listing.commits if earliest < v <= version])
@@ -185,10 +186,9 @@ class _Walk:
     def _seen(self, version: int, tracking: bool) -> list[_Seen] | None:
         from pyspark.sql import functions as F
 
-        from inspector.rows.explain import delta_read, relative_path
-
         snapshot = self.log.snapshot(version)
-        df = delta_read(self.spark, snapshot)
+        # Not checked first: a version whose files VACUUM removed cuts the history short.
+        df = read_snapshot(snapshot, spark=self.spark, check_files=False)
         ids = [t.row_id for t in self.tracks if t.row_id is not None]
         by_id = F.col("_metadata.row_id").isin(ids) if tracking and ids else None
         condition = _resolved(df, self.where)

@@ -23,6 +23,7 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.files.predicate import Unusable, describe
 from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.delta_engine import read_snapshot
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
@@ -136,7 +137,8 @@ def explain_read(
 
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
-    df = filtered(delta_read(spark, snapshot), where)
+    # Delta's planner opens no file: none is checked first.
+    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
     filters = log_filters(df, snapshot)
     files = snapshot.files_table
     masks = prune(files, snapshot.schema, filters)
@@ -165,13 +167,6 @@ def explain_read(
         files=chosen.select(_FILE_COLUMNS).sort_by("path"),
         logical_names={f.physical_name: f.name for f in snapshot.schema.fields},
     )
-
-
-def delta_read(spark: SparkSession, snapshot: Snapshot) -> DataFrame:
-    """The version read by Delta Lake's reader (``versionAsOf``), its files not checked first."""
-    from inspector.rows.delta_engine import read_snapshot
-
-    return read_snapshot(snapshot, spark=spark, check_files=False)
 
 
 def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
