@@ -13,6 +13,7 @@ from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import Blame
 from inspector.rows.explain import Explanation
 from inspector.settings import Settings
@@ -29,11 +30,12 @@ def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--version", default=None, help=f"The version {what} (default: latest).")
 
 
-def _where(args: argparse.Namespace) -> str:
+def _asked(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int, str]:
+    """The table's log, the version ``--version`` names, and the filter (``--where``)."""
     where = (args.where or "").strip()
     if not where:
         raise InvalidInput("--where is empty.", 'Give a SQL filter, e.g. --where "id = 42".')
-    return where
+    return (*table_version(args, settings), where)
 
 
 def _explain_args(parser: argparse.ArgumentParser) -> None:
@@ -49,10 +51,8 @@ def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Expla
     from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
-    where = _where(args)
-    log, version = table_version(args, settings)
     lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
-    return Shown(record=explain_read(log, version, where, settings=settings), lines=lines)
+    return Shown(record=explain_read(*_asked(args, settings), settings=settings), lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +72,5 @@ def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
     from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
-    where = _where(args)
-    log, version = table_version(args, settings)
-    blame = blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
+    blame = blame_rows(*_asked(args, settings), settings=settings, max_rows=args.max_rows)
     return Shown(record=blame, lines=blame_lines)
