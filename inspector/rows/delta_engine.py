@@ -51,11 +51,13 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
+    location, conf = spark_location(spark, snapshot)
     try:
         return (
             spark.read.format("delta")
+            .options(**conf)
             .option("versionAsOf", snapshot.version)
-            .load(spark_location(spark, snapshot))
+            .load(location)
         )
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
         raise _refusal(snapshot, exc) from None
@@ -93,8 +95,11 @@ def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
     # py4j runs this on the JVM thread pinned to the calling Python thread, and Delta's
     # internal API reads that thread's active session: an app page's thread has none.
     jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+    location, conf = spark_location(spark, snapshot)
     delta_log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(
-        spark._jsparkSession, spark_location(spark, snapshot)
+        spark._jsparkSession,
+        jvm.org.apache.hadoop.fs.Path(location),
+        jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(conf),  # the store's fs.* conf
     )
     none = getattr(delta_log, "getSnapshotAt$default$2")()
     # The last argument: no refusal of versions older than the deleted-file retention (the
@@ -125,10 +130,11 @@ def read_change_feed(
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-    location = spark_location(spark, snapshot)
+    location, conf = spark_location(spark, snapshot)
     try:
         return (
             spark.read.format("delta")
+            .options(**conf)
             .option("readChangeFeed", "true")
             .option("startingVersion", from_version)
             .option("endingVersion", to_version)

@@ -286,14 +286,21 @@ def _first_line(path: str) -> str:
 
 
 def delta_version(session: SparkSession) -> str | None:
-    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None.
+    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None."""
+    if not has_class(session, "io.delta.tables.DeltaTable"):
+        return None
+    jvm: Any = session._jvm
+    return str(jvm.io.delta.package.VERSION())
+
+
+def has_class(session: Any, name: str) -> bool:
+    """Whether the session's JVM loads the class ``name`` (a jar is on its classpath).
 
     Spark's own class loader is asked: it sees the jars both ways they are added (the
     extra class path, or ``spark.jars``, which is not on the JVM's system class path).
     """
-    jvm: Any = session._jvm
     try:
-        jvm.org.apache.spark.util.Utils.classForName("io.delta.tables.DeltaTable", True, False)
-        return str(jvm.io.delta.package.VERSION())
-    except Exception:
-        return None
+        session._jvm.org.apache.spark.util.Utils.classForName(name, True, False)
+        return True
+    except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"
+        return False
