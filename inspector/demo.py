@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from inspector.delta.errors import InvalidInput
+from inspector.delta.errors import InvalidInput, NotADeltaTable
+from inspector.delta.paths import LOG_DIR, data_file_path
+from inspector.delta.properties import LOG_RETENTION, TARGET_FILE_SIZE
+from inspector.storage.location import parse_location
 
 if TYPE_CHECKING:
     from deltalake import CommitProperties, DeltaTable
-from inspector.delta.paths import LOG_DIR, data_file_path, resolve_table_root
-from inspector.delta.properties import LOG_RETENTION, TARGET_FILE_SIZE
 
 DEMO_SEED = 20240301
 #: The first day of the story; each commit is dated relative to it.
@@ -84,8 +85,9 @@ def write_demo_table(path: str, *, force: bool = False) -> str:
     Raises:
         InvalidInput: If ``path`` is a file or a non-empty folder that is not a
             Delta table (never overwritten), or its parent cannot be written.
+        NotADeltaTable: If ``path`` is empty or not a local location.
     """
-    root = resolve_table_root(path)
+    root = demo_root(path)
     if _is_delta_table(root) and not force:
         return root
     _check_target(root)
@@ -104,6 +106,22 @@ def write_demo_table(path: str, *, force: bool = False) -> str:
             "Choose a folder you can write to (set DELTA_INSPECTOR_DEMO_PATH or pass a PATH).",
         ) from None
     return root
+
+
+def demo_root(path: str) -> str:
+    """The absolute local folder ``path`` names (a path or ``file://`` URI, ``~`` expanded).
+
+    Raises:
+        NotADeltaTable: If ``path`` is empty, or an object store URI (the demo is written
+            to a local folder).
+    """
+    location = parse_location(path)
+    if not location.is_local:
+        raise NotADeltaTable(
+            f"'{path}' is not a local folder; the demo table is written on this machine.",
+            "Pass a local path or a file:// URI.",
+        )
+    return location.root
 
 
 def _is_delta_table(root: str) -> bool:

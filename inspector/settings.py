@@ -169,14 +169,6 @@ def _refuse_retired(environ: Mapping[str, str]) -> None:
             )
 
 
-def describe_settings() -> list[tuple[str, str, Any, str]]:
-    """(name, environment variable, default, help) for every setting, for docs and the UI."""
-    return [
-        (f.name, ENV_PREFIX + f.name.upper(), f.default, f.metadata["help"])
-        for f in dataclasses.fields(Settings)
-    ]
-
-
 _PAIRS: dict[str, type[StorageOptions] | type[SparkConf]] = {
     "StorageOptions": StorageOptions,
     "SparkConf": SparkConf,

@@ -19,10 +19,10 @@ from inspector.rows.connectors import (
     connector_for,
     hadoop_conf,
     hadoop_uri,
-    has_connector,
     is_local,
     spark_location,
 )
+from inspector.rows.session import has_class
 from tests.conftest import CORPUS
 
 
@@ -165,7 +165,7 @@ def test_local_locations_are_told_from_object_storage(location, local):
 
 @pytest.mark.spark
 def test_the_jar_cache_puts_every_cloud_connector_on_this_sessions_classpath(spark):
-    assert all(has_connector(spark, c) for c in (S3A, ABFS, GCS))
+    assert all(has_class(spark, c.filesystem_class) for c in (S3A, ABFS, GCS))
 
 
 @pytest.mark.spark

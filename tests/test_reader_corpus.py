@@ -282,7 +282,7 @@ def test_unshredded_variants_are_read(spark):
 
 
 def test_catalog_managed_tables_are_read_from_the_log_with_a_warning():
-    from inspector.rows.readcheck import read_warnings
+    from inspector.rows.delta_engine import read_warnings
 
     snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-java/catalog-owned-preview")).snapshot()
     assert "catalog" in read_warnings(snapshot)[0]

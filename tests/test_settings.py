@@ -8,8 +8,16 @@ import pytest
 
 from inspector.connection import SparkConf, StorageOptions
 from inspector.delta.errors import InvalidInput
-from inspector.settings import ENV_PREFIX, Settings, describe_settings
+from inspector.settings import ENV_PREFIX, Settings
 from tests.conftest import REPO
+
+
+def describe_settings() -> list[tuple[str, str, object, str]]:
+    """(name, environment variable, default, help) of every setting."""
+    return [
+        (f.name, ENV_PREFIX + f.name.upper(), f.default, f.metadata["help"])
+        for f in dataclasses.fields(Settings)
+    ]
 
 
 def documented_settings_rows() -> list[str]:

@@ -21,7 +21,7 @@ import streamlit as st
 from inspector import table as inspector_table
 from inspector.catalog import parse_catalog_name
 from inspector.connection import redact_text
-from inspector.delta.paths import log_dir, resolve_table_root
+from inspector.delta.paths import log_dir
 from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import listing_stamp
@@ -164,13 +164,13 @@ def ensure_demo_table(path: str) -> str:
     Returns:
         The table root.
     """
-    root = resolve_table_root(path)
+    from inspector.demo import demo_root, write_demo_table
+
+    root = demo_root(path)
     if os.path.isdir(log_dir(root)):
         return root
     with _demo_lock:  # two sessions starting together must not both write it
         if not os.path.isdir(log_dir(root)):
-            from inspector.demo import write_demo_table
-
             write_demo_table(root)
     return root
 

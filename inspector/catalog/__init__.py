@@ -10,7 +10,7 @@ May import ``inspector.settings``, ``inspector.storage`` and ``inspector.delta``
 """
 
 from inspector.catalog.names import CatalogKind, CatalogName, ResolvedTable, parse_catalog_name
-from inspector.catalog.resolve import resolve_table, with_table_options
+from inspector.catalog.resolve import resolve_table
 
 __all__ = [
     "CatalogKind",
@@ -18,5 +18,4 @@ __all__ = [
     "ResolvedTable",
     "parse_catalog_name",
     "resolve_table",
-    "with_table_options",
 ]

@@ -60,27 +60,23 @@ def list_tables(
     if kind is CatalogKind.GLUE:
         from inspector.catalog.glue import Glue, glue_location, table_format
 
-        return sorted(
-            (
-                CatalogTable(
-                    name=f"glue://{schema}.{t['Name']}",
-                    format=table_format(t),
-                    location=glue_location(t),
-                )
-                for t in Glue(settings).tables(schema)
-            ),
-            key=lambda t: t.name,
-        )
-    from inspector.catalog.unity import UnityCatalog
+        tables = [
+            CatalogTable(
+                name=f"glue://{schema}.{t['Name']}",
+                format=table_format(t),
+                location=glue_location(t),
+            )
+            for t in Glue(settings).tables(schema)
+        ]
+    else:
+        from inspector.catalog.unity import UnityCatalog
 
-    return sorted(
-        (
+        tables = [
             CatalogTable(
                 name=f"uc://{catalog}.{schema}.{t.get('name')}",
                 format=str(t.get("data_source_format") or "unknown").lower(),
                 location=str(t.get("storage_location") or ""),
             )
             for t in UnityCatalog(settings).tables(catalog, schema)
-        ),
-        key=lambda t: t.name,
-    )
+        ]
+    return sorted(tables, key=lambda t: t.name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from inspector.catalog.names import DELTA, CatalogKind, CatalogName, ResolvedTable
+from inspector.catalog.names import DELTA, CatalogName, ResolvedTable
 from inspector.delta.errors import (
     CatalogAccessDenied,
     CatalogUnavailable,
@@ -184,7 +184,6 @@ def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
         )
     return ResolvedTable(
         name=name.uri,
-        catalog=CatalogKind.GLUE,
         location=delta_location(record),
         storage_options=glue.credentials(),
     )

@@ -81,16 +81,12 @@ class ResolvedTable:
 
     Attributes:
         name: The catalog name (``uc://main.sales.orders``), or None for a path.
-        catalog: The catalog it was resolved through, or None for a path.
         location: The table's storage location (a path or an object store URI).
         storage_options: Options (delta-rs names) the catalog gave to reach the location:
             vended temporary credentials, or the credentials the catalog was reached with.
             Never shown (no ``repr``).
-        format: The table's format as the catalog records it (``delta``).
     """
 
     name: str | None
-    catalog: CatalogKind | None
     location: str
     storage_options: Mapping[str, str] = field(default_factory=dict, repr=False)
-    format: str = DELTA

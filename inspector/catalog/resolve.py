@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-from inspector.catalog.names import CatalogKind, CatalogName, ResolvedTable, parse_catalog_name
+from inspector.catalog.names import CatalogKind, ResolvedTable, parse_catalog_name
 from inspector.settings import Settings
 
 
@@ -25,11 +23,7 @@ def resolve_table(text: str, settings: Settings, *, write: bool = False) -> Reso
     """
     name = parse_catalog_name(text)
     if name is None:
-        return ResolvedTable(name=None, catalog=None, location=text.strip())
-    return _lookup(name, settings, write=write)
-
-
-def _lookup(name: CatalogName, settings: Settings, *, write: bool) -> ResolvedTable:
+        return ResolvedTable(name=None, location=text.strip())
     if name.kind is CatalogKind.UNITY:
         from inspector.catalog.unity import resolve_unity
 
@@ -37,13 +31,3 @@ def _lookup(name: CatalogName, settings: Settings, *, write: bool) -> ResolvedTa
     from inspector.catalog.glue import resolve_glue
 
     return resolve_glue(name, settings)
-
-
-def with_table_options(settings: Settings, table: ResolvedTable) -> Settings:
-    """The settings with the catalog's storage options added (they override the others).
-
-    Vended credentials must win over the environment's: they are the ones the catalog
-    granted for this table.
-    """
-    options = settings.storage_options.merged(table.storage_options)
-    return dataclasses.replace(settings, storage_options=options)

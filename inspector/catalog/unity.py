@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from inspector.catalog.names import DELTA, CatalogKind, CatalogName, ResolvedTable
+from inspector.catalog.names import DELTA, CatalogName, ResolvedTable
 from inspector.delta.errors import (
     CatalogAccessDenied,
     CatalogUnavailable,
@@ -208,7 +208,6 @@ def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False)
     options = server.credentials(table_id, write=write) if table_id else {}
     return ResolvedTable(
         name=name.uri,
-        catalog=CatalogKind.UNITY,
         location=location,
         storage_options=options,
     )

@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import TYPE_CHECKING
 
-from inspector.cli.args import spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Shown
 from inspector.delta.errors import InvalidInput
+from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import Blame
 from inspector.rows.explain import Explanation
 from inspector.settings import Settings
-from inspector.table import open_table
-from inspector.table.versions import parse_version
-
-if TYPE_CHECKING:
-    from inspector.log.deltalog import DeltaLog
 
 
 def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
@@ -35,17 +30,12 @@ def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--version", default=None, help=f"The version {what} (default: latest).")
 
 
-def _where(args: argparse.Namespace) -> str:
+def _asked(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int, str]:
+    """The table's log, the version ``--version`` names, and the filter (``--where``)."""
     where = (args.where or "").strip()
     if not where:
         raise InvalidInput("--where is empty.", 'Give a SQL filter, e.g. --where "id = 42".')
-    return where
-
-
-def _log_and_version(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int]:
-    """The table's log and the version ``--version`` names (the latest when not given)."""
-    log = open_table(args.table, settings).log
-    return log, log.latest_version if args.version is None else parse_version(args.version, log)
+    return (*table_version(args, settings), where)
 
 
 def _explain_args(parser: argparse.ArgumentParser) -> None:
@@ -61,10 +51,8 @@ def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Expla
     from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
-    where = _where(args)
-    log, version = _log_and_version(args, settings)
     lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
-    return Shown(record=explain_read(log, version, where, settings=settings), lines=lines)
+    return Shown(record=explain_read(*_asked(args, settings), settings=settings), lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +72,5 @@ def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
     from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
-    where = _where(args)
-    log, version = _log_and_version(args, settings)
-    blame = blame_rows(log, version, where, settings=settings, max_rows=args.max_rows)
+    blame = blame_rows(*_asked(args, settings), settings=settings, max_rows=args.max_rows)
     return Shown(record=blame, lines=blame_lines)

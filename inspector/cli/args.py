@@ -10,7 +10,10 @@ import argparse
 import dataclasses
 
 from inspector.connection import SparkConf, StorageOptions, parse_pairs
+from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from inspector.table import open_table
+from inspector.table.versions import parse_version
 
 
 def table_arg(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +25,12 @@ def table_arg(parser: argparse.ArgumentParser) -> None:
         "uc://CATALOG.SCHEMA.TABLE (Unity Catalog) or glue://DATABASE.TABLE (AWS Glue).",
     )
     storage_arg(parser)
+
+
+def table_version(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int]:
+    """The table's log and the version ``--version`` names (the latest when not given)."""
+    log = open_table(args.table, settings).log
+    return log, log.latest_version if args.version is None else parse_version(args.version, log)
 
 
 def storage_arg(parser: argparse.ArgumentParser) -> None:

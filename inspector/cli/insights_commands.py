@@ -3,37 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Shown
 from inspector.settings import Settings
-from inspector.table import open_table
 from inspector.table.history import build_history
 from inspector.table.insights import LayoutInsights, layout_insights
-from inspector.table.versions import parse_version
-
-
-@dataclass(frozen=True, kw_only=True)
-class InsightsResult(Result):
-    """``insights``: the layout record of one version."""
-
-    insights: LayoutInsights
-    max_listed: int = 20
-
-    def to_json(self) -> dict[str, Any]:
-        return self.insights.to_json()
-
-    def notes(self) -> Iterator[str]:
-        return (f"! {p}" for p in self.insights.problems)
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.log import insights_lines
-
-        return insights_lines(self.to_json(), max_listed=self.max_listed)
 
 
 def _insights_args(parser: argparse.ArgumentParser) -> None:
@@ -47,9 +23,14 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
     "would compact, statistics coverage and deletion-vector load.",
 )
 @arguments(_insights_args)
-def insights_command(args: argparse.Namespace, settings: Settings) -> InsightsResult:
-    log = open_table(args.table, settings).log
-    version = log.latest_version if args.version is None else parse_version(args.version, log)
-    snapshot = log.snapshot(version)
-    found = layout_insights(snapshot, build_history(log, settings))
-    return InsightsResult(insights=found, max_listed=settings.max_listed_files)
+def insights_command(args: argparse.Namespace, settings: Settings) -> Shown[LayoutInsights]:
+    from inspector.present.text.log import insights_lines
+
+    log, version = table_version(args, settings)
+    found = layout_insights(log.snapshot(version), build_history(log, settings))
+    cap = settings.max_listed_files
+    return Shown(
+        record=found,
+        lines=lambda r: insights_lines(r.to_json(), max_listed=cap),
+        warnings=found.problems,
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,6 @@ class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
-    problems: Sequence[str] = ()
     filtered: FilteredHistory | None = None  # the entries, when filters chose them
 
     def closing_notes(self) -> Iterator[str]:
@@ -47,9 +46,6 @@ class HistoryResult(Result):
 
     def to_json(self) -> Iterator[dict[str, Any]]:
         return (history_record(e) for e in self.entries)  # printed one by one
-
-    def notes(self) -> Iterator[str]:
-        return (f"! {problem}" for problem in self.problems)
 
     def text(self) -> Iterator[str]:
         from inspector.present.text.log import history_lines
@@ -114,14 +110,14 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
         chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
         return HistoryResult(
-            entries=chosen, problems=table_problems(log, whole=False), filtered=chosen
+            entries=chosen, warnings=table_problems(log, whole=False), filtered=chosen
         )
     problems = table_problems(log)
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
-        return HistoryResult(entries=chosen, problems=problems, filtered=chosen)
+        return HistoryResult(entries=chosen, warnings=problems, filtered=chosen)
     pages = newest_first(HistoryPager(log, settings))
-    return HistoryResult(entries=itertools.chain(staged, pages), problems=problems)
+    return HistoryResult(entries=itertools.chain(staged, pages), warnings=problems)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -68,52 +68,33 @@ def main(argv: list[str] | None = None) -> int:
         argv: The arguments after the program name (default: ``sys.argv[1:]``).
     """
     argv = sys.argv[1:] if argv is None else argv
-    as_json = "--json" in argv
+    as_json = "--json" in argv  # until the arguments are parsed: a usage error's form
     secrets = _secrets(argv)
     try:
         args = build_parser(argv).parse_args(argv)
-    except InvalidInput as exc:
-        return render_error(
-            kind=exc.kind,
-            message=str(exc),
-            code=exc.exit_code,
-            as_json=as_json,
-            secrets=secrets,
-        )
+        as_json = args.json
+        settings = connection_settings(args, Settings.from_env())  # flags parsed once, here
+        return render(args.handler(args, settings), as_json=as_json)
     except SystemExit as exc:  # --help and --version print and exit 0
         return int(exc.code or 0)
-    try:
-        settings = connection_settings(args, Settings.from_env())  # flags parsed once, here
-        return render(args.handler(args, settings), as_json=args.json)
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: not an error; silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
     except InspectorError as exc:
-        return render_error(
-            kind=exc.kind,
-            message=str(exc),
-            code=exc.exit_code,
-            as_json=args.json,
-            context=error_context(exc),
-            secrets=secrets,
-        )
+        kind, message, code, context = exc.kind, str(exc), exc.exit_code, error_context(exc)
     except KeyboardInterrupt:
-        return render_error(
-            kind="Interrupted",
-            message="Interrupted; nothing was written.",
-            code=ExitCode.INTERRUPTED,
-            as_json=args.json,
-        )
+        kind, message = "Interrupted", "Interrupted; nothing was written."
+        code, context = ExitCode.INTERRUPTED, {}
     except Exception as exc:  # the contract: one line, exit 1, never a traceback
-        return render_error(
-            kind="UnexpectedError",
-            message=f"Unexpected failure: {type(exc).__name__}: {_first_line(exc)}. "
-            "Please report it with the command you ran.",
-            code=ExitCode.UNEXPECTED,
-            as_json=args.json,
-            secrets=secrets,
+        kind, code, context = "UnexpectedError", ExitCode.UNEXPECTED, {}
+        message = (
+            f"Unexpected failure: {type(exc).__name__}: {_first_line(exc)}. "
+            "Please report it with the command you ran."
         )
+    return render_error(
+        kind=kind, message=message, code=code, as_json=as_json, context=context, secrets=secrets
+    )
 
 
 def _secrets(argv: list[str]) -> dict[str, str]:

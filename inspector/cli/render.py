@@ -9,7 +9,7 @@ restore adds what it had planned: ``plan``, ``guards``, ``committedVersion``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -20,9 +20,11 @@ from inspector.present.values import json_text
 
 @dataclass(frozen=True, kw_only=True)
 class Result:
-    """What a command hands to the renderer: its JSON form, its text form, its exit code."""
+    """What a command hands to the renderer: its JSON form, its text form, its exit code, and
+    its warnings about the table (``! ...`` lines on stderr in text mode)."""
 
     exit_code: ExitCode = ExitCode.OK
+    warnings: Sequence[str] = ()
 
     def to_json(self) -> Any:
         """The command's JSON contract (``--json``)."""
@@ -33,8 +35,8 @@ class Result:
         raise NotImplementedError
 
     def notes(self) -> Iterator[str]:
-        """Lines for stderr in text mode (warnings about the table); none by default."""
-        return iter(())
+        """Lines for stderr in text mode: the warnings about the table."""
+        return (f"! {warning}" for warning in self.warnings)
 
     def closing_notes(self) -> Iterator[str]:
         """Lines for stderr after the output, in both modes: what the output could not say

@@ -38,15 +38,10 @@ class ShowResult(Result):
         return self.chosen.timestamp.isoformat().replace("+00:00", "Z")
 
     def to_json(self) -> dict[str, Any]:
-        from inspector.rows.preview import preview_record
-
-        record = preview_record(self.preview)
+        record = self.preview.to_json()
         if self.resolved_timestamp is not None:
             record["resolvedTimestamp"] = self.resolved_timestamp
         return record
-
-    def notes(self) -> Iterator[str]:
-        return (f"! {warning}" for warning in self.preview.warnings)
 
     def text(self) -> Iterator[str]:
         from inspector.present.text.rows import show_lines
@@ -81,7 +76,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
     )
-    return ShowResult(preview=preview, chosen=chosen)
+    return ShowResult(preview=preview, chosen=chosen, warnings=preview.warnings)
 
 
 @dataclass(frozen=True, kw_only=True)

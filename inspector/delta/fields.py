@@ -97,13 +97,14 @@ def opt_epoch_ms(value: Any) -> int | None:
     return ms if ms is not None and _EPOCH_MS_MIN <= ms <= _EPOCH_MS_MAX else None
 
 
-def as_text_map(value: Any, name: str) -> dict[str, str | None] | None:
-    """``partitionValues``: strings to strings or null (a null partition value), else broken."""
+def as_text_map(value: Any, name: str, *, nulls: bool = True) -> dict[str, Any] | None:
+    """A map of strings to strings: ``partitionValues`` (a value may be null: a null
+    partition value), or with ``nulls=False`` ``configuration`` and ``tags``; else broken."""
     found = as_map(value)
     if found is None:
         return None
     for key, item in found.items():
-        if not isinstance(key, str) or not (item is None or isinstance(item, str)):
+        if not isinstance(key, str) or not (isinstance(item, str) or (nulls and item is None)):
             raise ValueError(
                 f"'{name}' must map strings to strings, found {key!r}: {json_type_name(item)}"
             )
@@ -112,15 +113,7 @@ def as_text_map(value: Any, name: str) -> dict[str, str | None] | None:
 
 def as_str_map(value: Any, name: str) -> dict[str, str] | None:
     """``configuration`` and ``tags``: strings to strings, else a broken field."""
-    found = as_map(value)
-    if found is None:
-        return None
-    for key, item in found.items():
-        if not isinstance(key, str) or not isinstance(item, str):
-            raise ValueError(
-                f"'{name}' must map strings to strings, found {key!r}: {json_type_name(item)}"
-            )
-    return found
+    return as_text_map(value, name, nulls=False)
 
 
 def as_map(value: Any) -> dict[str, Any] | None:

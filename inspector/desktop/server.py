@@ -77,6 +77,9 @@ def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> S
     Raises:
         DesktopUnavailable: If the server exits before it listens, or never listens.
     """
+    # The server is our child: the same environment, minus anything that would point its
+    # browser-opening logic at a display.
+    env = {k: v for k, v in env.items() if k != "BROWSER"}
     for _ in range(_PORT_ATTEMPTS):
         port, token = free_port(), secrets.token_urlsafe(24)
         process = subprocess.Popen(
@@ -151,9 +154,3 @@ def stop_process(process: subprocess.Popen[Any], *, timeout: float = 10) -> None
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def server_env(environ: dict[str, str]) -> dict[str, str]:
-    # The server is our child: the same environment, minus anything that would point
-    # its browser-opening logic at a display.
-    return {k: v for k, v in environ.items() if k != "BROWSER"}

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.delta.errors import DesktopUnavailable
-from inspector.desktop.server import Server, server_env, start_server, stop_process
+from inspector.desktop.server import Server, start_server, stop_process
 from inspector.settings import Settings
 
 DEFAULT_SIZE = (1400, 900)
@@ -139,7 +139,7 @@ def run_desktop(
     webview = _import_webview()
     if environ.get("PYWEBVIEW_GUI", "qt") == "qt":
         require_qt_platform(environ)
-    server = start_server(table, operator=operator, env=server_env(environ))
+    server = start_server(table, operator=operator, env=environ)
     print(
         f"Delta Inspector is serving this window at http://127.0.0.1:{server.port}/ "
         f"(server pid {server.process.pid})",
@@ -170,12 +170,11 @@ class _WindowSession:
         self.webview, self.server, self.settings = webview, server, settings
         self.server_died: str | None = None
         width, height = load_size(settings.desktop_state_file)
-        menu = [
+        self.menu = [
             webview.menu.Menu(
                 "View", [webview.menu.MenuAction("Open in browser", self.open_in_browser)]
             )
         ]
-        self.menu = menu
         self.window = webview.create_window(
             window_title(table), server.url(table), width=width, height=height
         )

@@ -6,7 +6,7 @@ Parquet checkpoint and sidecar is read by pyarrow (:mod:`~inspector.log.checkpoi
 actions travel as Arrow tables (:mod:`~inspector.log.columnar`), reconciled once per replay.
 
 May import the layers below it (import-linter's ``layers`` contract): ``inspector.storage``,
-``inspector.settings``, ``inspector.demo``, ``inspector.connection`` and ``inspector.delta``;
+``inspector.settings``, ``inspector.connection`` and ``inspector.delta``;
 never ``catalog`` (its sibling), ``table``, ``files``, ``diff``, ``health``, ``rows``,
 ``restore``, ``present`` or ``cli``; never pyspark.
 """

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from inspector.delta import properties
 from inspector.delta.errors import InvalidInput
-from inspector.files.pruning import Filters, prune, split_filters
+from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import (
     Blame,
@@ -37,6 +37,10 @@ from inspector.rows.blame_records import (
     RowWrite,
     WriteKind,
 )
+from inspector.rows.delta_engine import read_snapshot
+from inspector.rows.explain import relative_path
+from inspector.rows.predicate import filtered, log_filters
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,18 +90,10 @@ def blame_rows(
             matches more than ``max_rows`` rows.
         UnsupportedFeature: Delta refuses to read the version.
     """
-    from inspector.rows.explain import delta_read
-    from inspector.rows.predicate import condition_of, filtered
-
     snapshot = log.snapshot(version)
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    condition = condition_of(filtered(delta_read(spark, snapshot), where))
-    filters = split_filters(
-        condition, snapshot.schema, snapshot.partition_columns, snapshot.metadata.configuration
-    )
+    spark = spark or get_spark(settings)
+    read = read_snapshot(snapshot, spark=spark, check_files=False)  # planned, not read
+    filters = log_filters(filtered(read, where), snapshot)
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
     commits = log.read_commits([v for v in log.listing.commits if earliest < v <= version])
@@ -190,10 +186,9 @@ class _Walk:
     def _seen(self, version: int, tracking: bool) -> list[_Seen] | None:
         from pyspark.sql import functions as F
 
-        from inspector.rows.explain import delta_read, relative_path
-
         snapshot = self.log.snapshot(version)
-        df = delta_read(self.spark, snapshot)
+        # Not checked first: a version whose files VACUUM removed cuts the history short.
+        df = read_snapshot(snapshot, spark=self.spark, check_files=False)
         ids = [t.row_id for t in self.tracks if t.row_id is not None]
         by_id = F.col("_metadata.row_id").isin(ids) if tracking and ids else None
         condition = _resolved(df, self.where)

@@ -1,9 +1,10 @@
 """A page of a change data feed: exact counts per type and version, rows in a stable order.
 
-The feed's rows are read by :func:`inspector.rows.delta_engine.read_change_feed` (the range
-checked by :func:`inspector.rows.changes.check_range` first); here they are
-filtered, counted and ordered totally (version, change type, then every column), so
-that ``offset`` pages through them without gaps or repeats.
+:func:`check_range` first refuses, before Spark starts, a range with versions written
+without the feed (their changes were never recorded: ``diff --rows`` compares such
+versions). Delta Lake reads the feed (:func:`inspector.rows.delta_engine.read_change_feed`);
+here its rows are filtered, counted and ordered totally (version, change type, then every
+column), so that ``offset`` pages through them without gaps or repeats.
 """
 
 from __future__ import annotations
@@ -11,21 +12,39 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from inspector.delta import properties
+from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.text import version_ranges
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.changes import (
-    CHANGE_TYPE,
-    COMMIT_TIMESTAMP,
-    COMMIT_VERSION,
-    ChangeType,
-    check_range,
-)
-from inspector.rows.preview import displayable, filtered, spark_action
+from inspector.rows.predicate import filtered
+from inspector.rows.preview import displayable, spark_action
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP = (
+    "_change_type",
+    "_commit_version",
+    "_commit_timestamp",
+)
+
+
+class ChangeType(StrEnum):
+    """The values of ``_change_type``."""
+
+    INSERT = "insert"
+    DELETE = "delete"
+    UPDATE_PREIMAGE = "update_preimage"
+    UPDATE_POSTIMAGE = "update_postimage"
+
+
+class ChangeDataFeedDisabled(UnsupportedFeature):
+    """Some versions of the range were written without the change data feed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,6 +148,36 @@ def change_page(
     return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)
 
 
+def check_range(log: DeltaLog, from_version: int, to_version: int) -> None:
+    """Refuse a range outside the log, reversed, or with versions written without the feed.
+
+    Raises:
+        InvalidInput: ``from`` after ``to``.
+        VersionNotFound: A bound outside the log.
+        ChangeDataFeedDisabled: Naming the versions without the feed.
+    """
+    if from_version > to_version:
+        raise InvalidInput(
+            f"The range starts at version {from_version}, after its end {to_version}.",
+            "Give --from at or before --to.",
+        )
+    log.snapshot(from_version)
+    log.snapshot(to_version)  # both raise VersionNotFound with the table's range
+    key = properties.ENABLE_CHANGE_DATA_FEED
+    off = [
+        v
+        for v in range(from_version, to_version + 1)
+        if not properties.enabled(log.snapshot(v).metadata.configuration, key)
+    ]
+    if off:
+        raise ChangeDataFeedDisabled(
+            f"The change data feed ({key}) was not enabled at version(s) "
+            f"{version_ranges(off)}, so their changes were not recorded.",
+            "Pick versions written while the property was true, or compare the versions "
+            "with `diff --rows` instead.",
+        )
+
+
 def _changes(
     log: DeltaLog,
     from_version: int,
@@ -138,7 +187,6 @@ def _changes(
     spark: SparkSession | None,
 ) -> DataFrame:
     from inspector.rows.delta_engine import read_change_feed
-    from inspector.rows.session import get_spark
 
     spark = spark or get_spark(settings)  # the range passed check_range before Spark started
     return filtered(

@@ -5,8 +5,9 @@ the scheme (the jar cache of :mod:`inspector.rows.jars` holds
 ``org.apache.hadoop:hadoop-aws``, ``hadoop-azure`` and Google's ``gcs-connector``). This
 module knows which connector serves a URI, how the URI is spelled for it (``s3://``
 becomes ``s3a://``), and which Hadoop conf carries the storage options (delta-rs's names:
-``AWS_ACCESS_KEY_ID``, ...). The conf is set on the session's Hadoop configuration, never
-printed: it holds secrets.
+``AWS_ACCESS_KEY_ID``, ...). The conf goes with each read, as Delta's DataFrame options
+(Delta hands ``fs.*`` options to the file system of the log and of the data files), never
+set on the shared session and never printed: it holds secrets.
 
 A store no connector reaches is refused in one line (:func:`spark_location`): Hadoop's
 ABFS connector speaks only the Data Lake (DFS) API of ``*.dfs.core.windows.net``, so an
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from inspector.log.snapshot import Snapshot
 
 from inspector.delta.errors import InvalidInput, NotADeltaTable, UnsupportedFeature
+from inspector.rows.session import has_class
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,16 +69,6 @@ def connector_for(uri: str, options: Mapping[str, str] | None = None) -> Connect
     if connector is ABFS and _option(options or {}, "AZURE_STORAGE_ENDPOINT", "ENDPOINT"):
         return None
     return connector
-
-
-def has_connector(spark: Any, connector: Connector) -> bool:
-    """True when the session's JVM can load the connector's file system class."""
-    try:
-        # Spark's loader sees spark.jars too (the jar cache on a remote master's session).
-        spark._jvm.org.apache.spark.util.Utils.classForName(connector.filesystem_class, True, False)
-        return True
-    except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"
-        return False
 
 
 def hadoop_uri(uri: str, options: Mapping[str, str] | None = None) -> str:
@@ -207,13 +199,6 @@ def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
     return conf
 
 
-def apply_hadoop_conf(spark: Any, conf: Mapping[str, str]) -> None:
-    """Set ``conf`` on the session's Hadoop configuration (read by every file scan)."""
-    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
-    for key, value in conf.items():
-        hadoop.set(key, value)
-
-
 def is_local(location: str) -> bool:
     """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
     from inspector.storage import parse_location
@@ -224,23 +209,21 @@ def is_local(location: str) -> bool:
         return False
 
 
-def storage_options(snapshot: Snapshot) -> dict[str, str]:
-    """The options the table's store was opened with (secrets: never show them)."""
-    return snapshot.store.options  # a local folder's: none
+def spark_location(spark: Any, snapshot: Snapshot) -> tuple[str, dict[str, str]]:
+    """The table root as Delta on Spark takes it, and the Hadoop conf that reaches its store.
 
-
-def spark_location(spark: Any, snapshot: Snapshot) -> str:
-    """The table root as Delta on Spark takes it; for an object store, the connector's
-    URI, with the store's options set as Hadoop conf on the session (never printed).
+    For an object store: the connector's URI, and the store's options as ``fs.*`` Hadoop
+    conf (:func:`hadoop_conf`; secrets, never printed), which each read hands to Delta as
+    options: nothing is set on the shared session, so two tables' reads never meet there.
 
     Raises:
         UnsupportedFeature: No connector on the session reaches the store (named).
     """
     if is_local(snapshot.table_root):
-        return snapshot.table_root
-    options = storage_options(snapshot)
+        return snapshot.table_root, {}
+    options = snapshot.store.options
     connector = connector_for(snapshot.table_root, options)
-    if connector is None or not has_connector(spark, connector):
+    if connector is None or not has_class(spark, connector.filesystem_class):
         raise UnsupportedFeature(
             f"Spark has no connector that reaches {snapshot.table_root}, so its rows cannot be "
             "read (Hadoop's ABFS connector needs an account's dfs.core.windows.net endpoint; "
@@ -248,5 +231,4 @@ def spark_location(spark: Any, snapshot: Snapshot) -> str:
             f"Add {connector.package if connector else 'a Hadoop connector for the scheme'} "
             "with spark.jars.packages in spark_conf, or copy the table to a local folder.",
         )
-    apply_hadoop_conf(spark, hadoop_conf(snapshot.table_root, options))
-    return hadoop_uri(snapshot.table_root, options)
+    return hadoop_uri(snapshot.table_root, options), hadoop_conf(snapshot.table_root, options)

@@ -13,9 +13,10 @@
 - :func:`read_change_feed`: Delta's ``readChangeFeed``.
 
 Every read first checks that the data and deletion-vector files exist
-(:func:`inspector.rows.readcheck.check_files_exist`), naming a missing one before Delta's
-stack trace would; Delta's refusals become one
+(:func:`check_files_exist`, also called before Spark starts), naming a missing one before
+Delta's stack trace would; Delta's refusals become one
 :class:`~inspector.delta.errors.UnsupportedFeature` line with Delta's reason.
+:func:`read_warnings` are the caveats shown beside rows.
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile
-from inspector.delta.errors import UnsupportedFeature
+from inspector.delta.errors import MissingDataFile, UnsupportedFeature
+from inspector.delta.protocol import MANAGED_FEATURES, reader_features
+from inspector.files.filecheck import FileState, check_files
+from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
 from inspector.rows.connectors import spark_location
-from inspector.rows.readcheck import check_files_exist
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -48,11 +51,13 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
+    location, conf = spark_location(spark, snapshot)
     try:
         return (
             spark.read.format("delta")
+            .options(**conf)
             .option("versionAsOf", snapshot.version)
-            .load(spark_location(spark, snapshot))
+            .load(location)
         )
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
         raise _refusal(snapshot, exc) from None
@@ -90,8 +95,11 @@ def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
     # py4j runs this on the JVM thread pinned to the calling Python thread, and Delta's
     # internal API reads that thread's active session: an app page's thread has none.
     jvm.org.apache.spark.sql.SparkSession.setActiveSession(spark._jsparkSession)
+    location, conf = spark_location(spark, snapshot)
     delta_log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(
-        spark._jsparkSession, spark_location(spark, snapshot)
+        spark._jsparkSession,
+        jvm.org.apache.hadoop.fs.Path(location),
+        jvm.org.apache.spark.api.python.PythonUtils.toScalaMap(conf),  # the store's fs.* conf
     )
     none = getattr(delta_log, "getSnapshotAt$default$2")()
     # The last argument: no refusal of versions older than the deleted-file retention (the
@@ -122,10 +130,11 @@ def read_change_feed(
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-    location = spark_location(spark, snapshot)
+    location, conf = spark_location(spark, snapshot)
     try:
         return (
             spark.read.format("delta")
+            .options(**conf)
             .option("readChangeFeed", "true")
             .option("startingVersion", from_version)
             .option("endingVersion", to_version)
@@ -154,3 +163,71 @@ def delta_reason(exc: BaseException) -> str:
     text = getattr(exc, "desc", None) or str(exc)
     line = next((ln.strip() for ln in str(text).splitlines() if ln.strip()), type(exc).__name__)
     return re.sub(r"^\[[A-Z_.]+\]\s*", "", line)[:400]
+
+
+_STAT_WORKERS = 8  # parallel local stat calls before Spark starts
+
+
+def read_warnings(snapshot: Snapshot) -> list[str]:
+    """Caveats about rows read from this snapshot (shown beside a preview)."""
+    if reader_features(snapshot.protocol) & MANAGED_FEATURES:
+        return [
+            "This table is managed by a catalog: the rows shown are those of the commits in "
+            "_delta_log; commits the catalog has ratified but not yet published are not included."
+        ]
+    return []
+
+
+def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
+    """Check every data and deletion-vector file before Spark starts, for a clean message.
+
+    The rule is the health check's and the restore guard's
+    (:func:`inspector.files.filecheck.check_files`): present, with the size the log records.
+    On an object store one listing answers (no stat per file): present is all it checks.
+
+    Raises:
+        MissingDataFile: Naming the first missing or damaged file and how many there are.
+    """
+    adds = list(adds)
+    found: list[tuple[str, str | None]]  # (path, what is wrong with a damaged file)
+    if snapshot.store.local_path() is None:
+        found = [(p, None) for p in _missing_files(snapshot, _stored_paths(snapshot, adds))]
+    else:
+        issues = check_files(snapshot.table_root, adds, workers=_STAT_WORKERS)
+        found = [(i.local_path, None if i.state is FileState.MISSING else i.detail) for i in issues]
+    if not found:
+        return
+    path, damage = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    what = (
+        f"missing{more}: the version's data was vacuumed or not copied with the table"
+        if damage is None
+        else f"damaged ({damage}){more}: it was cut short or overwritten"
+    )
+    raise MissingDataFile(
+        f"Version {snapshot.version} needs {path}, which is {what}.",
+        "Pick a later version whose files exist (VACUUM keeps the files of recent "
+        "versions), or restore the missing files from a backup.",
+    )
+
+
+def _stored_paths(snapshot: Snapshot, adds: list[AddFile]) -> list[str]:
+    """The data files' and the deletion-vector files' full paths."""
+    return [snapshot.data_path(a) for a in adds] + [
+        dv_file_path(a.deletion_vector, snapshot.table_root)
+        for a in adds
+        if a.deletion_vector and a.deletion_vector.storage_type != "i"
+    ]
+
+
+def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
+    """Which of ``paths`` (data or DV files) are not in the table's object store.
+
+    The table's prefix is listed once (not a HEAD per file); files outside it are asked
+    for one by one.
+    """
+    store = snapshot.store
+    root = snapshot.table_root.rstrip("/") + "/"
+    inside = [p for p in paths if p.startswith(root)]
+    listed = {root + meta.path for meta in store.walk()} if inside else set()
+    return [p for p in paths if (p not in listed if p.startswith(root) else store.head(p) is None)]

@@ -20,9 +20,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.jsonvalue import camel_json
-from inspector.files.predicate import describe
-from inspector.files.pruning import Filters, prune, split_filters
+from inspector.files.predicate import Unusable, describe
+from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.delta_engine import read_snapshot
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -58,14 +60,6 @@ class ReadFile:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Unjudged:
-    """A part of the filter that skips no file, and why."""
-
-    sql: str
-    reason: str
-
-
-@dataclass(frozen=True, kw_only=True)
 class ColumnWithoutStats:
     """A data column the filter names, and how many of the version's files lack its bounds."""
 
@@ -86,7 +80,7 @@ class Explanation:
     kept_by: str  # "delta": Delta's planner (inputFiles)
     partition_filters: tuple[str, ...]
     data_filters: tuple[str, ...]
-    unjudged: tuple[Unjudged, ...]
+    unjudged: tuple[Unusable, ...]  # parts of the filter that skip no file, and why
     columns_without_stats: tuple[ColumnWithoutStats, ...]
     with_deletion_vectors: int
     skipping_enabled: bool
@@ -115,10 +109,8 @@ class Explanation:
             "with_deletion_vectors",
             "skipping_enabled",
         )
-        for name in ("total", "after_partitions", "after_stats", "read"):
-            out[name.split("_")[0] + "".join(w.title() for w in name.split("_")[1:])] = camel_json(
-                getattr(self, name)
-            )
+        tallies = camel_json(self, "total", "after_partitions", "after_stats", "read")
+        out.update({name: camel_json(tally) for name, tally in tallies.items()})
         out["unjudged"] = [camel_json(u) for u in self.unjudged]
         out["columnsWithoutStats"] = [camel_json(c) for c in self.columns_without_stats]
         out["logKeepsFewer"] = list(self.log_keeps_fewer)
@@ -141,20 +133,13 @@ def explain_read(
         UnsupportedFeature: Delta refuses to read the version.
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.rows.predicate import condition_of, filtered
+    from inspector.rows.predicate import filtered, log_filters
 
     snapshot = log.snapshot(version)
-    if spark is None:
-        from inspector.rows.session import get_spark
-
-        spark = get_spark(settings)
-    df = filtered(delta_read(spark, snapshot), where)
-    filters = split_filters(
-        condition_of(df),
-        snapshot.schema,
-        snapshot.partition_columns,
-        snapshot.metadata.configuration,
-    )
+    spark = spark or get_spark(settings)
+    # Delta's planner opens no file: none is checked first.
+    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
+    filters = log_filters(df, snapshot)
     files = snapshot.files_table
     masks = prune(files, snapshot.schema, filters)
     delta_kept = _delta_kept(df, snapshot, files)
@@ -170,7 +155,7 @@ def explain_read(
         kept_by="delta",
         partition_filters=tuple(describe(p) for p in filters.partition),
         data_filters=tuple(describe(p) for p in filters.data),
-        unjudged=tuple(Unjudged(sql=u.sql, reason=u.reason) for u in filters.unusable),
+        unjudged=filters.unusable,
         columns_without_stats=_without_stats(files, snapshot, filters),
         with_deletion_vectors=int(
             pc.sum(pc.is_valid(chosen.column("deletionVector"))).as_py() or 0
@@ -182,13 +167,6 @@ def explain_read(
         files=chosen.select(_FILE_COLUMNS).sort_by("path"),
         logical_names={f.physical_name: f.name for f in snapshot.schema.fields},
     )
-
-
-def delta_read(spark: SparkSession, snapshot: Snapshot) -> DataFrame:
-    """The version read by Delta Lake's reader (``versionAsOf``), its files not checked first."""
-    from inspector.rows.delta_engine import read_snapshot
-
-    return read_snapshot(snapshot, spark=spark, check_files=False)
 
 
 def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:

@@ -14,11 +14,22 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InvalidInput
-from inspector.files.predicate import FLIPPED, AllOf, AnyOf, Compare, Negated, Op, Predicate
-from inspector.files.predicate import Unusable as Unusable
+from inspector.files.predicate import (
+    FLIPPED,
+    AllOf,
+    AnyOf,
+    Compare,
+    Negated,
+    Op,
+    Predicate,
+    Unusable,
+)
+from inspector.files.pruning import Filters, split_filters
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
+
+    from inspector.log.snapshot import Snapshot
 
 _COMPARISONS = {
     "EqualTo": Op.EQ,
@@ -31,12 +42,14 @@ _COMPARISONS = {
 _EPOCH = datetime(1970, 1, 1)
 
 
-def filtered(df: DataFrame, where: str) -> DataFrame:
-    """``df.where(where)``, or one line saying why Spark refuses the filter.
+def filtered(df: DataFrame, where: str | None) -> DataFrame:
+    """The rows of ``df`` that pass a SQL WHERE expression (none: all of them).
 
     Raises:
         InvalidInput: The filter does not parse, or names a column the version lacks.
     """
+    if where is None or not where.strip():
+        return df
     from pyspark.errors import AnalysisException, ParseException
 
     try:
@@ -50,6 +63,16 @@ def filtered(df: DataFrame, where: str) -> DataFrame:
             "Write a SQL WHERE expression over the version's columns, e.g. id = 42 AND "
             "region = 'eu'.",
         ) from None
+
+
+def log_filters(df: DataFrame, snapshot: Snapshot) -> Filters:
+    """The filter of ``df`` (a filtered read of ``snapshot``) split as Delta's scan splits it."""
+    return split_filters(
+        condition_of(df),
+        snapshot.schema,
+        snapshot.partition_columns,
+        snapshot.metadata.configuration,
+    )
 
 
 def condition_of(df: DataFrame) -> Predicate | None:

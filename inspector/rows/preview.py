@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import (
     InspectorError,
-    InvalidInput,
     MissingDataFile,
     SparkUnavailable,
     UnsupportedFeature,
 )
 from inspector.delta.jsonvalue import json_value
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.predicate import filtered
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -49,6 +50,19 @@ class Preview:
     files_read: int
     bytes_read: int
     warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``show --json``): version, columns, numRows and rows."""
+        return {
+            "version": self.version,
+            "columns": [{"name": c.name, "type": c.type} for c in self.columns],
+            "numRows": self.num_rows,
+            "rows": [{name: json_value(value) for name, value in row.items()} for row in self.rows],
+            "filesRead": self.files_read,
+            "bytesRead": self.bytes_read,
+            "where": self.where,
+            "warnings": list(self.warnings),
+        }
 
 
 def build_preview(
@@ -81,19 +95,16 @@ def build_preview(
         UnsupportedFeature: Delta Lake refuses the version (its reason).
         SparkUnavailable: Spark cannot start.
     """
-    from inspector.rows.delta_engine import read_snapshot
-    from inspector.rows.readcheck import check_files_exist, read_warnings
+    from inspector.rows.delta_engine import check_files_exist, read_snapshot, read_warnings
 
     snapshot = log.snapshot(version)
     check_files_exist(snapshot, snapshot.add_files)  # refuse before paying for Spark's start
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     if spark is None:
         progress("Starting Spark…")
-        from inspector.rows.session import get_spark
-
         spark = get_spark(settings)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
-    df = filtered(read_snapshot(snapshot, spark=spark), where)
+    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
     rows = spark_action(lambda: displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
     # Without a filter Delta answers the count from the log's statistics where it can.
@@ -112,23 +123,6 @@ def build_preview(
         bytes_read=snapshot.size_in_bytes,
         warnings=tuple(read_warnings(snapshot)),
     )
-
-
-def filtered(df: DataFrame, where: str | None) -> DataFrame:
-    """The rows that pass a SQL WHERE expression (none: all); a bad one is one line."""
-    if where is None or not where.strip():
-        return df
-    from pyspark.errors import AnalysisException, ParseException
-
-    try:
-        return df.where(where)
-    except (ParseException, AnalysisException) as exc:
-        first = (str(exc).strip().splitlines() or [""])[0].split(" SQLSTATE")[0].rstrip(". ")
-        raise InvalidInput(
-            f"The filter `{where.strip()}` is not valid SQL for this table: {first}",
-            "Write a SQL WHERE expression over the version's columns, "
-            "e.g. amount > 100 AND region = 'eu'.",
-        ) from None
 
 
 def displayable(df: DataFrame) -> DataFrame:
@@ -181,20 +175,6 @@ class PreviewCancelled(Exception):
     """Raised inside a worker whose Spark jobs were cancelled (never shown as an error)."""
 
 
-def preview_record(preview: Preview) -> dict[str, Any]:
-    """The CLI's JSON contract (``show --json``): version, columns, numRows and rows."""
-    return {
-        "version": preview.version,
-        "columns": [{"name": c.name, "type": c.type} for c in preview.columns],
-        "numRows": preview.num_rows,
-        "rows": [{name: json_value(value) for name, value in row.items()} for row in preview.rows],
-        "filesRead": preview.files_read,
-        "bytesRead": preview.bytes_read,
-        "where": preview.where,
-        "warnings": list(preview.warnings),
-    }
-
-
 class PreviewJob:
     """A preview running on a worker thread, in its own Spark job group (cancellable).
 
@@ -216,6 +196,7 @@ class PreviewJob:
         self.cancelled = False
         self.preview: Preview | None = None
         self.error: BaseException | None = None
+        self._session: SparkSession | None = None  # once started: whose jobs a cancel stops
         self._args = (log, version, settings, where, limit)
         self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
         self._thread.start()
@@ -239,10 +220,8 @@ class PreviewJob:
         self.stage = "Cancelled" if self.cancelled else "Done"
 
     def _spark(self, settings: Settings) -> SparkSession:
-        from inspector.rows.session import get_spark
-
         self.stage = "Starting Spark…"
-        spark = get_spark(settings)
+        spark = self._session = get_spark(settings)
         # Job groups are per thread (PySpark pins Python threads to JVM threads).
         spark.sparkContext.setJobGroup(
             self.group, "Delta Inspector preview", interruptOnCancel=True
@@ -268,12 +247,8 @@ class PreviewJob:
     def cancel(self) -> None:
         """Cancel the preview's Spark jobs; the job ends as ``cancelled``."""
         self.cancelled = True
-        from inspector.rows.session import spark_status
-
-        if spark_status().state == "ready":
-            from inspector.rows.session import started_spark
-
-            started_spark().sparkContext.cancelJobGroup(self.group)
+        if self._session is not None:
+            self._session.sparkContext.cancelJobGroup(self.group)
 
     def result(self) -> Preview | None:
         """The preview (None when cancelled).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.errors import InvalidInput
 from inspector.diff.filediff import FileDiff, diff_files
@@ -36,6 +36,7 @@ from inspector.rows.netrows import (
     shown_row,
     shown_value,
 )
+from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -107,7 +108,6 @@ def diff_rows(
     if not files:
         return empty  # no file changed, so no row did: no need to start Spark
     from inspector.rows.delta_engine import read_files
-    from inspector.rows.session import get_spark
 
     spark = spark or get_spark(settings)
     before = read_files(from_snap, diff.only_in_from, spark=spark)
@@ -175,13 +175,24 @@ def _unkeyed(
         offset,
         limit,
     )
-    samples = RowSamples(
+    return found[ADDED], found[REMOVED], None, _samples(pages, maps, offset, limit)
+
+
+def _samples(
+    pages: dict[str, list[dict[str, Any]]],
+    maps: set[str],
+    offset: int,
+    limit: int,
+    changed: tuple[ChangedRow, ...] = (),
+) -> RowSamples:
+    """One page of the rows added and removed (and keys changed), for people."""
+    return RowSamples(
         offset=offset,
         limit=limit,
         added=tuple(shown_row(r, maps) for r in pages["added"]),
         removed=tuple(shown_row(r, maps) for r in pages["removed"]),
+        changed=changed,
     )
-    return found[ADDED], found[REMOVED], None, samples
 
 
 def _side_sums() -> list[Column]:
@@ -284,13 +295,7 @@ def _keyed(
         )
         for r in pages["changed"]
     )
-    samples = RowSamples(
-        offset=offset,
-        limit=limit,
-        added=tuple(shown_row(r, maps) for r in pages["added"]),
-        removed=tuple(shown_row(r, maps) for r in pages["removed"]),
-        changed=changed_rows,
-    )
+    samples = _samples(pages, maps, offset, limit, changed_rows)
     return found["added"], found["removed"], found["changed"], samples
 
 

@@ -125,24 +125,6 @@ class SparkStatus:
         return "locally" if master.startswith("local") else f"on {master}"
 
 
-def started_spark() -> SparkSession:
-    """The process's SparkSession when one was started (by :func:`get_spark`).
-
-    Library code that received no session uses this rather than starting one, since
-    starting needs the caller's settings.
-
-    Raises:
-        SparkUnavailable: If no session has been started yet.
-    """
-    with _lock:
-        if _session is None:
-            raise SparkUnavailable(
-                "No Spark session has been started.",
-                "Start one with get_spark(settings) first, or pass spark= explicitly.",
-            )
-        return _session
-
-
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
     return _status or SparkStatus(state="not started")
@@ -200,17 +182,12 @@ def get_spark(settings: Settings) -> SparkSession:
         _status = SparkStatus(state="starting", master=settings.spark_master, since=since)
         try:
             _session = _start(settings)
-        except InspectorError as exc:  # no Java, no jar cache, bad conf: already one line
-            _status = SparkStatus(state="failed", master=settings.spark_master, reason=str(exc))
-            raise
-        except Exception as exc:  # py4j/JVM failures have many types
-            _status = SparkStatus(
-                state="failed", master=settings.spark_master, reason=str(exc).splitlines()[0]
-            )
-            raise SparkUnavailable(
-                f"Spark could not start with master '{settings.spark_master}': {str(exc).splitlines()[0]}",
-                "Check the spark_master and spark_conf settings, and that Java 17 is installed.",
-            ) from None
+        except Exception as exc:  # no Java, no jar cache, bad conf: already one line
+            reason = str(exc) if isinstance(exc, InspectorError) else str(exc).splitlines()[0]
+            _status = SparkStatus(state="failed", master=settings.spark_master, reason=reason)
+            if isinstance(exc, InspectorError):
+                raise
+            raise _not_started(settings, reason) from None  # py4j/JVM failures have many types
         _status = SparkStatus(
             state="ready",
             master=_session.sparkContext.master,
@@ -259,12 +236,8 @@ def _start(settings: Settings) -> SparkSession:
         with _stderr_to(jvm_log):
             session = builder.getOrCreate()
     except Exception as exc:
-        raise SparkUnavailable(
-            f"Spark could not start with master '{settings.spark_master}': "
-            f"{_first_line(jvm_log) or str(exc).splitlines()[0]}.",
-            f"Check the spark_master and spark_conf settings, and that Java 17 is installed "
-            f"(Spark's own log: {jvm_log}).",
-        ) from None
+        why = f"{_first_line(jvm_log) or str(exc).splitlines()[0]}."
+        raise _not_started(settings, why, f" (Spark's own log: {jvm_log})") from None
     session.sparkContext.setLogLevel("ERROR")
     # The scratch folder (Spark's log, the warehouse, the shipped package) lives as long as
     # this process: kept when the JVM did not start (the error names its log), removed at
@@ -273,6 +246,13 @@ def _start(settings: Settings) -> SparkSession:
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return session
+
+
+def _not_started(settings: Settings, why: str, log: str = "") -> SparkUnavailable:
+    return SparkUnavailable(
+        f"Spark could not start with master '{settings.spark_master}': {why}",
+        f"Check the spark_master and spark_conf settings, and that Java 17 is installed{log}.",
+    )
 
 
 @contextlib.contextmanager
@@ -306,14 +286,21 @@ def _first_line(path: str) -> str:
 
 
 def delta_version(session: SparkSession) -> str | None:
-    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None.
+    """Delta Lake's version on this session's classpath (``io.delta.VERSION``), or None."""
+    if not has_class(session, "io.delta.tables.DeltaTable"):
+        return None
+    jvm: Any = session._jvm
+    return str(jvm.io.delta.package.VERSION())
+
+
+def has_class(session: Any, name: str) -> bool:
+    """Whether the session's JVM loads the class ``name`` (a jar is on its classpath).
 
     Spark's own class loader is asked: it sees the jars both ways they are added (the
     extra class path, or ``spark.jars``, which is not on the JVM's system class path).
     """
-    jvm: Any = session._jvm
     try:
-        jvm.org.apache.spark.util.Utils.classForName("io.delta.tables.DeltaTable", True, False)
-        return str(jvm.io.delta.package.VERSION())
-    except Exception:
-        return None
+        session._jvm.org.apache.spark.util.Utils.classForName(name, True, False)
+        return True
+    except Exception:  # py4j wraps ClassNotFoundException; any failure means "not usable"
+        return False

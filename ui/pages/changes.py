@@ -16,8 +16,12 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
-from inspector.rows.changefeed import ChangeFeed, build_changes, change_page
-from inspector.rows.changes import ChangeDataFeedDisabled
+from inspector.rows.changefeed import (
+    ChangeDataFeedDisabled,
+    ChangeFeed,
+    build_changes,
+    change_page,
+)
 from inspector.table.timetravel import parse_timestamp
 from ui.common import (
     PENDING_VERSION,
