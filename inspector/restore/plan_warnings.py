@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile
+from inspector.delta.text import counted
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
@@ -161,4 +162,4 @@ def _rows(files: Sequence[AddFile]) -> str:
     total = live_rows(files)
     if total is None:
         return "row count unknown: some files have no stats"
-    return f"{total} row{'s' if total != 1 else ''}"
+    return counted(total, "row")
