@@ -26,8 +26,9 @@ from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
-from inspector.log.commit import Commit, FileSummary, parse_commit
+from inspector.log.commit import Commit, FileSummary, as_commit, parse_commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
 from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
@@ -114,12 +115,12 @@ def _read_slice(
     """A slice's commits in order: counted ones with their files, parsed ones with None."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
-    contents = log.read_commit_files([f for _, f in todo])
+    contents = log.fetch_commits([f for _, f in todo])  # a big commit may come parsed
     done: dict[int, tuple[Commit, _Files | None]] = {v: (c, None) for v, c in cached.items()}
     splits = _splits(todo, contents)
     for (version, file), data in zip(todo, contents, strict=True):
         if version not in splits:
-            done[version] = (parse_commit(version, file, data), None)
+            done[version] = (as_commit(version, file, data), None)
     counted = _counted(list(splits.values()))
     _release_arrow_memory()
     for split in splits.values() if counted is None else ():
@@ -128,7 +129,7 @@ def _read_slice(
     return [done[v] for v, _ in part]
 
 
-def _splits(todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]) -> dict[int, _Split]:
+def _splits(todo: list[tuple[int, LogFile]], contents: list[Fetched]) -> dict[int, _Split]:
     """The files of a slice fit for the bulk read, split; their other lines are parsed in one
     orjson call (file by file when that call fails, so that only the bad files are left out)."""
     lined: list[tuple[int, LogFile, bytes, list[bytes], list[bytes]]] = []
