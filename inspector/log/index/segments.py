@@ -290,6 +290,14 @@ def write_atomically(path: str, data: bytes) -> None:
         raise
 
 
+def size(folder: str, segment: Segment) -> int:
+    """A segment's size on disk (0 when it is gone)."""
+    try:
+        return os.path.getsize(os.path.join(folder, segment.name))
+    except OSError:
+        return 0
+
+
 def remove_segment(folder: str, segment: Segment) -> None:
     """Remove a segment (another process may have removed it already)."""
     _remove(os.path.join(folder, segment.name))

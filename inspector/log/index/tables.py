@@ -40,6 +40,7 @@ LOCAL_FROM = sys.maxsize
 Fetched = bytes | OSError | Commit
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
+_SMALL_BYTES = 1 << 20  # a segment this big (a big commit held parsed) stays on its own
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,11 +177,14 @@ class TableIndex:
         with self._lock:
             found = self._lookup(files, parsed=parsed)
         todo = [f for f in files if f.name not in found]
-        fresh: list[Fetched] = list(storage.read_many([f.path for f in todo])) if todo else []
+        raw = storage.read_many([f.path for f in todo]) if todo else []
+        fresh: list[Fetched] = list(raw)
         if parsed:
-            fresh = [_parse_big(f, d) for f, d in zip(todo, fresh, strict=True)]
+            fresh = [_parse_big(f, d) for f, d in zip(todo, raw, strict=True)]
         with self._lock:
-            self._fill(todo, fresh)
+            self._fill(
+                [_entry(f, p, r, parsed=parsed) for f, p, r in zip(todo, fresh, raw, strict=False)]
+            )
         found.update((f.name, d) for f, d in zip(todo, fresh, strict=True))
         return [found[f.name] for f in files]
 
@@ -230,23 +234,17 @@ class TableIndex:
         self._held.move_to_end(segment.name)
         return held
 
-    def _fill(self, files: list[LogFile], contents: list[Fetched]) -> None:
-        entries = [
-            entry
-            for f, data in zip(files, contents, strict=True)
-            # Only a published commit read whole: a staged commit (_delta_log/_staged_commits)
-            # is not immutable, and a file that changed since it was listed must not be kept
-            # under the listing's identity.
-            if _COMMIT.match(f.name)
-            and "/_staged_commits/" not in f.path
-            and (entry := _entry(f, data)) is not None
-        ]
+    def _fill(self, found: list[seg.Entry | None]) -> None:
+        entries = [e for e in found if e is not None]
         if not entries or not self.index.usable():
             return
         try:
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
             self._note_table_id(entries)
-            seg.write_segment(self.folder, entries)
+            # A big commit gets a segment of its own: a question about the commits beside
+            # it never reads it (memory follows the question, not the size of the cache).
+            for part in [[e for e in entries if not _big(e)]] + [[e] for e in entries if _big(e)]:
+                seg.write_segment(self.folder, part)
             self._compact()
         except OSError:
             return  # a full disk or a folder removed meanwhile: the answer is unaffected
@@ -268,7 +266,11 @@ class TableIndex:
 
     def _compact(self) -> None:
         """Merge small segments (a few new commits each) once there are many of them."""
-        small = [s for s in seg.segments(self.folder) if s.last - s.first < _SMALL]
+        small = [
+            s
+            for s in seg.segments(self.folder)
+            if s.last - s.first < _SMALL and seg.size(self.folder, s) < _SMALL_BYTES
+        ]
         if len(small) < _MERGE_AT:
             return
         merged: dict[tuple[int, int, int, str | None], seg.Entry] = {}
@@ -307,14 +309,20 @@ def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     return data
 
 
-def _entry(file: LogFile, found: Fetched) -> seg.Entry | None:
-    """The entry a commit file just read becomes: its bytes (a small commit read whole),
-    its parsed form (a big commit parsed whole, in the columnar form), else none."""
+def _entry(
+    file: LogFile, found: Fetched, raw: bytes | OSError, *, parsed: bool
+) -> seg.Entry | None:
+    """The entry a commit file just read becomes: a big commit parsed whole into the
+    columnar form is held so; else its bytes when read whole (a big one only when it was
+    parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
+    A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
+    if not _COMMIT.match(file.name) or "/_staged_commits/" in file.path:
+        return None
     data, files = None, None
-    if isinstance(found, bytes) and len(found) == file.size and len(found) < COLUMNAR_FROM:
-        data = found
-    elif isinstance(found, Commit) and found.columns is not None and not found.problems:
+    if isinstance(found, Commit) and found.columns is not None and not found.problems:
         files = found.columns
+    elif isinstance(raw, bytes) and len(raw) == file.size and (parsed or len(raw) < COLUMNAR_FROM):
+        data = raw  # the size checked: a file that changed since it was listed is not kept
     else:
         return None
     return seg.Entry(
@@ -325,6 +333,10 @@ def _entry(file: LogFile, found: Fetched) -> seg.Entry | None:
         data=data,
         files=files,
     )
+
+
+def _big(entry: seg.Entry) -> bool:
+    return entry.files is not None or len(entry.data or b"") >= COLUMNAR_FROM
 
 
 def _entry_table_id(entry: seg.Entry) -> str | None:
