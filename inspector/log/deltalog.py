@@ -368,10 +368,9 @@ class DeltaLog:
         return [(v, loader) for v, _, loader in candidates]
 
     def _commits_usable(self, first: int, last: int) -> bool:
-        return all(
-            self.commit_file(v) is not None and self._commit(v).is_complete
-            for v in range(first, last + 1)
-        )
+        versions = list(range(first, last + 1))  # read together (one fetch, one segment)
+        listed = all(self.commit_file(v) is not None for v in versions)
+        return listed and all(c.is_complete for c in self.read_commits(versions))
 
     def _version_not_found(self, version: int) -> VersionNotFound:
         return version_not_found(version, self.earliest_version, self.latest_version)
