@@ -33,6 +33,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def memory_rows(tables: dict[str, str], repeat: int, full: str, empty: str) -> l
 def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
     """The second full history on S3 (moto) against deltalake's, once each (minutes)."""
     from bench_object_store import upload
-    from bench_requests import start_server
+    from bench_requests import kind, start_server, take
 
     local = ensure_table(folder, name)
     server, options = start_server()
@@ -129,8 +130,11 @@ def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
         shutil.rmtree(cache, ignore_errors=True)
         _with_cache(cache)
         first = run(cli("history", uri, "--json", *flags))
+        take(options)
         second = run(cli("history", uri, "--json", *flags))
+        asked = Counter(kind(*r) for r in take(options))
         theirs = run([PY, "-c", _DELTALAKE_S3, uri])
+        their_asked = Counter(kind(*r) for r in take(options))
         os.environ.clear()
         os.environ.update(saved)
     finally:
@@ -139,6 +143,7 @@ def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
         server.wait()
     row: dict[str, Any] = {"table": name, "case": "history-warm-s3", **_figures([second], [theirs])}
     row["first_s"] = first[0]
+    row["ours_by_kind"], row["theirs_by_kind"] = dict(asked), dict(their_asked)
     return [row]
 
 
@@ -179,6 +184,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        if "ours_by_kind" in r:
+            print(
+                f"second history on S3, requests: {r['ours_by_kind']} (deltalake {r['theirs_by_kind']})"
+            )
         print(
             f"| {r['table']} | {r['case']} | {r['ours_s']:.2f} | {r['theirs_s']:.2f} "
             f"| {r['ours_cpu']:.2f} | {r['theirs_cpu']:.2f} "
