@@ -20,8 +20,9 @@ import os
 import re
 import struct
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.log.bigcommit import CommitFiles
 from inspector.log.listing import LogFile
@@ -198,11 +199,9 @@ def _by_version(table: pa.Table) -> dict[int, tuple[pa.Table, pa.Array]]:
 
 
 def _none(kind: str) -> tuple[pa.Table, pa.Array]:
-    import pyarrow as pa
+    from inspector.log import arrays, columnar
 
-    from inspector.log import columnar
-
-    return columnar.empty(kind), pa.array([], pa.int64())
+    return columnar.empty(kind), arrays.numbers([])
 
 
 def write_segment(folder: str, entries: list[Entry]) -> Segment | None:
@@ -224,15 +223,17 @@ def _encode(entries: list[Entry]) -> bytes:
     length."""
     import pyarrow as pa
 
+    from inspector.log import arrays
+
     commits = pa.Table.from_arrays(
         [
-            pa.array([e.version for e in entries], pa.int64()),
-            pa.array([e.size for e in entries], pa.int64()),
-            pa.array([e.modification_time for e in entries], pa.int64()),
-            pa.array([e.etag for e in entries], pa.string()),
-            pa.array([e.data for e in entries], pa.large_binary()),
-            pa.array([_text(e) for e in entries], pa.list_(pa.large_binary())),
-            pa.array([_lines(e) for e in entries], pa.list_(pa.int64())),
+            arrays.numbers([e.version for e in entries]),
+            arrays.numbers([e.size for e in entries]),
+            arrays.numbers([e.modification_time for e in entries]),
+            arrays.texts([e.etag for e in entries]),
+            _binaries([e.data for e in entries]),
+            _lists([_text(e) for e in entries], _binaries),
+            _lists([_lines(e) for e in entries], arrays.numbers),
         ],
         schema=schema(),
     )
@@ -247,6 +248,39 @@ def _encode(entries: list[Entry]) -> bytes:
     return out
 
 
+def _binaries(values: Sequence[bytes | None]) -> pa.Array:
+    """A ``large_binary`` array from buffers (``pa.array`` of Python values imports pandas:
+    a quarter of a second of a first read)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from inspector.log import arrays
+
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
+    bitmap = arrays.flags([v is not None for v in values]).buffers()[1]
+    nulls = sum(v is None for v in values)
+    data = pa.py_buffer(b"".join(v for v in values if v is not None))
+    buffers = [bitmap if nulls else None, pa.py_buffer(offsets), data]
+    return pa.Array.from_buffers(pa.large_binary(), len(values), buffers, nulls)
+
+
+def _lists(
+    values: Sequence[Sequence[Any] | None], build: Callable[[list[Any]], pa.Array]
+) -> pa.Array:
+    """A list array of ``build``'s items, from buffers (no pandas)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from inspector.log import arrays
+
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
+    items = build([x for v in values if v is not None for x in v])
+    nulls = arrays.flags([v is None for v in values])
+    return pa.ListArray.from_arrays(arrays.from_numpy(offsets, pa.int32()), items, mask=nulls)
+
+
 def _text(entry: Entry) -> list[bytes] | None:
     return None if entry.files is None else list(entry.files.other_text)
 
@@ -257,9 +291,10 @@ def _lines(entry: Entry) -> list[int] | None:
 
 def _files(entries: list[Entry], kind: str) -> pa.Table:
     """The parsed commits' file actions of a kind, grouped by version, with their place."""
+    import numpy as np
     import pyarrow as pa
 
-    from inspector.log import columnar
+    from inspector.log import arrays, columnar
 
     parts = []
     for entry in entries:
@@ -269,11 +304,13 @@ def _files(entries: list[Entry], kind: str) -> pa.Table:
         lines = entry.files.add_lines if kind == "add" else entry.files.remove_lines
         if not rows.num_rows:
             continue
-        rows = rows.append_column("version", pa.array([entry.version] * rows.num_rows, pa.int64()))
+        rows = rows.append_column(
+            "version", arrays.from_numpy(np.full(rows.num_rows, entry.version))
+        )
         parts.append(rows.append_column("line", pa.chunked_array([lines], pa.int64())))
     if not parts:
         empty = columnar.empty(kind)
-        place = [pa.array([], pa.int64()) for _ in _PLACE]
+        place = [arrays.numbers([]) for _ in _PLACE]
         return pa.Table.from_arrays([*empty.columns, *place], schema=file_schema(kind))
     return pa.concat_tables(parts).cast(file_schema(kind))
 
