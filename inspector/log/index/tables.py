@@ -32,8 +32,9 @@ _MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read of fewer commit files than this from a local disk skips the index. No local read
-#: goes through it: the log is already on a local disk, so a warm full history saved about
-#: 5% of a cold one while filling cost 15-18% (docs/log-index.md). Tests lower it to 1.
+#: goes through it: the log is already on a local disk, and a warm full history stays
+#: 1.7-1.8x deltalake's (the target that would justify a cache is 0.3x), although filling
+#: costs only 4-7% (docs/log-index.md, bench/bench_index.py). Tests lower it to 1.
 LOCAL_FROM = sys.maxsize
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
