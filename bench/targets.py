@@ -110,6 +110,20 @@ def _engine(question: str, table: str, case: str, limit: float, baseline: str) -
     )
 
 
+def _index(question: str, table: str, case: str, metric: str, limit: float, base: str) -> Target:
+    """A target of ``bench/bench_index.py`` (the log index, local reads sent through it)."""
+    return Target(
+        question=question,
+        bench="bench_index",
+        table=table,
+        case=case,
+        metric=metric,
+        limit=limit,
+        baseline=base,
+        issue=35,
+    )
+
+
 def _requests(question: str, case: str) -> Target:
     return Target(
         question=f"{question}, S3, 5,001 commits (checkpoint at the latest), first read",
@@ -135,6 +149,51 @@ TARGETS: tuple[Target, ...] = (
     _scale("`history --limit 10`, 20,000 commits", "c20000", "history10", "wall", 1.5),
     _scale("`history --limit 10`, 20,000 commits", "c20000", "history10", "cpu", 1.5),
     _scale("`restore --dry-run`, 300,000 files", "f300000", "restore", "cpu", 1.5),
+    *(
+        _index(
+            f"filling the log index, full history, {size}",
+            table,
+            "history-fill",
+            "cpu",
+            1.1,
+            "the same read with `--no-cache`",
+        )
+        for table, size in (("c20000", "20,000 commits"), ("f300000", "300,000 files"))
+    ),
+    *(
+        _index(
+            f"second full history from the log index, {size}",
+            table,
+            "history-warm",
+            "cpu",
+            0.3,
+            "deltalake 1.6.6",
+        )
+        for table, size in (("c20000", "20,000 commits"), ("f300000", "300,000 files"))
+    ),
+    _index(
+        "second full history, S3, 5,001 commits",
+        "c5001",
+        "history-warm-s3",
+        "wall",
+        0.2,
+        "deltalake 1.6.6",
+    ),
+    *(
+        _index(
+            f"{what} with the log index holding the bench tables, {size}",
+            table,
+            case,
+            "mb",
+            1.05,
+            "an empty index",
+        )
+        for table, size in (("c20000", "20,000 commits"), ("f300000", "300,000 files"))
+        for what, case in (
+            ("`detail`", "detail-memory"),
+            ("`history --limit 10`", "history10-memory"),
+        )
+    ),
     _requests("`detail`", "detail"),
     _requests("`history --limit 10`", "history10"),
     _requests("full history", "history"),

@@ -9,6 +9,7 @@ parses the file line by line so that its problems name the line.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,13 +27,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, kw_only=True)
 class CommitFiles:
-    """A big commit's add and remove actions as Arrow tables, with their line numbers."""
+    """A big commit's add and remove actions as Arrow tables, with their line numbers, and
+    the other actions' lines as written (the log index keeps them to parse again)."""
 
     adds: pa.Table
     removes: pa.Table
     add_lines: pa.Array
     remove_lines: pa.Array
     other_lines: tuple[int, ...]
+    other_text: tuple[bytes, ...] = ()
 
 
 # Below this size orjson parses a commit faster than Arrow's JSON reader starts.
@@ -56,11 +59,18 @@ def read_file_actions(data: bytes) -> tuple[tuple[Action, ...], CommitFiles] | N
     if b"\n\n" in body or b"\r" in body:
         return None
     try:
-        others, other_lines = _other_actions(body)
+        others, other_lines, other_text = _other_actions(body)
     except (ValueError, TypeError, KeyError):
         return None
     files = read_file_lines(body, other_lines)
-    return None if files is None else (others, files)
+    if files is None:
+        return None
+    return others, dataclasses.replace(files, other_text=other_text)
+
+
+def other_actions(text_lines: tuple[bytes, ...]) -> tuple[Action, ...]:
+    """The other actions of a big commit parsed again from their lines (as read, in order)."""
+    return tuple(parse_action(text.loads(line)) for line in text_lines)
 
 
 def read_file_lines(body: bytes, other_lines: tuple[int, ...] = ()) -> CommitFiles | None:
@@ -92,7 +102,9 @@ def read_file_lines(body: bytes, other_lines: tuple[int, ...] = ()) -> CommitFil
         return None
 
 
-def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+def _other_actions(
+    body: bytes,
+) -> tuple[tuple[Action, ...], tuple[int, ...], tuple[bytes, ...]]:
     """The actions that are not add/remove (commitInfo, metaData, ...), with line numbers.
 
     Writers put them first (Spark) or last (delta-rs): look there, and scan every line
@@ -119,14 +131,15 @@ def _other_actions(body: bytes) -> tuple[tuple[Action, ...], tuple[int, ...]]:
     spans += reversed(tail)
     if len(spans) + files != total:
         spans = [m.span() for m in _OTHER_LINE.finditer(body)]
-    actions, lines = [], []
+    actions, lines, texts = [], [], []
     for begin, stop in spans:
-        action = parse_action(text.loads(body[begin:stop]))
+        texts.append(body[begin:stop])
+        action = parse_action(text.loads(texts[-1]))
         if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
             raise ValueError("file action outside the fast path")
         actions.append(action)
         lines.append(body.count(b"\n", 0, begin))
-    return tuple(actions), tuple(lines)
+    return tuple(actions), tuple(lines), tuple(texts)
 
 
 def _line_end(body: bytes, start: int) -> int:

@@ -213,6 +213,12 @@ def parse_commit(
     )
 
 
+def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) -> Commit:
+    """A commit file as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it:
+    parsed already (the log index holds a big commit parsed), or parsed now."""
+    return fetched if isinstance(fetched, Commit) else parse_commit(version, file, fetched)
+
+
 @dataclass(frozen=True, kw_only=True)
 class JsonActions:
     """What a JSON log file holds: its actions (file actions in ``columns`` when a big file's

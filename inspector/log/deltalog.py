@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.paths import log_dir
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
-from inspector.log.commit import Commit, parse_commit
-from inspector.log.index import LogIndex, TableIndex
+from inspector.log.commit import Commit, as_commit
+from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing, list_log, list_log_tail, listing_problems
 from inspector.log.replay_errors import only_checkpoint, unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
@@ -146,7 +146,7 @@ class DeltaLog:
         read together and cached."""
         with self._lock:
             listed = [v for v in versions if self.commit_file(v) is not None]
-            self._parse([v for v in listed if v not in self._commits])
+            self._keep([v for v in listed if v not in self._commits])
             return [self._commits[v] for v in listed]
 
     def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
@@ -156,16 +156,21 @@ class DeltaLog:
         for start in range(0, len(listed), chunk):
             part = listed[start : start + chunk]
             todo = [(v, f) for v, f in part if v not in self._commits]
-            contents = self.read_commit_files([f for _, f in todo])
-            fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+            contents = self.fetch_commits([f for _, f in todo])
+            fresh = {v: as_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
             for v, _ in part:
                 yield self._commits.get(v) or fresh[v]
 
     def read_commit_files(self, files: Sequence[LogFile]) -> list[bytes | OSError]:
         """Listed commit files' contents in order (or errors), through the log index if any."""
-        if self._index is None:
-            return self.storage.read_many([f.path for f in files])
-        return self._index.read(self.storage, files)
+        return read_files(self._index, self.storage, files)
+
+    def fetch_commits(self, files: Sequence[LogFile]) -> list[Fetched]:
+        """As :meth:`read_commit_files`; a big commit the index holds parsed comes parsed."""
+        return fetch_files(self._index, self.storage, files)
+
+    def _keep(self, versions: list[int]) -> None:
+        self._commits.update((c.version, c) for c in self.stream_commits(versions))
 
     def cached_commit(self, version: int) -> Commit | None:
         """The parsed commit of a version when the log holds it already (nothing is read)."""
@@ -176,14 +181,9 @@ class DeltaLog:
         found = self._commits.get(version)
         if found is None:
             with self._lock:
-                self._parse([version] if version not in self._commits else [])
+                self._keep([version] if version not in self._commits else [])
                 found = self._commits[version]
         return found
-
-    def _parse(self, versions: list[int]) -> None:
-        """Read (a slice at a time, fetched together) and cache listed commits."""
-        for commit in self.stream_commits(versions):
-            self._commits[commit.version] = commit
 
     @property
     def latest_version(self) -> int:
@@ -368,10 +368,9 @@ class DeltaLog:
         return [(v, loader) for v, _, loader in candidates]
 
     def _commits_usable(self, first: int, last: int) -> bool:
-        return all(
-            self.commit_file(v) is not None and self._commit(v).is_complete
-            for v in range(first, last + 1)
-        )
+        versions = list(range(first, last + 1))  # read together (one fetch, one segment)
+        listed = all(self.commit_file(v) is not None for v in versions)
+        return listed and all(c.is_complete for c in self.read_commits(versions))
 
     def _version_not_found(self, version: int) -> VersionNotFound:
         return version_not_found(version, self.earliest_version, self.latest_version)

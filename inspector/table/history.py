@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit, parse_commit
+from inspector.log.commit import Commit, as_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.log.tablemeta import metadata_at
@@ -325,8 +325,8 @@ class HistoryPager:
         tail = [v for v in versions if v > log.tail.from_version]
         older = [v for v in versions if v <= log.tail.from_version]
         files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-        contents = log.read_commit_files([f for _, f in files])
-        parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+        contents = log.fetch_commits([f for _, f in files])
+        parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
         return [*parsed, *log.read_commits(tail)]
 
 

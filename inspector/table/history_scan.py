@@ -28,8 +28,9 @@ from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
-from inspector.log.commit import Commit, FileSummary, parse_commit
+from inspector.log.commit import Commit, FileSummary, as_commit, parse_commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
 from inspector.table import history_metrics
@@ -131,7 +132,7 @@ def _read_slice(
     taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
-    contents = log.read_commit_files([f for _, f in todo])
+    contents = log.fetch_commits([f for _, f in todo])  # a big commit may come parsed
     done: dict[int, tuple[Commit, _Files | RowChange | None]]
     done = {v: (c, None) for v, c in cached.items()}
     splits = split_slice(todo, contents)
@@ -140,11 +141,11 @@ def _read_slice(
         if metrics and version not in splits and (found := _big_taken(version, file, data)):
             big[version] = found
         elif version not in splits:
-            done[version] = (parse_commit(version, file, data), None)
+            done[version] = (as_commit(version, file, data), None)
     first = _first_lookup([c for c, _ in done.values()], splits.values())
     for (version, file), data in zip(todo, contents, strict=True):
         if version in big and version > first:  # parsed after all: an older remove looks up
-            done[version] = (parse_commit(version, file, data), None)
+            done[version] = (as_commit(version, file, data), None)
         elif version in big:
             done[version] = big[version]
     # A remove that looks up files after a commit taken from its metrics reads a snapshot
@@ -176,9 +177,7 @@ def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
     return history_metrics.taken(split.version, split.file, split.parsed, len(split.file_lines))
 
 
-def _big_taken(
-    version: int, file: LogFile, data: bytes | OSError
-) -> tuple[Commit, RowChange] | None:
+def _big_taken(version: int, file: LogFile, data: Fetched) -> tuple[Commit, RowChange] | None:
     """A big commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
     if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
         return None
@@ -190,9 +189,7 @@ def _big_taken(
     return history_metrics.taken(version, file, parsed, found[1])
 
 
-def split_slice(
-    todo: list[tuple[int, LogFile]], contents: list[bytes | OSError]
-) -> dict[int, _Split]:
+def split_slice(todo: list[tuple[int, LogFile]], contents: Sequence[Fetched]) -> dict[int, _Split]:
     """The files of a slice fit for the bulk read, split; their other lines are parsed in one
     orjson call (file by file when that call fails, so that only the bad files are left out).
     The history's and the health check's trace's bulk read."""

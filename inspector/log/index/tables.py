@@ -21,6 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from inspector.log import text
+from inspector.log.bigcommit import COLUMNAR_FROM, other_actions
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import segments as seg
 from inspector.log.listing import LogFile
 from inspector.settings import Settings
@@ -30,11 +32,16 @@ _MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read of fewer commit files than this from a local disk skips the index. No local read
-#: goes through it: the log is already on a local disk, so a warm full history saved about
-#: 5% of a cold one while filling cost 15-18% (docs/log-index.md). Tests lower it to 1.
+#: goes through it: the log is already on a local disk, and a warm full history stays
+#: 1.7-1.8x deltalake's (the target that would justify a cache is 0.3x), although filling
+#: costs only 4-7% (docs/log-index.md, bench/bench_index.py). Tests lower it to 1.
 LOCAL_FROM = sys.maxsize
+#: A commit file as the index gives it: its bytes (or the error reading them), or, for a
+#: big commit, parsed (:meth:`TableIndex.fetch`).
+Fetched = bytes | OSError | Commit
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
+_SMALL_BYTES = 1 << 20  # a segment this big (a big commit held parsed) stays on its own
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,35 +156,74 @@ class TableIndex:
 
     def read(self, storage: Storage, files: Sequence[LogFile]) -> list[bytes | OSError]:
         """The contents of listed commit files, in order: cached ones from the index, the
-        rest read together from ``storage`` and added to the index."""
+        rest read together from ``storage`` and added to the index (a big commit's bytes
+        are not kept: the index holds it parsed, :meth:`fetch`)."""
+        found = self.fetch(storage, files, parsed=False)
+        return [f for f in found if not isinstance(f, Commit)]  # none is, unless parsed
+
+    def fetch(
+        self, storage: Storage, files: Sequence[LogFile], *, parsed: bool = True
+    ) -> list[Fetched]:
+        """Listed commit files, in order: a big commit the index holds parsed (or that was
+        just read and parsed) as its :class:`~inspector.log.commit.Commit`, the others as
+        their contents (or the error reading them), read from ``storage`` unless cached.
+
+        Args:
+            storage: The table's storage.
+            files: Listed commit files.
+            parsed: Give commits held parsed as Commits; False reads their bytes again.
+        """
         if len(files) < LOCAL_FROM and storage.local_path() is not None:
-            return storage.read_many([f.path for f in files])
+            return list(storage.read_many([f.path for f in files]))
         with self._lock:
-            found = self._lookup(files)
+            found = self._lookup(files, parsed=parsed)
         todo = [f for f in files if f.name not in found]
-        fresh = storage.read_many([f.path for f in todo]) if todo else []
+        raw = storage.read_many([f.path for f in todo]) if todo else []
+        fresh: list[Fetched] = list(raw)
+        if parsed:
+            fresh = [_parse_big(f, d) for f, d in zip(todo, raw, strict=True)]
         with self._lock:
-            self._fill(todo, fresh)
+            self._fill(
+                [_entry(f, p, r, parsed=parsed) for f, p, r in zip(todo, fresh, raw, strict=False)]
+            )
         found.update((f.name, d) for f, d in zip(todo, fresh, strict=True))
         return [found[f.name] for f in files]
 
-    def _lookup(self, files: Sequence[LogFile]) -> dict[str, bytes | OSError]:
+    def _lookup(self, files: Sequence[LogFile], *, parsed: bool) -> dict[str, Fetched]:
         wanted = [(int(f.name[:20]), f) for f in files if _COMMIT.match(f.name)]
         # Another user's folder is never read: they could have planted what it serves.
         if not wanted or not os.path.isdir(self.folder) or not self.index.usable():
             return {}
-        found: dict[str, bytes | OSError] = {}
+        found: dict[str, Fetched] = {}
         every = seg.segments(self.folder)
         for version, file in wanted:
             for segment in (s for s in every if s.first <= version <= s.last):
-                entries = self._entries(segment)
-                hit = next((e for e in entries.get(version, ()) if e.fits(file)), None)
+                hit = self._hit(segment, version, file, parsed=parsed)
                 if hit is not None:
-                    found[file.name] = hit.data
+                    found[file.name] = hit
                     break
         if found:
             _touch(self.folder)
         return found
+
+    def _hit(
+        self, segment: seg.Segment, version: int, file: LogFile, *, parsed: bool
+    ) -> Fetched | None:
+        """What a segment holds of this very file (None: nothing, or parsed when bytes are
+        asked for)."""
+        for entry in self._entries(segment).get(version, ()):
+            if not entry.fits(file):
+                continue
+            if entry.data is not None:
+                return entry.data
+            if entry.files is not None and parsed:
+                return Commit(
+                    version=version,
+                    file=file,
+                    parsed=other_actions(entry.files.other_text),
+                    columns=entry.files,
+                )
+        return None
 
     def _entries(self, segment: seg.Segment) -> dict[int, list[seg.Entry]]:
         held = self._held.get(segment.name)
@@ -189,30 +235,17 @@ class TableIndex:
         self._held.move_to_end(segment.name)
         return held
 
-    def _fill(self, files: list[LogFile], contents: list[bytes | OSError]) -> None:
-        entries = [
-            seg.Entry(
-                version=int(f.name[:20]),
-                size=f.size,
-                modification_time=f.modification_time,
-                etag=f.etag,
-                data=data,
-            )
-            for f, data in zip(files, contents, strict=True)
-            # Only a published commit whose bytes are the listed size: a staged commit
-            # (_delta_log/_staged_commits) is not immutable, and a file that changed since
-            # it was listed must not be kept under the listing's identity.
-            if _COMMIT.match(f.name)
-            and "/_staged_commits/" not in f.path
-            and isinstance(data, bytes)
-            and len(data) == f.size
-        ]
+    def _fill(self, found: list[seg.Entry | None]) -> None:
+        entries = [e for e in found if e is not None]
         if not entries or not self.index.usable():
             return
         try:
             os.makedirs(self.folder, mode=0o700, exist_ok=True)
             self._note_table_id(entries)
-            seg.write_segment(self.folder, entries)
+            # A big commit gets a segment of its own: a question about the commits beside
+            # it never reads it (memory follows the question, not the size of the cache).
+            for part in [[e for e in entries if not _big(e)]] + [[e] for e in entries if _big(e)]:
+                seg.write_segment(self.folder, part)
             self._compact()
         except OSError:
             return  # a full disk or a folder removed meanwhile: the answer is unaffected
@@ -223,7 +256,7 @@ class TableIndex:
         another table now lives at this location: everything held of the old one goes."""
         manifest = _read_manifest(self.folder) or {}
         known = manifest.get("tableId")
-        seen = next((i for e in reversed(entries) if (i := _table_id(e.data))), None)
+        seen = next((i for e in reversed(entries) if (i := _entry_table_id(e))), None)
         if seen is not None and known is not None and seen != known:
             for segment in seg.segments(self.folder):
                 seg.remove_segment(self.folder, segment)
@@ -234,7 +267,11 @@ class TableIndex:
 
     def _compact(self) -> None:
         """Merge small segments (a few new commits each) once there are many of them."""
-        small = [s for s in seg.segments(self.folder) if s.last - s.first < _SMALL]
+        small = [
+            s
+            for s in seg.segments(self.folder)
+            if s.last - s.first < _SMALL and seg.size(self.folder, s) < _SMALL_BYTES
+        ]
         if len(small) < _MERGE_AT:
             return
         merged: dict[tuple[int, int, int, str | None], seg.Entry] = {}
@@ -246,6 +283,67 @@ class TableIndex:
         for segment in small:
             seg.remove_segment(self.folder, segment)
             self._held.pop(segment.name, None)
+
+
+def read_files(
+    index: TableIndex | None, storage: Storage, files: Sequence[LogFile]
+) -> list[bytes | OSError]:
+    """Listed commit files' contents in order (or errors), through the index if any."""
+    if index is None:
+        return storage.read_many([f.path for f in files])
+    return index.read(storage, files)
+
+
+def fetch_files(
+    index: TableIndex | None, storage: Storage, files: Sequence[LogFile]
+) -> list[Fetched]:
+    """As :func:`read_files`, a big commit the index holds parsed given as its Commit."""
+    if index is None:
+        return list(storage.read_many([f.path for f in files]))
+    return index.fetch(storage, files)
+
+
+def _parse_big(file: LogFile, data: Fetched) -> Fetched:
+    """A big commit parsed (the index keeps it parsed); the others as they were read."""
+    if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and _COMMIT.match(file.name):
+        return parse_commit(int(file.name[:20]), file, data)
+    return data
+
+
+def _entry(
+    file: LogFile, found: Fetched, raw: bytes | OSError, *, parsed: bool
+) -> seg.Entry | None:
+    """The entry a commit file just read becomes: a big commit parsed whole into the
+    columnar form is held so; else its bytes when read whole (a big one only when it was
+    parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
+    A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
+    if not _COMMIT.match(file.name) or "/_staged_commits/" in file.path:
+        return None
+    data, files = None, None
+    if isinstance(found, Commit) and found.columns is not None and not found.problems:
+        files = found.columns
+    elif isinstance(raw, bytes) and len(raw) == file.size and (parsed or len(raw) < COLUMNAR_FROM):
+        data = raw  # the size checked: a file that changed since it was listed is not kept
+    else:
+        return None
+    return seg.Entry(
+        version=int(file.name[:20]),
+        size=file.size,
+        modification_time=file.modification_time,
+        etag=file.etag,
+        data=data,
+        files=files,
+    )
+
+
+def _big(entry: seg.Entry) -> bool:
+    return entry.files is not None or len(entry.data or b"") >= COLUMNAR_FROM
+
+
+def _entry_table_id(entry: seg.Entry) -> str | None:
+    if entry.data is not None:
+        return _table_id(entry.data)
+    return _table_id(b"\n".join(entry.files.other_text)) if entry.files is not None else None
 
 
 def _table_id(data: bytes) -> str | None:
