@@ -31,10 +31,9 @@ from inspector.storage import Storage
 _MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
-#: A read of fewer commit files than this from a local disk skips the index. No local read
-#: goes through it: the log is already on a local disk, and a warm full history stays
-#: 1.7-1.8x deltalake's (the target that would justify a cache is 0.3x), although filling
-#: costs only 4-7% (docs/log-index.md, bench/bench_index.py). Tests lower it to 1.
+#: A read of fewer commit files than this from a local disk skips the index, so none does:
+#: a warm local full history stays 1.7-1.8x deltalake's (a cache is worth it at 0.3x),
+#: though filling costs only 4-7% (docs/log-index.md, bench_index.py). Tests lower it to 1.
 LOCAL_FROM = sys.maxsize
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
