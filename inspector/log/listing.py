@@ -168,30 +168,36 @@ def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> L
         storage: The table's storage (a local table root path is accepted too).
         last: ``_last_checkpoint`` when the caller has read it already (it is not read again).
 
-    Returns:
-        The listing.
-
     Raises:
         NotADeltaTable: If the location is missing, has no ``_delta_log``, or the log
             has neither commits nor checkpoints.
         StorageUnavailable: If the object store cannot be reached or refuses access.
     """
-    if isinstance(storage, str):
-        storage = LocalStorage(storage)
-    root = storage.root
+    storage = LocalStorage(storage) if isinstance(storage, str) else storage
+    return listing_of(storage, list_entries(storage), last=last)
+
+
+def list_entries(storage: Storage) -> list[ObjectMeta]:
+    """Every file directly in ``_delta_log``, sorted by path. Raises as :func:`list_log`."""
     try:
-        entries = storage.list(LOG_DIR)
+        return storage.list(LOG_DIR)
     except OSError as exc:
         raise NotADeltaTable(
-            f"The _delta_log folder of '{root}' cannot be read ({exc.strerror}).",
+            f"The _delta_log folder of '{storage.root}' cannot be read ({exc.strerror}).",
             "Check that you may read the folder (permissions, a stale mount).",
         ) from None
+
+
+def listing_of(
+    storage: Storage, entries: list[ObjectMeta], *, last: LastCheckpoint | None
+) -> LogListing:
+    """The whole listing that ``entries`` (all of ``_delta_log``) make. Raises as :func:`list_log`."""
     if not entries:
         _explain_empty(storage)
     listing = _classify(entries, storage, last=last)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
-            f"'{root}' has a _delta_log folder but no commit or checkpoint files in it.",
+            f"'{storage.root}' has a _delta_log folder but no commit or checkpoint files in it.",
             "The table was never committed or its log was deleted; restore _delta_log from a backup.",
         )
     return listing
