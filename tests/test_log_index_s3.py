@@ -90,7 +90,8 @@ def _sync(store, local: Path, uri: str) -> None:
 
 
 def _counted_history(proxy, uri: str, options: dict[str, str], index: LogIndex | None):
-    """The history, and the requests it made at the server: (kind, key) pairs."""
+    """The history, and the requests it made at the server: (kind, key) pairs; a listing's
+    key is where it starts after, else ``first page`` or ``whole`` (a full listing)."""
     proxy.clear()
     log = DeltaLog.open(uri, storage_options=options, index=index)
     entries = build_history(log, Settings())
@@ -100,7 +101,8 @@ def _counted_history(proxy, uri: str, options: dict[str, str], index: LogIndex |
         if r.method == "GET" and "list-type=2" in query:
             params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
             after = unquote(params.get("start-after", ""))
-            made.append(("LIST", after.split("/", 1)[-1] if after else ""))
+            whole = "whole" if "delimiter" in params else "first page"
+            made.append(("LIST", after.split("/", 1)[-1] if after else whole))
         else:
             made.append((r.method, unquote(path.rsplit("/_delta_log/", 1)[-1])))
     return entries, made
@@ -137,11 +139,9 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     warm, warm_made = _counted_history(proxy, uri, options, index)
     assert warm == cold == _counted_history(proxy, uri, options, None)[0]
     lists = [key for kind, key in warm_made if kind == "LIST"]
-    newest = f"{LOG_DIR}/{29:020d}.json"
-    # The refresh's listing from the checkpoint, the first page, and from just before the
-    # newest recorded commit: never the whole folder page by page; no commit read.
-    assert lists[:2] == [f"{LOG_DIR}/{25:020d}", ""]
-    assert len(lists) == 3 and f"{LOG_DIR}/{25:020d}" < lists[2] < newest
+    # The refresh's listing from the checkpoint (just before the newest recorded commits:
+    # the new part) and the first page: never the whole folder page by page; no commit read.
+    assert lists == [f"{LOG_DIR}/{25:020d}", "first page"]
     assert [k for k in _gets_of_log_files(warm_made) if k.endswith(".json")] == []
     assert len(_gets_of_log_files(cold_made)) > 30
 
@@ -149,14 +149,14 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     _sync(s3_server, local, uri)
     after, after_made = _counted_history(proxy, uri, options, index)
     assert after == _counted_history(proxy, uri, options, None)[0] and len(after) == 33
-    assert len([k for k, _ in after_made if k == "LIST"]) == 3
+    assert _lists(after_made) == [f"{LOG_DIR}/{25:020d}", "first page"]
     assert sorted(k for k in _gets_of_log_files(after_made) if k.endswith(".json")) == [
         f"{v:020d}.json" for v in (30, 31, 32)
     ]
 
 
 def _lists(made) -> list[str]:
-    """Each listing's start-after key ("" for one from the folder's start), in order."""
+    """Each listing's start-after key (or ``first page``, ``whole``), in order."""
     return [key for kind, key in made if kind == "LIST"]
 
 
@@ -186,12 +186,10 @@ def test_a_log_changed_below_the_record_is_listed_whole_again_and_answers_stay_t
     later, made = _counted_history(proxy, uri, options, index)
     assert later == _counted_history(proxy, uri, options, None)[0]
     checkpoint = f"{LOG_DIR}/{(21 if change == 'recreated' else 25):020d}"
-    if change == "recent commit rewritten":  # found in the new part's listing
-        assert _lists(made)[:2] == [checkpoint, ""] and _lists(made)[3:] == [""]
-    else:  # the first page disagreed with the record: a full listing followed
-        assert _lists(made) == [checkpoint, "", ""]
+    # The first page or the new part disagreed with the record: a full listing followed.
+    assert _lists(made) == [checkpoint, "first page", "whole"]
     again, made = _counted_history(proxy, uri, options, index)
-    assert again == later and len(_lists(made)) == 3  # recorded afresh: a later open again
+    assert again == later and _lists(made) == [checkpoint, "first page"]  # recorded afresh
 
 
 def test_a_damaged_listing_record_is_ignored_and_written_again(
@@ -206,7 +204,22 @@ def test_a_damaged_listing_record_is_ignored_and_written_again(
     (record,) = Path(index.for_table(uri).folder).glob("listing-*.json")
     record.write_bytes(record.read_bytes()[:-20])
     later, made = _counted_history(proxy, uri, options, index)
-    assert later == first and _lists(made) == [f"{LOG_DIR}/{25:020d}", ""]  # a full listing
+    assert later == first and _lists(made) == [f"{LOG_DIR}/{25:020d}", "whole"]
     again, made = _counted_history(proxy, uri, options, index)  # recorded whole again
-    assert again == first and len(_lists(made)) == 3
+    assert again == first and _lists(made) == [f"{LOG_DIR}/{25:020d}", "first page"]
     assert list(record.parent.glob("listing-*.json")) == [record]
+
+
+def test_a_margin_reaching_below_the_checkpoint_is_listed_by_the_refresh_alone(
+    s3_server, counted_s3, small_pages, monkeypatch, tmp_path
+):
+    monkeypatch.setattr(relist, "OVERLAP", 8)  # 8 recorded names back: before checkpoint 25
+    proxy, options = counted_s3
+    local = tmp_path / "t"
+    _checkpointed(local, 30)
+    uri = s3_server.upload(local)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    cold, _ = _counted_history(proxy, uri, options, index)
+    warm, made = _counted_history(proxy, uri, options, index)
+    assert warm == cold and _lists(made) == [f"{LOG_DIR}/{22:020d}.json", "first page"]
+    assert [k for k in _gets_of_log_files(made) if k.endswith(".json")] == []

@@ -18,8 +18,8 @@ from inspector.delta.paths import log_dir
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import LogIndex, TableIndex
-from inspector.log.listing import LogFile, LogListing, list_log_tail, listing_problems
-from inspector.log.relist import has_record, list_whole
+from inspector.log.listing import LogFile, LogListing, listing_problems
+from inspector.log.relist import LogLister
 from inspector.log.replay_errors import only_checkpoint, unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.log.staged import count_staged
@@ -47,6 +47,7 @@ class DeltaLog:
         self.table_root = table_root
         self.storage = storage if storage is not None else LocalStorage(table_root)
         self._index: TableIndex | None = None if index is None else index.for_table(table_root)
+        self._lister = LogLister(self.storage, self._index)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -84,7 +85,7 @@ class DeltaLog:
         """Re-list the log from its newest checkpoint on; True when anything changed there.
         A parsed commit is kept while its file is unchanged (older ones: unless the log changed)."""
         with self._lock:
-            tail = list_log_tail(self.storage)
+            tail = self._lister.tail()
             changed = tail != self._tail
             for v, parsed in list(self._commits.items()):
                 if (v >= tail.from_version or changed) and tail.commits.get(v) != parsed.file:
@@ -109,7 +110,7 @@ class DeltaLog:
         """The listing of the whole ``_delta_log`` (listed on first use after a refresh)."""
         with self._lock:
             if self._listing is None:
-                listing = list_whole(self.storage, self._index, last=self.tail.last_checkpoint)
+                listing = self._lister.whole(self.tail.last_checkpoint)
                 if self._whole is not None and listing != self._whole:
                     self.generation += 1  # an older file came or went (log cleanup, damage)
                 self._listing = self._whole = listing
@@ -118,8 +119,7 @@ class DeltaLog:
     @property
     def whole_listing(self) -> LogListing | None:
         """The whole folder's listing when at hand: made since the refresh, or cheap (recorded)."""
-        recorded = self._listing is None and has_record(self.storage, self._index)
-        return self.listing if recorded else self._listing
+        return self.listing if self._listing is None and self._lister.recorded else self._listing
 
     @property
     def staged_commits(self) -> int:

@@ -20,10 +20,20 @@ a start-after listing use it (S3, GCS); a local folder and Azure list whole.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from inspector.delta.paths import LOG_DIR
 from inspector.log.index import TableIndex
 from inspector.log.index.listed import holds_listing, read_listing, write_listing
-from inspector.log.listing import COMMIT_FILE, LastCheckpoint, LogListing, list_entries, listing_of
+from inspector.log.listing import (
+    COMMIT_FILE,
+    LastCheckpoint,
+    LogListing,
+    classify,
+    list_entries,
+    listing_of,
+    read_hint,
+)
 from inspector.storage import ObjectMeta, Storage
 
 #: Entries per page of a first listing (an S3 or GCS page).
@@ -32,54 +42,112 @@ PAGE = 1000
 OVERLAP = 200
 
 
-def list_whole(
-    storage: Storage, table: TableIndex | None, *, last: LastCheckpoint | None
-) -> LogListing:
-    """The whole ``_delta_log`` listing, from the index's record and what is new where it can.
+class LogLister:
+    """How one log lists its ``_delta_log``: from the newest checkpoint on at each refresh
+    (:meth:`tail`), the whole folder when an older version is asked for (:meth:`whole`).
+
+    With a listing record in the index, the refresh lists from just before the newest recorded
+    commit (or the checkpoint, when older), so that the whole listing needs only the first page
+    more. The record is read once and kept (another process's newer one is as good to start from).
 
     Args:
         storage: The table's storage.
-        table: The table's part of the log index (None: no index, a full listing).
-        last: ``_last_checkpoint`` when the caller has read it already.
-
-    Raises:
-        NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
-        StorageUnavailable: If the object store cannot be reached or refuses access.
+        table: The table's part of the log index (None: none; a folder and Azure list whole).
     """
-    if table is None or not storage.lists_after:
-        return listing_of(storage, list_entries(storage), last=last)
-    recorded = read_listing(table)
-    entries = _relisted(storage, recorded) if recorded else None
-    if entries is None:
-        entries = list_entries(storage)
-    files = [e for e in entries if _is_log_file(e)]
-    listing = listing_of(storage, entries, last=last)
-    if files != recorded:
-        write_listing(table, files)
-    return listing
+
+    def __init__(self, storage: Storage, table: TableIndex | None) -> None:
+        self.storage = storage
+        self._table = table if storage.lists_after else None
+        self._recorded: list[ObjectMeta] | None = None
+        self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
+
+    @property
+    def recorded(self) -> bool:
+        """Whether a whole listing lists only what is new (a record is held)."""
+        return self._table is not None and (
+            self._recorded is not None or holds_listing(self._table)
+        )
+
+    def tail(self) -> LogListing:
+        """``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot of
+        the latest version needs, and nothing older.
+
+        Reads the hint (one GET) and lists the folder starting after the checkpoint's version
+        (an object store's start-after listing, so older entries are never sent). When the
+        hint is missing, unreadable or names a checkpoint that is not there whole, the whole
+        folder is listed instead (as Delta's readers do).
+
+        Raises:
+            NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
+        """
+        if self._table is not None and self._recorded is None:
+            self._recorded = read_listing(self._table)
+        self._listed = ("~", [])
+        hint = read_hint(self.storage)
+        if hint is not None and hint.version is not None:
+            key = f"{LOG_DIR}/{hint.version:020d}"
+            after = min(key, _start(self._recorded)) if self._recorded else key
+            try:
+                entries = self.storage.list(LOG_DIR, start_after=after)
+            except OSError:
+                entries = []
+            self._listed = (after, entries)
+            tail = classify([e for e in entries if e.path > key], self.storage, last=hint)
+            if any(cp.version == hint.version for cp in tail.usable_checkpoints()):
+                return replace(tail, from_version=hint.version)
+        return self.whole(hint)
+
+    def whole(self, last: LastCheckpoint | None) -> LogListing:
+        """The whole ``_delta_log`` listing: from the record, the first page and the refresh's
+        listing where a record is held, else listed whole (and recorded).
+
+        Args:
+            last: ``_last_checkpoint`` when the caller has read it already.
+
+        Raises:
+            NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
+        """
+        if self._table is None:
+            return listing_of(self.storage, list_entries(self.storage), last=last)
+        if self._recorded is None:
+            self._recorded = read_listing(self._table)
+        entries = self._relisted(self._recorded) if self._recorded else None
+        if entries is None:
+            entries = list_entries(self.storage)
+        files = [e for e in entries if _is_log_file(e)]
+        listing = listing_of(self.storage, entries, last=last)
+        if files != self._recorded:
+            write_listing(self._table, files)
+            self._recorded = files
+        return listing
+
+    def _relisted(self, recorded: list[ObjectMeta]) -> list[ObjectMeta] | None:
+        """The whole listing from the first page, the record and the new part; None when the
+        first page or the listed-again commits disagree with the record."""
+        page, reach = self.storage.list_first(LOG_DIR, PAGE)
+        if reach is None:
+            return page  # the whole folder fit in one page
+        if [e for e in page if _is_log_file(e)] != [e for e in recorded if e.path <= reach]:
+            return None  # recreated, cleaned up or rewritten at its beginning
+        start = max(_start(recorded), reach)
+        after, listed = self._listed
+        if after <= start:  # the refresh listed from there already
+            tail = [e for e in listed if e.path > start]
+        else:
+            tail = self.storage.list(LOG_DIR, start_after=start)
+        again = {e.path: e for e in tail}
+        for old in (e for e in recorded if e.path > start and COMMIT_FILE.match(e.name)):
+            if again.get(old.path) != old:
+                return None  # a recent commit rewritten or gone: the log is not what was recorded
+        middle = [e for e in recorded if reach < e.path <= start]
+        return [*page, *middle, *tail]
 
 
-def has_record(storage: Storage, table: TableIndex | None) -> bool:
-    """Whether :func:`list_whole` would list only what is new (a record is held)."""
-    return table is not None and storage.lists_after and holds_listing(table)
-
-
-def _relisted(storage: Storage, recorded: list[ObjectMeta]) -> list[ObjectMeta] | None:
-    """The whole listing from the first page, the record and the new part; None when the
-    first page or the listed-again commits disagree with the record."""
-    page, reach = storage.list_first(LOG_DIR, PAGE)
-    if reach is None:
-        return page  # the whole folder fit in one page
-    if [e for e in page if _is_log_file(e)] != [e for e in recorded if e.path <= reach]:
-        return None  # recreated, cleaned up or rewritten at its beginning
-    start = max(recorded[max(0, len(recorded) - OVERLAP - 1)].path, reach)
-    tail = storage.list(LOG_DIR, start_after=start)
-    again = {e.path: e for e in tail}
-    for old in (e for e in recorded if e.path > start and COMMIT_FILE.match(e.name)):
-        if again.get(old.path) != old:
-            return None  # a recent commit rewritten or gone: the log is not what was recorded
-    middle = [e for e in recorded if reach < e.path <= start]
-    return [*page, *middle, *tail]
+def _start(recorded: list[ObjectMeta]) -> str:
+    """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
+    return recorded[max(0, len(recorded) - OVERLAP - 1)].path
 
 
 def _is_log_file(entry: ObjectMeta) -> bool:
