@@ -223,3 +223,21 @@ def test_a_margin_reaching_below_the_checkpoint_is_listed_by_the_refresh_alone(
     warm, made = _counted_history(proxy, uri, options, index)
     assert warm == cold and _lists(made) == [f"{LOG_DIR}/{22:020d}.json", "first page"]
     assert [k for k in _gets_of_log_files(made) if k.endswith(".json")] == []
+
+
+def test_the_commit_times_of_a_later_open_are_the_whole_listings(s3_server, small_pages, tmp_path):
+    from inspector.log.filetimes import commit_times
+    from inspector.log.listing import list_log
+
+    local = tmp_path / "t"
+    _checkpointed(local, 30)
+    uri = s3_server.upload(local)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    options = s3_server.options
+    for _ in ("cold", "warm"):
+        log = DeltaLog.open(uri, storage_options=options, index=index)
+        listed = list_log(log.storage).commits
+        assert commit_times(log, 27) == {
+            v: f.modification_time for v, f in listed.items() if v < 27
+        }
+        assert log.whole_listing is None  # no listing of a LogFile per file was made

@@ -47,7 +47,7 @@ class DeltaLog:
         self.table_root = table_root
         self.storage = storage if storage is not None else LocalStorage(table_root)
         self._index: TableIndex | None = None if index is None else index.for_table(table_root)
-        self._lister = LogLister(self.storage, self._index)
+        self.lister = LogLister(self.storage, self._index)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -85,7 +85,7 @@ class DeltaLog:
         """Re-list the log from its newest checkpoint on; True when anything changed there.
         A parsed commit is kept while its file is unchanged (older ones: unless the log changed)."""
         with self._lock:
-            tail = self._lister.tail()
+            tail = self.lister.tail()
             changed = tail != self._tail
             for v, parsed in list(self._commits.items()):
                 if (v >= tail.from_version or changed) and tail.commits.get(v) != parsed.file:
@@ -110,7 +110,7 @@ class DeltaLog:
         """The listing of the whole ``_delta_log`` (listed on first use after a refresh)."""
         with self._lock:
             if self._listing is None:
-                listing = self._lister.whole(self.tail.last_checkpoint)
+                listing = self.lister.whole(self.tail.last_checkpoint)
                 if self._whole is not None and listing != self._whole:
                     self.generation += 1  # an older file came or went (log cleanup, damage)
                 self._listing = self._whole = listing
@@ -118,8 +118,8 @@ class DeltaLog:
 
     @property
     def whole_listing(self) -> LogListing | None:
-        """The whole folder's listing when at hand: made since the refresh, or cheap (recorded)."""
-        return self.listing if self._listing is None and self._lister.recorded else self._listing
+        """The whole folder's listing when one was made since the last refresh (else None)."""
+        return self._listing
 
     @property
     def staged_commits(self) -> int:

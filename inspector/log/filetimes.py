@@ -22,13 +22,16 @@ from inspector.log.listing import COMMIT_FILE
 def commit_times(log: DeltaLog, below: int) -> dict[int, int]:
     """The modification time (ms) of every commit file below version ``below``, by version.
 
-    From the log's whole listing when it has one at hand or the table is in an object store
-    (where that listing is kept, and recorded in the log index for later opens), else listed
-    here: the same files and times (regular files named as commits; a file removed meanwhile
-    is left out, as the listing leaves it out).
+    From the log's whole listing when it has one; else, on an object store whose listings the
+    log index records, from the whole listing's columns (:meth:`~inspector.log.relist.LogLister.commit_times`: a
+    later open's first page and what is new, no record per file); else from the log's whole
+    listing on another object store; else listed here: the same files and times (regular files
+    named as commits; a file removed meanwhile is left out, as the listing leaves it out).
     """
     whole = log.whole_listing
     folder = log.storage.local_path(LOG_DIR)
+    if whole is None and log.lister.indexed:
+        return log.lister.commit_times(below)
     if whole is None and folder is None:
         whole = log.listing
     if whole is not None:

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from inspector.delta.paths import LOG_DIR
 from inspector.log.index import TableIndex
-from inspector.log.index.listed import holds_listing, read_listing, write_listing
+from inspector.log.index.listed import ListingRecord, read_listing, write_listing
 from inspector.log.listing import (
     COMMIT_FILE,
     LastCheckpoint,
@@ -48,7 +48,8 @@ class LogLister:
 
     With a listing record in the index, the refresh lists from just before the newest recorded
     commit (or the checkpoint, when older), so that the whole listing needs only the first page
-    more. The record is read once and kept (another process's newer one is as good to start from).
+    more. The record is read once and kept (another process's newer one is as good to start
+    from). Not thread-safe: the log calls it under its lock.
 
     Args:
         storage: The table's storage.
@@ -58,15 +59,14 @@ class LogLister:
     def __init__(self, storage: Storage, table: TableIndex | None) -> None:
         self.storage = storage
         self._table = table if storage.lists_after else None
-        self._recorded: list[ObjectMeta] | None = None
+        self._recorded: ListingRecord | None = None
         self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
+        self._whole: tuple[ListingRecord, list[ObjectMeta]] | None = None  # since the refresh
 
     @property
-    def recorded(self) -> bool:
-        """Whether a whole listing lists only what is new (a record is held)."""
-        return self._table is not None and (
-            self._recorded is not None or holds_listing(self._table)
-        )
+    def indexed(self) -> bool:
+        """Whether whole listings are recorded in (and made from) the log index."""
+        return self._table is not None
 
     def tail(self) -> LogListing:
         """``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot of
@@ -83,7 +83,7 @@ class LogLister:
         """
         if self._table is not None and self._recorded is None:
             self._recorded = read_listing(self._table)
-        self._listed = ("~", [])
+        self._listed, self._whole = ("~", []), None
         hint = read_hint(self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
@@ -99,8 +99,7 @@ class LogLister:
         return self.whole(hint)
 
     def whole(self, last: LastCheckpoint | None) -> LogListing:
-        """The whole ``_delta_log`` listing: from the record, the first page and the refresh's
-        listing where a record is held, else listed whole (and recorded).
+        """The whole ``_delta_log`` listing (see the module).
 
         Args:
             last: ``_last_checkpoint`` when the caller has read it already.
@@ -111,43 +110,70 @@ class LogLister:
         """
         if self._table is None:
             return listing_of(self.storage, list_entries(self.storage), last=last)
-        if self._recorded is None:
-            self._recorded = read_listing(self._table)
-        entries = self._relisted(self._recorded) if self._recorded else None
-        if entries is None:
-            entries = list_entries(self.storage)
-        files = [e for e in entries if _is_log_file(e)]
-        listing = listing_of(self.storage, entries, last=last)
-        if files != self._recorded:
-            write_listing(self._table, files)
-            self._recorded = files
-        return listing
+        record, others = self._whole_record()
+        return listing_of(self.storage, record.metas() + others, last=last)
 
-    def _relisted(self, recorded: list[ObjectMeta]) -> list[ObjectMeta] | None:
-        """The whole listing from the first page, the record and the new part; None when the
-        first page or the listed-again commits disagree with the record."""
+    def commit_times(self, below: int) -> dict[int, int]:
+        """The modification time (ms) of every commit file below ``below``, by version, from
+        the whole listing without a record per file (an indexed log only)."""
+        record, _ = self._whole_record()
+        times: dict[int, int] = {}
+        for path, time in zip(record.paths, record.times, strict=True):
+            # COMMIT_FILE's test, without a regex per file: ".../<20 digits>.json"
+            if path.endswith(".json") and path[-26] == "/" and (digits := path[-25:-5]).isdigit():
+                if (version := int(digits)) < below:
+                    times[version] = time
+        return times
+
+    def _whole_record(self) -> tuple[ListingRecord, list[ObjectMeta]]:
+        """The whole listing since the refresh: its log files, and the other entries."""
+        assert self._table is not None
+        if self._whole is None:
+            made = self._relisted(self._recorded) if self._recorded else None
+            if made is None:
+                entries = list_entries(self.storage)
+                logs = [e for e in entries if _is_log_file(e)]
+                made = ListingRecord.of(logs), [e for e in entries if not _is_log_file(e)], True
+            record, others, changed = made
+            if changed:
+                write_listing(self._table, record)
+            self._recorded, self._whole = record, (record, others)
+        return self._whole
+
+    def _relisted(
+        self, recorded: ListingRecord
+    ) -> tuple[ListingRecord, list[ObjectMeta], bool] | None:
+        """The whole listing from the first page, the record and the new part: its log files,
+        the other entries, and whether it differs from the record. None when the first page or
+        the listed-again commits disagree with the record."""
         page, reach = self.storage.list_first(LOG_DIR, PAGE)
-        if reach is None:
-            return page  # the whole folder fit in one page
-        if [e for e in page if _is_log_file(e)] != [e for e in recorded if e.path <= reach]:
+        logs = [e for e in page if _is_log_file(e)]
+        others = [e for e in page if not _is_log_file(e)]
+        if reach is None:  # the whole folder fit in one page
+            return ListingRecord.of(logs), others, True
+        lo = recorded.upto(reach)
+        if logs != recorded.metas(0, lo):
             return None  # recreated, cleaned up or rewritten at its beginning
         start = max(_start(recorded), reach)
+        hi = recorded.upto(start)
         after, listed = self._listed
         if after <= start:  # the refresh listed from there already
             tail = [e for e in listed if e.path > start]
         else:
             tail = self.storage.list(LOG_DIR, start_after=start)
-        again = {e.path: e for e in tail}
-        for old in (e for e in recorded if e.path > start and COMMIT_FILE.match(e.name)):
-            if again.get(old.path) != old:
+        new = [e for e in tail if _is_log_file(e)]
+        again = {e.path: e for e in new}
+        for old in recorded.metas(hi):
+            if COMMIT_FILE.match(old.name) and again.get(old.path) != old:
                 return None  # a recent commit rewritten or gone: the log is not what was recorded
-        middle = [e for e in recorded if reach < e.path <= start]
-        return [*page, *middle, *tail]
+        changed = new != recorded.metas(hi)
+        others += [e for e in tail if not _is_log_file(e)]
+        return recorded.spliced(lo, hi, logs, new), others, changed
 
 
-def _start(recorded: list[ObjectMeta]) -> str:
+def _start(recorded: ListingRecord) -> str:
     """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
-    return recorded[max(0, len(recorded) - OVERLAP - 1)].path
+    return recorded.paths[max(0, len(recorded) - OVERLAP - 1)]
 
 
 def _is_log_file(entry: ObjectMeta) -> bool:

@@ -9,9 +9,12 @@ Written to a temporary name and renamed into place; a reader takes the newest wh
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import orjson
 
@@ -22,7 +25,54 @@ from inspector.storage import ObjectMeta
 _NAME = re.compile(r"^listing-([0-9a-f]{32})\.json$")
 
 
-def read_listing(table: TableIndex) -> list[ObjectMeta] | None:
+@dataclass(frozen=True, kw_only=True)
+class ListingRecord:
+    """A listing's log files as columns, sorted by path: no record per file (a log of 100,000
+    commits is read, compared and written without building 100,000 objects)."""
+
+    paths: list[str]
+    sizes: list[int]
+    times: list[int]
+    etags: list[str | None]
+
+    @classmethod
+    def of(cls, files: Sequence[ObjectMeta]) -> ListingRecord:
+        """The record of listed files (sorted by path)."""
+        return cls(
+            paths=[f.path for f in files],
+            sizes=[f.size for f in files],
+            times=[f.last_modified for f in files],
+            etags=[f.etag for f in files],
+        )
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def metas(self, lo: int = 0, hi: int | None = None) -> list[ObjectMeta]:
+        """Files ``lo`` to ``hi`` (exclusive) as listed entries."""
+        rows = zip(
+            self.paths[lo:hi], self.sizes[lo:hi], self.times[lo:hi], self.etags[lo:hi], strict=True
+        )
+        return [ObjectMeta(path=p, size=s, last_modified=t, etag=e) for p, s, t, e in rows]
+
+    def upto(self, path: str) -> int:
+        """How many files sort at or before ``path``."""
+        return bisect.bisect_right(self.paths, path)
+
+    def spliced(
+        self, lo: int, hi: int, before: list[ObjectMeta], after: list[ObjectMeta]
+    ) -> ListingRecord:
+        """``before``, then files ``lo`` to ``hi`` of this record, then ``after``."""
+        head, tail = ListingRecord.of(before), ListingRecord.of(after)
+        return ListingRecord(
+            paths=head.paths + self.paths[lo:hi] + tail.paths,
+            sizes=head.sizes + self.sizes[lo:hi] + tail.sizes,
+            times=head.times + self.times[lo:hi] + tail.times,
+            etags=head.etags + self.etags[lo:hi] + tail.etags,
+        )
+
+
+def read_listing(table: TableIndex) -> ListingRecord | None:
     """The recorded listing, sorted by path; None when there is none (or none whole).
 
     Another user's folder is never read (they could have planted what it says).
@@ -37,8 +87,12 @@ def read_listing(table: TableIndex) -> list[ObjectMeta] | None:
             if _digest(raw) != _NAME.fullmatch(name)[1]:  # type: ignore[index]
                 raise ValueError("digest mismatch")
             body = orjson.loads(raw)
-            columns = zip(body["path"], body["size"], body["time"], body["etag"], strict=True)
-            return [ObjectMeta(path=p, size=s, last_modified=t, etag=e) for p, s, t, e in columns]
+            found = ListingRecord(
+                paths=body["path"], sizes=body["size"], times=body["time"], etags=body["etag"]
+            )
+            if not len(found.paths) == len(found.sizes) == len(found.times) == len(found.etags):
+                raise ValueError("columns of different lengths")
+            return found
         except OSError:
             continue  # replaced meanwhile by another process
         except (ValueError, KeyError, TypeError):
@@ -51,17 +105,12 @@ def holds_listing(table: TableIndex) -> bool:
     return bool(_records(table.folder)) and table.index.usable()
 
 
-def write_listing(table: TableIndex, files: list[ObjectMeta]) -> None:
+def write_listing(table: TableIndex, record: ListingRecord) -> None:
     """Record a whole listing's log files (replacing the record held); a full disk or a
     folder that cannot be used leaves the index without one, never changes an answer."""
     if not table.index.usable():
         return
-    body = {
-        "path": [f.path for f in files],
-        "size": [f.size for f in files],
-        "time": [f.last_modified for f in files],
-        "etag": [f.etag for f in files],
-    }
+    body = {"path": record.paths, "size": record.sizes, "time": record.times, "etag": record.etags}
     raw = orjson.dumps(body)
     name = f"listing-{_digest(raw)}.json"
     try:
