@@ -1,15 +1,17 @@
-"""A later open's whole listing of ``_delta_log``: what the index recorded, and only what is new.
+"""Listing ``_delta_log``: from the newest checkpoint on at each refresh, and the whole folder
+when needed, which a later open makes from the log index's record and only what is new.
 
 Listing ``_delta_log`` whole costs a request per 1,000 entries on an object store (100 of them
 for a log of 50,000 commits with their checksums). Once a whole listing is recorded in the log
-index (:mod:`inspector.log.index.listed`), a later one lists
+index (:mod:`inspector.log.index.listed`), a later open lists
 
-* the first page of the log (one request), which must equal what the record holds up to the
-  last path it reaches: a table dropped and recreated at the same path rewrote commit 0, a
-  log cleanup removed the oldest files, and either shows there; and
 * from just before the newest recorded commit on (a start-after listing, :data:`OVERLAP`
   recorded entries back, which also picks up a checkpoint or checksum written late for a
-  recent version); the recorded commits it lists again must be unchanged.
+  recent version): the refresh's listing, started there instead of at the newest checkpoint
+  when that is older; the recorded commits it lists again must be unchanged; and
+* the first page of the log (one request), which must equal what the record holds up to the
+  last path it reaches: a table dropped and recreated at the same path rewrote commit 0, a
+  log cleanup removed the oldest files, and either shows there.
 
 The whole listing is then the first page, the record between the two, and the new part. Any
 difference in what is checked falls back to a full listing (and records that), so an answer is
