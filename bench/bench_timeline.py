@@ -15,9 +15,10 @@ component scan: what a running server has done before anyone opens a table), the
   sidebar included, from opening the table to the drawn page (the newest page of the history:
   about 2,000 versions locally, 250 on S3, where each commit is a request and the window
   fills from the background reading; older ones are read afterwards, in the background);
-* **whole history drawn** (S3, a later open): from the drawn first screen, the rest of the
-  history read (the background reading waited for) and the Timeline drawn again with all of
-  it (on a first open that is as slow as moto serves 100,000 GETs: about 110 a second);
+* **whole history drawn** (S3): from the drawn first screen, the rest of the history read
+  (the background reading waited for) and the Timeline drawn again with all of it. On a first
+  open that is as slow as moto serves 100,000 GETs (about 110 a second; no target), and it
+  fills the log index the later open reads;
 * the baseline, in the same process: deltalake 1.6.6's ``DeltaTable(uri).history(2000)``
   (the same 2,000 newest entries, without drawing anything), for a ratio.
 
@@ -103,7 +104,7 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
                 return at
 
     shown = step(f"first Timeline screen ({where})", first_screen, drawn)
-    if where == "s3 later open":  # on a first open, as slow as moto serves 100,000 GETs
+    if where.startswith("s3"):  # a first open's fills the index the later open reads
         step(f"whole history drawn ({where})", lambda: whole_drawn(shown), drawn)  # type: ignore[arg-type]
     step(
         f"deltalake history({NEWEST}) ({where}, baseline)",
@@ -219,6 +220,7 @@ def _print(results: dict[str, list[dict]], repeat: int) -> list[dict]:
         cpu = statistics.median(r["cpu"] for r in records)
         where = next(w for w in TARGET_S if f"({w}" in name)
         budget = {"first": TARGET_S[where], "whole": WHOLE_S}.get(name.split()[0])
+        budget = None if name.startswith("whole") and "later" not in name else budget
         target = f"≤ {budget:g} s" if budget else ""
         met = ("yes" if wall <= budget else "**no**") if budget else ""
         ratio = f"{wall / baseline[where]:.1f}" if budget and where in baseline else ""
