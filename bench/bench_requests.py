@@ -17,9 +17,17 @@ a whole process, once per side, the same storage options over the same server:
 * ``files``: ``files --version N --json`` (``N`` = the latest version - 10, not a
   checkpoint's) vs ``DeltaTable(uri, version=N).file_uris()``.
 
+Each of our cases has its own empty log index (``DELTA_INSPECTOR_LOG_INDEX_FOLDER``) and
+runs three times: the first read (case ``detail``), a second read of the unchanged table
+(``detail-second``), and, once every case has read twice, a read after ``K`` new commits
+were written to the bucket (``detail-after3``); deltalake, which keeps nothing, is counted
+beside each. The GETs of commit files and of checkpoint parts are counted apart
+(``ours_log_gets``): a second read should make none, a read after k new commits k.
+
 It prints a Markdown table (requests by kind: LIST, GET, HEAD) and saves the rows as
 ``bench/results/bench_requests.json`` for the targets table of ``docs/performance.md``
-(``bench/targets.py``): the first read makes no more requests than deltalake.
+(``bench/targets.py``): the first read makes no more requests than deltalake; the later
+reads GET no commit or checkpoint but the new commits.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -62,6 +71,9 @@ THEIRS = {
     "version=int(sys.argv[2]))\nprint(len(t.file_uris()), t.schema().to_json())",
 }
 CASES = ("detail", "history10", "history", "files")
+K = 3  # the new commits of the reads after new commits
+_COMMIT = re.compile(r"/_delta_log/\d{20}\.json$")
+_CHECKPOINT = re.compile(r"/_delta_log/\d{20}\.checkpoint\.[^/]*parquet$")
 
 
 def serve(port: int) -> None:
@@ -111,12 +123,42 @@ def kind(method: str, path: str, query: str) -> str:
 
 
 def count(cmd: list[str], env: dict[str, str], options: dict[str, str]) -> Counter[str]:
-    """Run one process against the server; its requests by kind."""
+    """Run one process against the server; its requests by kind, and its GETs of commit
+    files (``commit GET``) and of checkpoint parts (``checkpoint GET``) besides."""
     take(options)
     done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:5])} exited {done.returncode}: {done.stderr[-2000:]!r}")
-    return Counter(kind(*r) for r in take(options))
+    made = take(options)
+    counts = Counter(kind(*r) for r in made)
+    for method, path, _ in made:
+        if method == "GET" and _COMMIT.search(path):
+            counts["commit GET"] += 1
+        elif method == "GET" and _CHECKPOINT.search(path):
+            counts["checkpoint GET"] += 1
+    return counts
+
+
+def append_commits(uri: str, newest: int, k: int, options: dict[str, str]) -> None:
+    """Write ``k`` new commits to the bucket: copies of the newest commit's actions under new
+    file names (what a streaming job's next appends look like to a log reader)."""
+    import obstore
+    from bench_object_store import KEY_ID, SECRET
+    from obstore.store import S3Store
+
+    store = S3Store(
+        BUCKET,
+        endpoint=options["AWS_ENDPOINT_URL"],
+        access_key_id=KEY_ID,
+        secret_access_key=SECRET,
+        region="us-east-1",
+        client_options={"allow_http": True},
+    )
+    prefix = uri[len(f"s3://{BUCKET}/") :] + "/_delta_log/"
+    model = bytes(obstore.get(store, f"{prefix}{newest - 1:020d}.json").bytes())  # an append
+    for i in range(1, k + 1):
+        data = model.replace(b"-0000-0000-0000-", f"-{i:04d}-0000-0000-".encode())
+        obstore.put(store, f"{prefix}{newest + i:020d}.json", data, mode="create")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
 def measure(
     local: Path, name: str, version: int, cases: list[str], options: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """Upload the table, then count each case's requests, ours and deltalake's."""
+    """Upload the table, then count each case's requests, ours and deltalake's: a first read
+    and a second one of every case, then ``K`` new commits, then a read after them."""
     uri = upload(local, name, options)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DELTA_"))}
     env["BENCH_OPTIONS"] = json.dumps(options)
@@ -161,28 +204,56 @@ def measure(
         "history": [*cli, "history", uri, "--json", *flags],
         "files": [*cli, "files", uri, "--version", str(version), "--json", *flags],
     }
+    chosen = [c for c in CASES if c in cases]
+    indexes = tempfile.mkdtemp(prefix="bench-requests-index-")
+    envs = {
+        c: {**env, "DELTA_INSPECTOR_LOG_INDEX_FOLDER": os.path.join(indexes, c)} for c in chosen
+    }
     print("| table | case | ours | deltalake 1.6.6 | ours by kind | deltalake by kind |")
     print("|---|---|---|---|---|---|")
     rows = []
-    for case in (c for c in CASES if c in cases):
-        mine = count(ours[case], env, options)
+
+    def one(case: str, row_case: str, budget: int | None) -> None:
+        mine = count(ours[case], envs[case], options)
         theirs = count([sys.executable, "-c", THEIRS[case], uri, str(version)], env, options)
-        row = {
-            "table": name,
-            "case": case,
-            "ours_requests": sum(mine.values()),
-            "theirs_requests": sum(theirs.values()),
-            "ours_by_kind": dict(mine),
-            "theirs_by_kind": dict(theirs),
-            "runs": 1,
-        }
-        rows.append(row)
-        print(
-            f"| {name} | {case} | {row['ours_requests']} | {row['theirs_requests']} "
-            f"| {_kinds(mine)} | {_kinds(theirs)} |",
-            flush=True,
-        )
+        rows.append(_row(name, row_case, mine, theirs, budget))
+
+    for case in chosen:
+        one(case, case, None)
+        one(case, f"{case}-second", 0)
+    newest = max(int(p.name[:20]) for p in (local / "_delta_log").glob("*.json"))
+    append_commits(uri, newest, K, options)
+    for case in chosen:
+        one(case, f"{case}-after{K}", K)
     return rows
+
+
+def _row(
+    name: str, case: str, mine: Counter[str], theirs: Counter[str], budget: int | None
+) -> dict[str, Any]:
+    """One row: both sides' requests; for a later read, its GETs of log files and the budget."""
+    log_gets = {k: mine.pop(f"{k} GET", 0) for k in ("commit", "checkpoint")}
+    for k in ("commit", "checkpoint"):
+        theirs.pop(f"{k} GET", None)
+    row: dict[str, Any] = {
+        "table": name,
+        "case": case,
+        "ours_requests": sum(mine.values()),
+        "theirs_requests": sum(theirs.values()),
+        "ours_by_kind": dict(mine),
+        "theirs_by_kind": dict(theirs),
+        "ours_log_gets_by_kind": log_gets,
+        "runs": 1,
+    }
+    if budget is not None:  # "theirs" is the budget: k GETs of new commits (0 unchanged)
+        row["ours_log_gets"], row["theirs_log_gets"] = sum(log_gets.values()), budget
+    print(
+        f"| {name} | {case} | {row['ours_requests']} | {row['theirs_requests']} "
+        f"| {_kinds(mine)}; commit GETs {log_gets['commit']}, checkpoint GETs "
+        f"{log_gets['checkpoint']} | {_kinds(theirs)} |",
+        flush=True,
+    )
+    return row
 
 
 def _kinds(counts: Counter[str]) -> str:

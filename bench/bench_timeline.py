@@ -15,11 +15,21 @@ component scan: what a running server has done before anyone opens a table), the
   sidebar included, from opening the table to the drawn page (the newest page of the history:
   about 2,000 versions locally, 250 on S3, where each commit is a request and the window
   fills from the background reading; older ones are read afterwards, in the background);
+* **whole history drawn** (S3): from the drawn first screen, the rest of the history read
+  (the background reading waited for) and the Timeline drawn again with all of it. On a first
+  open that is as slow as moto serves 100,000 GETs (about 110 a second; no target), and it
+  fills the log index the later open reads;
 * the baseline, in the same process: deltalake 1.6.6's ``DeltaTable(uri).history(2000)``
   (the same 2,000 newest entries, without drawing anything), for a ratio.
 
-Targets (issue #24, item 2): the first screen in at most 2 s locally and 5 s on S3 (moto).
-Medians over the repetitions, wall clock and CPU time (user + system of the process).
+On S3 each repetition is two fresh processes sharing a new, empty log index folder: the
+*first open* fills it, the *later open* (a new server process, as after a restart) reads
+from it: the listing record and the cached commits (``inspector/log/relist.py``).
+
+Targets (issue #24, item 2; #35): the first screen in at most 2 s locally; on S3 at most 5 s
+on the first open and 1 s on a later one, with the whole history drawn within 2 s. Medians
+over the repetitions, wall clock and CPU time (user + system of the process); the S3 figures
+are saved as ``bench/results/bench_timeline.json`` for ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +49,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-TARGET_S = {"local": 2.0, "s3": 5.0}
+TARGET_S = {"local": 2.0, "s3 first open": 5.0, "s3 later open": 1.0}
+WHOLE_S = 2.0  # the whole history drawn after the first screen, S3 (#35)
 NEWEST = 2000  # the versions the first screen draws
 
 
@@ -51,12 +63,13 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
     from deltalake import DeltaTable
     from streamlit.testing.v1 import AppTest
 
-    def step(name: str, action: Callable[[], object], note: Callable[[object], str]) -> None:
+    def step(name: str, action: Callable[[], object], note: Callable[[object], str]) -> object:
         wall, cpu = time.perf_counter(), time.process_time()
         result = action()
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         line = {"step": name, "wall": wall, "cpu": cpu, "note": note(result)}
         print(json.dumps(line), flush=True)
+        return result
 
     import pandas  # noqa: F401
     import plotly.graph_objects  # noqa: F401
@@ -81,7 +94,18 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
             f"{len(table):,} versions drawn, v{table['version'].min()} to v{table['version'].max()}"
         )
 
-    step(f"first Timeline screen ({where})", first_screen, drawn)
+    def whole_drawn(at: AppTest) -> AppTest:
+        """Rerun (as the page's progress fragment does) until no progress bar is left."""
+        while True:
+            at.run()
+            if at.exception or at.error:
+                raise SystemExit(f"the app failed: {at.exception} {[e.value for e in at.error]}")
+            if not at.get("progress"):
+                return at
+
+    shown = step(f"first Timeline screen ({where})", first_screen, drawn)
+    if where.startswith("s3"):  # a first open's fills the index the later open reads
+        step(f"whole history drawn ({where})", lambda: whole_drawn(shown), drawn)  # type: ignore[arg-type]
     step(
         f"deltalake history({NEWEST}) ({where}, baseline)",
         lambda: DeltaTable(uri, storage_options=options or None).history(NEWEST),
@@ -96,23 +120,35 @@ def _blank() -> None:
 
 
 def _runs(where: str, uri: str, options: dict[str, str], repeat: int) -> dict[str, list[dict]]:
+    """``repeat`` fresh processes (locally); on S3 pairs of them, a first open and a later
+    one, sharing a new, empty log index folder."""
     results: dict[str, list[dict]] = {}
+    opens = ("s3 first open", "s3 later open") if where == "s3" else (where,)
     for i in range(repeat):
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", where, uri, json.dumps(options)],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            check=False,
-        )
-        if out.returncode:
-            raise SystemExit(out.stderr[-3000:])
-        for line in out.stdout.splitlines():
-            if line.startswith("{"):
-                record = json.loads(line)
-                results.setdefault(record["step"], []).append(record)
+        env = {**os.environ, "DELTA_INSPECTOR_LOG_INDEX_FOLDER": tempfile.mkdtemp()}
+        for label in opens:
+            _child_run(label, uri, options, env, results)
         print(f"{where} run {i + 1}/{repeat} done", file=sys.stderr)
     return results
+
+
+def _child_run(
+    label: str, uri: str, options: dict[str, str], env: dict[str, str], into: dict[str, list[dict]]
+) -> None:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", label, uri, json.dumps(options)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        check=False,
+    )
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    for line in out.stdout.splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            into.setdefault(record["step"], []).append(record)
 
 
 def _s3(local: str, name: str) -> tuple[object, str, dict[str, str]]:
@@ -144,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     name = f"c{args.commits}"
     local = ensure_table(args.dir, name)
     results: dict[str, list[dict]] = {}
+    from bench.results import machine
+
+    started = machine()
     if args.only in (None, "local"):
         results |= _runs("local", local, {}, args.repeat)
     if args.only in (None, "s3"):
@@ -153,11 +192,18 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stdin.close()  # type: ignore[attr-defined]
             server.wait()  # type: ignore[attr-defined]
-    _print(results, args.repeat)
+    rows = _print(results, args.repeat)
+    if rows:
+        from bench.results import save
+
+        for row in rows:
+            row["table"] = name
+        print(save("bench_timeline", rows, started=started), file=sys.stderr)
     return 0
 
 
-def _print(results: dict[str, list[dict]], repeat: int) -> None:
+def _print(results: dict[str, list[dict]], repeat: int) -> list[dict]:
+    """Print the medians; return the S3 rows for the targets (a budget in s as "theirs")."""
     load = os.getloadavg()
     print(f"\nmedian of {repeat} fresh processes; load average {load[0]:.1f}\n")
     print("| step | wall | CPU | target | met (wall) | ratio to deltalake (wall) | note |")
@@ -168,16 +214,25 @@ def _print(results: dict[str, list[dict]], repeat: int) -> None:
         for where in TARGET_S
         if name.startswith("deltalake") and f"({where}" in name
     }
+    rows = []
     for name, records in results.items():
         wall = statistics.median(r["wall"] for r in records)
         cpu = statistics.median(r["cpu"] for r in records)
         where = next(w for w in TARGET_S if f"({w}" in name)
-        first = name.startswith("first")
-        target = f"≤ {TARGET_S[where]:g} s" if first else ""
-        met = ("yes" if wall <= TARGET_S[where] else "**no**") if first else ""
-        ratio = f"{wall / baseline[where]:.1f}" if first and where in baseline else ""
+        budget = {"first": TARGET_S[where], "whole": WHOLE_S}.get(name.split()[0])
+        budget = None if name.startswith("whole") and "later" not in name else budget
+        target = f"≤ {budget:g} s" if budget else ""
+        met = ("yes" if wall <= budget else "**no**") if budget else ""
+        ratio = f"{wall / baseline[where]:.1f}" if budget and where in baseline else ""
         note = records[-1]["note"]
         print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {target} | {met} | {ratio} | {note} |")
+        if budget and where.startswith("s3"):
+            case = f"{name.split()[0]}-{where.split()[1]}"  # first-first, whole-later, ...
+            rows.append(
+                {"case": case, "ours_s": wall, "ours_cpu": cpu, "theirs_s": 1.0}
+                | {"theirs_cpu": 1.0, "runs": len(records), "note": note}
+            )
+    return rows
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ METRIC = {
     "cpu": ("cpu", "CPU time"),
     "mb": ("mb", "peak memory"),
     "requests": ("requests", "S3 requests"),
+    "log_gets": ("log_gets", "S3 GETs of commits and checkpoints"),
 }
 
 
@@ -57,6 +58,10 @@ class Target:
             when = f"{row['when']}, load {row['load']}, {row['runs']} runs"
         if key == "requests":  # counts, not times: both figures say more than their ratio
             return f"{row['ours_requests']} vs {row['theirs_requests']}", verdict, when
+        if key == "log_gets":  # "theirs" is the budget (k new commits); the listing beside it
+            gets, lists = row["ours_log_gets_by_kind"], row["ours_by_kind"].get("LIST", 0)
+            measured = f"{gets['commit']} commit + {gets['checkpoint']} checkpoint GETs"
+            return f"{measured}, {lists} LIST", verdict, when
         return (f"{ratio:.2f} s" if self.unit == "s" else f"{ratio:.2f}×"), verdict, when
 
 
@@ -137,6 +142,37 @@ def _requests(question: str, case: str) -> Target:
     )
 
 
+def _later(question: str, case: str, k: int) -> Target:
+    """A later read on S3 (the log index filled by the read before): at most ``k`` GETs of
+    commits and checkpoints, those of the ``k`` new commits."""
+    after = f"after {k} new commits" if k else "unchanged table"
+    return Target(
+        question=f"{question}, S3, 5,001 commits, a later read ({after})",
+        bench="bench_requests",
+        table="c5001",
+        case=f"{case}-after{k}" if k else f"{case}-second",
+        metric="log_gets",
+        limit=1.0,
+        baseline=f"≤ {k} GETs (the new commits')" if k else "no GET",
+        issue=35,
+    )
+
+
+def _timeline(question: str, case: str, budget: float) -> Target:
+    """The app's Timeline of 100,000 commits on S3 (moto), in seconds (``bench_timeline``)."""
+    return Target(
+        question=f"Timeline, 100,000 commits, S3: {question}",
+        bench="bench_timeline",
+        table="c100000",
+        case=case,
+        metric="wall",
+        limit=budget,
+        baseline="wall time",
+        issue=35,
+        unit="s",
+    )
+
+
 TARGETS: tuple[Target, ...] = (
     _scale("full history, 20,000 commits", "c20000", "history", "cpu", 1.0),
     _scale("full history, 20,000 commits", "c20000", "history", "mb", 1.0),
@@ -198,6 +234,19 @@ TARGETS: tuple[Target, ...] = (
     _requests("`history --limit 10`", "history10"),
     _requests("full history", "history"),
     _requests("`files --version 4990`", "files"),
+    *(
+        _later(question, case, k)
+        for question, case in (
+            ("`detail`", "detail"),
+            ("`history --limit 10`", "history10"),
+            ("full history", "history"),
+            ("`files --version 4990`", "files"),
+        )
+        for k in (0, 3)
+    ),
+    _timeline("first screen, first open", "first-first", 5.0),
+    _timeline("first screen, later open (a new process)", "first-later", 1.0),
+    _timeline("whole history drawn after the first screen, later open", "whole-later", 2.0),
     *(
         _vs_main(question, table, case, metric)
         for question, table, case in (
@@ -278,6 +327,8 @@ def summary_markdown() -> str:
         limit = f"≤ {target.limit:g}× {target.baseline}"
         if target.unit == "s":
             limit = f"≤ {target.limit:g} s of {target.baseline}"
+        if target.metric == "log_gets":
+            limit = f"{target.baseline}"
         measure = METRIC[target.metric][1]
         lines.append(
             f"| #{target.issue} | {target.question} | {measure} | {limit} | {measured} "

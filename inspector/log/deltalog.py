@@ -2,9 +2,9 @@
 
 Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a snapshot of
 the latest version reads the checkpoint and the later commits; the whole folder is listed
-only for older versions (:attr:`DeltaLog.listing`). Parsed commits (immutable files) are
-cached; :meth:`DeltaLog.refresh` re-lists and parses only new or changed ones. What the
-log found about its checkpoints is kept by :mod:`inspector.log.checkpoint_verdicts`.
+only for older versions (:attr:`DeltaLog.listing`, from the index's record and what is new:
+:mod:`inspector.log.relist`). Parsed commits are cached; :meth:`DeltaLog.refresh` re-lists
+and parses only new or changed ones. Checkpoint verdicts: :mod:`inspector.log.checkpoint_verdicts`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from inspector.delta.paths import log_dir
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, as_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
-from inspector.log.listing import LogFile, LogListing, list_log, list_log_tail, listing_problems
+from inspector.log.listing import LogFile, LogListing, listing_problems
+from inspector.log.relist import LogLister
 from inspector.log.replay_errors import only_checkpoint, unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.log.staged import count_staged
@@ -46,6 +47,7 @@ class DeltaLog:
         self.table_root = table_root
         self.storage = storage if storage is not None else LocalStorage(table_root)
         self._index: TableIndex | None = None if index is None else index.for_table(table_root)
+        self.lister = LogLister(self.storage, self._index)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -72,8 +74,7 @@ class DeltaLog:
             index: The log index (:func:`~inspector.log.index.open_index`), or None.
 
         Raises:
-            NotADeltaTable: If the location holds no readable Delta log.
-            StorageUnavailable: If the object store cannot be reached or refuses access.
+            NotADeltaTable, StorageUnavailable: No readable Delta log; the store unreachable.
         """
         storage, root = open_storage(location, options=storage_options)
         log = cls(root, storage, index=index)
@@ -81,15 +82,14 @@ class DeltaLog:
         return log
 
     def refresh(self) -> bool:
-        """Re-list the log from its newest checkpoint on; True when anything changed there."""
+        """Re-list the log from its newest checkpoint on; True when anything changed there.
+        A parsed commit is kept while its file is unchanged (older ones: unless the log changed)."""
         with self._lock:
-            tail = list_log_tail(self.storage)
+            tail = self.lister.tail()
             changed = tail != self._tail
-            # A parsed commit is kept while its file is unchanged (older ones: unless the log changed).
-            for version in list(self._commits):
-                if version >= tail.from_version or changed:
-                    if tail.commits.get(version) != self._commits[version].file:
-                        del self._commits[version]
+            for v, parsed in list(self._commits.items()):
+                if (v >= tail.from_version or changed) and tail.commits.get(v) != parsed.file:
+                    del self._commits[v]
             if changed:
                 self._snapshots.clear()
                 self._checkpoints.forget_unlisted(tail)
@@ -110,7 +110,7 @@ class DeltaLog:
         """The listing of the whole ``_delta_log`` (listed on first use after a refresh)."""
         with self._lock:
             if self._listing is None:
-                listing = list_log(self.storage, last=self.tail.last_checkpoint)
+                listing = self.lister.whole(self.tail.last_checkpoint)
                 if self._whole is not None and listing != self._whole:
                     self.generation += 1  # an older file came or went (log cleanup, damage)
                 self._listing = self._whole = listing

@@ -1,11 +1,12 @@
-"""The commit files' modification times, listed without a record per file.
+"""The commit files' modification times: the log's whole listing's, or a local folder's stats.
 
 The file-time history rule chains every commit's file time from version 0 on
 (:func:`inspector.table.history_time.file_time_before`), so a page of history read alone
-needs the times of every commit before it. A full listing (:func:`inspector.log.listing.list_log`)
-builds a :class:`~inspector.log.listing.LogFile` per file, which costs as much again as the
-listing: here a local folder gives its names and one ``stat`` per commit file, and an object
-store its listing's times.
+needs the times of every commit before it. On an object store they come from the log's whole
+listing, which a later open makes from the log index's record and the new part
+(:mod:`inspector.log.relist`: two requests, not one per 1,000 files). A full listing builds a
+:class:`~inspector.log.listing.LogFile` per file, which on a local disk costs as much again as
+the listing: there a folder gives its names and one ``stat`` per commit file.
 """
 
 from __future__ import annotations
@@ -16,30 +17,29 @@ from stat import S_ISREG
 from inspector.delta.paths import LOG_DIR
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import COMMIT_FILE
-from inspector.storage import Storage
 
 
 def commit_times(log: DeltaLog, below: int) -> dict[int, int]:
     """The modification time (ms) of every commit file below version ``below``, by version.
 
-    From the log's whole listing when it has one, else listed here: the same files and times
-    (regular files named as commits; a file removed meanwhile is left out, as the listing
-    leaves it out).
+    From the log's whole listing when it has one; else, on an object store whose listings the
+    log index records, from the whole listing's columns (:meth:`~inspector.log.relist.LogLister.commit_times`: a
+    later open's first page and what is new, no record per file); else from the log's whole
+    listing on another object store; else listed here: the same files and times (regular files
+    named as commits; a file removed meanwhile is left out, as the listing leaves it out).
     """
     whole = log.whole_listing
+    folder = log.storage.local_path(LOG_DIR)
+    if whole is None and log.lister.indexed:
+        return log.lister.commit_times(below)
+    if whole is None and folder is None:
+        whole = log.listing
     if whole is not None:
         return {v: f.modification_time for v, f in whole.commits.items() if v < below}
-    return _listed(log.storage, below)
+    return _listed(folder or "", below)
 
 
-def _listed(storage: Storage, below: int) -> dict[int, int]:
-    folder = storage.local_path(LOG_DIR)
-    if folder is None:
-        return {
-            int(m.group(1)): meta.last_modified
-            for meta in storage.list(LOG_DIR)
-            if (m := COMMIT_FILE.match(meta.name)) and int(m.group(1)) < below
-        }
+def _listed(folder: str, below: int) -> dict[int, int]:
     try:
         names = os.listdir(folder)
         fd = os.open(folder, os.O_RDONLY)

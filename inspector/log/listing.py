@@ -81,7 +81,7 @@ class LogListing:
     """Everything in ``_delta_log`` that log replay cares about, keyed by version.
 
     ``from_version`` is 0 for a listing of the whole folder, or the version of the
-    checkpoint a listing started at (:func:`list_log_tail`): then only that checkpoint,
+    checkpoint a listing started at (:meth:`~inspector.log.relist.LogLister.tail`): then only that checkpoint,
     newer ones and the commits from it on are in it.
     """
 
@@ -112,32 +112,6 @@ class LogListing:
         return next((cp for cp in self.usable_checkpoints() if cp.version <= version), None)
 
 
-def list_log_tail(storage: Storage) -> LogListing:
-    """List ``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot
-    of the latest version needs, and nothing older.
-
-    Reads the hint (one GET) and lists the folder starting after the checkpoint's version
-    (an object store's start-after listing, so older entries are never sent). When the
-    hint is missing, unreadable or names a checkpoint that is not there whole, the whole
-    folder is listed instead (as Delta's readers do).
-
-    Raises:
-        NotADeltaTable: As :func:`list_log`.
-        StorageUnavailable: If the object store cannot be reached or refuses access.
-    """
-    hint = _read_hint(storage)
-    if hint is not None and hint.version is not None:
-        key = f"{LOG_DIR}/{hint.version:020d}"
-        try:
-            entries = storage.list(LOG_DIR, start_after=key)
-        except OSError:
-            entries = []
-        tail = _classify(entries, storage, last=hint)
-        if any(cp.version == hint.version for cp in tail.usable_checkpoints()):
-            return replace(tail, from_version=hint.version)
-    return list_log(storage, last=hint)
-
-
 def list_log_from(storage: Storage, version: int, *, last: LastCheckpoint | None) -> LogListing:
     """``_delta_log`` from ``version`` on (a start-after listing: an object store does not send
     older names); 0 or less lists the whole folder. Raises as :func:`list_log` does."""
@@ -145,12 +119,12 @@ def list_log_from(storage: Storage, version: int, *, last: LastCheckpoint | None
         return list_log(storage, last=last)
     after = f"{LOG_DIR}/{version - 1:020d}~"  # "~" sorts after every name of version - 1
     return replace(
-        _classify(storage.list(LOG_DIR, start_after=after), storage, last=last),
+        classify(storage.list(LOG_DIR, start_after=after), storage, last=last),
         from_version=version,
     )
 
 
-def _read_hint(storage: Storage) -> LastCheckpoint | None:
+def read_hint(storage: Storage) -> LastCheckpoint | None:
     """``_last_checkpoint`` read directly (one GET, no listing); None when absent."""
     try:
         data = storage.read(f"{LOG_DIR}/{LAST_CHECKPOINT}")
@@ -168,30 +142,36 @@ def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> L
         storage: The table's storage (a local table root path is accepted too).
         last: ``_last_checkpoint`` when the caller has read it already (it is not read again).
 
-    Returns:
-        The listing.
-
     Raises:
         NotADeltaTable: If the location is missing, has no ``_delta_log``, or the log
             has neither commits nor checkpoints.
         StorageUnavailable: If the object store cannot be reached or refuses access.
     """
-    if isinstance(storage, str):
-        storage = LocalStorage(storage)
-    root = storage.root
+    storage = LocalStorage(storage) if isinstance(storage, str) else storage
+    return listing_of(storage, list_entries(storage), last=last)
+
+
+def list_entries(storage: Storage) -> list[ObjectMeta]:
+    """Every file directly in ``_delta_log``, sorted by path. Raises as :func:`list_log`."""
     try:
-        entries = storage.list(LOG_DIR)
+        return storage.list(LOG_DIR)
     except OSError as exc:
         raise NotADeltaTable(
-            f"The _delta_log folder of '{root}' cannot be read ({exc.strerror}).",
+            f"The _delta_log folder of '{storage.root}' cannot be read ({exc.strerror}).",
             "Check that you may read the folder (permissions, a stale mount).",
         ) from None
+
+
+def listing_of(
+    storage: Storage, entries: list[ObjectMeta], *, last: LastCheckpoint | None
+) -> LogListing:
+    """The whole listing that ``entries`` (all of ``_delta_log``) make. Raises as :func:`list_log`."""
     if not entries:
         _explain_empty(storage)
-    listing = _classify(entries, storage, last=last)
+    listing = classify(entries, storage, last=last)
     if not listing.commits and not listing.checkpoints:
         raise NotADeltaTable(
-            f"'{root}' has a _delta_log folder but no commit or checkpoint files in it.",
+            f"'{storage.root}' has a _delta_log folder but no commit or checkpoint files in it.",
             "The table was never committed or its log was deleted; restore _delta_log from a backup.",
         )
     return listing
@@ -266,7 +246,7 @@ def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
     )
 
 
-def _classify(
+def classify(
     entries: list[ObjectMeta], storage: Storage, *, last: LastCheckpoint | None = None
 ) -> LogListing:
     commits, crcs, compacted = {}, {}, []

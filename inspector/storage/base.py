@@ -48,6 +48,9 @@ class Storage(ABC):
 
     #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
     scheme: str = "file"
+    #: True when the server answers :meth:`list`'s ``start_after`` (S3, GCS), so older
+    #: entries are never sent; False where a whole listing is filtered (a folder, Azure).
+    lists_after: bool = False
 
     @property
     @abstractmethod
@@ -75,6 +78,16 @@ class Storage(ABC):
         Returns:
             The files, sorted by path; an empty list for a missing folder.
         """
+
+    def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
+        """The first page of a folder: the files directly in it among its first ``count``
+        entries by path (an object store pages a folder's subfolders' entries in too).
+
+        Returns:
+            Those files, sorted by path, and the last path the page reaches; None for that
+            when the page holds the whole folder (here: always, a folder is read whole).
+        """
+        return self.list(prefix), None
 
     @abstractmethod
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:

@@ -10,7 +10,6 @@ cannot give it is refused for writing (see :meth:`ObjectStorage.put_if_absent`).
 from __future__ import annotations
 
 import builtins
-import errno
 import re
 import threading
 import uuid
@@ -33,6 +32,7 @@ from obstore.store import from_url
 from inspector.connection import redact_text
 from inspector.delta.errors import ConcurrentModification, InvalidInput, RestoreRefused
 from inspector.storage.base import ObjectMeta, Storage
+from inspector.storage.concurrent import get_all
 from inspector.storage.errors import translate
 from inspector.storage.options import store_config
 
@@ -107,6 +107,8 @@ class ObjectStorage(Storage):
         display: str | None = None,
     ) -> None:
         self.scheme = scheme
+        # Azure's listing has no start-after: obstore filters the whole listing there.
+        self.lists_after = scheme != "az"
         self._url = url.rstrip("/")
         self._display = (display or url).rstrip("/")
         self._options = dict(options or {})
@@ -163,6 +165,17 @@ class ObjectStorage(Storage):
         except BaseError as exc:
             raise self._fail(exc, prefix) from None
         return sorted((_meta(m) for m in listed), key=lambda m: m.path)
+
+    def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
+        store, key = self._locate(prefix)
+        folder = key + "/" if key else ""
+        try:  # obstore's listing is lazy: one chunk of ``count`` is one page (S3, GCS: 1000)
+            page = next(iter(obstore.list(store, folder or None, chunk_size=count)), [])
+        except BaseError as exc:
+            raise self._fail(exc, prefix) from None
+        last = max(m["path"] for m in page) if len(page) >= count else None
+        direct = (_meta(m) for m in page if "/" not in m["path"][len(folder) :])
+        return sorted(direct, key=lambda m: m.path), last
 
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
         store, key = self._locate(prefix)
@@ -234,7 +247,7 @@ class ObjectStorage(Storage):
     def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
         located = [self._locate(p) for p in paths]
         try:
-            return _get_all(located, list(paths), READ_CONCURRENCY)
+            return get_all(located, list(paths), READ_CONCURRENCY)
         except BaseError as exc:
             raise self._fail(exc, paths[0] if paths else "") from None
 
@@ -338,48 +351,6 @@ def _meta(raw: Mapping[str, Any]) -> ObjectMeta:
         last_modified=int(raw["last_modified"].timestamp() * 1000),
         etag=raw.get("e_tag"),
     )
-
-
-def _get_all(
-    located: Sequence[tuple[Any, str]], paths: Sequence[str], limit: int
-) -> list[bytes | OSError]:
-    """Get every object, ``limit`` at a time, results in order.
-
-    ``limit`` threads take the next path from a shared queue and make obstore's blocking
-    get, which releases the GIL while it waits: as concurrent as asyncio's gets, without
-    importing asyncio (more CPU than a short history's requests), and usable inside a
-    running event loop. The first error other than a missing object stops the workers and
-    is raised.
-    """
-    results: list[bytes | OSError] = [b""] * len(paths)
-    queue = iter(range(len(paths)))
-    lock = threading.Lock()
-    failed: list[BaseException] = []
-
-    def worker() -> None:
-        while not failed:
-            with lock:
-                i = next(queue, None)
-            if i is None:
-                return
-            (store, key), path = located[i], paths[i]
-            try:
-                results[i] = bytes(obstore.get(store, key).bytes())
-            except (NotFoundError, FileNotFoundError):
-                results[i] = FileNotFoundError(errno.ENOENT, "No such object", path)
-            except BaseException as exc:  # raised below, in the caller's thread
-                failed.append(exc)
-
-    workers = range(min(limit, len(paths)) - 1)
-    threads = [threading.Thread(target=worker, daemon=True) for _ in workers]
-    for thread in threads:
-        thread.start()
-    worker()  # this thread is one of the workers
-    for thread in threads:
-        thread.join()
-    if failed:
-        raise failed[0]
-    return results
 
 
 def _delete_quietly(store: Any, key: str) -> None:

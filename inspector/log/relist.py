@@ -1,0 +1,183 @@
+"""Listing ``_delta_log``: from the newest checkpoint on at each refresh, and the whole folder
+when needed, which a later open makes from the log index's record and only what is new.
+
+Listing ``_delta_log`` whole costs a request per 1,000 entries on an object store (100 of them
+for a log of 50,000 commits with their checksums). Once a whole listing is recorded in the log
+index (:mod:`inspector.log.index.listed`), a later open lists
+
+* from just before the newest recorded commit on (a start-after listing, :data:`OVERLAP`
+  recorded entries back, which also picks up a checkpoint or checksum written late for a
+  recent version): the refresh's listing, started there instead of at the newest checkpoint
+  when that is older; the recorded commits it lists again must be unchanged; and
+* the first page of the log (one request), which must equal what the record holds up to the
+  last path it reaches: a table dropped and recreated at the same path rewrote commit 0, a
+  log cleanup removed the oldest files, and either shows there.
+
+The whole listing is then the first page, the record between the two, and the new part. Any
+difference in what is checked falls back to a full listing (and records that), so an answer is
+never built on a stale record. Commit files are immutable once written (put-if-absent), so
+what lies between the two listings is what the record says. Only stores whose server answers
+a start-after listing use it (S3, GCS); a local folder and Azure list whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from inspector.delta.paths import LOG_DIR
+from inspector.log.index import TableIndex
+from inspector.log.index.listed import ListingRecord, read_listing, write_listing
+from inspector.log.listing import (
+    COMMIT_FILE,
+    LastCheckpoint,
+    LogListing,
+    classify,
+    list_entries,
+    listing_of,
+    read_hint,
+)
+from inspector.storage import ObjectMeta, Storage
+
+#: Entries per page of a first listing (an S3 or GCS page).
+PAGE = 1000
+#: Recorded entries listed again before the newest one (the start-after listing's margin).
+OVERLAP = 200
+
+
+class LogLister:
+    """How one log lists its ``_delta_log``: from the newest checkpoint on at each refresh
+    (:meth:`tail`), the whole folder when an older version is asked for (:meth:`whole`).
+
+    With a listing record in the index, the refresh lists from just before the newest recorded
+    commit (or the checkpoint, when older), so that the whole listing needs only the first page
+    more. The record is read once and kept (another process's newer one is as good to start
+    from). Not thread-safe: the log calls it under its lock.
+
+    Args:
+        storage: The table's storage.
+        table: The table's part of the log index (None: none; a folder and Azure list whole).
+    """
+
+    def __init__(self, storage: Storage, table: TableIndex | None) -> None:
+        self.storage = storage
+        self._table = table if storage.lists_after else None
+        self._recorded: ListingRecord | None = None
+        self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
+        self._whole: tuple[ListingRecord, list[ObjectMeta]] | None = None  # since the refresh
+
+    @property
+    def indexed(self) -> bool:
+        """Whether whole listings are recorded in (and made from) the log index."""
+        return self._table is not None
+
+    def tail(self) -> LogListing:
+        """``_delta_log`` from the checkpoint ``_last_checkpoint`` names on: what a snapshot of
+        the latest version needs, and nothing older.
+
+        Reads the hint (one GET) and lists the folder starting after the checkpoint's version
+        (an object store's start-after listing, so older entries are never sent). When the
+        hint is missing, unreadable or names a checkpoint that is not there whole, the whole
+        folder is listed instead (as Delta's readers do).
+
+        Raises:
+            NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
+        """
+        if self._table is not None and self._recorded is None:
+            self._recorded = read_listing(self._table)
+        self._listed, self._whole = ("~", []), None
+        hint = read_hint(self.storage)
+        if hint is not None and hint.version is not None:
+            key = f"{LOG_DIR}/{hint.version:020d}"
+            after = min(key, _start(self._recorded)) if self._recorded else key
+            try:
+                entries = self.storage.list(LOG_DIR, start_after=after)
+            except OSError:
+                entries = []
+            self._listed = (after, entries)
+            tail = classify([e for e in entries if e.path > key], self.storage, last=hint)
+            if any(cp.version == hint.version for cp in tail.usable_checkpoints()):
+                return replace(tail, from_version=hint.version)
+        return self.whole(hint)
+
+    def whole(self, last: LastCheckpoint | None) -> LogListing:
+        """The whole ``_delta_log`` listing (see the module).
+
+        Args:
+            last: ``_last_checkpoint`` when the caller has read it already.
+
+        Raises:
+            NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
+            StorageUnavailable: If the object store cannot be reached or refuses access.
+        """
+        if self._table is None:
+            return listing_of(self.storage, list_entries(self.storage), last=last)
+        record, others = self._whole_record()
+        return listing_of(self.storage, record.metas() + others, last=last)
+
+    def commit_times(self, below: int) -> dict[int, int]:
+        """The modification time (ms) of every commit file below ``below``, by version, from
+        the whole listing without a record per file (an indexed log only)."""
+        record, _ = self._whole_record()
+        times: dict[int, int] = {}
+        for path, time in zip(record.paths, record.times, strict=True):
+            # COMMIT_FILE's test, without a regex per file: ".../<20 digits>.json"
+            if path.endswith(".json") and path[-26] == "/" and (digits := path[-25:-5]).isdigit():
+                if (version := int(digits)) < below:
+                    times[version] = time
+        return times
+
+    def _whole_record(self) -> tuple[ListingRecord, list[ObjectMeta]]:
+        """The whole listing since the refresh: its log files, and the other entries."""
+        assert self._table is not None
+        if self._whole is None:
+            made = self._relisted(self._recorded) if self._recorded else None
+            if made is None:
+                entries = list_entries(self.storage)
+                logs = [e for e in entries if _is_log_file(e)]
+                made = ListingRecord.of(logs), [e for e in entries if not _is_log_file(e)], True
+            record, others, changed = made
+            if changed:
+                write_listing(self._table, record)
+            self._recorded, self._whole = record, (record, others)
+        return self._whole
+
+    def _relisted(
+        self, recorded: ListingRecord
+    ) -> tuple[ListingRecord, list[ObjectMeta], bool] | None:
+        """The whole listing from the first page, the record and the new part: its log files,
+        the other entries, and whether it differs from the record. None when the first page or
+        the listed-again commits disagree with the record."""
+        page, reach = self.storage.list_first(LOG_DIR, PAGE)
+        logs = [e for e in page if _is_log_file(e)]
+        others = [e for e in page if not _is_log_file(e)]
+        if reach is None:  # the whole folder fit in one page
+            return ListingRecord.of(logs), others, True
+        lo = recorded.upto(reach)
+        if logs != recorded.metas(0, lo):
+            return None  # recreated, cleaned up or rewritten at its beginning
+        start = max(_start(recorded), reach)
+        hi = recorded.upto(start)
+        after, listed = self._listed
+        if after <= start:  # the refresh listed from there already
+            tail = [e for e in listed if e.path > start]
+        else:
+            tail = self.storage.list(LOG_DIR, start_after=start)
+        new = [e for e in tail if _is_log_file(e)]
+        again = {e.path: e for e in new}
+        for old in recorded.metas(hi):
+            if COMMIT_FILE.match(old.name) and again.get(old.path) != old:
+                return None  # a recent commit rewritten or gone: the log is not what was recorded
+        changed = new != recorded.metas(hi)
+        others += [e for e in tail if not _is_log_file(e)]
+        return recorded.spliced(lo, hi, logs, new), others, changed
+
+
+def _start(recorded: ListingRecord) -> str:
+    """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
+    return recorded.paths[max(0, len(recorded) - OVERLAP - 1)]
+
+
+def _is_log_file(entry: ObjectMeta) -> bool:
+    """A commit, checkpoint, checksum or compacted file (named by a version)."""
+    return entry.name[:1].isdigit()
