@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from collections import Counter
@@ -41,7 +40,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
-from bench_scale import PY, compile_project, ensure_table, run  # noqa: E402
+from bench_scale import PY, compile_project, ensure_table, figures, run  # noqa: E402
 
 from bench.results import machine, save  # noqa: E402
 
@@ -65,18 +64,6 @@ def _with_cache(folder: str) -> None:
     os.environ["DELTA_INSPECTOR_LOG_INDEX_FOLDER"] = folder
 
 
-def _figures(mine: list[tuple[float, float, float]], theirs: list[tuple[float, float, float]]):
-    return {
-        "ours_s": statistics.median(w for w, _, _ in mine),
-        "ours_cpu": statistics.median(c for _, c, _ in mine),
-        "ours_mb": max(m for _, _, m in mine),
-        "theirs_s": statistics.median(w for w, _, _ in theirs),
-        "theirs_cpu": statistics.median(c for _, c, _ in theirs),
-        "theirs_mb": max(m for _, _, m in theirs),
-        "runs": len(mine),
-    }
-
-
 def local_rows(table: str, name: str, repeat: int, cache: str, cases: list[str]) -> list[dict]:
     """history-fill and history-warm of one local table (the cache is left filled)."""
     history = ("history", table, "--json")
@@ -90,9 +77,9 @@ def local_rows(table: str, name: str, repeat: int, cache: str, cases: list[str])
         theirs.append(run([PY, "-c", DELTALAKE_HISTORY, table]))
     rows = []
     if "fill" in cases:
-        rows.append({"table": name, "case": "history-fill", **_figures(filled, plain)})
+        rows.append({"table": name, "case": "history-fill", **figures(filled, plain)})
     if "warm" in cases:
-        rows.append({"table": name, "case": "history-warm", **_figures(warm, theirs)})
+        rows.append({"table": name, "case": "history-warm", **figures(warm, theirs)})
     return rows
 
 
@@ -111,7 +98,7 @@ def memory_rows(tables: dict[str, str], repeat: int, full: str, empty: str) -> l
                 theirs.append(run(cli(*args)))
                 _with_cache(full)
                 mine.append(run(cli(*args)))
-            rows.append({"table": name, "case": case, **_figures(mine, theirs)})
+            rows.append({"table": name, "case": case, **figures(mine, theirs)})
     return rows
 
 
@@ -141,7 +128,7 @@ def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
         assert server.stdin is not None
         server.stdin.close()
         server.wait()
-    row: dict[str, Any] = {"table": name, "case": "history-warm-s3", **_figures([second], [theirs])}
+    row: dict[str, Any] = {"table": name, "case": "history-warm-s3", **figures([second], [theirs])}
     row["first_s"] = first[0]
     row["ours_by_kind"], row["theirs_by_kind"] = dict(asked), dict(their_asked)
     return [row]

@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -165,11 +166,11 @@ def prepared(shape: str, count: int, options: dict[str, str]) -> str:
     return f"s3://{BUCKET}/{shape[0]}{count}"
 
 
-async def _upload(local: Path, prefix: str, options: dict[str, str]) -> int:
-    import obstore
+def s3_store(options: dict[str, str]) -> Any:
+    """An obstore S3 store on the bench's bucket at moto's endpoint."""
     from obstore.store import S3Store
 
-    store = S3Store(
+    return S3Store(
         BUCKET,
         endpoint=options["AWS_ENDPOINT_URL"],
         access_key_id=KEY_ID,
@@ -177,6 +178,12 @@ async def _upload(local: Path, prefix: str, options: dict[str, str]) -> int:
         region="us-east-1",
         client_options={"allow_http": True},
     )
+
+
+async def _upload(local: Path, prefix: str, options: dict[str, str]) -> int:
+    import obstore
+
+    store = s3_store(options)
     gate = asyncio.Semaphore(32)
     files = [p for p in local.rglob("*") if p.is_file()]
 

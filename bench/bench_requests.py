@@ -143,17 +143,9 @@ def append_commits(uri: str, newest: int, k: int, options: dict[str, str]) -> No
     """Write ``k`` new commits to the bucket: copies of the newest commit's actions under new
     file names (what a streaming job's next appends look like to a log reader)."""
     import obstore
-    from bench_object_store import KEY_ID, SECRET
-    from obstore.store import S3Store
+    from bench_object_store import s3_store
 
-    store = S3Store(
-        BUCKET,
-        endpoint=options["AWS_ENDPOINT_URL"],
-        access_key_id=KEY_ID,
-        secret_access_key=SECRET,
-        region="us-east-1",
-        client_options={"allow_http": True},
-    )
+    store = s3_store(options)
     prefix = uri[len(f"s3://{BUCKET}/") :] + "/_delta_log/"
     model = bytes(obstore.get(store, f"{prefix}{newest - 1:020d}.json").bytes())  # an append
     for i in range(1, k + 1):

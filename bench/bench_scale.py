@@ -176,6 +176,11 @@ def measure(case: str, table: str, repeat: int, baseline: str | None = None) -> 
         else:
             theirs.append(run([PY, "-c", THEIRS[case], table]))
         mine.append(run(ours(case, table)))
+    return figures(mine, theirs)
+
+
+def figures(mine: list[tuple[float, float, float]], theirs: list[tuple[float, float, float]]):
+    """A row's figures from interleaved (wall, CPU, peak MB) runs: medians, and peak memory."""
     return {
         "ours_s": statistics.median(w for w, _, _ in mine),
         "ours_cpu": statistics.median(c for _, c, _ in mine),
@@ -183,7 +188,7 @@ def measure(case: str, table: str, repeat: int, baseline: str | None = None) -> 
         "theirs_s": statistics.median(w for w, _, _ in theirs),
         "theirs_cpu": statistics.median(c for _, c, _ in theirs),
         "theirs_mb": max(m for _, _, m in theirs),
-        "runs": repeat,
+        "runs": len(mine),
     }
 
 

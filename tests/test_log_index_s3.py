@@ -122,6 +122,19 @@ def counted_s3(s3_server):
         yield proxy, {**s3_server.options, "AWS_ENDPOINT_URL": proxy.url}
 
 
+def _uploaded(s3_server, tmp_path):
+    """A 30-commit table with a checkpoint, uploaded, and an empty log index."""
+    local = tmp_path / "t"
+    _checkpointed(local, 30)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    return local, s3_server.upload(local), index
+
+
+def _lists(made) -> list[str]:
+    """Each listing's start-after key (or ``first page``, ``whole``), in order."""
+    return [key for kind, key in made if kind == "LIST"]
+
+
 def _gets_of_log_files(made) -> list[str]:
     return [key for kind, key in made if kind == "GET" and key[:1].isdigit()]
 
@@ -130,18 +143,14 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     s3_server, counted_s3, small_pages, tmp_path
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local, 30)
-    uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    local, uri, index = _uploaded(s3_server, tmp_path)
 
     cold, cold_made = _counted_history(proxy, uri, options, index)
     warm, warm_made = _counted_history(proxy, uri, options, index)
     assert warm == cold == _counted_history(proxy, uri, options, None)[0]
-    lists = [key for kind, key in warm_made if kind == "LIST"]
     # The refresh's listing from the checkpoint (just before the newest recorded commits:
     # the new part) and the first page: never the whole folder page by page; no commit read.
-    assert lists == [f"{LOG_DIR}/{25:020d}", "first page"]
+    assert _lists(warm_made) == [f"{LOG_DIR}/{25:020d}", "first page"]
     assert [k for k in _gets_of_log_files(warm_made) if k.endswith(".json")] == []
     assert len(_gets_of_log_files(cold_made)) > 30
 
@@ -155,20 +164,12 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     ]
 
 
-def _lists(made) -> list[str]:
-    """Each listing's start-after key (or ``first page``, ``whole``), in order."""
-    return [key for kind, key in made if kind == "LIST"]
-
-
 @pytest.mark.parametrize("change", ["recreated", "cleaned up", "recent commit rewritten"])
 def test_a_log_changed_below_the_record_is_listed_whole_again_and_answers_stay_true(
     s3_server, counted_s3, small_pages, tmp_path, change
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local, 30)
-    uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _, uri, index = _uploaded(s3_server, tmp_path)
     _counted_history(proxy, uri, options, index)
 
     if change == "recreated":  # dropped and written again at the same path: new files, new id
@@ -196,10 +197,7 @@ def test_a_damaged_listing_record_is_ignored_and_written_again(
     s3_server, counted_s3, small_pages, tmp_path
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local, 30)
-    uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _, uri, index = _uploaded(s3_server, tmp_path)
     first, _ = _counted_history(proxy, uri, options, index)
     (record,) = Path(index.for_table(uri).folder).glob("listing-*.json")
     record.write_bytes(record.read_bytes()[:-20])
@@ -215,10 +213,7 @@ def test_a_margin_reaching_below_the_checkpoint_is_listed_by_the_refresh_alone(
 ):
     monkeypatch.setattr(relist, "OVERLAP", 8)  # 8 recorded names back: before checkpoint 25
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local, 30)
-    uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _, uri, index = _uploaded(s3_server, tmp_path)
     cold, _ = _counted_history(proxy, uri, options, index)
     warm, made = _counted_history(proxy, uri, options, index)
     assert warm == cold and _lists(made) == [f"{LOG_DIR}/{22:020d}.json", "first page"]
@@ -229,10 +224,7 @@ def test_the_commit_times_of_a_later_open_are_the_whole_listings(s3_server, smal
     from inspector.log.filetimes import commit_times
     from inspector.log.listing import list_log
 
-    local = tmp_path / "t"
-    _checkpointed(local, 30)
-    uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _, uri, index = _uploaded(s3_server, tmp_path)
     options = s3_server.options
     for _ in ("cold", "warm"):
         log = DeltaLog.open(uri, storage_options=options, index=index)

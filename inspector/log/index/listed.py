@@ -10,7 +10,6 @@ Written to a temporary name and renamed into place; a reader takes the newest wh
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from inspector.log.index.segments import write_atomically
+from inspector.log.index.segments import digest, remove_quietly, write_atomically
 from inspector.log.index.tables import TableIndex
 from inspector.storage import ObjectMeta
 
@@ -84,7 +83,7 @@ def read_listing(table: TableIndex) -> ListingRecord | None:
         try:
             with open(path, "rb") as fh:
                 raw = fh.read()
-            if _digest(raw) != _NAME.fullmatch(name)[1]:  # type: ignore[index]
+            if digest(raw) != _NAME.fullmatch(name)[1]:  # type: ignore[index]
                 raise ValueError("digest mismatch")
             body = orjson.loads(raw)
             found = ListingRecord(
@@ -96,7 +95,7 @@ def read_listing(table: TableIndex) -> ListingRecord | None:
         except OSError:
             continue  # replaced meanwhile by another process
         except (ValueError, KeyError, TypeError):
-            _remove(path)
+            remove_quietly(path)
     return None
 
 
@@ -112,7 +111,7 @@ def write_listing(table: TableIndex, record: ListingRecord) -> None:
         return
     body = {"path": record.paths, "size": record.sizes, "time": record.times, "etag": record.etags}
     raw = orjson.dumps(body)
-    name = f"listing-{_digest(raw)}.json"
+    name = f"listing-{digest(raw)}.json"
     try:
         os.makedirs(table.folder, mode=0o700, exist_ok=True)
         old = [n for n in _records(table.folder) if n != name]
@@ -120,7 +119,7 @@ def write_listing(table: TableIndex, record: ListingRecord) -> None:
     except OSError:
         return
     for stale in old:
-        _remove(os.path.join(table.folder, stale))
+        remove_quietly(os.path.join(table.folder, stale))
 
 
 def _records(folder: str) -> list[str]:
@@ -135,14 +134,3 @@ def _mtime(folder: str, name: str) -> float:
         return os.stat(os.path.join(folder, name)).st_mtime
     except OSError:
         return 0.0
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        pass
-
-
-def _digest(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()

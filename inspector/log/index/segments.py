@@ -120,7 +120,7 @@ def read_segment(folder: str, segment: Segment) -> dict[int, list[Entry]] | None
     except OSError:
         return None  # removed meanwhile (compacted or evicted by another process)
     try:
-        if _digest(raw) != segment.digest:
+        if digest(raw) != segment.digest:
             raise ValueError("digest mismatch")
         commits, adds, removes = _streams(raw)
         if not commits.schema.equals(schema()):
@@ -131,7 +131,7 @@ def read_segment(folder: str, segment: Segment) -> dict[int, list[Entry]] | None
             raise ValueError("unexpected schema")
         return _entries(commits, adds, removes)
     except (ValueError, OSError, struct.error, pa.ArrowException):
-        _remove(path)
+        remove_quietly(path)
         return None
 
 
@@ -210,10 +210,10 @@ def write_segment(folder: str, entries: list[Entry]) -> Segment | None:
         return None
     entries = sorted(entries, key=lambda e: e.version)
     raw = _encode(entries)
-    digest = _digest(raw)
+    named = digest(raw)
     first, last, count = entries[0].version, entries[-1].version, len(entries)
-    name = f"{first:020d}-{last:020d}-{count}-{digest}.arrow"
-    segment = Segment(name=name, first=first, last=last, count=count, digest=digest)
+    name = f"{first:020d}-{last:020d}-{count}-{named}.arrow"
+    segment = Segment(name=name, first=first, last=last, count=count, digest=named)
     write_atomically(os.path.join(folder, segment.name), raw)
     return segment
 
@@ -323,7 +323,7 @@ def write_atomically(path: str, data: bytes) -> None:
             fh.write(data)
         os.replace(temp, path)
     except BaseException:
-        _remove(temp)
+        remove_quietly(temp)
         raise
 
 
@@ -337,15 +337,17 @@ def size(folder: str, segment: Segment) -> int:
 
 def remove_segment(folder: str, segment: Segment) -> None:
     """Remove a segment (another process may have removed it already)."""
-    _remove(os.path.join(folder, segment.name))
+    remove_quietly(os.path.join(folder, segment.name))
 
 
-def _remove(path: str) -> None:
+def remove_quietly(path: str) -> None:
+    """Remove a file of the index; another process may have removed it already."""
     try:
         os.remove(path)
     except OSError:
         pass
 
 
-def _digest(raw: bytes) -> str:
+def digest(raw: bytes) -> str:
+    """The digest that names a file of the index and proves its content whole."""
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
