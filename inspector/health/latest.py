@@ -24,12 +24,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.errors import InspectorError
-from inspector.health.actionrows import ActionRows, plain_files
+from inspector.health.actionrows import snapshot_files
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
     ODD_PATTERN,
@@ -81,14 +80,12 @@ def check_latest(
         except InspectorError:
             return None
         walked = stored_files(*walk.result(), snap.metadata.partition_columns)
-    rows = ActionRows(deep=deep)
-    files = snap.files_table
-    rows.add_table(latest, files, arrays.from_numpy(np.arange(files.num_rows)), add=True, base=True)
+    plain, specials = snapshot_files(latest, snap.files_table, deep=deep)
     refs: dict[str, Ref] = {}
-    for _, _, add in rows.specials:
+    for add in specials:
         register_add(refs, root, add)
     judged = judge_files(
-        plain_files(rows.table()),
+        plain,
         refs,
         walked,
         log.storage,
