@@ -45,7 +45,7 @@ def test_changes_of_the_selected_version_and_the_error_without_the_feed(
     at.selectbox(key="cdf_from_2").set_value(1).run()
     at.button(key="cdf_run").click().run()
     assert not at.exception
-    assert "version(s) 1-2" in at.error[0].value
+    assert "version(s) 1..2" in at.error[0].value
     assert "Diff page" in at.info[0].value
     at.button(key="cdf_to_diff").click().run()  # offers the row diff of the same changes
     assert not at.exception
