@@ -121,10 +121,9 @@ class LogLister:
         record, _ = self._whole_record()
         times: dict[int, int] = {}
         for path, time in zip(record.paths, record.times, strict=True):
-            # COMMIT_FILE's test, without a regex per file: ".../<20 digits>.json"
-            if path.endswith(".json") and path[-26] == "/" and (digits := path[-25:-5]).isdigit():
-                if (version := int(digits)) < below:
-                    times[version] = time
+            found = COMMIT_FILE.match(path.rpartition("/")[2])
+            if found and (version := int(found.group(1))) < below:
+                times[version] = time
         return times
 
     def _whole_record(self) -> tuple[ListingRecord, list[ObjectMeta]]:
