@@ -75,7 +75,7 @@ def test_a_metric_with_a_size_shows_it_as_a_caption_without_an_arrow():
 
 def _whole_row_diff(column: str, *, added: int, removed: int):
     """What Spark's row diff of versions 0 and 1 reports, rows matched whole (no key)."""
-    from inspector.diff.rowrecords import RowDiff, RowSamples
+    from inspector.diff.rowkeys import RowDiff, RowSamples
 
     return RowDiff(
         from_version=0,

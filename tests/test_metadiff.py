@@ -6,9 +6,13 @@ import json
 
 from inspector.delta.actions import Metadata
 from inspector.delta.parse import parse_action
-from inspector.diff.commitmeta import commit_metadata_change
-from inspector.diff.metadiff import MetadataDiff, diff_metadata
-from inspector.diff.metarows import RowKind, metadata_rows
+from inspector.diff.metadiff import (
+    MetadataDiff,
+    RowKind,
+    commit_metadata_change,
+    diff_metadata,
+    metadata_rows,
+)
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
 

@@ -8,7 +8,6 @@ the change, not the size of the table, and no Spark is needed.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filesummary import FileSummary
 from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
@@ -261,15 +261,7 @@ def _commit_totals(
 ) -> FileTotals:
     """One commit's totals: its files and bytes as the history counts them (the writer's
     metrics first, ``Commit.file_summary``), its records from its actions."""
-    summary = commit.file_summary
-    return dataclasses.replace(
-        _totals(adds, removes),
-        files_added=summary.num_added_files,
-        files_removed=summary.num_removed_files,
-        deletion_vector_updates=summary.deletion_vector_updates,
-        bytes_added=summary.added_bytes,
-        bytes_removed=summary.removed_bytes,
-    )
+    return _summed(commit.file_summary, adds, removes)
 
 
 def _side_after(
@@ -308,13 +300,23 @@ def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
 def _totals(
     added: Sequence[AddFile | RemoveFile], removed: Sequence[AddFile | RemoveFile]
 ) -> FileTotals:
-    both = {f.path for f in added} & {f.path for f in removed} if added and removed else set()
+    """Totals by Delta's rule for files re-added under their path (:class:`FileSummary`)."""
+    sizes = ([(f.path, f.size or 0) for f in files] for files in (added, removed))
+    summary = FileSummary.of(*sizes, added_records=None, removed_records=None)
+    return _summed(summary, added, removed)
+
+
+def _summed(
+    summary: FileSummary,
+    added: Sequence[AddFile | RemoveFile],
+    removed: Sequence[AddFile | RemoveFile],
+) -> FileTotals:
     return FileTotals(
-        files_added=len(added) - len(both),
-        files_removed=len(removed) - len(both),
-        deletion_vector_updates=len(both),
-        bytes_added=sum(f.size or 0 for f in added if f.path not in both),
-        bytes_removed=sum(f.size or 0 for f in removed if f.path not in both),
+        files_added=summary.num_added_files,
+        files_removed=summary.num_removed_files,
+        deletion_vector_updates=summary.deletion_vector_updates,
+        bytes_added=summary.added_bytes,
+        bytes_removed=summary.removed_bytes,
         records_added=_records(added),
         records_removed=_records(removed),
     )

@@ -1,14 +1,22 @@
-"""Differences in metadata and protocol between two versions of a table."""
+"""Differences in metaData and protocol between two versions of a table, or made by one
+commit, and the one flattening of such a diff into rows (every page and report shows it).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
+from inspector.delta.errors import InspectorError
 from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import Column, iter_columns
+from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+
+State = tuple[Metadata, Protocol]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,3 +200,152 @@ def _protocol_fields(protocol: Protocol | None) -> dict[str, Any]:
         "readerFeatures": sorted(protocol.reader_features or []) or None,
         "writerFeatures": sorted(protocol.writer_features or []) or None,
     }
+
+
+class RowKind(StrEnum):
+    """What a row of a metadata diff is about."""
+
+    COLUMN_ADDED = "column added"
+    COLUMN_REMOVED = "column removed"
+    COLUMN_CHANGED = "column changed"
+    TABLE = "table"
+    PROPERTY = "property"
+    PROTOCOL = "protocol"
+
+    @property
+    def is_column(self) -> bool:
+        """True for the rows about a column (the others are about a key's value)."""
+        return self in (RowKind.COLUMN_ADDED, RowKind.COLUMN_REMOVED, RowKind.COLUMN_CHANGED)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetadataRow:
+    """One change of a metadata diff.
+
+    Attributes:
+        kind: What changed (a column, or a table field, property or protocol value).
+        name: The column's name, or the key.
+        before: The column's type, or the value, on the older side (None when absent).
+        after: The column's type, or the value, on the newer side (None when absent).
+        changes: For a changed column, what changed in words (``type long -> string``).
+        column: For a column row, the column as the newer side has it (the older side's
+            for a removed column), with its nullability and physical name.
+    """
+
+    kind: RowKind
+    name: str
+    before: Any
+    after: Any
+    changes: tuple[str, ...] = ()
+    column: Column | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "name", "before", "after", "changes"}``."""
+        return {
+            "kind": self.kind.value,
+            "name": self.name,
+            "before": self.before,
+            "after": self.after,
+            "changes": list(self.changes),
+        }
+
+
+def metadata_rows(diff: MetadataDiff) -> tuple[MetadataRow, ...]:
+    """Every change of ``diff`` as rows: columns added, removed, changed, then values.
+
+    Args:
+        diff: A metadata diff (of two versions, a commit, or a restore plan).
+
+    Returns:
+        The rows, columns first (added, removed, changed), then table fields,
+        properties and protocol values, each group in the diff's order.
+    """
+    rows = [
+        MetadataRow(kind=RowKind.COLUMN_ADDED, name=c.name, before=None, after=c.type, column=c)
+        for c in diff.columns_added
+    ]
+    rows += [
+        MetadataRow(kind=RowKind.COLUMN_REMOVED, name=c.name, before=c.type, after=None, column=c)
+        for c in diff.columns_removed
+    ]
+    rows += [
+        MetadataRow(
+            kind=RowKind.COLUMN_CHANGED,
+            name=c.name,
+            before=c.before.type,
+            after=c.after.type,
+            changes=tuple(c.changes),
+            column=c.after,
+        )
+        for c in diff.columns_changed
+    ]
+    for kind, values in (
+        (RowKind.TABLE, diff.table),
+        (RowKind.PROPERTY, diff.properties),
+        (RowKind.PROTOCOL, diff.protocol),
+    ):
+        rows += [MetadataRow(kind=kind, name=v.key, before=v.before, after=v.after) for v in values]
+    return tuple(rows)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommitMetadataChange:
+    """What a commit changed in metaData and protocol.
+
+    Attributes:
+        version: The commit's version.
+        diff: The change against the version before (everything, when that is unknown
+            or the commit creates the table); None when the state at this version
+            cannot be determined (the commit's actions are then all there is).
+        creates: Nothing is compared against: the commit creates the table, or the
+            version before cannot be reconstructed.
+        before_unknown: Why the version before cannot be reconstructed, or None.
+    """
+
+    version: int
+    diff: MetadataDiff | None
+    creates: bool
+    before_unknown: str | None = None
+
+
+def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChange | None:
+    """The metaData/protocol change of ``commit``, or None when it carries neither action.
+
+    Args:
+        log: The table's log.
+        commit: One of its commits.
+    """
+    if commit.metadata is None and commit.protocol is None:
+        return None
+    before: State | None = None
+    unknown = None  # version 0 has no version before it, and needs no reason
+    if commit.version > 0:
+        try:
+            prev = log.snapshot(commit.version - 1)
+            before = (prev.metadata, prev.protocol)
+        except InspectorError as exc:
+            unknown = f"Version {commit.version - 1} cannot be reconstructed ({exc.message})"
+    after = _state_after(log, commit, before)
+    return CommitMetadataChange(
+        version=commit.version,
+        diff=None if after is None else diff_metadata(before, after),
+        creates=before is None,
+        before_unknown=unknown,
+    )
+
+
+def _state_after(log: DeltaLog, commit: Commit, before: State | None) -> State | None:
+    """The (metaData, protocol) in force after ``commit``, or None when it cannot be known.
+
+    An action the commit does not carry is the one before it; failing that, the
+    snapshot at the commit's version says.
+    """
+    meta = commit.metadata or (before[0] if before else None)
+    proto = commit.protocol or (before[1] if before else None)
+    if meta is None or proto is None:
+        try:
+            snap = log.snapshot(commit.version)
+        except InspectorError:
+            return None
+        meta, proto = meta or snap.metadata, proto or snap.protocol
+    return meta, proto

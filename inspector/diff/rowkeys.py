@@ -1,4 +1,5 @@
-"""Which columns identify a row: the key a row diff is suggested to match rows on.
+"""A row diff's records (computed on Spark by :mod:`inspector.rows.rowdiff`, presented
+without it), and the key it matches rows on.
 
 With a key, a row diff shows an update as one changed row (before → after) instead of
 a removed and an added row. The table says which columns identify rows, most
@@ -19,9 +20,11 @@ from typing import Any
 
 from inspector.delta.properties import CONSTRAINTS_PREFIX
 from inspector.delta.schema import IDENTITY_START, PrimitiveType
+from inspector.diff.metadiff import ValueChange
 from inspector.log.snapshot import Snapshot
 from inspector.table.overview import clustering_columns
 
+Row = Mapping[str, Any]
 _ID_NAME = re.compile(r"(?i:^id$|_id$)|[a-z0-9]Id$")  # id, order_id, ORDER_ID, orderId
 _IDENTIFIER = re.compile(r"`((?:[^`]|``)+)`|([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -122,3 +125,43 @@ def _checked_names(configuration: Mapping[str, str]) -> set[str]:
             for quoted, bare in _IDENTIFIER.findall(expression or ""):
                 names.add((quoted.replace("``", "`") or bare).lower())
     return names
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangedRow:
+    """A key present on both sides with different values: only the columns that changed."""
+
+    key: Row
+    changes: tuple[ValueChange, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RowSamples:
+    """One page of sample rows (the same page of each list)."""
+
+    offset: int
+    limit: int
+    added: tuple[Row, ...] = ()
+    removed: tuple[Row, ...] = ()
+    changed: tuple[ChangedRow, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RowDiff:
+    """Rows only in ``to`` (added) and only in ``from`` (removed), counted as multisets.
+
+    Without a key, ``added``/``removed`` count rows (duplicates count) and
+    ``changed`` is None. With a key, they count keys added and removed, and
+    ``changed`` counts keys on both sides whose other columns differ.
+    """
+
+    from_version: int
+    to_version: int
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    added: int
+    removed: int
+    changed: int | None
+    files_read: int
+    bytes_read: int
+    samples: RowSamples

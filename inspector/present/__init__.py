@@ -2,5 +2,5 @@
 
 May import every backend layer below it (``restore``, ``rows``' records, ``diff``, ``health``, ``table``, ``files``,
 ``log``, ``delta``); imports no pyspark itself (row diff records come from
-``inspector.diff.rowrecords``).
+``inspector.diff.rowkeys``).
 """

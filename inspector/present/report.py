@@ -19,8 +19,8 @@ from inspector.diff.filediff import (
     PartitionChange,
     VersionSide,
 )
-from inspector.diff.metarows import RowKind, metadata_rows
-from inspector.diff.rowrecords import ChangedRow, RowDiff
+from inspector.diff.metadiff import RowKind, metadata_rows
+from inspector.diff.rowkeys import ChangedRow, RowDiff
 from inspector.present.values import json_text, row_text, setting_text, text_value
 from inspector.table.history import iso
 from inspector.table.rowcounts import RowsBetween

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.delta.errors import InvalidInput
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.metadiff import ValueChange
-from inspector.diff.rowrecords import ChangedRow, RowDiff, RowSamples
+from inspector.diff.rowkeys import ChangedRow, RowDiff, RowSamples
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.netrows import (
     ADDED,

@@ -52,14 +52,6 @@ def unrecorded_removes(removes: pa.Table) -> Iterator[FileKey]:
     )
 
 
-def live_records(table: pa.Table) -> list[int | None]:
-    """Records minus those the deletion vector marks deleted (None without stats)."""
-    return [
-        None if n is None else n - d
-        for n, d in zip(num_records(table), dv_rows(table), strict=True)
-    ]
-
-
 class ColumnFiles:
     """A big commit's added and removed files, looked up by key a batch at a time.
 
@@ -96,7 +88,12 @@ class ColumnFiles:
             if not pc.any(mask).as_py():
                 continue
             part = table.filter(mask)
-            lives = live_records(part) if added else [None] * part.num_rows
+            lives: list[int | None] = [None] * part.num_rows
+            if added:  # records minus those the deletion vector marks deleted
+                lives = [
+                    None if n is None else n - d
+                    for n, d in zip(num_records(part), dv_rows(part), strict=True)
+                ]
             at = lines.filter(mask).to_pylist()
             events += zip(at, columnar.keys(part), lives, strict=True)
         events.sort(key=lambda e: e[0])  # file order: a later action on the same key wins

@@ -9,7 +9,7 @@ data-loss window all read their figures here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from inspector.delta.actions import AddFile, RemoveFile
@@ -20,7 +20,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.table import filecolumns
 from inspector.table.filecolumns import ColumnFiles
-from inspector.table.rowrule import UNKNOWN, Lookup, RowChange, RowSource, change_of
+from inspector.table.rowrule import UNKNOWN, RowChange, RowSource, change_of
 
 __all__ = [
     "UNKNOWN",
@@ -59,8 +59,7 @@ def commit_rows(log: DeltaLog, version: int) -> RowChange:
     Raises:
         VersionNotFound: If the version has no commit file.
     """
-    commit = log.commit(version)
-    return change_of(commit, _lazy_lookup(log, version - 1))
+    return next(rows_along(log, iter([log.commit(version)])))[1]
 
 
 def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetween:
@@ -216,23 +215,6 @@ class _SnapshotFiles:
     def __call__(self, key: FileKey) -> int | None:
         self.resolve((key,))
         return None if self._files is None else self._files.find(key)[1]
-
-
-def _lazy_lookup(log: DeltaLog, version: int) -> Lookup:
-    """Live records by key at ``version``; the snapshot is built on first use only."""
-    state: dict[str, Mapping[FileKey, AddFile] | None] = {}
-
-    def lookup(key: FileKey) -> int | None:
-        if "files" not in state:
-            try:
-                state["files"] = log.snapshot(version).files if version >= 0 else {}
-            except InspectorError:  # a gap or damage before the commit: removes stay unknown
-                state["files"] = None
-        files = state["files"]
-        add = None if files is None else files.get(key)
-        return None if add is None else add.num_live_records
-
-    return lookup
 
 
 def _sum(changes: Iterable[RowChange]) -> RowChange:

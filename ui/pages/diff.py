@@ -18,8 +18,8 @@ from inspector.delta.schema import logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.filepages import FilePage, sequence_page
-from inspector.diff.metarows import RowKind, metadata_rows
-from inspector.diff.rowrecords import RowDiff
+from inspector.diff.metadiff import RowKind, metadata_rows
+from inspector.diff.rowkeys import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text

@@ -9,8 +9,7 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.diff.filediff import FileDiff
-from inspector.diff.rowkeys import default_key, suggest_key
-from inspector.diff.rowrecords import ChangedRow, RowDiff
+from inspector.diff.rowkeys import ChangedRow, RowDiff, default_key, suggest_key
 from inspector.present.values import EMPTY, table_rows, text_value
 from inspector.rows.rowdiff import diff_rows
 from ui.common import format_bytes, format_count, metric_row, on_spark, render_error, work_button

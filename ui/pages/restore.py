@@ -21,7 +21,7 @@ from inspector.delta.actions import AddFile
 from inspector.delta.errors import InspectorError
 from inspector.delta.protocol import describe_protocol
 from inspector.delta.text import partition_label
-from inspector.diff.metarows import RowKind, metadata_rows
+from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.restore import (
     Override,
     RestorePlan,

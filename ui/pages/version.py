@@ -23,15 +23,19 @@ from inspector.delta.actions import (
 )
 from inspector.delta.errors import InspectorError, VersionNotFound
 from inspector.delta.schema import ColumnNames, logical_names
-from inspector.diff.commitmeta import commit_metadata_change
 from inspector.diff.filepages import (
     FileKind,
     commit_action_count,
     commit_file_page,
     commit_head,
 )
-from inspector.diff.metadiff import MetadataDiff
-from inspector.diff.metarows import MetadataRow, RowKind, metadata_rows
+from inspector.diff.metadiff import (
+    MetadataDiff,
+    MetadataRow,
+    RowKind,
+    commit_metadata_change,
+    metadata_rows,
+)
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.present.values import setting_text
