@@ -126,8 +126,7 @@ class FileDiff:
 
     @property
     def deletion_vector_updates(self) -> int:
-        """Files on both sides under the same path: only their deletion vector changed, so
-        their rows were not rewritten (a file is identified by path and deletion vector)."""
+        """Files on both sides under the same path: only their deletion vector changed."""
         return self.totals.deletion_vector_updates
 
     @property
@@ -137,15 +136,8 @@ class FileDiff:
 
 
 def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
-    """Diff two versions by replaying only the commits between them on the older one.
-
-    Args:
-        log: The table's log.
-        from_version: The side called "from" (may be newer than ``to_version``).
-        to_version: The side called "to".
-
-    Returns:
-        Files only in either side, summaries by partition and by commit, and the metadata diff.
+    """Diff two versions (``from_version`` may be the newer) by replaying only the commits
+    between them on the older one.
 
     Raises:
         VersionNotFound: If either version is outside the log.

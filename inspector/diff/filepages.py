@@ -35,14 +35,7 @@ class FileKind(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class FilePage:
-    """One page of a file list.
-
-    Attributes:
-        total: Files in the whole list.
-        page: This page's number, from 0.
-        page_size: Files per page (the last page may hold fewer).
-        records: This page's files, as ``files --json`` records.
-    """
+    """One page (numbered from 0) of a list of ``total`` files, as ``files --json`` records."""
 
     total: int
     page: int
@@ -71,18 +64,9 @@ def commit_file_page(
     page_size: int = PAGE_SIZE,
     names: ColumnNames | None = None,
 ) -> FilePage:
-    """One page of a commit's add (or remove) actions, in file order.
-
-    A big commit's page is built from a slice of its Arrow table; a small one's from
-    its typed actions.
-
-    Args:
-        commit: The commit.
-        kind: Adds or removes.
-        page: The page, from 0 (clamped to the pages there are).
-        page_size: Files per page.
-        names: Logical column names (``delta.schema.logical_names``) for the records.
-    """
+    """One page (clamped to the pages there are) of a commit's add or remove actions, in
+    file order: a big commit's from a slice of its Arrow table. ``names`` are the logical
+    column names (``delta.schema.logical_names``) for the records."""
     summary = commit.file_summary  # the count, without building records
     total = summary.add_actions if kind == FileKind.ADD else summary.remove_actions
     page = _clamped(page, total, page_size)
@@ -136,12 +120,8 @@ def commit_action_count(commit: Commit) -> int:
 
 
 def commit_head(log: DeltaLog, version: int, max_lines: int) -> list[str]:
-    """The first lines (actions) of a commit file as written, reading only its start when big.
-
-    Args:
-        log: The table's log.
-        version: A version with a commit file.
-        max_lines: At most this many non-blank lines.
+    """The first ``max_lines`` non-blank lines of a commit file as written, reading only its
+    start when big.
 
     Raises:
         VersionNotFound: If the version has no commit file.

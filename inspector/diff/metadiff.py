@@ -76,11 +76,8 @@ class MetadataDiff:
     protocol: tuple[ValueChange, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The one JSON shape of a metadata diff: the ``diff --json`` contract's part.
-
-        ``{"schema": {"added", "removed", "changed", "addedColumns", "removedColumns"},
-        "properties", "protocol", "tableFields"}``; also a restore plan's ``schemaChanges``.
-        """
+        """The one JSON shape of a metadata diff (in ``diff --json``, and a restore plan's
+        ``schemaChanges``)."""
         return {
             "schema": {
                 "added": [c.name for c in self.columns_added],
@@ -103,15 +100,8 @@ class MetadataDiff:
 def diff_metadata(
     before: tuple[Metadata, Protocol] | None, after: tuple[Metadata, Protocol]
 ) -> MetadataDiff:
-    """Compare (metaData, protocol) of two versions; ``before`` None means a new table.
-
-    Args:
-        before: The older side, or None when ``after`` creates the table.
-        after: The newer side.
-
-    Returns:
-        The differences; every column of ``after`` is "added" for a new table.
-    """
+    """Compare (metaData, protocol) of two versions; ``before`` None means ``after`` creates
+    the table (every column is then added)."""
     old_meta, old_protocol = before or (None, None)
     old_cols = list(iter_columns(old_meta.schema)) if old_meta else []
     added, removed, changed = _diff_columns(old_cols, list(iter_columns(after[0].schema)))
@@ -223,13 +213,12 @@ class MetadataRow:
     """One change of a metadata diff.
 
     Attributes:
-        kind: What changed (a column, or a table field, property or protocol value).
         name: The column's name, or the key.
         before: The column's type, or the value, on the older side (None when absent).
         after: The column's type, or the value, on the newer side (None when absent).
         changes: For a changed column, what changed in words (``type long -> string``).
         column: For a column row, the column as the newer side has it (the older side's
-            for a removed column), with its nullability and physical name.
+            for a removed column).
     """
 
     kind: RowKind
@@ -251,15 +240,8 @@ class MetadataRow:
 
 
 def metadata_rows(diff: MetadataDiff) -> tuple[MetadataRow, ...]:
-    """Every change of ``diff`` as rows: columns added, removed, changed, then values.
-
-    Args:
-        diff: A metadata diff (of two versions, a commit, or a restore plan).
-
-    Returns:
-        The rows, columns first (added, removed, changed), then table fields,
-        properties and protocol values, each group in the diff's order.
-    """
+    """Every change of ``diff`` as rows: columns added, removed and changed, then table
+    fields, properties and protocol values, each group in the diff's order."""
     rows = [
         MetadataRow(kind=RowKind.COLUMN_ADDED, name=c.name, before=None, after=c.type, column=c)
         for c in diff.columns_added
@@ -293,7 +275,6 @@ class CommitMetadataChange:
     """What a commit changed in metaData and protocol.
 
     Attributes:
-        version: The commit's version.
         diff: The change against the version before (everything, when that is unknown
             or the commit creates the table); None when the state at this version
             cannot be determined (the commit's actions are then all there is).
@@ -309,12 +290,7 @@ class CommitMetadataChange:
 
 
 def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChange | None:
-    """The metaData/protocol change of ``commit``, or None when it carries neither action.
-
-    Args:
-        log: The table's log.
-        commit: One of its commits.
-    """
+    """The metaData/protocol change of ``commit``, or None when it carries neither action."""
     if commit.metadata is None and commit.protocol is None:
         return None
     before: State | None = None

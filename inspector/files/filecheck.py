@@ -45,13 +45,11 @@ class FileIssue:
 
     Attributes:
         path: As the log names it (decoded; relative to the table root unless absolute).
-        role: A data file or a deletion-vector file.
-        state: Missing, the wrong size, or unreadable.
         expected_size: The size the log records (at least this, for a deletion vector).
         actual_size: The size on disk, when the file exists.
         detail: The facts in words (sizes, the OS error, the footer's row count).
         local_path: Where the file was looked for.
-        key: The (path, deletion-vector id) of the add action it belongs to, when known.
+        key: The key of the add action it belongs to, when known.
     """
 
     path: str
@@ -76,17 +74,8 @@ class FileIssue:
 def examine_file(
     local_path: str, *, path: str, role: FileRole, expected_size: int
 ) -> FileIssue | None:
-    """Stat one file and judge it by the rule above; None when it is usable.
-
-    Args:
-        local_path: Where the file is on disk.
-        path: Its name in the log (for the record).
-        role: Data file (exact size) or deletion vector (at least the size).
-        expected_size: The size the log records.
-
-    Returns:
-        The issue, or None when the file is present with the right size.
-    """
+    """Stat the file at ``local_path`` (``path`` in the log) and judge it by the rule above;
+    None when it is usable."""
     try:
         size: int | None = os.stat(local_path).st_size
     except (FileNotFoundError, NotADirectoryError):
@@ -107,16 +96,7 @@ def examine_file(
 def judge_size(
     local_path: str, size: int | None, *, path: str, role: FileRole, expected_size: int
 ) -> FileIssue | None:
-    """The same rule for a file whose size is already known (from a directory walk).
-
-    Args:
-        local_path: Where the file is (or was looked for).
-        size: Its size, or None when it is missing.
-        path, role, expected_size: As for :func:`examine_file`.
-
-    Returns:
-        The issue, or None when the size is right.
-    """
+    """The same rule for a file whose size is already known (None: missing)."""
     state, detail = FileState.SIZE_MISMATCH, ""
     if size is None:
         state = FileState.MISSING
@@ -143,10 +123,8 @@ def add_file_issues(
     storage: Storage | None = None,
     sizes: dict[str, int] | None = None,
 ) -> Iterator[FileIssue]:
-    """The issues of one add action's data file and deletion-vector file (each tagged with its key).
-
-    With ``storage`` and ``sizes`` (:func:`stored_sizes`), sizes come from the listing.
-    """
+    """The issues of one add action's data file and deletion-vector file, tagged with its
+    key; with ``storage`` and ``sizes`` (:func:`stored_sizes`), sizes come from the listing."""
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
     files = [(add.path, add.path, FileRole.DATA_FILE, add.size)]
@@ -169,20 +147,11 @@ def add_file_issues(
 def check_files(
     table_root: str, adds: Sequence[AddFile], *, workers: int, storage: Storage | None = None
 ) -> list[FileIssue]:
-    """Examine every add action's files in parallel; every issue, in the order of ``adds``.
+    """Examine every add action's files; every issue, in the order of ``adds``.
 
-    Local ``os.stat`` calls in a thread pool are faster than shipping paths to the JVM
+    Local ``os.stat`` calls in ``workers`` threads are faster than shipping paths to the JVM
     (Delta checks existence on Spark executors), and they compare sizes too. In an object
-    store, one listing of the table prefix gives every size.
-
-    Args:
-        table_root: The table's root folder or URI.
-        adds: The add actions to check.
-        workers: Parallel stat calls (``Settings.check_workers``).
-        storage: The table's storage; a local folder at ``table_root`` when None.
-
-    Returns:
-        The issues; empty when every file is present with the right size.
+    store (``storage`` that is not a local folder), one listing gives every size.
     """
     if not adds:
         return []

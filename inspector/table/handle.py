@@ -1,11 +1,7 @@
 """The table handle: where a table is, how to reach its store, and its opened log.
 
-:func:`open_table` is the one way a front end (the CLI, the app) turns what a user typed
-into a :class:`Table`: a catalog name (``uc://``, ``glue://``) is resolved, with
-credentials asked for the operation (``READ``, or ``READ_WRITE`` for a commit), and the
-log is opened. The handle is handed down; nothing below the front ends opens a table by
-path. A second table (a replica) gets its own handle. :func:`for_commit` is the handle a
-restore commits through: a table opened by name is resolved again, for writing.
+:func:`open_table` is the one way a front end turns what a user typed into a
+:class:`Table`; nothing below the front ends opens a table by path.
 """
 
 from __future__ import annotations
@@ -23,15 +19,9 @@ from inspector.storage.location import Location, parse_location
 
 @dataclass(frozen=True, kw_only=True)
 class Table:
-    """One opened table.
-
-    Attributes:
-        location: Where it is (local folder or object store URI).
-        storage_options: How to reach its store (credentials, endpoint); never shown.
-        log: Its transaction log, opened (shared and refreshed by whoever holds it).
-        name: The catalog name it was resolved from (``uc://...``, ``glue://...``), or
-            None for a table given by location.
-    """
+    """One opened table: its location, how to reach its store (never shown), its log
+    (shared and refreshed by whoever holds it) and the catalog name it was resolved from
+    (None for a table given by location)."""
 
     location: Location
     storage_options: StorageOptions = field(default=StorageOptions(), repr=False)
@@ -52,18 +42,16 @@ class Table:
 def open_table(
     text: str, settings: Settings, *, write: bool = False, role: str | None = None
 ) -> Table:
-    """Open a table as a user gave it: the one place a front end makes a handle.
+    """Open a table as a user gave it (a path, a URI, ``uc://`` or ``glue://`` name).
 
-    A catalog name is looked up, and the catalog's storage options (vended credentials)
-    are merged over the settings' (they win: the catalog granted them for this table).
+    A catalog's storage options (vended credentials) are merged over the settings' (they
+    win: the catalog granted them for this table).
 
     Args:
-        text: A local path, ``file://`` URI, object store URI, ``uc://CATALOG.SCHEMA.TABLE``
-            or ``glue://DATABASE.TABLE``, as typed.
-        settings: The storage options (credentials, endpoint; parsed at the edge) and the
-            catalogs' settings.
-        write: Ask a catalog for credentials that may write (``READ_WRITE``): only for a
-            commit (:func:`for_commit`); every read asks for ``READ``.
+        text: What the user typed.
+        settings: The storage options and the catalogs' settings.
+        write: Ask a catalog for ``READ_WRITE`` credentials: only for a commit
+            (:func:`for_commit`); every read asks for ``READ``.
         role: Which of several tables this is (``replica``), for the error when it is
             not a table.
 
@@ -90,16 +78,9 @@ def open_table(
 def for_commit(table: Table, settings: Settings) -> Table:
     """The handle a commit writes through, asked for at commit time.
 
-    A table opened by name is resolved again with ``write``: its catalog vends credentials
-    for ``READ_WRITE`` now, so credentials that expired since the plan, or were vended for
-    ``READ``, are never the ones a commit uses. A table given by location is its own.
-
-    Args:
-        table: The handle the plan was made on.
-        settings: The settings it was opened with (the catalog's and the store's).
-
-    Raises:
-        As :func:`open_table`.
+    A table opened by name is resolved again with ``write``, so credentials that expired
+    since the plan, or were vended for ``READ``, are never the ones a commit uses. A table
+    given by location is its own. Raises as :func:`open_table`.
     """
     if table.name is None:
         return table

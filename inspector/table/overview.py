@@ -21,14 +21,12 @@ from inspector.table.history import HistoryEntry, build_history, history_page, i
 
 @dataclass(frozen=True, kw_only=True)
 class TableDetail:
-    """What ``DESCRIBE DETAIL`` reports, plus the shape of the log.
+    """What ``DESCRIBE DETAIL`` reports, plus the shape of the log (times in ms, UTC).
 
-    Times are ms since the epoch (UTC). ``last_modified`` is the history timestamp
-    of the latest version (in-commit timestamp when enabled, else the commit file's
-    modification time), as ``DESCRIBE HISTORY`` shows it. Delta 4.4's ``DESCRIBE
-    DETAIL`` shows the commit file's modification time even with in-commit timestamps;
-    a copied or replicated table's file times are those of the copy, so the history
-    timestamp is the one that stays with the table (tests/test_delta_oracle_features.py).
+    ``last_modified`` is the version's history timestamp, as ``DESCRIBE HISTORY`` shows
+    it: Delta 4.4's ``DESCRIBE DETAIL`` shows the commit file's time even with in-commit
+    timestamps, but a copied table's file times are the copy's, so the history timestamp
+    is the one that stays with the table (tests/test_delta_oracle_features.py).
     """
 
     format: str
@@ -104,19 +102,14 @@ def describe_detail(
     version: int | None = None,
     whole_log: bool = True,
 ) -> TableDetail:
-    """Describe the table at a version (the latest by default).
+    """Describe the table at a version (None: the latest).
 
     Args:
         log: An opened log.
-        history: The table's history (``build_history(log, settings)``), for the last
-            modification time.
-        version: The version to describe; None means the latest.
+        history: History entries including the version's, for its last modification time.
+        version: The version to describe.
         whole_log: List the whole log for its shape (earliest version, commit count,
-            checkpoints); False leaves those None and lists nothing older than the newest
-            checkpoint.
-
-    Returns:
-        The table's detail.
+            checkpoints); False leaves those None.
 
     Raises:
         VersionNotFound: If the version is not in the log.
@@ -162,15 +155,9 @@ def table_detail(
 ) -> tuple[TableDetail, Compatibility]:
     """The table's detail and engine compatibility at a version (``detail``).
 
-    Reads the version's snapshot (the newest checkpoint at or below it and the commits
-    after it) and its own commit for the timestamp; nothing older.
-
-    Args:
-        log: An opened log.
-        settings: For the history's timestamp tolerance.
-        version: The version to describe; None means the latest.
-        whole_log: Also describe the whole log: its shape and how engine compatibility
-            changed over it (lists the folder and reads every commit).
+    Reads the version's snapshot and its own commit for the timestamp, nothing older,
+    unless ``whole_log`` asks for the log's shape and how engine compatibility changed
+    over it (every commit is read).
     """
     history = (
         build_history(log, settings)
@@ -210,9 +197,8 @@ def _with_commits(start: str, first: int, last: int) -> str:
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     """Liquid-clustering columns by logical (dotted) name, as ``DESCRIBE DETAIL`` shows them.
 
-    The ``delta.clustering`` domain names each column by its physical path (column
-    mapping), so a renamed column is shown by its name now; a path the schema no
-    longer has is shown as stored.
+    The ``delta.clustering`` domain names columns by physical path (column mapping); a
+    path the schema no longer has is shown as stored.
     """
     domain = snap.domain_metadata.get(CLUSTERING_DOMAIN)
     if domain is None:

@@ -1,10 +1,8 @@
 """Row figures over the log: one commit, the commits between two versions, every commit.
 
-The figures of each commit come from the one row rule (:mod:`inspector.table.rowrule`);
-this module tracks which files were live before each commit (for the rows a removed
-file took with it) and sums commits for a range. The Timeline's hover, the history
-table and ``history --json``, the Version page, the Diff page's summary and the
-data-loss window all read their figures here.
+Each commit's figures come from the one row rule (:mod:`inspector.table.rowrule`); this
+module tracks which files were live before each commit (for the rows a removed file took
+with it) and sums commits for a range.
 """
 
 from __future__ import annotations
@@ -47,14 +45,8 @@ class RowsBetween:
 
 
 def commit_rows(log: DeltaLog, version: int) -> RowChange:
-    """The row figures of one commit, as the Version page shows them.
-
-    Args:
-        log: The table's log.
-        version: A version with a commit file.
-
-    Returns:
-        The same figures :func:`rows_between` gives for ``version - 1`` and ``version``.
+    """The row figures of one commit (as :func:`rows_between` gives them for ``version - 1``
+    and ``version``).
 
     Raises:
         VersionNotFound: If the version has no commit file.
@@ -63,13 +55,8 @@ def commit_rows(log: DeltaLog, version: int) -> RowChange:
 
 
 def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetween:
-    """The row figures of the commits between two versions (either order), as the Diff page shows.
-
-    Args:
-        log: The table's log.
-        from_version: One side; may be newer than ``to_version`` (then added and
-            removed swap, as in the file diff).
-        to_version: The other side.
+    """The row figures of the commits between two versions; from a newer version to an older
+    one, added and removed swap (as in the file diff).
 
     Raises:
         VersionNotFound: If a commit in between is missing.
@@ -89,10 +76,8 @@ def rows_between(log: DeltaLog, from_version: int, to_version: int) -> RowsBetwe
 
 
 def rows_along(log: DeltaLog, commits: Iterator[Commit]) -> Iterator[tuple[Commit, RowChange]]:
-    """Each commit with its figures, tracking the files live before it as it goes.
-
-    Commits are consumed one at a time (a stream of the log is never held whole).
-    """
+    """Each commit with its figures, tracking the files live before it as it goes (one
+    commit at a time: a stream of the log is never held whole)."""
     live = LiveBefore(log)
     for commit in commits:
         live.start(commit.version)
@@ -273,17 +258,9 @@ def _backwards(change: RowChange) -> RowChange:
 def why_they_differ(
     total: RowChange, *, added: int, removed: int, changed: int | None
 ) -> str | None:
-    """One line on why the log's figures between two versions differ from a row diff's.
-
-    Args:
-        total: The log's figures summed over the commits in between.
-        added: Rows (or keys) only in the newer version, by the row diff.
-        removed: Rows (or keys) only in the older version.
-        changed: Keys whose values changed (a keyed diff), else None.
-
-    Returns:
-        None when they agree; else the one sentence the Diff page shows.
-    """
+    """The one sentence the Diff page shows on why the log's figures between two versions
+    (``total``) differ from a row diff's (rows or keys added and removed, and keys
+    ``changed`` by a keyed diff, else None); None when they agree."""
     if changed is None:
         logged: tuple[int | None, ...] = (total.added, total.removed)
         compared: tuple[int | None, ...] = (added, removed)

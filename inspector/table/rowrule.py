@@ -175,13 +175,8 @@ UNKNOWN = RowChange.unknown("unknown: the commit file is gone")
 
 
 def change_of(commit: Commit, live_before: Lookup) -> RowChange:
-    """The row figures of one commit.
-
-    Args:
-        commit: The commit.
-        live_before: The live records of the file live under a key just before the
-            commit (None: no such file, or its records are unknown).
-    """
+    """The row figures of one commit; ``live_before`` gives the live records of the file
+    live under a key just before it (None: no such file, or its records are unknown)."""
     appended = _appended_rows(commit)
     if appended is not None:
         return metrics_alone(commit.commit_info) or appended
@@ -223,14 +218,8 @@ def change_from(
     removes: Sequence[FileFigures],
     live_before: Lookup,
 ) -> RowChange:
-    """The row figures of one commit from its commitInfo and its file actions' figures.
-
-    Args:
-        info: The commit's commitInfo.
-        adds: Its add actions, in file order.
-        removes: Its remove actions, in file order.
-        live_before: As for :func:`change_of`.
-    """
+    """The row figures of one commit from its commitInfo and its add and remove actions'
+    figures (in file order); ``live_before`` as for :func:`change_of`."""
     changed_adds = [a for a in adds if a.data_change]
     changed_removes = [r for r in removes if r.data_change]
     if not changed_adds and not changed_removes:

@@ -27,16 +27,11 @@ _EXAMPLES = (
 
 
 def parse_timestamp(text: str) -> datetime:
-    """Parse a timestamp as people type it; without a zone it is UTC.
+    """Parse a timestamp as people type it into an aware UTC datetime; no zone means UTC.
 
-    Args:
-        text: A date (``2024-10-08``, midnight UTC), a date and time with a space or
-            ``T``, optional fractional seconds, and an optional zone (``Z``, ``UTC``,
-            ``+02:00``): every form the app, the CLI and the exports show
-            (:func:`inspector.delta.text.format_time`, ISO 8601) is accepted back.
-
-    Returns:
-        An aware datetime in UTC.
+    A date (midnight), or a date and time with a space or ``T``, optional fractional
+    seconds and zone (``Z``, ``UTC``, ``+02:00``): every form the outputs show
+    (:func:`inspector.delta.text.format_time`, ISO 8601) is accepted back.
 
     Raises:
         InvalidInput: If the text is not one of those forms.
@@ -56,15 +51,8 @@ def parse_timestamp(text: str) -> datetime:
 
 
 def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int:
-    """The version a table was at, at ``ts`` (Delta's ``timestampAsOf`` rule).
-
-    Args:
-        log: An opened log.
-        ts: The moment; a naive datetime is taken as UTC.
-        settings: Passed to :func:`inspector.table.history.build_history`.
-
-    Returns:
-        The latest readable version whose history timestamp is at or before ``ts``.
+    """The latest readable version whose history timestamp is at or before ``ts`` (naive:
+    UTC), by Delta's ``timestampAsOf`` rule.
 
     Raises:
         TimestampOutOfRange: If ``ts`` is before the earliest readable version's timestamp
