@@ -230,13 +230,8 @@ class MetadataRow:
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind", "name", "before", "after", "changes"}``."""
-        return {
-            "kind": self.kind.value,
-            "name": self.name,
-            "before": self.before,
-            "after": self.after,
-            "changes": list(self.changes),
-        }
+        plain = {"kind": self.kind.value, "changes": list(self.changes)}
+        return {**camel_json(self, "kind", "name", "before", "after"), **plain}
 
 
 def metadata_rows(diff: MetadataDiff) -> tuple[MetadataRow, ...]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.properties import CONSTRAINTS_PREFIX
 from inspector.delta.schema import IDENTITY_START, PrimitiveType
 from inspector.diff.metadiff import ValueChange
@@ -51,24 +52,13 @@ class KeySuggestion:
 
     def to_json(self) -> dict[str, Any]:
         """``{"columns", "source", "reason", "identifiesRows"}``."""
-        return {
-            "columns": list(self.columns),
-            "source": self.source.value,
-            "reason": self.reason,
-            "identifiesRows": self.identifies_rows,
-        }
+        return {**camel_json(self), "columns": list(self.columns), "source": self.source.value}
 
 
 def suggest_key(snap: Snapshot) -> KeySuggestion:
-    """The key a row diff of this version should match rows on, from the table's own metadata.
-
-    Args:
-        snap: The version whose schema, constraints and clustering say what a row is.
-
-    Returns:
-        The suggestion; ``identifies_rows`` is False for clustering or partition columns
-        (they group many rows) and for no suggestion at all.
-    """
+    """The key a row diff of this version should match rows on, from its schema, constraints
+    and clustering; ``identifies_rows`` is False for clustering or partition columns (they
+    group many rows) and for no suggestion at all."""
     fields = [f for f in snap.schema.fields if isinstance(f.type, PrimitiveType)]
     identity = tuple(f.name for f in fields if IDENTITY_START in f.metadata)
     if identity:

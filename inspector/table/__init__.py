@@ -1,9 +1,6 @@
-"""A table: its handle, and what it is and was, read from its log alone.
-
-:class:`Table` and :func:`open_table` (``handle``) are how both front ends open what a
-user typed (a path, a URI or a catalog name). The rest answers from the log: the history,
-each version's files, time travel (a version or a timestamp to a version), the overview,
-insights, engine compatibility and the rows a commit inserted, deleted and updated.
+"""A table: its handle (``handle``: how both front ends open what a user typed), and what
+it is and was, read from its log alone: the history, each version's files, time travel, the
+overview, insights, engine compatibility and the rows a commit inserted, deleted and updated.
 
 May import ``inspector.log``, ``inspector.catalog`` (only ``handle``: names to
 locations), ``inspector.storage``, ``inspector.settings`` and ``inspector.delta``.

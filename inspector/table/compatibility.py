@@ -32,14 +32,11 @@ class Verdict:
     """Whether an engine can read (or write) a protocol, and what stands in the way.
 
     Attributes:
-        support: yes, no or unknown.
         blocking: Features (or ``minReaderVersion 3``-style items) it lacks when
             ``support`` is no, or whose support is unknown when it is unknown.
-        since: The engine version needed (the newest version among the features'), if
-            the data file records versions.
-        caveats: The data file's notes on the needed features when ``support`` is yes
-            (``deletionVectors: read via DataFusion (QueryBuilder); ... to_pyarrow_table
-            refuses it``): yes is then not yes for every API of the engine.
+        since: The engine version needed (the newest among the features'), if known.
+        caveats: The data file's notes on the needed features when ``support`` is yes:
+            yes is then not yes for every API of the engine.
     """
 
     support: Support
@@ -176,10 +173,8 @@ def engines_for(protocol: Protocol) -> tuple[EngineCompatibility, ...]:
 def protocol_changes(
     log: DeltaLog, history: Sequence[HistoryEntry], version: int
 ) -> list[tuple[int, Protocol]]:
-    """The protocol in force from each version that changed it, up to ``version``.
-
-    The first item is the protocol at the log's earliest version.
-    """
+    """The protocol in force from each version that changed it, up to ``version``, starting
+    with the protocol at the log's earliest version."""
     changes = [(log.earliest_version, log.snapshot(log.earliest_version).protocol)]
     for entry in sorted(history, key=lambda h: h.version):
         if entry.changes_protocol and changes[0][0] < entry.version <= version:
@@ -192,17 +187,8 @@ def protocol_changes(
 def describe_compatibility(
     log: DeltaLog, history: Sequence[HistoryEntry] | None, *, version: int | None = None
 ) -> Compatibility:
-    """Engine compatibility at a version (the latest by default), with its changes.
-
-    Args:
-        log: An opened log.
-        history: The table's history (for which versions changed the protocol); None
-            judges the version alone (no changes), reading nothing older.
-        version: The version to judge; None means the latest.
-
-    Returns:
-        The verdicts and the changes of verdict over the log up to that version.
-    """
+    """Engine compatibility at a version (None: the latest), with the changes of verdict up
+    to it found in ``history`` (None: the version alone, reading nothing older)."""
     snap = log.snapshot(version)
     steps = [] if history is None else protocol_changes(log, history, snap.version)
     notes: list[CompatibilityChange] = []

@@ -1,8 +1,6 @@
 """What the history needs of file actions kept as Arrow columns: records, deletion-vector rows.
 
-The figures equal the typed records' (``AddFile.num_records``, ``num_live_records``, the
-deletion vector's cardinality) without building one record per file; a big commit's files
-are looked up by key a batch at a time (:class:`ColumnFiles`).
+The figures equal the typed records' without building one record per file.
 """
 
 from __future__ import annotations

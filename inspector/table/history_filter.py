@@ -1,21 +1,13 @@
 """A history filtered by operation, user, engine and time (``history --operation ... --since``).
 
 The entries kept are those of the whole history (same records, fewer of them), newest first.
-What the filters can skip, and what they cannot:
-
-* ``--since`` and ``--until`` bound the versions read where the log's listing gives every
-  history timestamp: on a table whose properties never mention
-  ``delta.enableInCommitTimestamps``, each version's history timestamp is its commit file's
-  modification time made monotonic, so only the commits of the versions in range are read
-  (besides what every history reads: the table properties at the newest version, and the
-  newest checkpoint's check against its commits, so that the entries kept are judged as
-  the whole history judges them).
-  On a table with in-commit timestamps enabled from its first version, the times are inside
-  the commits and increase: they are read newest first, and reading stops at the first one
-  before ``--since`` (the newer ones past ``--until`` are read). Where in-commit timestamps
-  were enabled later, or turned off, every commit is read.
-* ``--operation``, ``--user`` and ``--engine`` are in each commit's ``commitInfo``: every
-  commit in the time range is read (nothing in the log indexes them).
+``--since`` and ``--until`` bound the versions read where the listing gives every history
+timestamp (no ``delta.enableInCommitTimestamps`` in the properties: file times made
+monotonic), besides what every history reads (the newest properties, the newest
+checkpoint's check against its commits). With in-commit timestamps from the first version
+they are read newest first down to the first before ``--since``; where they were enabled
+later, or turned off, every commit is read. ``--operation``, ``--user`` and ``--engine`` are
+in each ``commitInfo``: every commit in the time range is read (nothing indexes them).
 """
 
 from __future__ import annotations
@@ -105,15 +97,8 @@ def filtered_history(
     log: DeltaLog, settings: Settings, keep: HistoryFilter, *, lead: Sequence[HistoryEntry] = ()
 ) -> FilteredHistory:
     """The whole history's entries that ``keep`` keeps, newest first, reading only what the
-    time range needs (see the module's docstring).
-
-    Args:
-        log: An opened log.
-        settings: For ``timestamp_tolerance_seconds``.
-        keep: The filter.
-        lead: Entries newer than the published log (a catalog-managed table's staged
-            commits), filtered as the others are.
-    """
+    time range needs; ``lead`` (a catalog-managed table's staged commits, newer than the
+    published log) is filtered as the rest."""
     return FilteredHistory(itertools.chain(lead, _in_range(log, settings, keep)), keep)
 
 

@@ -1,8 +1,7 @@
 """Layout insights from the log alone: file sizes, partitions, small files, stats and DVs.
 
-Everything is computed column-wise from a snapshot's ``files_table`` (pyarrow
-compute, one group-by over the partition values); Python runs once per partition
-or size bucket, never once per file.
+Computed column-wise from a snapshot's ``files_table`` (one group-by over the partition
+values): Python runs once per partition or size bucket, never once per file.
 """
 
 from __future__ import annotations
@@ -63,9 +62,7 @@ class PartitionInsight:
         small_files: Files smaller than the target file size.
         compact_files: Small files an OPTIMIZE would rewrite (none when only one is small).
         files_after: Files those would become: ``ceil(compact_bytes / target)``.
-        dv_deleted_rows: Rows deleted by deletion vectors (their cardinality).
-        rows: The partition's rows: ``records - dv_deleted_rows`` (None when ``records``
-            is), the rows a reader sees, as the Overview and Preview count them.
+        rows: ``records`` minus the rows deletion vectors delete: the rows a reader sees.
     """
 
     values: dict[str, str | None]
@@ -100,11 +97,8 @@ class PartitionInsight:
 
 @dataclass(frozen=True, kw_only=True)
 class StatsCoverage:
-    """How many files carry statistics, and for which columns.
-
-    Columns are named logically (as in the schema); on a column-mapped table the
-    statistics use physical names, kept only as a detail in ``physical_names``.
-    """
+    """How many files carry statistics, and for which columns (by logical name; the
+    physical names a column-mapped table's statistics use are in ``physical_names``)."""
 
     files_with_stats: int
     files: int
@@ -196,16 +190,8 @@ class LayoutInsights:
 
 
 def layout_insights(snapshot: Snapshot, history: Iterable[HistoryEntry] = ()) -> LayoutInsights:
-    """The layout insights of a snapshot.
-
-    Args:
-        snapshot: The version to describe.
-        history: The table's history entries (any order); their added/removed file
-            counts give the files-per-version timeline, anchored at ``snapshot``.
-
-    Returns:
-        The insights record.
-    """
+    """The layout insights of a snapshot; the history entries' (any order) added and
+    removed file counts give the files-per-version timeline, anchored at ``snapshot``."""
     config = snapshot.metadata.configuration
     target = properties.target_file_size(config)
     files = snapshot.files_table

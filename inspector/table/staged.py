@@ -1,10 +1,8 @@
 """A catalog-managed table's staged commits, shown in its history: one question, here.
 
-:func:`staged_commits` lists the staged commits newer than the published log
-(:mod:`inspector.log.staged`) of a table whose protocol makes it catalog-managed, with
-what its catalog says of them when it was opened by a ``uc://`` name (Unity Catalog's
-``loadTable``); :func:`staged_entries` turns them into history entries marked with their
-status. The history, the Timeline and the health check show these, each marked.
+The staged commits newer than the published log (:mod:`inspector.log.staged`), with what
+the catalog says of them for a table opened by a ``uc://`` name (Unity Catalog's
+``loadTable``), become history entries marked with their status.
 """
 
 from __future__ import annotations

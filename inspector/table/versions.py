@@ -13,14 +13,8 @@ from inspector.log.deltalog import DeltaLog
 
 
 def parse_version(text: str | int, log: DeltaLog) -> int:
-    """Parse a version typed by a user; ``latest`` (or ``-1``) means the newest.
-
-    Args:
-        text: The typed version.
-        log: The table's log, for the range in messages.
-
-    Returns:
-        The version number (not checked against the log; callers do that).
+    """Parse a version typed by a user (not checked against the log; callers do that);
+    ``latest`` (or ``-1``) means the newest.
 
     Raises:
         InvalidInput: If the text is not a whole number.
@@ -47,14 +41,9 @@ def parse_version(text: str | int, log: DeltaLog) -> int:
 def file_action_record(
     action: AddFile | RemoveFile, names: ColumnNames | None = None
 ) -> dict[str, Any]:
-    """The JSON contract of one add or remove action (CLI ``files --json`` and the UI).
-
-    Args:
-        action: The action.
-        names: The table's :func:`inspector.delta.schema.logical_names`: partition values
-            and statistics then use logical column names, as every page does (the log
-            itself uses physical ones on a column-mapped table).
-    """
+    """The JSON contract of one add or remove action (CLI ``files --json`` and the UI);
+    with the table's ``logical_names``, partition values and statistics use logical
+    column names, as every page does (the log uses physical ones under column mapping)."""
     names, dv = names or {}, action.deletion_vector
     record: dict[str, Any] = {
         "path": action.path,
