@@ -45,10 +45,10 @@ class VersionSide:
 class FileTotals:
     """Files, bytes and records added and removed (records: None when stats are missing).
 
-    Files are counted as Delta's ``operationMetrics`` count them: a file on both sides
-    under the same path (only its deletion vector changed) is neither added nor removed
-    but ``deletion_vector_updates``, and its bytes are in neither sum. Records are the live records
-    of every file on each side, so their difference is the net change in rows.
+    Files are counted as Delta's ``operationMetrics`` count them: a file on both sides under
+    the same path is neither added nor removed but ``deletion_vector_updates`` (its bytes in
+    neither sum). Records are the live records of every file on each side (their difference
+    is the net change in rows).
     """
 
     files_added: int = 0
@@ -77,9 +77,8 @@ class PartitionChange:
 class CommitChange:
     """What one commit between the two versions contributed, in log order (adds and removes as written).
 
-    ``timestamp`` is the version's history timestamp (the one every page and command
-    shows, :mod:`inspector.table.history_time`); ``commit_info_timestamp`` is the writer's
-    own time, shown only beside it and labelled (on a copied table they differ).
+    ``timestamp`` is the version's history timestamp, the one every page shows;
+    ``commit_info_timestamp`` the writer's own, shown beside it (on a copied table they differ).
     """
 
     version: int
@@ -314,19 +313,14 @@ def _summed(
     )
 
 
-def _partition_of(add: AddFile, names: ColumnNames) -> PartitionValues:
-    """An add's partition values by logical column name (the log uses physical ones)."""
-    return tuple(sorted(with_logical_names(add.partition_values or {}, names).items()))
-
-
 def _by_partition(
     added: list[AddFile], removed: list[AddFile], names: ColumnNames
 ) -> tuple[PartitionChange, ...]:
     groups: dict[PartitionValues, tuple[list[Any], list[Any]]] = defaultdict(lambda: ([], []))
-    for add in added:
-        groups[_partition_of(add, names)][0].append(add)
-    for add in removed:
-        groups[_partition_of(add, names)][1].append(add)
+    for side, files in enumerate((added, removed)):
+        for add in files:  # by logical column name (the log uses physical ones)
+            values = tuple(sorted(with_logical_names(add.partition_values or {}, names).items()))
+            groups[values][side].append(add)
     return tuple(
         PartitionChange(partition_values=p, totals=_totals(*groups[p]))
         for p in sorted(groups, key=lambda p: [(k, v is None, v or "") for k, v in p])

@@ -1,9 +1,8 @@
 """Pages of a file list: a few hundred records of a commit's (or a diff's) files at a time.
 
-A commit may hold 300,000 add actions, kept by the log as an Arrow table; a front end
-shows its counts from the columns and one page of records, built from an Arrow slice,
-so no more than a page of typed records (or of rows in a browser) exists at once. The
-records are those of ``files --json`` (:func:`inspector.table.versions.file_action_record`).
+A commit of 300,000 add actions is kept by the log as an Arrow table: a front end shows its
+counts from the columns and one page of ``files --json`` records, built from an Arrow
+slice, so no more than a page of typed records (or of rows in a browser) exists at once.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ deletion-vector file must reach at least as far as the vector it holds
 (``DeletionVector.required_file_size``), since one file may hold many vectors.
 
 On an object store (:class:`~inspector.storage.Storage` without local paths) sizes come from
-one listing of the table prefix (:func:`stored_sizes`), never a request per file.
+one listing of the table prefix, never a request per file.
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ def add_file_issues(
     sizes: dict[str, int] | None = None,
 ) -> Iterator[FileIssue]:
     """The issues of one add action's data file and deletion-vector file, tagged with its
-    key; with ``storage`` and ``sizes`` (:func:`stored_sizes`), sizes come from the listing."""
+    key; with ``storage`` and ``sizes`` (by full location), sizes come from the listing."""
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
     files = [(add.path, add.path, FileRole.DATA_FILE, add.size)]
@@ -155,17 +155,12 @@ def check_files(
     """
     if not adds:
         return []
-    if storage is not None and storage.local_path() is None:
-        sizes = stored_sizes(storage)
+    if storage is not None and storage.local_path() is None:  # one listing gives every size
+        sizes = {storage.uri(m.path): m.size for m in storage.walk()}
         return [i for add in adds for i in add_file_issues(table_root, add, storage, sizes)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         found = pool.map(lambda a: list(add_file_issues(table_root, a)), adds)
         return [issue for issues in found for issue in issues]
-
-
-def stored_sizes(storage: Storage) -> dict[str, int]:
-    """Every file under the table root with its size, by its full location (one listing)."""
-    return {storage.uri(m.path): m.size for m in storage.walk()}
 
 
 def examine_stored(

@@ -52,6 +52,12 @@ _TIMES = {"timestamp", "timestamp_ntz"}
 #: Types whose minimum and maximum the log's statistics hold and this module compares.
 MIN_MAX_TYPES = frozenset({*_INTS, *_FLOATS, *_TIMES, "date", "string"})
 _PARTITION_TYPES = frozenset({*MIN_MAX_TYPES, "boolean"})
+#: How a statistic's JSON value reads as Arrow, by column type (other types: as text).
+_JSON_TYPES = {
+    **dict.fromkeys(_INTS, pa.int64()),
+    **dict.fromkeys(_FLOATS, pa.float64()),
+    "boolean": pa.bool_(),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -285,7 +291,12 @@ def _parse_stats(stats: pa.ChunkedArray, fields: dict[str, Any]) -> pa.StructArr
     Read by Arrow's JSON reader, one line per file (``{}`` for none); None when a
     statistic is not of its column's type (every file is then kept).
     """
-    bounds = pa.struct([pa.field(f.physical_name, _json_type(f)) for f in fields.values()])
+    bounds = pa.struct(
+        [
+            pa.field(f.physical_name, _JSON_TYPES.get(f.type.simple_string(), pa.string()))
+            for f in fields.values()
+        ]
+    )
     nulls = pa.struct([pa.field(f.physical_name, pa.int64()) for f in fields.values()])
     groups = [("minValues", bounds), ("maxValues", bounds), ("nullCount", nulls)]
     schema = pa.schema([pa.field("numRecords", pa.int64()), *groups])
@@ -309,23 +320,10 @@ def _parse_stats(stats: pa.ChunkedArray, fields: dict[str, Any]) -> pa.StructArr
     )
 
 
-def _json_type(field: Any) -> pa.DataType:
-    kind = field.type.simple_string()
-    if kind in _INTS:
-        return pa.int64()
-    if kind in _FLOATS:
-        return pa.float64()
-    if kind == "boolean":
-        return pa.bool_()
-    return pa.string()
-
-
 def _typed(texts: pa.Array, kind: str) -> pa.Array:
     """Strings (a partition value, a statistic) as the column's Arrow type."""
-    if kind in _INTS:
-        return texts.cast(pa.int64())
-    if kind in _FLOATS:
-        return texts.cast(pa.float64())
+    if kind in _INTS or kind in _FLOATS:
+        return texts.cast(_JSON_TYPES[kind])
     if kind == "boolean":
         return pc.equal(pc.utf8_lower(texts.cast(pa.string())), "true")
     if kind == "date":
