@@ -34,8 +34,8 @@ class Op(StrEnum):
     STARTS_WITH = "STARTS WITH"
 
 
-#: ``NOT (column op v)`` as one comparison; None where the negation is not one.
-NEGATED: dict[Op, Op | None] = {
+#: ``NOT (column op v)`` as one comparison (missing where the negation is not one).
+NEGATED: dict[Op, Op] = {
     Op.EQ: Op.NE,
     Op.NE: Op.EQ,
     Op.LT: Op.GE,
@@ -44,8 +44,6 @@ NEGATED: dict[Op, Op | None] = {
     Op.GE: Op.LT,
     Op.IS_NULL: Op.IS_NOT_NULL,
     Op.IS_NOT_NULL: Op.IS_NULL,
-    Op.IN: None,
-    Op.STARTS_WITH: None,
 }
 
 #: ``v op column`` as ``column op' v``.
@@ -109,7 +107,7 @@ def push_not(predicate: Predicate, *, negate: bool = False) -> Predicate:
         return predicate
     if isinstance(predicate, Unusable):
         return Unusable(sql=f"NOT ({predicate.sql})", reason=predicate.reason)
-    op = NEGATED[predicate.op]
+    op = NEGATED.get(predicate.op)
     if op is None:
         return Unusable(
             sql=f"NOT ({predicate.sql})", reason=f"NOT {predicate.op} cannot skip files"

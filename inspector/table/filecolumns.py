@@ -63,6 +63,22 @@ class ColumnFiles:
         self._asked: set[FileKey] = set()
         self._found: dict[FileKey, int | None] = {}  # live records; None: removed
 
+    @classmethod
+    def live(cls, files: pa.Table) -> ColumnFiles:
+        """The files live at a version (a snapshot's ``files_table``), as if added by one commit."""
+        from inspector.log import arrays
+
+        lines = arrays.span(0, files.num_rows)
+        return cls(
+            CommitFiles(
+                adds=files,
+                removes=files.slice(0, 0),
+                add_lines=lines,
+                remove_lines=arrays.span(0, 0),
+                other_lines=(),
+            )
+        )
+
     def resolve(self, keys: Iterable[FileKey]) -> None:
         """Look the keys up together (those asked before are not looked up again)."""
         import pyarrow.compute as pc

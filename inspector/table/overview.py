@@ -173,10 +173,8 @@ def table_detail(
 def state_source(log: DeltaLog, version: int) -> str:
     """Where a reader starting afresh gets a version's state, e.g. ``checkpoint 10 + commits 11..13``.
 
-    ``Snapshot.replayed_from`` says what this process did, which depends on what it had
-    cached (``cached version 2 + commits 3..4``); this says what the log offers, so the
-    Overview reads the same whatever was visited before: the newest usable checkpoint at
-    or below the version whose later commits are all present, else the commits from 0.
+    Not ``Snapshot.replayed_from`` (what this process did, from what it had cached), so the
+    Overview reads the same whatever was visited before.
     """
     bad = set(log.replay_problems())
     listing = log.tail if version >= log.tail.from_version else log.listing

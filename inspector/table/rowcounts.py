@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
-from inspector.log.bigcommit import CommitFiles
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
@@ -101,12 +100,14 @@ class LiveBefore:
         self._previous: int | None = None
         self._overlay: dict[FileKey, int | None] = {}  # since the newest layer; None: removed
         self._layers: list[dict[FileKey, int | None] | ColumnFiles] = []
-        self._base = _SnapshotFiles(log, -1)
+        self._base: ColumnFiles | None = None  # the snapshot before the last jump's files
+        self._base_version: int | None = None  # None: read (or nothing to read)
 
     def start(self, version: int) -> None:
         """Before the commit of ``version``: after a gap, start over from the snapshot."""
         if self._previous is None or version != self._previous + 1:
-            self._base, self._overlay, self._layers = _SnapshotFiles(self._log, version - 1), {}, []
+            self._overlay, self._layers = {}, []
+            self._base, self._base_version = None, version - 1 if version > 0 else None
         self._previous = version
 
     def prefetch(self, keys: Iterable[FileKey]) -> None:
@@ -121,8 +122,8 @@ class LiveBefore:
                 wanted = [k for k in wanted if not layer.find(k)[0]]
             else:
                 wanted = [k for k in wanted if k not in layer]
-        if wanted:
-            self._base.resolve(wanted)
+        if wanted and (base := self._snapshot_files()) is not None:
+            base.resolve(wanted)
 
     def __call__(self, key: FileKey) -> int | None:
         if key in self._overlay:
@@ -136,7 +137,8 @@ class LiveBefore:
             found, live = layer.find(key)
             if found:
                 return live
-        return self._base(key)
+        base = self._snapshot_files()
+        return None if base is None else base.find(key)[1]
 
     def apply(self, commit: Commit) -> None:
         """After a commit: what it added and removed (a big commit's kept as columns)."""
@@ -155,6 +157,17 @@ class LiveBefore:
         being live (None), in file order."""
         self._overlay.update(events)
 
+    def _snapshot_files(self) -> ColumnFiles | None:
+        """The files live before the last jump, from its snapshot, read on first use (None
+        before version 0, or when a gap or damage leaves the removes unknown)."""
+        if self._base_version is not None:
+            version, self._base_version = self._base_version, None
+            try:
+                self._base = ColumnFiles.live(self._log.snapshot(version).files_table)
+            except InspectorError:  # a gap or damage before the commit: removes stay unknown
+                pass
+        return self._base
+
 
 def looked_up(commit: Commit) -> Iterator[FileKey]:
     """The keys the row rule may look up for a commit: removes without their own records."""
@@ -163,43 +176,6 @@ def looked_up(commit: Commit) -> Iterator[FileKey]:
     if commit.columns is not None:  # no typed records for a big commit
         return filecolumns.unrecorded_removes(commit.columns.removes)
     return (r.key for r in commit.removes if r.data_change and r.num_records is None)
-
-
-class _SnapshotFiles:
-    """The live records of the files live at a version (none before version 0), from its
-    snapshot, read on first lookup and looked up a batch at a time in its Arrow table."""
-
-    def __init__(self, log: DeltaLog, version: int) -> None:
-        self._log, self._version = log, version
-        self._files: ColumnFiles | None = None
-        self._read = version < 0  # nothing to read before version 0
-
-    def resolve(self, keys: Iterable[FileKey]) -> None:
-        """Look the keys up together (the snapshot is read on the first call)."""
-        if not self._read:
-            self._read = True
-            try:  # a gap or damage before the commit: removes stay unknown
-                files = self._log.snapshot(self._version).files_table
-            except InspectorError:
-                return
-            from inspector.log import arrays
-
-            empty = arrays.span(0, 0)
-            self._files = ColumnFiles(
-                CommitFiles(
-                    adds=files,
-                    removes=files.slice(0, 0),
-                    add_lines=arrays.span(0, files.num_rows),
-                    remove_lines=empty,
-                    other_lines=(),
-                )
-            )
-        if self._files is not None:
-            self._files.resolve(keys)
-
-    def __call__(self, key: FileKey) -> int | None:
-        self.resolve((key,))
-        return None if self._files is None else self._files.find(key)[1]
 
 
 def _sum(changes: Iterable[RowChange]) -> RowChange:

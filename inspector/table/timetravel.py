@@ -1,10 +1,8 @@
 """Time travel: which version a table was at, at a given moment.
 
-Delta's rule (``timestampAsOf``): the latest version whose history timestamp is at
-or before T. The history timestamp is the in-commit timestamp where the table has
-them, else the commit file's modification time made monotonic (see
-:mod:`inspector.table.history`). A T before the earliest readable version, or after the
-latest version, is an error, as in Delta.
+Delta's rule (``timestampAsOf``): the latest version whose history timestamp
+(:mod:`inspector.table.history`) is at or before T; a T before the earliest readable
+version, or after the latest version, is an error, as in Delta.
 """
 
 from __future__ import annotations
