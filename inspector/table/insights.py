@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -336,10 +336,7 @@ def _leaf_names(node: dict[str, Any], path: tuple[str, ...], out: list[str]) -> 
 
 def _timeline(snapshot: Snapshot, history: Iterable[HistoryEntry]) -> tuple[tuple[int, int], ...]:
     """Live files per version, from the history's added/removed counts, anchored at the snapshot."""
-    entries: Sequence[HistoryEntry] = sorted(history, key=lambda e: e.version)
-    if not entries:
-        return ((snapshot.version, snapshot.num_files),)
-    deltas = {e.version: e.files.num_added_files - e.files.num_removed_files for e in entries}
+    deltas = {e.version: e.files.num_added_files - e.files.num_removed_files for e in history}
     counts = {snapshot.version: snapshot.num_files}
     running = snapshot.num_files
     for version in sorted(v for v in deltas if v > snapshot.version):
