@@ -80,7 +80,12 @@ class Glue:
         found = self._guard(lambda: self._get_table(database, table))
         if found is None:
             exists = self._guard(lambda: self._has_database(database))
-            raise _no_database(database) if not exists else _no_table(database, table)
+            if not exists:
+                raise _no_database(database)
+            raise TableNotInCatalog(
+                f"Glue has no table '{table}' in database '{database}'.",
+                "Check the name; the app's catalog browser lists the tables.",
+            )
         return found
 
     def databases(self) -> list[str]:
@@ -182,11 +187,14 @@ def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
             f"{name} is not a Delta table in Glue (its format: {table_format(record)}).",
             "Pick a table with table_type DELTA or spark.sql.sources.provider delta.",
         )
-    return ResolvedTable(
-        name=name.uri,
-        location=delta_location(record),
-        storage_options=glue.credentials(),
-    )
+    location = glue_location(record)
+    if not location:
+        raise NotADeltaTable(
+            f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
+            "location for its Delta table (only Spark's placeholder).",
+            "Register the table with its location (SerDe parameter 'path').",
+        )
+    return ResolvedTable(name=name.uri, location=location, storage_options=glue.credentials())
 
 
 def table_format(record: Mapping[str, Any]) -> str:
@@ -209,22 +217,6 @@ def glue_location(record: Mapping[str, Any]) -> str:
     return str(path) or ("" if PLACEHOLDER in location else location)
 
 
-def delta_location(record: Mapping[str, Any]) -> str:
-    """:func:`glue_location`, which a Delta table must have.
-
-    Raises:
-        NotADeltaTable: If the record holds only Spark's placeholder, or no location.
-    """
-    found = glue_location(record)
-    if not found:
-        raise NotADeltaTable(
-            f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
-            "location for its Delta table (only Spark's placeholder).",
-            "Register the table with its location (SerDe parameter 'path').",
-        )
-    return found
-
-
 def _storage(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("StorageDescriptor") or {}
 
@@ -233,11 +225,4 @@ def _no_database(database: str) -> TableNotInCatalog:
     return TableNotInCatalog(
         f"Glue has no database '{database}'.",
         "Check the name's first part; the app's catalog browser lists the databases.",
-    )
-
-
-def _no_table(database: str, table: str) -> TableNotInCatalog:
-    return TableNotInCatalog(
-        f"Glue has no table '{table}' in database '{database}'.",
-        "Check the name; the app's catalog browser lists the tables.",
     )

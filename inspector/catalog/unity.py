@@ -94,7 +94,17 @@ class UnityCatalog:
             answer = self._call("POST", "/temporary-table-credentials", body)
         except (_NotFound, CatalogAccessDenied, CatalogUnavailable):
             return {}
-        return vended_options(answer)
+        # Azure's user-delegation SAS and AWS's session credentials map to delta-rs's
+        # options; a GCP OAuth token has none (the environment's credentials apply).
+        aws = answer.get("aws_temp_credentials") or {}
+        azure = answer.get("azure_user_delegation_sas") or {}
+        options = {
+            "AWS_ACCESS_KEY_ID": aws.get("access_key_id"),
+            "AWS_SECRET_ACCESS_KEY": aws.get("secret_access_key"),
+            "AWS_SESSION_TOKEN": aws.get("session_token"),
+            "AZURE_STORAGE_SAS_KEY": azure.get("sas_token"),
+        }
+        return {k: str(v) for k, v in options.items() if v}
 
     def ratified_commits(self, name: CatalogName) -> tuple[dict[int, str], int] | None:
         """The table's ratified, possibly unpublished commits, from the Delta API's
@@ -206,28 +216,7 @@ def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False)
         )
     table_id = str(info.get("table_id") or "")
     options = server.credentials(table_id, write=write) if table_id else {}
-    return ResolvedTable(
-        name=name.uri,
-        location=location,
-        storage_options=options,
-    )
-
-
-def vended_options(answer: Mapping[str, Any]) -> dict[str, str]:
-    """Temporary credentials as storage options with delta-rs's names.
-
-    Azure's user-delegation SAS and AWS's session credentials map to options; a GCP
-    OAuth token has no storage option and is left out (the environment's apply).
-    """
-    aws = answer.get("aws_temp_credentials") or {}
-    azure = answer.get("azure_user_delegation_sas") or {}
-    options = {
-        "AWS_ACCESS_KEY_ID": aws.get("access_key_id"),
-        "AWS_SECRET_ACCESS_KEY": aws.get("secret_access_key"),
-        "AWS_SESSION_TOKEN": aws.get("session_token"),
-        "AZURE_STORAGE_SAS_KEY": azure.get("sas_token"),
-    }
-    return {k: str(v) for k, v in options.items() if v}
+    return ResolvedTable(name=name.uri, location=location, storage_options=options)
 
 
 def _quote(text: str) -> str:

@@ -22,7 +22,7 @@ Delta's stack trace would; Delta's refusals become one
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile
@@ -51,16 +51,21 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
+    return _load(spark, snapshot, lambda exc: _refusal(snapshot, exc), versionAsOf=snapshot.version)
+
+
+def _load(
+    spark: SparkSession,
+    snapshot: Snapshot,
+    refusal: Callable[[BaseException], UnsupportedFeature],
+    **options: Any,
+) -> DataFrame:
+    """Delta's reader of the table of ``snapshot`` with ``options``; lazy."""
     location, conf = spark_location(spark, snapshot)
     try:
-        return (
-            spark.read.format("delta")
-            .options(**conf)
-            .option("versionAsOf", snapshot.version)
-            .load(location)
-        )
+        return spark.read.format("delta").options(**conf, **options).load(location)
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise _refusal(snapshot, exc) from None
+        raise refusal(exc) from None
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
@@ -130,23 +135,22 @@ def read_change_feed(
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-    location, conf = spark_location(spark, snapshot)
-    try:
-        return (
-            spark.read.format("delta")
-            .options(**conf)
-            .option("readChangeFeed", "true")
-            .option("startingVersion", from_version)
-            .option("endingVersion", to_version)
-            .load(location)
-        )
-    except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise UnsupportedFeature(
+    def refusal(exc: BaseException) -> UnsupportedFeature:
+        return UnsupportedFeature(
             f"Delta Lake cannot read the changes of versions {from_version} to {to_version}: "
             f"{delta_reason(exc)}",
             "Pick a range Delta can read (split it at a schema change), or compare the "
             "versions with `diff --rows` instead.",
-        ) from None
+        )
+
+    return _load(
+        spark,
+        snapshot,
+        refusal,
+        readChangeFeed="true",
+        startingVersion=from_version,
+        endingVersion=to_version,
+    )
 
 
 def _refusal(snapshot: Snapshot, exc: BaseException) -> UnsupportedFeature:
