@@ -1,22 +1,13 @@
 """Delta Lake on Spark reads every row: a version, some of its files, a change data feed.
 
-- :func:`read_snapshot`: a version's rows, ``versionAsOf`` (preview, time travel, restore
-  verification).
-- :func:`read_files`: the rows of some files of a version, read by Delta's own scan of
-  exactly those add actions (``DeltaLog.createDataFrame``, the scan Delta's change data
-  feed uses), so deletion vectors, column mapping, partition values and type widening
-  stay Delta's. Used where the cost must follow the change, not the table: the row diff,
-  and the verification of a restore that left files out. A filter on
-  ``_metadata.file_path`` would give the same rows, but Delta 4.4 prunes no file on it:
-  every file of the version is opened (198 of 198 in a measured scan), so that public
-  form costs what a full read costs.
-- :func:`read_change_feed`: Delta's ``readChangeFeed``.
+:func:`read_files` reads some files of a version by Delta's own scan of exactly those add
+actions (``DeltaLog.createDataFrame``, the scan of Delta's change data feed), so deletion
+vectors, column mapping and type widening stay Delta's while the cost follows the change
+(row diff, verifying a restore that left files out). A filter on ``_metadata.file_path``
+gives the same rows, but Delta 4.4 prunes no file on it (198 of 198 opened, measured).
 
-Every read first checks that the data and deletion-vector files exist
-(:func:`check_files_exist`, also called before Spark starts), naming a missing one before
-Delta's stack trace would; Delta's refusals become one
-:class:`~inspector.delta.errors.UnsupportedFeature` line with Delta's reason.
-:func:`read_warnings` are the caveats shown beside rows.
+Reads first check that the data and deletion-vector files exist (:func:`check_files_exist`),
+naming a missing one; Delta's refusals become one ``UnsupportedFeature`` line.
 """
 
 from __future__ import annotations
@@ -69,11 +60,8 @@ def _load(
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
-    """The rows of some files of ``snapshot`` (its add actions), read by Delta's own scan.
-
-    Only these files are opened, so the cost follows their number and size, not the
-    table's. Each file is read with the deletion vector ``snapshot`` gives it; no file
-    gives no rows, with the schema.
+    """The rows of some files of ``snapshot`` (its add actions, each with its deletion
+    vector there), read by Delta's own scan: only these files are opened.
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
@@ -127,14 +115,13 @@ def _chosen_adds(spark: SparkSession, delta_snapshot: Any, paths: list[str]) -> 
 def read_change_feed(
     spark: SparkSession, snapshot: Snapshot, from_version: int, to_version: int
 ) -> DataFrame:
-    """Delta's change data feed (``readChangeFeed``) of versions ``from``..``to``.
-
-    ``snapshot`` is the range's last version (its location and storage options).
+    """Delta's change data feed of versions ``from``..``to`` (``snapshot``: the last).
 
     Raises:
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
+
     def refusal(exc: BaseException) -> UnsupportedFeature:
         return UnsupportedFeature(
             f"Delta Lake cannot read the changes of versions {from_version} to {to_version}: "
@@ -185,9 +172,8 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     """Check every data and deletion-vector file before Spark starts, for a clean message.
 
-    The rule is the health check's and the restore guard's
-    (:func:`inspector.files.filecheck.check_files`): present, with the size the log records.
-    On an object store one listing answers (no stat per file): present is all it checks.
+    Locally by the health check's rule (:func:`inspector.files.filecheck.check_files`:
+    present, with the size the log records); on an object store one listing (present only).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
@@ -225,11 +211,8 @@ def _stored_paths(snapshot: Snapshot, adds: list[AddFile]) -> list[str]:
 
 
 def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
-    """Which of ``paths`` (data or DV files) are not in the table's object store.
-
-    The table's prefix is listed once (not a HEAD per file); files outside it are asked
-    for one by one.
-    """
+    """Which of ``paths`` are not in the object store: one listing of the table's prefix,
+    a HEAD for each file outside it."""
     store = snapshot.store
     root = snapshot.table_root.rstrip("/") + "/"
     inside = [p for p in paths if p.startswith(root)]
