@@ -1,10 +1,7 @@
 """Browsing a catalog for the app: its catalogs, their schemas, and their tables.
 
-Unity Catalog has three levels (catalog, schema, table); Glue has two, so its one
-catalog is called ``glue`` and its databases are the schemas. Each listing raises
-``CatalogUnavailable`` when the catalog cannot be reached or is not configured,
-``CatalogAccessDenied`` when it refuses the token or credentials, and ``TableNotInCatalog``
-for a catalog or schema that does not exist.
+Glue has two levels, so its one catalog is called ``glue`` and its databases are the
+schemas. Listings raise the errors :func:`inspector.catalog.names.resolve_table` raises.
 """
 
 from __future__ import annotations
@@ -20,13 +17,8 @@ GLUE_CATALOG = "glue"
 
 @dataclass(frozen=True, kw_only=True)
 class CatalogTable:
-    """One table as a catalog lists it.
-
-    Attributes:
-        name: Its full name as a user types it (``uc://main.sales.orders``).
-        format: Its format, lower case (``delta``, ``parquet``, ...).
-        location: Its storage location as the catalog records it ("" when none).
-    """
+    """One table as a catalog lists it: its full name as typed (``uc://main.sales.orders``),
+    its format in lower case, and its location ("" when none)."""
 
     name: str
     format: str

@@ -1,14 +1,10 @@
 """AWS Glue with boto3: a ``glue://DATABASE.TABLE`` name to its Delta location and credentials.
 
-boto3 finds credentials by the AWS chain (the storage options' ``AWS_*`` keys when given,
-else its own: profile, instance role, ...), the region likewise, and the endpoint from
-the ``glue_endpoint`` setting or ``AWS_ENDPOINT_URL_GLUE`` / ``AWS_ENDPOINT_URL``. The
-object store then uses the credentials the lookup used.
-
-A Delta table in Glue comes in two forms: as Spark registers it (its location a
-placeholder, the real path in ``StorageDescriptor.SerdeInfo.Parameters.path``, and
-``spark.sql.sources.provider`` = ``delta``), or with a plain location and ``table_type``
-= ``DELTA`` (Athena, Glue crawlers, delta-rs).
+Credentials and region come from the storage options' ``AWS_*`` keys, else boto3's chain;
+the object store then uses the credentials the lookup used. A Delta table in Glue comes in
+two forms: as Spark registers it (a placeholder location, the real one in the SerDe
+parameter ``path``, ``spark.sql.sources.provider`` = ``delta``), or with a plain location
+and ``table_type`` = ``DELTA`` (Athena, Glue crawlers, delta-rs).
 """
 
 from __future__ import annotations
@@ -71,11 +67,7 @@ class Glue:
         )
 
     def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's Glue record.
-
-        Raises:
-            TableNotInCatalog: Naming the database or the table that does not exist.
-        """
+        """The table's Glue record (TableNotInCatalog names what does not exist)."""
         database, table = name.parts
         found = self._guard(lambda: self._get_table(database, table))
         if found is None:
@@ -172,14 +164,8 @@ class Glue:
 
 
 def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
-    """A ``glue://`` name resolved: its Delta location, and the credentials to read it.
-
-    Raises:
-        TableNotInCatalog: If the database or table does not exist.
-        NotADeltaTable: If the Glue table is not a Delta table.
-        CatalogUnavailable: If Glue cannot be reached (or no region is set).
-        CatalogAccessDenied: If Glue refuses the credentials.
-    """
+    """A ``glue://`` name resolved: its Delta location, and the credentials to read it
+    (the errors of :func:`inspector.catalog.names.resolve_table`)."""
     glue = Glue(settings)
     record = glue.table(name)
     if table_format(record) != DELTA:

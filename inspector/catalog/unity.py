@@ -1,10 +1,7 @@
 """Unity Catalog over its REST API (``/api/2.1/unity-catalog``): tables, listings, credentials.
 
-Spoken with the standard library's ``urllib``: the endpoints used are ``GET
-/tables/{full_name}``, ``GET /catalogs``, ``GET /schemas``, ``GET /tables`` and ``POST
-/temporary-table-credentials``, as in Unity Catalog's OpenAPI specification (the open-source
-server and Databricks serve the same API). The token is sent as a bearer token and never
-appears in a message.
+Spoken with ``urllib`` as Unity Catalog's OpenAPI specification has it (the open-source
+server and Databricks serve the same API); the bearer token never appears in a message.
 """
 
 from __future__ import annotations
@@ -35,11 +32,7 @@ class _NotFound(Exception):
 
 
 class UnityCatalog:
-    """A Unity Catalog server, as the settings name it.
-
-    Raises:
-        CatalogUnavailable: If no server is configured (``unity_catalog_url``).
-    """
+    """A Unity Catalog server, as the settings name it (CatalogUnavailable when none)."""
 
     def __init__(self, settings: Settings) -> None:
         url = settings.unity_catalog_url.strip().rstrip("/")
@@ -54,11 +47,7 @@ class UnityCatalog:
         self._timeout = settings.catalog_timeout_seconds
 
     def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's ``TableInfo``.
-
-        Raises:
-            TableNotInCatalog: Naming the first part of the name that does not exist.
-        """
+        """The table's ``TableInfo`` (TableNotInCatalog names the first missing part)."""
         try:
             return self._call("GET", f"/tables/{_quote(name.full_name)}")
         except _NotFound:
@@ -196,14 +185,8 @@ class UnityCatalog:
 
 
 def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False) -> ResolvedTable:
-    """A ``uc://`` name resolved: its storage location and the credentials the server vends.
-
-    Raises:
-        TableNotInCatalog: If the catalog, schema or table does not exist.
-        NotADeltaTable: If the table is not a Delta table or has no storage location.
-        CatalogUnavailable: If the server cannot be reached.
-        CatalogAccessDenied: If the server refuses the token.
-    """
+    """A ``uc://`` name resolved: its storage location and the credentials the server vends
+    (the errors of :func:`inspector.catalog.names.resolve_table`)."""
     server = UnityCatalog(settings)
     info = server.table(name)
     kind = str(info.get("data_source_format") or "unknown").lower()

@@ -1,13 +1,6 @@
-"""Storage options: delta-rs's names in, obstore's configuration out, secrets never shown.
-
-Users give options with the names delta-rs documents (``AWS_ACCESS_KEY_ID``,
-``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``, ``AZURE_STORAGE_ACCOUNT_NAME``,
-``AZURE_STORAGE_USE_EMULATOR``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), in any case.
-The environment's cloud variables become the ``storage_options`` setting
-(:meth:`inspector.settings.Settings.from_env`, read only by the CLI and the app); the
-backend always gets its options explicitly, as a typed mapping
-(:class:`inspector.connection.StorageOptions`), and redacts with
-:func:`inspector.connection.redact_text`.
+"""Storage options: delta-rs's names in (``AWS_ACCESS_KEY_ID``, ``AZURE_STORAGE_ACCOUNT_NAME``,
+..., any case), obstore's configuration out. The backend gets them explicitly
+(:class:`inspector.connection.StorageOptions`); only the CLI and the app read the environment.
 """
 
 from __future__ import annotations
@@ -61,15 +54,8 @@ _ALIASES = {"aws_endpoint_url": "aws_endpoint", "aws_endpoint_url_s3": "aws_endp
 
 
 def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
-    """Split delta-rs-named options into obstore's store config and client options.
-
-    Args:
-        scheme: ``s3``, ``az`` or ``gs``.
-        options: The options, delta-rs names in any case.
-
-    Returns:
-        (store config with lower-case keys, client options).
-    """
+    """Split delta-rs-named options for ``scheme`` (``s3``, ``az``, ``gs``) into obstore's
+    store config (lower-case keys) and client options."""
     config: dict[str, str] = {}
     client: dict[str, Any] = {}
     own = _PREFIXES[scheme]
