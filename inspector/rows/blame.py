@@ -1,21 +1,16 @@
 """Who wrote a row: every version that inserted, changed or deleted the rows a filter matches.
 
-A bounded walk forward from the oldest readable version to the chosen one. Each version
-whose commit adds or removes a file that may hold a matching row (judged on the file's
-statistics, :mod:`inspector.files.pruning`), or removes a file that holds a row already
-followed, is read by Delta (``versionAsOf``, the filter pushed down so Delta's data
-skipping prunes the files); the other versions cannot have written such a row and are
-not read. Two consecutive reads are compared:
+A walk forward from the oldest readable version reads (by Delta, the filter pushed down)
+only the versions whose commit adds or removes a file that may hold a matching row (its
+statistics, :mod:`inspector.files.pruning`) or removes a file holding a followed row, and
+compares consecutive reads:
 
-- with row tracking (``delta.enableRowTracking``) rows are linked by
-  ``_metadata.row_id`` (and read with ``_metadata.row_commit_version``), so a row is
-  followed after its filtered columns change: reads take ``filter OR row_id IN (...)``;
-- without it rows are matched by the filter alone, by their values: one row leaving and
-  one arriving in a version is an update, anything else is deletes and inserts.
+- with row tracking rows are linked by ``_metadata.row_id``, so a row is followed after
+  its filtered columns change (reads take ``filter OR row_id IN (...)``);
+- without it rows are matched by their values: one row leaving and one arriving in a
+  version is an update, anything else is deletes and inserts.
 
-A row deleted and inserted again is two rows (a new row id). Versions before the oldest
-readable one (log retention), and versions whose files are gone (VACUUM), cut the
-history short; the answer says where.
+Log retention and VACUUM cut the history short; the answer says where.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from inspector.delta import properties
-from inspector.delta.errors import InvalidInput
+from inspector.delta.errors import InvalidInput, MissingDataFile
 from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import (
@@ -40,6 +35,7 @@ from inspector.rows.blame_records import (
 from inspector.rows.delta_engine import read_snapshot
 from inspector.rows.explain import relative_path
 from inspector.rows.predicate import filtered, log_filters
+from inspector.rows.preview import spark_action
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
@@ -205,18 +201,12 @@ class _Walk:
                 F.col("_metadata.row_commit_version").alias(_RCV),
             ]
         try:
-            rows = df.where(condition).select("*", *extra).collect()
-        except Exception as exc:  # noqa: BLE001  (a missing file: VACUUM cut the history)
-            if "FileNotFound" in str(exc) or "FAILED_READ_FILE" in str(exc):
-                self.cuts.append(
-                    HistoryCut(
-                        version=version,
-                        reason="its data files are gone (VACUUM); its writes are not known",
-                    )
-                )
-                self.previous = None
-                return None
-            raise
+            rows = spark_action(df.where(condition).select("*", *extra).collect)
+        except MissingDataFile:  # VACUUM cut the history
+            reason = "its data files are gone (VACUUM); its writes are not known"
+            self.cuts.append(HistoryCut(version=version, reason=reason))
+            self.previous = None
+            return None
         names = [f.name for f in snapshot.schema.fields]
         return [
             _Seen(
