@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     from inspector.log.commit import Commit
 
 _ID, _RCV, _FILE = "__blame_row_id", "__blame_row_commit_version", "__blame_file"
+_NO_TRACKING = (
+    "The table has no row tracking: rows are matched by the filter alone, so a row whose "
+    "filtered columns change leaves (deleted) or arrives (inserted)."
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,21 +124,12 @@ def blame_rows(
         versions_considered=version - earliest + 1,
         rows=_rows(log, settings, walk.tracks, version),
         cuts=tuple(cuts),
-        notes=_notes(tracking),
+        notes=() if tracking else (_NO_TRACKING,),
     )
 
 
 def _tracking(config: dict[str, str]) -> bool:
     return properties.enabled(config, properties.ENABLE_ROW_TRACKING)
-
-
-def _notes(tracking: bool) -> tuple[str, ...]:
-    if tracking:
-        return ()
-    return (
-        "The table has no row tracking: rows are matched by the filter alone, so a row whose "
-        "filtered columns change leaves (deleted) or arrives (inserted).",
-    )
 
 
 class _Walk:
@@ -339,8 +334,8 @@ def _rows(
                     change=kind,
                     timestamp=entry.timestamp.isoformat().replace("+00:00", "Z") if entry else None,
                     operation=entry.operation if entry else "UNKNOWN",
-                    user=entry.user if entry else None,
-                    engine=entry.engine_info if entry else None,
+                    user_name=entry.user if entry else None,
+                    engine_info=entry.engine_info if entry else None,
                     before=before,
                     after=row.values if row is not None else None,
                     row_commit_version=row.rcv if row is not None else None,
