@@ -220,22 +220,13 @@ def _read_files(files: pa.Table, logical: Mapping[str, str]) -> tuple[ReadFile, 
     from inspector.log import columnar
 
     counts = columnar.num_records(files.column("stats")).to_pylist()
-    dv = files.column("deletionVector").to_pylist()
-    parts = files.column("partitionValues").to_pylist()
     return tuple(
         ReadFile(
-            path=path,
-            size=size,
-            partition_values={logical.get(k, k): v for k, v in part or []},
+            path=f["path"],
+            size=f["size"],
+            partition_values={logical.get(k, k): v for k, v in f["partitionValues"] or []},
             num_records=count,
-            deleted_rows=(d or {}).get("cardinality") if d else None,
+            deleted_rows=f["deletionVector"]["cardinality"] if f["deletionVector"] else None,
         )
-        for path, size, part, count, d in zip(
-            files.column("path").to_pylist(),
-            files.column("size").to_pylist(),
-            parts,
-            counts,
-            dv,
-            strict=True,
-        )
+        for f, count in zip(files.to_pylist(), counts, strict=True)
     )

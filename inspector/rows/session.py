@@ -252,10 +252,9 @@ def _first_line(path: str) -> str:
     """The first line of Spark's log that says something (why the JVM did not start)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = [line.strip() for line in fh if line.strip()]
+            return next((line.strip()[:300] for line in fh if line.strip()), "")
     except OSError:
         return ""
-    return lines[0][:300] if lines else ""
 
 
 def delta_version(session: SparkSession) -> str | None:

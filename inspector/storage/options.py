@@ -69,9 +69,11 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
                 if config.get("azure_storage_endpoint", "").startswith("http://"):
                     client["allow_http"] = True  # Azurite's BlobEndpoint=http://...
             continue
-        bare = _strip(key, ("aws_", "azure_storage_", "azure_", "google_"))
-        if bare in _CLIENT_KEYS:
-            client[bare] = _truthy(value) if bare in _BOOL_CLIENT else value
+        bare = re.sub(r"^(aws_|azure_storage_|azure_|google_)", "", key)
+        if bare in _CLIENT_KEYS and bare in _BOOL_CLIENT:
+            client[bare] = str(value).strip().lower() in {"1", "true", "yes", "on"}
+        elif bare in _CLIENT_KEYS:
+            client[bare] = value
         elif key.startswith(own):
             config[_ALIASES.get(key, key)] = value
         elif not key.startswith(("aws_", "azure_", "google_")):
@@ -92,14 +94,3 @@ def _connection_string(text: str) -> dict[str, str]:
     if fields.get("UseDevelopmentStorage", "").lower() == "true":
         config["azure_storage_use_emulator"] = "true"
     return config
-
-
-def _strip(key: str, prefixes: tuple[str, ...]) -> str:
-    for prefix in prefixes:
-        if key.startswith(prefix):
-            return key[len(prefix) :]
-    return key
-
-
-def _truthy(value: str) -> bool:
-    return str(value).strip().lower() in {"1", "true", "yes", "on"}
