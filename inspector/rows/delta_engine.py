@@ -20,7 +20,6 @@ from inspector.delta.actions import AddFile
 from inspector.delta.errors import MissingDataFile, UnsupportedFeature
 from inspector.delta.protocol import MANAGED_FEATURES, reader_features
 from inspector.files.filecheck import FileState, check_files
-from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
 from inspector.rows.connectors import spark_location
 
@@ -170,51 +169,27 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
-    """Check every data and deletion-vector file before Spark starts, for a clean message.
-
-    Locally by the health check's rule (:func:`inspector.files.filecheck.check_files`:
-    present, with the size the log records); on an object store one listing (present only).
+    """Check every data and deletion-vector file before Spark starts, for a clean message,
+    by the health check's rule (:func:`inspector.files.filecheck.check_files`: present, with
+    the size the log records; on an object store, from one listing).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    adds = list(adds)
-    found: list[tuple[str, str | None]]  # (path, what is wrong with a damaged file)
-    if snapshot.store.local_path() is None:
-        found = [(p, None) for p in _missing_files(snapshot, _stored_paths(snapshot, adds))]
-    else:
-        issues = check_files(snapshot.table_root, adds, workers=_STAT_WORKERS)
-        found = [(i.local_path, None if i.state is FileState.MISSING else i.detail) for i in issues]
-    if not found:
+    issues = check_files(
+        snapshot.table_root, list(adds), workers=_STAT_WORKERS, storage=snapshot.store
+    )
+    if not issues:
         return
-    path, damage = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    first = issues[0]
+    more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
     what = (
         f"missing{more}: the version's data was vacuumed or not copied with the table"
-        if damage is None
-        else f"damaged ({damage}){more}: it was cut short or overwritten"
+        if first.state is FileState.MISSING
+        else f"damaged ({first.detail}){more}: it was cut short or overwritten"
     )
     raise MissingDataFile(
-        f"Version {snapshot.version} needs {path}, which is {what}.",
+        f"Version {snapshot.version} needs {first.local_path}, which is {what}.",
         "Pick a later version whose files exist (VACUUM keeps the files of recent "
         "versions), or restore the missing files from a backup.",
     )
-
-
-def _stored_paths(snapshot: Snapshot, adds: list[AddFile]) -> list[str]:
-    """The data files' and the deletion-vector files' full paths."""
-    return [snapshot.data_path(a) for a in adds] + [
-        dv_file_path(a.deletion_vector, snapshot.table_root)
-        for a in adds
-        if a.deletion_vector and a.deletion_vector.storage_type != "i"
-    ]
-
-
-def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
-    """Which of ``paths`` are not in the object store: one listing of the table's prefix,
-    a HEAD for each file outside it."""
-    store = snapshot.store
-    root = snapshot.table_root.rstrip("/") + "/"
-    inside = [p for p in paths if p.startswith(root)]
-    listed = {root + meta.path for meta in store.walk()} if inside else set()
-    return [p for p in paths if (p not in listed if p.startswith(root) else store.head(p) is None)]

@@ -81,7 +81,8 @@ class SparkStatus:
     def describe(self) -> str:
         """One line for people: where Spark runs, who reads the files, and the wait so far
         (while starting) or how long this start took (once ready): measured, not promised."""
-        where = self._where()
+        master = self.master or "local"
+        where = "locally" if master.startswith("local") else f"on {master}"
         if self.state == "ready":
             reader = (
                 f"Delta Lake {self.delta_version} reads rows and commits restores"
@@ -107,10 +108,6 @@ class SparkStatus:
     def elapsed(self) -> float:
         """Seconds since the start began (0 when it has not)."""
         return 0.0 if self.since is None else time.monotonic() - self.since
-
-    def _where(self) -> str:
-        master = self.master or "local"
-        return "locally" if master.startswith("local") else f"on {master}"
 
 
 def spark_status() -> SparkStatus:
