@@ -165,7 +165,7 @@ class Glue:
 
 def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
     """A ``glue://`` name resolved: its Delta location, and the credentials to read it
-    (the errors of :func:`inspector.catalog.names.resolve_table`)."""
+    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
     glue = Glue(settings)
     record = glue.table(name)
     if table_format(record) != DELTA:

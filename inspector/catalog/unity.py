@@ -186,7 +186,7 @@ class UnityCatalog:
 
 def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False) -> ResolvedTable:
     """A ``uc://`` name resolved: its storage location and the credentials the server vends
-    (the errors of :func:`inspector.catalog.names.resolve_table`)."""
+    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
     server = UnityCatalog(settings)
     info = server.table(name)
     kind = str(info.get("data_source_format") or "unknown").lower()

@@ -1,6 +1,7 @@
-"""Storage options: delta-rs's names in (``AWS_ACCESS_KEY_ID``, ``AZURE_STORAGE_ACCOUNT_NAME``,
-..., any case), obstore's configuration out. The backend gets them explicitly
-(:class:`inspector.connection.StorageOptions`); only the CLI and the app read the environment.
+"""Storage options: delta-rs's names in, obstore's configuration out, secrets never shown.
+
+Names as delta-rs documents them (``AWS_ACCESS_KEY_ID``, ...), in any case. The backend gets
+them explicitly (:class:`inspector.connection.StorageOptions`), never from the environment.
 """
 
 from __future__ import annotations
