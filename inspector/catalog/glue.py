@@ -108,10 +108,7 @@ class Glue:
 
     def _get_table(self, database: str, table: str) -> dict[str, Any] | None:
         try:
-            found: dict[str, Any] = self._client.get_table(DatabaseName=database, Name=table)[
-                "Table"
-            ]
-            return found
+            return dict(self._client.get_table(DatabaseName=database, Name=table)["Table"])
         except self._client.exceptions.EntityNotFoundException:
             return None
 

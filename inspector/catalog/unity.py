@@ -177,9 +177,12 @@ class UnityCatalog:
                 f"The Unity Catalog server at {self.url} refused the token (HTTP {exc.code}).",
                 f"Check {_TOKEN_SETTING} (it is never shown) and the grants on the table.",
             )
+        try:
+            code = str(json.loads(exc.read()).get("error_code") or exc.reason)
+        except (ValueError, AttributeError, OSError):
+            code = str(exc.reason)
         return CatalogUnavailable(
-            f"The Unity Catalog server at {self.url} answered HTTP {exc.code} "
-            f"({_error_code(exc)}).",
+            f"The Unity Catalog server at {self.url} answered HTTP {exc.code} ({code}).",
             "Try again later, or check the server's log.",
         )
 
@@ -204,13 +207,6 @@ def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False)
 
 def _quote(text: str) -> str:
     return urllib.parse.quote(text, safe="")
-
-
-def _error_code(exc: urllib.error.HTTPError) -> str:
-    try:
-        return str(json.loads(exc.read()).get("error_code") or exc.reason)
-    except (ValueError, AttributeError, OSError):
-        return str(exc.reason)
 
 
 def _no_catalog(catalog: str, url: str) -> TableNotInCatalog:
