@@ -19,10 +19,10 @@ from inspector.rows.connectors import (
     connector_for,
     hadoop_conf,
     hadoop_uri,
-    is_local,
     spark_location,
 )
 from inspector.rows.session import has_class
+from inspector.storage import parse_location
 from tests.conftest import CORPUS
 
 
@@ -160,7 +160,7 @@ def test_a_gcs_key_file_is_handed_to_the_gcs_connector():
     [("/t", True), ("file:///t", True), ("s3://b/t", False), ("az://c/t", False)],
 )
 def test_local_locations_are_told_from_object_storage(location, local):
-    assert is_local(location) is local
+    assert parse_location(location).is_local is local
 
 
 @pytest.mark.spark

@@ -1,17 +1,14 @@
-"""Browsing a catalog for the app: its catalogs, their schemas, and their tables.
+"""The catalogs by kind: a name resolved (:func:`resolve_table`), and browsing for the app.
 
-Unity Catalog has three levels (catalog, schema, table); Glue has two, so its one
-catalog is called ``glue`` and its databases are the schemas. Each listing raises
-``CatalogUnavailable`` when the catalog cannot be reached or is not configured,
-``CatalogAccessDenied`` when it refuses the token or credentials, and ``TableNotInCatalog``
-for a catalog or schema that does not exist.
+Glue has two levels, so its one catalog is called ``glue`` and its databases are the
+schemas. Listings raise the errors :func:`resolve_table` raises.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inspector.catalog.names import CatalogKind
+from inspector.catalog.names import CatalogKind, ResolvedTable, parse_catalog_name
 from inspector.settings import Settings
 
 #: The one catalog Glue has (the account's Data Catalog in the region).
@@ -20,13 +17,8 @@ GLUE_CATALOG = "glue"
 
 @dataclass(frozen=True, kw_only=True)
 class CatalogTable:
-    """One table as a catalog lists it.
-
-    Attributes:
-        name: Its full name as a user types it (``uc://main.sales.orders``).
-        format: Its format, lower case (``delta``, ``parquet``, ...).
-        location: Its storage location as the catalog records it ("" when none).
-    """
+    """One table as a catalog lists it: its full name as typed (``uc://main.sales.orders``),
+    its format in lower case, and its location ("" when none)."""
 
     name: str
     format: str
@@ -80,3 +72,30 @@ def list_tables(
             for t in UnityCatalog(settings).tables(catalog, schema)
         ]
     return sorted(tables, key=lambda t: t.name)
+
+
+def resolve_table(text: str, settings: Settings, *, write: bool = False) -> ResolvedTable:
+    """What a user typed, resolved: a catalog name is looked up; a location passes through.
+
+    Args:
+        text: A path, a storage URI, ``uc://CATALOG.SCHEMA.TABLE`` or ``glue://DATABASE.TABLE``.
+        settings: The catalogs' settings and the storage options (credentials) in force.
+        write: Ask for credentials that may write (a restore), not only read.
+
+    Raises:
+        InvalidInput: If a catalog name is malformed.
+        TableNotInCatalog: If the catalog has no such table, schema or catalog.
+        NotADeltaTable: If the catalog's table is not a Delta table.
+        CatalogUnavailable: If the catalog cannot be reached or is not configured.
+        CatalogAccessDenied: If the catalog refuses the token or credentials.
+    """
+    name = parse_catalog_name(text)
+    if name is None:
+        return ResolvedTable(name=None, location=text.strip())
+    if name.kind is CatalogKind.UNITY:
+        from inspector.catalog.unity import resolve_unity
+
+        return resolve_unity(name, settings, write=write)
+    from inspector.catalog.glue import resolve_glue
+
+    return resolve_glue(name, settings)

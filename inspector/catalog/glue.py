@@ -1,14 +1,10 @@
 """AWS Glue with boto3: a ``glue://DATABASE.TABLE`` name to its Delta location and credentials.
 
-boto3 finds credentials by the AWS chain (the storage options' ``AWS_*`` keys when given,
-else its own: profile, instance role, ...), the region likewise, and the endpoint from
-the ``glue_endpoint`` setting or ``AWS_ENDPOINT_URL_GLUE`` / ``AWS_ENDPOINT_URL``. The
-object store then uses the credentials the lookup used.
-
-A Delta table in Glue comes in two forms: as Spark registers it (its location a
-placeholder, the real path in ``StorageDescriptor.SerdeInfo.Parameters.path``, and
-``spark.sql.sources.provider`` = ``delta``), or with a plain location and ``table_type``
-= ``DELTA`` (Athena, Glue crawlers, delta-rs).
+Credentials and region come from the storage options' ``AWS_*`` keys, else boto3's chain;
+the object store then uses the credentials the lookup used. A Delta table in Glue comes in
+two forms: as Spark registers it (a placeholder location, the real one in the SerDe
+parameter ``path``, ``spark.sql.sources.provider`` = ``delta``), or with a plain location
+and ``table_type`` = ``DELTA`` (Athena, Glue crawlers, delta-rs).
 """
 
 from __future__ import annotations
@@ -71,16 +67,17 @@ class Glue:
         )
 
     def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's Glue record.
-
-        Raises:
-            TableNotInCatalog: Naming the database or the table that does not exist.
-        """
+        """The table's Glue record (TableNotInCatalog names what does not exist)."""
         database, table = name.parts
         found = self._guard(lambda: self._get_table(database, table))
         if found is None:
             exists = self._guard(lambda: self._has_database(database))
-            raise _no_database(database) if not exists else _no_table(database, table)
+            if not exists:
+                raise _no_database(database)
+            raise TableNotInCatalog(
+                f"Glue has no table '{table}' in database '{database}'.",
+                "Check the name; the app's catalog browser lists the tables.",
+            )
         return found
 
     def databases(self) -> list[str]:
@@ -111,10 +108,7 @@ class Glue:
 
     def _get_table(self, database: str, table: str) -> dict[str, Any] | None:
         try:
-            found: dict[str, Any] = self._client.get_table(DatabaseName=database, Name=table)[
-                "Table"
-            ]
-            return found
+            return dict(self._client.get_table(DatabaseName=database, Name=table)["Table"])
         except self._client.exceptions.EntityNotFoundException:
             return None
 
@@ -167,14 +161,8 @@ class Glue:
 
 
 def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
-    """A ``glue://`` name resolved: its Delta location, and the credentials to read it.
-
-    Raises:
-        TableNotInCatalog: If the database or table does not exist.
-        NotADeltaTable: If the Glue table is not a Delta table.
-        CatalogUnavailable: If Glue cannot be reached (or no region is set).
-        CatalogAccessDenied: If Glue refuses the credentials.
-    """
+    """A ``glue://`` name resolved: its Delta location, and the credentials to read it
+    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
     glue = Glue(settings)
     record = glue.table(name)
     if table_format(record) != DELTA:
@@ -182,11 +170,14 @@ def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
             f"{name} is not a Delta table in Glue (its format: {table_format(record)}).",
             "Pick a table with table_type DELTA or spark.sql.sources.provider delta.",
         )
-    return ResolvedTable(
-        name=name.uri,
-        location=delta_location(record),
-        storage_options=glue.credentials(),
-    )
+    location = glue_location(record)
+    if not location:
+        raise NotADeltaTable(
+            f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
+            "location for its Delta table (only Spark's placeholder).",
+            "Register the table with its location (SerDe parameter 'path').",
+        )
+    return ResolvedTable(name=name.uri, location=location, storage_options=glue.credentials())
 
 
 def table_format(record: Mapping[str, Any]) -> str:
@@ -209,22 +200,6 @@ def glue_location(record: Mapping[str, Any]) -> str:
     return str(path) or ("" if PLACEHOLDER in location else location)
 
 
-def delta_location(record: Mapping[str, Any]) -> str:
-    """:func:`glue_location`, which a Delta table must have.
-
-    Raises:
-        NotADeltaTable: If the record holds only Spark's placeholder, or no location.
-    """
-    found = glue_location(record)
-    if not found:
-        raise NotADeltaTable(
-            f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
-            "location for its Delta table (only Spark's placeholder).",
-            "Register the table with its location (SerDe parameter 'path').",
-        )
-    return found
-
-
 def _storage(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return record.get("StorageDescriptor") or {}
 
@@ -233,11 +208,4 @@ def _no_database(database: str) -> TableNotInCatalog:
     return TableNotInCatalog(
         f"Glue has no database '{database}'.",
         "Check the name's first part; the app's catalog browser lists the databases.",
-    )
-
-
-def _no_table(database: str, table: str) -> TableNotInCatalog:
-    return TableNotInCatalog(
-        f"Glue has no table '{table}' in database '{database}'.",
-        "Check the name; the app's catalog browser lists the tables.",
     )

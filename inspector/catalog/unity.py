@@ -1,10 +1,7 @@
 """Unity Catalog over its REST API (``/api/2.1/unity-catalog``): tables, listings, credentials.
 
-Spoken with the standard library's ``urllib``: the endpoints used are ``GET
-/tables/{full_name}``, ``GET /catalogs``, ``GET /schemas``, ``GET /tables`` and ``POST
-/temporary-table-credentials``, as in Unity Catalog's OpenAPI specification (the open-source
-server and Databricks serve the same API). The token is sent as a bearer token and never
-appears in a message.
+Spoken with ``urllib`` as Unity Catalog's OpenAPI specification has it (the open-source
+server and Databricks serve the same API); the bearer token never appears in a message.
 """
 
 from __future__ import annotations
@@ -35,11 +32,7 @@ class _NotFound(Exception):
 
 
 class UnityCatalog:
-    """A Unity Catalog server, as the settings name it.
-
-    Raises:
-        CatalogUnavailable: If no server is configured (``unity_catalog_url``).
-    """
+    """A Unity Catalog server, as the settings name it (CatalogUnavailable when none)."""
 
     def __init__(self, settings: Settings) -> None:
         url = settings.unity_catalog_url.strip().rstrip("/")
@@ -54,11 +47,7 @@ class UnityCatalog:
         self._timeout = settings.catalog_timeout_seconds
 
     def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's ``TableInfo``.
-
-        Raises:
-            TableNotInCatalog: Naming the first part of the name that does not exist.
-        """
+        """The table's ``TableInfo`` (TableNotInCatalog names the first missing part)."""
         try:
             return self._call("GET", f"/tables/{_quote(name.full_name)}")
         except _NotFound:
@@ -94,7 +83,17 @@ class UnityCatalog:
             answer = self._call("POST", "/temporary-table-credentials", body)
         except (_NotFound, CatalogAccessDenied, CatalogUnavailable):
             return {}
-        return vended_options(answer)
+        # Azure's user-delegation SAS and AWS's session credentials map to delta-rs's
+        # options; a GCP OAuth token has none (the environment's credentials apply).
+        aws = answer.get("aws_temp_credentials") or {}
+        azure = answer.get("azure_user_delegation_sas") or {}
+        options = {
+            "AWS_ACCESS_KEY_ID": aws.get("access_key_id"),
+            "AWS_SECRET_ACCESS_KEY": aws.get("secret_access_key"),
+            "AWS_SESSION_TOKEN": aws.get("session_token"),
+            "AZURE_STORAGE_SAS_KEY": azure.get("sas_token"),
+        }
+        return {k: str(v) for k, v in options.items() if v}
 
     def ratified_commits(self, name: CatalogName) -> tuple[dict[int, str], int] | None:
         """The table's ratified, possibly unpublished commits, from the Delta API's
@@ -178,22 +177,19 @@ class UnityCatalog:
                 f"The Unity Catalog server at {self.url} refused the token (HTTP {exc.code}).",
                 f"Check {_TOKEN_SETTING} (it is never shown) and the grants on the table.",
             )
+        try:
+            code = str(json.loads(exc.read()).get("error_code") or exc.reason)
+        except (ValueError, AttributeError, OSError):
+            code = str(exc.reason)
         return CatalogUnavailable(
-            f"The Unity Catalog server at {self.url} answered HTTP {exc.code} "
-            f"({_error_code(exc)}).",
+            f"The Unity Catalog server at {self.url} answered HTTP {exc.code} ({code}).",
             "Try again later, or check the server's log.",
         )
 
 
 def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False) -> ResolvedTable:
-    """A ``uc://`` name resolved: its storage location and the credentials the server vends.
-
-    Raises:
-        TableNotInCatalog: If the catalog, schema or table does not exist.
-        NotADeltaTable: If the table is not a Delta table or has no storage location.
-        CatalogUnavailable: If the server cannot be reached.
-        CatalogAccessDenied: If the server refuses the token.
-    """
+    """A ``uc://`` name resolved: its storage location and the credentials the server vends
+    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
     server = UnityCatalog(settings)
     info = server.table(name)
     kind = str(info.get("data_source_format") or "unknown").lower()
@@ -206,39 +202,11 @@ def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False)
         )
     table_id = str(info.get("table_id") or "")
     options = server.credentials(table_id, write=write) if table_id else {}
-    return ResolvedTable(
-        name=name.uri,
-        location=location,
-        storage_options=options,
-    )
-
-
-def vended_options(answer: Mapping[str, Any]) -> dict[str, str]:
-    """Temporary credentials as storage options with delta-rs's names.
-
-    Azure's user-delegation SAS and AWS's session credentials map to options; a GCP
-    OAuth token has no storage option and is left out (the environment's apply).
-    """
-    aws = answer.get("aws_temp_credentials") or {}
-    azure = answer.get("azure_user_delegation_sas") or {}
-    options = {
-        "AWS_ACCESS_KEY_ID": aws.get("access_key_id"),
-        "AWS_SECRET_ACCESS_KEY": aws.get("secret_access_key"),
-        "AWS_SESSION_TOKEN": aws.get("session_token"),
-        "AZURE_STORAGE_SAS_KEY": azure.get("sas_token"),
-    }
-    return {k: str(v) for k, v in options.items() if v}
+    return ResolvedTable(name=name.uri, location=location, storage_options=options)
 
 
 def _quote(text: str) -> str:
     return urllib.parse.quote(text, safe="")
-
-
-def _error_code(exc: urllib.error.HTTPError) -> str:
-    try:
-        return str(json.loads(exc.read()).get("error_code") or exc.reason)
-    except (ValueError, AttributeError, OSError):
-        return str(exc.reason)
 
 
 def _no_catalog(catalog: str, url: str) -> TableNotInCatalog:

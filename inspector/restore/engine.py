@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from inspector.rows.connectors import is_local
+from inspector.storage import parse_location
 
 
 class Engine(StrEnum):
@@ -63,7 +63,7 @@ def choose_engines(
             commit=Engine.CATALOG,
             why="the table is catalog-managed; this restore is refused (not_catalog_managed).",
         )
-    if not is_local(table_root):
+    if not parse_location(table_root).is_local:
         return Engines(
             read=Engine.DELTA,
             commit=Engine.OWN,

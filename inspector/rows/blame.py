@@ -1,21 +1,16 @@
 """Who wrote a row: every version that inserted, changed or deleted the rows a filter matches.
 
-A bounded walk forward from the oldest readable version to the chosen one. Each version
-whose commit adds or removes a file that may hold a matching row (judged on the file's
-statistics, :mod:`inspector.files.pruning`), or removes a file that holds a row already
-followed, is read by Delta (``versionAsOf``, the filter pushed down so Delta's data
-skipping prunes the files); the other versions cannot have written such a row and are
-not read. Two consecutive reads are compared:
+A walk forward from the oldest readable version reads (by Delta, the filter pushed down)
+only the versions whose commit adds or removes a file that may hold a matching row (its
+statistics, :mod:`inspector.files.pruning`) or removes a file holding a followed row, and
+compares consecutive reads:
 
-- with row tracking (``delta.enableRowTracking``) rows are linked by
-  ``_metadata.row_id`` (and read with ``_metadata.row_commit_version``), so a row is
-  followed after its filtered columns change: reads take ``filter OR row_id IN (...)``;
-- without it rows are matched by the filter alone, by their values: one row leaving and
-  one arriving in a version is an update, anything else is deletes and inserts.
+- with row tracking rows are linked by ``_metadata.row_id``, so a row is followed after
+  its filtered columns change (reads take ``filter OR row_id IN (...)``);
+- without it rows are matched by their values: one row leaving and one arriving in a
+  version is an update, anything else is deletes and inserts.
 
-A row deleted and inserted again is two rows (a new row id). Versions before the oldest
-readable one (log retention), and versions whose files are gone (VACUUM), cut the
-history short; the answer says where.
+Log retention and VACUUM cut the history short; the answer says where.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from inspector.delta import properties
-from inspector.delta.errors import InvalidInput
+from inspector.delta.errors import InvalidInput, MissingDataFile
 from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame_records import (
@@ -40,6 +35,7 @@ from inspector.rows.blame_records import (
 from inspector.rows.delta_engine import read_snapshot
 from inspector.rows.explain import relative_path
 from inspector.rows.predicate import filtered, log_filters
+from inspector.rows.preview import spark_action
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
@@ -50,6 +46,10 @@ if TYPE_CHECKING:
     from inspector.log.commit import Commit
 
 _ID, _RCV, _FILE = "__blame_row_id", "__blame_row_commit_version", "__blame_file"
+_NO_TRACKING = (
+    "The table has no row tracking: rows are matched by the filter alone, so a row whose "
+    "filtered columns change leaves (deleted) or arrives (inserted)."
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,21 +124,12 @@ def blame_rows(
         versions_considered=version - earliest + 1,
         rows=_rows(log, settings, walk.tracks, version),
         cuts=tuple(cuts),
-        notes=_notes(tracking),
+        notes=() if tracking else (_NO_TRACKING,),
     )
 
 
 def _tracking(config: dict[str, str]) -> bool:
     return properties.enabled(config, properties.ENABLE_ROW_TRACKING)
-
-
-def _notes(tracking: bool) -> tuple[str, ...]:
-    if tracking:
-        return ()
-    return (
-        "The table has no row tracking: rows are matched by the filter alone, so a row whose "
-        "filtered columns change leaves (deleted) or arrives (inserted).",
-    )
 
 
 class _Walk:
@@ -205,18 +196,12 @@ class _Walk:
                 F.col("_metadata.row_commit_version").alias(_RCV),
             ]
         try:
-            rows = df.where(condition).select("*", *extra).collect()
-        except Exception as exc:  # noqa: BLE001  (a missing file: VACUUM cut the history)
-            if "FileNotFound" in str(exc) or "FAILED_READ_FILE" in str(exc):
-                self.cuts.append(
-                    HistoryCut(
-                        version=version,
-                        reason="its data files are gone (VACUUM); its writes are not known",
-                    )
-                )
-                self.previous = None
-                return None
-            raise
+            rows = spark_action(df.where(condition).select("*", *extra).collect)
+        except MissingDataFile:  # VACUUM cut the history
+            reason = "its data files are gone (VACUUM); its writes are not known"
+            self.cuts.append(HistoryCut(version=version, reason=reason))
+            self.previous = None
+            return None
         names = [f.name for f in snapshot.schema.fields]
         return [
             _Seen(
@@ -349,8 +334,8 @@ def _rows(
                     change=kind,
                     timestamp=entry.timestamp.isoformat().replace("+00:00", "Z") if entry else None,
                     operation=entry.operation if entry else "UNKNOWN",
-                    user=entry.user if entry else None,
-                    engine=entry.engine_info if entry else None,
+                    user_name=entry.user if entry else None,
+                    engine_info=entry.engine_info if entry else None,
                     before=before,
                     after=row.values if row is not None else None,
                     row_commit_version=row.rcv if row is not None else None,

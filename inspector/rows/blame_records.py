@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from inspector.delta.jsonvalue import json_value
+from inspector.delta.jsonvalue import camel_json, json_value
 
 
 class WriteKind(StrEnum):
@@ -36,28 +36,19 @@ class RowWrite:
     """One version that wrote a row, with the row before and after it."""
 
     version: int
+    operation: str
     change: WriteKind
     timestamp: str | None  # the history's time of the version (ISO 8601)
-    operation: str
-    user: str | None
-    engine: str | None
+    user_name: str | None
+    engine_info: str | None
+    row_commit_version: int | None
     before: Mapping[str, Any] | None
     after: Mapping[str, Any] | None
-    row_commit_version: int | None
 
     def to_json(self) -> dict[str, Any]:
         """One write: ``version``, ``operation`` and the rest (docs/json-contracts.md)."""
-        return {
-            "version": self.version,
-            "operation": self.operation,
-            "change": str(self.change),
-            "timestamp": self.timestamp,
-            "userName": self.user,
-            "engineInfo": self.engine,
-            "rowCommitVersion": self.row_commit_version,
-            "before": _values(self.before),
-            "after": _values(self.after),
-        }
+        values = {"before": _values(self.before), "after": _values(self.after)}
+        return {**camel_json(self), "change": str(self.change), **values}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,14 +97,11 @@ class Blame:
     def to_json(self) -> dict[str, Any]:
         """The JSON contract of ``blame --json`` (docs/json-contracts.md)."""
         return {
-            "version": self.version,
-            "where": self.where,
+            **camel_json(self),
             "method": str(self.method),
-            "earliestVersion": self.earliest_version,
             "versionsRead": list(self.versions_read),
-            "versionsConsidered": self.versions_considered,
             "rows": [r.to_json() for r in self.rows],
-            "cuts": [{"version": c.version, "reason": c.reason} for c in self.cuts],
+            "cuts": [camel_json(c) for c in self.cuts],
             "notes": list(self.notes),
         }
 

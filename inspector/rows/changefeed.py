@@ -1,10 +1,7 @@
 """A page of a change data feed: exact counts per type and version, rows in a stable order.
 
-:func:`check_range` first refuses, before Spark starts, a range with versions written
-without the feed (their changes were never recorded: ``diff --rows`` compares such
-versions). Delta Lake reads the feed (:func:`inspector.rows.delta_engine.read_change_feed`);
-here its rows are filtered, counted and ordered totally (version, change type, then every
-column), so that ``offset`` pages through them without gaps or repeats.
+A range with versions written without the feed is refused before Spark starts. Delta reads
+the feed; its rows are ordered totally, so ``offset`` pages without gaps or repeats.
 """
 
 from __future__ import annotations
@@ -89,17 +86,10 @@ def build_changes(
     limit: int | None = None,
     spark: SparkSession | None = None,
 ) -> ChangeFeed:
-    """The change feed of a range: exact counts (per type and version) and one page of rows.
+    """The change feed of versions ``from``..``to`` (inclusive): exact counts (per type and
+    version) and the page of rows from ``offset`` (``limit`` rows, default ``preview_rows``).
 
-    Args:
-        log: The table's log.
-        from_version: The first version (inclusive).
-        to_version: The last version (inclusive).
-        settings: ``preview_rows`` (the default limit) and the Spark settings.
-        where: A SQL WHERE expression over the columns (CDF columns included), or None.
-        offset: The first row of the page (0-based).
-        limit: Rows per page (default ``settings.preview_rows``).
-        spark: A SparkSession; None starts the process's session.
+    ``where`` is a SQL WHERE expression over the columns (CDF columns included).
 
     Raises:
         ChangeDataFeedDisabled, VersionNotFound, InvalidInput, MissingDataFile,
@@ -137,25 +127,15 @@ def change_page(
     settings: Settings,
     spark: SparkSession | None = None,
 ) -> ChangeFeed:
-    """Another page of a feed: its rows from ``offset`` (same range, filter and page size;
-    the counts are the feed's own).
-
-    Raises:
-        The errors of :func:`build_changes`.
-    """
+    """Another page of a feed: its rows from ``offset`` (same range, filter, size, counts)."""
     df = _changes(log, feed.from_version, feed.to_version, feed.where, settings, spark)
     offset = max(int(offset), 0)
     return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)
 
 
 def check_range(log: DeltaLog, from_version: int, to_version: int) -> None:
-    """Refuse a range outside the log, reversed, or with versions written without the feed.
-
-    Raises:
-        InvalidInput: ``from`` after ``to``.
-        VersionNotFound: A bound outside the log.
-        ChangeDataFeedDisabled: Naming the versions without the feed.
-    """
+    """Refuse a range reversed (InvalidInput), outside the log (VersionNotFound), or with
+    versions written without the feed (ChangeDataFeedDisabled)."""
     if from_version > to_version:
         raise InvalidInput(
             f"The range starts at version {from_version}, after its end {to_version}.",
@@ -204,11 +184,8 @@ _TYPE_ORDER = (
 
 
 def _ordered(df: DataFrame) -> DataFrame:
-    """A total order: version, change type, then every data column (maps and variants as JSON).
-
-    Rows equal in every key are equal rows, so any tie-break between them shows the
-    same page: pages neither overlap nor skip rows, whatever Spark's partitioning.
-    """
+    """A total order: version, change type, then every data column (maps and variants as
+    JSON). Rows equal in every key are equal, so pages neither overlap nor skip rows."""
     from pyspark.sql import functions as F
 
     rank = F.lit(len(_TYPE_ORDER))

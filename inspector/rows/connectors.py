@@ -1,19 +1,14 @@
 """Hadoop's object-store connectors: how Delta Lake on Spark reaches a table's files.
 
-Delta reads ``s3a://``, ``abfss://`` and ``gs://`` files through Hadoop's connector for
-the scheme (the jar cache of :mod:`inspector.rows.jars` holds
-``org.apache.hadoop:hadoop-aws``, ``hadoop-azure`` and Google's ``gcs-connector``). This
-module knows which connector serves a URI, how the URI is spelled for it (``s3://``
-becomes ``s3a://``), and which Hadoop conf carries the storage options (delta-rs's names:
-``AWS_ACCESS_KEY_ID``, ...). The conf goes with each read, as Delta's DataFrame options
-(Delta hands ``fs.*`` options to the file system of the log and of the data files), never
-set on the shared session and never printed: it holds secrets.
+Which connector (in the jar cache of :mod:`inspector.rows.jars`) serves a URI, how the URI
+is spelled for it (``s3://`` becomes ``s3a://``), and which Hadoop ``fs.*`` conf carries the
+storage options. The conf goes with each read as Delta's DataFrame options, never set on
+the shared session and never printed: it holds secrets.
 
-A store no connector reaches is refused in one line (:func:`spark_location`): Hadoop's
-ABFS connector speaks only the Data Lake (DFS) API of ``*.dfs.core.windows.net``, so an
-Azure endpoint that serves only the Blob API (the emulator Azurite) gives no rows. That
-is an emulator's missing endpoint, not a user's table: rows on Azure are tested instead
-as the log-level commands against Azurite plus Delta's reads on local disk and S3 (moto).
+Hadoop's ABFS connector speaks only the DFS API of ``*.dfs.core.windows.net``, so a
+Blob-only endpoint (the emulator Azurite) gives no rows, in one line. That is an emulator's
+missing endpoint, not a user's table: rows on Azure are tested as the log-level commands
+against Azurite plus Delta's reads on local disk and S3 (moto).
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 if TYPE_CHECKING:
     from inspector.log.snapshot import Snapshot
 
-from inspector.delta.errors import InvalidInput, NotADeltaTable, UnsupportedFeature
+from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.rows.session import has_class
 
 
@@ -59,12 +54,8 @@ _DFS = ".dfs.core.windows.net"
 
 
 def connector_for(uri: str, options: Mapping[str, str] | None = None) -> Connector | None:
-    """The connector that serves ``uri``'s scheme, or None (local paths, unknown schemes).
-
-    Hadoop's ABFS connector speaks only the Data Lake (DFS) API of an account's own
-    ``*.dfs.core.windows.net`` host: a blob endpoint given in the options (an emulator
-    such as Azurite, which has no DFS API) is not one it can reach, so there is none.
-    """
+    """The connector that serves ``uri``'s scheme, or None (local paths, unknown schemes,
+    or an Azure blob endpoint given in the options, which ABFS cannot reach)."""
     connector = _BY_SCHEME.get(urlsplit(uri).scheme.lower())
     if connector is ABFS and _option(options or {}, "AZURE_STORAGE_ENDPOINT", "ENDPOINT"):
         return None
@@ -72,12 +63,9 @@ def connector_for(uri: str, options: Mapping[str, str] | None = None) -> Connect
 
 
 def hadoop_uri(uri: str, options: Mapping[str, str] | None = None) -> str:
-    """``uri`` as the connector names it.
-
-    ``s3://b/k`` becomes ``s3a://b/k``; ``az://container/k`` and
-    ``abfs[s]://container/k`` become ``abfss://container@ACCOUNT.dfs.core.windows.net/k``
-    (the account from ``AZURE_STORAGE_ACCOUNT_NAME``); ``abfss://`` URIs with a host
-    and ``gs://`` are kept.
+    """``uri`` as the connector names it: ``s3a://b/k``, or
+    ``abfss://container@ACCOUNT.dfs.core.windows.net/k`` (the account from
+    ``AZURE_STORAGE_ACCOUNT_NAME`` when the URI has none); others are kept.
 
     Raises:
         InvalidInput: An Azure URI without an account, none in the options either.
@@ -107,11 +95,8 @@ def _abfs_authority(netloc: str, options: Mapping[str, str]) -> str:
 
 
 def hadoop_conf(uri: str, options: Mapping[str, str]) -> dict[str, str]:
-    """The Hadoop conf that gives the connector the storage options (holds secrets).
-
-    S3 settings are per bucket (``fs.s3a.bucket.B.*``) and Azure ones per account, so
-    opening two tables never mixes their credentials.
-    """
+    """The Hadoop conf that gives the connector the storage options (holds secrets): per
+    bucket (S3) or account (Azure), so two tables' credentials never mix."""
     parts = urlsplit(hadoop_uri(uri, options))
     if parts.scheme == "s3a":
         return _s3a_conf(parts.netloc, options)
@@ -199,27 +184,13 @@ def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
     return conf
 
 
-def is_local(location: str) -> bool:
-    """True for a local path or ``file:`` URI (Spark reads it without a connector)."""
-    from inspector.storage import parse_location
-
-    try:
-        return parse_location(location).is_local
-    except NotADeltaTable:
-        return False
-
-
 def spark_location(spark: Any, snapshot: Snapshot) -> tuple[str, dict[str, str]]:
     """The table root as Delta on Spark takes it, and the Hadoop conf that reaches its store.
-
-    For an object store: the connector's URI, and the store's options as ``fs.*`` Hadoop
-    conf (:func:`hadoop_conf`; secrets, never printed), which each read hands to Delta as
-    options: nothing is set on the shared session, so two tables' reads never meet there.
 
     Raises:
         UnsupportedFeature: No connector on the session reaches the store (named).
     """
-    if is_local(snapshot.table_root):
+    if snapshot.store.local_path() is not None:
         return snapshot.table_root, {}
     options = snapshot.store.options
     connector = connector_for(snapshot.table_root, options)

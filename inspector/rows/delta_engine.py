@@ -1,35 +1,25 @@
 """Delta Lake on Spark reads every row: a version, some of its files, a change data feed.
 
-- :func:`read_snapshot`: a version's rows, ``versionAsOf`` (preview, time travel, restore
-  verification).
-- :func:`read_files`: the rows of some files of a version, read by Delta's own scan of
-  exactly those add actions (``DeltaLog.createDataFrame``, the scan Delta's change data
-  feed uses), so deletion vectors, column mapping, partition values and type widening
-  stay Delta's. Used where the cost must follow the change, not the table: the row diff,
-  and the verification of a restore that left files out. A filter on
-  ``_metadata.file_path`` would give the same rows, but Delta 4.4 prunes no file on it:
-  every file of the version is opened (198 of 198 in a measured scan), so that public
-  form costs what a full read costs.
-- :func:`read_change_feed`: Delta's ``readChangeFeed``.
+:func:`read_files` reads some files of a version by Delta's own scan of exactly those add
+actions (``DeltaLog.createDataFrame``, the scan of Delta's change data feed), so deletion
+vectors, column mapping and type widening stay Delta's while the cost follows the change
+(row diff, verifying a restore that left files out). A filter on ``_metadata.file_path``
+gives the same rows, but Delta 4.4 prunes no file on it (198 of 198 opened, measured).
 
-Every read first checks that the data and deletion-vector files exist
-(:func:`check_files_exist`, also called before Spark starts), naming a missing one before
-Delta's stack trace would; Delta's refusals become one
-:class:`~inspector.delta.errors.UnsupportedFeature` line with Delta's reason.
-:func:`read_warnings` are the caveats shown beside rows.
+Reads first check that the data and deletion-vector files exist (:func:`check_files_exist`),
+naming a missing one; Delta's refusals become one ``UnsupportedFeature`` line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import MissingDataFile, UnsupportedFeature
 from inspector.delta.protocol import MANAGED_FEATURES, reader_features
 from inspector.files.filecheck import FileState, check_files
-from inspector.log.deletion_vectors import dv_file_path
 from inspector.log.snapshot import Snapshot
 from inspector.rows.connectors import spark_location
 
@@ -51,24 +41,26 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
+    return _load(spark, snapshot, lambda exc: _refusal(snapshot, exc), versionAsOf=snapshot.version)
+
+
+def _load(
+    spark: SparkSession,
+    snapshot: Snapshot,
+    refusal: Callable[[BaseException], UnsupportedFeature],
+    **options: Any,
+) -> DataFrame:
+    """Delta's reader of the table of ``snapshot`` with ``options``; lazy."""
     location, conf = spark_location(spark, snapshot)
     try:
-        return (
-            spark.read.format("delta")
-            .options(**conf)
-            .option("versionAsOf", snapshot.version)
-            .load(location)
-        )
+        return spark.read.format("delta").options(**conf, **options).load(location)
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise _refusal(snapshot, exc) from None
+        raise refusal(exc) from None
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
-    """The rows of some files of ``snapshot`` (its add actions), read by Delta's own scan.
-
-    Only these files are opened, so the cost follows their number and size, not the
-    table's. Each file is read with the deletion vector ``snapshot`` gives it; no file
-    gives no rows, with the schema.
+    """The rows of some files of ``snapshot`` (its add actions, each with its deletion
+    vector there), read by Delta's own scan: only these files are opened.
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
@@ -122,31 +114,29 @@ def _chosen_adds(spark: SparkSession, delta_snapshot: Any, paths: list[str]) -> 
 def read_change_feed(
     spark: SparkSession, snapshot: Snapshot, from_version: int, to_version: int
 ) -> DataFrame:
-    """Delta's change data feed (``readChangeFeed``) of versions ``from``..``to``.
-
-    ``snapshot`` is the range's last version (its location and storage options).
+    """Delta's change data feed of versions ``from``..``to`` (``snapshot``: the last).
 
     Raises:
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-    location, conf = spark_location(spark, snapshot)
-    try:
-        return (
-            spark.read.format("delta")
-            .options(**conf)
-            .option("readChangeFeed", "true")
-            .option("startingVersion", from_version)
-            .option("endingVersion", to_version)
-            .load(location)
-        )
-    except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise UnsupportedFeature(
+
+    def refusal(exc: BaseException) -> UnsupportedFeature:
+        return UnsupportedFeature(
             f"Delta Lake cannot read the changes of versions {from_version} to {to_version}: "
             f"{delta_reason(exc)}",
             "Pick a range Delta can read (split it at a schema change), or compare the "
             "versions with `diff --rows` instead.",
-        ) from None
+        )
+
+    return _load(
+        spark,
+        snapshot,
+        refusal,
+        readChangeFeed="true",
+        startingVersion=from_version,
+        endingVersion=to_version,
+    )
 
 
 def _refusal(snapshot: Snapshot, exc: BaseException) -> UnsupportedFeature:
@@ -179,55 +169,27 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
-    """Check every data and deletion-vector file before Spark starts, for a clean message.
-
-    The rule is the health check's and the restore guard's
-    (:func:`inspector.files.filecheck.check_files`): present, with the size the log records.
-    On an object store one listing answers (no stat per file): present is all it checks.
+    """Check every data and deletion-vector file before Spark starts, for a clean message,
+    by the health check's rule (:func:`inspector.files.filecheck.check_files`: present, with
+    the size the log records; on an object store, from one listing).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    adds = list(adds)
-    found: list[tuple[str, str | None]]  # (path, what is wrong with a damaged file)
-    if snapshot.store.local_path() is None:
-        found = [(p, None) for p in _missing_files(snapshot, _stored_paths(snapshot, adds))]
-    else:
-        issues = check_files(snapshot.table_root, adds, workers=_STAT_WORKERS)
-        found = [(i.local_path, None if i.state is FileState.MISSING else i.detail) for i in issues]
-    if not found:
+    issues = check_files(
+        snapshot.table_root, list(adds), workers=_STAT_WORKERS, storage=snapshot.store
+    )
+    if not issues:
         return
-    path, damage = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    first = issues[0]
+    more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
     what = (
         f"missing{more}: the version's data was vacuumed or not copied with the table"
-        if damage is None
-        else f"damaged ({damage}){more}: it was cut short or overwritten"
+        if first.state is FileState.MISSING
+        else f"damaged ({first.detail}){more}: it was cut short or overwritten"
     )
     raise MissingDataFile(
-        f"Version {snapshot.version} needs {path}, which is {what}.",
+        f"Version {snapshot.version} needs {first.local_path}, which is {what}.",
         "Pick a later version whose files exist (VACUUM keeps the files of recent "
         "versions), or restore the missing files from a backup.",
     )
-
-
-def _stored_paths(snapshot: Snapshot, adds: list[AddFile]) -> list[str]:
-    """The data files' and the deletion-vector files' full paths."""
-    return [snapshot.data_path(a) for a in adds] + [
-        dv_file_path(a.deletion_vector, snapshot.table_root)
-        for a in adds
-        if a.deletion_vector and a.deletion_vector.storage_type != "i"
-    ]
-
-
-def _missing_files(snapshot: Snapshot, paths: list[str]) -> list[str]:
-    """Which of ``paths`` (data or DV files) are not in the table's object store.
-
-    The table's prefix is listed once (not a HEAD per file); files outside it are asked
-    for one by one.
-    """
-    store = snapshot.store
-    root = snapshot.table_root.rstrip("/") + "/"
-    inside = [p for p in paths if p.startswith(root)]
-    listed = {root + meta.path for meta in store.walk()} if inside else set()
-    return [p for p in paths if (p not in listed if p.startswith(root) else store.head(p) is None)]

@@ -1,11 +1,8 @@
 """Which files a filtered read of a version reads: Delta's planner, and the log's phases.
 
-The kept set is Delta's own: ``DataFrame.inputFiles()`` of the filtered Delta read
-(``versionAsOf``), planned with Delta's data skipping. The counts around it come from
-the log (:mod:`inspector.files.pruning` over the snapshot's Arrow table of add actions):
-the version's files, what partition pruning keeps, and what statistics keep. The log's
-kept set is never smaller than Delta's (it never drops a file Delta reads); where they
-differ the report says so. The filter is parsed by Spark SQL (:mod:`inspector.rows.predicate`).
+The kept set is Delta's own (``inputFiles()`` of the filtered read); the counts around it
+(the version's files, what partition pruning and statistics keep) come from the log
+(:mod:`inspector.files.pruning`), whose kept set is never smaller than Delta's.
 """
 
 from __future__ import annotations
@@ -85,9 +82,7 @@ class Explanation:
     with_deletion_vectors: int
     skipping_enabled: bool
     log_keeps_fewer: tuple[str, ...]  # files Delta reads that the log would skip (a bug)
-    #: The files Delta reads, sorted by path, as the snapshot's Arrow table of add actions
-    #: (``path``, ``size``, ``partitionValues``, ``stats``, ``deletionVector``): a reader
-    #: lists a page of them with :meth:`page`.
+    #: The files Delta reads, sorted by path (add actions' ``_FILE_COLUMNS``; see :meth:`page`).
     files: pa.Table
     #: Physical to logical column names, for the partition values of :meth:`page`.
     logical_names: Mapping[str, str]
@@ -129,9 +124,7 @@ def explain_read(
     """Which files Delta reads for ``WHERE where`` at ``version``, and what each phase kept.
 
     Raises:
-        InvalidInput: The filter does not parse or names a column the version lacks.
-        UnsupportedFeature: Delta refuses to read the version.
-        SparkUnavailable: Spark cannot start.
+        InvalidInput, UnsupportedFeature, SparkUnavailable.
     """
     from inspector.rows.predicate import filtered, log_filters
 
@@ -170,11 +163,8 @@ def explain_read(
 
 
 def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
-    """Which rows of ``files`` Delta's planner reads (``inputFiles()``), as a mask.
-
-    Spark gives the paths unescaped; the log's paths are compared as they are, and only
-    those holding an escape (``%``) are unescaped first.
-    """
+    """Which rows of ``files`` Delta's planner reads, as a mask (Spark's paths are
+    unescaped: only the log's paths holding a ``%`` are unescaped to compare)."""
     read = pa.array(
         sorted({relative_path(p, snapshot.table_root) for p in df.inputFiles()}), pa.string()
     )
@@ -188,12 +178,8 @@ def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
 
 
 def relative_path(path: str, root: str) -> str:
-    """A file's path as Spark gives it (not escaped) relative to the table root.
-
-    The schemes may differ: Spark names a local file ``file:/...`` and an S3 object
-    ``s3a://`` (Hadoop's connector) where the table was opened as a path or ``s3://``,
-    so the two are compared past their scheme and authority.
-    """
+    """A file's path as Spark gives it, relative to the table root: compared past scheme and
+    authority (Spark's ``file:/`` or ``s3a://`` where the table was a path or ``s3://``)."""
     base = _past_authority(root).rstrip("/") + "/"
     inside = _past_authority(path)
     return inside[len(base) :] if inside.startswith(base) else path
@@ -234,22 +220,13 @@ def _read_files(files: pa.Table, logical: Mapping[str, str]) -> tuple[ReadFile, 
     from inspector.log import columnar
 
     counts = columnar.num_records(files.column("stats")).to_pylist()
-    dv = files.column("deletionVector").to_pylist()
-    parts = files.column("partitionValues").to_pylist()
     return tuple(
         ReadFile(
-            path=path,
-            size=size,
-            partition_values={logical.get(k, k): v for k, v in part or []},
+            path=f["path"],
+            size=f["size"],
+            partition_values={logical.get(k, k): v for k, v in f["partitionValues"] or []},
             num_records=count,
-            deleted_rows=(d or {}).get("cardinality") if d else None,
+            deleted_rows=f["deletionVector"]["cardinality"] if f["deletionVector"] else None,
         )
-        for path, size, part, count, d in zip(
-            files.column("path").to_pylist(),
-            files.column("size").to_pylist(),
-            parts,
-            counts,
-            dv,
-            strict=True,
-        )
+        for f, count in zip(files.to_pylist(), counts, strict=True)
     )

@@ -1,13 +1,9 @@
 """The JVM jars of Delta Lake and Hadoop's cloud connectors: the cache ``./dev.sh`` fills.
 
-``./dev.sh`` resolves ``jars.pom.xml`` (next to this module) once with Maven
-(``mvn dependency:build-classpath``) and writes the resulting classpath to
-``<jar_cache>/<digest of the pom>.classpath``; the jars themselves stay in ``~/.m2``.
-Later runs are offline. Every Spark session puts those jars on its classpath and adds Delta's SQL extension and catalog: where every executor runs on
-this machine (a ``local`` master, or a standalone master on a loopback address) the jars
-are read where they are, with ``spark.driver.extraClassPath`` and
-``spark.executor.extraClassPath``; any other master receives them through ``spark.jars``,
-which ships them (about 700 MB, mostly the AWS SDK bundle) to every executor.
+``./dev.sh`` resolves ``jars.pom.xml`` (next to this module) once with Maven and writes the
+classpath to ``<jar_cache>/<digest of the pom>.classpath`` (the jars stay in ``~/.m2``).
+Executors on this machine read them in place (extra class paths); any other master gets
+them through ``spark.jars``, which ships them (about 700 MB) to every executor.
 """
 
 from __future__ import annotations
@@ -48,12 +44,10 @@ def classpath_file(settings: Settings) -> Path:
 
 
 def cached_jars(settings: Settings) -> tuple[str, ...]:
-    """The jars listed in the cache for ``settings.jar_cache``, checked: every one is present,
-    and Delta Lake's is among them.
+    """The jars listed in the cache, each present and Delta Lake's among them.
 
     Raises:
-        DeltaJarsMissing: One line naming the command that fetches the jars, when the list is
-            absent, empty, or names a jar that is missing or empty.
+        DeltaJarsMissing: The list is absent or names a missing jar (with the fetch command).
     """
     listing = classpath_file(settings)
     try:
@@ -74,11 +68,8 @@ def cached_jars(settings: Settings) -> tuple[str, ...]:
 
 
 def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
-    """The Spark conf that loads Delta for ``settings``.
-
-    The cached jars go before any the user gave (``spark.jars`` or the extra class paths);
-    a user who already names Delta's package (``spark.jars.packages`` with ``io.delta``)
-    needs no cache. See :func:`on_this_machine` for which of the two ways they go.
+    """The Spark conf that loads Delta: the cached jars before any the user gave (none when
+    ``spark.jars.packages`` already names ``io.delta``), placed per :func:`on_this_machine`.
 
     Raises:
         DeltaJarsMissing: When the cache is absent or partial.
@@ -87,7 +78,8 @@ def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
         return dict(DELTA_SQL_CONF)
     jars = list(cached_jars(settings))
     if on_this_machine(settings.spark_master):
-        return {**DELTA_SQL_CONF, **{key: _first(jars, user_conf, key) for key in CLASSPATH_KEYS}}
+        paths = {key: [*jars, *user_conf.get(key, "").split(os.pathsep)] for key in CLASSPATH_KEYS}
+        return {**DELTA_SQL_CONF, **{k: os.pathsep.join(filter(None, v)) for k, v in paths.items()}}
     extra = user_conf.get("spark.jars", "")
     return {**DELTA_SQL_CONF, "spark.jars": ",".join([*jars, *filter(None, extra.split(","))])}
 
@@ -96,18 +88,9 @@ def delta_conf(settings: Settings, user_conf: dict[str, str]) -> dict[str, str]:
 CLASSPATH_KEYS = ("spark.driver.extraClassPath", "spark.executor.extraClassPath")
 
 
-def _first(jars: list[str], user_conf: dict[str, str], key: str) -> str:
-    return os.pathsep.join([*jars, *filter(None, user_conf.get(key, "").split(os.pathsep))])
-
-
 def on_this_machine(master: str) -> bool:
-    """True when every executor of ``master`` runs on this machine, so it can read our files.
-
-    ``local``, ``local[N]`` and ``local-cluster[...]`` run here; so does a standalone master
-    (``spark://``) on a loopback address (``127.0.0.1``, ``::1``, ``localhost``), since a
-    worker elsewhere could not reach it. Any other master (another host, ``yarn``,
-    ``k8s://``) may have executors elsewhere.
-    """
+    """True when every executor of ``master`` runs here: ``local*``, or a standalone master
+    (``spark://``) on loopback addresses only, which no worker elsewhere could reach."""
     master = master.strip().lower()
     if master.startswith("local"):
         return True

@@ -1,10 +1,8 @@
 """The net rows of two sides of a row diff, and one page of each kind in one Spark job.
 
-Both sides' rows are grouped into distinct rows with their net multiplicity (``to``
-count minus ``from`` count): rows rewritten unchanged cancel. Maps (which Spark cannot
-group) travel as sorted entry arrays and come back as maps for people; a column typed
-differently on the two sides is compared as text. :func:`collect_pages` reads the totals
-and a page of each list in one Spark job. Used by :mod:`inspector.rows.rowdiff`.
+Rows are grouped with their net multiplicity (``to`` count minus ``from`` count), so rows
+rewritten unchanged cancel. Maps (which Spark cannot group) travel as sorted entry arrays;
+a column typed differently on the two sides is compared as text.
 """
 
 from __future__ import annotations
@@ -35,7 +33,10 @@ def net_rows(before: DataFrame, after: DataFrame) -> DataFrame:
     from pyspark.sql import functions as F
 
     before, after = _comparable(before), _comparable(after)
-    before, after = _stringify_mismatches(before, after)
+    # Compared as text where one side has a string (Spark would widen string vs number to a
+    # number, and fail on any text that is not one).
+    text = _differing(before, after, string_only=True)
+    before, after = _as_text(before, text), _as_text(after, text)
     union = _union(after.withColumn(SIDE, F.lit(1)), before.withColumn(SIDE, F.lit(-1)))
     columns = [c for c in union.columns if c != SIDE]
     return (
@@ -64,16 +65,6 @@ def _comparable(df: DataFrame) -> DataFrame:
             for f in df.schema.fields
         ]
     )
-
-
-def _stringify_mismatches(before: DataFrame, after: DataFrame) -> tuple[DataFrame, DataFrame]:
-    """Compare a column as text when one side has it as a string and the other not.
-
-    Spark would otherwise widen string vs number to a number, and fail on any text
-    that is not one.
-    """
-    text = _differing(before, after, string_only=True)
-    return _as_text(before, text), _as_text(after, text)
 
 
 def _differing(before: DataFrame, after: DataFrame, *, string_only: bool) -> list[str]:
@@ -130,10 +121,8 @@ def collect_pages(
     offset: int,
     limit: int,
 ) -> tuple[dict[str, int], dict[str, list[dict[str, Any]]]]:
-    """The one-row ``totals`` and the same page of each frame, in ONE Spark job.
-
-    Each job costs a fixed overhead, and the frames share the grouped change set,
-    whose shuffle Spark reuses within a query; so everything is one union.
+    """The one-row ``totals`` and the same page of each frame, in ONE Spark job (each job
+    costs a fixed overhead; within one query Spark reuses the change set's shuffle).
 
     Returns:
         (totals as a dict, {frame name: page rows as dicts ordered by ``order``}).

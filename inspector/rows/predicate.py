@@ -1,10 +1,8 @@
 """A user's filter parsed by Spark SQL (the one grammar) and read back for the log.
 
-The text goes to ``DataFrame.where`` over Delta's read of the version: Spark parses it,
-resolves its columns against the version's schema and optimizes it (literals cast to the
-column's type, constants folded). The optimized condition is then walked, node by node,
-into :mod:`inspector.files.predicate`'s records, which the log-side pruning
-(:mod:`inspector.files.pruning`) judges. A node the log cannot judge keeps Spark's SQL.
+Spark parses, resolves and optimizes the filter over Delta's read of the version; the
+optimized condition is walked into :mod:`inspector.files.predicate`'s records for the
+log-side pruning. A node the log cannot judge keeps Spark's SQL.
 """
 
 from __future__ import annotations
@@ -76,10 +74,7 @@ def log_filters(df: DataFrame, snapshot: Snapshot) -> Filters:
 
 
 def condition_of(df: DataFrame) -> Predicate | None:
-    """The optimized filter of ``df`` (a filtered read) as the log's predicate records.
-
-    None when Spark's optimizer dropped the filter (it always holds).
-    """
+    """The optimized filter of ``df`` as predicate records (None: it always holds)."""
     plan = df._jdf.queryExecution().optimizedPlan()
     node = _find_filter(plan)
     if node is None:
@@ -190,11 +185,8 @@ def _internal(value: Any, data_type: Any) -> Any:
 
 
 def row_filter(values: dict[str, Any], columns: tuple[str, ...]) -> str:
-    """A Spark SQL filter that matches a row by ``columns`` (its key): ``id = 42 AND ...``.
-
-    Values of types SQL cannot spell as a literal here (binary, nested) are left out;
-    a null is ``IS NULL``.
-    """
+    """A Spark SQL filter matching a row by ``columns``: ``id = 42 AND x IS NULL`` (values
+    with no simple literal, binary or nested, are left out)."""
     parts = []
     for name in columns:
         value = values.get(name)

@@ -6,6 +6,7 @@ under its own Spark job group, so the app can show progress and cancel it.
 
 from __future__ import annotations
 
+import functools
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -78,16 +79,10 @@ def build_preview(
     """Read a version with Spark: its exact row count and first rows (optionally filtered).
 
     Args:
-        log: The table's log.
-        version: The version to read.
-        settings: ``preview_rows`` (the default limit) and the Spark settings.
         where: A SQL WHERE expression evaluated by Spark, or None.
         limit: Rows to return (default ``settings.preview_rows``).
         spark: A SparkSession; None starts the process's session with ``settings``.
         progress: Called with each stage's description, for a progress display.
-
-    Returns:
-        The :class:`Preview`.
 
     Raises:
         InvalidInput: The filter does not parse or names unknown columns.
@@ -197,21 +192,16 @@ class PreviewJob:
         self.preview: Preview | None = None
         self.error: BaseException | None = None
         self._session: SparkSession | None = None  # once started: whose jobs a cancel stops
-        self._args = (log, version, settings, where, limit)
+        self._settings = settings
+        self._build = functools.partial(build_preview, log, version, where=where, limit=limit)
         self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        log, version, settings, where, limit = self._args
+        settings = self._settings
         try:
-            self.preview = build_preview(
-                log,
-                version,
-                settings=settings,
-                where=where,
-                limit=limit,
-                spark=self._spark(settings),
-                progress=self._progress,
+            self.preview = self._build(
+                settings=settings, spark=self._spark(settings), progress=self._progress
             )
         except PreviewCancelled:
             self.cancelled = True

@@ -1,14 +1,9 @@
 """Which rows differ between two versions, reading only the files that changed.
 
-Rows in files present in both versions are the same rows, so only the files of
-the file diff are read, by Delta Lake's own scan of exactly those files
-(:func:`inspector.rows.delta_engine.read_files`): those only in ``from`` and those only
-in ``to``. Their
-multiset difference is the row diff. Rows that copy-on-write DELETE, UPDATE,
-MERGE or OPTIMIZE rewrote unchanged appear on both sides and cancel, and a file
-whose deletion vector changed is read twice, each time with its side's vector,
-so only the rows deleted in between remain. The net rows and their pages are
-:mod:`inspector.rows.netrows`; here are the entry, the columns, and the keyed diff.
+Rows in files present in both versions are the same rows, so only the file diff's files
+are read (:func:`inspector.rows.delta_engine.read_files`), and their multiset difference
+is the row diff: rows rewritten unchanged (copy-on-write DELETE, UPDATE, MERGE, OPTIMIZE)
+cancel, and a file whose deletion vector changed is read with each side's vector.
 """
 
 from __future__ import annotations
@@ -62,21 +57,13 @@ def diff_rows(
     settings: Settings,
     spark: SparkSession | None = None,
 ) -> RowDiff:
-    """Diff the rows of two versions on Spark, reading only the changed files.
+    """Diff the rows of two versions on Spark (exact counts, one page of samples).
 
     Args:
-        log: The table's log.
-        from_version: The side called "from" (either order).
-        to_version: The side called "to".
         key: Columns identifying a row; with them, keys are reported added, removed or changed.
         offset: The first sample row to return (paging).
         limit: Sample rows per list (default: the ``sample_rows`` setting).
         file_diff: The file diff of these versions, when already computed.
-        settings: Settings (for ``sample_rows`` and starting Spark).
-        spark: A SparkSession; default: the process's session.
-
-    Returns:
-        Exact counts and one page of samples.
 
     Raises:
         InvalidInput: If a key column does not exist, or the key is not unique among changed rows.

@@ -1,8 +1,4 @@
-"""The process's one SparkSession: started lazily, on first use, and shared.
-
-The timeline, per-version file lists and file-level diffs never call this; only
-row-level work does (previews, row diffs, restore plans and verification).
-"""
+"""The process's one SparkSession: started lazily, on first use, and shared (row work only)."""
 
 from __future__ import annotations
 
@@ -33,10 +29,8 @@ _session: SparkSession | None = None
 _status: SparkStatus | None = None
 _warming: threading.Thread | None = None
 
-# Settings that suit a desktop tool: no UI port clashes, few shuffle partitions (and few
-# partitions for Delta's replay of a log: 50 by default, each a task, which made the
-# first read of a small table seconds of scheduling), scratch folders outside the working
-# tree, and no Hive metastore.
+# A desktop tool: no UI port, few shuffle partitions (and few for Delta's log replay: 50
+# by default, each a task, made a small table's first read seconds of scheduling), no Hive.
 _LOCAL_DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
@@ -45,13 +39,11 @@ _LOCAL_DEFAULTS = {
     "spark.driver.memory": "2g",
 }
 
-# On any master: Spark's console progress bars would land in the CLI's output.
-_QUIET_DEFAULTS = {"spark.ui.showConsoleProgress": "false"}
-
-# Settings rows depend on, on any master (a cluster's defaults may differ): timestamps
-# shown in UTC, old Parquet dates read as written, and Parquet field ids honoured (column
-# mapping id mode). spark_conf can still override them.
+# On any master (a cluster's defaults may differ; spark_conf still overrides): no progress
+# bars in the CLI's output, timestamps in UTC, old Parquet dates read as written, and
+# Parquet field ids honoured (column mapping id mode).
 _READ_DEFAULTS = {
+    "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
     "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
@@ -87,13 +79,10 @@ class SparkStatus:
     start_seconds: float | None = None
 
     def describe(self) -> str:
-        """One line for people, in plain words: where Spark runs and who reads the files.
-
-        While Spark starts it says for how long so far (a caller redrawing it each second
-        shows the wait moving); once ready, how long this start took: the one figure about
-        the wait a page gives, measured here, not promised.
-        """
-        where = self._where()
+        """One line for people: where Spark runs, who reads the files, and the wait so far
+        (while starting) or how long this start took (once ready): measured, not promised."""
+        master = self.master or "local"
+        where = "locally" if master.startswith("local") else f"on {master}"
         if self.state == "ready":
             reader = (
                 f"Delta Lake {self.delta_version} reads rows and commits restores"
@@ -120,10 +109,6 @@ class SparkStatus:
         """Seconds since the start began (0 when it has not)."""
         return 0.0 if self.since is None else time.monotonic() - self.since
 
-    def _where(self) -> str:
-        master = self.master or "local"
-        return "locally" if master.startswith("local") else f"on {master}"
-
 
 def spark_status() -> SparkStatus:
     """The session's state, without starting it."""
@@ -131,12 +116,9 @@ def spark_status() -> SparkStatus:
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
-    """Start the session (``settings``) on a background thread, so the first rows do not
-    wait for the JVM.
+    """Start the session on a background thread (None when started or starting already).
 
-    Does nothing when the session is already started or starting (returns None, else the
-    thread). A failure is kept in :func:`spark_status` and raised again by the next
-    :func:`get_spark`.
+    A failure is kept in :func:`spark_status` and raised again by the next :func:`get_spark`.
     """
     global _warming
     with _warm_lock:
@@ -161,14 +143,8 @@ def _warm(settings: Settings) -> None:
 
 
 def get_spark(settings: Settings) -> SparkSession:
-    """Return the process's SparkSession, starting it on first call.
-
-    Args:
-        settings: ``spark_master``, ``spark_conf`` and ``jar_cache`` are used on first
-            start only; nothing is written into the running session afterwards.
-
-    Returns:
-        A ``pyspark.sql.SparkSession``.
+    """The process's SparkSession, started on first call with ``settings`` (``spark_master``,
+    ``spark_conf``, ``jar_cache``); nothing is written into it afterwards.
 
     Raises:
         SparkUnavailable: If Java is missing or the session cannot start.
@@ -222,7 +198,6 @@ def _start(settings: Settings) -> SparkSession:
     builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     conf = {
         **(_LOCAL_DEFAULTS if local else {}),
-        **_QUIET_DEFAULTS,
         **_READ_DEFAULTS,
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} -Dlog4j2.configurationFile=file:{log_config}",
@@ -239,9 +214,8 @@ def _start(settings: Settings) -> SparkSession:
         why = f"{_first_line(jvm_log) or str(exc).splitlines()[0]}."
         raise _not_started(settings, why, f" (Spark's own log: {jvm_log})") from None
     session.sparkContext.setLogLevel("ERROR")
-    # The scratch folder (Spark's log, the warehouse, the shipped package) lives as long as
-    # this process: kept when the JVM did not start (the error names its log), removed at
-    # exit otherwise, so runs do not pile up folders in the temporary directory.
+    # The scratch folder is kept when the JVM did not start (the error names its log),
+    # else removed at exit, so runs do not pile up folders in the temporary directory.
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     # PySpark logs every analysis error (a mistyped filter) as a page of JSON; we report it.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
@@ -257,12 +231,8 @@ def _not_started(settings: Settings, why: str, log: str = "") -> SparkUnavailabl
 
 @contextlib.contextmanager
 def _stderr_to(path: str) -> Iterator[None]:
-    """Point this process's stderr (fd 2) at ``path`` while the JVM is launched.
-
-    The JVM inherits fd 2 and keeps it for its lifetime, so its start-up lines
-    (``WARNING: Using incubator modules``, ``Setting default log level``) and any later
-    console logging go to the file, never to the CLI's or the app's terminal.
-    """
+    """Point fd 2 at ``path`` while the JVM is launched: it keeps fd 2 for its lifetime, so
+    its start-up lines and later console logging never reach the CLI's or app's terminal."""
     sys.stderr.flush()
     saved = os.dup(2)
     target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -279,10 +249,9 @@ def _first_line(path: str) -> str:
     """The first line of Spark's log that says something (why the JVM did not start)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = [line.strip() for line in fh if line.strip()]
+            return next((line.strip()[:300] for line in fh if line.strip()), "")
     except OSError:
         return ""
-    return lines[0][:300] if lines else ""
 
 
 def delta_version(session: SparkSession) -> str | None:
@@ -294,11 +263,8 @@ def delta_version(session: SparkSession) -> str | None:
 
 
 def has_class(session: Any, name: str) -> bool:
-    """Whether the session's JVM loads the class ``name`` (a jar is on its classpath).
-
-    Spark's own class loader is asked: it sees the jars both ways they are added (the
-    extra class path, or ``spark.jars``, which is not on the JVM's system class path).
-    """
+    """Whether the session's JVM loads the class ``name``: Spark's own class loader sees
+    jars added either way (extra class path, or ``spark.jars``, not on the system one)."""
     try:
         session._jvm.org.apache.spark.util.Utils.classForName(name, True, False)
         return True

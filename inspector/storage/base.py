@@ -1,9 +1,7 @@
 """The storage interface: what the log, the read-only packages and the restore need from a table location.
 
-Paths are relative to the table root and use ``/`` (``_delta_log/00000000000000000007.json``,
-``day=mon/part-0.parquet``). A path that is already absolute (a local absolute path or a
-URI, as a log may hold for files outside the table root) is accepted too and read from
-where it points.
+Paths are relative to the table root and use ``/``; an absolute path or URI (a log may name
+files outside the table root) is read from where it points.
 """
 
 from __future__ import annotations
@@ -19,11 +17,9 @@ class ObjectMeta:
     """One stored file: its path relative to the table root, size and modification time.
 
     Attributes:
-        path: The path relative to the table root, ``/``-separated.
-        size: Size in bytes.
         last_modified: Modification time in milliseconds since the epoch.
-        etag: What changes whenever the file is written again, where the store says: the
-            object store's ETag; a local file's inode and modification time in ns.
+        etag: What changes whenever the file is written again: the object store's ETag; a
+            local file's inode and modification time in ns.
     """
 
     path: str
@@ -40,10 +36,8 @@ class ObjectMeta:
 class Storage(ABC):
     """Files of one table location, local or in an object store. Thread-safe.
 
-    Reads raise :class:`FileNotFoundError` for a file that is not there (so callers
-    treat a vanished local file and a vanished object alike) and
-    :class:`~inspector.delta.errors.StorageUnavailable` when the store cannot be
-    reached or refuses the credentials.
+    Reads raise :class:`FileNotFoundError` for a missing file (local or object alike) and
+    ``StorageUnavailable`` when the store cannot be reached or refuses the credentials.
     """
 
     #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
@@ -59,24 +53,17 @@ class Storage(ABC):
 
     @property
     def options(self) -> dict[str, str]:
-        """The storage options (delta-rs names) that reach this location; none for a folder.
-
-        Another reader of the same table (deltalake, for a restore's verification) needs
-        them too. They hold secrets: never show them.
-        """
+        """The storage options (delta-rs names) that reach this location, for another reader
+        of the table (none for a folder). They hold secrets: never show them."""
         return {}
 
     @abstractmethod
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
-        """The files directly in a folder (not in its subfolders), sorted by path.
+        """The files directly in a folder (``_delta_log``), sorted by path; none if missing.
 
         Args:
-            prefix: The folder, relative to the root (e.g. ``_delta_log``).
             start_after: Only paths that sort after this one (a full relative path);
                 object stores pass it to the server so older entries are not sent.
-
-        Returns:
-            The files, sorted by path; an empty list for a missing folder.
         """
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
@@ -93,18 +80,10 @@ class Storage(ABC):
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
         """Every file under a folder, recursively, with sizes (order unspecified)."""
 
+    @abstractmethod
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
-        """Every file under a folder, recursively: (paths, sizes), in one order.
-
-        What :meth:`walk` lists, as two plain lists: no record per file (a health check
-        of a table of 300,000 files needs only the paths and sizes).
-        """
-        paths: builtins.list[str] = []
-        sizes: builtins.list[int] = []
-        for meta in self.walk(prefix):
-            paths.append(meta.path)
-            sizes.append(meta.size)
-        return paths, sizes
+        """What :meth:`walk` lists as (paths, sizes): no record per file (a health check of
+        a table of 300,000 files needs only the paths and sizes)."""
 
     @abstractmethod
     def exists(self, prefix: str = "") -> bool:
@@ -123,12 +102,8 @@ class Storage(ABC):
         """Bytes ``[start, end)`` of a file (fewer when the file is shorter)."""
 
     def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
-        """Several whole files; object stores fetch them concurrently.
-
-        Returns:
-            For each path, in order, its bytes or the OSError reading it raised
-            (so one vanished file does not lose the others).
-        """
+        """Several whole files (object stores fetch them concurrently): for each, in order,
+        its bytes or the OSError reading it raised (one vanished file loses no other)."""
         out: builtins.list[bytes | OSError] = []
         for path in paths:
             try:
@@ -139,10 +114,8 @@ class Storage(ABC):
 
     @abstractmethod
     def put_if_absent(self, path: str, data: bytes) -> str:
-        """Create a file whole, only if it does not exist yet (atomic create-if-absent).
-
-        Returns:
-            The new file's location (:meth:`uri`).
+        """Create a file whole, only if it does not exist yet (atomic create-if-absent), and
+        return its :meth:`uri`.
 
         Raises:
             ConcurrentModification: If the file exists; nothing was written.

@@ -49,14 +49,9 @@ _CREDENTIALS_HINT = (
 
 
 def translate(exc: BaseException, root: str, path: str, options: Mapping[str, str]) -> Exception:
-    """The error to raise for an obstore failure on ``path`` of the table at ``root``.
-
-    Returns:
-        ``FileNotFoundError`` for a missing object (callers treat it like a missing local
-        file), :class:`NotADeltaTable` for a missing bucket or container, and
-        :class:`StorageUnavailable` for refused credentials, an unreachable store or any
-        other failure of the store.
-    """
+    """The error to raise for an obstore failure on ``path`` of the table at ``root``:
+    ``FileNotFoundError`` (a missing object, like a missing local file), ``NotADeltaTable``
+    (no bucket or container) or ``StorageUnavailable`` (refused, unreachable, other)."""
     text = str(exc)
     first = redact_text(text.splitlines()[0] if text else type(exc).__name__, options)[:300]
     if isinstance(exc, (NotFoundError, FileNotFoundError)) and not _has(text, _NO_BUCKET):

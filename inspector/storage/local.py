@@ -1,23 +1,17 @@
-"""A table in a local folder (or a mounted one): today's behaviour, exactly.
+"""A table in a local folder (or a mounted one).
 
-Commits are created with a hard link, which gives the Delta protocol's "atomic
-file creation" and "mutual exclusion" on a POSIX filesystem:
-
-1. write the full content to a temporary dot-file next to the target (no reader
-   ever lists it as a commit) and ``fsync`` it;
-2. ``os.link(temp, final)``: atomic, and it fails with ``FileExistsError`` when the
-   file already exists (a concurrent writer won), so nothing is overwritten;
-3. remove the temporary name and ``fsync`` the folder so the new name is durable.
-
-A crash before step 2 leaves only a temporary dot-file (ignored by every Delta
-reader); a crash after it leaves a complete commit. :meth:`LocalStorage.put_if_absent`
-reports each finished step (:class:`CommitStep`) to an optional callback, so a test can
-crash the writer exactly there.
+Commits are created with a hard link, the Delta protocol's "atomic file creation" and
+"mutual exclusion" on POSIX: the content goes to a temporary dot-file (no reader lists
+it) and is fsynced; ``os.link`` to the final name fails with ``FileExistsError`` when a
+concurrent writer won; then the temporary name goes and the folder is fsynced. A crash
+leaves a dot-file or a complete commit. Each finished :class:`CommitStep` is reported to
+an optional callback, so a test can crash the writer exactly there.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import re
 import uuid
@@ -53,11 +47,7 @@ _PLAIN = re.compile(r"^(?!\.\.?(/|$))[^/]+(/(?!\.\.?(/|$))[^/]+)*$")
 
 
 class LocalStorage(Storage):
-    """The files of a table in a local folder.
-
-    Args:
-        root: The table root, an absolute local path.
-    """
+    """The files of a table in a local folder (``root``: an absolute path)."""
 
     scheme = "file"
 
@@ -130,9 +120,8 @@ class LocalStorage(Storage):
                     yield meta
 
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
-        """:meth:`walk` without a record per file: names from ``listdir``, one ``lstat``
-        each relative to the folder's descriptor (a symbolic link is followed to a file,
-        never into a folder, as :meth:`walk` does)."""
+        """Names from ``listdir``, one ``lstat`` each relative to the folder's descriptor (a
+        symbolic link is followed to a file, never into a folder, as :meth:`walk` does)."""
         paths: builtins.list[str] = []
         sizes: builtins.list[int] = []
         stack = [(self._abs(prefix), prefix.strip("/") + "/" if prefix.strip("/") else "")]
@@ -207,7 +196,8 @@ class LocalStorage(Storage):
                 ) from None
             on_step(CommitStep.LINKED)
         finally:
-            _remove_quietly(temp)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
         on_step(CommitStep.TEMP_REMOVED)
         _fsync_folder(folder)
         return final
@@ -233,13 +223,6 @@ def _write_durably(path: str, content: bytes, on_step: StepCallback) -> None:
         os.close(fd)
 
 
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
 def _fsync_folder(folder: str) -> None:
     """Make the new directory entry durable (best effort: not every OS allows it)."""
     try:
@@ -247,9 +230,8 @@ def _fsync_folder(folder: str) -> None:
     except OSError:
         return
     try:
-        os.fsync(fd)
-    except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
     finally:
         os.close(fd)
 

@@ -46,31 +46,20 @@ SCHEMES = {
 
 @dataclass(frozen=True, kw_only=True)
 class Location:
-    """A parsed table location.
-
-    Attributes:
-        kind: ``file``, ``s3``, ``az`` or ``gs``.
-        root: The table root: an absolute local path, or the URI without a trailing ``/``.
-    """
+    """A parsed table location: its kind and root (an absolute local path, or the URI
+    without a trailing ``/``)."""
 
     kind: StoreKind
     root: str
 
     @property
     def is_local(self) -> bool:
-        """True for a local folder."""
         return self.kind == StoreKind.FILE
 
 
 def parse_location(text: str) -> Location:
-    """Normalise a table location as typed by a user or stored in a log.
-
-    Args:
-        text: A local path (``~`` expanded, relative made absolute), a ``file://`` URI,
-            or an object store URI.
-
-    Returns:
-        The location.
+    """Normalise a table location as typed by a user or stored in a log: a local path
+    (``~`` expanded, relative made absolute), a ``file://`` URI, or an object store URI.
 
     Raises:
         NotADeltaTable: If the location is empty, has no bucket, or uses an unsupported scheme.
@@ -103,15 +92,10 @@ def parse_location(text: str) -> Location:
 
 
 def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
-    """The storage of a table location, and the table root to show and store.
+    """The storage of a table location (see :func:`parse_location`), and its root.
 
-    Args:
-        location: What the user typed (see :func:`parse_location`).
-        options: Storage options with delta-rs's names (credentials, endpoint, ...);
-            given explicitly, never read from the environment here.
-
-    Returns:
-        (storage, table root): the root is an absolute local path or a URI.
+    ``options`` are storage options with delta-rs's names (credentials, endpoint, ...),
+    given explicitly, never read from the environment here.
 
     Raises:
         NotADeltaTable: If the location cannot be parsed.

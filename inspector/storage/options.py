@@ -1,13 +1,7 @@
 """Storage options: delta-rs's names in, obstore's configuration out, secrets never shown.
 
-Users give options with the names delta-rs documents (``AWS_ACCESS_KEY_ID``,
-``AWS_ENDPOINT_URL``, ``AWS_ALLOW_HTTP``, ``AZURE_STORAGE_ACCOUNT_NAME``,
-``AZURE_STORAGE_USE_EMULATOR``, ``GOOGLE_APPLICATION_CREDENTIALS``, ...), in any case.
-The environment's cloud variables become the ``storage_options`` setting
-(:meth:`inspector.settings.Settings.from_env`, read only by the CLI and the app); the
-backend always gets its options explicitly, as a typed mapping
-(:class:`inspector.connection.StorageOptions`), and redacts with
-:func:`inspector.connection.redact_text`.
+Names as delta-rs documents them (``AWS_ACCESS_KEY_ID``, ...), in any case. The backend gets
+them explicitly (:class:`inspector.connection.StorageOptions`), never from the environment.
 """
 
 from __future__ import annotations
@@ -61,15 +55,8 @@ _ALIASES = {"aws_endpoint_url": "aws_endpoint", "aws_endpoint_url_s3": "aws_endp
 
 
 def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str], dict[str, Any]]:
-    """Split delta-rs-named options into obstore's store config and client options.
-
-    Args:
-        scheme: ``s3``, ``az`` or ``gs``.
-        options: The options, delta-rs names in any case.
-
-    Returns:
-        (store config with lower-case keys, client options).
-    """
+    """Split delta-rs-named options for ``scheme`` (``s3``, ``az``, ``gs``) into obstore's
+    store config (lower-case keys) and client options."""
     config: dict[str, str] = {}
     client: dict[str, Any] = {}
     own = _PREFIXES[scheme]
@@ -83,9 +70,11 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
                 if config.get("azure_storage_endpoint", "").startswith("http://"):
                     client["allow_http"] = True  # Azurite's BlobEndpoint=http://...
             continue
-        bare = _strip(key, ("aws_", "azure_storage_", "azure_", "google_"))
-        if bare in _CLIENT_KEYS:
-            client[bare] = _truthy(value) if bare in _BOOL_CLIENT else value
+        bare = re.sub(r"^(aws_|azure_storage_|azure_|google_)", "", key)
+        if bare in _CLIENT_KEYS and bare in _BOOL_CLIENT:
+            client[bare] = str(value).strip().lower() in {"1", "true", "yes", "on"}
+        elif bare in _CLIENT_KEYS:
+            client[bare] = value
         elif key.startswith(own):
             config[_ALIASES.get(key, key)] = value
         elif not key.startswith(("aws_", "azure_", "google_")):
@@ -106,14 +95,3 @@ def _connection_string(text: str) -> dict[str, str]:
     if fields.get("UseDevelopmentStorage", "").lower() == "true":
         config["azure_storage_use_emulator"] = "true"
     return config
-
-
-def _strip(key: str, prefixes: tuple[str, ...]) -> str:
-    for prefix in prefixes:
-        if key.startswith(prefix):
-            return key[len(prefix) :]
-    return key
-
-
-def _truthy(value: str) -> bool:
-    return str(value).strip().lower() in {"1", "true", "yes", "on"}

@@ -257,7 +257,7 @@ def _writes_frame(ctx: PageContext, writes: Any) -> pd.DataFrame:
                 "version": f"/version?table={table}&version={w.version}",
                 "time": w.timestamp,
                 "operation": w.operation,
-                "by": w.user or w.engine,
+                "by": w.user_name or w.engine_info,
                 "change": str(w.change),
                 "changed": "; ".join(changed) or None,
                 "after": ", ".join(f"{k}={v}" for k, v in after.items()) if after else None,

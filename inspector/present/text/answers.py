@@ -66,7 +66,7 @@ def blame_lines(blame: Blame) -> Iterator[str]:
         values = ", ".join(f"{k}={text_value(v)}" for k, v in (shown or {}).items())
         yield f"{label}{state}: {values}"
         for w in row.writes:
-            who = w.user or w.engine or "unknown writer"
+            who = w.user_name or w.engine_info or "unknown writer"
             yield f"  v{w.version} {w.timestamp or '?'} {w.operation} by {who}: {w.change}"
             for name, value in _changes(w):
                 yield f"      {name}: {value}"
