@@ -122,6 +122,11 @@ class DeltaLog:
         return self._listing
 
     @property
+    def index(self) -> TableIndex | None:
+        """This table's part of the log index (None: the index is off for this command)."""
+        return self._index
+
+    @property
     def staged_commits(self) -> int:
         """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
         with self._lock:
@@ -233,7 +238,9 @@ class DeltaLog:
         with self._lock:
             return self._checkpoints.unusable()
 
-    def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
+    def checkpoint_problems(
+        self, *, verify_all: bool = False, verify_newest: bool = True
+    ) -> dict[int, list[str]]:
         """Problems with the table's checkpoints, by checkpoint version.
 
         Every checkpoint gets a cheap check that its parts are whole files (without reading them).
@@ -242,12 +249,15 @@ class DeltaLog:
 
         Args:
             verify_all: Compare every checkpoint with its commits, not only the newest.
+            verify_newest: Compare the newest usable checkpoint (False: none, unless
+                ``verify_all``; a whole history whose commits are all present).
 
         Returns:
             Plain-language problems keyed by the version of the checkpoint.
         """
         with self._lock:
-            return self._checkpoints.problems(self.listing, verify_all=verify_all)
+            verify = verify_all or verify_newest
+            return self._checkpoints.problems(self.listing, verify_all=verify_all, verify=verify)
 
     def verify_checkpoint(self, version: int) -> list[str]:
         """Compare the checkpoint(s) of a version with what the commits give.

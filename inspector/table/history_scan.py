@@ -31,7 +31,7 @@ from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
 from inspector.log.commit import Commit, FileSummary, as_commit, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
-from inspector.log.listing import LogFile
+from inspector.log.listing import LogFile, LogListing
 from inspector.log.snapshot import FileKey
 from inspector.table import history_metrics
 from inspector.table.history_metrics import unrecorded_remove
@@ -357,3 +357,17 @@ def _release_arrow_memory() -> None:
     pyarrow = sys.modules.get("pyarrow")
     if pyarrow is not None:
         pyarrow.default_memory_pool().release_unused()
+
+
+def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
+    """A page of history's commits, read together from ``listing`` (the newest page's own,
+    so that the first page never lists the whole folder; None: the whole folder's)."""
+    listing = listing or log.listing
+    # The commits after the newest checkpoint are the latest snapshot's: read through the
+    # log, which keeps them for it (and for the check of that checkpoint).
+    tail = [v for v in versions if v > log.tail.from_version]
+    older = [v for v in versions if v <= log.tail.from_version]
+    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+    contents = log.fetch_commits([f for _, f in files])
+    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+    return [*parsed, *log.read_commits(tail)]
