@@ -29,7 +29,7 @@ import inspector
 from inspector.log.deltalog import DeltaLog
 from inspector.log.filesummary import FileSummary
 from inspector.log.index.results import drop_result, has_result, load_result, save_result
-from inspector.log.index.tables import TableIndex, serves
+from inspector.log.index.tables import TableIndex
 from inspector.log.listing import LogFile, LogListing
 from inspector.settings import Settings
 from inspector.table.history_entry import Change, HistoryEntry
@@ -77,9 +77,10 @@ class HistoryStore:
 
     @classmethod
     def of(cls, log: DeltaLog, settings: Settings, verify_all: bool) -> HistoryStore | None:
-        """The store of a log's whole history, or None when the index is off for it."""
+        """The store of a log's whole history, or None when the index is off (a whole history
+        is kept for a table on a local disk too: it is one file, read without pyarrow)."""
         index = log.index
-        if index is None or not serves(log.storage, log.latest_version + 1):
+        if index is None:
             return None
         return cls(index, tolerance=settings.timestamp_tolerance_seconds, verify_all=verify_all)
 

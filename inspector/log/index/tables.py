@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -32,10 +31,13 @@ from inspector.storage import Storage
 
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
-#: A read of fewer commit files than this from a local disk skips the index, so none does:
-#: a warm local full history stays 1.7-1.8x deltalake's (a cache is worth it at 0.3x),
-#: though filling costs only 4-7% (docs/log-index.md, bench_index.py). Tests lower it to 1.
-LOCAL_FROM = sys.maxsize
+#: A read from a local disk of fewer commit files than this, and fewer bytes than
+#: LOCAL_BYTES, skips the index: reading a segment imports pyarrow (0.2 s), more than such a
+#: read costs. A whole history, kept whole (inspector.table.history_store), makes a second
+#: local read of 20,000 commits or of a 122 MB commit cost its listing (docs/log-index.md,
+#: bench_index.py). Tests lower it to 1.
+LOCAL_FROM = 256
+LOCAL_BYTES = 16 << 20
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
 Fetched = bytes | OSError | Commit
@@ -173,7 +175,7 @@ class TableIndex:
             files: Listed commit files.
             parsed: Give commits held parsed as Commits; False reads their bytes again.
         """
-        if not serves(storage, len(files)):
+        if not serves(storage, len(files), sum(f.size for f in files)):
             return list(storage.read_many([f.path for f in files]))
         with self._lock:
             found = self._lookup(files, parsed=parsed)
@@ -385,7 +387,7 @@ def _read_manifest(folder: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def serves(storage: Storage, count: int) -> bool:
-    """Whether a read of ``count`` commit files of this storage goes through the index (a
-    local disk's only from :data:`LOCAL_FROM` files on)."""
-    return count >= LOCAL_FROM or storage.local_path() is None
+def serves(storage: Storage, count: int, size: int) -> bool:
+    """Whether a read of ``count`` commit files of ``size`` bytes goes through the index (a
+    local disk's only from :data:`LOCAL_FROM` files or :data:`LOCAL_BYTES` on)."""
+    return count >= LOCAL_FROM or size >= LOCAL_BYTES or storage.local_path() is None
