@@ -132,7 +132,9 @@ def _read_slice(
     taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
-    contents = log.fetch_commits([f for _, f in todo])  # a big commit may come parsed
+    # Bytes, a big commit's too: one that only adds files is taken from its metrics, and
+    # parsing it to keep it parsed in the index would cost what that spares.
+    contents: Sequence[Fetched] = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | RowChange | None]]
     done = {v: (c, None) for v, c in cached.items()}
     splits = split_slice(todo, contents)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -31,12 +32,13 @@ from inspector.storage import Storage
 
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
-#: A read from a local disk of fewer commit files than this, and fewer bytes than
-#: LOCAL_BYTES, skips the index: reading a segment imports pyarrow (0.2 s), more than such a
-#: read costs. A whole history, kept whole (inspector.table.history_store), makes a second
-#: local read of 20,000 commits or of a 122 MB commit cost its listing (docs/log-index.md,
-#: bench_index.py). Tests lower it to 1.
-LOCAL_FROM = 256
+#: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
+#: LOCAL_BYTES skips the index. Small commits are not worth keeping there: reading 20,000
+#: of them from segments cost what reading the files does (1.7-1.8x deltalake's warm full
+#: history, docs/log-index.md) and filling 4-13%; a big commit is (a 122 MB commit held
+#: parsed is not parsed again). A whole history is kept whole for every table
+#: (inspector.table.history_store): a second one costs its listing. Tests lower it to 1.
+LOCAL_FROM = sys.maxsize
 LOCAL_BYTES = 16 << 20
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
