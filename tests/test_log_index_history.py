@@ -191,3 +191,19 @@ def test_a_catalog_managed_tables_staged_commits_are_never_kept(tmp_path, corpus
     assert build_history(log, Settings()) == build_history(DeltaLog.open(str(source)), Settings())
     for kept in (tmp_path / "cache").glob(f"*/{KEPT}"):
         assert b"_staged_commits" not in kept.read_bytes()
+
+
+def test_a_later_timeline_has_the_whole_history_at_its_first_screen(tmp_path):
+    from ui.history_load import HistoryLoad
+
+    table = tmp_path / "t"
+    _appends(table, 12, seed=11)
+    index = _index(tmp_path / "cache")
+    first = HistoryLoad(_log(table, index)[0], Settings(), size=5, first=3)
+    assert not first.done  # a first open reads its newest page, then the older ones
+    first.whole()
+    log, storage = _log(table, index)
+    later = HistoryLoad(log, Settings(), size=5, first=3)
+    assert later.done and later.progress() == (12, 12)
+    assert list(later.entries) == _history(table, None)[0]
+    assert _reads(storage, ".json") == 0
