@@ -189,14 +189,13 @@ class HistoryPager:
         if stored.top < self.top:
             if not stored.agrees(self._gaps, self._checkpoint_problems):
                 return False
-            try:
+            try:  # the metadata and protocol in force, from the commits that made them
                 before = last_edge(self.log, stored.entries)
-            except InspectorError:  # a commit unreadable now: read afresh
+            except InspectorError:  # one unreadable now: read afresh
                 return False
             versions = list(self.versions[bisect.bisect_right(self.versions, stored.top) :])
             entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
-            joined(entries, [*stored.entries[-1:]], edge, before)
-            self._entries = (*stored.entries, *entries)
+            self._entries = (*stored.entries, *joined(entries, [stored.entries[-1]], edge, before))
         else:
             self._listing, self._entries, self._store = listing, stored.entries, None
         self._next = 0
@@ -288,7 +287,7 @@ class HistoryPager:
             # With every commit present the history never starts from a checkpoint: whether
             # the newest agrees with its commits is ``check``'s question, not the history's.
             needed = sum(1 for v in listing.commits if v <= self.top) <= self.top  # a commit gone
-            verify = {"verify_all": self._verify_all, "verify_newest": needed}
+            verify = {"verify_all": self._verify_all, "newest": needed}
             self._checkpoint_problems = self.log.checkpoint_problems(**verify)
 
     def _list_whole(self) -> None:
