@@ -64,8 +64,11 @@ class CheckpointVerdicts:
             problems.setdefault(cp.version, []).append(message)
         return problems
 
-    def problems(self, listing: LogListing, *, verify_all: bool) -> dict[int, list[str]]:
-        """Every listed checkpoint probed; the newest usable one (or all) verified.
+    def problems(
+        self, listing: LogListing, *, verify_all: bool, newest: bool = True
+    ) -> dict[int, list[str]]:
+        """Every listed checkpoint probed; the newest usable one (or all; none without
+        ``newest``) verified.
 
         See :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`.
         """
@@ -77,7 +80,7 @@ class CheckpointVerdicts:
             elif cp not in self._probed and cp not in self._bad and self._local:
                 self._probe(cp)
         usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
-        for cp in usable if verify_all else usable[:1]:
+        for cp in usable if verify_all else usable[: 1 if newest else 0]:
             self._verify(cp)
         for cp in checkpoints:
             found = [self._bad[cp]] if cp in self._bad else []

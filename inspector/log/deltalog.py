@@ -46,8 +46,8 @@ class DeltaLog:
     def __init__(self, table_root: str, storage: Storage | None = None, *, index: Index = None):
         self.table_root = table_root
         self.storage = storage if storage is not None else LocalStorage(table_root)
-        self._index: TableIndex | None = None if index is None else index.for_table(table_root)
-        self.lister = LogLister(self.storage, self._index)
+        self.index: TableIndex | None = None if index is None else index.for_table(table_root)
+        self.lister = LogLister(self.storage, self.index)
         self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
@@ -163,11 +163,11 @@ class DeltaLog:
 
     def read_commit_files(self, files: Sequence[LogFile]) -> list[bytes | OSError]:
         """Listed commit files' contents in order (or errors), through the log index if any."""
-        return read_files(self._index, self.storage, files)
+        return read_files(self.index, self.storage, files)
 
     def fetch_commits(self, files: Sequence[LogFile]) -> list[Fetched]:
         """As :meth:`read_commit_files`; a big commit the index holds parsed comes parsed."""
-        return fetch_files(self._index, self.storage, files)
+        return fetch_files(self.index, self.storage, files)
 
     def _keep(self, versions: list[int]) -> None:
         self._commits.update((c.version, c) for c in self.stream_commits(versions))
@@ -233,8 +233,10 @@ class DeltaLog:
         with self._lock:
             return self._checkpoints.unusable()
 
-    def checkpoint_problems(self, *, verify_all: bool = False) -> dict[int, list[str]]:
-        """Problems with the table's checkpoints, by checkpoint version.
+    def checkpoint_problems(
+        self, *, verify_all: bool = False, newest: bool = True
+    ) -> dict[int, list[str]]:
+        """Problems with the table's checkpoints in plain language, by checkpoint version.
 
         Every checkpoint gets a cheap check that its parts are whole files (without reading them).
         The newest usable checkpoint, or every one with ``verify_all``, is also read and compared
@@ -242,12 +244,10 @@ class DeltaLog:
 
         Args:
             verify_all: Compare every checkpoint with its commits, not only the newest.
-
-        Returns:
-            Plain-language problems keyed by the version of the checkpoint.
+            newest: False leaves the newest unverified (a history of commits all present).
         """
         with self._lock:
-            return self._checkpoints.problems(self.listing, verify_all=verify_all)
+            return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
 
     def verify_checkpoint(self, version: int) -> list[str]:
         """Compare the checkpoint(s) of a version with what the commits give.

@@ -8,24 +8,21 @@ Every history question is a use of :class:`HistoryPager`, each commit file read 
 * the app's Timeline (``ui/history_load.py``) draws the newest page at once and reads older
   pages when the user moves to them or in the background.
 
-The pager is the one place that lists the versions, reads the table properties the
-timestamps need (:meth:`HistoryPager._configured`) and finds gaps and checkpoint problems;
-:mod:`inspector.table.history_entry` makes the entries and joins the pages.
+The pager is the one place that lists the versions and finds gaps and checkpoint problems;
+:mod:`inspector.table.history_entry` makes the entries and joins the pages; a whole history
+is kept in the log index (:mod:`inspector.table.history_store`).
 """
 
 from __future__ import annotations
 
 import bisect
-import itertools
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit, as_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
-from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.history_entry import (
     Change,
@@ -36,17 +33,20 @@ from inspector.table.history_entry import (
     history_entries,
     history_record,
     joined,
+    last_edge,
     looks_copied,
     readable,
 )
-from inspector.table.history_scan import collector_paused, scan_commits
+from inspector.table.history_scan import collector_paused, page_commits, scan_commits
+from inspector.table.history_store import HistoryStore
 from inspector.table.history_time import (
     TIME_RULE,
     TimestampSource,
+    configured,
     is_copy_problem,
     iso,
 )
-from inspector.table.rowcounts import RowChange, rows_along
+from inspector.table.rowcounts import rows_along
 
 __all__ = [  # the entries' and the timestamp rule's names, long imported from here
     "PAGE_SIZE",
@@ -67,7 +67,6 @@ __all__ = [  # the entries' and the timestamp rule's names, long imported from h
 
 _FILE_TIME = TimestampSource.FILE_MODIFICATION_TIME
 PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)
-_Pairs = Iterator[tuple[Commit, RowChange]]
 
 
 class HistoryPager:
@@ -121,6 +120,8 @@ class HistoryPager:
         self._entries: tuple[HistoryEntry, ...] = ()
         self._edge = Edge()
         self._next = -1  # versions[:_next] are still to read (-1: nothing read yet)
+        kept = not alone and self.top == log.latest_version  # a whole history is kept
+        self._store = HistoryStore.of(log, settings, verify_all_checkpoints) if kept else None
 
     @property
     def entries(self) -> tuple[HistoryEntry, ...]:
@@ -164,10 +165,44 @@ class HistoryPager:
         return True
 
     def _read_page(self) -> None:
-        """Read the newest page, or the page older than those read, and join it."""
+        """Read the newest page (or all: :meth:`_read_stored`), or the next older page; keep
+        the whole history once read."""
         if self._next < 0:
-            self._read_newest()
-            return
+            if not self._read_stored():
+                self._read_newest()
+        else:
+            self._read_next()
+        if self.done and self._store is not None and self._listing is not None:
+            self._store.save(self._listing, self._entries, self._gaps, self._checkpoint_problems)
+
+    def _read_stored(self) -> bool:
+        """The whole history from the log index (:mod:`~inspector.table.history_store`):
+        the kept entries, and those of the versions after them computed and joined."""
+        store = self._store
+        if store is None or not store.kept():
+            return False
+        listing = self.log.listing
+        stored = store.load(listing)
+        if stored is None or stored.top > self.top:
+            return False
+        self._list(listing, whole=stored.top < self.top)
+        if stored.top < self.top:
+            if not stored.agrees(self._gaps, self._checkpoint_problems):
+                return False
+            try:  # the metadata and protocol in force, from the commits that made them
+                before = last_edge(self.log, stored.entries)
+            except InspectorError:  # one unreadable now: read afresh
+                return False
+            versions = list(self.versions[bisect.bisect_right(self.versions, stored.top) :])
+            entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
+            self._entries = (*stored.entries, *joined(entries, [stored.entries[-1]], edge, before))
+        else:
+            self._listing, self._entries, self._store = listing, stored.entries, None
+        self._next = 0
+        return True
+
+    def _read_next(self) -> None:
+        """Read the page older than those read, and join it."""
         if self._listing is None:
             self._list_whole()
         start = self._boundary(self._next, self.size)
@@ -249,7 +284,11 @@ class HistoryPager:
         if whole:
             self._listing = listing
             self._gaps = gap_problems(self.log, list(self.versions))
-            self._checkpoint_problems = self.log.checkpoint_problems(verify_all=self._verify_all)
+            # With every commit present the history never starts from a checkpoint: whether
+            # the newest agrees with its commits is ``check``'s question, not the history's.
+            needed = sum(1 for v in listing.commits if v <= self.top) <= self.top  # a commit gone
+            verify = {"verify_all": self._verify_all, "newest": needed}
+            self._checkpoint_problems = self.log.checkpoint_problems(**verify)
 
     def _list_whole(self) -> None:
         """List the whole folder, and refit the first page's gaps and checkpoint problems."""
@@ -290,44 +329,10 @@ class HistoryPager:
         if self._listing is not None:  # the whole folder listed: its commits read in bulk
             pairs = scan_commits(log, versions)  # a slice at a time, not kept
         else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
-            pairs = rows_along(log, iter(self._commits(versions)))
-        config, pairs = self._configured(versions[0] if versions else 0, pairs)
+            # read from the newest page's own listing (the first page never lists the whole)
+            pairs = rows_along(log, iter(page_commits(log, self._newest, versions)))
+        config, pairs = configured(log, versions[0] if versions else 0, pairs)
         return history_entries(log, versions, pairs, config, gaps, found, self.settings)
-
-    def _configured(self, first: int, pairs: _Pairs) -> tuple[Mapping[str, str], _Pairs]:
-        """The table properties in force before a page (the one place the history reads them),
-        and the page's commits unchanged.
-
-        They say only from which version in-commit timestamps are the history time, so they
-        are read only when a commit of the page carries one before the page's first metaData
-        (which replaces them); {} when they cannot be read (timestamps fall back to file times).
-        """
-        seen: list[tuple[Commit, RowChange]] = []
-        for commit, rows in pairs:
-            seen.append((commit, rows))
-            if commit.metadata is not None or commit.commit_info.in_commit_timestamp is not None:
-                break
-        last = seen[-1][0].commit_info.in_commit_timestamp if seen else None
-        stamped = first > 0 and last is not None and seen[-1][0].metadata is None
-        for version in (first - 1, first) if stamped else ():  # a commit carries a timestamp
-            try:
-                return metadata_at(self.log, version).configuration, itertools.chain(seen, pairs)
-            except InspectorError:  # expired or unreadable: try the version itself
-                continue
-        return {}, itertools.chain(seen, pairs)
-
-    def _commits(self, versions: list[int]) -> list[Commit]:
-        """The page's commits, read together from the newest page's own listing (so that the
-        first page never lists the whole folder)."""
-        log, listing = self.log, self._newest or self.log.listing
-        # The commits after the newest checkpoint are the latest snapshot's: read through the
-        # log, which keeps them for it (and for the check of that checkpoint).
-        tail = [v for v in versions if v > log.tail.from_version]
-        older = [v for v in versions if v <= log.tail.from_version]
-        files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-        contents = log.fetch_commits([f for _, f in files])
-        parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
-        return [*parsed, *log.read_commits(tail)]
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
@@ -338,13 +343,14 @@ def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
     on one with file times only, every entry waits for the oldest page.
     """
     given = 0  # the newest entries given so far
-    while pager.read_older():
+    with collector_paused():  # while the entries are given too (they are all kept)
+        while pager.read_older():
+            entries = pager.entries
+            settled = pager.settled()
+            yield from reversed(entries[settled : len(entries) - given])
+            given = max(given, len(entries) - settled)
         entries = pager.entries
-        settled = pager.settled()
-        yield from reversed(entries[settled : len(entries) - given])
-        given = max(given, len(entries) - settled)
-    entries = pager.entries
-    yield from reversed(entries[: len(entries) - given])
+        yield from reversed(entries[: len(entries) - given])
 
 
 def _listed(listing: LogListing, top: int) -> tuple[int, ...]:

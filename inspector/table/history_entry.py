@@ -287,6 +287,21 @@ class Edge:
     last_protocol: Protocol | None = None
 
 
+def last_edge(log: DeltaLog, entries: Sequence[HistoryEntry]) -> Edge:
+    """The edge kept entries end with: the metadata and protocol in force after them, read
+    again from the commits that last changed them.
+
+    Raises:
+        InspectorError: If such a commit cannot be read any more.
+    """
+    meta = next((e.version for e in reversed(entries) if e.changes_metadata), None)
+    protocol = next((e.version for e in reversed(entries) if e.changes_protocol), None)
+    return Edge(
+        last_metadata=None if meta is None else log.commit(meta).metadata,
+        last_protocol=None if protocol is None else log.commit(protocol).protocol,
+    )
+
+
 def joined(
     newer: list[HistoryEntry], older: list[HistoryEntry], newer_edge: Edge, older_edge: Edge
 ) -> list[HistoryEntry]:

@@ -31,7 +31,7 @@ from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
 from inspector.log.commit import Commit, FileSummary, as_commit, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
-from inspector.log.listing import LogFile
+from inspector.log.listing import LogFile, LogListing
 from inspector.log.snapshot import FileKey
 from inspector.table import history_metrics
 from inspector.table.history_metrics import unrecorded_remove
@@ -132,7 +132,9 @@ def _read_slice(
     taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
-    contents = log.fetch_commits([f for _, f in todo])  # a big commit may come parsed
+    # Bytes, a big commit's too: one that only adds files is taken from its metrics, and
+    # parsing it to keep it parsed in the index would cost what that spares.
+    contents: Sequence[Fetched] = log.read_commit_files([f for _, f in todo])
     done: dict[int, tuple[Commit, _Files | RowChange | None]]
     done = {v: (c, None) for v, c in cached.items()}
     splits = split_slice(todo, contents)
@@ -357,3 +359,17 @@ def _release_arrow_memory() -> None:
     pyarrow = sys.modules.get("pyarrow")
     if pyarrow is not None:
         pyarrow.default_memory_pool().release_unused()
+
+
+def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
+    """A page of history's commits, read together from ``listing`` (the newest page's own,
+    so that the first page never lists the whole folder; None: the whole folder's)."""
+    listing = listing or log.listing
+    # The commits after the newest checkpoint are the latest snapshot's: read through the
+    # log, which keeps them for it (and for the check of that checkpoint).
+    tail = [v for v in versions if v > log.tail.from_version]
+    older = [v for v in versions if v <= log.tail.from_version]
+    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+    contents = log.fetch_commits([f for _, f in files])
+    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+    return [*parsed, *log.read_commits(tail)]

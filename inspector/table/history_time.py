@@ -9,14 +9,21 @@ reported beside it and versions where the sources disagree are flagged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from inspector.delta import properties
+from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
+from inspector.log.deltalog import DeltaLog
+from inspector.log.tablemeta import metadata_at
+
+_Pair = tuple[Commit, Any]  # a commit of a page and its row figures
 
 
 class TimestampSource(StrEnum):
@@ -172,3 +179,28 @@ def _duration(ms: int) -> str:
     minutes, seconds = divmod(rest, 60)
     parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")) if n]
     return " ".join(parts[:2]) or f"{ms} ms"
+
+
+def configured(
+    log: DeltaLog, first: int, pairs: Iterator[_Pair]
+) -> tuple[Mapping[str, str], Iterator[_Pair]]:
+    """The table properties in force before a page of history (the one place the history
+    reads them), and the page's commits (with their row figures) unchanged.
+
+    They say only from which version in-commit timestamps are the history time, so they
+    are read only when a commit of the page carries one before the page's first metaData
+    (which replaces them); {} when they cannot be read (timestamps fall back to file times).
+    """
+    seen: list[_Pair] = []
+    for commit, rows in pairs:
+        seen.append((commit, rows))
+        if commit.metadata is not None or commit.commit_info.in_commit_timestamp is not None:
+            break
+    last = seen[-1][0].commit_info.in_commit_timestamp if seen else None
+    stamped = first > 0 and last is not None and seen[-1][0].metadata is None
+    for version in (first - 1, first) if stamped else ():  # a commit carries a timestamp
+        try:
+            return metadata_at(log, version).configuration, itertools.chain(seen, pairs)
+        except InspectorError:  # expired or unreadable: try the version itself
+            continue
+    return {}, itertools.chain(seen, pairs)

@@ -10,7 +10,10 @@ A commit is served from a segment only when all four equal what the listing just
 (:mod:`~inspector.log.index.tables`), so a rewritten log, a table recreated at the same
 path or a cleaned-up log never gets a stale answer. Commit files are read through
 :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` (a big commit comes parsed) or
-:meth:`~inspector.log.deltalog.DeltaLog.read_commit_files` (bytes only).
+:meth:`~inspector.log.deltalog.DeltaLog.read_commit_files` (bytes only). Beside them a
+table's subfolder keeps finished *results* of questions above the log core, each checked
+against the listing by the question that kept it (:mod:`~inspector.log.index.results`: the
+whole history, :mod:`inspector.table.history_store`).
 
 May import what :mod:`inspector.log` may (``storage``, ``settings``, ``delta``) and the
 log core's parsing (:mod:`inspector.log.commit`, ``bigcommit``, ``columnar``) and

@@ -24,17 +24,22 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, other_actions
 from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import segments as seg
+from inspector.log.index.usage import MANIFEST as _MANIFEST
+from inspector.log.index.usage import folder_size, last_used, touch
 from inspector.log.listing import LogFile
 from inspector.settings import Settings
 from inspector.storage import Storage
 
-_MANIFEST = "table.json"
 _COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
-#: A read of fewer commit files than this from a local disk skips the index, so none does:
-#: a warm local full history stays 1.7-1.8x deltalake's (a cache is worth it at 0.3x),
-#: though filling costs only 4-7% (docs/log-index.md, bench_index.py). Tests lower it to 1.
+#: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
+#: LOCAL_BYTES skips the index. Small commits are not worth keeping there: reading 20,000
+#: of them from segments cost what reading the files does (1.7-1.8x deltalake's warm full
+#: history, docs/log-index.md) and filling 4-13%; a big commit is (a 122 MB commit held
+#: parsed is not parsed again). A whole history is kept whole for every table
+#: (inspector.table.history_store): a second one costs its listing. Tests lower it to 1.
 LOCAL_FROM = sys.maxsize
+LOCAL_BYTES = 16 << 20
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
 Fetched = bytes | OSError | Commit
@@ -99,7 +104,7 @@ class LogIndex:
 
     def size(self) -> int:
         """Bytes the index takes on disk."""
-        return sum(_folder_size(os.path.join(self.folder, n)) for n in self._table_folders())
+        return sum(folder_size(os.path.join(self.folder, n)) for n in self._table_folders())
 
     def clear(self) -> None:
         """Remove everything the index holds (the folder itself stays)."""
@@ -110,9 +115,9 @@ class LogIndex:
         """Remove least recently used tables until the index fits ``max_bytes`` (``keep``,
         the table just filled, goes last)."""
         folders = [os.path.join(self.folder, n) for n in self._table_folders()]
-        sizes = {f: _folder_size(f) for f in folders}
+        sizes = {f: folder_size(f) for f in folders}
         total = sum(sizes.values())
-        for folder in sorted(folders, key=lambda f: (f == keep, _last_used(f))):
+        for folder in sorted(folders, key=lambda f: (f == keep, last_used(f))):
             if total <= self.max_bytes:
                 return
             shutil.rmtree(folder, ignore_errors=True)
@@ -134,8 +139,8 @@ class LogIndex:
             location=str(manifest.get("location", "?")),
             table_id=manifest.get("tableId"),
             commits=sum(s.count for s in found),
-            size=_folder_size(folder),
-            last_used=_last_used(folder),
+            size=folder_size(folder),
+            last_used=last_used(folder),
         )
 
 
@@ -172,7 +177,7 @@ class TableIndex:
             files: Listed commit files.
             parsed: Give commits held parsed as Commits; False reads their bytes again.
         """
-        if len(files) < LOCAL_FROM and storage.local_path() is not None:
+        if not serves(storage, len(files), sum(f.size for f in files)):
             return list(storage.read_many([f.path for f in files]))
         with self._lock:
             found = self._lookup(files, parsed=parsed)
@@ -188,6 +193,12 @@ class TableIndex:
         found.update((f.name, d) for f, d in zip(todo, fresh, strict=True))
         return [found[f.name] for f in files]
 
+    def note_location(self) -> None:
+        """Record the table's location in its subfolder when not yet recorded (the folder made)."""
+        if _read_manifest(self.folder) is None:
+            body = {"location": _shown_location(self.root), "tableId": None}
+            seg.write_atomically(os.path.join(self.folder, _MANIFEST), json.dumps(body).encode())
+
     def _lookup(self, files: Sequence[LogFile], *, parsed: bool) -> dict[str, Fetched]:
         wanted = [(int(f.name[:20]), f) for f in files if _COMMIT.match(f.name)]
         # Another user's folder is never read: they could have planted what it serves.
@@ -202,7 +213,7 @@ class TableIndex:
                     found[file.name] = hit
                     break
         if found:
-            _touch(self.folder)
+            touch(self.folder)
         return found
 
     def _hit(
@@ -378,23 +389,7 @@ def _read_manifest(folder: str) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _touch(folder: str) -> None:
-    try:
-        os.utime(os.path.join(folder, _MANIFEST))
-    except OSError:
-        pass
-
-
-def _last_used(folder: str) -> float:
-    try:
-        return os.stat(os.path.join(folder, _MANIFEST)).st_mtime
-    except OSError:
-        return 0.0
-
-
-def _folder_size(folder: str) -> int:
-    try:
-        with os.scandir(folder) as it:
-            return sum(e.stat().st_size for e in it if e.is_file())
-    except OSError:
-        return 0
+def serves(storage: Storage, count: int, size: int) -> bool:
+    """Whether a read of ``count`` commit files of ``size`` bytes goes through the index (a
+    local disk's only from :data:`LOCAL_FROM` files or :data:`LOCAL_BYTES` on)."""
+    return count >= LOCAL_FROM or size >= LOCAL_BYTES or storage.local_path() is None

@@ -1,0 +1,231 @@
+"""The whole history kept in the log index, so that a table read before costs its listing.
+
+A whole history (:class:`~inspector.table.history.HistoryPager`, read to its oldest
+version) is kept as one result of the table's log index
+(:mod:`inspector.log.index.results`): its finished entries, and the listing's identity of
+every file it was computed from: each commit's version, size, modification time and ETag
+(on a local disk: inode and modification time in ns), and each checkpoint's files. A later
+history uses it only when the listing just made says those files are unchanged:
+
+* all of them, and no newer version: the kept entries are the history;
+* all of them, and newer versions after them: only those are computed (from the kept
+  entries' end: the file-time chain, the metadata and protocol in force), and only when
+  the gaps and checkpoint problems of the kept versions are still what they were.
+
+Anything else (a rewritten or removed commit, a late or rewritten checkpoint, a log cleaned
+up or recreated, other settings, another format) computes the history afresh and keeps
+that. A catalog-managed table's staged commits are never part of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+import orjson
+
+import inspector
+from inspector.log.deltalog import DeltaLog
+from inspector.log.filesummary import FileSummary
+from inspector.log.index.results import drop_result, has_result, load_result, save_result
+from inspector.log.index.tables import TableIndex
+from inspector.log.listing import LogFile, LogListing
+from inspector.settings import Settings
+from inspector.table.history_entry import Change, HistoryEntry
+from inspector.table.history_time import TimestampSource, VersionTimestamps
+from inspector.table.rowrule import RowChange, RowSource
+
+_KIND = "history"
+_FORMAT = 1  # bumped whenever what is kept, or a rule the entries follow, changes
+_SOURCES = {s.value: s for s in TimestampSource}
+_ROWS = {s.value: s for s in RowSource}
+_CHANGES = {c.value: c for c in Change}
+Problems = Mapping[int, Sequence[str]]
+_R = TypeVar("_R")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredHistory:
+    """A kept whole history whose files the listing says are unchanged."""
+
+    top: int  # the newest version it covers
+    entries: tuple[HistoryEntry, ...]
+    gaps: dict[int, list[str]]  # what the kept versions' gaps and checkpoints were
+    checkpoint_problems: dict[int, list[str]]
+
+    def agrees(self, gaps: Problems, checkpoint_problems: Problems) -> bool:
+        """Whether the whole log's gaps and checkpoint problems, up to :attr:`top`, are those
+        the kept entries were computed with (so that newer versions may be added to them)."""
+        return _upto(gaps, self.top) == self.gaps and (
+            _upto(checkpoint_problems, self.top) == self.checkpoint_problems
+        )
+
+
+class HistoryStore:
+    """One table's kept whole history, for one setting of what the entries depend on.
+
+    Args:
+        index: The table's part of the log index.
+        tolerance: ``timestamp_tolerance_seconds``.
+        verify_all: Whether every checkpoint was compared with its commits.
+    """
+
+    def __init__(self, index: TableIndex, *, tolerance: int, verify_all: bool) -> None:
+        self.index = index
+        self._setting = [_FORMAT, inspector.__version__, tolerance, verify_all]
+
+    @classmethod
+    def of(cls, log: DeltaLog, settings: Settings, verify_all: bool) -> HistoryStore | None:
+        """The store of a log's whole history, or None when the index is off (a whole history
+        is kept for a table on a local disk too: it is one file, read without pyarrow)."""
+        index = log.index
+        if index is None:
+            return None
+        return cls(index, tolerance=settings.timestamp_tolerance_seconds, verify_all=verify_all)
+
+    def kept(self) -> bool:
+        """Whether a history is kept (looked at before listing the whole log)."""
+        return has_result(self.index, _KIND)
+
+    def load(self, listing: LogListing) -> StoredHistory | None:
+        """The kept history when its files are all in ``listing``, unchanged (else None;
+        a damaged one is removed)."""
+        body = load_result(self.index, _KIND)
+        if body is None:
+            return None
+        try:
+            kept = orjson.loads(body)
+            if kept["setting"] != self._setting:
+                return None
+            top = kept["top"]
+            if kept["files"] != _identity(listing, top):
+                return None
+            return StoredHistory(
+                top=top,
+                entries=tuple(_decode(e) for e in kept["entries"]),
+                gaps={int(v): p for v, p in kept["gaps"]},
+                checkpoint_problems={int(v): p for v, p in kept["checkpoints"]},
+            )
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            drop_result(self.index, _KIND)  # not what this code writes: computed afresh
+            return None
+
+    def save(
+        self,
+        listing: LogListing,
+        entries: Sequence[HistoryEntry],
+        gaps: Problems,
+        checkpoint_problems: Problems,
+    ) -> None:
+        """Keep a whole history computed from ``listing`` (not a staged commit's)."""
+        if not entries or any("/_staged_commits/" in f.path for f in listing.commits.values()):
+            return
+        top = entries[-1].version
+        kept = {
+            "setting": self._setting,
+            "top": top,
+            "files": _identity(listing, top),
+            "gaps": sorted(_upto(gaps, top).items()),
+            "checkpoints": sorted(_upto(checkpoint_problems, top).items()),
+            "entries": [_encode(e) for e in entries],
+        }
+        try:
+            body = orjson.dumps(kept, default=dict)
+        except TypeError:  # a value JSON cannot hold (an integer past 64 bits): not kept
+            return
+        save_result(self.index, _KIND, body)
+
+
+def _upto(problems: Problems, top: int) -> dict[int, list[str]]:
+    return {v: list(p) for v, p in problems.items() if v <= top and p}
+
+
+def _file(f: LogFile) -> list[Any]:
+    return [f.name, f.size, f.modification_time, f.etag]
+
+
+def _identity(listing: LogListing, top: int) -> list[list[Any]]:
+    """The listing's identity of every commit and checkpoint file up to ``top``, in order."""
+    commits = sorted((v, f) for v, f in listing.commits.items() if v <= top)
+    checkpoints = sorted(
+        ((v, cp) for v, cps in listing.checkpoints.items() if v <= top for cp in cps),
+        key=lambda found: (found[0], found[1].kind),
+    )
+    return [
+        [[v, f.size, f.modification_time, f.etag] for v, f in commits],
+        [
+            [v, cp.kind, cp.complete, cp.expected_parts, [_file(f) for f in cp.files]]
+            for v, cp in checkpoints
+        ],
+    ]
+
+
+def _encode(e: HistoryEntry) -> list[Any]:
+    t, f, r = e.timestamps, e.files, e.rows
+    return [
+        e.version,
+        [t.commit_info, t.in_commit, t.file_modification, t.history, t.source.value],
+        e.operation,
+        e.operation_parameters,
+        e.operation_metrics,
+        [e.user, e.engine_info, e.read_version, e.isolation_level, e.is_blind_append],
+        e.user_metadata,
+        [
+            f.add_actions,
+            f.remove_actions,
+            f.deletion_vector_updates,
+            f.num_added_files,
+            f.num_removed_files,
+            f.added_bytes,
+            f.removed_bytes,
+            f.added_records,
+            f.removed_records,
+        ],
+        [r.added, r.removed, r.updated, r.net, r.source.value, r.exact, r.note, r.commits],
+        [e.changes_metadata, e.changes_protocol],
+        e.problems,
+        [c.value for c in e.changes],
+        e.staged,
+    ]
+
+
+def _decode(k: list[Any]) -> HistoryEntry:
+    """An entry kept by :func:`_encode`. Built as :func:`dataclasses.replace` builds a copy
+    minus the checks of ``__init__`` (none of these records has a ``__post_init__``): the
+    values are those an entry held, and this is half of a warm history's time."""
+    version, t, op, params, metrics, who, user_metadata, f, r, own, problems, changes, staged = k
+    t[4], r[4] = _SOURCES[t[4]], _ROWS[r[4]]
+    return _record(
+        HistoryEntry,
+        _ENTRY,
+        (
+            version,
+            _record(VersionTimestamps, _TIMES, t),
+            op,
+            params,
+            metrics,
+            *who,
+            user_metadata,
+            _record(FileSummary, _FILES, f),
+            _record(RowChange, _ROW_FIELDS, r),
+            *own,
+            tuple(problems),
+            tuple(_CHANGES[c] for c in changes),
+            staged,
+        ),
+    )
+
+
+def _record(cls: type[_R], names: tuple[str, ...], values: Sequence[Any]) -> _R:
+    made = object.__new__(cls)
+    made.__dict__.update(zip(names, values, strict=True))
+    return made
+
+
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+_ENTRY, _TIMES = _names(HistoryEntry), _names(VersionTimestamps)
+_FILES, _ROW_FIELDS = _names(FileSummary), _names(RowChange)
