@@ -9,7 +9,7 @@ restore adds what it had planned: ``plan``, ``guards``, ``committedVersion``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -71,14 +71,18 @@ class Shown(Result, Generic[_R]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Finished(Result):
-    """A command whose effect is not output (the desktop window closed): its exit code only."""
+class Printed(Result):
+    """A command's result as its JSON value (None: nothing printed) and its text lines,
+    made only in text mode."""
 
-    def to_json(self) -> None:
-        return None
+    json: Any = None
+    lines: Callable[[], Iterable[str]] = tuple
+
+    def to_json(self) -> Any:
+        return self.json
 
     def text(self) -> Iterator[str]:
-        return iter(())
+        return iter(self.lines())
 
 
 def render(result: object, *, as_json: bool) -> int:

@@ -7,46 +7,17 @@ Spark starts only when rows are needed, after every check that needs no Spark.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Printed
 from inspector.diff.rowkeys import default_key
-from inspector.rows.preview import Preview
+from inspector.present.text.diff import diff_lines
+from inspector.present.text.rows import show_lines
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.rowcounts import RowsBetween, rows_between
-from inspector.table.timetravel import ResolvedVersion
+from inspector.table.rowcounts import rows_between
 from inspector.table.versions import parse_version
-
-
-@dataclass(frozen=True, kw_only=True)
-class ShowResult(Result):
-    """``show``: the rows of a version, and how the version was chosen."""
-
-    preview: Preview
-    chosen: ResolvedVersion
-
-    @property
-    def resolved_timestamp(self) -> str | None:
-        """The ``--timestamp`` moment in UTC (ISO 8601 with ``Z``), when one was given."""
-        if self.chosen.timestamp is None:
-            return None
-        return self.chosen.timestamp.isoformat().replace("+00:00", "Z")
-
-    def to_json(self) -> dict[str, Any]:
-        record = self.preview.to_json()
-        if self.resolved_timestamp is not None:
-            record["resolvedTimestamp"] = self.resolved_timestamp
-        return record
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.rows import show_lines
-
-        return show_lines(self.preview, self.chosen)
 
 
 def _show_args(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +38,7 @@ def _show_args(parser: argparse.ArgumentParser) -> None:
 
 @command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
 @arguments(_show_args)
-def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
+def show_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
@@ -76,23 +47,12 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
     )
-    return ShowResult(preview=preview, chosen=chosen, warnings=preview.warnings)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DiffResult(Result):
-    """``diff``: the diff record of :func:`inspector.present.report.diff_record`."""
-
-    record: dict[str, Any]
-    log_rows: RowsBetween
-
-    def to_json(self) -> dict[str, Any]:
-        return self.record
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.diff import diff_lines
-
-        return iter(diff_lines(self.record, self.log_rows))
+    record = preview.to_json()
+    if chosen.timestamp is not None:  # the --timestamp moment in UTC
+        record["resolvedTimestamp"] = chosen.timestamp.isoformat().replace("+00:00", "Z")
+    return Printed(
+        json=record, lines=lambda: show_lines(preview, chosen), warnings=preview.warnings
+    )
 
 
 def _diff_args(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +88,7 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
     "diff", "What changed between two versions: schema, properties, files, partitions and rows."
 )
 @arguments(_diff_args)
-def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
+def diff_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
@@ -157,4 +117,4 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if suggestion is not None:
         record["rows"]["keySuggestion"] = suggestion.to_json()
-    return DiffResult(record=record, log_rows=log_rows)
+    return Printed(json=record, lines=lambda: diff_lines(record, log_rows))
