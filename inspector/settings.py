@@ -125,11 +125,8 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Build settings from defaults overridden by ``DELTA_INSPECTOR_*`` variables.
-
-        Raises:
-            InvalidInput: If a variable's value does not fit the setting's type.
-        """
+        """Defaults overridden by ``DELTA_INSPECTOR_*`` variables (InvalidInput when a value
+        does not fit the setting's type)."""
         environ = os.environ if environ is None else environ
         _refuse_retired(environ)
         values = {}

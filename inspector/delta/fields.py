@@ -1,9 +1,6 @@
 """Reading the fields of an action's JSON body: the right type, or a ValueError naming it.
 
-A damaged or hand-written log can hold a field of the wrong JSON type (a number where a
-string belongs, a float for a version, a huge integer); these readers turn each into a
-typed value or a ``ValueError`` naming the field, so a damaged field makes a damaged
-commit, never a crash. Used by the action records and by :mod:`inspector.delta.parse`.
+A damaged field makes a damaged commit, never a crash.
 """
 
 from __future__ import annotations

@@ -34,18 +34,8 @@ def diff_record(
     table: str | None = None,
     log_rows: RowsBetween | None = None,
 ) -> dict[str, Any]:
-    """The whole diff as JSON-ready data (values are plain JSON types).
-
-    Args:
-        diff: The file and metadata diff.
-        rows: The row diff, when computed.
-        table: The table's location, for the record.
-        log_rows: Rows added and removed as the log tells (``table.rowcounts``), when computed.
-
-    Returns:
-        ``{"from", "to", "schema", "files", "partitions", "commits", "properties",
-        "protocol", "table", "sides"}``, ``"rows"`` and ``"rowsFromLog"`` when given.
-    """
+    """The whole diff as JSON-ready data; ``rows`` (the row diff) and ``log_rows`` (rows
+    added and removed as the log tells) when computed."""
     meta = diff.metadata.to_json()
     from_names = logical_names(diff.from_side.metadata.schema)
     to_names = logical_names(diff.to_side.metadata.schema)
@@ -143,19 +133,8 @@ def markdown_report(
     max_files: int = 100,
     log_rows: RowsBetween | None = None,
 ) -> str:
-    """A postmortem of what changed between two versions, as Markdown.
-
-    Args:
-        diff: The file and metadata diff.
-        rows: The row diff, when computed (else the report says rows were not compared).
-        table: The table's location, for the title.
-        max_files: List at most this many files per side (the JSON export lists all).
-        log_rows: Rows added and removed as the log tells, when computed.
-
-    Returns:
-        Markdown text: summary, commits in between, schema, properties and protocol,
-        partitions, files and rows.
-    """
+    """A postmortem of what changed between two versions, as Markdown (``max_files`` per
+    side listed; the JSON export lists all)."""
     sections = [
         _md_summary(diff, table, log_rows),
         _md_commits(diff, log_rows),
