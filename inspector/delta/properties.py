@@ -85,20 +85,6 @@ _LONG = 2**63 - 1
 _INT = 2**31 - 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class Interval:
-    """A parsed Delta interval: Spark's ``CalendarInterval`` (months, days, microseconds)."""
-
-    months: int
-    days: int
-    microseconds: int
-
-    @property
-    def ms(self) -> int:
-        """As Delta's ``DeltaConfigs.getMilliSeconds``."""
-        return (self.days * 86_400_000_000 + self.microseconds) // 1000
-
-
 def parse_interval(text: str) -> int:
     """Parse a retention interval exactly as Delta does; the duration in milliseconds.
 
@@ -111,34 +97,22 @@ def parse_interval(text: str) -> int:
     Raises:
         InvalidInput: If Delta would refuse the value.
     """
-    interval = parse_calendar_interval(text)
-    if interval.months or interval.ms < 0:
-        raise _bad_interval(text)
-    return interval.ms
-
-
-def parse_calendar_interval(text: str) -> Interval:
-    """The ``CalendarInterval`` Spark parses from ``text`` (months allowed, sign kept).
-
-    Raises:
-        InvalidInput: If Spark would refuse the text.
-    """
     lowered = str(text).strip().lower()
-    if not lowered:
-        raise _bad_interval(text)
     # Delta adds the prefix unless the text starts with "interval " (a space, not a tab).
-    body = lowered[len("interval ") :] if lowered.startswith("interval ") else lowered
-    months = days = micros = 0
-    position, body = 0, body.rstrip()
+    body = (lowered[len("interval ") :] if lowered.startswith("interval ") else lowered).rstrip()
     if not body:
         raise _bad_interval(text)
+    months = days = micros = position = 0
     while position < len(body):
         match = _PAIR.match(body, position)
         if match is None or not (match["int"] or len(match["frac"] or "") > 1):
             raise _bad_interval(text)
         months, days, micros = _add_pair(text, match, months, days, micros)
         position = match.end()
-    return Interval(months=months, days=days, microseconds=micros)
+    ms = (days * 86_400_000_000 + micros) // 1000  # DeltaConfigs.getMilliSeconds
+    if months or ms < 0:
+        raise _bad_interval(text)
+    return ms
 
 
 def _add_pair(
