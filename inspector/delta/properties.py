@@ -246,12 +246,9 @@ def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy
     columns = None
     if isinstance(listed, str) and listed.strip():
         columns = tuple(c.strip().strip("`") for c in listed.split(",") if c.strip())
-    raw = configuration.get(
-        DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS]
-    )
     default = int(DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
     try:
-        count = int(str(raw).strip())
+        count = int(str(configuration.get(DATA_SKIPPING_NUM_INDEXED_COLS, default)).strip())
     except ValueError:
         count = default
     return StatsColumnsPolicy(columns=columns, num_indexed_cols=count if count >= -1 else default)
