@@ -20,8 +20,7 @@ from inspector.settings import Settings
 #: a test checks that each command is registered by the module named here.
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "inspector.cli.log_commands": ("demo", "detail", "files", "history"),
-    "inspector.cli.rows_commands": ("diff", "show"),
-    "inspector.cli.changes_commands": ("changes",),
+    "inspector.cli.rows_commands": ("changes", "diff", "show"),
     "inspector.cli.health_commands": ("check",),
     "inspector.cli.restore_commands": ("audit", "restore"),
     "inspector.cli.desktop": ("desktop",),
