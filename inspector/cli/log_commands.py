@@ -37,10 +37,10 @@ class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
-    filtered: FilteredHistory | None = None  # the entries, when filters chose them
 
     def closing_notes(self) -> Iterator[str]:
-        note = self.filtered.note() if self.filtered is not None else None
+        # What filters chose is said after the entries were read.
+        note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
         return iter(() if note is None else (note,))
 
     def to_json(self) -> Iterator[dict[str, Any]]:
@@ -106,13 +106,11 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
         chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
-        return HistoryResult(
-            entries=chosen, warnings=table_problems(log, whole=False), filtered=chosen
-        )
+        return HistoryResult(entries=chosen, warnings=table_problems(log, whole=False))
     problems = table_problems(log)
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
-        return HistoryResult(entries=chosen, warnings=problems, filtered=chosen)
+        return HistoryResult(entries=chosen, warnings=problems)
     pages = newest_first(HistoryPager(log, settings))
     return HistoryResult(entries=itertools.chain(staged, pages), warnings=problems)
 
