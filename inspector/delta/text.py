@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
+from itertools import groupby
 
 TIME_FORMAT = (
     "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
@@ -44,13 +45,10 @@ def counted(n: int | None, noun: str, plural: str | None = None) -> str:
 
 def version_ranges(versions: Iterable[int]) -> str:
     """Compact ``3..5, 9`` from ``[3, 4, 5, 9]`` (versions in ascending order)."""
-    ordered = list(versions)
-    parts, start = [], None
-    for i, v in enumerate(ordered):
-        start = v if start is None else start
-        if i + 1 == len(ordered) or ordered[i + 1] != v + 1:
-            parts.append(str(v) if start == v else f"{start}..{v}")
-            start = None
+    parts = []
+    for _, run in groupby(enumerate(versions), lambda iv: iv[1] - iv[0]):  # consecutive runs
+        first, *rest = (v for _, v in run)
+        parts.append(f"{first}..{rest[-1]}" if rest else str(first))
     return ", ".join(parts)
 
 
