@@ -1,13 +1,8 @@
 """Connection settings as typed mappings, and the one redaction of their secrets.
 
-Storage options (delta-rs's names: credentials, endpoint, ...) and Spark conf are
-:class:`StorageOptions` and :class:`SparkConf`: frozen ``str -> str`` mappings. They are
-parsed once, at the edge (the CLI's arguments, the environment, the app's form), by one
-parser, :func:`parse_pairs`, and combined by one rule, :meth:`Pairs.merged` (a later
-source overrides an earlier one, key by key). Below the edge nothing splits a string.
-
-:func:`redact_text` is the one redaction for the CLI, the app and the audit log. Imports
-only :mod:`inspector.delta`.
+Storage options and Spark conf are parsed once, at the edge, by :func:`parse_pairs`, and
+combined by :meth:`Pairs.merged`; below the edge nothing splits a string. Imports only
+:mod:`inspector.delta`.
 """
 
 from __future__ import annotations
@@ -48,13 +43,9 @@ def redact_options(options: Mapping[str, str]) -> dict[str, str]:
 def redact_text(text: str, options: Mapping[str, str] | None = None) -> str:
     """Text safe to show: the one redaction for the CLI, the app and the audit log.
 
-    Masks the values of secret options given (wherever they appear), URL query strings
+    Masks the values of secret ``options`` (wherever they appear), URL query strings
     (SAS tokens, presigned ``X-Amz-Signature``), and any ``NAME=value`` whose name says
     secret (``AccountKey=``, ``sig=``, ``AWS_SECRET_ACCESS_KEY=``).
-
-    Args:
-        text: What is about to be shown or written.
-        options: Storage options in use (their secret values are masked anywhere).
     """
     out = text
     for key, value in sorted((options or {}).items(), key=lambda kv: -len(kv[1])):
@@ -65,17 +56,12 @@ def redact_text(text: str, options: Mapping[str, str] | None = None) -> str:
 
 
 class Pairs(Mapping[str, str]):
-    """A frozen mapping of ``KEY=VALUE`` settings. Build one with :func:`parse_pairs`.
-
-    Subclasses say how pairs are separated in one text and how errors name them.
-    """
+    """A frozen mapping of ``KEY=VALUE`` settings; subclasses say how pairs are separated
+    in one text and how errors name them."""
 
     __slots__ = ("_items",)
-    #: What separates pairs in one text (an environment variable, the app's form).
     separator: ClassVar[str] = "\n"
-    #: How an error names one pair.
     noun: ClassVar[str] = "pair"
-    #: The shape of a pair, and an example, for an error and its hint.
     form: ClassVar[str] = "KEY=VALUE"
     example: ClassVar[str] = "KEY=VALUE"
 
@@ -114,7 +100,7 @@ class Pairs(Mapping[str, str]):
         return type(self)(items)
 
     def text(self) -> str:
-        """The pairs as one text, as :func:`parse_pairs` reads it back."""
+        """The pairs as one text, as :func:`parse_pairs` reads them back."""
         return self.separator.join(f"{k}={v}" for k, v in self._items.items())
 
 
@@ -140,16 +126,11 @@ class SparkConf(Pairs):
 
 
 def parse_pairs(kind: type[P], source: str | Iterable[str], *, origin: str = "") -> P:
-    """The one parser of connection settings: a text of pairs, or one pair per item.
+    """The one parser of connection settings: a text of pairs (separated by
+    ``kind.separator``), or one pair per item (a repeatable CLI flag).
 
     Keys and values are stripped; blank entries are skipped; a later pair overrides an
-    earlier one with the same key.
-
-    Args:
-        kind: :class:`StorageOptions` or :class:`SparkConf`.
-        source: A text (pairs separated by ``kind.separator``) or an iterable of
-            ``KEY=VALUE`` strings (a repeatable CLI flag).
-        origin: Where the pairs came from, for an error (an environment variable).
+    earlier one. ``origin`` names where the pairs came from, for an error.
 
     Raises:
         InvalidInput: If an entry is not ``KEY=VALUE`` (a secret is not shown).

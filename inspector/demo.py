@@ -1,16 +1,8 @@
 """The built-in demo table: two weeks of an e-commerce ``orders`` table.
 
-The demo is written with deltalake's writer (a real Delta writer, not hand-made
-JSON) and tells a realistic story: an initial load, nightly appends, a purge of
-cancelled orders, a status update, a MERGE of late changes, schema evolution, a
-constraint (a protocol upgrade), a partition overwrite, a property change, an
-OPTIMIZE with a checkpoint after it, and a GDPR delete. The data comes from a
-fixed random seed, so every demo table holds the same rows.
-
-Every commit is back-dated to its place in the story (commitInfo timestamp, file
-modification time, add/remove times), so the timeline spreads over days instead
-of the second the demo took to write. All of a version's timestamps agree, so
-the demo never looks like a copied table.
+Written with deltalake's writer (a real Delta writer, not hand-made JSON) from a fixed
+random seed. Every commit is back-dated to its place in the story, all of a version's
+timestamps alike, so the timeline spreads over days and never looks like a copied table.
 """
 
 from __future__ import annotations
@@ -72,15 +64,8 @@ def write_demo_table(path: str, *, force: bool = False) -> str:
     """Write the demo table at ``path`` and return its absolute path.
 
     The table is built in a hidden sibling folder and renamed into place, so a
-    half-written demo never exists at ``path``.
-
-    Args:
-        path: Where the table goes (a local path or ``file://`` URI).
-        force: Replace an existing Delta table at ``path``. Without it an existing
-            table is returned unchanged, so calling this at start-up is cheap.
-
-    Returns:
-        The absolute path of the table root.
+    half-written demo never exists at ``path``. Without ``force`` an existing table is
+    returned unchanged, so calling this at start-up is cheap.
 
     Raises:
         InvalidInput: If ``path`` is a file or a non-empty folder that is not a
@@ -159,11 +144,7 @@ def _move_into_place(staging: str, root: str, *, force: bool) -> None:
 
 
 class DemoWriter:
-    """Writes the demo story into an empty folder, one back-dated commit at a time.
-
-    Args:
-        root: The folder to write (created by the first commit).
-    """
+    """Writes the demo story into an empty folder, one back-dated commit at a time."""
 
     def __init__(self, root: str) -> None:
         self.root = root

@@ -23,8 +23,9 @@ CLOUD_ENV_PREFIXES = ("AWS_", "AZURE_", "AZURITE_", "GOOGLE_")
 _CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "delta-inspector"
 
 
-def _setting(default: Any, help: str) -> Any:
-    return field(default=default, metadata={"help": help})
+def _setting(default: Any, help: str, *, secret: bool = False) -> Any:
+    # A secret setting (credentials) is never in a repr, a log line or an error.
+    return field(default=default, repr=not secret, metadata={"help": help})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,15 +91,13 @@ class Settings:
     log_index_max_mb: int = _setting(
         1024, "The log index's size limit in MB; the least recently used tables go first."
     )
-    storage_options: StorageOptions = field(
-        default=StorageOptions(),
-        repr=False,  # holds credentials: never in a repr, a log line or an error
-        metadata={
-            "help": "Object store options with delta-rs's names (AWS_ENDPOINT_URL, "
-            "AWS_ALLOW_HTTP, AZURE_STORAGE_ACCOUNT_NAME, ...) as KEY=VALUE lines (newline "
-            "separated). The cloud's own AWS_*, AZURE_* and GOOGLE_* variables are added; "
-            "the CLI's --storage-option overrides both. Secret values are never shown."
-        },
+    storage_options: StorageOptions = _setting(
+        StorageOptions(),
+        "Object store options with delta-rs's names (AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, "
+        "AZURE_STORAGE_ACCOUNT_NAME, ...) as KEY=VALUE lines (newline separated). The cloud's "
+        "own AWS_*, AZURE_* and GOOGLE_* variables are added; the CLI's --storage-option "
+        "overrides both. Secret values are never shown.",
+        secret=True,
     )
 
     unity_catalog_url: str = _setting(
@@ -106,13 +105,11 @@ class Settings:
         "The Unity Catalog server that `uc://CATALOG.SCHEMA.TABLE` names resolve through "
         "(e.g. http://localhost:8080 or https://<workspace>.cloud.databricks.com).",
     )
-    unity_catalog_token: str = field(
-        default="",
-        repr=False,  # a bearer token: never in a repr, a log line, an error or recent tables
-        metadata={
-            "help": "The bearer token sent to the Unity Catalog server (empty: none). "
-            "Never shown, stored in recent tables or written to the audit log."
-        },
+    unity_catalog_token: str = _setting(
+        "",
+        "The bearer token sent to the Unity Catalog server (empty: none). Never shown, stored "
+        "in recent tables or written to the audit log.",
+        secret=True,
     )
     glue_endpoint: str = _setting(
         "",
@@ -125,11 +122,8 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Build settings from defaults overridden by ``DELTA_INSPECTOR_*`` variables.
-
-        Raises:
-            InvalidInput: If a variable's value does not fit the setting's type.
-        """
+        """Defaults overridden by ``DELTA_INSPECTOR_*`` variables (InvalidInput when a value
+        does not fit the setting's type)."""
         environ = os.environ if environ is None else environ
         _refuse_retired(environ)
         values = {}

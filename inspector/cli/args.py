@@ -49,10 +49,7 @@ def storage_arg(parser: argparse.ArgumentParser) -> None:
 def connection_settings(args: argparse.Namespace, settings: Settings) -> Settings:
     """The settings with this command's connection flags merged in: the one place they are parsed.
 
-    ``--storage-option`` pairs override the environment's storage options, ``--spark-conf``
-    pairs the ``spark_conf`` setting (:meth:`inspector.connection.Pairs.merged`), and
-    ``--spark-master`` replaces ``spark_master``, and ``--no-cache`` switches ``log_index`` off.
-    Commands without a flag keep the setting.
+    Flags override the environment's settings; commands without a flag keep the setting.
 
     Raises:
         InvalidInput: If a pair is not ``KEY=VALUE`` (exit 2; a secret is not shown).

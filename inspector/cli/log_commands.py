@@ -10,15 +10,14 @@ from typing import Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Printed, Result
 from inspector.delta.errors import InspectorError
-from inspector.delta.schema import ColumnNames, logical_names
-from inspector.log.commit import Commit
+from inspector.delta.schema import logical_names
 from inspector.log.deltalog import table_problems
 from inspector.log.tablemeta import metadata_at
+from inspector.present.text.log import demo_lines, detail_lines, files_lines, history_lines
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.compatibility import Compatibility
 from inspector.table.history import (
     HistoryEntry,
     HistoryPager,
@@ -27,7 +26,7 @@ from inspector.table.history import (
     newest_first,
 )
 from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
-from inspector.table.overview import TableDetail, table_detail
+from inspector.table.overview import table_detail
 from inspector.table.staged import staged_commits, staged_entries
 from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import commit_records, file_action_record, parse_version
@@ -38,18 +37,16 @@ class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
-    filtered: FilteredHistory | None = None  # the entries, when filters chose them
 
     def closing_notes(self) -> Iterator[str]:
-        note = self.filtered.note() if self.filtered is not None else None
+        # What filters chose is said after the entries were read.
+        note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
         return iter(() if note is None else (note,))
 
     def to_json(self) -> Iterator[dict[str, Any]]:
         return (history_record(e) for e in self.entries)  # printed one by one
 
     def text(self) -> Iterator[str]:
-        from inspector.present.text.log import history_lines
-
         return history_lines(self.entries)
 
 
@@ -109,36 +106,13 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
         chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
-        return HistoryResult(
-            entries=chosen, warnings=table_problems(log, whole=False), filtered=chosen
-        )
+        return HistoryResult(entries=chosen, warnings=table_problems(log, whole=False))
     problems = table_problems(log)
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
-        return HistoryResult(entries=chosen, warnings=problems, filtered=chosen)
+        return HistoryResult(entries=chosen, warnings=problems)
     pages = newest_first(HistoryPager(log, settings))
     return HistoryResult(entries=itertools.chain(staged, pages), warnings=problems)
-
-
-@dataclass(frozen=True, kw_only=True)
-class FilesResult(Result):
-    """``files``: one commit's add and remove actions."""
-
-    commit: Commit
-    names: ColumnNames
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": self.commit.version,
-            "added": [file_action_record(a, self.names) for a in self.commit.adds],
-            "removed": [file_action_record(r, self.names) for r in self.commit.removes],
-            "problems": list(self.commit.problems),
-        }
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.log import files_lines
-
-        return files_lines(self.to_json(), operation=self.commit.commit_info.operation)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
@@ -148,7 +122,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
-def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
+def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
     log = open_table(args.table, settings).log
     version = parse_version(args.version, log)
     commit = commit_records(log, version)  # every action is printed
@@ -156,23 +130,14 @@ def files_command(args: argparse.Namespace, settings: Settings) -> FilesResult:
         names = logical_names(metadata_at(log, commit.version, commit=commit).schema)
     except InspectorError:  # the version's state is unreadable: the log's own names
         names = {}
-    return FilesResult(commit=commit, names=names)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DetailResult(Result):
-    """``detail``: the table's overview at a version, as the Overview page shows it."""
-
-    detail: TableDetail
-    compatibility: Compatibility
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.detail.to_json(), "compatibility": self.compatibility.to_json()}
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.log import detail_lines
-
-        return detail_lines(self.detail, self.compatibility)
+    record = {
+        "version": commit.version,
+        "added": [file_action_record(a, names) for a in commit.adds],
+        "removed": [file_action_record(r, names) for r in commit.removes],
+        "problems": list(commit.problems),
+    }
+    operation = commit.commit_info.operation
+    return Printed(json=record, lines=lambda: files_lines(record, operation=operation))
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -194,26 +159,14 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
     "partitioning, files, size, properties and protocol.",
 )
 @arguments(_detail_args)
-def detail_command(args: argparse.Namespace, settings: Settings) -> DetailResult:
+def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
-    return DetailResult(detail=detail, compatibility=compatibility)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DemoResult(Result):
-    """``demo``: where the demo table was written."""
-
-    path: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path}
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.log import demo_lines
-
-        return demo_lines(self.path)
+    return Printed(
+        json={**detail.to_json(), "compatibility": compatibility.to_json()},
+        lines=lambda: detail_lines(detail, compatibility),
+    )
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:
@@ -227,7 +180,8 @@ def _demo_args(parser: argparse.ArgumentParser) -> None:
 
 @command("demo", "Write the built-in demo table (a realistic history with a checkpoint).")
 @arguments(_demo_args)
-def demo_command(args: argparse.Namespace, settings: Settings) -> DemoResult:
+def demo_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.demo import write_demo_table
 
-    return DemoResult(path=write_demo_table(args.path or settings.demo_path, force=args.force))
+    path = write_demo_table(args.path or settings.demo_path, force=args.force)
+    return Printed(json={"path": path}, lines=lambda: demo_lines(path))

@@ -1,11 +1,7 @@
 """``python -m inspector`` (and the ``delta-inspector`` script): the entry point and error contract.
 
-Exit codes (:class:`inspector.delta.errors.ExitCode`, table in ``docs/errors.md``):
-0 success, 1 unexpected failure (a bug), 2 bad input, 3 restore refused, 4 ``check``
-found the latest version inconsistent, 5 environment problem (Java, Spark, storage),
-6 damaged table, 130 interrupted. Errors are one line on stderr; with ``--json`` also
-``{"error": {"type", "message", "exitCode"}}`` on stdout (:mod:`inspector.cli.render`).
-This module is the only place the CLI catches errors.
+Exit codes are :class:`inspector.delta.errors.ExitCode`; errors are printed by
+:mod:`inspector.cli.render`. This module is the only place the CLI catches errors.
 """
 
 from __future__ import annotations
@@ -38,12 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The argument parser: every registered subcommand, or only the one ``argv`` runs.
-
-    Args:
-        argv: The arguments to be parsed. When their first word names a command, only that
-            command's module is imported (start-up time); otherwise every command is added.
-    """
+    """The argument parser: only the command ``argv`` runs (start-up time), else every one."""
     parser = _Parser(prog=PROG, description="Inspect Delta Lake tables and repair them safely.")
     parser.add_argument("--version", action="version", version=f"delta-inspector {__version__}")
     subs = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -62,11 +53,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI and return its exit code (never raises for user errors).
-
-    Args:
-        argv: The arguments after the program name (default: ``sys.argv[1:]``).
-    """
+    """Run the CLI on ``argv`` (default ``sys.argv[1:]``); the exit code, never raising."""
     argv = sys.argv[1:] if argv is None else argv
     as_json = "--json" in argv  # until the arguments are parsed: a usage error's form
     secrets = _secrets(argv)

@@ -1,15 +1,14 @@
 """The CLI's one renderer: a command's result as text or JSON, and errors as the contract says.
 
-Commands return result records (:class:`Result`); nothing else in the CLI prints
-JSON or errors. The error contract: one line ``error: MESSAGE`` on stderr; with
-``--json`` also ``{"error": {"type", "message", "exitCode"}}`` on stdout (a refused
-restore adds what it had planned: ``plan``, ``guards``, ``committedVersion``).
+The error contract: one line ``error: MESSAGE`` on stderr; with ``--json`` also
+``{"error": {"type", "message", "exitCode"}}`` on stdout (a refused restore adds what it
+had planned: ``plan``, ``guards``, ``committedVersion``).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -27,15 +26,12 @@ class Result:
     warnings: Sequence[str] = ()
 
     def to_json(self) -> Any:
-        """The command's JSON contract (``--json``)."""
         raise NotImplementedError
 
     def text(self) -> Iterator[str]:
-        """The lines printed on stdout without ``--json``."""
         raise NotImplementedError
 
     def notes(self) -> Iterator[str]:
-        """Lines for stderr in text mode: the warnings about the table."""
         return (f"! {warning}" for warning in self.warnings)
 
     def closing_notes(self) -> Iterator[str]:
@@ -53,12 +49,7 @@ _R = TypeVar("_R", bound=_Record)
 
 @dataclass(frozen=True, kw_only=True)
 class Shown(Result, Generic[_R]):
-    """A command's result that is one record: its JSON is the record's, its text ``lines``'.
-
-    Args:
-        record: The record (its ``to_json()`` is the command's JSON contract).
-        lines: Its text form, from :mod:`inspector.present.text`.
-    """
+    """A command's result that is one record: its JSON is the record's, its text ``lines``'."""
 
     record: _R
     lines: Callable[[_R], Iterator[str]]
@@ -71,23 +62,23 @@ class Shown(Result, Generic[_R]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Finished(Result):
-    """A command whose effect is not output (the desktop window closed): its exit code only."""
+class Printed(Result):
+    """A command's result as its JSON value (None: nothing printed) and its text lines,
+    made only in text mode."""
 
-    def to_json(self) -> None:
-        return None
+    json: Any = None
+    lines: Callable[[], Iterable[str]] = tuple
+
+    def to_json(self) -> Any:
+        return self.json
 
     def text(self) -> Iterator[str]:
-        return iter(())
+        return iter(self.lines())
 
 
 def render(result: object, *, as_json: bool) -> int:
-    """Print a command's result and return its exit code.
-
-    Args:
-        result: The command's :class:`Result` (every command returns one).
-        as_json: Print ``result.to_json()`` instead of its text (nothing when it is None).
-    """
+    """Print a command's result (its JSON instead of its text with ``as_json``; nothing
+    when that is None) and return its exit code."""
     if not isinstance(result, Result):
         raise TypeError(f"a command returned {type(result).__name__}, not a Result")
     if as_json:
@@ -115,16 +106,9 @@ def render_error(
 ) -> int:
     """The one place the CLI prints an error; returns the exit code.
 
-    The message is redacted (:func:`inspector.storage.options.redact_text`): no secret
-    storage option, SAS token or URL signature is ever printed.
-
-    Args:
-        kind: The error's type name.
-        message: One line: what is wrong and what to do.
-        code: The exit code.
-        as_json: Also print the JSON error object on stdout.
-        context: What the command knew before failing (a refused restore: its plan).
-        secrets: The storage options in use (their secret values are masked).
+    The message is redacted (:func:`inspector.connection.redact_text`): no secret
+    storage option, SAS token or URL signature is ever printed. ``context`` is what the
+    command knew before failing (a refused restore: its plan).
     """
     message = redact_text(message, secrets)
     print(f"error: {message}", file=sys.stderr)
@@ -147,12 +131,8 @@ def plan_context(plan: RefusedPlan) -> dict[str, Any]:
 
 
 def emit_json(obj: Any) -> None:
-    """Print JSON to stdout (the machine-readable contract).
-
-    :func:`~inspector.present.values.json_text` encodes it, as the app's exports are.
-    An iterator is printed as a JSON array an element at a time, as the same text (a
-    long history is never held whole as records or as text).
-    """
+    """Print JSON to stdout; an iterator as a JSON array an element at a time, as the
+    same text (a long history is never held whole as records or as text)."""
     if isinstance(obj, Iterator):
         _emit_array(obj)
         return

@@ -1,52 +1,26 @@
-"""Commands that may read rows on Spark: ``show`` and ``diff`` (``--rows``).
+"""Commands that may read rows on Spark: ``show``, ``diff`` (``--rows``) and ``changes``.
 
-Both take the shared ``--spark-master``/``--spark-conf`` (:func:`inspector.cli.args.spark_args`);
+They take the shared ``--spark-master``/``--spark-conf`` (:func:`inspector.cli.args.spark_args`);
 Spark starts only when rows are needed, after every check that needs no Spark.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result
+from inspector.cli.render import Printed, Shown
+from inspector.delta.errors import InvalidInput
 from inspector.diff.rowkeys import default_key
-from inspector.rows.preview import Preview
+from inspector.log.deltalog import DeltaLog
+from inspector.present.text.diff import diff_lines
+from inspector.present.text.rows import changes_lines, show_lines
+from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.rowcounts import RowsBetween, rows_between
-from inspector.table.timetravel import ResolvedVersion
+from inspector.table.rowcounts import rows_between
 from inspector.table.versions import parse_version
-
-
-@dataclass(frozen=True, kw_only=True)
-class ShowResult(Result):
-    """``show``: the rows of a version, and how the version was chosen."""
-
-    preview: Preview
-    chosen: ResolvedVersion
-
-    @property
-    def resolved_timestamp(self) -> str | None:
-        """The ``--timestamp`` moment in UTC (ISO 8601 with ``Z``), when one was given."""
-        if self.chosen.timestamp is None:
-            return None
-        return self.chosen.timestamp.isoformat().replace("+00:00", "Z")
-
-    def to_json(self) -> dict[str, Any]:
-        record = self.preview.to_json()
-        if self.resolved_timestamp is not None:
-            record["resolvedTimestamp"] = self.resolved_timestamp
-        return record
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.rows import show_lines
-
-        return show_lines(self.preview, self.chosen)
 
 
 def _show_args(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +41,7 @@ def _show_args(parser: argparse.ArgumentParser) -> None:
 
 @command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
 @arguments(_show_args)
-def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
+def show_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
@@ -76,23 +50,12 @@ def show_command(args: argparse.Namespace, settings: Settings) -> ShowResult:
     preview = build_preview(
         log, chosen.version, settings=settings, where=args.where, limit=args.limit
     )
-    return ShowResult(preview=preview, chosen=chosen, warnings=preview.warnings)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DiffResult(Result):
-    """``diff``: the diff record of :func:`inspector.present.report.diff_record`."""
-
-    record: dict[str, Any]
-    log_rows: RowsBetween
-
-    def to_json(self) -> dict[str, Any]:
-        return self.record
-
-    def text(self) -> Iterator[str]:
-        from inspector.present.text.diff import diff_lines
-
-        return iter(diff_lines(self.record, self.log_rows))
+    record = preview.to_json()
+    if chosen.timestamp is not None:  # the --timestamp moment in UTC
+        record["resolvedTimestamp"] = chosen.timestamp.isoformat().replace("+00:00", "Z")
+    return Printed(
+        json=record, lines=lambda: show_lines(preview, chosen), warnings=preview.warnings
+    )
 
 
 def _diff_args(parser: argparse.ArgumentParser) -> None:
@@ -128,7 +91,7 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
     "diff", "What changed between two versions: schema, properties, files, partitions and rows."
 )
 @arguments(_diff_args)
-def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
+def diff_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
@@ -157,4 +120,52 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> DiffResult:
     record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if suggestion is not None:
         record["rows"]["keySuggestion"] = suggestion.to_json()
-    return DiffResult(record=record, log_rows=log_rows)
+    return Printed(json=record, lines=lambda: diff_lines(record, log_rows))
+
+
+def _changes_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    start = parser.add_mutually_exclusive_group(required=True)
+    start.add_argument("--from", dest="from_version", help="First version.")
+    start.add_argument("--from-timestamp", help="First version at this time (UTC).")
+    end = parser.add_mutually_exclusive_group()
+    end.add_argument("--to", dest="to_version", help="Last version (default: latest).")
+    end.add_argument("--to-timestamp", help="Last version at this time (UTC).")
+    parser.add_argument("--limit", type=int, help="Rows to print (default: preview_rows).")
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="Rows to skip first, in the feed's stable order (version, change type, columns).",
+    )
+    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
+    spark_args(parser)
+
+
+def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: Settings) -> int:
+    from inspector.table.timetravel import resolve_version
+
+    return resolve_version(log, version=version, timestamp=timestamp, settings=settings).version
+
+
+@command("changes", "Print the change data feed of a range of versions, read by Spark.")
+@arguments(_changes_args)
+def changes_command(args: argparse.Namespace, settings: Settings) -> Shown[ChangeFeed]:
+    from inspector.rows.changefeed import build_changes
+
+    log = open_table(args.table, settings).log
+    first = _bound(log, args.from_version, args.from_timestamp, settings)
+    last = _bound(log, args.to_version, args.to_timestamp, settings)
+    for name in ("limit", "offset"):
+        if (getattr(args, name) or 0) < 0:
+            raise InvalidInput(f"--{name} must not be negative.", "Give 0 or more.")
+    feed = build_changes(
+        log,
+        first,
+        last,
+        settings=settings,
+        where=args.where,
+        offset=args.offset,
+        limit=args.limit,
+    )
+    return Shown(record=feed, lines=changes_lines)

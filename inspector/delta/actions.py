@@ -41,12 +41,6 @@ def z85_decode(text: str) -> bytes:
     (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes, the value of
     the other characters. No RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits).
 
-    Args:
-        text: Z85 text whose length is a multiple of 5.
-
-    Returns:
-        The decoded bytes (4 for every 5 characters, fewer for a padded tail).
-
     Raises:
         ValueError: If the text is not valid Z85.
     """
@@ -67,11 +61,8 @@ def z85_decode(text: str) -> bytes:
 
 @dataclass(frozen=True, kw_only=True)
 class DeletionVector:
-    """A deletion-vector descriptor (``deletionVector`` field of add/remove).
-
-    ``storage_type`` is ``u`` (relative path from a UUID), ``i`` (inline) or ``p``
-    (absolute path).
-    """
+    """A ``deletionVector`` descriptor; ``storage_type`` is ``u`` (relative path from a
+    UUID), ``i`` (inline) or ``p`` (absolute path)."""
 
     storage_type: str
     path_or_inline_dv: str
@@ -111,11 +102,8 @@ class DeletionVector:
         return (self.offset or 0) + 4 + self.size_in_bytes + 4
 
     def relative_or_absolute_path(self) -> str | None:
-        """Where the DV file lives: relative to the table root for ``u``, absolute for ``p``.
-
-        Returns:
-            The path, or None for an inline (``i``) deletion vector.
-        """
+        """Where the DV file lives: relative to the table root for ``u``, absolute for ``p``,
+        None for an inline (``i``) deletion vector."""
         if self.storage_type == "i":
             return None
         if self.storage_type == "p":
@@ -127,8 +115,26 @@ class DeletionVector:
         return f"{prefix}/{name}" if prefix else name
 
 
+class _FileAction:
+    """What add and remove actions share: the replay identity and the stats' record count."""
+
+    path: str
+    stats: str | None
+    deletion_vector: DeletionVector | None
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """Logical file identity used by log replay: (path, deletion-vector id)."""
+        return file_key(self.path, self.deletion_vector)
+
+    @property
+    def num_records(self) -> int | None:
+        """``numRecords`` from stats, or None when stats are absent."""
+        return _num_records(self.stats)
+
+
 @dataclass(frozen=True, kw_only=True)
-class AddFile:
+class AddFile(_FileAction):
     """An ``add`` action: a data file (plus optional deletion vector) becomes live."""
 
     path: str
@@ -143,20 +149,10 @@ class AddFile:
     default_row_commit_version: int | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def key(self) -> tuple[str, str | None]:
-        """Logical file identity used by log replay: (path, deletion-vector id)."""
-        return file_key(self.path, self.deletion_vector)
-
     @cached_property
     def parsed_stats(self) -> Mapping[str, Any]:
         """The JSON ``stats`` as a dict (empty when absent or unparsable)."""
         return _parse_stats(self.stats)
-
-    @property
-    def num_records(self) -> int | None:
-        """``numRecords`` from stats, or None when stats are absent."""
-        return _num_records(self.stats)
 
     @property
     def num_live_records(self) -> int | None:
@@ -168,7 +164,7 @@ class AddFile:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RemoveFile:
+class RemoveFile(_FileAction):
     """A ``remove`` action: a file (plus optional deletion vector) becomes a tombstone."""
 
     path: str
@@ -181,16 +177,6 @@ class RemoveFile:
     tags: Mapping[str, str] | None = None
     deletion_vector: DeletionVector | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def key(self) -> tuple[str, str | None]:
-        """Logical file identity used by log replay: (path, deletion-vector id)."""
-        return file_key(self.path, self.deletion_vector)
-
-    @property
-    def num_records(self) -> int | None:
-        """``numRecords`` from stats when the remove carries them."""
-        return _num_records(self.stats)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -362,11 +348,7 @@ def file_key(path: str, dv: DeletionVector | None) -> tuple[str, str | None]:
 def canonical_path(path: str) -> str:
     """Decode a log path (a URI) to the string used for identity and file access."""
     decoded = unquote(path)
-    if decoded.startswith("file://"):
-        decoded = decoded[len("file://") :]
-    elif decoded.startswith("file:"):
-        decoded = decoded[len("file:") :]
-    return decoded
+    return decoded[7:] if decoded.startswith("file://") else decoded.removeprefix("file:")
 
 
 # Writers put numRecords first; reading it without parsing all the column stats

@@ -1,9 +1,6 @@
 """Which engines read and write which table features: the cited data in ``engine_support.json``.
 
-The data file lists, per engine, the features it reads and writes (a version string
-means "since that version"), the protocol versions it understands, and where that was
-found (``source``) and when (``checked``). Feature names are those of
-:data:`inspector.delta.protocol.FEATURES`; a feature an engine does not list is unknown.
+A version string means "since that version"; a feature an engine does not list is unknown.
 """
 
 from __future__ import annotations

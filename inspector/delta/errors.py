@@ -1,17 +1,7 @@
 """The one error hierarchy of Delta Inspector, grouped by what the user must do.
 
-Every error carries a plain statement of what is wrong (``message``) and what the
-user can do next (``hint``), and its group declares the CLI's exit code
-(:class:`ExitCode`, documented in ``docs/errors.md``):
-
-- :class:`BadInput` (2): fix what was typed or pick another table or version;
-- :class:`RestoreRefused` (3): nothing was written; resolve the refusal or plan again;
-- 4 is not an error: ``check`` found the latest version inconsistent;
-- :class:`EnvironmentProblem` (5): fix the machine (Java, Spark, storage access);
-- :class:`DamagedTable` (6): the table itself is damaged; see the Health page / ``check``.
-
-The UI and the CLI render these in one place each (``ui.common.render_error`` and
-``inspector.cli.main``); nothing else formats errors.
+Every error carries what is wrong (``message``) and what to do next (``hint``); its
+group declares the CLI's exit code (:class:`ExitCode`, documented in ``docs/errors.md``).
 """
 
 from __future__ import annotations
@@ -35,14 +25,8 @@ class ExitCode(IntEnum):
 
 
 class InspectorError(Exception):
-    """Base class of every error a user can act on.
+    """Base class of every error a user can act on."""
 
-    Args:
-        message: What is wrong, in plain words.
-        hint: What to do next.
-    """
-
-    #: Exit code for the CLI; each group below declares its own.
     exit_code: ClassVar[ExitCode] = ExitCode.BAD_INPUT
 
     def __init__(self, message: str, hint: str = "") -> None:
@@ -52,14 +36,10 @@ class InspectorError(Exception):
 
     @property
     def kind(self) -> str:
-        """The error's type name, as used in JSON output."""
         return type(self).__name__
 
     def __str__(self) -> str:
         return f"{self.message} {self.hint}".strip()
-
-
-# --- 2: bad input ---------------------------------------------------------------------
 
 
 class BadInput(InspectorError):
@@ -79,14 +59,7 @@ class VersionNotFound(BadInput):
     def not_in_log(
         cls, version: int, earliest: int, latest: int, *, gaps: bool = False
     ) -> VersionNotFound:
-        """The one message for a version the log does not have (CLI and app alike).
-
-        Args:
-            version: The version asked for.
-            earliest: The oldest version the log has.
-            latest: The newest version the log has.
-            gaps: Whether some versions between them are missing.
-        """
+        """The one message for a version the log does not have (CLI and app alike)."""
         return cls(
             f"Version {version} is not in this table's log; it has versions {earliest} to "
             f"{latest}{' with gaps' if gaps else ''}.",
@@ -110,9 +83,6 @@ class TableNotInCatalog(BadInput):
     """A catalog has no table, schema (database) or catalog of the name given."""
 
 
-# --- 3: restore refused ---------------------------------------------------------------
-
-
 class RefusalReason(StrEnum):
     """Why the backend refused a restore (``RestoreRefused.reasons``)."""
 
@@ -128,23 +98,16 @@ class RefusalReason(StrEnum):
 class RefusedPlan(Protocol):
     """What a refusal shows of the plan it refused (``inspector.restore.RestorePlan``)."""
 
-    def to_json(self) -> dict[str, Any]:
-        """The plan's JSON form."""
-        ...
+    def to_json(self) -> dict[str, Any]: ...
 
-    def guards_json(self) -> list[dict[str, Any]]:
-        """Every guard's verdict, as JSON."""
-        ...
+    def guards_json(self) -> list[dict[str, Any]]: ...
 
 
 class RestoreRefused(InspectorError):
     """The backend refused a restore; nothing was written.
 
-    Args:
-        message: What was refused and why.
-        hint: What to do next.
-        reasons: Every reason for the refusal.
-        plan: The plan that was refused (None when the refusal came before a plan).
+    ``reasons`` are every reason for the refusal; ``plan`` the plan refused (None when the
+    refusal came before a plan).
     """
 
     exit_code = ExitCode.RESTORE_REFUSED
@@ -166,9 +129,6 @@ class ConcurrentModification(RestoreRefused):
     """Another writer committed first; nothing was written."""
 
 
-# --- 5: environment -------------------------------------------------------------------
-
-
 class EnvironmentProblem(InspectorError):
     """The machine, not the table or the input, is at fault: Java, Spark, storage access."""
 
@@ -184,10 +144,7 @@ class DeltaJarsMissing(EnvironmentProblem):
 
 
 class StorageUnavailable(EnvironmentProblem):
-    """The storage holding the table cannot be reached or refuses the credentials.
-
-    Fix the network, endpoint or credentials.
-    """
+    """The storage holding the table cannot be reached or refuses the credentials."""
 
 
 class CatalogUnavailable(EnvironmentProblem):
@@ -200,9 +157,6 @@ class CatalogAccessDenied(EnvironmentProblem):
 
 class DesktopUnavailable(EnvironmentProblem):
     """The desktop window cannot open here (no display, no webview backend, no server)."""
-
-
-# --- 6: damaged table -----------------------------------------------------------------
 
 
 class DamagedTable(InspectorError):

@@ -1,9 +1,6 @@
 """Reading the fields of an action's JSON body: the right type, or a ValueError naming it.
 
-A damaged or hand-written log can hold a field of the wrong JSON type (a number where a
-string belongs, a float for a version, a huge integer); these readers turn each into a
-typed value or a ``ValueError`` naming the field, so a damaged field makes a damaged
-commit, never a crash. Used by the action records and by :mod:`inspector.delta.parse`.
+A damaged field makes a damaged commit, never a crash.
 """
 
 from __future__ import annotations
@@ -100,9 +97,9 @@ def opt_epoch_ms(value: Any) -> int | None:
 def as_text_map(value: Any, name: str, *, nulls: bool = True) -> dict[str, Any] | None:
     """A map of strings to strings: ``partitionValues`` (a value may be null: a null
     partition value), or with ``nulls=False`` ``configuration`` and ``tags``; else broken."""
-    found = as_map(value)
-    if found is None:
+    if value is None:
         return None
+    found = dict(value)  # a JSON object, or a Parquet map (key/value pairs)
     for key, item in found.items():
         if not isinstance(key, str) or not (isinstance(item, str) or (nulls and item is None)):
             raise ValueError(
@@ -114,8 +111,3 @@ def as_text_map(value: Any, name: str, *, nulls: bool = True) -> dict[str, Any] 
 def as_str_map(value: Any, name: str) -> dict[str, str] | None:
     """``configuration`` and ``tags``: strings to strings, else a broken field."""
     return as_text_map(value, name, nulls=False)
-
-
-def as_map(value: Any) -> dict[str, Any] | None:
-    """Normalise a JSON object or a Parquet map (list of key/value pairs) to a dict."""
-    return None if value is None else dict(value)

@@ -15,14 +15,8 @@ from typing import Any
 
 
 def camel_json(record: Any, *names: str) -> dict[str, Any]:
-    """A record's fields under Delta's camelCase names (``size_in_bytes``: ``sizeInBytes``).
-
-    The one spelling of a record's JSON keys; values are given as they are.
-
-    Args:
-        record: A dataclass record.
-        names: The fields to give, in this order; none given: every field, in order.
-    """
+    """A record's fields (``names``, else every field) under Delta's camelCase names
+    (``size_in_bytes``: ``sizeInBytes``): the one spelling of a record's JSON keys."""
     fields = names or tuple(f.name for f in dataclasses.fields(record))
     return {_camel(name): getattr(record, name) for name in fields}
 
@@ -39,17 +33,11 @@ def _camel(name: str) -> str:
 
 
 def json_value(value: Any) -> Any:
-    """A value as a JSON scalar (or list/object).
+    """A value as something ``json.dumps`` accepts without a ``default``.
 
     Dates and times become ISO 8601 (aware times in UTC with ``Z``), decimals strings
     (no precision lost to floats), binary base64, NaN/infinities their names, Arrow
     maps (lists of key/value pairs) objects, and keys text.
-
-    Args:
-        value: A Python value as Spark, pyarrow or the log return it.
-
-    Returns:
-        Something ``json.dumps`` accepts without a ``default``.
     """
     if isinstance(value, datetime):
         if value.tzinfo is not None:

@@ -36,13 +36,8 @@ from inspector.delta.schema import parse_schema
 
 
 def parse_action(obj: Mapping[str, Any]) -> Action:
-    """Turn one JSON line of a commit (or a checkpoint row) into a typed record.
-
-    Args:
-        obj: A mapping with exactly one top-level key naming the action.
-
-    Returns:
-        The typed action; unknown names give :class:`UnknownAction`.
+    """Turn one JSON line of a commit (or a checkpoint row) into a typed record
+    (:class:`UnknownAction` for an action this tool does not model).
 
     Raises:
         ValueError: If the object is not an action (not a JSON object, or empty),

@@ -14,15 +14,8 @@ HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
 def data_file_path(table_root: str, log_path: str) -> str:
-    """Where a file named in the log is (relative to the root, or absolute).
-
-    Args:
-        table_root: The table's root: a local folder or an object store URI.
-        log_path: The ``path`` of an add/remove/cdc action or a DV path.
-
-    Returns:
-        An absolute local path, or a URI for a table in an object store.
-    """
+    """Where a file named in the log (relative to the root, or absolute) is: a local path,
+    or a URI for a table in an object store."""
     decoded = canonical_path(log_path)
     if os.path.isabs(decoded) or "://" in decoded:
         return decoded  # an absolute path or an object store URI

@@ -1,10 +1,7 @@
 """Table properties (``metaData.configuration``): every ``delta.*`` key the code uses.
 
 One place for each rule about a property: its key, Delta's default, how a boolean is
-read and how an interval (``delta.logRetentionDuration``,
-``delta.deletedFileRetentionDuration``) is parsed. Every caller reads properties
-through :func:`enabled` and :func:`retention`, so the Health page and a restore plan
-can never disagree about the same table.
+read and how an interval is parsed.
 """
 
 from __future__ import annotations
@@ -14,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from inspector.delta.errors import InvalidInput
-
-# --- keys ------------------------------------------------------------------------------------
 
 APPEND_ONLY = "delta.appendOnly"
 ENABLE_CHANGE_DATA_FEED = "delta.enableChangeDataFeed"
@@ -59,13 +54,6 @@ def enabled(configuration: Mapping[str, str], key: str) -> bool:
     ``true``/``false`` in any letter case; an unset key means Delta's default. Any other
     value (which Delta would refuse to read) counts as the default, so a damaged
     property never switches a feature on.
-
-    Args:
-        configuration: The table's ``metaData.configuration``.
-        key: One of the boolean keys above.
-
-    Returns:
-        The property's value.
     """
     default = DEFAULTS.get(key, "false") == "true"
     value = configuration.get(key)
@@ -74,8 +62,6 @@ def enabled(configuration: Mapping[str, str], key: str) -> bool:
     lowered = value.lower()
     return lowered == "true" if lowered in ("true", "false") else default
 
-
-# --- intervals -------------------------------------------------------------------------------
 
 _MICROS = {
     "week": 7 * 86_400_000_000,
@@ -99,68 +85,34 @@ _LONG = 2**63 - 1
 _INT = 2**31 - 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class Interval:
-    """A parsed Delta interval: Spark's ``CalendarInterval`` (months, days, microseconds)."""
-
-    months: int
-    days: int
-    microseconds: int
-
-    @property
-    def ms(self) -> int:
-        """The duration in milliseconds, as Delta's ``DeltaConfigs.getMilliSeconds``."""
-        return (self.days * 86_400_000_000 + self.microseconds) // 1000
-
-
 def parse_interval(text: str) -> int:
     """Parse a retention interval exactly as Delta does; the duration in milliseconds.
 
     Delta (``DeltaConfigs.parseCalendarInterval``) trims and lower-cases the text,
     prefixes ``interval `` when absent and hands it to Spark's
     ``IntervalUtils.stringToInterval``; a retention must then have no months and not
-    be negative (``isValidIntervalConfigValue``). So ``interval 2 days 12 hours``,
-    ``1 week``, ``500 milliseconds`` and ``1.5 seconds`` are accepted; ``1.5 days``
-    (only seconds may have a fraction), ``1 month``/``1 year`` (months have no fixed
-    length) and ``-1 day`` are refused.
-
-    Args:
-        text: The property's value.
-
-    Returns:
-        The duration in milliseconds.
+    be negative (``isValidIntervalConfigValue``): ``1.5 days`` (only seconds may have a
+    fraction), ``1 month`` (months have no fixed length) and ``-1 day`` are refused.
 
     Raises:
         InvalidInput: If Delta would refuse the value.
     """
-    interval = parse_calendar_interval(text)
-    if interval.months or interval.ms < 0:
-        raise _bad_interval(text)
-    return interval.ms
-
-
-def parse_calendar_interval(text: str) -> Interval:
-    """The ``CalendarInterval`` Spark parses from ``text`` (months allowed, sign kept).
-
-    Raises:
-        InvalidInput: If Spark would refuse the text.
-    """
     lowered = str(text).strip().lower()
-    if not lowered:
-        raise _bad_interval(text)
     # Delta adds the prefix unless the text starts with "interval " (a space, not a tab).
-    body = lowered[len("interval ") :] if lowered.startswith("interval ") else lowered
-    months = days = micros = 0
-    position, body = 0, body.rstrip()
+    body = (lowered[len("interval ") :] if lowered.startswith("interval ") else lowered).rstrip()
     if not body:
         raise _bad_interval(text)
+    months = days = micros = position = 0
     while position < len(body):
         match = _PAIR.match(body, position)
         if match is None or not (match["int"] or len(match["frac"] or "") > 1):
             raise _bad_interval(text)
         months, days, micros = _add_pair(text, match, months, days, micros)
         position = match.end()
-    return Interval(months=months, days=days, microseconds=micros)
+    ms = (days * 86_400_000_000 + micros) // 1000  # DeltaConfigs.getMilliSeconds
+    if months or ms < 0:
+        raise _bad_interval(text)
+    return ms
 
 
 def _add_pair(
@@ -214,16 +166,8 @@ def format_duration(ms: int) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class Retention:
-    """One retention property as a table sets it, parsed.
-
-    Attributes:
-        key: The property (``delta.logRetentionDuration`` or
-            ``delta.deletedFileRetentionDuration``).
-        ms: The duration in force: the table's value, or Delta's default when the
-            value is unset or invalid.
-        text: The text the duration was parsed from (the default's when it applies).
-        problem: Why the table's value was not used, when it was invalid.
-    """
+    """One retention property in force (the table's value, else Delta's default): ``text``
+    is what ``ms`` was parsed from, ``problem`` why the table's value was not used."""
 
     key: str
     ms: int
@@ -236,16 +180,8 @@ class Retention:
 
 
 def retention(configuration: Mapping[str, str], key: str) -> Retention:
-    """A retention property in force: the table's value, else Delta's default.
-
-    Args:
-        configuration: The table's ``metaData.configuration``.
-        key: :data:`LOG_RETENTION` or :data:`DELETED_FILE_RETENTION`.
-
-    Returns:
-        The parsed duration; ``problem`` says so when an invalid value was replaced by
-        the default (Delta itself would fail on such a table).
-    """
+    """A retention property in force: the table's value, else Delta's default (``problem``
+    says so when an invalid value was replaced: Delta itself would fail on such a table)."""
     default = DEFAULTS[key]
     text = configuration.get(key) or default
     try:
@@ -259,21 +195,14 @@ def retention(configuration: Mapping[str, str], key: str) -> Retention:
         )
 
 
-# --- sizes and data skipping -------------------------------------------------------------
-
 _SIZE = re.compile(r"^\s*(?P<n>[0-9]+)\s*(?P<unit>b|k|kb|m|mb|g|gb|t|tb)?\s*$")
 _SIZE_UNITS = {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
 @dataclass(frozen=True, kw_only=True)
 class TargetFileSize:
-    """The file size OPTIMIZE aims for, and where it comes from.
-
-    Attributes:
-        bytes: The size in force (the table's value, else Delta's 128 MB default).
-        from_table: True when the table sets ``delta.targetFileSize`` validly.
-        problem: Why the table's value was not used, when it was invalid.
-    """
+    """The file size OPTIMIZE aims for: the table's valid ``delta.targetFileSize``
+    (``from_table``), else Delta's 128 MB default (``problem`` says why, if set)."""
 
     bytes: int
     from_table: bool
@@ -296,13 +225,8 @@ def target_file_size(configuration: Mapping[str, str]) -> TargetFileSize:
 
 @dataclass(frozen=True, kw_only=True)
 class StatsColumnsPolicy:
-    """Which columns writers collect statistics for.
-
-    Attributes:
-        columns: ``delta.dataSkippingStatsColumns`` (names as written), or None when unset.
-        num_indexed_cols: ``delta.dataSkippingNumIndexedCols`` (32 by default; -1 = all),
-            used when ``columns`` is None.
-    """
+    """Which columns writers collect statistics for: ``delta.dataSkippingStatsColumns``
+    (None when unset), else ``delta.dataSkippingNumIndexedCols`` (32; -1 = all)."""
 
     columns: tuple[str, ...] | None
     num_indexed_cols: int
@@ -322,12 +246,9 @@ def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy
     columns = None
     if isinstance(listed, str) and listed.strip():
         columns = tuple(c.strip().strip("`") for c in listed.split(",") if c.strip())
-    raw = configuration.get(
-        DATA_SKIPPING_NUM_INDEXED_COLS, DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS]
-    )
     default = int(DEFAULTS[DATA_SKIPPING_NUM_INDEXED_COLS])
     try:
-        count = int(str(raw).strip())
+        count = int(str(configuration.get(DATA_SKIPPING_NUM_INDEXED_COLS, default)).strip())
     except ValueError:
         count = default
     return StatsColumnsPolicy(columns=columns, num_indexed_cols=count if count >= -1 else default)

@@ -1,12 +1,7 @@
 """Table features and protocols: the one table of what we can read, commit to, or refuse.
 
-Every feature of the Delta protocol that this tool knows is listed once in
-:data:`FEATURES`: whether it is a reader-writer or a writer-only feature, whether the
-Spark snapshot reader returns correct rows for tables using it, and whether the
-RESTORE writer can commit to such a table (and why, or why not). Legacy protocols
-(reader < 3, writer < 7) name no features; the features their versions imply are in
-the same table. The protocol merge a restore commits (Delta's ``Protocol.merge``)
-lives here too.
+Every feature this tool knows is listed once in :data:`FEATURES`, with the legacy
+protocol versions that imply it.
 """
 
 from __future__ import annotations
@@ -43,14 +38,10 @@ class TableFeature:
     """One table feature and what this tool does with tables that use it.
 
     Attributes:
-        name: The feature's name in ``readerFeatures``/``writerFeatures``.
-        kind: Reader-writer or writer-only.
         restore: Why a RESTORE commit to a table with this feature is safe, or None
             when the writer refuses it (``refusal`` says why).
-        refusal: Why the writer refuses it.
         managed: The feature puts the table under a catalog or a commit coordinator.
-        legacy_reader: The legacy reader version that implies it, if any.
-        legacy_writer: The legacy writer version that implies it, if any.
+        legacy_reader: The legacy reader (writer) version that implies it, if any.
     """
 
     name: str
@@ -191,14 +182,8 @@ def merge_protocols(current: Protocol, target: Protocol) -> Protocol:
 
     Like Delta's ``Protocol.merge``: the highest reader and writer versions, and the
     union of every feature either side supports, explicitly or implied by a legacy
-    version. Two legacy protocols merge into a legacy protocol.
-
-    Args:
-        current: The table's protocol now.
-        target: The protocol of the version being restored.
-
-    Returns:
-        The merged protocol (its ``raw`` is the JSON body to write).
+    version. Two legacy protocols merge into a legacy protocol. Its ``raw`` is the JSON
+    body to write.
     """
     reader = max(current.min_reader_version, target.min_reader_version)
     writer = max(current.min_writer_version, target.min_writer_version)
@@ -260,10 +245,9 @@ def describe_protocol(protocol: Protocol) -> str:
 
 
 #: The features that make a table catalog-managed: its catalog ratifies every commit, which
-#: it may keep as a staged commit (``_delta_log/_staged_commits/<v>.<uuid>.json``) until the
-#: commit is published (PROTOCOL.md, "Catalog-managed tables"; ``catalogOwned-preview`` is
-#: its name in Delta 4.0's preview).
-CATALOG_FEATURES = frozenset({"catalogManaged", "catalogOwned", "catalogOwned-preview"})
+#: it may keep as a staged commit until the commit is published (PROTOCOL.md,
+#: "Catalog-managed tables").
+CATALOG_FEATURES = frozenset(f.name for f in _TABLE if f.refusal == _CATALOG)
 #: The table property Unity Catalog sets on the tables it manages.
 UNITY_TABLE_ID = "io.unitycatalog.tableId"
 

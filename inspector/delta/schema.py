@@ -35,7 +35,6 @@ class ArrayType:
     element_type: DataType
 
     def simple_string(self) -> str:
-        """Spark's simpleString of the type."""
         return f"array<{self.element_type.simple_string()}>"
 
 
@@ -47,7 +46,6 @@ class MapType:
     value_type: DataType
 
     def simple_string(self) -> str:
-        """Spark's simpleString of the type."""
         return f"map<{self.key_type.simple_string()},{self.value_type.simple_string()}>"
 
 
@@ -79,16 +77,13 @@ class StructType:
     fields: tuple[StructField, ...]
 
     def simple_string(self) -> str:
-        """Spark's simpleString of the type."""
         inner = ",".join(f"{f.name}:{f.type.simple_string()}" for f in self.fields)
         return f"struct<{inner}>"
 
     def field_names(self) -> list[str]:
-        """Top-level field names, in order."""
         return [f.name for f in self.fields]
 
     def get(self, name: str) -> StructField | None:
-        """The top-level field called ``name``, or None."""
         return next((f for f in self.fields if f.name == name), None)
 
 
@@ -111,16 +106,11 @@ class Column:
         return ".".join(self.path)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"name", "type", "nullable", "columnId"}``."""
         return camel_json(self, "name", "type", "nullable", "column_id")
 
 
 def parse_schema(schema_string: str) -> StructType:
-    """Parse ``schemaString`` into a :class:`StructType`.
-
-    Raises:
-        ValueError: If the string is not a Delta schema.
-    """
+    """Parse ``schemaString`` (ValueError if it is not a Delta schema)."""
     try:
         obj = json.loads(schema_string)
     except (TypeError, ValueError) as exc:

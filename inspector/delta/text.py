@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
+from itertools import groupby
 
 TIME_FORMAT = (
     "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
@@ -18,15 +19,8 @@ def format_time(ms: int | float | None) -> str | None:
     """The one way a moment is shown to people: ``2026-11-24 10:39:41.191 UTC``.
 
     Always UTC and always to the millisecond (two commits a few milliseconds apart
-    never read the same), in the app, the CLI's text, errors and the Markdown export.
-    Every form shown is accepted back as input (``table.timetravel.parse_timestamp``).
-    JSON keeps ISO 8601 (``2026-11-24T10:39:41.191Z``), for scripts.
-
-    Args:
-        ms: Milliseconds since the epoch (UTC), or None.
-
-    Returns:
-        The text, or None when ``ms`` is None.
+    never read the same). Every form shown is accepted back as input
+    (``table.timetravel.parse_timestamp``); JSON keeps ISO 8601, for scripts.
     """
     if ms is None:
         return None
@@ -42,13 +36,7 @@ def format_moment(moment: datetime) -> str:
 
 
 def counted(n: int | None, noun: str, plural: str | None = None) -> str:
-    """The one way a count is said in text: ``1 version``, ``3,100 rows``, ``? rows``.
-
-    Args:
-        n: The count (None: unknown).
-        noun: The singular noun.
-        plural: The plural, when it is not ``noun + "s"``.
-    """
+    """The one way a count is said in text: ``1 version``, ``3,100 rows``, ``? rows``."""
     many = plural or f"{noun}s"
     if n is None:
         return f"? {many}"
@@ -57,13 +45,10 @@ def counted(n: int | None, noun: str, plural: str | None = None) -> str:
 
 def version_ranges(versions: Iterable[int]) -> str:
     """Compact ``3..5, 9`` from ``[3, 4, 5, 9]`` (versions in ascending order)."""
-    ordered = list(versions)
-    parts, start = [], None
-    for i, v in enumerate(ordered):
-        start = v if start is None else start
-        if i + 1 == len(ordered) or ordered[i + 1] != v + 1:
-            parts.append(str(v) if start == v else f"{start}..{v}")
-            start = None
+    parts = []
+    for _, run in groupby(enumerate(versions), lambda iv: iv[1] - iv[0]):  # consecutive runs
+        first, *rest = (v for _, v in run)
+        parts.append(f"{first}..{rest[-1]}" if rest else str(first))
     return ", ".join(parts)
 
 
@@ -72,15 +57,7 @@ def partition_label(
     *,
     unpartitioned: str = "(unpartitioned)",
 ) -> str:
-    """``region=EU/day=2024-05-01`` (Hive style, in the given order); null values as ``null``.
-
-    Args:
-        values: An add action's ``partitionValues``, or (column, value) pairs.
-        unpartitioned: What to show when there are no partition values.
-
-    Returns:
-        The label.
-    """
+    """``region=EU/day=2024-05-01`` (Hive style, in the given order); null values as ``null``."""
     pairs = values.items() if isinstance(values, Mapping) else values
     label = "/".join(f"{k}={'null' if v is None else v}" for k, v in pairs)
     return label or unpartitioned

@@ -1,10 +1,7 @@
 """The desktop front end: the app in a native window on this machine (``python -m inspector desktop``).
 
-A front end beside the CLI and the browser app: it starts the app's own server on
-loopback (``server``) and shows it in a pywebview window (``window``); the CLI's
-``desktop`` command only calls :func:`run_desktop`. It never imports streamlit (the app
-runs in its own process), and pywebview only when a window is opened, so the CLI stays
-light.
+It starts the app's own server on loopback (``server``) and shows it in a pywebview
+window (``window``). It never imports streamlit, and pywebview only when a window opens.
 
 May import ``inspector.settings`` and ``inspector.delta``.
 """

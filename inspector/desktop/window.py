@@ -9,9 +9,6 @@ One launch is one server process and one window, tied together:
   loads; the server dying closes the window, and the reason is printed; the server
   also dies with its launcher, even a killed one (Linux: the parent-death signal);
 - the window remembers its size between launches (``desktop_state_file`` setting).
-
-This module never imports streamlit: the app runs in its own process. pywebview (with
-its Qt backend) is imported only when a window is opened, so the CLI stays light.
 """
 
 from __future__ import annotations
@@ -60,10 +57,6 @@ def require_qt_platform(environ: dict[str, str]) -> None:
 
     Qt aborts the process that fails to load its platform plugin (a missing system
     library, an X server that does not answer), so the check runs in a child.
-
-    Raises:
-        DesktopUnavailable: If Qt's platform plugin does not load, saying what is missing
-            and which Debian packages provide it.
     """
     try:
         probe = subprocess.run(
@@ -127,10 +120,7 @@ def save_size(state_file: str, width: int, height: int) -> None:
 def run_desktop(
     table: str | None, *, operator: bool, settings: Settings, environ: dict[str, str]
 ) -> int:
-    """Open the app in a native window; return when the window closes.
-
-    Returns:
-        0 when the user closed the window, 5 when the server died first.
+    """Open the app in a native window; when it closes, 0 (5 when the server died first).
 
     Raises:
         DesktopUnavailable: No display, no pywebview/Qt, or the server did not start.

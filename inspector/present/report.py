@@ -9,18 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from inspector.delta.actions import AddFile
+from inspector.delta.actions import DeletionVector
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.schema import logical_names
 from inspector.delta.text import counted, format_time
 from inspector.diff.filediff import (
     CommitChange,
     FileDiff,
-    PartitionChange,
     VersionSide,
 )
 from inspector.diff.metadiff import RowKind, metadata_rows
-from inspector.diff.rowkeys import ChangedRow, RowDiff
+from inspector.diff.rowkeys import RowDiff
 from inspector.present.values import json_text, row_text, setting_text, text_value
 from inspector.table.history import iso
 from inspector.table.rowcounts import RowsBetween
@@ -34,18 +33,8 @@ def diff_record(
     table: str | None = None,
     log_rows: RowsBetween | None = None,
 ) -> dict[str, Any]:
-    """The whole diff as JSON-ready data (values are plain JSON types).
-
-    Args:
-        diff: The file and metadata diff.
-        rows: The row diff, when computed.
-        table: The table's location, for the record.
-        log_rows: Rows added and removed as the log tells (``table.rowcounts``), when computed.
-
-    Returns:
-        ``{"from", "to", "schema", "files", "partitions", "commits", "properties",
-        "protocol", "table", "sides"}``, ``"rows"`` and ``"rowsFromLog"`` when given.
-    """
+    """The whole diff as JSON-ready data; ``rows`` (the row diff) and ``log_rows`` (rows
+    added and removed as the log tells) when computed."""
     meta = diff.metadata.to_json()
     from_names = logical_names(diff.from_side.metadata.schema)
     to_names = logical_names(diff.to_side.metadata.schema)
@@ -61,7 +50,10 @@ def diff_record(
             "addedFiles": [file_action_record(f, to_names) for f in diff.only_in_to],
             "removedFiles": [file_action_record(f, from_names) for f in diff.only_in_from],
         },
-        "partitions": [_partition(p) for p in diff.by_partition],
+        "partitions": [
+            {"partitionValues": dict(p.partition_values), **camel_json(p.totals)}
+            for p in diff.by_partition
+        ],
         "commits": [_commit(c) for c in diff.by_commit],
         "properties": meta["properties"],
         "protocol": meta["protocol"],
@@ -90,7 +82,13 @@ def rows_record(rows: RowDiff) -> dict[str, Any]:
             **camel_json(samples, "offset", "limit"),
             "added": [dict(r) for r in samples.added],
             "removed": [dict(r) for r in samples.removed],
-            "changed": [_changed_row(c) for c in samples.changed],
+            "changed": [
+                {
+                    "key": dict(c.key),
+                    "changes": {v.key: {"before": v.before, "after": v.after} for v in c.changes},
+                }
+                for c in samples.changed
+            ],
         },
     }
     return dict(json_value(record))
@@ -107,10 +105,6 @@ def to_json(
     return json_text(diff_record(diff, rows, table=table, log_rows=log_rows))
 
 
-def _partition(p: PartitionChange) -> dict[str, Any]:
-    return {"partitionValues": dict(p.partition_values), **camel_json(p.totals)}
-
-
 def _commit(c: CommitChange) -> dict[str, Any]:
     return {
         **camel_json(c, "version", "operation"),
@@ -125,13 +119,6 @@ def _side(side: VersionSide) -> dict[str, Any]:
     return camel_json(side, "version", "num_files", "size_in_bytes", "num_records")
 
 
-def _changed_row(row: ChangedRow) -> dict[str, Any]:
-    return {
-        "key": dict(row.key),
-        "changes": {v.key: {"before": v.before, "after": v.after} for v in row.changes},
-    }
-
-
 # ----- Markdown postmortem ---------------------------------------------------------------------
 
 
@@ -143,19 +130,8 @@ def markdown_report(
     max_files: int = 100,
     log_rows: RowsBetween | None = None,
 ) -> str:
-    """A postmortem of what changed between two versions, as Markdown.
-
-    Args:
-        diff: The file and metadata diff.
-        rows: The row diff, when computed (else the report says rows were not compared).
-        table: The table's location, for the title.
-        max_files: List at most this many files per side (the JSON export lists all).
-        log_rows: Rows added and removed as the log tells, when computed.
-
-    Returns:
-        Markdown text: summary, commits in between, schema, properties and protocol,
-        partitions, files and rows.
-    """
+    """A postmortem of what changed between two versions, as Markdown (``max_files`` per
+    side listed; the JSON export lists all)."""
     sections = [
         _md_summary(diff, table, log_rows),
         _md_commits(diff, log_rows),
@@ -316,7 +292,10 @@ def _md_files(diff: FileDiff, max_files: int) -> str:
         ("Added (only in the to version)", diff.only_in_to),
         ("Removed (only in the from version)", diff.only_in_from),
     ):
-        rows = [[f"`{f.path}`", f.size, f.num_live_records, _dv(f)] for f in files[:max_files]]
+        rows = [
+            [f"`{f.path}`", f.size, f.num_live_records, _deleted_rows(f.deletion_vector)]
+            for f in files[:max_files]
+        ]
         body = _table(["path", "bytes", "records", "deletion vector"], rows) if files else "None."
         if len(files) > max_files:
             body += f"\n\n… and {len(files) - max_files} more (see the JSON export)."
@@ -324,8 +303,7 @@ def _md_files(diff: FileDiff, max_files: int) -> str:
     return "\n\n".join(parts)
 
 
-def _dv(add: AddFile) -> str:
-    dv = add.deletion_vector
+def _deleted_rows(dv: DeletionVector | None) -> str:
     return f"{dv.cardinality} rows deleted" if dv else ""
 
 

@@ -1,13 +1,7 @@
 """The one way a row value is written, in JSON, in text and in the app's tables.
 
-Built on :func:`inspector.delta.jsonvalue.json_value`, so every output agrees:
-instants (``timestamp``) in ISO 8601 UTC with ``Z``, ``timestamp_ntz`` without a
-zone, dates ISO, decimals as strings (no float rounding), binary base64, NaN and
-infinities by name, maps, structs and arrays as compact JSON. Text never shows a
-Python repr (``None``, ``True``, ``{'a': 1}``, ``Decimal('1.0')``).
-
-Used by ``show``, ``diff --rows`` (text and JSON), the Markdown postmortem, and the
-app's Preview and Diff tables; the app shows a missing value as :data:`EMPTY`.
+Built on :func:`inspector.delta.jsonvalue.json_value`, so every output agrees; text
+never shows a Python repr (``None``, ``True``, ``{'a': 1}``, ``Decimal('1.0')``).
 """
 
 from __future__ import annotations
@@ -26,16 +20,9 @@ NOT_SET = "(not set)"  # a property or setting that has no value on one side of 
 
 
 def text_value(value: Any, *, empty: str = NULL) -> str:
-    """A value as text for people, the same text everywhere.
-
-    Args:
-        value: A Python value as Spark (via Arrow), pyarrow or the log return it.
-        empty: What a null is written as (``null`` in text, :data:`EMPTY` in the app).
-
-    Returns:
-        Scalars bare (``2024-03-04T04:35:00Z``, ``12.30``, ``true``), nested values as
-        compact JSON (``{"a": 1, "b": [1, 2]}``).
-    """
+    """A value as text for people, the same text everywhere: scalars bare
+    (``2024-03-04T04:35:00Z``, ``12.30``, ``true``), nested values as compact JSON, a null
+    as ``empty``."""
     if value is None:
         return empty
     plain = json_value(value)
@@ -90,10 +77,8 @@ def setting_text(value: Any) -> str:
 def json_text(obj: Any) -> str:
     """The one JSON text of every output: the CLI's ``--json`` and the app's exports.
 
-    orjson encodes it, indented by two spaces, UTF-8 as it is (the standard library's
-    indenting encoder is pure Python and took seconds for a 20,000-version history);
-    values it does not take as they are (dates, records, integers beyond 64 bits, NaN)
-    fall back to the standard encoder.
+    orjson encodes it (the standard library's indenting encoder took seconds for a
+    20,000-version history); values it does not take fall back to the standard encoder.
     """
     try:
         return orjson.dumps(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from inspector.delta.text import counted
-from inspector.present.values import text_value
+from inspector.present.values import row_text, text_value
 from inspector.rows.blame_records import Blame, Method, RowWrite, WriteKind
 from inspector.rows.explain import Explanation
 
@@ -63,8 +63,7 @@ def blame_lines(blame: Blame) -> Iterator[str]:
         label = f"row id {row.row_id}" if row.row_id is not None else "row"
         shown = row.current if row.current is not None else row.writes[-1].before
         state = "" if row.current is not None else " (deleted)"
-        values = ", ".join(f"{k}={text_value(v)}" for k, v in (shown or {}).items())
-        yield f"{label}{state}: {values}"
+        yield f"{label}{state}: {row_text(shown or {})}"
         for w in row.writes:
             who = w.user_name or w.engine_info or "unknown writer"
             yield f"  v{w.version} {w.timestamp or '?'} {w.operation} by {who}: {w.change}"

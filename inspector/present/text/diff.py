@@ -14,13 +14,7 @@ from inspector.table.rowcounts import RowsBetween
 
 
 def diff_lines(record: dict[str, Any], log_rows: RowsBetween | None = None) -> list[str]:
-    """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows.
-
-    Args:
-        record: The diff's JSON record.
-        log_rows: The rows the log says the commits in between added and removed (the
-            record's ``rowsFromLog``), shown by their one label (``RowChange.label``).
-    """
+    """The lines of ``diff`` without ``--json``: summary, commits, schema, files, rows."""
     files, sides = record["files"], record["sides"]
     lines = [
         f"version {record['from']} -> {record['to']}: {counted(files['filesAdded'], 'file')} "

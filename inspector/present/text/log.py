@@ -42,12 +42,8 @@ def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
 
 
 def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
-    """``files``: the commit's operation, then each added (``+``) and removed (``-``) file.
-
-    Args:
-        record: The commit's JSON record (``files --json``): its version and files.
-        operation: The commit's operation (``WRITE``, ``MERGE``, ...).
-    """
+    """``files``: the commit's operation, then each added (``+``) and removed (``-``) file
+    of its JSON record."""
     yield (
         f"version {record['version']}: {operation}, "
         f"{len(record['added'])} added, {len(record['removed'])} removed"
@@ -59,13 +55,7 @@ def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
 
 
 def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[str]:
-    """``detail``: the overview's fields, properties, columns and engine compatibility.
-
-    Args:
-        detail: The overview (its fields as ``detail --json`` names them, times as every
-            text shows them).
-        compatibility: Which engines can read and write the table, and since when.
-    """
+    """``detail``: the overview's fields, properties, columns and engine compatibility."""
     record = detail.to_json()
     record["createdAt"] = format_time(detail.created_at)
     record["lastModified"] = format_time(detail.last_modified)
@@ -118,12 +108,7 @@ def demo_lines(path: str) -> Iterator[str]:
 
 
 def insights_lines(r: dict[str, Any], *, max_listed: int) -> Iterator[str]:
-    """``insights``: the layout record of one version (``insights --json``), partitions capped.
-
-    Args:
-        r: The layout record.
-        max_listed: How many partitions to list.
-    """
+    """``insights``: the layout record of one version (``insights --json``), partitions capped."""
     yield f"Layout of {r['table']} at version {r['version']}"
     yield f"files {r['files']:,}  bytes {r['bytes']:,}  rows {_n(r['rows'])}"
     yield (
