@@ -60,6 +60,7 @@ class LogLister:
 
     def __init__(self, storage: Storage, table: TableIndex | None) -> None:
         self.storage = storage
+        self.index = table  # the table's part of the log index (checkpoints are kept there too)
         self._table = table if storage.lists_after else None
         self._recorded: ListingRecord | None = None
         self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
