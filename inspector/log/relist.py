@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from inspector.delta.paths import LOG_DIR
+from inspector.log.columnlisting import listing_of_columns
 from inspector.log.index import TableIndex
 from inspector.log.index.listed import ListingRecord, read_listing, write_listing
 from inspector.log.listing import (
@@ -114,7 +115,8 @@ class LogLister:
         if self._table is None:
             return listing_of(self.storage, list_entries(self.storage), last=last)
         record, others = self._whole_record()
-        return listing_of(self.storage, record.metas() + others, last=last)
+        columns = (record.paths, record.sizes, record.times, record.etags)
+        return listing_of_columns(self.storage, columns, others, last=last)
 
     def commit_times(self, below: int) -> dict[int, int]:
         """The modification time (ms) of every commit file below ``below``, by version, from
