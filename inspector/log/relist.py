@@ -104,7 +104,8 @@ class LogLister:
             except OSError:
                 entries = []
             self._listed = (after, entries)
-            if any(cp.version == hint.version for cp in _checkpoints(entries, key, self.storage)):
+            found = _checkpoints(entries, key, self.storage, hint)
+            if any(cp.version == hint.version for cp in found):
                 return _from_oldest_checkpoint(entries, after, self.storage, hint)
         return self.whole(hint)
 
@@ -181,9 +182,11 @@ class LogLister:
         return recorded.spliced(lo, hi, logs, new), others, changed
 
 
-def _checkpoints(entries: list[ObjectMeta], key: str, storage: Storage) -> list[Checkpoint]:
-    """The usable checkpoints listed after ``key``."""
-    return classify([e for e in entries if e.path > key], storage).usable_checkpoints()
+def _checkpoints(
+    entries: list[ObjectMeta], key: str, storage: Storage, hint: LastCheckpoint
+) -> list[Checkpoint]:
+    """The usable checkpoints listed after ``key`` (the hint is not read again)."""
+    return classify([e for e in entries if e.path > key], storage, last=hint).usable_checkpoints()
 
 
 def _from_oldest_checkpoint(
