@@ -47,7 +47,8 @@ OVERLAP = 200
 #: Versions the refresh lists before the newest checkpoint: its listing then starts at the
 #: oldest checkpoint among them, and holds the newest page of a history (the app's first
 #: screen: 250 versions) where checkpoints are that close, so the page lists nothing more.
-#: Without checksums that is one request (400 versions, up to 800 files with them).
+#: Without checksums that is one request (400 versions, up to 800 files with them). Only
+#: where the server lists from a start (S3, GCS): a folder or Azure is listed whole anyway.
 REACH = 400
 
 
@@ -97,7 +98,8 @@ class LogLister:
         hint = read_hint(self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
-            after = min(key, f"{LOG_DIR}/{max(hint.version - REACH, 0):020d}")
+            reach = REACH if self.storage.lists_after else 0  # a folder, Azure: listed whole
+            after = min(key, f"{LOG_DIR}/{max(hint.version - reach, 0):020d}")
             after = min(after, _start(self._recorded)) if self._recorded else after
             try:
                 entries = self.storage.list(LOG_DIR, start_after=after)
