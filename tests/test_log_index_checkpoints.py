@@ -6,10 +6,12 @@ alone by ``--no-cache``. Requests are counted at a proxy in front of the server.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import stat
-import threading
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -22,7 +24,7 @@ from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.log.index import checkpoints as kept
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, REPO
 from tests.recording_proxy import RecordingProxy
 
 
@@ -204,28 +206,35 @@ def test_multi_part_and_v2_checkpoints_with_sidecars_are_kept_whole(
     assert len(list(Path(index.for_table(uri).folder).glob("checkpoint-*"))) == len(off_cps)
 
 
+_READER = """
+import json, sys
+from inspector.log.deltalog import DeltaLog
+from inspector.log.index import LogIndex
+index = LogIndex(sys.argv[2], max_bytes=64 * 1024 * 1024)
+log = DeltaLog.open(sys.argv[1], storage_options=json.loads(sys.argv[3]), index=index)
+sys.stdin.readline()  # then read the checkpoint, as the other process does
+print(json.dumps(sorted(a.path for a in log.snapshot().add_files)))
+"""
+
+
 def test_two_processes_filling_the_copies_at_once_leave_them_whole(s3_server, tmp_path):
     local = tmp_path / "t"
     _checkpointed(local)
     uri = s3_server.upload(local)
-    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    cache = tmp_path / "cache"
     expected = DeltaLog.open(uri, storage_options=s3_server.options).snapshot()
-    answers: list[object] = []
-    start = threading.Barrier(4)
-
-    def reader() -> None:
-        start.wait()
-        log = DeltaLog.open(uri, storage_options=s3_server.options, index=index)
-        answers.append(sorted(a.path for a in log.snapshot().add_files))
-
-    threads = [threading.Thread(target=reader) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    paths = sorted(a.path for a in expected.add_files)
-    assert answers == [paths] * 4
-    folder = Path(index.for_table(uri).folder)
+    argv = [sys.executable, "-c", _READER, uri, str(cache), json.dumps(s3_server.options)]
+    readers = [
+        subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
+        for _ in range(2)
+    ]
+    for reader in readers:  # both started together, both told to read at once
+        assert reader.stdin is not None
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+    answers = [reader.communicate(timeout=300)[0] for reader in readers]
+    assert [json.loads(a) for a in answers] == [sorted(a.path for a in expected.add_files)] * 2
+    folder = Path(LogIndex(str(cache), max_bytes=1).for_table(uri).folder)
     (copy,) = folder.glob("checkpoint-*.parquet")
     assert not list(folder.glob(".tmp-*"))
     assert copy.read_bytes() == s3_server.read(f"{uri}/_delta_log/{25:020d}.checkpoint.parquet")
