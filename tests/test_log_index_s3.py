@@ -110,9 +110,11 @@ def _counted_history(proxy, uri: str, options: dict[str, str], index: LogIndex |
 
 @pytest.fixture
 def small_pages(monkeypatch):
-    """Pages of 10 entries and a margin of 4: a 30-commit log spans several pages."""
+    """Pages of 10 entries and a margin of 4: a 30-commit log spans several pages; the refresh
+    lists from the newest checkpoint (no reach back to older ones)."""
     monkeypatch.setattr(relist, "PAGE", 10)
     monkeypatch.setattr(relist, "OVERLAP", 4)
+    monkeypatch.setattr(relist, "REACH", 0)
 
 
 @pytest.fixture
@@ -235,3 +237,34 @@ def test_the_commit_times_of_a_later_open_are_the_whole_listings(s3_server, smal
             v: f.modification_time for v, f in listed.items() if v < 27
         }
         assert log.whole_listing is None  # no listing of a LogFile per file was made
+
+
+def test_the_refresh_reaches_back_to_older_checkpoints_so_a_newest_page_lists_nothing_more(
+    s3_server, counted_s3, monkeypatch, tmp_path
+):
+    from deltalake import DeltaTable
+
+    from inspector.table.history import history_page
+
+    proxy, options = counted_s3
+    local = tmp_path / "t"
+    for n in range(6):  # checkpoints at versions 4, 9, 14, 19 and 24; commits up to 29
+        _appends(local, 5, seed=10 + n)
+        if n < 5:
+            DeltaTable(str(local)).create_checkpoint()
+    uri = s3_server.upload(local)
+    expected = history_page(DeltaLog.open(uri, storage_options=options), Settings(), limit=12)
+
+    monkeypatch.setattr(relist, "REACH", 12)  # from version 12: checkpoints 14, 19, 24 listed
+    proxy.clear()
+    log = DeltaLog.open(uri, storage_options=options)
+    assert log.tail.from_version == 14 and sorted(log.tail.checkpoints) == [14, 19, 24]
+    assert history_page(log, Settings(), limit=12) == expected
+    after = [
+        unquote(r.path).rpartition("start-after=")[2]
+        for r in proxy.requests
+        if "start-after=" in r.path
+    ]
+    # One start-after listing, the refresh's from version 12 on: the page of 12 versions
+    # lists no part of the log of its own (its times chain from version 0: the whole one).
+    assert after == [f"{uri.split('/', 3)[3]}/{LOG_DIR}/{12:020d}"]

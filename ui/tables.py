@@ -35,6 +35,7 @@ _demo_lock = threading.Lock()
 _STAMP_FROM = 1000  # commit files from which a refresh is skipped while the log folder is unchanged
 _SETTLED_NS = 2_000_000_000  # a folder changed this recently is always re-listed (clock ticks)
 _stamps: dict[int, tuple[int, int]] = {}  # id of a cached log -> the folder stamp it last listed
+_fresh: set[int] = set()  # ids of logs opened (listed) and not yet handed out
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -42,7 +43,7 @@ def _cached_by_location(root: str, settings_digest: str, _settings: Settings) ->
     # Keyed by the table root, so every spelling of a location shares one log. Failures are
     # not cached by Streamlit, so a table created later opens on the next try. The
     # settings (secrets) are not hashed into the key; their digest is.
-    return inspector_table.open_table(root, _settings)
+    return _opened(inspector_table.open_table(root, _settings))
 
 
 @st.cache_resource(max_entries=32, ttl=300, show_spinner="Looking the table up in its catalog…")
@@ -50,7 +51,13 @@ def _cached_by_name(text: str, settings_digest: str, _settings: Settings) -> Tab
     # Five minutes: a rerun does not ask the catalog again, and vended credentials (an hour,
     # typically) are asked for again long before they expire. Only reads are cached: they
     # ask for READ; a commit asks for READ_WRITE itself, at commit time, never cached.
-    return inspector_table.open_table(text, _settings)
+    return _opened(inspector_table.open_table(text, _settings))
+
+
+def _opened(table: Table) -> Table:
+    """Note a log just opened (and so just listed): the call that opened it does not list again."""
+    _fresh.add(id(table.log))
+    return table
 
 
 def _digest(settings: Settings) -> str:
@@ -89,12 +96,15 @@ def open_table(text: str, settings: Settings) -> Table:
         table = _cached_by_name(text, digest, settings)
     else:
         table = _cached_by_location(parse_location(text).root, digest, settings)
-    _refresh(table.log)
+    just_listed = id(table.log) in _fresh  # opened by this very call: listed a moment ago
+    _fresh.discard(id(table.log))
+    _refresh(table.log, just_listed=just_listed)
     return table
 
 
-def _refresh(log: DeltaLog) -> None:
-    """Refresh the log, unless it is large, local and its folder has not changed since.
+def _refresh(log: DeltaLog, *, just_listed: bool = False) -> None:
+    """Refresh the log, unless it was just listed (opened), or is large, local and its folder
+    has not changed since.
 
     Listing 20,000 commit files takes 0.1-1 s, on every rerun of the app; a stat of
     ``_delta_log`` says whether any file was added or removed (Delta never rewrites a
@@ -105,7 +115,8 @@ def _refresh(log: DeltaLog) -> None:
         stamp = None
     if stamp is not None and _stamps.get(id(log)) == stamp:
         return
-    log.refresh()
+    if not just_listed:
+        log.refresh()
     if stamp is not None and log.latest_version >= _STAMP_FROM:  # a long log, not listed whole
         _stamps[id(log)] = stamp
     else:

@@ -26,7 +26,9 @@ from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
 from inspector.log import arrays, columnar, text
 from inspector.log.commit import parse_json_actions
-from inspector.log.listing import Checkpoint
+from inspector.log.index import TableIndex
+from inspector.log.index.checkpoints import kept_in, read_checkpoint_file
+from inspector.log.listing import Checkpoint, LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
 
@@ -57,6 +59,7 @@ def read_checkpoint_state(
     live_only: bool = False,
     statistics: bool = True,
     actions: frozenset[str] | None = None,
+    index: TableIndex | None = None,
 ) -> ReplayState:
     """The state a checkpoint stores, its file actions as Arrow tables.
 
@@ -72,6 +75,8 @@ def read_checkpoint_state(
         live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
         statistics: Read the adds' statistics (False: every action, without them).
         actions: Read only these actions' columns (``metaData``, say), if given.
+        index: The table's part of the log index, which keeps the files read from an
+            object store (:mod:`~inspector.log.index.checkpoints`); None reads the store.
 
     Returns:
         The state (unresolved; see :meth:`ReplayState.resolve`).
@@ -85,9 +90,9 @@ def read_checkpoint_state(
         wanted = frozenset(ACTION_COLUMNS)  # a wanted set leaves the statistics out
     parts = _Parts()
     for part in checkpoint.files:
-        _read_part(part.path, storage, wanted, parts)
+        _read_part(part, storage, wanted, parts, index)
     for sidecar in [a for a in parts.others if isinstance(a, Sidecar)]:
-        _read_part(_sidecar_path(sidecar), storage, wanted, parts)
+        _read_part(_sidecar_file(sidecar, storage), storage, wanted, parts, index)
     state = ReplayState()
     for action in parts.others:
         state.apply_other(action)
@@ -107,25 +112,40 @@ class _Parts:
         self.others: list[Action] = []
 
 
-def _sidecar_path(sidecar: Sidecar) -> str:
+def _sidecar_file(sidecar: Sidecar, storage: Storage) -> LogFile:
+    """A sidecar as its checkpoint describes it (the listing does not reach ``_sidecars``)."""
     path = canonical_path(sidecar.path)
-    if os.path.isabs(path) or "://" in path:
-        return path
-    return f"{LOG_DIR}/_sidecars/{path}"
+    if not (os.path.isabs(path) or "://" in path):
+        path = f"{LOG_DIR}/_sidecars/{path}"
+    return LogFile(
+        name=path.rsplit("/", 1)[-1],
+        path=path,
+        size=sidecar.size_in_bytes,
+        modification_time=sidecar.modification_time or 0,
+    )
 
 
-def _read_part(path: str, storage: Storage, wanted: frozenset[str] | None, parts: _Parts) -> None:
-    with _reading(path):
-        if path.endswith(".json"):
-            _read_json_part(storage.read(path), wanted, parts)
+def _read_part(
+    file: LogFile,
+    storage: Storage,
+    wanted: frozenset[str] | None,
+    parts: _Parts,
+    index: TableIndex | None,
+) -> None:
+    with _reading(file.path):
+        if file.path.endswith(".json"):
+            _read_json_part(read_checkpoint_file(index, storage, file), wanted, parts)
         else:
-            _read_parquet_part(_open_parquet(path, storage), wanted, parts)
+            _read_parquet_part(_open_parquet(file, storage, index), wanted, parts)
 
 
-def _open_parquet(path: str, storage: Storage) -> pq.ParquetFile:
-    """A local file is read in place (column by column); an object is fetched whole."""
-    local = storage.local_path(path)
-    return pq.ParquetFile(local if local is not None else pa.BufferReader(storage.read(path)))
+def _open_parquet(file: LogFile, storage: Storage, index: TableIndex | None) -> pq.ParquetFile:
+    """A local file is read in place (column by column); an object is fetched whole, or
+    its copy in the log index read."""
+    local = storage.local_path(file.path)
+    if local is not None and not kept_in(index, storage):
+        return pq.ParquetFile(local)
+    return pq.ParquetFile(pa.BufferReader(read_checkpoint_file(index, storage, file)))
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:

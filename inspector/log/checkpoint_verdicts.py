@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
+from inspector.log.index import TableIndex
 from inspector.log.listing import Checkpoint, LogListing
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
@@ -34,11 +35,13 @@ class CheckpointVerdicts:
 
     Args:
         storage: The table's storage, which the checkpoints are read from.
+        index: The table's part of the log index (None: none).
         replay: What the commits give at a checkpoint's version, from an independent base.
     """
 
-    def __init__(self, storage: Storage, replay: Replay) -> None:
+    def __init__(self, storage: Storage, replay: Replay, *, index: TableIndex | None) -> None:
         self._storage = storage
+        self._index = index  # which keeps the checkpoints read from an object store
         # An object store writes an object whole or not at all: no checkpoint there is cut
         # short, so the probe (two reads a checkpoint) is left to a local folder's; a damaged
         # one is found when it is read.
@@ -127,7 +130,7 @@ class CheckpointVerdicts:
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
         try:
-            state = _read(cp, self._storage, live_only, statistics)
+            state = _read(cp, self._storage, self._index, live_only, statistics)
         except StorageUnavailable:
             raise
         except InspectorError as exc:
@@ -190,7 +193,11 @@ class CheckpointVerdicts:
         self._verified[cp] = problems
 
 
-def _read(cp: Checkpoint, storage: Storage, live_only: bool, statistics: bool) -> ReplayState:
+def _read(
+    cp: Checkpoint, storage: Storage, index: TableIndex | None, live_only: bool, statistics: bool
+) -> ReplayState:
     from inspector.log.checkpoint import read_checkpoint_state
 
-    return read_checkpoint_state(cp, storage, live_only=live_only, statistics=statistics)
+    return read_checkpoint_state(
+        cp, storage, live_only=live_only, statistics=statistics, index=index
+    )

@@ -55,6 +55,7 @@ class DeltaLog:
         self._checkpoints = CheckpointVerdicts(
             self.storage,
             lambda cp: self._replay_state(cp.version, before=cp.version - 1, live_only=True),
+            index=self.index,
         )
         self._tail: LogListing | None = None  # from the newest checkpoint on (or whole)
         self._listing: LogListing | None = None  # the whole folder, listed when first needed

@@ -25,10 +25,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from inspector.delta.paths import LOG_DIR
+from inspector.log.columnlisting import listing_of_columns
 from inspector.log.index import TableIndex
 from inspector.log.index.listed import ListingRecord, read_listing, write_listing
 from inspector.log.listing import (
     COMMIT_FILE,
+    Checkpoint,
     LastCheckpoint,
     LogListing,
     classify,
@@ -42,6 +44,12 @@ from inspector.storage import ObjectMeta, Storage
 PAGE = 1000
 #: Recorded entries listed again before the newest one (the start-after listing's margin).
 OVERLAP = 200
+#: Versions the refresh lists before the newest checkpoint: its listing then starts at the
+#: oldest checkpoint among them, and holds the newest page of a history (the app's first
+#: screen: 250 versions) where checkpoints are that close, so the page lists nothing more.
+#: Without checksums that is one request (400 versions, up to 800 files with them). Only
+#: where the server lists from a start (S3, GCS): a folder or Azure is listed whole anyway.
+REACH = 400
 
 
 class LogLister:
@@ -60,6 +68,7 @@ class LogLister:
 
     def __init__(self, storage: Storage, table: TableIndex | None) -> None:
         self.storage = storage
+        self.index = table  # the table's part of the log index (checkpoints are kept there too)
         self._table = table if storage.lists_after else None
         self._recorded: ListingRecord | None = None
         self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
@@ -89,15 +98,17 @@ class LogLister:
         hint = read_hint(self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
-            after = min(key, _start(self._recorded)) if self._recorded else key
+            reach = REACH if self.storage.lists_after else 0  # a folder, Azure: listed whole
+            after = min(key, f"{LOG_DIR}/{max(hint.version - reach, 0):020d}")
+            after = min(after, _start(self._recorded)) if self._recorded else after
             try:
                 entries = self.storage.list(LOG_DIR, start_after=after)
             except OSError:
                 entries = []
             self._listed = (after, entries)
-            tail = classify([e for e in entries if e.path > key], self.storage, last=hint)
-            if any(cp.version == hint.version for cp in tail.usable_checkpoints()):
-                return replace(tail, from_version=hint.version)
+            found = _checkpoints(entries, key, self.storage, hint)
+            if any(cp.version == hint.version for cp in found):
+                return _from_oldest_checkpoint(entries, after, self.storage, hint)
         return self.whole(hint)
 
     def whole(self, last: LastCheckpoint | None) -> LogListing:
@@ -113,7 +124,8 @@ class LogLister:
         if self._table is None:
             return listing_of(self.storage, list_entries(self.storage), last=last)
         record, others = self._whole_record()
-        return listing_of(self.storage, record.metas() + others, last=last)
+        columns = (record.paths, record.sizes, record.times, record.etags)
+        return listing_of_columns(self.storage, columns, others, last=last)
 
     def commit_times(self, below: int) -> dict[int, int]:
         """The modification time (ms) of every commit file below ``below``, by version, from
@@ -170,6 +182,27 @@ class LogLister:
         changed = new != recorded.metas(hi)
         others += [e for e in tail if not _is_log_file(e)]
         return recorded.spliced(lo, hi, logs, new), others, changed
+
+
+def _checkpoints(
+    entries: list[ObjectMeta], key: str, storage: Storage, hint: LastCheckpoint
+) -> list[Checkpoint]:
+    """The usable checkpoints listed after ``key`` (the hint is not read again)."""
+    return classify([e for e in entries if e.path > key], storage, last=hint).usable_checkpoints()
+
+
+def _from_oldest_checkpoint(
+    entries: list[ObjectMeta], after: str, storage: Storage, hint: LastCheckpoint
+) -> LogListing:
+    """The listing from the oldest usable checkpoint whose every file was listed (all of a
+    version's files sort after ``after`` when its version is above it) on."""
+    name = after.rpartition("/")[2]  # a version's key (``…/<20 digits>``) or a listed file
+    floor = int(name[:20]) + (0 if len(name) == 20 else 1)
+    listed = classify([e for e in entries if e.path > after], storage, last=hint)
+    oldest = min(cp.version for cp in listed.usable_checkpoints() if cp.version >= floor)
+    key = f"{LOG_DIR}/{oldest:020d}"
+    tail = classify([e for e in entries if e.path > key], storage, last=hint)
+    return replace(tail, from_version=oldest)
 
 
 def _start(recorded: ListingRecord) -> str:

@@ -77,7 +77,9 @@ def _checkpoint_state(log: DeltaLog, checkpoint: Checkpoint) -> ReplayState | No
     from inspector.log.checkpoint import read_checkpoint_state
 
     try:
-        return read_checkpoint_state(checkpoint, log.storage, actions=_TABLE_ACTIONS)
+        return read_checkpoint_state(
+            checkpoint, log.storage, actions=_TABLE_ACTIONS, index=log.index
+        )
     except StorageUnavailable:
         raise
     except InspectorError:

@@ -36,6 +36,8 @@ def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
     protocol is read only when staged files newer than the published log exist.
     """
     log = table.log
+    if not log.staged_commits:  # an empty folder: the log lists it once per refresh
+        return []
     files = list_staged(log.storage)
     published = log.latest_version
     if not any(staged_version(f.name) > published for f in files):

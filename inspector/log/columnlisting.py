@@ -1,0 +1,113 @@
+"""A whole listing of ``_delta_log`` made from a listing record's columns, without a
+:class:`~inspector.log.listing.LogFile` per file.
+
+A later open of a 100,000-commit log on an object store makes its whole listing from the log
+index's record (:mod:`inspector.log.relist`). Building a listed entry and a ``LogFile`` for
+each of its files cost about 2 s of CPU, though a question reads a few hundred of them: here
+the commit and checksum files are looked up by version in the record's columns
+(:class:`ColumnFiles`), and a ``LogFile`` is made only for a file a question asks for. The
+checkpoints, compacted files and ``_last_checkpoint`` (a few) are classified as any listing's
+are (:func:`~inspector.log.listing.classify`), so the listing is the one a full listing gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from inspector.log.listing import LastCheckpoint, LogFile, LogListing, classify, listing_of
+from inspector.storage import ObjectMeta, Storage
+
+
+class ColumnFiles(Mapping[int, LogFile]):
+    """Listed files by version, read from a record's columns when asked for.
+
+    Args:
+        storage: The table's storage (a file's location is its :meth:`~Storage.uri`).
+        columns: The record's paths, sizes, modification times (ms) and ETags.
+        rows: Each version's row in the columns.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        columns: tuple[Sequence[str], Sequence[int], Sequence[int], Sequence[str | None]],
+        rows: dict[int, int],
+    ) -> None:
+        self._storage, self._columns, self._rows = storage, columns, rows
+
+    def __getitem__(self, version: int) -> LogFile:
+        row = self._rows[version]
+        paths, sizes, times, etags = self._columns
+        path = paths[row]
+        return LogFile(
+            name=path.rpartition("/")[2],
+            path=self._storage.uri(path),
+            size=sizes[row],
+            modification_time=times[row],
+            etag=etags[row],
+        )
+
+    def __contains__(self, version: object) -> bool:
+        return version in self._rows
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ColumnFiles):
+            return self._identity() == other._identity()
+        return super().__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # a mapping, as a dict is
+
+    def _identity(self) -> tuple[Any, ...]:
+        """What two listings' files must share to be equal, without a record per file."""
+        rows = list(self._rows.values())
+        return (list(self._rows), *([column[r] for r in rows] for column in self._columns))
+
+
+def listing_of_columns(
+    storage: Storage,
+    columns: tuple[Sequence[str], Sequence[int], Sequence[int], Sequence[str | None]],
+    others: list[ObjectMeta],
+    *,
+    last: LastCheckpoint | None,
+) -> LogListing:
+    """The whole listing a record's log files (``columns``, sorted by path) and the folder's
+    other entries make: as :func:`~inspector.log.listing.listing_of` gives for the same files.
+
+    Raises:
+        NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
+    """
+    paths, sizes, times, etags = columns
+    commits: dict[int, int] = {}
+    crcs: dict[int, int] = {}
+    rest: list[ObjectMeta] = []
+    for row, path in enumerate(paths):
+        name = path[path.rfind("/") + 1 :]
+        stem = name[:20]
+        if len(name) == 25 and name.endswith(".json") and stem.isascii() and stem.isdigit():
+            commits[int(stem)] = row
+        elif len(name) == 24 and name.endswith(".crc") and stem.isascii() and stem.isdigit():
+            crcs[int(stem)] = row
+        else:
+            rest.append(
+                ObjectMeta(path=path, size=sizes[row], last_modified=times[row], etag=etags[row])
+            )
+    found = classify([*rest, *others], storage, last=last)
+    if not commits or found.commits or found.crcs:  # none, or named oddly: the one rule says
+        every = [
+            ObjectMeta(path=p, size=s, last_modified=t, etag=e)
+            for p, s, t, e in zip(*columns, strict=True)
+        ]
+        return listing_of(storage, [*every, *others], last=last)
+    return replace(
+        found,
+        commits=ColumnFiles(storage, columns, commits),
+        crcs=ColumnFiles(storage, columns, crcs),
+    )
