@@ -37,6 +37,10 @@ class CommitFiles:
     other_lines: tuple[int, ...]
     other_text: tuple[bytes, ...] = ()
 
+    def by_kind(self) -> tuple[tuple[str, pa.Table, pa.Array], ...]:
+        """``(kind, table, line numbers)`` of the adds, then of the removes."""
+        return ("add", self.adds, self.add_lines), ("remove", self.removes, self.remove_lines)
+
 
 # Below this size orjson parses a commit faster than Arrow's JSON reader starts.
 COLUMNAR_FROM = 1 << 20
@@ -160,22 +164,12 @@ def _file_schema(body: bytes) -> pa.Schema:
         values = next(iter(obj.values())).get("partitionValues") or {}
         keys = list(values) if isinstance(values, dict) else []
     partition = pa.struct([(k, pa.string()) for k in keys])
-    kinds = []
-    for kind in ("add", "remove"):
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
-        kinds.append(
-            (
-                kind,
-                pa.struct(
-                    [
-                        (name, partition if name == "partitionValues" else type)
-                        for name, type in fields
-                        if name != "tags"
-                    ]
-                ),
-            )
-        )
-    return pa.schema(kinds)
+
+    def struct(fields: tuple[tuple[str, pa.DataType], ...]) -> pa.StructType:
+        known = [(n, partition if n == "partitionValues" else t) for n, t in fields]
+        return pa.struct([(n, t) for n, t in known if n != "tags"])
+
+    return pa.schema([(kind, struct(fields)) for kind, fields in columnar.FIELDS.items()])
 
 
 def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
@@ -188,9 +182,8 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
     tables, lines = {}, {}
     for kind in ("add", "remove"):
         column = table.column(kind)
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
         names = {column.type.field(i).name for i in range(column.type.num_fields)}
-        if names - {n for n, _ in fields}:
+        if names - {n for n, _ in columnar.FIELDS[kind]}:
             return None  # tags or unknown fields: the line-by-line path keeps them exactly
         pieces, at, offset = [], [], 0
         for chunk in column.chunks:

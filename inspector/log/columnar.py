@@ -48,33 +48,35 @@ _CARRIED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("baseRowId", pa.int64()),
     ("defaultRowCommitVersion", pa.int64()),
 )
-ADD_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
-    ("path", pa.string()),
-    ("partitionValues", _STR_MAP),
-    ("size", pa.int64()),
-    ("modificationTime", pa.int64()),
-    ("dataChange", pa.bool_()),
-    *_CARRIED_FIELDS,
-)
-REMOVE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
-    ("path", pa.string()),
-    ("deletionTimestamp", pa.int64()),
-    ("dataChange", pa.bool_()),
-    ("extendedFileMetadata", pa.bool_()),
-    ("partitionValues", _STR_MAP),
-    ("size", pa.int64()),
-    *_CARRIED_FIELDS,
-)
+#: The Delta fields of ``add`` and ``remove`` actions that are columns, by kind.
+FIELDS: dict[str, tuple[tuple[str, pa.DataType], ...]] = {
+    "add": (
+        ("path", pa.string()),
+        ("partitionValues", _STR_MAP),
+        ("size", pa.int64()),
+        ("modificationTime", pa.int64()),
+        ("dataChange", pa.bool_()),
+        *_CARRIED_FIELDS,
+    ),
+    "remove": (
+        ("path", pa.string()),
+        ("deletionTimestamp", pa.int64()),
+        ("dataChange", pa.bool_()),
+        ("extendedFileMetadata", pa.bool_()),
+        ("partitionValues", _STR_MAP),
+        ("size", pa.int64()),
+        *_CARRIED_FIELDS,
+    ),
+}
 _KEY_FIELDS = (("extra", pa.string()), ("key_path", pa.string()), ("dv_id", pa.string()))
-ADD_SCHEMA = pa.schema([*ADD_FIELDS, *_KEY_FIELDS])
-REMOVE_SCHEMA = pa.schema([*REMOVE_FIELDS, *_KEY_FIELDS])
+_SCHEMAS = {kind: pa.schema([*fields, *_KEY_FIELDS]) for kind, fields in FIELDS.items()}
 # Parsed copies of JSON fields that some writers add to checkpoints; the JSON is canonical.
 _DERIVED = frozenset({"stats_parsed", "partitionValues_parsed"})
 
 
 def schema_of(kind: str) -> pa.Schema:
     """The table schema of ``add`` or ``remove`` actions."""
-    return ADD_SCHEMA if kind == "add" else REMOVE_SCHEMA
+    return _SCHEMAS[kind]
 
 
 def empty(kind: str) -> pa.Table:
@@ -90,22 +92,15 @@ def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table
     """A table of file actions from typed records (a small commit's, already parsed)."""
     if not records:
         return empty(kind)
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
-    known = {name for name, _ in fields}
-    columns: dict[str, list[Any]] = {name: [] for name, _ in fields}
-    extra, key_path, dv_id = [], [], []
+    known = {name for name, _ in FIELDS[kind]} | _DERIVED
+    extra = []
     for record in records:
-        raw = record.raw
-        for name, _ in fields:
-            columns[name].append(_record_value(record, name))
-        rest = {k: v for k, v in raw.items() if k not in known and k not in _DERIVED}
+        rest = {k: v for k, v in record.raw.items() if k not in known}
         extra.append(json.dumps(rest) if rest else None)
-        path, dv = record.key
-        key_path.append(path)
-        dv_id.append(dv or "")
-    arrays = [_build(columns[name], type) for name, type in fields]
-    arrays += [arrays_.texts(extra), arrays_.texts(key_path), arrays_.texts(dv_id)]
-    return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+    columns = [
+        _build([_record_value(r, name) for r in records], type) for name, type in FIELDS[kind]
+    ]
+    return _keyed(kind, [*columns, arrays_.texts(extra)])
 
 
 def _build(values: list[Any], type: pa.DataType) -> pa.Array:
@@ -132,10 +127,8 @@ def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
     if name in ("partitionValues", "tags"):
         value = record.partition_values if name == "partitionValues" else record.tags
         return None if value is None else list(value.items())
-    typed = _TYPED.get(name)
-    if typed is not None:  # already checked by parse_action (a Java long, a calendar time)
-        value = getattr(record, typed, None)
-        return value if isinstance(value, int) and _LONG[0] <= value <= _LONG[1] else None
+    if name in _TYPED:  # already checked by parse_action; a long out of range is null
+        return getattr(record, _TYPED[name], None)
     value = record.raw.get(name)
     if name in ("dataChange", "extendedFileMetadata"):
         return None if value is None else bool(value)
@@ -150,7 +143,6 @@ _TYPED = {
     "baseRowId": "base_row_id",
     "defaultRowCommitVersion": "default_row_commit_version",
 }
-_LONG = (-(2**63), 2**63 - 1)
 
 
 # --- from Arrow struct columns (checkpoints, big commits) --------------------------------
@@ -168,7 +160,7 @@ def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
         The table, with key columns computed and unmodelled fields in ``extra``.
     """
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
+    fields = FIELDS[kind]
     present = {array.type.field(i).name: i for i in range(array.type.num_fields)}
     arrays = []
     for name, type in fields:
@@ -184,13 +176,17 @@ def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
     known = {name for name, _ in fields} | _DERIVED
     unknown = [name for name in present if name not in known]
     arrays.append(_extra_json(array, unknown))
-    path = arrays[0]
-    dv = arrays[[n for n, _ in fields].index("deletionVector")]
-    table = pa.Table.from_arrays(
-        [*arrays, canonical_paths(path), dv_ids(dv)], schema=schema_of(kind)
-    )
+    table = _keyed(kind, arrays)
     _validate(kind, table)
     return table
+
+
+def _keyed(kind: str, arrays: list[pa.Array]) -> pa.Table:
+    """The table of the field columns and ``extra``, with the replay identity added."""
+    dv = arrays[[name for name, _ in FIELDS[kind]].index("deletionVector")]
+    return pa.Table.from_arrays(
+        [*arrays, canonical_paths(arrays[0]), dv_ids(dv)], schema=schema_of(kind)
+    )
 
 
 # Times in ms since the epoch that a calendar can show (years 1 to 9999), as parse_action checks.
@@ -239,25 +235,15 @@ def struct_to_map(child: pa.StructArray) -> pa.MapArray:
     """A JSON object read as a struct (keys as fields) back to a ``map<string,string>``."""
     names = [child.type.field(i).name for i in range(child.type.num_fields)]
     n, k = len(child), len(names)
-    offsets = _int_array(
-        np.arange(0, (n + 1) * k, k, dtype=np.int32) if k else np.zeros(n + 1, np.int32)
-    )
+    offsets = arrays_.from_numpy(np.arange(0, (n + 1) * k, k) if k else np.zeros(n + 1), pa.int32())
     if k == 0:
         keys, values = pa.nulls(0, pa.string()), pa.nulls(0, pa.string())
     else:
-        keys = arrays_.texts(names).take(_int_array(np.tile(np.arange(k), n)))
+        keys = arrays_.texts(names).take(arrays_.from_numpy(np.tile(np.arange(k), n)))
         columns = [child.field(i).cast(pa.string()) for i in range(k)]
         order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
-        values = pa.concat_arrays(columns).take(_int_array(order))
+        values = pa.concat_arrays(columns).take(arrays_.from_numpy(order))
     return pa.MapArray.from_arrays(offsets, keys, values, mask=child.is_null())
-
-
-def _int_array(values: np.ndarray) -> pa.Array:
-    """A numpy integer array as Arrow, zero-copy (``pa.array`` would import pandas)."""
-    values = np.ascontiguousarray(values)
-    type = pa.int32() if values.dtype == np.int32 else pa.int64()
-    values = values.astype(np.int32 if type == pa.int32() else np.int64, copy=False)
-    return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
 
 
 def _stats_text(parsed: pa.Array) -> pa.Array:
@@ -315,8 +301,7 @@ def dv_ids(dv: pa.StructArray) -> pa.Array:
 
 def records(kind: str, table: pa.Table) -> Iterator[AddFile | RemoveFile]:
     """Typed records of the rows, in order, built batch by batch."""
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
-    names = [name for name, _ in fields]
+    names = [name for name, _ in FIELDS[kind]]
     for batch in table.select([*names, "extra"]).to_batches(max_chunksize=8192):
         for row in batch.to_pylist():
             yield _record(kind, row, names)
