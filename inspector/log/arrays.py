@@ -14,6 +14,7 @@ from typing import cast
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _INT64 = pa.int64()
 
@@ -108,18 +109,8 @@ def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.A
     keys = texts([k for v in values if v is not None for k, _ in v])
     items = texts([x for v in values if v is not None for _, x in v])
     bitmap, nulls = _validity([v is not None for v in values])
-    mask = (
+    valid = (
         None if bitmap is None else pa.Array.from_buffers(pa.bool_(), len(values), [None, bitmap])
     )
-    return pa.MapArray.from_arrays(
-        from_numpy(offsets, pa.int32()),
-        keys,
-        items,
-        mask=None if mask is None else _invert(mask),
-    )
-
-
-def _invert(mask: pa.Array) -> pa.Array:
-    import pyarrow.compute as pc
-
-    return pc.invert(mask)
+    mask = None if valid is None else pc.invert(valid)
+    return pa.MapArray.from_arrays(from_numpy(offsets, pa.int32()), keys, items, mask=mask)

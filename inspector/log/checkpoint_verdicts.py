@@ -1,11 +1,7 @@
 """What a log found about its checkpoints: unusable ones (and why), probed and verified ones.
 
-A :class:`~inspector.log.deltalog.DeltaLog` keeps one :class:`CheckpointVerdicts` and calls
-it under its lock. A checkpoint that cannot be read, or lacks its metaData or protocol, is
-remembered as unusable with the reason (replay then starts from an older base); every
-checkpoint in a local folder gets a cheap probe that its parts are whole files (an object
-store writes whole objects); and a checkpoint is compared once with what its commits give. Verdicts are keyed by :class:`Checkpoint` (its files
-with size and time), so a rewritten checkpoint is judged again.
+Verdicts are keyed by :class:`Checkpoint` (its files with size and time), so a rewritten
+checkpoint is judged again.
 """
 
 from __future__ import annotations
@@ -31,6 +27,10 @@ _CHECKPOINT_HINT = (
 
 class CheckpointVerdicts:
     """The verdicts on one log's checkpoints (not locked: the log calls it under its lock).
+
+    A checkpoint that cannot be read, or lacks its metaData or protocol, is unusable (replay
+    starts from an older base); one in a local folder is probed for whole parts; one is
+    compared once with what its commits give.
 
     Args:
         storage: The table's storage, which the checkpoints are read from.
@@ -80,9 +80,7 @@ class CheckpointVerdicts:
         for cp in usable if verify_all else usable[:1]:
             self._verify(cp)
         for cp in checkpoints:
-            found = [self._bad[cp]] if cp in self._bad else []
-            found += self._verified.get(cp, ())
-            if found:
+            if found := self._found(cp):
                 problems.setdefault(cp.version, []).extend(found)
         return problems
 
@@ -107,10 +105,11 @@ class CheckpointVerdicts:
                 problems.append(cp.incomplete_reason())
                 continue
             self._verify(cp)
-            if cp in self._bad:
-                problems.append(self._bad[cp])
-            problems.extend(self._verified.get(cp, ()))
+            problems.extend(self._found(cp))
         return problems
+
+    def _found(self, cp: Checkpoint) -> list[str]:
+        return ([self._bad[cp]] if cp in self._bad else []) + list(self._verified.get(cp, ()))
 
     def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
         """Read a checkpoint; one that cannot be used is remembered with the reason.
@@ -123,8 +122,12 @@ class CheckpointVerdicts:
         """
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
+        from inspector.log.checkpoint import read_checkpoint_state
+
         try:
-            state = _read(cp, self._storage, live_only, statistics)
+            state = read_checkpoint_state(
+                cp, self._storage, live_only=live_only, statistics=statistics
+            )
         except StorageUnavailable:
             raise
         except InspectorError as exc:
@@ -185,9 +188,3 @@ class CheckpointVerdicts:
             else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
         )
         self._verified[cp] = problems
-
-
-def _read(cp: Checkpoint, storage: Storage, live_only: bool, statistics: bool) -> ReplayState:
-    from inspector.log.checkpoint import read_checkpoint_state
-
-    return read_checkpoint_state(cp, storage, live_only=live_only, statistics=statistics)

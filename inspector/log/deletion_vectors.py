@@ -107,10 +107,3 @@ def _damaged(where: str, why: str) -> MissingDataFile:
         f"{place} is damaged: {why}.",
         "Rows cannot be read correctly; restore the file from a backup or pick another version.",
     )
-
-
-def dv_exists(dv: DeletionVector, table_root: str, storage: Storage | None = None) -> bool:
-    """True for an inline DV or an on-disk DV whose file exists (a cheap stat or HEAD)."""
-    if dv.storage_type == "i":
-        return True
-    return (storage or LocalStorage(table_root)).head(dv_file_path(dv, table_root)) is not None

@@ -1,13 +1,9 @@
 """The log's text: strict UTF-8 JSON, the one decoding rule every reader of the log uses.
 
-Delta writes its log as UTF-8 JSON. Python's ``json.loads`` on bytes accepts encoded
-surrogates (``surrogatepass``) and Arrow's JSON and Parquet readers do not check UTF-8 at
-all, so a damaged byte used to surface far from the file, as a ``UnicodeDecodeError`` (or
-``UnicodeEncodeError``) in whatever command first touched the string. Every JSON line of a
-commit, checkpoint or ``_last_checkpoint`` is parsed by :func:`loads` (orjson: strict UTF-8,
-no lone surrogates, escaped or not) and every Arrow array read from a log file is checked
-by :func:`check_utf8` before it is used, so damage is a ``ValueError`` naming it, raised
-where the file is read.
+``json.loads`` accepts encoded surrogates and Arrow's readers do not check UTF-8, so a
+damaged byte would surface far from its file. Every JSON line of the log is parsed by
+:func:`loads` and every Arrow array read from a log file checked by :func:`check_utf8`,
+so damage is a ``ValueError`` naming it, raised where the file is read.
 """
 
 from __future__ import annotations
