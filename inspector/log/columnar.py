@@ -1,13 +1,9 @@
 """File actions as Arrow tables: the bulk representation of adds and removes.
 
-A checkpoint's rows, a big commit's file actions and a snapshot's live files travel as
-Arrow tables with one fixed set of columns (the Delta names of ``add``/``remove``
-fields), plus the replay identity: ``key_path`` (the canonical path) and ``dv_id``
-(the deletion vector's unique id, ``""`` for none, so that joins and group-bys on the
-identity need no null handling). Fields a writer added that this tool does not model
-are kept as JSON text in ``extra`` so that a RESTORE can re-emit them.
-
-Typed records (:class:`AddFile`, :class:`RemoveFile`) are built from rows on demand.
+One fixed set of columns (the Delta names of ``add``/``remove`` fields), fields this tool
+does not model kept as JSON text in ``extra`` (a RESTORE re-emits them), and the replay
+identity: ``key_path`` (the canonical path) and ``dv_id`` (the deletion vector's unique id,
+``""`` for none, so that joins on the identity need no null handling).
 """
 
 from __future__ import annotations
@@ -149,16 +145,8 @@ _TYPED = {
 
 
 def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
-    """Normalise a column of ``add`` or ``remove`` structs (non-null rows only) to the schema.
-
-    Args:
-        kind: ``add`` or ``remove``.
-        column: The struct column as read from a checkpoint or a commit; rows must be
-            non-null.
-
-    Returns:
-        The table, with key columns computed and unmodelled fields in ``extra``.
-    """
+    """A column of ``add`` or ``remove`` structs (non-null rows only, as a checkpoint or a
+    commit was read) as a table of the schema."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = FIELDS[kind]
     present = {array.type.field(i).name: i for i in range(array.type.num_fields)}
@@ -194,11 +182,7 @@ _EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
 
 
 def _validate(kind: str, table: pa.Table) -> None:
-    """What :func:`parse_action` would refuse, checked column-wise.
-
-    Raises:
-        ValueError: Naming the first field that makes an action unreadable.
-    """
+    """Raise ValueError naming what :func:`parse_action` would refuse, checked column-wise."""
     if table.column("path").null_count:
         raise ValueError(f"a '{kind}' action has no path")
     dv = table.column("deletionVector").combine_chunks()
@@ -284,9 +268,10 @@ def canonical_paths(paths: pa.Array) -> pa.Array:
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
     """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
-    if dv.null_count == len(dv):
-        return arrays_.repeated("", len(dv))
-    blank, n = arrays_.repeated("", len(dv)), len(dv)
+    n = len(dv)
+    blank = arrays_.repeated("", n)
+    if dv.null_count == n:
+        return blank
     offset = dv.field("offset").cast(pa.string())
     at = pc.coalesce(pc.binary_join_element_wise(arrays_.repeated("@", n), offset, blank), blank)
     ids = pc.binary_join_element_wise(
@@ -336,10 +321,8 @@ def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
 
 
 def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """``numRecords`` of each row's stats (null where absent or unreadable), vectorised.
-
-    Writers put ``numRecords`` first; other rows are parsed one by one.
-    """
+    """``numRecords`` of each row's stats (null where absent or unreadable); writers put it
+    first, so only other rows are parsed one by one."""
     if isinstance(stats, pa.ChunkedArray):
         stats = stats.combine_chunks()
     found = pc.extract_regex(stats, r'^\{\s*"numRecords"\s*:\s*(?P<n>\d+)\s*[,}]')
