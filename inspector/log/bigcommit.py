@@ -170,7 +170,7 @@ def _file_tables(
             rows = arrays.to_numpy(pc.indices_nonzero(valid).cast(pa.int64()))
             at.append(arrays.from_numpy(rows + offset))
             offset += len(chunk)
-        tables[kind] = columnar.concat(kind, pieces)
+        tables[kind] = pa.concat_tables(pieces) if pieces else columnar.empty(kind)
         lines[kind] = pa.concat_arrays(at) if at else pa.nulls(0, pa.int64())
     if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
         return None  # a line holding neither one action nor another

@@ -112,10 +112,8 @@ class CheckpointVerdicts:
         return ([self._bad[cp]] if cp in self._bad else []) + list(self._verified.get(cp, ()))
 
     def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
-        """Read a checkpoint; one that cannot be used is remembered with the reason.
-
-        ``live_only`` reads just the live files, metadata and protocol; ``statistics=False``
-        leaves out the adds' statistics.
+        """Read a checkpoint (as :func:`~inspector.log.checkpoint.read_checkpoint_state`); one
+        that cannot be used is remembered with the reason.
 
         Raises:
             CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
@@ -182,9 +180,5 @@ class CheckpointVerdicts:
             return
         from inspector.log.checkpoint import checkpoint_disagreements
 
-        problems = (
-            ()
-            if expected is None
-            else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
-        )
-        self._verified[cp] = problems
+        found = () if expected is None else checkpoint_disagreements(cp.version, actual, *expected)
+        self._verified[cp] = tuple(found)

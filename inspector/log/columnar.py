@@ -9,7 +9,7 @@ identity: ``key_path`` (the canonical path) and ``dv_id`` (the deletion vector's
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -342,11 +342,3 @@ def _parsed_num_records(text: str) -> int | None:
         return as_int(json.loads(text).get("numRecords"))  # as AddFile.num_records reads it
     except (ValueError, TypeError, AttributeError):
         return None
-
-
-def concat(kind: str, tables: Iterable[pa.Table]) -> pa.Table:
-    """Tables of one kind concatenated (an empty one when none)."""
-    found = [t for t in tables if t.num_rows]
-    if not found:
-        return empty(kind)
-    return pa.concat_tables(found) if len(found) > 1 else found[0]

@@ -1,8 +1,4 @@
-"""A snapshot's file actions as a mapping of typed records over their Arrow table.
-
-A snapshot keeps its live files and tombstones as Arrow tables; :class:`FileMap` gives one
-file's typed record when someone looks it up, and every record only when asked for all.
-"""
+"""A snapshot's file actions as a mapping of typed records over their Arrow table."""
 
 from __future__ import annotations
 
@@ -12,12 +8,10 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from inspector.delta.actions import AddFile, RemoveFile
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pyarrow (and columnar) is imported where a snapshot's table is read
     import pyarrow as pa
 
 FileKey = tuple[str, "str | None"]
-
-
 _R = TypeVar("_R", AddFile, RemoveFile)
 
 
@@ -57,15 +51,13 @@ class FileMap(Mapping[FileKey, _R]):
     def __iter__(self) -> Iterator[FileKey]:
         from inspector.log import columnar
 
-        return iter(self._all()) if self._records is not None else columnar.keys(self.table)
+        return columnar.keys(self.table)  # the records' keys, in the same order
 
     def __len__(self) -> int:
         return int(self.table.num_rows)
 
     def __contains__(self, key: object) -> bool:
-        if self._records is not None:
-            return key in self._records
-        return key in self._rows
+        return key in (self._rows if self._records is None else self._records)
 
     def values(self) -> ValuesView[_R]:
         """Every record (built all at once)."""
