@@ -149,18 +149,13 @@ def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
     commit was read) as a table of the schema."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = FIELDS[kind]
-    present = {array.type.field(i).name: i for i in range(array.type.num_fields)}
-    arrays = []
-    for name, type in fields:
-        if name not in present:
-            arrays.append(pa.nulls(len(array), type))
-            continue
-        child = array.field(present[name])
-        arrays.append(_conform(child, type))
+    present = [array.type.field(i).name for i in range(array.type.num_fields)]
+    arrays = [
+        _conform(array.field(name), type) if name in present else pa.nulls(len(array), type)
+        for name, type in fields
+    ]
     if "stats" not in present and "stats_parsed" in present:
-        arrays[[n for n, _ in fields].index("stats")] = _stats_text(
-            array.field(present["stats_parsed"])
-        )
+        arrays[[n for n, _ in fields].index("stats")] = _stats_text(array.field("stats_parsed"))
     known = {name for name, _ in fields} | _DERIVED
     unknown = [name for name in present if name not in known]
     arrays.append(_extra_json(array, unknown))

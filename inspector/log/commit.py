@@ -30,8 +30,7 @@ from inspector.log.filesummary import FileSummary as FileSummary  # long importe
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 
-# pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
-# commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
+# pyarrow is imported where a big commit's tables are used: small commits are parsed by orjson.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -200,21 +199,13 @@ class JsonActions:
 
 
 def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commit") -> JsonActions:
-    """Parse the lines of a JSON log file, collecting problems instead of raising.
+    """Parse the lines of a JSON log file (``what`` it is, as its problems name it),
+    collecting problems in plain words instead of raising.
 
-    A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow's
-    JSON reader into tables; a small one is parsed by orjson in one call. When anything is
-    off, every line is parsed on its own so that problems name the line.
-
-    Args:
-        data: The file's content.
-        columnar: Read a big file's file actions by Arrow; False parses every action into a
-            typed record, whatever the size (for a reader that wants every record: Arrow's
-            tables would only be turned into them, and pyarrow imported for that).
-        what: What the file is, as its problems name it (``commit``, ``checkpoint``).
-
-    Returns:
-        The actions; unreadable lines become problems stated in plain words.
+    A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow into
+    tables, unless ``columnar`` is False (a reader that wants every typed record); a small
+    one is parsed by orjson in one call. When anything is off, every line is parsed on its
+    own so that problems name the line.
     """
     if _BLANK.match(data):  # not data.strip(): that copies a big file
         return JsonActions(
@@ -240,10 +231,8 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Parse every line in one ``json.loads`` call (about twice as fast as one per line).
-
-    Returns None when anything is off, so the line-by-line path can say which line.
-    """
+    """Parse every line in one call (twice as fast as one per line); None when anything is
+    off, so that the line-by-line path can say which line."""
     lines = [line for line in data.splitlines() if line and not line.isspace()]  # no copies
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")

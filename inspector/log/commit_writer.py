@@ -35,10 +35,8 @@ def write_commit(
     Args:
         target: The table's storage, or the local path of its ``_delta_log`` folder.
         version: The version to create (the read version + 1).
-        actions: The commit's actions, each a one-key mapping such as ``{"add": {...}}``,
-            written one per line as the protocol requires.
-        on_step: Called after each step of the write, local or in an object store
-            (the fault-injection tests crash the process there).
+        actions: The commit's actions (``{"add": {...}}``), written one per line.
+        on_step: Called after each step of the write (fault-injection tests crash there).
 
     Returns:
         The location of the new commit file (a local path or a URI).
