@@ -1,10 +1,8 @@
 """Building Arrow arrays from Python values without importing pandas.
 
 ``pa.array``, ``pa.scalar``, Python scalars passed to compute functions and
-``Array.to_numpy`` all make pyarrow import pandas (to ask whether the value is a
-pandas object): half a second of a log command's start-up. The log engine builds
-its arrays here instead, from buffers, and passes arrays (never Python scalars) to
-compute functions.
+``Array.to_numpy`` make pyarrow import pandas: half a second of a log command's start-up.
+The log engine builds its arrays here, from buffers, and passes arrays to compute functions.
 """
 
 from __future__ import annotations

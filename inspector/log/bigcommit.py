@@ -116,15 +116,11 @@ def _other_actions(
     spans += reversed(tail)
     if len(spans) + files != total:
         spans = [m.span() for m in _OTHER_LINE.finditer(body)]
-    actions, lines, texts = [], [], []
-    for begin, stop in spans:
-        texts.append(body[begin:stop])
-        action = parse_action(text.loads(texts[-1]))
-        if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
-            raise ValueError("file action outside the fast path")
-        actions.append(action)
-        lines.append(body.count(b"\n", 0, begin))
-    return tuple(actions), tuple(lines), tuple(texts)
+    texts = tuple(body[begin:stop] for begin, stop in spans)
+    actions = other_actions(texts)
+    if any(isinstance(a, AddFile | RemoveFile) for a in actions):  # with unusual spacing
+        raise ValueError("file action outside the fast path")
+    return actions, tuple(body.count(b"\n", 0, begin) for begin, _ in spans), texts
 
 
 def _file_schema(body: bytes) -> pa.Schema:

@@ -39,9 +39,8 @@ class CheckpointVerdicts:
 
     def __init__(self, storage: Storage, replay: Replay) -> None:
         self._storage = storage
-        # An object store writes an object whole or not at all: no checkpoint there is cut
-        # short, so the probe (two reads a checkpoint) is left to a local folder's; a damaged
-        # one is found when it is read.
+        # An object store writes an object whole or not at all: the probe (two reads a
+        # checkpoint) is for a local folder's, cut short; a damaged one is found when read.
         self._local = storage.local_path() is not None
         self._replay = replay
         self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
@@ -65,10 +64,8 @@ class CheckpointVerdicts:
         return problems
 
     def problems(self, listing: LogListing, *, verify_all: bool) -> dict[int, list[str]]:
-        """Every listed checkpoint probed; the newest usable one (or all) verified.
-
-        See :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`.
-        """
+        """Every listed checkpoint probed; the newest usable one (or all) verified; see
+        :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`."""
         problems: dict[int, list[str]] = {}
         checkpoints = [cp for cps in listing.checkpoints.values() for cp in cps]
         for cp in checkpoints:
@@ -85,13 +82,8 @@ class CheckpointVerdicts:
         return problems
 
     def of_version(self, listing: LogListing, version: int) -> list[str]:
-        """The problems of the checkpoint(s) of one version, each verified.
-
-        See :meth:`inspector.log.deltalog.DeltaLog.verify_checkpoint`.
-
-        Raises:
-            VersionNotFound: If the version has no checkpoint.
-        """
+        """The problems of the checkpoint(s) of one version, each verified (raises
+        VersionNotFound for a version without one); see ``DeltaLog.verify_checkpoint``."""
         checkpoints = listing.checkpoints.get(version)
         if not checkpoints:
             have = ", ".join(str(v) for v in sorted(listing.checkpoints)) or "none"

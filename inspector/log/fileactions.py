@@ -16,11 +16,8 @@ _R = TypeVar("_R", AddFile, RemoveFile)
 
 
 class FileMap(Mapping[FileKey, _R]):
-    """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table.
-
-    Keys are cheap (two columns); looking one file up builds only its record; asking for
-    every value builds all the records at once and keeps them.
-    """
+    """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table:
+    a look-up builds one record, asking for every value builds them all and keeps them."""
 
     def __init__(self, kind: str, table: pa.Table) -> None:
         self.kind, self.table = kind, table

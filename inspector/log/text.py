@@ -17,12 +17,8 @@ if TYPE_CHECKING:  # pyarrow is imported where an Arrow array is checked: start-
 
 
 def loads(data: bytes | str) -> Any:
-    """Parse one JSON document of the log.
-
-    Raises:
-        ValueError: If it is not JSON, or not valid UTF-8 text (an invalid byte, an
-            encoded or escaped lone surrogate); the message says which.
-    """
+    """Parse one JSON document of the log; a ValueError if it is not JSON, or not valid
+    UTF-8 text (an invalid byte, an encoded or escaped lone surrogate), says which."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:  # a json.JSONDecodeError: callers see truncation
@@ -41,11 +37,7 @@ def _where(data: bytes | str) -> str:
 
 
 def check_utf8(data: pa.Array | pa.ChunkedArray | pa.RecordBatch | pa.Table) -> None:
-    """Check that every string read from a log file by Arrow is valid UTF-8.
-
-    Raises:
-        ValueError: If one is not (Arrow's readers keep the bytes unchecked).
-    """
+    """Raise ValueError unless every string read from a log file by Arrow is valid UTF-8."""
     import pyarrow as pa
 
     try:
