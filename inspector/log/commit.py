@@ -9,7 +9,6 @@ by line into what parsed plus the problems, each naming its line.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
@@ -39,14 +38,10 @@ if TYPE_CHECKING:
 class Commit:
     """The actions of one version's commit file, and what was wrong reading it.
 
-    A commit with ``problems`` may be truncated: its actions are the lines that
-    parsed, and log replay will not trust it (``is_complete`` is False).
-
-    A big commit keeps its file actions as Arrow tables (``columns``) and ``parsed``
-    holds only its other actions; ``actions`` then builds every typed record on demand.
-
-    A commit read in bulk for a whole history has its file actions only counted
-    (``counted``): ``parsed`` holds its other actions, and it has no file actions to give.
+    A commit with ``problems`` may be truncated: its actions are the lines that parsed, and
+    log replay will not trust it. A big commit keeps its file actions as Arrow tables
+    (``columns``), and one read in bulk for a whole history only counted (``counted``):
+    ``parsed`` then holds only its other actions.
     """
 
     version: int
@@ -160,9 +155,6 @@ class Commit:
         return next((a for a in self.parsed if isinstance(a, Protocol)), None)
 
 
-_BLANK = re.compile(rb"\s*\Z")
-
-
 def parse_commit(
     version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
 ) -> Commit:
@@ -207,7 +199,7 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
     one is parsed by orjson in one call. When anything is off, every line is parsed on its
     own so that problems name the line.
     """
-    if _BLANK.match(data):  # not data.strip(): that copies a big file
+    if not data or data.isspace():  # not data.strip(): that copies a big file
         return JsonActions(
             actions=(),
             problems=(f"The {what} file is empty (an interrupted write or a failed copy).",),
