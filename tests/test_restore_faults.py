@@ -18,11 +18,12 @@ import shutil
 import pytest
 from deltalake import DeltaTable
 
-from inspector.log.commit_writer import CommitStep, write_commit
+from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import plan_restore
 from inspector.restore.actions import restore_actions
 from inspector.rows.delta_engine import read_snapshot
+from inspector.storage.local import CommitStep
 from inspector.table import open_table
 from tests.conftest import copy_corpus_table, crash_in_child, sales_table
 

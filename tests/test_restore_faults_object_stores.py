@@ -14,9 +14,10 @@ from __future__ import annotations
 import pytest
 from deltalake import DeltaTable
 
-from inspector.log.commit_writer import ObjectCommitStep, write_commit
+from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.storage.location import open_storage
+from inspector.storage.objectstore import ObjectCommitStep
 from tests.conftest import CORPUS, crash_in_child
 
 TABLE = CORPUS / "dat-v0.0.2/basic_append/delta"

@@ -1,10 +1,8 @@
 """Building Arrow arrays from Python values without importing pandas.
 
 ``pa.array``, ``pa.scalar``, Python scalars passed to compute functions and
-``Array.to_numpy`` all make pyarrow import pandas (to ask whether the value is a
-pandas object): half a second of a log command's start-up. The log engine builds
-its arrays here instead, from buffers, and passes arrays (never Python scalars) to
-compute functions.
+``Array.to_numpy`` make pyarrow import pandas: half a second of a log command's start-up.
+The log engine builds its arrays here, from buffers, and passes arrays to compute functions.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from typing import cast
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _INT64 = pa.int64()
 
@@ -108,18 +107,8 @@ def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.A
     keys = texts([k for v in values if v is not None for k, _ in v])
     items = texts([x for v in values if v is not None for _, x in v])
     bitmap, nulls = _validity([v is not None for v in values])
-    mask = (
+    valid = (
         None if bitmap is None else pa.Array.from_buffers(pa.bool_(), len(values), [None, bitmap])
     )
-    return pa.MapArray.from_arrays(
-        from_numpy(offsets, pa.int32()),
-        keys,
-        items,
-        mask=None if mask is None else _invert(mask),
-    )
-
-
-def _invert(mask: pa.Array) -> pa.Array:
-    import pyarrow.compute as pc
-
-    return pc.invert(mask)
+    mask = None if valid is None else pc.invert(valid)
+    return pa.MapArray.from_arrays(from_numpy(offsets, pa.int32()), keys, items, mask=mask)

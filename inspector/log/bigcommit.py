@@ -1,15 +1,13 @@
 """A big commit's file actions read by Arrow's JSON reader into tables.
 
 From :data:`COLUMNAR_FROM` bytes on, a commit's add and remove lines are read by
-``pyarrow.json`` into the columns of :mod:`inspector.log.columnar` (with each action's
-line number), and the few other lines by orjson. Anything unusual (blank lines, tags,
-unknown fields, a line that does not parse) returns None, and :mod:`inspector.log.commit`
-parses the file line by line so that its problems name the line.
+``pyarrow.json`` (with each action's line number), the few other lines by orjson. Anything
+unusual gives None, and :mod:`inspector.log.commit` parses the file line by line so that
+its problems name the line.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,9 +16,7 @@ from inspector.delta.actions import Action, AddFile, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 
-# pyarrow (and inspector.log.arrays/columnar, which import it) is imported by the functions
-# that read a big commit: importing this module (as inspector.log.commit does) costs nothing
-# for the small commits orjson parses.
+# pyarrow is imported where a big commit is read: small commits are parsed by orjson alone.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -37,6 +33,10 @@ class CommitFiles:
     other_lines: tuple[int, ...]
     other_text: tuple[bytes, ...] = ()
 
+    def by_kind(self) -> tuple[tuple[str, pa.Table, pa.Array], ...]:
+        """``(kind, table, line numbers)`` of the adds, then of the removes."""
+        return ("add", self.adds, self.add_lines), ("remove", self.removes, self.remove_lines)
+
 
 # Below this size orjson parses a commit faster than Arrow's JSON reader starts.
 COLUMNAR_FROM = 1 << 20
@@ -45,27 +45,17 @@ _FILE_LINE = re.compile(rb'^\{"(?:add|remove)":\{[^\n]*', re.M)
 
 
 def read_file_actions(data: bytes) -> tuple[tuple[Action, ...], CommitFiles] | None:
-    """Arrow's JSON reader for the file actions, orjson for the few other lines.
-
-    Args:
-        data: A whole commit file (no copy of it is made).
-
-    Returns:
-        The actions that are not add/remove, and the file actions as Arrow tables; None
-        (the caller parses line by line) for anything unusual: blank lines, fields
-        outside the known add/remove fields, a line that does not parse.
-    """
-    body = data  # not data[:-1]: a big commit is not copied
-    if b"\n\n" in body or b"\r" in body:
+    """A whole commit file's (not copied) other actions, and its file actions as Arrow
+    tables; None for anything unusual (blank lines, fields outside the known add/remove
+    fields, a line that does not parse)."""
+    if b"\n\n" in data or b"\r" in data:
         return None
     try:
-        others, other_lines, other_text = _other_actions(body)
+        others, other_lines, other_text = _other_actions(data)
     except (ValueError, TypeError, KeyError):
         return None
-    files = read_file_lines(body, other_lines)
-    if files is None:
-        return None
-    return others, dataclasses.replace(files, other_text=other_text)
+    files = read_file_lines(data, other_lines, other_text)
+    return None if files is None else (others, files)
 
 
 def other_actions(text_lines: tuple[bytes, ...]) -> tuple[Action, ...]:
@@ -73,18 +63,12 @@ def other_actions(text_lines: tuple[bytes, ...]) -> tuple[Action, ...]:
     return tuple(parse_action(text.loads(line)) for line in text_lines)
 
 
-def read_file_lines(body: bytes, other_lines: tuple[int, ...] = ()) -> CommitFiles | None:
-    """Arrow's JSON reader for the add and remove lines of ``body``.
-
-    Args:
-        body: JSON lines, no blank ones; those at ``other_lines`` are not add/remove
-            (a bulk read of many commits passes only add and remove lines).
-        other_lines: The line numbers of the other actions (already parsed).
-
-    Returns:
-        The file actions as Arrow tables with their line numbers; None for anything
-        unusual (fields outside the known add/remove fields, a line that does not parse).
-    """
+def read_file_lines(
+    body: bytes, other_lines: tuple[int, ...] = (), other_text: tuple[bytes, ...] = ()
+) -> CommitFiles | None:
+    """The add and remove lines of ``body`` (JSON lines, no blank ones) read by Arrow, with
+    their line numbers; None for anything unusual. The lines at ``other_lines`` (already
+    parsed, from ``other_text``) are not add/remove: a bulk read of many commits has none."""
     import pyarrow as pa
     import pyarrow.json as pj
 
@@ -97,7 +81,7 @@ def read_file_lines(body: bytes, other_lines: tuple[int, ...] = ()) -> CommitFil
             ),
         )
         text.check_utf8(table)
-        return _file_tables(table, other_lines)
+        return _file_tables(table, other_lines, other_text)
     except (ValueError, TypeError, KeyError, pa.ArrowException):
         return None
 
@@ -117,7 +101,8 @@ def _other_actions(
     spans: list[tuple[int, int]] = []
     start = 0
     while start < size and not body.startswith((b'{"add":{', b'{"remove":{'), start):
-        end = _line_end(body, start)
+        end = body.find(b"\n", start)
+        end = len(body) if end == -1 else end
         spans.append((start, end))
         start = end + 1
     end = size
@@ -131,20 +116,11 @@ def _other_actions(
     spans += reversed(tail)
     if len(spans) + files != total:
         spans = [m.span() for m in _OTHER_LINE.finditer(body)]
-    actions, lines, texts = [], [], []
-    for begin, stop in spans:
-        texts.append(body[begin:stop])
-        action = parse_action(text.loads(texts[-1]))
-        if isinstance(action, AddFile | RemoveFile):  # written with unusual spacing
-            raise ValueError("file action outside the fast path")
-        actions.append(action)
-        lines.append(body.count(b"\n", 0, begin))
-    return tuple(actions), tuple(lines), tuple(texts)
-
-
-def _line_end(body: bytes, start: int) -> int:
-    end = body.find(b"\n", start)
-    return len(body) if end == -1 else end
+    texts = tuple(body[begin:stop] for begin, stop in spans)
+    actions = other_actions(texts)
+    if any(isinstance(a, AddFile | RemoveFile) for a in actions):  # with unusual spacing
+        raise ValueError("file action outside the fast path")
+    return actions, tuple(body.count(b"\n", 0, begin) for begin, _ in spans), texts
 
 
 def _file_schema(body: bytes) -> pa.Schema:
@@ -160,25 +136,17 @@ def _file_schema(body: bytes) -> pa.Schema:
         values = next(iter(obj.values())).get("partitionValues") or {}
         keys = list(values) if isinstance(values, dict) else []
     partition = pa.struct([(k, pa.string()) for k in keys])
-    kinds = []
-    for kind in ("add", "remove"):
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
-        kinds.append(
-            (
-                kind,
-                pa.struct(
-                    [
-                        (name, partition if name == "partitionValues" else type)
-                        for name, type in fields
-                        if name != "tags"
-                    ]
-                ),
-            )
-        )
-    return pa.schema(kinds)
+
+    def struct(fields: tuple[tuple[str, pa.DataType], ...]) -> pa.StructType:
+        known = [(n, partition if n == "partitionValues" else t) for n, t in fields]
+        return pa.struct([(n, t) for n, t in known if n != "tags"])
+
+    return pa.schema([(kind, struct(fields)) for kind, fields in columnar.FIELDS.items()])
 
 
-def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles | None:
+def _file_tables(
+    table: pa.Table, other_lines: tuple[int, ...], other_text: tuple[bytes, ...]
+) -> CommitFiles | None:
     """Normalise the reader's add/remove columns, block by block (no copy of the whole)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -188,24 +156,17 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
     tables, lines = {}, {}
     for kind in ("add", "remove"):
         column = table.column(kind)
-        fields = columnar.ADD_FIELDS if kind == "add" else columnar.REMOVE_FIELDS
         names = {column.type.field(i).name for i in range(column.type.num_fields)}
-        if names - {n for n, _ in fields}:
+        if names - {n for n, _ in columnar.FIELDS[kind]}:
             return None  # tags or unknown fields: the line-by-line path keeps them exactly
         pieces, at, offset = [], [], 0
         for chunk in column.chunks:
-            valid = chunk.is_valid()
-            present = chunk.filter(valid)
-            needed = present.field("path").null_count
-            if kind == "add":
-                needed += present.field("size").null_count
-            if needed:
-                return None
-            pieces.append(columnar.from_struct(kind, present))
+            valid = chunk.is_valid()  # from_struct refuses a path or an add's size missing
+            pieces.append(columnar.from_struct(kind, chunk.filter(valid)))
             rows = arrays.to_numpy(pc.indices_nonzero(valid).cast(pa.int64()))
             at.append(arrays.from_numpy(rows + offset))
             offset += len(chunk)
-        tables[kind] = columnar.concat(kind, pieces)
+        tables[kind] = pa.concat_tables(pieces) if pieces else columnar.empty(kind)
         lines[kind] = pa.concat_arrays(at) if at else pa.nulls(0, pa.int64())
     if tables["add"].num_rows + tables["remove"].num_rows + len(other_lines) != table.num_rows:
         return None  # a line holding neither one action nor another
@@ -215,4 +176,5 @@ def _file_tables(table: pa.Table, other_lines: tuple[int, ...]) -> CommitFiles |
         add_lines=lines["add"],
         remove_lines=lines["remove"],
         other_lines=other_lines,
+        other_text=other_text,
     )

@@ -1,11 +1,7 @@
 """What a log found about its checkpoints: unusable ones (and why), probed and verified ones.
 
-A :class:`~inspector.log.deltalog.DeltaLog` keeps one :class:`CheckpointVerdicts` and calls
-it under its lock. A checkpoint that cannot be read, or lacks its metaData or protocol, is
-remembered as unusable with the reason (replay then starts from an older base); every
-checkpoint in a local folder gets a cheap probe that its parts are whole files (an object
-store writes whole objects); and a checkpoint is compared once with what its commits give. Verdicts are keyed by :class:`Checkpoint` (its files
-with size and time), so a rewritten checkpoint is judged again.
+Verdicts are keyed by :class:`Checkpoint` (its files with size and time), so a rewritten
+checkpoint is judged again.
 """
 
 from __future__ import annotations
@@ -33,6 +29,10 @@ _CHECKPOINT_HINT = (
 class CheckpointVerdicts:
     """The verdicts on one log's checkpoints (not locked: the log calls it under its lock).
 
+    A checkpoint that cannot be read, or lacks its metaData or protocol, is unusable (replay
+    starts from an older base); one in a local folder is probed for whole parts; one is
+    compared once with what its commits give.
+
     Args:
         storage: The table's storage, which the checkpoints are read from.
         index: The table's part of the log index (None: none).
@@ -42,9 +42,8 @@ class CheckpointVerdicts:
     def __init__(self, storage: Storage, replay: Replay, *, index: TableIndex | None) -> None:
         self._storage = storage
         self._index = index  # which keeps the checkpoints read from an object store
-        # An object store writes an object whole or not at all: no checkpoint there is cut
-        # short, so the probe (two reads a checkpoint) is left to a local folder's; a damaged
-        # one is found when it is read.
+        # An object store writes an object whole or not at all: the probe (two reads a
+        # checkpoint) is for a local folder's, cut short; a damaged one is found when read.
         self._local = storage.local_path() is not None
         self._replay = replay
         self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
@@ -71,10 +70,7 @@ class CheckpointVerdicts:
         self, listing: LogListing, *, verify_all: bool, newest: bool = True
     ) -> dict[int, list[str]]:
         """Every listed checkpoint probed; the newest usable one (or all; none without
-        ``newest``) verified.
-
-        See :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`.
-        """
+        ``newest``) verified; see :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`."""
         problems: dict[int, list[str]] = {}
         checkpoints = [cp for cps in listing.checkpoints.values() for cp in cps]
         for cp in checkpoints:
@@ -86,20 +82,13 @@ class CheckpointVerdicts:
         for cp in usable if verify_all else usable[: 1 if newest else 0]:
             self._verify(cp)
         for cp in checkpoints:
-            found = [self._bad[cp]] if cp in self._bad else []
-            found += self._verified.get(cp, ())
-            if found:
+            if found := self._found(cp):
                 problems.setdefault(cp.version, []).extend(found)
         return problems
 
     def of_version(self, listing: LogListing, version: int) -> list[str]:
-        """The problems of the checkpoint(s) of one version, each verified.
-
-        See :meth:`inspector.log.deltalog.DeltaLog.verify_checkpoint`.
-
-        Raises:
-            VersionNotFound: If the version has no checkpoint.
-        """
+        """The problems of the checkpoint(s) of one version, each verified (raises
+        VersionNotFound for a version without one); see ``DeltaLog.verify_checkpoint``."""
         checkpoints = listing.checkpoints.get(version)
         if not checkpoints:
             have = ", ".join(str(v) for v in sorted(listing.checkpoints)) or "none"
@@ -113,24 +102,27 @@ class CheckpointVerdicts:
                 problems.append(cp.incomplete_reason())
                 continue
             self._verify(cp)
-            if cp in self._bad:
-                problems.append(self._bad[cp])
-            problems.extend(self._verified.get(cp, ()))
+            problems.extend(self._found(cp))
         return problems
 
-    def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
-        """Read a checkpoint; one that cannot be used is remembered with the reason.
+    def _found(self, cp: Checkpoint) -> list[str]:
+        return ([self._bad[cp]] if cp in self._bad else []) + list(self._verified.get(cp, ()))
 
-        ``live_only`` reads just the live files, metadata and protocol; ``statistics=False``
-        leaves out the adds' statistics.
+    def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
+        """Read a checkpoint (as :func:`~inspector.log.checkpoint.read_checkpoint_state`); one
+        that cannot be used is remembered with the reason.
 
         Raises:
             CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
         """
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
+        from inspector.log.checkpoint import read_checkpoint_state
+
         try:
-            state = _read(cp, self._storage, self._index, live_only, statistics)
+            state = read_checkpoint_state(
+                cp, self._storage, live_only=live_only, statistics=statistics, index=self._index
+            )
         except StorageUnavailable:
             raise
         except InspectorError as exc:
@@ -185,19 +177,5 @@ class CheckpointVerdicts:
             return
         from inspector.log.checkpoint import checkpoint_disagreements
 
-        problems = (
-            ()
-            if expected is None
-            else tuple(checkpoint_disagreements(cp.version, actual, expected[0], expected[1]))
-        )
-        self._verified[cp] = problems
-
-
-def _read(
-    cp: Checkpoint, storage: Storage, index: TableIndex | None, live_only: bool, statistics: bool
-) -> ReplayState:
-    from inspector.log.checkpoint import read_checkpoint_state
-
-    return read_checkpoint_state(
-        cp, storage, live_only=live_only, statistics=statistics, index=index
-    )
+        found = () if expected is None else checkpoint_disagreements(cp.version, actual, *expected)
+        self._verified[cp] = tuple(found)

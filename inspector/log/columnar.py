@@ -1,19 +1,15 @@
 """File actions as Arrow tables: the bulk representation of adds and removes.
 
-A checkpoint's rows, a big commit's file actions and a snapshot's live files travel as
-Arrow tables with one fixed set of columns (the Delta names of ``add``/``remove``
-fields), plus the replay identity: ``key_path`` (the canonical path) and ``dv_id``
-(the deletion vector's unique id, ``""`` for none, so that joins and group-bys on the
-identity need no null handling). Fields a writer added that this tool does not model
-are kept as JSON text in ``extra`` so that a RESTORE can re-emit them.
-
-Typed records (:class:`AddFile`, :class:`RemoveFile`) are built from rows on demand.
+One fixed set of columns (the Delta names of ``add``/``remove`` fields), fields this tool
+does not model kept as JSON text in ``extra`` (a RESTORE re-emits them), and the replay
+identity: ``key_path`` (the canonical path) and ``dv_id`` (the deletion vector's unique id,
+``""`` for none, so that joins on the identity need no null handling).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,33 +44,35 @@ _CARRIED_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("baseRowId", pa.int64()),
     ("defaultRowCommitVersion", pa.int64()),
 )
-ADD_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
-    ("path", pa.string()),
-    ("partitionValues", _STR_MAP),
-    ("size", pa.int64()),
-    ("modificationTime", pa.int64()),
-    ("dataChange", pa.bool_()),
-    *_CARRIED_FIELDS,
-)
-REMOVE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
-    ("path", pa.string()),
-    ("deletionTimestamp", pa.int64()),
-    ("dataChange", pa.bool_()),
-    ("extendedFileMetadata", pa.bool_()),
-    ("partitionValues", _STR_MAP),
-    ("size", pa.int64()),
-    *_CARRIED_FIELDS,
-)
+#: The Delta fields of ``add`` and ``remove`` actions that are columns, by kind.
+FIELDS: dict[str, tuple[tuple[str, pa.DataType], ...]] = {
+    "add": (
+        ("path", pa.string()),
+        ("partitionValues", _STR_MAP),
+        ("size", pa.int64()),
+        ("modificationTime", pa.int64()),
+        ("dataChange", pa.bool_()),
+        *_CARRIED_FIELDS,
+    ),
+    "remove": (
+        ("path", pa.string()),
+        ("deletionTimestamp", pa.int64()),
+        ("dataChange", pa.bool_()),
+        ("extendedFileMetadata", pa.bool_()),
+        ("partitionValues", _STR_MAP),
+        ("size", pa.int64()),
+        *_CARRIED_FIELDS,
+    ),
+}
 _KEY_FIELDS = (("extra", pa.string()), ("key_path", pa.string()), ("dv_id", pa.string()))
-ADD_SCHEMA = pa.schema([*ADD_FIELDS, *_KEY_FIELDS])
-REMOVE_SCHEMA = pa.schema([*REMOVE_FIELDS, *_KEY_FIELDS])
+_SCHEMAS = {kind: pa.schema([*fields, *_KEY_FIELDS]) for kind, fields in FIELDS.items()}
 # Parsed copies of JSON fields that some writers add to checkpoints; the JSON is canonical.
 _DERIVED = frozenset({"stats_parsed", "partitionValues_parsed"})
 
 
 def schema_of(kind: str) -> pa.Schema:
     """The table schema of ``add`` or ``remove`` actions."""
-    return ADD_SCHEMA if kind == "add" else REMOVE_SCHEMA
+    return _SCHEMAS[kind]
 
 
 def empty(kind: str) -> pa.Table:
@@ -90,22 +88,15 @@ def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table
     """A table of file actions from typed records (a small commit's, already parsed)."""
     if not records:
         return empty(kind)
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
-    known = {name for name, _ in fields}
-    columns: dict[str, list[Any]] = {name: [] for name, _ in fields}
-    extra, key_path, dv_id = [], [], []
+    known = {name for name, _ in FIELDS[kind]} | _DERIVED
+    extra = []
     for record in records:
-        raw = record.raw
-        for name, _ in fields:
-            columns[name].append(_record_value(record, name))
-        rest = {k: v for k, v in raw.items() if k not in known and k not in _DERIVED}
+        rest = {k: v for k, v in record.raw.items() if k not in known}
         extra.append(json.dumps(rest) if rest else None)
-        path, dv = record.key
-        key_path.append(path)
-        dv_id.append(dv or "")
-    arrays = [_build(columns[name], type) for name, type in fields]
-    arrays += [arrays_.texts(extra), arrays_.texts(key_path), arrays_.texts(dv_id)]
-    return pa.Table.from_arrays(arrays, schema=schema_of(kind))
+    columns = [
+        _build([_record_value(r, name) for r in records], type) for name, type in FIELDS[kind]
+    ]
+    return _keyed(kind, [*columns, arrays_.texts(extra)])
 
 
 def _build(values: list[Any], type: pa.DataType) -> pa.Array:
@@ -132,10 +123,8 @@ def _record_value(record: AddFile | RemoveFile, name: str) -> Any:
     if name in ("partitionValues", "tags"):
         value = record.partition_values if name == "partitionValues" else record.tags
         return None if value is None else list(value.items())
-    typed = _TYPED.get(name)
-    if typed is not None:  # already checked by parse_action (a Java long, a calendar time)
-        value = getattr(record, typed, None)
-        return value if isinstance(value, int) and _LONG[0] <= value <= _LONG[1] else None
+    if name in _TYPED:  # already checked by parse_action; a long out of range is null
+        return getattr(record, _TYPED[name], None)
     value = record.raw.get(name)
     if name in ("dataChange", "extendedFileMetadata"):
         return None if value is None else bool(value)
@@ -150,47 +139,37 @@ _TYPED = {
     "baseRowId": "base_row_id",
     "defaultRowCommitVersion": "default_row_commit_version",
 }
-_LONG = (-(2**63), 2**63 - 1)
 
 
 # --- from Arrow struct columns (checkpoints, big commits) --------------------------------
 
 
 def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
-    """Normalise a column of ``add`` or ``remove`` structs (non-null rows only) to the schema.
-
-    Args:
-        kind: ``add`` or ``remove``.
-        column: The struct column as read from a checkpoint or a commit; rows must be
-            non-null.
-
-    Returns:
-        The table, with key columns computed and unmodelled fields in ``extra``.
-    """
+    """A column of ``add`` or ``remove`` structs (non-null rows only, as a checkpoint or a
+    commit was read) as a table of the schema."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
-    present = {array.type.field(i).name: i for i in range(array.type.num_fields)}
-    arrays = []
-    for name, type in fields:
-        if name not in present:
-            arrays.append(pa.nulls(len(array), type))
-            continue
-        child = array.field(present[name])
-        arrays.append(_conform(child, type))
+    fields = FIELDS[kind]
+    present = [array.type.field(i).name for i in range(array.type.num_fields)]
+    arrays = [
+        _conform(array.field(name), type) if name in present else pa.nulls(len(array), type)
+        for name, type in fields
+    ]
     if "stats" not in present and "stats_parsed" in present:
-        arrays[[n for n, _ in fields].index("stats")] = _stats_text(
-            array.field(present["stats_parsed"])
-        )
+        arrays[[n for n, _ in fields].index("stats")] = _stats_text(array.field("stats_parsed"))
     known = {name for name, _ in fields} | _DERIVED
     unknown = [name for name in present if name not in known]
     arrays.append(_extra_json(array, unknown))
-    path = arrays[0]
-    dv = arrays[[n for n, _ in fields].index("deletionVector")]
-    table = pa.Table.from_arrays(
-        [*arrays, canonical_paths(path), dv_ids(dv)], schema=schema_of(kind)
-    )
+    table = _keyed(kind, arrays)
     _validate(kind, table)
     return table
+
+
+def _keyed(kind: str, arrays: list[pa.Array]) -> pa.Table:
+    """The table of the field columns and ``extra``, with the replay identity added."""
+    dv = arrays[[name for name, _ in FIELDS[kind]].index("deletionVector")]
+    return pa.Table.from_arrays(
+        [*arrays, canonical_paths(arrays[0]), dv_ids(dv)], schema=schema_of(kind)
+    )
 
 
 # Times in ms since the epoch that a calendar can show (years 1 to 9999), as parse_action checks.
@@ -198,11 +177,7 @@ _EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
 
 
 def _validate(kind: str, table: pa.Table) -> None:
-    """What :func:`parse_action` would refuse, checked column-wise.
-
-    Raises:
-        ValueError: Naming the first field that makes an action unreadable.
-    """
+    """Raise ValueError naming what :func:`parse_action` would refuse, checked column-wise."""
     if table.column("path").null_count:
         raise ValueError(f"a '{kind}' action has no path")
     dv = table.column("deletionVector").combine_chunks()
@@ -239,25 +214,15 @@ def struct_to_map(child: pa.StructArray) -> pa.MapArray:
     """A JSON object read as a struct (keys as fields) back to a ``map<string,string>``."""
     names = [child.type.field(i).name for i in range(child.type.num_fields)]
     n, k = len(child), len(names)
-    offsets = _int_array(
-        np.arange(0, (n + 1) * k, k, dtype=np.int32) if k else np.zeros(n + 1, np.int32)
-    )
+    offsets = arrays_.from_numpy(np.arange(0, (n + 1) * k, k) if k else np.zeros(n + 1), pa.int32())
     if k == 0:
         keys, values = pa.nulls(0, pa.string()), pa.nulls(0, pa.string())
     else:
-        keys = arrays_.texts(names).take(_int_array(np.tile(np.arange(k), n)))
+        keys = arrays_.texts(names).take(arrays_.from_numpy(np.tile(np.arange(k), n)))
         columns = [child.field(i).cast(pa.string()) for i in range(k)]
         order = np.arange(n * k).reshape(k, n).T.reshape(-1)  # row-major interleave
-        values = pa.concat_arrays(columns).take(_int_array(order))
+        values = pa.concat_arrays(columns).take(arrays_.from_numpy(order))
     return pa.MapArray.from_arrays(offsets, keys, values, mask=child.is_null())
-
-
-def _int_array(values: np.ndarray) -> pa.Array:
-    """A numpy integer array as Arrow, zero-copy (``pa.array`` would import pandas)."""
-    values = np.ascontiguousarray(values)
-    type = pa.int32() if values.dtype == np.int32 else pa.int64()
-    values = values.astype(np.int32 if type == pa.int32() else np.int64, copy=False)
-    return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
 
 
 def _stats_text(parsed: pa.Array) -> pa.Array:
@@ -298,9 +263,10 @@ def canonical_paths(paths: pa.Array) -> pa.Array:
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
     """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
-    if dv.null_count == len(dv):
-        return arrays_.repeated("", len(dv))
-    blank, n = arrays_.repeated("", len(dv)), len(dv)
+    n = len(dv)
+    blank = arrays_.repeated("", n)
+    if dv.null_count == n:
+        return blank
     offset = dv.field("offset").cast(pa.string())
     at = pc.coalesce(pc.binary_join_element_wise(arrays_.repeated("@", n), offset, blank), blank)
     ids = pc.binary_join_element_wise(
@@ -315,8 +281,7 @@ def dv_ids(dv: pa.StructArray) -> pa.Array:
 
 def records(kind: str, table: pa.Table) -> Iterator[AddFile | RemoveFile]:
     """Typed records of the rows, in order, built batch by batch."""
-    fields = ADD_FIELDS if kind == "add" else REMOVE_FIELDS
-    names = [name for name, _ in fields]
+    names = [name for name, _ in FIELDS[kind]]
     for batch in table.select([*names, "extra"]).to_batches(max_chunksize=8192):
         for row in batch.to_pylist():
             yield _record(kind, row, names)
@@ -351,10 +316,8 @@ def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
 
 
 def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
-    """``numRecords`` of each row's stats (null where absent or unreadable), vectorised.
-
-    Writers put ``numRecords`` first; other rows are parsed one by one.
-    """
+    """``numRecords`` of each row's stats (null where absent or unreadable); writers put it
+    first, so only other rows are parsed one by one."""
     if isinstance(stats, pa.ChunkedArray):
         stats = stats.combine_chunks()
     found = pc.extract_regex(stats, r'^\{\s*"numRecords"\s*:\s*(?P<n>\d+)\s*[,}]')
@@ -374,11 +337,3 @@ def _parsed_num_records(text: str) -> int | None:
         return as_int(json.loads(text).get("numRecords"))  # as AddFile.num_records reads it
     except (ValueError, TypeError, AttributeError):
         return None
-
-
-def concat(kind: str, tables: Iterable[pa.Table]) -> pa.Table:
-    """Tables of one kind concatenated (an empty one when none)."""
-    found = [t for t in tables if t.num_rows]
-    if not found:
-        return empty(kind)
-    return pa.concat_tables(found) if len(found) > 1 else found[0]

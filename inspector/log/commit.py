@@ -1,31 +1,26 @@
 """One commit file (``NNNNNNNNNNNNNNNNNNNN.json``) parsed into typed actions.
 
 :func:`parse_json_actions` is the one parser of a JSON log file's lines (a commit, or a
-JSON checkpoint part, :mod:`inspector.log.checkpoint`): a big file's add and remove lines
-become Arrow tables (:mod:`inspector.log.bigcommit`), the rest typed records, and a file
-with any damage is parsed line by line into what parsed plus the problems, each naming its
-line. A commit keeps those problems; replay does not trust such a commit.
+JSON checkpoint part): a big file's add and remove lines become Arrow tables
+(:mod:`inspector.log.bigcommit`), the rest typed records; a damaged file is parsed line
+by line into what parsed plus the problems, each naming its line.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from inspector.delta.actions import (
     Action,
     AddCDCFile,
     AddFile,
     CommitInfo,
-    DomainMetadata,
     Metadata,
     Protocol,
     RemoveFile,
-    Txn,
 )
 from inspector.delta.parse import parse_action
 from inspector.log import text
@@ -34,8 +29,7 @@ from inspector.log.filesummary import FileSummary as FileSummary  # long importe
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 
-# pyarrow (and inspector.log.arrays/columnar) is imported by the functions that handle a big
-# commit's Arrow tables: small commits are parsed by orjson, and history starts faster.
+# pyarrow is imported where a big commit's tables are used: small commits are parsed by orjson.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -44,14 +38,10 @@ if TYPE_CHECKING:
 class Commit:
     """The actions of one version's commit file, and what was wrong reading it.
 
-    A commit with ``problems`` may be truncated: its actions are the lines that
-    parsed, and log replay will not trust it (``is_complete`` is False).
-
-    A big commit keeps its file actions as Arrow tables (``columns``) and ``parsed``
-    holds only its other actions; ``actions`` then builds every typed record on demand.
-
-    A commit read in bulk for a whole history has its file actions only counted
-    (``counted``): ``parsed`` holds its other actions, and it has no file actions to give.
+    A commit with ``problems`` may be truncated: its actions are the lines that parsed, and
+    log replay will not trust it. A big commit keeps its file actions as Arrow tables
+    (``columns``), and one read in bulk for a whole history only counted (``counted``):
+    ``parsed`` then holds only its other actions.
     """
 
     version: int
@@ -68,56 +58,53 @@ class Commit:
     @cached_property
     def actions(self) -> tuple[Action, ...]:
         """Every action, in file order (typed records)."""
-        if self.counted is not None:
-            raise ValueError(f"version {self.version}'s file actions were only counted")
         if self.columns is None:
-            return self.parsed
+            return self._uncounted().parsed
         from inspector.log import columnar
 
-        cols = self.columns
-        placed: list[tuple[int, Action]] = list(zip(cols.other_lines, self.parsed, strict=True))
-        for kind, table, lines in (
-            ("add", cols.adds, cols.add_lines),
-            ("remove", cols.removes, cols.remove_lines),
-        ):
+        placed = list(zip(self.columns.other_lines, self.parsed, strict=True))
+        for kind, table, lines in self.columns.by_kind():
             placed += zip(lines.to_pylist(), columnar.records(kind, table), strict=True)
         placed.sort(key=lambda p: p[0])
         return tuple(a for _, a in placed)
 
     def apply_to(self, state: ReplayState) -> None:
         """Apply this commit to a replay state (file actions stay columnar)."""
-        if self.counted is not None:
-            raise ValueError(f"version {self.version}'s file actions were only counted")
-        if self.columns is None:
+        columns = self._uncounted().columns
+        if columns is None:
             state.apply(self.parsed)
             return
         for action in self.parsed:
             state.apply_other(action)
-        base, span = state.next_seq, len(self.parsed) + self.columns.adds.num_rows
-        span += self.columns.removes.num_rows
-        for kind, table, lines in (
-            ("add", self.columns.adds, self.columns.add_lines),
-            ("remove", self.columns.removes, self.columns.remove_lines),
-        ):
+        base = state.next_seq
+        for kind, table, lines in columns.by_kind():
             state.next_seq = base
             state.add_files(table, kind, lines)
-        state.next_seq = base + span
+        state.next_seq = (
+            base + len(self.parsed) + len(columns.add_lines) + len(columns.remove_lines)
+        )
+
+    def _uncounted(self) -> Commit:
+        if self.counted is not None:
+            raise ValueError(f"version {self.version}'s file actions were only counted")
+        return self
 
     @cached_property
     def file_summary(self) -> FileSummary:
         """Counts, bytes and records added and removed (no typed records for a big commit)."""
         if self.counted is not None:
             return self.counted
-        metrics = self.commit_info.operation_metrics
         if self.columns is not None:
-            return _columnar_summary(self.columns).with_metrics(metrics)
-        adds, removes = self._file_actions
-        return FileSummary.of(
-            ((a.path, a.size) for a in adds),
-            ((r.path, r.size or 0) for r in removes),
-            added_records=_sum_or_none(a.num_records for a in adds),
-            removed_records=_sum_or_none(r.num_records for r in removes),
-        ).with_metrics(metrics)
+            summary = _columnar_summary(self.columns)
+        else:
+            adds, removes = self._file_actions
+            summary = FileSummary.of(
+                ((a.path, a.size) for a in adds),
+                ((r.path, r.size or 0) for r in removes),
+                added_records=_known_sum([a.num_records for a in adds]),
+                removed_records=_known_sum([r.num_records for r in removes]),
+            )
+        return summary.with_metrics(self.commit_info.operation_metrics)
 
     @property
     def is_complete(self) -> bool:
@@ -167,49 +154,23 @@ class Commit:
         """The protocol action, when this commit changed the protocol."""
         return next((a for a in self.parsed if isinstance(a, Protocol)), None)
 
-    @property
-    def txns(self) -> list[Txn]:
-        """txn actions (application transaction versions)."""
-        return [a for a in self.parsed if isinstance(a, Txn)]
-
-    @property
-    def domain_metadata(self) -> list[DomainMetadata]:
-        """domainMetadata actions."""
-        return [a for a in self.parsed if isinstance(a, DomainMetadata)]
-
-
-_BLANK = re.compile(rb"\s*\Z")
-
 
 def parse_commit(
     version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
 ) -> Commit:
-    """Parse a commit file's bytes (or say why they could not be read).
-
-    Args:
-        version: The version, from the file name.
-        file: The listed commit file.
-        data: The file's content, or the error reading it raised.
-        columnar: Read a big commit's file actions by Arrow (see :func:`parse_json_actions`).
-
-    Returns:
-        The commit; unreadable lines become problems stated in plain words.
-    """
+    """Parse a commit file's bytes, or say why they could not be read (``data`` is then the
+    error reading them raised); ``columnar`` as for :func:`parse_json_actions`."""
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
-        return Commit(
-            version=version,
-            file=file,
-            parsed=(),
-            problems=(f"The commit file could not be read: {why}.",),
-        )
-    parsed = parse_json_actions(data, columnar=columnar)
+        found = JsonActions(actions=(), problems=(f"The commit file could not be read: {why}.",))
+    else:
+        found = parse_json_actions(data, columnar=columnar)
     return Commit(
         version=version,
         file=file,
-        parsed=parsed.actions,
-        problems=parsed.problems,
-        columns=parsed.columns,
+        parsed=found.actions,
+        problems=found.problems,
+        columns=found.columns,
     )
 
 
@@ -230,23 +191,15 @@ class JsonActions:
 
 
 def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commit") -> JsonActions:
-    """Parse the lines of a JSON log file, collecting problems instead of raising.
+    """Parse the lines of a JSON log file (``what`` it is, as its problems name it),
+    collecting problems in plain words instead of raising.
 
-    A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow's
-    JSON reader into tables; a small one is parsed by orjson in one call. When anything is
-    off, every line is parsed on its own so that problems name the line.
-
-    Args:
-        data: The file's content.
-        columnar: Read a big file's file actions by Arrow; False parses every action into a
-            typed record, whatever the size (for a reader that wants every record: Arrow's
-            tables would only be turned into them, and pyarrow imported for that).
-        what: What the file is, as its problems name it (``commit``, ``checkpoint``).
-
-    Returns:
-        The actions; unreadable lines become problems stated in plain words.
+    A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow into
+    tables, unless ``columnar`` is False (a reader that wants every typed record); a small
+    one is parsed by orjson in one call. When anything is off, every line is parsed on its
+    own so that problems name the line.
     """
-    if _BLANK.match(data):  # not data.strip(): that copies a big file
+    if not data or data.isspace():  # not data.strip(): that copies a big file
         return JsonActions(
             actions=(),
             problems=(f"The {what} file is empty (an interrupted write or a failed copy).",),
@@ -270,10 +223,8 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Parse every line in one ``json.loads`` call (about twice as fast as one per line).
-
-    Returns None when anything is off, so the line-by-line path can say which line.
-    """
+    """Parse every line in one call (twice as fast as one per line); None when anything is
+    off, so that the line-by-line path can say which line."""
     lines = [line for line in data.splitlines() if line and not line.isspace()]  # no copies
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")
@@ -295,57 +246,44 @@ def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: s
 
 
 def _columnar_summary(files: CommitFiles) -> FileSummary:
+    """:meth:`FileSummary.of`'s rule on a big commit's Arrow tables."""
     import pyarrow.compute as pc
 
     from inspector.log import columnar
 
-    def total(column: pa.ChunkedArray) -> int:
-        return int(pc.sum(column).as_py() or 0)
+    adds, removes = files.adds, files.removes
+    overlap, both = adds.num_rows and removes.num_rows, 0  # files given a deletion vector
+
+    def in_place(table: pa.Table, other: pa.Table) -> pa.ChunkedArray | None:
+        paths = other.column("path").combine_chunks()
+        return pc.is_in(table.column("path"), value_set=paths) if overlap else None
+
+    def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
+        sizes = table.column("size")  # a sum skips nulls
+        return int(
+            pc.sum(sizes if in_place is None else sizes.filter(pc.invert(in_place))).as_py() or 0
+        )
 
     def records(table: pa.Table) -> int | None:
-        if not table.num_rows:
-            return 0
         counts = columnar.num_records(table.column("stats"))
         return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
 
-    adds, removes = files.adds, files.removes
-    in_place_adds = in_place_removes = None
-    if (
-        adds.num_rows and removes.num_rows
-    ):  # files given a deletion vector: neither added nor removed
-        in_place_adds = pc.is_in(
-            adds.column("path"), value_set=removes.column("path").combine_chunks()
-        )
-        in_place_removes = pc.is_in(
-            removes.column("path"), value_set=adds.column("path").combine_chunks()
-        )
-
-    def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
-        sizes = table.column("size")
-        return total(sizes if in_place is None else pc.filter(sizes, pc.invert(in_place)))
-
-    both = (
-        0
-        if in_place_adds is None
-        else len(set(pc.filter(adds.column("path"), in_place_adds).to_pylist()))
-    )
+    in_adds, in_removes = in_place(adds, removes), in_place(removes, adds)
+    if in_adds is not None:
+        both = pc.count_distinct(adds.column("path").filter(in_adds)).as_py()
     return FileSummary(
         add_actions=adds.num_rows,
         remove_actions=removes.num_rows,
         deletion_vector_updates=both,
         num_added_files=adds.num_rows - both,
         num_removed_files=removes.num_rows - both,
-        added_bytes=moved_bytes(adds, in_place_adds),
-        removed_bytes=moved_bytes(removes, in_place_removes),  # a sum skips nulls
+        added_bytes=moved_bytes(adds, in_adds),
+        removed_bytes=moved_bytes(removes, in_removes),
         added_records=records(adds),
         removed_records=records(removes),
     )
 
 
-def _sum_or_none(values: Iterable[int | None]) -> int | None:
-    total, seen = 0, False
-    for value in values:
-        if value is None:
-            return None
-        total, seen = total + value, True
-    return total if seen else 0
+def _known_sum(values: list[int | None]) -> int | None:
+    """A sum, or None when one value is unknown (0 for none)."""
+    return None if None in values else sum(cast("list[int]", values))

@@ -19,25 +19,8 @@ from inspector.storage import LocalStorage, Storage
 from inspector.storage.local import CommitStep
 from inspector.storage.objectstore import ObjectCommitStep, ObjectStorage
 
-__all__ = ["CommitStep", "ObjectCommitStep", "commit_file_name", "encode_actions", "write_commit"]
-
 #: Called after each step of a commit's write (local or object store).
 AnyStepCallback = Callable[[CommitStep | ObjectCommitStep], None]
-
-
-def _no_report(step: CommitStep | ObjectCommitStep) -> None:
-    pass
-
-
-def commit_file_name(version: int) -> str:
-    """The file name of a version's commit: ``00000000000000000042.json``."""
-    return f"{version:020d}.json"
-
-
-def encode_actions(actions: Iterable[Mapping[str, Any]]) -> bytes:
-    """Newline-delimited JSON, one action per line, as the protocol requires."""
-    lines = [json.dumps(a, separators=(",", ":"), ensure_ascii=False) for a in actions]
-    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def write_commit(
@@ -45,16 +28,15 @@ def write_commit(
     version: int,
     actions: Iterable[Mapping[str, Any]],
     *,
-    on_step: AnyStepCallback = _no_report,
+    on_step: AnyStepCallback | None = None,
 ) -> str:
     """Create the commit file of ``version`` atomically, only if it does not exist.
 
     Args:
         target: The table's storage, or the local path of its ``_delta_log`` folder.
         version: The version to create (the read version + 1).
-        actions: The commit's actions, each a one-key mapping such as ``{"add": {...}}``.
-        on_step: Called after each step of the write, local or in an object store
-            (the fault-injection tests crash the process there).
+        actions: The commit's actions (``{"add": {...}}``), written one per line.
+        on_step: Called after each step of the write (fault-injection tests crash there).
 
     Returns:
         The location of the new commit file (a local path or a URI).
@@ -63,15 +45,15 @@ def write_commit(
         ConcurrentModification: If the version already exists; nothing was written.
         RestoreRefused: If the store cannot guarantee create-if-absent; nothing was written.
     """
-    storage: Storage
-    if isinstance(target, str):
-        storage, path = LocalStorage(target), commit_file_name(version)
-    else:
-        storage, path = target, f"{LOG_DIR}/{commit_file_name(version)}"
+    name = f"{version:020d}.json"
+    storage = LocalStorage(target) if isinstance(target, str) else target
+    path = name if isinstance(target, str) else f"{LOG_DIR}/{name}"
+    lines = [json.dumps(a, separators=(",", ":"), ensure_ascii=False) for a in actions]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
     try:
-        if isinstance(storage, LocalStorage | ObjectStorage):
-            return storage.put_if_absent(path, encode_actions(actions), on_step=on_step)
-        return storage.put_if_absent(path, encode_actions(actions))
+        if on_step is not None and isinstance(storage, LocalStorage | ObjectStorage):
+            return storage.put_if_absent(path, data, on_step=on_step)
+        return storage.put_if_absent(path, data)
     except ConcurrentModification:
         raise ConcurrentModification(
             f"Another writer created version {version} first; the restore wrote nothing.",

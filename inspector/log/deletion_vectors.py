@@ -25,15 +25,9 @@ MAGIC_NUMBER = 1681511377
 
 
 def deleted_rows(dv: DeletionVector, table_root: str, storage: Storage | None = None) -> BitMap64:
-    """The row indexes a deletion vector marks as deleted.
+    """The row indexes a deletion vector marks as deleted (as many as ``dv.cardinality``).
 
-    Args:
-        dv: The descriptor from an add action.
-        table_root: The table's root (``u`` paths are relative to it).
-        storage: The table's storage; a local folder at ``table_root`` when None.
-
-    Returns:
-        A bitmap of deleted row indexes; its length equals ``dv.cardinality``.
+    ``storage`` is the table's, a local folder at ``table_root`` when None.
 
     Raises:
         MissingDataFile: If the DV file is absent or its contents do not match the log
@@ -107,10 +101,3 @@ def _damaged(where: str, why: str) -> MissingDataFile:
         f"{place} is damaged: {why}.",
         "Rows cannot be read correctly; restore the file from a backup or pick another version.",
     )
-
-
-def dv_exists(dv: DeletionVector, table_root: str, storage: Storage | None = None) -> bool:
-    """True for an inline DV or an on-disk DV whose file exists (a cheap stat or HEAD)."""
-    if dv.storage_type == "i":
-        return True
-    return (storage or LocalStorage(table_root)).head(dv_file_path(dv, table_root)) is not None

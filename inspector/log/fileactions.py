@@ -1,8 +1,4 @@
-"""A snapshot's file actions as a mapping of typed records over their Arrow table.
-
-A snapshot keeps its live files and tombstones as Arrow tables; :class:`FileMap` gives one
-file's typed record when someone looks it up, and every record only when asked for all.
-"""
+"""A snapshot's file actions as a mapping of typed records over their Arrow table."""
 
 from __future__ import annotations
 
@@ -12,21 +8,16 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 from inspector.delta.actions import AddFile, RemoveFile
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pyarrow (and columnar) is imported where a snapshot's table is read
     import pyarrow as pa
 
 FileKey = tuple[str, "str | None"]
-
-
 _R = TypeVar("_R", AddFile, RemoveFile)
 
 
 class FileMap(Mapping[FileKey, _R]):
-    """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table.
-
-    Keys are cheap (two columns); looking one file up builds only its record; asking for
-    every value builds all the records at once and keeps them.
-    """
+    """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table:
+    a look-up builds one record, asking for every value builds them all and keeps them."""
 
     def __init__(self, kind: str, table: pa.Table) -> None:
         self.kind, self.table = kind, table
@@ -57,15 +48,13 @@ class FileMap(Mapping[FileKey, _R]):
     def __iter__(self) -> Iterator[FileKey]:
         from inspector.log import columnar
 
-        return iter(self._all()) if self._records is not None else columnar.keys(self.table)
+        return columnar.keys(self.table)  # the records' keys, in the same order
 
     def __len__(self) -> int:
         return int(self.table.num_rows)
 
     def __contains__(self, key: object) -> bool:
-        if self._records is not None:
-            return key in self._records
-        return key in self._rows
+        return key in (self._rows if self._records is None else self._records)
 
     def values(self) -> ValuesView[_R]:
         """Every record (built all at once)."""

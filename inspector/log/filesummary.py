@@ -13,16 +13,12 @@ from typing import Any
 class FileSummary:
     """A commit's files added and removed as Delta counts them, and its actions as written.
 
-    Files and bytes added and removed are the writer's ``operationMetrics`` where it
-    recorded them (``numAddedFiles``, ``numRemovedFiles``, ``numAddedBytes``,
-    ``numRemovedBytes``; a MERGE's ``numTargetFiles…``/``numTargetBytes…``; a WRITE's
-    ``numFiles``/``numOutputBytes``; delta-rs's snake_case names), as for rows. Without
-    them, from the actions by Delta's rule: a file removed and added back under the same
-    path in one commit (given a deletion vector) is neither a file added nor a file
-    removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``). The actions
-    themselves are counted under their own names (``add_actions``, ``remove_actions``),
-    the files re-added under their path in ``deletion_vector_updates``; the records are
-    those of every add and remove action (the row rule nets out the files re-added).
+    Files and bytes are the writer's ``operationMetrics`` where it recorded them
+    (:data:`_FILE_METRICS`), as for rows. Without them, from the actions by Delta's rule: a
+    file removed and added back under the same path in one commit (given a deletion vector)
+    is neither added nor removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``);
+    those files are ``deletion_vector_updates``. The records are those of every add and
+    remove action (the row rule nets out the files re-added).
     """
 
     add_actions: int

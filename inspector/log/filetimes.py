@@ -2,11 +2,7 @@
 
 The file-time history rule chains every commit's file time from version 0 on
 (:func:`inspector.table.history_time.file_time_before`), so a page of history read alone
-needs the times of every commit before it. On an object store they come from the log's whole
-listing, which a later open makes from the log index's record and the new part
-(:mod:`inspector.log.relist`: two requests, not one per 1,000 files). A full listing builds a
-:class:`~inspector.log.listing.LogFile` per file, which on a local disk costs as much again as
-the listing: there a folder gives its names and one ``stat`` per commit file.
+needs the times of every commit before it.
 """
 
 from __future__ import annotations
@@ -22,11 +18,10 @@ from inspector.log.listing import COMMIT_FILE
 def commit_times(log: DeltaLog, below: int) -> dict[int, int]:
     """The modification time (ms) of every commit file below version ``below``, by version.
 
-    From the log's whole listing when it has one; else, on an object store whose listings the
-    log index records, from the whole listing's columns (:meth:`~inspector.log.relist.LogLister.commit_times`: a
-    later open's first page and what is new, no record per file); else from the log's whole
-    listing on another object store; else listed here: the same files and times (regular files
-    named as commits; a file removed meanwhile is left out, as the listing leaves it out).
+    From the log's whole listing when it has one; else from the listing columns the log index
+    records (:meth:`~inspector.log.relist.LogLister.commit_times`: no record per file); else
+    from the whole listing on another object store; else a local folder's names and one
+    ``stat`` per commit file (a whole listing builds a record per file: as costly again).
     """
     whole = log.whole_listing
     folder = log.storage.local_path(LOG_DIR)

@@ -16,24 +16,22 @@ from inspector.log import arrays, columnar
 
 
 def reconcile(adds: list[pa.Table], removes: list[pa.Table]) -> tuple[pa.Table, pa.Table]:
-    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow."""
-    add = columnar.concat("add", adds) if adds else None
-    remove = columnar.concat("remove", removes) if removes else None
-    if add is None or "seq" not in add.column_names:
-        add = None
-    if remove is None or "seq" not in remove.column_names:
-        remove = None
-    if add is None and remove is None:
-        return columnar.empty("add"), columnar.empty("remove")
+    """Keep, for each (path, deletion-vector id), only its newest action, in Arrow.
+
+    Every table given has rows and a ``seq`` column (its actions' places in log order).
+    """
+    add = pa.concat_tables(adds) if adds else None
+    remove = pa.concat_tables(removes) if removes else None
     identity = ["key_path", "dv_id", "seq"]
-    events = pa.concat_tables(
-        [t.select(identity) for t in (add, remove) if t is not None and t.num_rows]
-    )
+    parts = [t.select(identity) for t in (add, remove) if t is not None]
+    if not parts:
+        return columnar.empty("add"), columnar.empty("remove")
+    events = pa.concat_tables(parts)
     newest = _newest(events)
     if remove is None and add is not None and len(newest) == add.num_rows:
-        return _strip(add, "add"), columnar.empty("remove")  # every add is a distinct file
+        return add.drop_columns(["seq"]), columnar.empty("remove")  # every add a distinct file
     wins = _winners(newest, int(pc.max(events.column("seq")).as_py()) + 1)
-    return _strip(_kept(add, wins), "add"), _strip(_kept(remove, wins), "remove")
+    return _kept("add", add, wins), _kept("remove", remove, wins)
 
 
 def _winners(newest: pa.Array, count: int) -> np.ndarray:
@@ -47,11 +45,11 @@ def _winners(newest: pa.Array, count: int) -> np.ndarray:
     return wins
 
 
-def _kept(table: pa.Table | None, wins: np.ndarray) -> pa.Table | None:
+def _kept(kind: str, table: pa.Table | None, wins: np.ndarray) -> pa.Table:
     if table is None:
-        return None
+        return columnar.empty(kind)
     seq = arrays.to_numpy(table.column("seq").combine_chunks())
-    return table.filter(arrays.mask(wins[seq]))
+    return table.filter(arrays.mask(wins[seq])).drop_columns(["seq"])
 
 
 def _newest(events: pa.Table) -> pa.Array:
@@ -72,11 +70,3 @@ def _newest(events: pa.Table) -> pa.Array:
     )
     last = pa.concat_arrays([*changes.chunks, arrays.flags([True])])
     return ordered.column("seq").combine_chunks().filter(last)
-
-
-def _strip(table: pa.Table | None, kind: str) -> pa.Table:
-    if table is None:
-        return columnar.empty(kind)
-    if "seq" in table.column_names:
-        table = table.drop_columns(["seq"])
-    return table

@@ -38,29 +38,16 @@ def unreachable(
     bad_checkpoints: bool,
     broken_detail: str = "",
 ) -> CorruptLog:
-    """A version in the log that no base reaches: missing or broken commits, bad checkpoints.
-
-    Args:
-        version: The version asked for.
-        earliest: The log's earliest version.
-        listed: The versions that have a commit file.
-        broken: Listed commits that are truncated or corrupt.
-        bad_checkpoints: Whether some checkpoint was found unusable.
-        broken_detail: What is wrong with the first broken commit (`` (file: problem)``).
-    """
+    """A version in the log that no base reaches: commit files missing (not ``listed``),
+    ``broken`` (truncated or corrupt, ``broken_detail`` saying what is wrong with the first),
+    or the checkpoints that could bridge them unusable."""
     gaps = [v for v in range(earliest, version + 1) if v not in listed]
     reasons = []
     if gaps:
         reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
     if broken:
-        reasons.append(
-            (
-                f"commit {version_ranges(broken)} is truncated or corrupt"
-                if len(broken) == 1
-                else f"commits {version_ranges(broken)} are truncated or corrupt"
-            )
-            + broken_detail
-        )
+        are = "commit {} is" if len(broken) == 1 else "commits {} are"
+        reasons.append(f"{are.format(version_ranges(broken))} truncated or corrupt{broken_detail}")
     if bad_checkpoints:
         reasons.append("the checkpoints that could bridge this cannot be used")
     return CorruptLog(

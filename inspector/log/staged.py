@@ -4,11 +4,7 @@ A catalog-managed table (``catalogManaged``, or Delta 4.0's ``catalogOwned-previ
 commits by writing ``_delta_log/_staged_commits/<version>.<uuid>.json`` and asking its
 catalog to ratify it; a ratified commit is published later, as ``<version>.json``
 (PROTOCOL.md, "Catalog-managed tables"). Until then only the catalog knows which staged
-file won a version: attempts that were never ratified can pile up beside it, and Delta 4.4
-leaves an empty ``_staged_commits/`` even on plain tables, so the folder alone proves
-nothing. What the catalog says arrives as :class:`CatalogCommits` (Unity Catalog's
-``loadTable``, :mod:`inspector.catalog.unity`); without it every staged file newer than the
-published log is "staged, status unknown".
+file won a version, so the folder alone proves nothing.
 """
 
 from __future__ import annotations
@@ -43,7 +39,7 @@ class StagedStatus(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class CatalogCommits:
-    """What the managing catalog says about a table's commits.
+    """What the managing catalog (Unity Catalog's ``loadTable``) says about a table's commits.
 
     Attributes:
         source: Which catalog said it, for people (``Unity Catalog at http://...``).
@@ -99,23 +95,18 @@ def staged_version(name: str) -> int:
 def pending_commits(
     files: list[LogFile], published: int, catalog: CatalogCommits | None
 ) -> list[StagedCommit]:
-    """The staged commits newer than ``published`` (the newest ``<version>.json``).
+    """The staged commits newer than ``published`` (the newest ``<version>.json``), each
+    with its status by what the catalog says (unknown without it)."""
 
-    With what the catalog says, a file it ratified is :attr:`StagedStatus.RATIFIED` and any
-    other :attr:`StagedStatus.NOT_RATIFIED`; without it every one is
-    :attr:`StagedStatus.UNKNOWN`. Files of published versions are not pending: the
-    published commit is that version's.
-    """
-    pending = []
-    for file in files:
-        version = staged_version(file.name)
-        if version <= published:
-            continue
+    def status(version: int, name: str) -> StagedStatus:
         if catalog is None:
-            status = StagedStatus.UNKNOWN
-        elif catalog.ratified.get(version) == file.name:
-            status = StagedStatus.RATIFIED
-        else:
-            status = StagedStatus.NOT_RATIFIED
-        pending.append(StagedCommit(version=version, file=file, status=status))
-    return pending
+            return StagedStatus.UNKNOWN
+        ratified = catalog.ratified.get(version) == name
+        return StagedStatus.RATIFIED if ratified else StagedStatus.NOT_RATIFIED
+
+    versions = [(staged_version(f.name), f) for f in files]
+    return [
+        StagedCommit(version=v, file=f, status=status(v, f.name))
+        for v, f in versions
+        if v > published
+    ]

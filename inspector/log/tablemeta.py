@@ -1,11 +1,8 @@
 """The table's metadata at a version, without its files.
 
-A question that needs only the schema or the properties at a version (a commit's column
-names, the in-commit-timestamp setting) takes the newest ``metaData`` and ``protocol``
-among the commits down to the newest checkpoint at or below that version, and failing that
-the checkpoint's two columns alone: a 300,000-file checkpoint's file actions are never read.
-Anything unusual (a commit missing or damaged in between, an unreadable checkpoint) goes
-to the full snapshot, which says what is wrong.
+The newest ``metaData`` and ``protocol`` among the commits down to the newest checkpoint,
+failing that the checkpoint's two columns alone: a 300,000-file checkpoint's file actions
+are never read. Anything unusual goes to the full snapshot, which says what is wrong.
 """
 
 from __future__ import annotations
@@ -23,12 +20,7 @@ _TABLE_ACTIONS = frozenset({"metaData", "protocol"})
 
 
 def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) -> Metadata:
-    """The metadata in force at ``version``.
-
-    Args:
-        log: The opened log.
-        version: The version.
-        commit: The version's commit, when the caller has read it already.
+    """The metadata in force at ``version`` (``commit``: its commit, when read already).
 
     Raises:
         VersionNotFound: If the version is outside the log.

@@ -1,13 +1,9 @@
 """The log's text: strict UTF-8 JSON, the one decoding rule every reader of the log uses.
 
-Delta writes its log as UTF-8 JSON. Python's ``json.loads`` on bytes accepts encoded
-surrogates (``surrogatepass``) and Arrow's JSON and Parquet readers do not check UTF-8 at
-all, so a damaged byte used to surface far from the file, as a ``UnicodeDecodeError`` (or
-``UnicodeEncodeError``) in whatever command first touched the string. Every JSON line of a
-commit, checkpoint or ``_last_checkpoint`` is parsed by :func:`loads` (orjson: strict UTF-8,
-no lone surrogates, escaped or not) and every Arrow array read from a log file is checked
-by :func:`check_utf8` before it is used, so damage is a ``ValueError`` naming it, raised
-where the file is read.
+``json.loads`` accepts encoded surrogates and Arrow's readers do not check UTF-8, so a
+damaged byte would surface far from its file. Every JSON line of the log is parsed by
+:func:`loads` and every Arrow array read from a log file checked by :func:`check_utf8`,
+so damage is a ``ValueError`` naming it, raised where the file is read.
 """
 
 from __future__ import annotations
@@ -21,12 +17,8 @@ if TYPE_CHECKING:  # pyarrow is imported where an Arrow array is checked: start-
 
 
 def loads(data: bytes | str) -> Any:
-    """Parse one JSON document of the log.
-
-    Raises:
-        ValueError: If it is not JSON, or not valid UTF-8 text (an invalid byte, an
-            encoded or escaped lone surrogate); the message says which.
-    """
+    """Parse one JSON document of the log; a ValueError if it is not JSON, or not valid
+    UTF-8 text (an invalid byte, an encoded or escaped lone surrogate), says which."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:  # a json.JSONDecodeError: callers see truncation
@@ -45,11 +37,7 @@ def _where(data: bytes | str) -> str:
 
 
 def check_utf8(data: pa.Array | pa.ChunkedArray | pa.RecordBatch | pa.Table) -> None:
-    """Check that every string read from a log file by Arrow is valid UTF-8.
-
-    Raises:
-        ValueError: If one is not (Arrow's readers keep the bytes unchecked).
-    """
+    """Raise ValueError unless every string read from a log file by Arrow is valid UTF-8."""
     import pyarrow as pa
 
     try:
