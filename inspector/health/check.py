@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.health.allversions import FullCheck, check_all_versions
+from inspector.health.allversions import check_all_versions
 from inspector.health.examine import Progress
-from inspector.health.latest import LatestCheck, check_latest
+from inspector.health.latest import check_latest
 from inspector.health.problems import table_level_problems
 from inspector.health.records import HealthReport, OrphanScope
 from inspector.log.deltalog import DeltaLog
@@ -40,20 +40,16 @@ def check_table(
         The report.
     """
     cap, workers = settings.max_listed_files, max(1, settings.check_workers)
-    found: LatestCheck | FullCheck | None = None
+    found = None
     if not all_versions:
         found = check_latest(log, deep=deep, cap=cap, workers=workers, progress=progress)
-    if found is None or not found.versions[-1].is_complete:
+    whole = found is None or not found.versions[-1].is_complete
+    if found is None or whole:
+        # only what was asked is verified: every checkpoint and .crc, else the newest ones
         found = check_all_versions(
-            log,
-            all_checkpoints=all_versions,  # else only the newest checkpoint is compared
-            all_checksums=all_versions,  # else only the latest version's .crc
-            deep=deep,
-            cap=cap,
-            workers=workers,
-            progress=progress,
+            log, verify_all=all_versions, deep=deep, cap=cap, workers=workers, progress=progress
         )
-    versions, orphans, whole = found.versions, found.orphans, isinstance(found, FullCheck)
+    versions, orphans = found.versions, found.orphans
     return HealthReport(
         table_root=log.table_root,
         latest_version=versions[-1].version,

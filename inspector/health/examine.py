@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -124,26 +125,21 @@ def examine(
     stat'ed unless their footer is read; in an object store every size comes from it.
     """
     stored = storage if storage.local_path() is None else None
-    todo, found = sorted(refs), dict[str, FileIssue | None]()
-    if not deep:
-        for p in (p for p in todo if p in walked):
-            ref = refs[p]
-            kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
-            found[p] = judge_size(p, walked[p], **kw)  # type: ignore[arg-type]
-        todo = [p for p in todo if p not in found]
-    total, done = len(refs), len(found)
+    todo, found, done = sorted(refs), dict[str, FileIssue | None](), 0
     if progress is not None:
-        progress(done, total)
+        progress(done, len(todo))
 
-    def judged(path: str) -> FileIssue | None:
-        ref = refs[path]
-        kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+    def judged(where: str) -> FileIssue | None:
+        ref = refs[where]
+        facts: dict[str, Any] = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+        if not deep and where in walked:
+            return judge_size(where, walked[where], **facts)
         if stored is not None:
-            issue = examine_stored(path, stored, walked, **kw)  # type: ignore[arg-type]
+            issue = examine_stored(where, stored, walked, **facts)
         else:
-            issue = examine_file(path, **kw)  # type: ignore[arg-type]
+            issue = examine_file(where, **facts)
         if issue is None and deep and ref.role is FileRole.DATA_FILE:
-            return _footer_issue(path, ref, stored)
+            return _footer_issue(where, ref, stored)
         return issue
 
     chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
@@ -154,7 +150,7 @@ def examine(
             found.update(zip(chunk, verdicts, strict=True))
             done += len(chunk)
             if progress is not None:  # called on the caller's thread (Streamlit needs that)
-                progress(done, total)
+                progress(done, len(todo))
     return {path: issue for path, issue in found.items() if issue is not None}
 
 

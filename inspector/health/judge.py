@@ -21,10 +21,20 @@ from inspector.files.filecheck import FileIssue, FileRole
 from inspector.files.tablefiles import is_hidden
 from inspector.health.examine import Progress, Ref, deep_refs, examine
 from inspector.health.intervals import whole_array
+from inspector.health.records import VersionHealth
 from inspector.log import arrays
 from inspector.storage import Storage
 
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checked:
+    """A check's answer: the versions judged (oldest first), the files examined, the orphans."""
+
+    versions: tuple[VersionHealth, ...]
+    files_examined: int
+    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
 
 
 @dataclass(frozen=True, kw_only=True)

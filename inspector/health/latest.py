@@ -22,7 +22,6 @@ check's to find (``check --all-versions``), as history's.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -38,26 +37,11 @@ from inspector.health.examine import (
     version_health,
 )
 from inspector.health.intervals import whole_array
-from inspector.health.judge import judge_files, sized_paths, stored_files, unclaimed
+from inspector.health.judge import Checked, judge_files, sized_paths, stored_files, unclaimed
 from inspector.health.problems import log_problems_at
-from inspector.health.records import VersionHealth
 from inspector.health.vacuum_lite import physical_paths
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
-
-
-@dataclass(frozen=True, kw_only=True)
-class LatestCheck:
-    """The fast check's answer: the latest version's verdict, the orphans and the count."""
-
-    health: VersionHealth
-    files_examined: int
-    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
-
-    @property
-    def versions(self) -> tuple[VersionHealth, ...]:
-        """The versions judged: the latest."""
-        return (self.health,)
 
 
 def check_latest(
@@ -67,10 +51,17 @@ def check_latest(
     cap: int,
     workers: int,
     progress: Progress | None = None,
-) -> LatestCheck | None:
+) -> Checked | None:
     """The latest version's verdict from its snapshot and one walk, or None when its
-    snapshot cannot be read (``cap``: ``max_listed_files``; the rest as
-    :func:`~.check.check_table`'s)."""
+    snapshot cannot be read.
+
+    Args:
+        log: The opened log.
+        deep: Also read each data file's footer and compare its row count with the stats.
+        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
+        workers: Parallel stat calls for the files judged one by one.
+        progress: Called as ``progress(done, total)`` while files are examined.
+    """
     latest, root = log.latest_version, log.table_root
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -99,8 +90,8 @@ def check_latest(
     if latest in crc:
         health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))
     candidates = unclaimed(walked, judged.found, judged.rest, root)
-    return LatestCheck(
-        health=health,
+    return Checked(
+        versions=(health,),
         files_examined=judged.examined,
         orphans=_orphans(log, candidates, snap.tombstones_table),
     )
