@@ -1,10 +1,8 @@
 """The data-loss window: what falling back to an older version would lose.
 
-After a failover to a replica, or a recovery to the last consistent version, the
-versions after it are gone. The window says how many, how much time their commits
-span, and how many rows they inserted, deleted and updated, each row counted once as
-Delta's metrics count it (the one row rule of :mod:`inspector.table.rowcounts`: operation
-metrics, else deletion vectors and file stats): the recovery point an operator reports.
+After a failover to a replica, or a recovery to the last consistent version, the versions
+after it are gone: how many, the time their commits span, and the rows they inserted,
+deleted and updated by the one row rule (:mod:`inspector.table.rowcounts`).
 """
 
 from __future__ import annotations
@@ -20,24 +18,17 @@ from inspector.table.rowcounts import RowChange, rows_between
 
 @dataclass(frozen=True, kw_only=True)
 class DataLossWindow:
-    """What the versions after ``from_version`` up to ``to_version`` hold.
+    """What the versions lost by a fallback hold.
 
     Attributes:
-        from_version: The version fallen back to (None: no version to fall back to).
-        to_version: The newest version, which the fallback loses.
         versions: How many versions are lost.
         seconds: Time between the two versions' commits (None when a commit time
             is unknown, or there is no version to fall back to).
         rows_inserted: Rows the lost versions inserted, updated rows not included (None
             when a commit is missing or the log cannot know: files rewritten without
-            metrics).
-        rows_deleted: Rows they deleted, updated rows not included; likewise.
-        rows_updated: Rows they updated, each counted once (as Delta's metrics count
-            them); likewise.
+            metrics); ``rows_deleted`` likewise; ``rows_updated`` each counted once.
     """
 
-    from_version: int | None
-    to_version: int
     versions: int
     seconds: float | None
     rows_inserted: int | None
@@ -52,20 +43,10 @@ class DataLossWindow:
 
 
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:
-    """The window between a fallback version and the newest version of a log.
-
-    Args:
-        log: The log that has the lost commits (the primary's, or the table's own).
-        from_version: The version fallen back to; None when there is none.
-        to_version: The newest version.
-
-    Returns:
-        The window; zero when the two versions are the same.
-    """
+    """The window between a fallback version (None: there is none) and the newest version of
+    the log that has the lost commits (the primary's, or the table's own)."""
     if from_version is None:
         return DataLossWindow(
-            from_version=None,
-            to_version=to_version,
             versions=to_version - log.earliest_version + 1,
             seconds=None,
             rows_inserted=_live_rows(log, to_version),
@@ -75,8 +56,6 @@ def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -
     start, end = commit_time(log, from_version), commit_time(log, to_version)
     rows = _rows_between(log, from_version, to_version)
     return DataLossWindow(
-        from_version=from_version,
-        to_version=to_version,
         versions=max(to_version - from_version, 0),
         seconds=(end - start) / 1000 if start is not None and end is not None else None,
         rows_inserted=rows["rowsInserted"],
@@ -87,11 +66,8 @@ def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -
 
 def commit_time(log: DeltaLog, version: int) -> int | None:
     """When a version was committed (ms): its in-commit timestamp, else the writer's
-    ``commitInfo.timestamp``, else the commit file's modification time.
-
-    The writer's clock comes before the file time because copying a table (or
-    replicating it) resets file times; None when the commit file is gone.
-    """
+    ``commitInfo.timestamp`` (copying a table resets file times), else the commit file's
+    modification time; None when the commit file is gone."""
     try:
         commit = log.commit(version)
     except InspectorError:

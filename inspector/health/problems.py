@@ -10,13 +10,15 @@ from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 
+COMMIT_MISSING = HealthProblem(
+    kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
+)
+
 
 def commit_problem(commit: Commit | None) -> HealthProblem | None:
     """What is wrong with a version's commit file (missing, damaged), or None."""
     if commit is None:
-        return HealthProblem(
-            kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
-        )
+        return COMMIT_MISSING
     if not commit.is_complete:
         message = "Its commit file is damaged: " + " ".join(commit.problems)
         return HealthProblem(kind=ProblemKind.COMMIT_DAMAGED, message=message)

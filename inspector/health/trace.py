@@ -3,14 +3,9 @@ and all.
 
 The log is replayed from the earliest version's snapshot. A commit missing or damaged
 breaks the replay: the versions from it on are unreadable until a checkpoint whose
-snapshot can be read starts a new replay (a *segment*). The add and remove actions of the
-replayed commits, with each segment's base snapshot, become one table; :mod:`.intervals`
-derives each file key's live intervals from it. The problems found on the way (a commit
-missing or damaged, a snapshot that cannot be read, a replay broken) belong to versions.
-
-Data files with plain relative paths stay in columns (the first add's size is the size
-each must have); rows with a deletion vector or an odd path go one by one through
-:func:`~.examine.register_add`, the shared rule.
+snapshot can be read starts a new replay (a *segment*). The file actions of the replayed
+commits and each segment's base become one table (:mod:`.actionrows`), from which
+:mod:`.intervals` derives each file key's live intervals.
 """
 
 from __future__ import annotations
@@ -35,7 +30,7 @@ from inspector.delta.errors import InspectorError
 from inspector.health.actionrows import ActionRows, plain_files
 from inspector.health.examine import Ref, register_add
 from inspector.health.intervals import Intervals, intervals, whole_array
-from inspector.health.problems import commit_problem
+from inspector.health.problems import COMMIT_MISSING, commit_problem
 from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log import arrays
 from inspector.log.bigcommit import read_file_lines
@@ -115,9 +110,8 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     later = list(range(first + 1, latest + 1))
     for version, others, problem in _read(log, later, rows):
         notes.commit(version, others, problem)
-    for version in later:
-        if log.commit_file(version) is None and (missing := commit_problem(None)):
-            notes.damage[version] = missing
+    for version in (v for v in later if log.commit_file(v) is None):
+        notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
     table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
     starts = np.array([s for s, _ in segments], dtype=np.int64)
