@@ -1,9 +1,7 @@
 """The file actions a replay uses, gathered as one Arrow table (for :mod:`.trace`).
 
-One row per add or remove: its version and line, whether it is an add and whether it
-comes from a replay's base snapshot, its key (path and deletion-vector id), its size, a
-remove's deletion time, and whether its path is a plain relative one (the rest, and rows with a deletion vector, are
-also kept as records for the shared rule of :func:`~.examine.register_add`).
+Rows with a deletion vector or an odd (not plain relative) path are also kept as records,
+for the shared rule of :func:`~.examine.register_add`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Every retained version's verdict, in Arrow, on any log (damaged or not, deep or not).
 
-:mod:`.trace` gives each file key's live intervals over the replays the log allows (a
-commit missing or damaged breaks a replay; a checkpoint after it starts a new one), and
-the versions no replay reaches. Each distinct file is judged once against one walk of the
-table folder (:func:`~.judge.judge_files`, as the fast check's). Only the keys of the bad files are then replayed, version by
-version, through the reference-counted :class:`~.examine.Tally`; a version where no bad
-file's key changes repeats the previous verdict. With no bad file, no key is replayed.
+Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.judge.judge_files`);
+only the keys of the bad files are then replayed, version by version, through the
+reference-counted :class:`~.examine.Tally`: a version where no bad file's key changes
+repeats the previous verdict, and with no bad file no key is replayed.
 """
 
 from __future__ import annotations

@@ -19,25 +19,14 @@ def check_table(
     settings: Settings,
     progress: Progress | None = None,
 ) -> HealthReport:
-    """Check which versions of a table a reader can fully read.
+    """Check which versions of a table a reader can fully read; nothing is written.
 
-    Two questions, one way each. The latest version (default) is examined from its
-    snapshot alone (the newest checkpoint and the commits after it; orphans as VACUUM
-    sees them, :mod:`.latest`). Every retained version (``all_versions``, or when the
-    latest is not complete or its snapshot cannot be read, to find the last consistent
-    one) is examined from one trace of the whole log, damaged or not (:mod:`.allversions`).
-    Nothing is written and Spark is never started.
-
-    Args:
-        log: An opened (and, for fresh results, refreshed) log.
-        all_versions: Check every retained version, not only the latest.
-        deep: Also read each data file's Parquet footer and compare its row
-            count with the log's stats.
-        settings: For ``check_workers`` and ``max_listed_files``.
-        progress: Called as ``progress(done, total)`` while files are examined.
-
-    Returns:
-        The report.
+    The latest version is examined from its snapshot alone (:mod:`.latest`); every retained
+    version (``all_versions``, or when the latest is not complete or its snapshot cannot be
+    read, to find the last consistent one) from one trace of the whole log
+    (:mod:`.allversions`). ``deep``: also read each data file's Parquet footer;
+    ``settings``: for ``check_workers`` and ``max_listed_files``; ``progress``: called as
+    ``progress(done, total)`` while files are examined.
     """
     cap, workers = settings.max_listed_files, max(1, settings.check_workers)
     found = None

@@ -1,10 +1,8 @@
 """The files the log references, and their verdicts: each distinct file judged once.
 
-A :class:`Ref` is one physical file (data file or deletion-vector file) with the size it
-must have; :func:`register_add` notes those behind an add, :func:`ref_path` spells their
-locations. :func:`examine` judges the files one by one by the shared rule of
-:mod:`inspector.files.filecheck`, in parallel (a deep check also reads Parquet footers);
-the :class:`Tally` keeps a count of bad files in a live set as versions change it.
+:func:`examine` judges files one by one by the shared rule of :mod:`inspector.files.filecheck`,
+in parallel (a deep check also reads Parquet footers); the :class:`Tally` keeps a count of
+bad files in a live set as versions change it.
 """
 
 from __future__ import annotations

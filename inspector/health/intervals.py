@@ -1,14 +1,10 @@
 """Each file key's live intervals, from one table of the replayed file actions.
 
-The add and remove actions of the replayed commits, with each replay's base snapshot,
-are one table of (version, line, add?, key). Sorting it by replay, key, version and line
-gives each key's state after each version it is named in (the newest action of a version
-wins; a re-add of a live key is no change), and from those states its live intervals
-``[start, end)``. No per-version set of live files is kept.
-
-A replay (a *segment*) starts from a snapshot (the earliest version, or a checkpoint after
-damage) and runs to the last version before the next damage; a key still live at a
-segment's end is not removed (the next segment starts over from its own base).
+Sorting the actions by replay (*segment*), key, version and line gives each key's state
+after each version it is named in (the newest action of a version wins; a re-add of a live
+key is no change), and from those states its live intervals ``[start, end)``: no
+per-version set of live files is kept. A key still live at a segment's end is not removed
+(the next segment starts over from its own base).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Each distinct file the log references, judged once against one walk of the table folder.
 
-Both checks (:mod:`.latest`, :mod:`.allversions`) judge the same way: the data files with
-plain relative paths by one hash look-up of their paths in the walk's (path, size)
-columns; those not found or of another size, the deletion-vector files, odd paths and
-(for a deep check) every data file's footer one by one by the shared rule of
-:func:`~.examine.examine`. The walked files nothing claims are the candidates for orphans.
+The data files with plain relative paths by one hash look-up in the walk's (path, size)
+columns; the rest (not found or of another size, deletion-vector files, odd paths, every
+footer of a deep check) one by one by :func:`~.examine.examine`. The walked files nothing
+claims are the candidates for orphans.
 """
 
 from __future__ import annotations

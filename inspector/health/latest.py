@@ -1,22 +1,11 @@
 """The fast health check of the latest version, in Arrow.
 
-The latest version's live files come from its snapshot (the newest checkpoint and the
-commits after it) as the snapshot's Arrow table, gathered as the full check's are
-(:class:`~.actionrows.ActionRows`) and judged against one walk of the table folder as the
-full check's are (:func:`~.judge.judge_files`).
-
-Only the latest snapshot is read: the newest checkpoint and the commits after it, nothing
-older (a question about the latest version costs what its snapshot costs, however long the
-log). So orphans are judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`):
-a walked file that neither a live file nor a tombstone of the latest snapshot names (data
-file or deletion-vector file), nor a change-data file of the commits read. A file only an
-older retained version references, whose tombstone has left the checkpoints, counts as an
-orphan here; the full check (:mod:`.allversions`) replays every retained commit and spares it.
-
-:func:`check_latest` answers when the latest snapshot can be read. Otherwise (and when the
-latest version is not complete) the caller goes on to the full check of :mod:`.allversions`,
-which names each version's damage. Damage before the newest checkpoint is the full
-check's to find (``check --all-versions``), as history's.
+Only the latest snapshot is read (the newest checkpoint and the commits after it), so a
+question about the latest version costs what its snapshot costs, however long the log; its
+files are judged as the full check's are (:func:`~.judge.judge_files`). So orphans are
+judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`): a file only an
+older version references, whose tombstone has left the checkpoints, is an orphan here.
+Damage before the newest checkpoint is the full check's to find (:mod:`.allversions`).
 """
 
 from __future__ import annotations
