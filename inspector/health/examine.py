@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.actions import AddFile, DeletionVector, canonical_path
 from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import (
     FileIssue,
@@ -29,6 +29,7 @@ from inspector.files.filecheck import (
     examine_stored,
     judge_size,
 )
+from inspector.files.tablefiles import relative_path
 from inspector.health.records import HealthProblem, VersionHealth, VersionStatus
 from inspector.log import columnar
 from inspector.log.snapshot import FileKey
@@ -50,15 +51,8 @@ class Ref:
     display: str
     role: FileRole
     size: int
-    add: AddFile | None = None  # a data file's add action, for its stats
+    add: AddFile | None = None  # a data file's add action, for its stats (read when deep)
     records: int | None = None  # numRecords, when known without the add
-
-    @property
-    def expected_rows(self) -> int | None:
-        """The row count the log's stats record (None when they record none)."""
-        if self.records is not None:
-            return self.records
-        return self.add.num_records if self.add is not None else None
 
 
 def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
@@ -107,6 +101,14 @@ def ref_path(root: str, log_path: str) -> str:
     return f"{scheme}://{posixpath.normpath(rest)}"
 
 
+def physical_paths(root: str, path: str, dv: DeletionVector | None) -> list[str]:
+    """The files an action names (its file, its deletion vector's), relative to the root;
+    none outside it."""
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    found = [relative_path(root, path), relative_path(root, where) if where else None]
+    return [p for p in found if p]
+
+
 def examine(
     refs: dict[str, Ref],
     walked: dict[str, int],
@@ -152,7 +154,7 @@ def examine(
     return {path: issue for path, issue in found.items() if issue is not None}
 
 
-def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIssue | None:
+def _footer_issue(path: str, ref: Ref, storage: Storage | None) -> FileIssue | None:
     """Deep check: the Parquet footer is readable and its row count matches the stats."""
     unreadable = FileIssue(
         path=ref.display,
@@ -167,7 +169,7 @@ def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIs
         rows = pq.read_metadata(source).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
         return replace(unreadable, detail=f"Parquet footer unreadable: {exc}")
-    expected = ref.expected_rows
+    expected = ref.records if ref.records is not None or ref.add is None else ref.add.num_records
     if expected is not None and rows != expected:
         return replace(
             unreadable, detail=f"the footer holds {rows} rows, the log's stats say {expected}"

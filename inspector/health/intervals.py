@@ -40,14 +40,8 @@ class Intervals:
 
 
 def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Intervals:
-    """Each key's live intervals from its actions.
-
-    Args:
-        rows: The actions: ``version``, ``line``, ``add``, ``key_path``, ``dv_id``,
-            ``size`` and ``when``.
-        segment: Each row's segment (an index into ``ends``).
-        ends: Each segment's last version.
-    """
+    """Each key's live intervals from its actions (:mod:`.actionrows`' rows), given each
+    row's segment (an index into ``ends``, each segment's last version)."""
     sep = arrays.repeated(_SEP, rows.num_rows)  # a Python or Arrow scalar would import pandas
     keys = pc.binary_join_element_wise(rows.column("key_path"), rows.column("dv_id"), sep)
     encoded = pc.dictionary_encode(whole_array(keys))

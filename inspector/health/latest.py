@@ -22,13 +22,13 @@ from inspector.health.examine import (
     ODD_PATTERN,
     Progress,
     Ref,
+    physical_paths,
     register_add,
     version_health,
 )
 from inspector.health.intervals import whole_array
 from inspector.health.judge import Checked, judge_files, sized_paths, stored_files, unclaimed
 from inspector.health.problems import log_problems_at
-from inspector.health.vacuum_lite import physical_paths
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 

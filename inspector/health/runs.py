@@ -119,15 +119,14 @@ def version_runs(report: HealthReport) -> list[VersionRun]:
         else:
             runs.append([v])
     built = [_run(group, report) for group in runs]
-    return sorted(built, key=lambda r: (_rank(r), -r.last))
-
-
-def _rank(run: VersionRun) -> int:
-    if run.role == RunRole.LATEST:
-        return 0
-    if run.role == RunRole.LAST_CONSISTENT:
-        return 1
-    return 2 if run.status is not VersionStatus.COMPLETE else 3
+    rank = {RunRole.LATEST: 0, RunRole.LAST_CONSISTENT: 1}  # then damaged runs, then complete
+    return sorted(
+        built,
+        key=lambda r: (
+            rank[r.role] if r.role else 2 + (r.status is VersionStatus.COMPLETE),
+            -r.last,
+        ),
+    )
 
 
 def _same(a: VersionHealth, b: VersionHealth) -> bool:

@@ -95,12 +95,8 @@ class _Notes:
 
 
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
-    """The trace of every retained version, damaged or not.
-
-    Args:
-        log: The opened log.
-        deep: Keep the adds' stats (the footer check compares row counts).
-    """
+    """The trace of every retained version, damaged or not (``deep``: keep the adds' stats,
+    for the footer check's row counts)."""
     root, first, latest = log.table_root, log.earliest_version, log.latest_version
     rows, notes = ActionRows(deep=deep), _Notes()
     opening = log.read_commits([first])

@@ -1,14 +1,16 @@
 """VACUUM planner: what a VACUUM would delete, and which versions would stop being readable.
 
 Read-only: it lists the table folder and reads the log; it never deletes. The modes
-(lite, full) are Delta's, as docs/vacuum-and-replicas.md says; the files LITE considers
-are :mod:`.vacuum_lite`'s. The versions a deletion breaks (time travel, RESTORE to them,
+(lite, full) are Delta's, as docs/vacuum-and-replicas.md says. LITE, as Delta 4.4's
+(``VacuumCommand.getFilesFromDeltaLog``), never lists the folder: it takes the paths the
+``remove`` and ``cdc`` actions of a window of commits name (:func:`lite_window`). The versions a deletion breaks (time travel, RESTORE to them,
 undoing a past RESTORE) come from the full check's trace (:mod:`.trace`): the versions
 whose live files name a file to delete.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,12 +18,14 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
-from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
+from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
+from inspector.health.examine import physical_paths
 from inspector.health.judge import root_base
-from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
@@ -148,9 +152,6 @@ def plan_vacuum(
         mode: Lite or full.
         now_ms: The time to plan for (ms); defaults to the clock.
         name: The table's catalog name, when it was opened by one (``uc://...``).
-
-    Returns:
-        The plan.
 
     Raises:
         InvalidInput: If the retention is negative or not a number.
@@ -311,3 +312,56 @@ def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str
             f"A retention of {hours} is shorter than 7 days, the minimum Delta recommends. {risk}"
         ]
     return []
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiteWindow:
+    """The relative paths the commits a LITE VACUUM reads name: removed files and their
+    deletion vectors removed before the cutoff, change-data files; ``refusal``: why Delta
+    refuses this table, if it does."""
+
+    removed: frozenset[str] = frozenset()
+    change_data: frozenset[str] = frozenset()
+    refusal: str | None = None
+
+
+def lite_window(log: DeltaLog, cutoff: int) -> LiteWindow:
+    """The window of commits Delta's LITE VACUUM reads for this ``cutoff`` (ms), and what it
+    names (empty when no commit is older than the cutoff, or Delta refuses)."""
+    versions = log.listing.commit_versions
+    timed = [(v, _history_ms(c)) for v, c in zip(versions, log.read_commits(versions), strict=True)]
+    before = [v for v, ms in timed if ms <= cutoff]
+    if not before:
+        return LiteWindow()
+    last, earliest = max(before), min(versions)
+    previous = _last_vacuum_end(log)
+    if earliest != 0 and (previous is None or previous < earliest):
+        return LiteWindow(
+            refusal=f"Delta's VACUUM LITE refuses this table (DELTA_CANNOT_VACUUM_LITE): its "
+            f"log starts at version {earliest}, so files removed by the expired commits "
+            "would be missed. Delta asks for VACUUM FULL.",
+        )
+    first = min(log.latest_version, earliest if previous is None else previous + 1)
+    root, removed, change_data = log.table_root, set[str](), set[str]()
+    for commit in log.read_commits([v for v in versions if first <= v <= last]):
+        for remove in commit.removes:
+            if (remove.deletion_timestamp or 0) < cutoff:
+                removed.update(physical_paths(root, remove.path, remove.deletion_vector))
+        change_data.update(p for c in commit.cdc_files for p in physical_paths(root, c.path, None))
+    return LiteWindow(removed=frozenset(removed), change_data=frozenset(change_data))
+
+
+def _history_ms(commit: Commit) -> int:
+    """Delta's time of a commit: its in-commit timestamp, else its file's time."""
+    ict = commit.commit_info.in_commit_timestamp
+    return ict if ict is not None else commit.file.modification_time
+
+
+def _last_vacuum_end(log: DeltaLog) -> int | None:
+    """The window end the last LITE VACUUM recorded (None when absent or unreadable)."""
+    try:
+        text = log.storage.read(f"{LOG_DIR}/_last_vacuum_info")
+        value = json.loads(text).get("latestCommitVersionOutsideOfRetentionWindow")
+    except (InspectorError, OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
