@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.errors import InspectorError
-from inspector.health.actionrows import snapshot_files
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
     ODD_PATTERN,
@@ -26,7 +25,7 @@ from inspector.health.examine import (
     register_add,
     version_health,
 )
-from inspector.health.intervals import whole_array
+from inspector.health.intervals import snapshot_files, whole_array
 from inspector.health.judge import Checked, judge_files, sized_paths, stored_files, unclaimed
 from inspector.health.problems import log_problems_at
 from inspector.log import arrays, columnar

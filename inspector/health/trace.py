@@ -4,8 +4,7 @@ and all.
 The log is replayed from the earliest version's snapshot. A commit missing or damaged
 breaks the replay: the versions from it on are unreadable until a checkpoint whose
 snapshot can be read starts a new replay (a *segment*). The file actions of the replayed
-commits and each segment's base become one table (:mod:`.actionrows`), from which
-:mod:`.intervals` derives each file key's live intervals.
+commits and each segment's base become one table (:mod:`.intervals`).
 """
 
 from __future__ import annotations
@@ -27,9 +26,8 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.errors import InspectorError
-from inspector.health.actionrows import ActionRows, plain_files
 from inspector.health.examine import Ref, register_add
-from inspector.health.intervals import Intervals, intervals, whole_array
+from inspector.health.intervals import ActionRows, Intervals, intervals, plain_files, whole_array
 from inspector.health.problems import COMMIT_MISSING, commit_problem
 from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log import arrays
