@@ -31,12 +31,10 @@ class ProblemKind(StrEnum):
 
 
 class OrphanScope(StrEnum):
-    """Which references tell an orphan file from a file the table still needs."""
+    """Which references tell an orphan file from a file the table still needs: the latest
+    snapshot's (the fast check's, as Delta's VACUUM reads them) or every retained version's."""
 
-    # The fast check reads only the latest snapshot (the newest checkpoint and the commits
-    # after it): its live files and the tombstones it keeps, as Delta's VACUUM reads them.
     LATEST_SNAPSHOT = "latestSnapshot"
-    # The full check replays every retained commit: any retained version's files.
     RETAINED_VERSIONS = "retainedVersions"
 
     @property
