@@ -276,12 +276,8 @@ def _fates(
     broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
     prefix = root_base(traced.root) + "/"
     lost = versions_naming(traced, {prefix + path for path in deleted}) - broken
-    fate = {
-        **dict.fromkeys(lost, VersionFate.LOST),
-        **dict.fromkeys(broken, VersionFate.UNREADABLE),
-    }
-    versions = range(traced.first, traced.latest + 1)
-    return [(v, fate.get(v, VersionFate.READABLE)) for v in versions]
+    fate = dict.fromkeys(lost, VersionFate.LOST) | dict.fromkeys(broken, VersionFate.UNREADABLE)
+    return [(v, fate.get(v, VersionFate.READABLE)) for v in range(traced.first, traced.latest + 1)]
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
