@@ -107,9 +107,10 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     for version in (v for v in later if log.commit_file(v) is None):
         notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
-    table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
+    whole = segments == [(first, latest)]
+    table, refs, special = _kept(rows, starts, ends, root, whole=whole)
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
     columns = notes.columns
@@ -194,13 +195,10 @@ def _broken(
     broken since the first unreadable version of its run."""
     if segments == [(first, latest)]:
         return problems
-    reached = iter([*segments, (latest + 1, latest + 1)])
-    start, end = next(reached)
+    reached = {v for start, end in segments for v in range(start, end + 1)}
     broken_at: int | None = None
     for version in range(first, latest + 1):
-        while version > end:
-            start, end = next(reached)
-        if start <= version:
+        if version in reached:
             broken_at = None
             continue
         broken_at = version if broken_at is None else broken_at
@@ -214,7 +212,7 @@ def _broken(
 
 
 def _kept(
-    rows: ActionRows, segments: list[tuple[int, int]], root: str, *, whole: bool
+    rows: ActionRows, starts: np.ndarray, ends: np.ndarray, root: str, *, whole: bool
 ) -> tuple[pa.Table, dict[str, Ref], dict[FileKey, tuple[str, ...]]]:
     """The rows the replays use (each segment's base and the commits after it), in replay
     order; and the special rows registered, in that order, by the shared rule. ``whole``:
@@ -223,8 +221,6 @@ def _kept(
     refs: dict[str, Ref] = {}
     special: dict[FileKey, tuple[str, ...]] = {}
     if not whole:
-        starts = np.array([s for s, _ in segments], dtype=np.int64)
-        ends = np.array([e for _, e in segments], dtype=np.int64)
         version = arrays.to_numpy(whole_array(table.column("version")))
         based = arrays.to_numpy(whole_array(table.column("base")).cast(pa.int64())) == 1
         keep = _reached(version, based, starts, ends)
