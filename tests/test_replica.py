@@ -336,7 +336,7 @@ def test_the_window_counts_data_changes_only_by_the_one_row_rule(tmp_path):
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    from inspector.health.dataloss import data_loss_window
+    from inspector.health.replica import data_loss_window
 
     root = str(tmp_path / "t")
     write_deltalake(root, pa.table({"id": list(range(10))}))
@@ -362,7 +362,7 @@ def test_the_window_counts_an_updated_row_once_as_delta_does(tmp_path):
     import pyarrow as pa
     from deltalake import DeltaTable, write_deltalake
 
-    from inspector.health.dataloss import data_loss_window
+    from inspector.health.replica import data_loss_window
 
     root = str(tmp_path / "t")
     write_deltalake(root, pa.table({"id": list(range(10)), "x": [0] * 10}))

@@ -28,7 +28,7 @@ class CheckResult(Result):
 
     report: HealthReport
     asked_all: bool
-    data_loss_window: dict[str, Any]  # health.dataloss.DataLossWindow.to_json()
+    data_loss_window: dict[str, Any]  # health.replica.DataLossWindow.to_json()
     staged: Sequence[StagedCommit] = ()  # a catalog-managed table's unpublished commits
 
     def to_json(self) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> CheckResult:
     )
     if show:
         print(file=sys.stderr)
-    from inspector.health.dataloss import data_loss_window
+    from inspector.health.replica import data_loss_window
 
     window = data_loss_window(log, report.last_consistent_version, report.latest_version)
     code = ExitCode.OK if report.is_consistent else ExitCode.INCONSISTENT

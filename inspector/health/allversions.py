@@ -1,17 +1,15 @@
 """Every retained version's verdict, in Arrow, on any log (damaged or not, deep or not).
 
-:mod:`.trace` gives each file key's live intervals over the replays the log allows (a
-commit missing or damaged breaks a replay; a checkpoint after it starts a new one), and
-the versions no replay reaches. Each distinct file is judged once against one walk of the
-table folder (:func:`~.judge.judge_files`, as the fast check's). Only the keys of the bad files are then replayed, version by
-version, through the reference-counted :class:`~.examine.Tally`; a version where no bad
-file's key changes repeats the previous verdict. With no bad file, no key is replayed.
+Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.judge.judge_files`);
+only the keys of the bad files are then replayed, version by version, through the
+reference-counted :class:`~.examine.Tally`: a version where no bad file's key changes
+repeats the previous verdict, and with no bad file no key is replayed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +20,7 @@ from inspector.health.checksum import TableState, check_checksum, read_checksums
 from inspector.health.examine import Progress, Tally, ref_path
 from inspector.health.intervals import key_of, text_of
 from inspector.health.judge import (
+    Checked,
     Judged,
     judge_files,
     root_base,
@@ -36,45 +35,26 @@ from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 
-
-@dataclass(frozen=True, kw_only=True)
-class FullCheck:
-    """Every retained version's verdict, the files examined and the orphans."""
-
-    versions: tuple[VersionHealth, ...]
-    files_examined: int
-    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
-
-
 _UNREADABLE = VersionStatus.UNREADABLE
 
 
 def check_all_versions(
     log: DeltaLog,
     *,
-    all_checkpoints: bool,
-    all_checksums: bool = True,
-    deep: bool = False,
+    verify_all: bool,
+    deep: bool,
     cap: int,
     workers: int,
-    progress: Progress | None = None,
-) -> FullCheck:
-    """Every retained version's verdict.
-
-    Args:
-        log: The opened log.
-        all_checkpoints: Compare every checkpoint with its commits (not only the newest).
-        all_checksums: Compare every version's ``.crc`` with its replay (else the latest's).
-        deep: Also read each data file's footer, as :func:`~.check.check_table`'s.
-        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
-        workers: Parallel stat calls for the files judged one by one.
-        progress: Called as ``progress(done, total)``.
-    """
+    progress: Progress | None,
+) -> Checked:
+    """Every retained version's verdict (``verify_all``: compare every checkpoint with its
+    commits and every ``.crc`` with its replay, else only the newest; the rest as
+    :func:`~.latest.check_latest`'s)."""
     traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
-    problems = _problems(log, traced, all_checkpoints)
+    problems = _problems(log, traced, verify_all)
     versions = _versions(traced, judged.issues, problems, cap)
-    crcs = _checksums(log, traced, all_checksums)
-    return FullCheck(
+    crcs = _checksums(log, traced, verify_all)
+    return Checked(
         versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
         orphans=_orphans(traced, walked, judged),

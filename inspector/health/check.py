@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.health.allversions import FullCheck, check_all_versions
+from inspector.health.allversions import check_all_versions
 from inspector.health.examine import Progress
-from inspector.health.latest import LatestCheck, check_latest
+from inspector.health.latest import check_latest
 from inspector.health.problems import table_level_problems
 from inspector.health.records import HealthReport, OrphanScope
 from inspector.log.deltalog import DeltaLog
@@ -19,41 +19,26 @@ def check_table(
     settings: Settings,
     progress: Progress | None = None,
 ) -> HealthReport:
-    """Check which versions of a table a reader can fully read.
+    """Check which versions of a table a reader can fully read; nothing is written.
 
-    Two questions, one way each. The latest version (default) is examined from its
-    snapshot alone (the newest checkpoint and the commits after it; orphans as VACUUM
-    sees them, :mod:`.latest`). Every retained version (``all_versions``, or when the
-    latest is not complete or its snapshot cannot be read, to find the last consistent
-    one) is examined from one trace of the whole log, damaged or not (:mod:`.allversions`).
-    Nothing is written and Spark is never started.
-
-    Args:
-        log: An opened (and, for fresh results, refreshed) log.
-        all_versions: Check every retained version, not only the latest.
-        deep: Also read each data file's Parquet footer and compare its row
-            count with the log's stats.
-        settings: For ``check_workers`` and ``max_listed_files``.
-        progress: Called as ``progress(done, total)`` while files are examined.
-
-    Returns:
-        The report.
+    The latest version is examined from its snapshot alone (:mod:`.latest`); every retained
+    version (``all_versions``, or when the latest is not complete or its snapshot cannot be
+    read, to find the last consistent one) from one trace of the whole log
+    (:mod:`.allversions`). ``deep``: also read each data file's Parquet footer;
+    ``settings``: for ``check_workers`` and ``max_listed_files``; ``progress``: called as
+    ``progress(done, total)`` while files are examined.
     """
     cap, workers = settings.max_listed_files, max(1, settings.check_workers)
-    found: LatestCheck | FullCheck | None = None
+    found = None
     if not all_versions:
         found = check_latest(log, deep=deep, cap=cap, workers=workers, progress=progress)
-    if found is None or not found.versions[-1].is_complete:
+    whole = found is None or not found.versions[-1].is_complete
+    if found is None or whole:
+        # only what was asked is verified: every checkpoint and .crc, else the newest ones
         found = check_all_versions(
-            log,
-            all_checkpoints=all_versions,  # else only the newest checkpoint is compared
-            all_checksums=all_versions,  # else only the latest version's .crc
-            deep=deep,
-            cap=cap,
-            workers=workers,
-            progress=progress,
+            log, verify_all=all_versions, deep=deep, cap=cap, workers=workers, progress=progress
         )
-    versions, orphans, whole = found.versions, found.orphans, isinstance(found, FullCheck)
+    versions, orphans = found.versions, found.orphans
     return HealthReport(
         table_root=log.table_root,
         latest_version=versions[-1].version,

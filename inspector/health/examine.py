@@ -1,10 +1,8 @@
 """The files the log references, and their verdicts: each distinct file judged once.
 
-A :class:`Ref` is one physical file (data file or deletion-vector file) with the size it
-must have; :func:`register_add` notes those behind an add, :func:`ref_path` spells their
-locations. :func:`examine` judges the files one by one by the shared rule of
-:mod:`inspector.files.filecheck`, in parallel (a deep check also reads Parquet footers);
-the :class:`Tally` keeps a count of bad files in a live set as versions change it.
+:func:`examine` judges files one by one by the shared rule of :mod:`inspector.files.filecheck`,
+in parallel (a deep check also reads Parquet footers); the :class:`Tally` keeps a count of
+bad files in a live set as versions change it.
 """
 
 from __future__ import annotations
@@ -16,11 +14,12 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import islice
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from inspector.delta.actions import AddFile, canonical_path
+from inspector.delta.actions import AddFile, DeletionVector, canonical_path
 from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import (
     FileIssue,
@@ -30,6 +29,7 @@ from inspector.files.filecheck import (
     examine_stored,
     judge_size,
 )
+from inspector.files.tablefiles import relative_path
 from inspector.health.records import HealthProblem, VersionHealth, VersionStatus
 from inspector.log import columnar
 from inspector.log.snapshot import FileKey
@@ -51,15 +51,8 @@ class Ref:
     display: str
     role: FileRole
     size: int
-    add: AddFile | None = None  # a data file's add action, for its stats
+    add: AddFile | None = None  # a data file's add action, for its stats (read when deep)
     records: int | None = None  # numRecords, when known without the add
-
-    @property
-    def expected_rows(self) -> int | None:
-        """The row count the log's stats record (None when they record none)."""
-        if self.records is not None:
-            return self.records
-        return self.add.num_records if self.add is not None else None
 
 
 def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
@@ -108,6 +101,14 @@ def ref_path(root: str, log_path: str) -> str:
     return f"{scheme}://{posixpath.normpath(rest)}"
 
 
+def physical_paths(root: str, path: str, dv: DeletionVector | None) -> list[str]:
+    """The files an action names (its file, its deletion vector's), relative to the root;
+    none outside it."""
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    found = [relative_path(root, path), relative_path(root, where) if where else None]
+    return [p for p in found if p]
+
+
 def examine(
     refs: dict[str, Ref],
     walked: dict[str, int],
@@ -124,26 +125,21 @@ def examine(
     stat'ed unless their footer is read; in an object store every size comes from it.
     """
     stored = storage if storage.local_path() is None else None
-    todo, found = sorted(refs), dict[str, FileIssue | None]()
-    if not deep:
-        for p in (p for p in todo if p in walked):
-            ref = refs[p]
-            kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
-            found[p] = judge_size(p, walked[p], **kw)  # type: ignore[arg-type]
-        todo = [p for p in todo if p not in found]
-    total, done = len(refs), len(found)
+    todo, found, done = sorted(refs), dict[str, FileIssue | None](), 0
     if progress is not None:
-        progress(done, total)
+        progress(done, len(todo))
 
-    def judged(path: str) -> FileIssue | None:
-        ref = refs[path]
-        kw = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+    def judged(where: str) -> FileIssue | None:
+        ref = refs[where]
+        facts: dict[str, Any] = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
+        if not deep and where in walked:
+            return judge_size(where, walked[where], **facts)
         if stored is not None:
-            issue = examine_stored(path, stored, walked, **kw)  # type: ignore[arg-type]
+            issue = examine_stored(where, stored, walked, **facts)
         else:
-            issue = examine_file(path, **kw)  # type: ignore[arg-type]
+            issue = examine_file(where, **facts)
         if issue is None and deep and ref.role is FileRole.DATA_FILE:
-            return _footer_issue(path, ref, stored)
+            return _footer_issue(where, ref, stored)
         return issue
 
     chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
@@ -154,11 +150,11 @@ def examine(
             found.update(zip(chunk, verdicts, strict=True))
             done += len(chunk)
             if progress is not None:  # called on the caller's thread (Streamlit needs that)
-                progress(done, total)
+                progress(done, len(todo))
     return {path: issue for path, issue in found.items() if issue is not None}
 
 
-def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIssue | None:
+def _footer_issue(path: str, ref: Ref, storage: Storage | None) -> FileIssue | None:
     """Deep check: the Parquet footer is readable and its row count matches the stats."""
     unreadable = FileIssue(
         path=ref.display,
@@ -173,7 +169,7 @@ def _footer_issue(path: str, ref: Ref, storage: Storage | None = None) -> FileIs
         rows = pq.read_metadata(source).num_rows
     except Exception as exc:  # pyarrow raises many types for a damaged file
         return replace(unreadable, detail=f"Parquet footer unreadable: {exc}")
-    expected = ref.expected_rows
+    expected = ref.records if ref.records is not None or ref.add is None else ref.add.num_records
     if expected is not None and rows != expected:
         return replace(
             unreadable, detail=f"the footer holds {rows} rows, the log's stats say {expected}"

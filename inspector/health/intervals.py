@@ -1,14 +1,11 @@
-"""Each file key's live intervals, from one table of the replayed file actions.
+"""The file actions a replay uses as one Arrow table, and each file key's live intervals.
 
-The add and remove actions of the replayed commits, with each replay's base snapshot,
-are one table of (version, line, add?, key). Sorting it by replay, key, version and line
-gives each key's state after each version it is named in (the newest action of a version
-wins; a re-add of a live key is no change), and from those states its live intervals
-``[start, end)``. No per-version set of live files is kept.
-
-A replay (a *segment*) starts from a snapshot (the earliest version, or a checkpoint after
-damage) and runs to the last version before the next damage; a key still live at a
-segment's end is not removed (the next segment starts over from its own base).
+Rows with a deletion vector or an odd (not plain relative) path are also kept as records,
+for the shared rule of :func:`~.examine.register_add`. Sorting the actions by replay
+(*segment*), key, version and line gives each key's state after each version it is named
+in (the newest action of a version wins; a re-add of a live key is no change), and from
+those states its live intervals ``[start, end)``: no per-version set of live files is kept.
+A key still live at a segment's end is not removed (the next starts over from its base).
 """
 
 from __future__ import annotations
@@ -19,8 +16,128 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.log import arrays
+from inspector.delta.actions import AddFile, RemoveFile
+from inspector.health.examine import ODD_PATTERN
+from inspector.log import arrays, columnar
+from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
+
+_SCHEMA = pa.schema(
+    [
+        *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),
+        *(("base", pa.bool_()), ("key_path", pa.string()), ("dv_id", pa.string())),
+        *(("size", pa.int64()), ("plain", pa.bool_()), ("stats", pa.string())),
+        ("when", pa.int64()),  # a remove's deletionTimestamp
+    ]
+)
+
+
+class ActionRows:
+    """The file actions of the bases and the commits, gathered as columns."""
+
+    def __init__(self, *, deep: bool) -> None:
+        self.deep = deep
+        self.tables: list[pa.Table] = []
+        self.specials: list[tuple[int, bool, AddFile]] = []  # (version, base?, add)
+
+    def add_table(
+        self, version: int | np.ndarray, files: pa.Table, lines: pa.Array, *, add: bool, base: bool
+    ) -> None:
+        """Rows of a table of actions (``columnar``'s schema) with their versions (one for
+        all, or one per row) and line numbers (ordering a version's actions)."""
+        n = files.num_rows
+        versions = np.ascontiguousarray(np.broadcast_to(np.asarray(version, dtype=np.int64), (n,)))
+        odd = pc.match_substring_regex(files.column("key_path"), ODD_PATTERN) if add else None
+        if odd is not None:
+            self._special(files, odd, versions, base)
+        plain = pc.invert(odd) if odd is not None else arrays.mask(np.zeros(n, dtype=bool))
+        stats = files.column("stats") if add and self.deep else pa.nulls(n, pa.string())
+        columns = [
+            *(arrays.from_numpy(versions), lines.cast(pa.int64()), _flags(n, add)),
+            *(_flags(n, base), files.column("key_path"), files.column("dv_id")),
+            *(
+                files.column("size") if add else arrays.from_numpy(np.zeros(n, dtype=np.int64)),
+                plain,
+                stats,
+            ),
+            pa.nulls(n, pa.int64()) if add else files.column("deletionTimestamp"),
+        ]
+        self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
+
+    def add_commit(self, commit: Commit) -> None:
+        """A commit's add and remove actions (its columns, or its typed records as columns)."""
+        v, cols = commit.version, commit.columns
+        if cols is not None:
+            self.add_table(v, cols.adds, cols.add_lines, add=True, base=False)
+            self.add_table(v, cols.removes, cols.remove_lines, add=False, base=False)
+            return
+        for kind, type_ in (("add", AddFile), ("remove", RemoveFile)):
+            lines = [i for i, action in enumerate(commit.parsed) if isinstance(action, type_)]
+            if lines:
+                records = [commit.parsed[i] for i in lines]
+                files = columnar.from_records(kind, records)  # type: ignore[arg-type]
+                self.add_table(v, files, arrays.numbers(lines), add=kind == "add", base=False)
+
+    def table(self) -> pa.Table:
+        """Every row gathered."""
+        if not self.tables:  # Schema.empty_table and pa.array would import pandas
+            return pa.Table.from_arrays([pa.nulls(0, f.type) for f in _SCHEMA], schema=_SCHEMA)
+        return pa.concat_tables(self.tables).combine_chunks()
+
+    def _special(
+        self, files: pa.Table, odd: pa.ChunkedArray | pa.Array, versions: np.ndarray, base: bool
+    ) -> None:
+        """Rows with a deletion vector or an odd path, as records for the shared rule."""
+        special = pc.or_(odd, files.column("deletionVector").is_valid())
+        if pc.any(special).as_py():
+            rows = files.filter(special)
+            at = rows.schema.get_field_index("tags")  # not needed; read in bulk, keys are merged
+            rows = rows.set_column(at, "tags", pa.nulls(rows.num_rows, rows.schema.field(at).type))
+            kept = versions[arrays.to_numpy(whole_array(special).cast(pa.int64())) == 1]
+            for v, add in zip(kept.tolist(), columnar.records("add", rows), strict=True):
+                self.specials.append((v, base, add))  # type: ignore[arg-type]
+
+
+def _flags(n: int, value: bool) -> pa.Array:
+    return arrays.mask(np.full(n, value, dtype=bool))
+
+
+def plain_files(rows: pa.Table) -> pa.Table:
+    """The data files with plain relative paths that adds name, with the first add's size
+    and stats."""
+    adds = rows.filter(rows.column("plain"))  # an add of a plain path
+    return _first_per_path(adds.column("key_path"), adds.column("size"), adds.column("stats"))
+
+
+def snapshot_files(version: int, files: pa.Table, *, deep: bool) -> tuple[pa.Table, list[AddFile]]:
+    """A snapshot's live adds as :func:`plain_files` gives them, and its adds with a deletion
+    vector or an odd path as records, without gathering every column of every row first
+    (the latest version's check: one snapshot, hundreds of thousands of adds)."""
+    rows = ActionRows(deep=deep)
+    odd = pc.match_substring_regex(files.column("key_path"), ODD_PATTERN)
+    rows._special(files, odd, np.full(files.num_rows, version, dtype=np.int64), True)
+    stats = files.column("stats") if deep else pa.nulls(files.num_rows, pa.string())
+    columns = [files.column("key_path"), files.column("size"), stats]
+    if pc.any(odd).as_py():
+        plain = pc.invert(odd)
+        columns = [column.filter(plain) for column in columns]
+    specials = [add for _, _, add in rows.specials]
+    if not specials:  # no deletion vector: each path is one key, named once
+        return pa.Table.from_arrays(columns, names=["path", "size", "stats"]), specials
+    return _first_per_path(*columns), specials
+
+
+def _first_per_path(*columns: pa.ChunkedArray | pa.Array) -> pa.Table:
+    """One row per distinct path (``columns``: path, size, stats): the first one's size and
+    stats."""
+    paths = whole_array(columns[0])
+    distinct = pc.unique(paths)
+    taken = [whole_array(column) for column in columns[1:]]
+    if len(distinct) < len(paths):
+        first = pc.index_in(distinct, value_set=paths)
+        taken = [column.take(first) for column in taken]
+    return pa.Table.from_arrays([distinct, *taken], names=["path", "size", "stats"])
+
 
 _SEP = "\x00"  # joins a key's path and deletion-vector id into one text (no path holds NUL)
 
@@ -44,14 +161,8 @@ class Intervals:
 
 
 def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Intervals:
-    """Each key's live intervals from its actions.
-
-    Args:
-        rows: The actions: ``version``, ``line``, ``add``, ``key_path``, ``dv_id``,
-            ``size`` and ``when``.
-        segment: Each row's segment (an index into ``ends``).
-        ends: Each segment's last version.
-    """
+    """Each key's live intervals from its actions (:class:`ActionRows`' rows), given each
+    row's segment (an index into ``ends``, each segment's last version)."""
     sep = arrays.repeated(_SEP, rows.num_rows)  # a Python or Arrow scalar would import pandas
     keys = pc.binary_join_element_wise(rows.column("key_path"), rows.column("dv_id"), sep)
     encoded = pc.dictionary_encode(whole_array(keys))

@@ -1,10 +1,9 @@
 """Each distinct file the log references, judged once against one walk of the table folder.
 
-Both checks (:mod:`.latest`, :mod:`.allversions`) judge the same way: the data files with
-plain relative paths by one hash look-up of their paths in the walk's (path, size)
-columns; those not found or of another size, the deletion-vector files, odd paths and
-(for a deep check) every data file's footer one by one by the shared rule of
-:func:`~.examine.examine`. The walked files nothing claims are the candidates for orphans.
+The data files with plain relative paths by one hash look-up in the walk's (path, size)
+columns; the rest (not found or of another size, deletion-vector files, odd paths, every
+footer of a deep check) one by one by :func:`~.examine.examine`. The walked files nothing
+claims are the candidates for orphans.
 """
 
 from __future__ import annotations
@@ -21,10 +20,20 @@ from inspector.files.filecheck import FileIssue, FileRole
 from inspector.files.tablefiles import is_hidden
 from inspector.health.examine import Progress, Ref, deep_refs, examine
 from inspector.health.intervals import whole_array
+from inspector.health.records import VersionHealth
 from inspector.log import arrays
 from inspector.storage import Storage
 
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
+
+
+@dataclass(frozen=True, kw_only=True)
+class Checked:
+    """A check's answer: the versions judged (oldest first), the files examined, the orphans."""
+
+    versions: tuple[VersionHealth, ...]
+    files_examined: int
+    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,16 +82,10 @@ def judge_files(
     workers: int,
     progress: Progress | None,
 ) -> Judged:
-    """Judge each distinct file once (a file named both plainly and by an odd path, once).
-
-    Args:
-        plain: The data files with plain relative paths: ``path``, ``size``, ``stats``.
-        refs: Every deletion-vector file and odd path's data file, by location.
-        walked: The table folder's (path, size), :func:`stored_files`.
-        storage: The table's storage.
-        root: The table root.
-        deep, workers, progress: As :func:`~.examine.examine`'s.
-    """
+    """Judge each distinct file once (a file named both plainly and by an odd path, once):
+    ``plain``, the data files with plain relative paths (``path``, ``size``, ``stats``);
+    ``refs``, every deletion-vector file and odd path's data file by location; ``walked``,
+    :func:`stored_files`; the rest as :func:`~.examine.examine`'s."""
     prefix = root_base(root) + "/"
     rest = {
         where: ref
@@ -97,7 +100,11 @@ def judge_files(
     total = plain.num_rows + len(rest)
     if progress is not None:
         progress(0, total)
-    found, bad = look_up(plain, walked)
+    # the plain data files by one hash look-up: each one's row in the walk (null when not
+    # there), and whether it is missing or of another size
+    found = pc.index_in(plain.column("path"), value_set=whole_array(walked.column("path")))
+    actual = walked.column("size").take(found)
+    bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, plain.column("size")))
     chosen = plain if deep else plain.filter(bad)  # a deep check reads every footer
     todo = (deep_refs(chosen, prefix) if chosen.num_rows else {}) | rest
     sizes = _walked_sizes(walked, todo, prefix)
@@ -109,14 +116,6 @@ def judge_files(
     return Judged(issues=issues, examined=total, rest=rest, found=found)
 
 
-def look_up(data: pa.Table, walked: pa.Table) -> tuple[pa.Array, pa.Array]:
-    """Data files (path, size) looked up in a walk by one hash look-up: each one's row in
-    the walk (null when not there), and whether it is missing or of another size."""
-    found = pc.index_in(data.column("path"), value_set=whole_array(walked.column("path")))
-    actual = walked.column("size").take(found)
-    return found, pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, data.column("size")))
-
-
 def _walked_sizes(walked: pa.Table, todo: dict[str, Ref], prefix: str) -> dict[str, int]:
     """The sizes the walk found of the files judged one by one (no stat for these)."""
     inside = [where[len(prefix) :] for where in todo if where.startswith(prefix)]
@@ -126,7 +125,7 @@ def _walked_sizes(walked: pa.Table, todo: dict[str, Ref], prefix: str) -> dict[s
 
 
 def unclaimed(walked: pa.Table, found: pa.Array, located: Iterable[str], root: str) -> pa.Table:
-    """The walked files neither found (rows of the walk, :func:`look_up`) nor located
+    """The walked files neither found (rows of the walk) nor located
     (referenced files' locations): the candidates for orphans."""
     claimed = np.zeros(walked.num_rows, dtype=bool)
     claimed[arrays.to_numpy(whole_array(found).drop_null())] = True

@@ -1,63 +1,35 @@
 """The fast health check of the latest version, in Arrow.
 
-The latest version's live files come from its snapshot (the newest checkpoint and the
-commits after it) as the snapshot's Arrow table, gathered as the full check's are
-(:class:`~.actionrows.ActionRows`) and judged against one walk of the table folder as the
-full check's are (:func:`~.judge.judge_files`).
-
-Only the latest snapshot is read: the newest checkpoint and the commits after it, nothing
-older (a question about the latest version costs what its snapshot costs, however long the
-log). So orphans are judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`):
-a walked file that neither a live file nor a tombstone of the latest snapshot names (data
-file or deletion-vector file), nor a change-data file of the commits read. A file only an
-older retained version references, whose tombstone has left the checkpoints, counts as an
-orphan here; the full check (:mod:`.allversions`) replays every retained commit and spares it.
-
-:func:`check_latest` answers when the latest snapshot can be read. Otherwise (and when the
-latest version is not complete) the caller goes on to the full check of :mod:`.allversions`,
-which names each version's damage. Damage before the newest checkpoint is the full
-check's to find (``check --all-versions``), as history's.
+Only the latest snapshot is read (the newest checkpoint and the commits after it), so a
+question about the latest version costs what its snapshot costs, however long the log; its
+files are judged as the full check's are (:func:`~.judge.judge_files`). So orphans are
+judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`): a file only an
+older version references, whose tombstone has left the checkpoints, is an orphan here.
+Damage before the newest checkpoint is the full check's to find (:mod:`.allversions`).
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.errors import InspectorError
-from inspector.health.actionrows import snapshot_files
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
     ODD_PATTERN,
     Progress,
     Ref,
+    physical_paths,
     register_add,
     version_health,
 )
-from inspector.health.intervals import whole_array
-from inspector.health.judge import judge_files, sized_paths, stored_files, unclaimed
+from inspector.health.intervals import snapshot_files, whole_array
+from inspector.health.judge import Checked, judge_files, sized_paths, stored_files, unclaimed
 from inspector.health.problems import log_problems_at
-from inspector.health.records import VersionHealth
-from inspector.health.vacuum_lite import physical_paths
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
-
-
-@dataclass(frozen=True, kw_only=True)
-class LatestCheck:
-    """The fast check's answer: the latest version's verdict, the orphans and the count."""
-
-    health: VersionHealth
-    files_examined: int
-    orphans: tuple[tuple[str, int], ...]  # (path relative to the root, bytes)
-
-    @property
-    def versions(self) -> tuple[VersionHealth, ...]:
-        """The versions judged: the latest."""
-        return (self.health,)
 
 
 def check_latest(
@@ -67,10 +39,17 @@ def check_latest(
     cap: int,
     workers: int,
     progress: Progress | None = None,
-) -> LatestCheck | None:
+) -> Checked | None:
     """The latest version's verdict from its snapshot and one walk, or None when its
-    snapshot cannot be read (``cap``: ``max_listed_files``; the rest as
-    :func:`~.check.check_table`'s)."""
+    snapshot cannot be read.
+
+    Args:
+        log: The opened log.
+        deep: Also read each data file's footer and compare its row count with the stats.
+        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
+        workers: Parallel stat calls for the files judged one by one.
+        progress: Called as ``progress(done, total)`` while files are examined.
+    """
     latest, root = log.latest_version, log.table_root
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -99,8 +78,8 @@ def check_latest(
     if latest in crc:
         health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))
     candidates = unclaimed(walked, judged.found, judged.rest, root)
-    return LatestCheck(
-        health=health,
+    return Checked(
+        versions=(health,),
         files_examined=judged.examined,
         orphans=_orphans(log, candidates, snap.tombstones_table),
     )

@@ -10,13 +10,15 @@ from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog, table_problems
 
+COMMIT_MISSING = HealthProblem(
+    kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
+)
+
 
 def commit_problem(commit: Commit | None) -> HealthProblem | None:
     """What is wrong with a version's commit file (missing, damaged), or None."""
     if commit is None:
-        return HealthProblem(
-            kind=ProblemKind.COMMIT_MISSING, message="Its commit file is missing from _delta_log."
-        )
+        return COMMIT_MISSING
     if not commit.is_complete:
         message = "Its commit file is damaged: " + " ".join(commit.problems)
         return HealthProblem(kind=ProblemKind.COMMIT_DAMAGED, message=message)
@@ -61,25 +63,21 @@ def _checkpoint_problem(message: str) -> HealthProblem:
     return HealthProblem(kind=ProblemKind.CHECKPOINT, message=message)
 
 
-def table_level_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
+def table_level_problems(log: DeltaLog, *, whole: bool) -> list[str]:
     """Problems of the table rather than of a version; ``whole``: of the whole log folder,
     else only of the listing from the newest checkpoint on (what the fast check read)."""
     listing = log.listing if whole else log.tail
     problems = table_problems(log, whole=whole)
-    last, usable = listing.last_checkpoint, listing.usable_checkpoints()
-    if (
-        last is not None
-        and last.version is not None
-        and usable
-        and usable[0].version > last.version
-    ):
+    hint = listing.last_checkpoint.version if listing.last_checkpoint is not None else None
+    usable = listing.usable_checkpoints()
+    if hint is not None and usable and usable[0].version > hint:
         problems.append(
-            f"_last_checkpoint names version {last.version}, but a newer checkpoint "
+            f"_last_checkpoint names version {hint}, but a newer checkpoint "
             f"({usable[0].version}) exists; readers find it by listing (harmless, but stale)."
         )
-    if last is not None and last.version is not None and last.version > log.latest_version:
+    if hint is not None and hint > log.latest_version:
         problems.append(
-            f"_last_checkpoint names version {last.version}, beyond the newest commit "
+            f"_last_checkpoint names version {hint}, beyond the newest commit "
             f"({log.latest_version}): commits have not all arrived."
         )
     return problems

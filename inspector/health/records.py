@@ -31,12 +31,10 @@ class ProblemKind(StrEnum):
 
 
 class OrphanScope(StrEnum):
-    """Which references tell an orphan file from a file the table still needs."""
+    """Which references tell an orphan file from a file the table still needs: the latest
+    snapshot's (the fast check's, as Delta's VACUUM reads them) or every retained version's."""
 
-    # The fast check reads only the latest snapshot (the newest checkpoint and the commits
-    # after it): its live files and the tombstones it keeps, as Delta's VACUUM reads them.
     LATEST_SNAPSHOT = "latestSnapshot"
-    # The full check replays every retained commit: any retained version's files.
     RETAINED_VERSIONS = "retainedVersions"
 
     @property
@@ -71,14 +69,9 @@ class ChecksumStatus(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class ChecksumCheck:
-    """A version's ``.crc`` (Delta's version checksum) compared with its replayed state.
-
-    ``fields`` names the checksum's fields that disagree, by their names in the file
-    (``numFiles``, ``tableSizeBytes``, ``metadata``, ``protocol``, ``setTransactions``,
-    ``domainMetadata``, ``numMetadata``, ``numProtocol``, ``numTransactions``); ``detail`` says
-    why an unreadable one cannot be parsed, or what a differing one records against the
-    replay.
-    """
+    """A version's ``.crc`` (Delta's version checksum) compared with its replayed state:
+    ``fields`` names the fields that disagree as the file names them; ``detail`` says why an
+    unreadable one cannot be parsed, or what a differing one records against the replay."""
 
     version: int
     status: ChecksumStatus
@@ -107,13 +100,8 @@ class ChecksumCheck:
 
 @dataclass(frozen=True, kw_only=True)
 class VersionHealth:
-    """The verdict for one version.
-
-    ``status`` is ``complete`` (every referenced file is present with its
-    recorded size), ``incomplete`` (files missing or damaged; the lists are
-    capped at ``max_listed_files``, the counts are exact) or ``unreadable`` (the
-    log cannot be replayed to this version).
-    """
+    """The verdict for one version; the lists of bad files are capped at
+    ``max_listed_files``, the counts are exact."""
 
     version: int
     status: VersionStatus
@@ -149,13 +137,9 @@ class VersionHealth:
 
 @dataclass(frozen=True, kw_only=True)
 class HealthReport:
-    """The result of :func:`~inspector.health.check_table`.
-
-    ``versions`` is oldest first; it holds only the latest version when the fast
-    check found it complete. ``orphan_files``/``orphan_bytes`` count files under
-    the table root that nothing in ``orphan_scope`` references (VACUUM candidates, or
-    files of commits that never arrived).
-    """
+    """The result of :func:`~inspector.health.check_table`: ``versions`` oldest first (only
+    the latest when the fast check found it complete); the orphans are the files under the
+    root that nothing in ``orphan_scope`` references."""
 
     table_root: str
     latest_version: int

@@ -1,11 +1,9 @@
 """Replica check: is a disaster-recovery copy of a table complete, and what would a failover lose?
 
 Asynchronous replication copies files in no guaranteed order, so a replica's newest
-versions can name files that have not arrived. Comparing the replica with the
-primary answers the drill's questions: which commits and files are still to copy
-(and how many bytes), which files the replica has that the primary does not, the
-newest version a reader of the replica gets whole, and the data-loss window between
-it and the primary's latest version. Read-only on both sides.
+versions can name files that have not arrived. Read-only on both sides. The data-loss
+window (what falling back to an older version loses, after a failover or a recovery to the
+last consistent version) counts rows by the one row rule (:mod:`inspector.table.rowcounts`).
 """
 
 from __future__ import annotations
@@ -15,30 +13,106 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.jsonvalue import camel_json
+from inspector.delta.paths import LOG_DIR
 from inspector.files.tablefiles import walk_table
 from inspector.health.allversions import first_references
 from inspector.health.check import check_table
-from inspector.health.dataloss import DataLossWindow, data_loss_window
 from inspector.health.records import HealthReport
 from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import ObjectMeta
 from inspector.table import Table
+from inspector.table.rowcounts import RowChange, rows_between
 
-LOG_PREFIX = "_delta_log/"
+
+@dataclass(frozen=True, kw_only=True)
+class DataLossWindow:
+    """What the versions lost by a fallback hold.
+
+    Attributes:
+        versions: How many versions are lost.
+        seconds: Time between the two versions' commits (None when a commit time
+            is unknown, or there is no version to fall back to).
+        rows_inserted: Rows the lost versions inserted, updated rows not included (None
+            when a commit is missing or the log cannot know: files rewritten without
+            metrics); ``rows_deleted`` likewise; ``rows_updated`` each counted once.
+    """
+
+    versions: int
+    seconds: float | None
+    rows_inserted: int | None
+    rows_deleted: int | None
+    rows_updated: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``replica --json`` and ``check --json``."""
+        return camel_json(
+            self, "versions", "seconds", "rows_inserted", "rows_deleted", "rows_updated"
+        )
+
+
+def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:
+    """The window between a fallback version (None: there is none) and the newest version of
+    the log that has the lost commits (the primary's, or the table's own)."""
+    if from_version is None:
+        return DataLossWindow(
+            versions=to_version - log.earliest_version + 1,
+            seconds=None,
+            rows_inserted=_live_rows(log, to_version),
+            rows_deleted=0,
+            rows_updated=0,
+        )
+    start, end = commit_time(log, from_version), commit_time(log, to_version)
+    rows = _rows_between(log, from_version, to_version)
+    return DataLossWindow(
+        versions=max(to_version - from_version, 0),
+        seconds=(end - start) / 1000 if start is not None and end is not None else None,
+        rows_inserted=rows["rowsInserted"],
+        rows_deleted=rows["rowsDeleted"],
+        rows_updated=rows["rowsUpdated"],
+    )
+
+
+def commit_time(log: DeltaLog, version: int) -> int | None:
+    """When a version was committed (ms): its in-commit timestamp, else the writer's
+    ``commitInfo.timestamp`` (copying a table resets file times), else the commit file's
+    modification time; None when the commit file is gone."""
+    try:
+        commit = log.commit(version)
+    except InspectorError:
+        return None
+    info = commit.commit_info
+    return info.in_commit_timestamp or info.timestamp or commit.file.modification_time
+
+
+def _live_rows(log: DeltaLog, version: int) -> int | None:
+    try:
+        return log.snapshot(version).num_records
+    except InspectorError:
+        return None
+
+
+def _rows_between(log: DeltaLog, first: int, last: int) -> dict[str, int | None]:
+    """Rows the commits after ``first`` up to ``last`` inserted, deleted and updated: the
+    one row rule (:mod:`inspector.table.rowcounts`), summed, in ``history --json``'s names;
+    None when a commit is missing or damaged."""
+    if last <= first:
+        return RowChange.no_change("no commits in between", commits=0).history_json()
+    try:
+        commits = [log.commit(v) for v in range(first + 1, last + 1)]
+    except InspectorError:
+        return RowChange.unknown("a commit is missing").history_json()
+    if not all(c.is_complete for c in commits):
+        return RowChange.unknown("a commit is damaged").history_json()
+    return rows_between(log, first, last).total.history_json()
 
 
 @dataclass(frozen=True, kw_only=True)
 class ReplicaFile:
-    """A file the primary has and the replica lacks, or has with another size.
-
-    Attributes:
-        version: The first version that needs it (for a commit file, its version).
-        path: Relative to the table root.
-        size: Its size on the primary.
-        replica_size: Its size on the replica (None when missing there).
-    """
+    """A file (relative to the root) the primary has and the replica lacks (``replica_size``
+    None), or has with another size; ``version``: the first that needs it."""
 
     version: int
     path: str
@@ -58,26 +132,16 @@ class ReplicaReport:
     """The comparison of a replica with its primary.
 
     Attributes:
-        primary_root: The primary's table root.
-        replica_root: The replica's table root.
-        table_id: The table's ``metaData.id`` (the same on both).
-        primary_latest_version: The primary's newest version.
-        replica_latest_version: The replica's newest version.
-        replica_last_consistent_version: The newest version whose files the replica
-            has in full (None when no version is whole).
-        replica_consistent: Whether the replica's latest version is whole.
         missing_commits: Commit versions the replica lacks or has truncated.
         missing_files: Data and deletion-vector files of retained versions the
             replica lacks, oldest version first.
         size_mismatches: Such files the replica has with another size.
         extra_paths: Files on the replica that the primary does not have.
         window: What a failover to the last consistent version loses.
-        replica_health: The health check of the replica (for its recovery advice).
     """
 
     primary_root: str
     replica_root: str
-    table_id: str
     primary_latest_version: int
     replica_latest_version: int
     replica_last_consistent_version: int | None
@@ -112,31 +176,22 @@ class ReplicaReport:
 
 
 def compare_replica(primary: Table, replica: Table, *, settings: Settings) -> ReplicaReport:
-    """Compare a replica of a table with its primary.
-
-    Args:
-        primary: The primary, as the front end opened it.
-        replica: The replica: its own handle (its own store and options).
-        settings: For the health check of the replica.
-
-    Returns:
-        The report.
+    """Compare a replica (its own handle: its own store and options) with its primary.
 
     Raises:
         InvalidInput: If the two are different tables (their table ids differ), or
             the same folder.
     """
     primary_log, replica_log = primary.log, replica.log
-    table_id = _same_table(primary_log, replica_log)
+    _same_table(primary_log, replica_log)
     primary_files, replica_files = walk_table(primary_log), walk_table(replica_log)
-    commits = {f"{LOG_PREFIX}{v:020d}.json": v for v in primary_log.listing.commit_versions}
+    commits = {f"{LOG_DIR}/{f.name}": v for v, f in primary_log.listing.commits.items()}
     files = _to_copy(_needed(primary_log), primary_files, replica_files)
     health = check_table(replica_log, settings=settings)
     consistent = health.last_consistent_version
     return ReplicaReport(
         primary_root=primary_log.table_root,
         replica_root=replica_log.table_root,
-        table_id=table_id,
         primary_latest_version=primary_log.latest_version,
         replica_latest_version=replica_log.latest_version,
         replica_last_consistent_version=consistent,
@@ -150,7 +205,7 @@ def compare_replica(primary: Table, replica: Table, *, settings: Settings) -> Re
     )
 
 
-def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
+def _same_table(primary: DeltaLog, replica: DeltaLog) -> None:
     if primary.table_root == replica.table_root:
         raise InvalidInput(
             f"The primary and the replica are the same folder ({primary.table_root}).",
@@ -163,7 +218,6 @@ def _same_table(primary: DeltaLog, replica: DeltaLog) -> str:
             f"the replica's is {ids['replica']}.",
             "Give the replica of this table (a copy keeps the table id of metaData).",
         )
-    return ids["primary"] or ""
 
 
 def _table_id(log: DeltaLog) -> str | None:
@@ -188,7 +242,7 @@ def _needed(primary: DeltaLog) -> dict[str, int]:
     needed = first_references(trace(primary, deep=False))
     for version, checkpoints in primary.listing.checkpoints.items():
         for checkpoint in checkpoints:
-            needed.update((f"{LOG_PREFIX}{f.name}", version) for f in checkpoint.files)
+            needed.update((f"{LOG_DIR}/{f.name}", version) for f in checkpoint.files)
     return needed
 
 

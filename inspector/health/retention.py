@@ -1,13 +1,9 @@
 """Retention: which versions can still be restored, and until when.
 
-Two clocks bound how far back a table can go. Log cleanup (at checkpoint time)
-deletes commits older than ``delta.logRetentionDuration`` (default 30 days) up to
-the newest checkpoint older than that, so a version's state disappears once a
-later checkpoint has aged past the retention. VACUUM deletes data files removed
-longer ago than ``delta.deletedFileRetentionDuration`` (default 1 week), so a
-version's data disappears once a file it needs was removed that long ago and
-a VACUUM ran. Both clocks use the history timestamps (file modification times
-unless in-commit timestamps are on), which is why a copied table's clocks restart.
+Two clocks bound how far back a table can go: log cleanup deletes commits up to the newest
+checkpoint older than ``delta.logRetentionDuration``, and VACUUM deletes files removed
+longer ago than ``delta.deletedFileRetentionDuration``. Both run on the history
+timestamps (file times unless in-commit timestamps are on): a copied table's clocks restart.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
 
 import numpy as np
 
@@ -67,14 +62,8 @@ class VacuumRun:
 
 @dataclass(frozen=True, kw_only=True)
 class VersionRetention:
-    """Whether a version can still be restored.
-
-    ``state`` is ``restorable``, ``log-expired`` (its state can no longer be
-    rebuilt from the log), ``data-vacuumed`` (VACUUM deleted files it needs),
-    ``incomplete`` (files missing without a VACUUM: replication or manual
-    deletion) or ``unreadable`` (the log is damaged). ``expires_at`` is when a
-    restorable version can start to disappear (ms), by ``expires_by``.
-    """
+    """Whether a version can still be restored; ``expires_at`` is when a restorable one can
+    start to disappear (ms), by ``expires_by`` (which retention)."""
 
     version: int
     state: RetentionState
@@ -121,10 +110,7 @@ def retention_view(
         history: ``build_history(log)`` (oldest first), for the timestamps.
         report: A health check; where it covers a version, the files actually
             present decide (otherwise VACUUM commits and removal times predict).
-        now_ms: The current time (ms), for tests; defaults to the clock.
-
-    Returns:
-        The view, oldest version first.
+        now_ms: The current time (ms); defaults to the clock.
     """
     context = _Context(log, history, report, now_ms)
     versions = sorted(set(context.times) | set(context.checkpoints))
@@ -209,11 +195,7 @@ class _Context:
         self.checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
         self.checked = {v.version: v for v in report.versions} if report is not None else {}
         self.now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
-
-    @cached_property
-    def latest_version(self) -> int:
-        """The log's newest version (computed once: asking the log costs a pass over it)."""
-        return self.log.latest_version
+        self.latest_version = log.latest_version  # once: asking the log costs a pass over it
 
     def judge(self, version: int) -> VersionRetention:
         """The version's state, and when it starts to disappear if it is restorable."""
@@ -295,13 +277,8 @@ _STATE_WORDS = {
 
 
 def retention_status(version: VersionRetention, now_ms: int) -> str:
-    """A version's retention in words, with its date: the app's *status* column.
-
-    ``restorable until 2026-11-30``, ``at risk since 2026-11-02`` (its retention
-    passed: the next cleanup or VACUUM may remove it), ``restorable`` (no bound
-    yet), or the state's words (``log expired``, ``data vacuumed``...). Never a past
-    "expires" date next to "restorable".
-    """
+    """A version's retention in words, with its date: the app's *status* column (never a
+    past "expires" date next to "restorable": a passed retention is ``at risk since``)."""
     if version.state != RetentionState.RESTORABLE:
         return _STATE_WORDS.get(version.state, str(version.state))
     if version.expires_at is None:

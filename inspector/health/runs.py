@@ -1,12 +1,7 @@
 """A health report told compactly: runs of versions with the same verdict, and each bad file once.
 
-A log with a gap of 10,000 commit files has 10,000 unreadable versions, and a missing
-data file makes every later version incomplete. Listing each version (and, with it,
-each missing file again) buries the answer. Here contiguous versions with the same
-status and the same problem become one :class:`VersionRun` ("versions 14–9,998: commit
-files missing"), the runs that matter come first (the latest version, the last
-consistent one, then the damage), and every damaged file is listed once with the
-versions that need it (:class:`DamagedFile`).
+A gap of 10,000 commit files makes 10,000 unreadable versions, and a missing data file
+makes every later version incomplete: listed version by version, the answer is buried.
 """
 
 from __future__ import annotations
@@ -35,19 +30,9 @@ class RunRole(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class VersionRun:
-    """Contiguous versions with the same status and the same problem.
-
-    Attributes:
-        first: The oldest version of the run.
-        last: The newest version of the run.
-        status: ``complete``, ``incomplete`` or ``unreadable``, as in the report.
-        summary: What is wrong, in a few words (``commit files missing``).
-        problems: The problems every version of the run shares, in full.
-        missing_count: Missing files per version (the same for every version of the run).
-        size_mismatch_count: Files of the wrong size per version.
-        unreadable_count: Unreadable files per version.
-        role: Why the run matters (the latest or the last consistent version), or None.
-    """
+    """Contiguous versions with the same status and the same problem; the counts are per
+    version (the same for every version of the run), ``summary`` says what is wrong in a few
+    words (``commit files missing``)."""
 
     first: int
     last: int
@@ -87,14 +72,8 @@ class VersionRun:
 
 @dataclass(frozen=True, kw_only=True)
 class DamagedFile:
-    """One file some versions need but a reader cannot use, listed once.
-
-    Attributes:
-        path: As the log names it.
-        problem: What is wrong with it (``missing``, ``size_mismatch``, ``unreadable``).
-        detail: The facts (sizes, the error), empty for a missing file.
-        versions: The versions that need it, as ``(first, last)`` ranges, oldest first.
-    """
+    """One file some versions need but a reader cannot use, listed once, with the versions
+    that need it as ``(first, last)`` ranges, oldest first."""
 
     path: str
     problem: FileState
@@ -140,15 +119,14 @@ def version_runs(report: HealthReport) -> list[VersionRun]:
         else:
             runs.append([v])
     built = [_run(group, report) for group in runs]
-    return sorted(built, key=lambda r: (_rank(r), -r.last))
-
-
-def _rank(run: VersionRun) -> int:
-    if run.role == RunRole.LATEST:
-        return 0
-    if run.role == RunRole.LAST_CONSISTENT:
-        return 1
-    return 2 if run.status is not VersionStatus.COMPLETE else 3
+    rank = {RunRole.LATEST: 0, RunRole.LAST_CONSISTENT: 1}  # then damaged runs, then complete
+    return sorted(
+        built,
+        key=lambda r: (
+            rank[r.role] if r.role else 2 + (r.status is VersionStatus.COMPLETE),
+            -r.last,
+        ),
+    )
 
 
 def _same(a: VersionHealth, b: VersionHealth) -> bool:

@@ -3,14 +3,8 @@ and all.
 
 The log is replayed from the earliest version's snapshot. A commit missing or damaged
 breaks the replay: the versions from it on are unreadable until a checkpoint whose
-snapshot can be read starts a new replay (a *segment*). The add and remove actions of the
-replayed commits, with each segment's base snapshot, become one table; :mod:`.intervals`
-derives each file key's live intervals from it. The problems found on the way (a commit
-missing or damaged, a snapshot that cannot be read, a replay broken) belong to versions.
-
-Data files with plain relative paths stay in columns (the first add's size is the size
-each must have); rows with a deletion vector or an odd path go one by one through
-:func:`~.examine.register_add`, the shared rule.
+snapshot can be read starts a new replay (a *segment*). The file actions of the replayed
+commits and each segment's base become one table (:mod:`.intervals`).
 """
 
 from __future__ import annotations
@@ -32,10 +26,9 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.errors import InspectorError
-from inspector.health.actionrows import ActionRows, plain_files
 from inspector.health.examine import Ref, register_add
-from inspector.health.intervals import Intervals, intervals, whole_array
-from inspector.health.problems import commit_problem
+from inspector.health.intervals import ActionRows, Intervals, intervals, plain_files, whole_array
+from inspector.health.problems import COMMIT_MISSING, commit_problem
 from inspector.health.records import HealthProblem, ProblemKind
 from inspector.log import arrays
 from inspector.log.bigcommit import read_file_lines
@@ -100,12 +93,8 @@ class _Notes:
 
 
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
-    """The trace of every retained version, damaged or not.
-
-    Args:
-        log: The opened log.
-        deep: Keep the adds' stats (the footer check compares row counts).
-    """
+    """The trace of every retained version, damaged or not (``deep``: keep the adds' stats,
+    for the footer check's row counts)."""
     root, first, latest = log.table_root, log.earliest_version, log.latest_version
     rows, notes = ActionRows(deep=deep), _Notes()
     opening = log.read_commits([first])
@@ -115,13 +104,13 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     later = list(range(first + 1, latest + 1))
     for version, others, problem in _read(log, later, rows):
         notes.commit(version, others, problem)
-    for version in later:
-        if log.commit_file(version) is None and (missing := commit_problem(None)):
-            notes.damage[version] = missing
+    for version in (v for v in later if log.commit_file(v) is None):
+        notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
-    table, refs, special = _kept(rows, segments, root, whole=segments == [(first, latest)])
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
+    whole = segments == [(first, latest)]
+    table, refs, special = _kept(rows, starts, ends, root, whole=whole)
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
     columns = notes.columns
@@ -206,13 +195,10 @@ def _broken(
     broken since the first unreadable version of its run."""
     if segments == [(first, latest)]:
         return problems
-    reached = iter([*segments, (latest + 1, latest + 1)])
-    start, end = next(reached)
+    reached = {v for start, end in segments for v in range(start, end + 1)}
     broken_at: int | None = None
     for version in range(first, latest + 1):
-        while version > end:
-            start, end = next(reached)
-        if start <= version:
+        if version in reached:
             broken_at = None
             continue
         broken_at = version if broken_at is None else broken_at
@@ -226,7 +212,7 @@ def _broken(
 
 
 def _kept(
-    rows: ActionRows, segments: list[tuple[int, int]], root: str, *, whole: bool
+    rows: ActionRows, starts: np.ndarray, ends: np.ndarray, root: str, *, whole: bool
 ) -> tuple[pa.Table, dict[str, Ref], dict[FileKey, tuple[str, ...]]]:
     """The rows the replays use (each segment's base and the commits after it), in replay
     order; and the special rows registered, in that order, by the shared rule. ``whole``:
@@ -235,8 +221,6 @@ def _kept(
     refs: dict[str, Ref] = {}
     special: dict[FileKey, tuple[str, ...]] = {}
     if not whole:
-        starts = np.array([s for s, _ in segments], dtype=np.int64)
-        ends = np.array([e for _, e in segments], dtype=np.int64)
         version = arrays.to_numpy(whole_array(table.column("version")))
         based = arrays.to_numpy(whole_array(table.column("base")).cast(pa.int64())) == 1
         keep = _reached(version, based, starts, ends)

@@ -1,27 +1,16 @@
 """VACUUM planner: what a VACUUM would delete, and which versions would stop being readable.
 
-Read-only: it lists the table folder and reads the log; it never deletes. The two
-modes are Delta's (``VacuumCommand``; delta-rs ``VacuumMode``):
-
-- *lite*: the files the log says were removed (``remove`` actions and their
-  deletion vectors, removed longer ago than the retention) and the change-data files,
-  named by the commits of Delta's window (:mod:`inspector.health.vacuum_lite`), unless
-  a live file or a tombstone still within the retention names the same path.
-- *full*: files of tombstones removed longer ago than the retention, plus every file
-  in the table folder that the latest snapshot does not reference (live files with their deletion vectors, tombstones within the
-  retention with theirs) and that was last modified longer ago than the retention:
-  files of failed writes, change-data files, files whose tombstones left the
-  log. Hidden paths are never touched (:func:`~inspector.files.tablefiles.is_hidden`).
-
-Deleting a file breaks every version that references it: time travel to it,
-RESTORE to it, and undoing a past RESTORE (a restore to the version before the
-RESTORE commit). The planner names those versions, and the oldest version
-readable before and after, from the full check's trace of every retained version
-(:mod:`.trace`): the versions whose live files name a file to delete.
+Read-only: it lists the table folder and reads the log; it never deletes. The modes
+(lite, full) are Delta's, as docs/vacuum-and-replicas.md says. LITE, as Delta 4.4's
+(``VacuumCommand.getFilesFromDeltaLog``), never lists the folder: it takes the paths the
+``remove`` and ``cdc`` actions of a window of commits name (:func:`lite_window`). The versions a deletion breaks (time travel, RESTORE to them,
+undoing a past RESTORE) come from the full check's trace (:mod:`.trace`): the versions
+whose live files name a file to delete.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,12 +18,14 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta import properties
-from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
+from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
+from inspector.health.examine import physical_paths
 from inspector.health.judge import root_base
-from inspector.health.vacuum_lite import LiteWindow, lite_window, physical_paths
+from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
@@ -85,19 +76,13 @@ class VacuumPlan:
     """What a VACUUM with this retention and mode would do.
 
     Attributes:
-        table_root: The table.
-        retain_hours: The retention used.
-        mode: Lite or full.
-        now: The time the plan was made for (ms).
         cutoff: Tombstones removed, and unreferenced files modified, before this
             time (ms) are deleted.
-        files: The files to delete, sorted by path.
         fates: Every retained version (oldest first) and what becomes of it.
         earliest_log_version: Versions before it already expired from the log.
         restore_undos_lost: RESTORE commits that could no longer be undone (the
             version before them is lost).
         tombstones_already_deleted: Expired tombstones whose files are gone already.
-        warnings: Delta's retention check, in words.
     """
 
     table_root: str
@@ -168,9 +153,6 @@ def plan_vacuum(
         now_ms: The time to plan for (ms); defaults to the clock.
         name: The table's catalog name, when it was opened by one (``uc://...``).
 
-    Returns:
-        The plan.
-
     Raises:
         InvalidInput: If the retention is negative or not a number.
         CorruptLog: If the latest version cannot be read (VACUUM needs it too).
@@ -193,8 +175,7 @@ def plan_vacuum(
     cutoff = now - retain_ms
     listing = walk_table(log)
     window = lite_window(log, cutoff) if mode is VacuumMode.LITE else None
-    selection = _Selection(snapshot, listing, cutoff, window)
-    to_delete = selection.files(mode)
+    to_delete, already_deleted = _select(snapshot, listing, cutoff, window)
     fates = _fates(log, listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
     warnings = [configured.problem] if configured.problem else []
@@ -210,7 +191,7 @@ def plan_vacuum(
         fates=tuple(fates),
         earliest_log_version=log.earliest_version,
         restore_undos_lost=tuple(_restores_undone_by(log, lost)),
-        tombstones_already_deleted=selection.already_deleted,
+        tombstones_already_deleted=already_deleted,
         warnings=tuple(warnings),
     )
 
@@ -239,67 +220,49 @@ def _retention_ms(retain_hours: float) -> int:
     return round(hours * HOUR_MS)
 
 
-class _Selection:
-    """Picks the files to delete from the latest snapshot and the folder listing."""
-
-    def __init__(
-        self,
-        snapshot: Snapshot,
-        listing: Mapping[str, ObjectMeta],
-        cutoff: int,
-        window: LiteWindow | None = None,
-    ):
-        self.listing, self.cutoff, self.window = listing, cutoff, window
-        self.partition_columns = snapshot.partition_columns
-        root = snapshot.table_root
-        self.protected: set[str] = set()  # live files and tombstones within the retention
-        self.expired: set[str] = set()
-        for add in snapshot.files.values():
-            self.protected.update(physical_paths(root, add.path, add.deletion_vector))
-        for remove in snapshot.tombstones.values():
-            if (remove.deletion_timestamp or 0) < cutoff:
-                self.expired.add(relative_path(root, remove.path) or "")
-            else:
-                self.protected.update(physical_paths(root, remove.path, remove.deletion_vector))
-        self.expired -= self.protected | {""}
-        named = self.expired if window is None else window.removed - self.protected
-        self.already_deleted = sum(1 for path in named if path not in listing)
-
-    def files(self, mode: VacuumMode) -> tuple[VacuumFile, ...]:
-        """The files a VACUUM in this mode deletes, sorted by path.
-
-        Full: files of tombstones older than the retention, and files nothing in the
-        snapshot references, older than the retention. Lite: the files the window's
-        commits removed or wrote as change data.
-        """
-        named: list[tuple[str, DeleteReason]] = []
-        if mode is VacuumMode.FULL:
-            named += [(p, DeleteReason.TOMBSTONE) for p in self.expired]
-            named += [
-                (path, DeleteReason.UNREFERENCED)
-                for path, stored in self.listing.items()
-                if path not in self.expired and stored.last_modified < self.cutoff
-            ]
-        elif (window := self.window) is not None:
-            named += [(p, DeleteReason.TOMBSTONE) for p in window.removed]
-            named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
-        found = [
-            _file(self.listing[path], reason)
-            for path, reason in named
-            if path in self.listing
-            and path not in self.protected
-            and not is_hidden(path, self.partition_columns)
+def _select(
+    snapshot: Snapshot, listing: Mapping[str, ObjectMeta], cutoff: int, window: LiteWindow | None
+) -> tuple[tuple[VacuumFile, ...], int]:
+    """The files a VACUUM deletes, sorted by path, and how many files the tombstones it
+    reads name that are gone already. Full (no ``window``): files of tombstones older than
+    the retention, and files the snapshot does not reference, older than the retention.
+    Lite: the files the window's commits removed or wrote as change data. Never a file the
+    snapshot protects (live files, tombstones within the retention) nor a hidden one."""
+    root = snapshot.table_root
+    protected: set[str] = set()
+    expired: set[str] = set()
+    for add in snapshot.files.values():
+        protected.update(physical_paths(root, add.path, add.deletion_vector))
+    for remove in snapshot.tombstones.values():
+        if (remove.deletion_timestamp or 0) < cutoff:
+            expired.add(relative_path(root, remove.path) or "")
+        else:
+            protected.update(physical_paths(root, remove.path, remove.deletion_vector))
+    expired -= protected | {""}
+    if window is None:
+        named = [(p, DeleteReason.TOMBSTONE) for p in expired]
+        named += [
+            (path, DeleteReason.UNREFERENCED)
+            for path, stored in listing.items()
+            if path not in expired and stored.last_modified < cutoff
         ]
-        return tuple(sorted(found, key=lambda f: f.path))
-
-
-def _file(stored: ObjectMeta, reason: DeleteReason) -> VacuumFile:
-    return VacuumFile(
-        path=stored.path,
-        size=stored.size,
-        modification_time=stored.last_modified,
-        reason=reason,
-    )
+    else:
+        named = [(p, DeleteReason.TOMBSTONE) for p in window.removed]
+        named += [(p, DeleteReason.CHANGE_DATA) for p in window.change_data - window.removed]
+    found = [
+        VacuumFile(
+            path=path,
+            size=listing[path].size,
+            modification_time=listing[path].last_modified,
+            reason=reason,
+        )
+        for path, reason in named
+        if path in listing
+        and path not in protected
+        and not is_hidden(path, snapshot.partition_columns)
+    ]
+    gone = expired if window is None else window.removed - protected
+    return tuple(sorted(found, key=lambda f: f.path)), sum(1 for p in gone if p not in listing)
 
 
 def _fates(
@@ -313,12 +276,8 @@ def _fates(
     broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
     prefix = root_base(traced.root) + "/"
     lost = versions_naming(traced, {prefix + path for path in deleted}) - broken
-    fate = {
-        **dict.fromkeys(lost, VersionFate.LOST),
-        **dict.fromkeys(broken, VersionFate.UNREADABLE),
-    }
-    versions = range(traced.first, traced.latest + 1)
-    return [(v, fate.get(v, VersionFate.READABLE)) for v in versions]
+    fate = dict.fromkeys(lost, VersionFate.LOST) | dict.fromkeys(broken, VersionFate.UNREADABLE)
+    return [(v, fate.get(v, VersionFate.READABLE)) for v in range(traced.first, traced.latest + 1)]
 
 
 def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
@@ -349,3 +308,56 @@ def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str
             f"A retention of {hours} is shorter than 7 days, the minimum Delta recommends. {risk}"
         ]
     return []
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiteWindow:
+    """The relative paths the commits a LITE VACUUM reads name: removed files and their
+    deletion vectors removed before the cutoff, change-data files; ``refusal``: why Delta
+    refuses this table, if it does."""
+
+    removed: frozenset[str] = frozenset()
+    change_data: frozenset[str] = frozenset()
+    refusal: str | None = None
+
+
+def lite_window(log: DeltaLog, cutoff: int) -> LiteWindow:
+    """The window of commits Delta's LITE VACUUM reads for this ``cutoff`` (ms), and what it
+    names (empty when no commit is older than the cutoff, or Delta refuses)."""
+    versions = log.listing.commit_versions
+    timed = [(v, _history_ms(c)) for v, c in zip(versions, log.read_commits(versions), strict=True)]
+    before = [v for v, ms in timed if ms <= cutoff]
+    if not before:
+        return LiteWindow()
+    last, earliest = max(before), min(versions)
+    previous = _last_vacuum_end(log)
+    if earliest != 0 and (previous is None or previous < earliest):
+        return LiteWindow(
+            refusal=f"Delta's VACUUM LITE refuses this table (DELTA_CANNOT_VACUUM_LITE): its "
+            f"log starts at version {earliest}, so files removed by the expired commits "
+            "would be missed. Delta asks for VACUUM FULL.",
+        )
+    first = min(log.latest_version, earliest if previous is None else previous + 1)
+    root, removed, change_data = log.table_root, set[str](), set[str]()
+    for commit in log.read_commits([v for v in versions if first <= v <= last]):
+        for remove in commit.removes:
+            if (remove.deletion_timestamp or 0) < cutoff:
+                removed.update(physical_paths(root, remove.path, remove.deletion_vector))
+        change_data.update(p for c in commit.cdc_files for p in physical_paths(root, c.path, None))
+    return LiteWindow(removed=frozenset(removed), change_data=frozenset(change_data))
+
+
+def _history_ms(commit: Commit) -> int:
+    """Delta's time of a commit: its in-commit timestamp, else its file's time."""
+    ict = commit.commit_info.in_commit_timestamp
+    return ict if ict is not None else commit.file.modification_time
+
+
+def _last_vacuum_end(log: DeltaLog) -> int | None:
+    """The window end the last LITE VACUUM recorded (None when absent or unreadable)."""
+    try:
+        text = log.storage.read(f"{LOG_DIR}/_last_vacuum_info")
+        value = json.loads(text).get("latestCommitVersionOutsideOfRetentionWindow")
+    except (InspectorError, OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
