@@ -28,8 +28,8 @@ from inspector.restore import (
     execute_restore,
     plan_restore,
 )
-from inspector.restore.target import describe_name_source
-from inspector.restore.trail import AuditTrail, audit_trail
+from inspector.restore.audit import AuditTrail, audit_trail
+from inspector.restore.request import describe_name_source
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.versions import parse_version

@@ -2,8 +2,8 @@
 
 Nothing is written unless :func:`execute_restore` finds no refusal
 (:func:`~inspector.restore.request.request_refusals`). The commit is one file created only
-if absent (:mod:`inspector.log.commit_writer`), or Delta's own RESTORE
-(:mod:`inspector.restore.native`), so a restore lands whole at ``read_version + 1`` or not
+if absent (:mod:`inspector.log.commit_writer`), or Delta's own ``RESTORE TABLE`` run after
+Delta Inspector's plan and guards, so a restore lands whole at ``read_version + 1`` or not
 at all. Every attempt is audited.
 """
 
@@ -26,10 +26,9 @@ from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_attempt
-from inspector.restore.engine import Engine
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
-from inspector.restore.planrecord import RestoreMetrics, RestorePlan
+from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
@@ -172,16 +171,9 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
     if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
-        from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
 
-        version = restore_with_delta(
-            spark or get_spark(settings),
-            plan,
-            reason=reason,
-            allow_missing_files=request.allow_missing_files,
-            allow_protocol_downgrade=request.allow_protocol_downgrade,
-        )
+        version = _restore_with_delta(spark or get_spark(settings), request, reason)
         return _result(request, version, user, Engine.DELTA, None)
     version = plan.read_version + 1
     actions = restore_actions(
@@ -196,6 +188,45 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     )
     path = write_commit(log.storage, version, actions)
     return _result(request, version, user, Engine.OWN, path)
+
+
+def _restore_with_delta(spark: Any, request: RestoreRequest, reason: str) -> int:
+    """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
+
+    Raises:
+        RestoreRefused: ``allow_missing_files`` was asked for (Delta would re-add
+            missing files instead of leaving them out).
+        ConcurrentModification: No RESTORE of this plan follows the version it read.
+    """
+    plan, downgrade = request.plan, request.allow_protocol_downgrade
+    if request.allow_missing_files:
+        raise RestoreRefused(
+            "Delta's RESTORE cannot leave missing files out; nothing was written.",
+            "Restore the missing files first, or pick another version.",
+        )
+    path = plan.table_root.replace("`", "``")
+    # Delta takes the reason and the downgrade only from SQL conf (RESTORE has no options):
+    # a session of its own (same SparkContext, own SQL conf) keeps them out of the shared one.
+    session = spark.newSession()
+    session.conf.set("spark.databricks.delta.commitInfo.userMetadata", reason)
+    session.conf.set(
+        "spark.databricks.delta.restore.protocolDowngradeAllowed", str(downgrade).lower()
+    )
+    session.sql(f"RESTORE TABLE delta.`{path}` TO VERSION AS OF {int(plan.target_version)}")
+    log = plan.table.latest_log()  # Delta's commit landed after the plan read the log
+    # Past read_version + 1 another writer committed between the last check and Delta's
+    # commit, and Delta's conflict checker let the RESTORE through (a blind append does
+    # not conflict with it): the restore did commit, so its version is returned and the
+    # verification reports the other writer's files it kept.
+    for version in range(plan.read_version + 1, log.latest_version + 1):
+        info = log.commit(version).commit_info
+        if info.operation == "RESTORE" and info.raw.get("userMetadata") == reason:
+            return version
+    raise ConcurrentModification(
+        f"No RESTORE with this reason follows version {plan.read_version}; another "
+        "writer committed.",
+        "Check the history before doing anything else.",
+    )
 
 
 def _writing(plan: RestorePlan, settings: Settings) -> RestorePlan:

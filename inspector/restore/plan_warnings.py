@@ -17,7 +17,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.plan_facts import live_rows
+from inspector.restore.planrecord import live_rows
 
 
 def restore_warnings(

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from inspector.delta.text import counted, format_moment, format_time
 from inspector.present.values import count_text
 from inspector.restore import RestorePlan, RestoreResult
-from inspector.restore.trail import AuditTrail
+from inspector.restore.audit import AuditTrail
 from inspector.table.timetravel import parse_timestamp
 
 
