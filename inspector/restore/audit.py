@@ -98,22 +98,10 @@ def record_attempt(
     details: Mapping[str, Any] | None = None,
     secrets: Mapping[str, str] | None = None,
 ) -> AuditEntry:
-    """Append what one attempt came to to the audit log and return the entry.
+    """Append what one attempt came to to the audit log at ``path`` and return the entry.
 
-    The line is redacted (:func:`inspector.connection.redact_text`) before it is written:
-    no secret storage option, SAS token or URL signature reaches the file.
-
-    Args:
-        path: The audit log file (created with its folder when missing).
-        attempt: The table, versions, reason and operator.
-        outcome: What the attempt came to.
-        committed_version: The new version, for ``committed``.
-        error: Why it was refused or failed.
-        details: Extra facts (metrics, overrides used, verification summary).
-        secrets: The storage options in use (their secret values are masked).
-
-    Raises:
-        ValueError: If ``outcome`` is not a known outcome (a programming error).
+    The line is redacted (:func:`inspector.connection.redact_text`) first: no secret storage
+    option (``secrets``), SAS token or URL signature reaches the file.
     """
     facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
     entry = AuditEntry(
@@ -261,16 +249,9 @@ def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
 
 @dataclass(frozen=True, kw_only=True)
 class UndoOffer:
-    """What undoing a committed restore would do: a guarded restore back to the version it
-    started from, and everything that asks of the operator.
-
-    Attributes:
-        restore_version: The version the restore committed.
-        back_to: The version it started from (an undo restores it).
-        later_commits: Versions committed after the restore: an undo reverts them too.
-        refusal: Why the guards would refuse the undo (None: they need not): a recovery
-            that left missing files out cannot go back to a version that needs them.
-    """
+    """What undoing a committed restore would do: restore ``back_to``, the version it started
+    from, reverting ``later_commits`` too; ``refusal`` says why the guards would refuse it
+    (a recovery that left missing files out cannot go back to a version that needs them)."""
 
     restore_version: int
     back_to: int

@@ -42,12 +42,9 @@ class RestoreResult(Overridden):
     Attributes:
         plan: The plan that was executed.
         committed_version: The new version (``plan.read_version + 1``).
-        pre_restore_version: The version before the restore (undo restores it).
-        metrics: What was committed (Delta's metrics).
         reason: The operator's reason (the commit's ``userMetadata``).
         operator: Who restored.
         overrides: The failed guards the operator accepted.
-        skipped_files: Paths of re-added files left out because they were missing.
         engine: ``delta-inspector`` (our commit) or ``delta-spark`` (Delta's RESTORE).
         commit_file: The commit file written (None when Delta's RESTORE wrote it).
         verification: The checks run after the commit.
@@ -55,15 +52,27 @@ class RestoreResult(Overridden):
 
     plan: RestorePlan
     committed_version: int
-    pre_restore_version: int
-    metrics: RestoreMetrics
     reason: str
     operator: str
     overrides: frozenset[Override] = frozenset()
-    skipped_files: tuple[str, ...] = ()
     engine: Engine = Engine.OWN
     commit_file: str | None = None
     verification: Verification | None = None
+
+    @property
+    def pre_restore_version(self) -> int:
+        """The version before the restore (undo restores it)."""
+        return self.plan.read_version
+
+    @property
+    def metrics(self) -> RestoreMetrics:
+        """What was committed (Delta's metrics)."""
+        return self.plan.effective_metrics(allow_missing_files=self.allow_missing_files)
+
+    @property
+    def skipped_files(self) -> tuple[str, ...]:
+        """Paths of re-added files left out because they were missing."""
+        return tuple(a.path for a in self.plan.problem_adds) if self.allow_missing_files else ()
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
@@ -85,20 +94,9 @@ def execute_restore(
 ) -> RestoreResult:
     """Decide a confirmed request, commit it, then verify it; audit every outcome.
 
-    The request is refused (and the refusal audited) when a guard fails that no
-    override in it covers, the typed table name or version does not match the plan,
-    there is no reason, or the table is not at the expected version; and again, just
-    before writing, when the table moved or files to re-add changed since the plan.
-
-    Args:
-        request: The plan, the typed confirmation, the reason, the overrides and the
-            expected version (:class:`RestoreRequest`).
-        settings: For the audit log and file checks, and for a table opened by name its
-            catalog: the commit asks it again for credentials, for ``READ_WRITE``.
-        spark: The session for Delta's RESTORE (when its jars are present) and verification.
-
-    Returns:
-        The result, with its verification.
+    Refused (and audited) on any of :func:`request_refusals`, and again just before
+    writing when the table moved or files to re-add changed since the plan. A table opened
+    by name asks its catalog again for credentials, for ``READ_WRITE``.
 
     Raises:
         RestoreRefused: Nothing was written; ``reasons`` and ``plan`` say why and what.
@@ -286,25 +284,19 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 def _result(
     request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
 ) -> RestoreResult:
-    plan, allow_missing = request.plan, request.allow_missing_files
-    skipped = tuple(a.path for a in plan.problem_adds) if allow_missing else ()
     return RestoreResult(
-        plan=plan,
+        plan=request.plan,
         committed_version=version,
-        pre_restore_version=plan.read_version,
-        metrics=plan.effective_metrics(allow_missing_files=allow_missing),
         reason=request.reason.strip(),
         operator=user,
         overrides=request.overrides,
-        skipped_files=skipped,
         engine=engine,
         commit_file=path,
     )
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version, to
-    execute with :func:`execute_restore` (confirmation and reason required)."""
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version."""
     return plan_restore(
         result.plan.table,
         result.pre_restore_version,

@@ -51,21 +51,16 @@ def plan_restore(
     settings: Settings,
     refresh: bool = True,
 ) -> RestorePlan:
-    """Make a restore plan (a dry run): what would change, and every guard's verdict.
+    """Make a restore plan (a dry run) on the latest version: what would change, and every
+    guard's verdict. Nothing is written to the table; the attempt is audited.
 
     Args:
-        table: The table (its log is refreshed first, so the plan is made on the latest
-            version). When it was opened by name (``uc://main.sales.orders``), the audit
-            log records the name beside the location, and the name to type to confirm is
-            its full name (``main.sales.orders``).
-        target: The version to restore, or a timestamp (datetime or ISO text); a
-            timestamp means the last version committed at or before it, as in Delta.
+        table: The table. Opened by name (``uc://main.sales.orders``), its full name
+            (``main.sales.orders``) is the one to type to confirm.
+        target: The version, or a timestamp (datetime or ISO text): the last version
+            committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
-        refresh: False when the caller has just opened the table (its log is not listed
-            again).
-
-    Returns:
-        The plan. Nothing is written to the table; the attempt is recorded in the audit log.
+        refresh: False when the caller has just opened the table (not listed again).
 
     Raises:
         InvalidInput: If the target is not a version or a timestamp.

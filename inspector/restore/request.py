@@ -35,14 +35,8 @@ class NameSource(StrEnum):
 
 
 def parse_target(text: str, log: DeltaLog) -> int | str:
-    """A restore target as typed: a version of ``log``, or the text of a timestamp.
-
-    Args:
-        text: What the operator typed, e.g. ``12``, ``latest`` or ``2024-05-01 12:00:00``.
-        log: The table's log (``latest`` and negative versions are relative to it).
-
-    Returns:
-        The version, or the stripped text for ``plan_restore`` to parse as a timestamp.
+    """A restore target as typed (``12``, ``latest``, ``-1``): a version of ``log``, or else the
+    stripped text of a timestamp, which ``plan_restore`` parses.
 
     Raises:
         InvalidInput: If the text looks like a version that is not valid.
@@ -83,14 +77,8 @@ class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
 
     Attributes:
-        table: The table's handle, as the front end opened it (its catalog name, if any,
-            is audited beside its location).
-        current_version: The table's latest version now.
-        target: The version or timestamp asked for (for the audit log).
-        reason: The reason given so far ("" when none).
         interactive: A person can type the confirmation and the reason after seeing the plan.
         confirmed_in_advance: Confirmed without typing (the CLI's ``--yes``).
-        dry_run: Only a plan is wanted: no confirmation or reason needed.
         expected_version: Refuse unless the table is at this version.
         operator: Who asks (default: the OS user).
     """
@@ -108,17 +96,8 @@ class RestoreIntent:
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreRequest(Overridden):
-    """A restore the operator confirmed for one plan.
-
-    Attributes:
-        plan: The plan shown to the operator (made on the table's latest version).
-        typed_table_name: The table name the operator typed (must equal ``plan.table_name``).
-        typed_version: The target version the operator typed (must equal the plan's).
-        reason: Why (required; the commit's ``userMetadata`` and the audit log's reason).
-        overrides: Failed guards the operator explicitly accepts.
-        expected_version: Refuse unless the table is at this version (``--expect-version``).
-        operator: Who restores (default: the OS user).
-    """
+    """A restore the operator confirmed for one plan: the typed name and version must equal
+    the plan's; ``overrides`` are the failed guards the operator explicitly accepts."""
 
     plan: RestorePlan
     typed_table_name: str
@@ -133,8 +112,8 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
     """Refuse, before any plan, what no plan can change; audit the refusal.
 
     Raises:
-        RestoreRefused: Naming everything missing at once (no way to confirm, no
-            reason, not at the expected version); nothing was written.
+        RestoreRefused: Naming all at once: no way to confirm, no reason, not at the
+            expected version.
     """
     refusals = []
     if intent.expected_version is not None and intent.expected_version != intent.current_version:
@@ -169,8 +148,7 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
     """Everything that stands in the way of a request, guards first (empty: it may go ahead).
 
     A plan that the guards or the expected version refuse is refused for that alone;
-    otherwise a missing confirmation and a missing reason are both named. Pure: reads
-    nothing and writes nothing. The app uses it to enable its Commit button.
+    otherwise a missing confirmation and a missing reason are both named. Pure.
     """
     plan, refusals = request.plan, []
     blocking = plan.blocking_guards(request.overrides)
