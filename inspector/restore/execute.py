@@ -168,24 +168,34 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
+    engine, path = Engine.OWN, None
     if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
         from inspector.rows.session import get_spark
 
+        engine = Engine.DELTA
         version = _restore_with_delta(spark or get_spark(settings), request, reason)
-        return _result(request, version, user, Engine.DELTA, None)
-    version = plan.read_version + 1
-    actions = restore_actions(
-        plan,
-        commit_version=version,
-        now_ms=int(time.time() * 1000),
-        previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
+    else:
+        version = plan.read_version + 1
+        actions = restore_actions(
+            plan,
+            commit_version=version,
+            now_ms=int(time.time() * 1000),
+            previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
+            reason=reason,
+            user=user,
+            allow_missing_files=request.allow_missing_files,
+            allow_protocol_downgrade=request.allow_protocol_downgrade,
+        )
+        path = write_commit(log.storage, version, actions)
+    return RestoreResult(
+        plan=plan,
+        committed_version=version,
         reason=reason,
-        user=user,
-        allow_missing_files=request.allow_missing_files,
-        allow_protocol_downgrade=request.allow_protocol_downgrade,
+        operator=user,
+        overrides=request.overrides,
+        engine=engine,
+        commit_file=path,
     )
-    path = write_commit(log.storage, version, actions)
-    return _result(request, version, user, Engine.OWN, path)
 
 
 def _restore_with_delta(spark: Any, request: RestoreRequest, reason: str) -> int:
@@ -279,20 +289,6 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
     if properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and ict is not None:
         return ict
     return commit.file.modification_time
-
-
-def _result(
-    request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
-) -> RestoreResult:
-    return RestoreResult(
-        plan=request.plan,
-        committed_version=version,
-        reason=request.reason.strip(),
-        operator=user,
-        overrides=request.overrides,
-        engine=engine,
-        commit_file=path,
-    )
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:

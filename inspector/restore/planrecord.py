@@ -8,7 +8,6 @@ that leaves missing files out would commit is derived here too (``effective_*``)
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -38,9 +37,9 @@ class Engine(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Engines:
-    """Who reads the rows and who writes the commit of a restore, and why."""
+    """Who reads the rows (always Delta Lake) and who writes the commit of a restore, and why."""
 
-    read: Engine
+    read: Engine = Engine.DELTA
     commit: Engine
     why: str
 
@@ -162,24 +161,16 @@ class RestoreMetrics:
         """The metrics under Delta's names."""
         return camel_json(self)
 
-    def operation_metrics(self) -> dict[str, str]:
-        """The metrics as Spark writes them into ``commitInfo``: strings."""
-        return {k: str(v) for k, v in self.to_json().items()}
-
 
 @dataclass(frozen=True, kw_only=True)
 class RestorePlan:
     """What a restore of ``table_root`` from ``read_version`` to ``target_version`` would do.
 
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
-    ``max_listed_files`` problems; ``num_file_problems`` is exact, and
-    ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). :meth:`engines` says who reads and who
-    commits, and why.
-    ``table`` is the handle the plan was made on (executing and verifying use it).
-    ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
-    name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
-    then its full name.
+    ``max_listed_files`` problems; ``problem_paths`` names every re-added file that would be
+    left out with ``allow_missing_files`` (a partial table). ``catalog_name`` is the table's
+    name in a catalog when it was opened by one; ``table_name`` (typed to confirm) is then its
+    full name.
     """
 
     table: Table = field(compare=False, repr=False)
@@ -261,16 +252,12 @@ class RestorePlan:
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
         """The metrics of what will actually be committed."""
-        dropped = self.problem_adds if allow_missing_files else ()
-        if not dropped:
-            return self.metrics
-        size, m = sum(a.size for a in dropped), self.metrics
-        return dataclasses.replace(
-            m,
-            num_restored_files=m.num_restored_files - len(dropped),
-            restored_files_size=m.restored_files_size - size,
-            num_of_files_after_restore=m.num_of_files_after_restore - len(dropped),
-            table_size_after_restore=m.table_size_after_restore - size,
+        dropped, m = self.problem_adds if allow_missing_files else (), self.metrics
+        return RestoreMetrics.of(
+            self.kept_adds(allow_missing_files=allow_missing_files),
+            self.files_to_remove,
+            files_after=m.num_of_files_after_restore - len(dropped),
+            bytes_after=m.table_size_after_restore - sum(a.size for a in dropped),
         )
 
     @property
@@ -295,26 +282,22 @@ class RestorePlan:
         """
         if catalog_features(self.current_protocol):
             return Engines(
-                read=Engine.DELTA,
                 commit=Engine.CATALOG,
                 why="the table is catalog-managed; this restore is refused (not_catalog_managed).",
             )
         if not is_local(self.table_root):
             return Engines(
-                read=Engine.DELTA,
                 commit=Engine.OWN,
                 why="on an object store Delta's default LogStore is safe for one Spark driver "
                 "only; Delta Inspector's writer commits with the store's create-if-absent.",
             )
         if allow_missing_files and self.problem_paths:
             return Engines(
-                read=Engine.DELTA,
                 commit=Engine.OWN,
                 why="Delta's RESTORE would re-add the missing files; only Delta Inspector's "
                 "writer leaves them out.",
             )
         return Engines(
-            read=Engine.DELTA,
             commit=Engine.DELTA,
             why="a local table: Delta's own RESTORE commits.",
         )

@@ -103,14 +103,9 @@ def result_lines(result: RestoreResult) -> Iterator[str]:
         )
     yield (
         "Undo (a guarded restore back):\n  python -m inspector restore "
-        f"{shlex.quote(_typed_table(result.plan))} --to-version {result.pre_restore_version} "
+        f"{shlex.quote(result.plan.catalog_name or result.plan.table_root)} --to-version {result.pre_restore_version} "
         f"--expect-version {result.committed_version} --reason 'undo restore'"
     )
-
-
-def _typed_table(plan: RestorePlan) -> str:
-    """The table as the user names it on the command line: its catalog name, or its root."""
-    return plan.catalog_name or plan.table_root
 
 
 def audit_lines(trail: AuditTrail) -> Iterator[str]:
