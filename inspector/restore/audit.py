@@ -36,13 +36,8 @@ class AuditOutcome(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class AuditEntry:
-    """One restore attempt, as recorded in the audit log.
-
-    ``from_version`` is the version the table was at; ``to_version`` the target;
-    ``to_timestamp`` the time the operator asked for, when the target was asked by time
-    (Delta's ``RESTORE ... TO VERSION AS OF`` records only the version it was given);
-    ``committed_version`` the new version when the outcome is ``committed``.
-    """
+    """One restore attempt, as recorded in the audit log. ``to_timestamp`` is the time asked
+    for, if any: Delta's ``RESTORE ... TO VERSION AS OF`` records only the version."""
 
     # In the order of the JSON object (the audit log's lines).
     when: str

@@ -37,18 +37,7 @@ from inspector.table.handle import for_commit
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreResult(Overridden):
-    """A committed restore.
-
-    Attributes:
-        plan: The plan that was executed.
-        committed_version: The new version (``plan.read_version + 1``).
-        reason: The operator's reason (the commit's ``userMetadata``).
-        operator: Who restored.
-        overrides: The failed guards the operator accepted.
-        engine: ``delta-inspector`` (our commit) or ``delta-spark`` (Delta's RESTORE).
-        commit_file: The commit file written (None when Delta's RESTORE wrote it).
-        verification: The checks run after the commit.
-    """
+    """A committed restore of ``plan``; ``commit_file`` is None when Delta's RESTORE wrote it."""
 
     plan: RestorePlan
     committed_version: int

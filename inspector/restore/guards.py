@@ -201,14 +201,12 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
             details=details,
             override=Override.ALLOW_PROTOCOL_DOWNGRADE,
         )
-    lower = (
-        ""
-        if covers(target, current)
-        else (
-            f" The target version's protocol ({details['target']}) is lower; it is merged with the current one, "
-            "as Delta does, so nothing is downgraded."
+    lower = ""
+    if not covers(target, current):
+        lower = (
+            f" The target version's protocol ({details['target']}) is lower; it is merged with "
+            "the current one, as Delta does, so nothing is downgraded."
         )
-    )
     return GuardResult.passing(
         GuardName.PROTOCOL_NOT_DOWNGRADED,
         f"The protocol after the restore is {details['afterRestore']}, at least the "

@@ -82,14 +82,10 @@ _REFUSING_GUARDS = {
 
 
 def deltas_restore(guards: Sequence[GuardResult], problems: Sequence[FileIssue]) -> DeltaVerdict:
-    """What Delta 4.4's own RESTORE would do with a plan, from its guards and the file problems
-    of the files to re-add (for people: the guards still decide).
-
-    Delta refuses a target it cannot reconstruct, a column mapping change other than none
-    to name, and a data file to re-add that does not exist (``checkSnapshotFilesAvailability``,
-    stopping at the first). It checks only that data files exist: a truncated file or a
-    missing deletion vector is re-added, and the restored version cannot be read.
-    """
+    """What Delta 4.4's own RESTORE would do with a plan, from its guards and the problems of
+    the files to re-add (for people: the guards still decide). Delta checks only that data
+    files exist (``checkSnapshotFilesAvailability``): a truncated file or a missing deletion
+    vector is re-added, and the restored version cannot be read."""
     for guard in guards:
         if not guard.passed and guard.name in _REFUSING_GUARDS:
             return DeltaVerdict(
