@@ -87,7 +87,7 @@ def commit_info(
             "readVersion": plan.read_version,
             "isolationLevel": "Serializable",
             "isBlindAppend": False,
-            "operationMetrics": {k: str(v) for k, v in metrics.to_json().items()},
+            "operationMetrics": metrics.operation_metrics(),
             "userMetadata": reason,
             "engineInfo": ENGINE_INFO,
             "txnId": str(uuid.uuid4()),

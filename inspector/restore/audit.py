@@ -108,8 +108,13 @@ def record_attempt(
         details=dict(details or {}),
         **facts,
     )
-    line = json.dumps(entry.to_json(), default=str, ensure_ascii=False)
-    _append_line(path, redact_text(line, secrets))
+    line = redact_text(json.dumps(entry.to_json(), default=str, ensure_ascii=False), secrets)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
     return entry
 
 
@@ -129,16 +134,6 @@ def read_audit(path: str) -> list[AuditEntry]:
             fields = camel_fields(AuditEntry, obj) | {"outcome": outcome}
             entries.append(AuditEntry(**fields | {"details": obj.get("details") or {}}))
     return entries
-
-
-def _append_line(path: str, line: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
 
 
 class AttemptStatus(StrEnum):

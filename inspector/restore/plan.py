@@ -71,7 +71,10 @@ def plan_restore(
     version, requested = _resolve_target(log, target, settings)
     # The target first: the current version is then often its snapshot plus a few commits
     # (the checkpoint is read once).
-    target_snap, error = _target_snapshot(log, version)
+    try:
+        target_snap, error = log.snapshot(version), None
+    except InspectorError as exc:
+        target_snap, error = None, str(exc)
     current = log.snapshot()
     plan = _base_plan(table, current, version, requested, error, settings)
     if target_snap is not None and version < current.version:
@@ -134,19 +137,9 @@ def _resolve_target(
     from inspector.table import timetravel
 
     when = timetravel.parse_timestamp(target) if isinstance(target, str) else target
-    return timetravel.version_at_timestamp(log, when, settings), _delta_timestamp_text(when)
-
-
-def _delta_timestamp_text(when: datetime) -> str:
-    """The timestamp as Delta records it in operationParameters (``yyyy-MM-dd HH:mm:ss.SSS``)."""
-    return when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}"
-
-
-def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str | None]:
-    try:
-        return log.snapshot(version), None
-    except InspectorError as exc:
-        return None, str(exc)
+    # The text as Delta records it in operationParameters (yyyy-MM-dd HH:mm:ss.SSS).
+    text = when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}"
+    return timetravel.version_at_timestamp(log, when, settings), text
 
 
 def _full_plan(

@@ -157,6 +157,10 @@ class RestoreMetrics:
         """The metrics under Delta's names."""
         return camel_json(self)
 
+    def operation_metrics(self) -> dict[str, str]:
+        """The metrics as Spark writes them into ``commitInfo``: strings."""
+        return {k: str(v) for k, v in self.to_json().items()}
+
 
 @dataclass(frozen=True, kw_only=True)
 class RestorePlan:

@@ -113,20 +113,14 @@ def verify_restore(
         return Verification(version=version, target_version=target_version, checks=(failed,))
     dropped = set(plan.problem_paths) if allow_missing_files else set()
     table = plan.table
+    options = StorageOptions() if table.location.is_local else table.storage_options
     checks = [
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
         _safely("protocol", _protocol_check, new, plan, allow_protocol_downgrade),
         _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
-        _safely(
-            "deltalake_rows",
-            _deltalake_check,
-            new,
-            target,
-            dropped,
-            StorageOptions() if table.location.is_local else table.storage_options,
-        ),
+        _safely("deltalake_rows", _deltalake_check, new, target, dropped, options),
     ]
     return Verification(version=version, target_version=target_version, checks=tuple(checks))
 
