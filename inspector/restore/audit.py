@@ -186,8 +186,7 @@ class AuditTrail:
     def to_json(self) -> dict[str, Any]:
         """``{"table", "auditLog", "records": [...]}``."""
         return {
-            "table": self.table,
-            "auditLog": self.audit_log,
+            **camel_json(self, "table", "audit_log"),
             "records": [r.to_json() for r in self.records],
         }
 

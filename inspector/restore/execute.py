@@ -21,6 +21,7 @@ from inspector.delta.errors import (
     RefusalReason,
     RestoreRefused,
 )
+from inspector.delta.jsonvalue import camel_json
 from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
@@ -66,11 +67,9 @@ class RestoreResult(Overridden):
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
         return {
-            "committedVersion": self.committed_version,
-            "preRestoreVersion": self.pre_restore_version,
+            **camel_json(self, "committed_version", "pre_restore_version"),
             "metrics": self.metrics.to_json(),
-            "reason": self.reason,
-            "operator": self.operator,
+            **camel_json(self, "reason", "operator"),
             "partial": bool(self.skipped_files),
             "skippedFiles": list(self.skipped_files),
             "engine": str(self.engine),

@@ -14,6 +14,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata, Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
@@ -103,8 +104,7 @@ class GuardResult:
         """The CLI's JSON contract for one guard."""
         return {
             "name": str(self.name),
-            "passed": self.passed,
-            "message": self.message,
+            **camel_json(self, "passed", "message"),
             "override": str(self.override) if self.override else None,
             "details": dict(self.details),
         }

@@ -17,6 +17,7 @@ from typing import Any
 from inspector.connection import StorageOptions
 from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
 from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
@@ -83,9 +84,7 @@ class Verification:
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
         return {
-            "version": self.version,
-            "targetVersion": self.target_version,
-            "ok": self.ok,
+            **camel_json(self, "version", "target_version", "ok"),
             "checks": [c.to_json() for c in self.checks],
         }
 
