@@ -13,8 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.audit import Attempt, record_attempt
-from inspector.restore.trail import audit_trail
+from inspector.restore.audit import Attempt, audit_trail, record_attempt
 from tests.conftest import offered_pages, open_app, sales_table
 
 RECORD_KEYS = {

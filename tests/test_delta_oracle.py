@@ -15,7 +15,7 @@ import pytest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute_restore, plan_restore
-from inspector.restore.engine import Engine
+from inspector.restore.planrecord import Engine
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.table import open_table

@@ -10,7 +10,7 @@ import pytest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute_restore, plan_restore
-from inspector.restore.engine import Engine
+from inspector.restore.planrecord import Engine
 from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import confirmed, vacuum_dry_run

@@ -18,8 +18,7 @@ from inspector.health.check import check_table
 from inspector.health.vacuum import VacuumMode, plan_vacuum
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute_restore, plan_restore
-from inspector.restore.delta_verdict import DeltaOutcome, deltas_restore
-from inspector.restore.engine import Engine
+from inspector.restore.planrecord import DeltaOutcome, Engine, deltas_restore
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.history import build_history, iso

@@ -7,7 +7,7 @@ import pytest
 
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import plan_restore
-from inspector.restore.delta_verdict import DeltaOutcome, deltas_restore
+from inspector.restore.planrecord import DeltaOutcome, deltas_restore
 from inspector.table import open_table
 
 TABLE = "delta-rs/simple_table"  # 0..4; version 0's files are all removed by the latest

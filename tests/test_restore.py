@@ -13,7 +13,7 @@ import pytest
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute_restore, plan_restore, plan_undo
 from inspector.restore.audit import read_audit
-from inspector.restore.engine import Engine
+from inspector.restore.planrecord import Engine
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.history import build_history

@@ -29,7 +29,7 @@ from inspector.restore.guards import (
     managed_guard,
     row_tracking_guard,
 )
-from inspector.restore.target import NameSource, parse_target, table_name_source
+from inspector.restore.request import NameSource, parse_target, table_name_source
 from tests.conftest import protocol_action
 
 

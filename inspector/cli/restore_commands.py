@@ -28,8 +28,8 @@ from inspector.restore import (
     execute_restore,
     plan_restore,
 )
-from inspector.restore.target import describe_name_source
-from inspector.restore.trail import AuditTrail, audit_trail
+from inspector.restore.audit import AuditTrail, audit_trail
+from inspector.restore.request import describe_name_source
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.versions import parse_version
@@ -130,7 +130,8 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     check_intent(intent, settings=settings)  # before Spark: refuse what needs no plan
     # The table was opened just now: the plan does not list its log again.
     plan = plan_restore(table, target, settings=settings, refresh=False)
-    overrides = _overrides(args)
+    # Each override keyword is also the name of its flag (--allow-missing-files).
+    overrides = frozenset(o for o in Override if getattr(args, o.value))
     blocked = bool(plan.blocking_guards(overrides))
     shown = PlanResult(
         plan=plan,
@@ -145,14 +146,6 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     result = execute_restore(request, settings=settings)
     verified = result.verification is not None and result.verification.ok
     return RestoreDone(result=result, exit_code=ExitCode.OK if verified else ExitCode.UNEXPECTED)
-
-
-def _overrides(args: argparse.Namespace) -> frozenset[Override]:
-    chosen = {
-        Override.ALLOW_MISSING_FILES: args.allow_missing_files,
-        Override.ALLOW_PROTOCOL_DOWNGRADE: args.allow_protocol_downgrade,
-    }
-    return frozenset(o for o, on in chosen.items() if on)
 
 
 def _request(

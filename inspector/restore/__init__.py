@@ -3,15 +3,7 @@
 Owns every restore decision (refusals included) and every audit entry; the CLI and the
 app only collect input (:class:`RestoreIntent`, :class:`RestoreRequest`) and render.
 May import every lower layer (``delta``, ``log``, ``table``, ``files``, ``diff``, ``health``, ``rows``, ``settings``).
-
-The facade the CLI and the app use::
-
-    check_intent(RestoreIntent(...), settings=settings)  # refusals that need no plan
-    plan = plan_restore(table, 12, settings=settings)    # a dry run (audited)
-    request = RestoreRequest(plan=plan, typed_table_name=..., typed_version=..., reason=...)
-    request_refusals(request)                            # what stands in the way (pure)
-    result = execute_restore(request, settings=settings) # decides, commits, verifies, audits
-    plan_undo(result, settings=settings)                 # a guarded restore back
+The path of a restore through it is in docs/architecture.md.
 """
 
 from inspector.restore.execute import RestoreResult, execute_restore, plan_undo

@@ -42,21 +42,10 @@ def restore_actions(
     allow_missing_files: bool,
     allow_protocol_downgrade: bool,
 ) -> list[dict[str, Any]]:
-    """Every action of the restore commit, as one-key JSON objects.
+    """Every action of the restore commit, as one-key JSON objects in commit order.
 
-    Args:
-        plan: The restore plan (its guards already checked).
-        commit_version: The version being written (``plan.read_version + 1``).
-        now_ms: The commit's wall-clock time.
-        previous_timestamp_ms: The read version's timestamp (its in-commit timestamp
-            when enabled, else its file time), for a monotonic in-commit timestamp.
-        reason: The operator's reason (``userMetadata``).
-        user: Who is restoring (``userName``).
-        allow_missing_files: Leave out re-added files that are missing or truncated.
-        allow_protocol_downgrade: Write the target's protocol instead of the merged one.
-
-    Returns:
-        The actions in commit order.
+    ``previous_timestamp_ms`` is the read version's timestamp (in-commit when enabled, else
+    its file time): the new in-commit timestamp must be later.
     """
     protocol = plan.target_protocol if allow_protocol_downgrade else plan.merged_protocol
     # Only a plan whose target version was read (its guards passed) reaches here.
@@ -74,7 +63,8 @@ def restore_actions(
         actions.append({"metaData": metadata})
     actions += [{"domainMetadata": dict(d)} for d in plan.domain_metadata]
     actions += [{"remove": remove_body(a, now_ms)} for a in plan.files_to_remove]
-    tracking = "rowTracking" in writer_features(protocol) and not _suspended(metadata)
+    suspended = _enabled(metadata, properties.ROW_TRACKING_SUSPENDED)
+    tracking = "rowTracking" in writer_features(protocol) and not suspended
     adds = plan.kept_adds(allow_missing_files=allow_missing_files)
     actions += [{"add": add_body(a, commit_version, tracking)} for a in adds]
     return actions
@@ -125,14 +115,10 @@ def metadata_json(meta: Metadata) -> dict[str, Any]:
 
 
 def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
-    """The target's metadata, with identity high-water marks and column ids never going back.
-
-    Delta merges the current schema's identity high-water marks into the restored
-    schema (``IdentityColumn.copySchemaWithMergedHighWaterMarks``) so that values
-    generated after the target version are never generated again, and keeps
-    ``delta.columnMapping.maxColumnId`` at the highest value it ever had, so that a
-    column id used after the target version is never assigned to another column.
-    """
+    """The target's metadata, with identity high-water marks and column ids never going back,
+    as Delta does (``IdentityColumn.copySchemaWithMergedHighWaterMarks``, the highest
+    ``delta.columnMapping.maxColumnId``): no value or column id used after the target
+    version is handed out again."""
     body = metadata_json(target)
     body["schemaString"] = merge_high_water_marks(target.schema_string, current.schema_string)
     if target.column_mapping_mode != "none":
@@ -159,11 +145,8 @@ def _int(value: Any) -> int:
 
 
 def merge_high_water_marks(schema_string: str, current_schema_string: str) -> str:
-    """``schema_string`` with each identity column's high-water mark merged with the current one.
-
-    Columns are matched by physical name. With a positive step the larger mark
-    wins, with a negative step the smaller one.
-    """
+    """``schema_string`` with each identity column's high-water mark merged with the current
+    one (matched by physical name): the larger with a positive step, else the smaller."""
     schema, current = json.loads(schema_string), json.loads(current_schema_string)
     marks = {
         _physical(f): f["metadata"][IDENTITY_HIGH_WATER_MARK]
@@ -196,12 +179,9 @@ def _physical(field_obj: Mapping[str, Any]) -> str:
 def with_ict_enablement(
     metadata: dict[str, Any], current: Metadata, commit_version: int, ict: int
 ) -> dict[str, Any]:
-    """Record in-commit-timestamp enablement as Delta does.
-
-    When this commit turns in-commit timestamps on, the enablement version and
-    timestamp are this commit's; when they were already on, the current
-    enablement properties are kept (a restore must not move the boundary).
-    """
+    """Record in-commit-timestamp enablement as Delta does: this commit's version and
+    timestamp when it turns them on, else the current ones (a restore must not move the
+    boundary)."""
     config = dict(metadata["configuration"])
     if properties.enabled(current.configuration, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         for key in ICT_KEYS:
@@ -232,12 +212,9 @@ def remove_body(add: AddFile, now_ms: int) -> dict[str, Any]:
 
 
 def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str, Any]:
-    """The target's ``add`` re-emitted as it was logged, with ``dataChange`` true.
-
-    With row tracking, ``baseRowId`` and ``defaultRowCommitVersion`` are carried;
-    a missing ``defaultRowCommitVersion`` gets this commit's version, as Delta's
-    ``DefaultRowCommitVersion.assignIfMissing`` does.
-    """
+    """The target's ``add`` re-emitted as it was logged, with ``dataChange`` true; with row
+    tracking a missing ``defaultRowCommitVersion`` is this commit's
+    (``DefaultRowCommitVersion.assignIfMissing``)."""
     body = {k: v for k, v in add.raw.items() if v is not None}
     body["dataChange"] = True
     if row_tracking and body.get("defaultRowCommitVersion") is None:
@@ -248,7 +225,3 @@ def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str,
 def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
     """A boolean property of a ``metaData`` JSON body."""
     return properties.enabled(metadata.get("configuration") or {}, key)
-
-
-def _suspended(metadata: Mapping[str, Any]) -> bool:
-    return _enabled(metadata, properties.ROW_TRACKING_SUSPENDED)

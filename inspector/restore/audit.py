@@ -1,8 +1,10 @@
-"""The restore audit log: one JSON line per attempt (planned, refused, committed, failed).
+"""The restore audit log: one JSON line per attempt, and a table's trail read back from it.
 
-The file (setting ``audit_log``) is only ever appended to. Each line is written
-with a single ``write`` on a file opened in append mode, so lines from several
-processes do not interleave on a local filesystem.
+The file (setting ``audit_log``) is only ever appended to, each line with a single
+``write`` in append mode, so lines from several processes do not interleave on a local
+filesystem. The trail gives each attempt a status: ``planned``, ``refused``, ``failed``,
+``committed`` (its verification failed), ``verified`` and ``undone`` (a later restore went
+back to the version it started from).
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ import dataclasses
 import getpass
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
+from urllib.parse import unquote
 
 from inspector.connection import redact_text
 from inspector.delta.jsonvalue import camel_fields, camel_json
+from inspector.log.deltalog import DeltaLog
 
 
 class AuditOutcome(StrEnum):
@@ -32,13 +36,8 @@ class AuditOutcome(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class AuditEntry:
-    """One restore attempt, as recorded in the audit log.
-
-    ``from_version`` is the version the table was at; ``to_version`` the target;
-    ``to_timestamp`` the time the operator asked for, when the target was asked by time
-    (Delta's ``RESTORE ... TO VERSION AS OF`` records only the version it was given);
-    ``committed_version`` the new version when the outcome is ``committed``.
-    """
+    """One restore attempt, as recorded in the audit log. ``to_timestamp`` is the time asked
+    for, if any: Delta's ``RESTORE ... TO VERSION AS OF`` records only the version."""
 
     # In the order of the JSON object (the audit log's lines).
     when: str
@@ -94,22 +93,10 @@ def record_attempt(
     details: Mapping[str, Any] | None = None,
     secrets: Mapping[str, str] | None = None,
 ) -> AuditEntry:
-    """Append what one attempt came to to the audit log and return the entry.
+    """Append what one attempt came to to the audit log at ``path`` and return the entry.
 
-    The line is redacted (:func:`inspector.connection.redact_text`) before it is written:
-    no secret storage option, SAS token or URL signature reaches the file.
-
-    Args:
-        path: The audit log file (created with its folder when missing).
-        attempt: The table, versions, reason and operator.
-        outcome: What the attempt came to.
-        committed_version: The new version, for ``committed``.
-        error: Why it was refused or failed.
-        details: Extra facts (metrics, overrides used, verification summary).
-        secrets: The storage options in use (their secret values are masked).
-
-    Raises:
-        ValueError: If ``outcome`` is not a known outcome (a programming error).
+    The line is redacted (:func:`inspector.connection.redact_text`) first: no secret storage
+    option (``secrets``), SAS token or URL signature reaches the file.
     """
     facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
     entry = AuditEntry(
@@ -121,8 +108,13 @@ def record_attempt(
         details=dict(details or {}),
         **facts,
     )
-    line = json.dumps(entry.to_json(), default=str, ensure_ascii=False)
-    _append_line(path, redact_text(line, secrets))
+    line = redact_text(json.dumps(entry.to_json(), default=str, ensure_ascii=False), secrets)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
     return entry
 
 
@@ -144,11 +136,176 @@ def read_audit(path: str) -> list[AuditEntry]:
     return entries
 
 
-def _append_line(path: str, line: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
+class AttemptStatus(StrEnum):
+    """What became of one restore attempt."""
+
+    PLANNED = "planned"
+    REFUSED = "refused"
+    FAILED = "failed"
+    COMMITTED = "committed"
+    VERIFIED = "verified"
+    UNDONE = "undone"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditRecord:
+    """One attempt of the trail: the log's entry, its status, and the undo when there was one."""
+
+    entry: AuditEntry
+    status: AttemptStatus
+    undone_by: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry's JSON (camelCase keys) with ``status`` and ``undoneBy``."""
+        return {**self.entry.to_json(), "status": self.status.value, "undoneBy": self.undone_by}
+
+    def row(self) -> dict[str, Any]:
+        """A flat row for a table or a CSV file (no nested details)."""
+        e = self.entry
+        return {
+            "when": e.when,
+            "who": e.who,
+            "status": self.status.value,
+            "from version": e.from_version,
+            "to version": e.to_version,
+            "committed version": e.committed_version,
+            "undone by": self.undone_by,
+            "reason": e.reason or "",
+            "error": e.error or "",
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditTrail:
+    """Every restore attempt on one table, oldest first."""
+
+    table: str
+    audit_log: str
+    records: tuple[AuditRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"table", "auditLog", "records": [...]}``."""
+        return {
+            **camel_json(self, "table", "audit_log"),
+            "records": [r.to_json() for r in self.records],
+        }
+
+
+def audit_trail(audit_log: str, table_root: str) -> AuditTrail:
+    """The restore attempts on the table at ``table_root`` recorded in ``audit_log`` (setting
+    ``audit_log``; missing means none), oldest first, each with its status."""
+    wanted = _normalise(table_root)
+    entries = [e for e in read_audit(audit_log) if _normalise(e.table or "") == wanted]
+    undone = _undone_by(entries)
+    records = tuple(
+        AuditRecord(entry=e, status=_status(e, i in undone), undone_by=undone.get(i))
+        for i, e in enumerate(entries)
+    )
+    return AuditTrail(table=table_root, audit_log=audit_log, records=records)
+
+
+def _normalise(root: str) -> str:
+    return root.rstrip("/").removeprefix("file://") if root else root
+
+
+def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
+    """Committed attempts a later commit restored back from: index → the undoing version."""
+    found: dict[int, int] = {}
+    for i, e in enumerate(entries):
+        if e.outcome != AuditOutcome.COMMITTED:
+            continue
+        for later in entries[i + 1 :]:
+            if (
+                later.outcome == AuditOutcome.COMMITTED
+                and later.to_version == e.from_version
+                and later.from_version is not None
+                and e.committed_version is not None
+                and later.from_version >= e.committed_version
+                and later.committed_version is not None
+            ):
+                found[i] = later.committed_version
+                break
+    return found
+
+
+def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
+    if entry.outcome != AuditOutcome.COMMITTED:
+        return AttemptStatus(entry.outcome)
+    if undone:
+        return AttemptStatus.UNDONE
+    return AttemptStatus.VERIFIED if entry.details.get("verified") else AttemptStatus.COMMITTED
+
+
+@dataclass(frozen=True, kw_only=True)
+class UndoOffer:
+    """What undoing a committed restore would do: restore ``back_to``, the version it started
+    from, reverting ``later_commits`` too; ``refusal`` says why the guards would refuse it
+    (a recovery that left missing files out cannot go back to a version that needs them)."""
+
+    restore_version: int
+    back_to: int
+    later_commits: tuple[int, ...] = ()
+    refusal: str | None = None
+
+    def text(self) -> str:
+        """One paragraph for people: what the undo restores, and what else it reverts."""
+        text = f"Undo the restore committed as version {self.restore_version}: restore version {self.back_to}."
+        if self.later_commits:
+            first, last = self.later_commits[0], self.later_commits[-1]
+            which = f"version {first}" if first == last else f"versions {first} to {last}"
+            text += f" It would also revert {which}, committed after the restore."
+        return text
+
+
+def undo_offer(
+    *,
+    restore_version: int,
+    back_to: int,
+    latest_version: int,
+    partial: bool,
+    still_missing: bool = True,
+) -> UndoOffer:
+    """What undoing a restore would do (the one rule for the Restore and Audit pages).
+
+    ``partial``: the restore left missing files out (a recovery); ``still_missing``: one of
+    them is still missing (see :func:`left_out_missing`); once every one is back, the undo's
+    guards pass.
+    """
+    refusal = None
+    if partial and still_missing:
+        refusal = (
+            f"No undo: version {back_to} needs the files this recovery left out because they "
+            "were missing, so the guards would refuse a restore back to it."
+        )
+    later = tuple(range(restore_version + 1, latest_version + 1))
+    return UndoOffer(
+        restore_version=restore_version, back_to=back_to, later_commits=later, refusal=refusal
+    )
+
+
+def left_out_missing(log: DeltaLog, paths: Sequence[str]) -> bool:
+    """Whether any file a recovery left out (its path as the log writes it, URL-encoded and
+    relative to the table root) is still missing."""
+    return any(log.storage.head(unquote(path)) is None for path in paths)
+
+
+def undo_offers(trail: AuditTrail, latest_version: int) -> list[UndoOffer]:
+    """The undo of every committed restore not undone yet, newest first."""
+    offers = []
+    for record in reversed(trail.records):
+        e = record.entry
+        if record.status not in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED):
+            continue
+        if e.committed_version is None or e.from_version is None:
+            continue
+        if e.committed_version > latest_version:  # an entry of another table's life
+            continue
+        offers.append(
+            undo_offer(
+                restore_version=e.committed_version,
+                back_to=e.from_version,
+                latest_version=latest_version,
+                partial=bool(e.details.get("partial")),
+            )
+        )
+    return offers

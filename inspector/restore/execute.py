@@ -2,8 +2,8 @@
 
 Nothing is written unless :func:`execute_restore` finds no refusal
 (:func:`~inspector.restore.request.request_refusals`). The commit is one file created only
-if absent (:mod:`inspector.log.commit_writer`), or Delta's own RESTORE
-(:mod:`inspector.restore.native`), so a restore lands whole at ``read_version + 1`` or not
+if absent (:mod:`inspector.log.commit_writer`), or Delta's own ``RESTORE TABLE`` run after
+Delta Inspector's plan and guards, so a restore lands whole at ``read_version + 1`` or not
 at all. Every attempt is audited.
 """
 
@@ -21,15 +21,15 @@ from inspector.delta.errors import (
     RefusalReason,
     RestoreRefused,
 )
+from inspector.delta.jsonvalue import camel_json
 from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
 from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_attempt
-from inspector.restore.engine import Engine
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
-from inspector.restore.planrecord import RestoreMetrics, RestorePlan
+from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
 from inspector.restore.request import RestoreRequest, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
@@ -38,42 +38,38 @@ from inspector.table.handle import for_commit
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreResult(Overridden):
-    """A committed restore.
-
-    Attributes:
-        plan: The plan that was executed.
-        committed_version: The new version (``plan.read_version + 1``).
-        pre_restore_version: The version before the restore (undo restores it).
-        metrics: What was committed (Delta's metrics).
-        reason: The operator's reason (the commit's ``userMetadata``).
-        operator: Who restored.
-        overrides: The failed guards the operator accepted.
-        skipped_files: Paths of re-added files left out because they were missing.
-        engine: ``delta-inspector`` (our commit) or ``delta-spark`` (Delta's RESTORE).
-        commit_file: The commit file written (None when Delta's RESTORE wrote it).
-        verification: The checks run after the commit.
-    """
+    """A committed restore of ``plan``; ``commit_file`` is None when Delta's RESTORE wrote it."""
 
     plan: RestorePlan
     committed_version: int
-    pre_restore_version: int
-    metrics: RestoreMetrics
     reason: str
     operator: str
     overrides: frozenset[Override] = frozenset()
-    skipped_files: tuple[str, ...] = ()
     engine: Engine = Engine.OWN
     commit_file: str | None = None
     verification: Verification | None = None
 
+    @property
+    def pre_restore_version(self) -> int:
+        """The version before the restore (undo restores it)."""
+        return self.plan.read_version
+
+    @property
+    def metrics(self) -> RestoreMetrics:
+        """What was committed (Delta's metrics)."""
+        return self.plan.effective_metrics(allow_missing_files=self.allow_missing_files)
+
+    @property
+    def skipped_files(self) -> tuple[str, ...]:
+        """Paths of re-added files left out because they were missing."""
+        return tuple(a.path for a in self.plan.problem_adds) if self.allow_missing_files else ()
+
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
         return {
-            "committedVersion": self.committed_version,
-            "preRestoreVersion": self.pre_restore_version,
+            **camel_json(self, "committed_version", "pre_restore_version"),
             "metrics": self.metrics.to_json(),
-            "reason": self.reason,
-            "operator": self.operator,
+            **camel_json(self, "reason", "operator"),
             "partial": bool(self.skipped_files),
             "skippedFiles": list(self.skipped_files),
             "engine": str(self.engine),
@@ -86,20 +82,9 @@ def execute_restore(
 ) -> RestoreResult:
     """Decide a confirmed request, commit it, then verify it; audit every outcome.
 
-    The request is refused (and the refusal audited) when a guard fails that no
-    override in it covers, the typed table name or version does not match the plan,
-    there is no reason, or the table is not at the expected version; and again, just
-    before writing, when the table moved or files to re-add changed since the plan.
-
-    Args:
-        request: The plan, the typed confirmation, the reason, the overrides and the
-            expected version (:class:`RestoreRequest`).
-        settings: For the audit log and file checks, and for a table opened by name its
-            catalog: the commit asks it again for credentials, for ``READ_WRITE``.
-        spark: The session for Delta's RESTORE (when its jars are present) and verification.
-
-    Returns:
-        The result, with its verification.
+    Refused (and audited) on any of :func:`request_refusals`, and again just before
+    writing when the table moved or files to re-add changed since the plan. A table opened
+    by name asks its catalog again for credentials, for ``READ_WRITE``.
 
     Raises:
         RestoreRefused: Nothing was written; ``reasons`` and ``plan`` say why and what.
@@ -171,31 +156,73 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
+    engine, path = Engine.OWN, None
     if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
-        from inspector.restore.native import restore_with_delta
         from inspector.rows.session import get_spark
 
-        version = restore_with_delta(
-            spark or get_spark(settings),
+        engine = Engine.DELTA
+        version = _restore_with_delta(spark or get_spark(settings), request, reason)
+    else:
+        version = plan.read_version + 1
+        actions = restore_actions(
             plan,
+            commit_version=version,
+            now_ms=int(time.time() * 1000),
+            previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
             reason=reason,
+            user=user,
             allow_missing_files=request.allow_missing_files,
             allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
-        return _result(request, version, user, Engine.DELTA, None)
-    version = plan.read_version + 1
-    actions = restore_actions(
-        plan,
-        commit_version=version,
-        now_ms=int(time.time() * 1000),
-        previous_timestamp_ms=_previous_timestamp(log, plan.read_version),
+        path = write_commit(log.storage, version, actions)
+    return RestoreResult(
+        plan=plan,
+        committed_version=version,
         reason=reason,
-        user=user,
-        allow_missing_files=request.allow_missing_files,
-        allow_protocol_downgrade=request.allow_protocol_downgrade,
+        operator=user,
+        overrides=request.overrides,
+        engine=engine,
+        commit_file=path,
     )
-    path = write_commit(log.storage, version, actions)
-    return _result(request, version, user, Engine.OWN, path)
+
+
+def _restore_with_delta(spark: Any, request: RestoreRequest, reason: str) -> int:
+    """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
+
+    Raises:
+        RestoreRefused: ``allow_missing_files`` was asked for (Delta would re-add
+            missing files instead of leaving them out).
+        ConcurrentModification: No RESTORE of this plan follows the version it read.
+    """
+    plan, downgrade = request.plan, request.allow_protocol_downgrade
+    if request.allow_missing_files:
+        raise RestoreRefused(
+            "Delta's RESTORE cannot leave missing files out; nothing was written.",
+            "Restore the missing files first, or pick another version.",
+        )
+    path = plan.table_root.replace("`", "``")
+    # Delta takes the reason and the downgrade only from SQL conf (RESTORE has no options):
+    # a session of its own (same SparkContext, own SQL conf) keeps them out of the shared one.
+    session = spark.newSession()
+    session.conf.set("spark.databricks.delta.commitInfo.userMetadata", reason)
+    session.conf.set(
+        "spark.databricks.delta.restore.protocolDowngradeAllowed", str(downgrade).lower()
+    )
+    session.sql(f"RESTORE TABLE delta.`{path}` TO VERSION AS OF {int(plan.target_version)}")
+    log = plan.table.latest_log()  # Delta's commit landed after the plan read the log
+    # Past read_version + 1 another writer committed between the last check and Delta's
+    # commit, and Delta's conflict checker let the RESTORE through (a blind append does
+    # not conflict with it): the restore did commit, so its version is returned and the
+    # verification reports the other writer's files it kept.
+    for version in range(plan.read_version + 1, log.latest_version + 1):
+        info = log.commit(version).commit_info
+        if info.operation == "RESTORE" and info.raw.get("userMetadata") == reason:
+            return version
+    raise ConcurrentModification(
+        f"No RESTORE with this reason follows version {plan.read_version}; another "
+        "writer committed.",
+        "Check the history before doing anything else.",
+    )
 
 
 def _writing(plan: RestorePlan, settings: Settings) -> RestorePlan:
@@ -252,28 +279,8 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
     return commit.file.modification_time
 
 
-def _result(
-    request: RestoreRequest, version: int, user: str, engine: Engine, path: str | None
-) -> RestoreResult:
-    plan, allow_missing = request.plan, request.allow_missing_files
-    skipped = tuple(a.path for a in plan.problem_adds) if allow_missing else ()
-    return RestoreResult(
-        plan=plan,
-        committed_version=version,
-        pre_restore_version=plan.read_version,
-        metrics=plan.effective_metrics(allow_missing_files=allow_missing),
-        reason=request.reason.strip(),
-        operator=user,
-        overrides=request.overrides,
-        skipped_files=skipped,
-        engine=engine,
-        commit_file=path,
-    )
-
-
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version, to
-    execute with :func:`execute_restore` (confirmation and reason required)."""
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version."""
     return plan_restore(
         result.plan.table,
         result.pre_restore_version,

@@ -1,9 +1,8 @@
 """The guards of a RESTORE: each says, in plain words, whether it is safe to proceed.
 
-Guards are evaluated when the plan is made (a dry run) and the ones that can
-change (the table moving, files disappearing) again at commit time. A failed
-guard refuses the restore unless it names an ``override`` keyword and the
-operator passed it explicitly.
+Guards are evaluated when the plan is made, and those that can change (the table moving,
+files disappearing) again at commit time. A failed guard refuses the restore unless it
+names an ``override`` and the operator passed it explicitly.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata, Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import (
     MANAGED_FEATURES,
     MAX_READER_VERSION,
@@ -54,10 +54,7 @@ class Override(StrEnum):
 
 
 class Overridden:
-    """The two flags the restore reads from the overrides an operator gave.
-
-    A base of the records that carry ``overrides`` (the request and the result).
-    """
+    """The two flags read from ``overrides`` (a base of the request and the result)."""
 
     overrides: frozenset[Override]
 
@@ -74,16 +71,8 @@ class Overridden:
 
 @dataclass(frozen=True, kw_only=True)
 class GuardResult:
-    """One guard's verdict.
-
-    Attributes:
-        name: Stable identifier (``target_version``, ``files_available``, ...).
-        passed: True when the guard allows the restore.
-        message: What was checked and found, in plain words.
-        details: Facts behind the verdict (lists are capped; counts are exact).
-        override: The :class:`Override` that lets an operator proceed despite this
-            guard failing, or None when nothing can override it.
-    """
+    """One guard's verdict: ``message`` in plain words, ``details`` the facts behind it (lists
+    capped, counts exact), ``override`` what lets an operator proceed although it failed."""
 
     name: GuardName
     passed: bool
@@ -115,8 +104,7 @@ class GuardResult:
         """The CLI's JSON contract for one guard."""
         return {
             "name": str(self.name),
-            "passed": self.passed,
-            "message": self.message,
+            **camel_json(self, "passed", "message"),
             "override": str(self.override) if self.override else None,
             "details": dict(self.details),
         }
@@ -125,11 +113,8 @@ class GuardResult:
 def target_guard(
     current_version: int, target: int, earliest: int, error: str | None
 ) -> GuardResult:
-    """The target must be older than the current version and reconstructable from the log.
-
-    ``earliest`` is the oldest version the log can reconstruct; ``error`` says why the
-    target's snapshot could not be built (expired, corrupt), if it could not.
-    """
+    """The target must be older than the current version and reconstructable from the log
+    (``error``: why its snapshot could not be built, if it could not)."""
     details = {
         "currentVersion": current_version,
         "targetVersion": target,
@@ -160,11 +145,8 @@ def target_guard(
 
 
 def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int) -> GuardResult:
-    """Every file to re-add (and its deletion vector) must exist with the size the log records.
-
-    ``problems`` are all the missing or truncated files (records with ``to_json``), ``total``
-    their exact number; at most ``limit`` of them are listed in the details.
-    """
+    """Every file to re-add (and its deletion vector) must exist with the size the log records
+    (``problems``: the missing or truncated ones; at most ``limit`` are listed)."""
     if not total:
         return GuardResult.passing(
             GuardName.FILES_AVAILABLE,
@@ -219,14 +201,12 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
             details=details,
             override=Override.ALLOW_PROTOCOL_DOWNGRADE,
         )
-    lower = (
-        ""
-        if covers(target, current)
-        else (
-            f" The target version's protocol ({details['target']}) is lower; it is merged with the current one, "
-            "as Delta does, so nothing is downgraded."
+    lower = ""
+    if not covers(target, current):
+        lower = (
+            f" The target version's protocol ({details['target']}) is lower; it is merged with "
+            "the current one, as Delta does, so nothing is downgraded."
         )
-    )
     return GuardResult.passing(
         GuardName.PROTOCOL_NOT_DOWNGRADED,
         f"The protocol after the restore is {details['afterRestore']}, at least the "
@@ -236,11 +216,8 @@ def protocol_guard(current: Protocol, target: Protocol, merged: Protocol) -> Gua
 
 
 def features_guard(protocols: Sequence[Protocol]) -> GuardResult:
-    """Every feature of the current, target and merged protocols must be supported by this writer.
-
-    Features that put the table under a catalog or a commit coordinator are the managed
-    guard's (:func:`managed_guard`): its one reason says what to do instead.
-    """
+    """Every feature of the current, target and merged protocols must be supported by this writer
+    (those of a catalog or a commit coordinator are :func:`managed_guard`'s)."""
     names = set().union(*(all_features(p) for p in protocols))
     managed = sorted(n for n in names if n in MANAGED_FEATURES)
     refused = sorted(n for n in names if n in REFUSED_FEATURES and n not in MANAGED_FEATURES)
@@ -279,11 +256,8 @@ def managed_guard(
     name: str | None = None,
     target_version: int | None = None,
 ) -> GuardResult:
-    """Tables managed by a catalog or a commit coordinator cannot be committed to directly.
-
-    A catalog-managed table's one reason names the catalog name to restore it by
-    (``name``, when it was opened by one) and the command (``target_version``).
-    """
+    """Tables managed by a catalog or a commit coordinator cannot be committed to directly
+    (a catalog-managed table's reason names the table's ``name`` and the command to run)."""
     features = sorted(f for f in all_features(protocol) if f in MANAGED_FEATURES)
     keys = sorted(
         k for k in metadata.configuration if k.startswith(properties.COORDINATED_COMMITS_PREFIX)
@@ -364,11 +338,8 @@ def row_tracking_guard(
 
 
 def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
-    """The column mapping mode may only change as Delta allows it: unchanged, or from none to name.
-
-    Delta refuses any other change (``changeColumnMappingModeNotSupported``): files
-    written under one mode are read by different column names under the other.
-    """
+    """The column mapping mode may only change as Delta allows it (unchanged, or none to name;
+    ``changeColumnMappingModeNotSupported``)."""
     old, new = current.column_mapping_mode, target.column_mapping_mode
     details = {"current": old, "target": new}
     if old == new:

@@ -1,24 +1,30 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are Delta's (:mod:`inspector.restore.filelists`); the plan it returns is
-the record of :mod:`inspector.restore.planrecord`.
+The file lists are compared in Arrow as Delta's ``RestoreTableCommand`` does, so a plan
+never starts Spark; the plan it returns is the record of :mod:`inspector.restore.planrecord`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import json
+import os
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
 
 from inspector.delta.actions import AddFile, Protocol
 from inspector.delta.errors import InspectorError, InvalidInput
-from inspector.delta.protocol import merge_protocols
+from inspector.delta.properties import CLUSTERING_DOMAIN
+from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.diff.metadiff import diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
+from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import AuditOutcome, record_attempt
-from inspector.restore.filelists import restore_file_lists
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -31,9 +37,8 @@ from inspector.restore.guards import (
     target_guard,
     unchanged_guard,
 )
-from inspector.restore.plan_facts import live_rows, partitions_of, restore_domains, table_name
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.restore.planrecord import RestoreMetrics, RestorePlan
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan, live_rows
 from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.history import history_page
@@ -46,21 +51,16 @@ def plan_restore(
     settings: Settings,
     refresh: bool = True,
 ) -> RestorePlan:
-    """Make a restore plan (a dry run): what would change, and every guard's verdict.
+    """Make a restore plan (a dry run) on the latest version: what would change, and every
+    guard's verdict. Nothing is written to the table; the attempt is audited.
 
     Args:
-        table: The table (its log is refreshed first, so the plan is made on the latest
-            version). When it was opened by name (``uc://main.sales.orders``), the audit
-            log records the name beside the location, and the name to type to confirm is
-            its full name (``main.sales.orders``).
-        target: The version to restore, or a timestamp (datetime or ISO text); a
-            timestamp means the last version committed at or before it, as in Delta.
+        table: The table. Opened by name (``uc://main.sales.orders``), its full name
+            (``main.sales.orders``) is the one to type to confirm.
+        target: The version, or a timestamp (datetime or ISO text): the last version
+            committed at or before it, as in Delta.
         settings: For ``max_listed_files``, ``check_workers`` and ``audit_log``.
-        refresh: False when the caller has just opened the table (its log is not listed
-            again).
-
-    Returns:
-        The plan. Nothing is written to the table; the attempt is recorded in the audit log.
+        refresh: False when the caller has just opened the table (not listed again).
 
     Raises:
         InvalidInput: If the target is not a version or a timestamp.
@@ -71,7 +71,10 @@ def plan_restore(
     version, requested = _resolve_target(log, target, settings)
     # The target first: the current version is then often its snapshot plus a few commits
     # (the checkpoint is read once).
-    target_snap, error = _target_snapshot(log, version)
+    try:
+        target_snap, error = log.snapshot(version), None
+    except InspectorError as exc:
+        target_snap, error = None, str(exc)
     current = log.snapshot()
     plan = _base_plan(table, current, version, requested, error, settings)
     if target_snap is not None and version < current.version:
@@ -102,7 +105,10 @@ def _base_plan(
     return RestorePlan(
         table=table,
         table_root=current.table_root,
-        table_name=typed or table_name(current),
+        # The name an operator types to confirm: else the metadata's, else the folder's.
+        table_name=typed
+        or current.metadata.name
+        or os.path.basename(current.table_root.rstrip(os.sep)),
         catalog_name=table.name or None,
         read_version=current.version,
         target_version=version,
@@ -131,19 +137,9 @@ def _resolve_target(
     from inspector.table import timetravel
 
     when = timetravel.parse_timestamp(target) if isinstance(target, str) else target
-    return timetravel.version_at_timestamp(log, when, settings), _delta_timestamp_text(when)
-
-
-def _delta_timestamp_text(when: datetime) -> str:
-    """The timestamp as Delta records it in operationParameters (``yyyy-MM-dd HH:mm:ss.SSS``)."""
-    return when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}"
-
-
-def _target_snapshot(log: DeltaLog, version: int) -> tuple[Snapshot | None, str | None]:
-    try:
-        return log.snapshot(version), None
-    except InspectorError as exc:
-        return None, str(exc)
+    # The text as Delta records it in operationParameters (yyyy-MM-dd HH:mm:ss.SSS).
+    text = when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}"
+    return timetravel.version_at_timestamp(log, when, settings), text
 
 
 def _full_plan(
@@ -152,7 +148,7 @@ def _full_plan(
     """``plan`` (what every plan states) with the files, rows, metadata and guards of a target
     that can be restored."""
     log = plan.table.log
-    adds, removes = restore_file_lists(current, target)
+    adds, removes = _file_lists(current, target)
     workers = settings.check_workers
     problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
     damaged = {
@@ -161,7 +157,7 @@ def _full_plan(
     }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
-    partitions = partitions_of(adds + removes)
+    partitions = _partitions_of(adds + removes)
     limit = settings.max_listed_files
     warnings = restore_warnings(
         log, current, target, adds, removes, diff, problems, plan.target_timestamp, len(damaged)
@@ -180,7 +176,7 @@ def _full_plan(
         target_protocol=target.protocol,
         merged_protocol=merged,
         metadata_diff=diff,
-        domain_metadata=restore_domains(current, target),
+        domain_metadata=_restore_domains(current, target),
         partitions_touched=tuple(partitions[:limit]),
         num_partitions_touched=len(partitions),
         file_problems=tuple(problems[:limit]),
@@ -228,3 +224,57 @@ def _history_ms(log: DeltaLog, version: int, settings: Settings) -> int | None:
     except InspectorError:
         return None
     return next((e.timestamps.history for e in page if e.version == version), None)
+
+
+_KEYS = ["key_path", "dv_id"]  # dv_id is "" for a file without a deletion vector
+_EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
+
+
+def _file_lists(
+    current: Snapshot, target: Snapshot
+) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...]]:
+    """Files a restore re-adds (in the target, not current) and removes (current, not in the
+    target), each sorted by path: Delta's ``RestoreTableCommand`` lists, two hash anti-joins.
+
+    A file's identity is its path plus its deletion vector, so a file whose deletion
+    vector changed is swapped, not kept.
+    """
+    cur_files, tgt_files = current.files_table, target.files_table
+    return _pick(tgt_files, _anti_join(tgt_files, cur_files)), _pick(
+        cur_files, _anti_join(cur_files, tgt_files)
+    )
+
+
+def _anti_join(left: pa.Table, right: pa.Table) -> pa.Array:
+    """Row numbers of ``left`` whose (path, deletion vector) is not in ``right``."""
+    numbered = left.select(_KEYS).append_column("idx", arrays.span(0, left.num_rows))
+    kept = numbered.join(right.select(_KEYS), keys=_KEYS, join_type="left anti")
+    return kept.column("idx").combine_chunks()
+
+
+def _pick(files: pa.Table, rows: pa.Array) -> tuple[AddFile, ...]:
+    """Typed records of the chosen rows only, sorted by path (then deletion-vector id)."""
+    chosen = files.take(rows).sort_by([("path", "ascending"), ("dv_id", "ascending")])
+    return tuple(columnar.records("add", chosen))  # type: ignore[arg-type]
+
+
+def _restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, Any], ...]:
+    """Domain metadata the restore writes, following Delta's RESTORE: every domain is kept as
+    it is now, except ``delta.clustering`` (when the table has one), set to the target's
+    clustering columns, or to none when the target was not clustered."""
+    if CLUSTERING_DOMAIN not in current.domain_metadata:
+        return ()
+    found = target.domain_metadata.get(CLUSTERING_DOMAIN)
+    clustered = found is not None and "clustering" in writer_features(target.protocol)
+    config = found.configuration if found is not None and clustered else _EMPTY_CLUSTERING
+    return ({"domain": CLUSTERING_DOMAIN, "configuration": config, "removed": False},)
+
+
+def _partitions_of(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
+    """The distinct partition values of some files, in a stable order."""
+    seen = {
+        json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
+        for a in files
+        if a.partition_values
+    }
+    return [seen[k] for k in sorted(seen)]

@@ -17,7 +17,7 @@ from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.plan_facts import live_rows
+from inspector.restore.planrecord import live_rows
 
 
 def restore_warnings(
@@ -129,12 +129,8 @@ def _schema_changes_between(log: DeltaLog, first: int, last: int) -> list[int]:
 def retention_warning(
     current: Snapshot, target: Snapshot, target_ms: int | None, *, now_ms: int | None = None
 ) -> list[str]:
-    """The warning that VACUUM may already delete the target's files, if it applies.
-
-    The retention is the one the Health page's retention view uses
-    (:func:`inspector.delta.properties.retention`), so both agree on every table;
-    ``now_ms`` (the clock by default) is for tests.
-    """
+    """The warning that VACUUM may already delete the target's files, if it applies (by the
+    retention the Health page uses; ``now_ms``, the clock by default, is for tests)."""
     if target_ms is None:
         return []
     found = properties.retention(current.metadata.configuration, properties.DELETED_FILE_RETENTION)

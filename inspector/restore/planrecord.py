@@ -1,4 +1,5 @@
-"""A RESTORE's plan as a record: what a restore would add, remove and change, and its JSON.
+"""A RESTORE's plan as a record: what it would add, remove and change, who would commit it,
+and what Delta's own RESTORE would do with it.
 
 :func:`inspector.restore.plan.plan_restore` makes one (read-only); executing, verifying
 and auditing a restore read it. Its metrics are Delta's RESTORE metrics; what a restore
@@ -7,9 +8,9 @@ that leaves missing files out would commit is derived here too (``effective_*``)
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, Metadata, Protocol
@@ -17,14 +18,108 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import catalog_features
 from inspector.delta.schema import logical_names
 from inspector.diff.metadiff import MetadataDiff
-from inspector.files.filecheck import FileIssue
+from inspector.files.filecheck import FileIssue, FileRole, FileState
 from inspector.restore.audit import Attempt
-from inspector.restore.delta_verdict import deltas_restore
-from inspector.restore.engine import Engines, choose_engines
-from inspector.restore.guards import GuardResult
+from inspector.restore.guards import GuardName, GuardResult
+from inspector.storage import parse_location
 from inspector.table import Table
 from inspector.table.history import iso
 from inspector.table.versions import file_action_record
+
+
+class Engine(StrEnum):
+    """An engine that reads or commits (the names ``restore --json`` reports)."""
+
+    DELTA = "delta-spark"
+    OWN = "delta-inspector"
+    CATALOG = "catalog"  # a catalog-managed table: only its catalog commits
+
+
+@dataclass(frozen=True, kw_only=True)
+class Engines:
+    """Who reads the rows (always Delta Lake) and who writes the commit of a restore, and why."""
+
+    read: Engine = Engine.DELTA
+    commit: Engine
+    why: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"read": ..., "commit": ..., "why": ...}``."""
+        return {"read": str(self.read), "commit": str(self.commit), "why": self.why}
+
+    def describe(self) -> str:
+        """One line for people."""
+        names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
+        names[Engine.CATALOG] = "only the table's catalog"
+        return f"{names[self.read]} reads, {names[self.commit]} commits: {self.why}"
+
+
+class DeltaOutcome(StrEnum):
+    """What Delta's RESTORE would do."""
+
+    COMMITS = "commits"  # the commit the plan describes
+    REFUSES = "refuses"  # fails before writing
+    COMMITS_UNREADABLE = "commits-unreadable"  # commits, and the restored version is unreadable
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeltaVerdict:
+    """Delta's RESTORE on this plan: its outcome, why, and the files that decide it."""
+
+    outcome: DeltaOutcome
+    reason: str
+    paths: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"outcome", "reason", "paths"}``."""
+        return {"outcome": str(self.outcome), "reason": self.reason, "paths": list(self.paths)}
+
+
+_REFUSING_GUARDS = {
+    GuardName.TARGET_VERSION: "the target is not an older version it can reconstruct",
+    GuardName.COLUMN_MAPPING: "it does not allow this change of the column mapping mode",
+}
+
+
+def deltas_restore(guards: Sequence[GuardResult], problems: Sequence[FileIssue]) -> DeltaVerdict:
+    """What Delta 4.4's own RESTORE would do with a plan, from its guards and the problems of
+    the files to re-add (for people: the guards still decide). Delta checks only that data
+    files exist (``checkSnapshotFilesAvailability``): a truncated file or a missing deletion
+    vector is re-added, and the restored version cannot be read."""
+    for guard in guards:
+        if not guard.passed and guard.name in _REFUSING_GUARDS:
+            return DeltaVerdict(
+                outcome=DeltaOutcome.REFUSES,
+                reason=f"Delta's RESTORE refuses: {_REFUSING_GUARDS[guard.name]}.",
+            )
+    missing = [
+        p.path for p in problems if p.role is FileRole.DATA_FILE and p.state is FileState.MISSING
+    ]
+    if missing:
+        return DeltaVerdict(
+            outcome=DeltaOutcome.REFUSES,
+            reason=f"Delta's RESTORE refuses: {len(missing)} data files it would re-add do not "
+            "exist (it stops at the first, before writing).",
+            paths=tuple(missing),
+        )
+    if problems:
+        return DeltaVerdict(
+            outcome=DeltaOutcome.COMMITS_UNREADABLE,
+            reason=f"Delta's RESTORE would commit: it checks only that data files exist, so "
+            f"{len(problems)} files of another size or missing deletion vectors would be "
+            "re-added and the restored version could not be read.",
+            paths=tuple(p.path for p in problems),
+        )
+    return DeltaVerdict(
+        outcome=DeltaOutcome.COMMITS, reason="Delta's RESTORE would commit this plan."
+    )
+
+
+def live_rows(files: Sequence[AddFile]) -> int | None:
+    """The live rows of some files, or None when any file's count is unknown."""
+    counts = [a.num_live_records for a in files]
+    known = [c for c in counts if c is not None]
+    return None if len(known) < len(counts) else sum(known)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,14 +167,10 @@ class RestorePlan:
     """What a restore of ``table_root`` from ``read_version`` to ``target_version`` would do.
 
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
-    ``max_listed_files`` problems; ``num_file_problems`` is exact, and
-    ``problem_paths`` names every re-added file that would be left out with
-    ``allow_missing_files`` (a partial table). :meth:`engines` says who reads and who
-    commits, and why.
-    ``table`` is the handle the plan was made on (executing and verifying use it).
-    ``catalog_name`` is the table's name in a catalog (``uc://...``) when it was opened by
-    name (the handle's ``name``); ``table_name``, what the operator types to confirm, is
-    then its full name.
+    ``max_listed_files`` problems; ``problem_paths`` names every re-added file that would be
+    left out with ``allow_missing_files`` (a partial table). ``catalog_name`` is the table's
+    name in a catalog when it was opened by one; ``table_name`` (typed to confirm) is then its
+    full name.
     """
 
     table: Table = field(compare=False, repr=False)
@@ -161,16 +252,12 @@ class RestorePlan:
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
         """The metrics of what will actually be committed."""
-        dropped = self.problem_adds if allow_missing_files else ()
-        if not dropped:
-            return self.metrics
-        size, m = sum(a.size for a in dropped), self.metrics
-        return dataclasses.replace(
-            m,
-            num_restored_files=m.num_restored_files - len(dropped),
-            restored_files_size=m.restored_files_size - size,
-            num_of_files_after_restore=m.num_of_files_after_restore - len(dropped),
-            table_size_after_restore=m.table_size_after_restore - size,
+        dropped, m = self.problem_adds if allow_missing_files else (), self.metrics
+        return RestoreMetrics.of(
+            self.kept_adds(allow_missing_files=allow_missing_files),
+            self.files_to_remove,
+            files_after=m.num_of_files_after_restore - len(dropped),
+            bytes_after=m.table_size_after_restore - sum(a.size for a in dropped),
         )
 
     @property
@@ -186,11 +273,33 @@ class RestorePlan:
         return self.rows_after - self.rows_in_problem_files
 
     def engines(self, *, allow_missing_files: bool = False) -> Engines:
-        """Who reads the rows and who commits this restore, and why."""
-        return choose_engines(
-            self.table_root,
-            allow_missing_files=allow_missing_files and bool(self.problem_paths),
-            catalog_managed=bool(catalog_features(self.current_protocol)),
+        """Who reads the rows and who commits this restore, and why (docs/restore.md).
+
+        Delta's own RESTORE commits a local table. On an object store Delta's default
+        LogStore is safe for one Spark driver only, and Delta's RESTORE re-adds missing
+        files: there Delta Inspector's writer commits. Only its catalog commits to a
+        catalog-managed table (the restore is refused, ``not_catalog_managed``).
+        """
+        if catalog_features(self.current_protocol):
+            return Engines(
+                commit=Engine.CATALOG,
+                why="the table is catalog-managed; this restore is refused (not_catalog_managed).",
+            )
+        if not parse_location(self.table_root).is_local:
+            return Engines(
+                commit=Engine.OWN,
+                why="on an object store Delta's default LogStore is safe for one Spark driver "
+                "only; Delta Inspector's writer commits with the store's create-if-absent.",
+            )
+        if allow_missing_files and self.problem_paths:
+            return Engines(
+                commit=Engine.OWN,
+                why="Delta's RESTORE would re-add the missing files; only Delta Inspector's "
+                "writer leaves them out.",
+            )
+        return Engines(
+            commit=Engine.DELTA,
+            why="a local table: Delta's own RESTORE commits.",
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -198,18 +307,13 @@ class RestorePlan:
         names = logical_names((self.target_metadata or self.current_metadata).schema)
         return {
             "table": self.table_root,
-            "tableName": self.table_name,
-            "catalogName": self.catalog_name,
-            "readVersion": self.read_version,
-            "targetVersion": self.target_version,
+            **camel_json(self, "table_name", "catalog_name", "read_version", "target_version"),
             "targetTimestamp": iso(self.target_timestamp),
             **self.metrics.to_json(),
             "engines": self.engines().to_json(),
-            "rowsBefore": self.rows_before,
-            "rowsAfter": self.rows_after,
+            **camel_json(self, "rows_before", "rows_after"),
             "rowsInMissingFiles": self.rows_in_problem_files,
-            "rowsAdded": self.rows_added,
-            "rowsRemoved": self.rows_removed,
+            **camel_json(self, "rows_added", "rows_removed"),
             "filesToAdd": [file_action_record(a, names) for a in self.files_to_add],
             "filesToRemove": [file_action_record(a, names) for a in self.files_to_remove],
             "partitionsTouched": [dict(p) for p in self.partitions_touched],

@@ -1,25 +1,67 @@
-"""What an operator asks for, and every reason the backend refuses it (before any write).
+"""What an operator types and asks for, and every reason the backend refuses it (before any write).
 
-The CLI and the app only collect input into :class:`RestoreIntent` (before a plan) and
-:class:`RestoreRequest` (a confirmed plan); the decisions are here: :func:`check_intent`
-refuses what needs no plan, :func:`request_refusals` lists what stands in a request's way
-(the app enables its Commit button only when it is empty; ``execute_restore`` refuses on
-the same list), and :func:`refuse` audits every refusal.
+The CLI and the app only collect input: the target as text (:func:`parse_target`), then
+:class:`RestoreIntent` (before a plan) and :class:`RestoreRequest` (a confirmed plan); the
+decisions are here: :func:`check_intent` refuses what needs no plan, :func:`request_refusals`
+lists what stands in a request's way (the app enables its Commit button only when it is
+empty; ``execute_restore`` refuses on the same list), and :func:`refuse` audits every refusal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
+from inspector.log.deltalog import DeltaLog
 from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 from inspector.table import Table
+from inspector.table.versions import parse_version
 
 NOTHING_WRITTEN = "Nothing was written."
+_VERSION_WORDS = frozenset({"latest", "current"})
+
+
+class NameSource(StrEnum):
+    """Where the table name typed to confirm a restore comes from."""
+
+    CATALOG = "the table's full name in its catalog"
+    METADATA = "the table's name in its metadata"
+    FOLDER = "the table's folder name (the table has no name in its metadata)"
+
+
+def parse_target(text: str, log: DeltaLog) -> int | str:
+    """A restore target as typed (``12``, ``latest``, ``-1``): a version of ``log``, or else the
+    stripped text of a timestamp, which ``plan_restore`` parses.
+
+    Raises:
+        InvalidInput: If the text looks like a version that is not valid.
+    """
+    raw = (text or "").strip()
+    if raw.lstrip("-").isdigit() or raw.lower() in _VERSION_WORDS:
+        return parse_version(raw, log)
+    return raw
+
+
+def table_name_source(
+    table_name: str, table_root: str, *, catalog_name: str | None = None
+) -> NameSource:
+    """Where a restore's ``table_name`` for the table at ``table_root`` comes from
+    (``catalog_name``: its name in a catalog, when it was opened by name)."""
+    if catalog_name:
+        return NameSource.CATALOG
+    folder = table_root.rstrip("/").rsplit("/", 1)[-1]
+    return NameSource.FOLDER if table_name == folder else NameSource.METADATA
+
+
+def describe_name_source(plan: RestorePlan) -> str:
+    """Where the name to type comes from, in words (with the catalog name when there is one)."""
+    source = table_name_source(plan.table_name, plan.table_root, catalog_name=plan.catalog_name)
+    return f"{source} ({plan.catalog_name})" if source is NameSource.CATALOG else str(source)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,14 +77,8 @@ class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
 
     Attributes:
-        table: The table's handle, as the front end opened it (its catalog name, if any,
-            is audited beside its location).
-        current_version: The table's latest version now.
-        target: The version or timestamp asked for (for the audit log).
-        reason: The reason given so far ("" when none).
         interactive: A person can type the confirmation and the reason after seeing the plan.
         confirmed_in_advance: Confirmed without typing (the CLI's ``--yes``).
-        dry_run: Only a plan is wanted: no confirmation or reason needed.
         expected_version: Refuse unless the table is at this version.
         operator: Who asks (default: the OS user).
     """
@@ -60,17 +96,8 @@ class RestoreIntent:
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreRequest(Overridden):
-    """A restore the operator confirmed for one plan.
-
-    Attributes:
-        plan: The plan shown to the operator (made on the table's latest version).
-        typed_table_name: The table name the operator typed (must equal ``plan.table_name``).
-        typed_version: The target version the operator typed (must equal the plan's).
-        reason: Why (required; the commit's ``userMetadata`` and the audit log's reason).
-        overrides: Failed guards the operator explicitly accepts.
-        expected_version: Refuse unless the table is at this version (``--expect-version``).
-        operator: Who restores (default: the OS user).
-    """
+    """A restore the operator confirmed for one plan: the typed name and version must equal
+    the plan's; ``overrides`` are the failed guards the operator explicitly accepts."""
 
     plan: RestorePlan
     typed_table_name: str
@@ -85,8 +112,8 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
     """Refuse, before any plan, what no plan can change; audit the refusal.
 
     Raises:
-        RestoreRefused: Naming everything missing at once (no way to confirm, no
-            reason, not at the expected version); nothing was written.
+        RestoreRefused: Naming all at once: no way to confirm, no reason, not at the
+            expected version.
     """
     refusals = []
     if intent.expected_version is not None and intent.expected_version != intent.current_version:
@@ -121,8 +148,7 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
     """Everything that stands in the way of a request, guards first (empty: it may go ahead).
 
     A plan that the guards or the expected version refuse is refused for that alone;
-    otherwise a missing confirmation and a missing reason are both named. Pure: reads
-    nothing and writes nothing. The app uses it to enable its Commit button.
+    otherwise a missing confirmation and a missing reason are both named. Pure.
     """
     plan, refusals = request.plan, []
     blocking = plan.blocking_guards(request.overrides)

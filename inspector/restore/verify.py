@@ -1,15 +1,8 @@
 """Proving a restore did what its plan said: files, metadata, protocol, checksum and rows.
 
-After the commit, the new version is read back from the log and compared with
-the target version: exactly the target's files (minus any left out on purpose),
-the target's schema, partitioning and properties, a protocol at least the one
-the table had, the files' count and bytes and the metadata the target's ``.crc`` records
-(where it has one), and the same number of rows when both are read by Delta Lake on Spark
-(without the files left out: only the target's kept files are read, by Delta's scan
-of exactly those files). Where
-deltalake (an independent Delta implementation) can load the table, it must
-read the same rows (the same multiset) at both versions; reading it there with the
-table's own storage options, and failing the check (saying why) when it cannot.
+The new version is read back and compared with the target version; rows are counted by
+Delta Lake on Spark (the target without the files left out on purpose), and deltalake, an
+independent implementation, must read the same multiset of rows at both versions.
 """
 
 from __future__ import annotations
@@ -24,6 +17,7 @@ from typing import Any
 from inspector.connection import StorageOptions
 from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.properties import COLUMN_MAPPING_MAX_ID
 from inspector.delta.protocol import covers, describe_protocol
 from inspector.delta.schema import IDENTITY_HIGH_WATER_MARK
@@ -55,18 +49,17 @@ class CheckStatus(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class VerificationCheck:
-    """One check of a restore: ``status`` is ``passed``, ``failed`` or ``skipped``."""
+    """One check of a restore."""
 
     name: str
     status: CheckStatus
     message: str
 
     def to_json(self) -> dict[str, str]:
-        """The JSON form of the check."""
+        """``{"name", "status", "message"}``."""
         return {"name": self.name, "status": str(self.status), "message": self.message}
 
 
-#: What one check finds; :func:`_safely` names it.
 _Outcome = tuple[CheckStatus, str]
 
 
@@ -91,9 +84,7 @@ class Verification:
     def to_json(self) -> dict[str, Any]:
         """The JSON form (CLI ``restore --json``)."""
         return {
-            "version": self.version,
-            "targetVersion": self.target_version,
-            "ok": self.ok,
+            **camel_json(self, "version", "target_version", "ok"),
             "checks": [c.to_json() for c in self.checks],
         }
 
@@ -109,41 +100,26 @@ def verify_restore(
 ) -> Verification:
     """Check ``version``, the commit of a restore by ``plan``, against its target version.
 
-    It never raises for a failed check, it records it; ``spark`` counts the rows (started
-    with ``settings`` when None).
+    Never raises: the commit exists, so a failed or broken check is recorded instead.
     """
     target_version = plan.target_version
     try:
         log = plan.table.latest_log()  # the commit was made after the plan read it
         new, target = log.snapshot(version), log.snapshot(target_version)
-    except Exception as exc:  # the commit is written; report, never raise
-        return Verification(
-            version=version,
-            target_version=target_version,
-            checks=(
-                VerificationCheck(
-                    name="readable",
-                    status=CheckStatus.FAILED,
-                    message=f"Version {version} cannot be read back from the log: {exc}",
-                ),
-            ),
-        )
+    except Exception as exc:
+        message = f"Version {version} cannot be read back from the log: {exc}"
+        failed = VerificationCheck(name="readable", status=CheckStatus.FAILED, message=message)
+        return Verification(version=version, target_version=target_version, checks=(failed,))
     dropped = set(plan.problem_paths) if allow_missing_files else set()
     table = plan.table
+    options = StorageOptions() if table.location.is_local else table.storage_options
     checks = [
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
         _safely("protocol", _protocol_check, new, plan, allow_protocol_downgrade),
         _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
-        _safely(
-            "deltalake_rows",
-            _deltalake_check,
-            new,
-            target,
-            dropped,
-            StorageOptions() if table.location.is_local else table.storage_options,
-        ),
+        _safely("deltalake_rows", _deltalake_check, new, target, dropped, options),
     ]
     return Verification(version=version, target_version=target_version, checks=tuple(checks))
 

@@ -15,7 +15,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_moment
 from inspector.present.values import EMPTY
-from inspector.restore.trail import AttemptStatus, UndoOffer, audit_trail, undo_offers
+from inspector.restore.audit import AttemptStatus, UndoOffer, audit_trail, undo_offers
 from inspector.table.timetravel import parse_timestamp
 from ui.common import csv_download, escape_markdown
 from ui.context import PageContext

@@ -30,7 +30,7 @@ from inspector.restore import (
     plan_restore,
     request_refusals,
 )
-from inspector.restore.target import describe_name_source, parse_target
+from inspector.restore.request import describe_name_source, parse_target
 from ui.common import (
     escape_markdown,
     format_count,

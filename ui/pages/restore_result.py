@@ -10,8 +10,8 @@ import streamlit as st
 
 from inspector.delta.errors import InspectorError
 from inspector.restore import RestoreResult, plan_undo
+from inspector.restore.audit import left_out_missing, undo_offer
 from inspector.restore.planrecord import RestoreMetrics
-from inspector.restore.trail import left_out_missing, undo_offer
 from ui.common import (
     MetricRow,
     escape_markdown,

@@ -9,47 +9,38 @@ from collections.abc import Iterator
 from inspector.delta.text import counted, format_moment, format_time
 from inspector.present.values import count_text
 from inspector.restore import RestorePlan, RestoreResult
-from inspector.restore.trail import AuditTrail
+from inspector.restore.audit import AuditTrail
 from inspector.table.timetravel import parse_timestamp
 
 
 def shown_plan_lines(plan: RestorePlan, *, dry_run: bool, refused: bool) -> Iterator[str]:
-    """The plan as ``restore`` shows it before any confirmation (a dry run says so)."""
-    yield from plan_lines(plan)
-    if dry_run:
-        refusal = " A restore would be REFUSED." if refused else ""
-        yield f"\nDry run: nothing was written.{refusal}"
-
-
-def plan_lines(plan: RestorePlan) -> Iterator[str]:
-    """A restore plan: what it re-adds and removes, rows, engines, missing files, guards; a
-    refused plan that would change nothing is its refusal alone."""
+    """A restore plan as ``restore`` shows it before any confirmation: what it re-adds and
+    removes, rows, engines, missing files, guards, warnings (a dry run says so); a refused
+    plan that would change nothing is its refusal alone."""
     from inspector.delta.protocol import describe_protocol
 
     m = plan.metrics
     when = f" ({format_time(plan.target_timestamp)})" if plan.target_timestamp else ""
-    if plan.is_refusal:  # nothing would be added or removed: the refusal alone
+    if plan.is_refusal:  # nothing to add, remove, list or warn of: the refusal alone
         yield (
             f"No restore of {plan.table_root} (table '{plan.table_name}') to version "
             f"{plan.target_version}{when}: the table is at version {plan.read_version}."
         )
-        yield f"  engines: {plan.engines().describe()}"
-        yield from _guard_lines(plan)
-        return
-    yield (
-        f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
-        f"version {plan.read_version} -> version {plan.target_version}{when}"
-    )
-    yield (
-        f"  re-add {counted(m.num_restored_files, 'file')} ({counted(m.restored_files_size, 'byte')}), "
-        f"remove {counted(m.num_removed_files, 'file')} ({counted(m.removed_files_size, 'byte')}); "
-        f"afterwards {counted(m.num_of_files_after_restore, 'file')}, "
-        f"{counted(m.table_size_after_restore, 'byte')}"
-    )
-    yield (
-        f"  rows (from stats): {count_text(plan.rows_before)} -> {count_text(plan.rows_after)} "
-        f"(+{count_text(plan.rows_added)} re-added, -{count_text(plan.rows_removed)} removed)"
-    )
+    else:
+        yield (
+            f"Restore plan for {plan.table_root} (table '{plan.table_name}'): "
+            f"version {plan.read_version} -> version {plan.target_version}{when}"
+        )
+        yield (
+            f"  re-add {counted(m.num_restored_files, 'file')} ({counted(m.restored_files_size, 'byte')}), "
+            f"remove {counted(m.num_removed_files, 'file')} ({counted(m.removed_files_size, 'byte')}); "
+            f"afterwards {counted(m.num_of_files_after_restore, 'file')}, "
+            f"{counted(m.table_size_after_restore, 'byte')}"
+        )
+        yield (
+            f"  rows (from stats): {count_text(plan.rows_before)} -> {count_text(plan.rows_after)} "
+            f"(+{count_text(plan.rows_added)} re-added, -{count_text(plan.rows_removed)} removed)"
+        )
     if plan.rows_in_problem_files:
         yield (
             f"  {plan.rows_in_problem_files:,} of those rows are in missing or damaged files: "
@@ -70,6 +61,9 @@ def plan_lines(plan: RestorePlan) -> Iterator[str]:
     yield from _guard_lines(plan)
     for warning in plan.warnings:
         yield f"  ! {warning}"
+    if dry_run:
+        refusal = " A restore would be REFUSED." if refused else ""
+        yield f"\nDry run: nothing was written.{refusal}"
 
 
 def _guard_lines(plan: RestorePlan) -> Iterator[str]:
@@ -103,14 +97,9 @@ def result_lines(result: RestoreResult) -> Iterator[str]:
         )
     yield (
         "Undo (a guarded restore back):\n  python -m inspector restore "
-        f"{shlex.quote(_typed_table(result.plan))} --to-version {result.pre_restore_version} "
+        f"{shlex.quote(result.plan.catalog_name or result.plan.table_root)} --to-version {result.pre_restore_version} "
         f"--expect-version {result.committed_version} --reason 'undo restore'"
     )
-
-
-def _typed_table(plan: RestorePlan) -> str:
-    """The table as the user names it on the command line: its catalog name, or its root."""
-    return plan.catalog_name or plan.table_root
 
 
 def audit_lines(trail: AuditTrail) -> Iterator[str]:
