@@ -163,6 +163,15 @@ def s3_server() -> Iterator[Store]:
         stop_process(server)
 
 
+def upload_new_files(store: Store, local: Path, uri: str) -> None:
+    """Upload the local table's files the bucket does not hold yet (say, its new commits)."""
+    held = set(store.keys(uri))
+    for path in sorted(local.rglob("*")):
+        rel = path.relative_to(local).as_posix()
+        if path.is_file() and rel not in held:
+            store.put(f"{uri}/{rel}", path.read_bytes())
+
+
 def options_text(options: dict[str, str]) -> str:
     """Options as the ``storage_options`` setting holds them: ``KEY=VALUE`` lines."""
     return "\n".join(f"{k}={v}" for k, v in options.items())

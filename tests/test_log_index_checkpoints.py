@@ -25,6 +25,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.log.index import checkpoints as kept
 from tests.conftest import CORPUS, REPO
+from tests.object_stores import upload_new_files
 from tests.recording_proxy import RecordingProxy
 
 
@@ -32,15 +33,6 @@ def _appends(table: Path, n: int, seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(n):
         write_deltalake(str(table), pa.table({"x": [rng.randrange(99)]}), mode="append")
-
-
-def _sync(store, local: Path, uri: str) -> None:
-    """Upload the local table's files the bucket does not hold yet."""
-    held = set(store.keys(uri))
-    for path in sorted(local.rglob("*")):
-        rel = path.relative_to(local).as_posix()
-        if path.is_file() and rel not in held:
-            store.put(f"{uri}/{rel}", path.read_bytes())
 
 
 @pytest.fixture
@@ -114,7 +106,7 @@ def test_a_later_read_gets_no_checkpoint_and_after_k_new_commits_gets_just_those
     assert (warm_cps, warm_commits) == ([], [])
 
     _appends(local, 3, seed=4)
-    _sync(s3_server, local, uri)
+    upload_new_files(s3_server, local, uri)
     after, after_cps, after_commits = _cli(proxy, capsys, argv, options, cache)
     assert after == _cli(proxy, capsys, argv, options, None)[0]
     assert after_cps == []

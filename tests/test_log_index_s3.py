@@ -21,6 +21,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry, build_history
+from tests.object_stores import upload_new_files
 from tests.recording_proxy import RecordingProxy
 
 
@@ -78,15 +79,6 @@ def _checkpointed(table: Path, commits: int) -> None:
     _appends(table, commits - 4, seed=3)
     DeltaTable(str(table)).create_checkpoint()
     _appends(table, 4, seed=4)
-
-
-def _sync(store, local: Path, uri: str) -> None:
-    """Upload the local table's files the bucket does not hold yet (its new commits)."""
-    held = set(store.keys(uri))
-    for path in sorted(local.rglob("*")):
-        rel = path.relative_to(local).as_posix()
-        if path.is_file() and rel not in held:
-            store.put(f"{uri}/{rel}", path.read_bytes())
 
 
 def _counted_history(proxy, uri: str, options: dict[str, str], index: LogIndex | None):
@@ -159,7 +151,7 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     assert sorted(_gets_of_log_files(cold_made)) == [f"{v:020d}.json" for v in range(30)]
 
     _appends(local, 3, seed=5)
-    _sync(s3_server, local, uri)
+    upload_new_files(s3_server, local, uri)
     after, after_made = _counted_history(proxy, uri, options, index)
     assert after == _counted_history(proxy, uri, options, None)[0] and len(after) == 33
     assert _lists(after_made) == [f"{LOG_DIR}/{25:020d}", "first page"]
@@ -181,7 +173,7 @@ def test_a_log_changed_below_the_record_is_listed_whole_again_and_answers_stay_t
             s3_server.delete(f"{uri}/{key}")
         fresh = tmp_path / "again"
         _checkpointed(fresh, 26)
-        _sync(s3_server, fresh, uri)
+        upload_new_files(s3_server, fresh, uri)
     elif change == "cleaned up":  # the oldest commits expired
         for v in range(5):
             s3_server.delete(f"{uri}/{LOG_DIR}/{v:020d}.json")
