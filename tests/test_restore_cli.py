@@ -106,6 +106,19 @@ def test_with_yes_and_a_reason_the_restore_commits_and_is_verified(capsys, audit
     assert spark.conf.get("spark.databricks.delta.commitInfo.userMetadata", None) is None
 
 
+def test_allowing_missing_files_when_none_are_missing_commits_through_delta(
+    capsys, audit, table, spark
+):
+    """The flag leaves out only files that are missing: with none, it changes nothing."""
+    code, out, err = run(
+        capsys, table, "--to-version", 1, "--yes", "--reason", "r", "--allow-missing-files"
+    )
+
+    assert (code, err) == (0, "")
+    info = DeltaLog.open(table).commit(5).commit_info
+    assert (info.operation, info.raw["userMetadata"]) == ("RESTORE", "r")
+
+
 def test_the_typed_confirmation_must_name_the_table_and_the_version(
     capsys, audit, table, spark, monkeypatch
 ):

@@ -190,12 +190,14 @@ def _restore_with_delta(spark: Any, request: RestoreRequest, reason: str) -> int
     """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
 
     Raises:
-        RestoreRefused: ``allow_missing_files`` was asked for (Delta would re-add
-            missing files instead of leaving them out).
+        RestoreRefused: Files are missing and ``allow_missing_files`` was asked for (Delta
+            would re-add them instead of leaving them out; the plan's engines send such a
+            restore to the own writer, so this guards that rule). With none missing the
+            flag leaves nothing out, and Delta commits.
         ConcurrentModification: No RESTORE of this plan follows the version it read.
     """
     plan, downgrade = request.plan, request.allow_protocol_downgrade
-    if request.allow_missing_files:
+    if request.allow_missing_files and plan.problem_paths:
         raise RestoreRefused(
             "Delta's RESTORE cannot leave missing files out; nothing was written.",
             "Restore the missing files first, or pick another version.",
