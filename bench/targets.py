@@ -116,7 +116,7 @@ def _engine(question: str, table: str, case: str, limit: float, baseline: str) -
 
 
 def _index(question: str, table: str, case: str, metric: str, limit: float, base: str) -> Target:
-    """A target of ``bench/bench_index.py`` (the log index, local reads sent through it)."""
+    """A target of ``bench/bench_index.py`` (the log index, the CLI as shipped)."""
     return Target(
         question=question,
         bench="bench_index",
