@@ -101,8 +101,8 @@ class Commit:
             summary = FileSummary.of(
                 ((a.path, a.size) for a in adds),
                 ((r.path, r.size or 0) for r in removes),
-                added_records=_known_sum([a.num_records for a in adds]),
-                removed_records=_known_sum([r.num_records for r in removes]),
+                added_records=known_sum([a.num_records for a in adds]),
+                removed_records=known_sum([r.num_records for r in removes]),
             )
         return summary.with_metrics(self.commit_info.operation_metrics)
 
@@ -284,6 +284,6 @@ def _columnar_summary(files: CommitFiles) -> FileSummary:
     )
 
 
-def _known_sum(values: list[int | None]) -> int | None:
+def known_sum(values: list[int | None]) -> int | None:
     """A sum, or None when one value is unknown (0 for none)."""
     return None if None in values else sum(cast("list[int]", values))

@@ -22,13 +22,13 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
-from inspector.log.commit import Commit, FileSummary, as_commit, parse_commit
+from inspector.log.commit import Commit, FileSummary, as_commit, known_sum, parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
 from inspector.log.listing import LogFile, LogListing
@@ -270,8 +270,8 @@ def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | 
         summary = FileSummary.of(
             ((f.path, s) for f, s in zip(added, add_sizes, strict=True)),
             ((f.path, s) for f, s in zip(removed, remove_sizes, strict=True)),
-            added_records=_known_sum(add_records),
-            removed_records=_known_sum(remove_records),
+            added_records=known_sum(add_records),
+            removed_records=known_sum(remove_records),
         )
         info = next((a for a in split.parsed if isinstance(a, CommitInfo)), None)
         if info is not None:  # the writer's file metrics first, as Commit.file_summary
@@ -346,11 +346,6 @@ class _Kind:
         """The figures, sizes, records and line numbers of commit ``i``'s actions of this kind."""
         lo, hi = self.starts[i], self.starts[i + 1]
         return self.figures[lo:hi], self.sizes[lo:hi], self.records[lo:hi], self.lines[lo:hi]
-
-
-def _known_sum(values: list[int | None]) -> int | None:
-    """A sum, or None when one value is unknown (0 for none)."""
-    return None if None in values else sum(cast(list[int], values))
 
 
 def _release_arrow_memory() -> None:
