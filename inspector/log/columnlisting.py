@@ -16,7 +16,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from inspector.log.listing import LastCheckpoint, LogFile, LogListing, classify, listing_of
+from inspector.log.listing import (
+    COMMIT_FILE,
+    CRC_FILE,
+    LastCheckpoint,
+    LogFile,
+    LogListing,
+    classify,
+    listing_of,
+)
 from inspector.storage import ObjectMeta, Storage
 
 
@@ -90,17 +98,16 @@ def listing_of_columns(
     rest: list[ObjectMeta] = []
     for row, path in enumerate(paths):
         name = path[path.rfind("/") + 1 :]
-        stem = name[:20]
-        if len(name) == 25 and name.endswith(".json") and stem.isascii() and stem.isdigit():
-            commits[int(stem)] = row
-        elif len(name) == 24 and name.endswith(".crc") and stem.isascii() and stem.isdigit():
-            crcs[int(stem)] = row
+        if m := COMMIT_FILE.match(name):  # the listing's one rule for each kind of file
+            commits[int(m[1])] = row
+        elif m := CRC_FILE.match(name):
+            crcs[int(m[1])] = row
         else:
             rest.append(
                 ObjectMeta(path=path, size=sizes[row], last_modified=times[row], etag=etags[row])
             )
     found = classify([*rest, *others], storage, last=last)
-    if not commits or found.commits or found.crcs:  # none, or named oddly: the one rule says
+    if not commits:  # no commit in the record: the whole listing's rules say what it is
         every = [
             ObjectMeta(path=p, size=s, last_modified=t, etag=e)
             for p, s, t, e in zip(*columns, strict=True)

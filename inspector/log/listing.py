@@ -22,7 +22,7 @@ COMMIT_FILE = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
-_CRC = re.compile(r"^(\d{20})\.crc$")
+CRC_FILE = re.compile(r"^(\d{20})\.crc$")
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
 
@@ -255,7 +255,7 @@ def classify(
         name = meta.name
         if m := COMMIT_FILE.match(name):
             commits[int(m.group(1))] = _log_file(storage, meta)
-        elif m := _CRC.match(name):
+        elif m := CRC_FILE.match(name):
             crcs[int(m.group(1))] = _log_file(storage, meta)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
             key = (int(m.group(1)), _checkpoint_group(name, m))
