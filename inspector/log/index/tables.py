@@ -26,11 +26,10 @@ from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import segments as seg
 from inspector.log.index.usage import MANIFEST as _MANIFEST
 from inspector.log.index.usage import folder_size, last_used, touch
-from inspector.log.listing import LogFile
+from inspector.log.listing import COMMIT_FILE, LogFile
 from inspector.settings import Settings
 from inspector.storage import Storage
 
-_COMMIT = re.compile(r"^\d{20}\.json$")
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
 #: LOCAL_BYTES skips the index. Small commits are not worth keeping there: reading 20,000
@@ -200,7 +199,7 @@ class TableIndex:
             seg.write_atomically(os.path.join(self.folder, _MANIFEST), json.dumps(body).encode())
 
     def _lookup(self, files: Sequence[LogFile], *, parsed: bool) -> dict[str, Fetched]:
-        wanted = [(int(f.name[:20]), f) for f in files if _COMMIT.match(f.name)]
+        wanted = [(int(f.name[:20]), f) for f in files if COMMIT_FILE.match(f.name)]
         # Another user's folder is never read: they could have planted what it serves.
         if not wanted or not os.path.isdir(self.folder) or not self.index.usable():
             return {}
@@ -315,7 +314,7 @@ def fetch_files(
 
 def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     """A big commit parsed (the index keeps it parsed); the others as they were read."""
-    if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and _COMMIT.match(file.name):
+    if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and COMMIT_FILE.match(file.name):
         return parse_commit(int(file.name[:20]), file, data)
     return data
 
@@ -327,7 +326,7 @@ def _entry(
     columnar form is held so; else its bytes when read whole (a big one only when it was
     parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
     A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
-    if not _COMMIT.match(file.name) or "/_staged_commits/" in file.path:
+    if not COMMIT_FILE.match(file.name) or "/_staged_commits/" in file.path:
         return None
     data, files = None, None
     if isinstance(found, Commit) and found.columns is not None and not found.problems:
