@@ -106,9 +106,10 @@ class LogLister:
             except OSError:
                 entries = []
             self._listed = (after, entries)
-            found = _checkpoints(entries, key, self.storage, hint)
-            if any(cp.version == hint.version for cp in found):
-                return _from_oldest_checkpoint(entries, after, self.storage, hint)
+            listed = classify([e for e in entries if e.path > after], self.storage, last=hint)
+            usable = listed.usable_checkpoints()
+            if any(cp.version == hint.version for cp in usable):
+                return _from_oldest_checkpoint(entries, after, usable, self.storage, hint)
         return self.whole(hint)
 
     def whole(self, last: LastCheckpoint | None) -> LogListing:
@@ -184,22 +185,19 @@ class LogLister:
         return recorded.spliced(lo, hi, logs, new), others, changed
 
 
-def _checkpoints(
-    entries: list[ObjectMeta], key: str, storage: Storage, hint: LastCheckpoint
-) -> list[Checkpoint]:
-    """The usable checkpoints listed after ``key`` (the hint is not read again)."""
-    return classify([e for e in entries if e.path > key], storage, last=hint).usable_checkpoints()
-
-
 def _from_oldest_checkpoint(
-    entries: list[ObjectMeta], after: str, storage: Storage, hint: LastCheckpoint
+    entries: list[ObjectMeta],
+    after: str,
+    usable: list[Checkpoint],
+    storage: Storage,
+    hint: LastCheckpoint,
 ) -> LogListing:
-    """The listing from the oldest usable checkpoint whose every file was listed (all of a
-    version's files sort after ``after`` when its version is above it) on."""
+    """The listing from the oldest of the ``usable`` checkpoints listed after ``after`` whose
+    every file was listed (all of a version's files sort after ``after`` when its version is
+    above it) on."""
     name = after.rpartition("/")[2]  # a version's key (``…/<20 digits>``) or a listed file
     floor = int(name[:20]) + (0 if len(name) == 20 else 1)
-    listed = classify([e for e in entries if e.path > after], storage, last=hint)
-    oldest = min(cp.version for cp in listed.usable_checkpoints() if cp.version >= floor)
+    oldest = min(cp.version for cp in usable if cp.version >= floor)
     key = f"{LOG_DIR}/{oldest:020d}"
     tail = classify([e for e in entries if e.path > key], storage, last=hint)
     return replace(tail, from_version=oldest)
