@@ -116,12 +116,21 @@ def _windows(display: str, title: str) -> list[str]:
     return found.stdout.split()
 
 
-def _wait_windows(display: str, title: str, count: int, timeout: float = 60) -> list[str]:
+def _wait_windows(
+    display: str, title: str, count: int, *alive: Launch, timeout: float = 180
+) -> list[str]:
+    """The ids of ``count`` visible windows titled ``title``, while the ``alive`` launchers run.
+
+    Qt WebEngine's cold start took over 60 s on a loaded 2-core machine (a window that did
+    come, late): the wait is generous because a launcher that died fails it at once.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ids = _windows(display, title)
         if len(ids) == count:
             return ids
+        for launch in alive:
+            assert launch.process.poll() is None, launch.stderr()
         time.sleep(0.05)
     raise AssertionError(f"expected {count} window(s) titled {title!r}, saw {ids}")
 
@@ -210,7 +219,7 @@ def test_the_window_shows_the_timeline_and_closing_it_stops_the_server(
     launch = Launch(screen, demo, tmp_path)
     title = window_title(str(demo))
     assert title == "Delta Inspector — demo"
-    (window,) = _wait_windows(screen, title, 1)
+    (window,) = _wait_windows(screen, title, 1, launch)
     launch.wait_rendered("timeline")
     shot = tmp_path / "desktop-timeline.png"
     assert _wait_painted(screen, shot) > 400, "the window stayed blank"
@@ -230,14 +239,14 @@ def test_two_launches_are_independent_and_a_dead_server_closes_its_window(
     first = Launch(screen, demo, tmp_path / "a")
     second = Launch(screen, demo, tmp_path / "b")
     assert first.port != second.port
-    _wait_windows(screen, window_title(str(demo)), 2)
+    _wait_windows(screen, window_title(str(demo)), 2, first, second)
     first.wait_rendered("timeline")
     second.wait_rendered("timeline")
 
     os.kill(first.server_pid, signal.SIGKILL)
     assert first.process.wait(timeout=60) == 5
     assert "the app's server stopped" in first.stderr()
-    (survivor,) = _wait_windows(screen, window_title(str(demo)), 1)
+    (survivor,) = _wait_windows(screen, window_title(str(demo)), 1, second)
 
     assert _close_and_wait(screen, survivor, second) == 0
     assert _port_is_free(first.port) and _port_is_free(second.port)
@@ -349,7 +358,7 @@ def test_a_close_sent_at_any_moment_after_the_window_appears_stops_the_launcher_
     """From the first instant the window is on screen (Qt WebEngine still starting, the page
     loading, pywebview injecting its bridge) to the drawn page, one close is enough."""
     launch = Launch(screen, demo, tmp_path)
-    (window,) = _wait_windows(screen, window_title(str(demo)), 1)
+    (window,) = _wait_windows(screen, window_title(str(demo)), 1, launch)
     time.sleep(after)  # the moment is the test's subject: no event marks it
 
     deadline = time.monotonic() + 10
