@@ -48,8 +48,8 @@ ACTION_COLUMNS = (
 # What readers act on: enough to compare a checkpoint with its commits, cheaply
 # (tombstones are most of a big checkpoint and are skipped).
 LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
-# Parsed copies of JSON fields that some writers add; the JSON field is canonical.
-DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
+# The hint of a damaged checkpoint.
+_FALLBACK = "Log replay falls back to an older checkpoint or to the commits."
 
 
 def read_checkpoint_state(
@@ -191,7 +191,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 def _plain_body(body: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint row's action as its JSON action: Parquet nulls and derived fields
     dropped, maps (read as lists of pairs) back to objects."""
-    out = {k: v for k, v in body.items() if v is not None and k not in DERIVED_FIELDS}
+    out = {k: v for k, v in body.items() if v is not None and k not in columnar.DERIVED}
     for key in ("partitionValues", "tags", "configuration"):
         if isinstance(out.get(key), list):
             out[key] = dict(out[key])
@@ -207,7 +207,7 @@ def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | Non
         return columns
     add = pf.schema_arrow.field("add").type
     names = [add.field(i).name for i in range(add.num_fields)]
-    kept = [f"add.{n}" for n in names if n not in ("stats", *DERIVED_FIELDS)]
+    kept = [f"add.{n}" for n in names if n != "stats" and n not in columnar.DERIVED]
     return [c for c in columns if c != "add"] + kept
 
 
@@ -218,17 +218,11 @@ def _reading(path: str) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError:
-        raise CorruptLog(
-            f"checkpoint file {name} is missing",
-            "Log replay falls back to an older checkpoint or to the commits.",
-        ) from None
+        raise CorruptLog(f"checkpoint file {name} is missing", _FALLBACK) from None
     except InspectorError:  # already in plain words (e.g. an unreachable store)
         raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
-        raise CorruptLog(
-            f"checkpoint file {name} is unreadable ({exc})",
-            "Log replay falls back to an older checkpoint or to the commits.",
-        ) from None
+        raise CorruptLog(f"checkpoint file {name} is unreadable ({exc})", _FALLBACK) from None
 
 
 def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
@@ -258,7 +252,7 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
                 f"checkpoint file {part.name} is not a complete "
                 f"{'JSON' if part.path.endswith('.json') else 'Parquet'} file "
                 "(it is empty, cut short or overwritten)",
-                "Log replay falls back to an older checkpoint or to the commits.",
+                _FALLBACK,
             )
 
 

@@ -14,7 +14,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
-from inspector.delta.paths import log_dir
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, as_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
@@ -48,7 +47,6 @@ class DeltaLog:
         self.storage = storage if storage is not None else LocalStorage(table_root)
         self.index: TableIndex | None = None if index is None else index.for_table(table_root)
         self.lister = LogLister(self.storage, self.index)
-        self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
