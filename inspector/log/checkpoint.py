@@ -232,10 +232,6 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
     or overwritten file does not); a JSON part must end with a complete line. This
     costs two tiny reads per file, so it can run on every checkpoint of a big table.
 
-    Args:
-        checkpoint: The checkpoint to check.
-        storage: The table's storage.
-
     Raises:
         CorruptLog: Naming the first part that is missing or damaged.
     """
@@ -243,14 +239,11 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
         with _reading(part.path):
             head = storage.read_range(part.path, 0, 4)
             tail = storage.read_range(part.path, max(part.size - 64, 0), part.size).rstrip()
-        if part.path.endswith(".json"):
-            whole = tail.endswith(b"}")
-        else:
-            whole = head == b"PAR1" and tail.endswith(b"PAR1")
-        if not whole:
+        kind = "JSON" if part.path.endswith(".json") else "Parquet"
+        parquet = head == b"PAR1" and tail.endswith(b"PAR1")
+        if not (tail.endswith(b"}") if kind == "JSON" else parquet):
             raise CorruptLog(
-                f"checkpoint file {part.name} is not a complete "
-                f"{'JSON' if part.path.endswith('.json') else 'Parquet'} file "
+                f"checkpoint file {part.name} is not a complete {kind} file "
                 "(it is empty, cut short or overwritten)",
                 _FALLBACK,
             )
@@ -261,18 +254,11 @@ def checkpoint_disagreements(
 ) -> list[str]:
     """How a checkpoint's state differs from the state its commits give.
 
-    Compares what readers act on: the live files (path + deletion vector, and
-    their sizes), the table metadata and the protocol. Tombstones and app
-    transactions are left out: writers may legitimately expire them.
-
-    Args:
-        version: The checkpoint's version.
-        checkpoint: The state read from the checkpoint.
-        commits: The state replayed from an independent base up to ``version``.
-        commits_origin: Where that replay started, e.g. ``checkpoint 10 + commits 11..20``.
-
-    Returns:
-        Plain-language problems; empty when the two agree.
+    Compares what readers act on: the live files (path + deletion vector, and their sizes),
+    the table metadata and the protocol. Tombstones and app transactions are left out:
+    writers may legitimately expire them. ``commits`` is the state replayed from an
+    independent base up to ``version``, from ``commits_origin`` (``checkpoint 10 + commits
+    11..20``, say). Returns plain-language problems; empty when the two agree.
     """
     problems = _file_disagreements(
         version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin
