@@ -20,7 +20,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspector.delta.errors import InspectorError, MissingDataFile
-from inspector.log.deletion_vectors import deleted_rows
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.delta_engine import read_files, read_snapshot
 from tests.conftest import CORPUS, corpus_index
@@ -89,24 +88,6 @@ def test_rows_at_version_equal_expected_rows(spark, table, version, expected_pat
         assert _multiset(actual) == _multiset(expected)
 
 
-def test_deletion_vectors_decode_to_the_cardinality_in_the_log():
-    """Every DV of every version in the corpus decodes to exactly the rows the log counts."""
-    checked, missing = 0, set()
-    for table in corpus_index():
-        if not table["log"]["adds_with_dv"]:
-            continue
-        log = DeltaLog.open(str(CORPUS / table["path"]))
-        dvs = {a.deletion_vector for c in log.commits for a in c.adds if a.deletion_vector}
-        for dv in dvs:
-            try:
-                assert len(deleted_rows(dv, log.table_root)) == dv.cardinality
-                checked += 1
-            except MissingDataFile:
-                missing.add(table["path"])
-    assert checked >= 120
-    assert missing == set(DV_FILES_NOT_KEPT)
-
-
 #: Corpus tables whose deletion-vector files were not kept by the upstream project.
 DV_FILES_NOT_KEPT = {
     "delta-spark/partitioned-table-with-dv-large": "test fixture keeps only some DV files",
@@ -115,18 +96,6 @@ DV_FILES_NOT_KEPT = {
     "delta-spark/table-with-dv-small": "the DV file is absent",
     "delta-spark/table-with-dv-special-char": "the DV path is a template ({{FOLDER_WITH_SPECIAL_CHAR}})",
 }
-
-
-def test_inline_deletion_vectors_with_a_padded_tail_decode_as_delta_kernel_rs_writes_them():
-    # This kernel fixture's inline DVs end with a z85-crate padded block ("##093": two bytes
-    # missing). Its commits (kernel-rs cdf.rs): remove 0, 9 / restore / remove 0, 1, 4, 5 /
-    # restore 1, 4 / restore 0, 5 and remove 3 / restore 3.
-    log = DeltaLog.open(str(CORPUS / "delta-kernel-rs/cdf-table-with-dv"))
-    deleted = [
-        sorted(deleted_rows(a.deletion_vector, log.table_root)) if a.deletion_vector else []
-        for a in (log.commit(v).adds[0] for v in range(1, 7))
-    ]
-    assert deleted == [[0, 9], [], [0, 1, 4, 5], [0, 5], [3], []]
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,8 @@ from inspector.delta.errors import CorruptLog, VersionNotFound
 from inspector.delta.schema import ColumnNames, logical_names, with_logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
-from inspector.log.commit import Commit
+from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filesummary import FileSummary
 from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of

@@ -48,8 +48,8 @@ ACTION_COLUMNS = (
 # What readers act on: enough to compare a checkpoint with its commits, cheaply
 # (tombstones are most of a big checkpoint and are skipped).
 LIVE_STATE_ACTIONS = frozenset({"add", "metaData", "protocol", "sidecar"})
-# Parsed copies of JSON fields that some writers add; the JSON field is canonical.
-DERIVED_FIELDS = ("stats_parsed", "partitionValues_parsed")
+# The hint of a damaged checkpoint.
+_FALLBACK = "Log replay falls back to an older checkpoint or to the commits."
 
 
 def read_checkpoint_state(
@@ -191,7 +191,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 def _plain_body(body: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint row's action as its JSON action: Parquet nulls and derived fields
     dropped, maps (read as lists of pairs) back to objects."""
-    out = {k: v for k, v in body.items() if v is not None and k not in DERIVED_FIELDS}
+    out = {k: v for k, v in body.items() if v is not None and k not in columnar.DERIVED}
     for key in ("partitionValues", "tags", "configuration"):
         if isinstance(out.get(key), list):
             out[key] = dict(out[key])
@@ -207,7 +207,7 @@ def _leaves(pf: pq.ParquetFile, columns: list[str], wanted: frozenset[str] | Non
         return columns
     add = pf.schema_arrow.field("add").type
     names = [add.field(i).name for i in range(add.num_fields)]
-    kept = [f"add.{n}" for n in names if n not in ("stats", *DERIVED_FIELDS)]
+    kept = [f"add.{n}" for n in names if n != "stats" and n not in columnar.DERIVED]
     return [c for c in columns if c != "add"] + kept
 
 
@@ -218,17 +218,11 @@ def _reading(path: str) -> Iterator[None]:
     try:
         yield
     except FileNotFoundError:
-        raise CorruptLog(
-            f"checkpoint file {name} is missing",
-            "Log replay falls back to an older checkpoint or to the commits.",
-        ) from None
+        raise CorruptLog(f"checkpoint file {name} is missing", _FALLBACK) from None
     except InspectorError:  # already in plain words (e.g. an unreachable store)
         raise
     except Exception as exc:  # pyarrow raises many types for corrupt files
-        raise CorruptLog(
-            f"checkpoint file {name} is unreadable ({exc})",
-            "Log replay falls back to an older checkpoint or to the commits.",
-        ) from None
+        raise CorruptLog(f"checkpoint file {name} is unreadable ({exc})", _FALLBACK) from None
 
 
 def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
@@ -238,10 +232,6 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
     or overwritten file does not); a JSON part must end with a complete line. This
     costs two tiny reads per file, so it can run on every checkpoint of a big table.
 
-    Args:
-        checkpoint: The checkpoint to check.
-        storage: The table's storage.
-
     Raises:
         CorruptLog: Naming the first part that is missing or damaged.
     """
@@ -249,16 +239,13 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
         with _reading(part.path):
             head = storage.read_range(part.path, 0, 4)
             tail = storage.read_range(part.path, max(part.size - 64, 0), part.size).rstrip()
-        if part.path.endswith(".json"):
-            whole = tail.endswith(b"}")
-        else:
-            whole = head == b"PAR1" and tail.endswith(b"PAR1")
-        if not whole:
+        kind = "JSON" if part.path.endswith(".json") else "Parquet"
+        parquet = head == b"PAR1" and tail.endswith(b"PAR1")
+        if not (tail.endswith(b"}") if kind == "JSON" else parquet):
             raise CorruptLog(
-                f"checkpoint file {part.name} is not a complete "
-                f"{'JSON' if part.path.endswith('.json') else 'Parquet'} file "
+                f"checkpoint file {part.name} is not a complete {kind} file "
                 "(it is empty, cut short or overwritten)",
-                "Log replay falls back to an older checkpoint or to the commits.",
+                _FALLBACK,
             )
 
 
@@ -267,18 +254,11 @@ def checkpoint_disagreements(
 ) -> list[str]:
     """How a checkpoint's state differs from the state its commits give.
 
-    Compares what readers act on: the live files (path + deletion vector, and
-    their sizes), the table metadata and the protocol. Tombstones and app
-    transactions are left out: writers may legitimately expire them.
-
-    Args:
-        version: The checkpoint's version.
-        checkpoint: The state read from the checkpoint.
-        commits: The state replayed from an independent base up to ``version``.
-        commits_origin: Where that replay started, e.g. ``checkpoint 10 + commits 11..20``.
-
-    Returns:
-        Plain-language problems; empty when the two agree.
+    Compares what readers act on: the live files (path + deletion vector, and their sizes),
+    the table metadata and the protocol. Tombstones and app transactions are left out:
+    writers may legitimately expire them. ``commits`` is the state replayed from an
+    independent base up to ``version``, from ``commits_origin`` (``checkpoint 10 + commits
+    11..20``, say). Returns plain-language problems; empty when the two agree.
     """
     problems = _file_disagreements(
         version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin

@@ -67,7 +67,7 @@ FIELDS: dict[str, tuple[tuple[str, pa.DataType], ...]] = {
 _KEY_FIELDS = (("extra", pa.string()), ("key_path", pa.string()), ("dv_id", pa.string()))
 _SCHEMAS = {kind: pa.schema([*fields, *_KEY_FIELDS]) for kind, fields in FIELDS.items()}
 # Parsed copies of JSON fields that some writers add to checkpoints; the JSON is canonical.
-_DERIVED = frozenset({"stats_parsed", "partitionValues_parsed"})
+DERIVED = frozenset({"stats_parsed", "partitionValues_parsed"})
 
 
 def schema_of(kind: str) -> pa.Schema:
@@ -88,7 +88,7 @@ def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table
     """A table of file actions from typed records (a small commit's, already parsed)."""
     if not records:
         return empty(kind)
-    known = {name for name, _ in FIELDS[kind]} | _DERIVED
+    known = {name for name, _ in FIELDS[kind]} | DERIVED
     extra = []
     for record in records:
         rest = {k: v for k, v in record.raw.items() if k not in known}
@@ -156,7 +156,7 @@ def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
     ]
     if "stats" not in present and "stats_parsed" in present:
         arrays[[n for n, _ in fields].index("stats")] = _stats_text(array.field("stats_parsed"))
-    known = {name for name, _ in fields} | _DERIVED
+    known = {name for name, _ in fields} | DERIVED
     unknown = [name for name in present if name not in known]
     arrays.append(_extra_json(array, unknown))
     table = _keyed(kind, arrays)

@@ -9,9 +9,10 @@ by line into what parsed plus the problems, each naming its line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, cast
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any, cast
 
 from inspector.delta.actions import (
     Action,
@@ -25,13 +26,135 @@ from inspector.delta.actions import (
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
-from inspector.log.filesummary import FileSummary as FileSummary  # long imported from here
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
 
 # pyarrow is imported where a big commit's tables are used: small commits are parsed by orjson.
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileSummary:
+    """A commit's files added and removed as Delta counts them, and its actions as written.
+
+    Files and bytes are the writer's ``operationMetrics`` where it recorded them
+    (:data:`_FILE_METRICS`), as for rows. Without them, from the actions by Delta's rule: a
+    file removed and added back under the same path in one commit (given a deletion vector)
+    is neither added nor removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``);
+    those files are ``deletion_vector_updates``. The records are those of every add and
+    remove action (the row rule nets out the files re-added).
+    """
+
+    add_actions: int
+    remove_actions: int
+    deletion_vector_updates: int
+    num_added_files: int
+    num_removed_files: int
+    added_bytes: int
+    removed_bytes: int
+    added_records: int | None
+    removed_records: int | None
+
+    def with_metrics(self, metrics: Mapping[str, Any]) -> FileSummary:
+        """The summary with the writer's file metrics where it recorded them."""
+        if not metrics:
+            return self
+        found = file_metrics(metrics)
+        return replace(self, **{k: v for k, v in found.items() if v is not None})
+
+    @classmethod
+    def of(
+        cls,
+        adds: Iterable[tuple[str, int]],
+        removes: Iterable[tuple[str, int]],
+        *,
+        added_records: int | None,
+        removed_records: int | None,
+    ) -> FileSummary:
+        """A summary from each add's and each remove's ``(path, size)``."""
+        added, removed = list(adds), list(removes)
+        both = {p for p, _ in added} & {p for p, _ in removed} if added and removed else set()
+        return cls(
+            add_actions=len(added),
+            remove_actions=len(removed),
+            deletion_vector_updates=len(both),
+            num_added_files=len(added) - len(both),
+            num_removed_files=len(removed) - len(both),
+            added_bytes=sum(s for p, s in added if p not in both),
+            removed_bytes=sum(s for p, s in removed if p not in both),
+            added_records=added_records,
+            removed_records=removed_records,
+        )
+
+    @classmethod
+    def of_tables(cls, files: CommitFiles) -> FileSummary:
+        """:meth:`FileSummary.of`'s rule on a big commit's Arrow tables."""
+        import pyarrow.compute as pc
+
+        from inspector.log import columnar
+
+        adds, removes = files.adds, files.removes
+        overlap, both = adds.num_rows and removes.num_rows, 0  # files given a deletion vector
+
+        def in_place(table: pa.Table, other: pa.Table) -> pa.ChunkedArray | None:
+            paths = other.column("path").combine_chunks()
+            return pc.is_in(table.column("path"), value_set=paths) if overlap else None
+
+        def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
+            sizes = table.column("size")  # a sum skips nulls
+            return int(
+                pc.sum(sizes if in_place is None else sizes.filter(pc.invert(in_place))).as_py()
+                or 0
+            )
+
+        def records(table: pa.Table) -> int | None:
+            counts = columnar.num_records(table.column("stats"))
+            return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
+
+        in_adds, in_removes = in_place(adds, removes), in_place(removes, adds)
+        if in_adds is not None:
+            both = pc.count_distinct(adds.column("path").filter(in_adds)).as_py()
+        return cls(
+            add_actions=adds.num_rows,
+            remove_actions=removes.num_rows,
+            deletion_vector_updates=both,
+            num_added_files=adds.num_rows - both,
+            num_removed_files=removes.num_rows - both,
+            added_bytes=moved_bytes(adds, in_adds),
+            removed_bytes=moved_bytes(removes, in_removes),
+            added_records=records(adds),
+            removed_records=records(removes),
+        )
+
+
+# Each figure's metric names, normalised (lower case, no underscores), first found wins.
+_FILE_METRICS = {
+    "num_added_files": ("numaddedfiles", "numtargetfilesadded", "numfiles"),
+    "num_removed_files": ("numremovedfiles", "numtargetfilesremoved"),
+    "added_bytes": ("numaddedbytes", "numtargetbytesadded", "numoutputbytes"),
+    "removed_bytes": ("numremovedbytes", "numtargetbytesremoved"),
+}
+
+
+def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
+    """The writer's file figures by :class:`FileSummary` field (None: not recorded)."""
+    named: dict[str, Any] = {_name(k): v for k, v in metrics.items()}
+    return {key: _metric(named, names) for key, names in _FILE_METRICS.items()}
+
+
+@lru_cache(maxsize=1024)  # writers use a few dozen names
+def _name(key: str) -> str:
+    return key.replace("_", "").lower()
+
+
+def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
+    for name in names:
+        try:
+            return int(named[name])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,7 +218,7 @@ class Commit:
         if self.counted is not None:
             return self.counted
         if self.columns is not None:
-            summary = _columnar_summary(self.columns)
+            summary = FileSummary.of_tables(self.columns)
         else:
             adds, removes = self._file_actions
             summary = FileSummary.of(
@@ -243,45 +366,6 @@ def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: s
             "(an interrupted write or an incomplete copy)."
         )
     return f"Line {number} of the {what} is not a valid action: {exc}."
-
-
-def _columnar_summary(files: CommitFiles) -> FileSummary:
-    """:meth:`FileSummary.of`'s rule on a big commit's Arrow tables."""
-    import pyarrow.compute as pc
-
-    from inspector.log import columnar
-
-    adds, removes = files.adds, files.removes
-    overlap, both = adds.num_rows and removes.num_rows, 0  # files given a deletion vector
-
-    def in_place(table: pa.Table, other: pa.Table) -> pa.ChunkedArray | None:
-        paths = other.column("path").combine_chunks()
-        return pc.is_in(table.column("path"), value_set=paths) if overlap else None
-
-    def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
-        sizes = table.column("size")  # a sum skips nulls
-        return int(
-            pc.sum(sizes if in_place is None else sizes.filter(pc.invert(in_place))).as_py() or 0
-        )
-
-    def records(table: pa.Table) -> int | None:
-        counts = columnar.num_records(table.column("stats"))
-        return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
-
-    in_adds, in_removes = in_place(adds, removes), in_place(removes, adds)
-    if in_adds is not None:
-        both = pc.count_distinct(adds.column("path").filter(in_adds)).as_py()
-    return FileSummary(
-        add_actions=adds.num_rows,
-        remove_actions=removes.num_rows,
-        deletion_vector_updates=both,
-        num_added_files=adds.num_rows - both,
-        num_removed_files=removes.num_rows - both,
-        added_bytes=moved_bytes(adds, in_adds),
-        removed_bytes=moved_bytes(removes, in_removes),
-        added_records=records(adds),
-        removed_records=records(removes),
-    )
 
 
 def known_sum(values: list[int | None]) -> int | None:

@@ -4,7 +4,7 @@ Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a sn
 the latest version reads the checkpoint and the later commits; the whole folder is listed
 only for older versions (:attr:`DeltaLog.listing`, from the index's record and what is new:
 :mod:`inspector.log.relist`). Parsed commits are cached; :meth:`DeltaLog.refresh` re-lists
-and parses only new or changed ones. Checkpoint verdicts: :mod:`inspector.log.checkpoint_verdicts`.
+and parses only new or changed ones.
 """
 
 from __future__ import annotations
@@ -14,18 +14,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
-from inspector.delta.paths import log_dir
+from inspector.delta.text import version_ranges
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, as_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing, listing_problems
 from inspector.log.relist import LogLister
-from inspector.log.replay_errors import only_checkpoint, unreachable, version_not_found
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.log.staged import count_staged
 from inspector.storage import LocalStorage, Storage, open_storage
 
-# inspector.log.checkpoint (pyarrow.parquet) is imported where a checkpoint is read: start-up.
 _SNAPSHOT_CACHE_SIZE = 16
 _Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
 Index = LogIndex | None
@@ -48,7 +46,6 @@ class DeltaLog:
         self.storage = storage if storage is not None else LocalStorage(table_root)
         self.index: TableIndex | None = None if index is None else index.for_table(table_root)
         self.lister = LogLister(self.storage, self.index)
-        self.log_folder = log_dir(table_root)
         self._lock = threading.RLock()
         self._commits: dict[int, Commit] = {}
         self._snapshots: OrderedDict[int, Snapshot] = OrderedDict()
@@ -147,7 +144,8 @@ class DeltaLog:
         read together and cached."""
         with self._lock:
             listed = [v for v in versions if self.commit_file(v) is not None]
-            self._keep([v for v in listed if v not in self._commits])
+            todo = [v for v in listed if v not in self._commits]
+            self._commits.update((c.version, c) for c in self.stream_commits(todo))
             return [self._commits[v] for v in listed]
 
     def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
@@ -170,21 +168,13 @@ class DeltaLog:
         """As :meth:`read_commit_files`; a big commit the index holds parsed comes parsed."""
         return fetch_files(self.index, self.storage, files)
 
-    def _keep(self, versions: list[int]) -> None:
-        self._commits.update((c.version, c) for c in self.stream_commits(versions))
-
     def cached_commit(self, version: int) -> Commit | None:
         """The parsed commit of a version when the log holds it already (nothing is read)."""
         return self._commits.get(version)
 
     def _commit(self, version: int) -> Commit:
         """The parsed commit of a listed version (parsed on first use, then cached)."""
-        found = self._commits.get(version)
-        if found is None:
-            with self._lock:
-                self._keep([version] if version not in self._commits else [])
-                found = self._commits[version]
-        return found
+        return self._commits.get(version) or self.read_commits([version])[0]
 
     @property
     def latest_version(self) -> int:
@@ -202,25 +192,23 @@ class DeltaLog:
         return min(cps) if cps else min(self.listing.commits)
 
     def commit(self, version: int) -> Commit:
-        """The commit of a version.
-
-        Raises:
-            VersionNotFound: If the version has no commit file (never written,
-                expired, or only its checkpoint remains).
-        """
+        """The commit of a version; VersionNotFound when it has no commit file (never written,
+        expired, or only its checkpoint remains)."""
         if self.commit_file(version) is None:
             if version in self.listing.checkpoints:
-                raise only_checkpoint(version)
+                raise VersionNotFound(
+                    f"Version {version} has no commit file: only its checkpoint remains "
+                    "(the commit expired by log retention or was not copied), so what that "
+                    "commit changed is unknown.",
+                    "Its state can still be read (e.g. its files); pick another version "
+                    "to see a commit's changes.",
+                )
             raise self._version_not_found(version)
         return self._commit(version)
 
     def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display.
-
-        Raises:
-            VersionNotFound: If the version has no commit file.
-            CorruptLog: If the file vanished or became unreadable since it was listed.
-        """
+        """The raw text of a commit file, for display; VersionNotFound as :meth:`commit`,
+        CorruptLog when the file vanished or became unreadable since it was listed."""
         try:
             return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
         except OSError as exc:
@@ -240,12 +228,9 @@ class DeltaLog:
         """Problems with the table's checkpoints in plain language, by checkpoint version.
 
         Every checkpoint gets a cheap check that its parts are whole files (without reading them).
-        The newest usable checkpoint, or every one with ``verify_all``, is also read and compared
-        with its commits (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
-
-        Args:
-            verify_all: Compare every checkpoint with its commits, not only the newest.
-            newest: False leaves the newest unverified (a history of commits all present).
+        The newest usable checkpoint (none without ``newest``: a history of commits all present),
+        or every one with ``verify_all``, is also read and compared with its commits
+        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
         """
         with self._lock:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
@@ -256,9 +241,6 @@ class DeltaLog:
         Replays the commits up to ``version`` from an independent base (an older
         checkpoint or the empty table) and compares the live files (path, deletion
         vector, size), the metadata and the protocol with the checkpoint's content.
-
-        Args:
-            version: A version that has a checkpoint.
 
         Returns:
             Plain-language problems; empty when the checkpoint agrees with its commits, or when
@@ -273,12 +255,11 @@ class DeltaLog:
     def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest).
 
-        Starts from the newest usable base at or below the version (a cached
-        snapshot, a checkpoint, or the empty table before commit 0) and applies
-        the commits after it. A checkpoint that cannot be read is recorded as a
-        problem against its version and an older base is tried. ``statistics=False``
-        leaves a big checkpoint's adds' statistics unread (most of its bytes); such a
-        snapshot is not cached, so no other reader gets it.
+        Starts from the newest usable base at or below the version (a cached snapshot, a
+        checkpoint, or the empty table before commit 0) and applies the commits after it; an
+        unreadable checkpoint is recorded against its version and an older base tried.
+        ``statistics=False`` leaves a big checkpoint's adds' statistics unread (most of its
+        bytes); such a snapshot is not cached, so no other reader gets it.
 
         Raises:
             VersionNotFound: If the version is outside the log.
@@ -320,8 +301,8 @@ class DeltaLog:
         replay that does not start from that checkpoint; ``live_only`` skips the
         checkpoints' tombstones, txns and domains (enough for that check, and cheap).
         """
-        wanted = (live_only, statistics)
-        for base_version, load in self._bases(version if before is None else before, *wanted):
+        parts = (live_only, statistics)
+        for base_version, load in self._bases(version if before is None else before, parts):
             if not self._commits_usable(base_version + 1, version):
                 continue
             try:
@@ -335,7 +316,7 @@ class DeltaLog:
             return state, describe_replay(origin, base_version, version)
         return None
 
-    def _bases(self, version: int, live_only: bool, statistics: bool) -> Iterator[_Base]:
+    def _bases(self, version: int, parts: tuple[bool, bool]) -> Iterator[_Base]:
         """Candidate replay bases at or below ``version``, newest first: (base version, loader).
 
         Those the listing from the newest checkpoint offers come first; the whole folder is
@@ -343,11 +324,11 @@ class DeltaLog:
         """
         tail = self.tail
         snaps = [(v, s) for v, s in self._snapshots.items() if v <= version]
-        yield from self._sorted_bases(version, snaps, tail, (live_only, statistics))
+        yield from self._sorted_bases(version, snaps, tail, parts)
         if not tail.is_whole:
             older = [(v, s) for v, s in snaps if v < tail.from_version]
             below = min(version, tail.from_version - 1)
-            yield from self._sorted_bases(below, older, self.listing, (live_only, statistics))
+            yield from self._sorted_bases(below, older, self.listing, parts)
 
     def _sorted_bases(
         self,
@@ -374,27 +355,45 @@ class DeltaLog:
         return listed and all(c.is_complete for c in self.read_commits(versions))
 
     def _version_not_found(self, version: int) -> VersionNotFound:
-        return version_not_found(version, self.earliest_version, self.latest_version)
+        """A version outside the log: expired by log retention, or never written."""
+        earliest, latest = self.earliest_version, self.latest_version
+        if 0 <= version < earliest:
+            return VersionNotFound(
+                f"Version {version} has expired from the log (log retention); "
+                f"the earliest version that can be read is {earliest}.",
+                f"Pick a version between {earliest} and {latest}.",
+            )
+        return VersionNotFound.not_in_log(version, earliest, latest)
 
     def _unreachable(self, version: int) -> InspectorError:
+        """A version in the log that no base reaches: commit files missing, truncated or
+        corrupt, or the checkpoints that could bridge them unusable."""
         if version < self.earliest_version:
             return self._version_not_found(version)
-        lo, listed = self.earliest_version, self.listing.commits
-        broken = [
-            v for v in range(lo, version + 1) if v in listed and not self._commit(v).is_complete
-        ]
-        first = self._commit(broken[0]) if broken else None
-        detail = f" ({first.file.name}: {first.problems[0].rstrip('.')})" if first else ""
-        return unreachable(version, lo, listed, broken, self._checkpoints.any_unusable, detail)
+        span, listed = range(self.earliest_version, version + 1), self.listing.commits
+        gaps = [v for v in span if v not in listed]
+        broken = [v for v in span if v in listed and not self._commit(v).is_complete]
+        reasons = []
+        if gaps:
+            reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
+        if broken:
+            first = self._commit(broken[0])
+            are = "commit {} is" if len(broken) == 1 else "commits {} are"
+            reasons.append(
+                f"{are.format(version_ranges(broken))} truncated or corrupt "
+                f"({first.file.name}: {first.problems[0].rstrip('.')})"
+            )
+        if self._checkpoints.any_unusable:
+            reasons.append("the checkpoints that could bridge this cannot be used")
+        return CorruptLog(
+            f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
+            "Pick a version before the damage or after a readable checkpoint, "
+            "or run `python -m inspector check` to find the last consistent version.",
+        )
 
 
 def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
-    """Problems that belong to the table rather than to one version (see
-    :func:`~inspector.log.listing.listing_problems`).
-
-    Args:
-        log: An opened log.
-        whole: Look at the whole folder; False looks only from the newest checkpoint on
-            (what a page of history or a snapshot of the latest version read).
-    """
+    """Problems that belong to the table rather than to one version
+    (:func:`~inspector.log.listing.listing_problems`): of the whole folder, or (not ``whole``)
+    from the newest checkpoint on, what a page of history or a latest snapshot read."""
     return listing_problems(log.listing if whole else log.tail, log.staged_commits)

@@ -13,8 +13,6 @@ from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, StorageUnavailable
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
-from inspector.log.listing import Checkpoint
-from inspector.log.snapshot import ReplayState
 
 _TABLE_ACTIONS = frozenset({"metaData", "protocol"})
 
@@ -37,9 +35,17 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
         if metadata is not None and protocol is not None:
             return metadata
     if base is not None:
-        state = _checkpoint_state(log, base)
-        if state is not None:
-            metadata, protocol = metadata or state.metadata, protocol or state.protocol
+        from inspector.log.checkpoint import read_checkpoint_state
+
+        try:  # the checkpoint's metaData and protocol columns alone
+            state = read_checkpoint_state(
+                base, log.storage, actions=_TABLE_ACTIONS, index=log.index
+            )
+        except StorageUnavailable:
+            raise
+        except InspectorError:  # the snapshot tries an older base and says what is wrong
+            return log.snapshot(version).metadata
+        metadata, protocol = metadata or state.metadata, protocol or state.protocol
     if metadata is not None and protocol is not None:
         return metadata
     return log.snapshot(version).metadata  # it says what is missing
@@ -62,17 +68,3 @@ def _newest_first(
             else:
                 yield log.commit(v) if log.commit_file(v) is not None else None
         top, size = low - 1, size * 2
-
-
-def _checkpoint_state(log: DeltaLog, checkpoint: Checkpoint) -> ReplayState | None:
-    """A checkpoint's metaData and protocol, read alone (None when they cannot be)."""
-    from inspector.log.checkpoint import read_checkpoint_state
-
-    try:
-        return read_checkpoint_state(
-            checkpoint, log.storage, actions=_TABLE_ACTIONS, index=log.index
-        )
-    except StorageUnavailable:
-        raise
-    except InspectorError:
-        return None  # the snapshot tries an older base and says what is wrong

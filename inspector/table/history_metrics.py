@@ -19,8 +19,7 @@ after colons, say) is not taken, and is counted from its actions.
 from __future__ import annotations
 
 from inspector.delta.actions import Action, CommitInfo
-from inspector.log.commit import Commit, FileSummary
-from inspector.log.filesummary import file_metrics
+from inspector.log.commit import Commit, FileSummary, file_metrics
 from inspector.log.listing import LogFile
 from inspector.table.rowrule import RowChange, metrics_alone
 

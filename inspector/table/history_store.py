@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 import orjson
 
 import inspector
+from inspector.log.commit import FileSummary
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filesummary import FileSummary
 from inspector.log.index.results import drop_result, has_result, load_result, save_result
 from inspector.log.index.tables import TableIndex
 from inspector.log.listing import LogFile, LogListing
