@@ -45,7 +45,7 @@ from inspector.table.history_time import (
     ms_to_datetime,
     timestamps_of,
 )
-from inspector.table.rowcounts import UNKNOWN, RowChange
+from inspector.table.rowrule import UNKNOWN, RowChange
 
 
 class Change(StrEnum):

@@ -35,8 +35,8 @@ from inspector.log.listing import LogFile, LogListing
 from inspector.log.snapshot import FileKey
 from inspector.table import history_metrics
 from inspector.table.history_metrics import unrecorded_remove
-from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
-from inspector.table.rowrule import FileFigures, change_from
+from inspector.table.rowcounts import LiveBefore, dv_rows, looked_up, num_records
+from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
@@ -322,10 +322,9 @@ class _Kind:
         """From the slice's Arrow table of this kind, its rows' line numbers and the commit
         (index in the slice) of each line."""
         from inspector.log import columnar
-        from inspector.table import filecolumns
 
         changes = [c is not False for c in table.column("dataChange").to_pylist()]
-        records = filecolumns.num_records(table)
+        records = num_records(table)
         figures = [
             FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
             for p, k, c, r, d in zip(
@@ -333,7 +332,7 @@ class _Kind:
                 columnar.keys(table),
                 changes,
                 records,
-                filecolumns.dv_rows(table),
+                dv_rows(table),
                 strict=True,
             )
         ]

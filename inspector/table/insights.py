@@ -21,9 +21,9 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import iter_columns
 from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
+from inspector.log.commit import known_sum
 from inspector.log.snapshot import Snapshot
 from inspector.table.history import HistoryEntry
-from inspector.table.rowcounts import known_total
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).
@@ -143,12 +143,12 @@ class LayoutInsights:
     def rows(self) -> int | None:
         """The version's rows, deletion vectors subtracted (the Overview's ``numRecords``);
         None when any file lacks stats."""
-        return known_total(p.rows for p in self.partitions)
+        return known_sum([p.rows for p in self.partitions])
 
     @property
     def records(self) -> int | None:
         """Records in the files (``numRecords``, deleted rows included); None without stats."""
-        return known_total(p.records for p in self.partitions)
+        return known_sum([p.records for p in self.partitions])
 
     @property
     def skew(self) -> float | None:

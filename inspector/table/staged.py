@@ -26,7 +26,8 @@ from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.handle import Table
 from inspector.table.history_entry import HistoryEntry, history_entries
-from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
+from inspector.table.rowcounts import rows_along
+from inspector.table.rowrule import UNKNOWN, RowChange
 
 
 def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
