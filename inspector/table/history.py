@@ -160,20 +160,16 @@ class HistoryPager:
         """
         if self.done:
             return False
-        with collector_paused():
-            self._read_page()
-        return True
-
-    def _read_page(self) -> None:
-        """Read the newest page (or all: :meth:`_read_stored`), or the next older page; keep
-        the whole history once read."""
-        if self._next < 0:
-            if not self._read_stored():
+        with collector_paused():  # the newest page (or all, when kept), or the next older one
+            if self._next >= 0:
+                self._read_next()
+            elif not self._read_stored():
                 self._read_newest()
-        else:
-            self._read_next()
-        if self.done and self._store is not None and self._listing is not None:
-            self._store.save(self._listing, self._entries, self._gaps, self._checkpoint_problems)
+            if self.done and self._store is not None and self._listing is not None:
+                self._store.save(
+                    self._listing, self._entries, self._gaps, self._checkpoint_problems
+                )
+        return True
 
     def _read_stored(self) -> bool:
         """The whole history from the log index (:mod:`~inspector.table.history_store`):

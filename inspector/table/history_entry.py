@@ -120,7 +120,7 @@ def history_entries(
     and the page's edge (what the pages beside it need of it)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
     entries, previous, pending = [], None, next(commits, None)
-    state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
+    state: tuple[Metadata | None, Protocol | None] = (None, None)  # in force so far
     first_metadata: tuple[int, Metadata] | None = None
     first_protocol: tuple[int, Protocol] | None = None
     for version in versions:
@@ -135,6 +135,7 @@ def history_entries(
         if protocol is not None:
             first_protocol = first_protocol or (version, protocol)
         changes = commit_changes(commit, state, (metadata, protocol))
+        state = (metadata or state[0], protocol or state[1])
         stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
         previous = stamps.history
         problems = (
@@ -145,33 +146,24 @@ def history_entries(
         )
         entry = _entry(commit, stamps, problems, rows, (metadata, protocol))
         entries.append(replace(entry, changes=changes) if changes else entry)
-    last_metadata, last_protocol = state
     edge = Edge(
         first_metadata=first_metadata,
         first_protocol=first_protocol,
-        last_metadata=last_metadata if isinstance(last_metadata, Metadata) else None,
-        last_protocol=last_protocol if isinstance(last_protocol, Protocol) else None,
+        last_metadata=state[0],
+        last_protocol=state[1],
     )
     return entries, edge
 
 
 def commit_changes(
     commit: Commit,
-    state: list[Metadata | Protocol | None],
+    before: tuple[Metadata | None, Protocol | None],
     own: tuple[Metadata | None, Protocol | None],
 ) -> tuple[Change, ...]:
-    """What a commit changed of the schema, properties, protocol, or overwrote.
-
-    Args:
-        commit: The commit.
-        state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
-        own: The commit's own metadata and protocol (None: it has none).
-    """
-    before = state[0] if isinstance(state[0], Metadata) else None
-    was = state[1] if isinstance(state[1], Protocol) else None
-    out = table_changes(before, own[0], was, own[1])
-    state[0] = own[0] or state[0]
-    state[1] = own[1] or state[1]
+    """What a commit changed of the schema, properties, protocol, or overwrote, against the
+    metadata and protocol in force ``before`` it (None: not known yet), given its ``own``
+    (None: it has none)."""
+    out = table_changes(before[0], own[0], before[1], own[1])
     params = commit.commit_info.operation_parameters
     if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
         dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"

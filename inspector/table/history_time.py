@@ -48,6 +48,7 @@ class VersionTimestamps:
     source: TimestampSource
 
 
+_SOURCE_WORDS = {True: "in-commit timestamp", False: "file modification time"}
 COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
 
 # Which time every page shows, said once (the Timeline's copy banner, docs/time-travel.md).
@@ -127,7 +128,7 @@ def timestamps_of(
         problems.append(
             f"Its commit time ({format_time(written)}) and its file's modification time ({format_time(mtime)}) "
             f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
-            f"Time travel by timestamp uses the {_source_words(source)}."
+            f"Time travel by timestamp uses the {_SOURCE_WORDS[in_commit]}."
         )
     return VersionTimestamps(
         commit_info=info.timestamp,
@@ -164,12 +165,6 @@ def file_time_before(times: Mapping[int, int], version: int) -> int | None:
     for v in sorted(v for v in times if v < version):
         previous = monotonic(times[v], previous)
     return previous
-
-
-def _source_words(source: TimestampSource) -> str:
-    if source == TimestampSource.IN_COMMIT_TIMESTAMP:
-        return "in-commit timestamp"
-    return "file modification time"
 
 
 def _duration(ms: int) -> str:

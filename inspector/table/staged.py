@@ -22,10 +22,10 @@ from inspector.log.staged import (
     pending_commits,
     staged_version,
 )
-from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.handle import Table
 from inspector.table.history_entry import HistoryEntry, history_entries
+from inspector.table.history_time import configured
 from inspector.table.rowcounts import rows_along
 from inspector.table.rowrule import UNKNOWN, RowChange
 
@@ -76,8 +76,6 @@ def staged_entries(
     table: Table, staged: list[StagedCommit], settings: Settings
 ) -> list[HistoryEntry]:
     """History entries for staged commits (oldest first), each marked with its status."""
-    if not staged:
-        return []
     log = table.log
     commits = []
     for s in staged:
@@ -86,12 +84,9 @@ def staged_entries(
         except OSError as exc:
             data = exc
         commits.append(parse_commit(s.version, s.file, data, columnar=False))
-    try:
-        config = metadata_at(log, log.latest_version).configuration
-    except InspectorError:  # unreadable: timestamps fall back to file times
-        config = {}
     versions = [s.version for s in staged]
-    rows = _with_rows(table, commits)
+    # The properties in force are the published log's (read only when a timestamp needs them).
+    config, rows = configured(log, log.latest_version + 1, _with_rows(table, commits))
     entries, _ = history_entries(log, versions, rows, config, {}, {}, settings)
     return [replace(e, staged=str(s.status)) for e, s in zip(entries, staged, strict=True)]
 
