@@ -21,7 +21,6 @@ from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit, known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.filesummary import FileSummary
-from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
 
@@ -198,7 +197,7 @@ def _history_times(
     if not commits:
         return {}
     first = commits[0].version
-    previous = file_time_before(commit_times(log, first), first)
+    previous = file_time_before(log, first)
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config

@@ -1,16 +1,10 @@
 """The table's history (like DESCRIBE HISTORY): one pager reads it newest first, a page at a time.
 
-Every history question is a use of :class:`HistoryPager`, each commit file read once:
-
-* the whole history (:func:`build_history`; the CLI's ``history``, :func:`newest_first`) is
-  every page joined;
-* ``history --limit`` and one version's entry (:func:`history_page`) are one page read alone;
-* the app's Timeline (``ui/history_load.py``) draws the newest page at once and reads older
-  pages when the user moves to them or in the background.
-
-The pager is the one place that lists the versions and finds gaps and checkpoint problems;
-:mod:`inspector.table.history_entry` makes the entries and joins the pages; a whole history
-is kept in the log index (:mod:`inspector.table.history_store`).
+Every history question is a use of :class:`HistoryPager`, each commit file read once: the
+whole history (:func:`build_history`, :func:`newest_first`) is every page joined;
+``history --limit`` and one version's entry (:func:`history_page`) are one page read alone;
+the app's Timeline (``ui/history_load.py``) reads older pages as the user moves to them.
+The pager alone lists the versions and finds gaps and checkpoint problems.
 """
 
 from __future__ import annotations
@@ -153,11 +147,8 @@ class HistoryPager:
         return listing is not None and version in listing.commits
 
     def read_older(self) -> bool:
-        """Read the next page (older than everything read so far) and join it.
-
-        Returns:
-            Whether a page was read (False when the whole history has been).
-        """
+        """Read the next page (older than everything read so far) and join it; False when
+        the whole history has been read already."""
         if self.done:
             return False
         with collector_paused():  # the newest page (or all, when kept), or the next older one
@@ -332,12 +323,8 @@ class HistoryPager:
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
-    """The whole history newest first, read a page at a time.
-
-    Entries are given as soon as no older page can change them (:meth:`HistoryPager.settled`):
-    on a log with in-commit timestamps, the newest pages come while older ones are read;
-    on one with file times only, every entry waits for the oldest page.
-    """
+    """The whole history newest first, each entry given as soon as no older page can change
+    it (:meth:`HistoryPager.settled`: with file times only, that is once the oldest is read)."""
     given = 0  # the newest entries given so far
     with collector_paused():  # while the entries are given too (they are all kept)
         while pager.read_older():
@@ -357,20 +344,11 @@ def _listed(listing: LogListing, top: int) -> tuple[int, ...]:
 def build_history(
     log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
 ) -> list[HistoryEntry]:
-    """The history of every version with a commit file or a checkpoint, oldest first.
+    """The history of every version with a commit file or a checkpoint, oldest first: one
+    page of every version (:class:`HistoryPager` explains ``verify_all_checkpoints``).
 
-    One page of every version, its commits read in bulk a slice at a time. A version whose
-    commit expired but whose checkpoint remains gets an entry (operation ``UNKNOWN``) saying
-    so: its state is readable, its changes are not.
-
-    Args:
-        log: An opened log.
-        settings: For ``timestamp_tolerance_seconds``.
-        verify_all_checkpoints: Compare every checkpoint with its commits; by
-            default only the newest is (the others get a cheap structural check).
-
-    Returns:
-        One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
+    A version whose commit expired but whose checkpoint remains gets an entry (operation
+    ``UNKNOWN``) saying so: its state is readable, its changes are not.
     """
     pager = HistoryPager(
         log, settings, size=sys.maxsize, verify_all_checkpoints=verify_all_checkpoints

@@ -3,21 +3,13 @@
 :mod:`inspector.table.history_time`), computed forward over consecutive versions; and the
 history's JSON record.
 
-:mod:`inspector.table.history` reads the versions page by page, newest first. Three figures
-depend on versions before a page, so they are computed forward within each page and
-finished when the page before it arrives (:func:`joined`), from what was already read:
-
-* the file-time rule (:func:`~inspector.table.history_time.monotonic`): a version's
-  file-time timestamp is at least one millisecond after its predecessor's. A page's first
-  versions are fixed forward from the older page's last timestamp, up to the first
-  version the fix leaves unchanged (from there the chain is the same);
-* the schema, properties and protocol changes: the first metadata and protocol of a page
-  are compared with the last ones of the older page;
-* the row figures, where a commit removed a file without counting its rows: the files
-  live before the page come from the snapshot just before it, read only when a count
-  needs it. Page boundaries fall on checkpoints where the log has them, so that snapshot
-  is one checkpoint (read once, by the page after it), not a replay of the older page's
-  commits (the log keeps the commits it replays, so even then none is read twice).
+The history is read page by page, newest first. Three figures depend on versions before a
+page, so they are computed forward within it and finished when the older page arrives
+(:func:`joined`): file-time timestamps, fixed forward from the older page's last one until
+the fix changes nothing; the schema, properties and protocol changes, against the older
+page's last metadata and protocol; and the rows of a commit that removed a file without
+counting them, from the snapshot just before the page (page boundaries fall on
+checkpoints, so that snapshot is one checkpoint, not a replay of the older page).
 """
 
 from __future__ import annotations
@@ -33,7 +25,6 @@ from typing import Any
 from inspector.delta.actions import Metadata, Protocol
 from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filetimes import commit_times
 from inspector.settings import Settings
 from inspector.table.history_time import (
     TimestampSource,
@@ -60,12 +51,8 @@ class Change(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryEntry:
-    """One row of the history: a version's commit summarised for people and scripts.
-
-    ``files`` counts the files added and removed, their bytes and records; ``rows`` is
-    what the commit inserted, deleted and updated (the one row rule,
-    :mod:`inspector.table.rowcounts`), which every page and the CLI show.
-    """
+    """One row of the history: a version's commit summarised for people and scripts
+    (``rows``: what it inserted, deleted and updated, by the one row rule)."""
 
     version: int
     timestamps: VersionTimestamps
@@ -93,12 +80,9 @@ class HistoryEntry:
 
 
 def looks_copied(history: Sequence[HistoryEntry]) -> bool:
-    """Whether the whole table looks copied or replicated, said once instead of per version.
-
-    True when there are at least two versions, every version with a commitInfo time
-    has the mismatch problem, and the commit files' modification times lie closer
-    together than the commitInfo times (the copy wrote them all at about once).
-    """
+    """Whether the whole table looks copied or replicated, said once instead of per version:
+    every version (of at least two) with a commitInfo time has the mismatch problem, and
+    the file times lie closer together than those (the copy wrote them all at about once)."""
     stamped = [e for e in history if e.timestamps.commit_info is not None]
     if len(stamped) < 2 or not all(any(map(is_copy_problem, e.problems)) for e in stamped):
         return False
@@ -281,11 +265,7 @@ class Edge:
 
 def last_edge(log: DeltaLog, entries: Sequence[HistoryEntry]) -> Edge:
     """The edge kept entries end with: the metadata and protocol in force after them, read
-    again from the commits that last changed them.
-
-    Raises:
-        InspectorError: If such a commit cannot be read any more.
-    """
+    again from the commits that last changed them (InspectorError if one is unreadable)."""
     meta = next((e.version for e in reversed(entries) if e.changes_metadata), None)
     protocol = next((e.version for e in reversed(entries) if e.changes_protocol), None)
     return Edge(
@@ -325,7 +305,7 @@ def chain_from_before(log: DeltaLog, entries: list[HistoryEntry]) -> None:
     listed only when the page's first version takes its time from its file)."""
     if not entries or entries[0].timestamps.source != TimestampSource.FILE_MODIFICATION_TIME:
         return
-    previous = file_time_before(commit_times(log, entries[0].version), entries[0].version)
+    previous = file_time_before(log, entries[0].version)
     if previous is not None:
         fix_times(entries, previous)
 

@@ -1,19 +1,12 @@
 """Commits a history takes from their writer's ``operationMetrics``, their add lines unparsed.
 
-A history shows of a commit its files and bytes added and removed and its rows; Delta
-writers record them in ``operationMetrics`` (a WRITE's ``numFiles``, ``numOutputBytes``,
-``numOutputRows``; a streaming update's ``numAddedFiles``; delta-rs's snake_case names),
-and the history prefers them to the actions' own counts (:class:`FileSummary`, the row
-rule). A commit that only adds files, each changing data with its ``numRecords`` and no
-deletion vector, whose metrics give its rows (:func:`~inspector.table.rowrule.metrics_alone`)
-and its bytes, is therefore answered from them: its add lines are counted, not parsed (a
-300,000-file CREATE TABLE AS SELECT is 122 MB of them). Every other commit is counted from
-its actions (:mod:`inspector.table.history_scan`). Where a writer's metrics disagree with
-its files, such a commit shows the metrics, as Delta's DESCRIBE HISTORY does
-(docs/json-contracts.md, "history").
-
+The history prefers a writer's metrics (files, bytes, rows) to the actions' own counts, as
+Delta's DESCRIBE HISTORY does. So a commit that only adds files, each changing data with
+its ``numRecords`` and no deletion vector, whose metrics give its rows
+(:func:`~inspector.table.rowrule.metrics_alone`) and bytes, is answered from them: its add
+lines are counted, not parsed (a 300,000-file CREATE TABLE AS SELECT is 122 MB of them).
 The checks read bytes only: a line spelled otherwise than Delta's writers spell it (spaces
-after colons, say) is not taken, and is counted from its actions.
+after colons, say) is counted from its actions (:mod:`inspector.table.history_scan`).
 """
 
 from __future__ import annotations

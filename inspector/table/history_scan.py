@@ -1,17 +1,14 @@
 """The whole log's commits read in bulk for a history, each with its row figures.
 
-A history needs of a commit its other actions (commitInfo, metaData, protocol) and only
-counts and row figures of its add and remove actions. So the commit files are read a
-slice at a time; their other lines are parsed by orjson into typed actions, and the add
-and remove lines of the whole slice are parsed together by Arrow's JSON reader (as a big
-commit's are, :mod:`inspector.log.bigcommit`) and counted per version, with no typed
-record per file. Anything unusual in a file (blank lines, a line that does not parse, a
-big commit) sends it, or the whole slice when Arrow refuses it, to the one commit parser
-(:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
-A commit that only adds files, whose writer's metrics say what it did, is not parsed at
-all (:mod:`inspector.table.history_metrics`). The figures equal those of
-:func:`~inspector.table.rowcounts.rows_along` (the one row rule,
-:mod:`inspector.table.rowrule`; a test holds the two paths equal).
+A history needs of a commit its other actions (commitInfo, metaData, protocol), and of its
+add and remove actions only counts and row figures. So a slice of commit files is read at
+once: the other lines parsed by orjson into typed actions, the add and remove lines of the
+whole slice by Arrow's JSON reader (as a big commit's, :mod:`inspector.log.bigcommit`),
+with no typed record per file. Anything unusual in a file (blank lines, a line that does
+not parse, a big commit) sends it, or the slice when Arrow refuses it, to the one commit
+parser (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
+A commit that only adds files may be taken from its metrics, unparsed
+(:mod:`inspector.table.history_metrics`). The figures are the one row rule's.
 """
 
 from __future__ import annotations
@@ -68,12 +65,9 @@ class _Files:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a whole history is built.
-
-    The history makes a few objects per version, none in a reference cycle, and keeps them:
-    each collection would walk all of them again (a third of the CPU time of a
-    20,000-version history). Reference counting still frees what is dropped.
-    """
+    """Pause Python's cyclic garbage collector while a whole history is built: it makes a few
+    objects per version, none in a cycle, and keeps them, so each collection would walk all
+    of them again (a third of the CPU time of a 20,000-version history)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -86,17 +80,10 @@ def collector_paused() -> Iterator[None]:
 def scan_commits(
     log: DeltaLog, versions: list[int], *, size: int = SLICE
 ) -> Iterator[tuple[Commit, RowChange]]:
-    """The commits of the listed versions with their row figures, ascending, a slice at a time.
-
-    Args:
-        log: An opened log (commits it holds parsed already are used as they are).
-        versions: Versions in ascending order; those without a commit file are left out.
-        size: Commit files read together.
-
-    Returns:
-        What ``rows_along(log, log.stream_commits(versions))`` gives; a commit read in
-        bulk is ``counted`` (its file actions are not kept).
-    """
+    """The commits of the listed versions (ascending; those without a commit file left out)
+    with their row figures, ``size`` files read together: what ``rows_along(log,
+    log.stream_commits(versions))`` gives, a commit read in bulk ``counted`` (its file
+    actions not kept)."""
     live = LiveBefore(log)
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
     # To the tracker of live files, a commit taken from its metrics is a gap: the files live
