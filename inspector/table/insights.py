@@ -57,9 +57,7 @@ class PartitionInsight:
     """One partition's files, rows, small files, OPTIMIZE estimate and deletion-vector load.
 
     Attributes:
-        values: The partition values (``{}`` for an unpartitioned table).
         records: Records in the files (``numRecords``), or None when a file lacks stats.
-        small_files: Files smaller than the target file size.
         compact_files: Small files an OPTIMIZE would rewrite (none when only one is small).
         files_after: Files those would become: ``ceil(compact_bytes / target)``.
         rows: ``records`` minus the rows deletion vectors delete: the rows a reader sees.

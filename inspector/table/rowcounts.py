@@ -35,12 +35,7 @@ class RowsBetween:
 
 
 def commit_rows(log: DeltaLog, version: int) -> RowChange:
-    """The row figures of one commit (as :func:`rows_between` gives them for ``version - 1``
-    and ``version``).
-
-    Raises:
-        VersionNotFound: If the version has no commit file.
-    """
+    """The row figures of one commit (VersionNotFound if it has no commit file)."""
     return next(rows_along(log, iter([log.commit(version)])))[1]
 
 
@@ -80,10 +75,8 @@ class LiveBefore:
     """The live records of the files live just before each commit, tracked along the log.
 
     Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it;
-    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. What
-    the commits since the last jump added and removed is kept (a big commit's as its
-    Arrow columns, looked up a batch at a time); older files come from the snapshot before
-    the jump, read on first lookup only.
+    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. Older
+    files than the last jump's come from the snapshot before it, read on first lookup only.
     """
 
     def __init__(self, log: DeltaLog) -> None:
@@ -269,12 +262,8 @@ def unrecorded_removes(removes: pa.Table) -> Iterator[FileKey]:
 
 
 class ColumnFiles:
-    """A big commit's added and removed files, looked up by key a batch at a time.
-
-    Only the rows whose path is asked for become Python values (a commit of 300,000 files
-    is never turned into a mapping of them all). :meth:`resolve` a batch first;
-    :meth:`find` then answers from it (an unresolved key is resolved on its own).
-    """
+    """A big commit's added and removed files, looked up by key a batch at a time
+    (:meth:`resolve`, then :meth:`find`): only the rows asked for become Python values."""
 
     def __init__(self, files: CommitFiles) -> None:
         self._files = files
