@@ -10,11 +10,14 @@ The pager alone lists the versions and finds gaps and checkpoint problems.
 from __future__ import annotations
 
 import bisect
+import gc
 import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
+from inspector.log.commit import Commit, as_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.settings import Settings
@@ -31,7 +34,7 @@ from inspector.table.history_entry import (
     looks_copied,
     readable,
 )
-from inspector.table.history_scan import collector_paused, page_commits, scan_commits
+from inspector.table.history_scan import scan_commits
 from inspector.table.history_store import HistoryStore
 from inspector.table.history_time import (
     TIME_RULE,
@@ -66,10 +69,9 @@ PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)
 class HistoryPager:
     """A table's history, read newest first a page at a time, joined as it goes.
 
-    The newest page is listed from the newest checkpoint on when that reaches back far enough,
-    else from two pages back (a start-after listing); the whole ``_delta_log`` is listed when
-    the second page is read. Not thread-safe: one reader at a time (the app holds a lock
-    around :meth:`read_older`).
+    The whole ``_delta_log`` is listed when the second page is read (the newest page's own
+    listing: :meth:`_newest_listing`). Not thread-safe: one reader at a time (the app holds
+    a lock around :meth:`read_older`).
 
     Args:
         log: An opened log.
@@ -205,11 +207,9 @@ class HistoryPager:
     def settled(self) -> int:
         """Where the entries no older page can change begin (an index into :attr:`entries`).
 
-        Joining an older page (:func:`~inspector.table.history_entry.joined`) changes the
-        newer pages' first metadata and protocol changes, and their file-time timestamps up
-        to the first in-commit timestamp (the file-time rule chains from the previous
-        version, so any older page can shift them); the first page's gaps change when the
-        whole folder is listed.
+        Joining an older page changes the newer pages' first metadata and protocol changes,
+        and their file-time timestamps up to the first in-commit timestamp; the first page's
+        gaps change when the whole folder is listed.
         """
         entries = self._entries
         if self.done:
@@ -362,13 +362,39 @@ def history_page(
 ) -> list[HistoryEntry]:
     """The newest ``limit`` versions at or below ``newest`` (default: the latest), oldest first.
 
-    Reads only those commits (as ``DESCRIBE HISTORY ... LIMIT n`` does): one page read alone
-    (:class:`HistoryPager`'s ``alone``). As in Delta, file-time timestamps are made monotonic
-    within the page; checkpoint problems are those found so far (``history`` without a
-    limit, and ``check``, compare checkpoints with their commits).
+    Reads only those commits, as ``DESCRIBE HISTORY ... LIMIT n`` does: one page read alone
+    (:class:`HistoryPager`'s ``alone``), with the checkpoint problems found so far.
     """
     if limit <= 0:
         return []
     pager = HistoryPager(log, settings, first=limit, newest=newest, alone=True)
     pager.read_older()
     return list(pager.entries)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a whole history is built: it makes a few
+    objects per version, none in a cycle, and keeps them, so each collection would walk all
+    of them again (a third of the CPU time of a 20,000-version history)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
+    """A page's commits, read together from ``listing`` (the newest page's own, so that the
+    first page never lists the whole folder; None: the whole folder's)."""
+    listing = listing or log.listing
+    # The commits after the newest checkpoint are the latest snapshot's: read through the
+    # log, which keeps them for it (and for the check of that checkpoint).
+    tail = [v for v in versions if v > log.tail.from_version]
+    older = [v for v in versions if v <= log.tail.from_version]
+    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+    contents = log.fetch_commits([f for _, f in files])
+    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+    return [*parsed, *log.read_commits(tail)]
