@@ -165,15 +165,31 @@ def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
 
 
 def _big_taken(version: int, file: LogFile, data: Fetched) -> tuple[Commit, RowChange] | None:
-    """A big commit taken from its metrics (its lines parsed only when they may be)."""
+    """A big commit taken from its metrics, when its file lines are adds that may be
+    (counted in the bytes, no line split off); only its other lines are parsed.
+
+    The other lines are those before the first add and after the last (Spark writes them
+    first, delta-rs last); a file with other lines in between is counted from its actions.
+    """
     if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
         return None
-    found = _big_appends_only(data)
-    objects = None if found is None else json_objects(found[0])
-    parsed = None if objects is None else typed_actions(objects)
-    if found is None or parsed is None:
+    # (A blank line fails the line count below, or the parse of the other lines.)
+    if b'{"remove":{' in data or _VECTOR in data:
         return None
-    return _metrics_taken(version, file, parsed, found[1])
+    adds = data.count(b"\n" + _ADD) + data.startswith(_ADD)
+    if not adds or data.count(_CHANGES) != adds or data.count(_RECORDS) != adds:
+        return None
+    end = len(data) - data.endswith(b"\n")
+    first = 0 if data.startswith(_ADD) else data.find(b"\n" + _ADD) + 1
+    last = data.rfind(b"\n" + _ADD) + 1  # 0: the only add is the first line
+    last_end = data.find(b"\n", last, end)
+    head = data[: first - 1].split(b"\n") if first else []
+    tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
+    if len(head) + len(tail) + adds != data.count(b"\n", 0, end) + 1:
+        return None  # other lines between the adds
+    objects = json_objects(head + tail)
+    parsed = None if objects is None else typed_actions(objects)
+    return None if parsed is None else _metrics_taken(version, file, parsed, adds)
 
 
 def split_slice(todo: list[tuple[int, LogFile]], contents: Sequence[Fetched]) -> dict[int, _Split]:
@@ -344,31 +360,6 @@ def _unrecorded_remove(line: bytes) -> bool:
     """Whether a commit's line is a remove that may change data without its own
     ``numRecords`` (the row rule then looks up the file it removes)."""
     return line.startswith(b'{"remove":{') and _RECORDS not in line and _NO_CHANGE not in line
-
-
-def _big_appends_only(data: bytes) -> tuple[list[bytes], int] | None:
-    """A big commit's other lines and its number of adds, when its file lines are adds that
-    may be taken from metrics (counted in the bytes, no line split off); else None.
-
-    The other lines are those before the first add and after the last (Spark writes them
-    first, delta-rs last); a file with other lines in between is counted from its actions.
-    """
-    # (A blank line fails the line count below, or the parse of the other lines.)
-    if b'{"remove":{' in data or _VECTOR in data:
-        return None
-    adds = data.count(b"\n" + _ADD) + data.startswith(_ADD)
-    if not adds or data.count(_CHANGES) != adds or data.count(_RECORDS) != adds:
-        return None
-    end = len(data) - data.endswith(b"\n")
-    first = 0 if data.startswith(_ADD) else data.find(b"\n" + _ADD) + 1
-    last = data.rfind(b"\n" + _ADD) + 1  # 0: the only add is the first line
-    last_end = data.find(b"\n", last, end)
-    head = data[: first - 1].split(b"\n") if first else []
-    tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
-    lines = data.count(b"\n", 0, end) + 1
-    if len(head) + len(tail) + adds != lines:
-        return None  # other lines between the adds
-    return head + tail, adds
 
 
 def _metrics_taken(

@@ -164,9 +164,8 @@ def configured(
     """The table properties in force before a page of history (the one place the history
     reads them), and the page's commits (with their row figures) unchanged.
 
-    They say only from which version in-commit timestamps are the history time, so they
-    are read only when a commit of the page carries one before the page's first metaData
-    (which replaces them); {} when they cannot be read (timestamps fall back to file times).
+    They say only from which version in-commit timestamps are the history time, so they are
+    read only when a commit carries one before the page's first metaData; {} when unreadable.
     """
     seen: list[_Pair] = []
     for commit, rows in pairs:

@@ -148,12 +148,9 @@ def table_detail(
     version: int | None = None,
     whole_log: bool = False,
 ) -> tuple[TableDetail, Compatibility]:
-    """The table's detail and engine compatibility at a version (``detail``).
-
-    Reads the version's snapshot and its own commit for the timestamp, nothing older,
-    unless ``whole_log`` asks for the log's shape and how engine compatibility changed
-    over it (every commit is read).
-    """
+    """The table's detail and engine compatibility at a version (``detail``): its snapshot
+    and own commit, nothing older, unless ``whole_log`` asks for the log's shape and how
+    engine compatibility changed over it (every commit is read)."""
     history = (
         build_history(log, settings)
         if whole_log

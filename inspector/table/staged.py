@@ -31,11 +31,8 @@ from inspector.table.rowrule import UNKNOWN, RowChange
 
 
 def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
-    """The staged commits newer than the published log, when the table is catalog-managed.
-
-    Only ``_delta_log/_staged_commits`` is listed for a table without any; the latest
-    protocol is read only when staged files newer than the published log exist.
-    """
+    """The staged commits newer than the published log, when the table is catalog-managed
+    (its protocol is read only when staged files newer than the published log exist)."""
     log = table.log
     if not log.staged_commits:  # an empty folder: the log lists it once per refresh
         return []
