@@ -39,7 +39,6 @@ from inspector.table.history_store import HistoryStore
 from inspector.table.history_time import (
     TIME_RULE,
     TimestampSource,
-    configured,
     is_copy_problem,
     iso,
 )
@@ -318,8 +317,8 @@ class HistoryPager:
         else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
             # read from the newest page's own listing (the first page never lists the whole)
             pairs = rows_along(log, iter(page_commits(log, self._newest, versions)))
-        config, pairs = configured(log, versions[0] if versions else 0, pairs)
-        return history_entries(log, versions, pairs, config, gaps, found, self.settings)
+        first = versions[0] if versions else 0
+        return history_entries(log, versions, pairs, first, gaps, found, self.settings)
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:

@@ -18,7 +18,7 @@ import bisect
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -29,11 +29,11 @@ from inspector.settings import Settings
 from inspector.table.history_time import (
     TimestampSource,
     VersionTimestamps,
+    configured,
     file_time_before,
     is_copy_problem,
     iso,
     monotonic,
-    ms_to_datetime,
     timestamps_of,
 )
 from inspector.table.rowrule import UNKNOWN, RowChange
@@ -76,7 +76,7 @@ class HistoryEntry:
     @property
     def timestamp(self) -> datetime:
         """The history timestamp as an aware UTC datetime."""
-        return ms_to_datetime(self.timestamps.history)
+        return datetime.fromtimestamp(self.timestamps.history / 1000, tz=UTC)
 
 
 def looks_copied(history: Sequence[HistoryEntry]) -> bool:
@@ -95,14 +95,16 @@ def history_entries(
     log: DeltaLog,
     versions: list[int],
     commits: Iterator[tuple[Commit, RowChange]],
-    config: Mapping[str, str],
+    first: int,
     gaps: Mapping[int, list[str]],
     checkpoints: Mapping[int, list[str]],
     settings: Settings,
 ) -> tuple[list[HistoryEntry], Edge]:
-    """One entry per version, oldest first, from the versions' commits in the same order;
+    """One entry per version, oldest first, from the versions' commits in the same order, the
+    properties in force before version ``first`` read only if needed (:func:`configured`);
     and the page's edge (what the pages beside it need of it)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
+    config, commits = configured(log, first, commits)
     entries, previous, pending = [], None, next(commits, None)
     state: tuple[Metadata | None, Protocol | None] = (None, None)  # in force so far
     first_metadata: tuple[int, Metadata] | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -62,11 +62,6 @@ TIME_RULE = (
 def is_copy_problem(problem: str) -> bool:
     """Whether a version's problem is the commit-time/file-time mismatch of a copied table."""
     return COPY_PROBLEM in problem
-
-
-def ms_to_datetime(ms: int) -> datetime:
-    """Milliseconds since the epoch to an aware UTC datetime."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def iso(ms: int | None) -> str | None:

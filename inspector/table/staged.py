@@ -25,7 +25,6 @@ from inspector.log.staged import (
 from inspector.settings import Settings
 from inspector.table.handle import Table
 from inspector.table.history_entry import HistoryEntry, history_entries
-from inspector.table.history_time import configured
 from inspector.table.rowcounts import rows_along
 from inspector.table.rowrule import UNKNOWN, RowChange
 
@@ -82,9 +81,8 @@ def staged_entries(
             data = exc
         commits.append(parse_commit(s.version, s.file, data, columnar=False))
     versions = [s.version for s in staged]
-    # The properties in force are the published log's (read only when a timestamp needs them).
-    config, rows = configured(log, log.latest_version + 1, _with_rows(table, commits))
-    entries, _ = history_entries(log, versions, rows, config, {}, {}, settings)
+    rows = _with_rows(table, commits)  # after the published log, whose properties are in force
+    entries, _ = history_entries(log, versions, rows, log.latest_version + 1, {}, {}, settings)
     return [replace(e, staged=str(s.status)) for e, s in zip(entries, staged, strict=True)]
 
 
