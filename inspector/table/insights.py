@@ -223,17 +223,16 @@ def _partition_table(snapshot: Snapshot, target: int) -> tuple[pa.Table, list[st
     """One row per file: partition value columns and the figures to aggregate."""
     files = snapshot.files_table
     size = files.column("size").combine_chunks().fill_null(0)
-    small = pc.less(size, arrays.from_numpy(np.full(len(size), target, dtype=np.int64)))
+    small = pc.less(size, target)
     dv = files.column("deletionVector").combine_chunks()
     card = dv.field("cardinality") if len(dv) else arrays.numbers([])
-    zero = arrays.from_numpy(np.zeros(len(size), dtype=np.int64))
     columns: dict[str, pa.Array] = {
         "size": size,
         "rows": columnar.num_records(files.column("stats")),
         "small": small.cast(pa.int64()),
-        "small_bytes": pc.if_else(small, size, zero),
+        "small_bytes": pc.if_else(small, size, 0),
         "dv": pc.is_valid(card).cast(pa.int64()),
-        "dv_rows": pc.fill_null(card, zero),
+        "dv_rows": pc.fill_null(card, 0),
     }
     keys = [f"p{i}" for i in range(len(snapshot.partition_columns))]
     values = files.column("partitionValues").combine_chunks()
