@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 from bench.tablegen import make_commits_table, make_files_table
 from inspector.diff.filepages import PAGE_SIZE, FileKind, commit_file_page, sequence_page
 from inspector.log.deltalog import DeltaLog
-from inspector.table.rowcounts import change_of, commit_rows
+from inspector.table.rowcounts import commit_rows
+from inspector.table.rowrule import change_of
 from inspector.table.versions import file_action_record
 from tests.conftest import run_app
 

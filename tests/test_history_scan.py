@@ -19,7 +19,8 @@ from inspector.delta.errors import InspectorError
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.table.history_scan import scan_commits
-from inspector.table.rowcounts import RowChange, commit_rows, rows_along
+from inspector.table.rowcounts import commit_rows, rows_along
+from inspector.table.rowrule import RowChange
 from tests.conftest import CORPUS, corpus_index
 
 

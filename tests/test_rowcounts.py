@@ -17,7 +17,8 @@ from deltalake import DeltaTable, write_deltalake
 from inspector.demo import write_demo_table
 from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
-from inspector.table.rowcounts import RowSource, commit_rows, rows_between, why_they_differ
+from inspector.table.rowcounts import commit_rows, rows_between, why_they_differ
+from inspector.table.rowrule import RowSource
 
 DV_DELETE = "delta-kernel-rs/table-with-dv-small"  # v1: DELETE of 2 rows by deletion vector
 MERGE = "delta-golden/basic-with-inserts-merge"  # v1: MERGE, 50 in, 50 updated, 10 deleted

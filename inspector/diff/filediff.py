@@ -18,12 +18,10 @@ from inspector.delta.errors import CorruptLog, VersionNotFound
 from inspector.delta.schema import ColumnNames, logical_names, with_logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.metadiff import MetadataDiff, diff_metadata
-from inspector.log.commit import Commit, FileSummary
+from inspector.log.commit import Commit, FileSummary, known_sum
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filetimes import commit_times
 from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, timestamps_of
-from inspector.table.rowcounts import known_total
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -198,7 +196,7 @@ def _history_times(
     if not commits:
         return {}
     first = commits[0].version
-    previous = file_time_before(commit_times(log, first), first)
+    previous = file_time_before(log, first)
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config
@@ -282,8 +280,8 @@ def _side_after(
 
 def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
     """Live records of add actions (records of remove actions); None when any lacks stats."""
-    return known_total(
-        f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files
+    return known_sum(
+        [f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files]
     )
 
 

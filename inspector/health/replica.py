@@ -24,7 +24,8 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import ObjectMeta
 from inspector.table import Table
-from inspector.table.rowcounts import RowChange, rows_between
+from inspector.table.rowcounts import rows_between
+from inspector.table.rowrule import RowChange
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,26 +1,23 @@
 """The table's history (like DESCRIBE HISTORY): one pager reads it newest first, a page at a time.
 
-Every history question is a use of :class:`HistoryPager`, each commit file read once:
-
-* the whole history (:func:`build_history`; the CLI's ``history``, :func:`newest_first`) is
-  every page joined;
-* ``history --limit`` and one version's entry (:func:`history_page`) are one page read alone;
-* the app's Timeline (``ui/history_load.py``) draws the newest page at once and reads older
-  pages when the user moves to them or in the background.
-
-The pager is the one place that lists the versions and finds gaps and checkpoint problems;
-:mod:`inspector.table.history_entry` makes the entries and joins the pages; a whole history
-is kept in the log index (:mod:`inspector.table.history_store`).
+Every history question is a use of :class:`HistoryPager`, each commit file read once: the
+whole history (:func:`build_history`, :func:`newest_first`) is every page joined;
+``history --limit`` and one version's entry (:func:`history_page`) are one page read alone;
+the app's Timeline (``ui/history_load.py``) reads older pages as the user moves to them.
+The pager alone lists the versions and finds gaps and checkpoint problems.
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
+from inspector.log.commit import Commit, as_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.settings import Settings
@@ -37,12 +34,11 @@ from inspector.table.history_entry import (
     looks_copied,
     readable,
 )
-from inspector.table.history_scan import collector_paused, page_commits, scan_commits
+from inspector.table.history_scan import scan_commits
 from inspector.table.history_store import HistoryStore
 from inspector.table.history_time import (
     TIME_RULE,
     TimestampSource,
-    configured,
     is_copy_problem,
     iso,
 )
@@ -72,10 +68,9 @@ PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)
 class HistoryPager:
     """A table's history, read newest first a page at a time, joined as it goes.
 
-    The newest page is listed from the newest checkpoint on when that reaches back far enough,
-    else from two pages back (a start-after listing); the whole ``_delta_log`` is listed when
-    the second page is read. Not thread-safe: one reader at a time (the app holds a lock
-    around :meth:`read_older`).
+    The whole ``_delta_log`` is listed when the second page is read (the newest page's own
+    listing: :meth:`_newest_listing`). Not thread-safe: one reader at a time (the app holds
+    a lock around :meth:`read_older`).
 
     Args:
         log: An opened log.
@@ -153,27 +148,20 @@ class HistoryPager:
         return listing is not None and version in listing.commits
 
     def read_older(self) -> bool:
-        """Read the next page (older than everything read so far) and join it.
-
-        Returns:
-            Whether a page was read (False when the whole history has been).
-        """
+        """Read the next page (older than everything read so far) and join it; False when
+        the whole history has been read already."""
         if self.done:
             return False
-        with collector_paused():
-            self._read_page()
-        return True
-
-    def _read_page(self) -> None:
-        """Read the newest page (or all: :meth:`_read_stored`), or the next older page; keep
-        the whole history once read."""
-        if self._next < 0:
-            if not self._read_stored():
+        with collector_paused():  # the newest page (or all, when kept), or the next older one
+            if self._next >= 0:
+                self._read_next()
+            elif not self._read_stored():
                 self._read_newest()
-        else:
-            self._read_next()
-        if self.done and self._store is not None and self._listing is not None:
-            self._store.save(self._listing, self._entries, self._gaps, self._checkpoint_problems)
+            if self.done and self._store is not None and self._listing is not None:
+                self._store.save(
+                    self._listing, self._entries, self._gaps, self._checkpoint_problems
+                )
+        return True
 
     def _read_stored(self) -> bool:
         """The whole history from the log index (:mod:`~inspector.table.history_store`):
@@ -218,11 +206,9 @@ class HistoryPager:
     def settled(self) -> int:
         """Where the entries no older page can change begin (an index into :attr:`entries`).
 
-        Joining an older page (:func:`~inspector.table.history_entry.joined`) changes the
-        newer pages' first metadata and protocol changes, and their file-time timestamps up
-        to the first in-commit timestamp (the file-time rule chains from the previous
-        version, so any older page can shift them); the first page's gaps change when the
-        whole folder is listed.
+        Joining an older page changes the newer pages' first metadata and protocol changes,
+        and their file-time timestamps up to the first in-commit timestamp; the first page's
+        gaps change when the whole folder is listed.
         """
         entries = self._entries
         if self.done:
@@ -331,17 +317,13 @@ class HistoryPager:
         else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
             # read from the newest page's own listing (the first page never lists the whole)
             pairs = rows_along(log, iter(page_commits(log, self._newest, versions)))
-        config, pairs = configured(log, versions[0] if versions else 0, pairs)
-        return history_entries(log, versions, pairs, config, gaps, found, self.settings)
+        first = versions[0] if versions else 0
+        return history_entries(log, versions, pairs, first, gaps, found, self.settings)
 
 
 def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
-    """The whole history newest first, read a page at a time.
-
-    Entries are given as soon as no older page can change them (:meth:`HistoryPager.settled`):
-    on a log with in-commit timestamps, the newest pages come while older ones are read;
-    on one with file times only, every entry waits for the oldest page.
-    """
+    """The whole history newest first, each entry given as soon as no older page can change
+    it (:meth:`HistoryPager.settled`: with file times only, that is once the oldest is read)."""
     given = 0  # the newest entries given so far
     with collector_paused():  # while the entries are given too (they are all kept)
         while pager.read_older():
@@ -361,20 +343,11 @@ def _listed(listing: LogListing, top: int) -> tuple[int, ...]:
 def build_history(
     log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
 ) -> list[HistoryEntry]:
-    """The history of every version with a commit file or a checkpoint, oldest first.
+    """The history of every version with a commit file or a checkpoint, oldest first: one
+    page of every version (:class:`HistoryPager` explains ``verify_all_checkpoints``).
 
-    One page of every version, its commits read in bulk a slice at a time. A version whose
-    commit expired but whose checkpoint remains gets an entry (operation ``UNKNOWN``) saying
-    so: its state is readable, its changes are not.
-
-    Args:
-        log: An opened log.
-        settings: For ``timestamp_tolerance_seconds``.
-        verify_all_checkpoints: Compare every checkpoint with its commits; by
-            default only the newest is (the others get a cheap structural check).
-
-    Returns:
-        One entry per version, with problems from parsing, gaps, checkpoints and timestamps.
+    A version whose commit expired but whose checkpoint remains gets an entry (operation
+    ``UNKNOWN``) saying so: its state is readable, its changes are not.
     """
     pager = HistoryPager(
         log, settings, size=sys.maxsize, verify_all_checkpoints=verify_all_checkpoints
@@ -388,13 +361,39 @@ def history_page(
 ) -> list[HistoryEntry]:
     """The newest ``limit`` versions at or below ``newest`` (default: the latest), oldest first.
 
-    Reads only those commits (as ``DESCRIBE HISTORY ... LIMIT n`` does): one page read alone
-    (:class:`HistoryPager`'s ``alone``). As in Delta, file-time timestamps are made monotonic
-    within the page; checkpoint problems are those found so far (``history`` without a
-    limit, and ``check``, compare checkpoints with their commits).
+    Reads only those commits, as ``DESCRIBE HISTORY ... LIMIT n`` does: one page read alone
+    (:class:`HistoryPager`'s ``alone``), with the checkpoint problems found so far.
     """
     if limit <= 0:
         return []
     pager = HistoryPager(log, settings, first=limit, newest=newest, alone=True)
     pager.read_older()
     return list(pager.entries)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a whole history is built: it makes a few
+    objects per version, none in a cycle, and keeps them, so each collection would walk all
+    of them again (a third of the CPU time of a 20,000-version history)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
+    """A page's commits, read together from ``listing`` (the newest page's own, so that the
+    first page never lists the whole folder; None: the whole folder's)."""
+    listing = listing or log.listing
+    # The commits after the newest checkpoint are the latest snapshot's: read through the
+    # log, which keeps them for it (and for the check of that checkpoint).
+    tail = [v for v in versions if v > log.tail.from_version]
+    older = [v for v in versions if v <= log.tail.from_version]
+    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+    contents = log.fetch_commits([f for _, f in files])
+    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+    return [*parsed, *log.read_commits(tail)]

@@ -3,21 +3,13 @@
 :mod:`inspector.table.history_time`), computed forward over consecutive versions; and the
 history's JSON record.
 
-:mod:`inspector.table.history` reads the versions page by page, newest first. Three figures
-depend on versions before a page, so they are computed forward within each page and
-finished when the page before it arrives (:func:`joined`), from what was already read:
-
-* the file-time rule (:func:`~inspector.table.history_time.monotonic`): a version's
-  file-time timestamp is at least one millisecond after its predecessor's. A page's first
-  versions are fixed forward from the older page's last timestamp, up to the first
-  version the fix leaves unchanged (from there the chain is the same);
-* the schema, properties and protocol changes: the first metadata and protocol of a page
-  are compared with the last ones of the older page;
-* the row figures, where a commit removed a file without counting its rows: the files
-  live before the page come from the snapshot just before it, read only when a count
-  needs it. Page boundaries fall on checkpoints where the log has them, so that snapshot
-  is one checkpoint (read once, by the page after it), not a replay of the older page's
-  commits (the log keeps the commits it replays, so even then none is read twice).
+The history is read page by page, newest first. Three figures depend on versions before a
+page, so they are computed forward within it and finished when the older page arrives
+(:func:`joined`): file-time timestamps, fixed forward from the older page's last one until
+the fix changes nothing; the schema, properties and protocol changes, against the older
+page's last metadata and protocol; and the rows of a commit that removed a file without
+counting them, from the snapshot just before the page (page boundaries fall on
+checkpoints, so that snapshot is one checkpoint, not a replay of the older page).
 """
 
 from __future__ import annotations
@@ -26,26 +18,25 @@ import bisect
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
 from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
-from inspector.log.filetimes import commit_times
 from inspector.settings import Settings
 from inspector.table.history_time import (
     TimestampSource,
     VersionTimestamps,
+    configured,
     file_time_before,
     is_copy_problem,
     iso,
     monotonic,
-    ms_to_datetime,
     timestamps_of,
 )
-from inspector.table.rowcounts import UNKNOWN, RowChange
+from inspector.table.rowrule import UNKNOWN, RowChange
 
 
 class Change(StrEnum):
@@ -60,12 +51,8 @@ class Change(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryEntry:
-    """One row of the history: a version's commit summarised for people and scripts.
-
-    ``files`` counts the files added and removed, their bytes and records; ``rows`` is
-    what the commit inserted, deleted and updated (the one row rule,
-    :mod:`inspector.table.rowcounts`), which every page and the CLI show.
-    """
+    """One row of the history: a version's commit summarised for people and scripts
+    (``rows``: what it inserted, deleted and updated, by the one row rule)."""
 
     version: int
     timestamps: VersionTimestamps
@@ -89,16 +76,13 @@ class HistoryEntry:
     @property
     def timestamp(self) -> datetime:
         """The history timestamp as an aware UTC datetime."""
-        return ms_to_datetime(self.timestamps.history)
+        return datetime.fromtimestamp(self.timestamps.history / 1000, tz=UTC)
 
 
 def looks_copied(history: Sequence[HistoryEntry]) -> bool:
-    """Whether the whole table looks copied or replicated, said once instead of per version.
-
-    True when there are at least two versions, every version with a commitInfo time
-    has the mismatch problem, and the commit files' modification times lie closer
-    together than the commitInfo times (the copy wrote them all at about once).
-    """
+    """Whether the whole table looks copied or replicated, said once instead of per version:
+    every version (of at least two) with a commitInfo time has the mismatch problem, and
+    the file times lie closer together than those (the copy wrote them all at about once)."""
     stamped = [e for e in history if e.timestamps.commit_info is not None]
     if len(stamped) < 2 or not all(any(map(is_copy_problem, e.problems)) for e in stamped):
         return False
@@ -111,16 +95,18 @@ def history_entries(
     log: DeltaLog,
     versions: list[int],
     commits: Iterator[tuple[Commit, RowChange]],
-    config: Mapping[str, str],
+    first: int,
     gaps: Mapping[int, list[str]],
     checkpoints: Mapping[int, list[str]],
     settings: Settings,
 ) -> tuple[list[HistoryEntry], Edge]:
-    """One entry per version, oldest first, from the versions' commits in the same order;
+    """One entry per version, oldest first, from the versions' commits in the same order, the
+    properties in force before version ``first`` read only if needed (:func:`configured`);
     and the page's edge (what the pages beside it need of it)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
+    config, commits = configured(log, first, commits)
     entries, previous, pending = [], None, next(commits, None)
-    state: list[Metadata | Protocol | None] = [None, None]  # the metadata and protocol so far
+    state: tuple[Metadata | None, Protocol | None] = (None, None)  # in force so far
     first_metadata: tuple[int, Metadata] | None = None
     first_protocol: tuple[int, Protocol] | None = None
     for version in versions:
@@ -135,6 +121,7 @@ def history_entries(
         if protocol is not None:
             first_protocol = first_protocol or (version, protocol)
         changes = commit_changes(commit, state, (metadata, protocol))
+        state = (metadata or state[0], protocol or state[1])
         stamps, ts_problems = timestamps_of(commit, config, previous, tolerance_ms)
         previous = stamps.history
         problems = (
@@ -145,33 +132,24 @@ def history_entries(
         )
         entry = _entry(commit, stamps, problems, rows, (metadata, protocol))
         entries.append(replace(entry, changes=changes) if changes else entry)
-    last_metadata, last_protocol = state
     edge = Edge(
         first_metadata=first_metadata,
         first_protocol=first_protocol,
-        last_metadata=last_metadata if isinstance(last_metadata, Metadata) else None,
-        last_protocol=last_protocol if isinstance(last_protocol, Protocol) else None,
+        last_metadata=state[0],
+        last_protocol=state[1],
     )
     return entries, edge
 
 
 def commit_changes(
     commit: Commit,
-    state: list[Metadata | Protocol | None],
+    before: tuple[Metadata | None, Protocol | None],
     own: tuple[Metadata | None, Protocol | None],
 ) -> tuple[Change, ...]:
-    """What a commit changed of the schema, properties, protocol, or overwrote.
-
-    Args:
-        commit: The commit.
-        state: ``[metadata, protocol]`` in force before it (None: not known yet); updated.
-        own: The commit's own metadata and protocol (None: it has none).
-    """
-    before = state[0] if isinstance(state[0], Metadata) else None
-    was = state[1] if isinstance(state[1], Protocol) else None
-    out = table_changes(before, own[0], was, own[1])
-    state[0] = own[0] or state[0]
-    state[1] = own[1] or state[1]
+    """What a commit changed of the schema, properties, protocol, or overwrote, against the
+    metadata and protocol in force ``before`` it (None: not known yet), given its ``own``
+    (None: it has none)."""
+    out = table_changes(before[0], own[0], before[1], own[1])
     params = commit.commit_info.operation_parameters
     if commit.commit_info.operation.upper() == "WRITE" and str(params.get("mode")) == "Overwrite":
         dynamic = str(params.get("partitionOverwriteMode", "")).upper() == "DYNAMIC"
@@ -289,11 +267,7 @@ class Edge:
 
 def last_edge(log: DeltaLog, entries: Sequence[HistoryEntry]) -> Edge:
     """The edge kept entries end with: the metadata and protocol in force after them, read
-    again from the commits that last changed them.
-
-    Raises:
-        InspectorError: If such a commit cannot be read any more.
-    """
+    again from the commits that last changed them (InspectorError if one is unreadable)."""
     meta = next((e.version for e in reversed(entries) if e.changes_metadata), None)
     protocol = next((e.version for e in reversed(entries) if e.changes_protocol), None)
     return Edge(
@@ -333,7 +307,7 @@ def chain_from_before(log: DeltaLog, entries: list[HistoryEntry]) -> None:
     listed only when the page's first version takes its time from its file)."""
     if not entries or entries[0].timestamps.source != TimestampSource.FILE_MODIFICATION_TIME:
         return
-    previous = file_time_before(commit_times(log, entries[0].version), entries[0].version)
+    previous = file_time_before(log, entries[0].version)
     if previous is not None:
         fix_times(entries, previous)
 

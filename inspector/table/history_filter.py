@@ -1,13 +1,10 @@
 """A history filtered by operation, user, engine and time (``history --operation ... --since``).
 
-The entries kept are those of the whole history (same records, fewer of them), newest first.
-``--since`` and ``--until`` bound the versions read where the listing gives every history
-timestamp (no ``delta.enableInCommitTimestamps`` in the properties: file times made
-monotonic), besides what every history reads (the newest properties, the newest
-checkpoint's check against its commits). With in-commit timestamps from the first version
-they are read newest first down to the first before ``--since``; where they were enabled
-later, or turned off, every commit is read. ``--operation``, ``--user`` and ``--engine`` are
-in each ``commitInfo``: every commit in the time range is read (nothing indexes them).
+The entries kept are those of the whole history, newest first. ``--since`` and ``--until``
+bound the versions read where the listing gives every history timestamp (file times only);
+with in-commit timestamps from the first version, versions are read newest first down to
+the first before ``--since``; else every commit is read, as for ``--operation``,
+``--user`` and ``--engine`` (nothing indexes a ``commitInfo``).
 """
 
 from __future__ import annotations
@@ -35,12 +32,9 @@ NO_USER_NAMES = (
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryFilter:
-    """Which versions a filtered history keeps; an empty field keeps every version.
-
-    ``operations`` match the operation exactly, ``users`` and ``engines`` a part of
-    ``userName`` and ``engineInfo`` (case aside; any one of several values matches);
-    ``since`` and ``until`` bound the history timestamp, both ends included.
-    """
+    """Which versions a filtered history keeps (an empty field keeps all): ``operations``
+    match exactly, ``users`` and ``engines`` a part of ``userName`` and ``engineInfo`` (case
+    aside); ``since`` and ``until`` bound the history timestamp, both ends included."""
 
     operations: tuple[str, ...] = ()
     users: tuple[str, ...] = ()
@@ -103,9 +97,7 @@ def filtered_history(
 
 
 def _in_range(log: DeltaLog, settings: Settings, keep: HistoryFilter) -> Iterable[HistoryEntry]:
-    if keep.since is None and keep.until is None:
-        return newest_first(HistoryPager(log, settings))
-    rule = _time_rule(log)
+    rule = None if keep.since is None and keep.until is None else _time_rule(log)
     if rule == "file":
         return _file_time_span(log, settings, keep)
     entries = newest_first(HistoryPager(log, settings))

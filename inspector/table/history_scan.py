@@ -1,26 +1,27 @@
 """The whole log's commits read in bulk for a history, each with its row figures.
 
-A history needs of a commit its other actions (commitInfo, metaData, protocol) and only
-counts and row figures of its add and remove actions. So the commit files are read a
-slice at a time; their other lines are parsed by orjson into typed actions, and the add
-and remove lines of the whole slice are parsed together by Arrow's JSON reader (as a big
-commit's are, :mod:`inspector.log.bigcommit`) and counted per version, with no typed
-record per file. Anything unusual in a file (blank lines, a line that does not parse, a
-big commit) sends it, or the whole slice when Arrow refuses it, to the one commit parser
-(:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
-A commit that only adds files, whose writer's metrics say what it did, is not parsed at
-all (:mod:`inspector.table.history_metrics`). The figures equal those of
-:func:`~inspector.table.rowcounts.rows_along` (the one row rule,
-:mod:`inspector.table.rowrule`; a test holds the two paths equal).
+A history needs of a commit its other actions (commitInfo, metaData, protocol), and of its
+add and remove actions only counts and row figures. So a slice of commit files is read at
+once: the other lines parsed by orjson into typed actions, the add and remove lines of the
+whole slice by Arrow's JSON reader (as a big commit's, :mod:`inspector.log.bigcommit`),
+with no typed record per file. Anything unusual in a file (blank lines, a line that does
+not parse, a big commit) sends it, or the slice when Arrow refuses it, to the one commit
+parser (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
+
+The history prefers a writer's metrics (files, bytes, rows) to the actions' own counts, as
+Delta's DESCRIBE HISTORY does. So a commit that only adds files, each changing data with
+its ``numRecords`` and no deletion vector, whose metrics give its rows
+(:func:`~inspector.table.rowrule.metrics_alone`) and bytes, is answered from them: its add
+lines are counted, not parsed (a 300,000-file CREATE TABLE AS SELECT is 122 MB of them).
+Those checks read bytes only: a line spelled otherwise than Delta's writers spell it
+(spaces after colons, say) is counted from its actions.
 """
 
 from __future__ import annotations
 
 import bisect
-import gc
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,21 +29,31 @@ from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
-from inspector.log.commit import Commit, FileSummary, as_commit, known_sum, parse_commit
+from inspector.log.commit import (
+    Commit,
+    FileSummary,
+    as_commit,
+    file_metrics,
+    known_sum,
+    parse_commit,
+)
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
-from inspector.log.listing import LogFile, LogListing
+from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
-from inspector.table import history_metrics
-from inspector.table.history_metrics import unrecorded_remove
-from inspector.table.rowcounts import LiveBefore, RowChange, change_of, looked_up
-from inspector.table.rowrule import FileFigures, change_from
+from inspector.table.rowcounts import LiveBefore, dv_rows, looked_up, num_records
+from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of, metrics_alone
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
 _FILE_LINE = (b'{"add":{', b'{"remove":{')
+_ADD = b'{"add":{'
+_CHANGES = b'"dataChange":true'
+_NO_CHANGE = b'"dataChange":false'
+_RECORDS = b'\\"numRecords\\":'  # in an action's stats (a JSON string in the line)
+_VECTOR = b'"deletionVector":{'
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,37 +77,13 @@ class _Files:
     events: Sequence[tuple[FileKey, int | None]] = ()
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a whole history is built.
-
-    The history makes a few objects per version, none in a reference cycle, and keeps them:
-    each collection would walk all of them again (a third of the CPU time of a
-    20,000-version history). Reference counting still frees what is dropped.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def scan_commits(
     log: DeltaLog, versions: list[int], *, size: int = SLICE
 ) -> Iterator[tuple[Commit, RowChange]]:
-    """The commits of the listed versions with their row figures, ascending, a slice at a time.
-
-    Args:
-        log: An opened log (commits it holds parsed already are used as they are).
-        versions: Versions in ascending order; those without a commit file are left out.
-        size: Commit files read together.
-
-    Returns:
-        What ``rows_along(log, log.stream_commits(versions))`` gives; a commit read in
-        bulk is ``counted`` (its file actions are not kept).
-    """
+    """The commits of the listed versions (ascending; those without a commit file left out)
+    with their row figures, ``size`` files read together: what ``rows_along(log,
+    log.stream_commits(versions))`` gives, a commit read in bulk ``counted`` (its file
+    actions not kept)."""
     live = LiveBefore(log)
     listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
     # To the tracker of live files, a commit taken from its metrics is a gap: the files live
@@ -168,27 +155,47 @@ def _first_lookup(parsed: list[Commit], splits: Iterable[_Split]) -> int:
     """The first version of a slice with a remove that may look up the files live before it
     (one that changes data without its own ``numRecords``); ``sys.maxsize`` for none."""
     found = [c.version for c in parsed if next(looked_up(c), None) is not None]
-    found += [s.version for s in splits if any(map(unrecorded_remove, s.file_lines))]
+    found += [s.version for s in splits if any(map(_unrecorded_remove, s.file_lines))]
     return min(found, default=sys.maxsize)
 
 
 def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
-    """A split commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
-    if not history_metrics.appends_only(split.file_lines):
+    """A split commit taken from its metrics, when its file lines are adds that may be."""
+    lines = split.file_lines
+    if not lines or not all(
+        line.startswith(_ADD) and _CHANGES in line and _RECORDS in line and _VECTOR not in line
+        for line in lines
+    ):
         return None
-    return history_metrics.taken(split.version, split.file, split.parsed, len(split.file_lines))
+    return _metrics_taken(split.version, split.file, split.parsed, len(lines))
 
 
 def _big_taken(version: int, file: LogFile, data: Fetched) -> tuple[Commit, RowChange] | None:
-    """A big commit taken from its metrics (:mod:`inspector.table.history_metrics`)."""
+    """A big commit taken from its metrics, when its file lines are adds that may be
+    (counted in the bytes, no line split off); only its other lines are parsed.
+
+    The other lines are those before the first add and after the last (Spark writes them
+    first, delta-rs last); a file with other lines in between is counted from its actions.
+    """
     if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
         return None
-    found = history_metrics.big_appends_only(data)
-    objects = None if found is None else json_objects(found[0])
-    parsed = None if objects is None else typed_actions(objects)
-    if found is None or parsed is None:
+    # (A blank line fails the line count below, or the parse of the other lines.)
+    if b'{"remove":{' in data or _VECTOR in data:
         return None
-    return history_metrics.taken(version, file, parsed, found[1])
+    adds = data.count(b"\n" + _ADD) + data.startswith(_ADD)
+    if not adds or data.count(_CHANGES) != adds or data.count(_RECORDS) != adds:
+        return None
+    end = len(data) - data.endswith(b"\n")
+    first = 0 if data.startswith(_ADD) else data.find(b"\n" + _ADD) + 1
+    last = data.rfind(b"\n" + _ADD) + 1  # 0: the only add is the first line
+    last_end = data.find(b"\n", last, end)
+    head = data[: first - 1].split(b"\n") if first else []
+    tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
+    if len(head) + len(tail) + adds != data.count(b"\n", 0, end) + 1:
+        return None  # other lines between the adds
+    objects = json_objects(head + tail)
+    parsed = None if objects is None else typed_actions(objects)
+    return None if parsed is None else _metrics_taken(version, file, parsed, adds)
 
 
 def split_slice(todo: list[tuple[int, LogFile]], contents: Sequence[Fetched]) -> dict[int, _Split]:
@@ -322,10 +329,9 @@ class _Kind:
         """From the slice's Arrow table of this kind, its rows' line numbers and the commit
         (index in the slice) of each line."""
         from inspector.log import columnar
-        from inspector.table import filecolumns
 
         changes = [c is not False for c in table.column("dataChange").to_pylist()]
-        records = filecolumns.num_records(table)
+        records = num_records(table)
         figures = [
             FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
             for p, k, c, r, d in zip(
@@ -333,7 +339,7 @@ class _Kind:
                 columnar.keys(table),
                 changes,
                 records,
-                filecolumns.dv_rows(table),
+                dv_rows(table),
                 strict=True,
             )
         ]
@@ -356,15 +362,34 @@ def _release_arrow_memory() -> None:
         pyarrow.default_memory_pool().release_unused()
 
 
-def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
-    """A page of history's commits, read together from ``listing`` (the newest page's own,
-    so that the first page never lists the whole folder; None: the whole folder's)."""
-    listing = listing or log.listing
-    # The commits after the newest checkpoint are the latest snapshot's: read through the
-    # log, which keeps them for it (and for the check of that checkpoint).
-    tail = [v for v in versions if v > log.tail.from_version]
-    older = [v for v in versions if v <= log.tail.from_version]
-    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-    contents = log.fetch_commits([f for _, f in files])
-    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
-    return [*parsed, *log.read_commits(tail)]
+def _unrecorded_remove(line: bytes) -> bool:
+    """Whether a commit's line is a remove that may change data without its own
+    ``numRecords`` (the row rule then looks up the file it removes)."""
+    return line.startswith(b'{"remove":{') and _RECORDS not in line and _NO_CHANGE not in line
+
+
+def _metrics_taken(
+    version: int, file: LogFile, parsed: tuple[Action, ...], adds: int
+) -> tuple[Commit, RowChange] | None:
+    """A commit of ``adds`` adds (which may be taken from metrics) and its other actions,
+    with its figures from its commitInfo's metrics; None when they do not give them."""
+    info = next((a for a in parsed if isinstance(a, CommitInfo)), None)
+    rows = None if info is None else metrics_alone(info)
+    if info is None or rows is None or rows.added is None:
+        return None
+    found = file_metrics(info.operation_metrics)
+    if found["added_bytes"] is None:
+        return None
+    # What the actions give (no removes, no file given a deletion vector) where the writer
+    # recorded nothing, as FileSummary.with_metrics takes the writer's figures.
+    counts = {"num_added_files": adds, "num_removed_files": 0, "removed_bytes": 0}
+    summary = FileSummary(
+        add_actions=adds,
+        remove_actions=0,
+        deletion_vector_updates=0,
+        added_records=rows.added,
+        removed_records=0,
+        **{k: counts[k] if v is None else v for k, v in found.items() if k in counts},
+        added_bytes=found["added_bytes"],
+    )
+    return Commit(version=version, file=file, parsed=parsed, counted=summary), rows

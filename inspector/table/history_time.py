@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -21,6 +21,7 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
+from inspector.log.filetimes import commit_times
 from inspector.log.tablemeta import metadata_at
 
 _Pair = tuple[Commit, Any]  # a commit of a page and its row figures
@@ -35,11 +36,8 @@ class TimestampSource(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class VersionTimestamps:
-    """All timestamps known for a version, in ms since the epoch (UTC).
-
-    ``history`` is the one Delta uses for DESCRIBE HISTORY and time travel;
-    ``source`` says where it came from: ``inCommitTimestamp`` or ``fileModificationTime``.
-    """
+    """All timestamps known for a version, in ms since the epoch (UTC); ``history`` is the
+    one Delta uses for DESCRIBE HISTORY and time travel, ``source`` says where it came from."""
 
     commit_info: int | None
     in_commit: int | None
@@ -48,6 +46,7 @@ class VersionTimestamps:
     source: TimestampSource
 
 
+_SOURCE_WORDS = {True: "in-commit timestamp", False: "file modification time"}
 COPY_PROBLEM = "the table was probably copied or replicated"  # in a version's timestamp problem
 
 # Which time every page shows, said once (the Timeline's copy banner, docs/time-travel.md).
@@ -63,11 +62,6 @@ TIME_RULE = (
 def is_copy_problem(problem: str) -> bool:
     """Whether a version's problem is the commit-time/file-time mismatch of a copied table."""
     return COPY_PROBLEM in problem
-
-
-def ms_to_datetime(ms: int) -> datetime:
-    """Milliseconds since the epoch to an aware UTC datetime."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def iso(ms: int | None) -> str | None:
@@ -107,14 +101,9 @@ def _ict_enabled(config: Mapping[str, str], version: int) -> bool:
 def timestamps_of(
     commit: Commit, config: Mapping[str, str], previous: int | None, tolerance_ms: int
 ) -> tuple[VersionTimestamps, list[str]]:
-    """A commit's timestamps and its timestamp problem (the copy's mismatch), if any.
-
-    Args:
-        commit: The commit.
-        config: The table properties in force (for in-commit timestamps).
-        previous: The history timestamp of the version before, if known.
-        tolerance_ms: How far the commit's own time and its file's time may differ.
-    """
+    """A commit's timestamps and its timestamp problem (the copy's mismatch), if any, given
+    the table properties in force, the history timestamp of the version before (None: not
+    known) and how far the commit's own time and its file's time may differ."""
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
     if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
@@ -127,7 +116,7 @@ def timestamps_of(
         problems.append(
             f"Its commit time ({format_time(written)}) and its file's modification time ({format_time(mtime)}) "
             f"differ by {_duration(abs(written - mtime))}: {COPY_PROBLEM}. "
-            f"Time travel by timestamp uses the {_source_words(source)}."
+            f"Time travel by timestamp uses the {_SOURCE_WORDS[in_commit]}."
         )
     return VersionTimestamps(
         commit_info=info.timestamp,
@@ -139,37 +128,20 @@ def timestamps_of(
 
 
 def monotonic(file_time: int, previous: int | None) -> int:
-    """A file-time history timestamp: never at or before the version before it.
-
-    Delta makes file-time history monotonic the same way (``DeltaHistoryManager``).
-
-    Args:
-        file_time: The commit file's modification time (ms).
-        previous: The history timestamp of the version before (None: none known).
-    """
+    """A file-time history timestamp: never at or before ``previous``, the history timestamp
+    of the version before (None: none known), as Delta's ``DeltaHistoryManager`` makes it."""
     return previous + 1 if previous is not None and file_time <= previous else file_time
 
 
-def file_time_before(times: Mapping[int, int], version: int) -> int | None:
-    """The file-time history timestamp of the newest listed commit before ``version``.
-
-    ``times`` holds the listed commit files' modification times by version (at least those
-    before ``version``: :func:`inspector.log.filetimes.commit_times`). The monotonic chain
-    runs over every listed commit's file time up to it, so a page of
-    history that starts at ``version`` gives each version the timestamp the whole history
-    gives it (``detail``, ``history --limit``, a plan's target and the Diff's commits
-    agree with the Timeline and the Overview). None when no commit is listed before it.
-    """
+def file_time_before(log: DeltaLog, version: int) -> int | None:
+    """The file-time history timestamp of the newest listed commit before ``version`` (None:
+    none), chained over every listed commit's file time, so that a page of history starting
+    at ``version`` gives each version the timestamp the whole history gives it."""
+    times = commit_times(log, version)
     previous = None
-    for v in sorted(v for v in times if v < version):
+    for v in sorted(times):
         previous = monotonic(times[v], previous)
     return previous
-
-
-def _source_words(source: TimestampSource) -> str:
-    if source == TimestampSource.IN_COMMIT_TIMESTAMP:
-        return "in-commit timestamp"
-    return "file modification time"
 
 
 def _duration(ms: int) -> str:
@@ -187,9 +159,8 @@ def configured(
     """The table properties in force before a page of history (the one place the history
     reads them), and the page's commits (with their row figures) unchanged.
 
-    They say only from which version in-commit timestamps are the history time, so they
-    are read only when a commit of the page carries one before the page's first metaData
-    (which replaces them); {} when they cannot be read (timestamps fall back to file times).
+    They say only from which version in-commit timestamps are the history time, so they are
+    read only when a commit carries one before the page's first metaData; {} when unreadable.
     """
     seen: list[_Pair] = []
     for commit, rows in pairs:

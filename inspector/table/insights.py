@@ -21,9 +21,9 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import iter_columns
 from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
+from inspector.log.commit import known_sum
 from inspector.log.snapshot import Snapshot
 from inspector.table.history import HistoryEntry
-from inspector.table.rowcounts import known_total
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).
@@ -57,9 +57,7 @@ class PartitionInsight:
     """One partition's files, rows, small files, OPTIMIZE estimate and deletion-vector load.
 
     Attributes:
-        values: The partition values (``{}`` for an unpartitioned table).
         records: Records in the files (``numRecords``), or None when a file lacks stats.
-        small_files: Files smaller than the target file size.
         compact_files: Small files an OPTIMIZE would rewrite (none when only one is small).
         files_after: Files those would become: ``ceil(compact_bytes / target)``.
         rows: ``records`` minus the rows deletion vectors delete: the rows a reader sees.
@@ -143,12 +141,12 @@ class LayoutInsights:
     def rows(self) -> int | None:
         """The version's rows, deletion vectors subtracted (the Overview's ``numRecords``);
         None when any file lacks stats."""
-        return known_total(p.rows for p in self.partitions)
+        return known_sum([p.rows for p in self.partitions])
 
     @property
     def records(self) -> int | None:
         """Records in the files (``numRecords``, deleted rows included); None without stats."""
-        return known_total(p.records for p in self.partitions)
+        return known_sum([p.records for p in self.partitions])
 
     @property
     def skew(self) -> float | None:
@@ -225,17 +223,16 @@ def _partition_table(snapshot: Snapshot, target: int) -> tuple[pa.Table, list[st
     """One row per file: partition value columns and the figures to aggregate."""
     files = snapshot.files_table
     size = files.column("size").combine_chunks().fill_null(0)
-    small = pc.less(size, arrays.from_numpy(np.full(len(size), target, dtype=np.int64)))
+    small = pc.less(size, target)
     dv = files.column("deletionVector").combine_chunks()
     card = dv.field("cardinality") if len(dv) else arrays.numbers([])
-    zero = arrays.from_numpy(np.zeros(len(size), dtype=np.int64))
     columns: dict[str, pa.Array] = {
         "size": size,
         "rows": columnar.num_records(files.column("stats")),
         "small": small.cast(pa.int64()),
-        "small_bytes": pc.if_else(small, size, zero),
+        "small_bytes": pc.if_else(small, size, 0),
         "dv": pc.is_valid(card).cast(pa.int64()),
-        "dv_rows": pc.fill_null(card, zero),
+        "dv_rows": pc.fill_null(card, 0),
     }
     keys = [f"p{i}" for i in range(len(snapshot.partition_columns))]
     values = files.column("partitionValues").combine_chunks()

@@ -13,7 +13,7 @@ from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import all_features
 from inspector.delta.schema import Column, iter_columns
 from inspector.log.deltalog import DeltaLog
-from inspector.log.snapshot import Snapshot
+from inspector.log.snapshot import Snapshot, describe_replay
 from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility, describe_compatibility
 from inspector.table.history import HistoryEntry, build_history, history_page, iso
@@ -102,14 +102,9 @@ def describe_detail(
     version: int | None = None,
     whole_log: bool = True,
 ) -> TableDetail:
-    """Describe the table at a version (None: the latest).
-
-    Args:
-        log: An opened log.
-        history: History entries including the version's, for its last modification time.
-        version: The version to describe.
-        whole_log: List the whole log for its shape (earliest version, commit count,
-            checkpoints); False leaves those None.
+    """Describe the table at a version (None: the latest), its last modification time from
+    ``history`` (entries including the version's); ``whole_log`` lists the whole log for its
+    shape (earliest version, commit count, checkpoints), else those are None.
 
     Raises:
         VersionNotFound: If the version is not in the log.
@@ -153,12 +148,9 @@ def table_detail(
     version: int | None = None,
     whole_log: bool = False,
 ) -> tuple[TableDetail, Compatibility]:
-    """The table's detail and engine compatibility at a version (``detail``).
-
-    Reads the version's snapshot and its own commit for the timestamp, nothing older,
-    unless ``whole_log`` asks for the log's shape and how engine compatibility changed
-    over it (every commit is read).
-    """
+    """The table's detail and engine compatibility at a version (``detail``): its snapshot
+    and own commit, nothing older, unless ``whole_log`` asks for the log's shape and how
+    engine compatibility changed over it (every commit is read)."""
     history = (
         build_history(log, settings)
         if whole_log
@@ -182,14 +174,8 @@ def state_source(log: DeltaLog, version: int) -> str:
     for cp in listing.usable_checkpoints():
         if cp.version <= version and cp.version not in bad:
             if all(v in commits for v in range(cp.version + 1, version + 1)):
-                return _with_commits(f"checkpoint {cp.version}", cp.version + 1, version)
-    return _with_commits("the empty table", 0, version)
-
-
-def _with_commits(start: str, first: int, last: int) -> str:
-    if first > last:
-        return start
-    return f"{start} + commit {last}" if first == last else f"{start} + commits {first}..{last}"
+                return describe_replay("checkpoint", cp.version, version)
+    return describe_replay("empty", -1, version)
 
 
 def clustering_columns(snap: Snapshot) -> tuple[str, ...]:

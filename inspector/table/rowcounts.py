@@ -2,35 +2,26 @@
 
 Each commit's figures come from the one row rule (:mod:`inspector.table.rowrule`); this
 module tracks which files were live before each commit (for the rows a removed file took
-with it) and sums commits for a range.
+with it; a big commit's files stay Arrow columns, never one record per file) and sums
+commits for a range.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit
+from inspector.log.bigcommit import CommitFiles
+from inspector.log.commit import Commit, known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.table import filecolumns
-from inspector.table.filecolumns import ColumnFiles
-from inspector.table.rowrule import UNKNOWN, RowChange, RowSource, change_of
+from inspector.table.rowrule import RowChange, RowSource, change_of
 
-__all__ = [
-    "UNKNOWN",
-    "RowChange",
-    "RowSource",
-    "LiveBefore",
-    "RowsBetween",
-    "change_of",
-    "commit_rows",
-    "known_total",
-    "rows_between",
-    "why_they_differ",
-]
+if TYPE_CHECKING:  # pyarrow is imported where columns are read: small logs never need it
+    import pyarrow as pa
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,12 +35,7 @@ class RowsBetween:
 
 
 def commit_rows(log: DeltaLog, version: int) -> RowChange:
-    """The row figures of one commit (as :func:`rows_between` gives them for ``version - 1``
-    and ``version``).
-
-    Raises:
-        VersionNotFound: If the version has no commit file.
-    """
+    """The row figures of one commit (VersionNotFound if it has no commit file)."""
     return next(rows_along(log, iter([log.commit(version)])))[1]
 
 
@@ -89,10 +75,8 @@ class LiveBefore:
     """The live records of the files live just before each commit, tracked along the log.
 
     Call :meth:`start` before each commit and :meth:`apply` (or :meth:`changed`) after it;
-    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. What
-    the commits since the last jump added and removed is kept (a big commit's as its
-    Arrow columns, looked up a batch at a time); older files come from the snapshot before
-    the jump, read on first lookup only.
+    look a key up by calling the tracker, after :meth:`prefetch` of the commit's keys. Older
+    files than the last jump's come from the snapshot before it, read on first lookup only.
     """
 
     def __init__(self, log: DeltaLog) -> None:
@@ -174,7 +158,7 @@ def looked_up(commit: Commit) -> Iterator[FileKey]:
     if commit.counted is not None:
         return iter(())
     if commit.columns is not None:  # no typed records for a big commit
-        return filecolumns.unrecorded_removes(commit.columns.removes)
+        return unrecorded_removes(commit.columns.removes)
     return (r.key for r in commit.removes if r.data_change and r.num_records is None)
 
 
@@ -187,10 +171,10 @@ def _sum(changes: Iterable[RowChange]) -> RowChange:
     sources: set[RowSource] = {c.source for c in items if c.source is not RowSource.NO_DATA_CHANGE}
     sources = sources or {RowSource.NO_DATA_CHANGE}
     return RowChange(
-        added=known_total(c.added for c in items),
-        removed=known_total(c.removed for c in items),
-        updated=known_total(c.updated for c in items),
-        net=known_total(c.net for c in items),
+        added=known_sum([c.added for c in items]),
+        removed=known_sum([c.removed for c in items]),
+        updated=known_sum([c.updated for c in items]),
+        net=known_sum([c.net for c in items]),
         source=sources.pop() if len(sources) == 1 else RowSource.METRICS_AND_FILE_STATS,
         exact=False,
         note=(
@@ -209,16 +193,6 @@ def _sources_text(items: list[RowChange]) -> str:
     estimates = sum(1 for c in items if not c.exact)
     text = " and ".join(parts) or "no data change"
     return text + (f" ({estimates} of them estimates)" if estimates else "")
-
-
-def known_total(values: Iterable[int | None]) -> int | None:
-    """The sum of counts, or None when any is unknown (None)."""
-    total = 0
-    for value in values:
-        if value is None:
-            return None
-        total += value
-    return total
 
 
 def _backwards(change: RowChange) -> RowChange:
@@ -250,3 +224,103 @@ def why_they_differ(
         "then deleted, or updated twice, counts every time; an update counts on both sides "
         "unless keyed), while the Rows tab compares the two versions' rows " + how + "."
     )
+
+
+def num_records(table: pa.Table) -> list[int | None]:
+    """``numRecords`` of each row's stats (None where absent or unreadable), by the log's one
+    vectorised reading (:func:`inspector.log.columnar.num_records`)."""
+    from inspector.log import columnar
+
+    return list(columnar.num_records(table.column("stats")).to_pylist())
+
+
+def dv_rows(table: pa.Table) -> list[int]:
+    """The rows each row's deletion vector marks deleted (0 without one)."""
+    import pyarrow.compute as pc
+
+    dv = table.column("deletionVector").combine_chunks()
+    if dv.null_count == len(dv):
+        return [0] * len(dv)
+    cardinality = pc.if_else(dv.is_valid(), pc.struct_field(dv, "cardinality"), 0)
+    return [v or 0 for v in cardinality.to_pylist()]
+
+
+def unrecorded_removes(removes: pa.Table) -> Iterator[FileKey]:
+    """The keys of the data-changing removes that carry no ``numRecords`` of their own."""
+    from inspector.log import columnar
+
+    if not removes.num_rows:
+        return iter(())
+    changes = removes.column("dataChange").to_pylist()
+    return (
+        key
+        for key, records, change in zip(
+            columnar.keys(removes), num_records(removes), changes, strict=True
+        )
+        if records is None and change is not False
+    )
+
+
+class ColumnFiles:
+    """A big commit's added and removed files, looked up by key a batch at a time
+    (:meth:`resolve`, then :meth:`find`): only the rows asked for become Python values."""
+
+    def __init__(self, files: CommitFiles) -> None:
+        self._files = files
+        self._asked: set[FileKey] = set()
+        self._found: dict[FileKey, int | None] = {}  # live records; None: removed
+
+    @classmethod
+    def live(cls, files: pa.Table) -> ColumnFiles:
+        """The files live at a version (a snapshot's ``files_table``), as if added by one commit."""
+        from inspector.log import arrays
+
+        lines = arrays.span(0, files.num_rows)
+        return cls(
+            CommitFiles(
+                adds=files,
+                removes=files.slice(0, 0),
+                add_lines=lines,
+                remove_lines=arrays.span(0, 0),
+                other_lines=(),
+            )
+        )
+
+    def resolve(self, keys: Iterable[FileKey]) -> None:
+        """Look the keys up together (those asked before are not looked up again)."""
+        import pyarrow.compute as pc
+
+        from inspector.log import arrays, columnar
+
+        todo = set(keys) - self._asked
+        if not todo:
+            return
+        self._asked |= todo
+        paths = arrays.texts(sorted({path for path, _ in todo}))  # pa.array imports pandas
+        events: list[tuple[int, FileKey, int | None]] = []
+        files = self._files
+        for table, lines, added in (
+            (files.adds, files.add_lines, True),
+            (files.removes, files.remove_lines, False),
+        ):
+            if not table.num_rows:
+                continue
+            mask = pc.is_in(table.column("key_path").combine_chunks(), value_set=paths)
+            if not pc.any(mask).as_py():
+                continue
+            part = table.filter(mask)
+            lives: list[int | None] = [None] * part.num_rows
+            if added:  # records minus those the deletion vector marks deleted
+                lives = [
+                    None if n is None else n - d
+                    for n, d in zip(num_records(part), dv_rows(part), strict=True)
+                ]
+            at = lines.filter(mask).to_pylist()
+            events += zip(at, columnar.keys(part), lives, strict=True)
+        events.sort(key=lambda e: e[0])  # file order: a later action on the same key wins
+        self._found.update((key, live) for _, key, live in events if key in todo)
+
+    def find(self, key: FileKey) -> tuple[bool, int | None]:
+        """Whether the commit added or removed the key, and the live records it left."""
+        self.resolve((key,))
+        return key in self._found, self._found.get(key)

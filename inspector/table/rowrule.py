@@ -1,15 +1,11 @@
 """The one rule for the rows a commit inserted, deleted and updated, from the log (no Spark).
 
-A commit's add and remove actions alone mislead: a deletion-vector DELETE of one
-row removes a file of 250 rows and adds it back with a deletion vector, and a
-copy-on-write MERGE rewrites whole files. So the figures come from, in order:
-
-1. ``operationMetrics`` the writer recorded (``numDeletedRows``,
-   ``numTargetRowsInserted``, ``numUpdatedRows``, ...; Spark writes them in camelCase,
-   delta-rs in snake_case);
-2. file stats and deletion vectors: a file re-added with a larger deletion vector
-   lost exactly the newly deleted rows; a file added or removed whole brought or
-   took all its live records.
+A commit's add and remove actions alone mislead: a deletion-vector DELETE of one row
+removes a file of 250 rows and adds it back with a deletion vector, and a copy-on-write
+MERGE rewrites whole files. So the figures come from the ``operationMetrics`` the writer
+recorded (Spark's camelCase names, delta-rs's snake_case), else from file stats and
+deletion vectors (a file re-added with a larger deletion vector lost exactly the newly
+deleted rows; a file added or removed whole brought or took all its live records).
 
 The metrics are checked against the file stats where a commit removes files (a
 disagreement is marked); a commit that only adds files is taken at its writer's word
@@ -17,8 +13,7 @@ disagreement is marked); a commit that only adds files is taken at its writer's 
 figures are the rewritten files' rows, said to be an estimate (the net change is exact).
 People and scripts see inserted, deleted and updated as Delta's metrics define them (an
 updated row is in neither of the first two); inside, ``added`` and ``removed`` count an
-updated row on both sides, as an unkeyed row diff does. The Version page shows one commit;
-the Diff page the same figures summed over the commits between two versions.
+updated row on both sides, as an unkeyed row diff does.
 """
 
 from __future__ import annotations
@@ -151,8 +146,7 @@ class RowChange:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON contract (``rows`` of a commit, and their total, in ``diff --json``):
-        the figures of ``history --json`` plus the net change and where they come from."""
+        """``rows`` of a commit, and their total, in ``diff --json``."""
         return {
             **self.history_json(),
             "netRows": self.net,
@@ -237,10 +231,8 @@ def change_from(
 
 def metrics_alone(info: CommitInfo) -> RowChange | None:
     """A commit that only adds files, each changing data: its figures from the writer's
-    metrics alone (None when they do not give them), taken at its word as Delta's DESCRIBE
-    HISTORY shows them, so that a history need not read the adds (where the files' stats
-    agree the figures are the same). The net change is the rows added.
-    """
+    metrics alone (None when they do not give them), as Delta's DESCRIBE HISTORY shows
+    them, so that a history need not read the adds. The net change is the rows added."""
     return _with_metrics(info, None)
 
 

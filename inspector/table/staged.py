@@ -22,19 +22,16 @@ from inspector.log.staged import (
     pending_commits,
     staged_version,
 )
-from inspector.log.tablemeta import metadata_at
 from inspector.settings import Settings
 from inspector.table.handle import Table
 from inspector.table.history_entry import HistoryEntry, history_entries
-from inspector.table.rowcounts import UNKNOWN, RowChange, rows_along
+from inspector.table.rowcounts import rows_along
+from inspector.table.rowrule import UNKNOWN, RowChange
 
 
 def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
-    """The staged commits newer than the published log, when the table is catalog-managed.
-
-    Only ``_delta_log/_staged_commits`` is listed for a table without any; the latest
-    protocol is read only when staged files newer than the published log exist.
-    """
+    """The staged commits newer than the published log, when the table is catalog-managed
+    (its protocol is read only when staged files newer than the published log exist)."""
     log = table.log
     if not log.staged_commits:  # an empty folder: the log lists it once per refresh
         return []
@@ -75,8 +72,6 @@ def staged_entries(
     table: Table, staged: list[StagedCommit], settings: Settings
 ) -> list[HistoryEntry]:
     """History entries for staged commits (oldest first), each marked with its status."""
-    if not staged:
-        return []
     log = table.log
     commits = []
     for s in staged:
@@ -85,13 +80,9 @@ def staged_entries(
         except OSError as exc:
             data = exc
         commits.append(parse_commit(s.version, s.file, data, columnar=False))
-    try:
-        config = metadata_at(log, log.latest_version).configuration
-    except InspectorError:  # unreadable: timestamps fall back to file times
-        config = {}
     versions = [s.version for s in staged]
-    rows = _with_rows(table, commits)
-    entries, _ = history_entries(log, versions, rows, config, {}, {}, settings)
+    rows = _with_rows(table, commits)  # after the published log, whose properties are in force
+    entries, _ = history_entries(log, versions, rows, log.latest_version + 1, {}, {}, settings)
     return [replace(e, staged=str(s.status)) for e, s in zip(entries, staged, strict=True)]
 
 

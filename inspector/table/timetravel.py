@@ -25,11 +25,8 @@ _EXAMPLES = (
 
 
 def parse_timestamp(text: str) -> datetime:
-    """Parse a timestamp as people type it into an aware UTC datetime; no zone means UTC.
-
-    A date (midnight), or a date and time with a space or ``T``, optional fractional
-    seconds and zone (``Z``, ``UTC``, ``+02:00``): every form the outputs show
-    (:func:`inspector.delta.text.format_time`, ISO 8601) is accepted back.
+    """Parse a timestamp as people type it into an aware UTC datetime (no zone means UTC):
+    every form the outputs show (:func:`inspector.delta.text.format_time`, ISO 8601).
 
     Raises:
         InvalidInput: If the text is not one of those forms.
@@ -53,8 +50,7 @@ def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int
     UTC), by Delta's ``timestampAsOf`` rule.
 
     Raises:
-        TimestampOutOfRange: If ``ts`` is before the earliest readable version's timestamp
-            or after the latest version's (the message shows the range, in UTC).
+        TimestampOutOfRange: If ``ts`` is outside the table's history (the message shows it).
     """
     ts = ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts
     wanted_ms = ts.timestamp() * 1000

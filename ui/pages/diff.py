@@ -23,7 +23,8 @@ from inspector.diff.rowkeys import RowDiff
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report, to_json
 from inspector.present.values import EMPTY, setting_text
-from inspector.table.rowcounts import RowChange, RowsBetween, rows_between, why_they_differ
+from inspector.table.rowcounts import RowsBetween, rows_between, why_they_differ
+from inspector.table.rowrule import RowChange
 from ui.common import (
     escape_markdown,
     format_bytes,

@@ -41,7 +41,8 @@ from inspector.log.deltalog import DeltaLog
 from inspector.present.values import setting_text
 from inspector.table.history import HistoryEntry
 from inspector.table.overview import state_source
-from inspector.table.rowcounts import RowChange, commit_rows
+from inspector.table.rowcounts import commit_rows
+from inspector.table.rowrule import RowChange
 from ui.checksums import render_version_checksum
 from ui.common import (
     escape_markdown,
