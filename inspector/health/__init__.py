@@ -3,7 +3,7 @@
 Two questions, one way each (:mod:`.check`): the latest version from its snapshot
 (:mod:`.latest`); every retained version from one trace of the whole log, damage and all
 (:mod:`.allversions`, :mod:`.trace`). Both judge each distinct file once against one walk
-of the table folder (:mod:`.judge`). The package also owns the runs of versions, retention,
+of the table folder (:mod:`.examine`). The package also owns the runs of versions, retention,
 the data-loss window, a replica against its source and the VACUUM plan (docs/health.md,
 docs/vacuum-and-replicas.md). May import ``inspector.table``, ``inspector.files``,
 ``inspector.log``, ``inspector.storage``, ``inspector.settings`` and ``inspector.delta``;

@@ -1,6 +1,6 @@
 """Every retained version's verdict, in Arrow, on any log (damaged or not, deep or not).
 
-Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.judge.judge_files`);
+Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.examine.judge_files`);
 only the keys of the bad files are then replayed, version by version, through the
 reference-counted :class:`~.examine.Tally`: a version where no bad file's key changes
 repeats the previous verdict, and with no bad file no key is replayed.
@@ -17,17 +17,19 @@ import pyarrow.compute as pc
 
 from inspector.files.filecheck import FileIssue
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
-from inspector.health.examine import Progress, Tally, ref_path
-from inspector.health.intervals import key_of, text_of
-from inspector.health.judge import (
+from inspector.health.examine import (
     Checked,
     Judged,
+    Progress,
+    Tally,
     judge_files,
+    ref_path,
     root_base,
     sized_paths,
     stored_files,
     unclaimed,
 )
+from inspector.health.intervals import key_of, text_of
 from inspector.health.problems import log_problems
 from inspector.health.records import ChecksumCheck, HealthProblem, VersionHealth, VersionStatus
 from inspector.health.trace import ArrowTrace, trace

@@ -36,9 +36,6 @@ FIELDS = (
     "metadata",
     "protocol",
 )
-# What a RESTORE keeps from its target: the files and the metadata (its protocol is never
-# downgraded; set transactions and row-id high-water marks move on).
-RESTORED = ("tableSizeBytes", "numFiles", "metadata")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,13 +94,14 @@ def check_checksum(
         version: The version.
         data: The ``.crc`` file's bytes.
         state: The version's replayed state.
-        fields: The fields to compare (a restore compares only :data:`RESTORED`).
+        fields: The fields to compare (a restore compares only some).
     """
     try:
         recorded = _parse(data)
     except ValueError as exc:
         return ChecksumCheck(version=version, status=ChecksumStatus.UNREADABLE, detail=str(exc))
-    differ = [(name, *_values(name, recorded, state)) for name in fields]
+    replayed = _replayed(state)
+    differ = [(n, recorded.get(n), replayed[n]) for n in fields]
     differ = [(n, said, got) for n, said, got in differ if said is not None and said != got]
     if not differ:
         return ChecksumCheck(version=version, status=ChecksumStatus.MATCHES)
@@ -200,9 +198,9 @@ def _parse(data: bytes | OSError) -> dict[str, Any]:
     return out
 
 
-def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any, Any]:
-    """(recorded, replayed) of one field; recorded is None when the checksum omits it."""
-    replayed: dict[str, Any] = {
+def _replayed(state: TableState) -> dict[str, Any]:
+    """The fields as the replay gives them (the checksum's may be absent: None)."""
+    return {
         "tableSizeBytes": state.table_size_bytes,
         "numFiles": state.num_files,
         "numMetadata": 1,
@@ -213,7 +211,6 @@ def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any
         "metadata": _metadata(state.metadata),
         "protocol": _protocol(state.protocol),
     }
-    return recorded.get(name), replayed[name]
 
 
 def _metadata(action: Any) -> dict[str, Any]:

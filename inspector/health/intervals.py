@@ -17,11 +17,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.actions import AddFile, RemoveFile
-from inspector.health.examine import ODD_PATTERN
 from inspector.log import arrays, columnar
 from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
 
+# Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
+ODD_PATTERN = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
 _SCHEMA = pa.schema(
     [
         *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),

@@ -2,7 +2,7 @@
 
 Only the latest snapshot is read (the newest checkpoint and the commits after it), so a
 question about the latest version costs what its snapshot costs, however long the log; its
-files are judged as the full check's are (:func:`~.judge.judge_files`). So orphans are
+files are judged as the full check's are (:func:`~.examine.judge_files`). So orphans are
 judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`): a file only an
 older version references, whose tombstone has left the checkpoints, is an orphan here.
 Damage before the newest checkpoint is the full check's to find (:mod:`.allversions`).
@@ -18,15 +18,18 @@ import pyarrow.compute as pc
 from inspector.delta.errors import InspectorError
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
-    ODD_PATTERN,
+    Checked,
     Progress,
     Ref,
+    judge_files,
     physical_paths,
     register_add,
+    sized_paths,
+    stored_files,
+    unclaimed,
     version_health,
 )
-from inspector.health.intervals import snapshot_files, whole_array
-from inspector.health.judge import Checked, judge_files, sized_paths, stored_files, unclaimed
+from inspector.health.intervals import ODD_PATTERN, snapshot_files, whole_array
 from inspector.health.problems import log_problems_at
 from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog

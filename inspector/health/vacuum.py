@@ -23,8 +23,7 @@ from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
-from inspector.health.examine import physical_paths
-from inspector.health.judge import root_base
+from inspector.health.examine import physical_paths, root_base
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
