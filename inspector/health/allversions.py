@@ -51,7 +51,7 @@ def check_all_versions(
 ) -> Checked:
     """Every retained version's verdict (``verify_all``: compare every checkpoint with its
     commits and every ``.crc`` with its replay, else only the newest; the rest as
-    :func:`~.latest.check_latest`'s)."""
+    :func:`~.check.check_latest`'s)."""
     traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
     problems = _problems(log, traced, verify_all)
     versions = _versions(traced, judged.issues, problems, cap)
