@@ -17,9 +17,9 @@ from enum import StrEnum
 import numpy as np
 
 from inspector.delta import properties
-from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.health.records import HealthReport, VersionStatus
+from inspector.health.replica import newest_metadata
 from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
 from inspector.table.history import HistoryEntry, iso
@@ -122,14 +122,6 @@ def retention_view(
     )
 
 
-def _configuration(log: DeltaLog) -> Mapping[str, str]:
-    try:
-        return log.snapshot().metadata.configuration
-    except InspectorError:  # a damaged latest version: the newest commit that set metadata
-        found = [c.metadata for c in log.commits if c.metadata is not None]
-        return found[-1].configuration if found else {}
-
-
 def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> list[VacuumRun]:
     runs = []
     for entry in (e for e in history if e.operation == "VACUUM START"):
@@ -188,7 +180,8 @@ class _Context:
         report: HealthReport | None,
         now_ms: int | None,
     ) -> None:
-        self.log, self.policy = log, retention_policy(_configuration(log))
+        newest = newest_metadata(log)
+        self.log, self.policy = log, retention_policy(newest.configuration if newest else {})
         self.times = {e.version: e.timestamps.history for e in history}
         self.vacuums = _vacuum_runs(history, self.policy)
         self.removals = _first_removals(log, self.times)

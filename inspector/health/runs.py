@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from itertools import groupby
 from typing import Any
 
 from inspector.files.filecheck import FileState
@@ -218,13 +219,8 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
 
 
 def _spans(versions: list[int]) -> tuple[tuple[int, int], ...]:
-    spans: list[tuple[int, int]] = []
-    for v in sorted(versions):
-        if spans and spans[-1][1] + 1 == v:
-            spans[-1] = (spans[-1][0], v)
-        else:
-            spans.append((v, v))
-    return tuple(spans)
+    runs = groupby(enumerate(sorted(versions)), lambda iv: iv[1] - iv[0])  # consecutive runs
+    return tuple((run[0][1], run[-1][1]) for run in (list(r) for _, r in runs))
 
 
 def grouped_record(report: HealthReport) -> dict[str, Any]:
