@@ -226,11 +226,7 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     found = read_checksums(log, wanted)
     if not found:
         return {}
-    versions = np.array(sorted(found), dtype=np.int64)
-    files, sizes = _live_counts(traced, versions)
-    counted = dict(
-        zip(versions.tolist(), zip(files.tolist(), sizes.tolist(), strict=True), strict=True)
-    )
+    counted = _live_counts(traced, sorted(found))
     out: dict[int, ChecksumCheck] = {}
     for start, end in reached:
         state = TableState.of(traced.bases[start])
@@ -245,12 +241,13 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     return out
 
 
-def _live_counts(traced: ArrowTrace, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _live_counts(traced: ArrowTrace, wanted: list[int]) -> dict[int, tuple[int, int]]:
     """The live files' count and bytes at each version (sorted), from the intervals."""
-    found = traced.intervals
+    found, versions = traced.intervals, np.array(wanted, dtype=np.int64)
     by_start, by_end = np.argsort(found.start, kind="stable"), np.argsort(found.end, kind="stable")
     opened = np.searchsorted(found.start[by_start], versions, "right")
     closed = np.searchsorted(found.end[by_end], versions, "right")
     bytes_in = np.r_[0, np.cumsum(found.size[by_start])]
     bytes_out = np.r_[0, np.cumsum(found.size[by_end])]
-    return opened - closed, bytes_in[opened] - bytes_out[closed]
+    files, sizes = (opened - closed).tolist(), (bytes_in[opened] - bytes_out[closed]).tolist()
+    return dict(zip(wanted, zip(files, sizes, strict=True), strict=True))

@@ -91,15 +91,9 @@ def check_latest(
     progress: Progress | None = None,
 ) -> Checked | None:
     """The latest version's verdict from its snapshot and one walk, or None when its
-    snapshot cannot be read.
-
-    Args:
-        log: The opened log.
-        deep: Also read each data file's footer and compare its row count with the stats.
-        cap: ``max_listed_files``: the lists of bad files are capped, the counts exact.
-        workers: Parallel stat calls for the files judged one by one.
-        progress: Called as ``progress(done, total)`` while files are examined.
-    """
+    snapshot cannot be read (``cap``: ``max_listed_files``, the lists of bad files are
+    capped, the counts exact; ``workers``: parallel stat calls; the rest as
+    :func:`check_table`'s)."""
     latest, root = log.latest_version, log.table_root
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -141,8 +135,7 @@ def _cdc_paths(log: DeltaLog) -> list[str]:
     latest = log.latest_version
     base = log.tail.newest_checkpoint(latest)
     first = base.version + 1 if base is not None else 0
-    versions = [v for v in range(first, latest + 1) if log.commit_file(v)]
-    commits = log.read_commits(versions)  # read for the snapshot already: cached
+    commits = log.read_commits(list(range(first, latest + 1)))  # the snapshot's: cached
     root = log.table_root
     return [
         p

@@ -1,14 +1,8 @@
 """The log's own checksums: a version's ``.crc`` file against its replayed state.
 
-Delta writes a *version checksum* (``_delta_log/<version>.crc``, one JSON object) beside
-most commits: the live files' count (``numFiles``) and bytes (``tableSizeBytes``), the
-``metadata`` and ``protocol`` (Delta 0.x wrote neither, and ``numTransactions``), and in
-newer writers the live ``setTransactions`` and ``domainMetadata``. The protocol's state validation recomputes them by log replay and
-compares; a discrepancy means the table at that version is not what its writer recorded.
-Versions without a ``.crc`` are not problems (Delta writes none for some commits, such as
-RESTORE). The file-size and deleted-record histograms and ``allFiles`` are not compared.
-
-Reading a checksum costs one request per version on an object store.
+The protocol's state validation recomputes a version checksum by log replay and compares: a
+discrepancy means the table at that version is not what its writer recorded. What is
+compared and what is not, and what reading them costs: docs/health.md.
 """
 
 from __future__ import annotations
@@ -88,14 +82,8 @@ class TableState:
 def check_checksum(
     version: int, data: bytes | OSError, state: TableState, *, fields: Iterable[str] = FIELDS
 ) -> ChecksumCheck:
-    """A version's checksum file (its bytes, or the error reading it) against its state.
-
-    Args:
-        version: The version.
-        data: The ``.crc`` file's bytes.
-        state: The version's replayed state.
-        fields: The fields to compare (a restore compares only some).
-    """
+    """A version's checksum file (its bytes, or the error reading it) against its replayed
+    state, on ``fields`` (a restore compares only some)."""
     try:
         recorded = _parse(data)
     except ValueError as exc:

@@ -106,7 +106,6 @@ def retention_view(
     """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable.
 
     Args:
-        log: An opened log.
         history: ``build_history(log)`` (oldest first), for the timestamps.
         report: A health check; where it covers a version, the files actually
             present decide (otherwise VACUUM commits and removal times predict).
