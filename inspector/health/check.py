@@ -45,15 +45,11 @@ def check_table(
     settings: Settings,
     progress: Progress | None = None,
 ) -> HealthReport:
-    """Check which versions of a table a reader can fully read; nothing is written.
-
-    The latest version is examined from its snapshot alone (:func:`check_latest`); every
-    retained version (``all_versions``, or when the latest is not complete or its snapshot
-    cannot be read, to find the last consistent one) from one trace of the whole log
-    (:mod:`.allversions`). ``deep``: also read each data file's Parquet footer;
-    ``settings``: for ``check_workers`` and ``max_listed_files``; ``progress``: called as
-    ``progress(done, total)`` while files are examined.
-    """
+    """Which versions of a table a reader can fully read: the latest from its snapshot
+    alone; every retained version (``all_versions``, or when the latest is not complete or
+    cannot be read, to find the last consistent one) from one trace of the whole log.
+    ``deep``: also read each data file's Parquet footer; ``progress(done, total)``: called
+    while files are examined."""
     cap, workers = settings.max_listed_files, max(1, settings.check_workers)
     found = None
     if not all_versions:
@@ -146,12 +142,9 @@ def _cdc_paths(log: DeltaLog) -> list[str]:
 
 
 def _orphans(log: DeltaLog, walked: pa.Table, tombstones: pa.Table) -> tuple[tuple[str, int], ...]:
-    """Walked files that the latest snapshot does not name: (relative path, bytes).
-
-    ``walked`` holds the files the latest version's live files do not name; what is left
-    after the snapshot's tombstones and the change-data files of the commits it read (the
-    tombstones' paths are looked up among the candidates, a small set, not the reverse).
-    """
+    """Of the walked files the live files do not name, those the snapshot's tombstones and
+    the change-data files of the commits it read do not name either: (relative path, bytes)
+    (the tombstones are looked up among these few candidates, not the reverse)."""
     if not walked.num_rows:
         return ()
     root, paths = log.table_root, whole_array(walked.column("path"))

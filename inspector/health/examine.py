@@ -94,10 +94,8 @@ def deep_refs(plain: pa.Table, prefix: str) -> dict[str, Ref]:
 
 
 def ref_path(root: str, log_path: str) -> str:
-    """The one spelling of a referenced file's location (the key of the refs).
-
-    A local path is ``normpath``-ed; a URI keeps its ``scheme://`` and normalises the rest.
-    """
+    """The one spelling of a referenced file's location (the key of the refs): normalised,
+    a URI's ``scheme://`` kept."""
     located = data_file_path(root, log_path)
     if "://" not in located:
         return os.path.normpath(located)
@@ -122,12 +120,9 @@ def examine(
     workers: int,
     progress: Progress | None,
 ) -> dict[str, FileIssue]:
-    """The bad files among ``refs`` by location, each judged once by the shared
-    presence-and-size rule (a deep check also reads each data file's footer), in parallel.
-
-    ``walked`` holds the sizes one walk of the table folder found: those files are not
-    stat'ed unless their footer is read; in an object store every size comes from it.
-    """
+    """The bad files among ``refs`` by location, each judged once by the shared rule (a
+    deep check also reads each data file's footer), in parallel. The files ``walked`` holds
+    the sizes of are not stat'ed unless their footer is read (in an object store, no file)."""
     stored = storage if storage.local_path() is None else None
     todo, found, done = sorted(refs), dict[str, FileIssue | None](), 0
     if progress is not None:
@@ -271,12 +266,9 @@ class Judged:
 
 
 def stored_files(paths: list[str], sizes: list[int], partition_columns: Iterable[str]) -> pa.Table:
-    """The files of a walk (:meth:`Storage.walk_sizes`) that VACUUM may touch, as (path
-    relative to the root, size).
-
-    Hidden paths are left out by the one rule of :func:`~inspector.files.tablefiles.is_hidden`;
-    only the paths with a name starting with ``.`` or ``_`` are asked one by one.
-    """
+    """The files of a walk (:meth:`Storage.walk_sizes`) that VACUUM may touch (by the one
+    rule of ``is_hidden``, asked only of names starting with ``.`` or ``_``), as (path
+    relative to the root, size)."""
     column = arrays.texts(paths)
     counts = arrays.from_numpy(np.array(sizes, dtype=np.int64))
     table = pa.Table.from_arrays([column, counts], names=["path", "size"])

@@ -103,14 +103,10 @@ def retention_view(
     *,
     now_ms: int | None = None,
 ) -> RetentionView:
-    """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable.
-
-    Args:
-        history: ``build_history(log)`` (oldest first), for the timestamps.
-        report: A health check; where it covers a version, the files actually
-            present decide (otherwise VACUUM commits and removal times predict).
-        now_ms: The current time (ms); defaults to the clock.
-    """
+    """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable
+    (``history``: oldest first, for the timestamps; ``report``: where a health check covers
+    a version, the files actually present decide, else VACUUM commits and removal times
+    predict)."""
     context = _Context(log, history, report, now_ms)
     versions = sorted(set(context.times) | set(context.checkpoints))
     return RetentionView(
@@ -137,12 +133,9 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
 
 def _first_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
     """For each version, when (ms) the first file live at it was removed later on (the
-    remove's ``deletionTimestamp``, else its commit's time).
-
-    The removals of the full check's trace, in the log's order: each remove of a file live
-    from ``a`` settles every not-yet-settled version in ``a..r-1`` (a union-find "next
-    unsettled version" pointer keeps this linear).
-    """
+    remove's ``deletionTimestamp``, else its commit's time): the trace's removals in the
+    log's order, each settling the unsettled versions its file was live in (a union-find
+    "next unsettled version" pointer keeps this linear)."""
     found = trace(log, deep=False).intervals
     rows = np.flatnonzero(found.closed)
     rows = rows[np.lexsort((found.removed_line[rows], found.end[rows]))]

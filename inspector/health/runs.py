@@ -106,12 +106,9 @@ def spans_text(spans: Iterable[tuple[int, int]]) -> str:
 
 
 def version_runs(report: HealthReport) -> list[VersionRun]:
-    """The report's versions as runs, the ones that matter first.
-
-    Order: the run holding the latest version, then the one holding the last consistent
-    version, then the other damaged runs, then the other complete runs; newest first
-    within each group.
-    """
+    """The report's versions as runs, the ones that matter first: the latest version's,
+    the last consistent version's, the other damaged runs, the other complete runs (newest
+    first within each group)."""
     runs: list[list[VersionHealth]] = []
     for v in report.versions:
         previous = runs[-1][-1] if runs else None
@@ -224,10 +221,8 @@ def _spans(versions: list[int]) -> tuple[tuple[int, int], ...]:
 
 
 def grouped_record(report: HealthReport) -> dict[str, Any]:
-    """The keys ``check --json`` adds to the report's record: ``runs`` and ``damagedFiles``.
-
-    ``versions`` (one entry per version) stays as it was; these say the same compactly.
-    """
+    """The keys ``check --json`` adds to the report's record (``versions`` stays as it was;
+    these say the same compactly)."""
     return {
         "runs": [r.to_json() for r in version_runs(report)],
         "damagedFiles": [f.to_json() for f in damaged_files(report)],

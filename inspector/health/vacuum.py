@@ -140,13 +140,9 @@ def plan_vacuum(
     now_ms: int | None = None,
     name: str | None = None,
 ) -> VacuumPlan:
-    """Plan a VACUUM of the latest version without deleting anything.
-
-    Args:
-        retain_hours: The retention; default the table's
-            ``delta.deletedFileRetentionDuration`` (else 7 days).
-        now_ms: The time to plan for (ms); defaults to the clock.
-        name: The table's catalog name, when it was opened by one (``uc://...``).
+    """Plan a VACUUM of the latest version without deleting anything (``retain_hours``:
+    default the table's ``delta.deletedFileRetentionDuration``; ``now_ms``: default the
+    clock; ``name``: the table's catalog name, when it was opened by one).
 
     Raises:
         InvalidInput: If the retention is negative or not a number.
