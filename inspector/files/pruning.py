@@ -278,11 +278,8 @@ _COMPARE = {
 
 
 def _parse_stats(stats: pa.ChunkedArray, fields: dict[str, Any]) -> pa.StructArray | None:
-    """Each file's statistics (the JSON text of ``stats``) as one Arrow struct array.
-
-    Read by Arrow's JSON reader, one line per file (``{}`` for none); None when a
-    statistic is not of its column's type (every file is then kept).
-    """
+    """Each file's statistics (the JSON text of ``stats``, ``{}`` for none) as one Arrow
+    struct array; None when a statistic is not of its column's type (every file is kept)."""
     bounds = pa.struct(
         [
             pa.field(f.physical_name, _JSON_TYPES.get(f.type.simple_string(), pa.string()))
