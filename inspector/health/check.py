@@ -125,26 +125,11 @@ def check_latest(
     )
 
 
-def _cdc_paths(log: DeltaLog) -> list[str]:
-    """Change-data files that the commits the latest snapshot read name, relative to the
-    root (for CDF reads: never orphans)."""
-    latest = log.latest_version
-    base = log.tail.newest_checkpoint(latest)
-    first = base.version + 1 if base is not None else 0
-    commits = log.read_commits(list(range(first, latest + 1)))  # the snapshot's: cached
-    root = log.table_root
-    return [
-        p
-        for commit in commits
-        for c in commit.cdc_files
-        for p in physical_paths(root, c.path, None)
-    ]
-
-
 def _orphans(log: DeltaLog, walked: pa.Table, tombstones: pa.Table) -> tuple[tuple[str, int], ...]:
     """Of the walked files the live files do not name, those the snapshot's tombstones and
     the change-data files of the commits it read do not name either: (relative path, bytes)
-    (the tombstones are looked up among these few candidates, not the reverse)."""
+    (the tombstones are looked up among these few candidates, not the reverse; change-data
+    files are kept for CDF reads)."""
     if not walked.num_rows:
         return ()
     root, paths = log.table_root, whole_array(walked.column("path"))
@@ -154,7 +139,10 @@ def _orphans(log: DeltaLog, walked: pa.Table, tombstones: pa.Table) -> tuple[tup
         pc.match_substring_regex(column, ODD_PATTERN),
         tombstones.column("deletionVector").is_valid(),
     )
-    found = _cdc_paths(log)
+    latest = log.latest_version
+    base = log.tail.newest_checkpoint(latest)
+    commits = log.read_commits(list(range(base.version + 1 if base else 0, latest + 1)))  # cached
+    found = [p for c in commits for f in c.cdc_files for p in physical_paths(root, f.path, None)]
     if pc.any(special).as_py():
         for action in columnar.records("remove", tombstones.filter(special)):
             found += physical_paths(root, action.path, action.deletion_vector)
