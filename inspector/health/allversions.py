@@ -56,10 +56,12 @@ def check_all_versions(
     problems = _problems(log, traced, verify_all)
     versions = _versions(traced, judged.issues, problems, cap)
     crcs = _checksums(log, traced, verify_all)
+    # orphans: the walked files no add of a retained version and no change-data file names
+    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
     return Checked(
         versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
-        orphans=_orphans(traced, walked, judged),
+        orphans=sized_paths(unclaimed(walked, judged.found, named, traced.root)),
     )
 
 
@@ -208,13 +210,6 @@ def _versions(
             health = replace(health, version=version, problems=found)
         out.append(health)
     return out
-
-
-def _orphans(traced: ArrowTrace, walked: pa.Table, judged: Judged) -> tuple[tuple[str, int], ...]:
-    """Walked files that no add of a retained version and no change-data file names: those
-    the plain data files did not find, less the few other files named."""
-    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
-    return sized_paths(unclaimed(walked, judged.found, named, traced.root))
 
 
 def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, ChecksumCheck]:

@@ -113,7 +113,9 @@ def with_checksum(health: VersionHealth, check: ChecksumCheck | None) -> Version
 
 def read_checksums(log: DeltaLog, versions: Iterable[int]) -> dict[int, bytes | OSError]:
     """The ``.crc`` files of those versions that have one, read together (one request each)."""
-    listed = [(v, f) for v in versions if (f := _crc_file(log, v)) is not None]
+    tail = log.tail  # the listing from the newest checkpoint on; an older .crc is in the whole
+    files = [(v, (tail if v >= tail.from_version else log.listing).crcs.get(v)) for v in versions]
+    listed = [(v, f) for v, f in files if f is not None]
     contents = log.storage.read_many([f.path for _, f in listed])
     return {v: data for (v, _), data in zip(listed, contents, strict=True)}
 
@@ -138,11 +140,6 @@ def recorded_metadata(data: bytes | OSError) -> Metadata | None:
     """
     found = _parse(data).get("metaData")
     return found if isinstance(found, Metadata) else None
-
-
-def _crc_file(log: DeltaLog, version: int) -> Any:
-    listing = log.tail if version >= log.tail.from_version else log.listing
-    return listing.crcs.get(version)
 
 
 def _parse(data: bytes | OSError) -> dict[str, Any]:
