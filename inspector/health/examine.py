@@ -336,8 +336,7 @@ def _walked_sizes(walked: pa.Table, todo: dict[str, Ref], prefix: str) -> dict[s
     """The sizes the walk found of the files judged one by one (no stat for these)."""
     inside = [where[len(prefix) :] for where in todo if where.startswith(prefix)]
     listed = walked.filter(pc.is_in(walked.column("path"), value_set=arrays.texts(inside)))
-    paths, sizes = listed.column("path").to_pylist(), listed.column("size").to_pylist()
-    return {prefix + path: size for path, size in zip(paths, sizes, strict=True)}
+    return {prefix + path: size for path, size in sized_paths(listed)}
 
 
 def unclaimed(walked: pa.Table, found: pa.Array, located: Iterable[str], root: str) -> pa.Table:
