@@ -225,31 +225,20 @@ def _replay_net(
                 if live is None and action.key in base and action.key not in gone:
                     live = gone[action.key] = base[action.key]
                 removes.append(live or action)
-        per_commit.append(_commit_change(commit, adds, removes, times[commit.version]))
+        info = commit.commit_info
+        per_commit.append(
+            CommitChange(
+                version=commit.version,
+                operation=info.operation,
+                timestamp=times[commit.version],
+                commit_info_timestamp=info.timestamp,
+                # files and bytes as the history counts them (the writer's metrics first)
+                totals=_summed(commit.file_summary, adds, removes),
+                changes_metadata=commit.metadata is not None,
+                changes_protocol=commit.protocol is not None,
+            )
+        )
     return list(gone.values()), list(new.values()), per_commit
-
-
-def _commit_change(
-    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile], time: int
-) -> CommitChange:
-    info = commit.commit_info
-    return CommitChange(
-        version=commit.version,
-        operation=info.operation,
-        timestamp=time,
-        commit_info_timestamp=info.timestamp,
-        totals=_commit_totals(commit, adds, removes),
-        changes_metadata=commit.metadata is not None,
-        changes_protocol=commit.protocol is not None,
-    )
-
-
-def _commit_totals(
-    commit: Commit, adds: list[AddFile], removes: list[AddFile | RemoveFile]
-) -> FileTotals:
-    """One commit's totals: its files and bytes as the history counts them (the writer's
-    metrics first, ``Commit.file_summary``), its records from its actions."""
-    return _summed(commit.file_summary, adds, removes)
 
 
 def _side_after(

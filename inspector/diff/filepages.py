@@ -66,18 +66,13 @@ def commit_file_page(
     """One page (clamped to the pages there are) of a commit's add or remove actions, in
     file order: a big commit's from a slice of its Arrow table. ``names`` are the logical
     column names (``delta.schema.logical_names``) for the records."""
-    summary = commit.file_summary  # the count, without building records
-    total = summary.add_actions if kind == FileKind.ADD else summary.remove_actions
-    page = _clamped(page, total, page_size)
-    start = page * page_size
-    actions: Sequence[AddFile | RemoveFile]
-    if commit.columns is not None:
-        table = commit.columns.adds if kind == FileKind.ADD else commit.columns.removes
-        actions = list(columnar.records(str(kind), table.slice(start, page_size)))
-    else:
+    if commit.columns is None:
         every = commit.adds if kind == FileKind.ADD else commit.removes
-        actions = every[start : start + page_size]
-    return _page(total, page, page_size, actions, names)
+        return sequence_page(every, page, page_size, names)
+    table = commit.columns.adds if kind == FileKind.ADD else commit.columns.removes
+    page = _clamped(page, table.num_rows, page_size)
+    actions = list(columnar.records(str(kind), table.slice(page * page_size, page_size)))
+    return _page(table.num_rows, page, page_size, actions, names)
 
 
 def sequence_page(

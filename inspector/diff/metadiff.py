@@ -143,11 +143,8 @@ def _own(col: Column) -> tuple[Any, ...]:
 
 
 def _shape(type_string: str) -> str:
-    """A type with the fields of nested structs left out: ``array<struct<a:int>>`` -> ``array<struct>``.
-
-    Nested fields are columns of their own in the diff, so a change inside a
-    struct must not also count as a change of the struct (or array/map of it).
-    """
+    """``array<struct<a:int>>`` -> ``array<struct>``: nested fields are columns of their own
+    in the diff, so a change inside a struct is not also one of the struct (or of its array)."""
     out, depth, i = [], 0, 0
     while i < len(type_string):
         if depth == 0 and type_string.startswith("struct<", i):
@@ -306,11 +303,8 @@ def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChang
 
 
 def _state_after(log: DeltaLog, commit: Commit, before: State | None) -> State | None:
-    """The (metaData, protocol) in force after ``commit``, or None when it cannot be known.
-
-    An action the commit does not carry is the one before it; failing that, the
-    snapshot at the commit's version says.
-    """
+    """The (metaData, protocol) in force after ``commit``: its own, else the one before it,
+    else the snapshot's at its version; None when it cannot be known."""
     meta = commit.metadata or (before[0] if before else None)
     proto = commit.protocol or (before[1] if before else None)
     if meta is None or proto is None:

@@ -172,11 +172,8 @@ def examine_stored(
     role: FileRole,
     expected_size: int,
 ) -> FileIssue | None:
-    """:func:`examine_file` for an object store: the size from the listing.
-
-    A file outside the table root (an absolute URI in the log) is not in the listing:
-    it is asked for alone.
-    """
+    """:func:`examine_file` for an object store: the size from the listing (a file outside
+    the table root, an absolute URI in the log, is asked for alone)."""
     size = sizes.get(uri)
     if size is None and not uri.startswith(storage.uri().rstrip("/") + "/"):
         meta = storage.head(uri)

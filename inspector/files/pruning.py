@@ -1,20 +1,12 @@
 """Which of a table's files a filter can skip, from the log alone: partitions, then statistics.
 
-Delta's data skipping, written for Arrow tables of add (or remove) actions:
-
-- a top-level ``AND`` part that names only partition columns is a *partition filter*,
-  evaluated exactly on each file's ``partitionValues`` (a null comparison keeps no file);
-- a part that names only data columns is a *data filter*, judged on each file's
-  statistics: ``minValues``/``maxValues`` for comparisons, ``nullCount`` and
-  ``numRecords`` for ``IS [NOT] NULL``. A file whose statistics lack a value the part
-  needs is kept. ``IN`` is judged as Delta judges it, by the range of its values;
-- a part that mixes partition and data columns, or that the log cannot judge
-  (:class:`~inspector.files.predicate.Unusable`), skips nothing and is named.
-
-Timestamps' statistics are kept to the millisecond, so a maximum is widened by one
-millisecond, as Delta does. Decimal statistics are not compared (JSON numbers lose
-their precision): such parts are named. Partition values and statistics use physical
-names under column mapping.
+Delta's data skipping (docs/answers.md), written for Arrow tables of add (or remove)
+actions: a top-level ``AND`` part naming only partition columns is evaluated exactly on
+``partitionValues``; one naming only data columns is judged on the statistics (a file
+lacking a value the part needs is kept); a part that mixes them, or that the log cannot
+judge (:class:`~inspector.files.predicate.Unusable`), skips nothing and is named. Decimal
+statistics are not compared (JSON numbers lose their precision). Partition values and
+statistics use physical names under column mapping.
 """
 
 from __future__ import annotations
@@ -286,11 +278,8 @@ _COMPARE = {
 
 
 def _parse_stats(stats: pa.ChunkedArray, fields: dict[str, Any]) -> pa.StructArray | None:
-    """Each file's statistics (the JSON text of ``stats``) as one Arrow struct array.
-
-    Read by Arrow's JSON reader, one line per file (``{}`` for none); None when a
-    statistic is not of its column's type (every file is then kept).
-    """
+    """Each file's statistics (the JSON text of ``stats``, ``{}`` for none) as one Arrow
+    struct array; None when a statistic is not of its column's type (every file is kept)."""
     bounds = pa.struct(
         [
             pa.field(f.physical_name, _JSON_TYPES.get(f.type.simple_string(), pa.string()))

@@ -1,6 +1,6 @@
 """Every retained version's verdict, in Arrow, on any log (damaged or not, deep or not).
 
-Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.judge.judge_files`);
+Each distinct file of the trace (:mod:`.trace`) is judged once (:func:`~.examine.judge_files`);
 only the keys of the bad files are then replayed, version by version, through the
 reference-counted :class:`~.examine.Tally`: a version where no bad file's key changes
 repeats the previous verdict, and with no bad file no key is replayed.
@@ -17,17 +17,19 @@ import pyarrow.compute as pc
 
 from inspector.files.filecheck import FileIssue
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
-from inspector.health.examine import Progress, Tally, ref_path
-from inspector.health.intervals import key_of, text_of
-from inspector.health.judge import (
+from inspector.health.examine import (
     Checked,
     Judged,
+    Progress,
+    Tally,
     judge_files,
+    ref_path,
     root_base,
     sized_paths,
     stored_files,
     unclaimed,
 )
+from inspector.health.intervals import key_of, text_of
 from inspector.health.problems import log_problems
 from inspector.health.records import ChecksumCheck, HealthProblem, VersionHealth, VersionStatus
 from inspector.health.trace import ArrowTrace, trace
@@ -49,15 +51,17 @@ def check_all_versions(
 ) -> Checked:
     """Every retained version's verdict (``verify_all``: compare every checkpoint with its
     commits and every ``.crc`` with its replay, else only the newest; the rest as
-    :func:`~.latest.check_latest`'s)."""
+    :func:`~.check.check_latest`'s)."""
     traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
     problems = _problems(log, traced, verify_all)
     versions = _versions(traced, judged.issues, problems, cap)
     crcs = _checksums(log, traced, verify_all)
+    # orphans: the walked files no add of a retained version and no change-data file names
+    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
     return Checked(
         versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
-        orphans=_orphans(traced, walked, judged),
+        orphans=sized_paths(unclaimed(walked, judged.found, named, traced.root)),
     )
 
 
@@ -208,13 +212,6 @@ def _versions(
     return out
 
 
-def _orphans(traced: ArrowTrace, walked: pa.Table, judged: Judged) -> tuple[tuple[str, int], ...]:
-    """Walked files that no add of a retained version and no change-data file names: those
-    the plain data files did not find, less the few other files named."""
-    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
-    return sized_paths(unclaimed(walked, judged.found, named, traced.root))
-
-
 def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, ChecksumCheck]:
     """The ``.crc`` of each version a replay reaches (``every``; else the latest's) against
     its replayed state: files and bytes from the live intervals, the rest replayed from the
@@ -224,11 +221,7 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     found = read_checksums(log, wanted)
     if not found:
         return {}
-    versions = np.array(sorted(found), dtype=np.int64)
-    files, sizes = _live_counts(traced, versions)
-    counted = dict(
-        zip(versions.tolist(), zip(files.tolist(), sizes.tolist(), strict=True), strict=True)
-    )
+    counted = _live_counts(traced, sorted(found))
     out: dict[int, ChecksumCheck] = {}
     for start, end in reached:
         state = TableState.of(traced.bases[start])
@@ -243,12 +236,13 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     return out
 
 
-def _live_counts(traced: ArrowTrace, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _live_counts(traced: ArrowTrace, wanted: list[int]) -> dict[int, tuple[int, int]]:
     """The live files' count and bytes at each version (sorted), from the intervals."""
-    found = traced.intervals
+    found, versions = traced.intervals, np.array(wanted, dtype=np.int64)
     by_start, by_end = np.argsort(found.start, kind="stable"), np.argsort(found.end, kind="stable")
     opened = np.searchsorted(found.start[by_start], versions, "right")
     closed = np.searchsorted(found.end[by_end], versions, "right")
     bytes_in = np.r_[0, np.cumsum(found.size[by_start])]
     bytes_out = np.r_[0, np.cumsum(found.size[by_end])]
-    return opened - closed, bytes_in[opened] - bytes_out[closed]
+    files, sizes = (opened - closed).tolist(), (bytes_in[opened] - bytes_out[closed]).tolist()
+    return dict(zip(wanted, zip(files, sizes, strict=True), strict=True))

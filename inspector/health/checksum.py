@@ -1,14 +1,8 @@
 """The log's own checksums: a version's ``.crc`` file against its replayed state.
 
-Delta writes a *version checksum* (``_delta_log/<version>.crc``, one JSON object) beside
-most commits: the live files' count (``numFiles``) and bytes (``tableSizeBytes``), the
-``metadata`` and ``protocol`` (Delta 0.x wrote neither, and ``numTransactions``), and in
-newer writers the live ``setTransactions`` and ``domainMetadata``. The protocol's state validation recomputes them by log replay and
-compares; a discrepancy means the table at that version is not what its writer recorded.
-Versions without a ``.crc`` are not problems (Delta writes none for some commits, such as
-RESTORE). The file-size and deleted-record histograms and ``allFiles`` are not compared.
-
-Reading a checksum costs one request per version on an object store.
+The protocol's state validation recomputes a version checksum by log replay and compares: a
+discrepancy means the table at that version is not what its writer recorded. What is
+compared and what is not, and what reading them costs: docs/health.md.
 """
 
 from __future__ import annotations
@@ -36,9 +30,6 @@ FIELDS = (
     "metadata",
     "protocol",
 )
-# What a RESTORE keeps from its target: the files and the metadata (its protocol is never
-# downgraded; set transactions and row-id high-water marks move on).
-RESTORED = ("tableSizeBytes", "numFiles", "metadata")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,19 +82,14 @@ class TableState:
 def check_checksum(
     version: int, data: bytes | OSError, state: TableState, *, fields: Iterable[str] = FIELDS
 ) -> ChecksumCheck:
-    """A version's checksum file (its bytes, or the error reading it) against its state.
-
-    Args:
-        version: The version.
-        data: The ``.crc`` file's bytes.
-        state: The version's replayed state.
-        fields: The fields to compare (a restore compares only :data:`RESTORED`).
-    """
+    """A version's checksum file (its bytes, or the error reading it) against its replayed
+    state, on ``fields`` (a restore compares only some)."""
     try:
         recorded = _parse(data)
     except ValueError as exc:
         return ChecksumCheck(version=version, status=ChecksumStatus.UNREADABLE, detail=str(exc))
-    differ = [(name, *_values(name, recorded, state)) for name in fields]
+    replayed = _replayed(state)
+    differ = [(n, recorded.get(n), replayed[n]) for n in fields]
     differ = [(n, said, got) for n, said, got in differ if said is not None and said != got]
     if not differ:
         return ChecksumCheck(version=version, status=ChecksumStatus.MATCHES)
@@ -127,7 +113,9 @@ def with_checksum(health: VersionHealth, check: ChecksumCheck | None) -> Version
 
 def read_checksums(log: DeltaLog, versions: Iterable[int]) -> dict[int, bytes | OSError]:
     """The ``.crc`` files of those versions that have one, read together (one request each)."""
-    listed = [(v, f) for v in versions if (f := _crc_file(log, v)) is not None]
+    tail = log.tail  # the listing from the newest checkpoint on; an older .crc is in the whole
+    files = [(v, (tail if v >= tail.from_version else log.listing).crcs.get(v)) for v in versions]
+    listed = [(v, f) for v, f in files if f is not None]
     contents = log.storage.read_many([f.path for _, f in listed])
     return {v: data for (v, _), data in zip(listed, contents, strict=True)}
 
@@ -152,11 +140,6 @@ def recorded_metadata(data: bytes | OSError) -> Metadata | None:
     """
     found = _parse(data).get("metaData")
     return found if isinstance(found, Metadata) else None
-
-
-def _crc_file(log: DeltaLog, version: int) -> Any:
-    listing = log.tail if version >= log.tail.from_version else log.listing
-    return listing.crcs.get(version)
 
 
 def _parse(data: bytes | OSError) -> dict[str, Any]:
@@ -200,9 +183,9 @@ def _parse(data: bytes | OSError) -> dict[str, Any]:
     return out
 
 
-def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any, Any]:
-    """(recorded, replayed) of one field; recorded is None when the checksum omits it."""
-    replayed: dict[str, Any] = {
+def _replayed(state: TableState) -> dict[str, Any]:
+    """The fields as the replay gives them (the checksum's may be absent: None)."""
+    return {
         "tableSizeBytes": state.table_size_bytes,
         "numFiles": state.num_files,
         "numMetadata": 1,
@@ -213,7 +196,6 @@ def _values(name: str, recorded: dict[str, Any], state: TableState) -> tuple[Any
         "metadata": _metadata(state.metadata),
         "protocol": _protocol(state.protocol),
     }
-    return recorded.get(name), replayed[name]
 
 
 def _metadata(action: Any) -> dict[str, Any]:

@@ -17,11 +17,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from inspector.delta.actions import AddFile, RemoveFile
-from inspector.health.examine import ODD_PATTERN
 from inspector.log import arrays, columnar
 from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
 
+# Paths that are not plain relative ones: judged one by one (``ref_path`` spells them).
+ODD_PATTERN = r"(^|/)\.\.?(/|$)|//|/$|^/|://"
 _SCHEMA = pa.schema(
     [
         *(("version", pa.int64()), ("line", pa.int64()), ("add", pa.bool_())),
@@ -170,14 +171,6 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
     version = arrays.to_numpy(whole_array(rows.column("version")))
     line = arrays.to_numpy(whole_array(rows.column("line")))
     added = arrays.to_numpy(whole_array(rows.column("add")).cast(pa.int64())) == 1
-    if not len(kid):
-        none = np.zeros(0, dtype=np.int64)
-        return Intervals(
-            keys=encoded.dictionary,
-            **dict.fromkeys(("key", "start", "end", "line", "size", "removed_at"), none),
-            removed_line=none,
-            closed=none == 0,
-        )
     size = arrays.to_numpy(whole_array(rows.column("size")))  # a remove's is 0
     when = arrays.to_numpy(whole_array(rows.column("when")).fill_null(0))
     order = np.lexsort((line, version, kid, segment))
@@ -186,7 +179,7 @@ def intervals(rows: pa.Table, segment: np.ndarray, ends: np.ndarray) -> Interval
     )
     # one group per (segment, key, version): its first line orders the adds, its last action wins
     first = _starts(seg, kid, version)
-    last = np.r_[first[1:], len(kid)] - 1
+    last = np.r_[first[1:], len(kid)][: len(first)] - 1
     gseg, gkey, gversion, gline = (a[first] for a in (seg, kid, version, line))
     live = added[last]
     was = np.zeros(len(gkey), dtype=bool)

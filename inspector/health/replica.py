@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.delta.actions import Metadata
 from inspector.delta.errors import InspectorError, InvalidInput
 from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import LOG_DIR
@@ -221,18 +222,19 @@ def _same_table(primary: DeltaLog, replica: DeltaLog) -> None:
         )
 
 
-def _table_id(log: DeltaLog) -> str | None:
-    """The table id of the latest snapshot; when it cannot be read (a replica's newest
-    versions may not be), of the newest metaData the commits hold."""
+def newest_metadata(log: DeltaLog) -> Metadata | None:
+    """The latest snapshot's metaData (the checkpoint and the commits after it only); when
+    it cannot be read (a replica's newest versions may not be), the newest the commits hold."""
     try:
-        return log.snapshot().metadata.id  # the checkpoint and the commits after it only
+        return log.snapshot().metadata
     except InspectorError:
-        pass
-    for commit in reversed(log.commits):
-        if commit.metadata is not None:
-            return commit.metadata.id
+        return next((c.metadata for c in reversed(log.commits) if c.metadata), None)
+
+
+def _table_id(log: DeltaLog) -> str | None:
+    """The table id of :func:`newest_metadata`, else of the earliest snapshot's."""
     try:
-        return log.snapshot(log.earliest_version).metadata.id
+        return (newest_metadata(log) or log.snapshot(log.earliest_version).metadata).id
     except InspectorError:
         return None
 

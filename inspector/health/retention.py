@@ -17,9 +17,9 @@ from enum import StrEnum
 import numpy as np
 
 from inspector.delta import properties
-from inspector.delta.errors import InspectorError
 from inspector.delta.text import format_time
 from inspector.health.records import HealthReport, VersionStatus
+from inspector.health.replica import newest_metadata
 from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
 from inspector.table.history import HistoryEntry, iso
@@ -103,15 +103,10 @@ def retention_view(
     *,
     now_ms: int | None = None,
 ) -> RetentionView:
-    """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable.
-
-    Args:
-        log: An opened log.
-        history: ``build_history(log)`` (oldest first), for the timestamps.
-        report: A health check; where it covers a version, the files actually
-            present decide (otherwise VACUUM commits and removal times predict).
-        now_ms: The current time (ms); defaults to the clock.
-    """
+    """Mark each version restorable, log-expired, data-vacuumed, incomplete or unreadable
+    (``history``: oldest first, for the timestamps; ``report``: where a health check covers
+    a version, the files actually present decide, else VACUUM commits and removal times
+    predict)."""
     context = _Context(log, history, report, now_ms)
     versions = sorted(set(context.times) | set(context.checkpoints))
     return RetentionView(
@@ -120,14 +115,6 @@ def retention_view(
         vacuums=tuple(context.vacuums),
         earliest_version=log.earliest_version,
     )
-
-
-def _configuration(log: DeltaLog) -> Mapping[str, str]:
-    try:
-        return log.snapshot().metadata.configuration
-    except InspectorError:  # a damaged latest version: the newest commit that set metadata
-        found = [c.metadata for c in log.commits if c.metadata is not None]
-        return found[-1].configuration if found else {}
 
 
 def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> list[VacuumRun]:
@@ -146,12 +133,9 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
 
 def _first_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
     """For each version, when (ms) the first file live at it was removed later on (the
-    remove's ``deletionTimestamp``, else its commit's time).
-
-    The removals of the full check's trace, in the log's order: each remove of a file live
-    from ``a`` settles every not-yet-settled version in ``a..r-1`` (a union-find "next
-    unsettled version" pointer keeps this linear).
-    """
+    remove's ``deletionTimestamp``, else its commit's time): the trace's removals in the
+    log's order, each settling the unsettled versions its file was live in (a union-find
+    "next unsettled version" pointer keeps this linear)."""
     found = trace(log, deep=False).intervals
     rows = np.flatnonzero(found.closed)
     rows = rows[np.lexsort((found.removed_line[rows], found.end[rows]))]
@@ -188,7 +172,8 @@ class _Context:
         report: HealthReport | None,
         now_ms: int | None,
     ) -> None:
-        self.log, self.policy = log, retention_policy(_configuration(log))
+        newest = newest_metadata(log)
+        self.log, self.policy = log, retention_policy(newest.configuration if newest else {})
         self.times = {e.version: e.timestamps.history for e in history}
         self.vacuums = _vacuum_runs(history, self.policy)
         self.removals = _first_removals(log, self.times)

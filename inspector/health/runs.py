@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from itertools import groupby
 from typing import Any
 
 from inspector.files.filecheck import FileState
@@ -105,12 +106,9 @@ def spans_text(spans: Iterable[tuple[int, int]]) -> str:
 
 
 def version_runs(report: HealthReport) -> list[VersionRun]:
-    """The report's versions as runs, the ones that matter first.
-
-    Order: the run holding the latest version, then the one holding the last consistent
-    version, then the other damaged runs, then the other complete runs; newest first
-    within each group.
-    """
+    """The report's versions as runs, the ones that matter first: the latest version's,
+    the last consistent version's, the other damaged runs, the other complete runs (newest
+    first within each group)."""
     runs: list[list[VersionHealth]] = []
     for v in report.versions:
         previous = runs[-1][-1] if runs else None
@@ -218,20 +216,13 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
 
 
 def _spans(versions: list[int]) -> tuple[tuple[int, int], ...]:
-    spans: list[tuple[int, int]] = []
-    for v in sorted(versions):
-        if spans and spans[-1][1] + 1 == v:
-            spans[-1] = (spans[-1][0], v)
-        else:
-            spans.append((v, v))
-    return tuple(spans)
+    runs = groupby(enumerate(sorted(versions)), lambda iv: iv[1] - iv[0])  # consecutive runs
+    return tuple((run[0][1], run[-1][1]) for run in (list(r) for _, r in runs))
 
 
 def grouped_record(report: HealthReport) -> dict[str, Any]:
-    """The keys ``check --json`` adds to the report's record: ``runs`` and ``damagedFiles``.
-
-    ``versions`` (one entry per version) stays as it was; these say the same compactly.
-    """
+    """The keys ``check --json`` adds to the report's record (``versions`` stays as it was;
+    these say the same compactly)."""
     return {
         "runs": [r.to_json() for r in version_runs(report)],
         "damagedFiles": [f.to_json() for f in damaged_files(report)],

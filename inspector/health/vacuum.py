@@ -1,11 +1,9 @@
 """VACUUM planner: what a VACUUM would delete, and which versions would stop being readable.
 
-Read-only: it lists the table folder and reads the log; it never deletes. The modes
-(lite, full) are Delta's, as docs/vacuum-and-replicas.md says. LITE, as Delta 4.4's
-(``VacuumCommand.getFilesFromDeltaLog``), never lists the folder: it takes the paths the
-``remove`` and ``cdc`` actions of a window of commits name (:func:`lite_window`). The versions a deletion breaks (time travel, RESTORE to them,
-undoing a past RESTORE) come from the full check's trace (:mod:`.trace`): the versions
-whose live files name a file to delete.
+Read-only. The modes are Delta's (docs/vacuum-and-replicas.md): LITE, as Delta 4.4's
+(``VacuumCommand.getFilesFromDeltaLog``), takes the paths the ``remove`` and ``cdc``
+actions of a window of commits name (:func:`lite_window`). The versions a deletion breaks
+are those whose live files, in the full check's trace (:mod:`.trace`), name a file to delete.
 """
 
 from __future__ import annotations
@@ -23,8 +21,7 @@ from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
-from inspector.health.examine import physical_paths
-from inspector.health.judge import root_base
+from inspector.health.examine import physical_paths, root_base
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -143,15 +140,9 @@ def plan_vacuum(
     now_ms: int | None = None,
     name: str | None = None,
 ) -> VacuumPlan:
-    """Plan a VACUUM of the latest version without deleting anything.
-
-    Args:
-        log: An opened (refreshed) log.
-        retain_hours: The retention; default the table's
-            ``delta.deletedFileRetentionDuration`` (else 7 days).
-        mode: Lite or full.
-        now_ms: The time to plan for (ms); defaults to the clock.
-        name: The table's catalog name, when it was opened by one (``uc://...``).
+    """Plan a VACUUM of the latest version without deleting anything (``retain_hours``:
+    default the table's ``delta.deletedFileRetentionDuration``; ``now_ms``: default the
+    clock; ``name``: the table's catalog name, when it was opened by one).
 
     Raises:
         InvalidInput: If the retention is negative or not a number.
