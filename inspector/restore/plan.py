@@ -1,7 +1,6 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are compared in Arrow as Delta's ``RestoreTableCommand`` does, so a plan
-never starts Spark; the plan it returns is the record of :mod:`inspector.restore.planrecord`.
+The file lists are compared in Arrow as Delta's ``RestoreTableCommand`` does: no Spark.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from inspector.delta.actions import AddFile, Protocol
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.errors import InspectorError
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.diff.metadiff import diff_metadata
@@ -127,11 +126,6 @@ def _base_plan(
 def _resolve_target(
     log: DeltaLog, target: int | datetime | str, settings: Settings
 ) -> tuple[int, str | None]:
-    if isinstance(target, bool):
-        raise InvalidInput(
-            f"'{target}' is not a version or a timestamp.",
-            "Give a version number or a timestamp such as 2024-05-01T12:00:00Z.",
-        )
     if isinstance(target, int):
         return target, None
     from inspector.table import timetravel
