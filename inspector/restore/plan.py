@@ -21,6 +21,7 @@ from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.diff.metadiff import diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log import arrays, columnar
+from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import AuditOutcome, record_attempt
@@ -37,7 +38,7 @@ from inspector.restore.guards import (
     unchanged_guard,
 )
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.restore.planrecord import RestoreMetrics, RestorePlan, live_rows
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.history import history_page
@@ -164,8 +165,8 @@ def _full_plan(
             adds, removes, files_after=target.num_files, bytes_after=target.size_in_bytes
         ),
         rows_after=target.num_records,
-        rows_added=live_rows(adds),
-        rows_removed=live_rows(removes),
+        rows_added=known_sum([a.num_live_records for a in adds]),
+        rows_removed=known_sum([a.num_live_records for a in removes]),
         target_metadata=target.metadata,
         target_protocol=target.protocol,
         merged_protocol=merged,

@@ -113,13 +113,6 @@ def deltas_restore(guards: Sequence[GuardResult], problems: Sequence[FileIssue])
     )
 
 
-def live_rows(files: Sequence[AddFile]) -> int | None:
-    """The live rows of some files, or None when any file's count is unknown."""
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    return None if len(known) < len(counts) else sum(known)
-
-
 @dataclass(frozen=True, kw_only=True)
 class RestoreMetrics:
     """Delta's RESTORE metrics (``operationMetrics`` of the commit, as numbers)."""

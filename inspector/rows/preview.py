@@ -1,7 +1,6 @@
 """A preview of a table version: its schema, exact row count and first rows, read by Spark.
 
-:func:`build_preview` does the work; :class:`PreviewJob` runs it on a worker thread
-under its own Spark job group, so the app can show progress and cancel it.
+:class:`PreviewJob` runs :func:`build_preview` on a worker thread, cancellable by the app.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from inspector.delta.errors import (
     SparkUnavailable,
     UnsupportedFeature,
 )
-from inspector.delta.jsonvalue import json_value
+from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.predicate import filtered
 from inspector.rows.session import get_spark
@@ -59,9 +58,7 @@ class Preview:
             "columns": [{"name": c.name, "type": c.type} for c in self.columns],
             "numRows": self.num_rows,
             "rows": [{name: json_value(value) for name, value in row.items()} for row in self.rows],
-            "filesRead": self.files_read,
-            "bytesRead": self.bytes_read,
-            "where": self.where,
+            **camel_json(self, "files_read", "bytes_read", "where"),
             "warnings": list(self.warnings),
         }
 
@@ -193,25 +190,24 @@ class PreviewJob:
         self.error: BaseException | None = None
         self._session: SparkSession | None = None  # once started: whose jobs a cancel stops
         self._settings = settings
-        self._build = functools.partial(build_preview, log, version, where=where, limit=limit)
+        self._build = functools.partial(
+            build_preview, log, version, settings=settings, where=where, limit=limit
+        )
         self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        settings = self._settings
         try:
-            self.preview = self._build(
-                settings=settings, spark=self._spark(settings), progress=self._progress
-            )
+            self.preview = self._build(spark=self._spark(), progress=self._progress)
         except PreviewCancelled:
             self.cancelled = True
         except BaseException as exc:  # handed to the caller's thread, which renders it
             self.error = exc if not self.cancelled else None
         self.stage = "Cancelled" if self.cancelled else "Done"
 
-    def _spark(self, settings: Settings) -> SparkSession:
+    def _spark(self) -> SparkSession:
         self.stage = "Starting Spark…"
-        spark = self._session = get_spark(settings)
+        spark = self._session = get_spark(self._settings)
         # Job groups are per thread (PySpark pins Python threads to JVM threads).
         spark.sparkContext.setJobGroup(
             self.group, "Delta Inspector preview", interruptOnCancel=True
