@@ -35,7 +35,7 @@ from inspector.table.handle import for_commit
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreResult(Overridden):
-    """A committed restore of ``plan``; ``commit_file`` is None when Delta's RESTORE wrote it."""
+    """A committed restore of ``plan``, by ``engine``."""
 
     plan: RestorePlan
     committed_version: int
@@ -43,7 +43,6 @@ class RestoreResult(Overridden):
     operator: str
     overrides: frozenset[Override] = frozenset()
     engine: Engine = Engine.OWN
-    commit_file: str | None = None
     verification: Verification | None = None
 
     @property
@@ -146,7 +145,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
-    engine, path = Engine.OWN, None
+    engine = Engine.OWN
     if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
         from inspector.rows.session import get_spark
 
@@ -164,7 +163,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
             allow_missing_files=request.allow_missing_files,
             allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
-        path = write_commit(log.storage, version, actions)
+        write_commit(log.storage, version, actions)
     return RestoreResult(
         plan=plan,
         committed_version=version,
@@ -172,7 +171,6 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         operator=user,
         overrides=request.overrides,
         engine=engine,
-        commit_file=path,
     )
 
 

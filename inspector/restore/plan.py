@@ -195,7 +195,7 @@ def _guards(
     log = plan.table.log
     return (
         *plan.guards,  # the target's, which passed
-        files_guard(problems, len(problems), len(adds), limit),
+        files_guard(problems, len(adds), limit),
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
         features_guard((current.protocol, target.protocol, merged)),

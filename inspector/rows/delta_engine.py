@@ -13,7 +13,7 @@ naming a missing one; Delta's refusals become one ``UnsupportedFeature`` line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile
@@ -41,21 +41,22 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
-    return _load(spark, snapshot, lambda exc: _refusal(snapshot, exc), versionAsOf=snapshot.version)
+    return _load(
+        spark, snapshot, f"version {snapshot.version}", _PICK, versionAsOf=snapshot.version
+    )
 
 
 def _load(
-    spark: SparkSession,
-    snapshot: Snapshot,
-    refusal: Callable[[BaseException], UnsupportedFeature],
-    **options: Any,
+    spark: SparkSession, snapshot: Snapshot, what: str, hint: str, **options: Any
 ) -> DataFrame:
-    """Delta's reader of the table of ``snapshot`` with ``options``; lazy."""
+    """Delta's reader of the table of ``snapshot`` with ``options``; lazy. A refusal says
+    that Delta Lake cannot read ``what``, and ``hint``."""
     location, conf = spark_location(spark, snapshot)
     try:
         return spark.read.format("delta").options(**conf, **options).load(location)
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise refusal(exc) from None
+        reason = delta_reason(exc)
+        raise UnsupportedFeature(f"Delta Lake cannot read {what}: {reason}", hint) from None
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
@@ -120,32 +121,26 @@ def read_change_feed(
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-
-    def refusal(exc: BaseException) -> UnsupportedFeature:
-        return UnsupportedFeature(
-            f"Delta Lake cannot read the changes of versions {from_version} to {to_version}: "
-            f"{delta_reason(exc)}",
-            "Pick a range Delta can read (split it at a schema change), or compare the "
-            "versions with `diff --rows` instead.",
-        )
-
     return _load(
         spark,
         snapshot,
-        refusal,
+        f"the changes of versions {from_version} to {to_version}",
+        "Pick a range Delta can read (split it at a schema change), or compare the "
+        "versions with `diff --rows` instead.",
         readChangeFeed="true",
         startingVersion=from_version,
         endingVersion=to_version,
     )
 
 
+_PICK = "Pick another version, or read this one with an engine that supports what Delta names."
+
+
 def _refusal(snapshot: Snapshot, exc: BaseException) -> UnsupportedFeature:
     if isinstance(exc, UnsupportedFeature):  # no connector reaches the store (named)
         return exc
-    return UnsupportedFeature(
-        f"Delta Lake cannot read version {snapshot.version}: {delta_reason(exc)}",
-        "Pick another version, or read this one with an engine that supports what Delta names.",
-    )
+    reason = delta_reason(exc)
+    return UnsupportedFeature(f"Delta Lake cannot read version {snapshot.version}: {reason}", _PICK)
 
 
 def delta_reason(exc: BaseException) -> str:
