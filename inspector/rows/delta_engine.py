@@ -5,9 +5,6 @@ actions (``DeltaLog.createDataFrame``, the scan of Delta's change data feed), so
 vectors, column mapping and type widening stay Delta's while the cost follows the change
 (row diff, verifying a restore that left files out). A filter on ``_metadata.file_path``
 gives the same rows, but Delta 4.4 prunes no file on it (198 of 198 opened, measured).
-
-Reads first check that the data and deletion-vector files exist (:func:`check_files_exist`),
-naming a missing one; Delta's refusals become one ``UnsupportedFeature`` line.
 """
 
 from __future__ import annotations
@@ -101,10 +98,8 @@ def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
 
 
 def _chosen_adds(spark: SparkSession, delta_snapshot: Any, paths: list[str]) -> Any:
-    """The snapshot's add actions for ``paths`` (as the log spells them), as a Scala Seq.
-
-    A typed filter (an ``IN`` set, hashed) keeps Delta's ``AddFile`` objects whole.
-    """
+    """The snapshot's add actions for ``paths`` (as the log spells them), as a Scala Seq
+    (a typed ``IN`` filter keeps Delta's ``AddFile`` objects whole)."""
     from pyspark.sql import functions as F
 
     jvm: Any = spark._jvm
@@ -165,8 +160,7 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     """Check every data and deletion-vector file before Spark starts, for a clean message,
-    by the health check's rule (:func:`inspector.files.filecheck.check_files`: present, with
-    the size the log records; on an object store, from one listing).
+    by the health check's rule (:func:`inspector.files.filecheck.check_files`).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.

@@ -39,13 +39,12 @@ class PreviewColumn:
 @dataclass(frozen=True, kw_only=True)
 class Preview:
     """What a preview shows. ``num_rows`` is exact (Spark counted every row that passed
-    ``where``); ``rows`` holds the first ``limit`` of them as Python values."""
+    ``where``); ``rows`` holds the first of them as Python values."""
 
     version: int
     columns: tuple[PreviewColumn, ...]
     num_rows: int
     rows: tuple[Mapping[str, Any], ...]
-    limit: int
     where: str | None
     files_read: int
     bytes_read: int
@@ -109,7 +108,6 @@ def build_preview(
         columns=columns,
         num_rows=total,
         rows=tuple(rows),
-        limit=limit,
         where=(where or "").strip() or None,
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
