@@ -235,21 +235,16 @@ def _file_lists(
     vector changed is swapped, not kept.
     """
     cur_files, tgt_files = current.files_table, target.files_table
-    return _pick(tgt_files, _anti_join(tgt_files, cur_files)), _pick(
-        cur_files, _anti_join(cur_files, tgt_files)
-    )
+    return _only_in(tgt_files, cur_files), _only_in(cur_files, tgt_files)
 
 
-def _anti_join(left: pa.Table, right: pa.Table) -> pa.Array:
-    """Row numbers of ``left`` whose (path, deletion vector) is not in ``right``."""
+def _only_in(left: pa.Table, right: pa.Table) -> tuple[AddFile, ...]:
+    """Typed records of the files of ``left`` whose (path, deletion vector) is not in
+    ``right`` (only those), sorted by path, then deletion-vector id."""
     numbered = left.select(_KEYS).append_column("idx", arrays.span(0, left.num_rows))
     kept = numbered.join(right.select(_KEYS), keys=_KEYS, join_type="left anti")
-    return kept.column("idx").combine_chunks()
-
-
-def _pick(files: pa.Table, rows: pa.Array) -> tuple[AddFile, ...]:
-    """Typed records of the chosen rows only, sorted by path (then deletion-vector id)."""
-    chosen = files.take(rows).sort_by([("path", "ascending"), ("dv_id", "ascending")])
+    chosen = left.take(kept.column("idx").combine_chunks())
+    chosen = chosen.sort_by([("path", "ascending"), ("dv_id", "ascending")])
     return tuple(columnar.records("add", chosen))  # type: ignore[arg-type]
 
 

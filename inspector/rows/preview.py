@@ -173,13 +173,7 @@ class PreviewJob:
     """
 
     def __init__(
-        self,
-        log: DeltaLog,
-        version: int,
-        *,
-        settings: Settings,
-        where: str | None = None,
-        limit: int | None = None,
+        self, log: DeltaLog, version: int, *, settings: Settings, where: str | None = None
     ) -> None:
         self.group = f"delta-inspector-preview-{uuid.uuid4().hex[:12]}"
         self.stage = "Waiting…"
@@ -188,9 +182,7 @@ class PreviewJob:
         self.error: BaseException | None = None
         self._session: SparkSession | None = None  # once started: whose jobs a cancel stops
         self._settings = settings
-        self._build = functools.partial(
-            build_preview, log, version, settings=settings, where=where, limit=limit
-        )
+        self._build = functools.partial(build_preview, log, version, settings=settings, where=where)
         self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
         self._thread.start()
 
