@@ -7,21 +7,13 @@ The path of a restore through it is in docs/architecture.md.
 """
 
 from inspector.restore.execute import RestoreResult, execute_restore, plan_undo
-from inspector.restore.guards import GuardResult, Override
+from inspector.restore.guards import Override
 from inspector.restore.plan import plan_restore
 from inspector.restore.planrecord import RestorePlan
-from inspector.restore.request import (
-    Refusal,
-    RestoreIntent,
-    RestoreRequest,
-    check_intent,
-    request_refusals,
-)
+from inspector.restore.request import RestoreIntent, RestoreRequest, check_intent, request_refusals
 
 __all__ = [
-    "GuardResult",
     "Override",
-    "Refusal",
     "RestoreIntent",
     "RestorePlan",
     "RestoreRequest",

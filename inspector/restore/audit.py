@@ -2,9 +2,7 @@
 
 The file (setting ``audit_log``) is only ever appended to, each line with a single
 ``write`` in append mode, so lines from several processes do not interleave on a local
-filesystem. The trail gives each attempt a status: ``planned``, ``refused``, ``failed``,
-``committed`` (its verification failed), ``verified`` and ``undone`` (a later restore went
-back to the version it started from).
+filesystem.
 """
 
 from __future__ import annotations
@@ -137,7 +135,8 @@ def read_audit(path: str) -> list[AuditEntry]:
 
 
 class AttemptStatus(StrEnum):
-    """What became of one restore attempt."""
+    """What became of one restore attempt: ``committed`` when its verification failed,
+    ``undone`` when a later restore went back to the version it started from."""
 
     PLANNED = "planned"
     REFUSED = "refused"
@@ -184,7 +183,7 @@ class AuditTrail:
     records: tuple[AuditRecord, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """``{"table", "auditLog", "records": [...]}``."""
+        """The JSON of ``audit --json``."""
         return {
             **camel_json(self, "table", "audit_log"),
             "records": [r.to_json() for r in self.records],

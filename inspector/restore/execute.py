@@ -1,10 +1,7 @@
 """Executing a confirmed restore: decide, commit once, verify, audit; and plan its undo.
 
-Nothing is written unless :func:`execute_restore` finds no refusal
-(:func:`~inspector.restore.request.request_refusals`). The commit is one file created only
-if absent (:mod:`inspector.log.commit_writer`), or Delta's own ``RESTORE TABLE`` run after
-Delta Inspector's plan and guards, so a restore lands whole at ``read_version + 1`` or not
-at all. Every attempt is audited.
+The commit is one file created only if absent (:mod:`inspector.log.commit_writer`), or
+Delta's own ``RESTORE TABLE``, so a restore lands whole at ``read_version + 1`` or not at all.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
 from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
-from inspector.restore.request import RestoreRequest, refuse, request_refusals
+from inspector.restore.request import RestoreRequest, audit_refusal, refuse, request_refusals
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
 from inspector.table.handle import for_commit
@@ -38,7 +35,7 @@ from inspector.table.handle import for_commit
 
 @dataclass(frozen=True, kw_only=True)
 class RestoreResult(Overridden):
-    """A committed restore of ``plan``; ``commit_file`` is None when Delta's RESTORE wrote it."""
+    """A committed restore of ``plan``, by ``engine``."""
 
     plan: RestorePlan
     committed_version: int
@@ -46,7 +43,6 @@ class RestoreResult(Overridden):
     operator: str
     overrides: frozenset[Override] = frozenset()
     engine: Engine = Engine.OWN
-    commit_file: str | None = None
     verification: Verification | None = None
 
     @property
@@ -104,14 +100,7 @@ def execute_restore(
         result = _commit(dataclasses.replace(request, plan=writing), user, settings, spark)
     except RestoreRefused as exc:
         exc.plan = exc.plan or plan
-        record_attempt(
-            settings.audit_log,
-            attempt,
-            outcome=AuditOutcome.REFUSED,
-            error=str(exc),
-            details={"refusedBecause": [str(r) for r in exc.reasons]},
-            secrets=secrets,
-        )
+        audit_refusal(attempt, str(exc), exc.reasons, settings=settings, secrets=secrets)
         raise
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"
@@ -156,7 +145,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
-    engine, path = Engine.OWN, None
+    engine = Engine.OWN
     if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
         from inspector.rows.session import get_spark
 
@@ -174,7 +163,7 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
             allow_missing_files=request.allow_missing_files,
             allow_protocol_downgrade=request.allow_protocol_downgrade,
         )
-        path = write_commit(log.storage, version, actions)
+        write_commit(log.storage, version, actions)
     return RestoreResult(
         plan=plan,
         committed_version=version,
@@ -182,26 +171,17 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
         operator=user,
         overrides=request.overrides,
         engine=engine,
-        commit_file=path,
     )
 
 
 def _restore_with_delta(spark: Any, request: RestoreRequest, reason: str) -> int:
-    """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version.
+    """Run ``RESTORE TABLE delta.`path` TO VERSION AS OF n`` and return the new version
+    (never for a restore that leaves missing files out: :meth:`RestorePlan.engines`).
 
     Raises:
-        RestoreRefused: Files are missing and ``allow_missing_files`` was asked for (Delta
-            would re-add them instead of leaving them out; the plan's engines send such a
-            restore to the own writer, so this guards that rule). With none missing the
-            flag leaves nothing out, and Delta commits.
         ConcurrentModification: No RESTORE of this plan follows the version it read.
     """
     plan, downgrade = request.plan, request.allow_protocol_downgrade
-    if request.allow_missing_files and plan.problem_paths:
-        raise RestoreRefused(
-            "Delta's RESTORE cannot leave missing files out; nothing was written.",
-            "Restore the missing files first, or pick another version.",
-        )
     path = plan.table_root.replace("`", "``")
     # Delta takes the reason and the downgrade only from SQL conf (RESTORE has no options):
     # a session of its own (same SparkContext, own SQL conf) keeps them out of the shared one.

@@ -144,9 +144,10 @@ def target_guard(
     )
 
 
-def files_guard(problems: Sequence[Any], total: int, num_files: int, limit: int) -> GuardResult:
+def files_guard(problems: Sequence[Any], num_files: int, limit: int) -> GuardResult:
     """Every file to re-add (and its deletion vector) must exist with the size the log records
     (``problems``: the missing or truncated ones; at most ``limit`` are listed)."""
+    total = len(problems)
     if not total:
         return GuardResult.passing(
             GuardName.FILES_AVAILABLE,

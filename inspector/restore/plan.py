@@ -1,7 +1,6 @@
 """Planning a RESTORE: a read-only dry run that says exactly what a restore would do.
 
-The file lists are compared in Arrow as Delta's ``RestoreTableCommand`` does, so a plan
-never starts Spark; the plan it returns is the record of :mod:`inspector.restore.planrecord`.
+The file lists are compared in Arrow as Delta's ``RestoreTableCommand`` does: no Spark.
 """
 
 from __future__ import annotations
@@ -16,12 +15,13 @@ from typing import Any
 import pyarrow as pa
 
 from inspector.delta.actions import AddFile, Protocol
-from inspector.delta.errors import InspectorError, InvalidInput
+from inspector.delta.errors import InspectorError
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.diff.metadiff import diff_metadata
 from inspector.files.filecheck import FileIssue, check_files
 from inspector.log import arrays, columnar
+from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.restore.audit import AuditOutcome, record_attempt
@@ -38,7 +38,7 @@ from inspector.restore.guards import (
     unchanged_guard,
 )
 from inspector.restore.plan_warnings import restore_warnings
-from inspector.restore.planrecord import RestoreMetrics, RestorePlan, live_rows
+from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.history import history_page
@@ -127,11 +127,6 @@ def _base_plan(
 def _resolve_target(
     log: DeltaLog, target: int | datetime | str, settings: Settings
 ) -> tuple[int, str | None]:
-    if isinstance(target, bool):
-        raise InvalidInput(
-            f"'{target}' is not a version or a timestamp.",
-            "Give a version number or a timestamp such as 2024-05-01T12:00:00Z.",
-        )
     if isinstance(target, int):
         return target, None
     from inspector.table import timetravel
@@ -170,8 +165,8 @@ def _full_plan(
             adds, removes, files_after=target.num_files, bytes_after=target.size_in_bytes
         ),
         rows_after=target.num_records,
-        rows_added=live_rows(adds),
-        rows_removed=live_rows(removes),
+        rows_added=known_sum([a.num_live_records for a in adds]),
+        rows_removed=known_sum([a.num_live_records for a in removes]),
         target_metadata=target.metadata,
         target_protocol=target.protocol,
         merged_protocol=merged,
@@ -200,7 +195,7 @@ def _guards(
     log = plan.table.log
     return (
         *plan.guards,  # the target's, which passed
-        files_guard(problems, len(problems), len(adds), limit),
+        files_guard(problems, len(adds), limit),
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
         features_guard((current.protocol, target.protocol, merged)),
@@ -240,21 +235,16 @@ def _file_lists(
     vector changed is swapped, not kept.
     """
     cur_files, tgt_files = current.files_table, target.files_table
-    return _pick(tgt_files, _anti_join(tgt_files, cur_files)), _pick(
-        cur_files, _anti_join(cur_files, tgt_files)
-    )
+    return _only_in(tgt_files, cur_files), _only_in(cur_files, tgt_files)
 
 
-def _anti_join(left: pa.Table, right: pa.Table) -> pa.Array:
-    """Row numbers of ``left`` whose (path, deletion vector) is not in ``right``."""
+def _only_in(left: pa.Table, right: pa.Table) -> tuple[AddFile, ...]:
+    """Typed records of the files of ``left`` whose (path, deletion vector) is not in
+    ``right`` (only those), sorted by path, then deletion-vector id."""
     numbered = left.select(_KEYS).append_column("idx", arrays.span(0, left.num_rows))
     kept = numbered.join(right.select(_KEYS), keys=_KEYS, join_type="left anti")
-    return kept.column("idx").combine_chunks()
-
-
-def _pick(files: pa.Table, rows: pa.Array) -> tuple[AddFile, ...]:
-    """Typed records of the chosen rows only, sorted by path (then deletion-vector id)."""
-    chosen = files.take(rows).sort_by([("path", "ascending"), ("dv_id", "ascending")])
+    chosen = left.take(kept.column("idx").combine_chunks())
+    chosen = chosen.sort_by([("path", "ascending"), ("dv_id", "ascending")])
     return tuple(columnar.records("add", chosen))  # type: ignore[arg-type]
 
 

@@ -15,9 +15,9 @@ from inspector.delta.actions import AddFile
 from inspector.delta.text import counted
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
+from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.planrecord import live_rows
 
 
 def restore_warnings(
@@ -155,7 +155,7 @@ def _enabled(snapshot: Snapshot, key: str) -> bool:
 
 
 def _rows(files: Sequence[AddFile]) -> str:
-    total = live_rows(files)
+    total = known_sum([a.num_live_records for a in files])
     if total is None:
         return "row count unknown: some files have no stats"
     return counted(total, "row")

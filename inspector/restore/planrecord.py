@@ -1,9 +1,8 @@
 """A RESTORE's plan as a record: what it would add, remove and change, who would commit it,
 and what Delta's own RESTORE would do with it.
 
-:func:`inspector.restore.plan.plan_restore` makes one (read-only); executing, verifying
-and auditing a restore read it. Its metrics are Delta's RESTORE metrics; what a restore
-that leaves missing files out would commit is derived here too (``effective_*``).
+Made by :func:`inspector.restore.plan.plan_restore`; what a restore that leaves missing
+files out would commit is derived here too (``effective_*``).
 """
 
 from __future__ import annotations
@@ -37,21 +36,20 @@ class Engine(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Engines:
-    """Who reads the rows (always Delta Lake) and who writes the commit of a restore, and why."""
+    """Who writes the commit of a restore, and why (Delta Lake always reads the rows)."""
 
-    read: Engine = Engine.DELTA
     commit: Engine
     why: str
 
     def to_json(self) -> dict[str, str]:
         """``{"read": ..., "commit": ..., "why": ...}``."""
-        return {"read": str(self.read), "commit": str(self.commit), "why": self.why}
+        return {"read": str(Engine.DELTA), "commit": str(self.commit), "why": self.why}
 
     def describe(self) -> str:
         """One line for people."""
         names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
         names[Engine.CATALOG] = "only the table's catalog"
-        return f"{names[self.read]} reads, {names[self.commit]} commits: {self.why}"
+        return f"Delta Lake reads, {names[self.commit]} commits: {self.why}"
 
 
 class DeltaOutcome(StrEnum):
@@ -115,13 +113,6 @@ def deltas_restore(guards: Sequence[GuardResult], problems: Sequence[FileIssue])
     )
 
 
-def live_rows(files: Sequence[AddFile]) -> int | None:
-    """The live rows of some files, or None when any file's count is unknown."""
-    counts = [a.num_live_records for a in files]
-    known = [c for c in counts if c is not None]
-    return None if len(known) < len(counts) else sum(known)
-
-
 @dataclass(frozen=True, kw_only=True)
 class RestoreMetrics:
     """Delta's RESTORE metrics (``operationMetrics`` of the commit, as numbers)."""
@@ -167,10 +158,8 @@ class RestorePlan:
     """What a restore of ``table_root`` from ``read_version`` to ``target_version`` would do.
 
     ``metrics`` are Delta's, for the full restore. ``file_problems`` lists at most
-    ``max_listed_files`` problems; ``problem_paths`` names every re-added file that would be
-    left out with ``allow_missing_files`` (a partial table). ``catalog_name`` is the table's
-    name in a catalog when it was opened by one; ``table_name`` (typed to confirm) is then its
-    full name.
+    ``max_listed_files`` problems; ``problem_paths`` names every one (left out with
+    ``allow_missing_files``).
     """
 
     table: Table = field(compare=False, repr=False)
@@ -273,13 +262,7 @@ class RestorePlan:
         return self.rows_after - self.rows_in_problem_files
 
     def engines(self, *, allow_missing_files: bool = False) -> Engines:
-        """Who reads the rows and who commits this restore, and why (docs/restore.md).
-
-        Delta's own RESTORE commits a local table. On an object store Delta's default
-        LogStore is safe for one Spark driver only, and Delta's RESTORE re-adds missing
-        files: there Delta Inspector's writer commits. Only its catalog commits to a
-        catalog-managed table (the restore is refused, ``not_catalog_managed``).
-        """
+        """Who commits this restore, and why (docs/restore.md)."""
         if catalog_features(self.current_protocol):
             return Engines(
                 commit=Engine.CATALOG,

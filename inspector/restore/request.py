@@ -1,10 +1,7 @@
 """What an operator types and asks for, and every reason the backend refuses it (before any write).
 
-The CLI and the app only collect input: the target as text (:func:`parse_target`), then
-:class:`RestoreIntent` (before a plan) and :class:`RestoreRequest` (a confirmed plan); the
-decisions are here: :func:`check_intent` refuses what needs no plan, :func:`request_refusals`
-lists what stands in a request's way (the app enables its Commit button only when it is
-empty; ``execute_restore`` refuses on the same list), and :func:`refuse` audits every refusal.
+:func:`check_intent` refuses what needs no plan; :func:`request_refusals` lists what stands in
+a confirmed request's way (the app's Commit button and ``execute_restore`` use the same list).
 """
 
 from __future__ import annotations
@@ -189,25 +186,34 @@ def refuse(
     plan: RefusedPlan | None = None,
     blocking: Sequence[GuardResult] = (),
 ) -> None:
-    """Audit a refusal (``secrets``: the table's storage options, masked) and raise it.
+    """Audit a refusal and raise it.
 
     Raises:
         RestoreRefused: Always; its message names every refusal.
     """
     message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
+    reasons = [r.reason for r in refusals]
+    audit_refusal(attempt, message, reasons, settings=settings, secrets=secrets)
+    raise RestoreRefused(message, refusal_hint(reasons, blocking), reasons=reasons, plan=plan)
+
+
+def audit_refusal(
+    attempt: Attempt,
+    message: str,
+    reasons: Sequence[RefusalReason],
+    *,
+    settings: Settings,
+    secrets: Mapping[str, str],
+) -> None:
+    """Record a refused attempt (``secrets``: the table's storage options, masked)."""
+    details = {"refusedBecause": [str(r) for r in reasons]}
     record_attempt(
         settings.audit_log,
         attempt,
         outcome=AuditOutcome.REFUSED,
         error=message,
-        details={"refusedBecause": [str(r.reason) for r in refusals]},
+        details=details,
         secrets=secrets,
-    )
-    raise RestoreRefused(
-        message,
-        refusal_hint([r.reason for r in refusals], blocking),
-        reasons=[r.reason for r in refusals],
-        plan=plan,
     )
 
 

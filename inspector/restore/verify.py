@@ -230,12 +230,10 @@ def _rows_check(
     new: Snapshot, target: Snapshot, dropped: set[FileKey], spark: Any, settings: Settings
 ) -> _Outcome:
     from inspector.rows.delta_engine import read_files, read_snapshot
+    from inspector.rows.session import get_spark
 
     try:
-        if spark is None:
-            from inspector.rows.session import get_spark
-
-            spark = get_spark(settings)
+        spark = spark or get_spark(settings)
         got = read_snapshot(new, spark=spark).count()
         kept = [a for k, a in target.files.items() if k not in dropped]
         want = (
@@ -271,8 +269,11 @@ def _deltalake_check(
     try:
         got, want = _deltalake_rows(new, options), _deltalake_rows(target, options)
     except Exception as exc:  # deltalake refuses features it does not support, in many ways
+        from deltalake.exceptions import DeltaProtocolError
+
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if _unsupported_by_deltalake(exc):  # a fact about the table, not a check that broke
+        # A refused feature is a fact about the table, not a check that broke.
+        if isinstance(exc, DeltaProtocolError) or _DATAFUSION_REFUSAL in str(exc):
             return CheckStatus.SKIPPED, (
                 f"Skipped: deltalake does not support this table ({reason[:200]})."
             )
@@ -299,12 +300,6 @@ def _deltalake_check(
 #: ``DeltaError``, not a ``DeltaProtocolError``), e.g. ``Unsupported table features
 #: required: [TypeWidening]`` for a table Delta 4.4 widened.
 _DATAFUSION_REFUSAL = "Unsupported table features required"
-
-
-def _unsupported_by_deltalake(exc: Exception) -> bool:
-    from deltalake.exceptions import DeltaProtocolError
-
-    return isinstance(exc, DeltaProtocolError) or _DATAFUSION_REFUSAL in str(exc)
 
 
 def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]:

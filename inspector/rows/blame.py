@@ -287,12 +287,11 @@ class _Walk:
 
 def _resolved(df: Any, where: str) -> Any:
     """The filter as a Spark column over ``df``, or None when ``df`` lacks one of its columns."""
-    from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
 
     try:
-        df.where(F.expr(where)).schema  # noqa: B018  (resolves the plan)
-    except AnalysisException:
+        filtered(df, where)
+    except InvalidInput:
         return None
     return F.expr(where)
 

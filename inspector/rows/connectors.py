@@ -27,25 +27,21 @@ from inspector.rows.session import has_class
 
 @dataclass(frozen=True, kw_only=True)
 class Connector:
-    """A Hadoop file system for object storage: its scheme, class and Maven package."""
+    """A Hadoop file system for object storage: its class and Maven package."""
 
-    scheme: str
     filesystem_class: str
     package: str
 
 
 S3A = Connector(
-    scheme="s3a",
     filesystem_class="org.apache.hadoop.fs.s3a.S3AFileSystem",
     package="org.apache.hadoop:hadoop-aws",
 )
 ABFS = Connector(
-    scheme="abfss",
     filesystem_class="org.apache.hadoop.fs.azurebfs.SecureAzureBlobFileSystem",
     package="org.apache.hadoop:hadoop-azure",
 )
 GCS = Connector(
-    scheme="gs",
     filesystem_class="com.google.cloud.hadoop.fs.gcs.GoogleHadoopFileSystem",
     package="com.google.cloud.bigdataoss:gcs-connector",
 )

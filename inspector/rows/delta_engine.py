@@ -5,15 +5,12 @@ actions (``DeltaLog.createDataFrame``, the scan of Delta's change data feed), so
 vectors, column mapping and type widening stay Delta's while the cost follows the change
 (row diff, verifying a restore that left files out). A filter on ``_metadata.file_path``
 gives the same rows, but Delta 4.4 prunes no file on it (198 of 198 opened, measured).
-
-Reads first check that the data and deletion-vector files exist (:func:`check_files_exist`),
-naming a missing one; Delta's refusals become one ``UnsupportedFeature`` line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile
@@ -41,21 +38,22 @@ def read_snapshot(
     """
     if check_files:
         check_files_exist(snapshot, snapshot.add_files)
-    return _load(spark, snapshot, lambda exc: _refusal(snapshot, exc), versionAsOf=snapshot.version)
+    return _load(
+        spark, snapshot, f"version {snapshot.version}", _PICK, versionAsOf=snapshot.version
+    )
 
 
 def _load(
-    spark: SparkSession,
-    snapshot: Snapshot,
-    refusal: Callable[[BaseException], UnsupportedFeature],
-    **options: Any,
+    spark: SparkSession, snapshot: Snapshot, what: str, hint: str, **options: Any
 ) -> DataFrame:
-    """Delta's reader of the table of ``snapshot`` with ``options``; lazy."""
+    """Delta's reader of the table of ``snapshot`` with ``options``; lazy. A refusal says
+    that Delta Lake cannot read ``what``, and ``hint``."""
     location, conf = spark_location(spark, snapshot)
     try:
         return spark.read.format("delta").options(**conf, **options).load(location)
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        raise refusal(exc) from None
+        reason = delta_reason(exc)
+        raise UnsupportedFeature(f"Delta Lake cannot read {what}: {reason}", hint) from None
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
@@ -100,10 +98,8 @@ def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
 
 
 def _chosen_adds(spark: SparkSession, delta_snapshot: Any, paths: list[str]) -> Any:
-    """The snapshot's add actions for ``paths`` (as the log spells them), as a Scala Seq.
-
-    A typed filter (an ``IN`` set, hashed) keeps Delta's ``AddFile`` objects whole.
-    """
+    """The snapshot's add actions for ``paths`` (as the log spells them), as a Scala Seq
+    (a typed ``IN`` filter keeps Delta's ``AddFile`` objects whole)."""
     from pyspark.sql import functions as F
 
     jvm: Any = spark._jvm
@@ -120,32 +116,26 @@ def read_change_feed(
         UnsupportedFeature: Delta refuses the range (its reason in one line), or no
             connector reaches the table's store.
     """
-
-    def refusal(exc: BaseException) -> UnsupportedFeature:
-        return UnsupportedFeature(
-            f"Delta Lake cannot read the changes of versions {from_version} to {to_version}: "
-            f"{delta_reason(exc)}",
-            "Pick a range Delta can read (split it at a schema change), or compare the "
-            "versions with `diff --rows` instead.",
-        )
-
     return _load(
         spark,
         snapshot,
-        refusal,
+        f"the changes of versions {from_version} to {to_version}",
+        "Pick a range Delta can read (split it at a schema change), or compare the "
+        "versions with `diff --rows` instead.",
         readChangeFeed="true",
         startingVersion=from_version,
         endingVersion=to_version,
     )
 
 
+_PICK = "Pick another version, or read this one with an engine that supports what Delta names."
+
+
 def _refusal(snapshot: Snapshot, exc: BaseException) -> UnsupportedFeature:
     if isinstance(exc, UnsupportedFeature):  # no connector reaches the store (named)
         return exc
-    return UnsupportedFeature(
-        f"Delta Lake cannot read version {snapshot.version}: {delta_reason(exc)}",
-        "Pick another version, or read this one with an engine that supports what Delta names.",
-    )
+    reason = delta_reason(exc)
+    return UnsupportedFeature(f"Delta Lake cannot read version {snapshot.version}: {reason}", _PICK)
 
 
 def delta_reason(exc: BaseException) -> str:
@@ -170,8 +160,7 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
 
 def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
     """Check every data and deletion-vector file before Spark starts, for a clean message,
-    by the health check's rule (:func:`inspector.files.filecheck.check_files`: present, with
-    the size the log records; on an object store, from one listing).
+    by the health check's rule (:func:`inspector.files.filecheck.check_files`).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.

@@ -1,7 +1,6 @@
 """A preview of a table version: its schema, exact row count and first rows, read by Spark.
 
-:func:`build_preview` does the work; :class:`PreviewJob` runs it on a worker thread
-under its own Spark job group, so the app can show progress and cancel it.
+:class:`PreviewJob` runs :func:`build_preview` on a worker thread, cancellable by the app.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from inspector.delta.errors import (
     SparkUnavailable,
     UnsupportedFeature,
 )
-from inspector.delta.jsonvalue import json_value
+from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.predicate import filtered
 from inspector.rows.session import get_spark
@@ -40,13 +39,12 @@ class PreviewColumn:
 @dataclass(frozen=True, kw_only=True)
 class Preview:
     """What a preview shows. ``num_rows`` is exact (Spark counted every row that passed
-    ``where``); ``rows`` holds the first ``limit`` of them as Python values."""
+    ``where``); ``rows`` holds the first of them as Python values."""
 
     version: int
     columns: tuple[PreviewColumn, ...]
     num_rows: int
     rows: tuple[Mapping[str, Any], ...]
-    limit: int
     where: str | None
     files_read: int
     bytes_read: int
@@ -59,9 +57,7 @@ class Preview:
             "columns": [{"name": c.name, "type": c.type} for c in self.columns],
             "numRows": self.num_rows,
             "rows": [{name: json_value(value) for name, value in row.items()} for row in self.rows],
-            "filesRead": self.files_read,
-            "bytesRead": self.bytes_read,
-            "where": self.where,
+            **camel_json(self, "files_read", "bytes_read", "where"),
             "warnings": list(self.warnings),
         }
 
@@ -112,7 +108,6 @@ def build_preview(
         columns=columns,
         num_rows=total,
         rows=tuple(rows),
-        limit=limit,
         where=(where or "").strip() or None,
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
@@ -178,13 +173,7 @@ class PreviewJob:
     """
 
     def __init__(
-        self,
-        log: DeltaLog,
-        version: int,
-        *,
-        settings: Settings,
-        where: str | None = None,
-        limit: int | None = None,
+        self, log: DeltaLog, version: int, *, settings: Settings, where: str | None = None
     ) -> None:
         self.group = f"delta-inspector-preview-{uuid.uuid4().hex[:12]}"
         self.stage = "Waiting…"
@@ -193,25 +182,22 @@ class PreviewJob:
         self.error: BaseException | None = None
         self._session: SparkSession | None = None  # once started: whose jobs a cancel stops
         self._settings = settings
-        self._build = functools.partial(build_preview, log, version, where=where, limit=limit)
+        self._build = functools.partial(build_preview, log, version, settings=settings, where=where)
         self._thread = threading.Thread(target=self._run, name=self.group, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        settings = self._settings
         try:
-            self.preview = self._build(
-                settings=settings, spark=self._spark(settings), progress=self._progress
-            )
+            self.preview = self._build(spark=self._spark(), progress=self._progress)
         except PreviewCancelled:
             self.cancelled = True
         except BaseException as exc:  # handed to the caller's thread, which renders it
             self.error = exc if not self.cancelled else None
         self.stage = "Cancelled" if self.cancelled else "Done"
 
-    def _spark(self, settings: Settings) -> SparkSession:
+    def _spark(self) -> SparkSession:
         self.stage = "Starting Spark…"
-        spark = self._session = get_spark(settings)
+        spark = self._session = get_spark(self._settings)
         # Job groups are per thread (PySpark pins Python threads to JVM threads).
         spark.sparkContext.setJobGroup(
             self.group, "Delta Inspector preview", interruptOnCancel=True

@@ -8,7 +8,6 @@ cancel, and a file whose deletion vector changed is read with each side's vector
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +35,8 @@ from inspector.settings import Settings
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
+
+    from inspector.log.snapshot import Snapshot
 
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
 _BEFORE, _AFTER, _DIFFERS = (
@@ -76,39 +77,26 @@ def diff_rows(
             "The sample offset and size must not be negative.", "Give an offset of 0 or more."
         )
     diff = file_diff or diff_files(log, from_version, to_version)
-    from_snap, to_snap = log.snapshot(diff.from_version), log.snapshot(diff.to_version)
+    sides = log.snapshot(diff.from_version), log.snapshot(diff.to_version)
     columns = _columns(diff)
     key = _check_key(key, columns)
     files = diff.only_in_from + diff.only_in_to
-    empty = RowDiff(
+    added, removed, changed = 0, 0, 0 if key else None
+    samples = RowSamples(offset=offset, limit=limit)
+    if files:  # else no file changed, so no row did: no need to start Spark
+        net, maps = _net_rows(sides, diff, spark or get_spark(settings))
+        columns = tuple(c for c in net.columns if c != COUNT)
+        counted = (
+            _keyed(net, key, offset, limit, maps, diff)
+            if key
+            else _unkeyed(net, offset, limit, maps)
+        )
+        added, removed, changed, samples = counted
+    return RowDiff(
         from_version=diff.from_version,
         to_version=diff.to_version,
         columns=columns,
         key=key,
-        added=0,
-        removed=0,
-        changed=0 if key else None,
-        files_read=0,
-        bytes_read=0,
-        samples=RowSamples(offset=offset, limit=limit),
-    )
-    if not files:
-        return empty  # no file changed, so no row did: no need to start Spark
-    from inspector.rows.delta_engine import read_files
-
-    spark = spark or get_spark(settings)
-    before = read_files(from_snap, diff.only_in_from, spark=spark)
-    after = read_files(to_snap, diff.only_in_to, spark=spark)
-    before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
-    maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
-    net = net_rows(before, after)
-    counted = (
-        _keyed(net, key, offset, limit, maps, diff) if key else _unkeyed(net, offset, limit, maps)
-    )
-    added, removed, changed, samples = counted
-    return dataclasses.replace(
-        empty,
-        columns=tuple(c for c in net.columns if c != COUNT),
         added=added,
         removed=removed,
         changed=changed,
@@ -116,6 +104,19 @@ def diff_rows(
         bytes_read=sum(f.size for f in files),
         samples=samples,
     )
+
+
+def _net_rows(
+    sides: tuple[Snapshot, Snapshot], diff: FileDiff, spark: SparkSession
+) -> tuple[DataFrame, set[str]]:
+    """The changed files' rows with their net multiplicity, and the names of map columns."""
+    from inspector.rows.delta_engine import read_files
+
+    before = read_files(sides[0], diff.only_in_from, spark=spark)
+    after = read_files(sides[1], diff.only_in_to, spark=spark)
+    before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
+    maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
+    return net_rows(before, after), maps
 
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:

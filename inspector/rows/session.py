@@ -79,8 +79,7 @@ class SparkStatus:
     start_seconds: float | None = None
 
     def describe(self) -> str:
-        """One line for people: where Spark runs, who reads the files, and the wait so far
-        (while starting) or how long this start took (once ready): measured, not promised."""
+        """One line for people: the wait so far, or how long the start took (measured)."""
         master = self.master or "local"
         where = "locally" if master.startswith("local") else f"on {master}"
         if self.state == "ready":
@@ -116,10 +115,8 @@ def spark_status() -> SparkStatus:
 
 
 def warm_up(settings: Settings) -> threading.Thread | None:
-    """Start the session on a background thread (None when started or starting already).
-
-    A failure is kept in :func:`spark_status` and raised again by the next :func:`get_spark`.
-    """
+    """Start the session on a background thread (None when started or starting already);
+    a failure is kept in :func:`spark_status` and raised again by the next :func:`get_spark`."""
     global _warming
     with _warm_lock:
         if _session is not None or _warming is not None or _lock.locked():
