@@ -11,11 +11,9 @@ from functools import partial
 
 from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Shown
+from inspector.cli.render import Printed
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.blame_records import Blame
-from inspector.rows.explain import Explanation
 from inspector.settings import Settings
 
 
@@ -47,12 +45,13 @@ def _explain_args(parser: argparse.ArgumentParser) -> None:
 
 @command("explain", "Which files a filtered read of a version reads, and what pruned the rest.")
 @arguments(_explain_args)
-def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Explanation]:
+def explain_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
-    lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
-    return Shown(record=explain_read(*_asked(args, settings), settings=settings), lines=lines)
+    found = explain_read(*_asked(args, settings), settings=settings)
+    lines = partial(explain_lines, found, offset=max(args.offset, 0), limit=max(args.limit, 0))
+    return Printed(json=found.to_json, lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -68,9 +67,9 @@ def _blame_args(parser: argparse.ArgumentParser) -> None:
 
 @command("blame", "Every version that wrote the rows a filter matches: when, how, before, after.")
 @arguments(_blame_args)
-def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
+def blame_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
     blame = blame_rows(*_asked(args, settings), settings=settings, max_rows=args.max_rows)
-    return Shown(record=blame, lines=blame_lines)
+    return Printed(json=blame.to_json, lines=partial(blame_lines, blame))

@@ -82,7 +82,6 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
         path=as_str(body["path"], "path"),
         deletion_timestamp=opt_epoch_ms(body.get("deletionTimestamp")),
         data_change=bool(body.get("dataChange", True)),
-        extended_file_metadata=body.get("extendedFileMetadata"),
         partition_values=as_text_map(body.get("partitionValues"), "partitionValues"),
         size=as_int(body.get("size")),
         stats=opt_str(body.get("stats"), "stats"),
@@ -126,11 +125,7 @@ def parse_protocol(body: Mapping[str, Any]) -> Protocol:
 
 
 def _parse_txn(body: Mapping[str, Any]) -> Txn:
-    return Txn(
-        app_id=as_str(body["appId"], "appId"),
-        version=as_long(body["version"], "version"),
-        last_updated=as_int(body.get("lastUpdated")),
-    )
+    return Txn(app_id=as_str(body["appId"], "appId"), version=as_long(body["version"], "version"))
 
 
 def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
