@@ -71,8 +71,7 @@ class Glue:
         database, table = name.parts
         found = self._guard(lambda: self._get_table(database, table))
         if found is None:
-            exists = self._guard(lambda: self._has_database(database))
-            if not exists:
+            if not self._guard(lambda: self._has_database(database)):
                 raise _no_database(database)
             raise TableNotInCatalog(
                 f"Glue has no table '{table}' in database '{database}'.",
