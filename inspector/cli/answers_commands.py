@@ -1,7 +1,8 @@
-"""``explain`` (which files a filter reads) and ``blame`` (who wrote a row), on Spark.
+"""Answers about one version: ``insights`` (its layout, from the log), and on Spark
+``explain`` (which files a filter reads) and ``blame`` (who wrote a row).
 
-Both take a SQL filter (``--where``), parsed by Spark SQL, the one grammar; a filter that
-does not parse or names a column the version lacks is one line, exit 2.
+``explain`` and ``blame`` take a SQL filter (``--where``), parsed by Spark SQL, the one
+grammar; a filter that does not parse or names a column the version lacks is one line, exit 2.
 """
 
 from __future__ import annotations
@@ -34,6 +35,32 @@ def _asked(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int,
     if not where:
         raise InvalidInput("--where is empty.", 'Give a SQL filter, e.g. --where "id = 42".')
     return (*table_version(args, settings), where)
+
+
+def _insights_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument("--version", help="The version (default: the latest).")
+
+
+@command(
+    "insights",
+    "Layout insights from the log: file sizes, small files per partition, what OPTIMIZE "
+    "would compact, statistics coverage and deletion-vector load.",
+)
+@arguments(_insights_args)
+def insights_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.present.text.log import insights_lines
+    from inspector.table.history import build_history
+    from inspector.table.insights import layout_insights
+
+    log, version = table_version(args, settings)
+    found = layout_insights(log.snapshot(version), build_history(log, settings))
+    cap = settings.max_listed_files
+    return Printed(
+        json=found.to_json,
+        lines=lambda: insights_lines(found.to_json(), max_listed=cap),
+        warnings=found.problems,
+    )
 
 
 def _explain_args(parser: argparse.ArgumentParser) -> None:
