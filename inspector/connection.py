@@ -35,11 +35,6 @@ def is_secret(key: str) -> bool:
     return bool(_SECRET.search(key))
 
 
-def redact_options(options: Mapping[str, str]) -> dict[str, str]:
-    """A copy of the options safe to show: secret values replaced by ``***``."""
-    return {k: (REDACTED if is_secret(k) else v) for k, v in options.items()}
-
-
 def redact_text(text: str, options: Mapping[str, str] | None = None) -> str:
     """Text safe to show: the one redaction for the CLI, the app and the audit log.
 
@@ -86,7 +81,8 @@ class Pairs(Mapping[str, str]):
         return hash((type(self), frozenset(self._items.items())))
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({redact_options(self._items)!r})"
+        shown = {k: (REDACTED if is_secret(k) else v) for k, v in self._items.items()}
+        return f"{type(self).__name__}({shown!r})"
 
     def __reduce__(self) -> tuple[type[Pairs], tuple[dict[str, str]]]:
         # pickle and copy rebuild through __init__ (attribute assignment is refused)
@@ -99,19 +95,13 @@ class Pairs(Mapping[str, str]):
             items.update(mapping)
         return type(self)(items)
 
-    def text(self) -> str:
-        """The pairs as one text, as :func:`parse_pairs` reads them back."""
-        return self.separator.join(f"{k}={v}" for k, v in self._items.items())
-
 
 class StorageOptions(Pairs):
     """Object store options with delta-rs's names; one per line in a text. Secret values
     never appear in a repr."""
 
     __slots__ = ()
-    separator = "\n"
     noun = "storage option"
-    form = "KEY=VALUE"
     example = "AWS_REGION=eu-west-1"
 
 

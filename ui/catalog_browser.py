@@ -13,7 +13,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from inspector.catalog import CatalogKind
-from inspector.catalog.browse import CatalogTable, list_catalogs, list_schemas, list_tables
+from inspector.catalog.browse import list_catalogs, list_schemas, list_tables
+from inspector.catalog.names import CatalogTable
 from inspector.delta.errors import InspectorError
 from inspector.settings import Settings
 from ui.common import escape_markdown, render_error

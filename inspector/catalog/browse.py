@@ -6,23 +6,28 @@ schemas. Listings raise the errors :func:`resolve_table` raises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspector.catalog.names import CatalogKind, ResolvedTable, parse_catalog_name
+from inspector.catalog.names import CatalogKind, CatalogTable, ResolvedTable, parse_catalog_name
 from inspector.settings import Settings
+
+if TYPE_CHECKING:
+    from inspector.catalog.glue import Glue
+    from inspector.catalog.unity import UnityCatalog
 
 #: The one catalog Glue has (the account's Data Catalog in the region).
 GLUE_CATALOG = "glue"
 
 
-@dataclass(frozen=True, kw_only=True)
-class CatalogTable:
-    """One table as a catalog lists it: its full name as typed (``uc://main.sales.orders``),
-    its format in lower case, and its location ("" when none)."""
+def _client(kind: CatalogKind, settings: Settings) -> Glue | UnityCatalog:
+    # Each client is imported only when its catalog is asked (boto3 for Glue: start-up time).
+    if kind is CatalogKind.GLUE:
+        from inspector.catalog.glue import Glue
 
-    name: str
-    format: str
-    location: str
+        return Glue(settings)
+    from inspector.catalog.unity import UnityCatalog
+
+    return UnityCatalog(settings)
 
 
 def list_catalogs(kind: CatalogKind, settings: Settings) -> list[str]:
@@ -31,47 +36,19 @@ def list_catalogs(kind: CatalogKind, settings: Settings) -> list[str]:
         return [GLUE_CATALOG]
     from inspector.catalog.unity import UnityCatalog
 
-    return sorted(str(c.get("name")) for c in UnityCatalog(settings).catalogs())
+    return sorted(UnityCatalog(settings).catalogs())
 
 
 def list_schemas(kind: CatalogKind, settings: Settings, catalog: str) -> list[str]:
     """A catalog's schemas (Glue: its databases), sorted."""
-    if kind is CatalogKind.GLUE:
-        from inspector.catalog.glue import Glue
-
-        return sorted(Glue(settings).databases())
-    from inspector.catalog.unity import UnityCatalog
-
-    return sorted(str(s.get("name")) for s in UnityCatalog(settings).schemas(catalog))
+    return sorted(_client(kind, settings).schemas(catalog))
 
 
 def list_tables(
     kind: CatalogKind, settings: Settings, catalog: str, schema: str
 ) -> list[CatalogTable]:
     """A schema's tables with their format and location, sorted by name."""
-    if kind is CatalogKind.GLUE:
-        from inspector.catalog.glue import Glue, glue_location, table_format
-
-        tables = [
-            CatalogTable(
-                name=f"glue://{schema}.{t['Name']}",
-                format=table_format(t),
-                location=glue_location(t),
-            )
-            for t in Glue(settings).tables(schema)
-        ]
-    else:
-        from inspector.catalog.unity import UnityCatalog
-
-        tables = [
-            CatalogTable(
-                name=f"uc://{catalog}.{schema}.{t.get('name')}",
-                format=str(t.get("data_source_format") or "unknown").lower(),
-                location=str(t.get("storage_location") or ""),
-            )
-            for t in UnityCatalog(settings).tables(catalog, schema)
-        ]
-    return sorted(tables, key=lambda t: t.name)
+    return sorted(_client(kind, settings).tables(catalog, schema), key=lambda t: t.name)
 
 
 def resolve_table(text: str, settings: Settings, *, write: bool = False) -> ResolvedTable:
@@ -92,10 +69,4 @@ def resolve_table(text: str, settings: Settings, *, write: bool = False) -> Reso
     name = parse_catalog_name(text)
     if name is None:
         return ResolvedTable(name=None, location=text.strip())
-    if name.kind is CatalogKind.UNITY:
-        from inspector.catalog.unity import resolve_unity
-
-        return resolve_unity(name, settings, write=write)
-    from inspector.catalog.glue import resolve_glue
-
-    return resolve_glue(name, settings)
+    return _client(name.kind, settings).resolve(name, write=write)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from inspector.catalog.names import DELTA, CatalogName, ResolvedTable
+from inspector.catalog.names import DELTA, CatalogName, CatalogTable, ResolvedTable
 from inspector.delta.errors import (
     CatalogAccessDenied,
     CatalogUnavailable,
@@ -71,8 +71,7 @@ class Glue:
         database, table = name.parts
         found = self._guard(lambda: self._get_table(database, table))
         if found is None:
-            exists = self._guard(lambda: self._has_database(database))
-            if not exists:
+            if not self._guard(lambda: self._has_database(database)):
                 raise _no_database(database)
             raise TableNotInCatalog(
                 f"Glue has no table '{table}' in database '{database}'.",
@@ -80,18 +79,39 @@ class Glue:
             )
         return found
 
-    def databases(self) -> list[str]:
-        """Every database's name."""
+    def schemas(self, catalog: str) -> list[str]:
+        """Every database's name (Glue's one catalog's schemas)."""
         return self._guard(
             lambda: [d["Name"] for d in self._paged("get_databases", "DatabaseList")]
         )
 
-    def tables(self, database: str) -> list[dict[str, Any]]:
-        """Every table record of a database."""
+    def tables(self, catalog: str, database: str) -> list[CatalogTable]:
+        """Every table of a database."""
         if not self._guard(lambda: self._has_database(database)):
             raise _no_database(database)
-        return self._guard(
+        found = self._guard(
             lambda: list(self._paged("get_tables", "TableList", DatabaseName=database))
+        )
+        return [_listed(f"glue://{database}.{t['Name']}", t) for t in found]
+
+    def resolve(self, name: CatalogName, *, write: bool) -> ResolvedTable:
+        """A ``glue://`` name resolved: its Delta location, and the credentials to read it
+        (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
+        record = self.table(name)
+        found = _listed(name.uri, record)
+        if found.format != DELTA:
+            raise NotADeltaTable(
+                f"{name} is not a Delta table in Glue (its format: {found.format}).",
+                "Pick a table with table_type DELTA or spark.sql.sources.provider delta.",
+            )
+        if not found.location:
+            raise NotADeltaTable(
+                f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
+                "location for its Delta table (only Spark's placeholder).",
+                "Register the table with its location (SerDe parameter 'path').",
+            )
+        return ResolvedTable(
+            name=name.uri, location=found.location, storage_options=self.credentials()
         )
 
     def credentials(self) -> dict[str, str]:
@@ -160,48 +180,25 @@ class Glue:
             ) from None
 
 
-def resolve_glue(name: CatalogName, settings: Settings) -> ResolvedTable:
-    """A ``glue://`` name resolved: its Delta location, and the credentials to read it
-    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
-    glue = Glue(settings)
-    record = glue.table(name)
-    if table_format(record) != DELTA:
-        raise NotADeltaTable(
-            f"{name} is not a Delta table in Glue (its format: {table_format(record)}).",
-            "Pick a table with table_type DELTA or spark.sql.sources.provider delta.",
-        )
-    location = glue_location(record)
-    if not location:
-        raise NotADeltaTable(
-            f"The Glue table {record.get('DatabaseName')}.{record.get('Name')} records no "
-            "location for its Delta table (only Spark's placeholder).",
-            "Register the table with its location (SerDe parameter 'path').",
-        )
-    return ResolvedTable(name=name.uri, location=location, storage_options=glue.credentials())
-
-
-def table_format(record: Mapping[str, Any]) -> str:
-    """A Glue table's format: ``delta`` when either form says so, else what it records."""
+def _listed(name: str, record: Mapping[str, Any]) -> CatalogTable:
+    """A Glue table record as the catalog lists it under ``name``: its format (``delta`` when
+    either form says so, else what it records) and where it lives (the SerDe ``path``,
+    Spark's form, else the storage location unless it is Spark's placeholder)."""
     params = {k.lower(): str(v) for k, v in (record.get("Parameters") or {}).items()}
     provider = params.get("spark.sql.sources.provider", "").lower()
     kind = params.get("table_type", "").lower()
-    if DELTA in (provider, kind):
-        return DELTA
-    serde = _storage(record).get("SerdeInfo", {}).get("SerializationLibrary", "")
-    return provider or kind or params.get("classification", "").lower() or serde or "unknown"
-
-
-def glue_location(record: Mapping[str, Any]) -> str:
-    """Where a table registered in Glue lives: the SerDe ``path`` (Spark's form), else the
-    storage location unless it is Spark's placeholder ("" when neither)."""
-    storage = _storage(record)
-    path = (storage.get("SerdeInfo", {}).get("Parameters") or {}).get("path", "")
+    storage = record.get("StorageDescriptor") or {}
+    serde = storage.get("SerdeInfo", {})
+    recorded = provider or kind or params.get("classification", "").lower()
+    path = str((serde.get("Parameters") or {}).get("path", ""))
     location = str(storage.get("Location") or "")
-    return str(path) or ("" if PLACEHOLDER in location else location)
-
-
-def _storage(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    return record.get("StorageDescriptor") or {}
+    return CatalogTable(
+        name=name,
+        format=DELTA
+        if DELTA in (provider, kind)
+        else recorded or serde.get("SerializationLibrary", "") or "unknown",
+        location=path or ("" if PLACEHOLDER in location else location),
+    )
 
 
 def _no_database(database: str) -> TableNotInCatalog:

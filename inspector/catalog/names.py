@@ -76,6 +76,16 @@ DELTA = "delta"
 
 
 @dataclass(frozen=True, kw_only=True)
+class CatalogTable:
+    """One table as a catalog lists it: its full name as typed (``uc://main.sales.orders``),
+    its format in lower case, and its location ("" when none)."""
+
+    name: str
+    format: str
+    location: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ResolvedTable:
     """A table as the front ends open it: its name (if it has one) and where it lives.
 

@@ -13,7 +13,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from inspector.catalog.names import DELTA, CatalogName, ResolvedTable
+from inspector.catalog.names import DELTA, CatalogName, CatalogTable, ResolvedTable
 from inspector.delta.errors import (
     CatalogAccessDenied,
     CatalogUnavailable,
@@ -53,24 +53,45 @@ class UnityCatalog:
         except _NotFound:
             raise self._missing(name) from None
 
-    def catalogs(self) -> list[dict[str, Any]]:
-        """Every catalog the token may see."""
-        return list(self._pages("/catalogs", "catalogs", {}))
+    def catalogs(self) -> list[str]:
+        """The name of every catalog the token may see."""
+        return [str(c.get("name")) for c in self._pages("/catalogs", "catalogs", {})]
 
-    def schemas(self, catalog: str) -> list[dict[str, Any]]:
-        """Every schema of a catalog."""
+    def schemas(self, catalog: str) -> list[str]:
+        """The name of every schema of a catalog."""
         try:
-            return list(self._pages("/schemas", "schemas", {"catalog_name": catalog}))
+            found = self._pages("/schemas", "schemas", {"catalog_name": catalog})
+            return [str(s.get("name")) for s in found]
         except _NotFound:
             raise _no_catalog(catalog, self.url) from None
 
-    def tables(self, catalog: str, schema: str) -> list[dict[str, Any]]:
-        """Every table of a schema (``TableInfo`` each)."""
+    def tables(self, catalog: str, schema: str) -> list[CatalogTable]:
+        """Every table of a schema."""
         query = {"catalog_name": catalog, "schema_name": schema}
         try:
-            return list(self._pages("/tables", "tables", query))
+            found = self._pages("/tables", "tables", query)
+            return [_listed(f"uc://{catalog}.{schema}.{t.get('name')}", t) for t in found]
         except _NotFound:
             raise _no_schema(catalog, schema, self.url) from None
+
+    def resolve(self, name: CatalogName, *, write: bool) -> ResolvedTable:
+        """A ``uc://`` name resolved: its storage location and the credentials the server
+        vends (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
+        info = self.table(name)
+        found = _listed(name.uri, info)
+        if found.format != DELTA or not found.location:
+            what = (
+                f"a {found.format.upper()} table"
+                if found.format != DELTA
+                else "a table without a location"
+            )
+            raise NotADeltaTable(
+                f"{name} is {what} in Unity Catalog, not a Delta table this tool can open.",
+                "Pick a Delta table (data_source_format DELTA).",
+            )
+        table_id = str(info.get("table_id") or "")
+        options = self.credentials(table_id, write=write) if table_id else {}
+        return ResolvedTable(name=name.uri, location=found.location, storage_options=options)
 
     def credentials(self, table_id: str, *, write: bool) -> dict[str, str]:
         """Temporary credentials for a table's location (delta-rs names), or none.
@@ -187,22 +208,10 @@ class UnityCatalog:
         )
 
 
-def resolve_unity(name: CatalogName, settings: Settings, *, write: bool = False) -> ResolvedTable:
-    """A ``uc://`` name resolved: its storage location and the credentials the server vends
-    (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
-    server = UnityCatalog(settings)
-    info = server.table(name)
+def _listed(name: str, info: Mapping[str, Any]) -> CatalogTable:
+    """A ``TableInfo`` as the catalog lists it under ``name``."""
     kind = str(info.get("data_source_format") or "unknown").lower()
-    location = str(info.get("storage_location") or "")
-    if kind != DELTA or not location:
-        what = f"a {kind.upper()} table" if kind != DELTA else "a table without a location"
-        raise NotADeltaTable(
-            f"{name} is {what} in Unity Catalog, not a Delta table this tool can open.",
-            "Pick a Delta table (data_source_format DELTA).",
-        )
-    table_id = str(info.get("table_id") or "")
-    options = server.credentials(table_id, write=write) if table_id else {}
-    return ResolvedTable(name=name.uri, location=location, storage_options=options)
+    return CatalogTable(name=name, format=kind, location=str(info.get("storage_location") or ""))
 
 
 def _quote(text: str) -> str:

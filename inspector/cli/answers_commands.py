@@ -1,7 +1,8 @@
-"""``explain`` (which files a filter reads) and ``blame`` (who wrote a row), on Spark.
+"""Answers about one version: ``insights`` (its layout, from the log), and on Spark
+``explain`` (which files a filter reads) and ``blame`` (who wrote a row).
 
-Both take a SQL filter (``--where``), parsed by Spark SQL, the one grammar; a filter that
-does not parse or names a column the version lacks is one line, exit 2.
+``explain`` and ``blame`` take a SQL filter (``--where``), parsed by Spark SQL, the one
+grammar; a filter that does not parse or names a column the version lacks is one line, exit 2.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from functools import partial
 
 from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Shown
+from inspector.cli.render import Printed
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
-from inspector.rows.blame_records import Blame
-from inspector.rows.explain import Explanation
 from inspector.settings import Settings
 
 
@@ -38,6 +37,32 @@ def _asked(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int,
     return (*table_version(args, settings), where)
 
 
+def _insights_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument("--version", help="The version (default: the latest).")
+
+
+@command(
+    "insights",
+    "Layout insights from the log: file sizes, small files per partition, what OPTIMIZE "
+    "would compact, statistics coverage and deletion-vector load.",
+)
+@arguments(_insights_args)
+def insights_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.present.text.log import insights_lines
+    from inspector.table.history import build_history
+    from inspector.table.insights import layout_insights
+
+    log, version = table_version(args, settings)
+    found = layout_insights(log.snapshot(version), build_history(log, settings))
+    cap = settings.max_listed_files
+    return Printed(
+        json=found.to_json,
+        lines=lambda: insights_lines(found.to_json(), max_listed=cap),
+        warnings=found.problems,
+    )
+
+
 def _explain_args(parser: argparse.ArgumentParser) -> None:
     _where_version_args(parser, "to plan the read of")
     parser.add_argument("--offset", type=int, default=0, help="First file to list (paging).")
@@ -47,12 +72,13 @@ def _explain_args(parser: argparse.ArgumentParser) -> None:
 
 @command("explain", "Which files a filtered read of a version reads, and what pruned the rest.")
 @arguments(_explain_args)
-def explain_command(args: argparse.Namespace, settings: Settings) -> Shown[Explanation]:
+def explain_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
-    lines = partial(explain_lines, offset=max(args.offset, 0), limit=max(args.limit, 0))
-    return Shown(record=explain_read(*_asked(args, settings), settings=settings), lines=lines)
+    found = explain_read(*_asked(args, settings), settings=settings)
+    lines = partial(explain_lines, found, offset=max(args.offset, 0), limit=max(args.limit, 0))
+    return Printed(json=found.to_json, lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -68,9 +94,9 @@ def _blame_args(parser: argparse.ArgumentParser) -> None:
 
 @command("blame", "Every version that wrote the rows a filter matches: when, how, before, after.")
 @arguments(_blame_args)
-def blame_command(args: argparse.Namespace, settings: Settings) -> Shown[Blame]:
+def blame_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
     blame = blame_rows(*_asked(args, settings), settings=settings, max_rows=args.max_rows)
-    return Shown(record=blame, lines=blame_lines)
+    return Printed(json=blame.to_json, lines=partial(blame_lines, blame))

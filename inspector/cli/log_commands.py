@@ -137,7 +137,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
         "problems": list(commit.problems),
     }
     operation = commit.commit_info.operation
-    return Printed(json=record, lines=lambda: files_lines(record, operation=operation))
+    return Printed(json=lambda: record, lines=lambda: files_lines(record, operation=operation))
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -164,7 +164,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     version = None if args.version is None else parse_version(args.version, log)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     return Printed(
-        json={**detail.to_json(), "compatibility": compatibility.to_json()},
+        json=lambda: {**detail.to_json(), "compatibility": compatibility.to_json()},
         lines=lambda: detail_lines(detail, compatibility),
     )
 
@@ -184,4 +184,4 @@ def demo_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.demo import write_demo_table
 
     path = write_demo_table(args.path or settings.demo_path, force=args.force)
-    return Printed(json={"path": path}, lines=lambda: demo_lines(path))
+    return Printed(json=lambda: {"path": path}, lines=lambda: demo_lines(path))

@@ -75,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         code, context = ExitCode.INTERRUPTED, {}
     except Exception as exc:  # the contract: one line, exit 1, never a traceback
         kind, code, context = "UnexpectedError", ExitCode.UNEXPECTED, {}
+        first = (str(exc).strip().splitlines() or [""])[0]
         message = (
-            f"Unexpected failure: {type(exc).__name__}: {_first_line(exc)}. "
+            f"Unexpected failure: {type(exc).__name__}: {first}. "
             "Please report it with the command you ran."
         )
     return render_error(
@@ -97,7 +98,3 @@ def _secrets(argv: list[str]) -> dict[str, str]:
         elif arg == "--storage-option" and i + 1 < len(argv):
             texts.append(argv[i + 1])
     return {**os.environ, **secrets_in(texts)}
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [""])[0]

@@ -10,10 +10,10 @@ from functools import partial
 
 from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Shown
+from inspector.cli.render import Printed
 from inspector.delta.errors import ExitCode, InvalidInput
-from inspector.health.replica import ReplicaReport, compare_replica
-from inspector.health.vacuum import VacuumMode, VacuumPlan, plan_vacuum
+from inspector.health.replica import compare_replica
+from inspector.health.vacuum import VacuumMode, plan_vacuum
 from inspector.present.text.operations import replica_lines, vacuum_plan_lines
 from inspector.settings import Settings
 from inspector.table import open_table
@@ -39,7 +39,7 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     "would stop being readable. Nothing is deleted.",
 )
 @arguments(_vacuum_args)
-def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Shown[VacuumPlan]:
+def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Printed:
     hours = _hours(args.retain_hours)
     table = open_table(args.table, settings)
     plan = plan_vacuum(
@@ -48,7 +48,8 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Shown[V
         mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
         name=table.name,
     )
-    return Shown(record=plan, lines=partial(vacuum_plan_lines, cap=settings.max_listed_files))
+    cap = settings.max_listed_files
+    return Printed(json=plan.to_json, lines=partial(vacuum_plan_lines, plan, cap=cap))
 
 
 def _hours(text: str | None) -> float | None:
@@ -76,13 +77,13 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
     "replica's latest version is not consistent.",
 )
 @arguments(_replica_args)
-def replica_command(args: argparse.Namespace, settings: Settings) -> Shown[ReplicaReport]:
+def replica_command(args: argparse.Namespace, settings: Settings) -> Printed:
     # The same options reach both (one store, or a local replica); each has its own handle.
     primary = open_table(args.primary, settings, role="primary")
     replica = open_table(args.replica, settings, role="replica")
     report = compare_replica(primary, replica, settings=settings)
-    return Shown(
-        record=report,
-        lines=partial(replica_lines, cap=settings.max_listed_files),
+    return Printed(
+        json=report.to_json,
+        lines=partial(replica_lines, report, cap=settings.max_listed_files),
         exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,
     )

@@ -25,8 +25,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "inspector.cli.restore_commands": ("audit", "restore"),
     "inspector.cli.desktop": ("desktop",),
     "inspector.cli.operations": ("replica", "vacuum-plan"),
-    "inspector.cli.insights_commands": ("insights",),
-    "inspector.cli.answers_commands": ("blame", "explain"),
+    "inspector.cli.answers_commands": ("blame", "explain", "insights"),
 }
 
 Handler = Callable[[argparse.Namespace, Settings], Any]

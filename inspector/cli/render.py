@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
 from inspector.connection import redact_text
 from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
@@ -40,37 +40,16 @@ class Result:
         return iter(())
 
 
-class _Record(Protocol):
-    def to_json(self) -> Any: ...
-
-
-_R = TypeVar("_R", bound=_Record)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Shown(Result, Generic[_R]):
-    """A command's result that is one record: its JSON is the record's, its text ``lines``'."""
-
-    record: _R
-    lines: Callable[[_R], Iterator[str]]
-
-    def to_json(self) -> Any:
-        return self.record.to_json()
-
-    def text(self) -> Iterator[str]:
-        return self.lines(self.record)
-
-
 @dataclass(frozen=True, kw_only=True)
 class Printed(Result):
-    """A command's result as its JSON value (None: nothing printed) and its text lines,
-    made only in text mode."""
+    """A command's result as its JSON value (None: nothing printed) and its text lines, each
+    made only when its mode is asked for."""
 
-    json: Any = None
+    json: Callable[[], Any] = lambda: None
     lines: Callable[[], Iterable[str]] = tuple
 
     def to_json(self) -> Any:
-        return self.json
+        return self.json()
 
     def text(self) -> Iterator[str]:
         return iter(self.lines())

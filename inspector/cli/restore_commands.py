@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Result, Shown, plan_context, render
+from inspector.cli.render import Printed, plan_context, render
 from inspector.delta.errors import ExitCode
 from inspector.present.text.restore import audit_lines, result_lines, shown_plan_lines
 from inspector.restore import (
@@ -23,49 +21,15 @@ from inspector.restore import (
     RestoreIntent,
     RestorePlan,
     RestoreRequest,
-    RestoreResult,
     check_intent,
     execute_restore,
     plan_restore,
 )
-from inspector.restore.audit import AuditTrail, audit_trail
+from inspector.restore.audit import audit_trail
 from inspector.restore.request import describe_name_source
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.versions import parse_version
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlanResult(Result):
-    """A restore plan and its guards (printed before any confirmation; a dry run's result)."""
-
-    plan: RestorePlan
-    dry_run: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return plan_context(self.plan)
-
-    def text(self) -> Iterator[str]:
-        return shown_plan_lines(self.plan, dry_run=self.dry_run, refused=bool(self.exit_code))
-
-
-@dataclass(frozen=True, kw_only=True)
-class RestoreDone(Result):
-    """A committed restore and its verification."""
-
-    result: RestoreResult
-
-    def to_json(self) -> dict[str, Any]:
-        verification = self.result.verification
-        return {
-            **plan_context(self.result.plan),
-            "committedVersion": self.result.committed_version,
-            "verification": verification.to_json() if verification else None,
-            "result": self.result.to_json(),
-        }
-
-    def text(self) -> Iterator[str]:
-        return result_lines(self.result)
 
 
 def _restore_args(parser: argparse.ArgumentParser) -> None:
@@ -110,7 +74,7 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
     "atomic commit, verification. Exit 3 when refused.",
 )
 @arguments(_restore_args)
-def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
+def restore_command(args: argparse.Namespace, settings: Settings) -> Printed:
     table = open_table(args.table, settings)  # a commit asks again, for READ_WRITE
     log = table.log
     target = (
@@ -133,9 +97,10 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     # Each override keyword is also the name of its flag (--allow-missing-files).
     overrides = frozenset(o for o in Override if getattr(args, o.value))
     blocked = bool(plan.blocking_guards(overrides))
-    shown = PlanResult(
-        plan=plan,
-        dry_run=args.dry_run,
+    # The plan and its guards: printed before any confirmation; a dry run's result.
+    shown = Printed(
+        json=lambda: plan_context(plan),
+        lines=lambda: shown_plan_lines(plan, dry_run=args.dry_run, refused=blocked),
         exit_code=ExitCode.RESTORE_REFUSED if blocked else ExitCode.OK,
     )
     if args.dry_run:
@@ -144,8 +109,19 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
         render(shown, as_json=False)  # the operator sees the plan before confirming
     request = _request(args, plan, overrides, ask=interactive and not blocked)
     result = execute_restore(request, settings=settings)
-    verified = result.verification is not None and result.verification.ok
-    return RestoreDone(result=result, exit_code=ExitCode.OK if verified else ExitCode.UNEXPECTED)
+    verification = result.verification
+    return Printed(
+        json=lambda: {
+            **plan_context(result.plan),
+            "committedVersion": result.committed_version,
+            "verification": verification.to_json() if verification else None,
+            "result": result.to_json(),
+        },
+        lines=lambda: result_lines(result),
+        exit_code=ExitCode.OK
+        if verification is not None and verification.ok
+        else ExitCode.UNEXPECTED,
+    )
 
 
 def _request(
@@ -175,6 +151,6 @@ def _request(
 
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
-def audit_command(args: argparse.Namespace, settings: Settings) -> Shown[AuditTrail]:
-    root = open_table(args.table, settings).root
-    return Shown(record=audit_trail(settings.audit_log, root), lines=audit_lines)
+def audit_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    trail = audit_trail(settings.audit_log, open_table(args.table, settings).root)
+    return Printed(json=trail.to_json, lines=partial(audit_lines, trail))

@@ -7,16 +7,16 @@ Spark starts only when rows are needed, after every check that needs no Spark.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Shown
+from inspector.cli.render import Printed
 from inspector.delta.errors import InvalidInput
 from inspector.diff.rowkeys import default_key
 from inspector.log.deltalog import DeltaLog
 from inspector.present.text.diff import diff_lines
 from inspector.present.text.rows import changes_lines, show_lines
-from inspector.rows.changefeed import ChangeFeed
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.rowcounts import rows_between
@@ -54,7 +54,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> Printed:
     if chosen.timestamp is not None:  # the --timestamp moment in UTC
         record["resolvedTimestamp"] = chosen.timestamp.isoformat().replace("+00:00", "Z")
     return Printed(
-        json=record, lines=lambda: show_lines(preview, chosen), warnings=preview.warnings
+        json=lambda: record, lines=lambda: show_lines(preview, chosen), warnings=preview.warnings
     )
 
 
@@ -120,7 +120,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> Printed:
     record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if suggestion is not None:
         record["rows"]["keySuggestion"] = suggestion.to_json()
-    return Printed(json=record, lines=lambda: diff_lines(record, log_rows))
+    return Printed(json=lambda: record, lines=lambda: diff_lines(record, log_rows))
 
 
 def _changes_args(parser: argparse.ArgumentParser) -> None:
@@ -150,7 +150,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
-def changes_command(args: argparse.Namespace, settings: Settings) -> Shown[ChangeFeed]:
+def changes_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.rows.changefeed import build_changes
 
     log = open_table(args.table, settings).log
@@ -168,4 +168,4 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> Shown[Chang
         offset=args.offset,
         limit=args.limit,
     )
-    return Shown(record=feed, lines=changes_lines)
+    return Printed(json=feed.to_json, lines=partial(changes_lines, feed))

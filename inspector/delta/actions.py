@@ -124,8 +124,13 @@ class _FileAction:
 
     @property
     def key(self) -> tuple[str, str | None]:
-        """Logical file identity used by log replay: (path, deletion-vector id)."""
-        return file_key(self.path, self.deletion_vector)
+        """The replay identity: canonical path + deletion-vector id.
+
+        Paths are URL-decoded because the spec stores them as URIs; this makes
+        ``a%20b.parquet`` and ``a b.parquet`` the same file, as Delta does.
+        """
+        dv = self.deletion_vector
+        return (canonical_path(self.path), dv.unique_id if dv else None)
 
     @property
     def num_records(self) -> int | None:
@@ -170,7 +175,6 @@ class RemoveFile(_FileAction):
     path: str
     deletion_timestamp: int | None
     data_change: bool
-    extended_file_metadata: bool | None = None
     partition_values: Mapping[str, str | None] | None = None
     size: int | None = None
     stats: str | None = None
@@ -274,7 +278,6 @@ class Txn:
 
     app_id: str
     version: int
-    last_updated: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -334,15 +337,6 @@ Action = (
     | Sidecar
     | UnknownAction
 )
-
-
-def file_key(path: str, dv: DeletionVector | None) -> tuple[str, str | None]:
-    """The replay identity of a file action: canonical path + deletion-vector id.
-
-    Paths are URL-decoded because the spec stores them as URIs; this makes
-    ``a%20b.parquet`` and ``a b.parquet`` the same file, as Delta does.
-    """
-    return (canonical_path(path), dv.unique_id if dv else None)
 
 
 def canonical_path(path: str) -> str:

@@ -106,8 +106,3 @@ def as_text_map(value: Any, name: str, *, nulls: bool = True) -> dict[str, Any] 
                 f"'{name}' must map strings to strings, found {key!r}: {json_type_name(item)}"
             )
     return found
-
-
-def as_str_map(value: Any, name: str) -> dict[str, str] | None:
-    """``configuration`` and ``tags``: strings to strings, else a broken field."""
-    return as_text_map(value, name, nulls=False)

@@ -26,7 +26,6 @@ from inspector.delta.fields import (
     as_long,
     as_str,
     as_str_list,
-    as_str_map,
     as_text_map,
     json_type_name,
     opt_epoch_ms,
@@ -69,7 +68,7 @@ def _parse_add(body: Mapping[str, Any]) -> AddFile:
         modification_time=as_epoch_ms(body.get("modificationTime") or 0, "modificationTime"),
         data_change=bool(body.get("dataChange", True)),
         stats=opt_str(body.get("stats"), "stats"),
-        tags=as_str_map(body.get("tags"), "tags"),
+        tags=as_text_map(body.get("tags"), "tags", nulls=False),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
         base_row_id=as_int(body.get("baseRowId")),
         default_row_commit_version=as_int(body.get("defaultRowCommitVersion")),
@@ -82,11 +81,10 @@ def _parse_remove(body: Mapping[str, Any]) -> RemoveFile:
         path=as_str(body["path"], "path"),
         deletion_timestamp=opt_epoch_ms(body.get("deletionTimestamp")),
         data_change=bool(body.get("dataChange", True)),
-        extended_file_metadata=body.get("extendedFileMetadata"),
         partition_values=as_text_map(body.get("partitionValues"), "partitionValues"),
         size=as_int(body.get("size")),
         stats=opt_str(body.get("stats"), "stats"),
-        tags=as_str_map(body.get("tags"), "tags"),
+        tags=as_text_map(body.get("tags"), "tags", nulls=False),
         deletion_vector=DeletionVector.from_json(body.get("deletionVector")),
         raw=body,
     )
@@ -107,7 +105,7 @@ def _parse_metadata(body: Mapping[str, Any]) -> Metadata:
         # Hand-built logs omit schemaString; treat that as an empty schema, not a corrupt commit.
         schema_string=body.get("schemaString") or '{"type":"struct","fields":[]}',
         partition_columns=as_str_list(body.get("partitionColumns"), "partitionColumns"),
-        configuration=as_str_map(body.get("configuration"), "configuration") or {},
+        configuration=as_text_map(body.get("configuration"), "configuration", nulls=False) or {},
         created_time=as_int(body.get("createdTime")),
         raw=body,
     )
@@ -126,11 +124,7 @@ def parse_protocol(body: Mapping[str, Any]) -> Protocol:
 
 
 def _parse_txn(body: Mapping[str, Any]) -> Txn:
-    return Txn(
-        app_id=as_str(body["appId"], "appId"),
-        version=as_long(body["version"], "version"),
-        last_updated=as_int(body.get("lastUpdated")),
-    )
+    return Txn(app_id=as_str(body["appId"], "appId"), version=as_long(body["version"], "version"))
 
 
 def _parse_cdc(body: Mapping[str, Any]) -> AddCDCFile:
@@ -152,7 +146,8 @@ def _parse_domain(body: Mapping[str, Any]) -> DomainMetadata:
 
 def _parse_checkpoint_metadata(body: Mapping[str, Any]) -> CheckpointMetadata:
     return CheckpointMetadata(
-        version=as_long(body["version"], "version"), tags=as_str_map(body.get("tags"), "tags")
+        version=as_long(body["version"], "version"),
+        tags=as_text_map(body.get("tags"), "tags", nulls=False),
     )
 
 

@@ -83,7 +83,6 @@ def json_text(obj: Any) -> str:
     try:
         return orjson.dumps(
             obj,
-            default=_refuse,
             option=orjson.OPT_INDENT_2
             | orjson.OPT_PASSTHROUGH_DATETIME
             | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -91,7 +90,3 @@ def json_text(obj: Any) -> str:
         ).decode()
     except TypeError:
         return json.dumps(obj, indent=2, default=str)
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(type(value).__name__)

@@ -14,13 +14,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, kw_only=True)
 class ObjectMeta:
-    """One stored file: its path relative to the table root, size and modification time.
-
-    Attributes:
-        last_modified: Modification time in milliseconds since the epoch.
-        etag: What changes whenever the file is written again: the object store's ETag; a
-            local file's inode and modification time in ns.
-    """
+    """One stored file: its path relative to the table root, size, modification time (ms
+    since the epoch) and ``etag``, which changes whenever the file is written again (the
+    object store's ETag; a local file's inode and modification time in ns)."""
 
     path: str
     size: int
@@ -29,7 +25,6 @@ class ObjectMeta:
 
     @property
     def name(self) -> str:
-        """The last path segment (the file name)."""
         return self.path.rsplit("/", 1)[-1]
 
 
@@ -59,21 +54,13 @@ class Storage(ABC):
 
     @abstractmethod
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
-        """The files directly in a folder (``_delta_log``), sorted by path; none if missing.
-
-        Args:
-            start_after: Only paths that sort after this one (a full relative path);
-                object stores pass it to the server so older entries are not sent.
-        """
+        """The files directly in a folder (``_delta_log``), sorted by path, after the full
+        relative path ``start_after`` if given; none if the folder is missing."""
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
-        """The first page of a folder: the files directly in it among its first ``count``
-        entries by path (an object store pages a folder's subfolders' entries in too).
-
-        Returns:
-            Those files, sorted by path, and the last path the page reaches; None for that
-            when the page holds the whole folder (here: always, a folder is read whole).
-        """
+        """The files directly in a folder among its first ``count`` entries by path (an object
+        store pages a folder's subfolders' entries in too), and the last path the page
+        reaches: None when the page holds the whole folder (a local folder: always)."""
         return self.list(prefix), None
 
     @abstractmethod
@@ -94,8 +81,7 @@ class Storage(ABC):
         """A file's metadata, or None when it does not exist."""
 
     @abstractmethod
-    def read(self, path: str) -> bytes:
-        """A whole file."""
+    def read(self, path: str) -> bytes: ...
 
     @abstractmethod
     def read_range(self, path: str, start: int, end: int) -> bytes:

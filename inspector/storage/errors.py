@@ -39,7 +39,6 @@ _UNREACHABLE = (
     "tcp connect error",
     "dns error",
     "timed out",
-    "operation timed out",
 )
 _CREDENTIALS_HINT = (
     "Check the credentials: the cloud's standard variables (AWS_ACCESS_KEY_ID, "

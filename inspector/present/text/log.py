@@ -73,18 +73,13 @@ def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[
         null = "" if c["nullable"] else " NOT NULL"
         yield f"  {c['name']} {c['type']}{null}"
     yield "compatibility:"
-    yield from compatibility_lines(compatibility)
-
-
-_WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
-
-
-def compatibility_lines(compatibility: Compatibility) -> Iterator[str]:
-    """``detail``'s compatibility: each engine's verdict, then the changes along the log."""
     for e in compatibility.engines:
         yield f"  {e.label}: read {_verdict_text(e.read)}; write {_verdict_text(e.write)}"
     for c in compatibility.changes:
         yield f"  {c.text}"
+
+
+_WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
 
 
 def _verdict_text(v: Verdict) -> str:
