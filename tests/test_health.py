@@ -18,7 +18,9 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.cli.main import main
-from inspector.files.filecheck import FileRole
+from inspector.delta.actions import canonical_path
+from inspector.delta.paths import data_file_path
+from inspector.files.filecheck import FileRole, check_files
 from inspector.health import (
     ProblemKind,
     VersionStatus,
@@ -394,3 +396,17 @@ def test_checkpoint_that_disagrees_with_its_commits_is_named_on_its_version(copy
 
     assert any(p.kind == ProblemKind.CHECKPOINT for p in report.versions[10].problems)
     assert not any(v.problems for v in report.versions if v.version != 10)
+
+
+def test_the_check_and_a_restore_plan_name_a_missing_escaped_file_alike(copy_table):
+    # one rule for an add's files (filecheck.referenced_files): both show the decoded path
+    root = copy_table("delta-golden/hive/deltatbl-special-chars-in-partition-column")
+    log = DeltaLog.open(str(root))
+    add = next(iter(log.snapshot().add_files))
+    Path(data_file_path(str(root), add.path)).unlink()
+
+    report = check_table(DeltaLog.open(str(root)), settings=Settings())
+    planned = check_files(str(root), [add], workers=1)
+
+    assert "%" in add.path and report.latest.missing_files == (canonical_path(add.path),)
+    assert [issue.path for issue in planned] == [canonical_path(add.path)]

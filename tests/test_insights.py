@@ -12,6 +12,7 @@ from conftest import CORPUS, run_cli
 from deltalake import DeltaTable, write_deltalake
 
 from inspector.delta import properties
+from inspector.delta.schema import parse_schema
 
 TABLES = [
     "delta-golden/dv-partitioned-with-checkpoint",  # partitioned, deletion vectors, checkpoint
@@ -155,3 +156,36 @@ def test_property_readers():
     policy = properties.stats_columns_policy({properties.DATA_SKIPPING_STATS_COLUMNS: "a, `b`"})
     assert policy.columns == ("a", "b")
     assert properties.stats_columns_policy({}).num_indexed_cols == 32
+
+
+def test_indexed_leaves_count_struct_fields_one_by_one_and_an_array_as_one_leaf():
+    # Delta's StatisticsCollection: the first N leaves of the data columns, partitions skipped
+    schema = parse_schema(
+        '{"type":"struct","fields":['
+        '{"name":"p","type":"string","nullable":true,"metadata":{}},'
+        '{"name":"s","type":{"type":"struct","fields":['
+        '{"name":"x","type":"long","nullable":true,"metadata":{}},'
+        '{"name":"y","type":"long","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},'
+        '{"name":"a","type":{"type":"array","elementType":{"type":"struct","fields":['
+        '{"name":"z","type":"long","nullable":true,"metadata":{}}]},"containsNull":true},'
+        '"nullable":true,"metadata":{}},'
+        '{"name":"n","type":"long","nullable":true,"metadata":{}}]}'
+    )
+    leaves = ("s", "x"), ("s", "y"), ("a",), ("n",)
+    policy = properties.stats_columns_policy
+    assert policy({}).indexed_leaves(schema, ["p"]) == leaves
+    three = {properties.DATA_SKIPPING_NUM_INDEXED_COLS: "3"}
+    assert policy(three).indexed_leaves(schema, ["p"]) == leaves[:3]
+    every = {properties.DATA_SKIPPING_NUM_INDEXED_COLS: "-1"}
+    assert policy(every).indexed_leaves(schema, []) == (("p",), *leaves)
+    listed = {properties.DATA_SKIPPING_STATS_COLUMNS: "n, s.y"}
+    assert policy(listed).indexed_leaves(schema, ["p"]) == (("n",), ("s", "y"))
+
+
+def test_expected_statistics_columns_are_those_delta_wrote_for_nested_and_array_columns():
+    # Spark's writer kept statistics for the array of structs as one leaf, none inside it
+    result = run_cli("insights", CORPUS / "delta-rs/spark-variant-checkpoint", "--json")
+    assert result.returncode == 0, result.stderr
+    stats = result.json()["stats"]
+    assert stats["expectedColumns"] == stats["observedColumns"]
+    assert "array_of_struct_of_variants" in stats["expectedColumns"]

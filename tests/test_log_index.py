@@ -13,7 +13,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pyarrow as pa
@@ -28,6 +27,7 @@ from inspector.log.index import segments as seg
 from inspector.log.listing import LogFile
 from inspector.settings import Settings
 from inspector.table.history import HistoryEntry, build_history
+from tests.at_once import at_once
 from tests.conftest import REPO
 from tests.counting_storage import CountingStorage
 
@@ -234,18 +234,7 @@ def test_two_writers_filling_the_index_at_once_leave_it_consistent(tmp_path):
     _appends(table, 40)
     index = _index(tmp_path / "cache")
     expected = _history(table, None)[0]
-    barrier = threading.Barrier(4)
-    results: list[list[HistoryEntry]] = []
-
-    def read() -> None:
-        barrier.wait()
-        results.append(_history(table, _index(tmp_path / "cache"))[0])
-
-    threads = [threading.Thread(target=read) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = at_once(lambda: _history(table, _index(tmp_path / "cache"))[0], readers=4)
     assert results == [expected] * 4
     assert set(_segment_versions(tmp_path / "cache")) == set(range(40))
     warm, storage = _history(table, index)

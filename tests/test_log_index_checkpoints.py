@@ -77,6 +77,14 @@ def _checkpointed(table: Path) -> None:
     _appends(table, 4, seed=3)
 
 
+@pytest.fixture
+def checkpointed_s3(s3_server, tmp_path) -> tuple[Path, str]:
+    """A :func:`_checkpointed` table written locally, and its upload's URI in S3."""
+    local = tmp_path / "t"
+    _checkpointed(local)
+    return local, s3_server.upload(local)
+
+
 QUESTIONS = {
     "detail": ["detail"],
     "files": ["files", "--version", "27"],
@@ -87,12 +95,10 @@ QUESTIONS = {
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_a_later_read_gets_no_checkpoint_and_after_k_new_commits_gets_just_those_k(
-    s3_server, counted_s3, cache, capsys, tmp_path, question
+    s3_server, counted_s3, checkpointed_s3, cache, capsys, question
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local)
-    uri = s3_server.upload(local)
+    local, uri = checkpointed_s3
     argv = [QUESTIONS[question][0], uri, *QUESTIONS[question][1:]]
 
     off, off_cps, _ = _cli(proxy, capsys, argv, options, None)
@@ -118,11 +124,9 @@ def test_a_later_read_gets_no_checkpoint_and_after_k_new_commits_gets_just_those
     assert all(stat.S_IMODE(c.stat().st_mode) == 0o600 for c in copies)
 
 
-def test_without_the_index_no_checkpoint_is_kept(s3_server, counted_s3, cache, capsys, tmp_path):
+def test_without_the_index_no_checkpoint_is_kept(counted_s3, checkpointed_s3, cache, capsys):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local)
-    uri = s3_server.upload(local)
+    _, uri = checkpointed_s3
     for _ in range(2):
         _, cps, _ = _cli(proxy, capsys, ["detail", uri], options, None)
         assert cps == [f"{25:020d}.checkpoint.parquet"]
@@ -130,12 +134,10 @@ def test_without_the_index_no_checkpoint_is_kept(s3_server, counted_s3, cache, c
 
 
 def test_a_rewritten_checkpoint_is_read_again_never_served_from_its_old_copy(
-    s3_server, counted_s3, cache, capsys, tmp_path
+    s3_server, counted_s3, checkpointed_s3, cache, capsys
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local)
-    uri = s3_server.upload(local)
+    _, uri = checkpointed_s3
     first, _, _ = _cli(proxy, capsys, ["detail", uri], options, cache)
     key = f"{uri}/_delta_log/{25:020d}.checkpoint.parquet"
     # Written again by another writer: the same actions in other bytes (a new size and ETag).
@@ -150,12 +152,10 @@ def test_a_rewritten_checkpoint_is_read_again_never_served_from_its_old_copy(
 
 @pytest.mark.parametrize("damage", ["truncated", "flipped"])
 def test_a_damaged_copy_is_ignored_removed_and_kept_again(
-    s3_server, counted_s3, cache, capsys, tmp_path, damage
+    counted_s3, checkpointed_s3, cache, capsys, damage
 ):
     proxy, options = counted_s3
-    local = tmp_path / "t"
-    _checkpointed(local)
-    uri = s3_server.upload(local)
+    _, uri = checkpointed_s3
     first, _, _ = _cli(proxy, capsys, ["detail", uri], options, cache)
     (copy,) = cache.glob("*/checkpoint-*.parquet")
     raw = copy.read_bytes()

@@ -10,7 +10,6 @@ what the real local storage is asked.
 from __future__ import annotations
 
 import random
-import threading
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,6 +23,7 @@ from inspector.settings import Settings
 from inspector.table import history
 from inspector.table.history import HistoryEntry, HistoryPager, build_history, newest_first
 from inspector.table.history_scan import scan_commits
+from tests.at_once import at_once
 from tests.counting_storage import CountingStorage
 
 KEPT = "result-history.bin"
@@ -164,18 +164,7 @@ def test_two_writers_of_the_kept_history_leave_one_that_answers_alike(tmp_path):
     table = tmp_path / "t"
     _appends(table, 20, seed=10)
     expected = _history(table, None)[0]
-    barrier = threading.Barrier(4)
-    found: list[list[HistoryEntry]] = []
-
-    def read() -> None:
-        barrier.wait()
-        found.append(_history(table, _index(tmp_path / "cache"))[0])
-
-    threads = [threading.Thread(target=read) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    found = at_once(lambda: _history(table, _index(tmp_path / "cache"))[0], readers=4)
     assert found == [expected] * 4
     assert len(list((tmp_path / "cache").glob(f"*/{KEPT}"))) == 1
     warm, storage = _history(table, _index(tmp_path / "cache"))

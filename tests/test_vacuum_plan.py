@@ -23,7 +23,7 @@ from deltalake import DeltaTable, write_deltalake
 
 from inspector.files.tablefiles import is_hidden
 from inspector.health import check_table
-from inspector.health.vacuum import VacuumMode, VersionFate, plan_vacuum
+from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_vacuum
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
@@ -501,3 +501,20 @@ def test_a_version_whose_file_outside_the_table_folder_is_missing_is_unreadable_
     assert plan.fates == ((0, VersionFate.UNREADABLE), (1, VersionFate.READABLE))
     assert [v.is_complete for v in report.versions] == [False, True], "as the check judges"
     assert plan.oldest_readable_before == 1
+
+
+def test_lite_window_judges_commit_times_by_the_history_rule_made_monotonic(copy_table):
+    """A commit whose file looks older than the one before it happened after it (Delta's
+    history makes file times monotonic), so LITE does not read it as expired."""
+    root = copy_table(SIMPLE)  # versions 0..4, aged one day apart, v4 a day before NOW
+    age_table(root)
+    log = DeltaLog.open(str(root))
+    newest = Path(log.commit(4).file.path)
+    _rewrite_tombstones(newest, NOW - 10 * DAY)
+    _touch(newest, NOW - 10 * DAY)  # its file time is now before versions 0..3
+    fresh = DeltaLog.open(str(root))
+    named_by_4 = {r.path for r in fresh.commit(4).removes}  # tombstones "10 days" old
+
+    window = lite_window(fresh, NOW - 2 * DAY - HOUR, {})
+
+    assert named_by_4 and not named_by_4 & window.removed

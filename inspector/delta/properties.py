@@ -7,10 +7,11 @@ read and how an interval is parsed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from inspector.delta.errors import InvalidInput
+from inspector.delta.schema import StructType
 
 APPEND_ONLY = "delta.appendOnly"
 ENABLE_CHANGE_DATA_FEED = "delta.enableChangeDataFeed"
@@ -238,6 +239,30 @@ class StatsColumnsPolicy:
         if self.num_indexed_cols < 0:
             return f"all columns ({DATA_SKIPPING_NUM_INDEXED_COLS} = -1)"
         return f"first {self.num_indexed_cols} columns ({DATA_SKIPPING_NUM_INDEXED_COLS})"
+
+    def indexed_leaves(
+        self, schema: StructType, partition_columns: Iterable[str]
+    ) -> tuple[tuple[str, ...], ...]:
+        """The leaf columns (logical paths) writers collect statistics for: the listed
+        ones, else the first ``num_indexed_cols`` leaves of the data columns.
+
+        Delta's ``StatisticsCollection`` counts leaves as here: a struct's fields one by
+        one, an array or a map as one leaf.
+        """
+        if self.columns is not None:
+            return tuple(tuple(c.split(".")) for c in self.columns)
+        parts = set(partition_columns)
+        data = StructType(fields=tuple(f for f in schema.fields if f.name not in parts))
+        leaves = tuple(_leaves(data, ()))
+        return leaves if self.num_indexed_cols < 0 else leaves[: self.num_indexed_cols]
+
+
+def _leaves(struct: StructType, path: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    for f in struct.fields:
+        if isinstance(f.type, StructType):
+            yield from _leaves(f.type, (*path, f.name))
+        else:
+            yield (*path, f.name)
 
 
 def stats_columns_policy(configuration: Mapping[str, str]) -> StatsColumnsPolicy:

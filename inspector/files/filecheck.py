@@ -117,6 +117,23 @@ def judge_size(
     )
 
 
+#: One file an add action names: where the log spells it (to locate it), its decoded path
+#: (to show it), its role, and the size it must have by the rule above.
+Referenced = tuple[str, str, FileRole, int]
+
+
+def referenced_files(add: AddFile) -> list[Referenced]:
+    """The files behind an add action: its data file, then its deletion-vector file."""
+    files = [(add.path, canonical_path(add.path), FileRole.DATA_FILE, add.size)]
+    dv = add.deletion_vector
+    where = dv.relative_or_absolute_path() if dv is not None else None
+    if dv is not None and where is not None:
+        files.append(
+            (where, canonical_path(where), FileRole.DELETION_VECTOR, dv.required_file_size)
+        )
+    return files
+
+
 def add_file_issues(
     table_root: str,
     add: AddFile,
@@ -125,14 +142,7 @@ def add_file_issues(
 ) -> Iterator[FileIssue]:
     """The issues of one add action's data file and deletion-vector file, tagged with its
     key; with ``storage`` and ``sizes`` (by full location), sizes come from the listing."""
-    dv = add.deletion_vector
-    where = dv.relative_or_absolute_path() if dv is not None else None
-    files = [(add.path, add.path, FileRole.DATA_FILE, add.size)]
-    if dv is not None and where is not None:
-        files.append(
-            (where, canonical_path(where), FileRole.DELETION_VECTOR, dv.required_file_size)
-        )
-    for at, path, role, size in files:
+    for at, path, role, size in referenced_files(add):
         located = data_file_path(table_root, at)
         if storage is not None and sizes is not None:
             issue = examine_stored(

@@ -82,7 +82,8 @@ def split_filters(
     judged, as Delta does not judge it, whatever statistics older files carry.
     """
     parts = set(partition_columns)
-    indexed = indexed_columns(schema, parts, configuration)
+    policy = properties.stats_columns_policy(configuration)
+    indexed = {path[0] for path in policy.indexed_leaves(schema, parts)}
     partition: list[Predicate] = []
     data: list[Predicate] = []
     unusable: list[Unusable] = []
@@ -100,31 +101,6 @@ def split_filters(
         else:
             data.append(part)
     return Filters(partition=tuple(partition), data=tuple(data), unusable=tuple(unusable))
-
-
-def indexed_columns(
-    schema: StructType, partition_columns: set[str], configuration: Mapping[str, str]
-) -> set[str]:
-    """The top-level data columns whose statistics Delta's data skipping uses."""
-    policy = properties.stats_columns_policy(configuration)
-    data = [f for f in schema.fields if f.name not in partition_columns]
-    if policy.columns is not None:
-        listed = {c.split(".")[0] for c in policy.columns}
-        return {f.name for f in data if f.name in listed}
-    limit = policy.num_indexed_cols
-    out, leaves = set(), 0
-    for f in data:
-        if limit != -1 and leaves >= limit:
-            break
-        out.add(f.name)
-        leaves += _leaves(f.type)
-    return out
-
-
-def _leaves(data_type: Any) -> int:
-    if isinstance(data_type, StructType):
-        return sum(_leaves(f.type) for f in data_type.fields)
-    return 1
 
 
 def _unusable_reason(part: Predicate, schema: StructType, parts: set[str]) -> str | None:

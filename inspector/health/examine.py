@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from inspector.delta.actions import AddFile, DeletionVector, canonical_path
+from inspector.delta.actions import AddFile, DeletionVector
 from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import (
     FileIssue,
@@ -32,6 +32,7 @@ from inspector.files.filecheck import (
     examine_file,
     examine_stored,
     judge_size,
+    referenced_files,
 )
 from inspector.files.tablefiles import is_hidden, relative_path
 from inspector.health.intervals import whole_array
@@ -60,21 +61,18 @@ class Ref:
 
 
 def register_add(refs: dict[str, Ref], root: str, add: AddFile) -> tuple[str, ...]:
-    """Note in ``refs`` the physical files behind an add (its data file, its deletion-vector
-    file) and the size each must have; returns their locations."""
-    data = ref_path(root, add.path)
-    refs.setdefault(data, Ref(display=add.key[0], role=FileRole.DATA_FILE, size=add.size, add=add))
-    paths = [data]
-    dv = add.deletion_vector
-    where = dv.relative_or_absolute_path() if dv is not None else None
-    if dv is not None and where is not None:
-        path = ref_path(root, where)
-        needed = dv.required_file_size
+    """Note in ``refs`` the physical files behind an add (:func:`referenced_files`) and the
+    size each must have (a DV file's largest need); returns their locations."""
+    paths = []
+    for at, path, role, size in referenced_files(add):
+        where = ref_path(root, at)
+        data = role is FileRole.DATA_FILE
         ref = refs.setdefault(
-            path, Ref(display=canonical_path(where), role=FileRole.DELETION_VECTOR, size=needed)
+            where, Ref(display=path, role=role, size=size, add=add if data else None)
         )
-        ref.size = max(ref.size, needed)
-        paths.append(path)
+        if not data:
+            ref.size = max(ref.size, size)
+        paths.append(where)
     return tuple(paths)
 
 

@@ -22,10 +22,10 @@ from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
 from inspector.health.examine import physical_paths, root_base
-from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
+from inspector.table.history_time import history_timestamp
 
 HOUR_MS = 3_600_000
 _WORKERS = 8  # stat calls in parallel for referenced files the walk did not list
@@ -165,7 +165,11 @@ def plan_vacuum(
     now = int(time.time() * 1000) if now_ms is None else now_ms
     cutoff = now - retain_ms
     listing = walk_table(log)
-    window = lite_window(log, cutoff) if mode is VacuumMode.LITE else None
+    window = (
+        lite_window(log, cutoff, snapshot.metadata.configuration)
+        if mode is VacuumMode.LITE
+        else None
+    )
     to_delete, already_deleted = _select(snapshot, listing, cutoff, window)
     fates = _fates(log, listing, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
@@ -312,12 +316,19 @@ class LiteWindow:
     refusal: str | None = None
 
 
-def lite_window(log: DeltaLog, cutoff: int) -> LiteWindow:
+def lite_window(log: DeltaLog, cutoff: int, config: Mapping[str, str]) -> LiteWindow:
     """The window of commits Delta's LITE VACUUM reads for this ``cutoff`` (ms), and what it
-    names (empty when no commit is older than the cutoff, or Delta refuses)."""
+    names (empty when no commit is older than the cutoff, or Delta refuses).
+
+    A commit is older than the cutoff by its history timestamp under the latest
+    properties ``config``, as Delta's ``getActiveCommitAtTime`` judges it.
+    """
     versions = log.listing.commit_versions
-    timed = [(v, _history_ms(c)) for v, c in zip(versions, log.read_commits(versions), strict=True)]
-    before = [v for v, ms in timed if ms <= cutoff]
+    before, previous = [], None
+    for version, commit in zip(versions, log.read_commits(versions), strict=True):
+        previous = history_timestamp(commit, config, previous)[0]
+        if previous <= cutoff:
+            before.append(version)
     if not before:
         return LiteWindow()
     last, earliest = max(before), min(versions)
@@ -336,12 +347,6 @@ def lite_window(log: DeltaLog, cutoff: int) -> LiteWindow:
                 removed.update(physical_paths(root, remove.path, remove.deletion_vector))
         change_data.update(p for c in commit.cdc_files for p in physical_paths(root, c.path, None))
     return LiteWindow(removed=frozenset(removed), change_data=frozenset(change_data))
-
-
-def _history_ms(commit: Commit) -> int:
-    """Delta's time of a commit: its in-commit timestamp, else its file's time."""
-    ict = commit.commit_info.in_commit_timestamp
-    return ict if ict is not None else commit.file.modification_time
 
 
 def _last_vacuum_end(log: DeltaLog) -> int | None:

@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.delta import properties
 from inspector.delta.errors import (
     ConcurrentModification,
     InspectorError,
@@ -31,6 +30,7 @@ from inspector.restore.request import RestoreRequest, audit_refusal, refuse, req
 from inspector.restore.verify import Verification, verify_restore
 from inspector.settings import Settings
 from inspector.table.handle import for_commit
+from inspector.table.history_time import history_timestamp
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,16 +249,14 @@ def _recheck(
 
 
 def _previous_timestamp(log: DeltaLog, version: int) -> int:
-    """The read version's timestamp: its in-commit timestamp when enabled, else its file time."""
+    """The read version's timestamp as Delta's snapshot has it (the history's rule, without
+    the monotonic correction a history applies to file times)."""
     try:
         commit = log.commit(version)
     except InspectorError:
         return 0
     config = log.snapshot(version).metadata.configuration
-    ict = commit.commit_info.in_commit_timestamp
-    if properties.enabled(config, properties.ENABLE_IN_COMMIT_TIMESTAMPS) and ict is not None:
-        return ict
-    return commit.file.modification_time
+    return history_timestamp(commit, config, None)[0]
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:

@@ -31,6 +31,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.index.results import drop_result, has_result, load_result, save_result
 from inspector.log.index.tables import TableIndex
 from inspector.log.listing import LogFile, LogListing
+from inspector.log.staged import STAGED_DIR
 from inspector.settings import Settings
 from inspector.table.history_entry import Change, HistoryEntry
 from inspector.table.history_time import TimestampSource, VersionTimestamps
@@ -119,7 +120,7 @@ class HistoryStore:
         checkpoint_problems: Problems,
     ) -> None:
         """Keep a whole history computed from ``listing`` (not a staged commit's)."""
-        if not entries or any("/_staged_commits/" in f.path for f in listing.commits.values()):
+        if not entries or any(f"/{STAGED_DIR}/" in f.path for f in listing.commits.values()):
             return
         top = entries[-1].version
         kept = {

@@ -106,10 +106,7 @@ def timestamps_of(
     known) and how far the commit's own time and its file's time may differ."""
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
-    if _ict_enabled(config, commit.version) and info.in_commit_timestamp is not None:
-        history, source = info.in_commit_timestamp, TimestampSource.IN_COMMIT_TIMESTAMP
-    else:
-        history, source = monotonic(mtime, previous), TimestampSource.FILE_MODIFICATION_TIME
+    history, source = history_timestamp(commit, config, previous)
     in_commit = source == TimestampSource.IN_COMMIT_TIMESTAMP
     written = info.in_commit_timestamp if in_commit else info.timestamp
     if written is not None and abs(written - mtime) > tolerance_ms:
@@ -125,6 +122,20 @@ def timestamps_of(
         history=history,
         source=source,
     ), problems
+
+
+def history_timestamp(
+    commit: Commit, config: Mapping[str, str], previous: int | None
+) -> tuple[int, TimestampSource]:
+    """Delta's history timestamp of a commit, and where it comes from: its in-commit
+    timestamp where the properties ``config`` enable them from its version on, else its
+    file's modification time made :func:`monotonic` after ``previous`` (None: as it is)."""
+    ict = commit.commit_info.in_commit_timestamp
+    if _ict_enabled(config, commit.version) and ict is not None:
+        return ict, TimestampSource.IN_COMMIT_TIMESTAMP
+    return monotonic(
+        commit.file.modification_time, previous
+    ), TimestampSource.FILE_MODIFICATION_TIME
 
 
 def monotonic(file_time: int, previous: int | None) -> int:

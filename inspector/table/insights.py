@@ -289,23 +289,13 @@ def _stats(snapshot: Snapshot) -> StatsCoverage:
         files_with_stats=with_stats,
         files=len(stats),
         policy=policy.describe(),
-        expected_columns=_expected_columns(snapshot, policy),
+        expected_columns=tuple(
+            ".".join(path)
+            for path in policy.indexed_leaves(snapshot.schema, snapshot.partition_columns)
+        ),
         observed_columns=tuple(logical.get(n, n) for n in observed),
         physical_names={logical[n]: n for n in observed if logical.get(n, n) != n},
     )
-
-
-def _expected_columns(snapshot: Snapshot, policy: properties.StatsColumnsPolicy) -> tuple[str, ...]:
-    """The leaf columns writers index: the listed ones, else the first N data columns."""
-    if policy.columns is not None:
-        return policy.columns
-    parts = set(snapshot.partition_columns)
-    leaves = [
-        c.name
-        for c in iter_columns(snapshot.schema)
-        if c.path[0] not in parts and not c.type.startswith("struct")
-    ]
-    return tuple(leaves if policy.num_indexed_cols < 0 else leaves[: policy.num_indexed_cols])
 
 
 def _observed_columns(stats: pa.Array) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from inspector.log.index import segments as seg
 from inspector.log.index.usage import MANIFEST as _MANIFEST
 from inspector.log.index.usage import folder_size, last_used, touch
 from inspector.log.listing import COMMIT_FILE, LogFile
+from inspector.log.staged import STAGED_DIR
 from inspector.settings import Settings
 from inspector.storage import Storage
 
@@ -326,7 +327,7 @@ def _entry(
     columnar form is held so; else its bytes when read whole (a big one only when it was
     parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
     A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
-    if not COMMIT_FILE.match(file.name) or "/_staged_commits/" in file.path:
+    if not COMMIT_FILE.match(file.name) or f"/{STAGED_DIR}/" in file.path:
         return None
     data, files = None, None
     if isinstance(found, Commit) and found.columns is not None and not found.problems:
