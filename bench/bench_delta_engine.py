@@ -200,7 +200,6 @@ def _child_bare(source: str, version: int) -> None:
         fh.write(ours._QUIET_LOG4J)
     conf = {
         **ours._LOCAL_DEFAULTS,
-        **ours._QUIET_DEFAULTS,
         **ours._READ_DEFAULTS,
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={scratch} "
