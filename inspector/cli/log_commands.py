@@ -10,7 +10,7 @@ from typing import Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Result
+from inspector.cli.render import Printed, Rendered, Result, element_text
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import logical_names
 from inspector.log.deltalog import table_problems
@@ -37,17 +37,37 @@ class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
+    pager: HistoryPager | None = None  # the whole history's, read as ``entries`` are
 
     def closing_notes(self) -> Iterator[str]:
         # What filters chose is said after the entries were read.
         note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
         return iter(() if note is None else (note,))
 
-    def to_json(self) -> Iterator[dict[str, Any]]:
-        return (history_record(e) for e in self.entries)  # printed one by one
+    def to_json(self) -> Iterator[Any]:
+        if self.pager is None:
+            return (history_record(e) for e in self.entries)  # printed one by one
+        return _kept_json(self.entries, self.pager)
 
     def text(self) -> Iterator[str]:
         return history_lines(self.entries)
+
+
+def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
+    """A whole history's JSON elements: the text kept in the log index when its entries are
+    a kept history whose text the renderer wrote before, else each entry's record, rendered
+    (and that text kept, when the entries are a kept history)."""
+    pager.read_older()  # a kept history is known by its first page
+    text = pager.kept.rendered() if pager.kept is not None else None
+    if text is not None:
+        yield Rendered(text)
+        return
+    texts = []
+    for entry in entries:
+        texts.append(element_text(history_record(entry)))
+        yield Rendered(texts[-1])
+    if pager.kept is not None:
+        pager.kept.keep_rendered(",\n  ".join(texts))
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -111,8 +131,9 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
         return HistoryResult(entries=chosen, warnings=problems)
-    pages = newest_first(HistoryPager(log, settings))
-    return HistoryResult(entries=itertools.chain(staged, pages), warnings=problems)
+    pager = HistoryPager(log, settings)
+    pages = itertools.chain(staged, newest_first(pager))
+    return HistoryResult(entries=pages, warnings=problems, pager=None if staged else pager)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:

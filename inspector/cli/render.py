@@ -139,6 +139,24 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write(json_text(obj) + "\n")
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """Elements of a JSON array as :func:`element_text` wrote them (joined by ``,\n  ``):
+    this renderer's own output, kept by the log index for a whole history
+    (:meth:`~inspector.table.history_store.HistoryStore.keep_rendered`) and written again as
+    it is, so that an unchanged history prints with no work per entry. Not a second renderer.
+    """
+
+    text: str
+
+
+def element_text(item: Any) -> str:
+    """One element of a JSON array as :func:`emit_json` writes it (indented for its place)."""
+    if isinstance(item, Rendered):
+        return item.text
+    return json_text(item).replace("\n", "\n  ")
+
+
 def _emit_array(items: Iterator[Any]) -> None:
     """A JSON array, as ``json_text`` would indent it, written element by element.
 
@@ -150,10 +168,10 @@ def _emit_array(items: Iterator[Any]) -> None:
     if first is _END:
         sys.stdout.write("[]\n")
         return
-    sys.stdout.write("[\n  " + json_text(first).replace("\n", "\n  "))
+    sys.stdout.write("[\n  " + element_text(first))
     try:
         for item in items:
-            sys.stdout.write(",\n  " + json_text(item).replace("\n", "\n  "))
+            sys.stdout.write(",\n  " + element_text(item))
     finally:
         sys.stdout.write("\n]\n")
 
