@@ -116,3 +116,54 @@ def _folder(cache: Path, table: Path) -> str:
     from inspector.log.index import LogIndex
 
     return Path(LogIndex(str(cache), max_bytes=1 << 30).for_table(str(table)).folder).name
+
+
+def _detail(table: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    assert main(["detail", str(table), "--json", *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_second_detail_prints_the_kept_text_and_reads_no_checkpoint(
+    tmp_path, cache, capsys, monkeypatch
+):
+    from deltalake import DeltaTable
+
+    from inspector.log import snapshot
+
+    table = tmp_path / "t"
+    _appends(table, 6, seed=7)
+    DeltaTable(str(table)).create_checkpoint()
+    _appends(table, 2, seed=8)
+    off = _detail(table, capsys, "--no-cache")
+    cold = _detail(table, capsys)
+    assert len(list(cache.glob("*/result-detail.bin"))) == 1
+
+    def unread(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the snapshot was read")
+
+    monkeypatch.setattr(snapshot.Snapshot, "__init__", unread)
+    assert _detail(table, capsys) == cold == off
+
+
+@pytest.mark.parametrize("change", ["append", "touch-old-commit", "checkpoint"])
+def test_a_detail_of_a_changed_log_is_computed_afresh(tmp_path, cache, capsys, change):
+    import os
+
+    from deltalake import DeltaTable
+
+    table = tmp_path / "t"
+    _appends(table, 4, seed=9)
+    DeltaTable(str(table)).create_checkpoint()  # detail reads from version 3 on
+    _appends(table, 1, seed=11)
+    _detail(table, capsys)
+    if change == "append":
+        _appends(table, 1, seed=10)
+    elif change == "checkpoint":
+        DeltaTable(str(table)).create_checkpoint()
+    else:  # the file-time rule chains the latest version's timestamp from version 0
+        first = table / "_delta_log" / f"{0:020d}.json"
+        later = os.stat(table / "_delta_log" / f"{4:020d}.json").st_mtime_ns + 10**10
+        os.utime(first, ns=(later, later))  # 10 s after the latest: within the tolerance
+    warm = _detail(table, capsys)
+    assert warm == _detail(table, capsys, "--no-cache")
+    assert _detail(table, capsys) == warm

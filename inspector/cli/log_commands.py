@@ -13,9 +13,12 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Printed, Rendered, Result, element_text
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import logical_names
-from inspector.log.deltalog import table_problems
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.filetimes import commit_times
+from inspector.log.index.answers import KeptAnswer, listing_identity
 from inspector.log.tablemeta import metadata_at
 from inspector.present.text.log import demo_lines, detail_lines, files_lines, history_lines
+from inspector.present.values import json_text
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.history import (
@@ -183,11 +186,30 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
+    kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
+    text = None if kept is None else kept.load()
+    if text is not None:  # its text form is computed when asked for
+        lines = lambda: detail_lines(*table_detail(log, settings))  # noqa: E731
+        return Printed(json=Rendered(text), lines=lines)
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
-    return Printed(
-        json={**detail.to_json(), "compatibility": compatibility.to_json()},
-        lines=lambda: detail_lines(detail, compatibility),
-    )
+    record = {**detail.to_json(), "compatibility": compatibility.to_json()}
+    if kept is not None:
+        kept.save(json_text(record))
+    return Printed(json=record, lines=lambda: detail_lines(detail, compatibility))
+
+
+def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
+    """Where the latest version's ``detail --json`` is kept (a table on a local disk: on an
+    object store the index serves its commits and checkpoints, and the times of the commits
+    before the checkpoint would cost a listing), under what it is computed from: the files
+    from the newest checkpoint on, and every commit file's time (the latest version's
+    file-time timestamp chains from version 0)."""
+    tail = listing_identity(log.tail)
+    if log.index is None or tail is None or log.storage.local_path() is None:
+        return None
+    times = sorted(commit_times(log, log.latest_version + 1).items())
+    identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
+    return KeptAnswer(log.index, "detail", identity)
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:

@@ -136,15 +136,16 @@ def emit_json(obj: Any) -> None:
     if isinstance(obj, Iterator):
         _emit_array(obj)
         return
-    sys.stdout.write(json_text(obj) + "\n")
+    sys.stdout.write((obj.text if isinstance(obj, Rendered) else json_text(obj)) + "\n")
 
 
 @dataclass(frozen=True)
 class Rendered:
-    """Elements of a JSON array as :func:`element_text` wrote them (joined by ``,\n  ``):
-    this renderer's own output, kept by the log index for a whole history
-    (:meth:`~inspector.table.history_store.HistoryStore.keep_rendered`) and written again as
-    it is, so that an unchanged history prints with no work per entry. Not a second renderer.
+    """JSON text as this renderer wrote it for its place (a value: :func:`json_text`; elements
+    of an array: :func:`element_text`, joined by ``,\n  ``), kept by the log index (a whole
+    history: :meth:`~inspector.table.history_store.HistoryStore.keep_rendered`; ``detail``:
+    :mod:`inspector.log.index.answers`) and written again as it is, so that an unchanged
+    answer prints with no work. This renderer's own output, kept: not a second renderer.
     """
 
     text: str

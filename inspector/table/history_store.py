@@ -163,7 +163,7 @@ class HistoryStore:
         if found is None:
             return None
         key, text = found.parts
-        if key != self.key:
+        if key.tobytes() != self.key:
             return None  # printed from another history (one since recomputed)
         try:
             return str(text, "utf-8")
