@@ -67,10 +67,11 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
         return
     texts = []
     for entry in entries:
-        texts.append(element_text(history_record(entry)))
-        yield Rendered(texts[-1])
+        text = element_text(history_record(entry))
+        texts.append(text.encode())
+        yield Rendered(text)
     if pager.kept is not None:
-        pager.kept.keep_rendered(",\n  ".join(texts))
+        pager.kept.keep_rendered(texts)
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:

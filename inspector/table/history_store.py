@@ -171,11 +171,12 @@ class HistoryStore:
             drop_result(self.index, _RENDERED)
             return None
 
-    def keep_rendered(self, text: str) -> None:
+    def keep_rendered(self, elements: Sequence[bytes]) -> None:
         """Keep the ``--json`` text the CLI's renderer wrote for the kept entries (those of the
-        body last loaded or saved): a copy of that one renderer's output, not a second one."""
+        body last loaded or saved), its array's ``elements`` (UTF-8): a copy of that one
+        renderer's output, not a second one."""
         if self.key is not None:
-            save_result(self.index, _RENDERED, self.key, text.encode())
+            save_result(self.index, _RENDERED, self.key, b",\n  ".join(elements))
 
 
 class KeptEntries(Sequence[HistoryEntry]):

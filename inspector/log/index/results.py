@@ -1,12 +1,15 @@
 """Answers kept beside a table's commits in the log index: a question's finished result.
 
-A result is one file per kind in the table's subfolder (``result-<kind>.bin``): the
-blake2b digest of its body (hex, then a newline), then the body (parts joined by newlines,
-read back as views of the file read, not copies), which the question that wrote it encodes and checks against the listing it is asked with (the history's entries,
-:mod:`inspector.table.history_store`). A file whose digest does not match (truncated,
-corrupted) is removed and not used. It is written to a temporary name and renamed into
-place, so two processes writing at once leave one whole result; it counts towards the
-index's size limit, and goes with its table when that is evicted or cleared.
+A result is one file per kind in the table's subfolder (``result-<kind>.bin``): the digest
+of its body (128 bits of SHA-256 in hex, then a newline: a history's text is tens of MB,
+and processors hash SHA-256 in hardware), then the body (parts joined by newlines, read back
+as views of the file read, not copies), which the question that wrote it encodes and checks
+against the listing it is asked with (the history's entries,
+:mod:`inspector.table.history_store`; short answers, :mod:`inspector.log.index.answers`).
+A file whose digest does not match (truncated, corrupted) is removed and not used. It is
+written to a temporary name and renamed into place, so two processes writing at once leave
+one whole result; it counts towards the index's size limit, and goes with its table when
+that is evicted or cleared.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from hashlib import blake2b
+from hashlib import sha256
 
 from inspector.log.index import segments as seg
 from inspector.log.index.tables import TableIndex
@@ -74,14 +77,18 @@ def save_result(index: TableIndex, kind: str, *parts: bytes) -> bytes:
     Returns:
         The digest the body is kept under (:attr:`KeptResult.key`).
     """
-    body = b"\n".join(parts)
-    key = _digest(body)
+    joined = [b"\n"] * (2 * len(parts) - 1)
+    joined[::2] = parts  # the body, not copied whole (a history's text is tens of MB)
+    hashed = sha256()
+    for chunk in joined:
+        hashed.update(chunk)
+    key = hashed.hexdigest()[:32].encode()
     if not index.index.usable():
         return key
     try:
         os.makedirs(index.folder, mode=0o700, exist_ok=True)
         index.note_location()
-        seg.write_atomically(_path(index, kind), key + b"\n" + body)
+        seg.write_atomically(_path(index, kind), key + b"\n", *joined)
     except OSError:
         return key
     index.index.evict(keep=index.folder)
@@ -94,4 +101,4 @@ def drop_result(index: TableIndex, kind: str) -> None:
 
 
 def _digest(body: bytes | memoryview) -> bytes:
-    return blake2b(body, digest_size=16).hexdigest().encode()
+    return sha256(body).hexdigest()[:32].encode()
