@@ -61,9 +61,9 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
     a kept history whose text the renderer wrote before, else each entry's record, rendered
     (and that text kept, when the entries are a kept history)."""
     pager.read_older()  # a kept history is known by its first page
-    text = pager.kept.rendered() if pager.kept is not None else None
-    if text is not None:
-        yield Rendered(text)
+    kept = pager.kept.rendered() if pager.kept is not None else None
+    if kept is not None:
+        yield Rendered(kept)
         return
     texts = []
     for entry in entries:

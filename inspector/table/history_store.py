@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
+from hashlib import sha256
 from typing import Any, TypeVar, overload
 
 import orjson
@@ -47,7 +48,7 @@ from inspector.table.rowrule import RowChange, RowSource
 _KIND = "history"
 _RENDERED = "historyjson"  # the CLI's --json text of the kept entries
 #: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
-_FORMAT = 2
+_FORMAT = 3
 _SOURCES = {s.value: s for s in TimestampSource}
 _ROWS = {s.value: s for s in RowSource}
 _CHANGES = {c.value: c for c in Change}
@@ -154,9 +155,9 @@ class HistoryStore:
         self.key = save_result(self.index, _KIND, orjson.dumps(head), encoded)
         return self
 
-    def rendered(self) -> str | None:
-        """The CLI's ``--json`` text of the kept entries (:meth:`keep_rendered`), when it was
-        written for the body last loaded or saved (else None)."""
+    def rendered(self) -> memoryview | None:
+        """The CLI's ``--json`` text (UTF-8) of the kept entries (:meth:`keep_rendered`), when
+        it was written for the body last loaded or saved (else None)."""
         if self.key is None:
             return None
         found = load_result(self.index, _RENDERED, parts=2)
@@ -165,11 +166,7 @@ class HistoryStore:
         key, text = found.parts
         if key.tobytes() != self.key:
             return None  # printed from another history (one since recomputed)
-        try:
-            return str(text, "utf-8")
-        except UnicodeDecodeError:
-            drop_result(self.index, _RENDERED)
-            return None
+        return text  # UTF-8, whole: its digest matched
 
     def keep_rendered(self, elements: Sequence[bytes]) -> None:
         """Keep the ``--json`` text the CLI's renderer wrote for the kept entries (those of the
@@ -229,20 +226,22 @@ def _file(f: LogFile) -> list[Any]:
     return [f.name, f.size, f.modification_time, f.etag]
 
 
-def _identity(listing: LogListing, top: int) -> list[list[Any]]:
-    """The listing's identity of every commit and checkpoint file up to ``top``, in order."""
+def _identity(listing: LogListing, top: int) -> str:
+    """The digest of the listing's identity of every commit and checkpoint file up to
+    ``top``, in order (version, size, modification time, ETag)."""
     commits = sorted((v, f) for v, f in listing.commits.items() if v <= top)
     checkpoints = sorted(
         ((v, cp) for v, cps in listing.checkpoints.items() if v <= top for cp in cps),
         key=lambda found: (found[0], found[1].kind),
     )
-    return [
+    identity = [
         [[v, f.size, f.modification_time, f.etag] for v, f in commits],
         [
             [v, cp.kind, cp.complete, cp.expected_parts, [_file(f) for f in cp.files]]
             for v, cp in checkpoints
         ],
     ]
+    return sha256(orjson.dumps(identity)).hexdigest()
 
 
 def _encode(e: HistoryEntry) -> list[Any]:
