@@ -190,8 +190,9 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
-        lines = lambda: detail_lines(*table_detail(log, settings))  # noqa: E731
-        return Printed(json=Rendered(text), lines=lines)
+        return Printed(
+            json=Rendered(text), lines=lambda: detail_lines(*table_detail(log, settings))
+        )
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
@@ -205,8 +206,10 @@ def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
     before the checkpoint would cost a listing), under what it is computed from: the files
     from the newest checkpoint on, and every commit file's time (the latest version's
     file-time timestamp chains from version 0)."""
+    if log.index is None or log.storage.local_path() is None:
+        return None
     tail = listing_identity(log.tail)
-    if log.index is None or tail is None or log.storage.local_path() is None:
+    if tail is None:
         return None
     times = sorted(commit_times(log, log.latest_version + 1).items())
     identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
