@@ -172,8 +172,10 @@ class HistoryStore:
         """Keep the ``--json`` text the CLI's renderer wrote for the kept entries (those of the
         body last loaded or saved), its array's ``elements`` (UTF-8): a copy of that one
         renderer's output, not a second one."""
-        if self.key is not None:
-            save_result(self.index, _RENDERED, self.key, b",\n  ".join(elements))
+        if self.key is not None and elements:
+            chunks = [b",\n  "] * (2 * len(elements) - 1)
+            chunks[::2] = elements  # written as they are, not joined (tens of MB)
+            save_result(self.index, _RENDERED, self.key, chunks)
 
 
 class KeptEntries(Sequence[HistoryEntry]):

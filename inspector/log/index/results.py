@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from hashlib import sha256
 
@@ -70,15 +71,18 @@ def load_result(index: TableIndex, kind: str, parts: int = 1) -> KeptResult | No
     return KeptResult(key=data[: ends[0]], parts=split)
 
 
-def save_result(index: TableIndex, kind: str, *parts: bytes) -> bytes:
+def save_result(index: TableIndex, kind: str, *parts: bytes | Sequence[bytes]) -> bytes:
     """Keep a result's body, its ``parts`` joined by newlines (whole or not at all); a full
-    disk leaves the answer unaffected.
+    disk leaves the answer unaffected. A part given as chunks is written chunk by chunk: the
+    body is never joined in memory (a history's text is tens of MB).
 
     Returns:
         The digest the body is kept under (:attr:`KeptResult.key`).
     """
-    joined = [b"\n"] * (2 * len(parts) - 1)
-    joined[::2] = parts  # the body, not copied whole (a history's text is tens of MB)
+    joined: list[bytes] = []
+    for i, part in enumerate(parts):
+        joined += [b"\n"] if i else []
+        joined += [part] if isinstance(part, bytes) else part
     hashed = sha256()
     for chunk in joined:
         hashed.update(chunk)
