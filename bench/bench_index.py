@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python bench/bench_index.py [--tables c20000,f300000] [--repeat 3]
-        [--dir /tmp/di-bench] [--s3 c5001] [--cases fill,warm,memory,s3]
+        [--dir /tmp/di-bench] [--s3 c5001] [--cases fill,warm,small,memory,s3]
 
 Every figure is a whole process (``bench_scale.run``: wall, CPU = user + system, peak RSS),
 the median of ``--repeat`` interleaved runs, against a baseline measured in the same run:
@@ -12,6 +12,9 @@ the median of ``--repeat`` interleaved runs, against a baseline measured in the 
   command with ``--no-cache`` (a first read without the index): what filling costs;
 * ``history-warm`` (local): ``history --json`` from a warm index, against deltalake 1.6.6's
   ``DeltaTable(t).history()``;
+* ``detail-warm`` / ``history10-warm`` (local): ``detail --json`` and
+  ``history --limit 10 --json`` read a second time (the index filled by the read before),
+  against deltalake's whole process (``DeltaTable(t)``, ``DeltaTable(t).history(10)``);
 * ``detail-memory`` / ``history10-memory`` (local): peak memory of ``detail --json`` and
   ``history --limit 10 --json`` with a cache holding every bench table, against the same
   command with an empty cache: no command's memory grows with the cache;
@@ -47,7 +50,11 @@ from bench.results import machine, save  # noqa: E402
 DELTALAKE_HISTORY = (
     "import sys; from deltalake import DeltaTable; DeltaTable(sys.argv[1]).history()"
 )
-CASES = ("fill", "warm", "memory", "s3")
+DELTALAKE_OPEN = "import sys; from deltalake import DeltaTable; DeltaTable(sys.argv[1])"
+DELTALAKE_HISTORY10 = (
+    "import sys; from deltalake import DeltaTable; DeltaTable(sys.argv[1]).history(10)"
+)
+CASES = ("fill", "warm", "small", "memory", "s3")
 
 
 def cli(*args: str) -> list[str]:
@@ -75,6 +82,24 @@ def local_rows(table: str, name: str, repeat: int, cache: str, cases: list[str])
         rows.append({"table": name, "case": "history-fill", **figures(filled, plain)})
     if "warm" in cases:
         rows.append({"table": name, "case": "history-warm", **figures(warm, theirs)})
+    return rows
+
+
+def small_rows(table: str, name: str, repeat: int, cache: str) -> list[dict]:
+    """The small commands read a second time (the index filled by a first read) against
+    deltalake's whole process, interleaved."""
+    rows = []
+    for case, args, theirs_code in (
+        ("detail-warm", ("detail", table, "--json"), DELTALAKE_OPEN),
+        ("history10-warm", ("history", table, "--limit", "10", "--json"), DELTALAKE_HISTORY10),
+    ):
+        _with_cache(cache)
+        run(cli(*args))  # the first read fills the index
+        mine, theirs = [], []
+        for _ in range(repeat):
+            mine.append(run(cli(*args)))
+            theirs.append(run([PY, "-c", theirs_code, table]))
+        rows.append({"table": name, "case": case, **figures(mine, theirs)})
     return rows
 
 
@@ -155,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, table in tables.items():
             if {"fill", "warm", "memory"} & set(cases):  # memory needs the cache filled
                 rows += local_rows(table, name, args.repeat, full, cases)
+            if "small" in cases:
+                rows += small_rows(table, name, args.repeat, full)
         if "memory" in cases:  # the cache now holds every bench table
             rows += memory_rows(tables, args.repeat, full, os.path.join(work, "empty"))
         if "s3" in cases:

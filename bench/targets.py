@@ -207,6 +207,11 @@ TARGETS: tuple[Target, ...] = (
         )
         for table, size in (("c20000", "20,000 commits"), ("f300000", "300,000 files"))
     ),
+    *(
+        _index(f"second {what}, 20,000 commits", "c20000", case, metric, 1.5, "deltalake 1.6.6")
+        for what, case in (("`detail`", "detail-warm"), ("`history --limit 10`", "history10-warm"))
+        for metric in ("wall", "cpu")
+    ),
     _index(
         "second full history, S3, 5,001 commits",
         "c5001",

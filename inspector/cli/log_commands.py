@@ -10,12 +10,15 @@ from typing import Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Result
+from inspector.cli.render import Printed, Rendered, Result, element_text
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import logical_names
-from inspector.log.deltalog import table_problems
+from inspector.log.deltalog import DeltaLog, table_problems
+from inspector.log.filetimes import commit_times
+from inspector.log.index.answers import KeptAnswer, listing_identity
 from inspector.log.tablemeta import metadata_at
 from inspector.present.text.log import demo_lines, detail_lines, files_lines, history_lines
+from inspector.present.values import json_text
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.history import (
@@ -37,17 +40,38 @@ class HistoryResult(Result):
     """``history``: entries newest first, and the table's own problems."""
 
     entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
+    pager: HistoryPager | None = None  # the whole history's, read as ``entries`` are
 
     def closing_notes(self) -> Iterator[str]:
         # What filters chose is said after the entries were read.
         note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
         return iter(() if note is None else (note,))
 
-    def to_json(self) -> Iterator[dict[str, Any]]:
-        return (history_record(e) for e in self.entries)  # printed one by one
+    def to_json(self) -> Iterator[Any]:
+        if self.pager is None:
+            return (history_record(e) for e in self.entries)  # printed one by one
+        return _kept_json(self.entries, self.pager)
 
     def text(self) -> Iterator[str]:
         return history_lines(self.entries)
+
+
+def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
+    """A whole history's JSON elements: the text kept in the log index when its entries are
+    a kept history whose text the renderer wrote before, else each entry's record, rendered
+    (and that text kept, when the entries are a kept history)."""
+    pager.read_older()  # a kept history is known by its first page
+    kept = pager.kept.rendered() if pager.kept is not None else None
+    if kept is not None:
+        yield Rendered(kept)
+        return
+    texts = []
+    for entry in entries:
+        text = element_text(history_record(entry))
+        texts.append(text.encode())
+        yield Rendered(text)
+    if pager.kept is not None:
+        pager.kept.keep_rendered(texts)
 
 
 def _history_args(parser: argparse.ArgumentParser) -> None:
@@ -111,8 +135,9 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
         return HistoryResult(entries=chosen, warnings=problems)
-    pages = newest_first(HistoryPager(log, settings))
-    return HistoryResult(entries=itertools.chain(staged, pages), warnings=problems)
+    pager = HistoryPager(log, settings)
+    pages = itertools.chain(staged, newest_first(pager))
+    return HistoryResult(entries=pages, warnings=problems, pager=None if staged else pager)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
@@ -162,11 +187,33 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
+    kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
+    text = None if kept is None else kept.load()
+    if text is not None:  # its text form is computed when asked for
+        return Printed(
+            json=Rendered(text), lines=lambda: detail_lines(*table_detail(log, settings))
+        )
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
-    return Printed(
-        json=lambda: {**detail.to_json(), "compatibility": compatibility.to_json()},
-        lines=lambda: detail_lines(detail, compatibility),
-    )
+    record = {**detail.to_json(), "compatibility": compatibility.to_json()}
+    if kept is not None:
+        kept.save(json_text(record))
+    return Printed(json=record, lines=lambda: detail_lines(detail, compatibility))
+
+
+def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
+    """Where the latest version's ``detail --json`` is kept (a table on a local disk: on an
+    object store the index serves its commits and checkpoints, and the times of the commits
+    before the checkpoint would cost a listing), under what it is computed from: the files
+    from the newest checkpoint on, and every commit file's time (the latest version's
+    file-time timestamp chains from version 0)."""
+    if log.index is None or log.storage.local_path() is None:
+        return None
+    tail = listing_identity(log.tail)
+    if tail is None:
+        return None
+    times = sorted(commit_times(log, log.latest_version + 1).items())
+    identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
+    return KeptAnswer(log.index, "detail", identity)
 
 
 def _demo_args(parser: argparse.ArgumentParser) -> None:

@@ -115,7 +115,45 @@ def emit_json(obj: Any) -> None:
     if isinstance(obj, Iterator):
         _emit_array(obj)
         return
-    sys.stdout.write(json_text(obj) + "\n")
+    _write(obj.text if isinstance(obj, Rendered) else json_text(obj))
+    sys.stdout.write("\n")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """JSON text as this renderer wrote it for its place (a value: :func:`json_text`; elements
+    of an array: :func:`element_text`, joined by ``,\n  ``), kept by the log index (a whole
+    history: :meth:`~inspector.table.history_store.HistoryStore.keep_rendered`; ``detail``:
+    :mod:`inspector.log.index.answers`) and written again as it is, so that an unchanged
+    answer prints with no work. This renderer's own output, kept: not a second renderer.
+    Kept text comes as UTF-8 bytes, written to stdout's bytes as they are.
+    """
+
+    text: str | bytes | memoryview
+
+
+def element_text(item: Any) -> str:
+    """One element of a JSON array as :func:`emit_json` writes it (indented for its place)."""
+    return json_text(item).replace("\n", "\n  ")
+
+
+def _write(text: str | bytes | memoryview) -> None:
+    """Write to stdout: text as text; UTF-8 bytes to its bytes when it writes UTF-8 (a
+    long kept text is not decoded to be encoded again), else decoded."""
+    if isinstance(text, str):
+        sys.stdout.write(text)
+        return
+    out = sys.stdout
+    raw = getattr(out, "buffer", None)
+    if raw is None or (out.encoding or "").lower().replace("-", "") != "utf8":
+        out.write(str(text, "utf-8"))
+        return
+    out.flush()  # what was written as text comes first
+    raw.write(text)
+
+
+def _write_element(item: Any) -> None:
+    _write(item.text if isinstance(item, Rendered) else element_text(item))
 
 
 def _emit_array(items: Iterator[Any]) -> None:
@@ -129,10 +167,12 @@ def _emit_array(items: Iterator[Any]) -> None:
     if first is _END:
         sys.stdout.write("[]\n")
         return
-    sys.stdout.write("[\n  " + json_text(first).replace("\n", "\n  "))
+    sys.stdout.write("[\n  ")
+    _write_element(first)
     try:
         for item in items:
-            sys.stdout.write(",\n  " + json_text(item).replace("\n", "\n  "))
+            sys.stdout.write(",\n  ")
+            _write_element(item)
     finally:
         sys.stdout.write("\n]\n")
 

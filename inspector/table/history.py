@@ -35,7 +35,7 @@ from inspector.table.history_entry import (
     readable,
 )
 from inspector.table.history_scan import scan_commits
-from inspector.table.history_store import HistoryStore
+from inspector.table.history_store import HistoryStore, KeptEntries
 from inspector.table.history_time import (
     TIME_RULE,
     TimestampSource,
@@ -112,16 +112,17 @@ class HistoryPager:
         self._gaps: Mapping[int, list[str]] = {}
         self._checkpoint_problems: Mapping[int, list[str]] = {}
         self._first: dict[int, tuple[list[str], list[str]]] = {}  # the first page's problems
-        self._entries: tuple[HistoryEntry, ...] = ()
+        self._entries: tuple[HistoryEntry, ...] | KeptEntries = ()
         self._edge = Edge()
         self._next = -1  # versions[:_next] are still to read (-1: nothing read yet)
         kept = not alone and self.top == log.latest_version  # a whole history is kept
         self._store = HistoryStore.of(log, settings, verify_all_checkpoints) if kept else None
+        self.kept: HistoryStore | None = None  # the store whose kept history these entries are
 
     @property
     def entries(self) -> tuple[HistoryEntry, ...]:
         """The versions read so far (the newest ones), oldest first."""
-        return self._entries
+        return tuple(self._entries)  # kept entries are decoded when first asked for
 
     @property
     def listed(self) -> bool:
@@ -157,20 +158,17 @@ class HistoryPager:
                 self._read_next()
             elif not self._read_stored():
                 self._read_newest()
-            if self.done and self._store is not None and self._listing is not None:
-                self._store.save(
-                    self._listing, self._entries, self._gaps, self._checkpoint_problems
-                )
+            store, listing = self._store, self._listing
+            if self.done and store is not None and listing is not None and self.kept is not store:
+                self.kept = store.save(listing, self.entries, self._gaps, self._checkpoint_problems)
         return True
 
     def _read_stored(self) -> bool:
-        """The whole history from the log index (:mod:`~inspector.table.history_store`):
-        the kept entries, and those of the versions after them computed and joined."""
+        """The whole history kept in the log index, and the versions after it joined."""
         store = self._store
         if store is None or not store.kept():
             return False
-        listing = self.log.listing
-        stored = store.load(listing)
+        stored = store.load(listing := self.log.listing)
         if stored is None or stored.top > self.top:
             return False
         self._list(listing, whole=stored.top < self.top)
@@ -179,13 +177,13 @@ class HistoryPager:
                 return False
             try:  # the metadata and protocol in force, from the commits that made them
                 before = last_edge(self.log, stored.entries)
-            except InspectorError:  # one unreadable now: read afresh
+            except (InspectorError, ValueError):  # one unreadable now (or the kept entries)
                 return False
             versions = list(self.versions[bisect.bisect_right(self.versions, stored.top) :])
             entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
             self._entries = (*stored.entries, *joined(entries, [stored.entries[-1]], edge, before))
         else:
-            self._listing, self._entries, self._store = listing, stored.entries, None
+            self._listing, self._entries, self.kept = listing, stored.entries, store
         self._next = 0
         return True
 

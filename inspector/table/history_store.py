@@ -15,13 +15,22 @@ history uses it only when the listing just made says those files are unchanged:
 Anything else (a rewritten or removed commit, a late or rewritten checkpoint, a log cleaned
 up or recreated, other settings, another format) computes the history afresh and keeps
 that. A catalog-managed table's staged commits are never part of it.
+
+The kept body is a header (the setting, the files' identity, the gaps and checkpoint
+problems: one JSON line, checked first) and the entries (decoded only when asked for:
+:class:`KeptEntries`). Beside it the CLI may keep the entries' ``--json`` text
+(:meth:`HistoryStore.rendered`): the output of its one renderer, written by that renderer
+when it printed this very history, kept under the digest of the body it was printed from, so
+that a later print of the unchanged history is that text (byte for byte what the renderer
+writes for these entries) and needs no work per entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from hashlib import sha256
+from typing import Any, TypeVar, overload
 
 import orjson
 
@@ -38,7 +47,9 @@ from inspector.table.history_time import TimestampSource, VersionTimestamps
 from inspector.table.rowrule import RowChange, RowSource
 
 _KIND = "history"
-_FORMAT = 1  # bumped whenever what is kept, or a rule the entries follow, changes
+_RENDERED = "historyjson"  # the CLI's --json text of the kept entries
+#: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
+_FORMAT = 3
 _SOURCES = {s.value: s for s in TimestampSource}
 _ROWS = {s.value: s for s in RowSource}
 _CHANGES = {c.value: c for c in Change}
@@ -51,7 +62,7 @@ class StoredHistory:
     """A kept whole history whose files the listing says are unchanged."""
 
     top: int  # the newest version it covers
-    entries: tuple[HistoryEntry, ...]
+    entries: KeptEntries
     gaps: dict[int, list[str]]  # what the kept versions' gaps and checkpoints were
     checkpoint_problems: dict[int, list[str]]
 
@@ -75,6 +86,7 @@ class HistoryStore:
     def __init__(self, index: TableIndex, *, tolerance: int, verify_all: bool) -> None:
         self.index = index
         self._setting = [_FORMAT, inspector.__version__, tolerance, verify_all]
+        self.key: bytes | None = None  # the digest of the body last loaded or saved
 
     @classmethod
     def of(cls, log: DeltaLog, settings: Settings, verify_all: bool) -> HistoryStore | None:
@@ -92,25 +104,28 @@ class HistoryStore:
     def load(self, listing: LogListing) -> StoredHistory | None:
         """The kept history when its files are all in ``listing``, unchanged (else None;
         a damaged one is removed)."""
-        body = load_result(self.index, _KIND)
-        if body is None:
+        found = load_result(self.index, _KIND, parts=2)
+        if found is None:
             return None
         try:
-            kept = orjson.loads(body)
+            head, encoded = found.parts
+            kept = orjson.loads(head)
             if kept["setting"] != self._setting:
                 return None
             top = kept["top"]
             if kept["files"] != _identity(listing, top):
                 return None
-            return StoredHistory(
+            stored = StoredHistory(
                 top=top,
-                entries=tuple(_decode(e) for e in kept["entries"]),
+                entries=KeptEntries(encoded, on_damage=lambda: drop_result(self.index, _KIND)),
                 gaps={int(v): p for v, p in kept["gaps"]},
                 checkpoint_problems={int(v): p for v, p in kept["checkpoints"]},
             )
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             drop_result(self.index, _KIND)  # not what this code writes: computed afresh
             return None
+        self.key = found.key
+        return stored
 
     def save(
         self,
@@ -118,24 +133,92 @@ class HistoryStore:
         entries: Sequence[HistoryEntry],
         gaps: Problems,
         checkpoint_problems: Problems,
-    ) -> None:
-        """Keep a whole history computed from ``listing`` (not a staged commit's)."""
+    ) -> HistoryStore | None:
+        """Keep a whole history computed from ``listing`` (not a staged commit's).
+
+        Returns:
+            This store when the history is kept (then :meth:`keep_rendered` keeps its JSON).
+        """
         if not entries or any(f"/{STAGED_DIR}/" in f.path for f in listing.commits.values()):
-            return
+            return None
         top = entries[-1].version
-        kept = {
+        head = {
             "setting": self._setting,
             "top": top,
             "files": _identity(listing, top),
             "gaps": sorted(_upto(gaps, top).items()),
             "checkpoints": sorted(_upto(checkpoint_problems, top).items()),
-            "entries": [_encode(e) for e in entries],
         }
         try:
-            body = orjson.dumps(kept, default=dict)
+            encoded = orjson.dumps([_encode(e) for e in entries], default=dict)
         except TypeError:  # a value JSON cannot hold (an integer past 64 bits): not kept
-            return
-        save_result(self.index, _KIND, body)
+            return None
+        self.key = save_result(self.index, _KIND, orjson.dumps(head), encoded)
+        return self
+
+    def rendered(self) -> memoryview | None:
+        """The CLI's ``--json`` text (UTF-8) of the kept entries (:meth:`keep_rendered`), when
+        it was written for the body last loaded or saved (else None)."""
+        if self.key is None:
+            return None
+        found = load_result(self.index, _RENDERED, parts=2)
+        if found is None:
+            return None
+        key, text = found.parts
+        if key.tobytes() != self.key:
+            return None  # printed from another history (one since recomputed)
+        return text  # UTF-8, whole: its digest matched
+
+    def keep_rendered(self, elements: Sequence[bytes]) -> None:
+        """Keep the ``--json`` text the CLI's renderer wrote for the kept entries (those of the
+        body last loaded or saved), its array's ``elements`` (UTF-8): a copy of that one
+        renderer's output, not a second one."""
+        if self.key is not None and elements:
+            chunks = [b",\n  "] * (2 * len(elements) - 1)
+            chunks[::2] = elements  # written as they are, not joined (tens of MB)
+            save_result(self.index, _RENDERED, self.key, chunks)
+
+
+class KeptEntries(Sequence[HistoryEntry]):
+    """A kept history's entries, decoded when first asked for: a print of the kept ``--json``
+    text (:meth:`HistoryStore.rendered`) never needs them.
+
+    Args:
+        encoded: The entries as :func:`_encode` kept them (a JSON array).
+        on_damage: Called when they cannot be decoded (the kept file is then dropped).
+    """
+
+    def __init__(self, encoded: bytes | memoryview, *, on_damage: Any) -> None:
+        self._encoded, self._on_damage = encoded, on_damage
+        self._entries: tuple[HistoryEntry, ...] | None = None
+
+    def decoded(self) -> tuple[HistoryEntry, ...]:
+        """The entries, oldest first (decoded once).
+
+        Raises:
+            ValueError: The kept entries are not what this code writes (the file is dropped:
+                the digest matched, so only a writer of another format could have made it).
+        """
+        if self._entries is None:
+            try:
+                self._entries = tuple(_decode(e) for e in orjson.loads(self._encoded))
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                self._on_damage()
+                raise ValueError("the kept history cannot be decoded") from exc
+        return self._entries
+
+    @overload
+    def __getitem__(self, i: int) -> HistoryEntry: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[HistoryEntry]: ...
+    def __getitem__(self, i: int | slice) -> HistoryEntry | Sequence[HistoryEntry]:
+        return self.decoded()[i]
+
+    def __len__(self) -> int:
+        return len(self.decoded())
+
+    def __iter__(self) -> Iterator[HistoryEntry]:
+        return iter(self.decoded())
 
 
 def _upto(problems: Problems, top: int) -> dict[int, list[str]]:
@@ -146,20 +229,22 @@ def _file(f: LogFile) -> list[Any]:
     return [f.name, f.size, f.modification_time, f.etag]
 
 
-def _identity(listing: LogListing, top: int) -> list[list[Any]]:
-    """The listing's identity of every commit and checkpoint file up to ``top``, in order."""
+def _identity(listing: LogListing, top: int) -> str:
+    """The digest of the listing's identity of every commit and checkpoint file up to
+    ``top``, in order (version, size, modification time, ETag)."""
     commits = sorted((v, f) for v, f in listing.commits.items() if v <= top)
     checkpoints = sorted(
         ((v, cp) for v, cps in listing.checkpoints.items() if v <= top for cp in cps),
         key=lambda found: (found[0], found[1].kind),
     )
-    return [
+    identity = [
         [[v, f.size, f.modification_time, f.etag] for v, f in commits],
         [
             [v, cp.kind, cp.complete, cp.expected_parts, [_file(f) for f in cp.files]]
             for v, cp in checkpoints
         ],
     ]
+    return sha256(orjson.dumps(identity)).hexdigest()
 
 
 def _encode(e: HistoryEntry) -> list[Any]:

@@ -315,12 +315,15 @@ def _files(entries: list[Entry], kind: str) -> pa.Table:
     return pa.concat_tables(parts).cast(file_schema(kind))
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Write a file owner-only, whole or not at all (a temporary file renamed into place)."""
+def write_atomically(path: str, data: bytes, *more: bytes) -> None:
+    """Write a file owner-only, whole or not at all (a temporary file renamed into place);
+    ``more`` follows ``data`` (a big body written without joining it first)."""
     fd, temp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")  # mode 0600
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+            for chunk in more:
+                fh.write(chunk)
         os.replace(temp, path)
     except BaseException:
         remove_quietly(temp)

@@ -1,0 +1,87 @@
+"""Short answers kept in the log index: a question's printed text, under the identity of
+every log file it was computed from.
+
+A question that reads only the newest part of the log (``detail``: the newest checkpoint and
+the commits after it, and the commit files' times that the file-time rule chains from) may
+keep the text it printed (``result-<kind>.bin``, :mod:`inspector.log.index.results`) under a
+digest of what it read: each file's name, size, modification time and ETag, the
+``_last_checkpoint`` hint, and whatever else the question names (its setting, the times). A
+later run gives the kept text only when the digest of what it has just listed is the same,
+so any changed, added or removed file computes the answer afresh, which is then kept. A
+catalog's staged commits are never kept. The text is the CLI's one renderer's output, kept,
+not a second renderer: it is written only from what that renderer printed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from hashlib import blake2b
+from typing import Any
+
+import orjson
+
+import inspector
+from inspector.log.index.results import drop_result, load_result, save_result
+from inspector.log.index.tables import TableIndex
+from inspector.log.listing import LogFile, LogListing
+
+_FORMAT = 1  # bumped whenever what is kept, or what an identity holds, changes
+
+
+class KeptAnswer:
+    """One question's kept text for the files it reads (see the module).
+
+    Args:
+        index: The table's part of the log index.
+        kind: The question (``detail``).
+        identity: What the answer was computed from (:func:`listing_identity` and more);
+            JSON values.
+    """
+
+    def __init__(self, index: TableIndex, kind: str, identity: Sequence[Any]) -> None:
+        self.index, self.kind = index, kind
+        try:
+            material = orjson.dumps([_FORMAT, inspector.__version__, kind, *identity])
+        except TypeError:  # a value JSON cannot hold: nothing is kept
+            self.key: bytes | None = None
+        else:
+            self.key = blake2b(material, digest_size=16).hexdigest().encode()
+
+    def load(self) -> str | None:
+        """The kept text when it was kept for this identity (else None)."""
+        found = None if self.key is None else load_result(self.index, self.kind, parts=2)
+        if found is None:
+            return None
+        key, text = found.parts
+        if key.tobytes() != self.key:
+            return None  # kept for other files: computed afresh
+        try:
+            return str(text, "utf-8")
+        except UnicodeDecodeError:
+            drop_result(self.index, self.kind)
+            return None
+
+    def save(self, text: str) -> None:
+        """Keep the text the renderer printed for this identity."""
+        if self.key is not None:
+            save_result(self.index, self.kind, self.key, text.encode())
+
+
+def listing_identity(listing: LogListing) -> list[Any] | None:
+    """Every file of a listing (commits, checkpoints, checksums, compacted files) as name,
+    size, modification time and ETag, and its ``_last_checkpoint`` hint; None when it holds
+    a catalog's staged commit (never kept)."""
+    if any("/_staged_commits/" in f.path for f in listing.commits.values()):
+        return None
+    last = listing.last_checkpoint
+    checkpoints = [f for cps in listing.checkpoints.values() for cp in cps for f in cp.files]
+    files = [*listing.commits.values(), *checkpoints, *listing.crcs.values(), *listing.compacted]
+    return [
+        listing.from_version,
+        sorted(_file(f) for f in files),
+        None if last is None else [last.version, dict(last.raw), last.problem],
+    ]
+
+
+def _file(f: LogFile) -> tuple[str, int, int, str | None]:
+    return (f.name, f.size, f.modification_time, f.etag)
