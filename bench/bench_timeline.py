@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python bench/bench_timeline.py [--commits 100000] [--repeat 3]
-        [--dir /tmp/delta-inspector-bench] [--only local|s3]
+        [--dir /tmp/delta-inspector-bench] [--only local|s3] [--s3-options FILE [--index DIR]]
 
 The table is a streaming job's log (``bench/tablegen.py``: a commit a minute, an OPTIMIZE
 every 100 commits, a checkpoint every 100 versions), generated once into ``--dir``; for S3
@@ -18,14 +18,22 @@ component scan: what a running server has done before anyone opens a table), the
 * **whole history drawn** (S3): from the drawn first screen, the rest of the history read
   (the background reading waited for) and the Timeline drawn again with all of it. On a first
   open that is as slow as moto serves 100,000 GETs (about 110 a second; no target), and it
-  fills the log index the later open reads;
+  fills the log index the later open reads; a later open draws the whole kept history on
+  its first screen (``inspector/table/history_store.py``);
+* **retention band drawn** (S3; no target): from there, until the chart's retention band
+  is drawn (a pass over every commit's removes, worked out in the background:
+  ``ui/pages/timeline_retention.py``);
 * the baseline, in the same process: deltalake 1.6.6's ``DeltaTable(uri).history(2000)``
   (the same 2,000 newest entries, without drawing anything), for a ratio.
 
 ``--s3-options FILE`` reuses a running moto server that holds the table already (uploading
-101,000 objects takes about 9 minutes under load). On S3 each repetition is two fresh processes sharing a new, empty log index folder: the
-*first open* fills it, the *later open* (a new server process, as after a restart) reads
-from it: the listing record and the cached commits (``inspector/log/relist.py``).
+101,000 objects takes about 9 minutes under load). On S3 each repetition is two fresh
+processes sharing a new, empty log index folder: the *first open* fills it, the *later open*
+(a new server process, as after a restart) reads from it: the listing record
+(``inspector/log/relist.py``) and the kept whole history. ``--index FOLDER`` (with
+``--s3-options``) times later opens only, reading a folder (DIR) a first open filled (a first
+open's whole history takes about 25 minutes at moto's speed); their rows replace those of
+the saved run.
 
 Targets (issue #24, item 2; #35): the first screen in at most 2 s locally; on S3 at most 5 s
 on the first open and 1 s on a later one, with the whole history drawn within 2 s. Medians
@@ -76,6 +84,7 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
     import plotly.graph_objects  # noqa: F401
 
     import ui.pages.timeline  # noqa: F401
+    from ui.pages.timeline_retention import PENDING
 
     AppTest.from_function(_blank).run()  # Streamlit's one-time scan for components
 
@@ -104,14 +113,31 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
             if not at.get("progress"):
                 return at
 
+    def band_drawn(at: AppTest) -> AppTest:
+        """Rerun (as the band's fragment does, every second) until the band is drawn."""
+        while any(PENDING in c.value for c in at.caption):
+            time.sleep(0.1)
+            at.run()
+        return at
+
     shown = step(f"first Timeline screen ({where})", first_screen, drawn)
     if where.startswith("s3"):  # a first open's fills the index the later open reads
         step(f"whole history drawn ({where})", lambda: whole_drawn(shown), drawn)  # type: ignore[arg-type]
+        step(f"retention band drawn ({where})", lambda: band_drawn(shown), banded)  # type: ignore[arg-type]
     step(
         f"deltalake history({NEWEST}) ({where}, baseline)",
         lambda: DeltaTable(uri, storage_options=options or None).history(NEWEST),
         lambda h: f"{len(h):,} entries",  # type: ignore[arg-type]
     )
+
+
+def banded(at: object) -> str:
+    """How many runs of versions the chart's retention band has."""
+    from streamlit.testing.v1 import AppTest
+
+    assert isinstance(at, AppTest)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return f"{len(figure['layout'].get('shapes', ())):,} runs of versions in the retention band"
 
 
 def _blank() -> None:
@@ -120,13 +146,16 @@ def _blank() -> None:
     st.write("warm")
 
 
-def _runs(where: str, uri: str, options: dict[str, str], repeat: int) -> dict[str, list[dict]]:
+def _runs(
+    where: str, uri: str, options: dict[str, str], repeat: int, index: str | None = None
+) -> dict[str, list[dict]]:
     """``repeat`` fresh processes (locally); on S3 pairs of them, a first open and a later
-    one, sharing a new, empty log index folder."""
+    one, sharing a new, empty log index folder, or later opens only, reading ``index``."""
     results: dict[str, list[dict]] = {}
-    opens = ("s3 first open", "s3 later open") if where == "s3" else (where,)
+    opens: tuple[str, ...] = ("s3 first open", "s3 later open") if where == "s3" else (where,)
+    opens = ("s3 later open",) if index else opens
     for i in range(repeat):
-        env = {**os.environ, "DELTA_INSPECTOR_LOG_INDEX_FOLDER": tempfile.mkdtemp()}
+        env = {**os.environ, "DELTA_INSPECTOR_LOG_INDEX_FOLDER": index or tempfile.mkdtemp()}
         for label in opens:
             _child_run(label, uri, options, env, results)
         print(f"{where} run {i + 1}/{repeat} done", file=sys.stderr)
@@ -176,7 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         help="a JSON file of the options of an S3 server (moto) that holds the table's "
         "_delta_log at s3://bench/c<commits> already: it is not started or uploaded again",
     )
+    parser.add_argument(
+        "--index",
+        help="with --s3-options: a log index folder a first open of that table has filled; "
+        "only later opens are timed (each a fresh process reading it), and their rows replace "
+        "those of the saved run (its first open's are kept)",
+    )
     args = parser.parse_args(argv)
+    if args.index and not args.s3_options:
+        parser.error("--index needs --s3-options (the server whose table it holds)")
     if args.child:
         _child(args.child[0], args.child[1], json.loads(args.child[2]))
         return 0
@@ -194,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "s3") and args.s3_options:
         with open(args.s3_options) as fh:
             options = json.load(fh)
-        results |= _runs("s3", f"s3://bench/{name}", options, args.repeat)
+        results |= _runs("s3", f"s3://bench/{name}", options, args.repeat, args.index)
     elif args.only in (None, "s3"):
         server, uri, options = _s3(local, name)
         try:
@@ -208,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
 
         for row in rows:
             row["table"] = name
-        print(save("bench_timeline", rows, started=started), file=sys.stderr)
+        merge = args.index is not None  # later opens only: the first open's rows stay
+        print(save("bench_timeline", rows, started=started, merge=merge), file=sys.stderr)
     return 0
 
 

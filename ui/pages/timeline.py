@@ -231,6 +231,7 @@ def _chart(frame: pd.DataFrame, selected: int, sizes: np.ndarray, ctx: PageConte
             ctx.cache_key,
             (int(versions.iloc[0]), int(versions.iloc[-1])),
             versions_on_x=by_version,
+            wait=len(ctx.load.entries) <= WINDOW,  # a longer one is drawn before its band
         )
     version_axis = {"title": "version", "range": _padded(frame["version"])}
     fig.update_layout(

@@ -18,6 +18,7 @@ import streamlit as st
 
 from inspector.delta.text import format_moment
 from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied, readable
+from inspector.table.history_scan import collector_paused
 from ui.common import format_bytes
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest
@@ -88,72 +89,50 @@ def history_frame(
 ) -> tuple[pd.DataFrame, bool]:
     """One row per version (position ``at`` in the history), and whether the table looks copied.
 
-    Built once per key. On a copy, the per-version "probably copied" problem is not
-    counted (the page says it once).
+    Built once per key, a column at a time, with the cyclic collector paused (each collection
+    would walk every entry of a 100,000-version history again; the columns hold no cycle).
+    On a copy, the per-version "probably copied" problem is not counted (the page says it
+    once).
     """
-    copied = looks_copied(_history)
-    kinds = {op: operation_kind(op) for op in {e.operation for e in _history}}
-    rows = [_row(i, e, copied) for i, e in enumerate(_history)]
-    frame = pd.DataFrame.from_records(rows, columns=_COLUMNS)  # tuples: a third of dicts' cost
-    for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
-        frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
-    frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
-    frame["kind"] = frame["operation"].map(kinds)
+    with collector_paused():
+        copied = looks_copied(_history)
+        kinds = {op: operation_kind(op) for op in {e.operation for e in _history}}
+        frame = pd.DataFrame(_columns(_history, copied))
+        for column in ("timestamp", "commit_info_time", "in_commit_time", "file_time"):
+            frame[column] = pd.to_datetime(frame[column], unit="ms", utc=True)
+        frame["commit_time"] = frame["commit_info_time"].fillna(frame["timestamp"])
+        frame["kind"] = frame["operation"].map(kinds)
     return frame, copied
 
 
-_COLUMNS = (
-    "at",
-    "version",
-    "timestamp",
-    "operation",
-    "user",
-    "engine",
-    "read_version",
-    "blind_append",
-    "added_files",
-    "removed_files",
-    "dv_updates",
-    "added_bytes",
-    "removed_bytes",
-    "added_rows",
-    "removed_rows",
-    "problem_count",
-    "timestamp_source",
-    "commit_info_time",
-    "in_commit_time",
-    "file_time",
-    "changes",
-)
-
-
-def _row(at: int, e: HistoryEntry, copied: bool) -> tuple[Any, ...]:
-    """One version's values, in the order of :data:`_COLUMNS`."""
-    stamps = e.timestamps
-    problems = _problems(e, copied)
-    return (
-        at,
-        e.version,
-        stamps.history,
-        e.operation,
-        e.user,
-        e.engine_info,
-        e.read_version,
-        e.is_blind_append,
-        e.files.num_added_files,
-        e.files.num_removed_files,
-        e.files.deletion_vector_updates,
-        e.files.added_bytes,
-        e.files.removed_bytes,
-        e.rows.added,
-        e.rows.removed,
-        len(problems),
-        stamps.source,
-        stamps.commit_info,
-        stamps.in_commit,
-        stamps.file_modification,
-        ", ".join(e.changes),
-    )
+def _columns(history: Sequence[HistoryEntry], copied: bool) -> dict[str, Any]:
+    """Every version's values, a column at a time."""
+    stamps = [e.timestamps for e in history]
+    files = [e.files for e in history]
+    rows = [e.rows for e in history]
+    return {
+        "at": np.arange(len(history), dtype=np.int64),
+        "version": [e.version for e in history],
+        "timestamp": [t.history for t in stamps],
+        "operation": [e.operation for e in history],
+        "user": [e.user for e in history],
+        "engine": [e.engine_info for e in history],
+        "read_version": [e.read_version for e in history],
+        "blind_append": [e.is_blind_append for e in history],
+        "added_files": [f.num_added_files for f in files],
+        "removed_files": [f.num_removed_files for f in files],
+        "dv_updates": [f.deletion_vector_updates for f in files],
+        "added_bytes": [f.added_bytes for f in files],
+        "removed_bytes": [f.removed_bytes for f in files],
+        "added_rows": [r.added for r in rows],
+        "removed_rows": [r.removed for r in rows],
+        "problem_count": [len(_problems(e, copied)) for e in history],
+        "timestamp_source": [t.source for t in stamps],
+        "commit_info_time": [t.commit_info for t in stamps],
+        "in_commit_time": [t.in_commit for t in stamps],
+        "file_time": [t.file_modification for t in stamps],
+        "changes": [", ".join(e.changes) for e in history],
+    }
 
 
 def _problems(e: HistoryEntry, copied: bool) -> list[str]:

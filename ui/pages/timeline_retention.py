@@ -2,10 +2,17 @@
 
 Each run of versions in one state is a pale horizontal band behind the marks (the
 chart's vertical axis is the version), with a legend entry per state shown.
+
+Working the band out is a pass over every commit's removes (:mod:`inspector.health.retention`):
+seconds for 100,000 commits, which a later open's first screen (the whole history kept in the
+log index) must not wait for. It is worked out in a background thread (:class:`BandLoad`, one
+per history and hour); a history of one window waits for it, a longer one is drawn without
+it and again once it is there.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,13 +44,65 @@ def band_of(version: VersionRetention, now_ms: int) -> str | None:
     }.get(version.state)
 
 
+Runs = tuple[tuple[str, int, int], ...]
+_POLL_S = 1.0  # how often a page drawn without the band looks again
+PENDING = "Working out the retention band"  # said while it is (bench_timeline waits for it)
+
+
+class BandLoad:
+    """The band's runs of one history, worked out in a background thread (started here).
+
+    Args:
+        log: The table's log.
+        history: Its whole history, oldest first.
+        now_ms: The clock the band is judged at.
+    """
+
+    def __init__(self, log: DeltaLog, history: tuple[HistoryEntry, ...], now_ms: int) -> None:
+        self._runs: Runs | None = None
+        self._failure: Exception | None = None
+        self._done = threading.Event()
+        work = threading.Thread(
+            target=self._work, args=(log, history, now_ms), name="retention-band", daemon=True
+        )
+        work.start()
+
+    def _work(self, log: DeltaLog, history: tuple[HistoryEntry, ...], now_ms: int) -> None:
+        try:
+            self._runs = retention_runs(log, history, now_ms)
+        except Exception as exc:  # raised to the page that draws the band
+            self._failure = exc
+        finally:
+            self._done.set()
+
+    def wait(self) -> None:
+        """Wait until the band is worked out."""
+        self._done.wait()
+
+    def runs(self) -> Runs | None:
+        """The runs, or None while they are worked out (never waits).
+
+        Raises:
+            Exception: What working them out raised (not an ``InspectorError``: a damaged
+                log simply has no band).
+        """
+        if self._failure is not None:
+            raise self._failure
+        return self._runs
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
-def retention_runs(
+def band_load(
     key: tuple[Any, ...], _log: DeltaLog, _history: tuple[HistoryEntry, ...], now_ms: int
-) -> tuple[tuple[str, int, int], ...]:
-    """Runs of consecutive versions in one band: ``(band, first, last)`` (cached per key)."""
+) -> BandLoad:
+    """The band of a history (``key``: the history's cache key) at ``now_ms``, once."""
+    return BandLoad(_log, _history, now_ms)
+
+
+def retention_runs(log: DeltaLog, history: tuple[HistoryEntry, ...], now_ms: int) -> Runs:
+    """Runs of consecutive versions in one band: ``(band, first, last)``."""
     try:
-        view = retention_view(_log, _history, now_ms=now_ms)
+        view = retention_view(log, history, now_ms=now_ms)
     except InspectorError:  # a damaged log: the chart simply has no band
         return ()
     runs: list[tuple[str, int, int]] = []
@@ -66,8 +125,10 @@ def add_retention_band(
     drawn: tuple[int, int] | None = None,
     *,
     versions_on_x: bool = False,
+    wait: bool = True,
 ) -> None:
-    """Draw the band behind the marks and a legend entry per band shown.
+    """Draw the band behind the marks and a legend entry per band shown; when it is still
+    being worked out and ``wait`` is False, say so and draw the page again once it is.
 
     Args:
         fig: The chart.
@@ -76,10 +137,17 @@ def add_retention_band(
         key: The history's cache key (``PageContext.cache_key``).
         drawn: The first and last version the chart draws; runs outside are left out.
         versions_on_x: The chart's version axis is x (bands are then vertical).
+        wait: Wait for the band (else draw without it while it is worked out).
     """
     hour_ms = 3_600_000
     now = int(time.time() * 1000) // hour_ms * hour_ms  # an hourly clock keeps the cache warm
-    runs = retention_runs(key, log, tuple(history), now)
+    load = band_load(key, log, tuple(history), now)
+    if wait:
+        load.wait()
+    runs = load.runs()
+    if runs is None:
+        st.fragment(run_every=_POLL_S)(_pending)(load)
+        return
     if drawn is not None:
         runs = tuple(r for r in runs if r[2] >= drawn[0] and r[1] <= drawn[1])
     # One layout update: add_hrect per run copies the figure each time (minutes for 200 runs).
@@ -117,3 +185,12 @@ def add_retention_band(
                 },
             )
         )
+
+
+def _pending(load: BandLoad) -> None:
+    if load.runs() is not None:
+        st.rerun()  # the whole page, once: the chart is drawn again with the band
+    st.caption(
+        f":material/hourglass_empty: {PENDING} (which versions are restorable): a pass over "
+        "every commit's removes."
+    )
