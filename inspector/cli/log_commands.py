@@ -191,13 +191,13 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
         return Printed(
-            json=Rendered(text), lines=lambda: detail_lines(*table_detail(log, settings))
+            json=lambda: Rendered(text), lines=lambda: detail_lines(*table_detail(log, settings))
         )
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
         kept.save(json_text(record))
-    return Printed(json=record, lines=lambda: detail_lines(detail, compatibility))
+    return Printed(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
 
 
 def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:

@@ -17,8 +17,13 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import format_moment
-from inspector.table.history import HistoryEntry, is_copy_problem, looks_copied, readable
-from inspector.table.history_scan import collector_paused
+from inspector.table.history import (
+    HistoryEntry,
+    collector_paused,
+    is_copy_problem,
+    looks_copied,
+    readable,
+)
 from ui.common import format_bytes
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest
