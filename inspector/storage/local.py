@@ -44,6 +44,13 @@ _CHUNK = 1 << 16
 
 # A relative path of plain segments (no leading, doubled or trailing "/", no "." or "..").
 _PLAIN = re.compile(r"^(?!\.\.?(/|$))[^/]+(/(?!\.\.?(/|$))[^/]+)*$")
+#: The log folder's prefix (its files are named most often, once per listed file).
+_LOG = "_delta_log/"
+
+
+def _plain_name(name: str) -> bool:
+    """A single plain path segment (not empty, ``.`` or ``..``, no ``/``), as :data:`_PLAIN`."""
+    return "/" not in name and name not in ("", ".", "..")
 
 
 class LocalStorage(Storage):
@@ -60,6 +67,8 @@ class LocalStorage(Storage):
         return self._root
 
     def _abs(self, path: str) -> str:
+        if path.startswith(_LOG) and _plain_name(path[len(_LOG) :]):
+            return self._prefix + path  # a listed log file, by far the most common: no regex
         if path.startswith("file:"):
             return unquote(urlparse(path).path)
         if os.path.isabs(path):
