@@ -128,6 +128,7 @@ class FileSummary:
         )
 
 
+_METRIC_ALIASES = {"numaddedrows": "numoutputrows"}  # delta-rs's WRITE says num_added_rows
 # Each figure's metric names, normalised (lower case, no underscores), first found wins.
 _FILE_METRICS = {
     "num_added_files": ("numaddedfiles", "numtargetfilesadded", "numfiles"),
@@ -139,13 +140,16 @@ _FILE_METRICS = {
 
 def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
     """The writer's file figures by :class:`FileSummary` field (None: not recorded)."""
-    named: dict[str, Any] = {_name(k): v for k, v in metrics.items()}
+    named: dict[str, Any] = {metric_name(k): v for k, v in metrics.items()}
     return {key: _metric(named, names) for key, names in _FILE_METRICS.items()}
 
 
 @lru_cache(maxsize=1024)  # writers use a few dozen names
-def _name(key: str) -> str:
-    return key.replace("_", "").lower()
+@lru_cache(maxsize=1024)  # writers use a few dozen names
+def metric_name(key: str) -> str:
+    """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
+    name = key.replace("_", "").lower()
+    return _METRIC_ALIASES.get(name, name)
 
 
 def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
