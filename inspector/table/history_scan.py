@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
 from inspector.delta.parse import parse_action
 from inspector.log import text
-from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
+from inspector.log.bigcommit import COLUMNAR_FROM, FILE_START, read_file_lines
 from inspector.log.commit import (
     Commit,
     FileSummary,
@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
-_FILE_LINE = (b'{"add":{', b'{"remove":{')
 _ADD = b'{"add":{'
 _CHANGES = b'"dataChange":true'
 _NO_CHANGE = b'"dataChange":false'
@@ -234,7 +233,7 @@ def split_lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
     others: list[bytes] = []
     files: list[bytes] = []
     for line in lines:
-        (files if line.startswith(_FILE_LINE) else others).append(line)
+        (files if line.startswith(FILE_START) else others).append(line)
     return others, files
 
 
