@@ -113,8 +113,7 @@ def with_checksum(health: VersionHealth, check: ChecksumCheck | None) -> Version
 
 def read_checksums(log: DeltaLog, versions: Iterable[int]) -> dict[int, bytes | OSError]:
     """The ``.crc`` files of those versions that have one, read together (one request each)."""
-    tail = log.tail  # the listing from the newest checkpoint on; an older .crc is in the whole
-    files = [(v, (tail if v >= tail.from_version else log.listing).crcs.get(v)) for v in versions]
+    files = [(v, log.listing_at(v).crcs.get(v)) for v in versions]
     listed = [(v, f) for v, f in files if f is not None]
     contents = log.storage.read_many([f.path for _, f in listed])
     return {v: data for (v, _), data in zip(listed, contents, strict=True)}

@@ -33,7 +33,7 @@ def log_problems_at(log: DeltaLog, version: int) -> list[HealthProblem]:
     skipped = sorted((v, m) for v, found in log.replay_problems().items() for m in found)
     tail = log.tail.from_version
     out = [_checkpoint_problem(m) for v, m in skipped if tail <= v < version]
-    listing = log.tail if version >= tail else log.listing
+    listing = log.listing_at(version)
     last = listing.last_checkpoint
     if version not in listing.checkpoints and (last is None or last.version != version):
         return out  # no checkpoint of the log belongs to this version: none is read

@@ -40,7 +40,7 @@ class CommitFiles:
 
 # Below this size orjson parses a commit faster than Arrow's JSON reader starts.
 COLUMNAR_FROM = 1 << 20
-_FILE_START = (b'{"add":{', b'{"remove":{')  # how a file action's line starts
+FILE_START = (b'{"add":{', b'{"remove":{')  # how a file action's line starts
 _OTHER_LINE = re.compile(rb'^(?!\{"add":\{|\{"remove":\{)[^\n]+', re.M)
 _FILE_LINE = re.compile(rb'^\{"(?:add|remove)":\{[^\n]*', re.M)
 
@@ -97,10 +97,10 @@ def _other_actions(
     """
     size = len(body) - body.endswith(b"\n")  # the last line's end
     total = body.count(b"\n", 0, size) + 1
-    files = sum(body.count(b"\n" + prefix) for prefix in _FILE_START) + body.startswith(_FILE_START)
+    files = sum(body.count(b"\n" + prefix) for prefix in FILE_START) + body.startswith(FILE_START)
     spans: list[tuple[int, int]] = []
     start = 0
-    while start < size and not body.startswith(_FILE_START, start):
+    while start < size and not body.startswith(FILE_START, start):
         end = body.find(b"\n", start)
         end = len(body) if end == -1 else end
         spans.append((start, end))
@@ -109,7 +109,7 @@ def _other_actions(
     tail: list[tuple[int, int]] = []
     while len(spans) + len(tail) + files < total and end > start:
         begin = body.rfind(b"\n", 0, end) + 1
-        if body.startswith(_FILE_START, begin):
+        if body.startswith(FILE_START, begin):
             break
         tail.append((begin, end))
         end = begin - 1

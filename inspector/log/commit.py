@@ -128,6 +128,7 @@ class FileSummary:
         )
 
 
+_METRIC_ALIASES = {"numaddedrows": "numoutputrows"}  # delta-rs's WRITE says num_added_rows
 # Each figure's metric names, normalised (lower case, no underscores), first found wins.
 _FILE_METRICS = {
     "num_added_files": ("numaddedfiles", "numtargetfilesadded", "numfiles"),
@@ -139,13 +140,16 @@ _FILE_METRICS = {
 
 def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
     """The writer's file figures by :class:`FileSummary` field (None: not recorded)."""
-    named: dict[str, Any] = {_name(k): v for k, v in metrics.items()}
+    named: dict[str, Any] = {metric_name(k): v for k, v in metrics.items()}
     return {key: _metric(named, names) for key, names in _FILE_METRICS.items()}
 
 
 @lru_cache(maxsize=1024)  # writers use a few dozen names
-def _name(key: str) -> str:
-    return key.replace("_", "").lower()
+@lru_cache(maxsize=1024)  # writers use a few dozen names
+def metric_name(key: str) -> str:
+    """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
+    name = key.replace("_", "").lower()
+    return _METRIC_ALIASES.get(name, name)
 
 
 def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
@@ -345,17 +349,29 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
     return JsonActions(actions=tuple(actions), problems=tuple(problems))
 
 
-def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Parse every line in one call (twice as fast as one per line); None when anything is
-    off, so that the line-by-line path can say which line."""
-    lines = [line for line in data.splitlines() if line and not line.isspace()]  # no copies
+def json_lines(lines: list[bytes]) -> list[Any] | None:
+    """One JSON value per line, parsed in one call (twice as fast as one per line); None when
+    a line does not parse or holds two values separated by a comma."""
     try:
         objects = text.loads(b"[" + b",".join(lines) + b"]")
-        if len(objects) != len(lines):  # a line holding two values separated by a comma
-            return None
-        return tuple(parse_action(obj) for obj in objects)
-    except (ValueError, UnicodeDecodeError, TypeError, AttributeError):
+    except (ValueError, UnicodeDecodeError, TypeError):
         return None
+    return objects if isinstance(objects, list) and len(objects) == len(lines) else None
+
+
+def parse_actions(objects: list[Any]) -> tuple[Action, ...] | None:
+    """The typed actions of parsed lines; None when one is not a valid action."""
+    try:
+        return tuple(parse_action(obj) for obj in objects)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
+    """Every line's action, or None when anything is off, so that the line-by-line path can
+    say which line."""
+    objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
+    return None if objects is None else parse_actions(objects)
 
 
 def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: str) -> str:

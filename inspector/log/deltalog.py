@@ -127,12 +127,14 @@ class DeltaLog:
                 self._staged = count_staged(self.storage)
             return self._staged
 
+    def listing_at(self, version: int) -> LogListing:
+        """The listing that holds this version: the tail from its first version on, else the whole."""
+        tail = self.tail
+        return tail if version >= tail.from_version else self.listing
+
     def commit_file(self, version: int) -> LogFile | None:
         """The listed commit file of a version, from the newest listing that covers it."""
-        tail = self.tail
-        if version >= tail.from_version:
-            return tail.commits.get(version)
-        return self.listing.commits.get(version)
+        return self.listing_at(version).commits.get(version)
 
     @property
     def commits(self) -> list[Commit]:
@@ -303,7 +305,10 @@ class DeltaLog:
         """
         parts = (live_only, statistics)
         for base_version, load in self._bases(version if before is None else before, parts):
-            if not self._commits_usable(base_version + 1, version):
+            versions = list(range(base_version + 1, version + 1))  # read together (one fetch)
+            if not all(self.commit_file(v) is not None for v in versions):
+                continue
+            if not all(c.is_complete for c in self.read_commits(versions)):
                 continue
             try:
                 state, origin = load()
@@ -348,11 +353,6 @@ class DeltaLog:
             candidates.append((-1, 2, lambda: (ReplayState(), "empty")))
         candidates.sort(key=lambda c: (-c[0], c[1]))
         return [(v, loader) for v, _, loader in candidates]
-
-    def _commits_usable(self, first: int, last: int) -> bool:
-        versions = list(range(first, last + 1))  # read together (one fetch, one segment)
-        listed = all(self.commit_file(v) is not None for v in versions)
-        return listed and all(c.is_complete for c in self.read_commits(versions))
 
     def _version_not_found(self, version: int) -> VersionNotFound:
         """A version outside the log: expired by log retention, or never written."""

@@ -24,7 +24,7 @@ def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) ->
         VersionNotFound: If the version is outside the log.
         CorruptLog: If the log cannot be replayed to the version.
     """
-    listing = log.tail if version >= log.tail.from_version else log.listing
+    listing = log.listing_at(version)
     base = listing.newest_checkpoint(version)
     floor = base.version if base is not None else -1
     metadata, protocol = None, None  # the newest of each; a reader needs both

@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
-from inspector.delta.parse import parse_action
-from inspector.log import text
-from inspector.log.bigcommit import COLUMNAR_FROM, read_file_lines
+from inspector.log.bigcommit import COLUMNAR_FROM, FILE_START, read_file_lines
 from inspector.log.commit import (
     Commit,
     FileSummary,
     as_commit,
     file_metrics,
+    json_lines,
     known_sum,
+    parse_actions,
     parse_commit,
 )
 from inspector.log.deltalog import DeltaLog
@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
-_FILE_LINE = (b'{"add":{', b'{"remove":{')
 _ADD = b'{"add":{'
 _CHANGES = b'"dataChange":true'
 _NO_CHANGE = b'"dataChange":false'
@@ -193,7 +192,7 @@ def _big_taken(version: int, file: LogFile, data: Fetched) -> tuple[Commit, RowC
     tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
     if len(head) + len(tail) + adds != data.count(b"\n", 0, end) + 1:
         return None  # other lines between the adds
-    objects = json_objects(head + tail)
+    objects = json_lines(head + tail)
     parsed = None if objects is None else typed_actions(objects)
     return None if parsed is None else _metrics_taken(version, file, parsed, adds)
 
@@ -207,11 +206,11 @@ def split_slice(todo: list[tuple[int, LogFile]], contents: Sequence[Fetched]) ->
         if isinstance(data, bytes) and (found := split_lines(data)) is not None:
             lined.append((version, file, data, found[0], found[1]))
     others = [line for *_, lines, _ in lined for line in lines]
-    every = json_objects(others)
+    every = json_lines(others)
     out: dict[int, _Split] = {}
     at = 0
     for version, file, data, lines, files in lined:
-        objects = json_objects(lines) if every is None else every[at : at + len(lines)]
+        objects = json_lines(lines) if every is None else every[at : at + len(lines)]
         at += len(lines)
         parsed = None if objects is None else typed_actions(objects)
         if parsed is not None:
@@ -234,27 +233,15 @@ def split_lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
     others: list[bytes] = []
     files: list[bytes] = []
     for line in lines:
-        (files if line.startswith(_FILE_LINE) else others).append(line)
+        (files if line.startswith(FILE_START) else others).append(line)
     return others, files
-
-
-def json_objects(lines: list[bytes]) -> list[Any] | None:
-    """One JSON value per line, or None (a line that does not parse, or holds two values)."""
-    try:
-        objects = text.loads(b"[" + b",".join(lines) + b"]")
-    except (ValueError, UnicodeDecodeError, TypeError):
-        return None
-    return objects if isinstance(objects, list) and len(objects) == len(lines) else None
 
 
 def typed_actions(objects: list[Any]) -> tuple[Action, ...] | None:
     """The other lines' typed actions; None for a bad one, or a file action written with
     unusual spacing (the whole file is then parsed by the one commit parser)."""
-    try:
-        parsed = tuple(parse_action(obj) for obj in objects)
-    except (ValueError, TypeError, AttributeError):
-        return None
-    if any(isinstance(a, AddFile | RemoveFile) for a in parsed):
+    parsed = parse_actions(objects)
+    if parsed is None or any(isinstance(a, AddFile | RemoveFile) for a in parsed):
         return None
     return parsed
 

@@ -169,7 +169,7 @@ def state_source(log: DeltaLog, version: int) -> str:
     Overview reads the same whatever was visited before.
     """
     bad = set(log.replay_problems())
-    listing = log.tail if version >= log.tail.from_version else log.listing
+    listing = log.listing_at(version)
     commits = listing.commits
     for cp in listing.usable_checkpoints():
         if cp.version <= version and cp.version not in bad:

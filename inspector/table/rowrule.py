@@ -18,14 +18,13 @@ updated row on both sides, as an unkeyed row diff does.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, CommitInfo, RemoveFile
-from inspector.log.commit import Commit
+from inspector.log.commit import Commit, metric_name
 from inspector.log.snapshot import FileKey
 
 #: The live records of the file live under a key (None: no such file, or no stats).
@@ -54,7 +53,6 @@ _METRICS: dict[str, tuple[str | None, str | None, str | None]] = {
     "REPLACE TABLE AS SELECT": ("numoutputrows", None, None),
     "CREATE OR REPLACE TABLE AS SELECT": ("numoutputrows", None, None),
 }
-_ALIASES = {"numaddedrows": "numoutputrows"}  # delta-rs's WRITE says num_added_rows
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -364,17 +362,10 @@ def _normalised(metrics: Mapping[str, Any], wanted: set[str]) -> dict[str, int]:
     """The ``wanted`` metrics by normalised name (a later key of the same name wins)."""
     out: dict[str, int] = {}
     for key, value in metrics.items():
-        name = _name(key)
+        name = metric_name(key)
         if name in wanted:
             try:
                 out[name] = int(value)
             except (TypeError, ValueError):
                 continue
     return out
-
-
-@functools.lru_cache(maxsize=1024)  # writers use a few dozen names
-def _name(key: str) -> str:
-    """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
-    name = key.replace("_", "").lower()
-    return _ALIASES.get(name, name)
