@@ -228,15 +228,16 @@ def _version_picker(
         except InspectorError as exc:
             with notices:
                 render_error(exc)
+    listed = "in the log" if load.progress()[1] is not None else "listed so far"
+    shown = _window(versions, versions.index(state[VERSION_KEY]))
     labels = tables.version_labels(
         log.table_root,
         log.generation,
         settings.timestamp_tolerance_seconds,
         len(load.entries),
+        shown,
         load,
     )
-    listed = "in the log" if load.progress()[1] is not None else "listed so far"
-    shown = _window(versions, versions.index(state[VERSION_KEY]))
     nearest = f" (the {len(shown):,} nearest listed here)" if len(shown) < len(versions) else ""
     version = st.selectbox(
         f"Version ({len(versions):,} {listed})",
