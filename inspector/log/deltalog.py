@@ -121,10 +121,10 @@ class DeltaLog:
 
     @property
     def staged_commits(self) -> int:
-        """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
+        """Staged commits of a catalog-managed table (listed on first use; 0 for others)."""
         with self._lock:
             if self._staged is None:
-                self._staged = count_staged(self.storage)
+                self._staged = count_staged(self.storage, self.snapshot)
             return self._staged
 
     def commit_file(self, version: int) -> LogFile | None:
