@@ -21,8 +21,6 @@ from pathlib import Path
 import pytest
 
 from inspector.delta.errors import ExitCode
-from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.log.staged import STAGED_DIR
 from tests.conftest import one_error_line, open_app
 from tests.conftest import run_main as run
 
@@ -76,20 +74,6 @@ def test_staged_files_of_a_table_that_is_not_catalog_managed_are_not_versions(ca
     code, out, err = run(capsys, "history", root, "--json")
     assert code == 0, err
     assert max(e["version"] for e in json.loads(out)) == version - 1
-
-
-def test_a_plain_tables_staged_folder_is_not_listed_and_raises_no_table_problem(copy_table):
-    root = copy_table("dat-v0.0.2/basic_append/delta")
-    staged = root / "_delta_log" / "_staged_commits"
-    staged.mkdir()
-    (staged / f"{9:020d}.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json").write_text("{}")
-    log = DeltaLog.open(str(root))
-    listed: list[str] = []
-    list_folder = log.storage.list
-    log.storage.list = lambda prefix, **kw: listed.append(prefix) or list_folder(prefix, **kw)  # type: ignore[method-assign]
-
-    assert log.staged_commits == 0 and table_problems(log) == []
-    assert STAGED_DIR not in listed  # on an object store, a LIST saved
 
 
 def test_the_health_check_lists_the_staged_commits_with_their_status(capsys, copy_table):

@@ -121,10 +121,10 @@ class DeltaLog:
 
     @property
     def staged_commits(self) -> int:
-        """Staged commits of a catalog-managed table (listed on first use; 0 for others)."""
+        """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
         with self._lock:
             if self._staged is None:
-                self._staged = count_staged(self.storage, self.snapshot)
+                self._staged = count_staged(self.storage)
             return self._staged
 
     def commit_file(self, version: int) -> LogFile | None:

@@ -10,37 +10,21 @@ file won a version, so the folder alone proves nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from inspector.delta.errors import InspectorError
 from inspector.delta.paths import LOG_DIR
-from inspector.delta.protocol import catalog_features
 from inspector.log.listing import LogFile
-from inspector.log.snapshot import Snapshot
 from inspector.storage import Storage
 
 STAGED_DIR = f"{LOG_DIR}/_staged_commits"
 _STAGED = re.compile(r"^(\d{20})\.([0-9a-fA-F-]{36})\.json$")
 
 
-def count_staged(storage: Storage, snapshot: Callable[..., Snapshot]) -> int:
-    """How many staged commits ``_delta_log/_staged_commits`` holds, listed only when the
-    table is catalog-managed: on another table such files are no commits (Delta 4.4 even
-    leaves the folder on plain tables), and on an object store that listing costs a LIST.
-
-    Args:
-        storage: The table's storage.
-        snapshot: :meth:`~inspector.log.deltalog.DeltaLog.snapshot`, for the latest version's
-            protocol (unreadable: the folder is listed).
-    """
+def count_staged(storage: Storage) -> int:
+    """How many staged commits ``_delta_log/_staged_commits`` holds (catalog-managed tables)."""
     try:
-        managed = bool(catalog_features(snapshot(statistics=False).protocol))
-    except InspectorError:  # the latest version cannot be read: say what the folder holds
-        managed = True
-    try:
-        return len(storage.list(STAGED_DIR)) if managed else 0
+        return len(storage.list(STAGED_DIR))
     except OSError:
         return 0
 
