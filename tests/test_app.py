@@ -141,6 +141,26 @@ def test_with_no_table_given_the_app_writes_and_opens_the_demo_table(app, tmp_pa
     assert {"WRITE", "MERGE", "DELETE", "UPDATE"} <= operations
 
 
+def test_a_long_logs_picker_lists_the_versions_around_the_picked_one_and_steps_past_them(
+    app, monkeypatch
+):
+    monkeypatch.setattr("ui.navigation.PICKER_WINDOW", 4)  # as a log of 100,000 commits would
+    table = str(CORPUS / "delta-kernel-rs" / "cdf-table-with-cdc-and-dvs")  # versions 0 to 25
+    at = open_link(app, table=table, version="12", view="version")
+
+    assert not at.exception and not at.error
+    picker = at.selectbox(key="version_select")
+    assert [int(o.split(" · ")[0][1:]) for o in picker.options] == [25, 13, 12, 11, 10, 0]
+    assert "Version (26 in the log)" == picker.label
+    at.button(key="_older").click().run()
+    at.button(key="_older").click().run()
+    at.button(key="_older").click().run()
+
+    assert at.query_params["version"] == "9"
+    options = at.selectbox(key="version_select").options
+    assert [int(o.split(" · ")[0][1:]) for o in options] == [25, 10, 9, 8, 7, 0]
+
+
 def test_a_version_that_only_a_checkpoint_remembers_shows_its_state(app, copy_table):
     table = copy_table("dat-v0.0.2/with_checkpoint/delta")
     for version in (0, 1, 2):  # log cleanup removed the commits up to the checkpoint

@@ -41,6 +41,9 @@ from ui.registry import Page
 from ui.routing import link_params, write_url
 
 _RESET_VERSION = "_reset_version"
+#: The versions the sidebar's picker lists at once, around the picked one (with the oldest and
+#: the newest): a log of 100,000 commits would send 100,000 labels to the browser every rerun.
+PICKER_WINDOW = 1_000
 _RECENT_KEY = "_recent_pick"
 _REMEMBERED = "_remembered_table"
 _ADOPTED = "_link_table_adopted"
@@ -225,22 +228,25 @@ def _version_picker(
         except InspectorError as exc:
             with notices:
                 render_error(exc)
+    listed = "in the log" if load.progress()[1] is not None else "listed so far"
+    shown = _window(versions, versions.index(state[VERSION_KEY]))
     labels = tables.version_labels(
         log.table_root,
         log.generation,
         settings.timestamp_tolerance_seconds,
         len(load.entries),
+        shown,
         load,
     )
-    newest_first = versions[::-1]
-    listed = "in the log" if load.progress()[1] is not None else "listed so far"
+    nearest = f" (the {len(shown):,} nearest listed here)" if len(shown) < len(versions) else ""
     version = st.selectbox(
         f"Version ({len(versions):,} {listed})",
-        newest_first,
+        shown[::-1],
         key=VERSION_KEY,
         persist_state="session",
         format_func=lambda v: labels.get(v, f"v{v}"),
-        help="Pick a version, or click a mark on the timeline or a row of the history table.",
+        help=f"Pick a version{nearest}, step with Older/Newer, or click a mark on the timeline "
+        "or a row of the history table.",
     )
     at = versions.index(version)
     older, newer = st.columns(2)
@@ -263,6 +269,16 @@ def _version_picker(
         key="_newer",
     )
     return version
+
+
+def _window(versions: tuple[int, ...], at: int) -> tuple[int, ...]:
+    """The picker's options: the :data:`PICKER_WINDOW` versions around ``versions[at]``,
+    and the oldest and the newest version (all of them for a shorter log)."""
+    if len(versions) <= PICKER_WINDOW:
+        return versions
+    start = min(max(at - PICKER_WINDOW // 2, 0), len(versions) - PICKER_WINDOW)
+    near = versions[start : start + PICKER_WINDOW]
+    return tuple(sorted({versions[0], *near, versions[-1]}))
 
 
 def _step(versions: tuple[int, ...], index: int) -> None:

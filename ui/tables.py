@@ -8,6 +8,7 @@ asks the catalog for ``READ_WRITE`` itself (:func:`inspector.table.for_commit`).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import json
@@ -153,17 +154,20 @@ def version_labels(
     generation: int,
     tolerance: int,
     read: int,
+    shown: tuple[int, ...],
     _load: HistoryLoad,
 ) -> Mapping[int, str]:
-    """Labels for the version picker, ``v12 · MERGE · 2024-10-08 05:42:52.123 UTC``, per history
-    generation and versions read (the one display form of a time: typed into Preview, it finds
-    that version); versions not read yet have none."""
-    return {
-        e.version: f"v{e.version} · "
-        f"{e.operation if _load.has_commit(e.version) else 'checkpoint only'} · "
-        f"{format_time(e.timestamps.history)}"
-        for e in _load.entries
-    }
+    """Labels for the versions the picker ``shown``, ``v12 · MERGE · 2024-10-08 05:42:52.123
+    UTC``, per history generation and versions read (the one display form of a time: typed
+    into Preview, it finds that version); versions not read yet have none."""
+    entries = _load.entries  # oldest first, ascending versions
+    labels = {}
+    for v in shown:
+        at = bisect.bisect_left(entries, v, key=lambda e: e.version)
+        if at < len(entries) and (e := entries[at]).version == v:
+            operation = e.operation if _load.has_commit(v) else "checkpoint only"
+            labels[v] = f"v{v} · {operation} · {format_time(e.timestamps.history)}"
+    return labels
 
 
 def ensure_demo_table(path: str) -> str:
