@@ -12,7 +12,6 @@ from typing import cast
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 _INT64 = pa.int64()
 
@@ -102,6 +101,8 @@ def repeated(text: str, count: int) -> pa.Array:
 
 def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.Array:
     """A ``map<string, string>`` array from lists of (key, value) pairs and None."""
+    import pyarrow.compute as pc
+
     offsets = np.zeros(len(values) + 1, dtype=np.int32)
     np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
     keys = texts([k for v in values if v is not None for k, _ in v])

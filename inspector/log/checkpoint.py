@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from inspector.delta.actions import (
@@ -178,14 +178,32 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
             column = batch.column(name)
             if column.null_count == len(column):
                 continue
-            present = column.filter(pc.is_valid(column))
-            text.check_utf8(present)
             if name in ("add", "remove"):
+                import pyarrow.compute as pc
+
+                present = column.filter(pc.is_valid(column))
+                text.check_utf8(present)
                 (parts.adds if name == "add" else parts.removes).append(
                     columnar.from_struct(name, present)
                 )
             else:
-                parts.others += [parse_action({name: _plain_body(b)}) for b in present.to_pylist()]
+                parts.others += [parse_action({name: _plain_body(b)}) for b in _few_rows(column)]
+
+
+def _few_rows(column: pa.Array) -> list[Any]:
+    """The non-null rows of a column holding few actions (``metaData``, say), found from its
+    validity bitmap: Arrow compute is not needed, and its import would be a tenth of a
+    ``files --version N`` answered from a checkpoint's metadata."""
+    validity = column.buffers()[0]
+    bits = (
+        np.ones(len(column), dtype=np.uint8)
+        if validity is None
+        else np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+    )
+    rows = np.flatnonzero(bits[column.offset : column.offset + len(column)])
+    for row in rows:
+        text.check_utf8(column.slice(int(row), 1))
+    return [column[int(row)].as_py() for row in rows]
 
 
 def _plain_body(body: dict[str, Any]) -> dict[str, Any]:
@@ -281,6 +299,8 @@ def _file_disagreements(
     version: int, in_checkpoint: pa.Table, in_commits: pa.Table, origin: str
 ) -> list[str]:
     """Compare two sets of live files by identity and size, with Arrow hash look-ups."""
+    import pyarrow.compute as pc
+
     cp_keys, co_keys = _identity(in_checkpoint), _identity(in_commits)
     at = pc.index_in(cp_keys, value_set=co_keys)  # each checkpoint file's row in the commits
     extra = _sorted_keys(in_checkpoint.filter(pc.is_null(at)))
@@ -326,6 +346,8 @@ def _file_disagreements(
 
 def _identity(table: pa.Table) -> pa.ChunkedArray:
     """One string per file identity: canonical path, NUL, deletion-vector id."""
+    import pyarrow.compute as pc
+
     nul = arrays.repeated("\x00", table.num_rows)
     return pc.binary_join_element_wise(table.column("key_path"), table.column("dv_id"), nul)
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from inspector.delta.actions import (
     AddFile,
@@ -100,6 +99,8 @@ def from_records(kind: str, records: Sequence[AddFile | RemoveFile]) -> pa.Table
 
 
 def _build(values: list[Any], type: pa.DataType) -> pa.Array:
+    import pyarrow.compute as pc
+
     if type == pa.string():
         return arrays_.texts(values)
     if type == pa.bool_():
@@ -178,6 +179,8 @@ _EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
 
 def _validate(kind: str, table: pa.Table) -> None:
     """Raise ValueError naming what :func:`parse_action` would refuse, checked column-wise."""
+    import pyarrow.compute as pc
+
     if table.column("path").null_count:
         raise ValueError(f"a '{kind}' action has no path")
     dv = table.column("deletionVector").combine_chunks()
@@ -252,6 +255,8 @@ def _plain(value: Any) -> Any:
 
 def canonical_paths(paths: pa.Array) -> pa.Array:
     """Canonical paths (URL-decoded, ``file:`` dropped); Python only for rows that need it."""
+    import pyarrow.compute as pc
+
     needs = pc.or_(pc.match_substring(paths, "%"), pc.starts_with(paths, "file:"))
     if not pc.any(needs).as_py():
         return paths
@@ -263,6 +268,8 @@ def canonical_paths(paths: pa.Array) -> pa.Array:
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
     """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
+    import pyarrow.compute as pc
+
     n = len(dv)
     blank = arrays_.repeated("", n)
     if dv.null_count == n:
@@ -318,6 +325,8 @@ def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
 def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     """``numRecords`` of each row's stats (null where absent or unreadable); writers put it
     first, so only other rows are parsed one by one."""
+    import pyarrow.compute as pc
+
     if isinstance(stats, pa.ChunkedArray):
         stats = stats.combine_chunks()
     found = pc.extract_regex(stats, r'^\{\s*"numRecords"\s*:\s*(?P<n>\d+)\s*[,}]')
