@@ -25,6 +25,7 @@ from inspector.table.history import HistoryEntry, HistoryPager, build_history, n
 from inspector.table.history_scan import scan_commits
 from tests.at_once import at_once
 from tests.counting_storage import CountingStorage
+from tests.damaged import DAMAGES, damage_file
 
 KEPT = "result-history.bin"
 
@@ -122,7 +123,7 @@ def test_a_kept_history_of_other_settings_is_not_used(tmp_path):
     assert _reads(storage, ".json") == 0  # its commits still come from the index
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_kept_history_is_ignored_removed_and_rebuilt(tmp_path, damage):
     table = tmp_path / "t"
     _appends(table, 6, seed=8)
@@ -130,20 +131,10 @@ def test_a_damaged_kept_history_is_ignored_removed_and_rebuilt(tmp_path, damage)
     index = _index(cache)
     cold, _ = _history(table, index)
     (kept,) = cache.glob(f"*/{KEPT}")
-    rng = random.Random(damage)
-    raw = bytearray(kept.read_bytes())
-    if damage == "truncate":
-        raw = raw[: rng.randrange(1, len(raw))]
-    elif damage == "flip":
-        raw[rng.randrange(len(raw))] ^= 0xFF
-    elif damage == "empty":
-        raw = bytearray()
-    else:
-        raw = bytearray(rng.randbytes(len(raw)))
-    kept.write_bytes(bytes(raw))
+    raw = damage_file(kept, damage)
     warm, _ = _history(table, index)
     assert warm == cold
-    assert kept.read_bytes() != bytes(raw)  # written whole again
+    assert kept.read_bytes() != raw  # written whole again
     log, _ = _log(table, index)
     assert log.index is not None and load_result(log.index, "history") is not None
 

@@ -16,6 +16,7 @@ from deltalake import write_deltalake
 
 from inspector.cli import log_commands
 from inspector.cli.main import main
+from tests.damaged import DAMAGES, damage_file
 
 RENDERED = "result-historyjson.bin"
 
@@ -78,25 +79,15 @@ def test_a_new_commit_prints_afresh_and_keeps_the_new_text(tmp_path, cache, caps
     assert _history(table, capsys) == warm and rendered == []
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_kept_text_is_ignored_and_written_again(tmp_path, cache, capsys, damage):
     table = tmp_path / "t"
     _appends(table, 5, seed=4)
     cold = _history(table, capsys)
     (kept,) = cache.glob(f"*/{RENDERED}")
-    rng = random.Random(damage)
-    raw = bytearray(kept.read_bytes())
-    if damage == "truncate":
-        raw = raw[: rng.randrange(1, len(raw))]
-    elif damage == "flip":
-        raw[rng.randrange(40, len(raw))] ^= 0x01
-    elif damage == "empty":
-        raw = bytearray()
-    else:
-        raw = bytearray(rng.randbytes(len(raw)))
-    kept.write_bytes(bytes(raw))
+    raw = damage_file(kept, damage, flip_from=40, flip=0x01)
     assert _history(table, capsys) == cold
-    assert kept.read_bytes() != bytes(raw)  # written whole again
+    assert kept.read_bytes() != raw  # written whole again
     assert _history(table, capsys) == cold
 
 
