@@ -24,6 +24,7 @@ import inspector
 from inspector.log.index.results import drop_result, load_result, save_result
 from inspector.log.index.tables import TableIndex
 from inspector.log.listing import LogFile, LogListing
+from inspector.log.staged import STAGED_DIR
 
 _FORMAT = 1  # bumped whenever what is kept, or what an identity holds, changes
 
@@ -71,7 +72,7 @@ def listing_identity(listing: LogListing) -> list[Any] | None:
     """Every file of a listing (commits, checkpoints, checksums, compacted files) as name,
     size, modification time and ETag, and its ``_last_checkpoint`` hint; None when it holds
     a catalog's staged commit (never kept)."""
-    if any("/_staged_commits/" in f.path for f in listing.commits.values()):
+    if any(f"/{STAGED_DIR}/" in f.path for f in listing.commits.values()):
         return None
     last = listing.last_checkpoint
     checkpoints = [f for cps in listing.checkpoints.values() for cp in cps for f in cp.files]
