@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 
-from inspector.cli import log_commands
 from inspector.cli.main import main
+from inspector.table import history
 from tests.damaged import DAMAGES, damage_file
 
 RENDERED = "result-historyjson.bin"
@@ -42,13 +42,13 @@ def cache(tmp_path, monkeypatch) -> Path:
 def _renders(monkeypatch) -> list[int]:
     """Count the entries rendered one by one (the real renderer, its calls noted)."""
     calls: list[int] = []
-    real = log_commands.history_record
+    real = history.history_record
 
     def record(entry):  # type: ignore[no-untyped-def]
         calls.append(entry.version)
         return real(entry)
 
-    monkeypatch.setattr(log_commands, "history_record", record)
+    monkeypatch.setattr(history, "history_record", record)
     return calls
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
 from inspector.connection import SparkConf, StorageOptions, parse_pairs
-from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table import open_table
-from inspector.table.versions import parse_version
+
+if TYPE_CHECKING:
+    from inspector.log.deltalog import DeltaLog
 
 
 def table_arg(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +30,9 @@ def table_arg(parser: argparse.ArgumentParser) -> None:
 
 def table_version(args: argparse.Namespace, settings: Settings) -> tuple[DeltaLog, int]:
     """The table's log and the version ``--version`` names (the latest when not given)."""
+    from inspector.table import open_table  # imported by the commands that open a table
+    from inspector.table.versions import parse_version
+
     log = open_table(args.table, settings).log
     return log, log.latest_version if args.version is None else parse_version(args.version, log)
 

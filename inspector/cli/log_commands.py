@@ -6,33 +6,20 @@ import argparse
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Printed, Rendered, Result, element_text
-from inspector.delta.errors import InspectorError
-from inspector.delta.schema import logical_names
-from inspector.log.deltalog import DeltaLog, table_problems
-from inspector.log.filetimes import commit_times
-from inspector.log.index.answers import KeptAnswer, listing_identity
-from inspector.log.tablemeta import metadata_at
-from inspector.present.text.log import demo_lines, detail_lines, files_lines, history_lines
-from inspector.present.values import json_text
 from inspector.settings import Settings
-from inspector.table import open_table
-from inspector.table.history import (
-    HistoryEntry,
-    HistoryPager,
-    history_page,
-    history_record,
-    newest_first,
-)
-from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
-from inspector.table.overview import table_detail
-from inspector.table.staged import staged_commits, staged_entries
-from inspector.table.timetravel import parse_timestamp
-from inspector.table.versions import commit_records, file_action_record, parse_version
+
+if TYPE_CHECKING:
+    from inspector.log.deltalog import DeltaLog
+    from inspector.log.index.answers import KeptAnswer
+    from inspector.table.history import HistoryEntry, HistoryPager
+
+# Each command imports what only it uses when it runs (start-up time): ``detail --json``
+# answered from the log index needs neither the overview, engine compatibility nor text.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,15 +31,21 @@ class HistoryResult(Result):
 
     def closing_notes(self) -> Iterator[str]:
         # What filters chose is said after the entries were read.
+        from inspector.table.history_filter import FilteredHistory
+
         note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
         return iter(() if note is None else (note,))
 
     def to_json(self) -> Iterator[Any]:
+        from inspector.table.history import history_record
+
         if self.pager is None:
             return (history_record(e) for e in self.entries)  # printed one by one
         return _kept_json(self.entries, self.pager)
 
     def text(self) -> Iterator[str]:
+        from inspector.present.text.log import history_lines
+
         return history_lines(self.entries)
 
 
@@ -60,6 +53,8 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
     """A whole history's JSON elements: the text kept in the log index when its entries are
     a kept history whose text the renderer wrote before, else each entry's record, rendered
     (and that text kept, when the entries are a kept history)."""
+    from inspector.table.history import history_record
+
     pager.read_older()  # a kept history is known by its first page
     kept = pager.kept.rendered() if pager.kept is not None else None
     if kept is not None:
@@ -116,6 +111,13 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
 def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
+    from inspector.log.deltalog import table_problems
+    from inspector.table import open_table
+    from inspector.table.history import HistoryPager, history_page, newest_first
+    from inspector.table.history_filter import FilteredHistory, HistoryFilter, filtered_history
+    from inspector.table.staged import staged_commits, staged_entries
+    from inspector.table.timetravel import parse_timestamp
+
     keep = HistoryFilter(
         operations=tuple(args.operation),
         users=tuple(args.user),
@@ -148,6 +150,13 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
 def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.delta.errors import InspectorError
+    from inspector.delta.schema import logical_names
+    from inspector.log.tablemeta import metadata_at
+    from inspector.present.text.log import files_lines
+    from inspector.table import open_table
+    from inspector.table.versions import commit_records, file_action_record, parse_version
+
     log = open_table(args.table, settings).log
     version = parse_version(args.version, log)
     commit = commit_records(log, version)  # every action is printed
@@ -185,19 +194,32 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 )
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.table import open_table
+    from inspector.table.versions import parse_version
+
     log = open_table(args.table, settings).log
     version = None if args.version is None else parse_version(args.version, log)
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
-        return Printed(
-            json=lambda: Rendered(text), lines=lambda: detail_lines(*table_detail(log, settings))
-        )
+        return Printed(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
+    from inspector.present.text.log import detail_lines
+    from inspector.present.values import json_text
+    from inspector.table.overview import table_detail
+
     detail, compatibility = table_detail(log, settings, version=version, whole_log=args.whole_log)
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
         kept.save(json_text(record))
     return Printed(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
+
+
+def _detail_lines(log: DeltaLog, settings: Settings) -> Iterable[str]:
+    """``detail``'s text of the latest version (its JSON form may be kept; its text is not)."""
+    from inspector.present.text.log import detail_lines
+    from inspector.table.overview import table_detail
+
+    return detail_lines(*table_detail(log, settings))
 
 
 def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
@@ -208,6 +230,9 @@ def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
     file-time timestamp chains from version 0)."""
     if log.index is None or log.storage.local_path() is None:
         return None
+    from inspector.log.filetimes import commit_times
+    from inspector.log.index.answers import KeptAnswer, listing_identity
+
     tail = listing_identity(log.tail)
     if tail is None:
         return None
@@ -229,6 +254,7 @@ def _demo_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_demo_args)
 def demo_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.demo import write_demo_table
+    from inspector.present.text.log import demo_lines
 
     path = write_demo_table(args.path or settings.demo_path, force=args.force)
     return Printed(json=lambda: {"path": path}, lines=lambda: demo_lines(path))
