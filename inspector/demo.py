@@ -217,12 +217,10 @@ class DemoWriter:
 
     def merge_late_changes(self, day: int) -> None:
         """MERGE late status changes of existing orders and a few late orders."""
-        from deltalake import DeltaTable
-
         changed = self.orders(45, day=day - 1, first_id=self.next_order_id - 200)
         source = pa.concat_tables([changed, self.orders(15, day=day)])
         (
-            DeltaTable(self.root)
+            self.table()
             .merge(source, "t.order_id = s.order_id", source_alias="s", target_alias="t")
             .when_matched_update(updates={"status": "s.status"})
             .when_not_matched_insert_all()

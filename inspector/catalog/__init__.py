@@ -9,12 +9,6 @@ May import ``inspector.settings``, ``inspector.storage`` and ``inspector.delta``
 """
 
 from inspector.catalog.browse import resolve_table
-from inspector.catalog.names import CatalogKind, CatalogName, ResolvedTable, parse_catalog_name
+from inspector.catalog.names import CatalogKind, parse_catalog_name
 
-__all__ = [
-    "CatalogKind",
-    "CatalogName",
-    "ResolvedTable",
-    "parse_catalog_name",
-    "resolve_table",
-]
+__all__ = ["CatalogKind", "parse_catalog_name", "resolve_table"]

@@ -1,20 +1,22 @@
-"""``check``: the health check (which versions have all their files; how to recover).
+"""The health commands: ``check`` (which versions have all their files; how to recover),
+``vacuum-plan`` (what a VACUUM would break) and ``replica`` (a DR drill).
 
-Exit code 4 (:attr:`ExitCode.INCONSISTENT`) when the latest version is not consistent.
+All are read-only. Exit code 4 (:attr:`ExitCode.INCONSISTENT`) when the latest version (of
+the replica, for ``replica``) is not consistent.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Printed
-from inspector.delta.errors import ExitCode
+from inspector.delta.errors import ExitCode, InvalidInput
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.staged import staged_commits
 
 
 def _check_args(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +44,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.health.replica import data_loss_window
     from inspector.health.runs import grouped_record
     from inspector.present.text.health import check_lines
+    from inspector.table.staged import staged_commits
 
     table = open_table(args.table, settings)
     log = table.log
@@ -71,3 +74,79 @@ def check_command(args: argparse.Namespace, settings: Settings) -> Printed:
 
 def _print_progress(done: int, total: int) -> None:
     print(f"\rexamining files: {done}/{total}", end="", file=sys.stderr, flush=True)
+
+
+def _vacuum_args(parser: argparse.ArgumentParser) -> None:
+    table_arg(parser)
+    parser.add_argument(
+        "--retain-hours",
+        help="The retention in hours (default: the table's delta.deletedFileRetentionDuration, "
+        "else 168 = 7 days).",
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="Plan a full VACUUM: also files no version references, not only expired tombstones.",
+    )
+
+
+@command(
+    "vacuum-plan",
+    "Plan a VACUUM without running it: the files it would delete and the versions that "
+    "would stop being readable. Nothing is deleted.",
+)
+@arguments(_vacuum_args)
+def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.health.vacuum import VacuumMode, plan_vacuum
+    from inspector.present.text.health import vacuum_plan_lines
+
+    hours = _hours(args.retain_hours)
+    table = open_table(args.table, settings)
+    plan = plan_vacuum(
+        table.log,
+        retain_hours=hours,
+        mode=VacuumMode.FULL if args.full else VacuumMode.LITE,
+        name=table.name,
+    )
+    cap = settings.max_listed_files
+    return Printed(json=plan.to_json, lines=partial(vacuum_plan_lines, plan, cap=cap))
+
+
+def _hours(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise InvalidInput(
+            f"--retain-hours '{text}' is not a number of hours.",
+            "Give the retention in hours, e.g. --retain-hours 168 for 7 days.",
+        ) from None
+
+
+def _replica_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("primary", help="The primary table's location or catalog name.")
+    parser.add_argument("replica", help="The replica's location or catalog name.")
+    storage_arg(parser)  # the same options reach both (one store, or a local replica)
+
+
+@command(
+    "replica",
+    "Compare a disaster-recovery replica with its primary: what is still to copy, the "
+    "replica's last consistent version and the data-loss window. Exit code 4 when the "
+    "replica's latest version is not consistent.",
+)
+@arguments(_replica_args)
+def replica_command(args: argparse.Namespace, settings: Settings) -> Printed:
+    from inspector.health.replica import compare_replica
+    from inspector.present.text.health import replica_lines
+
+    # The same options reach both (one store, or a local replica); each has its own handle.
+    primary = open_table(args.primary, settings, role="primary")
+    replica = open_table(args.replica, settings, role="replica")
+    report = compare_replica(primary, replica, settings=settings)
+    return Printed(
+        json=report.to_json,
+        lines=partial(replica_lines, report, cap=settings.max_listed_files),
+        exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,
+    )

@@ -21,10 +21,9 @@ from inspector.settings import Settings
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "inspector.cli.log_commands": ("demo", "detail", "files", "history"),
     "inspector.cli.rows_commands": ("changes", "diff", "show"),
-    "inspector.cli.health_commands": ("check",),
+    "inspector.cli.health_commands": ("check", "replica", "vacuum-plan"),
     "inspector.cli.restore_commands": ("audit", "restore"),
     "inspector.cli.desktop": ("desktop",),
-    "inspector.cli.operations": ("replica", "vacuum-plan"),
     "inspector.cli.answers_commands": ("blame", "explain", "insights"),
 }
 

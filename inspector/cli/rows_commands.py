@@ -15,8 +15,8 @@ from inspector.cli.render import Printed
 from inspector.delta.errors import InvalidInput
 from inspector.diff.rowkeys import default_key
 from inspector.log.deltalog import DeltaLog
+from inspector.present.text.answers import changes_lines, show_lines
 from inspector.present.text.diff import diff_lines
-from inspector.present.text.rows import changes_lines, show_lines
 from inspector.settings import Settings
 from inspector.table import open_table
 from inspector.table.rowcounts import rows_between

@@ -61,36 +61,32 @@ def diff_record(
         "sides": {"from": _side(diff.from_side), "to": _side(diff.to_side)},
     }
     if rows is not None:
-        record["rows"] = rows_record(rows)
+        samples = rows.samples
+        record["rows"] = {
+            **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
+            "key": list(rows.key),
+            "columns": list(rows.columns),
+            **camel_json(rows, "files_read", "bytes_read"),
+            "samples": {
+                **camel_json(samples, "offset", "limit"),
+                "added": [dict(r) for r in samples.added],
+                "removed": [dict(r) for r in samples.removed],
+                "changed": [
+                    {
+                        "key": dict(c.key),
+                        "changes": {
+                            v.key: {"before": v.before, "after": v.after} for v in c.changes
+                        },
+                    }
+                    for c in samples.changed
+                ],
+            },
+        }
     if log_rows is not None:
         record["rowsFromLog"] = {
             **log_rows.total.to_json(),
             "byCommit": [{"version": v, **c.to_json()} for v, c in log_rows.by_commit],
         }
-    return dict(json_value(record))
-
-
-def rows_record(rows: RowDiff) -> dict[str, Any]:
-    """The ``"rows"`` part of the JSON contract: counts and one page of samples."""
-    samples = rows.samples
-    record = {
-        **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
-        "key": list(rows.key),
-        "columns": list(rows.columns),
-        **camel_json(rows, "files_read", "bytes_read"),
-        "samples": {
-            **camel_json(samples, "offset", "limit"),
-            "added": [dict(r) for r in samples.added],
-            "removed": [dict(r) for r in samples.removed],
-            "changed": [
-                {
-                    "key": dict(c.key),
-                    "changes": {v.key: {"before": v.before, "after": v.after} for v in c.changes},
-                }
-                for c in samples.changed
-            ],
-        },
-    }
     return dict(json_value(record))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from inspector import __version__
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata
+from inspector.delta.fields import as_int
 from inspector.delta.protocol import protocol_json, same_protocol, writer_features
 from inspector.delta.schema import (
     IDENTITY_HIGH_WATER_MARK,
@@ -124,8 +125,8 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
     if target.column_mapping_mode != "none":
         highest = max(
             [
-                _int(target.configuration.get(properties.COLUMN_MAPPING_MAX_ID)),
-                _int(current.configuration.get(properties.COLUMN_MAPPING_MAX_ID)),
+                as_int(target.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
+                as_int(current.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
                 *(c.column_id or 0 for c in iter_columns(target.schema)),
             ]
         )
@@ -135,13 +136,6 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
                 properties.COLUMN_MAPPING_MAX_ID: str(highest),
             }
     return body
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
 
 
 def merge_high_water_marks(schema_string: str, current_schema_string: str) -> str:

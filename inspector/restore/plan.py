@@ -143,7 +143,8 @@ def _full_plan(
     """``plan`` (what every plan states) with the files, rows, metadata and guards of a target
     that can be restored."""
     log = plan.table.log
-    adds, removes = _file_lists(current, target)
+    adds = _only_in(target.files_table, current.files_table)
+    removes = _only_in(current.files_table, target.files_table)
     workers = settings.check_workers
     problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
     damaged = {
@@ -225,22 +226,11 @@ _KEYS = ["key_path", "dv_id"]  # dv_id is "" for a file without a deletion vecto
 _EMPTY_CLUSTERING = '{"clusteringColumns":[]}'
 
 
-def _file_lists(
-    current: Snapshot, target: Snapshot
-) -> tuple[tuple[AddFile, ...], tuple[AddFile, ...]]:
-    """Files a restore re-adds (in the target, not current) and removes (current, not in the
-    target), each sorted by path: Delta's ``RestoreTableCommand`` lists, two hash anti-joins.
-
-    A file's identity is its path plus its deletion vector, so a file whose deletion
-    vector changed is swapped, not kept.
-    """
-    cur_files, tgt_files = current.files_table, target.files_table
-    return _only_in(tgt_files, cur_files), _only_in(cur_files, tgt_files)
-
-
 def _only_in(left: pa.Table, right: pa.Table) -> tuple[AddFile, ...]:
     """Typed records of the files of ``left`` whose (path, deletion vector) is not in
-    ``right`` (only those), sorted by path, then deletion-vector id."""
+    ``right`` (only those), sorted by path, then deletion-vector id: Delta's
+    ``RestoreTableCommand`` lists (re-added: in the target only; removed: in the current
+    version only), as hash anti-joins. A file whose deletion vector changed is swapped."""
     numbered = left.select(_KEYS).append_column("idx", arrays.span(0, left.num_rows))
     kept = numbered.join(right.select(_KEYS), keys=_KEYS, join_type="left anti")
     chosen = left.take(kept.column("idx").combine_chunks())

@@ -47,7 +47,7 @@ class RowWrite:
 
     def to_json(self) -> dict[str, Any]:
         """One write: ``version``, ``operation`` and the rest (docs/json-contracts.md)."""
-        values = {"before": _values(self.before), "after": _values(self.after)}
+        values = {"before": json_value(self.before), "after": json_value(self.after)}
         return {**camel_json(self), "change": str(self.change), **values}
 
 
@@ -67,7 +67,7 @@ class BlamedRow:
         return {
             "rowId": self.row_id,
             "rowCommitVersion": self.writes[-1].row_commit_version if self.writes else None,
-            "current": _values(self.current),
+            "current": json_value(self.current),
             "writes": [w.to_json() for w in self.writes],
         }
 
@@ -104,7 +104,3 @@ class Blame:
             "cuts": [camel_json(c) for c in self.cuts],
             "notes": list(self.notes),
         }
-
-
-def _values(values: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return None if values is None else {k: json_value(v) for k, v in values.items()}

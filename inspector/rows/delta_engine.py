@@ -52,8 +52,7 @@ def _load(
     try:
         return spark.read.format("delta").options(**conf, **options).load(location)
     except Exception as exc:  # py4j/Analysis errors: Delta's reason is the first line
-        reason = delta_reason(exc)
-        raise UnsupportedFeature(f"Delta Lake cannot read {what}: {reason}", hint) from None
+        raise refusal(exc, what, hint) from None
 
 
 def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
@@ -75,7 +74,7 @@ def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSessi
             delta_snapshot, chosen, False, getattr(delta_log, "createDataFrame$default$4")()
         )
     except Exception as exc:
-        raise _refusal(snapshot, exc) from None
+        raise refusal(exc, f"version {snapshot.version}") from None
     return DataFrame(jdf, spark)
 
 
@@ -131,11 +130,11 @@ def read_change_feed(
 _PICK = "Pick another version, or read this one with an engine that supports what Delta names."
 
 
-def _refusal(snapshot: Snapshot, exc: BaseException) -> UnsupportedFeature:
+def refusal(exc: BaseException, what: str, hint: str = _PICK) -> UnsupportedFeature:
+    """Delta refusing to read ``what``, its reason in one line (:func:`delta_reason`)."""
     if isinstance(exc, UnsupportedFeature):  # no connector reaches the store (named)
         return exc
-    reason = delta_reason(exc)
-    return UnsupportedFeature(f"Delta Lake cannot read version {snapshot.version}: {reason}", _PICK)
+    return UnsupportedFeature(f"Delta Lake cannot read {what}: {delta_reason(exc)}", hint)
 
 
 def delta_reason(exc: BaseException) -> str:

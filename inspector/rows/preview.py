@@ -16,7 +16,6 @@ from inspector.delta.errors import (
     InspectorError,
     MissingDataFile,
     SparkUnavailable,
-    UnsupportedFeature,
 )
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
@@ -151,10 +150,11 @@ def spark_action(action: Callable[[], Any]) -> Any:
         if "cancel" in text.lower():
             raise PreviewCancelled() from None
         if text.lstrip().startswith("[DELTA_"):  # Delta refuses while reading: its reason
-            from inspector.rows.delta_engine import delta_reason
+            from inspector.rows.delta_engine import refusal
 
-            raise UnsupportedFeature(
-                f"Delta Lake cannot read this: {delta_reason(exc)}",
+            raise refusal(
+                exc,
+                "this",
                 "Pick another version, or split a change range at the schema change Delta "
                 "names (or compare the versions with `diff --rows`).",
             ) from None

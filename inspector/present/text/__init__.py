@@ -2,8 +2,8 @@
 
 One module per subject, one ``*_lines`` function per command, from the command's records
 (or its JSON record, so the text says what the JSON says): ``log`` (``history``, ``files``,
-``detail``, ``demo``, ``insights``), ``rows`` (``show``, ``changes``), ``diff``, ``health``
-(``check``), ``operations`` (``vacuum-plan``, ``replica``), ``answers`` (``explain``,
-``blame``) and ``restore`` (``restore``, ``audit``). The CLI's result records
-(:class:`inspector.cli.render.Result`) only call them.
+``detail``, ``demo``, ``insights``), ``diff``, ``health`` (``check``, ``vacuum-plan``,
+``replica``), ``answers`` (``show``, ``changes``, ``explain``, ``blame``) and ``restore``
+(``restore``, ``audit``). The CLI's result records (:class:`inspector.cli.render.Result`)
+only call them.
 """
