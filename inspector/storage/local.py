@@ -174,18 +174,20 @@ class LocalStorage(Storage):
     def read(self, path: str) -> bytes:
         # os.read, not a buffered file object: a history reads thousands of small commits,
         # and the file object's set-up was a third of each read. A regular file reads short
-        # only at its end: a small file (most commits) is one read, with no fstat.
+        # only at its end: a small file (most commits) is one read, with no fstat; a larger
+        # one is read again whole from its start (one buffer: no copy of a 122 MB commit).
         fd = os.open(self._abs(path), os.O_RDONLY)
         try:
             first = os.read(fd, _FIRST_READ)
             if len(first) < _FIRST_READ:
                 return first
-            parts = [first, os.read(fd, max(os.fstat(fd).st_size - _FIRST_READ, 1 << 16))]
+            os.lseek(fd, 0, os.SEEK_SET)
+            parts = [os.read(fd, max(os.fstat(fd).st_size, 1 << 16))]
             while parts[-1]:  # until end of file (a file may grow while it is read)
                 parts.append(os.read(fd, 1 << 20))
         finally:
             os.close(fd)
-        return b"".join(parts)
+        return parts[0] if len(parts) == 2 else b"".join(parts)
 
     def read_range(self, path: str, start: int, end: int) -> bytes:
         with open(self._abs(path), "rb") as fh:
