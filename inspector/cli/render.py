@@ -152,12 +152,9 @@ def _write(text: str | bytes | memoryview) -> None:
     raw.write(text)
 
 
-def _write_element(item: Any) -> None:
-    _write(item.text if isinstance(item, Rendered) else element_text(item))
-
-
 def _emit_array(items: Iterator[Any]) -> None:
-    """A JSON array, as ``json_text`` would indent it, written element by element.
+    """A JSON array, as ``json_text`` would indent it, written element by element (text
+    gathered into writes of about :data:`_CHUNK` characters: stdout may be unbuffered).
 
     When reading the elements fails part-way (a store that stops answering), the array
     printed so far is closed before the error propagates, so stdout stays JSON documents:
@@ -167,14 +164,44 @@ def _emit_array(items: Iterator[Any]) -> None:
     if first is _END:
         sys.stdout.write("[]\n")
         return
-    sys.stdout.write("[\n  ")
-    _write_element(first)
+    out = _Gathered()
+    out.put("[\n  ")
+    out.element(first)
     try:
         for item in items:
-            sys.stdout.write(",\n  ")
-            _write_element(item)
+            out.put(",\n  ")
+            out.element(item)
     finally:
-        sys.stdout.write("\n]\n")
+        out.put("\n]\n")
+        out.flush()
 
 
+class _Gathered:
+    """Text to stdout in writes of about :data:`_CHUNK` characters; kept bytes as they are."""
+
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._size = 0
+
+    def put(self, text: str) -> None:
+        self._texts.append(text)
+        self._size += len(text)
+        if self._size >= _CHUNK:
+            self.flush()
+
+    def element(self, item: Any) -> None:
+        text = item.text if isinstance(item, Rendered) else element_text(item)
+        if isinstance(text, str):
+            self.put(text)
+        else:
+            self.flush()  # what was gathered comes first
+            _write(text)
+
+    def flush(self) -> None:
+        if self._texts:
+            sys.stdout.write("".join(self._texts))
+            self._texts, self._size = [], 0
+
+
+_CHUNK = 1 << 16
 _END = object()

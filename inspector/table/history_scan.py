@@ -9,12 +9,9 @@ not parse, a big commit) sends it, or the slice when Arrow refuses it, to the on
 parser (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
 
 The history prefers a writer's metrics (files, bytes, rows) to the actions' own counts, as
-Delta's DESCRIBE HISTORY does. So a commit that only adds files, each changing data with
-its ``numRecords`` and no deletion vector, whose metrics give its rows
-(:func:`~inspector.table.rowrule.metrics_alone`) and bytes, is answered from them: its add
+Delta's DESCRIBE HISTORY does. So a commit that only adds files, whose metrics give its
+rows and bytes, is answered from them (:mod:`inspector.table.history_taken`): its add
 lines are counted, not parsed (a 300,000-file CREATE TABLE AS SELECT is 122 MB of them).
-Those checks read bytes only: a line spelled otherwise than Delta's writers spell it
-(spaces after colons, say) is counted from its actions.
 """
 
 from __future__ import annotations
@@ -23,36 +20,30 @@ import bisect
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
+from inspector.delta.actions import Action, CommitInfo
 from inspector.log.bigcommit import COLUMNAR_FROM, FILE_START, read_file_lines
 from inspector.log.commit import (
     Commit,
     FileSummary,
     as_commit,
-    file_metrics,
     json_lines,
     known_sum,
-    parse_actions,
     parse_commit,
 )
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
+from inspector.table.history_taken import NO_CHANGE, RECORDS, Taken, typed_actions
 from inspector.table.rowcounts import LiveBefore, dv_rows, looked_up, num_records
-from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of, metrics_alone
+from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of
 
 if TYPE_CHECKING:  # pyarrow is imported where a slice's file actions are read
     import pyarrow as pa
 
 SLICE = 1024  # commit files read and parsed together
-_ADD = b'{"add":{'
-_CHANGES = b'"dataChange":true'
-_NO_CHANGE = b'"dataChange":false'
-_RECORDS = b'\\"numRecords\\":'  # in an action's stats (a JSON string in the line)
-_VECTOR = b'"deletionVector":{'
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,8 +80,10 @@ def scan_commits(
     # after it come from the snapshot, read when a remove looks one up. So that this happens
     # at most once, no commit is taken after a slice where it happened.
     trusted, metrics = False, True  # a commit was taken; commits may be taken
+    taken = Taken()
     for start in range(0, len(listed), size):
-        read, lookups = _read_slice(log, listed[start : start + size], metrics=metrics)
+        part = listed[start : start + size]
+        read, lookups = _read_slice(log, part, metrics=taken if metrics else None)
         for commit, files in read:
             if isinstance(files, RowChange):
                 trusted = True
@@ -110,12 +103,12 @@ def scan_commits(
 
 
 def _read_slice(
-    log: DeltaLog, part: list[tuple[int, LogFile]], *, metrics: bool
+    log: DeltaLog, part: list[tuple[int, LogFile]], *, metrics: Taken | None
 ) -> tuple[list[tuple[Commit, _Files | RowChange | None]], bool]:
     """A slice's commits in order: counted ones with their files, those taken from their
-    metrics with their rows, parsed ones with None; and whether a remove in the slice may
-    look up the files live before it (then only big commits before the first such are
-    taken)."""
+    metrics (None: none may be) with their rows, parsed ones with None; and whether a remove
+    in the slice may look up the files live before it (then only big commits before the
+    first such are taken)."""
     cached = {v: c for v, _ in part if (c := log.cached_commit(v)) is not None}
     todo = [(v, f) for v, f in part if v not in cached]
     # Bytes, a big commit's too: one that only adds files is taken from its metrics, and
@@ -126,7 +119,11 @@ def _read_slice(
     splits = split_slice(todo, contents)
     big: dict[int, tuple[Commit, RowChange]] = {}  # big commits taken from their metrics
     for (version, file), data in zip(todo, contents, strict=True):
-        if metrics and version not in splits and (found := _big_taken(version, file, data)):
+        if (
+            metrics is not None
+            and version not in splits
+            and (found := metrics.big(version, file, data))
+        ):
             big[version] = found
         elif version not in splits:
             done[version] = (as_commit(version, file, data), None)
@@ -138,9 +135,11 @@ def _read_slice(
             done[version] = big[version]
     # A remove that looks up files after a commit taken from its metrics reads a snapshot
     # (a checkpoint and the commits after it): worth it to skip a big commit's parse only.
-    for split in splits.values() if metrics and first == sys.maxsize else ():
-        if (found := _taken(split)) is not None:
-            done[split.version] = found
+    if metrics is not None and first == sys.maxsize:
+        for split in splits.values():
+            found = metrics.lines(split.version, split.file, split.parsed, split.file_lines)
+            if found is not None:
+                done[split.version] = found
     counted = _counted([s for s in splits.values() if s.version not in done])
     _release_arrow_memory()
     for split in splits.values() if counted is None else ():
@@ -156,45 +155,6 @@ def _first_lookup(parsed: list[Commit], splits: Iterable[_Split]) -> int:
     found = [c.version for c in parsed if next(looked_up(c), None) is not None]
     found += [s.version for s in splits if any(map(_unrecorded_remove, s.file_lines))]
     return min(found, default=sys.maxsize)
-
-
-def _taken(split: _Split) -> tuple[Commit, RowChange] | None:
-    """A split commit taken from its metrics, when its file lines are adds that may be."""
-    lines = split.file_lines
-    if not lines or not all(
-        line.startswith(_ADD) and _CHANGES in line and _RECORDS in line and _VECTOR not in line
-        for line in lines
-    ):
-        return None
-    return _metrics_taken(split.version, split.file, split.parsed, len(lines))
-
-
-def _big_taken(version: int, file: LogFile, data: Fetched) -> tuple[Commit, RowChange] | None:
-    """A big commit taken from its metrics, when its file lines are adds that may be
-    (counted in the bytes, no line split off); only its other lines are parsed.
-
-    The other lines are those before the first add and after the last (Spark writes them
-    first, delta-rs last); a file with other lines in between is counted from its actions.
-    """
-    if not isinstance(data, bytes) or len(data) < COLUMNAR_FROM:
-        return None
-    # (A blank line fails the line count below, or the parse of the other lines.)
-    if b'{"remove":{' in data or _VECTOR in data:
-        return None
-    adds = data.count(b"\n" + _ADD) + data.startswith(_ADD)
-    if not adds or data.count(_CHANGES) != adds or data.count(_RECORDS) != adds:
-        return None
-    end = len(data) - data.endswith(b"\n")
-    first = 0 if data.startswith(_ADD) else data.find(b"\n" + _ADD) + 1
-    last = data.rfind(b"\n" + _ADD) + 1  # 0: the only add is the first line
-    last_end = data.find(b"\n", last, end)
-    head = data[: first - 1].split(b"\n") if first else []
-    tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
-    if len(head) + len(tail) + adds != data.count(b"\n", 0, end) + 1:
-        return None  # other lines between the adds
-    objects = json_lines(head + tail)
-    parsed = None if objects is None else typed_actions(objects)
-    return None if parsed is None else _metrics_taken(version, file, parsed, adds)
 
 
 def split_slice(todo: list[tuple[int, LogFile]], contents: Sequence[Fetched]) -> dict[int, _Split]:
@@ -235,15 +195,6 @@ def split_lines(data: bytes) -> tuple[list[bytes], list[bytes]] | None:
     for line in lines:
         (files if line.startswith(FILE_START) else others).append(line)
     return others, files
-
-
-def typed_actions(objects: list[Any]) -> tuple[Action, ...] | None:
-    """The other lines' typed actions; None for a bad one, or a file action written with
-    unusual spacing (the whole file is then parsed by the one commit parser)."""
-    parsed = parse_actions(objects)
-    if parsed is None or any(isinstance(a, AddFile | RemoveFile) for a in parsed):
-        return None
-    return parsed
 
 
 def _counted(splits: list[_Split]) -> dict[int, tuple[Commit, _Files | None]] | None:
@@ -352,31 +303,4 @@ def _release_arrow_memory() -> None:
 def _unrecorded_remove(line: bytes) -> bool:
     """Whether a commit's line is a remove that may change data without its own
     ``numRecords`` (the row rule then looks up the file it removes)."""
-    return line.startswith(b'{"remove":{') and _RECORDS not in line and _NO_CHANGE not in line
-
-
-def _metrics_taken(
-    version: int, file: LogFile, parsed: tuple[Action, ...], adds: int
-) -> tuple[Commit, RowChange] | None:
-    """A commit of ``adds`` adds (which may be taken from metrics) and its other actions,
-    with its figures from its commitInfo's metrics; None when they do not give them."""
-    info = next((a for a in parsed if isinstance(a, CommitInfo)), None)
-    rows = None if info is None else metrics_alone(info)
-    if info is None or rows is None or rows.added is None:
-        return None
-    found = file_metrics(info.operation_metrics)
-    if found["added_bytes"] is None:
-        return None
-    # What the actions give (no removes, no file given a deletion vector) where the writer
-    # recorded nothing, as FileSummary.with_metrics takes the writer's figures.
-    counts = {"num_added_files": adds, "num_removed_files": 0, "removed_bytes": 0}
-    summary = FileSummary(
-        add_actions=adds,
-        remove_actions=0,
-        deletion_vector_updates=0,
-        added_records=rows.added,
-        removed_records=0,
-        **{k: counts[k] if v is None else v for k, v in found.items() if k in counts},
-        added_bytes=found["added_bytes"],
-    )
-    return Commit(version=version, file=file, parsed=parsed, counted=summary), rows
+    return line.startswith(b'{"remove":{') and RECORDS not in line and NO_CHANGE not in line
