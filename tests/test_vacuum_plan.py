@@ -354,7 +354,20 @@ def test_retention_shorter_than_the_tables_is_warned_as_deltas_check_does(tmp_pa
     nine_days = plan_vacuum(log, retain_hours=9 * 24)
 
     assert default.retain_hours == 240 and default.warnings == ()
-    assert "shorter than the table's delta.deletedFileRetentionDuration" in nine_days.warnings[0]
+    assert "shorter than the table's deleted-file retention" in nine_days.warnings[0]
+
+
+def test_the_tables_retention_is_worded_as_every_retention_message(tmp_path):
+    """The configured retention as a duration and the property it comes from, as a
+    restore's retention warning words it: one wording, ``Retention.describe``."""
+    log = _retaining_deleted_files(tmp_path, "interval 10 days")
+
+    plan = plan_vacuum(log, retain_hours=9 * 24)
+
+    assert plan.warnings[0].startswith(
+        "A retention of 216 hours is shorter than the table's deleted-file retention "
+        "(10 days (delta.deletedFileRetentionDuration = 'interval 10 days')): "
+    )
 
 
 def test_retention_under_seven_days_is_warned_even_when_the_table_allows_it(tmp_path):
