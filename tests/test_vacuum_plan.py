@@ -27,6 +27,8 @@ from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_v
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
+CHECK_WORKERS = Settings().check_workers
+
 HOUR = 3_600_000
 DAY = 24 * HOUR
 NOW = int(time.time() * 1000)
@@ -425,7 +427,7 @@ def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_k
 
     with pytest.raises(Exception, match="(?i)path does not exist|not found|no such file"):
         spark.read.parquet(*[gone.data_path(a) for a in gone.add_files]).count()
-    rows = read_snapshot(log.snapshot(kept), spark=spark).count()
+    rows = read_snapshot(log.snapshot(kept), spark=spark, check_workers=CHECK_WORKERS).count()
     assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows
 
 

@@ -92,7 +92,7 @@ def blame_rows(
     """
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
-    read = read_snapshot(snapshot, spark=spark, check_files=False)  # planned, not read
+    read = read_snapshot(snapshot, spark=spark, check_workers=None)  # planned, not read
     filters = log_filters(filtered(read, where), snapshot)
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
@@ -179,7 +179,7 @@ class _Walk:
 
         snapshot = self.log.snapshot(version)
         # Not checked first: a version whose files VACUUM removed cuts the history short.
-        df = read_snapshot(snapshot, spark=self.spark, check_files=False)
+        df = read_snapshot(snapshot, spark=self.spark, check_workers=None)
         ids = [t.row_id for t in self.tracks if t.row_id is not None]
         by_id = F.col("_metadata.row_id").isin(ids) if tracking and ids else None
         condition = _resolved(df, self.where)

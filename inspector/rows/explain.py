@@ -131,7 +131,7 @@ def explain_read(
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
     # Delta's planner opens no file: none is checked first.
-    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
+    df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
     filters = log_filters(df, snapshot)
     files = snapshot.files_table
     masks = prune(files, snapshot.schema, filters)
