@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Rendered, Result, element_text
+from inspector.cli.render import Printed, Rendered, element_text
 from inspector.delta.errors import InspectorError
 from inspector.delta.schema import logical_names
 from inspector.log.deltalog import DeltaLog, table_problems
@@ -35,25 +34,24 @@ from inspector.table.timetravel import parse_timestamp
 from inspector.table.versions import commit_records, file_action_record, parse_version
 
 
-@dataclass(frozen=True, kw_only=True)
-class HistoryResult(Result):
-    """``history``: entries newest first, and the table's own problems."""
+def _history_result(
+    entries: Iterable[HistoryEntry], warnings: list[str], pager: HistoryPager | None = None
+) -> Printed:
+    """``history``: entries newest first (a whole history given as its pages are read, by
+    ``pager``), printed one by one, and the table's own problems."""
 
-    entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
-    pager: HistoryPager | None = None  # the whole history's, read as ``entries`` are
+    def note() -> tuple[str, ...]:  # what filters chose, said after the entries were read
+        found = entries.note() if isinstance(entries, FilteredHistory) else None
+        return () if found is None else (found,)
 
-    def closing_notes(self) -> Iterator[str]:
-        # What filters chose is said after the entries were read.
-        note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
-        return iter(() if note is None else (note,))
-
-    def to_json(self) -> Iterator[Any]:
-        if self.pager is None:
-            return (history_record(e) for e in self.entries)  # printed one by one
-        return _kept_json(self.entries, self.pager)
-
-    def text(self) -> Iterator[str]:
-        return history_lines(self.entries)
+    return Printed(
+        json=lambda: (
+            (history_record(e) for e in entries) if pager is None else _kept_json(entries, pager)
+        ),
+        lines=lambda: history_lines(entries),
+        closing=note,
+        warnings=warnings,
+    )
 
 
 def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
@@ -115,7 +113,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
-def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
+def history_command(args: argparse.Namespace, settings: Settings) -> Printed:
     keep = HistoryFilter(
         operations=tuple(args.operation),
         users=tuple(args.user),
@@ -130,14 +128,14 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
         chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
-        return HistoryResult(entries=chosen, warnings=table_problems(log, whole=False))
+        return _history_result(chosen, table_problems(log, whole=False))
     problems = table_problems(log)
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
-        return HistoryResult(entries=chosen, warnings=problems)
+        return _history_result(chosen, problems)
     pager = HistoryPager(log, settings)
     pages = itertools.chain(staged, newest_first(pager))
-    return HistoryResult(entries=pages, warnings=problems, pager=None if staged else pager)
+    return _history_result(pages, problems, None if staged else pager)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:
