@@ -286,11 +286,14 @@ def rows(root: Path | str, version: int, spark: Any) -> Counter:
     """The multiset of a version's rows, read with Spark from the log (independently of any plan)."""
     from inspector.log.deltalog import DeltaLog
     from inspector.rows.delta_engine import read_snapshot
+    from inspector.settings import Settings
 
     snapshot = DeltaLog.open(str(root)).snapshot(version)
     return Counter(
         json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
-        for r in read_snapshot(snapshot, spark=spark).collect()
+        for r in read_snapshot(
+            snapshot, spark=spark, check_workers=Settings().check_workers
+        ).collect()
     )
 
 

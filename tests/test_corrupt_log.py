@@ -12,7 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from inspector.delta.actions import Protocol
 from inspector.delta.errors import CorruptLog, InspectorError, NotADeltaTable, VersionNotFound
+from inspector.delta.protocol import describe_protocol
 from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
@@ -495,7 +497,33 @@ def test_a_checkpoint_with_other_metadata_and_protocol_disagrees_with_its_commit
     assert problems == [
         "Checkpoint 10 has different table metadata (id) than its commits "
         "(the empty table + commits 0..10).",
-        "Checkpoint 10 has protocol 1/4 but its commits (the empty table + commits 0..10) give 1/2.",
+        "Checkpoint 10 has protocol 1/4 [appendOnly, changeDataFeed, checkConstraints, "
+        "generatedColumns, invariants] but its commits (the empty table + commits 0..10) give "
+        "1/2 [appendOnly, invariants].",
+    ]
+
+
+def test_a_checkpoint_protocol_disagreement_words_each_protocol_as_every_protocol_message(
+    copy_table,
+):
+    """Versions and the features in force (those a legacy version implies too), as a
+    restore's guards and verification word a protocol: one wording, describe_protocol."""
+    table = copy_table(WITH_CHECKPOINT)
+    path = checkpoint_file(table, 10)
+    checkpoint = pq.read_table(path).to_pylist()
+    for row in checkpoint:
+        if row["protocol"]:
+            row["protocol"]["minWriterVersion"] = 3
+    pq.write_table(pa.Table.from_pylist(checkpoint, schema=pq.read_schema(path)), path)
+
+    problems = DeltaLog.open(str(table)).verify_checkpoint(10)
+
+    in_checkpoint = describe_protocol(Protocol(min_reader_version=1, min_writer_version=3))
+    in_commits = describe_protocol(Protocol(min_reader_version=1, min_writer_version=2))
+    assert in_checkpoint == "1/3 [appendOnly, checkConstraints, invariants]"
+    assert problems == [
+        f"Checkpoint 10 has protocol {in_checkpoint} but its commits "
+        f"(the empty table + commits 0..10) give {in_commits}."
     ]
 
 

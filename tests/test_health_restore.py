@@ -25,6 +25,8 @@ from inspector.settings import Settings
 from inspector.table import open_table
 from tests.conftest import confirmed
 
+CHECK_WORKERS = Settings().check_workers
+
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # 0 write, 1 delete with a deletion vector
@@ -74,7 +76,13 @@ SCENARIOS = {
 
 def _rows(log: DeltaLog, version: int, spark) -> list[tuple]:
     return sorted(
-        (tuple(r) for r in read_snapshot(log.snapshot(version), spark=spark).collect()), key=repr
+        (
+            tuple(r)
+            for r in read_snapshot(
+                log.snapshot(version), spark=spark, check_workers=CHECK_WORKERS
+            ).collect()
+        ),
+        key=repr,
     )
 
 

@@ -9,7 +9,7 @@ from deltalake import DeltaTable
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history import build_history
-from inspector.table.overview import describe_detail
+from inspector.table.overview import describe_detail, table_detail
 from tests.conftest import CORPUS
 
 
@@ -67,3 +67,22 @@ def test_state_read_from_does_not_depend_on_what_was_read_before(corpus):
     assert state_source(log, 13) == fresh == "checkpoint 10 + commits 11..13"
     assert state_source(log, 10) == "checkpoint 10"
     assert state_source(log, 3) == "the empty table + commits 0..3"
+
+
+def test_a_latest_version_with_only_a_checkpoint_is_last_modified_by_its_history_entry(
+    copy_table,
+):
+    """The history has an entry for a version whose commit file is gone (its checkpoint's
+    file time, kept increasing as Delta's history does): the overview's lastModified."""
+    root = copy_table("delta-kernel-java/basic-with-checkpoint")
+    for version in range(10, 15):
+        (root / "_delta_log" / f"{version:020d}.json").unlink()
+    log = DeltaLog.open(str(root))
+    history = build_history(log, Settings())
+
+    detail, _ = table_detail(log, Settings())
+
+    assert detail.version == history[-1].version == 10
+    assert history[-1].problems[0].startswith("Only the checkpoint of this version remains")
+    assert detail.last_modified == history[-1].timestamps.history is not None
+    assert describe_detail(log, history).last_modified == detail.last_modified

@@ -22,7 +22,10 @@ import pytest
 from inspector.delta.errors import InspectorError, MissingDataFile
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.delta_engine import read_files, read_snapshot
+from inspector.settings import Settings
 from tests.conftest import CORPUS, corpus_index
+
+CHECK_WORKERS = Settings().check_workers
 
 pytestmark = pytest.mark.spark
 
@@ -74,7 +77,7 @@ def test_rows_at_version_equal_expected_rows(spark, table, version, expected_pat
     if table in REFUSED:
         error, reason = REFUSED[table]
         with pytest.raises(error):
-            read_snapshot(snapshot, spark=spark).toArrow()
+            read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).toArrow()
         return
     actual = _read_in_zone(spark, snapshot, WRITER_TIME_ZONE.get(table, "UTC"))
     expected = _read_expected(CORPUS / expected_path)
@@ -121,19 +124,23 @@ def test_rows_of_deletion_vector_tables_match_the_live_record_count(spark, path)
     and the row count deltalake's DataFusion reader returns (recorded in the corpus index)."""
     snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
     oracle = next(t for t in corpus_index() if t["path"] == path)["row_count"]
-    assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records == oracle
+    assert (
+        read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).count()
+        == snapshot.num_records
+        == oracle
+    )
 
 
 @pytest.mark.parametrize("path", sorted(DV_FILES_NOT_KEPT))
 def test_a_version_whose_deletion_vector_file_is_missing_is_refused_naming_it(spark, path):
     snapshot = DeltaLog.open(str(CORPUS / path)).snapshot()
     with pytest.raises(MissingDataFile, match=r"(deletion_vector|\.parquet).*missing"):
-        read_snapshot(snapshot, spark=spark)
+        read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS)
 
 
 def test_read_files_of_no_adds_is_empty_with_the_schema(spark):
     snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta")).snapshot()
-    df = read_files(snapshot, [], spark=spark)
+    df = read_files(snapshot, [], spark=spark, check_workers=CHECK_WORKERS)
     assert df.columns == ["letter", "number", "a_float"]
     assert df.count() == 0
 
@@ -141,7 +148,9 @@ def test_read_files_of_no_adds_is_empty_with_the_schema(spark):
 def test_read_files_of_one_add_gives_its_rows_with_its_partition_value(spark):
     snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta")).snapshot()
     add = next(a for a in snapshot.add_files if a.partition_values.get("letter") == "b")
-    rows = read_files(snapshot, [add], spark=spark).toArrow().to_pylist()
+    rows = (
+        read_files(snapshot, [add], spark=spark, check_workers=CHECK_WORKERS).toArrow().to_pylist()
+    )
     assert rows and all(r["letter"] == "b" for r in rows)
     assert len(rows) == add.num_records
 
@@ -149,7 +158,7 @@ def test_read_files_of_one_add_gives_its_rows_with_its_partition_value(spark):
 def _read_in_zone(spark, snapshot, zone: str) -> pa.Table:
     spark.conf.set("spark.sql.session.timeZone", zone)
     try:
-        return read_snapshot(snapshot, spark=spark).toArrow()
+        return read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).toArrow()
     finally:
         spark.conf.set("spark.sql.session.timeZone", "UTC")
 
@@ -196,7 +205,7 @@ def test_partition_values_with_special_characters_survive_the_path_round_trip(sp
     write_deltalake(str(root), table, partition_by=["part"])
     _rename_data_file(root, "part=a%20b", "raw [1] {x} é+ü #?;'%41.parquet")
     snapshot = DeltaLog.open(str(root)).snapshot()
-    rows = read_snapshot(snapshot, spark=spark).toArrow()
+    rows = read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).toArrow()
     assert sorted(zip(rows["id"].to_pylist(), rows["part"].to_pylist(), strict=False)) == list(
         enumerate(values)
     )
@@ -218,14 +227,19 @@ def _rename_data_file(root, folder: str, new_name: str) -> None:
 
 def test_widened_types_spark_can_read_are_read_as_the_new_type(spark):
     snapshot = DeltaLog.open(str(CORPUS / "delta-golden/type-widening-nested")).snapshot()
-    rows = read_snapshot(snapshot, spark=spark).toArrow()
+    rows = read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).toArrow()
     assert str(rows.schema.field("array").type) == "list<element: int64>"
     assert sorted(r["struct"]["a"] for r in rows.to_pylist()) == [1, 9223372036854775807]
 
     # 13 widenings (byte/int->long, float/ints->double, decimals, ints->decimal, date->ntz):
     # the row written before them reads as the new types, with its values unchanged.
     snapshot = DeltaLog.open(str(CORPUS / "delta-golden/type-widening")).snapshot()
-    old = read_snapshot(snapshot, spark=spark).where("byte_long = 1").toArrow().to_pylist()[0]
+    old = (
+        read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS)
+        .where("byte_long = 1")
+        .toArrow()
+        .to_pylist()[0]
+    )
     assert old == {
         "byte_long": 1,
         "int_long": 2,
@@ -245,7 +259,7 @@ def test_widened_types_spark_can_read_are_read_as_the_new_type(spark):
 
 def test_unshredded_variants_are_read(spark):
     snapshot = DeltaLog.open(str(CORPUS / "delta-kernel-rs/unshredded-variant")).snapshot()
-    df = read_snapshot(snapshot, spark=spark)
+    df = read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS)
     first = df.where("id = 3").selectExpr("cast(v as string)").first()[0]
     assert (df.count(), first) == (102, '{"key":3}')
 

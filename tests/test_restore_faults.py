@@ -23,9 +23,12 @@ from inspector.log.deltalog import DeltaLog
 from inspector.restore import plan_restore
 from inspector.restore.actions import restore_actions
 from inspector.rows.delta_engine import read_snapshot
+from inspector.settings import Settings
 from inspector.storage.local import CommitStep
 from inspector.table import open_table
 from tests.conftest import copy_corpus_table, crash_in_child, sales_table
+
+CHECK_WORKERS = Settings().check_workers
 
 _COMMIT_NAME = re.compile(r"^\d{20}\.json$")
 
@@ -118,4 +121,7 @@ def test_a_restore_commit_crashed_after_any_step_reads_at_the_old_or_the_new_ver
         assert set(latest.files) == set(expected.files), step
         if new:
             assert log.commit(5).commit_info.operation == "RESTORE"
-        assert read_snapshot(latest, spark=spark).count() == expected.num_records, step
+        assert (
+            read_snapshot(latest, spark=spark, check_workers=CHECK_WORKERS).count()
+            == expected.num_records
+        ), step

@@ -26,6 +26,8 @@ from inspector.settings import Settings
 from inspector.table.timetravel import parse_timestamp, resolve_version, version_at_timestamp
 from tests.conftest import CORPUS
 
+CHECK_WORKERS = Settings().check_workers
+
 UTC = UTC
 TABLE = "delta-kernel-rs-golden/basic-with-inserts-deletes-checkpoint/delta"  # versions 0..13
 T0 = datetime(2024, 10, 8, 5, 0, 0, tzinfo=UTC)
@@ -136,7 +138,8 @@ def test_a_vacuumed_version_names_a_missing_file(spark):
     """The corpus' VACUUMed table: the latest version reads, older versions lost files."""
     log = DeltaLog.open(str(CORPUS / "delta-kernel-rs-golden/snapshot-vacuumed/delta"))
     with pytest.raises(MissingDataFile) as caught:
-        read_snapshot(log.snapshot(0), spark=spark)  # refused before Spark reads
+        # Refused before Spark reads.
+        read_snapshot(log.snapshot(0), spark=spark, check_workers=CHECK_WORKERS)
     assert ".parquet, which is missing" in caught.value.message
     assert "vacuumed or not copied" in caught.value.message
 
@@ -147,15 +150,18 @@ def test_a_deleted_data_file_is_named_and_the_version_refused(copy_table, spark)
     victim = log.snapshot(0).add_files[0]
     os.remove(log.snapshot(0).data_path(victim))
     with pytest.raises(MissingDataFile, match=victim.path.split("/")[-1]):
-        read_snapshot(log.snapshot(1), spark=spark)
+        read_snapshot(log.snapshot(1), spark=spark, check_workers=CHECK_WORKERS)
     with pytest.raises(MissingDataFile, match="vacuumed or not copied"):
-        read_snapshot(log.snapshot(0), spark=spark)
+        read_snapshot(log.snapshot(0), spark=spark, check_workers=CHECK_WORKERS)
 
 
 def test_rows_at_a_resolved_timestamp_are_that_versions_rows(hourly, spark):
     version = version_at_timestamp(hourly, parse_timestamp("2024-10-08 08:30"), Settings())
     snapshot = hourly.snapshot(version)
-    assert read_snapshot(snapshot, spark=spark).count() == snapshot.num_records
+    assert (
+        read_snapshot(snapshot, spark=spark, check_workers=CHECK_WORKERS).count()
+        == snapshot.num_records
+    )
 
 
 @pytest.mark.spark
@@ -164,7 +170,9 @@ def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path, 
     log_only = tmp_path / "log-only"
     shutil.copytree(root / "_delta_log", log_only / "_delta_log")
     with pytest.raises(MissingDataFile, match="and 1 more"):
-        read_snapshot(DeltaLog.open(str(log_only)).snapshot(), spark=spark)
+        read_snapshot(
+            DeltaLog.open(str(log_only)).snapshot(), spark=spark, check_workers=CHECK_WORKERS
+        )
 
 
 def test_every_time_the_app_shows_is_accepted_back_and_finds_its_version(copy_table):

@@ -27,6 +27,8 @@ from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_v
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 
+CHECK_WORKERS = Settings().check_workers
+
 HOUR = 3_600_000
 DAY = 24 * HOUR
 NOW = int(time.time() * 1000)
@@ -354,7 +356,20 @@ def test_retention_shorter_than_the_tables_is_warned_as_deltas_check_does(tmp_pa
     nine_days = plan_vacuum(log, retain_hours=9 * 24)
 
     assert default.retain_hours == 240 and default.warnings == ()
-    assert "shorter than the table's delta.deletedFileRetentionDuration" in nine_days.warnings[0]
+    assert "shorter than the table's deleted-file retention" in nine_days.warnings[0]
+
+
+def test_the_tables_retention_is_worded_as_every_retention_message(tmp_path):
+    """The configured retention as a duration and the property it comes from, as a
+    restore's retention warning words it: one wording, ``Retention.describe``."""
+    log = _retaining_deleted_files(tmp_path, "interval 10 days")
+
+    plan = plan_vacuum(log, retain_hours=9 * 24)
+
+    assert plan.warnings[0].startswith(
+        "A retention of 216 hours is shorter than the table's deleted-file retention "
+        "(10 days (delta.deletedFileRetentionDuration = 'interval 10 days')): "
+    )
 
 
 def test_retention_under_seven_days_is_warned_even_when_the_table_allows_it(tmp_path):
@@ -412,7 +427,7 @@ def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_k
 
     with pytest.raises(Exception, match="(?i)path does not exist|not found|no such file"):
         spark.read.parquet(*[gone.data_path(a) for a in gone.add_files]).count()
-    rows = read_snapshot(log.snapshot(kept), spark=spark).count()
+    rows = read_snapshot(log.snapshot(kept), spark=spark, check_workers=CHECK_WORKERS).count()
     assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows
 
 

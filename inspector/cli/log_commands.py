@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Rendered, Result, element_text
+from inspector.cli.render import Printed, Rendered, element_text
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -22,31 +21,31 @@ if TYPE_CHECKING:
 # answered from the log index needs neither the overview, engine compatibility nor text.
 
 
-@dataclass(frozen=True, kw_only=True)
-class HistoryResult(Result):
-    """``history``: entries newest first, and the table's own problems."""
+def _history_result(
+    entries: Iterable[HistoryEntry], warnings: list[str], pager: HistoryPager | None = None
+) -> Printed:
+    """``history``: entries newest first (a whole history given as its pages are read, by
+    ``pager``), printed one by one, and the table's own problems."""
 
-    entries: Iterable[HistoryEntry]  # a whole history is given as its pages are read
-    pager: HistoryPager | None = None  # the whole history's, read as ``entries`` are
-
-    def closing_notes(self) -> Iterator[str]:
-        # What filters chose is said after the entries were read.
+    def note() -> tuple[str, ...]:  # what filters chose, said after the entries were read
         from inspector.table.history_filter import FilteredHistory
 
-        note = self.entries.note() if isinstance(self.entries, FilteredHistory) else None
-        return iter(() if note is None else (note,))
+        found = entries.note() if isinstance(entries, FilteredHistory) else None
+        return () if found is None else (found,)
 
-    def to_json(self) -> Iterator[Any]:
+    def json() -> Iterator[Any]:
         from inspector.table.history import history_record
 
-        if self.pager is None:
-            return (history_record(e) for e in self.entries)  # printed one by one
-        return _kept_json(self.entries, self.pager)
+        if pager is None:
+            return (history_record(e) for e in entries)
+        return _kept_json(entries, pager)
 
-    def text(self) -> Iterator[str]:
+    def lines() -> Iterator[str]:
         from inspector.present.text.log import history_lines
 
-        return history_lines(self.entries)
+        return history_lines(entries)
+
+    return Printed(json=json, lines=lines, closing=note, warnings=warnings)
 
 
 def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
@@ -110,7 +109,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
-def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResult:
+def history_command(args: argparse.Namespace, settings: Settings) -> Printed:
     from inspector.log.deltalog import table_problems
     from inspector.table import open_table
     from inspector.table.history import HistoryPager, history_page, newest_first
@@ -132,14 +131,14 @@ def history_command(args: argparse.Namespace, settings: Settings) -> HistoryResu
     if args.limit is not None:  # only the newest commits are read
         page = history_page(log, settings, limit=max(args.limit, 0))[::-1]
         chosen = FilteredHistory([*staged, *page][: max(args.limit, 0)], keep)
-        return HistoryResult(entries=chosen, warnings=table_problems(log, whole=False))
+        return _history_result(chosen, table_problems(log, whole=False))
     problems = table_problems(log)
     if keep.any:
         chosen = filtered_history(log, settings, keep, lead=staged)
-        return HistoryResult(entries=chosen, warnings=problems)
+        return _history_result(chosen, problems)
     pager = HistoryPager(log, settings)
     pages = itertools.chain(staged, newest_first(pager))
-    return HistoryResult(entries=pages, warnings=problems, pager=None if staged else pager)
+    return _history_result(pages, problems, None if staged else pager)
 
 
 def _files_args(parser: argparse.ArgumentParser) -> None:

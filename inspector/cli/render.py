@@ -42,17 +42,21 @@ class Result:
 
 @dataclass(frozen=True, kw_only=True)
 class Printed(Result):
-    """A command's result as its JSON value (None: nothing printed) and its text lines, each
-    made only when its mode is asked for."""
+    """A command's result as its JSON value (None: nothing printed), its text lines and its
+    closing notes (asked for after the output was printed), each made only when asked for."""
 
     json: Callable[[], Any] = lambda: None
     lines: Callable[[], Iterable[str]] = tuple
+    closing: Callable[[], Iterable[str]] = tuple
 
     def to_json(self) -> Any:
         return self.json()
 
     def text(self) -> Iterator[str]:
         return iter(self.lines())
+
+    def closing_notes(self) -> Iterator[str]:
+        return iter(self.closing())
 
 
 def render(result: object, *, as_json: bool) -> int:

@@ -285,15 +285,14 @@ def _restores_undone_by(log: DeltaLog, lost: set[int]) -> list[int]:
 def _retention_warnings(retain_ms: int, table: properties.Retention) -> list[str]:
     """Delta's retention check (``checkRetentionPeriodSafety``), plus its 7-day advice."""
     hours = f"{retain_ms / HOUR_MS:g} hours"
-    configured, configured_ms = table.text, table.ms
     risk = (
         "Readers of older snapshots and writes still running can fail, and a running "
         "write can lose files it has not committed yet."
     )
-    if retain_ms < configured_ms:
+    if retain_ms < table.ms:
         return [
-            f"A retention of {hours} is shorter than the table's "
-            f"delta.deletedFileRetentionDuration ({configured}): Delta's VACUUM refuses it "
+            f"A retention of {hours} is shorter than the table's deleted-file retention "
+            f"({table.describe()}): Delta's VACUUM refuses it "
             "unless its retention check is turned off "
             "(spark.databricks.delta.retentionDurationCheck.enabled=false; delta-rs: "
             f"enforce_retention_duration=False). {risk}"

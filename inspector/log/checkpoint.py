@@ -24,6 +24,7 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog, InspectorError
 from inspector.delta.parse import parse_action
 from inspector.delta.paths import LOG_DIR
+from inspector.delta.protocol import describe_protocol
 from inspector.log import arrays, columnar, text
 from inspector.log.commit import parse_json_actions
 from inspector.log.index import TableIndex
@@ -393,7 +394,4 @@ def _protocol_view(p: Protocol | None) -> tuple[Any, ...] | None:
 
 
 def _protocol_words(p: Protocol | None) -> str:
-    if p is None:
-        return "(none)"
-    features = f" with features {', '.join(p.features)}" if p.features else ""
-    return f"{p.min_reader_version}/{p.min_writer_version}{features}"
+    return "(none)" if p is None else describe_protocol(p)

@@ -71,8 +71,9 @@ class StagedCommit:
         }
 
 
-def list_staged(storage: Storage) -> list[LogFile]:
-    """Every staged commit file (``<version>.<uuid>.json``), by version then name."""
+def newer_staged(storage: Storage, published: int) -> list[LogFile]:
+    """The staged commit files (``<version>.<uuid>.json``) newer than ``published`` (the
+    newest ``<version>.json``), by version then name."""
     try:
         listed = storage.list(STAGED_DIR)
     except OSError:
@@ -82,7 +83,7 @@ def list_staged(storage: Storage) -> list[LogFile]:
             name=m.name, path=storage.uri(m.path), size=m.size, modification_time=m.last_modified
         )
         for m in listed
-        if _STAGED.match(m.name)
+        if _STAGED.match(m.name) and staged_version(m.name) > published
     ]
     return sorted(files, key=lambda f: (staged_version(f.name), f.name))
 
@@ -92,11 +93,9 @@ def staged_version(name: str) -> int:
     return int(name[:20])
 
 
-def pending_commits(
-    files: list[LogFile], published: int, catalog: CatalogCommits | None
-) -> list[StagedCommit]:
-    """The staged commits newer than ``published`` (the newest ``<version>.json``), each
-    with its status by what the catalog says (unknown without it)."""
+def pending_commits(files: list[LogFile], catalog: CatalogCommits | None) -> list[StagedCommit]:
+    """The staged commits of ``files`` (from :func:`newer_staged`), each with its status by
+    what the catalog says (unknown without it)."""
 
     def status(version: int, name: str) -> StagedStatus:
         if catalog is None:
@@ -105,8 +104,4 @@ def pending_commits(
         return StagedStatus.RATIFIED if ratified else StagedStatus.NOT_RATIFIED
 
     versions = [(staged_version(f.name), f) for f in files]
-    return [
-        StagedCommit(version=v, file=f, status=status(v, f.name))
-        for v, f in versions
-        if v > published
-    ]
+    return [StagedCommit(version=v, file=f, status=status(v, f.name)) for v, f in versions]

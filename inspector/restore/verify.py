@@ -234,10 +234,13 @@ def _rows_check(
 
     try:
         spark = spark or get_spark(settings)
-        got = read_snapshot(new, spark=spark).count()
+        workers = settings.check_workers
+        got = read_snapshot(new, spark=spark, check_workers=workers).count()
         kept = [a for k, a in target.files.items() if k not in dropped]
         want = (
-            read_files(target, kept, spark=spark) if dropped else read_snapshot(target, spark=spark)
+            read_files(target, kept, spark=spark, check_workers=workers)
+            if dropped
+            else read_snapshot(target, spark=spark, check_workers=workers)
         ).count()
     except UnsupportedFeature as exc:
         return CheckStatus.SKIPPED, f"Rows could not be read with Spark: {exc}"

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from inspector.delta import properties
+from inspector.delta.actions import canonical_path
 from inspector.delta.errors import InvalidInput, MissingDataFile
 from inspector.files.pruning import Filters, prune
 from inspector.log.deltalog import DeltaLog
@@ -92,7 +92,7 @@ def blame_rows(
     """
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
-    read = read_snapshot(snapshot, spark=spark, check_files=False)  # planned, not read
+    read = read_snapshot(snapshot, spark=spark, check_workers=None)  # planned, not read
     filters = log_filters(filtered(read, where), snapshot)
     walk = _Walk(log, spark, where, snapshot.schema, max_rows)
     earliest = log.earliest_version
@@ -149,7 +149,7 @@ class _Walk:
         """Whether a commit may have written a followed or matching row."""
         adds, removes = _file_tables(commit)
         followed = {s.file for s in self.previous or ()}
-        if any(unquote(p) in followed for p in _paths(removes)):
+        if any(p in followed for p in removes.column("key_path").to_pylist()):
             return True
         return any(
             table.num_rows and any(prune(table, schema, filters).stats.to_pylist())
@@ -179,7 +179,7 @@ class _Walk:
 
         snapshot = self.log.snapshot(version)
         # Not checked first: a version whose files VACUUM removed cuts the history short.
-        df = read_snapshot(snapshot, spark=self.spark, check_files=False)
+        df = read_snapshot(snapshot, spark=self.spark, check_workers=None)
         ids = [t.row_id for t in self.tracks if t.row_id is not None]
         by_id = F.col("_metadata.row_id").isin(ids) if tracking and ids else None
         condition = _resolved(df, self.where)
@@ -208,7 +208,7 @@ class _Walk:
                 row_id=r[_ID] if tracking else None,
                 values={n: r[n] for n in names},
                 rcv=r[_RCV] if tracking else None,
-                file=relative_path(unquote(r[_FILE]), self.log.table_root),
+                file=relative_path(canonical_path(r[_FILE]), self.log.table_root),
             )
             for r in rows
         ]
@@ -304,10 +304,6 @@ def _file_tables(commit: Commit) -> tuple[Any, Any]:
     return columnar.from_records("add", commit.adds), columnar.from_records(
         "remove", commit.removes
     )
-
-
-def _paths(table: Any) -> list[str]:
-    return [str(p) for p in table.column("path").to_pylist()] if table.num_rows else []
 
 
 def _rows(

@@ -25,19 +25,20 @@ if TYPE_CHECKING:
 
 
 def read_snapshot(
-    snapshot: Snapshot, *, spark: SparkSession, check_files: bool = True
+    snapshot: Snapshot, *, spark: SparkSession, check_workers: int | None
 ) -> DataFrame:
     """The snapshot's rows read by Delta Lake's reader (``versionAsOf``); lazy.
 
-    ``check_files`` names a missing data or deletion-vector file before Spark starts; it is
-    off for a question Delta's planner answers without opening files (``explain``).
+    ``check_workers`` (``settings.check_workers``) stat calls name a missing data or
+    deletion-vector file before Spark starts; None for a question Delta's planner answers
+    without opening files (``explain``), or whose caller checked them.
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
         UnsupportedFeature: Delta refuses the version; its reason in one line.
     """
-    if check_files:
-        check_files_exist(snapshot, snapshot.add_files)
+    if check_workers is not None:
+        check_files_exist(snapshot, snapshot.add_files, workers=check_workers)
     return _load(
         spark, snapshot, f"version {snapshot.version}", _PICK, versionAsOf=snapshot.version
     )
@@ -55,9 +56,12 @@ def _load(
         raise refusal(exc, what, hint) from None
 
 
-def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession) -> DataFrame:
+def read_files(
+    snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSession, check_workers: int
+) -> DataFrame:
     """The rows of some files of ``snapshot`` (its add actions, each with its deletion
-    vector there), read by Delta's own scan: only these files are opened.
+    vector there), read by Delta's own scan: only these files are opened, each checked
+    first by ``check_workers`` stat calls.
 
     Raises:
         MissingDataFile: A data or deletion-vector file is missing (named).
@@ -66,7 +70,7 @@ def read_files(snapshot: Snapshot, adds: Iterable[AddFile], *, spark: SparkSessi
     from pyspark.sql import DataFrame
 
     adds = list(adds)
-    check_files_exist(snapshot, adds)
+    check_files_exist(snapshot, adds, workers=check_workers)
     try:
         delta_log, delta_snapshot = _delta_snapshot(spark, snapshot)
         chosen = _chosen_adds(spark, delta_snapshot, [a.path for a in adds])
@@ -144,9 +148,6 @@ def delta_reason(exc: BaseException) -> str:
     return re.sub(r"^\[[A-Z_.]+\]\s*", "", line)[:400]
 
 
-_STAT_WORKERS = 8  # parallel local stat calls before Spark starts
-
-
 def read_warnings(snapshot: Snapshot) -> list[str]:
     """Caveats about rows read from this snapshot (shown beside a preview)."""
     if reader_features(snapshot.protocol) & MANAGED_FEATURES:
@@ -157,16 +158,15 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
     return []
 
 
-def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile]) -> None:
+def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile], *, workers: int) -> None:
     """Check every data and deletion-vector file before Spark starts, for a clean message,
-    by the health check's rule (:func:`inspector.files.filecheck.check_files`).
+    by the health check's rule (:func:`inspector.files.filecheck.check_files`), with
+    ``workers`` parallel stat calls (``settings.check_workers``).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    issues = check_files(
-        snapshot.table_root, list(adds), workers=_STAT_WORKERS, storage=snapshot.store
-    )
+    issues = check_files(snapshot.table_root, list(adds), workers=workers, storage=snapshot.store)
     if not issues:
         return
     first = issues[0]

@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -131,7 +130,7 @@ def explain_read(
     snapshot = log.snapshot(version)
     spark = spark or get_spark(settings)
     # Delta's planner opens no file: none is checked first.
-    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
+    df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
     filters = log_filters(df, snapshot)
     files = snapshot.files_table
     masks = prune(files, snapshot.schema, filters)
@@ -163,26 +162,23 @@ def explain_read(
 
 
 def _delta_kept(df: DataFrame, snapshot: Snapshot, files: pa.Table) -> pa.Array:
-    """Which rows of ``files`` Delta's planner reads, as a mask (Spark's paths are
-    unescaped: only the log's paths holding a ``%`` are unescaped to compare)."""
+    """Which rows of ``files`` Delta's planner reads, as a mask: Spark's paths (unescaped)
+    against the log's canonical paths (``key_path``)."""
     read = pa.array(
         sorted({relative_path(p, snapshot.table_root) for p in df.inputFiles()}), pa.string()
     )
-    paths = files.column("path").combine_chunks() if files.num_rows else pa.array([], pa.string())
-    kept = pc.fill_null(pc.is_in(paths, value_set=read), False)
-    escaped = pc.fill_null(pc.match_substring(paths, "%"), False)
-    if not pc.any(escaped).as_py():
-        return kept
-    unescaped = pa.array([unquote(p) for p in paths.filter(escaped).to_pylist()], pa.string())
-    return pc.replace_with_mask(kept, escaped, pc.is_in(unescaped, value_set=read))
+    keys = files.column("key_path")
+    paths = keys.combine_chunks() if files.num_rows else pa.array([], pa.string())
+    return pc.fill_null(pc.is_in(paths, value_set=read), False)
 
 
 def relative_path(path: str, root: str) -> str:
-    """A file's path as Spark gives it, relative to the table root: compared past scheme and
-    authority (Spark's ``file:/`` or ``s3a://`` where the table was a path or ``s3://``)."""
+    """A file's path as Spark gives it (unescaped), as the log's canonical path names it:
+    relative to the table root, compared past scheme and authority (Spark's ``file:/`` or
+    ``s3a://`` where the table was a path or ``s3://``); outside the root without ``file:``."""
     base = _past_authority(root).rstrip("/") + "/"
     inside = _past_authority(path)
-    return inside[len(base) :] if inside.startswith(base) else path
+    return inside[len(base) :] if inside.startswith(base) else path.removeprefix("file:")
 
 
 def _past_authority(uri: str) -> str:

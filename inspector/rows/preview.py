@@ -88,13 +88,14 @@ def build_preview(
     from inspector.rows.delta_engine import check_files_exist, read_snapshot, read_warnings
 
     snapshot = log.snapshot(version)
-    check_files_exist(snapshot, snapshot.add_files)  # refuse before paying for Spark's start
+    # Refuse before paying for Spark's start.
+    check_files_exist(snapshot, snapshot.add_files, workers=settings.check_workers)
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     if spark is None:
         progress("Starting Spark…")
         spark = get_spark(settings)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
-    df = filtered(read_snapshot(snapshot, spark=spark, check_files=False), where)
+    df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
     rows = spark_action(lambda: displayable(df).limit(limit).toArrow().to_pylist())
     progress("Counting rows…")
     # Without a filter Delta answers the count from the log's statistics where it can.

@@ -84,7 +84,7 @@ def diff_rows(
     added, removed, changed = 0, 0, 0 if key else None
     samples = RowSamples(offset=offset, limit=limit)
     if files:  # else no file changed, so no row did: no need to start Spark
-        net, maps = _net_rows(sides, diff, spark or get_spark(settings))
+        net, maps = _net_rows(sides, diff, spark or get_spark(settings), settings.check_workers)
         columns = tuple(c for c in net.columns if c != COUNT)
         counted = (
             _keyed(net, key, offset, limit, maps, diff)
@@ -107,13 +107,13 @@ def diff_rows(
 
 
 def _net_rows(
-    sides: tuple[Snapshot, Snapshot], diff: FileDiff, spark: SparkSession
+    sides: tuple[Snapshot, Snapshot], diff: FileDiff, spark: SparkSession, workers: int
 ) -> tuple[DataFrame, set[str]]:
     """The changed files' rows with their net multiplicity, and the names of map columns."""
     from inspector.rows.delta_engine import read_files
 
-    before = read_files(sides[0], diff.only_in_from, spark=spark)
-    after = read_files(sides[1], diff.only_in_to, spark=spark)
+    before = read_files(sides[0], diff.only_in_from, spark=spark, check_workers=workers)
+    after = read_files(sides[1], diff.only_in_to, spark=spark, check_workers=workers)
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
     maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
     return net_rows(before, after), maps

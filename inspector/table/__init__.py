@@ -3,7 +3,8 @@ it is and was, read from its log alone: the history, each version's files, time 
 overview, insights, engine compatibility and the rows a commit inserted, deleted and updated.
 
 May import ``inspector.log``, ``inspector.catalog`` (only ``handle``: names to
-locations), ``inspector.storage``, ``inspector.settings`` and ``inspector.delta``.
+locations, and what a catalog says of a table's commits), ``inspector.storage``,
+``inspector.settings`` and ``inspector.delta``.
 Never imports pyspark: every answer here comes without a JVM.
 """
 

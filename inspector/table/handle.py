@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inspector.catalog import resolve_table
+from inspector.catalog import CatalogKind, parse_catalog_name, resolve_table
 from inspector.connection import StorageOptions
-from inspector.delta.errors import NotADeltaTable
+from inspector.delta.errors import InspectorError, NotADeltaTable
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import open_index
+from inspector.log.staged import CatalogCommits
 from inspector.settings import Settings
 from inspector.storage.location import Location, parse_location
 
@@ -85,3 +86,25 @@ def for_commit(table: Table, settings: Settings) -> Table:
     if table.name is None:
         return table
     return open_table(table.name, settings, write=True)
+
+
+def catalog_commits(table: Table, settings: Settings) -> CatalogCommits | None:
+    """What the table's catalog says of its commits (Unity Catalog's ``loadTable``); None
+    for a table opened by path, a catalog that cannot say (Glue, a server without the Delta
+    API)."""
+    parsed = parse_catalog_name(table.name or "")
+    if parsed is None or parsed.kind is not CatalogKind.UNITY:
+        return None
+    from inspector.catalog.unity import UnityCatalog
+
+    try:
+        server = UnityCatalog(settings)
+        answer = server.ratified_commits(parsed)
+    except InspectorError:
+        return None
+    if answer is None:
+        return None
+    ratified, latest = answer
+    return CatalogCommits(
+        source=f"Unity Catalog at {server.url}", ratified=ratified, latest_version=latest
+    )

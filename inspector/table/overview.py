@@ -119,7 +119,7 @@ def describe_detail(
         description=meta.description,
         location=log.table_root,
         created_at=meta.created_time,
-        last_modified=_last_modified(log, snap, history),
+        last_modified=_last_modified(snap, history),
         version=snap.version,
         partition_columns=meta.partition_columns,
         clustering_columns=clustering_columns(snap),
@@ -196,11 +196,9 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     return tuple(logical.get(p, ".".join(p)) for p in paths)
 
 
-def _last_modified(log: DeltaLog, snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
-    for entry in reversed(history):
-        if entry.version == snap.version:
-            return entry.timestamps.history
-    # The latest version exists only as a checkpoint: its file time is all that is known.
-    checkpoints = log.listing.checkpoints.get(snap.version, ())
-    times = [f.modification_time for cp in checkpoints for f in cp.files]
-    return max(times) if times else None
+def _last_modified(snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
+    """The version's history timestamp (a version with only a checkpoint has a history
+    entry too, timed by its checkpoint file: ``history_entry._checkpoint_only``)."""
+    return next(
+        (e.timestamps.history for e in reversed(history) if e.version == snap.version), None
+    )

@@ -1,8 +1,9 @@
 """A catalog-managed table's staged commits, shown in its history: one question, here.
 
 The staged commits newer than the published log (:mod:`inspector.log.staged`), with what
-the catalog says of them for a table opened by a ``uc://`` name (Unity Catalog's
-``loadTable``), become history entries marked with their status.
+the catalog says of them for a table opened by a ``uc://`` name
+(:func:`inspector.table.handle.catalog_commits`), become history entries marked with
+their status.
 """
 
 from __future__ import annotations
@@ -10,20 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from inspector.catalog.names import CatalogKind, parse_catalog_name
 from inspector.delta.errors import InspectorError
 from inspector.delta.protocol import catalog_features
 from inspector.log.commit import Commit, parse_commit
-from inspector.log.staged import (
-    STAGED_DIR,
-    CatalogCommits,
-    StagedCommit,
-    list_staged,
-    pending_commits,
-    staged_version,
-)
+from inspector.log.staged import STAGED_DIR, StagedCommit, newer_staged, pending_commits
 from inspector.settings import Settings
-from inspector.table.handle import Table
+from inspector.table.handle import Table, catalog_commits
 from inspector.table.history_entry import HistoryEntry, history_entries
 from inspector.table.rowcounts import rows_along
 from inspector.table.rowrule import UNKNOWN, RowChange
@@ -31,41 +24,19 @@ from inspector.table.rowrule import UNKNOWN, RowChange
 
 def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
     """The staged commits newer than the published log, when the table is catalog-managed
-    (its protocol is read only when staged files newer than the published log exist)."""
+    (its protocol is read, and its catalog asked, only when such staged files exist)."""
     log = table.log
     if not log.staged_commits:  # an empty folder: the log lists it once per refresh
         return []
-    files = list_staged(log.storage)
-    published = log.latest_version
-    if not any(staged_version(f.name) > published for f in files):
+    files = newer_staged(log.storage, log.latest_version)
+    if not files:
         return []
     try:
         if not catalog_features(log.snapshot().protocol):
             return []
     except InspectorError:  # the latest version is unreadable: the check says so
         return []
-    return pending_commits(files, published, catalog_commits(table.name, settings))
-
-
-def catalog_commits(name: str | None, settings: Settings) -> CatalogCommits | None:
-    """What the table's catalog says of its commits; None for a table opened by path, a
-    catalog that cannot say (Glue, a server without the Delta API)."""
-    parsed = parse_catalog_name(name or "")
-    if parsed is None or parsed.kind is not CatalogKind.UNITY:
-        return None
-    from inspector.catalog.unity import UnityCatalog
-
-    try:
-        server = UnityCatalog(settings)
-        answer = server.ratified_commits(parsed)
-    except InspectorError:
-        return None
-    if answer is None:
-        return None
-    ratified, latest = answer
-    return CatalogCommits(
-        source=f"Unity Catalog at {server.url}", ratified=ratified, latest_version=latest
-    )
+    return pending_commits(files, catalog_commits(table, settings))
 
 
 def staged_entries(
