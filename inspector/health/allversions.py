@@ -20,7 +20,7 @@ from inspector.health.checksum import TableState, check_checksum, read_checksums
 from inspector.health.examine import (
     Checked,
     Judged,
-    Progress,
+    Judging,
     Tally,
     judge_files,
     ref_path,
@@ -40,21 +40,12 @@ from inspector.log.snapshot import FileKey
 _UNREADABLE = VersionStatus.UNREADABLE
 
 
-def check_all_versions(
-    log: DeltaLog,
-    *,
-    verify_all: bool,
-    deep: bool,
-    cap: int,
-    workers: int,
-    progress: Progress | None,
-) -> Checked:
+def check_all_versions(log: DeltaLog, how: Judging, *, verify_all: bool) -> Checked:
     """Every retained version's verdict (``verify_all``: compare every checkpoint with its
-    commits and every ``.crc`` with its replay, else only the newest; the rest as
-    :func:`~.check.check_latest`'s)."""
-    traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
+    commits and every ``.crc`` with its replay, else only the newest)."""
+    traced, walked, judged = judged_trace(log, how)
     problems = _problems(log, traced, verify_all)
-    versions = _versions(traced, judged.issues, problems, cap)
+    versions = _versions(traced, judged.issues, problems, how.cap)
     crcs = _checksums(log, traced, verify_all)
     # orphans: the walked files no add of a retained version and no change-data file names
     named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
@@ -66,28 +57,13 @@ def check_all_versions(
 
 
 def judged_trace(
-    log: DeltaLog,
-    *,
-    deep: bool,
-    workers: int,
-    progress: Progress | None = None,
-    walk: tuple[list[str], list[int]] | None = None,
+    log: DeltaLog, how: Judging, walk: tuple[list[str], list[int]] | None = None
 ) -> tuple[ArrowTrace, pa.Table, Judged]:
     """The trace of every retained version, one walk of the table folder (``walk``: its
     paths and sizes, when listed already) and each distinct file judged once against it."""
-    traced = trace(log, deep=deep)
+    traced = trace(log, deep=how.deep)
     walked = stored_files(*(walk or log.storage.walk_sizes()), traced.partition_columns)
-    judged = judge_files(
-        traced.plain,
-        traced.refs,
-        walked,
-        log.storage,
-        root=traced.root,
-        deep=deep,
-        workers=workers,
-        progress=progress,
-    )
-    return traced, walked, judged
+    return traced, walked, judge_files(log, traced.plain, traced.refs, walked, how)
 
 
 def _problems(
