@@ -30,7 +30,6 @@ from inspector.files.filecheck import (
     FileRole,
     FileState,
     examine_file,
-    examine_stored,
     judge_size,
     referenced_files,
 )
@@ -141,10 +140,7 @@ def examine(
         facts: dict[str, Any] = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
         if not deep and where in walked:
             return judge_size(where, walked[where], **facts)
-        if stored is not None:
-            issue = examine_stored(where, stored, walked, **facts)
-        else:
-            issue = examine_file(where, **facts)
+        issue = examine_file(where, storage=stored, sizes=walked, **facts)
         if issue is None and deep and ref.role is FileRole.DATA_FILE:
             return _footer_issue(where, ref, stored)
         return issue
