@@ -46,12 +46,7 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         """``{"support": "no", "blocking": [...], "since": null, "caveats": [...]}``."""
-        return {
-            "support": str(self.support),
-            "blocking": list(self.blocking),
-            "since": self.since,
-            "caveats": list(self.caveats),
-        }
+        return camel_json(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,13 +94,7 @@ class CompatibilityChange:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, with the sentence."""
-        plain = {n: str(getattr(self, n)) for n in ("access", "before", "after")}
-        return {
-            **camel_json(self, "version", "engine"),
-            **plain,
-            "features": list(self.features),
-            "text": self.text,
-        }
+        return {**camel_json(self), "text": self.text}
 
 
 @dataclass(frozen=True, kw_only=True)
