@@ -61,13 +61,8 @@ class EngineCompatibility:
     checked: str
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form of one engine's row."""
-        return {
-            **camel_json(self, "engine", "label"),
-            "read": self.read.to_json(),
-            "write": self.write.to_json(),
-            **camel_json(self, "source", "checked"),
-        }
+        """The JSON form of one engine's row (its fields in their order)."""
+        return {**camel_json(self), "read": self.read.to_json(), "write": self.write.to_json()}
 
 
 @dataclass(frozen=True, kw_only=True)
