@@ -48,7 +48,7 @@ def check_all_versions(log: DeltaLog, how: Judging, *, verify_all: bool) -> Chec
     versions = _versions(traced, judged.issues, problems, how.cap)
     crcs = _checksums(log, traced, verify_all)
     # orphans: the walked files no add of a retained version and no change-data file names
-    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
+    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.notes.cdc)]
     return Checked(
         versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
@@ -62,7 +62,7 @@ def judged_trace(
     """The trace of every retained version, one walk of the table folder (``walk``: its
     paths and sizes, when listed already) and each distinct file judged once against it."""
     traced = trace(log, deep=how.deep)
-    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.partition_columns)
+    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.notes.partition_columns)
     return traced, walked, judge_files(log, traced.plain, traced.refs, walked, how)
 
 
@@ -200,11 +200,11 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     counted = _live_counts(traced, sorted(found))
     out: dict[int, ChecksumCheck] = {}
     for start, end in reached:
-        state = TableState.of(traced.bases[start])
-        steps = {v for v in [*traced.actions, *found] if start < v <= end}
+        state = TableState.of(traced.notes.bases[start])
+        steps = {v for v in [*traced.notes.stated, *found] if start < v <= end}
         for version in [start, *sorted(steps)]:
             if version != start:
-                state = state.applied(traced.actions.get(version, ()))
+                state = state.applied(traced.notes.stated.get(version, ()))
             if version in found:
                 num_files, size = counted[version]
                 at = replace(state, num_files=num_files, table_size_bytes=size)
