@@ -227,8 +227,7 @@ class MetadataRow:
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind", "name", "before", "after", "changes"}``."""
-        plain = {"kind": self.kind.value, "changes": list(self.changes)}
-        return {**camel_json(self, "kind", "name", "before", "after"), **plain}
+        return camel_json(self, "kind", "name", "before", "after", "changes")
 
 
 def metadata_rows(diff: MetadataDiff) -> tuple[MetadataRow, ...]:

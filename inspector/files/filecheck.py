@@ -12,7 +12,7 @@ one listing of the table prefix, never a request per file.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -72,24 +72,38 @@ class FileIssue:
 
 
 def examine_file(
-    local_path: str, *, path: str, role: FileRole, expected_size: int
+    local_path: str,
+    *,
+    path: str,
+    role: FileRole,
+    expected_size: int,
+    storage: Storage | None = None,
+    sizes: Mapping[str, int] | None = None,
 ) -> FileIssue | None:
-    """Stat the file at ``local_path`` (``path`` in the log) and judge it by the rule above;
-    None when it is usable."""
-    try:
-        size: int | None = os.stat(local_path).st_size
-    except (FileNotFoundError, NotADirectoryError):
-        size = None
-    except OSError as exc:
-        detail = exc.strerror or str(exc)
-        return FileIssue(
-            path=path,
-            role=role,
-            state=FileState.UNREADABLE,
-            expected_size=expected_size,
-            detail=detail,
-            local_path=local_path,
-        )
+    """Judge the file at ``local_path`` (``path`` in the log) by the rule above; None when
+    it is usable. It is stat'ed; in an object store (``storage``) its size comes from the
+    listing's ``sizes`` (by full location), and only a file outside the table root (an
+    absolute URI in the log) is asked for alone."""
+    size: int | None = None
+    if storage is not None:
+        size = (sizes or {}).get(local_path)
+        if size is None and not local_path.startswith(storage.uri().rstrip("/") + "/"):
+            meta = storage.head(local_path)
+            size = meta.size if meta is not None else None
+    else:
+        try:
+            size = os.stat(local_path).st_size
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as exc:
+            return FileIssue(
+                path=path,
+                role=role,
+                state=FileState.UNREADABLE,
+                expected_size=expected_size,
+                detail=exc.strerror or str(exc),
+                local_path=local_path,
+            )
     return judge_size(local_path, size, path=path, role=role, expected_size=expected_size)
 
 
@@ -134,26 +148,6 @@ def referenced_files(add: AddFile) -> list[Referenced]:
     return files
 
 
-def add_file_issues(
-    table_root: str,
-    add: AddFile,
-    storage: Storage | None = None,
-    sizes: dict[str, int] | None = None,
-) -> Iterator[FileIssue]:
-    """The issues of one add action's data file and deletion-vector file, tagged with its
-    key; with ``storage`` and ``sizes`` (by full location), sizes come from the listing."""
-    for at, path, role, size in referenced_files(add):
-        located = data_file_path(table_root, at)
-        if storage is not None and sizes is not None:
-            issue = examine_stored(
-                located, storage, sizes, path=path, role=role, expected_size=size
-            )
-        else:
-            issue = examine_file(located, path=path, role=role, expected_size=size)
-        if issue is not None:
-            yield replace(issue, key=add.key)
-
-
 def check_files(
     table_root: str, adds: Sequence[AddFile], *, workers: int, storage: Storage | None = None
 ) -> list[FileIssue]:
@@ -165,27 +159,25 @@ def check_files(
     """
     if not adds:
         return []
-    if storage is not None and storage.local_path() is None:  # one listing gives every size
-        sizes = {storage.uri(m.path): m.size for m in storage.walk()}
-        return [i for add in adds for i in add_file_issues(table_root, add, storage, sizes)]
+    stored = storage if storage is not None and storage.local_path() is None else None
+    sizes = {stored.uri(m.path): m.size for m in stored.walk()} if stored is not None else None
+
+    def issues(add: AddFile) -> list[FileIssue]:
+        """The issues of an add's data file and deletion-vector file, tagged with its key."""
+        found = (
+            examine_file(
+                data_file_path(table_root, at),
+                path=path,
+                role=role,
+                expected_size=size,
+                storage=stored,
+                sizes=sizes,
+            )
+            for at, path, role, size in referenced_files(add)
+        )
+        return [replace(issue, key=add.key) for issue in found if issue is not None]
+
+    if stored is not None:  # one listing gave every size
+        return [issue for add in adds for issue in issues(add)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        found = pool.map(lambda a: list(add_file_issues(table_root, a)), adds)
-        return [issue for issues in found for issue in issues]
-
-
-def examine_stored(
-    uri: str,
-    storage: Storage,
-    sizes: dict[str, int],
-    *,
-    path: str,
-    role: FileRole,
-    expected_size: int,
-) -> FileIssue | None:
-    """:func:`examine_file` for an object store: the size from the listing (a file outside
-    the table root, an absolute URI in the log, is asked for alone)."""
-    size = sizes.get(uri)
-    if size is None and not uri.startswith(storage.uri().rstrip("/") + "/"):
-        meta = storage.head(uri)
-        size = meta.size if meta is not None else None
-    return judge_size(uri, size, path=path, role=role, expected_size=expected_size)
+        return [issue for found in pool.map(issues, adds) for issue in found]

@@ -20,7 +20,7 @@ from inspector.health.checksum import TableState, check_checksum, read_checksums
 from inspector.health.examine import (
     Checked,
     Judged,
-    Progress,
+    Judging,
     Tally,
     judge_files,
     ref_path,
@@ -40,24 +40,15 @@ from inspector.log.snapshot import FileKey
 _UNREADABLE = VersionStatus.UNREADABLE
 
 
-def check_all_versions(
-    log: DeltaLog,
-    *,
-    verify_all: bool,
-    deep: bool,
-    cap: int,
-    workers: int,
-    progress: Progress | None,
-) -> Checked:
+def check_all_versions(log: DeltaLog, how: Judging, *, verify_all: bool) -> Checked:
     """Every retained version's verdict (``verify_all``: compare every checkpoint with its
-    commits and every ``.crc`` with its replay, else only the newest; the rest as
-    :func:`~.check.check_latest`'s)."""
-    traced, walked, judged = judged_trace(log, deep=deep, workers=workers, progress=progress)
+    commits and every ``.crc`` with its replay, else only the newest)."""
+    traced, walked, judged = judged_trace(log, how)
     problems = _problems(log, traced, verify_all)
-    versions = _versions(traced, judged.issues, problems, cap)
+    versions = _versions(traced, judged.issues, problems, how.cap)
     crcs = _checksums(log, traced, verify_all)
     # orphans: the walked files no add of a retained version and no change-data file names
-    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.cdc)]
+    named = [*judged.rest, *(ref_path(traced.root, path) for path in traced.notes.cdc)]
     return Checked(
         versions=tuple(with_checksum(v, crcs.get(v.version)) for v in versions),
         files_examined=judged.examined,
@@ -66,28 +57,13 @@ def check_all_versions(
 
 
 def judged_trace(
-    log: DeltaLog,
-    *,
-    deep: bool,
-    workers: int,
-    progress: Progress | None = None,
-    walk: tuple[list[str], list[int]] | None = None,
+    log: DeltaLog, how: Judging, walk: tuple[list[str], list[int]] | None = None
 ) -> tuple[ArrowTrace, pa.Table, Judged]:
     """The trace of every retained version, one walk of the table folder (``walk``: its
     paths and sizes, when listed already) and each distinct file judged once against it."""
-    traced = trace(log, deep=deep)
-    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.partition_columns)
-    judged = judge_files(
-        traced.plain,
-        traced.refs,
-        walked,
-        log.storage,
-        root=traced.root,
-        deep=deep,
-        workers=workers,
-        progress=progress,
-    )
-    return traced, walked, judged
+    traced = trace(log, deep=how.deep)
+    walked = stored_files(*(walk or log.storage.walk_sizes()), traced.notes.partition_columns)
+    return traced, walked, judge_files(log, traced.plain, traced.refs, walked, how)
 
 
 def _problems(
@@ -224,11 +200,11 @@ def _checksums(log: DeltaLog, traced: ArrowTrace, every: bool) -> dict[int, Chec
     counted = _live_counts(traced, sorted(found))
     out: dict[int, ChecksumCheck] = {}
     for start, end in reached:
-        state = TableState.of(traced.bases[start])
-        steps = {v for v in [*traced.actions, *found] if start < v <= end}
+        state = TableState.of(traced.notes.bases[start])
+        steps = {v for v in [*traced.notes.stated, *found] if start < v <= end}
         for version in [start, *sorted(steps)]:
             if version != start:
-                state = state.applied(traced.actions.get(version, ()))
+                state = state.applied(traced.notes.stated.get(version, ()))
             if version in found:
                 num_files, size = counted[version]
                 at = replace(state, num_files=num_files, table_size_bytes=size)

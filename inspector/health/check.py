@@ -19,6 +19,7 @@ from inspector.health.allversions import check_all_versions
 from inspector.health.checksum import TableState, check_checksum, read_checksums, with_checksum
 from inspector.health.examine import (
     Checked,
+    Judging,
     Progress,
     Ref,
     judge_files,
@@ -51,15 +52,12 @@ def check_table(
     ``deep``: also read each data file's Parquet footer; ``progress(done, total)``: called
     while files are examined."""
     cap, workers = settings.max_listed_files, max(1, settings.check_workers)
-    found = None
-    if not all_versions:
-        found = check_latest(log, deep=deep, cap=cap, workers=workers, progress=progress)
+    how = Judging(deep=deep, workers=workers, cap=cap, progress=progress)
+    found = None if all_versions else check_latest(log, how)
     whole = found is None or not found.versions[-1].is_complete
     if found is None or whole:
         # only what was asked is verified: every checkpoint and .crc, else the newest ones
-        found = check_all_versions(
-            log, verify_all=all_versions, deep=deep, cap=cap, workers=workers, progress=progress
-        )
+        found = check_all_versions(log, how, verify_all=all_versions)
     versions, orphans = found.versions, found.orphans
     return HealthReport(
         table_root=log.table_root,
@@ -78,42 +76,24 @@ def check_table(
     )
 
 
-def check_latest(
-    log: DeltaLog,
-    *,
-    deep: bool = False,
-    cap: int,
-    workers: int,
-    progress: Progress | None = None,
-) -> Checked | None:
+def check_latest(log: DeltaLog, how: Judging) -> Checked | None:
     """The latest version's verdict from its snapshot and one walk, or None when its
-    snapshot cannot be read (``cap``: ``max_listed_files``, the lists of bad files are
-    capped, the counts exact; ``workers``: parallel stat calls; the rest as
-    :func:`check_table`'s)."""
+    snapshot cannot be read."""
     latest, root = log.latest_version, log.table_root
     # The walk waits on the file system, the snapshot mostly in Arrow: both release the GIL.
     with ThreadPoolExecutor(max_workers=1) as pool:
         walk = pool.submit(log.storage.walk_sizes)
         try:
-            snap = log.snapshot(latest, statistics=deep)  # else only paths and sizes are judged
+            snap = log.snapshot(latest, statistics=how.deep)  # else only paths and sizes are judged
         except InspectorError:
             return None
         walked = stored_files(*walk.result(), snap.metadata.partition_columns)
-    plain, specials = snapshot_files(latest, snap.files_table, deep=deep)
+    plain, specials = snapshot_files(latest, snap.files_table, deep=how.deep)
     refs: dict[str, Ref] = {}
     for add in specials:
         register_add(refs, root, add)
-    judged = judge_files(
-        plain,
-        refs,
-        walked,
-        log.storage,
-        root=root,
-        deep=deep,
-        workers=workers,
-        progress=progress,
-    )
-    health = version_health(latest, judged.issues, log_problems_at(log, latest), cap)
+    judged = judge_files(log, plain, refs, walked, how)
+    health = version_health(latest, judged.issues, log_problems_at(log, latest), how.cap)
     crc = read_checksums(log, [latest])  # the latest version's .crc, when it has one
     if latest in crc:
         health = with_checksum(health, check_checksum(latest, crc[latest], TableState.of(snap)))

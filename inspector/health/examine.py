@@ -30,7 +30,6 @@ from inspector.files.filecheck import (
     FileRole,
     FileState,
     examine_file,
-    examine_stored,
     judge_size,
     referenced_files,
 )
@@ -38,12 +37,26 @@ from inspector.files.tablefiles import is_hidden, relative_path
 from inspector.health.intervals import whole_array
 from inspector.health.records import HealthProblem, VersionHealth, VersionStatus
 from inspector.log import arrays, columnar
+from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.storage import Storage
 
 _CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judging:
+    """How a check judges files: ``deep``, also read each data file's Parquet footer;
+    ``workers``, parallel stat calls; ``cap``, ``max_listed_files`` (the lists of bad files
+    are capped, the counts exact); ``progress(done, total)``, called while files are examined."""
+
+    deep: bool = False
+    workers: int = 1
+    cap: int = 0
+    progress: Progress | None = None
+
 
 _MAYBE_HIDDEN = r"(^|/)[._]"  # names starting with . or _: asked of is_hidden one by one
 
@@ -110,18 +123,14 @@ def physical_paths(root: str, path: str, dv: DeletionVector | None) -> list[str]
 
 
 def examine(
-    refs: dict[str, Ref],
-    walked: dict[str, int],
-    storage: Storage,
-    *,
-    deep: bool,
-    workers: int,
-    progress: Progress | None,
+    refs: dict[str, Ref], walked: dict[str, int], storage: Storage, how: Judging
 ) -> dict[str, FileIssue]:
     """The bad files among ``refs`` by location, each judged once by the shared rule (a
-    deep check also reads each data file's footer), in parallel. The files ``walked`` holds
-    the sizes of are not stat'ed unless their footer is read (in an object store, no file)."""
+    deep check also reads each data file's footer, and reports progress), in parallel. The
+    files ``walked`` holds the sizes of are not stat'ed unless their footer is read (in an
+    object store, no file)."""
     stored = storage if storage.local_path() is None else None
+    deep, progress = how.deep, how.progress if how.deep else None
     todo, found, done = sorted(refs), dict[str, FileIssue | None](), 0
     if progress is not None:
         progress(done, len(todo))
@@ -131,16 +140,13 @@ def examine(
         facts: dict[str, Any] = {"path": ref.display, "role": ref.role, "expected_size": ref.size}
         if not deep and where in walked:
             return judge_size(where, walked[where], **facts)
-        if stored is not None:
-            issue = examine_stored(where, stored, walked, **facts)
-        else:
-            issue = examine_file(where, **facts)
+        issue = examine_file(where, storage=stored, sizes=walked, **facts)
         if issue is None and deep and ref.role is FileRole.DATA_FILE:
             return _footer_issue(where, ref, stored)
         return issue
 
     chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=how.workers) as pool:
         for chunk, verdicts in zip(
             chunks, pool.map(lambda c: [*map(judged, c)], chunks), strict=True
         ):
@@ -286,21 +292,13 @@ def root_base(root: str) -> str:
 
 
 def judge_files(
-    plain: pa.Table,
-    refs: dict[str, Ref],
-    walked: pa.Table,
-    storage: Storage,
-    *,
-    root: str,
-    deep: bool,
-    workers: int,
-    progress: Progress | None,
+    log: DeltaLog, plain: pa.Table, refs: dict[str, Ref], walked: pa.Table, how: Judging
 ) -> Judged:
     """Judge each distinct file once (a file named both plainly and by an odd path, once):
     ``plain``, the data files with plain relative paths (``path``, ``size``, ``stats``);
     ``refs``, every deletion-vector file and odd path's data file by location; ``walked``,
-    :func:`stored_files`; the rest as :func:`examine`'s."""
-    prefix = root_base(root) + "/"
+    :func:`stored_files`."""
+    prefix, progress = root_base(log.table_root) + "/", how.progress
     rest = {
         where: ref
         for where, ref in refs.items()
@@ -319,12 +317,9 @@ def judge_files(
     found = pc.index_in(plain.column("path"), value_set=whole_array(walked.column("path")))
     actual = walked.column("size").take(found)
     bad = pc.or_kleene(pc.is_null(actual), pc.not_equal(actual, plain.column("size")))
-    chosen = plain if deep else plain.filter(bad)  # a deep check reads every footer
+    chosen = plain if how.deep else plain.filter(bad)  # a deep check reads every footer
     todo = (deep_refs(chosen, prefix) if chosen.num_rows else {}) | rest
-    sizes = _walked_sizes(walked, todo, prefix)
-    issues = examine(
-        todo, sizes, storage, deep=deep, workers=workers, progress=progress if deep else None
-    )
+    issues = examine(todo, _walked_sizes(walked, todo, prefix), log.storage, how)
     if progress is not None:
         progress(total, total)
     return Judged(issues=issues, examined=total, rest=rest, found=found)

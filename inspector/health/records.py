@@ -109,12 +109,12 @@ class VersionHealth:
     version: int
     status: VersionStatus
     missing_files: tuple[str, ...] = ()
-    size_mismatches: tuple[FileIssue, ...] = ()
-    problems: tuple[HealthProblem, ...] = ()
     missing_count: int = 0
+    size_mismatches: tuple[FileIssue, ...] = ()
     size_mismatch_count: int = 0
     unreadable_files: tuple[FileIssue, ...] = ()
     unreadable_count: int = 0
+    problems: tuple[HealthProblem, ...] = ()
     checksum: ChecksumCheck | None = None  # None: no .crc for this version, or not read
 
     @property
@@ -123,16 +123,12 @@ class VersionHealth:
         return self.status is VersionStatus.COMPLETE
 
     def to_json(self) -> dict[str, Any]:
-        """One version of the ``check --json`` contract."""
+        """One version of the ``check --json`` contract: its fields in their order, records
+        as their JSON."""
         return {
-            "version": self.version,
-            "status": str(self.status),
-            "missingFiles": list(self.missing_files),
-            "missingCount": self.missing_count,
+            **camel_json(self),
             "sizeMismatches": [i.to_json() for i in self.size_mismatches],
-            "sizeMismatchCount": self.size_mismatch_count,
             "unreadableFiles": [i.to_json() for i in self.unreadable_files],
-            "unreadableCount": self.unreadable_count,
             "problems": [p.message for p in self.problems],
             "checksum": self.checksum.to_json() if self.checksum is not None else None,
         }

@@ -50,9 +50,7 @@ class DataLossWindow:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON shape used by ``replica --json`` and ``check --json``."""
-        return camel_json(
-            self, "versions", "seconds", "rows_inserted", "rows_deleted", "rows_updated"
-        )
+        return camel_json(self)
 
 
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:

@@ -12,6 +12,7 @@ from enum import StrEnum
 from itertools import groupby
 from typing import Any
 
+from inspector.delta.jsonvalue import camel_json
 from inspector.files.filecheck import FileState
 from inspector.health.records import (
     HealthProblem,
@@ -61,13 +62,9 @@ class VersionRun:
             "firstVersion": self.first,
             "lastVersion": self.last,
             "versionCount": self.count,
-            "status": str(self.status),
-            "summary": self.summary,
+            **camel_json(self, "status", "summary"),
             "problems": [p.message for p in self.problems],
-            "missingCount": self.missing_count,
-            "sizeMismatchCount": self.size_mismatch_count,
-            "unreadableCount": self.unreadable_count,
-            "role": str(self.role) if self.role else None,
+            **camel_json(self, "missing_count", "size_mismatch_count", "unreadable_count", "role"),
         }
 
 
@@ -89,9 +86,7 @@ class DamagedFile:
     def to_json(self) -> dict[str, Any]:
         """One entry of ``damagedFiles`` in ``check --json``."""
         return {
-            "path": self.path,
-            "problem": str(self.problem),
-            "detail": self.detail,
+            **camel_json(self, "path", "problem", "detail"),
             "versions": [{"first": a, "last": b} for a, b in self.versions],
             "versionCount": sum(b - a + 1 for a, b in self.versions),
         }

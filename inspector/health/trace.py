@@ -55,12 +55,7 @@ class ArrowTrace:
     plain: pa.Table  # (path, size, stats): data files with plain paths, the first add's
     refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
     special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
-    cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
-    partition_columns: tuple[str, ...] = ()  # the newest metadata's
-    # what a version checksum records besides files: each replay's base snapshot, and the
-    # metadata, protocol, txn and domainMetadata actions of each replayed commit
-    bases: dict[int, Snapshot] = field(default_factory=dict)
-    actions: dict[int, list[Action]] = field(default_factory=dict)
+    notes: Notes  # what the reading noted besides file actions
 
     @property
     def unreadable(self) -> set[int]:
@@ -70,14 +65,21 @@ class ArrowTrace:
 
 
 @dataclass(kw_only=True)
-class _Notes:
-    """What the reading notes besides file actions, version by version."""
+class Notes:
+    """What the reading notes besides file actions, version by version; ``bases`` (each
+    replay's base snapshot) and ``stated`` (each replayed commit's metadata, protocol, txn
+    and domainMetadata actions) are what a version checksum records besides files."""
 
     damage: dict[int, HealthProblem] = field(default_factory=dict)  # commits missing, damaged
-    cdc: set[str] = field(default_factory=set)
+    cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
     columns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # partition columns
     bases: dict[int, Snapshot] = field(default_factory=dict)
-    stated: dict[int, list[Action]] = field(default_factory=dict)  # what a checksum records
+    stated: dict[int, list[Action]] = field(default_factory=dict)
+
+    @property
+    def partition_columns(self) -> tuple[str, ...]:
+        """The newest metadata's partition columns."""
+        return self.columns[max(self.columns)] if self.columns else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
         """A listed commit's other actions, and its problem."""
@@ -96,7 +98,7 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     """The trace of every retained version, damaged or not (``deep``: keep the adds' stats,
     for the footer check's row counts)."""
     root, first, latest = log.table_root, log.earliest_version, log.latest_version
-    rows, notes = ActionRows(deep=deep), _Notes()
+    rows, notes = ActionRows(deep=deep), Notes()
     opening = log.read_commits([first])
     if own := commit_problem(opening[0] if opening else None):
         notes.damage[first] = own
@@ -113,7 +115,6 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     table, refs, special = _kept(rows, starts, ends, root, whole=whole)
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
-    columns = notes.columns
     return ArrowTrace(
         root=root,
         first=first,
@@ -124,14 +125,11 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         plain=plain_files(table),
         refs=refs,
         special_paths=special,
-        cdc=notes.cdc,
-        partition_columns=columns[max(columns)] if columns else (),
-        bases=notes.bases,
-        actions=notes.stated,
+        notes=notes,
     )
 
 
-def _base(log: DeltaLog, version: int, rows: ActionRows, notes: _Notes) -> HealthProblem | None:
+def _base(log: DeltaLog, version: int, rows: ActionRows, notes: Notes) -> HealthProblem | None:
     """Put a version's snapshot into ``rows`` as a replay's base; its problem when it
     cannot be read."""
     try:
@@ -152,7 +150,7 @@ def _replay(
     latest: int,
     base: HealthProblem | None,
     rows: ActionRows,
-    notes: _Notes,
+    notes: Notes,
 ) -> tuple[list[tuple[int, int]], dict[int, list[HealthProblem]]]:
     """The segments a replay reaches, and each version's own problems: a damaged version
     starts over from its checkpoint when it has one, else it and the versions after it

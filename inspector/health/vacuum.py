@@ -21,7 +21,7 @@ from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
-from inspector.health.examine import physical_paths, root_base
+from inspector.health.examine import Judging, physical_paths, root_base
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
@@ -267,7 +267,7 @@ def _fates(
     or damaged, judged as the health check judges), lost to the VACUUM, or readable."""
     paths = list(listing)
     walk = (paths, [listing[p].size for p in paths])
-    traced, _, judged = judged_trace(log, deep=False, workers=_WORKERS, walk=walk)
+    traced, _, judged = judged_trace(log, Judging(workers=_WORKERS), walk)
     broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
     prefix = root_base(traced.root) + "/"
     lost = versions_naming(traced, {prefix + path for path in deleted}) - broken

@@ -46,12 +46,7 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         """``{"support": "no", "blocking": [...], "since": null, "caveats": [...]}``."""
-        return {
-            "support": str(self.support),
-            "blocking": list(self.blocking),
-            "since": self.since,
-            "caveats": list(self.caveats),
-        }
+        return camel_json(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,13 +61,8 @@ class EngineCompatibility:
     checked: str
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form of one engine's row."""
-        return {
-            **camel_json(self, "engine", "label"),
-            "read": self.read.to_json(),
-            "write": self.write.to_json(),
-            **camel_json(self, "source", "checked"),
-        }
+        """The JSON form of one engine's row (its fields in their order)."""
+        return {**camel_json(self), "read": self.read.to_json(), "write": self.write.to_json()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,13 +89,7 @@ class CompatibilityChange:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form, with the sentence."""
-        plain = {n: str(getattr(self, n)) for n in ("access", "before", "after")}
-        return {
-            **camel_json(self, "version", "engine"),
-            **plain,
-            "features": list(self.features),
-            "text": self.text,
-        }
+        return {**camel_json(self), "text": self.text}
 
 
 @dataclass(frozen=True, kw_only=True)
