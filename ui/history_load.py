@@ -6,7 +6,9 @@ One :class:`HistoryLoad` per table and log generation is shared by every session
 log (:class:`~inspector.table.history.HistoryPager`), so nothing is read twice. The
 Timeline draws what has been read and says how far the background reading has got; the
 pages that need the whole history (Health, Insights, Overview...) wait for it
-(:meth:`HistoryLoad.whole`), as they always did.
+(:meth:`HistoryLoad.whole`), as they always did. On a later open of a table on an object
+store the newest page is the kept history's newest entries, while the log is the one they
+came from (:meth:`HistoryLoad._kept_newest`); the whole kept history is read next.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ that. A catalog-managed table's staged commits are never part of it.
 
 The kept body is a header (the setting, the files' identity, the gaps and checkpoint
 problems: one JSON line, checked first) and the entries (decoded only when asked for:
-:class:`KeptEntries`). Beside it the CLI may keep the entries' ``--json`` text
+:class:`KeptEntries`). The newest entries are kept apart too (:meth:`HistoryStore.keep_newest`),
+under the digest of the whole listing's record they were computed from, for the app's first
+screen on a later open: that digest is had from the listing without going through its files. Beside it the CLI may keep the entries' ``--json`` text
 (:meth:`HistoryStore.rendered`): the output of its one renderer, written by that renderer
 when it printed this very history, kept under the digest of the body it was printed from, so
 that a later print of the unchanged history is that text (byte for byte what the renderer
