@@ -149,3 +149,20 @@ def test_the_kept_newest_entries_are_not_drawn_once_the_log_is_not_the_one_they_
     assert len(later.entries) != kept_newest  # the pager's newest page (or the whole, kept)
     fresh = build_history(DeltaLog.open(uri, storage_options=s3_server.options), Settings())
     assert list(later.whole()) == fresh
+
+
+def test_a_whole_listing_listed_again_unchanged_is_not_gone_through_again_and_a_change_is_seen(
+    s3_server, log_only, tmp_path, classified
+):
+    uri = s3_server.upload(log_only, "c700-relisted")
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    log = DeltaLog.open(uri, storage_options=s3_server.options, index=index)
+    before = log.listing  # the whole folder's, recorded
+
+    log.refresh()  # an app's rerun: the refresh's listing, then the whole one made again
+    again = log.listing
+
+    assert again is before and len(classified) == 1
+    s3_server.delete(f"{uri}/_delta_log/{0:020d}.json")  # a log cleanup
+    log.refresh()
+    assert 0 not in log.listing.commits and len(classified) == 2
