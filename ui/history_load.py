@@ -19,7 +19,13 @@ from collections.abc import Callable
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import PAGE_SIZE, HistoryEntry, HistoryPager, selectable
+from inspector.table.history import (
+    PAGE_SIZE,
+    HistoryEntry,
+    HistoryPager,
+    collector_paused,
+    selectable,
+)
 from inspector.table.history_store import HistoryStore
 
 # The newest page on an object store, where each commit is a request: the first screen draws
@@ -81,11 +87,11 @@ class HistoryLoad:
     def _read(self, read: Callable[[], object]) -> None:
         """Read with the pager (under the lock): its entries replace the kept newest page;
         a whole history kept now gets its newest page kept apart for a later open."""
-        read()
         pager = self._pager
-        _ = (
-            pager.entries
-        )  # decoded here (kept ones are decoded when first asked for), not in a rerun
+        with collector_paused():  # as the pager's own reading: the entries are all kept
+            read()
+            # Decoded here (kept entries are when first asked for), not in a rerun.
+            _ = pager.entries
         self._newest = None
         if pager.done and pager.kept is not None and not self._kept_apart:
             self._kept_apart = True
