@@ -9,17 +9,20 @@ The table is a streaming job's log (``bench/tablegen.py``: a commit a minute, an
 every 100 commits, a checkpoint every 100 versions), generated once into ``--dir``; for S3
 only its ``_delta_log`` is uploaded to moto's server on loopback (the Timeline reads no data
 file). Each repetition is a fresh process that first warms up (imports, Streamlit's one-time
-component scan: what a running server has done before anyone opens a table), then times:
+component scan, given to the timed ``AppTest``: what a running server has done before anyone
+opens a table), then times:
 
 * **first Timeline screen**: ``AppTest`` runs ``app.py`` at ``/timeline?table=...``, the
   sidebar included, from opening the table to the drawn page (the newest page of the history:
   about 2,000 versions locally, 250 on S3, where each commit is a request and the window
   fills from the background reading; older ones are read afterwards, in the background);
 * **whole history drawn** (S3): from the drawn first screen, the rest of the history read
-  (the background reading waited for) and the Timeline drawn again with all of it. On a first
-  open that is as slow as moto serves 100,000 GETs (about 110 a second; no target), and it
-  fills the log index the later open reads; a later open draws the whole kept history on
-  its first screen (``inspector/table/history_store.py``);
+  (waited for as the page's progress fragment does: it looks every ``POLL_S``, then the page
+  is drawn again) and the Timeline drawn again with all of it. On a first open that is as
+  slow as moto serves 100,000 GETs (about 110 a second; no target), and it fills the log
+  index the later open reads; a later open draws the kept newest window on its first screen
+  (no GET, the whole listing not gone through: ``ui/history_load.py``) and the whole kept
+  history (``inspector/table/history_store.py``) after it;
 * **retention band drawn** (S3; no target): from there, until the chart's retention band
   is drawn (a pass over every commit's removes, worked out in the background:
   ``ui/pages/timeline_retention.py``);
@@ -44,6 +47,7 @@ are saved as ``bench/results/bench_timeline.json`` for ``docs/performance.md``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -84,12 +88,17 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
     import plotly.graph_objects  # noqa: F401
 
     import ui.pages.timeline  # noqa: F401
+    from ui.history_load import HistoryLoad
+    from ui.pages.timeline_pages import POLL_S
     from ui.pages.timeline_retention import PENDING
 
-    AppTest.from_function(_blank).run()  # Streamlit's one-time scan for components
+    warm = AppTest.from_function(_blank)
+    warm.run()  # Streamlit's one-time scan for components
 
     def first_screen() -> AppTest:
         at = AppTest.from_file(str(REPO / "app.py"), default_timeout=900)
+        # A server scans once, at start; an AppTest scans on its first run unless given one.
+        at._bidi_component_manager = warm._bidi_component_manager
         at.query_params["table"] = uri
         at.query_params["view"] = "timeline"
         at.run()
@@ -105,8 +114,12 @@ def _child(where: str, uri: str, options: dict[str, str]) -> None:
         )
 
     def whole_drawn(at: AppTest) -> AppTest:
-        """Rerun (as the page's progress fragment does) until no progress bar is left."""
+        """Wait as the page's progress fragment does (it looks every ``POLL_S``), then rerun
+        the page (as it does once the history is read), until no progress bar is left."""
         while True:
+            loads = [o for o in gc.get_objects() if isinstance(o, HistoryLoad)]
+            while not all(load.done for load in loads):
+                time.sleep(POLL_S)
             at.run()
             if at.exception or at.error:
                 raise SystemExit(f"the app failed: {at.exception} {[e.value for e in at.error]}")

@@ -6,17 +6,27 @@ One :class:`HistoryLoad` per table and log generation is shared by every session
 log (:class:`~inspector.table.history.HistoryPager`), so nothing is read twice. The
 Timeline draws what has been read and says how far the background reading has got; the
 pages that need the whole history (Health, Insights, Overview...) wait for it
-(:meth:`HistoryLoad.whole`), as they always did.
+(:meth:`HistoryLoad.whole`), as they always did. On a later open of a table on an object
+store the newest page is the kept history's newest entries, while the log is the one they
+came from (:meth:`HistoryLoad._kept_newest`); the whole kept history is read next.
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import PAGE_SIZE, HistoryEntry, HistoryPager
+from inspector.table.history import (
+    PAGE_SIZE,
+    HistoryEntry,
+    HistoryPager,
+    collector_paused,
+    selectable,
+)
+from inspector.table.history_store import HistoryStore
 
 # The newest page on an object store, where each commit is a request: the first screen draws
 # these and the Timeline's window fills from the background reading. Locally a whole window
@@ -25,6 +35,9 @@ REMOTE_FIRST_PAGE = 250
 #: A whole history of this many versions is moved out of the cyclic collector's generations
 #: once read (:meth:`HistoryLoad._frozen_when_whole`).
 FREEZE_FROM = 20_000
+#: The newest entries of a kept whole history kept apart too, for a later open's first
+#: screen (a window of the Timeline).
+KEPT_NEWEST = PAGE_SIZE
 
 
 class HistoryLoad:
@@ -47,25 +60,60 @@ class HistoryLoad:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._failure: Exception | None = None
-        self._versions: tuple[tuple[bool, int], tuple[int, ...]] = ((False, -1), ())
+        self._versions: tuple[tuple[bool, int] | None, tuple[int, ...]] = (None, ())
         self._frozen = False
+        self._store = HistoryStore.of(log, settings, verify_all=False)  # as the pager's
+        #: The kept newest page (:meth:`_kept_newest`), until the pager has read.
+        self._newest: tuple[HistoryEntry, ...] | None = None
+        self._tail, self._kept_apart = log.tail, False  # its listing; whether it is kept
         with self._lock:
-            self._pager.read_older()  # the newest page (a later open: the whole kept history)
-            self._frozen_when_whole()
+            self._newest = self._kept_newest()
+            self._kept_apart = self._newest is not None
+            if self._newest is None:  # the newest page (a later open: the whole kept history)
+                self._read(self._pager.read_older)
+
+    def _kept_newest(self) -> tuple[HistoryEntry, ...] | None:
+        """A later open's newest page: the newest entries of the kept whole history, kept
+        apart (:meth:`~inspector.table.history_store.HistoryStore.keep_newest`), when the
+        whole listing is still the one it was computed from (its record's digest: the
+        refresh's listing and the log's first page, without classifying 100,000 files) and
+        has no newer version. The pager reads the whole kept history next, in the background."""
+        store, log = self._store, self._pager.log
+        if store is None or not store.kept() or self._pager.top != log.latest_version:
+            return None
+        record = log.whole_key()  # None: a folder or Azure (listed whole, no record)
+        return None if record is None else store.newest(record, self._pager.top)
+
+    def _read(self, read: Callable[[], object]) -> None:
+        """Read with the pager (under the lock): its entries replace the kept newest page;
+        a whole history kept now gets its newest page kept apart for a later open."""
+        pager = self._pager
+        with collector_paused():  # as the pager's own reading: the entries are all kept
+            read()
+            # Decoded here (kept entries are when first asked for), not in a rerun.
+            _ = pager.entries
+        self._newest = None
+        if pager.done and pager.kept is not None and not self._kept_apart:
+            self._kept_apart = True
+            pager.kept.keep_newest(pager.entries[-KEPT_NEWEST:])
+        self._frozen_when_whole()
 
     @property
     def entries(self) -> tuple[HistoryEntry, ...]:
         """The newest versions read so far, oldest first (never waits)."""
-        return self._pager.entries
+        newest = self._newest
+        return newest if newest is not None else self._pager.entries
 
     @property
     def done(self) -> bool:
         """Whether the whole history has been read."""
-        return self._pager.done
+        return self._newest is None and self._pager.done
 
     def progress(self) -> tuple[int, int | None]:
         """Versions read, and of how many (None until the whole log has been listed)."""
-        pager = self._pager
+        pager, newest = self._pager, self._newest
+        if newest is not None:
+            return len(newest), None
         return len(pager.entries), len(pager.versions) if pager.listed else None
 
     def known_versions(self) -> tuple[int, ...]:
@@ -75,6 +123,8 @@ class HistoryLoad:
 
     def has_commit(self, version: int) -> bool:
         """Whether a version read so far has a commit file (else only a checkpoint)."""
+        if self._newest is not None:
+            return version in self._tail.commits
         return self._pager.has_commit(version)
 
     def all_versions(self) -> tuple[int, ...]:
@@ -85,10 +135,11 @@ class HistoryLoad:
         return self._selectable()
 
     def _selectable(self) -> tuple[int, ...]:
-        pager = self._pager
-        key = (pager.listed, len(pager.entries))
-        if self._versions[0] != key:
-            self._versions = (key, pager.selectable())
+        pager, newest = self._pager, self._newest
+        key = (pager.listed, -1 if newest is not None else len(pager.entries))
+        if self._versions[0] != key:  # the kept newest page's: the refresh's listing's
+            versions = selectable(self._tail) if newest is not None else pager.selectable()
+            self._versions = (key, versions)
         return self._versions[1]
 
     def read_down_to(self, version: int) -> None:
@@ -100,8 +151,7 @@ class HistoryLoad:
         with self._lock:
             if self._failure is not None:
                 raise self._failure
-            self._pager.read_down_to(version)
-            self._frozen_when_whole()
+            self._read(lambda: self._pager.read_down_to(version))
 
     def read_count(self, count: int) -> None:
         """Read older pages until ``count`` versions (or all) have been read.
@@ -112,9 +162,8 @@ class HistoryLoad:
         with self._lock:
             if self._failure is not None:
                 raise self._failure
-            while len(self._pager.entries) < count and self._pager.read_older():
-                pass
-            self._frozen_when_whole()
+            while len(self.entries) < count and not self.done:
+                self._read(self._pager.read_older)
 
     def whole(self) -> tuple[HistoryEntry, ...]:
         """The whole history, oldest first (reads what is left first)."""
@@ -124,7 +173,7 @@ class HistoryLoad:
     def start_background(self) -> None:
         """Read the older pages in a background thread (once), newest first."""
         with self._lock:
-            if self._thread is not None or self._pager.done:
+            if self._thread is not None or self.done:
                 return
             self._thread = threading.Thread(
                 target=self._read_rest, name="history-pages", daemon=True
@@ -136,10 +185,10 @@ class HistoryLoad:
         while more:
             with self._lock:  # a page at a time: a page that asks for a window gets its turn
                 try:
-                    more = self._pager.read_older()
+                    self._read(self._pager.read_older)
+                    more = not self._pager.done
                 except Exception as exc:  # raised to the next page that asks for more
                     self._failure, more = exc, False
-                self._frozen_when_whole()
 
     def _frozen_when_whole(self) -> None:
         """Once a long history is read whole, move what the process holds (its entries among

@@ -3,8 +3,7 @@
 Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a snapshot of
 the latest version reads the checkpoint and the later commits; the whole folder is listed
 only for older versions (:attr:`DeltaLog.listing`, from the index's record and what is new:
-:mod:`inspector.log.relist`). Parsed commits are cached; :meth:`DeltaLog.refresh` re-lists
-and parses only new or changed ones.
+:mod:`inspector.log.relist`). Parsed commits are cached; :meth:`DeltaLog.refresh` re-lists.
 """
 
 from __future__ import annotations
@@ -114,6 +113,11 @@ class DeltaLog:
                 self._listing = self._whole = listing
             return self._listing
 
+    def whole_key(self) -> str | None:
+        """:attr:`listing`'s ``record``, without classifying its files (None: no record)."""
+        with self._lock:
+            return self._listing.record if self._listing is not None else self.lister.whole_key()
+
     @property
     def whole_listing(self) -> LogListing | None:
         """The whole folder's listing when one was made since the last refresh (else None)."""
@@ -142,8 +146,7 @@ class DeltaLog:
         return self.read_commits(sorted(self.listing.commits))
 
     def read_commits(self, versions: list[int]) -> list[Commit]:
-        """The parsed commits of listed versions (those without a commit file are left out),
-        read together and cached."""
+        """Listed versions' parsed commits (none for one without a commit file), cached."""
         with self._lock:
             listed = [v for v in versions if self.commit_file(v) is not None]
             todo = [v for v in listed if v not in self._commits]
@@ -151,8 +154,7 @@ class DeltaLog:
             return [self._commits[v] for v in listed]
 
     def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
-        """The parsed commits of listed versions, in the given order, a slice at a time;
-        those not cached already are not kept (a whole history holds one slice)."""
+        """Listed versions' parsed commits in order, a slice at a time (uncached ones unkept)."""
         listed = [(v, f) for v in versions if (f := self.commit_file(v)) is not None]
         for start in range(0, len(listed), chunk):
             part = listed[start : start + chunk]
@@ -194,8 +196,7 @@ class DeltaLog:
         return min(cps) if cps else min(self.listing.commits)
 
     def commit(self, version: int) -> Commit:
-        """The commit of a version; VersionNotFound when it has no commit file (never written,
-        expired, or only its checkpoint remains)."""
+        """A version's commit; VersionNotFound without a commit file (expired, never written)."""
         if self.commit_file(version) is None:
             if version in self.listing.checkpoints:
                 raise VersionNotFound(

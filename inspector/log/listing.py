@@ -91,6 +91,10 @@ class LogListing:
     compacted: tuple[LogFile, ...]
     last_checkpoint: LastCheckpoint | None
     from_version: int = 0
+    #: The digest of the listing record a whole listing was made from (an indexed log:
+    #: :meth:`~inspector.log.index.listed.ListingRecord.key`), else None: what names the
+    #: files a kept answer was computed from without going through them.
+    record: str | None = field(default=None, compare=False)
 
     @property
     def is_whole(self) -> bool:

@@ -73,6 +73,11 @@ class LogLister:
         self._recorded: ListingRecord | None = None
         self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
         self._whole: tuple[ListingRecord, list[ObjectMeta]] | None = None  # since the refresh
+        self._key: tuple[ListingRecord, str] | None = None  # a record and its digest
+        #: The last whole listing made, and what it was made from (its record's digest...).
+        self._made: (
+            tuple[LogListing, str | None, list[ObjectMeta], LastCheckpoint | None] | None
+        ) = None
 
     @property
     def indexed(self) -> bool:
@@ -132,8 +137,27 @@ class LogLister:
                 self.storage, columns, [e for e in entries if not _is_log_file(e)], last=last
             )
         record, others = self._whole_record()
+        made, key = self._made, self.whole_key()
+        if made is not None and made[1:] == (key, others, last):
+            return made[0]  # listed again, unchanged (an app's rerun): not classified again
         columns = (record.paths, record.sizes, record.times, record.etags)
-        return listing_of_columns(self.storage, columns, others, last=last)
+        listing = replace(listing_of_columns(self.storage, columns, others, last=last), record=key)
+        self._made = (listing, key, others, last)
+        return listing
+
+    def whole_key(self) -> str | None:
+        """The digest of the whole listing's record (:attr:`LogListing.record`), made as
+        :meth:`whole` makes it but without classifying its files (an indexed log; else None).
+
+        Raises:
+            NotADeltaTable, StorageUnavailable: As :meth:`whole`.
+        """
+        if self._table is None:
+            return None
+        record, _ = self._whole_record()
+        if self._key is None or self._key[0] is not record:
+            self._key = (record, record.key())
+        return self._key[1]
 
     def commit_times(self, below: int) -> dict[int, int]:
         """The modification time (ms) of every commit file below ``below``, by version, from

@@ -138,10 +138,7 @@ class HistoryPager:
         """The versions a user can pick, ascending: commit versions and versions with a usable
         checkpoint (of the whole listing once read, else the newest page's)."""
         listing = self._listing or self._newest
-        if listing is None:
-            return ()
-        checkpointed = {cp.version for cp in listing.usable_checkpoints()}
-        return tuple(sorted({*listing.commits, *checkpointed}))
+        return () if listing is None else selectable(listing)
 
     def has_commit(self, version: int) -> bool:
         """Whether a listed version has a commit file (else only a checkpoint)."""
@@ -331,6 +328,11 @@ def newest_first(pager: HistoryPager) -> Iterator[HistoryEntry]:
             given = max(given, len(entries) - settled)
         entries = pager.entries
         yield from reversed(entries[: len(entries) - given])
+
+
+def selectable(listing: LogListing) -> tuple[int, ...]:
+    """A listing's versions a user can pick, ascending: commits and usable checkpoints."""
+    return tuple(sorted({*listing.commits, *(cp.version for cp in listing.usable_checkpoints())}))
 
 
 def _listed(listing: LogListing, top: int) -> tuple[int, ...]:

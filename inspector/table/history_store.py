@@ -18,7 +18,9 @@ that. A catalog-managed table's staged commits are never part of it.
 
 The kept body is a header (the setting, the files' identity, the gaps and checkpoint
 problems: one JSON line, checked first) and the entries (decoded only when asked for:
-:class:`KeptEntries`). Beside it the CLI may keep the entries' ``--json`` text
+:class:`KeptEntries`). The newest entries are kept apart too (:meth:`HistoryStore.keep_newest`),
+under the digest of the whole listing's record they were computed from, for the app's first
+screen on a later open: that digest is had from the listing without going through its files. Beside it the CLI may keep the entries' ``--json`` text
 (:meth:`HistoryStore.rendered`): the output of its one renderer, written by that renderer
 when it printed this very history, kept under the digest of the body it was printed from, so
 that a later print of the unchanged history is that text (byte for byte what the renderer
@@ -48,6 +50,7 @@ from inspector.table.rowrule import RowChange, RowSource
 
 _KIND = "history"
 _RENDERED = "historyjson"  # the CLI's --json text of the kept entries
+_NEWEST = "historynewest"  # the newest entries apart, for the app's first screen
 #: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
 _FORMAT = 3
 _SOURCES = {s.value: s for s in TimestampSource}
@@ -87,6 +90,7 @@ class HistoryStore:
         self.index = index
         self._setting = [_FORMAT, inspector.__version__, tolerance, verify_all]
         self.key: bytes | None = None  # the digest of the body last loaded or saved
+        self.record: str | None = None  # that body's whole listing's record digest
 
     @classmethod
     def of(cls, log: DeltaLog, settings: Settings, verify_all: bool) -> HistoryStore | None:
@@ -124,7 +128,7 @@ class HistoryStore:
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             drop_result(self.index, _KIND)  # not what this code writes: computed afresh
             return None
-        self.key = found.key
+        self.key, self.record = found.key, listing.record
         return stored
 
     def save(
@@ -154,6 +158,7 @@ class HistoryStore:
         except TypeError:  # a value JSON cannot hold (an integer past 64 bits): not kept
             return None
         self.key = save_result(self.index, _KIND, orjson.dumps(head), encoded)
+        self.record = listing.record
         return self
 
     def rendered(self) -> memoryview | None:
@@ -177,6 +182,35 @@ class HistoryStore:
             chunks = [b",\n  "] * (2 * len(elements) - 1)
             chunks[::2] = elements  # written as they are, not joined (tens of MB)
             save_result(self.index, _RENDERED, self.key, chunks)
+
+    def keep_newest(self, entries: Sequence[HistoryEntry]) -> None:
+        """Keep the newest ``entries`` of the history last loaded or saved apart, under the
+        record of the whole listing it was computed from (:attr:`record`): a later first
+        screen decodes these alone once that listing is the log's still (:meth:`newest`)."""
+        if self.record is None or not entries:
+            return
+        head = [self._setting, self.record, entries[-1].version]
+        try:
+            encoded = orjson.dumps([_encode(e) for e in entries], default=dict)
+        except TypeError:  # as :meth:`save`
+            return
+        save_result(self.index, _NEWEST, orjson.dumps(head), encoded)
+
+    def newest(self, record: str, top: int) -> tuple[HistoryEntry, ...] | None:
+        """The newest entries kept apart (:meth:`keep_newest`), oldest first, when they are
+        those of the whole history of the listing whose record is ``record`` (its
+        :attr:`~inspector.log.listing.LogListing.record`) up to ``top`` (else None)."""
+        found = load_result(self.index, _NEWEST, parts=2)
+        if found is None:
+            return None
+        try:
+            head, encoded = found.parts
+            if orjson.loads(head) != [self._setting, record, top]:
+                return None
+            return tuple(_decode(e) for e in orjson.loads(encoded))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            drop_result(self.index, _NEWEST)  # not what this code writes
+            return None
 
 
 class KeptEntries(Sequence[HistoryEntry]):

@@ -16,7 +16,7 @@ import streamlit as st
 from ui.history_load import HistoryLoad
 from ui.pages.timeline_frame import WINDOW
 
-_POLL_S = 1.0  # how often the progress bar looks again
+POLL_S = 1.0  # how often the progress bar looks again
 
 
 def read_for_window(load: HistoryLoad, selected: int, back: int | None) -> None:
@@ -43,7 +43,7 @@ def show_progress(load: HistoryLoad) -> None:
     if load.done:
         return
     load.start_background()
-    st.fragment(run_every=_POLL_S)(_progress)(load, len(load.entries))
+    st.fragment(run_every=POLL_S)(_progress)(load, len(load.entries))
 
 
 def _progress(load: HistoryLoad, drawn: int) -> None:

@@ -47,6 +47,15 @@ class ListingRecord:
     def __len__(self) -> int:
         return len(self.paths)
 
+    def encoded(self) -> bytes:
+        """The record as written (columnar JSON)."""
+        body = {"path": self.paths, "size": self.sizes, "time": self.times, "etag": self.etags}
+        return orjson.dumps(body)
+
+    def key(self) -> str:
+        """The digest of the record as written (its file's name): it names these files."""
+        return digest(self.encoded())
+
     def metas(self, lo: int = 0, hi: int | None = None) -> list[ObjectMeta]:
         """Files ``lo`` to ``hi`` (exclusive) as listed entries."""
         rows = zip(
@@ -109,8 +118,7 @@ def write_listing(table: TableIndex, record: ListingRecord) -> None:
     folder that cannot be used leaves the index without one, never changes an answer."""
     if not table.index.usable():
         return
-    body = {"path": record.paths, "size": record.sizes, "time": record.times, "etag": record.etags}
-    raw = orjson.dumps(body)
+    raw = record.encoded()
     name = f"listing-{digest(raw)}.json"
     try:
         os.makedirs(table.folder, mode=0o700, exist_ok=True)
