@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from inspector.log.deltalog import DeltaLog
-from inspector.storage import LocalStorage, ObjectMeta
+from inspector.storage import FileColumns, LocalStorage, ObjectMeta
 
 
 class CountingStorage(LocalStorage):
@@ -39,6 +39,10 @@ class CountingStorage(LocalStorage):
     def list(self, prefix: str, *, start_after: str | None = None) -> builtins.list[ObjectMeta]:
         self.lists.append(prefix if start_after is None else f"{prefix} after {start_after}")
         return super().list(prefix, start_after=start_after)
+
+    def list_columns(self, prefix: str) -> FileColumns:
+        self.lists.append(prefix)
+        return super().list_columns(prefix)
 
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
         self.lists.append(f"{prefix or '(the table folder)'}, walked")

@@ -27,6 +27,10 @@ from inspector.log.listing import (
 )
 from inspector.storage import ObjectMeta, Storage
 
+#: Files by version as columns: the versions (ascending), and their files' paths (as the
+#: listing has them), sizes, modification times (ms) and ETags.
+FileColumns = tuple[list[int], list[str], list[int], list[int], list[str | None]]
+
 
 class ColumnFiles(Mapping[int, LogFile]):
     """Listed files by version, read from a record's columns when asked for.
@@ -66,6 +70,20 @@ class ColumnFiles(Mapping[int, LogFile]):
     def __len__(self) -> int:
         return len(self._rows)
 
+    def columns(self, upto: int | None = None) -> FileColumns:
+        """The files of versions up to ``upto`` (all when None) as columns, without a
+        ``LogFile`` per file (paths relative to the table root)."""
+        versions = sorted(v for v in self._rows if upto is None or v <= upto)
+        rows = [self._rows[v] for v in versions]
+        paths, sizes, times, etags = self._columns
+        return (
+            versions,
+            [paths[r] for r in rows],
+            [sizes[r] for r in rows],
+            [times[r] for r in rows],
+            [etags[r] for r in rows],
+        )
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ColumnFiles):
             return self._identity() == other._identity()
@@ -86,8 +104,10 @@ def listing_of_columns(
     *,
     last: LastCheckpoint | None,
 ) -> LogListing:
-    """The whole listing a record's log files (``columns``, sorted by path) and the folder's
-    other entries make: as :func:`~inspector.log.listing.listing_of` gives for the same files.
+    """The whole listing that ``columns`` (files of ``_delta_log`` sorted by path: a record's
+    log files, or a whole local listing, :meth:`~inspector.storage.Storage.list_columns`) and
+    the folder's other entries make: as :func:`~inspector.log.listing.listing_of` gives for
+    the same files.
 
     Raises:
         NotADeltaTable: As :func:`~inspector.log.listing.list_log`.

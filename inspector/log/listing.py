@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.delta.paths import LOG_DIR
 from inspector.log import text
-from inspector.storage import LocalStorage, ObjectMeta, Storage
+from inspector.storage import FileColumns, LocalStorage, ObjectMeta, Storage
 
 COMMIT_FILE = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
@@ -25,6 +25,7 @@ _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
 CRC_FILE = re.compile(r"^(\d{20})\.crc$")
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,8 +158,18 @@ def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> L
 
 def list_entries(storage: Storage) -> list[ObjectMeta]:
     """Every file directly in ``_delta_log``, sorted by path. Raises as :func:`list_log`."""
+    return _log_folder(storage, storage.list)
+
+
+def list_entry_columns(storage: Storage) -> FileColumns:
+    """:func:`list_entries` as columns (:meth:`~inspector.storage.Storage.list_columns`: no
+    record per file). Raises as :func:`list_log`."""
+    return _log_folder(storage, storage.list_columns)
+
+
+def _log_folder(storage: Storage, lister: Callable[[str], _T]) -> _T:
     try:
-        return storage.list(LOG_DIR)
+        return lister(LOG_DIR)
     except OSError as exc:
         raise NotADeltaTable(
             f"The _delta_log folder of '{storage.root}' cannot be read ({exc.strerror}).",

@@ -35,7 +35,7 @@ from inspector.log.listing import (
     LogListing,
     classify,
     list_entries,
-    listing_of,
+    list_entry_columns,
     read_hint,
 )
 from inspector.storage import ObjectMeta, Storage
@@ -127,15 +127,9 @@ class LogLister:
             NotADeltaTable: As :func:`~inspector.log.listing.list_log`.
             StorageUnavailable: If the object store cannot be reached or refuses access.
         """
-        if self._table is None:  # columns, so that no LogFile is made for a file not asked for
-            entries = list_entries(self.storage)
-            if not entries:
-                return listing_of(self.storage, entries, last=last)
-            logs = [e for e in entries if _is_log_file(e)]
-            columns = _columns_of(logs)
-            return listing_of_columns(
-                self.storage, columns, [e for e in entries if not _is_log_file(e)], last=last
-            )
+        if self._table is None:  # columns: no record or LogFile for a file not asked for
+            columns = list_entry_columns(self.storage)
+            return listing_of_columns(self.storage, columns, [], last=last)
         record, others = self._whole_record()
         made, key = self._made, self.whole_key()
         if made is not None and made[1:] == (key, others, last):
@@ -237,18 +231,6 @@ def _from_oldest_checkpoint(
 def _start(recorded: ListingRecord) -> str:
     """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
     return recorded.paths[max(0, len(recorded) - OVERLAP - 1)]
-
-
-def _columns_of(
-    logs: list[ObjectMeta],
-) -> tuple[list[str], list[int], list[int], list[str | None]]:
-    """Listed log files as columns: paths, sizes, modification times (ms) and ETags."""
-    return (
-        [e.path for e in logs],
-        [e.size for e in logs],
-        [e.last_modified for e in logs],
-        [e.etag for e in logs],
-    )
 
 
 def _is_log_file(entry: ObjectMeta) -> bool:

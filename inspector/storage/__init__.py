@@ -7,11 +7,12 @@ A :class:`Storage` serves one table location; :class:`LocalStorage` reads a loca
 :func:`open_storage` turns what a user typed (a path or a URI) into the right one.
 """
 
-from inspector.storage.base import ObjectMeta, Storage
+from inspector.storage.base import FileColumns, ObjectMeta, Storage
 from inspector.storage.local import LocalStorage
 from inspector.storage.location import open_storage, parse_location
 
 __all__ = [
+    "FileColumns",
     "LocalStorage",
     "ObjectMeta",
     "Storage",

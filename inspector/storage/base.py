@@ -28,6 +28,13 @@ class ObjectMeta:
         return self.path.rsplit("/", 1)[-1]
 
 
+#: Listed files as columns (:meth:`Storage.list_columns`): paths, sizes, modification times
+#: (ms) and ETags.
+FileColumns = tuple[
+    builtins.list[str], builtins.list[int], builtins.list[int], builtins.list[str | None]
+]
+
+
 class Storage(ABC):
     """Files of one table location, local or in an object store. Thread-safe.
 
@@ -56,6 +63,18 @@ class Storage(ABC):
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
         """The files directly in a folder (``_delta_log``), sorted by path, after the full
         relative path ``start_after`` if given; none if the folder is missing."""
+
+    def list_columns(self, prefix: str) -> FileColumns:
+        """What :meth:`list` lists (without ``start_after``) as columns: paths, sizes,
+        modification times and ETags, sorted by path (a local folder makes no record per
+        file: a log of 100,000 commits)."""
+        found = self.list(prefix)
+        return (
+            [m.path for m in found],
+            [m.size for m in found],
+            [m.last_modified for m in found],
+            [m.etag for m in found],
+        )
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
         """The files directly in a folder among its first ``count`` entries by path (an object

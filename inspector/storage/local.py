@@ -21,7 +21,7 @@ from stat import S_ISDIR, S_ISLNK, S_ISREG
 from urllib.parse import unquote, urlparse
 
 from inspector.delta.errors import ConcurrentModification
-from inspector.storage.base import ObjectMeta, Storage
+from inspector.storage.base import FileColumns, ObjectMeta, Storage
 
 
 class CommitStep(StrEnum):
@@ -100,6 +100,29 @@ class LocalStorage(Storage):
             return []
         found = [meta for e in entries if (meta := self._meta(e)) is not None]
         return sorted(found, key=lambda m: m.path)
+
+    def list_columns(self, prefix: str) -> FileColumns:
+        try:
+            with os.scandir(self._abs(prefix)) as it:
+                entries = sorted(it, key=_name)  # as their paths sort: one folder's
+        except (FileNotFoundError, NotADirectoryError):
+            entries = []
+        paths: builtins.list[str] = []
+        sizes: builtins.list[int] = []
+        times: builtins.list[int] = []
+        etags: builtins.list[str | None] = []
+        for entry in entries:
+            try:
+                if not entry.is_file():
+                    continue
+                st = entry.stat()
+            except OSError:  # removed since the folder was listed (a concurrent log cleanup)
+                continue
+            paths.append(self._rel(entry.path))
+            sizes.append(st.st_size)
+            times.append(_millis(st))
+            etags.append(_etag(st))
+        return paths, sizes, times, etags
 
     def _meta(self, entry: os.DirEntry[str]) -> ObjectMeta | None:
         try:
@@ -256,9 +279,18 @@ def _fsync_folder(folder: str) -> None:
 
 def _object_meta(path: str, st: os.stat_result) -> ObjectMeta:
     """A file's listing entry; its ``etag`` changes when the file is written again or replaced."""
-    return ObjectMeta(
-        path=path,
-        size=st.st_size,
-        last_modified=int(st.st_mtime * 1000),
-        etag=f"{st.st_ino:x}-{st.st_mtime_ns:x}",
-    )
+    return ObjectMeta(path=path, size=st.st_size, last_modified=_millis(st), etag=_etag(st))
+
+
+def _millis(st: os.stat_result) -> int:
+    """A file's modification time in ms since the epoch."""
+    return int(st.st_mtime * 1000)
+
+
+def _etag(st: os.stat_result) -> str:
+    """What changes when a local file is written again or replaced: inode and mtime in ns."""
+    return f"{st.st_ino:x}-{st.st_mtime_ns:x}"
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name

@@ -2,9 +2,10 @@
 
 A whole history (:class:`~inspector.table.history.HistoryPager`, read to its oldest
 version) is kept as one result of the table's log index
-(:mod:`inspector.log.index.results`): its finished entries, and the listing's identity of
-every file it was computed from: each commit's version, size, modification time and ETag
-(on a local disk: inode and modification time in ns), and each checkpoint's files. A later
+(:mod:`inspector.log.index.results`): its finished entries, and the identity of every log
+file up to its newest version (:func:`~inspector.log.index.identity.files_identity`: each
+commit's, checksum's and checkpoint file's size, modification time and ETag; on a local disk
+inode and modification time in ns). A later
 history uses it only when the listing just made says those files are unchanged:
 
 * all of them, and no newer version: the kept entries are the history;
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
-from hashlib import sha256
 from typing import Any, TypeVar, overload
 
 import orjson
@@ -39,10 +39,10 @@ import orjson
 import inspector
 from inspector.log.commit import FileSummary
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index.identity import files_identity
 from inspector.log.index.results import drop_result, has_result, load_result, save_result
 from inspector.log.index.tables import TableIndex
-from inspector.log.listing import LogFile, LogListing
-from inspector.log.staged import STAGED_DIR
+from inspector.log.listing import LogListing
 from inspector.settings import Settings
 from inspector.table.history_entry import Change, HistoryEntry
 from inspector.table.history_time import TimestampSource, VersionTimestamps
@@ -52,7 +52,7 @@ _KIND = "history"
 _RENDERED = "historyjson"  # the CLI's --json text of the kept entries
 _NEWEST = "historynewest"  # the newest entries apart, for the app's first screen
 #: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
-_FORMAT = 3
+_FORMAT = 4
 _SOURCES = {s.value: s for s in TimestampSource}
 _ROWS = {s.value: s for s in RowSource}
 _CHANGES = {c.value: c for c in Change}
@@ -117,7 +117,7 @@ class HistoryStore:
             if kept["setting"] != self._setting:
                 return None
             top = kept["top"]
-            if kept["files"] != _identity(listing, top):
+            if kept["files"] != files_identity(listing, upto=top):
                 return None
             stored = StoredHistory(
                 top=top,
@@ -143,13 +143,16 @@ class HistoryStore:
         Returns:
             This store when the history is kept (then :meth:`keep_rendered` keeps its JSON).
         """
-        if not entries or any(f"/{STAGED_DIR}/" in f.path for f in listing.commits.values()):
+        if not entries:
             return None
         top = entries[-1].version
+        files = files_identity(listing, upto=top)
+        if files is None:  # a staged commit is not immutable: never kept
+            return None
         head = {
             "setting": self._setting,
             "top": top,
-            "files": _identity(listing, top),
+            "files": files,
             "gaps": sorted(_upto(gaps, top).items()),
             "checkpoints": sorted(_upto(checkpoint_problems, top).items()),
         }
@@ -257,28 +260,6 @@ class KeptEntries(Sequence[HistoryEntry]):
 
 def _upto(problems: Problems, top: int) -> dict[int, list[str]]:
     return {v: list(p) for v, p in problems.items() if v <= top and p}
-
-
-def _file(f: LogFile) -> list[Any]:
-    return [f.name, f.size, f.modification_time, f.etag]
-
-
-def _identity(listing: LogListing, top: int) -> str:
-    """The digest of the listing's identity of every commit and checkpoint file up to
-    ``top``, in order (version, size, modification time, ETag)."""
-    commits = sorted((v, f) for v, f in listing.commits.items() if v <= top)
-    checkpoints = sorted(
-        ((v, cp) for v, cps in listing.checkpoints.items() if v <= top for cp in cps),
-        key=lambda found: (found[0], found[1].kind),
-    )
-    identity = [
-        [[v, f.size, f.modification_time, f.etag] for v, f in commits],
-        [
-            [v, cp.kind, cp.complete, cp.expected_parts, [_file(f) for f in cp.files]]
-            for v, cp in checkpoints
-        ],
-    ]
-    return sha256(orjson.dumps(identity)).hexdigest()
 
 
 def _encode(e: HistoryEntry) -> list[Any]:

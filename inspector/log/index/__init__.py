@@ -13,11 +13,12 @@ path or a cleaned-up log never gets a stale answer. Commit files are read throug
 :meth:`~inspector.log.deltalog.DeltaLog.read_commit_files` (bytes only). Beside them a
 table's subfolder keeps finished *results* of questions above the log core, each checked
 against the listing by the question that kept it (:mod:`~inspector.log.index.results`: the
-whole history, :mod:`inspector.table.history_store`).
+whole history, :mod:`inspector.table.history_store`), under the identity of the listing's
+files (:mod:`~inspector.log.index.identity`).
 
 May import what :mod:`inspector.log` may (``storage``, ``settings``, ``delta``) and the
 log core's parsing (:mod:`inspector.log.commit`, ``bigcommit``, ``columnar``) and
-:mod:`inspector.log.listing`; nothing above the log core.
+:mod:`inspector.log.listing` and ``columnlisting``; nothing above the log core.
 """
 
 from inspector.log.index.tables import (

@@ -4,7 +4,7 @@ every log file it was computed from.
 A question that reads only the newest part of the log (``detail``: the newest checkpoint and
 the commits after it, and the commit files' times that the file-time rule chains from) may
 keep the text it printed (``result-<kind>.bin``, :mod:`inspector.log.index.results`) under a
-digest of what it read: each file's name, size, modification time and ETag, the
+digest of what it read: each file's identity (:mod:`inspector.log.index.identity`), the
 ``_last_checkpoint`` hint, and whatever else the question names (its setting, the times). A
 later run gives the kept text only when the digest of what it has just listed is the same,
 so any changed, added or removed file computes the answer afresh, which is then kept. A
@@ -21,12 +21,12 @@ from typing import Any
 import orjson
 
 import inspector
+from inspector.log.index.identity import files_identity
 from inspector.log.index.results import drop_result, load_result, save_result
 from inspector.log.index.tables import TableIndex
-from inspector.log.listing import LogFile, LogListing
-from inspector.log.staged import STAGED_DIR
+from inspector.log.listing import LogListing
 
-_FORMAT = 1  # bumped whenever what is kept, or what an identity holds, changes
+_FORMAT = 2  # bumped whenever what is kept, or what an identity holds, changes
 
 
 class KeptAnswer:
@@ -69,20 +69,15 @@ class KeptAnswer:
 
 
 def listing_identity(listing: LogListing) -> list[Any] | None:
-    """Every file of a listing (commits, checkpoints, checksums, compacted files) as name,
-    size, modification time and ETag, and its ``_last_checkpoint`` hint; None when it holds
-    a catalog's staged commit (never kept)."""
-    if any(f"/{STAGED_DIR}/" in f.path for f in listing.commits.values()):
+    """Every file of a listing (commits, checkpoints, checksums, compacted files: their
+    :func:`~inspector.log.index.identity.files_identity`) and its ``_last_checkpoint`` hint;
+    None when it holds a catalog's staged commit (never kept)."""
+    files = files_identity(listing)
+    if files is None:
         return None
     last = listing.last_checkpoint
-    checkpoints = [f for cps in listing.checkpoints.values() for cp in cps for f in cp.files]
-    files = [*listing.commits.values(), *checkpoints, *listing.crcs.values(), *listing.compacted]
     return [
         listing.from_version,
-        sorted(_file(f) for f in files),
+        files,
         None if last is None else [last.version, dict(last.raw), last.problem],
     ]
-
-
-def _file(f: LogFile) -> tuple[str, int, int, str | None]:
-    return (f.name, f.size, f.modification_time, f.etag)
