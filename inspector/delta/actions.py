@@ -135,7 +135,7 @@ class _FileAction:
     @property
     def num_records(self) -> int | None:
         """``numRecords`` from stats, or None when stats are absent."""
-        return _num_records(self.stats)
+        return num_records_of(self.stats)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -350,7 +350,8 @@ def canonical_path(path: str) -> str:
 _LEADING_NUM_RECORDS = re.compile(r'\{\s*"numRecords"\s*:\s*(\d+)\s*[,}]')
 
 
-def _num_records(stats: str | None) -> int | None:
+def num_records_of(stats: str | None) -> int | None:
+    """``numRecords`` of a file's JSON stats (None when absent or unreadable)."""
     if not stats:
         return None
     leading = _LEADING_NUM_RECORDS.match(stats)

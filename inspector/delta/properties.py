@@ -153,15 +153,10 @@ def format_duration(ms: int) -> str:
     if ms == 0:
         return "0 seconds"
     parts, rest = [], ms
-    for name, size in (("day", 86_400_000), ("hour", 3_600_000), ("minute", 60_000)):
-        count, rest = divmod(rest, size)
+    for name in ("day", "hour", "minute", "second", "millisecond"):
+        count, rest = divmod(rest, _MICROS[name] // 1000)
         if count:
             parts.append(f"{count} {name}{'s' if count != 1 else ''}")
-    seconds, millis = divmod(rest, 1000)
-    if seconds:
-        parts.append(f"{seconds} second{'s' if seconds != 1 else ''}")
-    if millis:
-        parts.append(f"{millis} millisecond{'s' if millis != 1 else ''}")
     return " ".join(parts)
 
 

@@ -15,12 +15,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from inspector.delta.actions import (
-    AddFile,
-    RemoveFile,
-    canonical_path,
-)
-from inspector.delta.fields import as_int
+from inspector.delta.actions import AddFile, RemoveFile, canonical_path, num_records_of
+from inspector.delta.fields import EPOCH_MS_MAX, EPOCH_MS_MIN
 from inspector.delta.parse import parse_action
 from inspector.log import arrays as arrays_
 
@@ -173,10 +169,6 @@ def _keyed(kind: str, arrays: list[pa.Array]) -> pa.Table:
     )
 
 
-# Times in ms since the epoch that a calendar can show (years 1 to 9999), as parse_action checks.
-_EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
-
-
 def _validate(kind: str, table: pa.Table) -> None:
     """Raise ValueError naming what :func:`parse_action` would refuse, checked column-wise."""
     import pyarrow.compute as pc
@@ -194,7 +186,7 @@ def _validate(kind: str, table: pa.Table) -> None:
         raise ValueError("an 'add' action has no size")
     times = pc.min_max(table.column("modificationTime")).as_py()
     low, high = times["min"], times["max"]
-    if (low is not None and low < _EPOCH_MS[0]) or (high is not None and high > _EPOCH_MS[1]):
+    if (low is not None and low < EPOCH_MS_MIN) or (high is not None and high > EPOCH_MS_MAX):
         raise ValueError("an 'add' action's modificationTime is not a time in years 1 to 9999")
 
 
@@ -337,12 +329,5 @@ def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     values = counts.to_pylist()
     texts = stats.to_pylist()
     for i in pc.indices_nonzero(odd).to_pylist():
-        values[i] = _parsed_num_records(texts[i])
+        values[i] = num_records_of(texts[i])  # as AddFile.num_records reads it
     return arrays_.numbers(values)
-
-
-def _parsed_num_records(text: str) -> int | None:
-    try:
-        return as_int(json.loads(text).get("numRecords"))  # as AddFile.num_records reads it
-    except (ValueError, TypeError, AttributeError):
-        return None

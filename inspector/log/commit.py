@@ -145,7 +145,6 @@ def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
 
 
 @lru_cache(maxsize=1024)  # writers use a few dozen names
-@lru_cache(maxsize=1024)  # writers use a few dozen names
 def metric_name(key: str) -> str:
     """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
     name = key.replace("_", "").lower()

@@ -22,9 +22,8 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.errors import CorruptLog
-from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.storage import LocalStorage, Storage
+from inspector.storage import Storage
 
 # pyarrow (and inspector.log.arrays/columnar/reconcile, which import it) is imported by the
 # functions that replay or read files: a command that reads only commits (history) starts
@@ -39,7 +38,7 @@ _R = TypeVar("_R", AddFile, RemoveFile)
 
 class FileMap(Mapping[FileKey, _R]):
     """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table:
-    a look-up builds one record, asking for every value builds them all and keeps them."""
+    keys and length come from the table; the records are built, all at once, on first use."""
 
     def __init__(self, kind: str, table: pa.Table) -> None:
         self.kind, self.table = kind, table
@@ -53,19 +52,8 @@ class FileMap(Mapping[FileKey, _R]):
             self._records = dict(zip(columnar.keys(self.table), records, strict=True))
         return self._records
 
-    @cached_property
-    def _rows(self) -> dict[FileKey, int]:
-        from inspector.log import columnar
-
-        return dict(zip(columnar.keys(self.table), range(self.table.num_rows), strict=True))
-
     def __getitem__(self, key: FileKey) -> _R:
-        if self._records is not None:
-            return self._records[key]
-        from inspector.log import columnar
-
-        row = self._rows[key]
-        return cast(_R, next(columnar.records(self.kind, self.table.slice(row, 1))))
+        return self._all()[key]
 
     def __iter__(self) -> Iterator[FileKey]:
         from inspector.log import columnar
@@ -74,9 +62,6 @@ class FileMap(Mapping[FileKey, _R]):
 
     def __len__(self) -> int:
         return int(self.table.num_rows)
-
-    def __contains__(self, key: object) -> bool:
-        return key in (self._rows if self._records is None else self._records)
 
     def values(self) -> ValuesView[_R]:
         """Every record (built all at once)."""
@@ -106,12 +91,7 @@ class Snapshot:
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
-    storage: Storage | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def store(self) -> Storage:
-        """Where the table's files are read from (a local folder when none was given)."""
-        return self.storage if self.storage is not None else LocalStorage(self.table_root)
+    storage: Storage = field(compare=False, repr=False)
 
     @cached_property
     def files(self) -> Mapping[FileKey, AddFile]:
@@ -166,10 +146,6 @@ class Snapshot:
         dv = self.files_table.column("deletionVector").combine_chunks()
         deleted = pc.sum(dv.field("cardinality")).as_py() if len(dv) else 0  # skips nulls
         return int(pc.sum(counts).as_py() or 0) - int(deleted or 0)
-
-    def data_path(self, add: AddFile) -> str:
-        """Absolute local path of a live file."""
-        return data_file_path(self.table_root, add.path)
 
 
 @dataclass(kw_only=True)
@@ -229,14 +205,12 @@ class ReplayState:
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
-        base, count = self.next_seq, 0
-        for i, action in enumerate(actions):
-            count = i + 1
+        for action in actions:
             if isinstance(action, AddFile | RemoveFile):
-                self.pending.append((base + i, action))
+                self.pending.append((self.next_seq, action))
             else:
                 self.apply_other(action)
-        self.next_seq = base + count
+            self.next_seq += 1
         self._resolved = None
 
     def _flush(self) -> None:
@@ -262,13 +236,9 @@ class ReplayState:
             self.protocol = action
         elif isinstance(action, Txn):
             self.txns[action.app_id] = action
-        elif isinstance(action, DomainMetadata):
-            self._apply_domain(action)
-
-    def _apply_domain(self, action: DomainMetadata) -> None:
-        if action.removed:
+        elif isinstance(action, DomainMetadata) and action.removed:
             self.domains.pop(action.domain, None)
-        else:
+        elif isinstance(action, DomainMetadata):
             self.domains[action.domain] = action
 
     def resolve(self) -> tuple[pa.Table, pa.Table]:
@@ -281,7 +251,7 @@ class ReplayState:
         return self._resolved
 
     def freeze(
-        self, table_root: str, version: int, replayed_from: str, storage: Storage | None = None
+        self, table_root: str, version: int, replayed_from: str, storage: Storage
     ) -> Snapshot:
         """Turn the state into a Snapshot.
 
