@@ -35,14 +35,12 @@ _Z85_INDEX = {c: i for i, c in enumerate(_Z85_CHARS)}
 
 
 def z85_decode(text: str) -> bytes:
-    """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids.
+    """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids (ValueError
+    if invalid).
 
     A last block starting with ``#`` is a padded tail as the Rust ``z85`` crate writes it
-    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes, the value of
-    the other characters. No RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits).
-
-    Raises:
-        ValueError: If the text is not valid Z85.
+    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes. No RFC block
+    starts with ``#`` (84 * 85**4 exceeds 32 bits).
     """
     if len(text) % 5:
         raise ValueError("Z85 text length must be a multiple of 5")
@@ -102,8 +100,7 @@ class DeletionVector:
         return (self.offset or 0) + 4 + self.size_in_bytes + 4
 
     def relative_or_absolute_path(self) -> str | None:
-        """Where the DV file lives: relative to the table root for ``u``, absolute for ``p``,
-        None for an inline (``i``) deletion vector."""
+        """Where the DV file lives (relative to the table root for ``u``); None for inline."""
         if self.storage_type == "i":
             return None
         if self.storage_type == "p":
@@ -124,11 +121,8 @@ class _FileAction:
 
     @property
     def key(self) -> tuple[str, str | None]:
-        """The replay identity: canonical path + deletion-vector id.
-
-        Paths are URL-decoded because the spec stores them as URIs; this makes
-        ``a%20b.parquet`` and ``a b.parquet`` the same file, as Delta does.
-        """
+        """The replay identity: canonical path (URL-decoded, as Delta does: the spec stores
+        URIs) + deletion-vector id."""
         dv = self.deletion_vector
         return (canonical_path(self.path), dv.unique_id if dv else None)
 

@@ -101,15 +101,10 @@ def repeated(text: str, count: int) -> pa.Array:
 
 def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.Array:
     """A ``map<string, string>`` array from lists of (key, value) pairs and None."""
-    import pyarrow.compute as pc
-
     offsets = np.zeros(len(values) + 1, dtype=np.int32)
     np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
     keys = texts([k for v in values if v is not None for k, _ in v])
     items = texts([x for v in values if v is not None for _, x in v])
-    bitmap, nulls = _validity([v is not None for v in values])
-    valid = (
-        None if bitmap is None else pa.Array.from_buffers(pa.bool_(), len(values), [None, bitmap])
-    )
-    mask = None if valid is None else pc.invert(valid)
-    return pa.MapArray.from_arrays(from_numpy(offsets, pa.int32()), keys, items, mask=mask)
+    null = np.fromiter((v is None for v in values), bool, len(values))
+    at = from_numpy(offsets, pa.int32())
+    return pa.MapArray.from_arrays(at, keys, items, mask=mask(null) if null.any() else None)

@@ -30,16 +30,8 @@ def write_commit(
     *,
     on_step: AnyStepCallback | None = None,
 ) -> str:
-    """Create the commit file of ``version`` atomically, only if it does not exist.
-
-    Args:
-        target: The table's storage, or the local path of its ``_delta_log`` folder.
-        version: The version to create (the read version + 1).
-        actions: The commit's actions (``{"add": {...}}``), written one per line.
-        on_step: Called after each step of the write (fault-injection tests crash there).
-
-    Returns:
-        The location of the new commit file (a local path or a URI).
+    """Create the commit file of ``version`` (in the table's storage, or a local
+    ``_delta_log`` folder) atomically, only if it does not exist; its location.
 
     Raises:
         ConcurrentModification: If the version already exists; nothing was written.

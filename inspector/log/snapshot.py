@@ -1,8 +1,7 @@
 """The state of a table at one version, reconstructed by log replay.
 
-The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`);
-the ``files``/``tombstones`` mappings of typed records are built from them only when
-someone asks for them (one file's view, a small table), never on a bulk path.
+The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`); typed
+records are built from them only when asked for, never on a bulk path.
 """
 
 from __future__ import annotations
@@ -25,9 +24,8 @@ from inspector.delta.errors import CorruptLog
 from inspector.delta.schema import StructType
 from inspector.storage import Storage
 
-# pyarrow (and inspector.log.arrays/columnar/reconcile, which import it) is imported by the
-# functions that replay or read files: a command that reads only commits (history) starts
-# without it.
+# pyarrow (and the log modules that import it) is imported where files are replayed or read:
+# a command that reads only commits (history) starts without it.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -76,10 +74,8 @@ class FileMap(Mapping[FileKey, _R]):
 class Snapshot:
     """A table version: its active files, metadata, protocol and app transactions.
 
-    ``files_table`` holds the live add actions, one row per (path, deletion-vector id),
-    the identity the Delta protocol uses for log replay; ``tombstones_table`` the remove
-    actions still known at this version. ``files`` and ``tombstones`` give the same as
-    mappings of typed records, built on first use.
+    ``files_table`` holds the live add actions, one row per (path, deletion-vector id), the
+    replay identity; ``tombstones_table`` the remove actions still known at this version.
     """
 
     table_root: str
@@ -152,10 +148,9 @@ class Snapshot:
 class ReplayState:
     """Accumulator used while replaying actions; frozen into a Snapshot at the end.
 
-    File actions are kept as Arrow tables, each row with a sequence number (``seq``)
-    in log order; reconciliation (the newest action for each identity wins) runs once,
-    in Arrow, when the state is resolved. Small commits' typed file actions wait in
-    ``pending`` (with their ``seq``) and become one Arrow table per kind, not one per commit.
+    File actions are kept as Arrow tables, each row with its ``seq`` in log order, and
+    reconciled once (:mod:`inspector.log.reconcile`). Small commits' typed file actions wait
+    in ``pending`` and become one Arrow table per kind, not one per commit.
     """
 
     adds: list[pa.Table] = field(default_factory=list)
@@ -283,13 +278,8 @@ class ReplayState:
 
 
 def describe_replay(origin: str, base: int, version: int) -> str:
-    """How a version was rebuilt: ``checkpoint 10 + commits 11..13`` (for ``replayed_from``).
-
-    Args:
-        origin: ``snapshot`` (a cached version), ``checkpoint`` or ``empty``.
-        base: The version replay started from.
-        version: The version rebuilt.
-    """
+    """How a version was rebuilt from a base (``origin``: ``snapshot``, a cached version,
+    ``checkpoint`` or ``empty``): ``checkpoint 10 + commits 11..13``, say."""
     start = {
         "snapshot": f"cached version {base}",
         "checkpoint": f"checkpoint {base}",

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, kw_only=True)
 class ObjectMeta:
-    """One stored file: its path relative to the table root, size, modification time (ms
-    since the epoch) and ``etag``, which changes whenever the file is written again (the
-    object store's ETag; a local file's inode and modification time in ns)."""
+    """One stored file (``last_modified`` in ms since the epoch); ``etag`` changes whenever
+    the file is written again (a local file's inode and modification time in ns)."""
 
     path: str
     size: int
@@ -58,9 +57,8 @@ class Storage(ABC):
         relative path ``start_after`` if given; none if the folder is missing."""
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
-        """The files directly in a folder among its first ``count`` entries by path (an object
-        store pages a folder's subfolders' entries in too), and the last path the page
-        reaches: None when the page holds the whole folder (a local folder: always)."""
+        """The files directly in a folder among its first ``count`` entries by path, and the
+        last path the page reaches (None: the page holds the whole folder)."""
         return self.list(prefix), None
 
     @abstractmethod
@@ -69,8 +67,7 @@ class Storage(ABC):
 
     @abstractmethod
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
-        """What :meth:`walk` lists as (paths, sizes): no record per file (a health check of
-        a table of 300,000 files needs only the paths and sizes)."""
+        """What :meth:`walk` lists as (paths, sizes), without a record per file."""
 
     @abstractmethod
     def exists(self, prefix: str = "") -> bool:
@@ -88,8 +85,8 @@ class Storage(ABC):
         """Bytes ``[start, end)`` of a file (fewer when the file is shorter)."""
 
     def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
-        """Several whole files (object stores fetch them concurrently): for each, in order,
-        its bytes or the OSError reading it raised (one vanished file loses no other)."""
+        """Several whole files (object stores fetch them concurrently): each one's bytes or
+        the OSError reading it raised (one vanished file loses no other)."""
         out: builtins.list[bytes | OSError] = []
         for path in paths:
             try:
@@ -100,8 +97,7 @@ class Storage(ABC):
 
     @abstractmethod
     def put_if_absent(self, path: str, data: bytes) -> str:
-        """Create a file whole, only if it does not exist yet (atomic create-if-absent), and
-        return its :meth:`uri`.
+        """Create a file whole, only if it does not exist yet; its :meth:`uri`.
 
         Raises:
             ConcurrentModification: If the file exists; nothing was written.

@@ -32,14 +32,8 @@ class StoreKind(StrEnum):
 
 #: URI scheme → store kind.
 SCHEMES = {
-    "s3": StoreKind.S3,
-    "s3a": StoreKind.S3,
-    "s3n": StoreKind.S3,
-    "az": StoreKind.AZ,
-    "azure": StoreKind.AZ,
-    "adl": StoreKind.AZ,
-    "abfs": StoreKind.AZ,
-    "abfss": StoreKind.AZ,
+    **dict.fromkeys(("s3", "s3a", "s3n"), StoreKind.S3),
+    **dict.fromkeys(("az", "azure", "adl", "abfs", "abfss"), StoreKind.AZ),
     "gs": StoreKind.GS,
 }
 
