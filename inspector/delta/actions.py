@@ -1,8 +1,7 @@
 """Typed records for the actions of the Delta transaction log.
 
-Field names follow the Delta protocol (``PROTOCOL.md``) in snake_case. Each record
-keeps the action's original JSON object in ``raw`` so that a writer (RESTORE) can
-re-emit it faithfully, including fields this tool does not model.
+Field names follow ``PROTOCOL.md`` in snake_case; ``raw`` keeps the action's JSON object so
+that RESTORE re-emits it faithfully, fields this tool does not model included.
 """
 
 from __future__ import annotations
@@ -95,8 +94,7 @@ class DeletionVector:
 
     @property
     def required_file_size(self) -> int:
-        """How many bytes the DV's file must have: on disk a DV is stored at ``offset``
-        as a 4-byte size, the bitmap (``sizeInBytes``) and a 4-byte checksum."""
+        """The DV file's least size: at ``offset``, a 4-byte size, the bitmap, a checksum."""
         return (self.offset or 0) + 4 + self.size_in_bytes + 4
 
     def relative_or_absolute_path(self) -> str | None:

@@ -1,8 +1,7 @@
 """Building Arrow arrays from Python values without importing pandas.
 
 ``pa.array``, ``pa.scalar``, Python scalars passed to compute functions and
-``Array.to_numpy`` make pyarrow import pandas: half a second of a log command's start-up.
-The log engine builds its arrays here, from buffers, and passes arrays to compute functions.
+``Array.to_numpy`` import pandas: half a second of a log command's start-up.
 """
 
 from __future__ import annotations

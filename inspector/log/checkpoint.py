@@ -129,8 +129,7 @@ def _read_part(
 
 
 def _open_parquet(file: LogFile, storage: Storage, index: TableIndex | None) -> pq.ParquetFile:
-    """A local file is read in place (column by column); an object is fetched whole, or
-    its copy in the log index read."""
+    """A local file read in place; an object fetched whole, or its log index copy."""
     local = storage.local_path(file.path)
     if local is not None and not kept_in(index, storage):
         return pq.ParquetFile(local)
@@ -181,8 +180,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 
 def _few_rows(column: pa.Array) -> list[Any]:
     """The non-null rows of a column holding few actions (``metaData``, say), found from its
-    validity bitmap: Arrow compute is not needed, and its import would be a tenth of a
-    ``files --version N`` answered from a checkpoint's metadata."""
+    validity bitmap: importing Arrow compute would cost a tenth of a ``files --version N``."""
     validity = column.buffers()[0]
     bits = (
         np.ones(len(column), dtype=np.uint8)

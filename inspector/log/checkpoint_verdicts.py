@@ -1,6 +1,6 @@
 """What a log found about its checkpoints: unusable ones (and why), probed and verified ones.
 
-Verdicts are keyed by :class:`Checkpoint` (its files with size and time), so a rewritten
+Verdicts are keyed by :class:`Checkpoint` (its files with size and time): a rewritten
 checkpoint is judged again.
 """
 

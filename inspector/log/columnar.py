@@ -142,8 +142,7 @@ _TYPED = {
 
 
 def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
-    """A column of ``add`` or ``remove`` structs (non-null rows only, as a checkpoint or a
-    commit was read) as a table of the schema."""
+    """A column of ``add`` or ``remove`` structs (non-null rows only) as a table."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = FIELDS[kind]
     present = [array.type.field(i).name for i in range(array.type.num_fields)]
@@ -259,7 +258,7 @@ def canonical_paths(paths: pa.Array) -> pa.Array:
 
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
-    """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
+    """The deletion vectors' unique ids; ``""`` for none."""
     import pyarrow.compute as pc
 
     n = len(dv)
@@ -316,7 +315,7 @@ def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
 
 def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     """``numRecords`` of each row's stats (null where absent or unreadable); writers put it
-    first, so only other rows are parsed one by one."""
+    first, so other rows are few and parsed one by one."""
     import pyarrow.compute as pc
 
     if isinstance(stats, pa.ChunkedArray):

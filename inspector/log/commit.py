@@ -302,8 +302,7 @@ def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) ->
 
 @dataclass(frozen=True, kw_only=True)
 class JsonActions:
-    """What a JSON log file holds: its actions (file actions in ``columns`` when a big file's
-    are Arrow tables, else among ``actions``) and what was wrong reading it."""
+    """What a JSON log file holds (a big file's file actions in ``columns``), and its problems."""
 
     actions: tuple[Action, ...]
     columns: CommitFiles | None = None

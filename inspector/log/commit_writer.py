@@ -1,10 +1,8 @@
 """Writing one commit file to ``_delta_log``: created only if absent, never partial.
 
-The Delta protocol needs "atomic file creation" and "mutual exclusion": a commit
-file appears whole or not at all, and two writers can never both create the same
-version. The table's storage gives both (:meth:`inspector.storage.Storage.put_if_absent`):
-a hard link on a local filesystem, a conditional put (create-if-absent) on an object
-store. A store that cannot guarantee it is refused for writing.
+The Delta protocol's "atomic file creation" and "mutual exclusion" come from the table's
+storage (:meth:`inspector.storage.Storage.put_if_absent`); a store that cannot guarantee
+them is refused for writing.
 """
 
 from __future__ import annotations

@@ -214,13 +214,9 @@ class DeltaLog:
     def checkpoint_problems(
         self, *, verify_all: bool = False, newest: bool = True
     ) -> dict[int, list[str]]:
-        """Problems with the table's checkpoints in plain language, by checkpoint version.
-
-        Every checkpoint gets a cheap check that its parts are whole files (without reading them).
-        The newest usable checkpoint (none without ``newest``: a history of commits all present),
-        or every one with ``verify_all``, is also read and compared with its commits
-        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
-        """
+        """Problems with the table's checkpoints in plain language, by checkpoint version: each
+        is probed for whole parts, and the newest usable one (none without ``newest``), or every
+        one with ``verify_all``, compared with its commits (:meth:`verify_checkpoint`)."""
         with self._lock:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
 
@@ -236,13 +232,10 @@ class DeltaLog:
             return self._checkpoints.of_version(self.listing, version)
 
     def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
-        """Reconstruct the table state at ``version`` (default: the latest).
-
-        Starts from the newest usable base at or below the version (a cached snapshot, a
-        checkpoint, or the empty table before commit 0) and applies the commits after it; an
-        unreadable checkpoint is recorded against its version and an older base tried.
-        ``statistics=False`` leaves a big checkpoint's adds' statistics unread (most of its
-        bytes); such a snapshot is not cached, so no other reader gets it.
+        """Reconstruct the table state at ``version`` (default: the latest) from the newest
+        usable base at or below it (a cached snapshot, a checkpoint, or the empty table);
+        an unreadable checkpoint is recorded and an older base tried. ``statistics=False``
+        leaves a checkpoint's adds' statistics unread; such a snapshot is not cached.
 
         Raises:
             VersionNotFound: If the version is outside the log.

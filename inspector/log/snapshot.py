@@ -165,7 +165,7 @@ class ReplayState:
 
     @classmethod
     def from_snapshot(cls, snap: Snapshot) -> ReplayState:
-        """Start from an earlier snapshot (its tables are immutable; nothing is copied)."""
+        """Start from an earlier snapshot (nothing is copied: its tables are immutable)."""
         state = cls(
             metadata=snap.metadata,
             protocol=snap.protocol,

@@ -1,7 +1,7 @@
 """The storage interface: what the log, the read-only packages and the restore need from a table location.
 
-Paths are relative to the table root and use ``/``; an absolute path or URI (a log may name
-files outside the table root) is read from where it points.
+Paths are relative to the table root and use ``/``; an absolute path or URI is read from
+where it points.
 """
 
 from __future__ import annotations
@@ -28,11 +28,8 @@ class ObjectMeta:
 
 
 class Storage(ABC):
-    """Files of one table location, local or in an object store. Thread-safe.
-
-    Reads raise :class:`FileNotFoundError` for a missing file (local or object alike) and
-    ``StorageUnavailable`` when the store cannot be reached or refuses the credentials.
-    """
+    """Files of one table location, local or in an object store. Thread-safe. Reads raise
+    FileNotFoundError for a missing file, StorageUnavailable for an unreachable store."""
 
     #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
     scheme: str = "file"
