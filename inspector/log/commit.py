@@ -278,8 +278,7 @@ class Commit:
 def parse_commit(
     version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
 ) -> Commit:
-    """Parse a commit file's bytes, or say why they could not be read (``data`` is then the
-    error reading them raised); ``columnar`` as for :func:`parse_json_actions`."""
+    """Parse a commit file's bytes, or say why reading them raised ``data``."""
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
         found = JsonActions(actions=(), problems=(f"The commit file could not be read: {why}.",))
@@ -295,8 +294,7 @@ def parse_commit(
 
 
 def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) -> Commit:
-    """A commit file as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it:
-    parsed already (the log index holds a big commit parsed), or parsed now."""
+    """A commit as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it, parsed."""
     return fetched if isinstance(fetched, Commit) else parse_commit(version, file, fetched)
 
 

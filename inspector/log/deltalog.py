@@ -196,8 +196,7 @@ class DeltaLog:
         return self.read_commits([version])[0]
 
     def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display; VersionNotFound as :meth:`commit`,
-        CorruptLog when the file vanished or became unreadable since it was listed."""
+        """The raw text of a commit file, for display (CorruptLog: gone since it was listed)."""
         try:
             return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
         except OSError as exc:
