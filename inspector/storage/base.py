@@ -44,8 +44,7 @@ class Storage(ABC):
 
     @property
     def options(self) -> dict[str, str]:
-        """The storage options (delta-rs names) that reach this location, for another reader
-        of the table (none for a folder). They hold secrets: never show them."""
+        """The storage options (delta-rs names) for another reader; secrets: never show them."""
         return {}
 
     @abstractmethod
