@@ -85,7 +85,7 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
     snap, theirs = ours.snapshot(), DeltaLog.open(str(local)).snapshot()
     adds = list(snap.add_files)
 
-    remote = check_files(snap.table_root, adds, workers=4, storage=snap.store)
+    remote = check_files(snap.table_root, adds, workers=4, storage=snap.storage)
     here = check_files(theirs.table_root, list(theirs.add_files), workers=4)
 
     assert [(i.path, i.state, i.key) for i in remote] == [(i.path, i.state, i.key) for i in here]

@@ -1,8 +1,7 @@
 """Typed records for the actions of the Delta transaction log.
 
-Field names follow the Delta protocol (``PROTOCOL.md``) in snake_case. Each record
-keeps the action's original JSON object in ``raw`` so that a writer (RESTORE) can
-re-emit it faithfully, including fields this tool does not model.
+Field names follow ``PROTOCOL.md`` in snake_case; ``raw`` keeps the action's JSON object so
+that RESTORE re-emits it faithfully, fields this tool does not model included.
 """
 
 from __future__ import annotations
@@ -35,14 +34,12 @@ _Z85_INDEX = {c: i for i, c in enumerate(_Z85_CHARS)}
 
 
 def z85_decode(text: str) -> bytes:
-    """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids.
+    """Decode Z85 text (ZeroMQ RFC 32), which Delta uses for deletion-vector ids (ValueError
+    if invalid).
 
     A last block starting with ``#`` is a padded tail as the Rust ``z85`` crate writes it
-    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes, the value of
-    the other characters. No RFC block starts with ``#`` (84 * 85**4 exceeds 32 bits).
-
-    Raises:
-        ValueError: If the text is not valid Z85.
+    (delta-kernel-rs's inline DVs): ``k`` leading ``#`` mean ``4 - k`` bytes. No RFC block
+    starts with ``#`` (84 * 85**4 exceeds 32 bits).
     """
     if len(text) % 5:
         raise ValueError("Z85 text length must be a multiple of 5")
@@ -97,13 +94,11 @@ class DeletionVector:
 
     @property
     def required_file_size(self) -> int:
-        """How many bytes the DV's file must have: on disk a DV is stored at ``offset``
-        as a 4-byte size, the bitmap (``sizeInBytes``) and a 4-byte checksum."""
+        """The DV file's least size: at ``offset``, a 4-byte size, the bitmap, a checksum."""
         return (self.offset or 0) + 4 + self.size_in_bytes + 4
 
     def relative_or_absolute_path(self) -> str | None:
-        """Where the DV file lives: relative to the table root for ``u``, absolute for ``p``,
-        None for an inline (``i``) deletion vector."""
+        """Where the DV file lives (relative to the table root for ``u``); None for inline."""
         if self.storage_type == "i":
             return None
         if self.storage_type == "p":
@@ -124,18 +119,15 @@ class _FileAction:
 
     @property
     def key(self) -> tuple[str, str | None]:
-        """The replay identity: canonical path + deletion-vector id.
-
-        Paths are URL-decoded because the spec stores them as URIs; this makes
-        ``a%20b.parquet`` and ``a b.parquet`` the same file, as Delta does.
-        """
+        """The replay identity: canonical path (URL-decoded, as Delta does: the spec stores
+        URIs) + deletion-vector id."""
         dv = self.deletion_vector
         return (canonical_path(self.path), dv.unique_id if dv else None)
 
     @property
     def num_records(self) -> int | None:
         """``numRecords`` from stats, or None when stats are absent."""
-        return _num_records(self.stats)
+        return num_records_of(self.stats)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -350,7 +342,8 @@ def canonical_path(path: str) -> str:
 _LEADING_NUM_RECORDS = re.compile(r'\{\s*"numRecords"\s*:\s*(\d+)\s*[,}]')
 
 
-def _num_records(stats: str | None) -> int | None:
+def num_records_of(stats: str | None) -> int | None:
+    """``numRecords`` of a file's JSON stats (None when absent or unreadable)."""
     if not stats:
         return None
     leading = _LEADING_NUM_RECORDS.match(stats)

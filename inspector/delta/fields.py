@@ -77,13 +77,13 @@ def as_int(value: Any) -> int | None:
 
 
 # Times are milliseconds since the epoch; beyond years 1..9999 no calendar can show them.
-_EPOCH_MS_MIN, _EPOCH_MS_MAX = -62_135_596_800_000, 253_402_300_799_999
+EPOCH_MS_MIN, EPOCH_MS_MAX = -62_135_596_800_000, 253_402_300_799_999
 
 
 def as_epoch_ms(value: Any, name: str) -> int:
     """A required time in ms since the epoch, within the years 1 to 9999."""
     ms = as_long(value, name)
-    if not _EPOCH_MS_MIN <= ms <= _EPOCH_MS_MAX:
+    if not EPOCH_MS_MIN <= ms <= EPOCH_MS_MAX:
         raise ValueError(f"'{name}' is not a time (ms since 1970) between years 1 and 9999: {ms}")
     return ms
 
@@ -91,7 +91,7 @@ def as_epoch_ms(value: Any, name: str) -> int:
 def opt_epoch_ms(value: Any) -> int | None:
     """An optional time in ms since the epoch; a value no calendar can show counts as absent."""
     ms = as_int(value)
-    return ms if ms is not None and _EPOCH_MS_MIN <= ms <= _EPOCH_MS_MAX else None
+    return ms if ms is not None and EPOCH_MS_MIN <= ms <= EPOCH_MS_MAX else None
 
 
 def as_text_map(value: Any, name: str, *, nulls: bool = True) -> dict[str, Any] | None:

@@ -50,12 +50,9 @@ DEFAULTS: Mapping[str, str] = {
 
 
 def enabled(configuration: Mapping[str, str], key: str) -> bool:
-    """Whether a boolean property is on, read as Delta reads it (Scala's ``toBoolean``).
-
-    ``true``/``false`` in any letter case; an unset key means Delta's default. Any other
-    value (which Delta would refuse to read) counts as the default, so a damaged
-    property never switches a feature on.
-    """
+    """Whether a boolean property is on, read as Delta reads it (Scala's ``toBoolean``):
+    ``true``/``false`` in any case; unset or any other value means Delta's default, so a
+    damaged property never switches a feature on."""
     default = DEFAULTS.get(key, "false") == "true"
     value = configuration.get(key)
     if not isinstance(value, str):
@@ -153,15 +150,10 @@ def format_duration(ms: int) -> str:
     if ms == 0:
         return "0 seconds"
     parts, rest = [], ms
-    for name, size in (("day", 86_400_000), ("hour", 3_600_000), ("minute", 60_000)):
-        count, rest = divmod(rest, size)
+    for name in ("day", "hour", "minute", "second", "millisecond"):
+        count, rest = divmod(rest, _MICROS[name] // 1000)
         if count:
             parts.append(f"{count} {name}{'s' if count != 1 else ''}")
-    seconds, millis = divmod(rest, 1000)
-    if seconds:
-        parts.append(f"{seconds} second{'s' if seconds != 1 else ''}")
-    if millis:
-        parts.append(f"{millis} millisecond{'s' if millis != 1 else ''}")
     return " ".join(parts)
 
 
@@ -243,12 +235,9 @@ class StatsColumnsPolicy:
     def indexed_leaves(
         self, schema: StructType, partition_columns: Iterable[str]
     ) -> tuple[tuple[str, ...], ...]:
-        """The leaf columns (logical paths) writers collect statistics for: the listed
-        ones, else the first ``num_indexed_cols`` leaves of the data columns.
-
-        Delta's ``StatisticsCollection`` counts leaves as here: a struct's fields one by
-        one, an array or a map as one leaf.
-        """
+        """The leaf columns (logical paths) writers collect statistics for: the listed ones,
+        else the first ``num_indexed_cols`` leaves of the data columns, counted as Delta's
+        ``StatisticsCollection`` does (an array or a map is one leaf)."""
         if self.columns is not None:
             return tuple(tuple(c.split(".")) for c in self.columns)
         parts = set(partition_columns)

@@ -151,11 +151,8 @@ def _parse_field(obj: Mapping[str, Any]) -> StructField:
 
 
 def iter_columns(schema: StructType) -> Iterator[Column]:
-    """Every column of the schema, depth first, with nested struct fields expanded.
-
-    Structs yield a column for themselves and for each nested field, so that a
-    diff can report both "struct added" and "field added inside a struct".
-    """
+    """Every column of the schema, depth first: a struct and each of its nested fields (a
+    diff reports both "struct added" and "field added inside a struct")."""
     yield from _walk(schema, (), ())
 
 

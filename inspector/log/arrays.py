@@ -1,8 +1,7 @@
 """Building Arrow arrays from Python values without importing pandas.
 
 ``pa.array``, ``pa.scalar``, Python scalars passed to compute functions and
-``Array.to_numpy`` make pyarrow import pandas: half a second of a log command's start-up.
-The log engine builds its arrays here, from buffers, and passes arrays to compute functions.
+``Array.to_numpy`` import pandas: half a second of a log command's start-up.
 """
 
 from __future__ import annotations
@@ -101,15 +100,10 @@ def repeated(text: str, count: int) -> pa.Array:
 
 def text_maps(values: Sequence[Sequence[tuple[str, str | None]] | None]) -> pa.Array:
     """A ``map<string, string>`` array from lists of (key, value) pairs and None."""
-    import pyarrow.compute as pc
-
     offsets = np.zeros(len(values) + 1, dtype=np.int32)
     np.cumsum([0 if v is None else len(v) for v in values], out=offsets[1:])
     keys = texts([k for v in values if v is not None for k, _ in v])
     items = texts([x for v in values if v is not None for _, x in v])
-    bitmap, nulls = _validity([v is not None for v in values])
-    valid = (
-        None if bitmap is None else pa.Array.from_buffers(pa.bool_(), len(values), [None, bitmap])
-    )
-    mask = None if valid is None else pc.invert(valid)
-    return pa.MapArray.from_arrays(from_numpy(offsets, pa.int32()), keys, items, mask=mask)
+    null = np.fromiter((v is None for v in values), bool, len(values))
+    at = from_numpy(offsets, pa.int32())
+    return pa.MapArray.from_arrays(at, keys, items, mask=mask(null) if null.any() else None)

@@ -33,8 +33,8 @@ from inspector.log.listing import Checkpoint, LogFile
 from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
 
-# Read column by column; "remove" before "add" so that, should a checkpoint wrongly hold
-# both for one file, the add (a checkpoint's definition of a live file) wins.
+# "remove" before "add": should a checkpoint wrongly hold both for one file, the add (a
+# checkpoint's definition of a live file) wins.
 ACTION_COLUMNS = (
     "txn",
     "remove",
@@ -62,25 +62,13 @@ def read_checkpoint_state(
     actions: frozenset[str] | None = None,
     index: TableIndex | None = None,
 ) -> ReplayState:
-    """The state a checkpoint stores, its file actions as Arrow tables.
+    """The state a checkpoint stores (unresolved), its file actions as Arrow tables; every
+    part of a multi-part one, and the sidecars of a V2 one, are read.
 
-    Reads only the action columns needed (``live_only``: the live files, metadata,
-    protocol and sidecars; tombstones, which are most of a big checkpoint, are skipped)
-    and keeps only the rows that hold them. Sidecars of a V2 checkpoint are followed.
-    Should a checkpoint wrongly hold both an add and a remove for one file, the add
-    (a checkpoint's definition of a live file) wins.
-
-    Args:
-        checkpoint: The checkpoint to read (every part of a multi-part one).
-        storage: The table's storage (sidecars live in ``_delta_log/_sidecars``).
-        live_only: Read only what readers act on (see :data:`LIVE_STATE_ACTIONS`).
-        statistics: Read the adds' statistics (False: every action, without them).
-        actions: Read only these actions' columns (``metaData``, say), if given.
-        index: The table's part of the log index, which keeps the files read from an
-            object store (:mod:`~inspector.log.index.checkpoints`); None reads the store.
-
-    Returns:
-        The state (unresolved; see :meth:`ReplayState.resolve`).
+    Only the action columns needed are read: ``actions`` if given, else with ``live_only``
+    what readers act on (:data:`LIVE_STATE_ACTIONS`), and the adds' statistics unless not
+    ``statistics``. ``index`` keeps the files read from an object store
+    (:mod:`~inspector.log.index.checkpoints`).
 
     Raises:
         CorruptLog: If a part or a sidecar is missing or unreadable.
@@ -141,8 +129,7 @@ def _read_part(
 
 
 def _open_parquet(file: LogFile, storage: Storage, index: TableIndex | None) -> pq.ParquetFile:
-    """A local file is read in place (column by column); an object is fetched whole, or
-    its copy in the log index read."""
+    """A local file read in place; an object fetched whole, or its log index copy."""
     local = storage.local_path(file.path)
     if local is not None and not kept_in(index, storage):
         return pq.ParquetFile(local)
@@ -193,8 +180,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 
 def _few_rows(column: pa.Array) -> list[Any]:
     """The non-null rows of a column holding few actions (``metaData``, say), found from its
-    validity bitmap: Arrow compute is not needed, and its import would be a tenth of a
-    ``files --version N`` answered from a checkpoint's metadata."""
+    validity bitmap: importing Arrow compute would cost a tenth of a ``files --version N``."""
     validity = column.buffers()[0]
     bits = (
         np.ones(len(column), dtype=np.uint8)
@@ -245,11 +231,8 @@ def _reading(path: str) -> Iterator[None]:
 
 
 def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
-    """A cheap check that each part of a checkpoint is a whole file, without reading it.
-
-    A Parquet part must start and end with the ``PAR1`` magic (an empty, cut-short
-    or overwritten file does not); a JSON part must end with a complete line. This
-    costs two tiny reads per file, so it can run on every checkpoint of a big table.
+    """A check that each part of a checkpoint is a whole file, in two tiny reads a part: a
+    Parquet part starts and ends with ``PAR1``, a JSON part ends with a complete line.
 
     Raises:
         CorruptLog: Naming the first part that is missing or damaged.
@@ -271,13 +254,11 @@ def quick_check_checkpoint(checkpoint: Checkpoint, storage: Storage) -> None:
 def checkpoint_disagreements(
     version: int, checkpoint: ReplayState, commits: ReplayState, commits_origin: str
 ) -> list[str]:
-    """How a checkpoint's state differs from the state its commits give.
+    """How a checkpoint's state differs, in plain words, from the state its commits give
+    (replayed from ``commits_origin``, ``checkpoint 10 + commits 11..20`` say).
 
-    Compares what readers act on: the live files (path + deletion vector, and their sizes),
-    the table metadata and the protocol. Tombstones and app transactions are left out:
-    writers may legitimately expire them. ``commits`` is the state replayed from an
-    independent base up to ``version``, from ``commits_origin`` (``checkpoint 10 + commits
-    11..20``, say). Returns plain-language problems; empty when the two agree.
+    Compares what readers act on: the live files (identity and size), the table metadata and
+    the protocol; tombstones and app transactions are left out, as writers may expire them.
     """
     problems = _file_disagreements(
         version, checkpoint.resolve()[0], commits.resolve()[0], commits_origin

@@ -1,6 +1,6 @@
 """What a log found about its checkpoints: unusable ones (and why), probed and verified ones.
 
-Verdicts are keyed by :class:`Checkpoint` (its files with size and time), so a rewritten
+Verdicts are keyed by :class:`Checkpoint` (its files with size and time): a rewritten
 checkpoint is judged again.
 """
 
@@ -31,12 +31,7 @@ class CheckpointVerdicts:
 
     A checkpoint that cannot be read, or lacks its metaData or protocol, is unusable (replay
     starts from an older base); one in a local folder is probed for whole parts; one is
-    compared once with what its commits give.
-
-    Args:
-        storage: The table's storage, which the checkpoints are read from.
-        index: The table's part of the log index (None: none).
-        replay: What the commits give at a checkpoint's version, from an independent base.
+    compared once with what its commits give (``replay``, from an independent base).
     """
 
     def __init__(self, storage: Storage, replay: Replay, *, index: TableIndex | None) -> None:
@@ -109,12 +104,8 @@ class CheckpointVerdicts:
         return ([self._bad[cp]] if cp in self._bad else []) + list(self._verified.get(cp, ()))
 
     def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
-        """Read a checkpoint (as :func:`~inspector.log.checkpoint.read_checkpoint_state`); one
-        that cannot be used is remembered with the reason.
-
-        Raises:
-            CorruptLog: If the checkpoint is unreadable or lacks metaData/protocol.
-        """
+        """Read a checkpoint (:func:`~inspector.log.checkpoint.read_checkpoint_state`); one that
+        is unreadable or lacks metaData/protocol is remembered and a CorruptLog raised."""
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
         from inspector.log.checkpoint import read_checkpoint_state
@@ -165,7 +156,6 @@ class CheckpointVerdicts:
         self._probed.add(cp)
 
     def _verify(self, cp: Checkpoint) -> None:
-        """Compare a checkpoint with its commits once; the result is cached in ``_verified``."""
         if cp in self._verified or cp in self._bad:
             return
         expected = self._replay(cp)

@@ -15,12 +15,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from inspector.delta.actions import (
-    AddFile,
-    RemoveFile,
-    canonical_path,
-)
-from inspector.delta.fields import as_int
+from inspector.delta.actions import AddFile, RemoveFile, canonical_path, num_records_of
+from inspector.delta.fields import EPOCH_MS_MAX, EPOCH_MS_MIN
 from inspector.delta.parse import parse_action
 from inspector.log import arrays as arrays_
 
@@ -146,8 +142,7 @@ _TYPED = {
 
 
 def from_struct(kind: str, column: pa.ChunkedArray | pa.Array) -> pa.Table:
-    """A column of ``add`` or ``remove`` structs (non-null rows only, as a checkpoint or a
-    commit was read) as a table of the schema."""
+    """A column of ``add`` or ``remove`` structs (non-null rows only) as a table."""
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     fields = FIELDS[kind]
     present = [array.type.field(i).name for i in range(array.type.num_fields)]
@@ -173,10 +168,6 @@ def _keyed(kind: str, arrays: list[pa.Array]) -> pa.Table:
     )
 
 
-# Times in ms since the epoch that a calendar can show (years 1 to 9999), as parse_action checks.
-_EPOCH_MS = (-62_135_596_800_000, 253_402_300_799_999)
-
-
 def _validate(kind: str, table: pa.Table) -> None:
     """Raise ValueError naming what :func:`parse_action` would refuse, checked column-wise."""
     import pyarrow.compute as pc
@@ -194,7 +185,7 @@ def _validate(kind: str, table: pa.Table) -> None:
         raise ValueError("an 'add' action has no size")
     times = pc.min_max(table.column("modificationTime")).as_py()
     low, high = times["min"], times["max"]
-    if (low is not None and low < _EPOCH_MS[0]) or (high is not None and high > _EPOCH_MS[1]):
+    if (low is not None and low < EPOCH_MS_MIN) or (high is not None and high > EPOCH_MS_MAX):
         raise ValueError("an 'add' action's modificationTime is not a time in years 1 to 9999")
 
 
@@ -267,7 +258,7 @@ def canonical_paths(paths: pa.Array) -> pa.Array:
 
 
 def dv_ids(dv: pa.StructArray) -> pa.Array:
-    """The deletion vectors' unique ids (type + path or inline data + ``@offset``); ``""`` for none."""
+    """The deletion vectors' unique ids; ``""`` for none."""
     import pyarrow.compute as pc
 
     n = len(dv)
@@ -324,7 +315,7 @@ def keys(table: pa.Table) -> Iterator[tuple[str, str | None]]:
 
 def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     """``numRecords`` of each row's stats (null where absent or unreadable); writers put it
-    first, so only other rows are parsed one by one."""
+    first, so other rows are few and parsed one by one."""
     import pyarrow.compute as pc
 
     if isinstance(stats, pa.ChunkedArray):
@@ -337,12 +328,5 @@ def num_records(stats: pa.ChunkedArray | pa.Array) -> pa.Array:
     values = counts.to_pylist()
     texts = stats.to_pylist()
     for i in pc.indices_nonzero(odd).to_pylist():
-        values[i] = _parsed_num_records(texts[i])
+        values[i] = num_records_of(texts[i])  # as AddFile.num_records reads it
     return arrays_.numbers(values)
-
-
-def _parsed_num_records(text: str) -> int | None:
-    try:
-        return as_int(json.loads(text).get("numRecords"))  # as AddFile.num_records reads it
-    except (ValueError, TypeError, AttributeError):
-        return None

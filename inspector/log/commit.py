@@ -1,9 +1,7 @@
 """One commit file (``NNNNNNNNNNNNNNNNNNNN.json``) parsed into typed actions.
 
 :func:`parse_json_actions` is the one parser of a JSON log file's lines (a commit, or a
-JSON checkpoint part): a big file's add and remove lines become Arrow tables
-(:mod:`inspector.log.bigcommit`), the rest typed records; a damaged file is parsed line
-by line into what parsed plus the problems, each naming its line.
+JSON checkpoint part).
 """
 
 from __future__ import annotations
@@ -38,12 +36,10 @@ if TYPE_CHECKING:
 class FileSummary:
     """A commit's files added and removed as Delta counts them, and its actions as written.
 
-    Files and bytes are the writer's ``operationMetrics`` where it recorded them
-    (:data:`_FILE_METRICS`), as for rows. Without them, from the actions by Delta's rule: a
-    file removed and added back under the same path in one commit (given a deletion vector)
-    is neither added nor removed (Delta's DELETE counts it in ``numDeletionVectorsAdded``);
-    those files are ``deletion_vector_updates``. The records are those of every add and
-    remove action (the row rule nets out the files re-added).
+    Files and bytes are the writer's ``operationMetrics`` where it recorded them, else from
+    the actions by Delta's rule: a file removed and added back under the same path in one
+    commit (given a deletion vector) is neither added nor removed but one of the
+    ``deletion_vector_updates``. The records are those of every add and remove action.
     """
 
     add_actions: int
@@ -145,7 +141,6 @@ def file_metrics(metrics: Mapping[str, Any]) -> dict[str, int | None]:
 
 
 @lru_cache(maxsize=1024)  # writers use a few dozen names
-@lru_cache(maxsize=1024)  # writers use a few dozen names
 def metric_name(key: str) -> str:
     """A metric's key normalised: lower case, no underscores, delta-rs's aliases resolved."""
     name = key.replace("_", "").lower()
@@ -163,12 +158,11 @@ def _metric(named: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
 
 @dataclass(frozen=True, kw_only=True)
 class Commit:
-    """The actions of one version's commit file, and what was wrong reading it.
+    """The actions of one version's commit file, and what was wrong reading it (log replay
+    does not trust a commit with ``problems``: its actions are the lines that parsed).
 
-    A commit with ``problems`` may be truncated: its actions are the lines that parsed, and
-    log replay will not trust it. A big commit keeps its file actions as Arrow tables
-    (``columns``), and one read in bulk for a whole history only counted (``counted``):
-    ``parsed`` then holds only its other actions.
+    A big commit keeps its file actions as Arrow tables (``columns``), and one read in bulk
+    for a whole history only counted (``counted``): ``parsed`` then holds its other actions.
     """
 
     version: int
@@ -254,9 +248,8 @@ class Commit:
         """remove actions, in file order."""
         return list(self._file_actions[1])
 
-    @cached_property
+    @cached_property  # a history asks for both, twice
     def _file_actions(self) -> tuple[tuple[AddFile, ...], tuple[RemoveFile, ...]]:
-        """The add and remove actions, split in one pass (a history asks for both, twice)."""
         adds: list[AddFile] = []
         removes: list[RemoveFile] = []
         for action in self.actions:
@@ -285,8 +278,7 @@ class Commit:
 def parse_commit(
     version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
 ) -> Commit:
-    """Parse a commit file's bytes, or say why they could not be read (``data`` is then the
-    error reading them raised); ``columnar`` as for :func:`parse_json_actions`."""
+    """Parse a commit file's bytes, or say why reading them raised ``data``."""
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
         found = JsonActions(actions=(), problems=(f"The commit file could not be read: {why}.",))
@@ -302,15 +294,13 @@ def parse_commit(
 
 
 def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) -> Commit:
-    """A commit file as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it:
-    parsed already (the log index holds a big commit parsed), or parsed now."""
+    """A commit as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it, parsed."""
     return fetched if isinstance(fetched, Commit) else parse_commit(version, file, fetched)
 
 
 @dataclass(frozen=True, kw_only=True)
 class JsonActions:
-    """What a JSON log file holds: its actions (file actions in ``columns`` when a big file's
-    are Arrow tables, else among ``actions``) and what was wrong reading it."""
+    """What a JSON log file holds (a big file's file actions in ``columns``), and its problems."""
 
     actions: tuple[Action, ...]
     columns: CommitFiles | None = None
@@ -318,13 +308,11 @@ class JsonActions:
 
 
 def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commit") -> JsonActions:
-    """Parse the lines of a JSON log file (``what`` it is, as its problems name it),
-    collecting problems in plain words instead of raising.
+    """Parse the lines of a JSON log file (``what`` it is), with problems in plain words.
 
     A big file (:data:`COLUMNAR_FROM` bytes or more) has its file actions read by Arrow into
-    tables, unless ``columnar`` is False (a reader that wants every typed record); a small
-    one is parsed by orjson in one call. When anything is off, every line is parsed on its
-    own so that problems name the line.
+    tables, unless not ``columnar``; a small one is parsed by orjson in one call. When
+    anything is off, every line is parsed on its own so that problems name the line.
     """
     if not data or data.isspace():  # not data.strip(): that copies a big file
         return JsonActions(
@@ -368,8 +356,7 @@ def parse_actions(objects: list[Any]) -> tuple[Action, ...] | None:
 
 
 def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Every line's action, or None when anything is off, so that the line-by-line path can
-    say which line."""
+    """Every line's action, or None when anything is off."""
     objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
     return None if objects is None else parse_actions(objects)
 

@@ -1,10 +1,8 @@
 """Writing one commit file to ``_delta_log``: created only if absent, never partial.
 
-The Delta protocol needs "atomic file creation" and "mutual exclusion": a commit
-file appears whole or not at all, and two writers can never both create the same
-version. The table's storage gives both (:meth:`inspector.storage.Storage.put_if_absent`):
-a hard link on a local filesystem, a conditional put (create-if-absent) on an object
-store. A store that cannot guarantee it is refused for writing.
+The Delta protocol's "atomic file creation" and "mutual exclusion" come from the table's
+storage (:meth:`inspector.storage.Storage.put_if_absent`); a store that cannot guarantee
+them is refused for writing.
 """
 
 from __future__ import annotations
@@ -30,16 +28,8 @@ def write_commit(
     *,
     on_step: AnyStepCallback | None = None,
 ) -> str:
-    """Create the commit file of ``version`` atomically, only if it does not exist.
-
-    Args:
-        target: The table's storage, or the local path of its ``_delta_log`` folder.
-        version: The version to create (the read version + 1).
-        actions: The commit's actions (``{"add": {...}}``), written one per line.
-        on_step: Called after each step of the write (fault-injection tests crash there).
-
-    Returns:
-        The location of the new commit file (a local path or a URI).
+    """Create the commit file of ``version`` (in the table's storage, or a local
+    ``_delta_log`` folder) atomically, only if it does not exist; its location.
 
     Raises:
         ConcurrentModification: If the version already exists; nothing was written.

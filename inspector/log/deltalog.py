@@ -1,9 +1,7 @@
 """``DeltaLog``: a table's transaction log, listed, parsed, cached and replayed.
 
-Opening a log reads ``_last_checkpoint`` and lists from that checkpoint on; a snapshot of
-the latest version reads the checkpoint and the later commits; the whole folder is listed
-only for older versions (:attr:`DeltaLog.listing`, from the index's record and what is new:
-:mod:`inspector.log.relist`). Parsed commits are cached; :meth:`DeltaLog.refresh` re-lists.
+Opening a log lists from the ``_last_checkpoint`` checkpoint on; the whole folder is listed
+only for older versions (:attr:`DeltaLog.listing`, :mod:`inspector.log.relist`).
 """
 
 from __future__ import annotations
@@ -32,12 +30,8 @@ class DeltaLog:
     """The transaction log of one table. Thread-safe; shared by the app's sessions.
 
     Use :meth:`open` to create one (it raises :class:`~inspector.delta.errors.NotADeltaTable`
-    for a folder that is not a table). Every read goes through :attr:`storage`.
-
-    Args:
-        table_root: The table root: an absolute local path or a URI.
-        storage: The table's storage; a local folder at ``table_root`` when None.
-        index: The log index its commit files are kept in and read from (None: none).
+    for a folder that is not a table). ``storage`` defaults to a local folder at
+    ``table_root``; ``index`` is the log index its commit files are kept in (None: none).
     """
 
     def __init__(self, table_root: str, storage: Storage | None = None, *, index: Index = None):
@@ -63,12 +57,8 @@ class DeltaLog:
     def open(
         cls, location: str, *, storage_options: Mapping[str, str] | None = None, index: Index = None
     ) -> DeltaLog:
-        """Open a table by a typed location: a local path, ``file://`` or an object store URI.
-
-        Args:
-            location: Where the table is (see :func:`inspector.storage.parse_location`).
-            storage_options: Credentials, endpoint, ... with delta-rs's names, given explicitly.
-            index: The log index (:func:`~inspector.log.index.open_index`), or None.
+        """Open a table by a typed location (:func:`inspector.storage.parse_location`), with
+        storage options under delta-rs's names, given explicitly.
 
         Raises:
             NotADeltaTable, StorageUnavailable: No readable Delta log; the store unreachable.
@@ -165,7 +155,7 @@ class DeltaLog:
                 yield self._commits.get(v) or fresh[v]
 
     def read_commit_files(self, files: Sequence[LogFile]) -> list[bytes | OSError]:
-        """Listed commit files' contents in order (or errors), through the log index if any."""
+        """Listed commit files' contents (or errors), through the log index if any."""
         return read_files(self.index, self.storage, files)
 
     def fetch_commits(self, files: Sequence[LogFile]) -> list[Fetched]:
@@ -175,10 +165,6 @@ class DeltaLog:
     def cached_commit(self, version: int) -> Commit | None:
         """The parsed commit of a version when the log holds it already (nothing is read)."""
         return self._commits.get(version)
-
-    def _commit(self, version: int) -> Commit:
-        """The parsed commit of a listed version (parsed on first use, then cached)."""
-        return self._commits.get(version) or self.read_commits([version])[0]
 
     @property
     def latest_version(self) -> int:
@@ -207,11 +193,10 @@ class DeltaLog:
                     "to see a commit's changes.",
                 )
             raise self._version_not_found(version)
-        return self._commit(version)
+        return self.read_commits([version])[0]
 
     def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display; VersionNotFound as :meth:`commit`,
-        CorruptLog when the file vanished or became unreadable since it was listed."""
+        """The raw text of a commit file, for display (CorruptLog: gone since it was listed)."""
         try:
             return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
         except OSError as exc:
@@ -228,26 +213,16 @@ class DeltaLog:
     def checkpoint_problems(
         self, *, verify_all: bool = False, newest: bool = True
     ) -> dict[int, list[str]]:
-        """Problems with the table's checkpoints in plain language, by checkpoint version.
-
-        Every checkpoint gets a cheap check that its parts are whole files (without reading them).
-        The newest usable checkpoint (none without ``newest``: a history of commits all present),
-        or every one with ``verify_all``, is also read and compared with its commits
-        (:meth:`verify_checkpoint`). Results are cached per checkpoint file.
-        """
+        """Problems with the table's checkpoints in plain language, by checkpoint version: each
+        is probed for whole parts, and the newest usable one (none without ``newest``), or every
+        one with ``verify_all``, compared with its commits (:meth:`verify_checkpoint`)."""
         with self._lock:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
 
     def verify_checkpoint(self, version: int) -> list[str]:
-        """Compare the checkpoint(s) of a version with what the commits give.
-
-        Replays the commits up to ``version`` from an independent base (an older
-        checkpoint or the empty table) and compares the live files (path, deletion
-        vector, size), the metadata and the protocol with the checkpoint's content.
-
-        Returns:
-            Plain-language problems; empty when the checkpoint agrees with its commits, or when
-            the commits before it are not available to compare with (expired or damaged log).
+        """Compare the checkpoint(s) of a version with the commits replayed up to it from an
+        independent base (:func:`~inspector.log.checkpoint.checkpoint_disagreements`); empty
+        when they agree or no commits are there to compare with.
 
         Raises:
             VersionNotFound: If the version has no checkpoint.
@@ -256,13 +231,10 @@ class DeltaLog:
             return self._checkpoints.of_version(self.listing, version)
 
     def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
-        """Reconstruct the table state at ``version`` (default: the latest).
-
-        Starts from the newest usable base at or below the version (a cached snapshot, a
-        checkpoint, or the empty table before commit 0) and applies the commits after it; an
-        unreadable checkpoint is recorded against its version and an older base tried.
-        ``statistics=False`` leaves a big checkpoint's adds' statistics unread (most of its
-        bytes); such a snapshot is not cached, so no other reader gets it.
+        """Reconstruct the table state at ``version`` (default: the latest) from the newest
+        usable base at or below it (a cached snapshot, a checkpoint, or the empty table);
+        an unreadable checkpoint is recorded and an older base tried. ``statistics=False``
+        leaves a checkpoint's adds' statistics unread; such a snapshot is not cached.
 
         Raises:
             VersionNotFound: If the version is outside the log.
@@ -298,18 +270,15 @@ class DeltaLog:
         live_only: bool = False,
         statistics: bool = True,
     ) -> tuple[ReplayState, str] | None:
-        """Replay to ``version`` from the newest usable base at or below ``before``.
-
-        ``before`` (default: ``version``) lets a checkpoint be checked against a
-        replay that does not start from that checkpoint; ``live_only`` skips the
-        checkpoints' tombstones, txns and domains (enough for that check, and cheap).
-        """
+        """Replay to ``version`` from the newest usable base at or below ``before`` (default:
+        ``version``; below a checkpoint to check it); ``live_only`` as for the checkpoints read."""
         parts = (live_only, statistics)
         for base_version, load in self._bases(version if before is None else before, parts):
             versions = list(range(base_version + 1, version + 1))  # read together (one fetch)
             if not all(self.commit_file(v) is not None for v in versions):
                 continue
-            if not all(c.is_complete for c in self.read_commits(versions)):
+            commits = self.read_commits(versions)
+            if not all(c.is_complete for c in commits):
                 continue
             try:
                 state, origin = load()
@@ -317,8 +286,8 @@ class DeltaLog:
                 raise  # the store, not the checkpoint, is at fault
             except InspectorError:
                 continue  # recorded as an unusable checkpoint; try an older base
-            for v in range(base_version + 1, version + 1):
-                self._commit(v).apply_to(state)
+            for commit in commits:
+                commit.apply_to(state)
             return state, describe_replay(origin, base_version, version)
         return None
 
@@ -356,7 +325,6 @@ class DeltaLog:
         return [(v, loader) for v, _, loader in candidates]
 
     def _version_not_found(self, version: int) -> VersionNotFound:
-        """A version outside the log: expired by log retention, or never written."""
         earliest, latest = self.earliest_version, self.latest_version
         if 0 <= version < earliest:
             return VersionNotFound(
@@ -373,15 +341,15 @@ class DeltaLog:
             return self._version_not_found(version)
         span, listed = range(self.earliest_version, version + 1), self.listing.commits
         gaps = [v for v in span if v not in listed]
-        broken = [v for v in span if v in listed and not self._commit(v).is_complete]
+        broken = [c for c in self.read_commits(list(span)) if not c.is_complete]
         reasons = []
         if gaps:
             reasons.append(f"commit files are missing for versions {version_ranges(gaps)}")
         if broken:
-            first = self._commit(broken[0])
+            first = broken[0]
             are = "commit {} is" if len(broken) == 1 else "commits {} are"
             reasons.append(
-                f"{are.format(version_ranges(broken))} truncated or corrupt "
+                f"{are.format(version_ranges(c.version for c in broken))} truncated or corrupt "
                 f"({first.file.name}: {first.problems[0].rstrip('.')})"
             )
         if self._checkpoints.any_unusable:

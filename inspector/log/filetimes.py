@@ -16,13 +16,9 @@ from inspector.log.listing import COMMIT_FILE
 
 
 def commit_times(log: DeltaLog, below: int) -> dict[int, int]:
-    """The modification time (ms) of every commit file below version ``below``, by version.
-
-    From the log's whole listing when it has one; else from the listing columns the log index
-    records (:meth:`~inspector.log.relist.LogLister.commit_times`: no record per file); else
-    from the whole listing on another object store; else a local folder's names and one
-    ``stat`` per commit file (a whole listing builds a record per file: as costly again).
-    """
+    """The modification time (ms) of every commit file below version ``below``, by version:
+    from the log's whole listing, the log index's listing columns, or (a local folder without
+    a whole listing, which builds a record per file) one ``stat`` per commit file."""
     whole = log.whole_listing
     folder = log.storage.local_path(LOG_DIR)
     if whole is None and log.lister.indexed:

@@ -1,9 +1,7 @@
 """Log replay's reconciliation: for each file identity, its newest action wins.
 
-The identity is the canonical path and the deletion vector's unique id; "newest" is the
-replay's sequence number (log order; within a checkpoint, a remove comes before an add, so
-the add wins). Applied in Arrow, once, when a replay state is resolved
-(:meth:`inspector.log.snapshot.ReplayState.resolve`).
+"Newest" is the replay's sequence number (log order; within a checkpoint, a remove comes
+before an add, so the add wins). Applied in Arrow, once per replay state.
 """
 
 from __future__ import annotations

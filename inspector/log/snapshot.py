@@ -1,8 +1,7 @@
 """The state of a table at one version, reconstructed by log replay.
 
-The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`);
-the ``files``/``tombstones`` mappings of typed records are built from them only when
-someone asks for them (one file's view, a small table), never on a bulk path.
+The live files and the tombstones are Arrow tables (:mod:`inspector.log.columnar`); typed
+records are built from them only when asked for, never on a bulk path.
 """
 
 from __future__ import annotations
@@ -24,11 +23,10 @@ from inspector.delta.actions import (
 from inspector.delta.errors import CorruptLog
 from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
-from inspector.storage import LocalStorage, Storage
+from inspector.storage import Storage
 
-# pyarrow (and inspector.log.arrays/columnar/reconcile, which import it) is imported by the
-# functions that replay or read files: a command that reads only commits (history) starts
-# without it.
+# pyarrow (and the log modules that import it) is imported where files are replayed or read:
+# a command that reads only commits (history) starts without it.
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -39,7 +37,7 @@ _R = TypeVar("_R", AddFile, RemoveFile)
 
 class FileMap(Mapping[FileKey, _R]):
     """A read-only mapping (path, deletion-vector id) -> typed record over an Arrow table:
-    a look-up builds one record, asking for every value builds them all and keeps them."""
+    keys and length come from the table; the records are built, all at once, on first use."""
 
     def __init__(self, kind: str, table: pa.Table) -> None:
         self.kind, self.table = kind, table
@@ -53,19 +51,8 @@ class FileMap(Mapping[FileKey, _R]):
             self._records = dict(zip(columnar.keys(self.table), records, strict=True))
         return self._records
 
-    @cached_property
-    def _rows(self) -> dict[FileKey, int]:
-        from inspector.log import columnar
-
-        return dict(zip(columnar.keys(self.table), range(self.table.num_rows), strict=True))
-
     def __getitem__(self, key: FileKey) -> _R:
-        if self._records is not None:
-            return self._records[key]
-        from inspector.log import columnar
-
-        row = self._rows[key]
-        return cast(_R, next(columnar.records(self.kind, self.table.slice(row, 1))))
+        return self._all()[key]
 
     def __iter__(self) -> Iterator[FileKey]:
         from inspector.log import columnar
@@ -74,9 +61,6 @@ class FileMap(Mapping[FileKey, _R]):
 
     def __len__(self) -> int:
         return int(self.table.num_rows)
-
-    def __contains__(self, key: object) -> bool:
-        return key in (self._rows if self._records is None else self._records)
 
     def values(self) -> ValuesView[_R]:
         """Every record (built all at once)."""
@@ -91,10 +75,8 @@ class FileMap(Mapping[FileKey, _R]):
 class Snapshot:
     """A table version: its active files, metadata, protocol and app transactions.
 
-    ``files_table`` holds the live add actions, one row per (path, deletion-vector id),
-    the identity the Delta protocol uses for log replay; ``tombstones_table`` the remove
-    actions still known at this version. ``files`` and ``tombstones`` give the same as
-    mappings of typed records, built on first use.
+    ``files_table`` holds the live add actions, one row per (path, deletion-vector id), the
+    replay identity; ``tombstones_table`` the remove actions still known at this version.
     """
 
     table_root: str
@@ -106,12 +88,7 @@ class Snapshot:
     app_transactions: Mapping[str, Txn] = field(default_factory=dict)
     domain_metadata: Mapping[str, DomainMetadata] = field(default_factory=dict)
     replayed_from: str = ""
-    storage: Storage | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def store(self) -> Storage:
-        """Where the table's files are read from (a local folder when none was given)."""
-        return self.storage if self.storage is not None else LocalStorage(self.table_root)
+    storage: Storage = field(compare=False, repr=False)
 
     @cached_property
     def files(self) -> Mapping[FileKey, AddFile]:
@@ -176,10 +153,9 @@ class Snapshot:
 class ReplayState:
     """Accumulator used while replaying actions; frozen into a Snapshot at the end.
 
-    File actions are kept as Arrow tables, each row with a sequence number (``seq``)
-    in log order; reconciliation (the newest action for each identity wins) runs once,
-    in Arrow, when the state is resolved. Small commits' typed file actions wait in
-    ``pending`` (with their ``seq``) and become one Arrow table per kind, not one per commit.
+    File actions are kept as Arrow tables, each row with its ``seq`` in log order, and
+    reconciled once (:mod:`inspector.log.reconcile`). Small commits' typed file actions wait
+    in ``pending`` and become one Arrow table per kind, not one per commit.
     """
 
     adds: list[pa.Table] = field(default_factory=list)
@@ -194,7 +170,7 @@ class ReplayState:
 
     @classmethod
     def from_snapshot(cls, snap: Snapshot) -> ReplayState:
-        """Start from an earlier snapshot (its tables are immutable; nothing is copied)."""
+        """Start from an earlier snapshot (nothing is copied: its tables are immutable)."""
         state = cls(
             metadata=snap.metadata,
             protocol=snap.protocol,
@@ -229,14 +205,12 @@ class ReplayState:
 
     def apply(self, actions: Iterable[Action]) -> None:
         """Apply actions in log order, per the spec's reconciliation rules."""
-        base, count = self.next_seq, 0
-        for i, action in enumerate(actions):
-            count = i + 1
+        for action in actions:
             if isinstance(action, AddFile | RemoveFile):
-                self.pending.append((base + i, action))
+                self.pending.append((self.next_seq, action))
             else:
                 self.apply_other(action)
-        self.next_seq = base + count
+            self.next_seq += 1
         self._resolved = None
 
     def _flush(self) -> None:
@@ -262,13 +236,9 @@ class ReplayState:
             self.protocol = action
         elif isinstance(action, Txn):
             self.txns[action.app_id] = action
-        elif isinstance(action, DomainMetadata):
-            self._apply_domain(action)
-
-    def _apply_domain(self, action: DomainMetadata) -> None:
-        if action.removed:
+        elif isinstance(action, DomainMetadata) and action.removed:
             self.domains.pop(action.domain, None)
-        else:
+        elif isinstance(action, DomainMetadata):
             self.domains[action.domain] = action
 
     def resolve(self) -> tuple[pa.Table, pa.Table]:
@@ -281,7 +251,7 @@ class ReplayState:
         return self._resolved
 
     def freeze(
-        self, table_root: str, version: int, replayed_from: str, storage: Storage | None = None
+        self, table_root: str, version: int, replayed_from: str, storage: Storage
     ) -> Snapshot:
         """Turn the state into a Snapshot.
 
@@ -313,13 +283,8 @@ class ReplayState:
 
 
 def describe_replay(origin: str, base: int, version: int) -> str:
-    """How a version was rebuilt: ``checkpoint 10 + commits 11..13`` (for ``replayed_from``).
-
-    Args:
-        origin: ``snapshot`` (a cached version), ``checkpoint`` or ``empty``.
-        base: The version replay started from.
-        version: The version rebuilt.
-    """
+    """How a version was rebuilt from a base (``origin``: ``snapshot``, a cached version,
+    ``checkpoint`` or ``empty``): ``checkpoint 10 + commits 11..13``, say."""
     start = {
         "snapshot": f"cached version {base}",
         "checkpoint": f"checkpoint {base}",

@@ -18,14 +18,9 @@ _TABLE_ACTIONS = frozenset({"metaData", "protocol"})
 
 
 def metadata_at(log: DeltaLog, version: int, *, commit: Commit | None = None) -> Metadata:
-    """The metadata in force at ``version`` (``commit``: its commit, when read already).
-
-    Raises:
-        VersionNotFound: If the version is outside the log.
-        CorruptLog: If the log cannot be replayed to the version.
-    """
-    listing = log.listing_at(version)
-    base = listing.newest_checkpoint(version)
+    """The metadata in force at ``version`` (``commit``: its commit, when read already);
+    raises as :meth:`~inspector.log.deltalog.DeltaLog.snapshot`."""
+    base = log.listing_at(version).newest_checkpoint(version)
     floor = base.version if base is not None else -1
     metadata, protocol = None, None  # the newest of each; a reader needs both
     for read in _newest_first(log, version, floor, commit):
@@ -55,8 +50,8 @@ def _newest_first(
     log: DeltaLog, version: int, floor: int, commit: Commit | None
 ) -> Iterator[Commit | None]:
     """The commits from ``version`` down to just above ``floor`` (None: no commit file), read
-    in batches that double: an object store answers a batch at once, and the walk mostly
-    reads down to the checkpoint, at most twice the commits it needs when it stops early."""
+    in batches that double: an object store answers a batch at once, and a walk that stops
+    early reads at most twice the commits it needs."""
     given = commit.version if commit is not None else None
     top, size = version, 1
     while top > floor:

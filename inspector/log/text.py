@@ -1,9 +1,7 @@
 """The log's text: strict UTF-8 JSON, the one decoding rule every reader of the log uses.
 
-``json.loads`` accepts encoded surrogates and Arrow's readers do not check UTF-8, so a
-damaged byte would surface far from its file. Every JSON line of the log is parsed by
-:func:`loads` and every Arrow array read from a log file checked by :func:`check_utf8`,
-so damage is a ``ValueError`` naming it, raised where the file is read.
+``json.loads`` accepts encoded surrogates and Arrow's readers do not check UTF-8: damage is
+a ``ValueError`` naming it, raised where the file is read, not far from it.
 """
 
 from __future__ import annotations

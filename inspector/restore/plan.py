@@ -146,10 +146,10 @@ def _full_plan(
     adds = _only_in(target.files_table, current.files_table)
     removes = _only_in(current.files_table, target.files_table)
     workers = settings.check_workers
-    problems = check_files(target.table_root, adds, workers=workers, storage=target.store)
+    problems = check_files(target.table_root, adds, workers=workers, storage=target.storage)
     damaged = {
         p.key
-        for p in check_files(current.table_root, removes, workers=workers, storage=current.store)
+        for p in check_files(current.table_root, removes, workers=workers, storage=current.storage)
     }
     merged = merge_protocols(current.protocol, target.protocol)
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))

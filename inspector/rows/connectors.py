@@ -186,9 +186,9 @@ def spark_location(spark: Any, snapshot: Snapshot) -> tuple[str, dict[str, str]]
     Raises:
         UnsupportedFeature: No connector on the session reaches the store (named).
     """
-    if snapshot.store.local_path() is not None:
+    if snapshot.storage.local_path() is not None:
         return snapshot.table_root, {}
-    options = snapshot.store.options
+    options = snapshot.storage.options
     connector = connector_for(snapshot.table_root, options)
     if connector is None or not has_class(spark, connector.filesystem_class):
         raise UnsupportedFeature(

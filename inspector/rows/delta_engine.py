@@ -166,7 +166,7 @@ def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile], *, workers: i
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    issues = check_files(snapshot.table_root, list(adds), workers=workers, storage=snapshot.store)
+    issues = check_files(snapshot.table_root, list(adds), workers=workers, storage=snapshot.storage)
     if not issues:
         return
     first = issues[0]

@@ -1,7 +1,7 @@
 """The storage interface: what the log, the read-only packages and the restore need from a table location.
 
-Paths are relative to the table root and use ``/``; an absolute path or URI (a log may name
-files outside the table root) is read from where it points.
+Paths are relative to the table root and use ``/``; an absolute path or URI is read from
+where it points.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, kw_only=True)
 class ObjectMeta:
-    """One stored file: its path relative to the table root, size, modification time (ms
-    since the epoch) and ``etag``, which changes whenever the file is written again (the
-    object store's ETag; a local file's inode and modification time in ns)."""
+    """One stored file (``last_modified`` in ms since the epoch); ``etag`` changes whenever
+    the file is written again (a local file's inode and modification time in ns)."""
 
     path: str
     size: int
@@ -36,11 +35,8 @@ FileColumns = tuple[
 
 
 class Storage(ABC):
-    """Files of one table location, local or in an object store. Thread-safe.
-
-    Reads raise :class:`FileNotFoundError` for a missing file (local or object alike) and
-    ``StorageUnavailable`` when the store cannot be reached or refuses the credentials.
-    """
+    """Files of one table location, local or in an object store. Thread-safe. Reads raise
+    FileNotFoundError for a missing file, StorageUnavailable for an unreachable store."""
 
     #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
     scheme: str = "file"
@@ -55,8 +51,7 @@ class Storage(ABC):
 
     @property
     def options(self) -> dict[str, str]:
-        """The storage options (delta-rs names) that reach this location, for another reader
-        of the table (none for a folder). They hold secrets: never show them."""
+        """The storage options (delta-rs names) for another reader; secrets: never show them."""
         return {}
 
     @abstractmethod
@@ -77,9 +72,8 @@ class Storage(ABC):
         )
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
-        """The files directly in a folder among its first ``count`` entries by path (an object
-        store pages a folder's subfolders' entries in too), and the last path the page
-        reaches: None when the page holds the whole folder (a local folder: always)."""
+        """The files directly in a folder among its first ``count`` entries by path, and the
+        last path the page reaches (None: the page holds the whole folder)."""
         return self.list(prefix), None
 
     @abstractmethod
@@ -88,8 +82,7 @@ class Storage(ABC):
 
     @abstractmethod
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
-        """What :meth:`walk` lists as (paths, sizes): no record per file (a health check of
-        a table of 300,000 files needs only the paths and sizes)."""
+        """What :meth:`walk` lists as (paths, sizes), without a record per file."""
 
     @abstractmethod
     def exists(self, prefix: str = "") -> bool:
@@ -107,8 +100,8 @@ class Storage(ABC):
         """Bytes ``[start, end)`` of a file (fewer when the file is shorter)."""
 
     def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
-        """Several whole files (object stores fetch them concurrently): for each, in order,
-        its bytes or the OSError reading it raised (one vanished file loses no other)."""
+        """Several whole files (object stores fetch them concurrently): each one's bytes or
+        the OSError reading it raised (one vanished file loses no other)."""
         out: builtins.list[bytes | OSError] = []
         for path in paths:
             try:
@@ -119,8 +112,7 @@ class Storage(ABC):
 
     @abstractmethod
     def put_if_absent(self, path: str, data: bytes) -> str:
-        """Create a file whole, only if it does not exist yet (atomic create-if-absent), and
-        return its :meth:`uri`.
+        """Create a file whole, only if it does not exist yet; its :meth:`uri`.
 
         Raises:
             ConcurrentModification: If the file exists; nothing was written.

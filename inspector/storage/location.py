@@ -32,14 +32,8 @@ class StoreKind(StrEnum):
 
 #: URI scheme → store kind.
 SCHEMES = {
-    "s3": StoreKind.S3,
-    "s3a": StoreKind.S3,
-    "s3n": StoreKind.S3,
-    "az": StoreKind.AZ,
-    "azure": StoreKind.AZ,
-    "adl": StoreKind.AZ,
-    "abfs": StoreKind.AZ,
-    "abfss": StoreKind.AZ,
+    **dict.fromkeys(("s3", "s3a", "s3n"), StoreKind.S3),
+    **dict.fromkeys(("az", "azure", "adl", "abfs", "abfss"), StoreKind.AZ),
     "gs": StoreKind.GS,
 }
 
@@ -92,10 +86,8 @@ def parse_location(text: str) -> Location:
 
 
 def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
-    """The storage of a table location (see :func:`parse_location`), and its root.
-
-    ``options`` are storage options with delta-rs's names (credentials, endpoint, ...),
-    given explicitly, never read from the environment here.
+    """The storage of a table location (:func:`parse_location`) and its root; ``options``
+    with delta-rs's names, given explicitly (never read from the environment here).
 
     Raises:
         NotADeltaTable: If the location cannot be parsed.
