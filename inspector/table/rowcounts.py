@@ -305,7 +305,7 @@ class ColumnFiles:
         ):
             if not table.num_rows:
                 continue
-            mask = pc.is_in(table.column("key_path").combine_chunks(), value_set=paths)
+            mask = pc.is_in(table.column("key_path"), value_set=paths)  # no copy of the paths
             if not pc.any(mask).as_py():
                 continue
             part = table.filter(mask)
@@ -315,7 +315,7 @@ class ColumnFiles:
                     None if n is None else n - d
                     for n, d in zip(num_records(part), dv_rows(part), strict=True)
                 ]
-            at = lines.filter(mask).to_pylist()
+            at = lines.filter(mask.combine_chunks()).to_pylist()
             events += zip(at, columnar.keys(part), lives, strict=True)
         events.sort(key=lambda e: e[0])  # file order: a later action on the same key wins
         self._found.update((key, live) for _, key, live in events if key in todo)
