@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.cli.args import table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Rendered, element_text
+from inspector.cli.render import Rendered, Result, element_text
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def _history_result(
     entries: Iterable[HistoryEntry], warnings: list[str], pager: HistoryPager | None = None
-) -> Printed:
+) -> Result:
     """``history``: entries newest first (a whole history given as its pages are read, by
     ``pager``), printed one by one, and the table's own problems."""
 
@@ -45,7 +45,7 @@ def _history_result(
 
         return history_lines(entries)
 
-    return Printed(json=json, lines=lines, closing=note, warnings=warnings)
+    return Result(json=json, lines=lines, closing=note, warnings=warnings)
 
 
 def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
@@ -109,7 +109,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
-def history_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def history_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.log.deltalog import table_problems
     from inspector.table import open_table
     from inspector.table.history import HistoryPager, history_page, newest_first
@@ -148,7 +148,7 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
-def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def files_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.delta.errors import InspectorError
     from inspector.delta.schema import logical_names
     from inspector.log.tablemeta import metadata_at
@@ -170,7 +170,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
         "problems": list(commit.problems),
     }
     operation = commit.commit_info.operation
-    return Printed(json=lambda: record, lines=lambda: files_lines(record, operation=operation))
+    return Result(json=lambda: record, lines=lambda: files_lines(record, operation=operation))
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -192,7 +192,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
     "partitioning, files, size, properties and protocol.",
 )
 @arguments(_detail_args)
-def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.table import open_table
     from inspector.table.versions import parse_version
 
@@ -201,7 +201,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
-        return Printed(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
+        return Result(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
     from inspector.present.text.log import detail_lines
     from inspector.present.values import json_text
     from inspector.table.overview import table_detail
@@ -210,7 +210,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
         kept.save(json_text(record))
-    return Printed(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
+    return Result(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
 
 
 def _detail_lines(log: DeltaLog, settings: Settings) -> Iterable[str]:
@@ -251,9 +251,9 @@ def _demo_args(parser: argparse.ArgumentParser) -> None:
 
 @command("demo", "Write the built-in demo table (a realistic history with a checkpoint).")
 @arguments(_demo_args)
-def demo_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def demo_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.demo import write_demo_table
     from inspector.present.text.log import demo_lines
 
     path = write_demo_table(args.path or settings.demo_path, force=args.force)
-    return Printed(json=lambda: {"path": path}, lines=lambda: demo_lines(path))
+    return Result(json=lambda: {"path": path}, lines=lambda: demo_lines(path))
