@@ -15,7 +15,8 @@ from inspector.settings import Settings
 if TYPE_CHECKING:
     from inspector.log.deltalog import DeltaLog
     from inspector.log.index.answers import KeptAnswer
-    from inspector.table.history import HistoryEntry, HistoryPager
+    from inspector.table.history import HistoryPager
+    from inspector.table.history_entry import HistoryEntry
 
 # Each command imports what only it uses when it runs (start-up time): ``detail --json``
 # answered from the log index needs neither the overview, engine compatibility nor text.
@@ -34,7 +35,7 @@ def _history_result(
         return () if found is None else (found,)
 
     def json() -> Iterator[Any]:
-        from inspector.table.history import history_record
+        from inspector.table.history_entry import history_record
 
         if pager is None:
             return (history_record(e) for e in entries)
@@ -52,7 +53,7 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
     """A whole history's JSON elements: the text kept in the log index when its entries are
     a kept history whose text the renderer wrote before, else each entry's record, rendered
     (and that text kept, when the entries are a kept history)."""
-    from inspector.table.history import history_record
+    from inspector.table.history_entry import history_record
 
     pager.read_older()  # a kept history is known by its first page
     kept = pager.kept.rendered() if pager.kept is not None else None
