@@ -127,7 +127,7 @@ def _hours(text: str | None) -> float | None:
 def _replica_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("primary", help="The primary table's location or catalog name.")
     parser.add_argument("replica", help="The replica's location or catalog name.")
-    storage_arg(parser)  # the same options reach both (one store, or a local replica)
+    storage_arg(parser)
 
 
 @command(

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import table_arg, table_version
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Rendered, Result, element_text
 from inspector.settings import Settings
@@ -69,6 +69,16 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
         pager.kept.keep_rendered(texts)
 
 
+#: History's repeatable filters (``--operation WRITE --operation MERGE``) and their help.
+_REPEATED_FILTERS = {
+    "--operation": "Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat "
+    "for several.",
+    "--user": "Only versions whose userName contains this (open-source Delta Lake records none; "
+    "Databricks does).",
+    "--engine": "Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
+}
+
+
 def _history_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     parser.add_argument(
@@ -77,26 +87,8 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         help="Show only the newest N versions (only their commits are read); filters apply "
         "to those.",
     )
-    parser.add_argument(
-        "--operation",
-        action="append",
-        default=[],
-        help="Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for "
-        "several.",
-    )
-    parser.add_argument(
-        "--user",
-        action="append",
-        default=[],
-        help="Only versions whose userName contains this (open-source Delta Lake records none; "
-        "Databricks does).",
-    )
-    parser.add_argument(
-        "--engine",
-        action="append",
-        default=[],
-        help="Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
-    )
+    for flag, help in _REPEATED_FILTERS.items():
+        parser.add_argument(flag, action="append", default=[], help=help)
     parser.add_argument(
         "--since",
         help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
@@ -154,11 +146,9 @@ def files_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.delta.schema import logical_names
     from inspector.log.tablemeta import metadata_at
     from inspector.present.text.log import files_lines
-    from inspector.table import open_table
-    from inspector.table.versions import commit_records, file_action_record, parse_version
+    from inspector.table.versions import commit_records, file_action_record
 
-    log = open_table(args.table, settings).log
-    version = parse_version(args.version, log)
+    log, version = table_version(args, settings)
     commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
         names = logical_names(metadata_at(log, commit.version, commit=commit).schema)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.connection import redact_text
-from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
+from inspector.delta.errors import ExitCode, RefusedPlan
 from inspector.present.values import json_text
 
 
@@ -72,13 +72,6 @@ def render_error(
         error = {"type": kind, "message": message, "exitCode": code}
         emit_json({**(context or {}), "error": error})
     return code
-
-
-def error_context(exc: BaseException) -> dict[str, Any]:
-    """What ``--json`` shows besides the error: a refused restore's plan and guards."""
-    if isinstance(exc, RestoreRefused) and exc.plan is not None:
-        return plan_context(exc.plan)
-    return {}
 
 
 def plan_context(plan: RefusedPlan) -> dict[str, Any]:
