@@ -18,7 +18,8 @@ from inspector.delta.protocol import describe_protocol
 from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
-from inspector.table.history import build_history, history_record
+from inspector.table.history import build_history
+from inspector.table.history_entry import history_record
 
 # 0..14, classic checkpoint at 10, 30 live files at the end, no removes.
 WITH_CHECKPOINT = "delta-kernel-java/basic-with-checkpoint"

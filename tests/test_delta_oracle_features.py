@@ -21,7 +21,8 @@ from inspector.restore import execute_restore, plan_restore
 from inspector.restore.planrecord import DeltaOutcome, Engine, deltas_restore
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.history import build_history, iso
+from inspector.table.history import build_history
+from inspector.table.history_time import iso
 from inspector.table.overview import table_detail
 from tests.conftest import DELTA_FEATURES, confirmed, vacuum_dry_run
 

@@ -15,7 +15,9 @@ from deltalake import DeltaTable, write_deltalake
 from inspector.delta.text import format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, history_record, iso
+from inspector.table.history import build_history
+from inspector.table.history_entry import history_record
+from inspector.table.history_time import iso
 
 DAY_MS = 86_400_000
 

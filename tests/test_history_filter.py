@@ -21,8 +21,10 @@ import pytest
 from bench.tablegen import make_commits_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, history_record, iso
+from inspector.table.history import build_history
+from inspector.table.history_entry import history_record
 from inspector.table.history_filter import NO_USER_NAMES, HistoryFilter, filtered_history
+from inspector.table.history_time import iso
 from tests.conftest import CORPUS, corpus_histories, one_error_line, run_cli
 from tests.counting_storage import counted_log
 

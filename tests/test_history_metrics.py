@@ -17,7 +17,8 @@ from pathlib import Path
 from bench.tablegen import make_commits_table, make_files_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, history_record
+from inspector.table.history import build_history
+from inspector.table.history_entry import history_record
 from inspector.table.history_scan import scan_commits
 from inspector.table.rowcounts import commit_rows
 

@@ -26,7 +26,8 @@ from inspector.log.index import LogIndex, tables
 from inspector.log.index import segments as seg
 from inspector.log.listing import LogFile
 from inspector.settings import Settings
-from inspector.table.history import HistoryEntry, build_history
+from inspector.table.history import build_history
+from inspector.table.history_entry import HistoryEntry
 from tests.at_once import at_once
 from tests.conftest import REPO
 from tests.counting_storage import CountingStorage

@@ -21,7 +21,8 @@ from inspector.log.index import LogIndex, tables
 from inspector.log.index.results import load_result
 from inspector.settings import Settings
 from inspector.table import history
-from inspector.table.history import HistoryEntry, HistoryPager, build_history, newest_first
+from inspector.table.history import HistoryPager, build_history, newest_first
+from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_scan import scan_commits
 from tests.at_once import at_once
 from tests.counting_storage import CountingStorage

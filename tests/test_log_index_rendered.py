@@ -15,7 +15,7 @@ import pytest
 from deltalake import write_deltalake
 
 from inspector.cli.main import main
-from inspector.table import history
+from inspector.table import history_entry as history
 from tests.damaged import DAMAGES, damage_file
 
 RENDERED = "result-historyjson.bin"

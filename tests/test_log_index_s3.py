@@ -20,7 +20,8 @@ from inspector.log import relist
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.settings import Settings
-from inspector.table.history import HistoryEntry, build_history
+from inspector.table.history import build_history
+from inspector.table.history_entry import HistoryEntry
 from tests.object_stores import upload_new_files
 from tests.recording_proxy import RecordingProxy
 

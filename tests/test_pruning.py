@@ -10,7 +10,7 @@ from datetime import date
 
 import pyarrow.compute as pc
 
-from inspector.files.predicate import AllOf, AnyOf, Compare, Negated, Op, Unusable, conjuncts
+from inspector.files.predicate import Compare, Join, Junction, Negated, Op, Unusable, conjuncts
 from inspector.files.pruning import prune, split_filters
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import CORPUS
@@ -47,16 +47,19 @@ def test_not_is_pushed_into_the_comparison_as_delta_does():
     negated = Negated(part=Compare(column="number", op=Op.LE, values=(6,)))
     assert conjuncts(negated) == [Compare(column="number", op=Op.GT, values=(6,))]
     assert _kept(MULTI, negated) == (2, 2, 1)
-    either = Negated(part=AllOf(parts=(Compare(column="number", op=Op.LT, values=(7,)),)))
+    either = Negated(
+        part=Junction(join=Join.AND, parts=(Compare(column="number", op=Op.LT, values=(7,)),))
+    )
     assert _kept(MULTI, either) == (2, 2, 1)
 
 
 def test_parts_that_cannot_be_judged_skip_nothing_and_are_named():
-    mixed = AnyOf(
+    mixed = Junction(
+        join=Join.OR,
         parts=(
             Compare(column="letter", op=Op.EQ, values=("b",)),
             Compare(column="number", op=Op.EQ, values=(100,)),
-        )
+        ),
     )
     snapshot = DeltaLog.open(str(MULTI)).snapshot()
     filters = split_filters(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from inspector.health.retention import RetentionState, VersionRetention, retention_status
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import build_history, looks_copied
+from inspector.table.history import build_history
+from inspector.table.history_entry import looks_copied
 from tests.conftest import CORPUS, sales_table
 
 DAY = 86_400_000

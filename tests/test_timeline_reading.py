@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from inspector.demo import write_demo_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import Change, build_history, readable
+from inspector.table.history import build_history
+from inspector.table.history_entry import Change, readable
 from tests.conftest import run_app
 
 

@@ -178,7 +178,8 @@ def test_a_copied_table_without_its_data_files_is_refused(copy_table, tmp_path, 
 def test_every_time_the_app_shows_is_accepted_back_and_finds_its_version(copy_table):
     """The one display form (milliseconds, UTC): commits milliseconds apart stay apart."""
     from inspector.delta.text import format_time
-    from inspector.table.history import build_history, iso
+    from inspector.table.history import build_history
+    from inspector.table.history_time import iso
 
     root = copy_table(TABLE)
     _set_commit_times(root, {v: T0 + timedelta(milliseconds=7 * v) for v in range(14)})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table import Table
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 from ui.history_load import HistoryLoad
 
 

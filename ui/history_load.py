@@ -19,13 +19,8 @@ from collections.abc import Callable
 
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import (
-    PAGE_SIZE,
-    HistoryEntry,
-    HistoryPager,
-    collector_paused,
-    selectable,
-)
+from inspector.table.history import PAGE_SIZE, HistoryPager, collector_paused, selectable
+from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_store import HistoryStore
 
 # The newest page on an object store, where each commit is a request: the first screen draws

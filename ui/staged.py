@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 from inspector.table.staged import staged_commits, staged_entries
 from ui.context import PageContext
 from ui.state import keep, kept

@@ -29,7 +29,7 @@ from inspector.log.listing import listing_stamp
 from inspector.settings import Settings
 from inspector.storage import parse_location
 from inspector.table import Table
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 from ui.history_load import HistoryLoad
 
 _demo_lock = threading.Lock()

@@ -12,7 +12,7 @@ from functools import partial
 
 from inspector.cli.args import spark_args, table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed
+from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -48,7 +48,7 @@ def _insights_args(parser: argparse.ArgumentParser) -> None:
     "would compact, statistics coverage and deletion-vector load.",
 )
 @arguments(_insights_args)
-def insights_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def insights_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.present.text.log import insights_lines
     from inspector.table.history import build_history
     from inspector.table.insights import layout_insights
@@ -56,7 +56,7 @@ def insights_command(args: argparse.Namespace, settings: Settings) -> Printed:
     log, version = table_version(args, settings)
     found = layout_insights(log.snapshot(version), build_history(log, settings))
     cap = settings.max_listed_files
-    return Printed(
+    return Result(
         json=found.to_json,
         lines=lambda: insights_lines(found.to_json(), max_listed=cap),
         warnings=found.problems,
@@ -72,13 +72,13 @@ def _explain_args(parser: argparse.ArgumentParser) -> None:
 
 @command("explain", "Which files a filtered read of a version reads, and what pruned the rest.")
 @arguments(_explain_args)
-def explain_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def explain_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.present.text.answers import explain_lines
     from inspector.rows.explain import explain_read
 
     found = explain_read(*_asked(args, settings), settings=settings)
     lines = partial(explain_lines, found, offset=max(args.offset, 0), limit=max(args.limit, 0))
-    return Printed(json=found.to_json, lines=lines)
+    return Result(json=found.to_json, lines=lines)
 
 
 def _blame_args(parser: argparse.ArgumentParser) -> None:
@@ -94,9 +94,9 @@ def _blame_args(parser: argparse.ArgumentParser) -> None:
 
 @command("blame", "Every version that wrote the rows a filter matches: when, how, before, after.")
 @arguments(_blame_args)
-def blame_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def blame_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.present.text.answers import blame_lines
     from inspector.rows.blame import blame_rows
 
     blame = blame_rows(*_asked(args, settings), settings=settings, max_rows=args.max_rows)
-    return Printed(json=blame.to_json, lines=partial(blame_lines, blame))
+    return Result(json=blame.to_json, lines=partial(blame_lines, blame))

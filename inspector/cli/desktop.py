@@ -6,7 +6,7 @@ import argparse
 import os
 
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed
+from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode
 from inspector.settings import Settings
 
@@ -22,10 +22,10 @@ def _desktop_args(parser: argparse.ArgumentParser) -> None:
 
 @command("desktop", "Open the app in a desktop window; closing the window stops its server.")
 @arguments(_desktop_args)
-def desktop_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def desktop_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.desktop import run_desktop  # pywebview only when a window is wanted
 
     code = run_desktop(
         args.table, operator=args.operator, settings=settings, environ=dict(os.environ)
     )
-    return Printed(exit_code=ExitCode(code))
+    return Result(exit_code=ExitCode(code))

@@ -13,7 +13,7 @@ from functools import partial
 
 from inspector.cli.args import storage_arg, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed
+from inspector.cli.render import Result
 from inspector.delta.errors import ExitCode, InvalidInput
 from inspector.settings import Settings
 from inspector.table import open_table
@@ -39,7 +39,7 @@ def _check_args(parser: argparse.ArgumentParser) -> None:
     "Exit code 4 when the latest version is not consistent.",
 )
 @arguments(_check_args)
-def check_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def check_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.health import check_table
     from inspector.health.replica import data_loss_window
     from inspector.health.runs import grouped_record
@@ -60,7 +60,7 @@ def check_command(args: argparse.Namespace, settings: Settings) -> Printed:
         print(file=sys.stderr)
     window = data_loss_window(log, report.last_consistent_version, report.latest_version)
     staged = staged_commits(table, settings)  # a catalog-managed table's unpublished commits
-    return Printed(
+    return Result(
         json=lambda: {
             **report.to_json(),
             "dataLossWindow": window.to_json(),
@@ -96,7 +96,7 @@ def _vacuum_args(parser: argparse.ArgumentParser) -> None:
     "would stop being readable. Nothing is deleted.",
 )
 @arguments(_vacuum_args)
-def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.health.vacuum import VacuumMode, plan_vacuum
     from inspector.present.text.health import vacuum_plan_lines
 
@@ -109,7 +109,7 @@ def vacuum_plan_command(args: argparse.Namespace, settings: Settings) -> Printed
         name=table.name,
     )
     cap = settings.max_listed_files
-    return Printed(json=plan.to_json, lines=partial(vacuum_plan_lines, plan, cap=cap))
+    return Result(json=plan.to_json, lines=partial(vacuum_plan_lines, plan, cap=cap))
 
 
 def _hours(text: str | None) -> float | None:
@@ -127,7 +127,7 @@ def _hours(text: str | None) -> float | None:
 def _replica_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("primary", help="The primary table's location or catalog name.")
     parser.add_argument("replica", help="The replica's location or catalog name.")
-    storage_arg(parser)  # the same options reach both (one store, or a local replica)
+    storage_arg(parser)
 
 
 @command(
@@ -137,7 +137,7 @@ def _replica_args(parser: argparse.ArgumentParser) -> None:
     "replica's latest version is not consistent.",
 )
 @arguments(_replica_args)
-def replica_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def replica_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.health.replica import compare_replica
     from inspector.present.text.health import replica_lines
 
@@ -145,7 +145,7 @@ def replica_command(args: argparse.Namespace, settings: Settings) -> Printed:
     primary = open_table(args.primary, settings, role="primary")
     replica = open_table(args.replica, settings, role="replica")
     report = compare_replica(primary, replica, settings=settings)
-    return Printed(
+    return Result(
         json=report.to_json,
         lines=partial(replica_lines, report, cap=settings.max_listed_files),
         exit_code=ExitCode.OK if report.replica_consistent else ExitCode.INCONSISTENT,

@@ -7,15 +7,16 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from inspector.cli.args import table_arg
+from inspector.cli.args import table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, Rendered, element_text
+from inspector.cli.render import Rendered, Result, element_text
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
     from inspector.log.deltalog import DeltaLog
     from inspector.log.index.answers import KeptAnswer
-    from inspector.table.history import HistoryEntry, HistoryPager
+    from inspector.table.history import HistoryPager
+    from inspector.table.history_entry import HistoryEntry
 
 # Each command imports what only it uses when it runs (start-up time): ``detail --json``
 # answered from the log index needs neither the overview, engine compatibility nor text.
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 def _history_result(
     entries: Iterable[HistoryEntry], warnings: list[str], pager: HistoryPager | None = None
-) -> Printed:
+) -> Result:
     """``history``: entries newest first (a whole history given as its pages are read, by
     ``pager``), printed one by one, and the table's own problems."""
 
@@ -34,7 +35,7 @@ def _history_result(
         return () if found is None else (found,)
 
     def json() -> Iterator[Any]:
-        from inspector.table.history import history_record
+        from inspector.table.history_entry import history_record
 
         if pager is None:
             return (history_record(e) for e in entries)
@@ -45,14 +46,14 @@ def _history_result(
 
         return history_lines(entries)
 
-    return Printed(json=json, lines=lines, closing=note, warnings=warnings)
+    return Result(json=json, lines=lines, closing=note, warnings=warnings)
 
 
 def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
     """A whole history's JSON elements: the text kept in the log index when its entries are
     a kept history whose text the renderer wrote before, else each entry's record, rendered
     (and that text kept, when the entries are a kept history)."""
-    from inspector.table.history import history_record
+    from inspector.table.history_entry import history_record
 
     pager.read_older()  # a kept history is known by its first page
     kept = pager.kept.rendered() if pager.kept is not None else None
@@ -68,6 +69,16 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
         pager.kept.keep_rendered(texts)
 
 
+#: History's repeatable filters (``--operation WRITE --operation MERGE``) and their help.
+_REPEATED_FILTERS = {
+    "--operation": "Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat "
+    "for several.",
+    "--user": "Only versions whose userName contains this (open-source Delta Lake records none; "
+    "Databricks does).",
+    "--engine": "Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
+}
+
+
 def _history_args(parser: argparse.ArgumentParser) -> None:
     table_arg(parser)
     parser.add_argument(
@@ -76,26 +87,8 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
         help="Show only the newest N versions (only their commits are read); filters apply "
         "to those.",
     )
-    parser.add_argument(
-        "--operation",
-        action="append",
-        default=[],
-        help="Only this operation, case aside (e.g. WRITE, MERGE, 'CREATE TABLE'); repeat for "
-        "several.",
-    )
-    parser.add_argument(
-        "--user",
-        action="append",
-        default=[],
-        help="Only versions whose userName contains this (open-source Delta Lake records none; "
-        "Databricks does).",
-    )
-    parser.add_argument(
-        "--engine",
-        action="append",
-        default=[],
-        help="Only versions whose engineInfo contains this (e.g. Apache-Spark, delta-rs).",
-    )
+    for flag, help in _REPEATED_FILTERS.items():
+        parser.add_argument(flag, action="append", default=[], help=help)
     parser.add_argument(
         "--since",
         help="Only versions at or after this time (read as show --timestamp reads it; UTC unless "
@@ -109,7 +102,7 @@ def _history_args(parser: argparse.ArgumentParser) -> None:
 
 @command("history", "Print the table's history, newest first (like DESCRIBE HISTORY).")
 @arguments(_history_args)
-def history_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def history_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.log.deltalog import table_problems
     from inspector.table import open_table
     from inspector.table.history import HistoryPager, history_page, newest_first
@@ -148,16 +141,14 @@ def _files_args(parser: argparse.ArgumentParser) -> None:
 
 @command("files", "Print the add and remove actions of one version's commit.")
 @arguments(_files_args)
-def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def files_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.delta.errors import InspectorError
     from inspector.delta.schema import logical_names
     from inspector.log.tablemeta import metadata_at
     from inspector.present.text.log import files_lines
-    from inspector.table import open_table
-    from inspector.table.versions import commit_records, file_action_record, parse_version
+    from inspector.table.versions import commit_records, file_action_record
 
-    log = open_table(args.table, settings).log
-    version = parse_version(args.version, log)
+    log, version = table_version(args, settings)
     commit = commit_records(log, version)  # every action is printed
     try:  # logical column names, as every page shows them
         names = logical_names(metadata_at(log, commit.version, commit=commit).schema)
@@ -170,7 +161,7 @@ def files_command(args: argparse.Namespace, settings: Settings) -> Printed:
         "problems": list(commit.problems),
     }
     operation = commit.commit_info.operation
-    return Printed(json=lambda: record, lines=lambda: files_lines(record, operation=operation))
+    return Result(json=lambda: record, lines=lambda: files_lines(record, operation=operation))
 
 
 def _detail_args(parser: argparse.ArgumentParser) -> None:
@@ -192,7 +183,7 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
     "partitioning, files, size, properties and protocol.",
 )
 @arguments(_detail_args)
-def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.table import open_table
     from inspector.table.versions import parse_version
 
@@ -201,7 +192,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
-        return Printed(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
+        return Result(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
     from inspector.present.text.log import detail_lines
     from inspector.present.values import json_text
     from inspector.table.overview import table_detail
@@ -210,7 +201,7 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Printed:
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
         kept.save(json_text(record))
-    return Printed(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
+    return Result(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
 
 
 def _detail_lines(log: DeltaLog, settings: Settings) -> Iterable[str]:
@@ -251,9 +242,9 @@ def _demo_args(parser: argparse.ArgumentParser) -> None:
 
 @command("demo", "Write the built-in demo table (a realistic history with a checkpoint).")
 @arguments(_demo_args)
-def demo_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def demo_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.demo import write_demo_table
     from inspector.present.text.log import demo_lines
 
     path = write_demo_table(args.path or settings.demo_path, force=args.force)
-    return Printed(json=lambda: {"path": path}, lines=lambda: demo_lines(path))
+    return Result(json=lambda: {"path": path}, lines=lambda: demo_lines(path))

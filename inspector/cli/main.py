@@ -14,9 +14,9 @@ from typing import NoReturn
 from inspector import __version__
 from inspector.cli.args import connection_settings
 from inspector.cli.registry import commands
-from inspector.cli.render import error_context, render, render_error
+from inspector.cli.render import plan_context, render, render_error
 from inspector.connection import secrets_in
-from inspector.delta.errors import ExitCode, InspectorError, InvalidInput
+from inspector.delta.errors import ExitCode, InspectorError, InvalidInput, RestoreRefused
 from inspector.settings import ENV_PREFIX, Settings
 
 __all__ = ["build_parser", "main"]
@@ -80,8 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         # The reader (e.g. `| head`) went away: not an error; silence the final flush.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
+    except RestoreRefused as exc:  # --json also shows the plan it refused and its guards
+        kind, message, code = exc.kind, str(exc), exc.exit_code
+        context = {} if exc.plan is None else plan_context(exc.plan)
     except InspectorError as exc:
-        kind, message, code, context = exc.kind, str(exc), exc.exit_code, error_context(exc)
+        kind, message, code, context = exc.kind, str(exc), exc.exit_code, {}
     except KeyboardInterrupt:
         kind, message = "Interrupted", "Interrupted; nothing was written."
         code, context = ExitCode.INTERRUPTED, {}

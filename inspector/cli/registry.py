@@ -44,16 +44,12 @@ class Command:
 _COMMANDS: dict[str, Command] = {}
 
 
-def _no_arguments(parser: argparse.ArgumentParser) -> None:
-    """A command without options of its own."""
-
-
 def command(name: str, help: str) -> Callable[[Handler], Handler]:
     """Register a subcommand: decorate ``handler(args, settings) -> result``; its options
     are added by the function :func:`arguments` (applied first) attached."""
 
     def register(handler: Handler) -> Handler:
-        add = getattr(handler, "arguments", _no_arguments)
+        add = getattr(handler, "arguments", lambda parser: None)  # no options of its own
         _COMMANDS[name] = Command(name=name, help=help, add_arguments=add, handler=handler)
         return handler
 

@@ -13,50 +13,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.connection import redact_text
-from inspector.delta.errors import ExitCode, RefusedPlan, RestoreRefused
+from inspector.delta.errors import ExitCode, RefusedPlan
 from inspector.present.values import json_text
 
 
 @dataclass(frozen=True, kw_only=True)
 class Result:
-    """What a command hands to the renderer: its JSON form, its text form, its exit code, and
-    its warnings about the table (``! ...`` lines on stderr in text mode)."""
-
-    exit_code: ExitCode = ExitCode.OK
-    warnings: Sequence[str] = ()
-
-    def to_json(self) -> Any:
-        raise NotImplementedError
-
-    def text(self) -> Iterator[str]:
-        raise NotImplementedError
-
-    def notes(self) -> Iterator[str]:
-        return (f"! {warning}" for warning in self.warnings)
-
-    def closing_notes(self) -> Iterator[str]:
-        """Lines for stderr after the output, in both modes: what the output could not say
-        (a filter that found nothing, and why); none by default."""
-        return iter(())
-
-
-@dataclass(frozen=True, kw_only=True)
-class Printed(Result):
-    """A command's result as its JSON value (None: nothing printed), its text lines and its
-    closing notes (asked for after the output was printed), each made only when asked for."""
+    """What a command hands to the renderer, each part made only when asked for: its JSON
+    value (None: nothing printed), its text lines, its exit code, its warnings about the
+    table (``! ...`` lines on stderr in text mode) and its closing notes (stderr after the
+    output, in both modes: what the output could not say, such as a filter that found
+    nothing, and why)."""
 
     json: Callable[[], Any] = lambda: None
     lines: Callable[[], Iterable[str]] = tuple
     closing: Callable[[], Iterable[str]] = tuple
-
-    def to_json(self) -> Any:
-        return self.json()
-
-    def text(self) -> Iterator[str]:
-        return iter(self.lines())
-
-    def closing_notes(self) -> Iterator[str]:
-        return iter(self.closing())
+    exit_code: ExitCode = ExitCode.OK
+    warnings: Sequence[str] = ()
 
 
 def render(result: object, *, as_json: bool) -> int:
@@ -65,15 +38,15 @@ def render(result: object, *, as_json: bool) -> int:
     if not isinstance(result, Result):
         raise TypeError(f"a command returned {type(result).__name__}, not a Result")
     if as_json:
-        payload = result.to_json()
+        payload = result.json()
         if payload is not None:
             emit_json(payload)
     else:
-        for note in result.notes():
-            print(note, file=sys.stderr)
-        for line in result.text():
+        for warning in result.warnings:
+            print(f"! {warning}", file=sys.stderr)
+        for line in result.lines():
             print(line)
-    for note in result.closing_notes():
+    for note in result.closing():
         print(note, file=sys.stderr)
     return int(result.exit_code)
 
@@ -99,13 +72,6 @@ def render_error(
         error = {"type": kind, "message": message, "exitCode": code}
         emit_json({**(context or {}), "error": error})
     return code
-
-
-def error_context(exc: BaseException) -> dict[str, Any]:
-    """What ``--json`` shows besides the error: a refused restore's plan and guards."""
-    if isinstance(exc, RestoreRefused) and exc.plan is not None:
-        return plan_context(exc.plan)
-    return {}
 
 
 def plan_context(plan: RefusedPlan) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from functools import partial
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed, plan_context, render
+from inspector.cli.render import Result, plan_context, render
 from inspector.delta.errors import ExitCode
 from inspector.present.text.restore import audit_lines, result_lines, shown_plan_lines
 from inspector.restore import (
@@ -74,7 +74,7 @@ def _restore_args(parser: argparse.ArgumentParser) -> None:
     "atomic commit, verification. Exit 3 when refused.",
 )
 @arguments(_restore_args)
-def restore_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def restore_command(args: argparse.Namespace, settings: Settings) -> Result:
     table = open_table(args.table, settings)  # a commit asks again, for READ_WRITE
     log = table.log
     target = (
@@ -98,7 +98,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Printed:
     overrides = frozenset(o for o in Override if getattr(args, o.value))
     blocked = bool(plan.blocking_guards(overrides))
     # The plan and its guards: printed before any confirmation; a dry run's result.
-    shown = Printed(
+    shown = Result(
         json=lambda: plan_context(plan),
         lines=lambda: shown_plan_lines(plan, dry_run=args.dry_run, refused=blocked),
         exit_code=ExitCode.RESTORE_REFUSED if blocked else ExitCode.OK,
@@ -110,7 +110,7 @@ def restore_command(args: argparse.Namespace, settings: Settings) -> Printed:
     request = _request(args, plan, overrides, ask=interactive and not blocked)
     result = execute_restore(request, settings=settings)
     verification = result.verification
-    return Printed(
+    return Result(
         json=lambda: {
             **plan_context(result.plan),
             "committedVersion": result.committed_version,
@@ -151,6 +151,6 @@ def _request(
 
 @command("audit", "List every restore attempt on a table recorded in the audit log.")
 @arguments(table_arg)
-def audit_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def audit_command(args: argparse.Namespace, settings: Settings) -> Result:
     trail = audit_trail(settings.audit_log, open_table(args.table, settings).root)
-    return Printed(json=trail.to_json, lines=partial(audit_lines, trail))
+    return Result(json=trail.to_json, lines=partial(audit_lines, trail))

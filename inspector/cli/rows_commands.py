@@ -11,7 +11,7 @@ from functools import partial
 
 from inspector.cli.args import spark_args, table_arg
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Printed
+from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.diff.rowkeys import default_key
 from inspector.log.deltalog import DeltaLog
@@ -41,7 +41,7 @@ def _show_args(parser: argparse.ArgumentParser) -> None:
 
 @command("show", "Print a version's rows (or the version at a timestamp), read by Spark.")
 @arguments(_show_args)
-def show_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def show_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.rows.preview import build_preview
     from inspector.table.timetravel import resolve_version
 
@@ -53,7 +53,7 @@ def show_command(args: argparse.Namespace, settings: Settings) -> Printed:
     record = preview.to_json()
     if chosen.timestamp is not None:  # the --timestamp moment in UTC
         record["resolvedTimestamp"] = chosen.timestamp.isoformat().replace("+00:00", "Z")
-    return Printed(
+    return Result(
         json=lambda: record, lines=lambda: show_lines(preview, chosen), warnings=preview.warnings
     )
 
@@ -91,7 +91,7 @@ def _diff_args(parser: argparse.ArgumentParser) -> None:
     "diff", "What changed between two versions: schema, properties, files, partitions and rows."
 )
 @arguments(_diff_args)
-def diff_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def diff_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.diff.filediff import diff_files
     from inspector.present.report import diff_record
 
@@ -120,7 +120,7 @@ def diff_command(args: argparse.Namespace, settings: Settings) -> Printed:
     record = diff_record(diff, rows, table=log.table_root, log_rows=log_rows)
     if suggestion is not None:
         record["rows"]["keySuggestion"] = suggestion.to_json()
-    return Printed(json=lambda: record, lines=lambda: diff_lines(record, log_rows))
+    return Result(json=lambda: record, lines=lambda: diff_lines(record, log_rows))
 
 
 def _changes_args(parser: argparse.ArgumentParser) -> None:
@@ -150,7 +150,7 @@ def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: 
 
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
-def changes_command(args: argparse.Namespace, settings: Settings) -> Printed:
+def changes_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.rows.changefeed import build_changes
 
     log = open_table(args.table, settings).log
@@ -168,4 +168,4 @@ def changes_command(args: argparse.Namespace, settings: Settings) -> Printed:
         offset=args.offset,
         limit=args.limit,
     )
-    return Printed(json=feed.to_json, lines=partial(changes_lines, feed))
+    return Result(json=feed.to_json, lines=partial(changes_lines, feed))

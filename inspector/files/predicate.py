@@ -14,7 +14,7 @@ null comparison matches no row either way, so the pushed form keeps the same row
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -60,18 +60,18 @@ class Compare:
     sql: str = ""
 
 
+class Join(StrEnum):
+    """How a :class:`Junction`'s parts combine."""
+
+    AND = "AND"  # every part holds
+    OR = "OR"  # at least one part holds
+
+
 @dataclass(frozen=True, kw_only=True)
-class AllOf:
-    """Every part holds (``AND``)."""
+class Junction:
+    """``part AND part ...`` or ``part OR part ...``."""
 
-    parts: tuple[Predicate, ...]
-    sql: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class AnyOf:
-    """At least one part holds (``OR``)."""
-
+    join: Join
     parts: tuple[Predicate, ...]
     sql: str = ""
 
@@ -92,17 +92,19 @@ class Unusable:
     reason: str
 
 
-Predicate = Compare | AllOf | AnyOf | Negated | Unusable
+Predicate = Compare | Junction | Negated | Unusable
 
 
 def push_not(predicate: Predicate, *, negate: bool = False) -> Predicate:
     """The predicate with every ``NOT`` pushed into the comparisons (Delta's rewrite)."""
     if isinstance(predicate, Negated):
         return push_not(predicate.part, negate=not negate)
-    if isinstance(predicate, AllOf | AnyOf):
+    if isinstance(predicate, Junction):
         parts = tuple(push_not(p, negate=negate) for p in predicate.parts)
-        flip = isinstance(predicate, AllOf) == negate  # NOT (a AND b) = NOT a OR NOT b
-        return AnyOf(parts=parts, sql=predicate.sql) if flip else AllOf(parts=parts)
+        if not negate:
+            return replace(predicate, parts=parts)
+        join = Join.OR if predicate.join is Join.AND else Join.AND  # NOT (a AND b) = NOT a OR NOT b
+        return Junction(join=join, parts=parts)
     if not negate:
         return predicate
     if isinstance(predicate, Unusable):
@@ -120,7 +122,7 @@ def conjuncts(predicate: Predicate | None) -> list[Predicate]:
     if predicate is None:
         return []
     pushed = push_not(predicate)
-    if isinstance(pushed, AllOf):
+    if isinstance(pushed, Junction) and pushed.join is Join.AND:
         return [q for p in pushed.parts for q in conjuncts(p)]
     return [pushed]
 
@@ -136,7 +138,7 @@ def unusable_parts(predicate: Predicate) -> list[Unusable]:
 
 
 def _leaves(predicate: Predicate) -> Iterator[Compare | Unusable]:
-    if isinstance(predicate, AllOf | AnyOf):
+    if isinstance(predicate, Junction):
         for part in predicate.parts:
             yield from _leaves(part)
     elif isinstance(predicate, Negated):
@@ -156,5 +158,4 @@ def describe(predicate: Predicate) -> str:
         return predicate.sql
     if isinstance(predicate, Negated):
         return f"NOT ({describe(predicate.part)})"
-    joiner = " AND " if isinstance(predicate, AllOf) else " OR "
-    return "(" + joiner.join(describe(p) for p in predicate.parts) + ")"
+    return "(" + f" {predicate.join} ".join(describe(p) for p in predicate.parts) + ")"

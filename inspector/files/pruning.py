@@ -26,9 +26,9 @@ from inspector.delta import properties
 from inspector.delta.paths import HIVE_NULL
 from inspector.delta.schema import StructType
 from inspector.files.predicate import (
-    AllOf,
-    AnyOf,
     Compare,
+    Join,
+    Junction,
     Op,
     Predicate,
     Unusable,
@@ -124,7 +124,7 @@ def _unusable_reason(part: Predicate, schema: StructType, parts: set[str]) -> st
 def _only_null_tests(part: Predicate) -> bool:
     if isinstance(part, Compare):
         return part.op in (Op.IS_NULL, Op.IS_NOT_NULL)
-    if isinstance(part, AllOf | AnyOf):
+    if isinstance(part, Junction):
         return all(_only_null_tests(p) for p in part.parts)
     return False
 
@@ -144,8 +144,8 @@ def prune(files: pa.Table, schema: StructType, filters: Filters) -> Masks:
 
 
 def _evaluate(part: Predicate, side: _PartitionSide | _StatsSide) -> pa.Array:
-    if isinstance(part, AllOf | AnyOf):
-        join = pc.and_kleene if isinstance(part, AllOf) else pc.or_kleene
+    if isinstance(part, Junction):
+        join = pc.and_kleene if part.join is Join.AND else pc.or_kleene
         return functools.reduce(join, (_evaluate(p, side) for p in part.parts))
     assert isinstance(part, Compare)  # split_filters let nothing else through
     return side.compare(part)

@@ -22,7 +22,8 @@ from inspector.health.records import HealthReport, VersionStatus
 from inspector.health.replica import newest_metadata
 from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
-from inspector.table.history import HistoryEntry, iso
+from inspector.table.history_entry import HistoryEntry
+from inspector.table.history_time import iso
 
 
 class RetentionState(StrEnum):

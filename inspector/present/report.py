@@ -21,7 +21,7 @@ from inspector.diff.filediff import (
 from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.diff.rowkeys import RowDiff
 from inspector.present.values import json_text, row_text, setting_text, text_value
-from inspector.table.history import iso
+from inspector.table.history_time import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
 

@@ -22,7 +22,7 @@ from inspector.restore.audit import Attempt
 from inspector.restore.guards import GuardName, GuardResult
 from inspector.storage import parse_location
 from inspector.table import Table
-from inspector.table.history import iso
+from inspector.table.history_time import iso
 from inspector.table.versions import file_action_record
 
 

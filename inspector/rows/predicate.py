@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from inspector.delta.errors import InvalidInput
 from inspector.files.predicate import (
     FLIPPED,
-    AllOf,
-    AnyOf,
     Compare,
+    Join,
+    Junction,
     Negated,
     Op,
     Predicate,
@@ -103,7 +103,7 @@ def _convert(node: Any) -> Predicate:
     sql = str(node.sql())
     if kind in ("And", "Or"):
         parts = tuple(_convert(c) for c in _children(node))
-        return AllOf(parts=parts, sql=sql) if kind == "And" else AnyOf(parts=parts, sql=sql)
+        return Junction(join=Join(kind.upper()), parts=parts, sql=sql)
     if kind == "Not":
         return Negated(part=_convert(_children(node)[0]), sql=sql)
     if kind in _COMPARISONS:

@@ -17,7 +17,7 @@ from inspector.delta.engines import Engine, Support, load_engines, support_of, v
 from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import FEATURES, all_features, reader_features
 from inspector.log.deltalog import DeltaLog
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 
 
 class Access(StrEnum):

@@ -22,44 +22,18 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.settings import Settings
 from inspector.table.history_entry import (
-    Change,
     Edge,
     HistoryEntry,
     chain_from_before,
     gap_problems,
     history_entries,
-    history_record,
     joined,
     last_edge,
-    looks_copied,
-    readable,
 )
 from inspector.table.history_scan import scan_commits
 from inspector.table.history_store import HistoryStore, KeptEntries
-from inspector.table.history_time import (
-    TIME_RULE,
-    TimestampSource,
-    is_copy_problem,
-    iso,
-)
+from inspector.table.history_time import TimestampSource, is_copy_problem
 from inspector.table.rowcounts import rows_along
-
-__all__ = [  # the entries' and the timestamp rule's names, long imported from here
-    "PAGE_SIZE",
-    "TIME_RULE",
-    "Change",
-    "HistoryEntry",
-    "HistoryPager",
-    "TimestampSource",
-    "build_history",
-    "history_page",
-    "history_record",
-    "is_copy_problem",
-    "iso",
-    "looks_copied",
-    "newest_first",
-    "readable",
-]
 
 _FILE_TIME = TimestampSource.FILE_MODIFICATION_TIME
 PAGE_SIZE = 2000  # versions per page, at least (the Timeline's window)

@@ -23,7 +23,7 @@ from inspector.delta.text import partition_label
 from inspector.log import arrays, columnar
 from inspector.log.commit import known_sum
 from inspector.log.snapshot import Snapshot
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 
 _MB = 2**20
 #: Upper edges of the file-size histogram's buckets (the last bucket is open).

@@ -16,7 +16,9 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot, describe_replay
 from inspector.settings import Settings
 from inspector.table.compatibility import Compatibility, describe_compatibility
-from inspector.table.history import HistoryEntry, build_history, history_page, iso
+from inspector.table.history import build_history, history_page
+from inspector.table.history_entry import HistoryEntry
+from inspector.table.history_time import iso
 
 
 @dataclass(frozen=True, kw_only=True)

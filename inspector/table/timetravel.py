@@ -15,7 +15,8 @@ from inspector.delta.errors import InvalidInput, TimestampOutOfRange
 from inspector.delta.text import format_moment, format_time
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from inspector.table.history import TimestampSource, build_history
+from inspector.table.history import build_history
+from inspector.table.history_time import TimestampSource
 from inspector.table.versions import parse_version
 
 _EXAMPLES = (

@@ -23,6 +23,7 @@ from inspector.health import (
 )
 from inspector.health.retention import retention_status, retention_view
 from inspector.health.runs import damaged_files, version_runs
+from inspector.present.text.health import capped_note
 from inspector.present.values import EMPTY
 from ui.checksums import render_report_checksums
 from ui.common import (
@@ -219,10 +220,8 @@ def _render_versions(report: HealthReport) -> None:
         hide_index=True,
         key="health_files",
     )
-    if any(v.missing_count > len(v.missing_files) for v in report.damaged_versions):
-        st.caption(
-            "Lists are capped per version (the `max_listed_files` setting); counts are exact."
-        )
+    if note := capped_note(report):
+        st.caption(f"{note[0].upper()}{note[1:]}.")
 
 
 def _render_retention(ctx: PageContext, report: HealthReport) -> None:

@@ -19,7 +19,7 @@ import streamlit as st
 
 from inspector.delta.text import TIME_FORMAT, version_ranges
 from inspector.present.values import EMPTY
-from inspector.table.history import TIME_RULE
+from inspector.table.history_time import TIME_RULE
 from ui.common import select_version
 from ui.context import PageContext
 from ui.history_load import HistoryLoad

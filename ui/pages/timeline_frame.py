@@ -17,13 +17,9 @@ import pandas as pd
 import streamlit as st
 
 from inspector.delta.text import format_moment
-from inspector.table.history import (
-    HistoryEntry,
-    collector_paused,
-    is_copy_problem,
-    looks_copied,
-    readable,
-)
+from inspector.table.history import collector_paused
+from inspector.table.history_entry import HistoryEntry, looks_copied, readable
+from inspector.table.history_time import is_copy_problem
 from ui.common import format_bytes
 
 WINDOW = 2000  # versions drawn at once; the chart pages through the rest

@@ -23,7 +23,7 @@ import streamlit as st
 from inspector.delta.errors import InspectorError
 from inspector.health.retention import RetentionState, VersionRetention, retention_view
 from inspector.log.deltalog import DeltaLog
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 
 BAND_COLOURS = {
     "restorable": "#2ca02c",

@@ -39,7 +39,7 @@ from inspector.diff.metadiff import (
 from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.present.values import setting_text
-from inspector.table.history import HistoryEntry
+from inspector.table.history_entry import HistoryEntry
 from inspector.table.overview import state_source
 from inspector.table.rowcounts import commit_rows
 from inspector.table.rowrule import RowChange

@@ -93,14 +93,20 @@ def _file_lines(report: HealthReport) -> Iterator[str]:
         yield f"  {problem:<14} {f.path}{detail}  needed by {f.versions_text}"
     if len(files) > _FILES_SHOWN:
         yield f"  ... and {len(files) - _FILES_SHOWN} more (check --json lists all)"
+    if note := capped_note(report):
+        yield f"  ({note})"
+
+
+def capped_note(report: HealthReport) -> str | None:
+    """What ``check`` and the Health page say when a version's list of bad files is capped
+    (``max_listed_files``); None when every list is whole."""
     capped = any(
         v.missing_count > len(v.missing_files)
         or v.size_mismatch_count > len(v.size_mismatches)
         or v.unreadable_count > len(v.unreadable_files)
         for v in report.versions
     )
-    if capped:
-        yield "  (lists are capped per version by max_listed_files; counts are exact)"
+    return "lists are capped per version by max_listed_files; counts are exact" if capped else None
 
 
 def vacuum_plan_lines(plan: VacuumPlan, *, cap: int) -> Iterator[str]:

@@ -9,7 +9,8 @@ from typing import Any
 from inspector.delta.engines import Support
 from inspector.delta.text import counted, format_time, partition_label
 from inspector.table.compatibility import Compatibility, Verdict
-from inspector.table.history import HistoryEntry, is_copy_problem
+from inspector.table.history_entry import HistoryEntry
+from inspector.table.history_time import is_copy_problem
 from inspector.table.overview import TableDetail
 
 
