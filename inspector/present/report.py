@@ -62,15 +62,11 @@ def diff_record(
     }
     if rows is not None:
         samples = rows.samples
+        counts = ("added", "removed", *(("changed",) if rows.key else ()))
         record["rows"] = {
-            **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
-            "key": list(rows.key),
-            "columns": list(rows.columns),
-            **camel_json(rows, "files_read", "bytes_read"),
+            **camel_json(rows, *counts, "key", "columns", "files_read", "bytes_read"),
             "samples": {
-                **camel_json(samples, "offset", "limit"),
-                "added": [dict(r) for r in samples.added],
-                "removed": [dict(r) for r in samples.removed],
+                **camel_json(samples, "offset", "limit", "added", "removed"),
                 "changed": [
                     {
                         "key": dict(c.key),

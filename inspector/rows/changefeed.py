@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.text import version_ranges
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.predicate import filtered
@@ -61,17 +62,11 @@ class ChangeFeed:
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract (``changes --json``)."""
-        from inspector.delta.jsonvalue import json_value
-
+        fields = ("counts", "per_version", "num_rows", "offset", "where", "rows")
         return {
             "from": self.from_version,
             "to": self.to_version,
-            "counts": dict(self.counts),
-            "perVersion": {str(v): dict(c) for v, c in self.per_version.items()},
-            "numRows": self.num_rows,
-            "offset": self.offset,
-            "where": self.where,
-            "rows": [{k: json_value(v) for k, v in row.items()} for row in self.rows],
+            **json_value(camel_json(self, *fields)),
         }
 
 

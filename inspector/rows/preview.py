@@ -44,21 +44,14 @@ class Preview:
     columns: tuple[PreviewColumn, ...]
     num_rows: int
     rows: tuple[Mapping[str, Any], ...]
-    where: str | None
     files_read: int
     bytes_read: int
+    where: str | None
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract (``show --json``): version, columns, numRows and rows."""
-        return {
-            "version": self.version,
-            "columns": [{"name": c.name, "type": c.type} for c in self.columns],
-            "numRows": self.num_rows,
-            "rows": [{name: json_value(value) for name, value in row.items()} for row in self.rows],
-            **camel_json(self, "files_read", "bytes_read", "where"),
-            "warnings": list(self.warnings),
-        }
+        return {**json_value(camel_json(self)), "columns": [camel_json(c) for c in self.columns]}
 
 
 def build_preview(
