@@ -229,7 +229,7 @@ def _md_metadata(diff: FileDiff) -> str:
         return "## Schema, properties and protocol\n\nNo change."
     rows = metadata_rows(meta)
     columns = [
-        [_COLUMN_CHANGE[r.kind], r.name, "; ".join(r.changes) or r.after or r.before]
+        [r.kind.removeprefix("column "), r.name, "; ".join(r.changes) or r.after or r.before]
         for r in rows
         if r.kind.is_column
     ]
@@ -249,13 +249,6 @@ def _md_metadata(diff: FileDiff) -> str:
         if values:
             parts.append(f"### {title}\n\n" + _table(["key", "before", "after"], values))
     return "\n\n".join(parts)
-
-
-_COLUMN_CHANGE = {
-    RowKind.COLUMN_ADDED: "added",
-    RowKind.COLUMN_REMOVED: "removed",
-    RowKind.COLUMN_CHANGED: "changed",
-}
 
 
 def _md_partitions(diff: FileDiff) -> str:
