@@ -25,7 +25,6 @@ from inspector.rows.netrows import (
     col,
     collect_pages,
     expand,
-    is_map,
     net_rows,
     shown_row,
     shown_value,
@@ -121,8 +120,7 @@ def _net_rows(
     before = read_files(sides[0], diff.only_in_from, spark=spark, check_workers=workers)
     after = read_files(sides[1], diff.only_in_to, spark=spark, check_workers=workers)
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
-    maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
-    return net_rows(before, after), maps
+    return net_rows(before, after)
 
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:
