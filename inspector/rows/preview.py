@@ -89,7 +89,7 @@ def build_preview(
         spark = get_spark(settings)
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
     df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
-    rows = spark_action(lambda: displayable(df).limit(limit).toArrow().to_pylist())
+    rows = shown_rows(df, limit)
     progress("Counting rows…")
     # Without a filter Delta answers the count from the log's statistics where it can.
     total = spark_action(df.count)
@@ -100,7 +100,7 @@ def build_preview(
         version=version,
         columns=columns,
         num_rows=total,
-        rows=tuple(rows),
+        rows=rows,
         where=(where or "").strip() or None,
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
@@ -108,11 +108,12 @@ def build_preview(
     )
 
 
-def displayable(df: DataFrame) -> DataFrame:
-    """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
+def shown_rows(df: DataFrame, limit: int, offset: int = 0) -> tuple[Mapping[str, Any], ...]:
+    """``limit`` rows of ``df`` from ``offset``, as Python values through Arrow; variant
+    values as JSON text (Arrow has no variant type; the rows are for people)."""
     from pyspark.sql import functions as F
 
-    return df.select(
+    shown = df.select(
         *[
             F.col(f"`{f.name}`").cast("string").alias(f.name)
             if "variant" in f.dataType.simpleString()
@@ -120,6 +121,8 @@ def displayable(df: DataFrame) -> DataFrame:
             for f in df.schema.fields
         ]
     )
+    page = shown.offset(max(offset, 0)).limit(limit)
+    return tuple(spark_action(lambda: page.toArrow().to_pylist()))
 
 
 def spark_action(action: Callable[[], Any]) -> Any:
