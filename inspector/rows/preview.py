@@ -84,9 +84,7 @@ def build_preview(
     # Refuse before paying for Spark's start.
     check_files_exist(snapshot, snapshot.add_files, workers=settings.check_workers)
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
-    if spark is None:
-        progress("Starting Spark…")
-        spark = get_spark(settings)
+    spark = spark or get_spark(settings)  # the app's job starts it first, saying so
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
     df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
     rows = shown_rows(df, limit)

@@ -125,10 +125,9 @@ def _net_rows(
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:
     """Top-level columns of ``to``, then those only ``from`` has (a renamed column counts once)."""
-    to_names = diff.to_side.metadata.schema.field_names()
     renames = _renames(diff)
-    extra = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
-    return tuple(to_names + [c for c in extra if c not in to_names])
+    from_names = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
+    return tuple(dict.fromkeys(diff.to_side.metadata.schema.field_names() + from_names))
 
 
 def _renames(diff: FileDiff) -> dict[str, str]:
