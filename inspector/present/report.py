@@ -53,9 +53,7 @@ def diff_record(
             for p in diff.by_partition
         ],
         "commits": [_commit(c) for c in diff.by_commit],
-        "properties": meta["properties"],
-        "protocol": meta["protocol"],
-        "tableFields": meta["tableFields"],
+        **{key: meta[key] for key in ("properties", "protocol", "tableFields")},
         "sides": {"from": _side(diff.from_side), "to": _side(diff.to_side)},
     }
     if rows is not None:
