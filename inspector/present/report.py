@@ -65,10 +65,8 @@ def diff_record(
                 **camel_json(samples, "offset", "limit", "added", "removed"),
                 "changed": [
                     {
-                        "key": dict(c.key),
-                        "changes": {
-                            v.key: {"before": v.before, "after": v.after} for v in c.changes
-                        },
+                        "key": c.key,
+                        "changes": {v.key: camel_json(v, "before", "after") for v in c.changes},
                     }
                     for c in samples.changed
                 ],
