@@ -6,24 +6,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from inspector.delta.actions import DeletionVector
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.schema import logical_names
 from inspector.delta.text import counted, format_time
-from inspector.diff.filediff import (
-    CommitChange,
-    FileDiff,
-    VersionSide,
-)
+from inspector.diff.filediff import CommitChange, FileDiff, PartitionChange, VersionSide
 from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.diff.rowkeys import RowDiff
 from inspector.present.values import json_text, row_text, setting_text, text_value
 from inspector.table.history_time import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
+
+_T = TypeVar("_T")
 
 
 def diff_record(
@@ -55,28 +53,20 @@ def diff_record(
             for p in diff.by_partition
         ],
         "commits": [_commit(c) for c in diff.by_commit],
-        "properties": meta["properties"],
-        "protocol": meta["protocol"],
-        "tableFields": meta["tableFields"],
+        **{key: meta[key] for key in ("properties", "protocol", "tableFields")},
         "sides": {"from": _side(diff.from_side), "to": _side(diff.to_side)},
     }
     if rows is not None:
         samples = rows.samples
+        counts = ("added", "removed", *(("changed",) if rows.key else ()))
         record["rows"] = {
-            **camel_json(rows, "added", "removed", *(("changed",) if rows.key else ())),
-            "key": list(rows.key),
-            "columns": list(rows.columns),
-            **camel_json(rows, "files_read", "bytes_read"),
+            **camel_json(rows, *counts, "key", "columns", "files_read", "bytes_read"),
             "samples": {
-                **camel_json(samples, "offset", "limit"),
-                "added": [dict(r) for r in samples.added],
-                "removed": [dict(r) for r in samples.removed],
+                **camel_json(samples, "offset", "limit", "added", "removed"),
                 "changed": [
                     {
-                        "key": dict(c.key),
-                        "changes": {
-                            v.key: {"before": v.before, "after": v.after} for v in c.changes
-                        },
+                        "key": c.key,
+                        "changes": {v.key: camel_json(v, "before", "after") for v in c.changes},
                     }
                     for c in samples.changed
                 ],
@@ -150,6 +140,11 @@ def _table(header: list[str], rows: Iterable[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+def _table_of(columns: Mapping[str, Callable[[_T], Any]], items: Iterable[_T]) -> str:
+    """A table with a row per item: each column's header, and its value of the item."""
+    return _table(list(columns), [[value(item) for value in columns.values()] for item in items])
+
+
 def _md_summary(diff: FileDiff, table: str, log_rows: RowsBetween | None) -> str:
     t, a, b = diff.totals, diff.from_side, diff.to_side
     direction = (
@@ -189,42 +184,27 @@ def _md_commits(diff: FileDiff, log_rows: RowsBetween | None) -> str:
     if not diff.by_commit:
         return ""
     by_version = dict(log_rows.by_commit) if log_rows is not None else {}
-    rows = [
-        [
-            c.version,
-            format_time(c.timestamp),
-            format_time(c.commit_info_timestamp),
-            c.operation,
-            c.totals.files_added,
-            c.totals.files_removed,
-            c.totals.deletion_vector_updates,
-            c.totals.bytes_added,
-            c.totals.bytes_removed,
-            by_version[c.version].label() if c.version in by_version else None,
-            ", ".join(
-                n
-                for n, on in (("metadata", c.changes_metadata), ("protocol", c.changes_protocol))
-                if on
-            ),
-        ]
-        for c in diff.by_commit
-    ]
-    return "## Commits in between\n\n" + _table(
-        [
-            "version",
-            "timestamp",
-            "writer's commitInfo time",
-            "operation",
-            "+files",
-            "-files",
-            "files given a deletion vector",
-            "+bytes",
-            "-bytes",
-            "rows +inserted / −deleted / updated",
-            "changes",
-        ],
-        rows,
-    )
+
+    def changes(c: CommitChange) -> str:
+        flags = (("metadata", c.changes_metadata), ("protocol", c.changes_protocol))
+        return ", ".join(name for name, on in flags if on)
+
+    columns: dict[str, Callable[[CommitChange], Any]] = {
+        "version": lambda c: c.version,
+        "timestamp": lambda c: format_time(c.timestamp),
+        "writer's commitInfo time": lambda c: format_time(c.commit_info_timestamp),
+        "operation": lambda c: c.operation,
+        "+files": lambda c: c.totals.files_added,
+        "-files": lambda c: c.totals.files_removed,
+        "files given a deletion vector": lambda c: c.totals.deletion_vector_updates,
+        "+bytes": lambda c: c.totals.bytes_added,
+        "-bytes": lambda c: c.totals.bytes_removed,
+        "rows +inserted / −deleted / updated": lambda c: (
+            by_version[c.version].label() if c.version in by_version else None
+        ),
+        "changes": changes,
+    }
+    return "## Commits in between\n\n" + _table_of(columns, diff.by_commit)
 
 
 def _md_metadata(diff: FileDiff) -> str:
@@ -233,7 +213,7 @@ def _md_metadata(diff: FileDiff) -> str:
         return "## Schema, properties and protocol\n\nNo change."
     rows = metadata_rows(meta)
     columns = [
-        [_COLUMN_CHANGE[r.kind], r.name, "; ".join(r.changes) or r.after or r.before]
+        [r.kind.removeprefix("column "), r.name, "; ".join(r.changes) or r.after or r.before]
         for r in rows
         if r.kind.is_column
     ]
@@ -255,31 +235,19 @@ def _md_metadata(diff: FileDiff) -> str:
     return "\n\n".join(parts)
 
 
-_COLUMN_CHANGE = {
-    RowKind.COLUMN_ADDED: "added",
-    RowKind.COLUMN_REMOVED: "removed",
-    RowKind.COLUMN_CHANGED: "changed",
-}
-
-
 def _md_partitions(diff: FileDiff) -> str:
     if not diff.by_partition:
         return ""
-    rows = [
-        [
-            p.label,
-            p.totals.files_added,
-            p.totals.files_removed,
-            p.totals.bytes_added,
-            p.totals.bytes_removed,
-            p.totals.records_added,
-            p.totals.records_removed,
-        ]
-        for p in diff.by_partition
-    ]
-    return "## Partitions\n\n" + _table(
-        ["partition", "+files", "-files", "+bytes", "-bytes", "+records", "-records"], rows
-    )
+    columns: dict[str, Callable[[PartitionChange], Any]] = {
+        "partition": lambda p: p.label,
+        "+files": lambda p: p.totals.files_added,
+        "-files": lambda p: p.totals.files_removed,
+        "+bytes": lambda p: p.totals.bytes_added,
+        "-bytes": lambda p: p.totals.bytes_removed,
+        "+records": lambda p: p.totals.records_added,
+        "-records": lambda p: p.totals.records_removed,
+    }
+    return "## Partitions\n\n" + _table_of(columns, diff.by_partition)
 
 
 def _md_files(diff: FileDiff, max_files: int) -> str:

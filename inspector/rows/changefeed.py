@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InvalidInput, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.text import version_ranges
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.predicate import filtered
-from inspector.rows.preview import displayable, spark_action
+from inspector.rows.preview import shown_rows, spark_action
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
 
@@ -61,17 +62,11 @@ class ChangeFeed:
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract (``changes --json``)."""
-        from inspector.delta.jsonvalue import json_value
-
+        fields = ("counts", "per_version", "num_rows", "offset", "where", "rows")
         return {
             "from": self.from_version,
             "to": self.to_version,
-            "counts": dict(self.counts),
-            "perVersion": {str(v): dict(c) for v, c in self.per_version.items()},
-            "numRows": self.num_rows,
-            "offset": self.offset,
-            "where": self.where,
-            "rows": [{k: json_value(v) for k, v in row.items()} for row in self.rows],
+            **json_value(camel_json(self, *fields)),
         }
 
 
@@ -112,7 +107,7 @@ def build_changes(
         counts=counts,
         per_version=dict(sorted(per_version.items())),
         num_rows=sum(counts.values()),
-        rows=_page(df, offset, limit),
+        rows=shown_rows(_ordered(df), limit, offset),
         offset=max(offset, 0),
         limit=limit,
         where=(where or "").strip() or None,
@@ -130,7 +125,9 @@ def change_page(
     """Another page of a feed: its rows from ``offset`` (same range, filter, size, counts)."""
     df = _changes(log, feed.from_version, feed.to_version, feed.where, settings, spark)
     offset = max(int(offset), 0)
-    return dataclasses.replace(feed, rows=_page(df, offset, feed.limit), offset=offset)
+    return dataclasses.replace(
+        feed, rows=shown_rows(_ordered(df), feed.limit, offset), offset=offset
+    )
 
 
 def check_range(log: DeltaLog, from_version: int, to_version: int) -> None:
@@ -188,9 +185,9 @@ def _ordered(df: DataFrame) -> DataFrame:
     JSON). Rows equal in every key are equal, so pages neither overlap nor skip rows."""
     from pyspark.sql import functions as F
 
-    rank = F.lit(len(_TYPE_ORDER))
-    for i, kind in reversed(list(enumerate(_TYPE_ORDER))):
-        rank = F.when(F.col(CHANGE_TYPE) == kind.value, F.lit(i)).otherwise(rank)
+    rank = F.array_position(
+        F.array(*[F.lit(kind.value) for kind in _TYPE_ORDER]), F.col(CHANGE_TYPE)
+    )
     keys = [F.col(COMMIT_VERSION), rank, F.col(CHANGE_TYPE)]
     for field in df.schema.fields:
         if field.name in (CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP):
@@ -199,10 +196,3 @@ def _ordered(df: DataFrame) -> DataFrame:
         type_ = field.dataType.simpleString()
         keys.append(F.to_json(F.struct(col)) if "map<" in type_ or "variant" in type_ else col)
     return df.orderBy(*[k.asc_nulls_first() for k in keys])
-
-
-def _page(df: DataFrame, offset: int, limit: int) -> tuple[Mapping[str, Any], ...]:
-    ordered = displayable(_ordered(df))
-    return tuple(
-        spark_action(lambda: ordered.offset(max(offset, 0)).limit(limit).toArrow().to_pylist())
-    )

@@ -106,10 +106,7 @@ def hadoop_conf(uri: str, options: Mapping[str, str]) -> dict[str, str]:
 def _option(options: Mapping[str, str], *names: str) -> str | None:
     """An option by any of its names (delta-rs / object_store spellings, any case)."""
     upper = {k.upper(): v for k, v in options.items()}
-    for name in names:
-        if upper.get(name.upper()) not in (None, ""):
-            return upper[name.upper()]
-    return None
+    return next((upper[name] for name in names if upper.get(name)), None)
 
 
 def _s3a_conf(bucket: str, options: Mapping[str, str]) -> dict[str, str]:

@@ -68,14 +68,21 @@ def read_files(
         UnsupportedFeature: Delta refuses the version; its reason in one line.
     """
     from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
 
     adds = list(adds)
     check_files_exist(snapshot, adds, workers=check_workers)
+    jvm: Any = spark._jvm
     try:
         delta_log, delta_snapshot = _delta_snapshot(spark, snapshot)
-        chosen = _chosen_adds(spark, delta_snapshot, [a.path for a in adds])
+        # The add actions as the log spells their paths, as a Scala Seq (a typed ``IN``
+        # filter keeps Delta's ``AddFile`` objects whole).
+        chosen = delta_snapshot.allFiles().where(F.col("path").isin([a.path for a in adds])._jc)
         jdf = delta_log.createDataFrame(
-            delta_snapshot, chosen, False, getattr(delta_log, "createDataFrame$default$4")()
+            delta_snapshot,
+            jvm.scala.collection.immutable.ArraySeq.unsafeWrapArray(chosen.collect()),
+            False,
+            getattr(delta_log, "createDataFrame$default$4")(),
         )
     except Exception as exc:
         raise refusal(exc, f"version {snapshot.version}") from None
@@ -98,16 +105,6 @@ def _delta_snapshot(spark: SparkSession, snapshot: Snapshot) -> tuple[Any, Any]:
     # The last argument: no refusal of versions older than the deleted-file retention (the
     # files were checked to exist, as for versionAsOf; see jars.DELTA_SQL_CONF).
     return delta_log, delta_log.getSnapshotAt(snapshot.version, none, none, False)
-
-
-def _chosen_adds(spark: SparkSession, delta_snapshot: Any, paths: list[str]) -> Any:
-    """The snapshot's add actions for ``paths`` (as the log spells them), as a Scala Seq
-    (a typed ``IN`` filter keeps Delta's ``AddFile`` objects whole)."""
-    from pyspark.sql import functions as F
-
-    jvm: Any = spark._jvm
-    chosen = delta_snapshot.allFiles().where(F.col("path").isin(paths)._jc)
-    return jvm.scala.collection.immutable.ArraySeq.unsafeWrapArray(chosen.collect())
 
 
 def read_change_feed(

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-    from pyspark.sql.types import DataType
 
 SIDE = "__delta_inspector_side"  # +1 for a row of "to", -1 for a row of "from"
 COUNT = "__delta_inspector_count"  # net multiplicity of a row: > 0 added, < 0 removed
@@ -28,10 +27,14 @@ def col(name: str) -> Column:
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-def net_rows(before: DataFrame, after: DataFrame) -> DataFrame:
-    """Each distinct row with its net multiplicity (``to`` count minus ``from`` count), non-zero only."""
+def net_rows(before: DataFrame, after: DataFrame) -> tuple[DataFrame, set[str]]:
+    """Each distinct row with its net multiplicity (``to`` count minus ``from`` count),
+    non-zero only; and the names of the map columns (see :func:`shown_row`)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
 
+    fields = [*before.schema.fields, *after.schema.fields]
+    maps = {f.name for f in fields if isinstance(f.dataType, MapType)}
     before, after = _comparable(before), _comparable(after)
     # Compared as text where one side has a string (Spark would widen string vs number to a
     # number, and fail on any text that is not one).
@@ -39,28 +42,19 @@ def net_rows(before: DataFrame, after: DataFrame) -> DataFrame:
     before, after = _as_text(before, text), _as_text(after, text)
     union = _union(after.withColumn(SIDE, F.lit(1)), before.withColumn(SIDE, F.lit(-1)))
     columns = [c for c in union.columns if c != SIDE]
-    return (
-        union.groupBy(*[col(c) for c in columns])
-        .agg(F.sum(SIDE).alias(COUNT))
-        .where(F.col(COUNT) != 0)
-    )
-
-
-def is_map(data_type: DataType) -> bool:
-    """Whether a column of this type is a map (grouped as sorted entries)."""
-    from pyspark.sql.types import MapType
-
-    return isinstance(data_type, MapType)
+    net = union.groupBy(*[col(c) for c in columns]).agg(F.sum(SIDE).alias(COUNT))
+    return net.where(F.col(COUNT) != 0), maps
 
 
 def _comparable(df: DataFrame) -> DataFrame:
     """Maps cannot be grouped or compared: turn top-level maps into sorted entry arrays."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
 
     return df.select(
         *[
             F.array_sort(F.map_entries(col(f.name))).alias(f.name)
-            if is_map(f.dataType)
+            if isinstance(f.dataType, MapType)
             else col(f.name)
             for f in df.schema.fields
         ]
@@ -107,11 +101,8 @@ def expand(df: DataFrame) -> DataFrame:
     """One output row per occurrence: a row added twice is listed twice."""
     from pyspark.sql import functions as F
 
-    columns = [c for c in df.columns if c != COUNT]
-    return df.select(
-        *[col(c) for c in columns],
-        F.explode(F.array_repeat(F.lit(0), F.abs(F.col(COUNT)).cast("int"))).alias(SIDE),
-    ).select(*[col(c) for c in columns])
+    repeated = F.explode(F.array_repeat(F.lit(0), F.abs(F.col(COUNT)).cast("int")))
+    return df.withColumn(SIDE, repeated).select(*[col(c) for c in df.columns if c != COUNT])
 
 
 def collect_pages(

@@ -44,21 +44,14 @@ class Preview:
     columns: tuple[PreviewColumn, ...]
     num_rows: int
     rows: tuple[Mapping[str, Any], ...]
-    where: str | None
     files_read: int
     bytes_read: int
+    where: str | None
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract (``show --json``): version, columns, numRows and rows."""
-        return {
-            "version": self.version,
-            "columns": [{"name": c.name, "type": c.type} for c in self.columns],
-            "numRows": self.num_rows,
-            "rows": [{name: json_value(value) for name, value in row.items()} for row in self.rows],
-            **camel_json(self, "files_read", "bytes_read", "where"),
-            "warnings": list(self.warnings),
-        }
+        return {**json_value(camel_json(self)), "columns": [camel_json(c) for c in self.columns]}
 
 
 def build_preview(
@@ -91,12 +84,10 @@ def build_preview(
     # Refuse before paying for Spark's start.
     check_files_exist(snapshot, snapshot.add_files, workers=settings.check_workers)
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
-    if spark is None:
-        progress("Starting Spark…")
-        spark = get_spark(settings)
+    spark = spark or get_spark(settings)  # the app's job starts it first, saying so
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
     df = filtered(read_snapshot(snapshot, spark=spark, check_workers=None), where)
-    rows = spark_action(lambda: displayable(df).limit(limit).toArrow().to_pylist())
+    rows = shown_rows(df, limit)
     progress("Counting rows…")
     # Without a filter Delta answers the count from the log's statistics where it can.
     total = spark_action(df.count)
@@ -107,7 +98,7 @@ def build_preview(
         version=version,
         columns=columns,
         num_rows=total,
-        rows=tuple(rows),
+        rows=rows,
         where=(where or "").strip() or None,
         files_read=snapshot.num_files,
         bytes_read=snapshot.size_in_bytes,
@@ -115,11 +106,12 @@ def build_preview(
     )
 
 
-def displayable(df: DataFrame) -> DataFrame:
-    """Variant values as JSON text: Arrow has no variant type (the preview is for people)."""
+def shown_rows(df: DataFrame, limit: int, offset: int = 0) -> tuple[Mapping[str, Any], ...]:
+    """``limit`` rows of ``df`` from ``offset``, as Python values through Arrow; variant
+    values as JSON text (Arrow has no variant type; the rows are for people)."""
     from pyspark.sql import functions as F
 
-    return df.select(
+    shown = df.select(
         *[
             F.col(f"`{f.name}`").cast("string").alias(f.name)
             if "variant" in f.dataType.simpleString()
@@ -127,6 +119,8 @@ def displayable(df: DataFrame) -> DataFrame:
             for f in df.schema.fields
         ]
     )
+    page = shown.offset(max(offset, 0)).limit(limit)
+    return tuple(spark_action(lambda: page.toArrow().to_pylist()))
 
 
 def spark_action(action: Callable[[], Any]) -> Any:

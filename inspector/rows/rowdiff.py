@@ -25,7 +25,6 @@ from inspector.rows.netrows import (
     col,
     collect_pages,
     expand,
-    is_map,
     net_rows,
     shown_row,
     shown_value,
@@ -44,6 +43,7 @@ _BEFORE, _AFTER, _DIFFERS = (
     "__delta_inspector_after_",
     "__delta_inspector_differs_",
 )
+_CHANGED, _DUPLICATED = "__delta_inspector_changed", "__delta_inspector_duplicated"
 
 
 def diff_rows(
@@ -81,25 +81,30 @@ def diff_rows(
     columns = _columns(diff)
     key = _check_key(key, columns)
     files = diff.only_in_from + diff.only_in_to
-    added, removed, changed = 0, 0, 0 if key else None
+    found: dict[str, int] = {ADDED: 0, REMOVED: 0, _CHANGED: 0}
     samples = RowSamples(offset=offset, limit=limit)
     if files:  # else no file changed, so no row did: no need to start Spark
         net, maps = _net_rows(sides, diff, spark or get_spark(settings), settings.check_workers)
         columns = tuple(c for c in net.columns if c != COUNT)
-        counted = (
-            _keyed(net, key, offset, limit, maps, diff)
-            if key
-            else _unkeyed(net, offset, limit, maps)
+        totals, frames = _keyed(net, key, columns) if key else _unkeyed(net)
+        found, pages = collect_pages(totals, frames, key, offset, limit)
+        if found.get(_DUPLICATED):  # the pages of a join on a duplicated key are meaningless
+            _refuse_duplicate_keys(net, key, diff)
+        samples = RowSamples(
+            offset=offset,
+            limit=limit,
+            added=tuple(shown_row(r, maps) for r in pages["added"]),
+            removed=tuple(shown_row(r, maps) for r in pages["removed"]),
+            changed=_changed_rows(pages.get("changed", ()), key, columns, maps),
         )
-        added, removed, changed, samples = counted
     return RowDiff(
         from_version=diff.from_version,
         to_version=diff.to_version,
         columns=columns,
         key=key,
-        added=added,
-        removed=removed,
-        changed=changed,
+        added=found[ADDED],
+        removed=found[REMOVED],
+        changed=found[_CHANGED] if key else None,
         files_read=len(files),
         bytes_read=sum(f.size for f in files),
         samples=samples,
@@ -115,16 +120,14 @@ def _net_rows(
     before = read_files(sides[0], diff.only_in_from, spark=spark, check_workers=workers)
     after = read_files(sides[1], diff.only_in_to, spark=spark, check_workers=workers)
     before = before.toDF(*[_renames(diff).get(c, c) for c in before.columns])
-    maps = {f.name for df in (before, after) for f in df.schema.fields if is_map(f.dataType)}
-    return net_rows(before, after), maps
+    return net_rows(before, after)
 
 
 def _columns(diff: FileDiff) -> tuple[str, ...]:
     """Top-level columns of ``to``, then those only ``from`` has (a renamed column counts once)."""
-    to_names = diff.to_side.metadata.schema.field_names()
     renames = _renames(diff)
-    extra = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
-    return tuple(to_names + [c for c in extra if c not in to_names])
+    from_names = [renames.get(c, c) for c in diff.from_side.metadata.schema.field_names()]
+    return tuple(dict.fromkeys(diff.to_side.metadata.schema.field_names() + from_names))
 
 
 def _renames(diff: FileDiff) -> dict[str, str]:
@@ -149,38 +152,13 @@ def _check_key(key: Sequence[str], columns: tuple[str, ...]) -> tuple[str, ...]:
     return key
 
 
-def _unkeyed(
-    net: DataFrame, offset: int, limit: int, maps: set[str]
-) -> tuple[int, int, int | None, RowSamples]:
+def _unkeyed(net: DataFrame) -> tuple[DataFrame, dict[str, DataFrame]]:
+    """The rows added and removed (one row per occurrence), and their counts."""
     from pyspark.sql import functions as F
 
     count = F.col(COUNT)
     totals = net.agg(*_side_sums())
-    found, pages = collect_pages(
-        totals,
-        {"added": expand(net.where(count > 0)), "removed": expand(net.where(count < 0))},
-        (),
-        offset,
-        limit,
-    )
-    return found[ADDED], found[REMOVED], None, _samples(pages, maps, offset, limit)
-
-
-def _samples(
-    pages: dict[str, list[dict[str, Any]]],
-    maps: set[str],
-    offset: int,
-    limit: int,
-    changed: tuple[ChangedRow, ...] = (),
-) -> RowSamples:
-    """One page of the rows added and removed (and keys changed), for people."""
-    return RowSamples(
-        offset=offset,
-        limit=limit,
-        added=tuple(shown_row(r, maps) for r in pages["added"]),
-        removed=tuple(shown_row(r, maps) for r in pages["removed"]),
-        changed=changed,
-    )
+    return totals, {"added": expand(net.where(count > 0)), "removed": expand(net.where(count < 0))}
 
 
 def _side_sums() -> list[Column]:
@@ -204,10 +182,10 @@ def _key_totals(net: DataFrame, key: tuple[str, ...]) -> DataFrame:
         *[
             F.sum(condition.cast("int")).alias(name)
             for name, condition in (
-                ("duplicated", (added > 1) | (removed > 1)),
-                ("added", (added > 0) & (removed == 0)),
-                ("removed", (removed > 0) & (added == 0)),
-                ("changed", (added > 0) & (removed > 0)),
+                (_DUPLICATED, (added > 1) | (removed > 1)),
+                (ADDED, (added > 0) & (removed == 0)),
+                (REMOVED, (removed > 0) & (added == 0)),
+                (_CHANGED, (added > 0) & (removed > 0)),
             )
         ]
     )
@@ -236,19 +214,14 @@ def _refuse_duplicate_keys(net: DataFrame, key: tuple[str, ...], diff: FileDiff)
 
 
 def _keyed(
-    net: DataFrame,
-    key: tuple[str, ...],
-    offset: int,
-    limit: int,
-    maps: set[str],
-    diff: FileDiff,
-) -> tuple[int, int, int | None, RowSamples]:
-    """Keys added, removed and changed: a full outer join of the removed and added rows on the key."""
+    net: DataFrame, key: tuple[str, ...], columns: tuple[str, ...]
+) -> tuple[DataFrame, dict[str, DataFrame]]:
+    """Keys added, removed and changed: a full outer join of the removed and added rows on
+    the key; and their counts."""
     from pyspark.sql import functions as F
 
-    columns = [c for c in net.columns if c != COUNT]
     joined = _join_on_key(net, columns, key)
-    others = [(i, c) for i, c in enumerate(columns) if c not in key]
+    others = [i for i, c in enumerate(columns) if c not in key]
 
     def where(status: str) -> DataFrame:
         return joined.where(F.col(STATUS) == status)
@@ -259,16 +232,21 @@ def _keyed(
     }
     frames["changed"] = where("changed").select(
         *[F.col(f"{_AFTER}{columns.index(k)}").alias(k) for k in key],
-        *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i, _ in others],
+        *[F.col(f"{p}{i}") for p in (_BEFORE, _AFTER) for i in others],
         *[
             (~F.col(f"{_BEFORE}{i}").eqNullSafe(F.col(f"{_AFTER}{i}"))).alias(f"{_DIFFERS}{i}")
-            for i, _ in others
+            for i in others
         ],
     )
-    found, pages = collect_pages(_key_totals(net, key), frames, key, offset, limit)
-    if found["duplicated"]:  # the pages of a join on a duplicated key are meaningless
-        _refuse_duplicate_keys(net, key, diff)
-    changed_rows = tuple(
+    return _key_totals(net, key), frames
+
+
+def _changed_rows(
+    page: Sequence[dict[str, Any]], key: tuple[str, ...], columns: tuple[str, ...], maps: set[str]
+) -> tuple[ChangedRow, ...]:
+    """A page of the ``changed`` frame of :func:`_keyed` as records, for people."""
+    others = [(i, c) for i, c in enumerate(columns) if c not in key]
+    return tuple(
         ChangedRow(
             key={k: shown_value(r[k], k in maps) for k in key},
             changes=tuple(
@@ -281,13 +259,11 @@ def _keyed(
                 if r[f"{_DIFFERS}{i}"]
             ),
         )
-        for r in pages["changed"]
+        for r in page
     )
-    samples = _samples(pages, maps, offset, limit, changed_rows)
-    return found["added"], found["removed"], found["changed"], samples
 
 
-def _join_on_key(net: DataFrame, columns: list[str], key: tuple[str, ...]) -> DataFrame:
+def _join_on_key(net: DataFrame, columns: Sequence[str], key: tuple[str, ...]) -> DataFrame:
     """Removed rows as ``before0..n``, added rows as ``after0..n``, joined null-safely on the key."""
     from functools import reduce
 

@@ -192,8 +192,7 @@ def _start(settings: Settings) -> SparkSession:
         fh.write(_QUIET_LOG4J)
     user_conf = dict(settings.spark_conf)
     delta = delta_conf(settings, user_conf)  # before the JVM: a missing cache is one line
-    builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
-    conf = {
+    conf: dict[str, Any] = {
         **(_LOCAL_DEFAULTS if local else {}),
         **_READ_DEFAULTS,
         "spark.sql.warehouse.dir": os.path.join(scratch, "warehouse"),
@@ -201,12 +200,11 @@ def _start(settings: Settings) -> SparkSession:
         **user_conf,
         **delta,
     }
-    for key, value in conf.items():
-        builder = builder.config(key, value)
+    builder = SparkSession.builder.appName("delta-inspector").master(settings.spark_master)
     jvm_log = os.path.join(scratch, "spark.log")
     try:
         with _stderr_to(jvm_log):
-            session = builder.getOrCreate()
+            session = builder.config(map=conf).getOrCreate()
     except Exception as exc:
         why = f"{_first_line(jvm_log) or str(exc).splitlines()[0]}."
         raise _not_started(settings, why, f" (Spark's own log: {jvm_log})") from None
