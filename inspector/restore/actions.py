@@ -17,6 +17,7 @@ from inspector import __version__
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata
 from inspector.delta.fields import as_int
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import protocol_json, same_protocol, writer_features
 from inspector.delta.schema import (
     IDENTITY_HIGH_WATER_MARK,
@@ -101,18 +102,15 @@ def metadata_json(meta: Metadata) -> dict[str, Any]:
     """The JSON body of a ``metaData`` action, normalised so two can be compared."""
     raw_format = meta.raw.get("format")
     fmt: Mapping[str, Any] = raw_format if isinstance(raw_format, dict) else {}
-    body: dict[str, Any] = {"id": meta.id}
-    if meta.name is not None:
-        body["name"] = meta.name
-    if meta.description is not None:
-        body["description"] = meta.description
-    body["format"] = {"provider": meta.format_provider, "options": dict(fmt.get("options") or {})}
-    body["schemaString"] = meta.schema_string
-    body["partitionColumns"] = list(meta.partition_columns)
-    body["configuration"] = dict(meta.configuration)
-    if meta.created_time is not None:
-        body["createdTime"] = meta.created_time
-    return body
+    body = {
+        **camel_json(meta, "id", "name", "description"),
+        "format": {"provider": meta.format_provider, "options": dict(fmt.get("options") or {})},
+        "schemaString": meta.schema_string,
+        "partitionColumns": list(meta.partition_columns),
+        "configuration": dict(meta.configuration),
+        "createdTime": meta.created_time,
+    }
+    return {key: value for key, value in body.items() if value is not None}  # unset: absent
 
 
 def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:

@@ -23,13 +23,18 @@ from inspector.delta.jsonvalue import camel_fields, camel_json
 from inspector.log.deltalog import DeltaLog
 
 
-class AuditOutcome(StrEnum):
-    """What an audited restore attempt came to."""
+class AttemptStatus(StrEnum):
+    """What became of one restore attempt. An audit line's ``outcome`` is one of the first
+    four; the trail shows a committed attempt as ``verified`` when its verification passed
+    (``committed`` when it failed), and ``undone`` when a later restore went back to the
+    version it started from."""
 
     PLANNED = "planned"
     REFUSED = "refused"
-    COMMITTED = "committed"
     FAILED = "failed"
+    COMMITTED = "committed"
+    VERIFIED = "verified"
+    UNDONE = "undone"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,15 +51,14 @@ class AuditEntry:
     to_version: int | None
     to_timestamp: str | None = None
     reason: str | None
-    outcome: AuditOutcome
+    outcome: AttemptStatus
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        fields = camel_json(self)
-        return {**fields, "outcome": str(self.outcome), "details": dict(self.details)}
+        return {**camel_json(self), "details": dict(self.details)}
 
 
 def current_user(operator: str | None = None) -> str:
@@ -85,7 +89,7 @@ def record_attempt(
     path: str,
     attempt: Attempt,
     *,
-    outcome: AuditOutcome,
+    outcome: AttemptStatus,
     committed_version: int | None = None,
     error: str | None = None,
     details: Mapping[str, Any] | None = None,
@@ -100,7 +104,7 @@ def record_attempt(
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         who=current_user(facts.pop("operator")),
-        outcome=AuditOutcome(outcome),
+        outcome=AttemptStatus(outcome),
         committed_version=committed_version,
         error=error,
         details=dict(details or {}),
@@ -126,24 +130,14 @@ def read_audit(path: str) -> list[AuditEntry]:
         for line in fh:
             try:
                 obj = json.loads(line)
-                outcome = AuditOutcome(obj.get("outcome"))
+                outcome = AttemptStatus(obj.get("outcome"))
             except (ValueError, AttributeError):
                 continue
+            if outcome in (AttemptStatus.VERIFIED, AttemptStatus.UNDONE):
+                continue  # the trail's readings of an entry, never an outcome
             fields = camel_fields(AuditEntry, obj) | {"outcome": outcome}
             entries.append(AuditEntry(**fields | {"details": obj.get("details") or {}}))
     return entries
-
-
-class AttemptStatus(StrEnum):
-    """What became of one restore attempt: ``committed`` when its verification failed,
-    ``undone`` when a later restore went back to the version it started from."""
-
-    PLANNED = "planned"
-    REFUSED = "refused"
-    FAILED = "failed"
-    COMMITTED = "committed"
-    VERIFIED = "verified"
-    UNDONE = "undone"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -211,11 +205,11 @@ def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
     """Committed attempts a later commit restored back from: index → the undoing version."""
     found: dict[int, int] = {}
     for i, e in enumerate(entries):
-        if e.outcome != AuditOutcome.COMMITTED:
+        if e.outcome != AttemptStatus.COMMITTED:
             continue
         for later in entries[i + 1 :]:
             if (
-                later.outcome == AuditOutcome.COMMITTED
+                later.outcome == AttemptStatus.COMMITTED
                 and later.to_version == e.from_version
                 and later.from_version is not None
                 and e.committed_version is not None
@@ -228,8 +222,8 @@ def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
 
 
 def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
-    if entry.outcome != AuditOutcome.COMMITTED:
-        return AttemptStatus(entry.outcome)
+    if entry.outcome != AttemptStatus.COMMITTED:
+        return entry.outcome
     if undone:
         return AttemptStatus.UNDONE
     return AttemptStatus.VERIFIED if entry.details.get("verified") else AttemptStatus.COMMITTED

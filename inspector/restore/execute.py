@@ -22,7 +22,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_attempt
+from inspector.restore.audit import Attempt, AttemptStatus, current_user, record_attempt
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
 from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
@@ -105,7 +105,7 @@ def execute_restore(
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"
         record_attempt(
-            settings.audit_log, attempt, outcome=AuditOutcome.FAILED, error=error, secrets=secrets
+            settings.audit_log, attempt, outcome=AttemptStatus.FAILED, error=error, secrets=secrets
         )
         raise
     return _verify(result, settings, spark, attempt)
@@ -126,7 +126,7 @@ def _verify(
     record_attempt(
         settings.audit_log,
         attempt,
-        outcome=AuditOutcome.COMMITTED,
+        outcome=AttemptStatus.COMMITTED,
         committed_version=result.committed_version,
         details={
             **result.metrics.to_json(),

@@ -103,9 +103,7 @@ class GuardResult:
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for one guard."""
         return {
-            "name": str(self.name),
-            **camel_json(self, "passed", "message"),
-            "override": str(self.override) if self.override else None,
+            **camel_json(self, "name", "passed", "message", "override"),
             "details": dict(self.details),
         }
 

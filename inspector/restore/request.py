@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
+from inspector.restore.audit import Attempt, AttemptStatus, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
@@ -210,7 +210,7 @@ def audit_refusal(
     record_attempt(
         settings.audit_log,
         attempt,
-        outcome=AuditOutcome.REFUSED,
+        outcome=AttemptStatus.REFUSED,
         error=message,
         details=details,
         secrets=secrets,
