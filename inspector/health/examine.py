@@ -346,6 +346,5 @@ def unclaimed(walked: pa.Table, found: pa.Array, located: Iterable[str], root: s
 
 
 def sized_paths(files: pa.Table) -> tuple[tuple[str, int], ...]:
-    """A (path, size) table's rows."""
     paths, sizes = files.column("path").to_pylist(), files.column("size").to_pylist()
     return tuple(zip(paths, sizes, strict=True))

@@ -49,7 +49,6 @@ class DataLossWindow:
     rows_updated: int | None
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON shape used by ``replica --json`` and ``check --json``."""
         return camel_json(self)
 
 
@@ -120,7 +119,6 @@ class ReplicaFile:
     replica_size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"version", "path", "size"}`` (plus ``replicaSize`` for a size mismatch)."""
         record: dict[str, Any] = {"version": self.version, "path": self.path, "size": self.size}
         if self.replica_size is not None:
             record["replicaSize"] = self.replica_size
@@ -161,7 +159,6 @@ class ReplicaReport:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract (``replica --json``)."""
         return {
             "primaryLatestVersion": self.primary_latest_version,
             "replicaLatestVersion": self.replica_latest_version,

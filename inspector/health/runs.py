@@ -48,7 +48,6 @@ class VersionRun:
 
     @property
     def count(self) -> int:
-        """How many versions the run covers."""
         return self.last - self.first + 1
 
     @property
@@ -57,7 +56,6 @@ class VersionRun:
         return spans_text([(self.first, self.last)])
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``runs`` in ``check --json``."""
         return {
             "firstVersion": self.first,
             "lastVersion": self.last,
@@ -84,7 +82,6 @@ class DamagedFile:
         return spans_text(self.versions)
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``damagedFiles`` in ``check --json``."""
         return {
             **camel_json(self, "path", "problem", "detail"),
             "versions": [{"first": a, "last": b} for a, b in self.versions],

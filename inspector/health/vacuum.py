@@ -17,6 +17,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
@@ -96,7 +97,6 @@ class VacuumPlan:
 
     @property
     def bytes_to_delete(self) -> int:
-        """The bytes the files to delete take."""
         return sum(f.size for f in self.files)
 
     @property
@@ -106,7 +106,6 @@ class VacuumPlan:
 
     @property
     def oldest_readable_before(self) -> int | None:
-        """The oldest version readable now."""
         return next((v for v, f in self.fates if f is not VersionFate.UNREADABLE), None)
 
     @property
@@ -115,19 +114,15 @@ class VacuumPlan:
         return next((v for v, f in self.fates if f is VersionFate.READABLE), None)
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract (``vacuum-plan --json``)."""
         return {
-            "retainHours": self.retain_hours,
-            "mode": self.mode.value,
+            **camel_json(self, "retain_hours", "mode"),
             "numFilesToDelete": len(self.files),
             "bytesToDelete": self.bytes_to_delete,
             "filesToDelete": [f.path for f in self.files],
             "versionsLost": self.versions_lost,
             "oldestReadableVersionBefore": self.oldest_readable_before,
             "oldestReadableVersionAfter": self.oldest_readable_after,
-            "warnings": list(self.warnings),
-            "earliestLogVersion": self.earliest_log_version,
-            "restoreUndosLost": list(self.restore_undos_lost),
+            **camel_json(self, "warnings", "earliest_log_version", "restore_undos_lost"),
             "tombstonesAlreadyDeleted": self.tombstones_already_deleted,
         }
 

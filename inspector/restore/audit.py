@@ -100,7 +100,7 @@ def record_attempt(
     The line is redacted (:func:`inspector.connection.redact_text`) first: no secret storage
     option (``secrets``), SAS token or URL signature reaches the file.
     """
-    facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
+    facts = dataclasses.asdict(attempt)
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         who=current_user(facts.pop("operator")),
@@ -150,7 +150,7 @@ class AuditRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The entry's JSON (camelCase keys) with ``status`` and ``undoneBy``."""
-        return {**self.entry.to_json(), "status": self.status.value, "undoneBy": self.undone_by}
+        return {**self.entry.to_json(), **camel_json(self, "status", "undone_by")}
 
     def row(self) -> dict[str, Any]:
         """A flat row for a table or a CSV file (no nested details)."""
@@ -177,7 +177,6 @@ class AuditTrail:
     records: tuple[AuditRecord, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON of ``audit --json``."""
         return {
             **camel_json(self, "table", "audit_log"),
             "records": [r.to_json() for r in self.records],
@@ -204,13 +203,11 @@ def _normalise(root: str) -> str:
 def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
     """Committed attempts a later commit restored back from: index → the undoing version."""
     found: dict[int, int] = {}
-    for i, e in enumerate(entries):
-        if e.outcome != AttemptStatus.COMMITTED:
-            continue
-        for later in entries[i + 1 :]:
+    done = [(i, e) for i, e in enumerate(entries) if e.outcome == AttemptStatus.COMMITTED]
+    for n, (i, e) in enumerate(done):
+        for _, later in done[n + 1 :]:
             if (
-                later.outcome == AttemptStatus.COMMITTED
-                and later.to_version == e.from_version
+                later.to_version == e.from_version
                 and later.from_version is not None
                 and e.committed_version is not None
                 and later.from_version >= e.committed_version

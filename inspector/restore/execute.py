@@ -61,14 +61,12 @@ class RestoreResult(Overridden):
         return tuple(a.path for a in self.plan.problem_adds) if self.allow_missing_files else ()
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (CLI ``restore --json``)."""
         return {
             **camel_json(self, "committed_version", "pre_restore_version"),
             "metrics": self.metrics.to_json(),
             **camel_json(self, "reason", "operator"),
             "partial": bool(self.skipped_files),
-            "skippedFiles": list(self.skipped_files),
-            "engine": str(self.engine),
+            **camel_json(self, "skipped_files", "engine"),
             "verification": self.verification.to_json() if self.verification else None,
         }
 

@@ -101,7 +101,6 @@ class GuardResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for one guard."""
         return {
             **camel_json(self, "name", "passed", "message", "override"),
             "details": dict(self.details),

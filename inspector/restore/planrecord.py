@@ -42,8 +42,7 @@ class Engines:
     why: str
 
     def to_json(self) -> dict[str, str]:
-        """``{"read": ..., "commit": ..., "why": ...}``."""
-        return {"read": str(Engine.DELTA), "commit": str(self.commit), "why": self.why}
+        return {"read": str(Engine.DELTA), **camel_json(self)}
 
     def describe(self) -> str:
         """One line for people."""
@@ -69,8 +68,7 @@ class DeltaVerdict:
     paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"outcome", "reason", "paths"}``."""
-        return {"outcome": str(self.outcome), "reason": self.reason, "paths": list(self.paths)}
+        return camel_json(self)
 
 
 _REFUSING_GUARDS = {
@@ -145,7 +143,6 @@ class RestoreMetrics:
         )
 
     def to_json(self) -> dict[str, int]:
-        """The metrics under Delta's names."""
         return camel_json(self)
 
     def operation_metrics(self) -> dict[str, str]:
@@ -213,11 +210,9 @@ class RestorePlan:
 
     @property
     def passed(self) -> bool:
-        """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)
 
     def guards_json(self) -> list[dict[str, Any]]:
-        """Every guard's verdict as JSON (``restore --json``'s ``guards``)."""
         return [g.to_json() for g in self.guards]
 
     def blocking_guards(self, overrides: Collection[str] = ()) -> list[GuardResult]:

@@ -56,8 +56,7 @@ class VerificationCheck:
     message: str
 
     def to_json(self) -> dict[str, str]:
-        """``{"name", "status", "message"}``."""
-        return {"name": self.name, "status": str(self.status), "message": self.message}
+        return camel_json(self)
 
 
 _Outcome = tuple[CheckStatus, str]
@@ -78,11 +77,9 @@ class Verification:
 
     @property
     def failures(self) -> list[VerificationCheck]:
-        """The failed checks."""
         return [c for c in self.checks if c.status == CheckStatus.FAILED]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (CLI ``restore --json``)."""
         return {
             **camel_json(self, "version", "target_version", "ok"),
             "checks": [c.to_json() for c in self.checks],
