@@ -55,11 +55,15 @@ class DataLossWindow:
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:
     """The window between a fallback version (None: there is none) and the newest version of
     the log that has the lost commits (the primary's, or the table's own)."""
-    if from_version is None:
+    if from_version is None:  # every version is lost: the rows of the newest are
+        try:
+            inserted = log.snapshot(to_version).num_records
+        except InspectorError:
+            inserted = None
         return DataLossWindow(
             versions=to_version - log.earliest_version + 1,
             seconds=None,
-            rows_inserted=_live_rows(log, to_version),
+            rows_inserted=inserted,
             rows_deleted=0,
             rows_updated=0,
         )
@@ -84,13 +88,6 @@ def commit_time(log: DeltaLog, version: int) -> int | None:
         return None
     info = commit.commit_info
     return info.in_commit_timestamp or info.timestamp or commit.file.modification_time
-
-
-def _live_rows(log: DeltaLog, version: int) -> int | None:
-    try:
-        return log.snapshot(version).num_records
-    except InspectorError:
-        return None
 
 
 def _rows_between(log: DeltaLog, first: int, last: int) -> dict[str, int | None]:
@@ -153,7 +150,6 @@ class ReplicaReport:
 
     @property
     def bytes_to_copy(self) -> int:
-        """Bytes the replica still needs: missing commits, missing and mismatched files."""
         return sum(
             f.size for f in (*self.missing_commits, *self.missing_files, *self.size_mismatches)
         )

@@ -253,19 +253,12 @@ class _Context:
         return min(bounds) if bounds else None
 
 
-_STATE_WORDS = {
-    RetentionState.LOG_EXPIRED: "log expired",
-    RetentionState.DATA_VACUUMED: "data vacuumed",
-    RetentionState.INCOMPLETE: "incomplete (files missing)",
-    RetentionState.UNREADABLE: "unreadable",
-}
-
-
 def retention_status(version: VersionRetention, now_ms: int) -> str:
     """A version's retention in words, with its date: the app's *status* column (never a
     past "expires" date next to "restorable": a passed retention is ``at risk since``)."""
-    if version.state != RetentionState.RESTORABLE:
-        return _STATE_WORDS.get(version.state, str(version.state))
+    if version.state != RetentionState.RESTORABLE:  # its value in words: ``log expired``
+        missing = " (files missing)" if version.state is RetentionState.INCOMPLETE else ""
+        return version.state.replace("-", " ") + missing
     if version.expires_at is None:
         return "restorable"
     day = (iso(version.expires_at) or "")[:10]

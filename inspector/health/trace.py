@@ -78,7 +78,6 @@ class Notes:
 
     @property
     def partition_columns(self) -> tuple[str, ...]:
-        """The newest metadata's partition columns."""
         return self.columns[max(self.columns)] if self.columns else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:

@@ -101,7 +101,6 @@ class VacuumPlan:
 
     @property
     def versions_lost(self) -> list[int]:
-        """Versions readable now that would not be after the VACUUM."""
         return [v for v, fate in self.fates if fate is VersionFate.LOST]
 
     @property
@@ -110,7 +109,6 @@ class VacuumPlan:
 
     @property
     def oldest_readable_after(self) -> int | None:
-        """The oldest version still readable after the VACUUM."""
         return next((v for v, f in self.fates if f is VersionFate.READABLE), None)
 
     def to_json(self) -> dict[str, Any]:

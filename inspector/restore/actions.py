@@ -76,26 +76,23 @@ def commit_info(
     plan: RestorePlan, metrics: RestoreMetrics, now_ms: int, ict: int | None, reason: str, user: str
 ) -> dict[str, Any]:
     """The ``commitInfo`` of a restore, with Delta's operation name, parameters and metrics."""
-    info: dict[str, Any] = {} if ict is None else {"inCommitTimestamp": ict}
-    info.update(
-        {
-            "timestamp": now_ms,
-            "userName": user,
-            "operation": "RESTORE",
-            "operationParameters": {
-                "version": plan.target_version,
-                "timestamp": plan.requested_timestamp,
-            },
-            "readVersion": plan.read_version,
-            "isolationLevel": "Serializable",
-            "isBlindAppend": False,
-            "operationMetrics": metrics.operation_metrics(),
-            "userMetadata": reason,
-            "engineInfo": ENGINE_INFO,
-            "txnId": str(uuid.uuid4()),
-        }
-    )
-    return info
+    return {
+        **({} if ict is None else {"inCommitTimestamp": ict}),
+        "timestamp": now_ms,
+        "userName": user,
+        "operation": "RESTORE",
+        "operationParameters": {
+            "version": plan.target_version,
+            "timestamp": plan.requested_timestamp,
+        },
+        "readVersion": plan.read_version,
+        "isolationLevel": "Serializable",
+        "isBlindAppend": False,
+        "operationMetrics": metrics.operation_metrics(),
+        "userMetadata": reason,
+        "engineInfo": ENGINE_INFO,
+        "txnId": str(uuid.uuid4()),
+    }
 
 
 def metadata_json(meta: Metadata) -> dict[str, Any]:
@@ -197,10 +194,8 @@ def remove_body(add: AddFile, now_ms: int) -> dict[str, Any]:
         "partitionValues": dict(add.partition_values),
         "size": add.size,
     }
-    for key in ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"):
-        if raw.get(key) is not None:
-            body[key] = raw[key]
-    return body
+    kept = ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion")
+    return body | {key: raw[key] for key in kept if raw.get(key) is not None}
 
 
 def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str, Any]:

@@ -149,7 +149,6 @@ class AuditRecord:
     undone_by: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The entry's JSON (camelCase keys) with ``status`` and ``undoneBy``."""
         return {**self.entry.to_json(), **camel_json(self, "status", "undone_by")}
 
     def row(self) -> dict[str, Any]:

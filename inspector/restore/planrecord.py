@@ -45,7 +45,6 @@ class Engines:
         return {"read": str(Engine.DELTA), **camel_json(self)}
 
     def describe(self) -> str:
-        """One line for people."""
         names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
         names[Engine.CATALOG] = "only the table's catalog"
         return f"Delta Lake reads, {names[self.commit]} commits: {self.why}"

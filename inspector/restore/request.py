@@ -19,7 +19,6 @@ from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.versions import parse_version
 
-NOTHING_WRITTEN = "Nothing was written."
 _VERSION_WORDS = frozenset({"latest", "current"})
 
 
@@ -191,7 +190,7 @@ def refuse(
     Raises:
         RestoreRefused: Always; its message names every refusal.
     """
-    message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
+    message = " ".join(r.message for r in refusals) + " Nothing was written."
     reasons = [r.reason for r in refusals]
     audit_refusal(attempt, message, reasons, settings=settings, secrets=secrets)
     raise RestoreRefused(message, refusal_hint(reasons, blocking), reasons=reasons, plan=plan)
