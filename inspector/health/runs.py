@@ -148,9 +148,7 @@ def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
 
 
 def _summary(v: VersionHealth, count: int) -> str:
-    if v.status is VersionStatus.UNREADABLE:
-        if not v.problems:
-            return "the log cannot be replayed"
+    if v.status is VersionStatus.UNREADABLE:  # never without a problem (trace._broken)
         first = v.problems[0]
         if first.kind == ProblemKind.COMMIT_MISSING:
             return "commit file missing" if count == 1 else "commit files missing"
@@ -172,8 +170,6 @@ def _summary(v: VersionHealth, count: int) -> str:
         )
         if n
     ]
-    if not counts:
-        return "incomplete"
     if len(counts) == 1:
         n, what = counts[0]
         return f"{n:,} {'file' if n == 1 else 'files'} {what}"

@@ -116,17 +116,10 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         refusals.append(_unexpected(intent.current_version, intent.expected_version))
     needs_now = not intent.dry_run and not intent.interactive
     if needs_now and not intent.confirmed_in_advance:
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.NO_CONFIRMATION,
-                message="There is no terminal to type the confirmation on.",
-            )
-        )
-    if (
-        not intent.dry_run
-        and (needs_now or intent.confirmed_in_advance)
-        and not intent.reason.strip()
-    ):
+        message = "There is no terminal to type the confirmation on."
+        refusals.append(Refusal(reason=RefusalReason.NO_CONFIRMATION, message=message))
+    unasked = needs_now or (intent.confirmed_in_advance and not intent.dry_run)  # commits now
+    if unasked and not intent.reason.strip():
         refusals.append(_no_reason())
     if refusals:
         attempt = Attempt(
@@ -149,28 +142,20 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
     plan, refusals = request.plan, []
     blocking = plan.blocking_guards(request.overrides)
     if blocking:
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.GUARDS,
-                message="The restore was refused: " + " ".join(g.message for g in blocking),
-            )
-        )
+        message = "The restore was refused: " + " ".join(g.message for g in blocking)
+        refusals.append(Refusal(reason=RefusalReason.GUARDS, message=message))
     expected = request.expected_version
     if expected is not None and expected != plan.read_version:
         refusals.append(_unexpected(plan.read_version, expected))
     if refusals:  # a refused plan cannot be confirmed: asking for that would only be noise
         return tuple(refusals)
-    if (request.typed_table_name.strip(), request.typed_version.strip()) != (
-        plan.table_name,
-        str(plan.target_version),
-    ):
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.NOT_CONFIRMED,
-                message=f"The restore was not confirmed: type the table name ({plan.table_name}) "
-                f"and the target version ({plan.target_version}).",
-            )
+    typed = (request.typed_table_name.strip(), request.typed_version.strip())
+    if typed != (plan.table_name, str(plan.target_version)):
+        message = (
+            f"The restore was not confirmed: type the table name ({plan.table_name}) "
+            f"and the target version ({plan.target_version})."
         )
+        refusals.append(Refusal(reason=RefusalReason.NOT_CONFIRMED, message=message))
     if not request.reason.strip():
         refusals.append(_no_reason())
     return tuple(refusals)

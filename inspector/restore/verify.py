@@ -126,10 +126,8 @@ def _safely(name: str, check: Callable[..., _Outcome], *args: Any) -> Verificati
     try:
         status, message = check(*args)
     except Exception as exc:
-        status, message = (
-            CheckStatus.FAILED,
-            f"The check could not run: {type(exc).__name__}: {exc}",
-        )
+        error = f"{type(exc).__name__}: {exc}"
+        status, message = CheckStatus.FAILED, f"The check could not run: {error}"
     return VerificationCheck(name=name, status=status, message=message)
 
 
