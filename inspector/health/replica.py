@@ -1,9 +1,8 @@
 """Replica check: is a disaster-recovery copy of a table complete, and what would a failover lose?
 
-Asynchronous replication copies files in no guaranteed order, so a replica's newest
-versions can name files that have not arrived. Read-only on both sides. The data-loss
-window (what falling back to an older version loses, after a failover or a recovery to the
-last consistent version) counts rows by the one row rule (:mod:`inspector.table.rowcounts`).
+Read-only on both sides (why replicas lag: docs/vacuum-and-replicas.md). The data-loss window
+(what falling back to an older version loses, after a failover or a recovery to the last
+consistent version) counts rows by the one row rule (:mod:`inspector.table.rowcounts`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Retention: which versions can still be restored, and until when.
 
-Two clocks bound how far back a table can go: log cleanup deletes commits up to the newest
-checkpoint older than ``delta.logRetentionDuration``, and VACUUM deletes files removed
-longer ago than ``delta.deletedFileRetentionDuration``. Both run on the history
-timestamps (file times unless in-commit timestamps are on): a copied table's clocks restart.
+The two clocks (log cleanup, VACUUM) and what they run on: docs/health.md, "Retention view".
 """
 
 from __future__ import annotations
@@ -183,7 +180,6 @@ class _Context:
         self.latest_version = log.latest_version  # once: asking the log costs a pass over it
 
     def judge(self, version: int) -> VersionRetention:
-        """The version's state, and when it starts to disappear if it is restorable."""
         lost = self._lost(version)
         state, reason = lost or (RetentionState.RESTORABLE, "")
         at, by = (self._bound(version) if lost is None else None) or (None, None)

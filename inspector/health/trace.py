@@ -81,7 +81,6 @@ class Notes:
         return self.columns[max(self.columns)] if self.columns else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
-        """A listed commit's other actions, and its problem."""
         if problem is not None:
             self.damage[version] = problem
         for action in others:

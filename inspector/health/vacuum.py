@@ -86,7 +86,6 @@ class VacuumPlan:
     table_root: str
     retain_hours: float
     mode: VacuumMode
-    now: int
     cutoff: int
     files: tuple[VacuumFile, ...]
     fates: tuple[tuple[int, VersionFate], ...]
@@ -155,8 +154,7 @@ def plan_vacuum(
     if retain_hours is None:
         retain_hours = configured.ms / HOUR_MS
     retain_ms = _retention_ms(retain_hours)
-    now = int(time.time() * 1000) if now_ms is None else now_ms
-    cutoff = now - retain_ms
+    cutoff = (int(time.time() * 1000) if now_ms is None else now_ms) - retain_ms
     listing = walk_table(log)
     window = (
         lite_window(log, cutoff, snapshot.metadata.configuration)
@@ -173,7 +171,6 @@ def plan_vacuum(
         table_root=log.table_root,
         retain_hours=retain_hours,
         mode=mode,
-        now=now,
         cutoff=cutoff,
         files=to_delete,
         fates=tuple(fates),

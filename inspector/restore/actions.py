@@ -210,5 +210,4 @@ def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str,
 
 
 def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
-    """A boolean property of a ``metaData`` JSON body."""
     return properties.enabled(metadata.get("configuration") or {}, key)

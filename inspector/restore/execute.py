@@ -52,7 +52,6 @@ class RestoreResult(Overridden):
 
     @property
     def metrics(self) -> RestoreMetrics:
-        """What was committed (Delta's metrics)."""
         return self.plan.effective_metrics(allow_missing_files=self.allow_missing_files)
 
     @property

@@ -84,7 +84,6 @@ class GuardResult:
     def passing(
         cls, name: GuardName, message: str, details: Mapping[str, Any] | None = None
     ) -> GuardResult:
-        """A guard that allows the restore."""
         return cls(name=name, passed=True, message=message, details=details or {})
 
     @classmethod

@@ -251,7 +251,6 @@ def _restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, 
 
 
 def _partitions_of(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
-    """The distinct partition values of some files, in a stable order."""
     seen = {
         json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
         for a in files

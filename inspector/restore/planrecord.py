@@ -234,7 +234,6 @@ class RestorePlan:
         return tuple(a for a in self.files_to_add if a.key not in self.problem_paths)
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
-        """The metrics of what will actually be committed."""
         dropped, m = self.problem_adds if allow_missing_files else (), self.metrics
         return RestoreMetrics.of(
             self.kept_adds(allow_missing_files=allow_missing_files),

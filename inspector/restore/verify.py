@@ -73,7 +73,7 @@ class Verification:
     @property
     def ok(self) -> bool:
         """True when no check failed (skipped checks say why they were skipped)."""
-        return all(c.status != CheckStatus.FAILED for c in self.checks)
+        return not self.failures
 
     @property
     def failures(self) -> list[VerificationCheck]:
