@@ -220,7 +220,6 @@ class Tally:
                     self.live[issue.state][path] = issue
 
     def health(self, version: int, problems: Iterable[HealthProblem], cap: int) -> VersionHealth:
-        """The verdict of the live set as it stands."""
         missing, sizes, broken = (self.live[s] for s in FileState)
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(

@@ -142,11 +142,10 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
-    engine = Engine.OWN
-    if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
+    engine = plan.engines(allow_missing_files=request.allow_missing_files).commit
+    if engine is Engine.DELTA:  # else OWN (a CATALOG plan was refused: not_catalog_managed)
         from inspector.rows.session import get_spark
 
-        engine = Engine.DELTA
         version = _restore_with_delta(spark or get_spark(settings), request, reason)
     else:
         version = plan.read_version + 1

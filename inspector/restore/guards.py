@@ -60,12 +60,10 @@ class Overridden:
 
     @property
     def allow_missing_files(self) -> bool:
-        """Missing files to re-add are left out: a PARTIAL table."""
         return Override.ALLOW_MISSING_FILES in self.overrides
 
     @property
     def allow_protocol_downgrade(self) -> bool:
-        """The target's protocol is written even where lower than the current one."""
         return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
 
 

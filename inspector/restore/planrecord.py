@@ -215,12 +215,7 @@ class RestorePlan:
         return [g.to_json() for g in self.guards]
 
     def blocking_guards(self, overrides: Collection[str] = ()) -> list[GuardResult]:
-        """Failed guards that the given override keywords do not cover."""
-        return [
-            g
-            for g in self.guards
-            if not g.passed and (g.override is None or g.override not in overrides)
-        ]
+        return [g for g in self.guards if not g.passed and g.override not in overrides]
 
     @property
     def problem_adds(self) -> tuple[AddFile, ...]:
@@ -228,7 +223,6 @@ class RestorePlan:
         return tuple(a for a in self.files_to_add if a.key in self.problem_paths)
 
     def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
-        """The add actions the commit writes (missing files left out when allowed)."""
         if not allow_missing_files:
             return self.files_to_add
         return tuple(a for a in self.files_to_add if a.key not in self.problem_paths)
