@@ -115,10 +115,8 @@ class ReplicaFile:
     replica_size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        record: dict[str, Any] = {"version": self.version, "path": self.path, "size": self.size}
-        if self.replica_size is not None:
-            record["replicaSize"] = self.replica_size
-        return record
+        optional = ("replica_size",) if self.replica_size is not None else ()
+        return camel_json(self, "version", "path", "size", *optional)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -283,9 +283,8 @@ def undo_offers(trail: AuditTrail, latest_version: int) -> list[UndoOffer]:
     offers = []
     for record in reversed(trail.records):
         e = record.entry
-        if record.status not in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED):
-            continue
-        if e.committed_version is None or e.from_version is None:
+        done = record.status in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED)
+        if not done or e.committed_version is None or e.from_version is None:
             continue
         if e.committed_version > latest_version:  # an entry of another table's life
             continue

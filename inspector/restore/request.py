@@ -68,6 +68,13 @@ class Refusal:
     message: str
 
 
+_NO_REASON = Refusal(
+    reason=RefusalReason.NO_REASON,
+    message="A reason is required for every restore (it is recorded in the commit and "
+    "the audit log).",
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class RestoreIntent:
     """A restore asked for, before its plan is made (nothing costly done yet).
@@ -120,7 +127,7 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         refusals.append(Refusal(reason=RefusalReason.NO_CONFIRMATION, message=message))
     unasked = needs_now or (intent.confirmed_in_advance and not intent.dry_run)  # commits now
     if unasked and not intent.reason.strip():
-        refusals.append(_no_reason())
+        refusals.append(_NO_REASON)
     if refusals:
         attempt = Attempt(
             table=intent.table.root,
@@ -157,7 +164,7 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
         )
         refusals.append(Refusal(reason=RefusalReason.NOT_CONFIRMED, message=message))
     if not request.reason.strip():
-        refusals.append(_no_reason())
+        refusals.append(_NO_REASON)
     return tuple(refusals)
 
 
@@ -231,12 +238,4 @@ def _unexpected(version: int, expected: int) -> Refusal:
         reason=RefusalReason.UNEXPECTED_VERSION,
         message=f"The table is at version {version}, not at version {expected} as expected "
         "(--expect-version).",
-    )
-
-
-def _no_reason() -> Refusal:
-    return Refusal(
-        reason=RefusalReason.NO_REASON,
-        message="A reason is required for every restore (it is recorded in the commit and "
-        "the audit log).",
     )
