@@ -183,12 +183,12 @@ def test_the_timeline_legend_has_no_two_entries_differing_in_case(corpus, monkey
 
 def _committed(audit_log: str, table: str, *, restore: int, back_to: int, partial: bool) -> None:
     """A committed restore in the audit log, as execute_restore records it."""
-    from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
+    from inspector.restore.audit import Attempt, AttemptStatus, record_attempt
 
     record_attempt(
         audit_log,
         Attempt(table=table, from_version=back_to, to_version=1, reason="test"),
-        outcome=AuditOutcome.COMMITTED,
+        outcome=AttemptStatus.COMMITTED,
         committed_version=restore,
         details={"partial": partial, "verified": True},
     )

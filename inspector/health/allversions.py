@@ -97,7 +97,6 @@ def _bad_keys(traced: ArrowTrace, issues: Collection[str]) -> dict[FileKey, tupl
 
 
 def _rows_of(traced: ArrowTrace, keys: Iterable[FileKey]) -> np.ndarray:
-    """The rows of the intervals of some keys."""
     found = traced.intervals
     ids = pc.index_in(arrays.texts([text_of(k) for k in keys]), value_set=found.keys)
     ids = arrays.to_numpy(ids.fill_null(-1))

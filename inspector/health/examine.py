@@ -220,7 +220,6 @@ class Tally:
                     self.live[issue.state][path] = issue
 
     def health(self, version: int, problems: Iterable[HealthProblem], cap: int) -> VersionHealth:
-        """The verdict of the live set as it stands."""
         missing, sizes, broken = (self.live[s] for s in FileState)
         bad = len(missing) + len(sizes) + len(broken)
         return VersionHealth(
@@ -346,6 +345,5 @@ def unclaimed(walked: pa.Table, found: pa.Array, located: Iterable[str], root: s
 
 
 def sized_paths(files: pa.Table) -> tuple[tuple[str, int], ...]:
-    """A (path, size) table's rows."""
     paths, sizes = files.column("path").to_pylist(), files.column("size").to_pylist()
     return tuple(zip(paths, sizes, strict=True))

@@ -97,8 +97,7 @@ class ChecksumCheck:
         return HealthProblem(kind=ProblemKind.CHECKSUM_MISMATCH, message=message)
 
     def to_json(self) -> dict[str, Any]:
-        """A version's ``checksum`` in the ``check --json`` contract."""
-        return {"status": str(self.status), "fields": list(self.fields), "detail": self.detail}
+        return camel_json(self, "status", "fields", "detail")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,12 +118,9 @@ class VersionHealth:
 
     @property
     def is_complete(self) -> bool:
-        """True when a reader gets every row of this version."""
         return self.status is VersionStatus.COMPLETE
 
     def to_json(self) -> dict[str, Any]:
-        """One version of the ``check --json`` contract: its fields in their order, records
-        as their JSON."""
         return {
             **camel_json(self),
             "sizeMismatches": [i.to_json() for i in self.size_mismatches],
@@ -155,17 +151,14 @@ class HealthReport:
 
     @property
     def latest(self) -> VersionHealth:
-        """The verdict for the latest version."""
         return self.versions[-1]
 
     @property
     def is_consistent(self) -> bool:
-        """True when the latest version is complete."""
         return self.latest.is_complete
 
     @property
     def damaged_versions(self) -> list[VersionHealth]:
-        """Versions that are incomplete or unreadable, oldest first."""
         return [v for v in self.versions if not v.is_complete]
 
     def to_json(self) -> dict[str, Any]:

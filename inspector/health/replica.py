@@ -1,9 +1,8 @@
 """Replica check: is a disaster-recovery copy of a table complete, and what would a failover lose?
 
-Asynchronous replication copies files in no guaranteed order, so a replica's newest
-versions can name files that have not arrived. Read-only on both sides. The data-loss
-window (what falling back to an older version loses, after a failover or a recovery to the
-last consistent version) counts rows by the one row rule (:mod:`inspector.table.rowcounts`).
+Read-only on both sides (why replicas lag: docs/vacuum-and-replicas.md). The data-loss window
+(what falling back to an older version loses, after a failover or a recovery to the last
+consistent version) counts rows by the one row rule (:mod:`inspector.table.rowcounts`).
 """
 
 from __future__ import annotations
@@ -49,18 +48,21 @@ class DataLossWindow:
     rows_updated: int | None
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON shape used by ``replica --json`` and ``check --json``."""
         return camel_json(self)
 
 
 def data_loss_window(log: DeltaLog, from_version: int | None, to_version: int) -> DataLossWindow:
     """The window between a fallback version (None: there is none) and the newest version of
     the log that has the lost commits (the primary's, or the table's own)."""
-    if from_version is None:
+    if from_version is None:  # every version is lost: the rows of the newest are
+        try:
+            inserted = log.snapshot(to_version).num_records
+        except InspectorError:
+            inserted = None
         return DataLossWindow(
             versions=to_version - log.earliest_version + 1,
             seconds=None,
-            rows_inserted=_live_rows(log, to_version),
+            rows_inserted=inserted,
             rows_deleted=0,
             rows_updated=0,
         )
@@ -85,13 +87,6 @@ def commit_time(log: DeltaLog, version: int) -> int | None:
         return None
     info = commit.commit_info
     return info.in_commit_timestamp or info.timestamp or commit.file.modification_time
-
-
-def _live_rows(log: DeltaLog, version: int) -> int | None:
-    try:
-        return log.snapshot(version).num_records
-    except InspectorError:
-        return None
 
 
 def _rows_between(log: DeltaLog, first: int, last: int) -> dict[str, int | None]:
@@ -120,11 +115,8 @@ class ReplicaFile:
     replica_size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"version", "path", "size"}`` (plus ``replicaSize`` for a size mismatch)."""
-        record: dict[str, Any] = {"version": self.version, "path": self.path, "size": self.size}
-        if self.replica_size is not None:
-            record["replicaSize"] = self.replica_size
-        return record
+        optional = ("replica_size",) if self.replica_size is not None else ()
+        return camel_json(self, "version", "path", "size", *optional)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,13 +147,11 @@ class ReplicaReport:
 
     @property
     def bytes_to_copy(self) -> int:
-        """Bytes the replica still needs: missing commits, missing and mismatched files."""
         return sum(
             f.size for f in (*self.missing_commits, *self.missing_files, *self.size_mismatches)
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract (``replica --json``)."""
         return {
             "primaryLatestVersion": self.primary_latest_version,
             "replicaLatestVersion": self.replica_latest_version,

@@ -1,9 +1,6 @@
 """Retention: which versions can still be restored, and until when.
 
-Two clocks bound how far back a table can go: log cleanup deletes commits up to the newest
-checkpoint older than ``delta.logRetentionDuration``, and VACUUM deletes files removed
-longer ago than ``delta.deletedFileRetentionDuration``. Both run on the history
-timestamps (file times unless in-commit timestamps are on): a copied table's clocks restart.
+The two clocks (log cleanup, VACUUM) and what they run on: docs/health.md, "Retention view".
 """
 
 from __future__ import annotations
@@ -184,7 +181,6 @@ class _Context:
         self.latest_version = log.latest_version  # once: asking the log costs a pass over it
 
     def judge(self, version: int) -> VersionRetention:
-        """The version's state, and when it starts to disappear if it is restorable."""
         lost = self._lost(version)
         state, reason = lost or (RetentionState.RESTORABLE, "")
         at, by = (self._bound(version) if lost is None else None) or (None, None)
@@ -254,19 +250,12 @@ class _Context:
         return min(bounds) if bounds else None
 
 
-_STATE_WORDS = {
-    RetentionState.LOG_EXPIRED: "log expired",
-    RetentionState.DATA_VACUUMED: "data vacuumed",
-    RetentionState.INCOMPLETE: "incomplete (files missing)",
-    RetentionState.UNREADABLE: "unreadable",
-}
-
-
 def retention_status(version: VersionRetention, now_ms: int) -> str:
     """A version's retention in words, with its date: the app's *status* column (never a
     past "expires" date next to "restorable": a passed retention is ``at risk since``)."""
-    if version.state != RetentionState.RESTORABLE:
-        return _STATE_WORDS.get(version.state, str(version.state))
+    if version.state != RetentionState.RESTORABLE:  # its value in words: ``log expired``
+        missing = " (files missing)" if version.state is RetentionState.INCOMPLETE else ""
+        return version.state.replace("-", " ") + missing
     if version.expires_at is None:
         return "restorable"
     day = (iso(version.expires_at) or "")[:10]

@@ -48,7 +48,6 @@ class VersionRun:
 
     @property
     def count(self) -> int:
-        """How many versions the run covers."""
         return self.last - self.first + 1
 
     @property
@@ -57,7 +56,6 @@ class VersionRun:
         return spans_text([(self.first, self.last)])
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``runs`` in ``check --json``."""
         return {
             "firstVersion": self.first,
             "lastVersion": self.last,
@@ -84,7 +82,6 @@ class DamagedFile:
         return spans_text(self.versions)
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``damagedFiles`` in ``check --json``."""
         return {
             **camel_json(self, "path", "problem", "detail"),
             "versions": [{"first": a, "last": b} for a, b in self.versions],
@@ -151,9 +148,7 @@ def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:
 
 
 def _summary(v: VersionHealth, count: int) -> str:
-    if v.status is VersionStatus.UNREADABLE:
-        if not v.problems:
-            return "the log cannot be replayed"
+    if v.status is VersionStatus.UNREADABLE:  # never without a problem (trace._broken)
         first = v.problems[0]
         if first.kind == ProblemKind.COMMIT_MISSING:
             return "commit file missing" if count == 1 else "commit files missing"
@@ -175,8 +170,6 @@ def _summary(v: VersionHealth, count: int) -> str:
         )
         if n
     ]
-    if not counts:
-        return "incomplete"
     if len(counts) == 1:
         n, what = counts[0]
         return f"{n:,} {'file' if n == 1 else 'files'} {what}"

@@ -78,11 +78,9 @@ class Notes:
 
     @property
     def partition_columns(self) -> tuple[str, ...]:
-        """The newest metadata's partition columns."""
         return self.columns[max(self.columns)] if self.columns else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
-        """A listed commit's other actions, and its problem."""
         if problem is not None:
             self.damage[version] = problem
         for action in others:

@@ -17,6 +17,7 @@ from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
@@ -85,7 +86,6 @@ class VacuumPlan:
     table_root: str
     retain_hours: float
     mode: VacuumMode
-    now: int
     cutoff: int
     files: tuple[VacuumFile, ...]
     fates: tuple[tuple[int, VersionFate], ...]
@@ -96,38 +96,30 @@ class VacuumPlan:
 
     @property
     def bytes_to_delete(self) -> int:
-        """The bytes the files to delete take."""
         return sum(f.size for f in self.files)
 
     @property
     def versions_lost(self) -> list[int]:
-        """Versions readable now that would not be after the VACUUM."""
         return [v for v, fate in self.fates if fate is VersionFate.LOST]
 
     @property
     def oldest_readable_before(self) -> int | None:
-        """The oldest version readable now."""
         return next((v for v, f in self.fates if f is not VersionFate.UNREADABLE), None)
 
     @property
     def oldest_readable_after(self) -> int | None:
-        """The oldest version still readable after the VACUUM."""
         return next((v for v, f in self.fates if f is VersionFate.READABLE), None)
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract (``vacuum-plan --json``)."""
         return {
-            "retainHours": self.retain_hours,
-            "mode": self.mode.value,
+            **camel_json(self, "retain_hours", "mode"),
             "numFilesToDelete": len(self.files),
             "bytesToDelete": self.bytes_to_delete,
             "filesToDelete": [f.path for f in self.files],
             "versionsLost": self.versions_lost,
             "oldestReadableVersionBefore": self.oldest_readable_before,
             "oldestReadableVersionAfter": self.oldest_readable_after,
-            "warnings": list(self.warnings),
-            "earliestLogVersion": self.earliest_log_version,
-            "restoreUndosLost": list(self.restore_undos_lost),
+            **camel_json(self, "warnings", "earliest_log_version", "restore_undos_lost"),
             "tombstonesAlreadyDeleted": self.tombstones_already_deleted,
         }
 
@@ -162,8 +154,7 @@ def plan_vacuum(
     if retain_hours is None:
         retain_hours = configured.ms / HOUR_MS
     retain_ms = _retention_ms(retain_hours)
-    now = int(time.time() * 1000) if now_ms is None else now_ms
-    cutoff = now - retain_ms
+    cutoff = (int(time.time() * 1000) if now_ms is None else now_ms) - retain_ms
     listing = walk_table(log)
     window = (
         lite_window(log, cutoff, snapshot.metadata.configuration)
@@ -180,7 +171,6 @@ def plan_vacuum(
         table_root=log.table_root,
         retain_hours=retain_hours,
         mode=mode,
-        now=now,
         cutoff=cutoff,
         files=to_delete,
         fates=tuple(fates),

@@ -17,6 +17,7 @@ from inspector import __version__
 from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata
 from inspector.delta.fields import as_int
+from inspector.delta.jsonvalue import camel_json
 from inspector.delta.protocol import protocol_json, same_protocol, writer_features
 from inspector.delta.schema import (
     IDENTITY_HIGH_WATER_MARK,
@@ -75,44 +76,38 @@ def commit_info(
     plan: RestorePlan, metrics: RestoreMetrics, now_ms: int, ict: int | None, reason: str, user: str
 ) -> dict[str, Any]:
     """The ``commitInfo`` of a restore, with Delta's operation name, parameters and metrics."""
-    info: dict[str, Any] = {} if ict is None else {"inCommitTimestamp": ict}
-    info.update(
-        {
-            "timestamp": now_ms,
-            "userName": user,
-            "operation": "RESTORE",
-            "operationParameters": {
-                "version": plan.target_version,
-                "timestamp": plan.requested_timestamp,
-            },
-            "readVersion": plan.read_version,
-            "isolationLevel": "Serializable",
-            "isBlindAppend": False,
-            "operationMetrics": metrics.operation_metrics(),
-            "userMetadata": reason,
-            "engineInfo": ENGINE_INFO,
-            "txnId": str(uuid.uuid4()),
-        }
-    )
-    return info
+    return {
+        **({} if ict is None else {"inCommitTimestamp": ict}),
+        "timestamp": now_ms,
+        "userName": user,
+        "operation": "RESTORE",
+        "operationParameters": {
+            "version": plan.target_version,
+            "timestamp": plan.requested_timestamp,
+        },
+        "readVersion": plan.read_version,
+        "isolationLevel": "Serializable",
+        "isBlindAppend": False,
+        "operationMetrics": metrics.operation_metrics(),
+        "userMetadata": reason,
+        "engineInfo": ENGINE_INFO,
+        "txnId": str(uuid.uuid4()),
+    }
 
 
 def metadata_json(meta: Metadata) -> dict[str, Any]:
     """The JSON body of a ``metaData`` action, normalised so two can be compared."""
     raw_format = meta.raw.get("format")
     fmt: Mapping[str, Any] = raw_format if isinstance(raw_format, dict) else {}
-    body: dict[str, Any] = {"id": meta.id}
-    if meta.name is not None:
-        body["name"] = meta.name
-    if meta.description is not None:
-        body["description"] = meta.description
-    body["format"] = {"provider": meta.format_provider, "options": dict(fmt.get("options") or {})}
-    body["schemaString"] = meta.schema_string
-    body["partitionColumns"] = list(meta.partition_columns)
-    body["configuration"] = dict(meta.configuration)
-    if meta.created_time is not None:
-        body["createdTime"] = meta.created_time
-    return body
+    body = {
+        **camel_json(meta, "id", "name", "description"),
+        "format": {"provider": meta.format_provider, "options": dict(fmt.get("options") or {})},
+        "schemaString": meta.schema_string,
+        "partitionColumns": list(meta.partition_columns),
+        "configuration": dict(meta.configuration),
+        "createdTime": meta.created_time,
+    }
+    return {key: value for key, value in body.items() if value is not None}  # unset: absent
 
 
 def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
@@ -199,10 +194,8 @@ def remove_body(add: AddFile, now_ms: int) -> dict[str, Any]:
         "partitionValues": dict(add.partition_values),
         "size": add.size,
     }
-    for key in ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion"):
-        if raw.get(key) is not None:
-            body[key] = raw[key]
-    return body
+    kept = ("stats", "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion")
+    return body | {key: raw[key] for key in kept if raw.get(key) is not None}
 
 
 def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str, Any]:
@@ -217,5 +210,4 @@ def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str,
 
 
 def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
-    """A boolean property of a ``metaData`` JSON body."""
     return properties.enabled(metadata.get("configuration") or {}, key)

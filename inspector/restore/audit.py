@@ -23,13 +23,18 @@ from inspector.delta.jsonvalue import camel_fields, camel_json
 from inspector.log.deltalog import DeltaLog
 
 
-class AuditOutcome(StrEnum):
-    """What an audited restore attempt came to."""
+class AttemptStatus(StrEnum):
+    """What became of one restore attempt. An audit line's ``outcome`` is one of the first
+    four; the trail shows a committed attempt as ``verified`` when its verification passed
+    (``committed`` when it failed), and ``undone`` when a later restore went back to the
+    version it started from."""
 
     PLANNED = "planned"
     REFUSED = "refused"
-    COMMITTED = "committed"
     FAILED = "failed"
+    COMMITTED = "committed"
+    VERIFIED = "verified"
+    UNDONE = "undone"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,15 +51,14 @@ class AuditEntry:
     to_version: int | None
     to_timestamp: str | None = None
     reason: str | None
-    outcome: AuditOutcome
+    outcome: AttemptStatus
     committed_version: int | None = None
     error: str | None = None
     details: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the JSON object written to the log (camelCase keys)."""
-        fields = camel_json(self)
-        return {**fields, "outcome": str(self.outcome), "details": dict(self.details)}
+        return {**camel_json(self), "details": dict(self.details)}
 
 
 def current_user(operator: str | None = None) -> str:
@@ -85,7 +89,7 @@ def record_attempt(
     path: str,
     attempt: Attempt,
     *,
-    outcome: AuditOutcome,
+    outcome: AttemptStatus,
     committed_version: int | None = None,
     error: str | None = None,
     details: Mapping[str, Any] | None = None,
@@ -96,11 +100,11 @@ def record_attempt(
     The line is redacted (:func:`inspector.connection.redact_text`) first: no secret storage
     option (``secrets``), SAS token or URL signature reaches the file.
     """
-    facts = {f.name: getattr(attempt, f.name) for f in dataclasses.fields(attempt)}
+    facts = dataclasses.asdict(attempt)
     entry = AuditEntry(
         when=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         who=current_user(facts.pop("operator")),
-        outcome=AuditOutcome(outcome),
+        outcome=AttemptStatus(outcome),
         committed_version=committed_version,
         error=error,
         details=dict(details or {}),
@@ -126,24 +130,14 @@ def read_audit(path: str) -> list[AuditEntry]:
         for line in fh:
             try:
                 obj = json.loads(line)
-                outcome = AuditOutcome(obj.get("outcome"))
+                outcome = AttemptStatus(obj.get("outcome"))
             except (ValueError, AttributeError):
                 continue
+            if outcome in (AttemptStatus.VERIFIED, AttemptStatus.UNDONE):
+                continue  # the trail's readings of an entry, never an outcome
             fields = camel_fields(AuditEntry, obj) | {"outcome": outcome}
             entries.append(AuditEntry(**fields | {"details": obj.get("details") or {}}))
     return entries
-
-
-class AttemptStatus(StrEnum):
-    """What became of one restore attempt: ``committed`` when its verification failed,
-    ``undone`` when a later restore went back to the version it started from."""
-
-    PLANNED = "planned"
-    REFUSED = "refused"
-    FAILED = "failed"
-    COMMITTED = "committed"
-    VERIFIED = "verified"
-    UNDONE = "undone"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,8 +149,7 @@ class AuditRecord:
     undone_by: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The entry's JSON (camelCase keys) with ``status`` and ``undoneBy``."""
-        return {**self.entry.to_json(), "status": self.status.value, "undoneBy": self.undone_by}
+        return {**self.entry.to_json(), **camel_json(self, "status", "undone_by")}
 
     def row(self) -> dict[str, Any]:
         """A flat row for a table or a CSV file (no nested details)."""
@@ -183,7 +176,6 @@ class AuditTrail:
     records: tuple[AuditRecord, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON of ``audit --json``."""
         return {
             **camel_json(self, "table", "audit_log"),
             "records": [r.to_json() for r in self.records],
@@ -210,13 +202,11 @@ def _normalise(root: str) -> str:
 def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
     """Committed attempts a later commit restored back from: index → the undoing version."""
     found: dict[int, int] = {}
-    for i, e in enumerate(entries):
-        if e.outcome != AuditOutcome.COMMITTED:
-            continue
-        for later in entries[i + 1 :]:
+    done = [(i, e) for i, e in enumerate(entries) if e.outcome == AttemptStatus.COMMITTED]
+    for n, (i, e) in enumerate(done):
+        for _, later in done[n + 1 :]:
             if (
-                later.outcome == AuditOutcome.COMMITTED
-                and later.to_version == e.from_version
+                later.to_version == e.from_version
                 and later.from_version is not None
                 and e.committed_version is not None
                 and later.from_version >= e.committed_version
@@ -228,8 +218,8 @@ def _undone_by(entries: list[AuditEntry]) -> dict[int, int]:
 
 
 def _status(entry: AuditEntry, undone: bool) -> AttemptStatus:
-    if entry.outcome != AuditOutcome.COMMITTED:
-        return AttemptStatus(entry.outcome)
+    if entry.outcome != AttemptStatus.COMMITTED:
+        return entry.outcome
     if undone:
         return AttemptStatus.UNDONE
     return AttemptStatus.VERIFIED if entry.details.get("verified") else AttemptStatus.COMMITTED
@@ -293,9 +283,8 @@ def undo_offers(trail: AuditTrail, latest_version: int) -> list[UndoOffer]:
     offers = []
     for record in reversed(trail.records):
         e = record.entry
-        if record.status not in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED):
-            continue
-        if e.committed_version is None or e.from_version is None:
+        done = record.status in (AttemptStatus.COMMITTED, AttemptStatus.VERIFIED)
+        if not done or e.committed_version is None or e.from_version is None:
             continue
         if e.committed_version > latest_version:  # an entry of another table's life
             continue

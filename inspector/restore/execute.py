@@ -22,7 +22,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import Attempt, AuditOutcome, current_user, record_attempt
+from inspector.restore.audit import Attempt, AttemptStatus, current_user, record_attempt
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
 from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
@@ -52,7 +52,6 @@ class RestoreResult(Overridden):
 
     @property
     def metrics(self) -> RestoreMetrics:
-        """What was committed (Delta's metrics)."""
         return self.plan.effective_metrics(allow_missing_files=self.allow_missing_files)
 
     @property
@@ -61,14 +60,12 @@ class RestoreResult(Overridden):
         return tuple(a.path for a in self.plan.problem_adds) if self.allow_missing_files else ()
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (CLI ``restore --json``)."""
         return {
             **camel_json(self, "committed_version", "pre_restore_version"),
             "metrics": self.metrics.to_json(),
             **camel_json(self, "reason", "operator"),
             "partial": bool(self.skipped_files),
-            "skippedFiles": list(self.skipped_files),
-            "engine": str(self.engine),
+            **camel_json(self, "skipped_files", "engine"),
             "verification": self.verification.to_json() if self.verification else None,
         }
 
@@ -105,7 +102,7 @@ def execute_restore(
     except BaseException as exc:
         error = f"{type(exc).__name__}: {exc}"
         record_attempt(
-            settings.audit_log, attempt, outcome=AuditOutcome.FAILED, error=error, secrets=secrets
+            settings.audit_log, attempt, outcome=AttemptStatus.FAILED, error=error, secrets=secrets
         )
         raise
     return _verify(result, settings, spark, attempt)
@@ -126,7 +123,7 @@ def _verify(
     record_attempt(
         settings.audit_log,
         attempt,
-        outcome=AuditOutcome.COMMITTED,
+        outcome=AttemptStatus.COMMITTED,
         committed_version=result.committed_version,
         details={
             **result.metrics.to_json(),
@@ -145,11 +142,10 @@ def _commit(request: RestoreRequest, user: str, settings: Settings, spark: Any) 
     plan, reason = request.plan, request.reason.strip()
     log = plan.table.latest_log()  # the guards below must see commits made since the plan
     _recheck(plan, log, request.allow_missing_files, settings)
-    engine = Engine.OWN
-    if plan.engines(allow_missing_files=request.allow_missing_files).commit is Engine.DELTA:
+    engine = plan.engines(allow_missing_files=request.allow_missing_files).commit
+    if engine is Engine.DELTA:  # else OWN (a CATALOG plan was refused: not_catalog_managed)
         from inspector.rows.session import get_spark
 
-        engine = Engine.DELTA
         version = _restore_with_delta(spark or get_spark(settings), request, reason)
     else:
         version = plan.read_version + 1

@@ -60,12 +60,10 @@ class Overridden:
 
     @property
     def allow_missing_files(self) -> bool:
-        """Missing files to re-add are left out: a PARTIAL table."""
         return Override.ALLOW_MISSING_FILES in self.overrides
 
     @property
     def allow_protocol_downgrade(self) -> bool:
-        """The target's protocol is written even where lower than the current one."""
         return Override.ALLOW_PROTOCOL_DOWNGRADE in self.overrides
 
 
@@ -84,7 +82,6 @@ class GuardResult:
     def passing(
         cls, name: GuardName, message: str, details: Mapping[str, Any] | None = None
     ) -> GuardResult:
-        """A guard that allows the restore."""
         return cls(name=name, passed=True, message=message, details=details or {})
 
     @classmethod
@@ -101,11 +98,8 @@ class GuardResult:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON contract for one guard."""
         return {
-            "name": str(self.name),
-            **camel_json(self, "passed", "message"),
-            "override": str(self.override) if self.override else None,
+            **camel_json(self, "name", "passed", "message", "override"),
             "details": dict(self.details),
         }
 

@@ -24,7 +24,7 @@ from inspector.log import arrays, columnar
 from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
-from inspector.restore.audit import AuditOutcome, record_attempt
+from inspector.restore.audit import AttemptStatus, record_attempt
 from inspector.restore.guards import (
     GuardResult,
     append_only_guard,
@@ -82,7 +82,7 @@ def plan_restore(
     record_attempt(
         settings.audit_log,
         plan.attempt(),
-        outcome=AuditOutcome.PLANNED,
+        outcome=AttemptStatus.PLANNED,
         details={"guardsPassed": plan.passed, **plan.metrics.to_json()},
         secrets=table.storage_options,
     )
@@ -251,7 +251,6 @@ def _restore_domains(current: Snapshot, target: Snapshot) -> tuple[Mapping[str, 
 
 
 def _partitions_of(files: Sequence[AddFile]) -> list[Mapping[str, str | None]]:
-    """The distinct partition values of some files, in a stable order."""
     seen = {
         json.dumps(dict(a.partition_values), sort_keys=True): dict(a.partition_values)
         for a in files

@@ -42,11 +42,9 @@ class Engines:
     why: str
 
     def to_json(self) -> dict[str, str]:
-        """``{"read": ..., "commit": ..., "why": ...}``."""
-        return {"read": str(Engine.DELTA), "commit": str(self.commit), "why": self.why}
+        return {"read": str(Engine.DELTA), **camel_json(self)}
 
     def describe(self) -> str:
-        """One line for people."""
         names = {Engine.DELTA: "Delta Lake", Engine.OWN: "Delta Inspector"}
         names[Engine.CATALOG] = "only the table's catalog"
         return f"Delta Lake reads, {names[self.commit]} commits: {self.why}"
@@ -69,8 +67,7 @@ class DeltaVerdict:
     paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """``{"outcome", "reason", "paths"}``."""
-        return {"outcome": str(self.outcome), "reason": self.reason, "paths": list(self.paths)}
+        return camel_json(self)
 
 
 _REFUSING_GUARDS = {
@@ -145,7 +142,6 @@ class RestoreMetrics:
         )
 
     def to_json(self) -> dict[str, int]:
-        """The metrics under Delta's names."""
         return camel_json(self)
 
     def operation_metrics(self) -> dict[str, str]:
@@ -213,20 +209,13 @@ class RestorePlan:
 
     @property
     def passed(self) -> bool:
-        """True when every guard passed (no override needed)."""
         return all(g.passed for g in self.guards)
 
     def guards_json(self) -> list[dict[str, Any]]:
-        """Every guard's verdict as JSON (``restore --json``'s ``guards``)."""
         return [g.to_json() for g in self.guards]
 
     def blocking_guards(self, overrides: Collection[str] = ()) -> list[GuardResult]:
-        """Failed guards that the given override keywords do not cover."""
-        return [
-            g
-            for g in self.guards
-            if not g.passed and (g.override is None or g.override not in overrides)
-        ]
+        return [g for g in self.guards if not g.passed and g.override not in overrides]
 
     @property
     def problem_adds(self) -> tuple[AddFile, ...]:
@@ -234,13 +223,11 @@ class RestorePlan:
         return tuple(a for a in self.files_to_add if a.key in self.problem_paths)
 
     def kept_adds(self, *, allow_missing_files: bool) -> tuple[AddFile, ...]:
-        """The add actions the commit writes (missing files left out when allowed)."""
         if not allow_missing_files:
             return self.files_to_add
         return tuple(a for a in self.files_to_add if a.key not in self.problem_paths)
 
     def effective_metrics(self, *, allow_missing_files: bool) -> RestoreMetrics:
-        """The metrics of what will actually be committed."""
         dropped, m = self.problem_adds if allow_missing_files else (), self.metrics
         return RestoreMetrics.of(
             self.kept_adds(allow_missing_files=allow_missing_files),

@@ -12,14 +12,13 @@ from enum import StrEnum
 
 from inspector.delta.errors import RefusalReason, RefusedPlan, RestoreRefused
 from inspector.log.deltalog import DeltaLog
-from inspector.restore.audit import Attempt, AuditOutcome, record_attempt
+from inspector.restore.audit import Attempt, AttemptStatus, record_attempt
 from inspector.restore.guards import GuardName, GuardResult, Overridden, Override
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 from inspector.table import Table
 from inspector.table.versions import parse_version
 
-NOTHING_WRITTEN = "Nothing was written."
 _VERSION_WORDS = frozenset({"latest", "current"})
 
 
@@ -67,6 +66,13 @@ class Refusal:
 
     reason: RefusalReason
     message: str
+
+
+_NO_REASON = Refusal(
+    reason=RefusalReason.NO_REASON,
+    message="A reason is required for every restore (it is recorded in the commit and "
+    "the audit log).",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,18 +123,11 @@ def check_intent(intent: RestoreIntent, *, settings: Settings) -> None:
         refusals.append(_unexpected(intent.current_version, intent.expected_version))
     needs_now = not intent.dry_run and not intent.interactive
     if needs_now and not intent.confirmed_in_advance:
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.NO_CONFIRMATION,
-                message="There is no terminal to type the confirmation on.",
-            )
-        )
-    if (
-        not intent.dry_run
-        and (needs_now or intent.confirmed_in_advance)
-        and not intent.reason.strip()
-    ):
-        refusals.append(_no_reason())
+        message = "There is no terminal to type the confirmation on."
+        refusals.append(Refusal(reason=RefusalReason.NO_CONFIRMATION, message=message))
+    unasked = needs_now or (intent.confirmed_in_advance and not intent.dry_run)  # commits now
+    if unasked and not intent.reason.strip():
+        refusals.append(_NO_REASON)
     if refusals:
         attempt = Attempt(
             table=intent.table.root,
@@ -150,30 +149,22 @@ def request_refusals(request: RestoreRequest) -> tuple[Refusal, ...]:
     plan, refusals = request.plan, []
     blocking = plan.blocking_guards(request.overrides)
     if blocking:
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.GUARDS,
-                message="The restore was refused: " + " ".join(g.message for g in blocking),
-            )
-        )
+        message = "The restore was refused: " + " ".join(g.message for g in blocking)
+        refusals.append(Refusal(reason=RefusalReason.GUARDS, message=message))
     expected = request.expected_version
     if expected is not None and expected != plan.read_version:
         refusals.append(_unexpected(plan.read_version, expected))
     if refusals:  # a refused plan cannot be confirmed: asking for that would only be noise
         return tuple(refusals)
-    if (request.typed_table_name.strip(), request.typed_version.strip()) != (
-        plan.table_name,
-        str(plan.target_version),
-    ):
-        refusals.append(
-            Refusal(
-                reason=RefusalReason.NOT_CONFIRMED,
-                message=f"The restore was not confirmed: type the table name ({plan.table_name}) "
-                f"and the target version ({plan.target_version}).",
-            )
+    typed = (request.typed_table_name.strip(), request.typed_version.strip())
+    if typed != (plan.table_name, str(plan.target_version)):
+        message = (
+            f"The restore was not confirmed: type the table name ({plan.table_name}) "
+            f"and the target version ({plan.target_version})."
         )
+        refusals.append(Refusal(reason=RefusalReason.NOT_CONFIRMED, message=message))
     if not request.reason.strip():
-        refusals.append(_no_reason())
+        refusals.append(_NO_REASON)
     return tuple(refusals)
 
 
@@ -191,7 +182,7 @@ def refuse(
     Raises:
         RestoreRefused: Always; its message names every refusal.
     """
-    message = " ".join(r.message for r in refusals) + " " + NOTHING_WRITTEN
+    message = " ".join(r.message for r in refusals) + " Nothing was written."
     reasons = [r.reason for r in refusals]
     audit_refusal(attempt, message, reasons, settings=settings, secrets=secrets)
     raise RestoreRefused(message, refusal_hint(reasons, blocking), reasons=reasons, plan=plan)
@@ -210,7 +201,7 @@ def audit_refusal(
     record_attempt(
         settings.audit_log,
         attempt,
-        outcome=AuditOutcome.REFUSED,
+        outcome=AttemptStatus.REFUSED,
         error=message,
         details=details,
         secrets=secrets,
@@ -247,12 +238,4 @@ def _unexpected(version: int, expected: int) -> Refusal:
         reason=RefusalReason.UNEXPECTED_VERSION,
         message=f"The table is at version {version}, not at version {expected} as expected "
         "(--expect-version).",
-    )
-
-
-def _no_reason() -> Refusal:
-    return Refusal(
-        reason=RefusalReason.NO_REASON,
-        message="A reason is required for every restore (it is recorded in the commit and "
-        "the audit log).",
     )

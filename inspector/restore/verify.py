@@ -56,8 +56,7 @@ class VerificationCheck:
     message: str
 
     def to_json(self) -> dict[str, str]:
-        """``{"name", "status", "message"}``."""
-        return {"name": self.name, "status": str(self.status), "message": self.message}
+        return camel_json(self)
 
 
 _Outcome = tuple[CheckStatus, str]
@@ -74,15 +73,13 @@ class Verification:
     @property
     def ok(self) -> bool:
         """True when no check failed (skipped checks say why they were skipped)."""
-        return all(c.status != CheckStatus.FAILED for c in self.checks)
+        return not self.failures
 
     @property
     def failures(self) -> list[VerificationCheck]:
-        """The failed checks."""
         return [c for c in self.checks if c.status == CheckStatus.FAILED]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (CLI ``restore --json``)."""
         return {
             **camel_json(self, "version", "target_version", "ok"),
             "checks": [c.to_json() for c in self.checks],
@@ -129,10 +126,8 @@ def _safely(name: str, check: Callable[..., _Outcome], *args: Any) -> Verificati
     try:
         status, message = check(*args)
     except Exception as exc:
-        status, message = (
-            CheckStatus.FAILED,
-            f"The check could not run: {type(exc).__name__}: {exc}",
-        )
+        error = f"{type(exc).__name__}: {exc}"
+        status, message = CheckStatus.FAILED, f"The check could not run: {error}"
     return VerificationCheck(name=name, status=status, message=message)
 
 
