@@ -33,6 +33,24 @@ class CommitFiles:
     other_lines: tuple[int, ...]
     other_text: tuple[bytes, ...] = ()
 
+    @classmethod
+    def of_records(cls, actions: tuple[Action, ...]) -> CommitFiles:
+        """A small commit's (or JSON checkpoint part's) typed actions, in file order, as a big
+        commit's are read: the adds and removes as tables, with their line numbers."""
+        from inspector.log import arrays, columnar
+
+        adds = [(at, a) for at, a in enumerate(actions) if isinstance(a, AddFile)]
+        removes = [(at, r) for at, r in enumerate(actions) if isinstance(r, RemoveFile)]
+        return cls(
+            adds=columnar.from_records("add", [a for _, a in adds]),
+            removes=columnar.from_records("remove", [r for _, r in removes]),
+            add_lines=arrays.numbers([at for at, _ in adds]),
+            remove_lines=arrays.numbers([at for at, _ in removes]),
+            other_lines=tuple(
+                at for at, a in enumerate(actions) if not isinstance(a, AddFile | RemoveFile)
+            ),
+        )
+
     def by_kind(self) -> tuple[tuple[str, pa.Table, pa.Array], ...]:
         """``(kind, table, line numbers)`` of the adds, then of the removes."""
         return ("add", self.adds, self.add_lines), ("remove", self.removes, self.remove_lines)

@@ -142,17 +142,11 @@ def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -
     found = parse_json_actions(data, what="checkpoint")
     if found.problems:
         raise ValueError(found.problems[0].rstrip("."))
-    if found.columns is not None:
-        adds, removes = found.columns.adds, found.columns.removes
-    else:
-        adds = columnar.from_records("add", [a for a in found.actions if isinstance(a, AddFile)])
-        removes = columnar.from_records(
-            "remove", [a for a in found.actions if isinstance(a, RemoveFile)]
-        )
+    files = found.file_tables()
     if wanted is None or "add" in wanted:
-        parts.adds.append(adds)
+        parts.adds.append(files.adds)
     if wanted is None or "remove" in wanted:
-        parts.removes.append(removes)
+        parts.removes.append(files.removes)
     parts.others += [a for a in found.actions if not isinstance(a, AddFile | RemoveFile)]
 
 
