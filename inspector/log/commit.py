@@ -206,9 +206,8 @@ class Commit:
         )
 
     def file_tables(self) -> CommitFiles:
-        """The add and remove actions as ``columnar`` tables, with their line numbers (a big
-        commit's as read, a small one's built from its records:
-        :meth:`JsonActions.file_tables`)."""
+        """The adds and removes as ``columnar`` tables with their line numbers (a big commit's
+        as read, a small one's built from its records: :meth:`JsonActions.file_tables`)."""
         return JsonActions(actions=self._uncounted().parsed, columns=self.columns).file_tables()
 
     def _uncounted(self) -> Commit:

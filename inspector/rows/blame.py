@@ -148,13 +148,12 @@ class _Walk:
     def touches(self, commit: Commit, filters: Filters, schema: StructType) -> bool:
         """Whether a commit may have written a followed or matching row."""
         files = commit.file_tables()
-        adds, removes = files.adds, files.removes
         followed = {s.file for s in self.previous or ()}
-        if any(p in followed for p in removes.column("key_path").to_pylist()):
+        if any(p in followed for p in files.removes.column("key_path").to_pylist()):
             return True
         return any(
             table.num_rows and any(prune(table, schema, filters).stats.to_pylist())
-            for table in (adds, removes)
+            for _, table, _ in files.by_kind()
         )
 
     def read(self, version: int, tracking: bool) -> None:
