@@ -3,7 +3,8 @@
 From :data:`COLUMNAR_FROM` bytes on, a commit's add and remove lines are read by
 ``pyarrow.json`` (with each action's line number), the few other lines by orjson. Anything
 unusual gives None, and :mod:`inspector.log.commit` parses the file line by line so that
-its problems name the line.
+its problems name the line. A small commit's typed records become the same tables by
+:meth:`CommitFiles.of_records`.
 """
 
 from __future__ import annotations
