@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from inspector.delta.actions import AddFile, RemoveFile
+from inspector.delta.actions import AddFile
 from inspector.log import arrays, columnar
 from inspector.log.commit import Commit
 from inspector.log.snapshot import FileKey
@@ -66,18 +66,10 @@ class ActionRows:
         self.tables.append(pa.Table.from_arrays(columns, schema=_SCHEMA))
 
     def add_commit(self, commit: Commit) -> None:
-        """A commit's add and remove actions (its columns, or its typed records as columns)."""
-        v, cols = commit.version, commit.columns
-        if cols is not None:
-            self.add_table(v, cols.adds, cols.add_lines, add=True, base=False)
-            self.add_table(v, cols.removes, cols.remove_lines, add=False, base=False)
-            return
-        for kind, type_ in (("add", AddFile), ("remove", RemoveFile)):
-            lines = [i for i, action in enumerate(commit.parsed) if isinstance(action, type_)]
-            if lines:
-                records = [commit.parsed[i] for i in lines]
-                files = columnar.from_records(kind, records)  # type: ignore[arg-type]
-                self.add_table(v, files, arrays.numbers(lines), add=kind == "add", base=False)
+        """A commit's add and remove actions (:meth:`~inspector.log.commit.Commit.file_tables`)."""
+        for kind, files, lines in commit.file_tables().by_kind():
+            if files.num_rows:
+                self.add_table(commit.version, files, lines, add=kind == "add", base=False)
 
     def table(self) -> pa.Table:
         """Every row gathered."""

@@ -300,10 +300,7 @@ def _bulk(
         if files is None:
             return None
         version = np.asarray(owners, dtype=np.int64)
-        for kind, table, lines in (
-            ("add", files.adds, files.add_lines),
-            ("remove", files.removes, files.remove_lines),
-        ):
+        for kind, table, lines in files.by_kind():
             at = arrays.to_numpy(lines.cast(pa.int64()))
             rows.add_table(version[at], table, lines, add=kind == "add", base=False)
     return [splits[v].parsed for v, _ in part]

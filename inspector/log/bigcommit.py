@@ -3,7 +3,8 @@
 From :data:`COLUMNAR_FROM` bytes on, a commit's add and remove lines are read by
 ``pyarrow.json`` (with each action's line number), the few other lines by orjson. Anything
 unusual gives None, and :mod:`inspector.log.commit` parses the file line by line so that
-its problems name the line.
+its problems name the line. A small commit's typed records become the same tables by
+:meth:`CommitFiles.of_records`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,24 @@ class CommitFiles:
     remove_lines: pa.Array
     other_lines: tuple[int, ...]
     other_text: tuple[bytes, ...] = ()
+
+    @classmethod
+    def of_records(cls, actions: tuple[Action, ...]) -> CommitFiles:
+        """A small commit's (or JSON checkpoint part's) typed actions, in file order, as a big
+        commit's are read: the adds and removes as tables, with their line numbers."""
+        from inspector.log import arrays, columnar
+
+        adds = [(at, a) for at, a in enumerate(actions) if isinstance(a, AddFile)]
+        removes = [(at, r) for at, r in enumerate(actions) if isinstance(r, RemoveFile)]
+        return cls(
+            adds=columnar.from_records("add", [a for _, a in adds]),
+            removes=columnar.from_records("remove", [r for _, r in removes]),
+            add_lines=arrays.numbers([at for at, _ in adds]),
+            remove_lines=arrays.numbers([at for at, _ in removes]),
+            other_lines=tuple(
+                at for at, a in enumerate(actions) if not isinstance(a, AddFile | RemoveFile)
+            ),
+        )
 
     def by_kind(self) -> tuple[tuple[str, pa.Table, pa.Array], ...]:
         """``(kind, table, line numbers)`` of the adds, then of the removes."""

@@ -85,10 +85,9 @@ def read_checkpoint_state(
     state = ReplayState()
     for action in parts.others:
         state.apply_other(action)
-    for table in parts.removes:
-        state.add_files(table, "remove")
-    for table in parts.adds:
-        state.add_files(table, "add")
+    for kind, tables in parts.files.items():
+        for table in tables:
+            state.add_files(table, kind)
     return state
 
 
@@ -96,8 +95,8 @@ class _Parts:
     """What the files of one checkpoint hold, gathered part by part."""
 
     def __init__(self) -> None:
-        self.adds: list[pa.Table] = []
-        self.removes: list[pa.Table] = []
+        # applied removes first, as ACTION_COLUMNS says why
+        self.files: dict[str, list[pa.Table]] = {"remove": [], "add": []}
         self.others: list[Action] = []
 
 
@@ -142,17 +141,9 @@ def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -
     found = parse_json_actions(data, what="checkpoint")
     if found.problems:
         raise ValueError(found.problems[0].rstrip("."))
-    if found.columns is not None:
-        adds, removes = found.columns.adds, found.columns.removes
-    else:
-        adds = columnar.from_records("add", [a for a in found.actions if isinstance(a, AddFile)])
-        removes = columnar.from_records(
-            "remove", [a for a in found.actions if isinstance(a, RemoveFile)]
-        )
-    if wanted is None or "add" in wanted:
-        parts.adds.append(adds)
-    if wanted is None or "remove" in wanted:
-        parts.removes.append(removes)
+    for kind, table, _ in found.file_tables().by_kind():
+        if wanted is None or kind in wanted:
+            parts.files[kind].append(table)
     parts.others += [a for a in found.actions if not isinstance(a, AddFile | RemoveFile)]
 
 
@@ -171,9 +162,7 @@ def _read_parquet_part(pf: pq.ParquetFile, wanted: frozenset[str] | None, parts:
 
                 present = column.filter(pc.is_valid(column))
                 text.check_utf8(present)
-                (parts.adds if name == "add" else parts.removes).append(
-                    columnar.from_struct(name, present)
-                )
+                parts.files[name].append(columnar.from_struct(name, present))
             else:
                 parts.others += [parse_action({name: _plain_body(b)}) for b in _few_rows(column)]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,7 @@ def schema_of(kind: str) -> pa.Schema:
     return _SCHEMAS[kind]
 
 
+@cache  # tables are immutable; a commit of adds alone needs an empty one of removes
 def empty(kind: str) -> pa.Table:
     """An empty table of ``add`` or ``remove`` actions."""
     schema = schema_of(kind)

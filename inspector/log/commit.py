@@ -205,6 +205,11 @@ class Commit:
             base + len(self.parsed) + len(columns.add_lines) + len(columns.remove_lines)
         )
 
+    def file_tables(self) -> CommitFiles:
+        """The adds and removes as ``columnar`` tables with their line numbers (a big commit's
+        as read, a small one's built from its records: :meth:`JsonActions.file_tables`)."""
+        return JsonActions(actions=self._uncounted().parsed, columns=self.columns).file_tables()
+
     def _uncounted(self) -> Commit:
         if self.counted is not None:
             raise ValueError(f"version {self.version}'s file actions were only counted")
@@ -305,6 +310,10 @@ class JsonActions:
     actions: tuple[Action, ...]
     columns: CommitFiles | None = None
     problems: tuple[str, ...] = ()
+
+    def file_tables(self) -> CommitFiles:
+        """The add and remove actions as tables: ``columns``, or built from the records."""
+        return self.columns if self.columns is not None else CommitFiles.of_records(self.actions)
 
 
 def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commit") -> JsonActions:

@@ -147,13 +147,13 @@ class _Walk:
 
     def touches(self, commit: Commit, filters: Filters, schema: StructType) -> bool:
         """Whether a commit may have written a followed or matching row."""
-        adds, removes = _file_tables(commit)
+        files = commit.file_tables()
         followed = {s.file for s in self.previous or ()}
-        if any(p in followed for p in removes.column("key_path").to_pylist()):
+        if any(p in followed for p in files.removes.column("key_path").to_pylist()):
             return True
         return any(
             table.num_rows and any(prune(table, schema, filters).stats.to_pylist())
-            for table in (adds, removes)
+            for _, table, _ in files.by_kind()
         )
 
     def read(self, version: int, tracking: bool) -> None:
@@ -294,16 +294,6 @@ def _resolved(df: Any, where: str) -> Any:
     except InvalidInput:
         return None
     return F.expr(where)
-
-
-def _file_tables(commit: Commit) -> tuple[Any, Any]:
-    from inspector.log import columnar
-
-    if commit.columns is not None:
-        return commit.columns.adds, commit.columns.removes
-    return columnar.from_records("add", commit.adds), columnar.from_records(
-        "remove", commit.removes
-    )
 
 
 def _rows(
