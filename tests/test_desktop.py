@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
 from inspector.desktop import TOKEN_ENV, window_title
+from inspector.desktop.server import Server
 from tests.conftest import offered_pages
 
 REPO = Path(__file__).resolve().parent.parent
@@ -250,6 +251,17 @@ def test_two_launches_are_independent_and_a_dead_server_closes_its_window(
 
     assert _close_and_wait(screen, survivor, second) == 0
     assert _port_is_free(first.port) and _port_is_free(second.port)
+
+
+def test_a_server_that_stopped_is_told_by_its_exit_code_and_last_line_on_stderr(
+    tmp_path: Path,
+) -> None:
+    errors = (tmp_path / "server.err").open("w+b")
+    script = "import sys; sys.stderr.write('starting\\nOSError: port taken\\n\\n'); sys.exit(3)"
+    process = subprocess.Popen([sys.executable, "-c", script], stderr=errors)
+    server = Server(process=process, port=0, token="t", errors=errors)
+
+    assert server.ended() == "exit code 3 (OSError: port taken)"
 
 
 def test_without_a_display_desktop_says_so_in_one_line(

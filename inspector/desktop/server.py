@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlencode
 
 from inspector.delta.errors import DesktopUnavailable
@@ -43,6 +43,17 @@ class Server:
     process: subprocess.Popen[bytes]
     port: int
     token: str
+    #: Where the server's stderr goes (a file, not a pipe: a chatty server must never
+    #: block on a full pipe); ``Popen.stderr`` is None for a file.
+    errors: IO[bytes]
+
+    def ended(self) -> str:
+        """How the server ended: its exit code and its last line on stderr (waits for it)."""
+        code = self.process.wait()
+        self.errors.seek(0)
+        text = self.errors.read()[-4000:].decode("utf-8", "replace")
+        last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+        return f"exit code {code}" + (f" ({last})" if last else "")
 
     def url(self, table: str | None) -> str:
         """The address the window opens: loopback, this launch's token, the table."""
@@ -82,17 +93,18 @@ def start_server(table: str | None, *, operator: bool, env: dict[str, str]) -> S
     env = {k: v for k, v in env.items() if k != "BROWSER"}
     for _ in range(_PORT_ATTEMPTS):
         port, token = free_port(), secrets.token_urlsafe(24)
+        errors = tempfile.TemporaryFile()
         process = subprocess.Popen(
             server_command(port, table, operator=operator),
             env={**env, TOKEN_ENV: token},
             preexec_fn=_die_with_parent(),  # noqa: PLW1509 - before any thread starts
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            # A file, not a pipe: a chatty server must never block on a full pipe.
-            stderr=tempfile.TemporaryFile(),
+            stderr=errors,
         )
         if wait_listening(process, port):
-            return Server(process=process, port=port, token=token)
+            return Server(process=process, port=port, token=token, errors=errors)
+        errors.close()
         if process.poll() is None:
             stop_process(process)
             break

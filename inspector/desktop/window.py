@@ -197,11 +197,7 @@ class _WindowSession:
         save_size(self.settings.desktop_state_file, *self.size)
 
     def _watch_server(self) -> None:
-        process = self.server.process
-        code = process.wait()
-        stderr = _tail(process.stderr)
-        last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
-        self.server_died = f"exit code {code}" + (f" ({last.strip()})" if last else "")
+        self.server_died = self.server.ended()
         self.window.destroy()
 
 
@@ -219,13 +215,6 @@ def _release_script_waits(window: Any) -> None:
     pending = getattr(getattr(window, "native", None), "_js_results", None) or {}
     for result in list(pending.values()):
         result["semaphore"].release()
-
-
-def _tail(stream: Any) -> str:
-    if stream is None:
-        return ""
-    stream.seek(0)
-    return str(stream.read()[-4000:].decode("utf-8", "replace"))
 
 
 def _chromium_flags() -> str:
