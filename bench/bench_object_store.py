@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_scale import compile_project  # noqa: E402
 
-from inspector.desktop import free_port  # noqa: E402
+from inspector.desktop.server import free_port  # noqa: E402
 
 KEY_ID, SECRET = "bench-key-id", "bench-secret-key"
 BUCKET = "bench"

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.desktop import free_port, stop_process, wait_listening
+from inspector.desktop.server import free_port, stop_process, wait_listening
 
 S3_KEY_ID, S3_SECRET = "testing-key-id", "testing-secret-key"
 REPO = Path(__file__).resolve().parent.parent

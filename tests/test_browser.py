@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from inspector.desktop import stop_process
+from inspector.desktop.server import stop_process
 from tests.conftest import CORPUS, REPO
 
 pytestmark = pytest.mark.browser

@@ -27,7 +27,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
-from inspector.desktop import free_port
+from inspector.desktop.server import free_port
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import REPO, sales_table
 

@@ -23,8 +23,8 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
-from inspector.desktop import TOKEN_ENV, window_title
-from inspector.desktop.server import Server
+from inspector.desktop.server import TOKEN_ENV, Server
+from inspector.desktop.window import window_title
 from tests.conftest import offered_pages
 
 REPO = Path(__file__).resolve().parent.parent
@@ -343,7 +343,7 @@ def test_a_platform_qt_cannot_load_is_one_line_exit_5_and_starts_no_server(
 
 
 def test_the_qt_packages_named_are_those_dev_sh_installs() -> None:
-    from inspector.desktop import QT_DEBS
+    from inspector.desktop.window import QT_DEBS
 
     script = (REPO / "dev.sh").read_text()
     found = re.search(r"QT_DEBS=\(([^)]*)\)", script)

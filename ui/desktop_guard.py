@@ -13,7 +13,7 @@ import os
 
 import streamlit as st
 
-from inspector.desktop import RENDERED_ENV, TOKEN_ENV
+from inspector.desktop.server import RENDERED_ENV, TOKEN_ENV
 
 _ADMITTED = "_desktop_admitted"
 

@@ -23,7 +23,7 @@ def _desktop_args(parser: argparse.ArgumentParser) -> None:
 @command("desktop", "Open the app in a desktop window; closing the window stops its server.")
 @arguments(_desktop_args)
 def desktop_command(args: argparse.Namespace, settings: Settings) -> Result:
-    from inspector.desktop import run_desktop  # pywebview only when a window is wanted
+    from inspector.desktop.window import run_desktop  # pywebview only when a window is wanted
 
     code = run_desktop(
         args.table, operator=args.operator, settings=settings, environ=dict(os.environ)
