@@ -235,6 +235,12 @@ def run_app(
     return at
 
 
+@pytest.fixture
+def app(monkeypatch, tmp_path):
+    """A fresh app session (:func:`open_app`, not yet run, no link) for a test to drive."""
+    return open_app(monkeypatch, tmp_path)
+
+
 #: The crashing writer's exit status when it crashed on purpose.
 CRASHED = 75
 
