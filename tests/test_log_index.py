@@ -30,6 +30,7 @@ from inspector.table.history import HistoryEntry, build_history
 from tests.at_once import at_once
 from tests.conftest import REPO
 from tests.counting_storage import CountingStorage
+from tests.damaged import DAMAGES, damage_file
 
 
 def _index(folder: Path, max_mb: int = 64) -> LogIndex:
@@ -144,26 +145,15 @@ def test_log_cleanup_past_the_cached_versions_answers_as_without_the_index(tmp_p
     assert _commit_reads(storage) == 0
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_cache_file_is_ignored_removed_and_rebuilt(tmp_path, damage):
     table = tmp_path / "t"
     _appends(table, 6)
     cache = tmp_path / "cache"
     index = _index(cache)
     cold, _ = _history(table, index)
-    rng = random.Random(damage)
     for path in cache.glob("*/*.arrow"):
-        raw = bytearray(path.read_bytes())
-        if damage == "truncate":
-            raw = raw[: rng.randrange(1, len(raw))]
-        elif damage == "flip":
-            at = rng.randrange(len(raw))
-            raw[at] ^= 0xFF
-        elif damage == "empty":
-            raw = bytearray()
-        else:
-            raw = bytearray(rng.randbytes(len(raw)))
-        path.write_bytes(bytes(raw))
+        damage_file(path, damage)
     _forget_histories(cache)
     warm, storage = _history(table, index)
     assert warm == cold
