@@ -179,6 +179,18 @@ def sales_table(path: Path | str) -> str:
     return table
 
 
+def one_row_appends(table: Path, n: int, seed: int) -> None:
+    """``n`` appends of one row each (deltalake), seeded: ``n`` commits to ``table``."""
+    import random
+
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    rng = random.Random(seed)
+    for _ in range(n):
+        write_deltalake(str(table), pa.table({"x": [rng.randrange(1000)]}), mode="append")
+
+
 def protocol_action(
     reader: int, writer: int, readers: list[str] | None = None, writers: list[str] | None = None
 ) -> Any:
