@@ -29,7 +29,7 @@ from inspector.settings import Settings
 from inspector.table.history import HistoryEntry, build_history
 from tests.at_once import at_once
 from tests.conftest import REPO
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import CountingStorage, counted_log
 from tests.damaged import DAMAGES, damage_file
 
 
@@ -45,9 +45,7 @@ def _appends(table: Path, n: int, seed: int = 7) -> None:
 
 
 def _history(table: Path, index: LogIndex | None) -> tuple[list[HistoryEntry], CountingStorage]:
-    storage = CountingStorage(str(table))
-    log = DeltaLog(str(table), storage, index=index)
-    log.refresh()
+    log, storage = counted_log(table, index, count_open=True)
     return build_history(log, Settings()), storage
 
 
