@@ -125,11 +125,10 @@ def memory_rows(tables: dict[str, str], repeat: int, full: str, empty: str) -> l
 def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
     """The second full history on S3 (moto) against deltalake's, once each (minutes)."""
     from bench_object_store import upload
-    from bench_requests import kind, start_server, take
+    from bench_requests import counting_server, kind, take
 
     local = ensure_table(folder, name)
-    server, options = start_server()
-    try:
+    with counting_server() as options:
         uri = upload(Path(local), name, options)
         saved = dict(os.environ)
         os.environ.update({"BENCH_OPTIONS": json.dumps(options)})
@@ -144,10 +143,6 @@ def s3_rows(folder: str, name: str, cache: str) -> list[dict]:
         their_asked = Counter(kind(*r) for r in take(options))
         os.environ.clear()
         os.environ.update(saved)
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait()
     row: dict[str, Any] = {"table": name, "case": "history-warm-s3", **figures([second], [theirs])}
     row["first_s"] = first[0]
     row["ours_by_kind"], row["theirs_by_kind"] = dict(asked), dict(their_asked)

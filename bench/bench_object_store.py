@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +119,10 @@ def serve_until_told(port: int) -> None:
     sys.stdin.read()
 
 
-def start_moto(script: str = __file__) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    """moto's S3 server in its own process on a free loopback port; it and the options.
+@contextmanager
+def moto_server(script: str = __file__) -> Iterator[dict[str, str]]:
+    """moto's S3 server in its own process on a free loopback port, for the ``with`` block:
+    the options that reach it; the server stops when the block ends.
 
     Its own process: the timed processes are forked from this small one, not from one
     that holds a server's objects (a child's peak RSS counts its parent's at the fork).
@@ -132,16 +136,20 @@ def start_moto(script: str = __file__) -> tuple[subprocess.Popen[str], dict[str,
         text=True,
     )
     assert server.stdout is not None
-    if server.stdout.readline().strip() != "ready":
-        raise SystemExit("moto's server did not start")
-    options = {
-        "AWS_ACCESS_KEY_ID": KEY_ID,
-        "AWS_SECRET_ACCESS_KEY": SECRET,
-        "AWS_REGION": "us-east-1",
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ALLOW_HTTP": "true",
-    }
-    return server, options
+    assert server.stdin is not None
+    try:
+        if server.stdout.readline().strip() != "ready":
+            raise SystemExit("moto's server did not start")
+        yield {
+            "AWS_ACCESS_KEY_ID": KEY_ID,
+            "AWS_SECRET_ACCESS_KEY": SECRET,
+            "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+            "AWS_ALLOW_HTTP": "true",
+        }
+    finally:
+        server.stdin.close()  # the server's signal to stop
+        server.wait()
 
 
 def prepare(shape: str, count: int, options: dict[str, str]) -> None:
@@ -262,13 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         prepare(args.prepare[0], int(args.prepare[1]), json.loads(args.prepare[2]))
         return 0
     compile_project(str(REPO))
-    server, options = start_moto()
-    try:
+    with moto_server() as options:
         results = run_all(args, options)
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait()
     print_table(results)
     return 0
 

@@ -41,6 +41,7 @@ import sys
 import tempfile
 import urllib.request
 from collections import Counter
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_object_store import BUCKET, serve_until_told, start_moto, upload  # noqa: E402
+from bench_object_store import BUCKET, moto_server, serve_until_told, upload  # noqa: E402
 from bench_scale import compile_project, ensure_table  # noqa: E402
 
 from bench.results import machine, save  # noqa: E402
@@ -104,9 +105,9 @@ def serve(port: int) -> None:
     server.shutdown()
 
 
-def start_server() -> tuple[subprocess.Popen[str], dict[str, str]]:
-    """The counting moto server in its own process on a free loopback port; it and the options."""
-    return start_moto(__file__)
+def counting_server() -> AbstractContextManager[dict[str, str]]:
+    """The counting moto server (:func:`bench_object_store.moto_server`) for a ``with`` block."""
+    return moto_server(__file__)
 
 
 def take(options: dict[str, str]) -> list[tuple[str, str, str]]:
@@ -169,13 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     name = f"c{args.commits}"
     local = ensure_table(args.dir, name)
     started = machine()
-    server, options = start_server()
-    try:
+    with counting_server() as options:
         rows = measure(Path(local), name, args.commits - 11, args.cases.split(","), options)
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait()
     print(save("bench_requests", rows, started=started), file=sys.stderr)
     return 0
 

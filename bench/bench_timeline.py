@@ -194,15 +194,14 @@ def _child_run(
             into.setdefault(record["step"], []).append(record)
 
 
-def _s3(local: str, name: str) -> tuple[object, str, dict[str, str]]:
-    """moto's server with the table's ``_delta_log`` uploaded: the server, the URI, options."""
-    from bench_object_store import start_moto, upload
+def _upload(local: str, name: str, options: dict[str, str]) -> str:
+    """The table's ``_delta_log`` uploaded to moto's server: its URI."""
+    from bench_object_store import upload
 
-    server, options = start_moto()
     began = time.perf_counter()
     upload(Path(local) / "_delta_log", f"{name}/_delta_log", options)
     print(f"uploaded in {time.perf_counter() - began:.0f} s", file=sys.stderr)
-    return server, f"s3://bench/{name}", options
+    return f"s3://bench/{name}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,12 +245,10 @@ def main(argv: list[str] | None = None) -> int:
             options = json.load(fh)
         results |= _runs("s3", f"s3://bench/{name}", options, args.repeat, args.index)
     elif args.only in (None, "s3"):
-        server, uri, options = _s3(local, name)
-        try:
-            results |= _runs("s3", uri, options, args.repeat)
-        finally:
-            server.stdin.close()  # type: ignore[attr-defined]
-            server.wait()  # type: ignore[attr-defined]
+        from bench_object_store import moto_server
+
+        with moto_server() as options:
+            results |= _runs("s3", _upload(local, name, options), options, args.repeat)
     rows = _print(results, args.repeat)
     if rows:
         from bench.results import save

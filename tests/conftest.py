@@ -179,6 +179,18 @@ def sales_table(path: Path | str) -> str:
     return table
 
 
+def one_row_appends(table: Path, n: int, seed: int) -> None:
+    """``n`` appends of one row each (deltalake), seeded: ``n`` commits to ``table``."""
+    import random
+
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    rng = random.Random(seed)
+    for _ in range(n):
+        write_deltalake(str(table), pa.table({"x": [rng.randrange(1000)]}), mode="append")
+
+
 def protocol_action(
     reader: int, writer: int, readers: list[str] | None = None, writers: list[str] | None = None
 ) -> Any:
@@ -233,6 +245,12 @@ def run_app(
     assert not at.exception, at.exception
     assert errors_shown or not at.error, [e.value for e in at.error]
     return at
+
+
+@pytest.fixture
+def app(monkeypatch, tmp_path):
+    """A fresh app session (:func:`open_app`, not yet run, no link) for a test to drive."""
+    return open_app(monkeypatch, tmp_path)
 
 
 #: The crashing writer's exit status when it crashed on purpose.

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import LogIndex
 from inspector.storage import FileColumns, LocalStorage, ObjectMeta
 
 
@@ -73,12 +74,16 @@ class CountingStorage(LocalStorage):
             return exc
 
 
-def counted_log(root: object) -> tuple[DeltaLog, CountingStorage]:
-    """The table's log on a :class:`CountingStorage`, listed once and the counts then reset."""
+def counted_log(
+    root: object, index: LogIndex | None = None, *, count_open: bool = False
+) -> tuple[DeltaLog, CountingStorage]:
+    """The table's log on a :class:`CountingStorage` (with the log ``index``, if any), listed
+    once; the counts then start afresh, or with ``count_open`` keep what the opening read."""
     storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
+    log = DeltaLog(str(root), storage, index=index)
     log.refresh()
-    storage.reset()
+    if not count_open:
+        storage.reset()
     return log, storage
 
 

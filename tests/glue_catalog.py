@@ -87,22 +87,17 @@ def plan_restore_in_the_app(
 ) -> RestorePage:
     """Upload the sales table, register it with ``register``, and plan its restore to v1 in
     the app (operator mode; the S3 options set as the user's environment)."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import REPO, sales_table
+    from tests.conftest import open_app, sales_table
 
     for key, value in s3_server.options.items():
         monkeypatch.setenv(key, value)
-    audit, recent = tmp_path / "audit.jsonl", tmp_path / "recent.json"
-    monkeypatch.setenv("DELTA_INSPECTOR_OPERATOR_MODE", "true")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(recent))
-    monkeypatch.setenv("DELTA_INSPECTOR_AUDIT_LOG", str(audit))
     client, database = glue
     uri = s3_server.upload(sales_table(tmp_path / "sales"))
     name = register(client, database, "sales", uri)
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=240)
-    at.query_params.update(table=name, view="restore")
+    at = open_app(monkeypatch, tmp_path, timeout=240, operator=True, table=name, view="restore")
     at.run()
     at.text_input(key="restore_target").input("1")
     at.button(key="restore_plan_button").click().run()
+    # open_app keeps the audit log and the recent tables in tmp_path.
+    audit, recent = tmp_path / "audit.jsonl", tmp_path / "recent.json"
     return RestorePage(app=at, name=name, uri=uri, database=database, audit=audit, recent=recent)

@@ -163,6 +163,15 @@ def s3_server() -> Iterator[Store]:
         stop_process(server)
 
 
+@pytest.fixture
+def counted_s3(s3_server):
+    """The S3 server behind a proxy that records every request, and options that reach it."""
+    from tests.recording_proxy import RecordingProxy
+
+    with RecordingProxy(s3_server.endpoint) as proxy:
+        yield proxy, {**s3_server.options, "AWS_ENDPOINT_URL": proxy.url}
+
+
 def upload_new_files(store: Store, local: Path, uri: str) -> None:
     """Upload the local table's files the bucket does not hold yet (say, its new commits)."""
     held = set(store.keys(uri))

@@ -9,20 +9,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO, shown_page
+from tests.conftest import CORPUS, shown_page
 from ui.launch import LaunchOptions, launch_options
 
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
 V0_FILE = "letter=a/part-00000-a08d296a-d2c5-4a99-bea9-afcea42ba2e9.c000.snappy.parquet"
 V1_FILE = "letter=e/part-00000-847cf2d1-1247-4aa0-89ef-2f90c68ea51e.c000.snappy.parquet"
-
-
-@pytest.fixture
-def app(monkeypatch, tmp_path):
-    """A fresh app session whose recent-tables list and demo table live in a temp dir."""
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
 
 
 def open_link(at: AppTest, **params: str) -> AppTest:

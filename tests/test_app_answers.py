@@ -6,14 +6,12 @@ the backend (checked against Delta in tests/test_explain.py and tests/test_blame
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.conftest import run_app
 from ui.pages.preview_answers import ROWS_KEY
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark
 
 
@@ -31,13 +29,9 @@ def people(spark, tmp_path_factory) -> str:
 
 
 def _open(table: str, monkeypatch, tmp_path, **link: str) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
     monkeypatch.setenv("DELTA_INSPECTOR_PREVIEW_ROWS", "5")
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update({"table": table, "version": "3", "view": "preview", **link})
-    at.run()
-    assert not at.exception
-    return at
+    params = {"table": table, "version": "3", "view": "preview", **link}
+    return run_app(monkeypatch, tmp_path, timeout=300, errors_shown=True, **params)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow as pa
 import pytest
 from deltalake import write_deltalake
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import shown_page
+from tests.conftest import run_app, shown_page
 from tests.test_changes import written
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark
 
 
 def _open(table: str, version: int, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update({"table": table, "version": str(version), "view": "changes"})
-    at.run()
-    assert not at.exception
-    return at
+    params = {"table": table, "version": str(version), "view": "changes"}
+    return run_app(monkeypatch, tmp_path, timeout=300, errors_shown=True, **params)
 
 
 def test_changes_of_the_selected_version_and_the_error_without_the_feed(
@@ -95,14 +88,8 @@ def test_rows_are_paged_by_the_backend(spark, monkeypatch, tmp_path):
 
 def test_a_changes_link_shows_the_rows_without_another_click(spark, monkeypatch, tmp_path):
     table = written(tmp_path / "cdf")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update(
-        {"table": table, "version": "3", "view": "changes", "from": "3", "to": "3"}
-    )
-    at.run()
-
-    assert not at.exception and not at.error
+    params = {"table": table, "version": "3", "view": "changes", "from": "3", "to": "3"}
+    at = run_app(monkeypatch, tmp_path, timeout=300, **params)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rows"] == "1" and metrics["delete"] == "1"
     per_version = at.dataframe[0].value

@@ -13,21 +13,17 @@ from datetime import UTC, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO, shown_page
+from tests.conftest import CORPUS, run_app, shown_page
 
 TABLE = CORPUS / "delta-kernel-rs" / "cdf-table-with-cdc-and-dvs"  # versions 0 to 25
 
 
 @pytest.fixture
 def new_session(monkeypatch, tmp_path):
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
+    """Opens a link in a new session: no exception, no error shown."""
 
     def open_link(**params: str) -> AppTest:
-        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-        at.query_params.update(params)
-        at.run()
-        assert not at.exception and not at.error
-        return at
+        return run_app(monkeypatch, tmp_path, **params)
 
     return open_link
 

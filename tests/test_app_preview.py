@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from deltalake import DeltaTable
@@ -19,9 +18,9 @@ from inspector.log.deltalog import DeltaLog
 from inspector.rows.session import spark_status
 from inspector.settings import Settings
 from inspector.table.history import build_history
+from tests.conftest import run_app
 from ui.common import escape_markdown
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 pytestmark = pytest.mark.spark
 
 
@@ -31,13 +30,9 @@ def demo(tmp_path_factory) -> str:
 
 
 def _open(table: str, version: int, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
     monkeypatch.setenv("DELTA_INSPECTOR_PREVIEW_ROWS", "25")
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update({"table": table, "version": str(version), "view": "preview"})
-    at.run()
-    assert not at.exception
-    return at
+    params = {"table": table, "version": str(version), "view": "preview"}
+    return run_app(monkeypatch, tmp_path, timeout=300, errors_shown=True, **params)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO, sales_table
+from tests.conftest import CORPUS, open_app, sales_table
 
-APP = str(REPO / "app.py")
 CDF = CORPUS / "delta-kernel-rs" / "cdf-table-with-cdc-and-dvs"  # its git checkout is a copy
 APPENDS = CORPUS / "delta-kernel-java" / "basic-with-checkpoint"
 
 
 def _page(table: str, view: str, monkeypatch, tmp_path) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["table"] = table
-    at.query_params["view"] = view
-    return at.run()
+    return open_app(monkeypatch, tmp_path, table=table, view=view).run()
 
 
 def test_a_copied_table_is_said_once_and_every_page_shows_the_history_timestamp(

@@ -19,13 +19,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.demo import write_demo_table
 from inspector.desktop.server import TOKEN_ENV, Server
 from inspector.desktop.window import window_title
-from tests.conftest import offered_pages
+from tests.conftest import offered_pages, open_app
 
 REPO = Path(__file__).resolve().parent.parent
 _TOOLS = ("Xvfb", "xdotool", "import")
@@ -279,16 +278,12 @@ def test_a_server_started_for_a_window_refuses_other_visitors(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, demo: Path
 ) -> None:
     monkeypatch.setenv(TOKEN_ENV, "s3cret-token")
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    stranger = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    stranger.query_params["table"] = str(demo)
+    stranger = open_app(monkeypatch, tmp_path, table=str(demo))
     stranger.run()
     assert "belongs to a desktop window" in stranger.error[0].value
     assert not offered_pages(stranger)
 
-    window = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    window.query_params["token"] = "s3cret-token"
-    window.query_params["table"] = str(demo)
+    window = open_app(monkeypatch, tmp_path, token="s3cret-token", table=str(demo))
     window.run()
     assert not window.exception and not window.error
     assert offered_pages(window)

@@ -21,7 +21,7 @@ from inspector.health.checksum import version_checksum
 from inspector.health.records import ChecksumStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import counted_log
 
 CDF_DV = "delta-rs/cdf-table-with-cdc-and-dvs"  # 26 versions, each with a full .crc
 
@@ -162,9 +162,7 @@ def test_a_version_without_a_checksum_is_no_problem(copy_table):
 
 def test_the_every_version_check_reads_one_checksum_per_version(copy_table):
     root = copy_table(CDF_DV)
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
+    log, storage = counted_log(root, count_open=True)
 
     fast = check_table(log, settings=Settings())
     fast_reads = {name: n for name, n in storage.reads.items() if name.endswith(".crc")}

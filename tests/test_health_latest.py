@@ -24,7 +24,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import LocalStorage
 from tests.conftest import REPO
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import counted_log
 
 
 def _write(root: Path, commits: int, *, checkpoint_at_first: bool = False) -> None:
@@ -35,18 +35,11 @@ def _write(root: Path, commits: int, *, checkpoint_at_first: bool = False) -> No
             DeltaTable(str(root)).create_checkpoint()
 
 
-def _opened(root: Path) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
-    return log, storage
-
-
 def test_a_first_commit_its_checkpoint_covers_is_not_read(tmp_path):
     root = tmp_path / "t"
     _write(root, 3, checkpoint_at_first=True)
     (root / "stray.parquet").write_bytes(b"x" * 3)  # an orphan: change-data files are asked
-    log, storage = _opened(root)
+    log, storage = counted_log(root, count_open=True)
 
     report = check_table(log, settings=Settings())
 
@@ -187,7 +180,7 @@ def test_an_unusable_newest_checkpoint_is_named_with_the_latest_version(tmp_path
     _write(root, 1)  # the latest version is read past the checkpoint, from the commits
     (checkpoint,) = (root / "_delta_log").glob("*.checkpoint.parquet")
     checkpoint.write_bytes(os.urandom(2000))  # a replica's garbage in place of the newest
-    log, _ = _opened(root)
+    log, _ = counted_log(root)
 
     report = check_table(log, settings=Settings())
 

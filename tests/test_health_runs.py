@@ -12,14 +12,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from inspector.cli.main import main
 from inspector.health import ProblemKind, check_table
 from inspector.health.runs import damaged_files, grouped_record, version_runs
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from tests.conftest import REPO
+from tests.conftest import open_app
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 GAP = 10_000
@@ -120,10 +119,7 @@ def test_check_text_names_the_gap_once_and_each_file_once(gapped, capsys):
 
 
 def test_the_health_page_shows_runs_and_files_once(gapped, monkeypatch, tmp_path):
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.query_params["table"] = str(gapped)
-    at.query_params["view"] = "health"
+    at = open_app(monkeypatch, tmp_path, table=str(gapped), view="health")
     at.run()
     at.button(key="health_run").click().run()
 

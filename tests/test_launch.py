@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from tests.conftest import CORPUS, REPO, offered_pages
 from ui.launch import LaunchOptions, launch_options, parse_launch
@@ -80,13 +79,6 @@ def test_dev_sh_reports_a_bad_argument_in_one_line():
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("Delta Inspector: Unknown argument: --bogus. Usage: ./dev.sh app")
-
-
-@pytest.fixture
-def app(monkeypatch, tmp_path):
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
 
 
 def test_the_app_started_with_the_flag_after_the_table_is_in_operator_mode(app, monkeypatch):

@@ -30,7 +30,8 @@ from inspector.table.history import build_history
 from inspector.table.history_entry import HistoryEntry
 from tests.at_once import at_once
 from tests.conftest import REPO
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import CountingStorage, counted_log
+from tests.damaged import DAMAGES, damage_file
 
 
 def _index(folder: Path, max_mb: int = 64) -> LogIndex:
@@ -45,9 +46,7 @@ def _appends(table: Path, n: int, seed: int = 7) -> None:
 
 
 def _history(table: Path, index: LogIndex | None) -> tuple[list[HistoryEntry], CountingStorage]:
-    storage = CountingStorage(str(table))
-    log = DeltaLog(str(table), storage, index=index)
-    log.refresh()
+    log, storage = counted_log(table, index, count_open=True)
     return build_history(log, Settings()), storage
 
 
@@ -145,26 +144,15 @@ def test_log_cleanup_past_the_cached_versions_answers_as_without_the_index(tmp_p
     assert _commit_reads(storage) == 0
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+@pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_cache_file_is_ignored_removed_and_rebuilt(tmp_path, damage):
     table = tmp_path / "t"
     _appends(table, 6)
     cache = tmp_path / "cache"
     index = _index(cache)
     cold, _ = _history(table, index)
-    rng = random.Random(damage)
     for path in cache.glob("*/*.arrow"):
-        raw = bytearray(path.read_bytes())
-        if damage == "truncate":
-            raw = raw[: rng.randrange(1, len(raw))]
-        elif damage == "flip":
-            at = rng.randrange(len(raw))
-            raw[at] ^= 0xFF
-        elif damage == "empty":
-            raw = bytearray()
-        else:
-            raw = bytearray(rng.randbytes(len(raw)))
-        path.write_bytes(bytes(raw))
+        damage_file(path, damage)
     _forget_histories(cache)
     warm, storage = _history(table, index)
     assert warm == cold

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import stat
 import subprocess
 import sys
@@ -18,28 +17,14 @@ from urllib.parse import unquote
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from deltalake import DeltaTable, write_deltalake
+from deltalake import DeltaTable
 
 from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.log.index import checkpoints as kept
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, one_row_appends
 from tests.object_stores import upload_new_files
-from tests.recording_proxy import RecordingProxy
-
-
-def _appends(table: Path, n: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(n):
-        write_deltalake(str(table), pa.table({"x": [rng.randrange(99)]}), mode="append")
-
-
-@pytest.fixture
-def counted_s3(s3_server):
-    """The S3 server behind a proxy that records every request, and options that reach it."""
-    with RecordingProxy(s3_server.endpoint) as proxy:
-        yield proxy, {**s3_server.options, "AWS_ENDPOINT_URL": proxy.url}
 
 
 def _cli(proxy, capsys, argv: list[str], options: dict[str, str], cache: Path | None):
@@ -70,11 +55,11 @@ def cache(monkeypatch, tmp_path):
 
 def _checkpointed(table: Path) -> None:
     """30 appends with checkpoints at versions 9 and 25 (the newest below the latest, 29)."""
-    _appends(table, 10, seed=1)
+    one_row_appends(table, 10, seed=1)
     DeltaTable(str(table)).create_checkpoint()
-    _appends(table, 16, seed=2)
+    one_row_appends(table, 16, seed=2)
     DeltaTable(str(table)).create_checkpoint()
-    _appends(table, 4, seed=3)
+    one_row_appends(table, 4, seed=3)
 
 
 @pytest.fixture
@@ -111,7 +96,7 @@ def test_a_later_read_gets_no_checkpoint_and_after_k_new_commits_gets_just_those
     assert bool(cold_cps and off_cps) == reads_checkpoints
     assert (warm_cps, warm_commits) == ([], [])
 
-    _appends(local, 3, seed=4)
+    one_row_appends(local, 3, seed=4)
     upload_new_files(s3_server, local, uri)
     after, after_cps, after_commits = _cli(proxy, capsys, argv, options, cache)
     assert after == _cli(proxy, capsys, argv, options, None)[0]
@@ -239,10 +224,10 @@ def test_two_processes_filling_the_copies_at_once_leave_them_whole(s3_server, tm
 def test_only_the_newest_used_copies_are_kept_per_table(s3_server, tmp_path, monkeypatch):
     monkeypatch.setattr(kept, "KEPT", 2)
     local = tmp_path / "t"
-    _appends(local, 2, seed=5)
+    one_row_appends(local, 2, seed=5)
     for n in range(4):  # checkpoints at versions 1, 3, 5, 7
         DeltaTable(str(local)).create_checkpoint()
-        _appends(local, 2, seed=6 + n)
+        one_row_appends(local, 2, seed=6 + n)
     uri = s3_server.upload(local)
     index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
     log = DeltaLog.open(uri, storage_options=s3_server.options, index=index)

@@ -25,7 +25,8 @@ from inspector.table.history import HistoryPager, build_history, newest_first
 from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_scan import scan_commits
 from tests.at_once import at_once
-from tests.counting_storage import CountingStorage
+from tests.conftest import one_row_appends
+from tests.counting_storage import CountingStorage, counted_log
 from tests.damaged import DAMAGES, damage_file
 
 KEPT = "result-history.bin"
@@ -35,23 +36,10 @@ def _index(folder: Path) -> LogIndex:
     return LogIndex(str(folder), max_bytes=64 * 1024 * 1024)
 
 
-def _appends(table: Path, n: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(n):
-        write_deltalake(str(table), pa.table({"x": [rng.randrange(1000)]}), mode="append")
-
-
-def _log(table: Path, index: LogIndex | None) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(table))
-    log = DeltaLog(str(table), storage, index=index)
-    log.refresh()
-    return log, storage
-
-
 def _history(
     table: Path, index: LogIndex | None, settings: Settings | None = None
 ) -> tuple[list[HistoryEntry], CountingStorage]:
-    log, storage = _log(table, index)
+    log, storage = counted_log(table, index, count_open=True)
     return build_history(log, settings or Settings()), storage
 
 
@@ -61,9 +49,9 @@ def _reads(storage: CountingStorage, suffix: str) -> int:
 
 def test_a_second_whole_history_reads_no_commit_and_no_checkpoint(tmp_path):
     table = tmp_path / "t"
-    _appends(table, 8, seed=1)
+    one_row_appends(table, 8, seed=1)
     DeltaTable(str(table)).create_checkpoint()
-    _appends(table, 3, seed=2)
+    one_row_appends(table, 3, seed=2)
     index = _index(tmp_path / "cache")
     cold, _ = _history(table, index)
     warm, storage = _history(table, index)
@@ -74,11 +62,11 @@ def test_a_second_whole_history_reads_no_commit_and_no_checkpoint(tmp_path):
 
 def test_the_cli_pages_of_a_kept_history_are_those_of_a_fresh_one(tmp_path):
     table = tmp_path / "t"
-    _appends(table, 30, seed=3)
+    one_row_appends(table, 30, seed=3)
     index = _index(tmp_path / "cache")
-    fresh = list(newest_first(HistoryPager(_log(table, None)[0], Settings(), size=7)))
-    cold = list(newest_first(HistoryPager(_log(table, index)[0], Settings(), size=7)))
-    warm = list(newest_first(HistoryPager(_log(table, index)[0], Settings(), size=7)))
+    fresh = list(newest_first(HistoryPager(counted_log(table, None)[0], Settings(), size=7)))
+    cold = list(newest_first(HistoryPager(counted_log(table, index)[0], Settings(), size=7)))
+    warm = list(newest_first(HistoryPager(counted_log(table, index)[0], Settings(), size=7)))
     assert cold == warm == fresh
 
 
@@ -88,11 +76,11 @@ def test_new_commits_are_joined_to_the_kept_history_as_a_fresh_read_joins_them(
 ):
     rng = random.Random(seed)
     table = tmp_path / "t"
-    _appends(table, rng.randrange(3, 9), seed=seed)
+    one_row_appends(table, rng.randrange(3, 9), seed=seed)
     index = _index(tmp_path / "cache")
     _history(table, index)
     new = rng.randrange(1, 5)
-    _appends(table, new - 1, seed=seed + 100)
+    one_row_appends(table, new - 1, seed=seed + 100)
     # The last new commit changes the schema: its change is found against the kept metadata.
     wider = pa.table({"x": [1], "y": ["a"]})
     write_deltalake(str(table), wider, mode="append", schema_mode="merge")
@@ -115,7 +103,7 @@ def test_new_commits_are_joined_to_the_kept_history_as_a_fresh_read_joins_them(
 
 def test_a_kept_history_of_other_settings_is_not_used(tmp_path):
     table = tmp_path / "t"
-    _appends(table, 4, seed=7)
+    one_row_appends(table, 4, seed=7)
     index = _index(tmp_path / "cache")
     _history(table, index)
     other = Settings(timestamp_tolerance_seconds=1)
@@ -127,7 +115,7 @@ def test_a_kept_history_of_other_settings_is_not_used(tmp_path):
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_kept_history_is_ignored_removed_and_rebuilt(tmp_path, damage):
     table = tmp_path / "t"
-    _appends(table, 6, seed=8)
+    one_row_appends(table, 6, seed=8)
     cache = tmp_path / "cache"
     index = _index(cache)
     cold, _ = _history(table, index)
@@ -136,13 +124,13 @@ def test_a_damaged_kept_history_is_ignored_removed_and_rebuilt(tmp_path, damage)
     warm, _ = _history(table, index)
     assert warm == cold
     assert kept.read_bytes() != raw  # written whole again
-    log, _ = _log(table, index)
+    log, _ = counted_log(table, index)
     assert log.index is not None and load_result(log.index, "history") is not None
 
 
 def test_a_log_rewritten_below_the_kept_history_is_read_afresh(tmp_path):
     table = tmp_path / "t"
-    _appends(table, 6, seed=9)
+    one_row_appends(table, 6, seed=9)
     index = _index(tmp_path / "cache")
     _history(table, index)
     DeltaTable(str(table)).create_checkpoint()  # a late checkpoint of a kept version
@@ -154,7 +142,7 @@ def test_a_log_rewritten_below_the_kept_history_is_read_afresh(tmp_path):
 
 def test_two_writers_of_the_kept_history_leave_one_that_answers_alike(tmp_path):
     table = tmp_path / "t"
-    _appends(table, 20, seed=10)
+    one_row_appends(table, 20, seed=10)
     expected = _history(table, None)[0]
     found = at_once(lambda: _history(table, _index(tmp_path / "cache"))[0], readers=4)
     assert found == [expected] * 4
@@ -178,12 +166,12 @@ def test_a_later_timeline_has_the_whole_history_at_its_first_screen(tmp_path):
     from ui.history_load import HistoryLoad
 
     table = tmp_path / "t"
-    _appends(table, 12, seed=11)
+    one_row_appends(table, 12, seed=11)
     index = _index(tmp_path / "cache")
-    first = HistoryLoad(_log(table, index)[0], Settings(), size=5, first=3)
+    first = HistoryLoad(counted_log(table, index)[0], Settings(), size=5, first=3)
     assert not first.done  # a first open reads its newest page, then the older ones
     first.whole()
-    log, storage = _log(table, index)
+    log, storage = counted_log(table, index, count_open=True)
     later = HistoryLoad(log, Settings(), size=5, first=3)
     assert later.done and later.progress() == (12, 12)
     assert list(later.entries) == _history(table, None)[0]

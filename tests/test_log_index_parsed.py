@@ -15,12 +15,11 @@ from deltalake import write_deltalake
 from bench.tablegen import make_files_table
 from inspector.delta.paths import LOG_DIR
 from inspector.log.bigcommit import COLUMNAR_FROM
-from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.log.index import segments as seg
 from inspector.settings import Settings
 from inspector.table.history import build_history
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import CountingStorage, counted_log
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +55,6 @@ def _held(cache: Path) -> dict[int, tuple[seg.Segment, seg.Entry]]:
     return held
 
 
-def _log(table: Path, index: LogIndex | None) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(table))
-    log = DeltaLog(str(table), storage, index=index)
-    log.refresh()
-    return log, storage
-
-
 def _index(folder: Path) -> LogIndex:
     return LogIndex(str(folder), max_bytes=64 * 1024 * 1024)
 
@@ -73,7 +65,7 @@ def _commit_reads(storage: CountingStorage) -> int:
 
 def test_a_big_commit_is_held_parsed_in_a_segment_of_its_own(big_table, tmp_path):
     cache = tmp_path / "cache"
-    log, _ = _log(big_table, _index(cache))
+    log, _ = counted_log(big_table, _index(cache))
     log.commit(0)  # parsed (as ``files --version 0`` parses it)
     held = _held(cache)
     segment, big = held[0]
@@ -87,25 +79,25 @@ def test_a_big_commit_the_columnar_reader_leaves_is_held_as_bytes_on_its_own(
 ):
     cache = tmp_path / "cache"
     index = _index(cache)
-    expected = build_history(_log(odd_big_table, None)[0], Settings())
-    cold, _ = _log(odd_big_table, index)
+    expected = build_history(counted_log(odd_big_table, None)[0], Settings())
+    cold, _ = counted_log(odd_big_table, index)
     assert build_history(cold, Settings()) == expected
     cold.commit(0)
     segment, big = _held(cache)[0]
     assert big.files is None and big.data is not None
     assert segment.first == segment.last == 0
-    warm, storage = _log(odd_big_table, index)
+    warm, storage = counted_log(odd_big_table, index, count_open=True)
     assert build_history(warm, Settings()) == expected
     assert _commit_reads(storage) == 0
 
 
 def test_a_warm_read_answers_as_without_the_index_and_reads_no_commit(big_table, tmp_path):
     index = _index(tmp_path / "cache")
-    off, _ = _log(big_table, None)
-    cold, _ = _log(big_table, index)
+    off, _ = counted_log(big_table, None)
+    cold, _ = counted_log(big_table, index)
     expected = build_history(off, Settings())
     assert build_history(cold, Settings()) == expected
-    warm, storage = _log(big_table, index)
+    warm, storage = counted_log(big_table, index, count_open=True)
     assert build_history(warm, Settings()) == expected
     assert _commit_reads(storage) == 0
     snapshot, plain = warm.snapshot(0), off.snapshot(0)
@@ -117,15 +109,15 @@ def test_a_warm_read_answers_as_without_the_index_and_reads_no_commit(big_table,
 def test_a_damaged_parsed_segment_is_removed_and_the_commit_read_again(big_table, tmp_path):
     cache = tmp_path / "cache"
     index = _index(cache)
-    off = _log(big_table, None)[0]
-    cold = _log(big_table, index)[0]
+    off = counted_log(big_table, None)[0]
+    cold = counted_log(big_table, index)[0]
     build_history(cold, Settings())
     cold.commit(0)
     (big,) = list(cache.glob("*/00000000000000000000-00000000000000000000-*.arrow"))
     raw = bytearray(big.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     big.write_bytes(bytes(raw))
-    warm, storage = _log(big_table, index)
+    warm, storage = counted_log(big_table, index, count_open=True)
     assert warm.commit(0).actions == off.commit(0).actions
     assert build_history(warm, Settings()) == build_history(off, Settings())
     assert _commit_reads(storage) == 1

@@ -7,24 +7,16 @@ Real tables written by deltalake, a real cache folder, the CLI as a user runs it
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-import pyarrow as pa
 import pytest
-from deltalake import write_deltalake
 
 from inspector.cli.main import main
 from inspector.table import history_entry as history
+from tests.conftest import one_row_appends
 from tests.damaged import DAMAGES, damage_file
 
 RENDERED = "result-historyjson.bin"
-
-
-def _appends(table: Path, n: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(n):
-        write_deltalake(str(table), pa.table({"x": [rng.randrange(1000)]}), mode="append")
 
 
 def _history(table: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
@@ -56,7 +48,7 @@ def test_a_second_history_prints_the_kept_text_with_no_entry_rendered(
     tmp_path, cache, capsys, monkeypatch
 ):
     table = tmp_path / "t"
-    _appends(table, 12, seed=1)
+    one_row_appends(table, 12, seed=1)
     off = _history(table, capsys, "--no-cache")
     cold = _history(table, capsys)
     assert len(list(cache.glob(f"*/{RENDERED}"))) == 1
@@ -68,9 +60,9 @@ def test_a_second_history_prints_the_kept_text_with_no_entry_rendered(
 
 def test_a_new_commit_prints_afresh_and_keeps_the_new_text(tmp_path, cache, capsys, monkeypatch):
     table = tmp_path / "t"
-    _appends(table, 6, seed=2)
+    one_row_appends(table, 6, seed=2)
     _history(table, capsys)
-    _appends(table, 2, seed=3)
+    one_row_appends(table, 2, seed=3)
     rendered = _renders(monkeypatch)
     warm = _history(table, capsys)
     assert sorted(rendered) == list(range(8))
@@ -82,7 +74,7 @@ def test_a_new_commit_prints_afresh_and_keeps_the_new_text(tmp_path, cache, caps
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_kept_text_is_ignored_and_written_again(tmp_path, cache, capsys, damage):
     table = tmp_path / "t"
-    _appends(table, 5, seed=4)
+    one_row_appends(table, 5, seed=4)
     cold = _history(table, capsys)
     (kept,) = cache.glob(f"*/{RENDERED}")
     raw = damage_file(kept, damage, flip_from=40, flip=0x01)
@@ -93,8 +85,8 @@ def test_a_damaged_kept_text_is_ignored_and_written_again(tmp_path, cache, capsy
 
 def test_a_text_kept_for_another_history_is_not_printed(tmp_path, cache, capsys):
     first, second = tmp_path / "a", tmp_path / "b"
-    _appends(first, 3, seed=5)
-    _appends(second, 3, seed=6)
+    one_row_appends(first, 3, seed=5)
+    one_row_appends(second, 3, seed=6)
     _history(first, capsys)
     expected = _history(second, capsys)
     (a,) = cache.glob(f"{_folder(cache, first)}/{RENDERED}")
@@ -122,9 +114,9 @@ def test_a_second_detail_prints_the_kept_text_and_reads_no_checkpoint(
     from inspector.log import snapshot
 
     table = tmp_path / "t"
-    _appends(table, 6, seed=7)
+    one_row_appends(table, 6, seed=7)
     DeltaTable(str(table)).create_checkpoint()
-    _appends(table, 2, seed=8)
+    one_row_appends(table, 2, seed=8)
     off = _detail(table, capsys, "--no-cache")
     cold = _detail(table, capsys)
     assert len(list(cache.glob("*/result-detail.bin"))) == 1
@@ -143,12 +135,12 @@ def test_a_detail_of_a_changed_log_is_computed_afresh(tmp_path, cache, capsys, c
     from deltalake import DeltaTable
 
     table = tmp_path / "t"
-    _appends(table, 4, seed=9)
+    one_row_appends(table, 4, seed=9)
     DeltaTable(str(table)).create_checkpoint()  # detail reads from version 3 on
-    _appends(table, 1, seed=11)
+    one_row_appends(table, 1, seed=11)
     _detail(table, capsys)
     if change == "append":
-        _appends(table, 1, seed=10)
+        one_row_appends(table, 1, seed=10)
     elif change == "checkpoint":
         DeltaTable(str(table)).create_checkpoint()
     else:  # the file-time rule chains the latest version's timestamp from version 0

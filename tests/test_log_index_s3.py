@@ -7,13 +7,10 @@ a cleaned-up log, a rewritten recent commit or a damaged record make it list who
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from urllib.parse import unquote
 
-import pyarrow as pa
 import pytest
-from deltalake import write_deltalake
 
 from inspector.delta.paths import LOG_DIR
 from inspector.log import relist
@@ -22,14 +19,8 @@ from inspector.log.index import LogIndex
 from inspector.settings import Settings
 from inspector.table.history import build_history
 from inspector.table.history_entry import HistoryEntry
+from tests.conftest import one_row_appends
 from tests.object_stores import upload_new_files
-from tests.recording_proxy import RecordingProxy
-
-
-def _appends(table: Path, n: int, seed: int) -> None:
-    rng = random.Random(seed)
-    for _ in range(n):
-        write_deltalake(str(table), pa.table({"x": [rng.randrange(99)]}), mode="append")
 
 
 def _history(uri: str, options: dict[str, str], index: LogIndex | None):
@@ -48,7 +39,7 @@ def _history(uri: str, options: dict[str, str], index: LogIndex | None):
 
 def test_a_second_history_on_s3_gets_no_commit_and_k_new_commits_cost_k_gets(s3_server, tmp_path):
     local = tmp_path / "t"
-    _appends(local, 40, seed=1)
+    one_row_appends(local, 40, seed=1)
     uri = s3_server.upload(local)
     index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
     options = s3_server.options
@@ -58,7 +49,7 @@ def test_a_second_history_on_s3_gets_no_commit_and_k_new_commits_cost_k_gets(s3_
     assert warm == cold == _history(uri, options, None)[0]
     assert (cold_gets, warm_gets) == (40, 0)
 
-    _appends(local, 3, seed=2)
+    one_row_appends(local, 3, seed=2)
     for path in sorted(local.rglob("*")):
         rel = path.relative_to(local).as_posix()
         if path.is_file() and (not rel.startswith(LOG_DIR) or rel >= f"{LOG_DIR}/{40:020d}"):
@@ -77,9 +68,9 @@ def _checkpointed(table: Path, commits: int) -> None:
     """A table of ``commits`` appends with a checkpoint at version ``commits - 5``."""
     from deltalake import DeltaTable
 
-    _appends(table, commits - 4, seed=3)
+    one_row_appends(table, commits - 4, seed=3)
     DeltaTable(str(table)).create_checkpoint()
-    _appends(table, 4, seed=4)
+    one_row_appends(table, 4, seed=4)
 
 
 def _counted_history(proxy, uri: str, options: dict[str, str], index: LogIndex | None):
@@ -108,13 +99,6 @@ def small_pages(monkeypatch):
     monkeypatch.setattr(relist, "PAGE", 10)
     monkeypatch.setattr(relist, "OVERLAP", 4)
     monkeypatch.setattr(relist, "REACH", 0)
-
-
-@pytest.fixture
-def counted_s3(s3_server):
-    """The S3 server behind a proxy that records every request, and options that reach it."""
-    with RecordingProxy(s3_server.endpoint) as proxy:
-        yield proxy, {**s3_server.options, "AWS_ENDPOINT_URL": proxy.url}
 
 
 def _uploaded(s3_server, tmp_path):
@@ -151,7 +135,7 @@ def test_a_later_history_lists_the_first_page_and_what_is_new_and_gets_only_new_
     # present the history does not compare the newest checkpoint with them (``check`` does).
     assert sorted(_gets_of_log_files(cold_made)) == [f"{v:020d}.json" for v in range(30)]
 
-    _appends(local, 3, seed=5)
+    one_row_appends(local, 3, seed=5)
     upload_new_files(s3_server, local, uri)
     after, after_made = _counted_history(proxy, uri, options, index)
     assert after == _counted_history(proxy, uri, options, None)[0] and len(after) == 33
@@ -242,7 +226,7 @@ def test_the_refresh_reaches_back_to_older_checkpoints_so_a_newest_page_lists_no
     proxy, options = counted_s3
     local = tmp_path / "t"
     for n in range(6):  # checkpoints at versions 4, 9, 14, 19 and 24; commits up to 29
-        _appends(local, 5, seed=10 + n)
+        one_row_appends(local, 5, seed=10 + n)
         if n < 5:
             DeltaTable(str(local)).create_checkpoint()
     uri = s3_server.upload(local)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.delta.errors import NotADeltaTable
 from inspector.log.deltalog import DeltaLog
-from tests.conftest import CORPUS, REPO, shown_page
+from tests.conftest import CORPUS, open_app, shown_page
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, checkpoint 10
 PARTITIONED = CORPUS / "dat-v0.0.2" / "basic_partitioned" / "delta"
@@ -29,11 +29,7 @@ def test_a_partition_folder_suggests_its_table_too():
 
 
 def _page(monkeypatch, tmp_path, **params: str) -> AppTest:
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    for name, value in params.items():
-        at.query_params[name] = value
-    return at.run()
+    return open_app(monkeypatch, tmp_path, **params).run()
 
 
 def test_the_diff_pages_log_gap_error_leads_to_the_health_page(copy_table, monkeypatch, tmp_path):

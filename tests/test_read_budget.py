@@ -28,7 +28,7 @@ from inspector.table.rowcounts import rows_between
 from inspector.table.timetravel import resolve_version
 from inspector.table.versions import parse_version
 from tests.conftest import CORPUS
-from tests.counting_storage import CountingStorage
+from tests.counting_storage import counted_log
 
 COMMITS = 20_000
 NEWEST_CHECKPOINT = 19_900
@@ -41,13 +41,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("budget") / "commits20k"
     make_commits_table(str(root), COMMITS)
     return root
-
-
-def opened(root: Path) -> tuple[DeltaLog, CountingStorage]:
-    storage = CountingStorage(str(root))
-    log = DeltaLog(str(root), storage)
-    log.refresh()
-    return log, storage
 
 
 def _detail(log: DeltaLog, settings: Settings) -> None:
@@ -98,7 +91,7 @@ def _restore_dry_run(log: DeltaLog, settings: Settings) -> None:
 def test_a_question_about_the_latest_version_reads_only_the_newest_checkpoint_and_later_commits(
     table: Path, settings: Settings, question: Callable[[DeltaLog, Settings], None], extra: int
 ) -> None:
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     question(log, settings)
 
@@ -111,7 +104,7 @@ def test_a_question_about_the_latest_version_reads_only_the_newest_checkpoint_an
 
 @pytest.mark.scale
 def test_opening_the_log_lists_from_the_checkpoint_last_checkpoint_names(table: Path) -> None:
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     assert storage.lists == [f"_delta_log after _delta_log/{NEWEST_CHECKPOINT:020d}"]
     assert dict(storage.reads) == {"_last_checkpoint": 1}
@@ -123,7 +116,7 @@ def test_opening_the_log_lists_from_the_checkpoint_last_checkpoint_names(table: 
 def test_a_page_of_history_reads_only_its_own_commits(
     table: Path, settings: Settings, limit: int
 ) -> None:
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     page = history_page(log, settings, limit=limit)
 
@@ -136,7 +129,7 @@ def test_a_page_of_history_reads_only_its_own_commits(
 def test_a_page_of_history_equals_the_newest_entries_of_the_whole_history(
     table: Path, settings: Settings
 ) -> None:
-    log, _ = opened(table)
+    log, _ = counted_log(table)
 
     page = history_page(log, settings, limit=30)
 
@@ -145,7 +138,7 @@ def test_a_page_of_history_equals_the_newest_entries_of_the_whole_history(
 
 @pytest.mark.scale
 def test_an_old_commit_is_read_alone(table: Path) -> None:
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     assert log.commit(1).version == 1
 
@@ -156,7 +149,7 @@ def test_an_old_commit_is_read_alone(table: Path) -> None:
 def test_without_last_checkpoint_one_listing_finds_the_newest_checkpoint(copy_table, settings):
     table = copy_table("delta-kernel-java/basic-with-checkpoint")  # checkpoint 10, commits 0..14
     (table / "_delta_log" / "_last_checkpoint").unlink()
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     log.snapshot()
 
@@ -171,7 +164,7 @@ def test_without_last_checkpoint_one_listing_finds_the_newest_checkpoint(copy_ta
 def test_damage_before_the_newest_checkpoint_is_left_to_history_and_check(copy_table, settings):
     table = copy_table("delta-kernel-java/basic-with-checkpoint")
     (table / "_delta_log" / f"{3:020d}.json").unlink()
-    log, _ = opened(table)
+    log, _ = counted_log(table)
 
     assert log.snapshot().version == 14  # the checkpoint and the commits after it suffice
     problems = {e.version: e.problems for e in build_history(log, settings)}
@@ -181,7 +174,7 @@ def test_damage_before_the_newest_checkpoint_is_left_to_history_and_check(copy_t
 def test_a_stale_last_checkpoint_falls_back_to_listing_the_whole_log(copy_table, settings):
     table = copy_table("delta-kernel-java/basic-with-checkpoint")
     (table / "_delta_log" / "_last_checkpoint").write_text('{"version": 12, "size": 1}')
-    log, storage = opened(table)
+    log, storage = counted_log(table, count_open=True)
 
     assert log.snapshot().version == 14
     assert storage.lists == ["_delta_log after _delta_log/00000000000000000012", "_delta_log"]
@@ -191,7 +184,7 @@ def test_an_older_file_that_vanishes_is_noticed_when_the_whole_log_is_listed_aga
     copy_table, settings
 ):
     table = copy_table("delta-kernel-java/basic-with-checkpoint")
-    log, _ = opened(table)
+    log, _ = counted_log(table)
     before = {e.version: e.problems for e in build_history(log, settings)}
     assert not any("missing" in p for p in before[4])
     generation = log.generation

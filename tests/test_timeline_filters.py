@@ -7,20 +7,12 @@ and open-source Delta's, whose commits record none but name two engines.
 
 from __future__ import annotations
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS
 
 DATABRICKS = CORPUS / "delta-kernel-rs" / "cdf-table-with-cdc-and-dvs"
 TWO_ENGINES = CORPUS / "delta-rs" / "checkpoint-cdf-table"  # versions 3 to 5, Spark and Delta
-
-
-@pytest.fixture
-def app(monkeypatch, tmp_path):
-    monkeypatch.setenv("DELTA_INSPECTOR_RECENT_TABLES_FILE", str(tmp_path / "recent.json"))
-    monkeypatch.setenv("DELTA_INSPECTOR_DEMO_PATH", str(tmp_path / "demo"))
-    return AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
 
 
 def _timeline(at: AppTest, table: object) -> AppTest:
