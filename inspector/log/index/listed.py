@@ -108,11 +108,6 @@ def read_listing(table: TableIndex) -> ListingRecord | None:
     return None
 
 
-def holds_listing(table: TableIndex) -> bool:
-    """Whether a listing is recorded (its file is there; it is checked when read)."""
-    return bool(_records(table.folder)) and table.index.usable()
-
-
 def write_listing(table: TableIndex, record: ListingRecord) -> None:
     """Record a whole listing's log files (replacing the record held); a full disk or a
     folder that cannot be used leaves the index without one, never changes an answer."""
