@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from inspector.delta.actions import DeletionVector
@@ -207,21 +207,17 @@ def _md_commits(diff: FileDiff, log_rows: RowsBetween | None) -> str:
     return "## Commits in between\n\n" + _table_of(columns, diff.by_commit)
 
 
-def _md_metadata(diff: FileDiff) -> str:
-    meta = diff.metadata
-    if meta.is_empty:
-        return "## Schema, properties and protocol\n\nNo change."
-    rows = metadata_rows(meta)
+def metadata_sections(diff: FileDiff) -> Iterator[tuple[str, list[str], list[list[Any]]]]:
+    """A metadata diff as the tables the postmortem and the Diff page show: each one's
+    title, header and rows (columns, then properties, protocol and table settings)."""
+    rows = metadata_rows(diff.metadata)
     columns = [
         [r.kind.removeprefix("column "), r.name, "; ".join(r.changes) or r.after or r.before]
         for r in rows
         if r.kind.is_column
     ]
-    parts = ["## Schema, properties and protocol"]
     if columns:
-        parts.append(
-            "### Columns\n\n" + _table(["change", "column", "type / what changed"], columns)
-        )
+        yield "Columns", ["change", "column", "type / what changed"], columns
     for title, kind in (
         ("Properties", RowKind.PROPERTY),
         ("Protocol", RowKind.PROTOCOL),
@@ -231,7 +227,15 @@ def _md_metadata(diff: FileDiff) -> str:
             [r.name, setting_text(r.before), setting_text(r.after)] for r in rows if r.kind is kind
         ]
         if values:
-            parts.append(f"### {title}\n\n" + _table(["key", "before", "after"], values))
+            yield title, ["key", "before", "after"], values
+
+
+def _md_metadata(diff: FileDiff) -> str:
+    parts = ["## Schema, properties and protocol"]
+    if diff.metadata.is_empty:
+        parts.append("No change.")
+    for title, header, rows in metadata_sections(diff):
+        parts.append(f"### {title}\n\n" + _table(header, rows))
     return "\n\n".join(parts)
 
 

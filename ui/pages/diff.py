@@ -18,11 +18,10 @@ from inspector.delta.schema import logical_names
 from inspector.delta.text import partition_label
 from inspector.diff.filediff import FileDiff, diff_files
 from inspector.diff.filepages import FilePage, sequence_page
-from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.diff.rowkeys import RowDiff
 from inspector.log.deltalog import DeltaLog
-from inspector.present.report import markdown_report, to_json
-from inspector.present.values import EMPTY, setting_text
+from inspector.present.report import markdown_report, metadata_sections, to_json
+from inspector.present.values import EMPTY
 from inspector.table.rowcounts import RowsBetween, rows_between, why_they_differ
 from inspector.table.rowrule import RowChange
 from ui.common import (
@@ -231,41 +230,17 @@ def _exports(ctx: PageContext, diff: FileDiff, rows: RowDiff | None, log_rows: R
 
 
 def _schema(diff: FileDiff) -> None:
-    meta = diff.metadata
-    if meta.is_empty:
+    if diff.metadata.is_empty:
         st.info(
             "Schema, properties and protocol are the same in both versions.",
             icon=":material/check:",
         )
         return
-    rows = metadata_rows(meta)
-    columns = [
-        {
-            "change": r.kind.value.removeprefix("column "),
-            "column": r.name,
-            "details": "; ".join(r.changes) or r.after or r.before,
-        }
-        for r in rows
-        if r.kind.is_column
-    ]
-    if columns:
-        st.markdown("**Columns**")
-        st.dataframe(pd.DataFrame(columns), hide_index=True, placeholder=EMPTY, key="diff_columns")
-    for title, kind in (
-        ("Properties", RowKind.PROPERTY),
-        ("Protocol", RowKind.PROTOCOL),
-        ("Table", RowKind.TABLE),
-    ):
-        values = [
-            {"key": r.name, "before": setting_text(r.before), "after": setting_text(r.after)}
-            for r in rows
-            if r.kind is kind
-        ]
-        if values:
-            st.markdown(f"**{title}**")
-            st.dataframe(
-                pd.DataFrame(values), hide_index=True, placeholder=EMPTY, key=f"diff_{title}"
-            )
+    for title, header, rows in metadata_sections(diff):
+        st.markdown(f"**{title}**")
+        key = "diff_columns" if title == "Columns" else f"diff_{title}"
+        frame = pd.DataFrame(rows, columns=header)
+        st.dataframe(frame, hide_index=True, placeholder=EMPTY, key=key)
 
 
 def _files(diff: FileDiff) -> None:
