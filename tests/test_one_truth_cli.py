@@ -21,6 +21,8 @@ from inspector.delta.text import format_time
 from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
 from inspector.present.report import markdown_report
+from inspector.present.text.log import verdict_text
+from inspector.table.compatibility import Support, Verdict
 from inspector.table.history_time import iso
 from tests.conftest import run_main
 from tests.one_truth import assert_first_deletion_vectors, history_by_version
@@ -146,3 +148,16 @@ def test_a_copied_tables_history_names_the_copy_once_and_counts_the_rest_in_word
     assert out.rstrip().endswith(
         "! 1 more version has the same mismatch of commit time and file time (--json lists each)."
     )
+
+
+def test_an_engines_verdict_reads_the_same_in_detail_and_on_the_overview() -> None:
+    verdict = Verdict(
+        support=Support.NO, blocking=("deletionVectors", "columnMapping"), caveats=("no CDF",)
+    )
+    supported = Verdict(support=Support.YES, since="3.0", caveats=("no CDF",))
+
+    assert verdict_text(verdict) == "no [deletionVectors, columnMapping] (with caveats: no CDF)"
+    assert verdict_text(verdict, caveats_below=True) == (
+        "no [deletionVectors, columnMapping] (with caveats, below)"
+    )
+    assert verdict_text(supported, caveats_below=True) == "yes (since 3.0) (with caveats, below)"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from inspector.present.text.log import verdict_text
 from inspector.present.values import EMPTY
-from inspector.table.compatibility import Compatibility, Verdict, describe_compatibility
+from inspector.table.compatibility import Compatibility, describe_compatibility
 from inspector.table.overview import TableDetail, describe_detail
 from ui.common import (
     escape_markdown,
@@ -93,17 +95,9 @@ def _render_compatibility(compat: Compatibility) -> None:
                 st.markdown(f"- **{label}** {access} with a caveat: {escape_markdown(caveat)}")
 
 
-def _verdict_cell(v: Verdict) -> str:
-    since = f" (since {v.since})" if v.since and v.support == "yes" else ""
-    blocking = f": {', '.join(v.blocking)}" if v.blocking else ""
-    caveats = " (with caveats, below)" if v.caveats else ""
-    return f"{v.support}{since}{blocking}{caveats}"
-
-
 def _compatibility_frame(compat: Compatibility) -> pd.DataFrame:
-    rows = [
-        (e.label, _verdict_cell(e.read), _verdict_cell(e.write), e.source) for e in compat.engines
-    ]
+    cell = partial(verdict_text, caveats_below=True)
+    rows = [(e.label, cell(e.read), cell(e.write), e.source) for e in compat.engines]
     return pd.DataFrame(rows, columns=["engine", "read", "write", "source"])
 
 

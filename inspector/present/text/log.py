@@ -75,7 +75,7 @@ def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[
         yield f"  {c['name']} {c['type']}{null}"
     yield "compatibility:"
     for e in compatibility.engines:
-        yield f"  {e.label}: read {_verdict_text(e.read)}; write {_verdict_text(e.write)}"
+        yield f"  {e.label}: read {verdict_text(e.read)}; write {verdict_text(e.write)}"
     for c in compatibility.changes:
         yield f"  {c.text}"
 
@@ -83,10 +83,14 @@ def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[
 _WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
 
 
-def _verdict_text(v: Verdict) -> str:
+def verdict_text(v: Verdict, *, caveats_below: bool = False) -> str:
+    """An engine's verdict in words, wherever it is shown: ``yes (since 3.0)``, ``no
+    [deletionVectors]``, its caveats inline or, where they are listed apart, pointed to."""
     since = f" (since {v.since})" if v.since and v.support is Support.YES else ""
     blocking = f" [{', '.join(v.blocking)}]" if v.blocking else ""
     caveats = f" (with caveats: {'; '.join(v.caveats)})" if v.caveats else ""
+    if caveats and caveats_below:
+        caveats = " (with caveats, below)"
     return f"{v.support}{since}{blocking}{caveats}"
 
 
