@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from inspector.delta.text import format_time
 from inspector.diff.filediff import diff_files
+from inspector.health.retention import retention_policy
 from inspector.log.deltalog import DeltaLog
 from tests.conftest import open_app, page_text, run_app, run_main, sales_table
 
@@ -156,6 +157,18 @@ def test_the_overview_shows_no_internal_path(corpus, monkeypatch, tmp_path):
     assert "with a caveat" in text  # the caveats are there, in words
     for internal in ("../", "shared/corpus", "tests/", ".py"):
         assert internal not in text, internal
+
+
+def test_the_health_page_words_the_retention_as_restore_and_vacuum_do(
+    corpus, monkeypatch, tmp_path
+):
+    at = run_app(monkeypatch, tmp_path, table=str(corpus / DV_TABLE), view="health")
+    at.button(key="health_run").click().run()
+    captions = " ".join(c.value for c in at.caption)
+    log = DeltaLog.open(str(corpus / DV_TABLE))
+    policy = retention_policy(log.snapshot().metadata.configuration)
+    assert f"Log retention {policy.log.describe()}" in captions.replace("\\", "")
+    assert f"deleted-file retention {policy.deleted_files.describe()}" in captions.replace("\\", "")
 
 
 @pytest.mark.parametrize(

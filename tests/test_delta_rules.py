@@ -148,7 +148,7 @@ def test_the_restore_warning_and_the_retention_view_agree_on_the_same_table(tmp_
     view = retention_view(log, history)
     current, target = log.snapshot(1), log.snapshot(0)
     target_ms = history[0].timestamps.history
-    retention_ms = view.policy.deleted_file_retention_ms
+    retention_ms = view.policy.deleted_files.ms
 
     assert retention_ms == parse_interval(text)
     just_inside = retention_warning(current, target, target_ms, now_ms=target_ms + retention_ms)
@@ -169,7 +169,7 @@ def test_an_invalid_retention_warns_with_the_default_both_ways(tmp_path):
     view = retention_view(log, history)
     snap = log.snapshot(0)
 
-    assert view.policy.deleted_file_retention_ms == WEEK and view.policy.problems
+    assert view.policy.deleted_files.ms == WEEK and view.policy.problems
     warning = retention_warning(snap, snap, 0, now_ms=WEEK + 1)
     assert "7 days" in warning[0] and "1 month" in warning[0]
 
@@ -233,6 +233,6 @@ def test_a_restore_plan_warns_with_the_retention_the_health_page_shows(tmp_path,
     view = retention_view(log, build_history(log, settings))
     plan = plan_restore(table, 0, settings=settings)
 
-    assert view.policy.deleted_file_retention_ms == 60 * HOUR
+    assert view.policy.deleted_files.ms == 60 * HOUR
     (warning,) = [w for w in plan.warnings if "deleted-file retention" in w]
     assert "2 days 12 hours" in warning and f"'{text}'" in warning

@@ -24,9 +24,9 @@ def test_policy_defaults_and_a_bad_property_falls_back_to_the_default():
         }
     )
 
-    assert (default.log_retention_ms, default.deleted_file_retention_ms) == (30 * DAY, WEEK)
-    assert custom.log_retention_ms == 2 * DAY
-    assert custom.deleted_file_retention_ms == WEEK
+    assert (default.log.ms, default.deleted_files.ms) == (30 * DAY, WEEK)
+    assert custom.log.ms == 2 * DAY
+    assert custom.deleted_files.ms == WEEK
     assert "delta.deletedFileRetentionDuration" in custom.problems[0]
 
 
@@ -119,6 +119,6 @@ def test_table_properties_set_the_retention(tmp_path):
 
     view = retention_view(log, build_history(log, Settings()))
 
-    assert view.policy.log_retention_ms == 2 * DAY
+    assert view.policy.log.ms == 2 * DAY
     removed = log.commit(1).removes[0].deletion_timestamp
     assert view.versions[0].expires_at == removed + HOUR

@@ -35,13 +35,16 @@ class RetentionState(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class RetentionPolicy:
-    """The table's two retention durations, in ms, and the text they were parsed from."""
+    """The table's two retention properties in force (``delta.logRetentionDuration`` and
+    ``delta.deletedFileRetentionDuration``)."""
 
-    log_retention_ms: int
-    deleted_file_retention_ms: int
-    log_retention: str
-    deleted_file_retention: str
-    problems: tuple[str, ...] = ()
+    log: properties.Retention
+    deleted_files: properties.Retention
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Why a table's value was not used (Delta's default is assumed instead)."""
+        return tuple(r.problem for r in (self.log, self.deleted_files) if r.problem)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,14 +86,9 @@ class RetentionView:
 
 def retention_policy(configuration: Mapping[str, str]) -> RetentionPolicy:
     """The retention durations a table's properties set (defaults when unset or invalid)."""
-    log = properties.retention(configuration, properties.LOG_RETENTION)
-    files = properties.retention(configuration, properties.DELETED_FILE_RETENTION)
     return RetentionPolicy(
-        log_retention_ms=log.ms,
-        deleted_file_retention_ms=files.ms,
-        log_retention=log.text,
-        deleted_file_retention=files.text,
-        problems=tuple(r.problem for r in (log, files) if r.problem),
+        log=properties.retention(configuration, properties.LOG_RETENTION),
+        deleted_files=properties.retention(configuration, properties.DELETED_FILE_RETENTION),
     )
 
 
@@ -123,7 +121,7 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
         try:
             retention_ms = int(retention)  # type: ignore[arg-type]
         except (TypeError, ValueError):  # none recorded, or not a number: the table's
-            retention_ms = policy.deleted_file_retention_ms
+            retention_ms = policy.deleted_files.ms
         stamp = entry.timestamps.history
         runs.append(VacuumRun(version=entry.version, timestamp=stamp, retention_ms=retention_ms))
     return runs
@@ -242,10 +240,10 @@ class _Context:
         bounds = []
         later = bisect.bisect_right(self.checkpoints, version)
         if later < len(self.checkpoints) and self.checkpoints[later] in self.times:
-            at = self.times[self.checkpoints[later]] + self.policy.log_retention_ms
+            at = self.times[self.checkpoints[later]] + self.policy.log.ms
             bounds.append((at, "log retention"))
         if version in self.removals:
-            at = self.removals[version] + self.policy.deleted_file_retention_ms
+            at = self.removals[version] + self.policy.deleted_files.ms
             bounds.append((at, "deleted-file retention"))
         return min(bounds) if bounds else None
 

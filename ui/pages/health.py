@@ -228,8 +228,9 @@ def _render_retention(ctx: PageContext, report: HealthReport) -> None:
     view = retention_view(ctx.log, ctx.history, report)
     policy = view.policy
     st.caption(
-        f"Log retention `{policy.log_retention}` · deleted-file retention "
-        f"`{policy.deleted_file_retention}` · {len(view.vacuums)} VACUUM run(s) in the log. "
+        f"Log retention {escape_markdown(policy.log.describe())} · deleted-file retention "
+        f"{escape_markdown(policy.deleted_files.describe())} · {len(view.vacuums)} VACUUM "
+        "run(s) in the log. "
         "Versions the check did not cover are judged from VACUUM commits and removal times."
     )
     for problem in policy.problems:
