@@ -21,7 +21,7 @@ from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit, FileSummary, known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.table.history_time import file_time_before, timestamps_of
+from inspector.table.history_time import file_time_before, history_timestamp
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -200,8 +200,7 @@ def _history_times(
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config
-        stamps, _ = timestamps_of(commit, config, previous, tolerance_ms=0)
-        out[commit.version] = previous = stamps.history
+        out[commit.version] = previous = history_timestamp(commit, config, previous)[0]
     return out
 
 
