@@ -193,10 +193,7 @@ def _history_times(
     log: DeltaLog, config: Mapping[str, str], commits: Sequence[Commit]
 ) -> dict[int, int]:
     """Each commit's history timestamp, by the one timestamp rule (as the history has it)."""
-    if not commits:
-        return {}
-    first = commits[0].version
-    previous = file_time_before(log, first)
+    previous = file_time_before(log, commits[0].version) if commits else None
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config
