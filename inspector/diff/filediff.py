@@ -21,7 +21,7 @@ from inspector.diff.metadiff import MetadataDiff, diff_metadata
 from inspector.log.commit import Commit, FileSummary, known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
-from inspector.table.history_time import file_time_before, timestamps_of
+from inspector.table.history_time import file_time_before, history_timestamp
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
 
@@ -193,15 +193,11 @@ def _history_times(
     log: DeltaLog, config: Mapping[str, str], commits: Sequence[Commit]
 ) -> dict[int, int]:
     """Each commit's history timestamp, by the one timestamp rule (as the history has it)."""
-    if not commits:
-        return {}
-    first = commits[0].version
-    previous = file_time_before(log, first)
+    previous = file_time_before(log, commits[0].version) if commits else None
     out = {}
     for commit in commits:
         config = commit.metadata.configuration if commit.metadata is not None else config
-        stamps, _ = timestamps_of(commit, config, previous, tolerance_ms=0)
-        out[commit.version] = previous = stamps.history
+        out[commit.version] = previous = history_timestamp(commit, config, previous)[0]
     return out
 
 

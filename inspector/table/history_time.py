@@ -106,8 +106,8 @@ def timestamps_of(
     known) and how far the commit's own time and its file's time may differ."""
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
-    stamp, ict = info.timestamp, info.in_commit_timestamp  # each parsed once per commit
-    history, source = _history_time(commit.version, ict, mtime, config, previous)
+    stamp, ict = info.timestamp, info.in_commit_timestamp
+    history, source = history_timestamp(commit, config, previous)
     in_commit = source is TimestampSource.IN_COMMIT_TIMESTAMP
     written = ict if in_commit else stamp
     if written is not None and abs(written - mtime) > tolerance_ms:
@@ -132,16 +132,11 @@ def history_timestamp(
     timestamp where the properties ``config`` enable them from its version on, else its
     file's modification time made :func:`monotonic` after ``previous`` (None: as it is)."""
     ict = commit.commit_info.in_commit_timestamp
-    return _history_time(commit.version, ict, commit.file.modification_time, config, previous)
-
-
-def _history_time(
-    version: int, ict: int | None, file_time: int, config: Mapping[str, str], previous: int | None
-) -> tuple[int, TimestampSource]:
-    """:func:`history_timestamp` of a commit's version, in-commit timestamp and file time."""
-    if ict is not None and _ict_enabled(config, version):
+    if ict is not None and _ict_enabled(config, commit.version):
         return ict, TimestampSource.IN_COMMIT_TIMESTAMP
-    return monotonic(file_time, previous), TimestampSource.FILE_MODIFICATION_TIME
+    return monotonic(
+        commit.file.modification_time, previous
+    ), TimestampSource.FILE_MODIFICATION_TIME
 
 
 def monotonic(file_time: int, previous: int | None) -> int:
