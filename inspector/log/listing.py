@@ -23,6 +23,7 @@ _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
 CRC_FILE = re.compile(r"^(\d{20})\.crc$")
+_CHECKPOINT_KINDS = {_CLASSIC: "classic", _MULTI: "multi-part", _V2: "v2"}
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
 _T = TypeVar("_T")
@@ -265,7 +266,7 @@ def classify(
     entries: list[ObjectMeta], storage: Storage, *, last: LastCheckpoint | None = None
 ) -> LogListing:
     commits, crcs, compacted = {}, {}, []
-    parts: dict[tuple[int, str], list[LogFile]] = {}
+    parts: dict[tuple[int, str, int | str, int | None], list[LogFile]] = {}
     for meta in entries:
         name = meta.name
         if m := COMMIT_FILE.match(name):
@@ -273,7 +274,14 @@ def classify(
         elif m := CRC_FILE.match(name):
             crcs[int(m.group(1))] = _log_file(storage, meta)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
-            key = (int(m.group(1)), _checkpoint_group(name, m))
+            # The parts of one multi-part checkpoint gather under its announced part count.
+            expected = int(m.group(3)) if m.re is _MULTI else None
+            key = (
+                int(m.group(1)),
+                _CHECKPOINT_KINDS[m.re],
+                name if expected is None else expected,
+                expected,
+            )
             parts.setdefault(key, []).append(_log_file(storage, meta))
         elif _COMPACTED.match(name):
             compacted.append(_log_file(storage, meta))
@@ -288,34 +296,18 @@ def classify(
     )
 
 
-def _checkpoint_group(name: str, match: re.Match[str]) -> str:
-    """A key that gathers the parts of one checkpoint (``multi:N`` or the file name)."""
-    if match.re is _MULTI:
-        return f"multi:{int(match.group(3))}"
-    return name
-
-
 def _group_checkpoints(
-    parts: dict[tuple[int, str], list[LogFile]],
+    parts: dict[tuple[int, str, int | str, int | None], list[LogFile]],
 ) -> dict[int, tuple[Checkpoint, ...]]:
     grouped: dict[int, list[Checkpoint]] = {}
-    for (version, group), files in parts.items():
-        if not files:
-            continue
-        files.sort(key=lambda f: f.name)
-        if group.startswith("multi:"):
-            expected = int(group.split(":")[1])
-            cp = Checkpoint(
-                version=version,
-                kind="multi-part",
-                files=tuple(files),
-                complete=len(files) == expected,
-                expected_parts=expected,
-            )
-        elif _V2.match(group):
-            cp = Checkpoint(version=version, kind="v2", files=tuple(files))
-        else:
-            cp = Checkpoint(version=version, kind="classic", files=tuple(files))
+    for (version, kind, _, expected), files in parts.items():
+        cp = Checkpoint(
+            version=version,
+            kind=kind,
+            files=tuple(sorted(files, key=lambda f: f.name)),
+            complete=expected in (None, len(files)),
+            expected_parts=expected,
+        )
         grouped.setdefault(version, []).append(cp)
     return {v: tuple(cps) for v, cps in grouped.items()}
 
