@@ -252,7 +252,8 @@ def _enclosing_table(path: str, levels: int = 8) -> str | None:
     return None
 
 
-def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
+def log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
+    """A listed file (of ``_delta_log`` or a folder in it) as a LogFile."""
     return LogFile(
         name=meta.name,
         path=storage.uri(meta.path),
@@ -270,9 +271,9 @@ def classify(
     for meta in entries:
         name = meta.name
         if m := COMMIT_FILE.match(name):
-            commits[int(m.group(1))] = _log_file(storage, meta)
+            commits[int(m.group(1))] = log_file(storage, meta)
         elif m := CRC_FILE.match(name):
-            crcs[int(m.group(1))] = _log_file(storage, meta)
+            crcs[int(m.group(1))] = log_file(storage, meta)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
             # The parts of one multi-part checkpoint gather under its announced part count.
             expected = int(m.group(3)) if m.re is _MULTI else None
@@ -282,9 +283,9 @@ def classify(
                 name if expected is None else expected,
                 expected,
             )
-            parts.setdefault(key, []).append(_log_file(storage, meta))
+            parts.setdefault(key, []).append(log_file(storage, meta))
         elif _COMPACTED.match(name):
-            compacted.append(_log_file(storage, meta))
+            compacted.append(log_file(storage, meta))
         elif name == LAST_CHECKPOINT and last is None:
             last = read_last_checkpoint(meta.path, storage)
     return LogListing(
