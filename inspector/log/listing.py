@@ -345,38 +345,3 @@ def _bad_hint(exc: Exception) -> LastCheckpoint:
         problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
         "it was ignored and the log folder was listed instead.",
     )
-
-
-def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
-    """Problems that belong to the table rather than to one version.
-
-    Args:
-        listing: A listing of ``_delta_log``.
-        staged_commits: How many staged commits there are (:func:`~inspector.log.staged.count_staged`).
-
-    Returns:
-        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
-        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
-    """
-    problems: list[str] = []
-    last = listing.last_checkpoint
-    if last is not None and last.problem:
-        problems.append(last.problem)
-    elif last is not None and last.version not in listing.checkpoints:
-        problems.append(
-            f"_last_checkpoint names version {last.version}, which has no checkpoint "
-            "file; the log folder was listed instead."
-        )
-    for cps in listing.checkpoints.values():
-        problems += [
-            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
-            for cp in cps
-            if not cp.complete
-        ]
-    if staged_commits:
-        problems.append(
-            f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
-            "the table's catalog decides which become versions (those newer than the "
-            "published log are listed as staged commits)."
-        )
-    return problems
