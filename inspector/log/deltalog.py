@@ -352,7 +352,7 @@ class DeltaLog:
                 f"{are.format(version_ranges(c.version for c in broken))} truncated or corrupt "
                 f"({first.file.name}: {first.problems[0].rstrip('.')})"
             )
-        if self._checkpoints.any_unusable:
+        if self._checkpoints.unusable():
             reasons.append("the checkpoints that could bridge this cannot be used")
         return CorruptLog(
             f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
