@@ -228,10 +228,8 @@ class LocalStorage(Storage):
             try:
                 os.link(temp, final)
             except FileExistsError:
-                raise ConcurrentModification(
-                    f"{name} already exists in {folder} (another writer created it first); "
-                    "nothing was written.",
-                    "Make a new plan from the table's new latest version and try again.",
+                raise ConcurrentModification(  # the writer's caller says what to do next
+                    f"{name} already exists in {folder} (another writer created it first)."
                 ) from None
             on_step(CommitStep.LINKED)
         finally:
