@@ -66,19 +66,6 @@ class Glue:
             lambda: self._session.client("glue", endpoint_url=endpoint, config=config)
         )
 
-    def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's Glue record (TableNotInCatalog names what does not exist)."""
-        database, table = name.parts
-        found = self._guard(lambda: self._get_table(database, table))
-        if found is None:
-            if not self._guard(lambda: self._has_database(database)):
-                raise _no_database(database)
-            raise TableNotInCatalog(
-                f"Glue has no table '{table}' in database '{database}'.",
-                "Check the name; the app's catalog browser lists the tables.",
-            )
-        return found
-
     def schemas(self, catalog: str) -> list[str]:
         """Every database's name (Glue's one catalog's schemas)."""
         return self._guard(
@@ -97,7 +84,15 @@ class Glue:
     def resolve(self, name: CatalogName, *, write: bool) -> ResolvedTable:
         """A ``glue://`` name resolved: its Delta location, and the credentials to read it
         (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
-        record = self.table(name)
+        database, table = name.parts
+        record = self._guard(lambda: self._get_table(database, table))
+        if record is None:
+            if not self._guard(lambda: self._has_database(database)):
+                raise _no_database(database)
+            raise TableNotInCatalog(
+                f"Glue has no table '{table}' in database '{database}'.",
+                "Check the name; the app's catalog browser lists the tables.",
+            )
         found = _listed(name.uri, record)
         if found.format != DELTA:
             raise NotADeltaTable(

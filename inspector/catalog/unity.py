@@ -46,13 +46,6 @@ class UnityCatalog:
         self._token = settings.unity_catalog_token.strip()
         self._timeout = settings.catalog_timeout_seconds
 
-    def table(self, name: CatalogName) -> dict[str, Any]:
-        """The table's ``TableInfo`` (TableNotInCatalog names the first missing part)."""
-        try:
-            return self._call("GET", f"/tables/{_quote(name.full_name)}")
-        except _NotFound:
-            raise self._missing(name) from None
-
     def catalogs(self) -> list[str]:
         """The name of every catalog the token may see."""
         return [str(c.get("name")) for c in self._pages("/catalogs", "catalogs", {})]
@@ -77,7 +70,10 @@ class UnityCatalog:
     def resolve(self, name: CatalogName, *, write: bool) -> ResolvedTable:
         """A ``uc://`` name resolved: its storage location and the credentials the server
         vends (the errors of :func:`inspector.catalog.browse.resolve_table`)."""
-        info = self.table(name)
+        try:
+            info = self._call("GET", f"/tables/{_quote(name.full_name)}")
+        except _NotFound:  # say which part of the name is missing
+            raise self._missing(name) from None
         found = _listed(name.uri, info)
         if found.format != DELTA or not found.location:
             what = (

@@ -47,16 +47,13 @@ def as_str_list(value: Any, name: str) -> tuple[str, ...]:
 
 def as_long(value: Any, name: str) -> int:
     """A required integer: a JSON integer (or its decimal text) within a Java long."""
-    if isinstance(value, bool):
-        number = None
-    elif isinstance(value, int):
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, float) and value.is_integer():  # never NaN or infinity
         number = int(value)
     elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
         number = int(value)
-    else:
-        number = None
     if number is None or not _LONG_MIN <= number <= _LONG_MAX:
         raise ValueError(f"'{name}' must be an integer, found {str(value)[:40]!r}")
     return number

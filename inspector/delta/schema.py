@@ -150,13 +150,12 @@ def _parse_field(obj: Mapping[str, Any]) -> StructField:
     )
 
 
-def iter_columns(schema: StructType) -> Iterator[Column]:
-    """Every column of the schema, depth first: a struct and each of its nested fields (a
-    diff reports both "struct added" and "field added inside a struct")."""
-    yield from _walk(schema, (), ())
-
-
-def _walk(struct: StructType, path: tuple[str, ...], phys: tuple[str, ...]) -> Iterator[Column]:
+def iter_columns(
+    struct: StructType, path: tuple[str, ...] = (), phys: tuple[str, ...] = ()
+) -> Iterator[Column]:
+    """Every column of the schema (``struct``, at logical ``path`` and physical ``phys``),
+    depth first: a struct and each of its nested fields (a diff reports both "struct added"
+    and "field added inside a struct")."""
     for f in struct.fields:
         here, here_phys = path + (f.name,), phys + (f.physical_name,)
         yield Column(
@@ -168,7 +167,7 @@ def _walk(struct: StructType, path: tuple[str, ...], phys: tuple[str, ...]) -> I
         )
         inner = _struct_inside(f.type)
         if inner is not None:
-            yield from _walk(inner, here, here_phys)
+            yield from iter_columns(inner, here, here_phys)
 
 
 def _struct_inside(data_type: DataType) -> StructType | None:
@@ -194,17 +193,14 @@ def logical_names(schema: StructType) -> ColumnNames:
     return {c.physical_path: c.path for c in iter_columns(schema) if c.physical_path != c.path}
 
 
-def with_logical_names(node: Mapping[str, Any], names: ColumnNames) -> dict[str, Any]:
-    """A partitionValues or statistics mapping (nested by struct) with logical keys."""
-    return _renamed(node, names, ())
-
-
-def _renamed(
-    node: Mapping[str, Any], names: ColumnNames, prefix: tuple[str, ...]
+def with_logical_names(
+    node: Mapping[str, Any], names: ColumnNames, prefix: tuple[str, ...] = ()
 ) -> dict[str, Any]:
+    """A partitionValues or statistics mapping (nested by struct, at physical ``prefix``) with
+    logical keys."""
     out: dict[str, Any] = {}
     for key, value in node.items():
         path = (*prefix, key)
         name = names.get(path, path)[-1]
-        out[name] = _renamed(value, names, path) if isinstance(value, Mapping) else value
+        out[name] = with_logical_names(value, names, path) if isinstance(value, Mapping) else value
     return out

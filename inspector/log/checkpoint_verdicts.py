@@ -49,11 +49,6 @@ class CheckpointVerdicts:
         """True when the checkpoint was found unusable (replay skips it)."""
         return cp in self._bad
 
-    @property
-    def any_unusable(self) -> bool:
-        """True when some checkpoint was found unusable."""
-        return bool(self._bad)
-
     def unusable(self) -> dict[int, list[str]]:
         """The reasons of the unusable checkpoints found so far, by version."""
         problems: dict[int, list[str]] = {}

@@ -15,7 +15,7 @@ from inspector.delta.text import version_ranges
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.commit import Commit, as_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
-from inspector.log.listing import LogFile, LogListing, listing_problems
+from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.log.staged import count_staged
@@ -352,7 +352,7 @@ class DeltaLog:
                 f"{are.format(version_ranges(c.version for c in broken))} truncated or corrupt "
                 f"({first.file.name}: {first.problems[0].rstrip('.')})"
             )
-        if self._checkpoints.any_unusable:
+        if self._checkpoints.unusable():
             reasons.append("the checkpoints that could bridge this cannot be used")
         return CorruptLog(
             f"Version {version} cannot be reconstructed: {'; '.join(reasons) or 'no usable base'}.",
@@ -362,7 +362,30 @@ class DeltaLog:
 
 
 def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
-    """Problems that belong to the table rather than to one version
-    (:func:`~inspector.log.listing.listing_problems`): of the whole folder, or (not ``whole``)
-    from the newest checkpoint on, what a page of history or a latest snapshot read."""
-    return listing_problems(log.listing if whole else log.tail, log.staged_commits)
+    """Problems that belong to the table rather than to one version, in plain language: an
+    unreadable or dangling ``_last_checkpoint``, incomplete multi-part checkpoints, staged
+    commits only a catalog can ratify; of the whole folder, or (not ``whole``) from the
+    newest checkpoint on, what a page of history or a latest snapshot read."""
+    listing = log.listing if whole else log.tail
+    problems: list[str] = []
+    last = listing.last_checkpoint
+    if last is not None and last.problem:
+        problems.append(last.problem)
+    elif last is not None and last.version not in listing.checkpoints:
+        problems.append(
+            f"_last_checkpoint names version {last.version}, which has no checkpoint "
+            "file; the log folder was listed instead."
+        )
+    for cps in listing.checkpoints.values():
+        problems += [
+            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
+            for cp in cps
+            if not cp.complete
+        ]
+    if staged_commits := log.staged_commits:
+        problems.append(
+            f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
+            "the table's catalog decides which become versions (those newer than the "
+            "published log are listed as staged commits)."
+        )
+    return problems

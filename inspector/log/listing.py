@@ -23,6 +23,7 @@ _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
 _MULTI = re.compile(r"^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$")
 _V2 = re.compile(r"^(\d{20})\.checkpoint\.([0-9a-fA-F-]{36})\.(json|parquet)$")
 CRC_FILE = re.compile(r"^(\d{20})\.crc$")
+_CHECKPOINT_KINDS = {_CLASSIC: "classic", _MULTI: "multi-part", _V2: "v2"}
 _COMPACTED = re.compile(r"^(\d{20})\.(\d{20})\.compacted\.json$")
 LAST_CHECKPOINT = "_last_checkpoint"
 _T = TypeVar("_T")
@@ -251,7 +252,8 @@ def _enclosing_table(path: str, levels: int = 8) -> str | None:
     return None
 
 
-def _log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
+def log_file(storage: Storage, meta: ObjectMeta) -> LogFile:
+    """A listed file (of ``_delta_log`` or a folder in it) as a LogFile."""
     return LogFile(
         name=meta.name,
         path=storage.uri(meta.path),
@@ -265,18 +267,25 @@ def classify(
     entries: list[ObjectMeta], storage: Storage, *, last: LastCheckpoint | None = None
 ) -> LogListing:
     commits, crcs, compacted = {}, {}, []
-    parts: dict[tuple[int, str], list[LogFile]] = {}
+    parts: dict[tuple[int, str, int | str, int | None], list[LogFile]] = {}
     for meta in entries:
         name = meta.name
         if m := COMMIT_FILE.match(name):
-            commits[int(m.group(1))] = _log_file(storage, meta)
+            commits[int(m.group(1))] = log_file(storage, meta)
         elif m := CRC_FILE.match(name):
-            crcs[int(m.group(1))] = _log_file(storage, meta)
+            crcs[int(m.group(1))] = log_file(storage, meta)
         elif m := (_CLASSIC.match(name) or _MULTI.match(name) or _V2.match(name)):
-            key = (int(m.group(1)), _checkpoint_group(name, m))
-            parts.setdefault(key, []).append(_log_file(storage, meta))
+            # The parts of one multi-part checkpoint gather under its announced part count.
+            expected = int(m.group(3)) if m.re is _MULTI else None
+            key = (
+                int(m.group(1)),
+                _CHECKPOINT_KINDS[m.re],
+                name if expected is None else expected,
+                expected,
+            )
+            parts.setdefault(key, []).append(log_file(storage, meta))
         elif _COMPACTED.match(name):
-            compacted.append(_log_file(storage, meta))
+            compacted.append(log_file(storage, meta))
         elif name == LAST_CHECKPOINT and last is None:
             last = read_last_checkpoint(meta.path, storage)
     return LogListing(
@@ -288,34 +297,18 @@ def classify(
     )
 
 
-def _checkpoint_group(name: str, match: re.Match[str]) -> str:
-    """A key that gathers the parts of one checkpoint (``multi:N`` or the file name)."""
-    if match.re is _MULTI:
-        return f"multi:{int(match.group(3))}"
-    return name
-
-
 def _group_checkpoints(
-    parts: dict[tuple[int, str], list[LogFile]],
+    parts: dict[tuple[int, str, int | str, int | None], list[LogFile]],
 ) -> dict[int, tuple[Checkpoint, ...]]:
     grouped: dict[int, list[Checkpoint]] = {}
-    for (version, group), files in parts.items():
-        if not files:
-            continue
-        files.sort(key=lambda f: f.name)
-        if group.startswith("multi:"):
-            expected = int(group.split(":")[1])
-            cp = Checkpoint(
-                version=version,
-                kind="multi-part",
-                files=tuple(files),
-                complete=len(files) == expected,
-                expected_parts=expected,
-            )
-        elif _V2.match(group):
-            cp = Checkpoint(version=version, kind="v2", files=tuple(files))
-        else:
-            cp = Checkpoint(version=version, kind="classic", files=tuple(files))
+    for (version, kind, _, expected), files in parts.items():
+        cp = Checkpoint(
+            version=version,
+            kind=kind,
+            files=tuple(sorted(files, key=lambda f: f.name)),
+            complete=expected in (None, len(files)),
+            expected_parts=expected,
+        )
         grouped.setdefault(version, []).append(cp)
     return {v: tuple(cps) for v, cps in grouped.items()}
 
@@ -352,38 +345,3 @@ def _bad_hint(exc: Exception) -> LastCheckpoint:
         problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
         "it was ignored and the log folder was listed instead.",
     )
-
-
-def listing_problems(listing: LogListing, staged_commits: int = 0) -> list[str]:
-    """Problems that belong to the table rather than to one version.
-
-    Args:
-        listing: A listing of ``_delta_log``.
-        staged_commits: How many staged commits there are (:func:`~inspector.log.staged.count_staged`).
-
-    Returns:
-        Plain-language problems: an unreadable or dangling ``_last_checkpoint``,
-        incomplete multi-part checkpoints, staged commits only a catalog can ratify.
-    """
-    problems: list[str] = []
-    last = listing.last_checkpoint
-    if last is not None and last.problem:
-        problems.append(last.problem)
-    elif last is not None and last.version not in listing.checkpoints:
-        problems.append(
-            f"_last_checkpoint names version {last.version}, which has no checkpoint "
-            "file; the log folder was listed instead."
-        )
-    for cps in listing.checkpoints.values():
-        problems += [
-            f"The multi-part checkpoint of version {cp.version} is missing parts; it is ignored."
-            for cp in cps
-            if not cp.complete
-        ]
-    if staged_commits:
-        problems.append(
-            f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
-            "the table's catalog decides which become versions (those newer than the "
-            "published log are listed as staged commits)."
-        )
-    return problems

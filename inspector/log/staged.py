@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from inspector.delta.paths import LOG_DIR
-from inspector.log.listing import LogFile
+from inspector.log.listing import LogFile, log_file
 from inspector.storage import Storage
 
 STAGED_DIR = f"{LOG_DIR}/_staged_commits"
@@ -79,9 +79,7 @@ def newer_staged(storage: Storage, published: int) -> list[LogFile]:
     except OSError:
         return []
     files = [
-        LogFile(
-            name=m.name, path=storage.uri(m.path), size=m.size, modification_time=m.last_modified
-        )
+        log_file(storage, m)
         for m in listed
         if _STAGED.match(m.name) and staged_version(m.name) > published
     ]

@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator
 from enum import StrEnum
+from operator import attrgetter
 from stat import S_ISDIR, S_ISLNK, S_ISREG
 from urllib.parse import unquote, urlparse
 
@@ -104,7 +105,7 @@ class LocalStorage(Storage):
     def list_columns(self, prefix: str) -> FileColumns:
         try:
             with os.scandir(self._abs(prefix)) as it:
-                entries = sorted(it, key=_name)  # as their paths sort: one folder's
+                entries = sorted(it, key=attrgetter("name"))  # as their paths sort: one folder's
         except (FileNotFoundError, NotADirectoryError):
             entries = []
         paths: builtins.list[str] = []
@@ -227,10 +228,8 @@ class LocalStorage(Storage):
             try:
                 os.link(temp, final)
             except FileExistsError:
-                raise ConcurrentModification(
-                    f"{name} already exists in {folder} (another writer created it first); "
-                    "nothing was written.",
-                    "Make a new plan from the table's new latest version and try again.",
+                raise ConcurrentModification(  # the writer's caller says what to do next
+                    f"{name} already exists in {folder} (another writer created it first)."
                 ) from None
             on_step(CommitStep.LINKED)
         finally:
@@ -290,7 +289,3 @@ def _millis(st: os.stat_result) -> int:
 def _etag(st: os.stat_result) -> str:
     """What changes when a local file is written again or replaced: inode and mtime in ns."""
     return f"{st.st_ino:x}-{st.st_mtime_ns:x}"
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name

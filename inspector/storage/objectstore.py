@@ -259,10 +259,8 @@ class ObjectStorage(Storage):
         try:
             obstore.put(store, key, data, mode="create", use_multipart=False)
         except (AlreadyExistsError, PreconditionError):
-            raise ConcurrentModification(
-                f"{self.uri(path)} already exists (another writer created it first); "
-                "nothing was written.",
-                "Make a new plan from the table's new latest version and try again.",
+            raise ConcurrentModification(  # the writer's caller says what to do next
+                f"{self.uri(path)} already exists (another writer created it first)."
             ) from None
         except NotSupportedError as exc:
             raise self._unsafe(f"create-if-absent is not supported: {exc}") from None
