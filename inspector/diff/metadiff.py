@@ -182,8 +182,7 @@ def _protocol_fields(protocol: Protocol | None) -> dict[str, Any]:
     if protocol is None:
         return {}
     return {
-        "minReaderVersion": protocol.min_reader_version,
-        "minWriterVersion": protocol.min_writer_version,
+        **camel_json(protocol, "min_reader_version", "min_writer_version"),
         "readerFeatures": sorted(protocol.reader_features or []) or None,
         "writerFeatures": sorted(protocol.writer_features or []) or None,
     }
