@@ -170,9 +170,7 @@ def _table_fields(meta: Metadata | None) -> dict[str, Any]:
     if meta is None:
         return {}
     return {
-        "id": meta.id,
-        "name": meta.name,
-        "description": meta.description,
+        **camel_json(meta, "id", "name", "description"),
         "format": meta.format_provider,
         "partitionColumns": list(meta.partition_columns),
     }
