@@ -90,10 +90,7 @@ class Pairs(Mapping[str, str]):
 
     def merged(self: P, *later: Mapping[str, str]) -> P:
         """The one merge rule: each later mapping overrides this one, key by key."""
-        items = dict(self._items)
-        for mapping in later:
-            items.update(mapping)
-        return type(self)(items)
+        return type(self)({k: v for mapping in (self._items, *later) for k, v in mapping.items()})
 
 
 class StorageOptions(Pairs):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.connection import SparkConf, StorageOptions, parse_pairs
+from inspector.connection import Pairs, SparkConf, StorageOptions, parse_pairs
 from inspector.delta.errors import InvalidInput
 
 ENV_PREFIX = "DELTA_INSPECTOR_"
@@ -163,10 +163,7 @@ def _refuse_retired(environ: Mapping[str, str]) -> None:
             )
 
 
-_PAIRS: dict[str, type[StorageOptions] | type[SparkConf]] = {
-    "StorageOptions": StorageOptions,
-    "SparkConf": SparkConf,
-}
+_PAIRS: dict[str, type[Pairs]] = {kind.__name__: kind for kind in (StorageOptions, SparkConf)}
 
 
 def _convert(f: dataclasses.Field[Any], raw: str) -> Any:

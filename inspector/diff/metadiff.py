@@ -170,9 +170,7 @@ def _table_fields(meta: Metadata | None) -> dict[str, Any]:
     if meta is None:
         return {}
     return {
-        "id": meta.id,
-        "name": meta.name,
-        "description": meta.description,
+        **camel_json(meta, "id", "name", "description"),
         "format": meta.format_provider,
         "partitionColumns": list(meta.partition_columns),
     }
@@ -182,8 +180,7 @@ def _protocol_fields(protocol: Protocol | None) -> dict[str, Any]:
     if protocol is None:
         return {}
     return {
-        "minReaderVersion": protocol.min_reader_version,
-        "minWriterVersion": protocol.min_writer_version,
+        **camel_json(protocol, "min_reader_version", "min_writer_version"),
         "readerFeatures": sorted(protocol.reader_features or []) or None,
         "writerFeatures": sorted(protocol.writer_features or []) or None,
     }

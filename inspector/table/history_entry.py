@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import Metadata, Protocol
+from inspector.delta.jsonvalue import camel_json
 from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
@@ -343,17 +344,13 @@ def history_record(entry: HistoryEntry) -> dict[str, Any]:
         "operationMetrics": dict(entry.operation_metrics),
         "userName": entry.user,
         "engineInfo": entry.engine_info,
-        "readVersion": entry.read_version,
-        "isolationLevel": entry.isolation_level,
-        "isBlindAppend": entry.is_blind_append,
-        "userMetadata": entry.user_metadata,
+        **camel_json(entry, "read_version", "isolation_level", "is_blind_append", "user_metadata"),
         "numAddedFiles": entry.files.num_added_files,
         "numRemovedFiles": entry.files.num_removed_files,
         "numDeletionVectorUpdates": entry.files.deletion_vector_updates,
         "numAddActions": entry.files.add_actions,
         "numRemoveActions": entry.files.remove_actions,
-        "addedBytes": entry.files.added_bytes,
-        "removedBytes": entry.files.removed_bytes,
+        **camel_json(entry.files, "added_bytes", "removed_bytes"),
         **entry.rows.history_json(),
         "problems": list(entry.problems),
         "staged": entry.staged,

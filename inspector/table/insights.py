@@ -166,8 +166,7 @@ class LayoutInsights:
             "targetFileSizeFromTable": self.target_from_table,
             "files": self.total("files"),
             "bytes": self.total("bytes"),
-            "rows": self.rows,
-            "records": self.records,
+            **camel_json(self, "rows", "records"),
             "smallFiles": self.total("small_files"),
             "smallBytes": self.total("small_bytes"),
             "optimize": {

@@ -82,9 +82,7 @@ class TableDetail:
             "columnMapping": self.column_mapping_mode,
             "columns": [
                 {
-                    "name": c.name,
-                    "type": c.type,
-                    "nullable": c.nullable,
+                    **camel_json(c, "name", "type", "nullable"),
                     "physicalName": ".".join(c.physical_path),
                     "id": c.column_id,
                 }

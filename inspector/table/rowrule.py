@@ -24,6 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, CommitInfo, RemoveFile
+from inspector.delta.jsonvalue import camel_json
 from inspector.log.commit import Commit, metric_name
 from inspector.log.snapshot import FileKey
 
@@ -149,9 +150,7 @@ class RowChange:
             **self.history_json(),
             "netRows": self.net,
             "source": str(self.source),
-            "exact": self.exact,
-            "note": self.note,
-            "commits": self.commits,
+            **camel_json(self, "exact", "note", "commits"),
         }
 
 
