@@ -191,7 +191,7 @@ def test_the_overview_shows_which_engines_can_read_and_write_the_table(app):
     assert len(frames) == 1
     rows = frames[0].set_index("engine")
     assert rows.loc["Trino (Delta Lake connector)", "read"] == "yes"
-    assert rows.loc["Trino (Delta Lake connector)", "write"] == "no: inCommitTimestamp"
+    assert rows.loc["Trino (Delta Lake connector)", "write"] == "no [inCommitTimestamp]"
     assert rows.loc["Apache Spark + Delta Lake", "write"] == "yes (since 3.3.0)"
     assert "From version 11, Trino (Delta Lake connector) can no longer write" in shown_text(at)
 
