@@ -15,6 +15,7 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from enum import StrEnum
 from typing import Any, cast
@@ -146,10 +147,18 @@ class ObjectStorage(Storage):
     def _fail(self, exc: BaseException, path: str) -> Exception:
         return translate(exc, self._display, path, self._options)
 
+    @contextmanager
+    def _translated(self, path: str) -> Iterator[None]:
+        """obstore's failures on ``path`` raised in plain words (:func:`translate`)."""
+        try:
+            yield
+        except (BaseError, FileNotFoundError) as exc:
+            raise self._fail(exc, path) from None
+
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
         store, key = self._locate(prefix)
         folder = key + "/" if key else ""
-        try:
+        with self._translated(prefix):
             if start_after is None:
                 listed = obstore.list_with_delimiter(store, folder or None)["objects"]
             else:
@@ -162,28 +171,22 @@ class ObjectStorage(Storage):
                     for m in chunk
                     if "/" not in m["path"][len(folder) :] and m["path"] > start_after
                 ]
-        except BaseError as exc:
-            raise self._fail(exc, prefix) from None
         return sorted((_meta(m) for m in listed), key=lambda m: m.path)
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
         store, key = self._locate(prefix)
         folder = key + "/" if key else ""
-        try:  # obstore's listing is lazy: one chunk of ``count`` is one page (S3, GCS: 1000)
+        with self._translated(prefix):  # obstore's listing is lazy: a chunk of ``count`` is a page
             page = next(iter(obstore.list(store, folder or None, chunk_size=count)), [])
-        except BaseError as exc:
-            raise self._fail(exc, prefix) from None
         last = max(m["path"] for m in page) if len(page) >= count else None
         direct = (_meta(m) for m in page if "/" not in m["path"][len(folder) :])
         return sorted(direct, key=lambda m: m.path), last
 
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
         store, key = self._locate(prefix)
-        try:
+        with self._translated(prefix):
             for chunk in obstore.list(store, (key + "/") if key else None, chunk_size=1000):
                 yield from (_meta(m) for m in chunk)
-        except BaseError as exc:
-            raise self._fail(exc, prefix) from None
 
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
         """:meth:`walk` as Arrow pages from obstore: the two columns, no record per file."""
@@ -192,7 +195,7 @@ class ObjectStorage(Storage):
         store, key = self._locate(prefix)
         paths: builtins.list[str] = []
         sizes: builtins.list[int] = []
-        try:
+        with self._translated(prefix):
             pages = obstore.list(
                 store, (key + "/") if key else None, chunk_size=1000, return_arrow=True
             )
@@ -200,17 +203,13 @@ class ObjectStorage(Storage):
                 batch = pa.record_batch(page)
                 paths += batch.column("path").to_pylist()
                 sizes += batch.column("size").to_pylist()
-        except BaseError as exc:
-            raise self._fail(exc, prefix) from None
         return paths, sizes
 
     def exists(self, prefix: str = "") -> bool:
         store, key = self._locate(prefix)
-        try:
+        with self._translated(prefix):
             for chunk in obstore.list(store, (key + "/") if key else None, chunk_size=1):
                 return bool(chunk)
-        except BaseError as exc:
-            raise self._fail(exc, prefix) from None
         return False
 
     def head(self, path: str) -> ObjectMeta | None:
@@ -224,10 +223,8 @@ class ObjectStorage(Storage):
 
     def read(self, path: str) -> bytes:
         store, key = self._locate(path)
-        try:
+        with self._translated(path):
             return bytes(obstore.get(store, key).bytes())
-        except (BaseError, FileNotFoundError) as exc:
-            raise self._fail(exc, path) from None
 
     def read_range(self, path: str, start: int, end: int) -> bytes:
         store, key = self._locate(path)
@@ -246,10 +243,8 @@ class ObjectStorage(Storage):
 
     def read_many(self, paths: Sequence[str]) -> builtins.list[bytes | OSError]:
         located = [self._locate(p) for p in paths]
-        try:
+        with self._translated(paths[0] if paths else ""):
             return _get_all(located, list(paths))
-        except BaseError as exc:
-            raise self._fail(exc, paths[0] if paths else "") from None
 
     def put_if_absent(
         self, path: str, data: bytes, *, on_step: ObjectStepCallback = _no_report
