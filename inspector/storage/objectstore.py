@@ -93,25 +93,16 @@ class ObjectStorage(Storage):
             ``az://``, ``abfs[s]://``, ``gs://``).
         scheme: ``s3``, ``az`` or ``gs``.
         options: Storage options (delta-rs names), passed on explicitly.
-        display: The root as shown to users (the location they typed).
 
     Raises:
         InvalidInput: If an option is unknown or a value malformed.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        scheme: str,
-        options: Mapping[str, str] | None = None,
-        display: str | None = None,
-    ) -> None:
+    def __init__(self, url: str, *, scheme: str, options: Mapping[str, str] | None = None) -> None:
         self.scheme = scheme
         # Azure's listing has no start-after: obstore filters the whole listing there.
         self.lists_after = scheme != "az"
-        self._url = url.rstrip("/")
-        self._display = (display or url).rstrip("/")
+        self._url = url.rstrip("/")  # also the root as shown to users
         self._options = dict(options or {})
         self._store = _make_store(self._url, scheme, self._options)
         self._siblings: dict[str, ObjectStorage] = {}
@@ -120,7 +111,7 @@ class ObjectStorage(Storage):
 
     @property
     def root(self) -> str:
-        return self._display
+        return self._url
 
     @property
     def options(self) -> dict[str, str]:
@@ -131,9 +122,8 @@ class ObjectStorage(Storage):
         """The obstore store and key of a path (relative, or an absolute URI)."""
         if "://" not in path:
             return self._store, path.strip("/")
-        for base in (self._url, self._display):
-            if path.startswith(base + "/"):
-                return self._store, path[len(base) + 1 :]
+        if path.startswith(self._url + "/"):
+            return self._store, path[len(self._url) + 1 :]
         scheme, rest = path.split("://", 1)
         bucket, _, key = rest.partition("/")
         root = f"{scheme}://{bucket}"
@@ -145,7 +135,7 @@ class ObjectStorage(Storage):
         return sibling._store, key
 
     def _fail(self, exc: BaseException, path: str) -> Exception:
-        return translate(exc, self._display, path, self._options)
+        return translate(exc, self._url, path, self._options)
 
     @contextmanager
     def _translated(self, path: str) -> Iterator[None]:
@@ -302,7 +292,7 @@ class ObjectStorage(Storage):
 
     def _unsafe(self, why: str) -> RestoreRefused:
         return RestoreRefused(
-            NO_CONDITIONAL_PUT.format(root=self._display, why=redact_text(why, self._options)),
+            NO_CONDITIONAL_PUT.format(root=self._url, why=redact_text(why, self._options)),
             _NO_CONDITIONAL_PUT_HINT,
         )
 
@@ -313,7 +303,7 @@ class ObjectStorage(Storage):
         if "://" in path:
             return path
         key = path.strip("/")
-        return f"{self._display}/{key}" if key else self._display
+        return f"{self._url}/{key}" if key else self._url
 
 
 def _make_store(url: str, scheme: str, options: Mapping[str, str]) -> Any:
