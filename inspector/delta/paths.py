@@ -26,6 +26,4 @@ def data_file_path(table_root: str, log_path: str) -> str:
 
 def log_dir(table_root: str) -> str:
     """The ``_delta_log`` folder of a table root (a local folder or a URI)."""
-    if "://" in table_root:
-        return f"{table_root.rstrip('/')}/{LOG_DIR}"
-    return os.path.join(table_root, LOG_DIR)
+    return data_file_path(table_root, LOG_DIR)
