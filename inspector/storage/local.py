@@ -135,28 +135,20 @@ class LocalStorage(Storage):
         return _object_meta(self._rel(entry.path), st)
 
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
-        stack = [self._abs(prefix)]
-        while stack:
-            try:
-                with os.scandir(stack.pop()) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if is_dir:
-                    stack.append(entry.path)
-                elif (meta := self._meta(entry)) is not None:
-                    yield meta
+        return (_object_meta(path, st) for path, st in self._files(prefix))
 
     def walk_sizes(self, prefix: str = "") -> tuple[builtins.list[str], builtins.list[int]]:
-        """Names from ``listdir``, one ``lstat`` each relative to the folder's descriptor (a
-        symbolic link is followed to a file, never into a folder, as :meth:`walk` does)."""
         paths: builtins.list[str] = []
         sizes: builtins.list[int] = []
+        for path, st in self._files(prefix):
+            paths.append(path)
+            sizes.append(st.st_size)
+        return paths, sizes
+
+    def _files(self, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
+        """Every file under a folder with its ``stat``: names from ``listdir``, one ``lstat``
+        each relative to the folder's descriptor (a symbolic link is followed to a file, never
+        into a folder)."""
         stack = [(self._abs(prefix), prefix.strip("/") + "/" if prefix.strip("/") else "")]
         while stack:
             folder, rel = stack.pop()
@@ -176,13 +168,11 @@ class LocalStorage(Storage):
                     except OSError:  # removed since the folder was listed
                         continue
                     if S_ISREG(st.st_mode):
-                        paths.append(rel + name)
-                        sizes.append(st.st_size)
+                        yield rel + name, st
                     elif S_ISDIR(st.st_mode):
                         stack.append((os.path.join(folder, name), f"{rel}{name}/"))
             finally:
                 os.close(fd)
-        return paths, sizes
 
     def exists(self, prefix: str = "") -> bool:
         return os.path.isdir(self._abs(prefix))
