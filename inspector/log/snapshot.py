@@ -191,14 +191,11 @@ class ReplayState:
         from inspector.log import arrays
 
         self._flush()  # the typed actions before these keep their place in the tables
-        n = table.num_rows
-        local = arrays.to_numpy(order.cast(pa.int64())) if order is not None else None
-        span = int(local.max()) + 1 if local is not None else n
-        seq = (
-            arrays.from_numpy(local + self.next_seq)
-            if local is not None
-            else arrays.span(self.next_seq, n)
-        )
+        if order is None:
+            seq, span = arrays.span(self.next_seq, table.num_rows), table.num_rows
+        else:
+            local = arrays.to_numpy(order.cast(pa.int64()))
+            seq, span = arrays.from_numpy(local + self.next_seq), int(local.max()) + 1
         self.next_seq += span
         (self.adds if kind == "add" else self.removes).append(table.append_column("seq", seq))
         self._resolved = None
@@ -292,8 +289,5 @@ def describe_replay(origin: str, base: int, version: int) -> str:
     }[origin]
     if base == version:
         return start
-    return (
-        f"{start} + commits {base + 1}..{version}"
-        if base + 1 < version
-        else f"{start} + commit {version}"
-    )
+    commits = f"commits {base + 1}..{version}" if base + 1 < version else f"commit {version}"
+    return f"{start} + {commits}"

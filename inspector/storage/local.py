@@ -113,26 +113,16 @@ class LocalStorage(Storage):
         times: builtins.list[int] = []
         etags: builtins.list[str | None] = []
         for entry in entries:
-            try:
-                if not entry.is_file():
-                    continue
-                st = entry.stat()
-            except OSError:  # removed since the folder was listed (a concurrent log cleanup)
-                continue
-            paths.append(self._rel(entry.path))
-            sizes.append(st.st_size)
-            times.append(_millis(st))
-            etags.append(_etag(st))
+            if (st := _file_stat(entry)) is not None:
+                paths.append(self._rel(entry.path))
+                sizes.append(st.st_size)
+                times.append(_millis(st))
+                etags.append(_etag(st))
         return paths, sizes, times, etags
 
     def _meta(self, entry: os.DirEntry[str]) -> ObjectMeta | None:
-        try:
-            if not entry.is_file():
-                return None
-            st = entry.stat()
-        except OSError:  # removed since the folder was listed (a concurrent log cleanup)
-            return None
-        return _object_meta(self._rel(entry.path), st)
+        st = _file_stat(entry)
+        return None if st is None else _object_meta(self._rel(entry.path), st)
 
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:
         return (_object_meta(path, st) for path, st in self._files(prefix))
@@ -264,6 +254,15 @@ def _fsync_folder(folder: str) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _file_stat(entry: os.DirEntry[str]) -> os.stat_result | None:
+    """A listed entry's ``stat`` when it is a file (None: not a file, or removed since the
+    folder was listed, by a concurrent log cleanup)."""
+    try:
+        return entry.stat() if entry.is_file() else None
+    except OSError:
+        return None
 
 
 def _object_meta(path: str, st: os.stat_result) -> ObjectMeta:
