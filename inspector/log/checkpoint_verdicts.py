@@ -61,17 +61,15 @@ class CheckpointVerdicts:
     ) -> dict[int, list[str]]:
         """Every listed checkpoint probed; the newest usable one (or all; none without
         ``newest``) verified; see :meth:`inspector.log.deltalog.DeltaLog.checkpoint_problems`."""
-        problems: dict[int, list[str]] = {}
         checkpoints = [cp for cps in listing.checkpoints.values() for cp in cps]
         for cp in checkpoints:
-            if not cp.complete:
-                problems.setdefault(cp.version, []).append(cp.incomplete_reason())
-            elif cp not in self._probed and cp not in self._bad and self._local:
+            if cp.complete and cp not in self._probed and cp not in self._bad and self._local:
                 self._probe(cp)
         usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
         for cp in usable if verify_all else usable[: 1 if newest else 0]:
             self._verify(cp)
-        for cp in checkpoints:
+        problems: dict[int, list[str]] = {}
+        for cp in sorted(checkpoints, key=lambda cp: cp.complete):  # a version's incomplete first
             if found := self._found(cp):
                 problems.setdefault(cp.version, []).extend(found)
         return problems
@@ -86,17 +84,16 @@ class CheckpointVerdicts:
                 f"Version {version} has no checkpoint (checkpoints: {have}).",
                 "Pick a version that has a checkpoint.",
             )
-        problems: list[str] = []
         for cp in checkpoints:
-            if not cp.complete:
-                problems.append(cp.incomplete_reason())
-                continue
-            self._verify(cp)
-            problems.extend(self._found(cp))
-        return problems
+            if cp.complete:
+                self._verify(cp)
+        return [problem for cp in checkpoints for problem in self._found(cp)]
 
     def _found(self, cp: Checkpoint) -> list[str]:
-        return ([self._bad[cp]] if cp in self._bad else []) + list(self._verified.get(cp, ()))
+        """A checkpoint's problems found so far: missing parts, unusable, disagreeing."""
+        found = [] if cp.complete else [cp.incomplete_reason()]
+        found += [self._bad[cp]] if cp in self._bad else []
+        return found + list(self._verified.get(cp, ()))
 
     def load(self, cp: Checkpoint, live_only: bool = False, statistics: bool = True) -> ReplayState:
         """Read a checkpoint (:func:`~inspector.log.checkpoint.read_checkpoint_state`); one that
