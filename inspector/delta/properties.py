@@ -53,12 +53,8 @@ def enabled(configuration: Mapping[str, str], key: str) -> bool:
     """Whether a boolean property is on, read as Delta reads it (Scala's ``toBoolean``):
     ``true``/``false`` in any case; unset or any other value means Delta's default, so a
     damaged property never switches a feature on."""
-    default = DEFAULTS.get(key, "false") == "true"
-    value = configuration.get(key)
-    if not isinstance(value, str):
-        return default
-    lowered = value.lower()
-    return lowered == "true" if lowered in ("true", "false") else default
+    value = str(configuration.get(key)).lower()  # unset: "none", Delta's default
+    return value == "true" if value in ("true", "false") else DEFAULTS.get(key) == "true"
 
 
 _MICROS = {
