@@ -25,13 +25,8 @@ _PARTS = {
 
 @dataclass(frozen=True, kw_only=True)
 class CatalogName:
-    """A table's full name in one catalog.
-
-    Attributes:
-        kind: Which catalog.
-        parts: The name's parts: (catalog, schema, table) in Unity Catalog, (database,
-            table) in Glue.
-    """
+    """A table's full name in one catalog: its ``parts`` are (catalog, schema, table) in Unity
+    Catalog, (database, table) in Glue."""
 
     kind: CatalogKind
     parts: tuple[str, ...]
@@ -87,15 +82,10 @@ class CatalogTable:
 
 @dataclass(frozen=True, kw_only=True)
 class ResolvedTable:
-    """A table as the front ends open it: its name (if it has one) and where it lives.
-
-    Attributes:
-        name: The catalog name (``uc://main.sales.orders``), or None for a path.
-        location: The table's storage location (a path or an object store URI).
-        storage_options: Options (delta-rs names) the catalog gave to reach the location:
-            vended temporary credentials, or the credentials the catalog was reached with.
-            Never shown (no ``repr``).
-    """
+    """A table as the front ends open it: its catalog name (``uc://main.sales.orders``; None
+    for a path), its storage location (a path or an object store URI), and the storage options
+    (delta-rs names) the catalog gave to reach it: vended temporary credentials, or those the
+    catalog was reached with (never shown: no ``repr``)."""
 
     name: str | None
     location: str
