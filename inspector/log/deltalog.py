@@ -18,7 +18,7 @@ from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read
 from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
 from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
-from inspector.log.staged import count_staged
+from inspector.log.staged import STAGED_DIR
 from inspector.storage import LocalStorage, Storage, open_storage
 
 _SNAPSHOT_CACHE_SIZE = 16
@@ -118,7 +118,10 @@ class DeltaLog:
         """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
         with self._lock:
             if self._staged is None:
-                self._staged = count_staged(self.storage)
+                try:
+                    self._staged = len(self.storage.list(STAGED_DIR))
+                except OSError:
+                    self._staged = 0
             return self._staged
 
     def listing_at(self, version: int) -> LogListing:

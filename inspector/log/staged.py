@@ -21,14 +21,6 @@ STAGED_DIR = f"{LOG_DIR}/_staged_commits"
 _STAGED = re.compile(r"^(\d{20})\.([0-9a-fA-F-]{36})\.json$")
 
 
-def count_staged(storage: Storage) -> int:
-    """How many staged commits ``_delta_log/_staged_commits`` holds (catalog-managed tables)."""
-    try:
-        return len(storage.list(STAGED_DIR))
-    except OSError:
-        return 0
-
-
 class StagedStatus(StrEnum):
     """What is known of a staged commit newer than the published log."""
 
