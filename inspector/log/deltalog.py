@@ -303,10 +303,9 @@ class DeltaLog:
         tail = self.tail
         snaps = [(v, s) for v, s in self._snapshots.items() if v <= version]
         yield from self._sorted_bases(version, snaps, tail, parts)
-        if not tail.is_whole:
-            older = [(v, s) for v, s in snaps if v < tail.from_version]
+        if not tail.is_whole:  # the cached snapshots were all offered already
             below = min(version, tail.from_version - 1)
-            yield from self._sorted_bases(below, older, self.listing, parts)
+            yield from self._sorted_bases(below, [], self.listing, parts)
 
     def _sorted_bases(
         self,
