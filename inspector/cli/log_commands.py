@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.cli.args import table_arg, table_version
 from inspector.cli.registry import arguments, command
-from inspector.cli.render import Rendered, Result, element_text
+from inspector.cli.render import Rendered, Result, elements_text
 from inspector.settings import Settings
 
 if TYPE_CHECKING:
@@ -60,13 +60,30 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
     if kept is not None:
         yield Rendered(kept)
         return
-    texts = []
-    for entry in entries:
-        text = element_text(history_record(entry))
+    texts = []  # elements a batch at a time: the kept text joins them as the renderer does
+    for batch in _batches(entries):
+        text = elements_text([history_record(entry) for entry in batch])
         texts.append(text.encode())
         yield Rendered(text)
     if pager.kept is not None:
         pager.kept.keep_rendered(texts)
+
+
+def _batches(entries: Iterable[HistoryEntry], size: int = 256) -> Iterator[list[HistoryEntry]]:
+    """Entries a list of ``size`` at a time; when reading them fails part-way, those read
+    are given first (the array printed so far holds every entry read)."""
+    found = iter(entries)
+    while True:
+        batch: list[HistoryEntry] = []
+        try:
+            batch += itertools.islice(found, size)
+        except Exception:
+            if batch:
+                yield batch
+            raise
+        if not batch:
+            return
+        yield batch
 
 
 #: History's repeatable filters (``--operation WRITE --operation MERGE``) and their help.

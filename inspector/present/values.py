@@ -74,11 +74,12 @@ def setting_text(value: Any) -> str:
     return text_value(value)
 
 
-def json_text(obj: Any) -> str:
+def json_text(obj: Any, *, strict: bool = False) -> str:
     """The one JSON text of every output: the CLI's ``--json`` and the app's exports.
 
     orjson encodes it (the standard library's indenting encoder took seconds for a
-    20,000-version history); values it does not take fall back to the standard encoder.
+    20,000-version history); values it does not take fall back to the standard encoder
+    (with ``strict``, a TypeError instead).
     """
     try:
         return orjson.dumps(
@@ -89,4 +90,6 @@ def json_text(obj: Any) -> str:
             | orjson.OPT_PASSTHROUGH_SUBCLASS,
         ).decode()
     except TypeError:
+        if strict:
+            raise
         return json.dumps(obj, indent=2, default=str)

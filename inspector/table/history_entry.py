@@ -28,9 +28,9 @@ from inspector.log.commit import Commit, FileSummary
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table.history_time import (
+    PropertiesBefore,
     TimestampSource,
     VersionTimestamps,
-    configured,
     file_time_before,
     is_copy_problem,
     iso,
@@ -102,10 +102,10 @@ def history_entries(
     settings: Settings,
 ) -> tuple[list[HistoryEntry], Edge]:
     """One entry per version, oldest first, from the versions' commits in the same order, the
-    properties in force before version ``first`` read only if needed (:func:`configured`);
+    properties in force before version ``first`` read only if needed (:class:`PropertiesBefore`);
     and the page's edge (what the pages beside it need of it)."""
     tolerance_ms = settings.timestamp_tolerance_seconds * 1000
-    config, commits = configured(log, first, commits)
+    config: Mapping[str, str] = PropertiesBefore(log, first)
     entries, previous, pending = [], None, next(commits, None)
     state: tuple[Metadata | None, Protocol | None] = (None, None)  # in force so far
     first_metadata: tuple[int, Metadata] | None = None

@@ -92,7 +92,7 @@ def scan_commits(
             live.start(commit.version)
             if files is None:
                 live.prefetch(looked_up(commit))
-                yield commit, change_of(commit, live)
+                yield commit, _change(commit, live)
                 live.apply(commit)
                 continue
             if files.removes:
@@ -100,6 +100,17 @@ def scan_commits(
             yield commit, change_from(commit.commit_info, files.adds, files.removes, live)
             live.changed(files.events)
         metrics = metrics and not (lookups and trusted)
+
+
+def _change(commit: Commit, live: LiveBefore) -> RowChange:
+    """A parsed commit's row figures (:func:`change_of`); a big one's that removes files (or
+    adds none, so that it is never counted from its adds alone) from its columns, as a
+    counted commit's are, with no typed record per file."""
+    columns = commit.columns
+    if columns is None or (columns.adds.num_rows and not columns.removes.num_rows):
+        return change_of(commit, live)
+    adds, removes = _figures(columns.adds), _figures(columns.removes)
+    return change_from(commit.commit_info, adds, removes, live)
 
 
 def _read_slice(
@@ -266,21 +277,8 @@ class _Kind:
     def read(cls, table: pa.Table, lines: list[int], owners: list[int], n: int) -> _Kind:
         """From the slice's Arrow table of this kind, its rows' line numbers and the commit
         (index in the slice) of each line."""
-        from inspector.log import columnar
-
-        changes = [c is not False for c in table.column("dataChange").to_pylist()]
-        records = num_records(table)
-        figures = [
-            FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
-            for p, k, c, r, d in zip(
-                table.column("path").to_pylist(),
-                columnar.keys(table),
-                changes,
-                records,
-                dv_rows(table),
-                strict=True,
-            )
-        ]
+        figures = _figures(table)
+        records = [f.records for f in figures]
         sizes = [s or 0 for s in table.column("size").to_pylist()]
         rows_owner = [owners[at] for at in lines]
         starts = [bisect.bisect_left(rows_owner, i) for i in range(n + 1)]
@@ -290,6 +288,24 @@ class _Kind:
         """The figures, sizes, records and line numbers of commit ``i``'s actions of this kind."""
         lo, hi = self.starts[i], self.starts[i + 1]
         return self.figures[lo:hi], self.sizes[lo:hi], self.records[lo:hi], self.lines[lo:hi]
+
+
+def _figures(table: pa.Table) -> list[FileFigures]:
+    """The row rule's figures of each row of a ``columnar`` add or remove table, in order."""
+    from inspector.log import columnar
+
+    changes = [c is not False for c in table.column("dataChange").to_pylist()]
+    return [
+        FileFigures(path=p, key=k, data_change=c, records=r, dv_rows=d)
+        for p, k, c, r, d in zip(
+            table.column("path").to_pylist(),
+            columnar.keys(table),
+            changes,
+            num_records(table),
+            dv_rows(table),
+            strict=True,
+        )
+    ]
 
 
 def _release_arrow_memory() -> None:

@@ -74,7 +74,7 @@ class Taken:
         tail = data[last_end + 1 : end].split(b"\n") if last_end != -1 else []
         if len(head) + len(tail) + adds != data.count(b"\n", 0, end) + 1:
             return None  # other lines between the adds
-        if VECTOR in data or data.count(CHANGES) != adds or data.count(RECORDS) != adds:
+        if VECTOR in data or not _changes_recorded(data, adds):
             return None
         objects = json_lines(head + tail)
         parsed = None if objects is None else typed_actions(objects)
@@ -103,6 +103,15 @@ class Taken:
             return None
         summary, rows = figures
         return Commit(version=version, file=file, parsed=parsed, counted=summary), rows
+
+
+def _changes_recorded(data: bytes, adds: int) -> bool:
+    """Whether ``data`` spells ``"dataChange":true`` and a ``numRecords`` statistic as many
+    times as it has adds: in one pass where every add writes them side by side (as Spark
+    and delta-rs do), else in one pass each."""
+    if data.count(CHANGES + b',"stats":"{' + RECORDS) == adds:
+        return True
+    return data.count(CHANGES) == adds and data.count(RECORDS) == adds
 
 
 def typed_actions(objects: list[Any]) -> tuple[Action, ...] | None:

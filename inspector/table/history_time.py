@@ -9,12 +9,10 @@ reported beside it and versions where the sources disagree are flagged.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from enum import StrEnum
-from typing import Any
 
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError
@@ -23,8 +21,6 @@ from inspector.log.commit import Commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.filetimes import commit_times
 from inspector.log.tablemeta import metadata_at
-
-_Pair = tuple[Commit, Any]  # a commit of a page and its row figures
 
 
 class TimestampSource(StrEnum):
@@ -107,7 +103,7 @@ def timestamps_of(
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
     stamp, ict = info.timestamp, info.in_commit_timestamp
-    history, source = history_timestamp(commit, config, previous)
+    history, source = _history_time(commit.version, ict, mtime, config, previous)
     in_commit = source is TimestampSource.IN_COMMIT_TIMESTAMP
     written = ict if in_commit else stamp
     if written is not None and abs(written - mtime) > tolerance_ms:
@@ -131,12 +127,18 @@ def history_timestamp(
     """Delta's history timestamp of a commit, and where it comes from: its in-commit
     timestamp where the properties ``config`` enable them from its version on, else its
     file's modification time made :func:`monotonic` after ``previous`` (None: as it is)."""
-    ict = commit.commit_info.in_commit_timestamp
-    if ict is not None and _ict_enabled(config, commit.version):
+    ict, mtime = commit.commit_info.in_commit_timestamp, commit.file.modification_time
+    return _history_time(commit.version, ict, mtime, config, previous)
+
+
+def _history_time(
+    version: int, ict: int | None, mtime: int, config: Mapping[str, str], previous: int | None
+) -> tuple[int, TimestampSource]:
+    """:func:`history_timestamp` of a commit's in-commit timestamp and file time (a history
+    reads them once per version)."""
+    if ict is not None and _ict_enabled(config, version):
         return ict, TimestampSource.IN_COMMIT_TIMESTAMP
-    return monotonic(
-        commit.file.modification_time, previous
-    ), TimestampSource.FILE_MODIFICATION_TIME
+    return monotonic(mtime, previous), TimestampSource.FILE_MODIFICATION_TIME
 
 
 def monotonic(file_time: int, previous: int | None) -> int:
@@ -165,25 +167,35 @@ def _duration(ms: int) -> str:
     return " ".join(parts[:2]) or f"{ms} ms"
 
 
-def configured(
-    log: DeltaLog, first: int, pairs: Iterator[_Pair]
-) -> tuple[Mapping[str, str], Iterator[_Pair]]:
-    """The table properties in force before a page of history (the one place the history
-    reads them), and the page's commits (with their row figures) unchanged.
+class PropertiesBefore(Mapping[str, str]):
+    """The table properties in force before a page of history starting at ``first`` (the
+    one place the history reads them), read when first asked for; {} when unreadable.
 
-    They say only from which version in-commit timestamps are the history time, so they are
-    read only when a commit carries one before the page's first metaData; {} when unreadable.
+    They say only from which version in-commit timestamps are the history time, so only a
+    commit that carries one before the page's first metaData asks (a page of commits
+    without either never reads them, nor looks at its commits twice).
     """
-    seen: list[_Pair] = []
-    for commit, rows in pairs:
-        seen.append((commit, rows))
-        if commit.metadata is not None or commit.commit_info.in_commit_timestamp is not None:
-            break
-    last = seen[-1][0].commit_info.in_commit_timestamp if seen else None
-    stamped = first > 0 and last is not None and seen[-1][0].metadata is None
-    for version in (first - 1, first) if stamped else ():  # a commit carries a timestamp
-        try:
-            return metadata_at(log, version).configuration, itertools.chain(seen, pairs)
-        except InspectorError:  # expired or unreadable: try the version itself
-            continue
-    return {}, itertools.chain(seen, pairs)
+
+    def __init__(self, log: DeltaLog, first: int) -> None:
+        self._log, self._first = log, first
+        self._found: Mapping[str, str] | None = None
+
+    def _properties(self) -> Mapping[str, str]:
+        if self._found is None:
+            self._found = {}
+            for version in (self._first - 1, self._first) if self._first > 0 else ():
+                try:
+                    self._found = metadata_at(self._log, version).configuration
+                    break
+                except InspectorError:  # expired or unreadable: try the version itself
+                    continue
+        return self._found
+
+    def __getitem__(self, key: str) -> str:
+        return self._properties()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._properties())
+
+    def __len__(self) -> int:
+        return len(self._properties())
