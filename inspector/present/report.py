@@ -16,7 +16,7 @@ from inspector.delta.text import counted, format_time
 from inspector.diff.filediff import CommitChange, FileDiff, PartitionChange
 from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.diff.rowkeys import RowDiff
-from inspector.present.values import json_text, row_text, setting_text, text_value
+from inspector.present.values import EMPTY, json_text, row_text, setting_text, text_value
 from inspector.table.history_time import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
@@ -129,7 +129,7 @@ def markdown_report(
 
 
 def _cell(value: Any) -> str:
-    text = "–" if value is None else str(value)
+    text = EMPTY if value is None else str(value)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
