@@ -14,7 +14,6 @@ from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
 from inspector.diff.rowkeys import default_key
-from inspector.log.deltalog import DeltaLog
 from inspector.present.text.answers import changes_lines, show_lines
 from inspector.present.text.diff import diff_lines
 from inspector.settings import Settings
@@ -142,20 +141,17 @@ def _changes_args(parser: argparse.ArgumentParser) -> None:
     spark_args(parser)
 
 
-def _bound(log: DeltaLog, version: str | None, timestamp: str | None, settings: Settings) -> int:
-    from inspector.table.timetravel import resolve_version
-
-    return resolve_version(log, version=version, timestamp=timestamp, settings=settings).version
-
-
 @command("changes", "Print the change data feed of a range of versions, read by Spark.")
 @arguments(_changes_args)
 def changes_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.rows.changefeed import build_changes
+    from inspector.table.timetravel import resolve_version
 
     log = open_table(args.table, settings).log
-    first = _bound(log, args.from_version, args.from_timestamp, settings)
-    last = _bound(log, args.to_version, args.to_timestamp, settings)
+    first, last = (
+        resolve_version(log, version=v, timestamp=t, settings=settings).version
+        for v, t in ((args.from_version, args.from_timestamp), (args.to_version, args.to_timestamp))
+    )
     for name in ("limit", "offset"):
         if (getattr(args, name) or 0) < 0:
             raise InvalidInput(f"--{name} must not be negative.", "Give 0 or more.")

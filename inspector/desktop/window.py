@@ -126,7 +126,13 @@ def run_desktop(
         DesktopUnavailable: No display, no pywebview/Qt, or the server did not start.
     """
     require_display(environ)
-    webview = _import_webview()
+    try:
+        import webview
+    except ImportError as exc:
+        raise DesktopUnavailable(
+            f"The desktop window needs pywebview with its Qt backend ({exc}).",
+            "Install requirements.txt into the environment (./dev.sh does), or use ./dev.sh app.",
+        ) from exc
     if environ.get("PYWEBVIEW_GUI", "qt") == "qt":
         require_qt_platform(environ)
     server = start_server(table, operator=operator, env=environ)
@@ -140,17 +146,6 @@ def run_desktop(
         return session.run()
     finally:
         stop_process(server.process)
-
-
-def _import_webview() -> Any:
-    try:
-        import webview
-    except ImportError as exc:
-        raise DesktopUnavailable(
-            f"The desktop window needs pywebview with its Qt backend ({exc}).",
-            "Install requirements.txt into the environment (./dev.sh does), or use ./dev.sh app.",
-        ) from exc
-    return webview
 
 
 class _WindowSession:

@@ -13,10 +13,10 @@ from inspector.delta.actions import DeletionVector
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.schema import logical_names
 from inspector.delta.text import counted, format_time
-from inspector.diff.filediff import CommitChange, FileDiff, PartitionChange, VersionSide
+from inspector.diff.filediff import CommitChange, FileDiff, PartitionChange
 from inspector.diff.metadiff import RowKind, metadata_rows
 from inspector.diff.rowkeys import RowDiff
-from inspector.present.values import json_text, row_text, setting_text, text_value
+from inspector.present.values import EMPTY, json_text, row_text, setting_text, text_value
 from inspector.table.history_time import iso
 from inspector.table.rowcounts import RowsBetween
 from inspector.table.versions import file_action_record
@@ -54,7 +54,10 @@ def diff_record(
         ],
         "commits": [_commit(c) for c in diff.by_commit],
         **{key: meta[key] for key in ("properties", "protocol", "tableFields")},
-        "sides": {"from": _side(diff.from_side), "to": _side(diff.to_side)},
+        "sides": {
+            name: camel_json(side, "version", "num_files", "size_in_bytes", "num_records")
+            for name, side in (("from", diff.from_side), ("to", diff.to_side))
+        },
     }
     if rows is not None:
         samples = rows.samples
@@ -101,10 +104,6 @@ def _commit(c: CommitChange) -> dict[str, Any]:
     }
 
 
-def _side(side: VersionSide) -> dict[str, Any]:
-    return camel_json(side, "version", "num_files", "size_in_bytes", "num_records")
-
-
 # ----- Markdown postmortem ---------------------------------------------------------------------
 
 
@@ -130,7 +129,7 @@ def markdown_report(
 
 
 def _cell(value: Any) -> str:
-    text = "–" if value is None else str(value)
+    text = EMPTY if value is None else str(value)
     return text.replace("|", "\\|").replace("\n", " ")
 
 

@@ -47,8 +47,7 @@ def check_lines(
         )
     else:
         yield f"NOT CONSISTENT: the latest version {last} is {report.latest.status.upper()}."
-    consistent = report.last_consistent_version
-    yield f"Last consistent version: {consistent if consistent is not None else 'none'}"
+    yield f"Last consistent version: {_or_none(report.last_consistent_version)}"
     yield from _run_lines(report)
     yield from _file_lines(report)
     yield from (f"! {problem}" for problem in report.problems)
