@@ -379,3 +379,11 @@ def test_cli_vacuumed_change_files_are_a_damaged_table(tmp_path, spark):
         f.unlink()
     out = run_cli("changes", p, "--from", "2", "--to", "2")
     assert out.returncode == ExitCode.DAMAGED_TABLE and "_change_data" in out.stderr
+
+
+def test_a_column_name_with_a_backtick_is_read_and_ordered(tmp_path, spark):
+    path = str(tmp_path / "t")
+    write_deltalake(path, pa.table({"id": [2, 1], "a`b": ["x", "y"]}), configuration=CDF)
+    write_deltalake(path, pa.table({"id": [3], "a`b": ["z"]}), mode="append")
+    feed = build_changes(DeltaLog.open(path), 0, 1, settings=Settings(), spark=spark)
+    assert [(r["id"], r["a`b"]) for r in feed.rows] == [(1, "y"), (2, "x"), (3, "z")]

@@ -17,6 +17,7 @@ from inspector.delta.errors import InvalidInput, UnsupportedFeature
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.delta.text import version_ranges
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.netrows import col
 from inspector.rows.predicate import filtered
 from inspector.rows.preview import shown_rows, spark_action
 from inspector.rows.session import get_spark
@@ -192,7 +193,9 @@ def _ordered(df: DataFrame) -> DataFrame:
     for field in df.schema.fields:
         if field.name in (CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP):
             continue
-        col = F.col(f"`{field.name}`")
+        column = col(field.name)
         type_ = field.dataType.simpleString()
-        keys.append(F.to_json(F.struct(col)) if "map<" in type_ or "variant" in type_ else col)
+        keys.append(
+            F.to_json(F.struct(column)) if "map<" in type_ or "variant" in type_ else column
+        )
     return df.orderBy(*[k.asc_nulls_first() for k in keys])

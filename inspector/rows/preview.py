@@ -19,6 +19,7 @@ from inspector.delta.errors import (
 )
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
+from inspector.rows.netrows import col
 from inspector.rows.predicate import filtered
 from inspector.rows.session import get_spark
 from inspector.settings import Settings
@@ -109,13 +110,11 @@ def build_preview(
 def shown_rows(df: DataFrame, limit: int, offset: int = 0) -> tuple[Mapping[str, Any], ...]:
     """``limit`` rows of ``df`` from ``offset``, as Python values through Arrow; variant
     values as JSON text (Arrow has no variant type; the rows are for people)."""
-    from pyspark.sql import functions as F
-
     shown = df.select(
         *[
-            F.col(f"`{f.name}`").cast("string").alias(f.name)
+            col(f.name).cast("string").alias(f.name)
             if "variant" in f.dataType.simpleString()
-            else F.col(f"`{f.name}`")
+            else col(f.name)
             for f in df.schema.fields
         ]
     )
