@@ -77,7 +77,10 @@ class HistoryLoad:
         if store is None or not store.kept() or self._pager.top != log.latest_version:
             return None
         record = log.whole_key()  # None: a folder or Azure (listed whole, no record)
-        return None if record is None else store.newest(record, self._pager.top)
+        if record is None:
+            return None
+        with collector_paused():  # 2,000 entries made and kept: no collection walks them
+            return store.newest(record, self._pager.top)
 
     def _read(self, read: Callable[[], object]) -> None:
         """Read with the pager (under the lock): its entries replace the kept newest page;
