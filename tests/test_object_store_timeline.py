@@ -13,6 +13,7 @@ checkpoint every 100 versions) is uploaded to moto's S3 server on loopback.
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,20 @@ def test_the_rest_read_in_the_background_is_the_whole_history(s3_server, s3_log_
 
     fresh = DeltaLog.open(s3_log_uri, storage_options=s3_server.options)
     assert list(whole) == build_history(fresh, Settings())
+
+
+def test_what_follows_the_background_reading_gets_the_whole_history_once_it_is_read(
+    s3_server, s3_log_uri
+):
+    log = DeltaLog.open(s3_log_uri, storage_options=s3_server.options)
+    load = HistoryLoad(log, Settings())
+    given, finished = [], threading.Event()
+
+    load.start_background(lambda whole: (given.append((load.done, whole)), finished.set()))
+
+    assert finished.wait(timeout=300)
+    [(done, whole)] = given
+    assert done and whole == load.whole() and len(whole) == COMMITS
 
 
 # --- A later open: the kept newest entries first

@@ -88,7 +88,10 @@ def render(ctx: PageContext) -> None:
     _problems_note(frame)
     _history_table(window, ctx.version)
     with progress:
-        show_progress(load)
+        # The whole history's frame is built in the background, while the page drawn again
+        # for it waits on the store's listings (an object store's refresh).
+        base = ctx.cache_key
+        show_progress(load, lambda whole: history_frame((*base, len(whole)), whole))
 
 
 def _wanted_window(ident: tuple[int, int | None]) -> int | None:

@@ -11,12 +11,15 @@ whole history).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
+from inspector.table.history_entry import HistoryEntry
 from ui.history_load import HistoryLoad
 from ui.pages.timeline_frame import WINDOW
 
-POLL_S = 1.0  # how often the progress bar looks again
+POLL_S = 0.25  # how often the progress bar looks again (the page is drawn again after it)
 
 
 def read_for_window(load: HistoryLoad, selected: int, back: int | None) -> None:
@@ -36,13 +39,16 @@ def read_for_window(load: HistoryLoad, selected: int, back: int | None) -> None:
             load.read_count((back + 1) * WINDOW)
 
 
-def show_progress(load: HistoryLoad) -> None:
+def show_progress(
+    load: HistoryLoad, then: Callable[[tuple[HistoryEntry, ...]], object] | None = None
+) -> None:
     """A progress bar while older versions are read in the background (started here), which
     draws the page again when a window's worth has been read (a short first page, on an
-    object store) and once they all are."""
+    object store) and once they all are; ``then`` is run in the background with the whole
+    history once it is read (:meth:`HistoryLoad.start_background`)."""
     if load.done:
         return
-    load.start_background()
+    load.start_background(then)
     st.fragment(run_every=POLL_S)(_progress)(load, len(load.entries))
 
 
