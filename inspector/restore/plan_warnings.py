@@ -15,6 +15,7 @@ from inspector.delta.actions import AddFile
 from inspector.delta.text import counted
 from inspector.diff.metadiff import MetadataDiff
 from inspector.files.filecheck import FileIssue
+from inspector.health.retention import retention_policy
 from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -133,7 +134,7 @@ def retention_warning(
     retention the Health page uses; ``now_ms``, the clock by default, is for tests)."""
     if target_ms is None:
         return []
-    found = properties.retention(current.metadata.configuration, properties.DELETED_FILE_RETENTION)
+    found = retention_policy(current.metadata.configuration).deleted_files
     now = now_ms if now_ms is not None else int(time.time() * 1000)
     if now - target_ms <= found.ms:
         return []
