@@ -72,13 +72,15 @@ class Notes:
 
     damage: dict[int, HealthProblem] = field(default_factory=dict)  # commits missing, damaged
     cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
-    columns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # partition columns
     bases: dict[int, Snapshot] = field(default_factory=dict)
     stated: dict[int, list[Action]] = field(default_factory=dict)
 
     @property
     def partition_columns(self) -> tuple[str, ...]:
-        return self.columns[max(self.columns)] if self.columns else ()
+        """The newest metaData's (of a replay's base or a readable commit)."""
+        found = {v: base.metadata for v, base in self.bases.items()}
+        found |= {v: a for v, done in self.stated.items() for a in done if isinstance(a, Metadata)}
+        return found[max(found)].partition_columns if found else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
         if problem is not None:
@@ -88,8 +90,6 @@ class Notes:
                 self.cdc.add(action.path)
             elif problem is None and isinstance(action, _STATE):
                 self.stated.setdefault(version, []).append(action)
-                if isinstance(action, Metadata):
-                    self.columns[version] = action.partition_columns
 
 
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
@@ -137,7 +137,6 @@ def _base(log: DeltaLog, version: int, rows: ActionRows, notes: Notes) -> Health
     files = snap.files_table
     lines = arrays.from_numpy(np.arange(files.num_rows, dtype=np.int64))
     rows.add_table(version, files, lines, add=True, base=True)
-    notes.columns[version] = snap.metadata.partition_columns
     notes.bases[version] = snap
     return None
 
