@@ -51,17 +51,12 @@ class ArrowTrace:
     latest: int
     segments: list[tuple[int, int]]  # (base version, last version) of each replay
     problems: dict[int, list[HealthProblem]]  # a version's own (commit, snapshot, replay)
+    unreadable: set[int]  # the versions no replay reaches
     intervals: Intervals
     plain: pa.Table  # (path, size, stats): data files with plain paths, the first add's
     refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
     special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
     notes: Notes  # what the reading noted besides file actions
-
-    @property
-    def unreadable(self) -> set[int]:
-        """The versions no replay reaches."""
-        reached = {v for start, end in self.segments for v in range(start, end + 1)}
-        return set(range(self.first, self.latest + 1)) - reached
 
 
 @dataclass(kw_only=True)
@@ -107,6 +102,7 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     for version in (v for v in later if log.commit_file(v) is None):
         notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
+    unreadable = set(range(first, latest + 1)).difference(*(range(s, e + 1) for s, e in segments))
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
     whole = segments == [(first, latest)]
@@ -118,7 +114,8 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         first=first,
         latest=latest,
         segments=segments,
-        problems=problems,
+        problems=_broken(unreadable, problems),
+        unreadable=unreadable,
         intervals=intervals(table, segment, ends),
         plain=plain_files(table),
         refs=refs,
@@ -177,26 +174,18 @@ def _replay(
         problems[version] = [own]
     if start is not None:
         segments.append((start, latest))
-    return segments, _broken(first, latest, segments, problems)
+    return segments, problems
 
 
 def _broken(
-    first: int,
-    latest: int,
-    segments: list[tuple[int, int]],
-    problems: dict[int, list[HealthProblem]],
+    unreadable: set[int], problems: dict[int, list[HealthProblem]]
 ) -> dict[int, list[HealthProblem]]:
     """Each version no replay reaches and nothing of its own explains: the replay is
     broken since the first unreadable version of its run."""
-    if segments == [(first, latest)]:
-        return problems
-    reached = {v for start, end in segments for v in range(start, end + 1)}
-    broken_at: int | None = None
-    for version in range(first, latest + 1):
-        if version in reached:
-            broken_at = None
-            continue
-        broken_at = version if broken_at is None else broken_at
+    broken_at = 0
+    for version in sorted(unreadable):
+        if version - 1 not in unreadable:
+            broken_at = version
         if version not in problems:
             message = (
                 f"The log cannot be replayed to this version: version {broken_at} is "
