@@ -310,8 +310,7 @@ def row_tracking_guard(
     protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]
 ) -> GuardResult:
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
-    suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
-    if "rowTracking" not in writer_features(protocol) or suspended:
+    if not row_tracking_in_use(protocol, metadata.configuration):
         return GuardResult.passing(
             GuardName.ROW_TRACKING, "Row tracking is not in use; no row IDs to carry."
         )
@@ -328,6 +327,12 @@ def row_tracking_guard(
         GuardName.ROW_TRACKING,
         f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
+
+
+def row_tracking_in_use(protocol: Protocol, configuration: Mapping[str, str]) -> bool:
+    """The ``rowTracking`` writer feature, not suspended (``delta.rowTrackingSuspended``)."""
+    suspended = properties.enabled(configuration, properties.ROW_TRACKING_SUSPENDED)
+    return "rowTracking" in writer_features(protocol) and not suspended
 
 
 def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:
