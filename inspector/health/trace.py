@@ -105,8 +105,7 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     unreadable = set(range(first, latest + 1)).difference(*(range(s, e + 1) for s, e in segments))
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
-    whole = segments == [(first, latest)]
-    table, refs, special = _kept(rows, starts, ends, root, whole=whole)
+    table, refs, special = _kept(rows, starts, ends, root, whole=segments == [(first, latest)])
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
     return ArrowTrace(
