@@ -1,10 +1,8 @@
 """The health check: which versions are complete, and the newest consistent one.
 
-The latest version is judged from its snapshot alone (the newest checkpoint and the commits
-after it), so it costs what its snapshot costs, however long the log; its orphans are
-judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`): a file only an
-older version references, whose tombstone has left the checkpoints, is an orphan here.
-Every retained version, and damage before the newest checkpoint, is :mod:`.allversions`'.
+The latest version costs what its snapshot costs, however long the log; its orphans are
+judged as Delta's VACUUM judges them (:attr:`OrphanScope.LATEST_SNAPSHOT`). Every retained
+version, and damage before the newest checkpoint, is :mod:`.allversions`'.
 """
 
 from __future__ import annotations

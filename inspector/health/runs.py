@@ -101,14 +101,7 @@ def version_runs(report: HealthReport) -> list[VersionRun]:
     """The report's versions as runs, the ones that matter first: the latest version's,
     the last consistent version's, the other damaged runs, the other complete runs (newest
     first within each group)."""
-    runs: list[list[VersionHealth]] = []
-    for v in report.versions:
-        previous = runs[-1][-1] if runs else None
-        if previous is not None and previous.version + 1 == v.version and _same(previous, v):
-            runs[-1].append(v)
-        else:
-            runs.append([v])
-    built = [_run(group, report) for group in runs]
+    built = [_run(list(group), report) for _, group in groupby(report.versions, _shape)]
     rank = {RunRole.LATEST: 0, RunRole.LAST_CONSISTENT: 1}  # then damaged runs, then complete
     return sorted(
         built,
@@ -119,12 +112,11 @@ def version_runs(report: HealthReport) -> list[VersionRun]:
     )
 
 
-def _same(a: VersionHealth, b: VersionHealth) -> bool:
-    """Same status and the same problem (a damaged file set may differ only in its listing);
-    a gap's versions compare equal whatever the problems' details."""
-    kinds = [p.kind for p in a.problems] == [p.kind for p in b.problems]
-    blank = [replace(v, version=0, problems=(), checksum=None) for v in (a, b)]
-    return kinds and blank[0] == blank[1]
+def _shape(v: VersionHealth) -> tuple[list[ProblemKind], VersionHealth]:
+    """What the versions of a run share (the versions are consecutive): the status and the
+    problem (a damaged file set may differ only in its listing); a gap's versions compare
+    equal whatever the problems' details."""
+    return [p.kind for p in v.problems], replace(v, version=0, problems=(), checksum=None)
 
 
 def _run(group: list[VersionHealth], report: HealthReport) -> VersionRun:

@@ -51,17 +51,12 @@ class ArrowTrace:
     latest: int
     segments: list[tuple[int, int]]  # (base version, last version) of each replay
     problems: dict[int, list[HealthProblem]]  # a version's own (commit, snapshot, replay)
+    unreadable: set[int]  # the versions no replay reaches
     intervals: Intervals
     plain: pa.Table  # (path, size, stats): data files with plain paths, the first add's
     refs: dict[str, Ref] = field(default_factory=dict)  # DV files and odd paths' data files
     special_paths: dict[FileKey, tuple[str, ...]] = field(default_factory=dict)
     notes: Notes  # what the reading noted besides file actions
-
-    @property
-    def unreadable(self) -> set[int]:
-        """The versions no replay reaches."""
-        reached = {v for start, end in self.segments for v in range(start, end + 1)}
-        return set(range(self.first, self.latest + 1)) - reached
 
 
 @dataclass(kw_only=True)
@@ -72,13 +67,15 @@ class Notes:
 
     damage: dict[int, HealthProblem] = field(default_factory=dict)  # commits missing, damaged
     cdc: set[str] = field(default_factory=set)  # change-data files' paths as the log has them
-    columns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # partition columns
     bases: dict[int, Snapshot] = field(default_factory=dict)
     stated: dict[int, list[Action]] = field(default_factory=dict)
 
     @property
     def partition_columns(self) -> tuple[str, ...]:
-        return self.columns[max(self.columns)] if self.columns else ()
+        """The newest metaData's (of a replay's base or a readable commit)."""
+        found = {v: base.metadata for v, base in self.bases.items()}
+        found |= {v: a for v, done in self.stated.items() for a in done if isinstance(a, Metadata)}
+        return found[max(found)].partition_columns if found else ()
 
     def commit(self, version: int, others: Sequence[Action], problem: HealthProblem | None) -> None:
         if problem is not None:
@@ -88,8 +85,6 @@ class Notes:
                 self.cdc.add(action.path)
             elif problem is None and isinstance(action, _STATE):
                 self.stated.setdefault(version, []).append(action)
-                if isinstance(action, Metadata):
-                    self.columns[version] = action.partition_columns
 
 
 def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
@@ -107,10 +102,10 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     for version in (v for v in later if log.commit_file(v) is None):
         notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
+    unreadable = set(range(first, latest + 1)).difference(*(range(s, e + 1) for s, e in segments))
     starts = np.array([s for s, _ in segments], dtype=np.int64)
     ends = np.array([e for _, e in segments], dtype=np.int64)
-    whole = segments == [(first, latest)]
-    table, refs, special = _kept(rows, starts, ends, root, whole=whole)
+    table, refs, special = _kept(rows, starts, ends, root, whole=segments == [(first, latest)])
     at = arrays.to_numpy(whole_array(table.column("version")))
     segment = np.searchsorted(starts, at, "right") - 1
     return ArrowTrace(
@@ -118,7 +113,8 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
         first=first,
         latest=latest,
         segments=segments,
-        problems=problems,
+        problems=_broken(unreadable, problems),
+        unreadable=unreadable,
         intervals=intervals(table, segment, ends),
         plain=plain_files(table),
         refs=refs,
@@ -137,7 +133,6 @@ def _base(log: DeltaLog, version: int, rows: ActionRows, notes: Notes) -> Health
     files = snap.files_table
     lines = arrays.from_numpy(np.arange(files.num_rows, dtype=np.int64))
     rows.add_table(version, files, lines, add=True, base=True)
-    notes.columns[version] = snap.metadata.partition_columns
     notes.bases[version] = snap
     return None
 
@@ -178,26 +173,18 @@ def _replay(
         problems[version] = [own]
     if start is not None:
         segments.append((start, latest))
-    return segments, _broken(first, latest, segments, problems)
+    return segments, problems
 
 
 def _broken(
-    first: int,
-    latest: int,
-    segments: list[tuple[int, int]],
-    problems: dict[int, list[HealthProblem]],
+    unreadable: set[int], problems: dict[int, list[HealthProblem]]
 ) -> dict[int, list[HealthProblem]]:
     """Each version no replay reaches and nothing of its own explains: the replay is
     broken since the first unreadable version of its run."""
-    if segments == [(first, latest)]:
-        return problems
-    reached = {v for start, end in segments for v in range(start, end + 1)}
-    broken_at: int | None = None
-    for version in range(first, latest + 1):
-        if version in reached:
-            broken_at = None
-            continue
-        broken_at = version if broken_at is None else broken_at
+    broken_at = 0
+    for version in sorted(unreadable):
+        if version - 1 not in unreadable:
+            broken_at = version
         if version not in problems:
             message = (
                 f"The log cannot be replayed to this version: version {broken_at} is "

@@ -23,6 +23,7 @@ from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
 from inspector.health.examine import Judging, physical_paths, root_base
+from inspector.health.retention import retention_policy
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
@@ -150,7 +151,7 @@ def plan_vacuum(
             "VACUUM plan is made by path.",
             f"To vacuum it, {how}.",
         )
-    configured = _configured(snapshot)
+    configured = retention_policy(snapshot.metadata.configuration).deleted_files
     if retain_hours is None:
         retain_hours = configured.ms / HOUR_MS
     retain_ms = _retention_ms(retain_hours)
@@ -184,12 +185,7 @@ def plan_vacuum(
 def default_retain_hours(log: DeltaLog) -> float:
     """The retention VACUUM uses when none is given: the table's
     ``delta.deletedFileRetentionDuration``, else 7 days (hours)."""
-    return _configured(log.snapshot()).ms / HOUR_MS
-
-
-def _configured(snapshot: Snapshot) -> properties.Retention:
-    configuration = snapshot.metadata.configuration
-    return properties.retention(configuration, properties.DELETED_FILE_RETENTION)
+    return retention_policy(log.snapshot().metadata.configuration).deleted_files.ms / HOUR_MS
 
 
 def _retention_ms(retain_hours: float) -> int:

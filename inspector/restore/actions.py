@@ -18,7 +18,7 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile, Metadata
 from inspector.delta.fields import as_int
 from inspector.delta.jsonvalue import camel_json
-from inspector.delta.protocol import protocol_json, same_protocol, writer_features
+from inspector.delta.protocol import protocol_json, same_protocol
 from inspector.delta.schema import (
     IDENTITY_HIGH_WATER_MARK,
     IDENTITY_START,
@@ -26,6 +26,7 @@ from inspector.delta.schema import (
     PHYSICAL_NAME_KEY,
     iter_columns,
 )
+from inspector.restore.guards import row_tracking_in_use
 from inspector.restore.planrecord import RestoreMetrics, RestorePlan
 
 ENGINE_INFO = f"delta-inspector/{__version__}"
@@ -54,7 +55,7 @@ def restore_actions(
     assert protocol is not None and plan.target_metadata is not None
     metadata = restored_metadata(plan.current_metadata, plan.target_metadata)
     ict = None
-    if _enabled(metadata, properties.ENABLE_IN_COMMIT_TIMESTAMPS):
+    if properties.enabled(metadata["configuration"], properties.ENABLE_IN_COMMIT_TIMESTAMPS):
         ict = max(now_ms, previous_timestamp_ms + 1)
         metadata = with_ict_enablement(metadata, plan.current_metadata, commit_version, ict)
     metrics = plan.effective_metrics(allow_missing_files=allow_missing_files)
@@ -65,8 +66,7 @@ def restore_actions(
         actions.append({"metaData": metadata})
     actions += [{"domainMetadata": dict(d)} for d in plan.domain_metadata]
     actions += [{"remove": remove_body(a, now_ms)} for a in plan.files_to_remove]
-    suspended = _enabled(metadata, properties.ROW_TRACKING_SUSPENDED)
-    tracking = "rowTracking" in writer_features(protocol) and not suspended
+    tracking = row_tracking_in_use(protocol, metadata["configuration"])
     adds = plan.kept_adds(allow_missing_files=allow_missing_files)
     actions += [{"add": add_body(a, commit_version, tracking)} for a in adds]
     return actions
@@ -207,7 +207,3 @@ def add_body(add: AddFile, commit_version: int, row_tracking: bool) -> dict[str,
     if row_tracking and body.get("defaultRowCommitVersion") is None:
         body["defaultRowCommitVersion"] = commit_version
     return body
-
-
-def _enabled(metadata: Mapping[str, Any], key: str) -> bool:
-    return properties.enabled(metadata.get("configuration") or {}, key)

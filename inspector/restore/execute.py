@@ -111,20 +111,14 @@ def execute_restore(
 def _verify(
     result: RestoreResult, settings: Settings, spark: Any, attempt: Attempt
 ) -> RestoreResult:
-    verification = verify_restore(
-        result.plan,
-        result.committed_version,
-        allow_missing_files=result.allow_missing_files,
-        allow_protocol_downgrade=result.allow_protocol_downgrade,
-        settings=settings,
-        spark=spark,
-    )
+    plan, version = result.plan, result.committed_version
+    verification = verify_restore(plan, version, result, settings=settings, spark=spark)
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
         attempt,
         outcome=AttemptStatus.COMMITTED,
-        committed_version=result.committed_version,
+        committed_version=version,
         details={
             **result.metrics.to_json(),
             "partial": bool(result.skipped_files),
@@ -133,7 +127,7 @@ def _verify(
             "failedChecks": [c.name for c in verification.failures],
             "overrides": sorted(o.value for o in result.overrides),
         },
-        secrets=result.plan.table.storage_options,
+        secrets=plan.table.storage_options,
     )
     return result
 

@@ -138,17 +138,15 @@ def target_guard(
     )
 
 
-def files_guard(problems: Sequence[Any], num_files: int, limit: int) -> GuardResult:
+def files_guard(listed: Sequence[Any], total: int, num_files: int) -> GuardResult:
     """Every file to re-add (and its deletion vector) must exist with the size the log records
-    (``problems``: the missing or truncated ones; at most ``limit`` are listed)."""
-    total = len(problems)
+    (``listed``: the first of the ``total`` missing or truncated ones)."""
     if not total:
         return GuardResult.passing(
             GuardName.FILES_AVAILABLE,
             f"All {num_files} files to re-add exist with the sizes recorded in the log.",
             details={"checkedFiles": num_files},
         )
-    listed = [p.to_json() for p in problems[:limit]]
     return GuardResult.failing(
         GuardName.FILES_AVAILABLE,
         f"{total} of the {num_files} files to re-add are missing or truncated (deleted by VACUUM, "
@@ -157,7 +155,7 @@ def files_guard(problems: Sequence[Any], num_files: int, limit: int) -> GuardRes
         details={
             "checkedFiles": num_files,
             "numProblems": total,
-            "problems": listed,
+            "problems": [p.to_json() for p in listed],
             "listed": len(listed),
         },
         override=Override.ALLOW_MISSING_FILES,
@@ -312,8 +310,7 @@ def row_tracking_guard(
     protocol: Protocol, metadata: Metadata, adds: Sequence[AddFile]
 ) -> GuardResult:
     """With row tracking, every re-added file must carry the row IDs it had (baseRowId)."""
-    suspended = properties.enabled(metadata.configuration, properties.ROW_TRACKING_SUSPENDED)
-    if "rowTracking" not in writer_features(protocol) or suspended:
+    if not row_tracking_in_use(protocol, metadata.configuration):
         return GuardResult.passing(
             GuardName.ROW_TRACKING, "Row tracking is not in use; no row IDs to carry."
         )
@@ -330,6 +327,12 @@ def row_tracking_guard(
         GuardName.ROW_TRACKING,
         f"All {len(adds)} files to re-add keep their row IDs (baseRowId) and commit versions.",
     )
+
+
+def row_tracking_in_use(protocol: Protocol, configuration: Mapping[str, str]) -> bool:
+    """The ``rowTracking`` writer feature, not suspended (``delta.rowTrackingSuspended``)."""
+    suspended = properties.enabled(configuration, properties.ROW_TRACKING_SUSPENDED)
+    return "rowTracking" in writer_features(protocol) and not suspended
 
 
 def column_mapping_guard(current: Metadata, target: Metadata) -> GuardResult:

@@ -19,7 +19,7 @@ from inspector.delta.errors import InspectorError
 from inspector.delta.properties import CLUSTERING_DOMAIN
 from inspector.delta.protocol import merge_protocols, writer_features
 from inspector.diff.metadiff import diff_metadata
-from inspector.files.filecheck import FileIssue, check_files
+from inspector.files.filecheck import check_files
 from inspector.log import arrays, columnar
 from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
@@ -142,7 +142,6 @@ def _full_plan(
 ) -> RestorePlan:
     """``plan`` (what every plan states) with the files, rows, metadata and guards of a target
     that can be restored."""
-    log = plan.table.log
     adds = _only_in(target.files_table, current.files_table)
     removes = _only_in(current.files_table, target.files_table)
     workers = settings.check_workers
@@ -155,10 +154,7 @@ def _full_plan(
     diff = diff_metadata((current.metadata, current.protocol), (target.metadata, merged))
     partitions = _partitions_of(adds + removes)
     limit = settings.max_listed_files
-    warnings = restore_warnings(
-        log, current, target, adds, removes, diff, problems, plan.target_timestamp, len(damaged)
-    )
-    return dataclasses.replace(
+    full = dataclasses.replace(
         plan,
         files_to_add=adds,
         files_to_remove=removes,
@@ -178,25 +174,20 @@ def _full_plan(
         file_problems=tuple(problems[:limit]),
         num_file_problems=len(problems),
         problem_paths=frozenset(p.key for p in problems if p.key is not None),
-        guards=_guards(plan, current, target, merged, problems, adds, removes, limit),
-        warnings=tuple(warnings),
+    )
+    warnings = restore_warnings(full, current, target, diff, removed_damaged=len(damaged))
+    return dataclasses.replace(
+        full, guards=_guards(full, current, target, merged), warnings=tuple(warnings)
     )
 
 
 def _guards(
-    plan: RestorePlan,
-    current: Snapshot,
-    target: Snapshot,
-    merged: Protocol,
-    problems: Sequence[FileIssue],
-    adds: Sequence[AddFile],
-    removes: Sequence[AddFile],
-    limit: int,
+    plan: RestorePlan, current: Snapshot, target: Snapshot, merged: Protocol
 ) -> tuple[GuardResult, ...]:
-    log = plan.table.log
+    log, adds = plan.table.log, plan.files_to_add
     return (
         *plan.guards,  # the target's, which passed
-        files_guard(problems, len(adds), limit),
+        files_guard(plan.file_problems, plan.num_file_problems, len(adds)),
         unchanged_guard(current.version, log.latest_version),
         protocol_guard(current.protocol, target.protocol, merged),
         features_guard((current.protocol, target.protocol, merged)),
@@ -207,7 +198,7 @@ def _guards(
             name=plan.table.name,
             target_version=target.version,
         ),
-        append_only_guard(current.metadata, removes),
+        append_only_guard(current.metadata, plan.files_to_remove),
         row_tracking_guard(merged, target.metadata, adds),
         column_mapping_guard(current.metadata, target.metadata),
     )

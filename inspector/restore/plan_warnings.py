@@ -14,29 +14,29 @@ from inspector.delta import properties
 from inspector.delta.actions import AddFile
 from inspector.delta.text import counted
 from inspector.diff.metadiff import MetadataDiff
-from inspector.files.filecheck import FileIssue
+from inspector.health.retention import retention_policy
 from inspector.log.commit import known_sum
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
+from inspector.restore.planrecord import RestorePlan
 
 
 def restore_warnings(
-    log: DeltaLog,
+    plan: RestorePlan,
     current: Snapshot,
     target: Snapshot,
-    adds: Sequence[AddFile],
-    removes: Sequence[AddFile],
     diff: MetadataDiff,
-    problems: Sequence[FileIssue],
-    target_ms: int | None,
+    *,
     removed_damaged: int = 0,
 ) -> list[str]:
-    """Every warning that applies to restoring ``current`` to ``target``, most important first.
+    """Every warning that applies to a plan restoring ``current`` to ``target``, most
+    important first.
 
-    ``diff`` is current -> restored; ``problems`` the target's files that are missing or of
-    another size; ``removed_damaged`` how many files to remove are missing or damaged.
+    ``diff`` is current -> restored; ``removed_damaged`` how many files to remove are
+    missing or damaged.
     """
-    out = _missing_warning(adds, problems)
+    adds, removes = plan.files_to_add, plan.files_to_remove
+    out = _missing_warning(plan)
     if removed_damaged:
         out.append(
             f"{removed_damaged} of the {len(removes)} files the restore removes are already "
@@ -50,7 +50,7 @@ def restore_warnings(
             "Streams that do not tolerate deletes (no skipChangeCommits) will fail on the "
             f"{len(removes)} removed files."
         )
-    out += _schema_warnings(log, current, target, diff)
+    out += _schema_warnings(plan.table.log, current, target, diff)
     if adds or removes:
         out.append(
             "Tables that join to this one by keys are not restored with it: rows they "
@@ -69,20 +69,18 @@ def restore_warnings(
             f"Version {target.version} predates in-commit timestamps: the restore turns them "
             "off (as Delta's RESTORE does), so later timestamps come from file times again."
         )
-    out += retention_warning(current, target, target_ms)
+    out += retention_warning(current, target, plan.target_timestamp)
     return out
 
 
-def _missing_warning(adds: Sequence[AddFile], problems: Sequence[FileIssue]) -> list[str]:
-    if not problems:
+def _missing_warning(plan: RestorePlan) -> list[str]:
+    if not plan.problem_paths:
         return []
-    keys = {p.key for p in problems}
-    lost = [a for a in adds if a.key in keys]
     return [
-        f"PARTIAL TABLE RISK: {len(keys)} files of the target version are missing or truncated. "
-        f"Only with allow_missing_files would the restore proceed, and then WITHOUT those files "
-        f"({_rows(lost)}): they are not re-added, and the restored table is NOT the target "
-        "version but a partial copy of it."
+        f"PARTIAL TABLE RISK: {len(plan.problem_paths)} files of the target version are missing "
+        "or truncated. Only with allow_missing_files would the restore proceed, and then "
+        f"WITHOUT those files ({_rows(plan.problem_adds)}): they are not re-added, and the "
+        "restored table is NOT the target version but a partial copy of it."
     ]
 
 
@@ -133,7 +131,7 @@ def retention_warning(
     retention the Health page uses; ``now_ms``, the clock by default, is for tests)."""
     if target_ms is None:
         return []
-    found = properties.retention(current.metadata.configuration, properties.DELETED_FILE_RETENTION)
+    found = retention_policy(current.metadata.configuration).deleted_files
     now = now_ms if now_ms is not None else int(time.time() * 1000)
     if now - target_ms <= found.ms:
         return []

@@ -197,13 +197,12 @@ def audit_refusal(
     secrets: Mapping[str, str],
 ) -> None:
     """Record a refused attempt (``secrets``: the table's storage options, masked)."""
-    details = {"refusedBecause": [str(r) for r in reasons]}
     record_attempt(
         settings.audit_log,
         attempt,
         outcome=AttemptStatus.REFUSED,
         error=message,
-        details=details,
+        details={"refusedBecause": [str(r) for r in reasons]},
         secrets=secrets,
     )
 

@@ -32,6 +32,7 @@ from inspector.health.records import ChecksumStatus
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey, Snapshot
 from inspector.restore.actions import ICT_KEYS, metadata_json
+from inspector.restore.guards import Overridden
 from inspector.restore.planrecord import RestorePlan
 from inspector.settings import Settings
 
@@ -87,15 +88,10 @@ class Verification:
 
 
 def verify_restore(
-    plan: RestorePlan,
-    version: int,
-    *,
-    allow_missing_files: bool,
-    allow_protocol_downgrade: bool,
-    settings: Settings,
-    spark: Any = None,
+    plan: RestorePlan, version: int, flags: Overridden, *, settings: Settings, spark: Any = None
 ) -> Verification:
-    """Check ``version``, the commit of a restore by ``plan``, against its target version.
+    """Check ``version``, the commit of a restore by ``plan`` with the overrides ``flags``
+    used, against its target version.
 
     Never raises: the commit exists, so a failed or broken check is recorded instead.
     """
@@ -107,13 +103,13 @@ def verify_restore(
         message = f"Version {version} cannot be read back from the log: {exc}"
         failed = VerificationCheck(name="readable", status=CheckStatus.FAILED, message=message)
         return Verification(version=version, target_version=target_version, checks=(failed,))
-    dropped = set(plan.problem_paths) if allow_missing_files else set()
+    dropped = set(plan.problem_paths) if flags.allow_missing_files else set()
     table = plan.table
     options = StorageOptions() if table.location.is_local else table.storage_options
     checks = [
         _safely("files", _files_check, new, target, dropped),
         _safely("metadata", _metadata_check, new, target),
-        _safely("protocol", _protocol_check, new, plan, allow_protocol_downgrade),
+        _safely("protocol", _protocol_check, new, plan, flags.allow_protocol_downgrade),
         _safely("checksum", _checksum_check, log, new, target_version, dropped),
         _safely("row_count", _rows_check, new, target, dropped, spark, settings),
         _safely("deltalake_rows", _deltalake_check, new, target, dropped, options),
