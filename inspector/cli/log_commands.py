@@ -185,10 +185,13 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.table import open_table
-    from inspector.table.versions import parse_version
 
     log = open_table(args.table, settings).log
-    version = None if args.version is None else parse_version(args.version, log)
+    version = None
+    if args.version is not None:  # the log's parsing: not imported for a kept answer
+        from inspector.table.versions import parse_version
+
+        version = parse_version(args.version, log)
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-from inspector.delta.actions import canonical_path
-
 LOG_DIR = "_delta_log"
 
 #: Hive's name for a null partition value, as some writers store it in ``partitionValues``
@@ -16,6 +14,8 @@ HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 def data_file_path(table_root: str, log_path: str) -> str:
     """Where a file named in the log (relative to the root, or absolute) is: a local path,
     or a URI for a table in an object store."""
+    from inspector.delta.actions import canonical_path  # the log's parsing: not for a listing
+
     decoded = canonical_path(log_path)
     if os.path.isabs(decoded) or "://" in decoded:
         return decoded  # an absolute path or an object store URI

@@ -17,12 +17,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from inspector.log import text
-from inspector.log.bigcommit import COLUMNAR_FROM, other_actions
-from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import segments as seg
 from inspector.log.index.usage import MANIFEST as _MANIFEST
 from inspector.log.index.usage import folder_size, last_used, touch
@@ -30,6 +28,9 @@ from inspector.log.listing import COMMIT_FILE, LogFile
 from inspector.log.staged import STAGED_DIR
 from inspector.settings import Settings
 from inspector.storage import Storage
+
+if TYPE_CHECKING:  # the log's parsing is imported where a commit is parsed: a warm answer
+    from inspector.log.commit import Commit  # (detail from the index) parses none
 
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
@@ -42,7 +43,7 @@ LOCAL_FROM = sys.maxsize
 LOCAL_BYTES = 16 << 20
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
-Fetched = bytes | OSError | Commit
+Fetched: TypeAlias = "bytes | OSError | Commit"
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
 _SMALL_BYTES = 1 << 20  # a segment this big (a big commit held parsed) stays on its own
@@ -162,6 +163,8 @@ class TableIndex:
         """The contents of listed commit files, in order: cached ones from the index, the
         rest read together from ``storage`` and added to the index (a big commit's bytes
         are not kept: the index holds it parsed, :meth:`fetch`)."""
+        from inspector.log.commit import Commit
+
         found = self.fetch(storage, files, parsed=False)
         return [f for f in found if not isinstance(f, Commit)]  # none is, unless parsed
 
@@ -221,6 +224,9 @@ class TableIndex:
     ) -> Fetched | None:
         """What a segment holds of this very file (None: nothing, or parsed when bytes are
         asked for)."""
+        from inspector.log.bigcommit import other_actions
+        from inspector.log.commit import Commit
+
         for entry in self._entries(segment).get(version, ()):
             if not entry.fits(file):
                 continue
@@ -315,6 +321,9 @@ def fetch_files(
 
 def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     """A big commit parsed (the index keeps it parsed); the others as they were read."""
+    from inspector.log.bigcommit import COLUMNAR_FROM
+    from inspector.log.commit import parse_commit
+
     if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and COMMIT_FILE.match(file.name):
         return parse_commit(int(file.name[:20]), file, data)
     return data
@@ -327,6 +336,9 @@ def _entry(
     columnar form is held so; else its bytes when read whole (a big one only when it was
     parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
     A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
+    from inspector.log.bigcommit import COLUMNAR_FROM
+    from inspector.log.commit import Commit
+
     if not COMMIT_FILE.match(file.name) or f"/{STAGED_DIR}/" in file.path:
         return None
     data, files = None, None
@@ -347,6 +359,8 @@ def _entry(
 
 
 def _big(entry: seg.Entry) -> bool:
+    from inspector.log.bigcommit import COLUMNAR_FROM
+
     return entry.files is not None or len(entry.data or b"") >= COLUMNAR_FROM
 
 
