@@ -224,12 +224,12 @@ def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
     if log.index is None or log.storage.local_path() is None:
         return None
     from inspector.log.filetimes import commit_times
-    from inspector.log.index.answers import KeptAnswer, listing_identity
+    from inspector.log.index.answers import KeptAnswer, listing_identity, times_identity
 
     tail = listing_identity(log.tail)
     if tail is None:
         return None
-    times = sorted(commit_times(log, log.latest_version + 1).items())
+    times = times_identity(commit_times(log, log.latest_version + 1))
     identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
     return KeptAnswer(log.index, "detail", identity)
 
