@@ -24,12 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from inspector.log.bigcommit import CommitFiles
 from inspector.log.listing import LogFile
 
-if TYPE_CHECKING:  # pyarrow (and the log's parsing) is imported when a segment is read or
-    import pyarrow as pa  # written: start-up time
-
-    from inspector.log.bigcommit import CommitFiles
+if TYPE_CHECKING:  # pyarrow is imported when a segment is read or written: start-up time
+    import pyarrow as pa
 
 _NAME = re.compile(r"^(\d{20})-(\d{20})-(\d+)-([0-9a-f]{32})\.arrow$")
 _PLACE = ("version", "line")  # the columns a file action's row carries in a segment
@@ -155,8 +154,6 @@ def _streams(raw: bytes) -> list[pa.Table]:
 
 def _entries(commits: pa.Table, adds: pa.Table, removes: pa.Table) -> dict[int, list[Entry]]:
     """Entries by version; a parsed commit's rows are zero-copy slices of the segment's."""
-    from inspector.log.bigcommit import CommitFiles
-
     found: dict[int, list[Entry]] = {}
     placed = {"add": _by_version(adds), "remove": _by_version(removes)}
     columns = [commits.column(name).to_pylist() for name in commits.schema.names]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from inspector.log import text
+from inspector.log.bigcommit import COLUMNAR_FROM, other_actions
 from inspector.log.index import segments as seg
 from inspector.log.index.usage import MANIFEST as _MANIFEST
 from inspector.log.index.usage import folder_size, last_used, touch
@@ -29,9 +30,8 @@ from inspector.log.staged import STAGED_DIR
 from inspector.settings import Settings
 from inspector.storage import Storage
 
-if TYPE_CHECKING:  # the log's parsing is imported where a commit is parsed: a warm answer
-    from inspector.log.commit import Commit  # (detail from the index) parses none
-
+if TYPE_CHECKING:  # the parser is imported where a commit is parsed (a kept answer: none)
+    from inspector.log.commit import Commit
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
 #: LOCAL_BYTES skips the index. Small commits are not worth keeping there: reading 20,000
@@ -163,10 +163,8 @@ class TableIndex:
         """The contents of listed commit files, in order: cached ones from the index, the
         rest read together from ``storage`` and added to the index (a big commit's bytes
         are not kept: the index holds it parsed, :meth:`fetch`)."""
-        from inspector.log.commit import Commit
-
         found = self.fetch(storage, files, parsed=False)
-        return [f for f in found if not isinstance(f, Commit)]  # none is, unless parsed
+        return [f for f in found if isinstance(f, bytes | OSError)]  # a Commit only if parsed
 
     def fetch(
         self, storage: Storage, files: Sequence[LogFile], *, parsed: bool = True
@@ -224,7 +222,6 @@ class TableIndex:
     ) -> Fetched | None:
         """What a segment holds of this very file (None: nothing, or parsed when bytes are
         asked for)."""
-        from inspector.log.bigcommit import other_actions
         from inspector.log.commit import Commit
 
         for entry in self._entries(segment).get(version, ()):
@@ -321,7 +318,6 @@ def fetch_files(
 
 def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     """A big commit parsed (the index keeps it parsed); the others as they were read."""
-    from inspector.log.bigcommit import COLUMNAR_FROM
     from inspector.log.commit import parse_commit
 
     if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and COMMIT_FILE.match(file.name):
@@ -336,13 +332,10 @@ def _entry(
     columnar form is held so; else its bytes when read whole (a big one only when it was
     parsed, so that a read of bytes alone never keeps a big commit from being held parsed).
     A staged commit (``_delta_log/_staged_commits``) is not immutable and is never held."""
-    from inspector.log.bigcommit import COLUMNAR_FROM
-    from inspector.log.commit import Commit
-
     if not COMMIT_FILE.match(file.name) or f"/{STAGED_DIR}/" in file.path:
         return None
     data, files = None, None
-    if isinstance(found, Commit) and found.columns is not None and not found.problems:
+    if not isinstance(found, bytes | OSError) and found.columns is not None and not found.problems:
         files = found.columns
     elif isinstance(raw, bytes) and len(raw) == file.size and (parsed or len(raw) < COLUMNAR_FROM):
         data = raw  # the size checked: a file that changed since it was listed is not kept
@@ -359,8 +352,6 @@ def _entry(
 
 
 def _big(entry: seg.Entry) -> bool:
-    from inspector.log.bigcommit import COLUMNAR_FROM
-
     return entry.files is not None or len(entry.data or b"") >= COLUMNAR_FROM
 
 
