@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import unquote
 
 LOG_DIR = "_delta_log"
 
@@ -11,11 +12,15 @@ LOG_DIR = "_delta_log"
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
+def canonical_path(path: str) -> str:
+    """Decode a log path (a URI) to the string used for identity and file access."""
+    decoded = unquote(path)
+    return decoded[7:] if decoded.startswith("file://") else decoded.removeprefix("file:")
+
+
 def data_file_path(table_root: str, log_path: str) -> str:
     """Where a file named in the log (relative to the root, or absolute) is: a local path,
     or a URI for a table in an object store."""
-    from inspector.delta.actions import canonical_path  # the log's parsing: not for a listing
-
     decoded = canonical_path(log_path)
     if os.path.isabs(decoded) or "://" in decoded:
         return decoded  # an absolute path or an object store URI

@@ -222,14 +222,14 @@ class TableIndex:
     ) -> Fetched | None:
         """What a segment holds of this very file (None: nothing, or parsed when bytes are
         asked for)."""
-        from inspector.log.commit import Commit
-
         for entry in self._entries(segment).get(version, ()):
             if not entry.fits(file):
                 continue
             if entry.data is not None:
                 return entry.data
-            if entry.files is not None and parsed:
+            if entry.files is not None and parsed:  # a big commit: the parser is imported
+                from inspector.log.commit import Commit
+
                 return Commit(
                     version=version,
                     file=file,
@@ -318,9 +318,9 @@ def fetch_files(
 
 def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     """A big commit parsed (the index keeps it parsed); the others as they were read."""
-    from inspector.log.commit import parse_commit
-
     if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and COMMIT_FILE.match(file.name):
+        from inspector.log.commit import parse_commit
+
         return parse_commit(int(file.name[:20]), file, data)
     return data
 
