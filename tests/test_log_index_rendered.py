@@ -13,7 +13,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.table import history_entry as history
-from tests.conftest import one_row_appends
+from tests.conftest import REPO, one_row_appends
 from tests.damaged import DAMAGES, damage_file
 
 RENDERED = "result-historyjson.bin"
@@ -126,6 +126,26 @@ def test_a_second_detail_prints_the_kept_text_and_reads_no_checkpoint(
 
     monkeypatch.setattr(snapshot.Snapshot, "__init__", unread)
     assert _detail(table, capsys) == cold == off
+
+
+def test_a_second_detail_imports_neither_the_action_parser_nor_pyarrow(tmp_path, cache):
+    import subprocess
+    import sys
+
+    table = tmp_path / "t"
+    one_row_appends(table, 3, seed=12)
+    script = (
+        "import sys; from inspector.cli.main import main; "
+        f"code = main(['detail', {str(table)!r}, '--json']); "
+        "sys.exit(code or 9 * any(m in sys.modules for m in ('inspector.delta.actions', 'pyarrow')))"
+    )
+    first, second = (
+        subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=REPO)
+        for _ in range(2)
+    )
+
+    assert second.returncode == 0, second.stderr.decode()
+    assert second.stdout == first.stdout
 
 
 @pytest.mark.parametrize("change", ["append", "touch-old-commit", "checkpoint"])

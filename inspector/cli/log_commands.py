@@ -202,10 +202,13 @@ def _detail_args(parser: argparse.ArgumentParser) -> None:
 @arguments(_detail_args)
 def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
     from inspector.table import open_table
-    from inspector.table.versions import parse_version
 
     log = open_table(args.table, settings).log
-    version = None if args.version is None else parse_version(args.version, log)
+    version = None
+    if args.version is not None:  # the log's parsing: not imported for a kept answer
+        from inspector.table.versions import parse_version
+
+        version = parse_version(args.version, log)
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
     if text is not None:  # its text form is computed when asked for
@@ -238,12 +241,12 @@ def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
     if log.index is None or log.storage.local_path() is None:
         return None
     from inspector.log.filetimes import commit_times
-    from inspector.log.index.answers import KeptAnswer, listing_identity
+    from inspector.log.index.answers import KeptAnswer, listing_identity, times_identity
 
     tail = listing_identity(log.tail)
     if tail is None:
         return None
-    times = sorted(commit_times(log, log.latest_version + 1).items())
+    times = times_identity(commit_times(log, log.latest_version + 1))
     identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
     return KeptAnswer(log.index, "detail", identity)
 

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
-from urllib.parse import unquote
 
 from inspector.delta.fields import (
     as_int,
@@ -26,6 +25,7 @@ from inspector.delta.fields import (
     text_or_none,
 )
 from inspector.delta.jsonvalue import camel_json
+from inspector.delta.paths import canonical_path as canonical_path  # re-exported (a path rule)
 from inspector.delta.properties import COLUMN_MAPPING_MODE
 from inspector.delta.schema import StructType, parse_schema
 
@@ -329,12 +329,6 @@ Action = (
     | Sidecar
     | UnknownAction
 )
-
-
-def canonical_path(path: str) -> str:
-    """Decode a log path (a URI) to the string used for identity and file access."""
-    decoded = unquote(path)
-    return decoded[7:] if decoded.startswith("file://") else decoded.removeprefix("file:")
 
 
 # Writers put numRecords first; reading it without parsing all the column stats

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import os
-
-from inspector.delta.actions import canonical_path
+from urllib.parse import unquote
 
 LOG_DIR = "_delta_log"
 
 #: Hive's name for a null partition value, as some writers store it in ``partitionValues``
 #: (and in partition folder names).
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def canonical_path(path: str) -> str:
+    """Decode a log path (a URI) to the string used for identity and file access."""
+    decoded = unquote(path)
+    return decoded[7:] if decoded.startswith("file://") else decoded.removeprefix("file:")
 
 
 def data_file_path(table_root: str, log_path: str) -> str:

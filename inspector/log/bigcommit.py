@@ -13,13 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from inspector.delta.actions import Action, AddFile, RemoveFile
-from inspector.delta.parse import parse_action
 from inspector.log import text
 
-# pyarrow is imported where a big commit is read: small commits are parsed by orjson alone.
+# pyarrow is imported where a big commit is read: small commits are parsed by orjson alone;
+# the actions where they are parsed: the log index serves a kept answer without them.
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from inspector.delta.actions import Action
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,6 +39,7 @@ class CommitFiles:
     def of_records(cls, actions: tuple[Action, ...]) -> CommitFiles:
         """A small commit's (or JSON checkpoint part's) typed actions, in file order, as a big
         commit's are read: the adds and removes as tables, with their line numbers."""
+        from inspector.delta.actions import AddFile, RemoveFile
         from inspector.log import arrays, columnar
 
         adds = [(at, a) for at, a in enumerate(actions) if isinstance(a, AddFile)]
@@ -80,6 +82,8 @@ def read_file_actions(data: bytes) -> tuple[tuple[Action, ...], CommitFiles] | N
 
 def other_actions(text_lines: tuple[bytes, ...]) -> tuple[Action, ...]:
     """The other actions of a big commit parsed again from their lines (as read, in order)."""
+    from inspector.delta.parse import parse_action
+
     return tuple(parse_action(text.loads(line)) for line in text_lines)
 
 
@@ -114,6 +118,8 @@ def _other_actions(
     Writers put them first (Spark) or last (delta-rs): look there, and scan every line
     only when the count of file-action lines says some are elsewhere.
     """
+    from inspector.delta.actions import AddFile, RemoveFile
+
     size = len(body) - body.endswith(b"\n")  # the last line's end
     total = body.count(b"\n", 0, size) + 1
     files = sum(body.count(b"\n" + prefix) for prefix in FILE_START) + body.startswith(FILE_START)

@@ -7,18 +7,21 @@ checkpoint is judged again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.log.index import TableIndex
 from inspector.log.listing import Checkpoint, LogListing
-from inspector.log.snapshot import ReplayState
 from inspector.storage import Storage
+
+if TYPE_CHECKING:  # the replay is imported where it runs: a warm answer replays nothing
+    from inspector.log.snapshot import ReplayState
 
 # inspector.log.checkpoint (pyarrow.parquet) is imported where a checkpoint is read: a log
 # that reads none (history --limit N of a local table) starts without pyarrow.
 
 #: Replays the commits up to a checkpoint's version from a base below it (None: no base).
-Replay = Callable[[Checkpoint], tuple[ReplayState, str] | None]
+Replay: TypeAlias = "Callable[[Checkpoint], tuple[ReplayState, str] | None]"
 
 _CHECKPOINT_HINT = (
     "Delta readers that start from this checkpoint will fail or see a wrong table: "

@@ -9,20 +9,23 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.text import version_ranges
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
-from inspector.log.commit import Commit, as_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
-from inspector.log.snapshot import ReplayState, Snapshot, describe_replay
 from inspector.log.staged import STAGED_DIR
 from inspector.storage import LocalStorage, Storage, open_storage
 
+if TYPE_CHECKING:  # parsing and replay are imported where they run: a warm answer (detail
+    from inspector.log.commit import Commit  # from the log index) does neither
+    from inspector.log.snapshot import ReplayState, Snapshot
+
 _SNAPSHOT_CACHE_SIZE = 16
-_Base = tuple[int, Callable[..., tuple[ReplayState, str]]]
+_Base: TypeAlias = "tuple[int, Callable[..., tuple[ReplayState, str]]]"
 Index = LogIndex | None
 
 
@@ -148,6 +151,8 @@ class DeltaLog:
 
     def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
         """Listed versions' parsed commits in order, a slice at a time (uncached ones unkept)."""
+        from inspector.log.commit import as_commit
+
         listed = [(v, f) for v in versions if (f := self.commit_file(v)) is not None]
         for start in range(0, len(listed), chunk):
             part = listed[start : start + chunk]
@@ -223,13 +228,9 @@ class DeltaLog:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
 
     def verify_checkpoint(self, version: int) -> list[str]:
-        """Compare the checkpoint(s) of a version with the commits replayed up to it from an
-        independent base (:func:`~inspector.log.checkpoint.checkpoint_disagreements`); empty
-        when they agree or no commits are there to compare with.
-
-        Raises:
-            VersionNotFound: If the version has no checkpoint.
-        """
+        """How a version's checkpoint(s) disagree with its commits replayed from an independent
+        base (:func:`~inspector.log.checkpoint.checkpoint_disagreements`); empty when they agree
+        or no commits are there to compare (VersionNotFound: the version has no checkpoint)."""
         with self._lock:
             return self._checkpoints.of_version(self.listing, version)
 
@@ -275,6 +276,8 @@ class DeltaLog:
     ) -> tuple[ReplayState, str] | None:
         """Replay to ``version`` from the newest usable base at or below ``before`` (default:
         ``version``; below a checkpoint to check it); ``live_only`` as for the checkpoints read."""
+        from inspector.log.snapshot import describe_replay
+
         parts = (live_only, statistics)
         for base_version, load in self._bases(version if before is None else before, parts):
             versions = list(range(base_version + 1, version + 1))  # read together (one fetch)
@@ -314,6 +317,8 @@ class DeltaLog:
         listing: LogListing,
         parts: tuple[bool, bool],  # (live_only, statistics), as the checkpoints are read
     ) -> list[_Base]:
+        from inspector.log.snapshot import ReplayState
+
         candidates: list[tuple[int, int, Callable[..., tuple[ReplayState, str]]]] = []
         for v, snap in snaps:
             candidates.append((v, 0, lambda s=snap: (ReplayState.from_snapshot(s), "snapshot")))

@@ -37,11 +37,12 @@ def _listed(folder: str, below: int) -> dict[int, int]:
     except OSError:
         return {}
     times: dict[int, int] = {}
+    match, stat = COMMIT_FILE.match, os.stat  # a loop of one stat per commit: kept tight
     try:
         for name in names:
-            if (m := COMMIT_FILE.match(name)) and (version := int(m.group(1))) < below:
+            if (m := match(name)) and (version := int(m[1])) < below:
                 try:
-                    st = os.stat(name, dir_fd=fd)
+                    st = stat(name, dir_fd=fd)
                 except OSError:
                     continue
                 if S_ISREG(st.st_mode):

@@ -17,12 +17,11 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, other_actions
-from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import segments as seg
 from inspector.log.index.usage import MANIFEST as _MANIFEST
 from inspector.log.index.usage import folder_size, last_used, touch
@@ -31,6 +30,8 @@ from inspector.log.staged import STAGED_DIR
 from inspector.settings import Settings
 from inspector.storage import Storage
 
+if TYPE_CHECKING:  # the parser is imported where a commit is parsed (a kept answer: none)
+    from inspector.log.commit import Commit
 _HELD = 2  # segments a table keeps read in memory (a history reads one slice at a time)
 #: A read from a local disk of fewer commit files than LOCAL_FROM and fewer bytes than
 #: LOCAL_BYTES skips the index. Small commits are not worth keeping there: reading 20,000
@@ -42,7 +43,7 @@ LOCAL_FROM = sys.maxsize
 LOCAL_BYTES = 16 << 20
 #: A commit file as the index gives it: its bytes (or the error reading them), or, for a
 #: big commit, parsed (:meth:`TableIndex.fetch`).
-Fetched = bytes | OSError | Commit
+Fetched: TypeAlias = "bytes | OSError | Commit"
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
 _SMALL_BYTES = 1 << 20  # a segment this big (a big commit held parsed) stays on its own
@@ -163,7 +164,7 @@ class TableIndex:
         rest read together from ``storage`` and added to the index (a big commit's bytes
         are not kept: the index holds it parsed, :meth:`fetch`)."""
         found = self.fetch(storage, files, parsed=False)
-        return [f for f in found if not isinstance(f, Commit)]  # none is, unless parsed
+        return [f for f in found if isinstance(f, bytes | OSError)]  # a Commit only if parsed
 
     def fetch(
         self, storage: Storage, files: Sequence[LogFile], *, parsed: bool = True
@@ -226,7 +227,9 @@ class TableIndex:
                 continue
             if entry.data is not None:
                 return entry.data
-            if entry.files is not None and parsed:
+            if entry.files is not None and parsed:  # a big commit: the parser is imported
+                from inspector.log.commit import Commit
+
                 return Commit(
                     version=version,
                     file=file,
@@ -316,6 +319,8 @@ def fetch_files(
 def _parse_big(file: LogFile, data: Fetched) -> Fetched:
     """A big commit parsed (the index keeps it parsed); the others as they were read."""
     if isinstance(data, bytes) and len(data) >= COLUMNAR_FROM and COMMIT_FILE.match(file.name):
+        from inspector.log.commit import parse_commit
+
         return parse_commit(int(file.name[:20]), file, data)
     return data
 
@@ -330,7 +335,7 @@ def _entry(
     if not COMMIT_FILE.match(file.name) or f"/{STAGED_DIR}/" in file.path:
         return None
     data, files = None, None
-    if isinstance(found, Commit) and found.columns is not None and not found.problems:
+    if not isinstance(found, bytes | OSError) and found.columns is not None and not found.problems:
         files = found.columns
     elif isinstance(raw, bytes) and len(raw) == file.size and (parsed or len(raw) < COLUMNAR_FROM):
         data = raw  # the size checked: a file that changed since it was listed is not kept
