@@ -36,7 +36,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
-from inspector.table.history_taken import NO_CHANGE, RECORDS, Taken, typed_actions
+from inspector.table.history_taken import NO_CHANGE, RECORDS, REMOVE, Taken, typed_actions
 from inspector.table.rowcounts import LiveBefore, dv_rows, looked_up, num_records
 from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of
 
@@ -303,4 +303,4 @@ def _release_arrow_memory() -> None:
 def _unrecorded_remove(line: bytes) -> bool:
     """Whether a commit's line is a remove that may change data without its own
     ``numRecords`` (the row rule then looks up the file it removes)."""
-    return line.startswith(b'{"remove":{') and RECORDS not in line and NO_CHANGE not in line
+    return line.startswith(REMOVE) and RECORDS not in line and NO_CHANGE not in line
