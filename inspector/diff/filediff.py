@@ -107,12 +107,10 @@ class FileDiff:
 
     @property
     def from_version(self) -> int:
-        """The version diffed from."""
         return self.from_side.version
 
     @property
     def to_version(self) -> int:
-        """The version diffed to."""
         return self.to_side.version
 
     @property

@@ -60,7 +60,6 @@ class ValueChange:
     after: Any
 
     def to_json(self) -> dict[str, Any]:
-        """``{"key", "before", "after"}``."""
         return camel_json(self)
 
 
@@ -223,7 +222,6 @@ class MetadataRow:
     column: Column | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"kind", "name", "before", "after", "changes"}``."""
         return camel_json(self, "kind", "name", "before", "after", "changes")
 
 

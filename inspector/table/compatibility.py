@@ -88,7 +88,6 @@ class CompatibilityChange:
         return f"from version {self.version}, {self.engine} {what}{tail}"
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form, with the sentence."""
         return {**camel_json(self), "text": self.text}
 
 

@@ -8,10 +8,8 @@ with no typed record per file. Anything unusual in a file (blank lines, a line t
 not parse, a big commit) sends it, or the slice when Arrow refuses it, to the one commit
 parser (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
 
-The history prefers a writer's metrics (files, bytes, rows) to the actions' own counts, as
-Delta's DESCRIBE HISTORY does. So a commit that only adds files, whose metrics give its
-rows and bytes, is answered from them (:mod:`inspector.table.history_taken`): its add
-lines are counted, not parsed (a 300,000-file CREATE TABLE AS SELECT is 122 MB of them).
+A commit that only adds files is answered from its writer's metrics, its add lines counted,
+not parsed (:mod:`inspector.table.history_taken`).
 """
 
 from __future__ import annotations
