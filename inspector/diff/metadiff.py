@@ -269,7 +269,6 @@ class CommitMetadataChange:
         before_unknown: Why the version before cannot be reconstructed, or None.
     """
 
-    version: int
     diff: MetadataDiff | None
     creates: bool
     before_unknown: str | None = None
@@ -289,7 +288,6 @@ def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChang
             unknown = f"Version {commit.version - 1} cannot be reconstructed ({exc.message})"
     after = _state_after(log, commit, before)
     return CommitMetadataChange(
-        version=commit.version,
         diff=None if after is None else diff_metadata(before, after),
         creates=before is None,
         before_unknown=unknown,
