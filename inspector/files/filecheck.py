@@ -131,13 +131,10 @@ def judge_size(
     )
 
 
-#: One file an add action names: where the log spells it (to locate it), its decoded path
-#: (to show it), its role, and the size it must have by the rule above.
-Referenced = tuple[str, str, FileRole, int]
-
-
-def referenced_files(add: AddFile) -> list[Referenced]:
-    """The files behind an add action: its data file, then its deletion-vector file."""
+def referenced_files(add: AddFile) -> list[tuple[str, str, FileRole, int]]:
+    """The files behind an add action, its data file, then its deletion-vector file: each
+    where the log spells it (to locate it), its decoded path (to show it), its role, and
+    the size it must have by the rule above."""
     files = [(add.path, canonical_path(add.path), FileRole.DATA_FILE, add.size)]
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
