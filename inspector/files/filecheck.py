@@ -160,7 +160,6 @@ def check_files(
     sizes = {stored.uri(m.path): m.size for m in stored.walk()} if stored is not None else None
 
     def issues(add: AddFile) -> list[FileIssue]:
-        """The issues of an add's data file and deletion-vector file, tagged with its key."""
         found = (
             examine_file(
                 data_file_path(table_root, at),

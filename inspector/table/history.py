@@ -159,7 +159,6 @@ class HistoryPager:
         return True
 
     def _read_next(self) -> None:
-        """Read the page older than those read, and join it."""
         if self._listing is None:
             self._list_whole()
         start = self._boundary(self._next, self.size)
