@@ -107,12 +107,10 @@ class FileDiff:
 
     @property
     def from_version(self) -> int:
-        """The version diffed from."""
         return self.from_side.version
 
     @property
     def to_version(self) -> int:
-        """The version diffed to."""
         return self.to_side.version
 
     @property
@@ -249,17 +247,14 @@ def _side_after(
     for commit in commits:
         meta, proto = commit.metadata or meta, commit.protocol or proto
     change = _totals(new, gone)
-    records = None
-    before, added, removed = base.num_records, change.records_added, change.records_removed
-    if before is not None and added is not None and removed is not None:
-        records = before + added - removed
+    removed = None if change.records_removed is None else -change.records_removed
     return VersionSide(
         version=version,
         metadata=meta,
         protocol=proto,
         num_files=base.num_files + len(new) - len(gone),
         size_in_bytes=base.size_in_bytes + change.bytes_added - change.bytes_removed,
-        num_records=records,
+        num_records=known_sum([base.num_records, change.records_added, removed]),
     )
 
 

@@ -7,14 +7,13 @@ slice, so no more than a page of typed records (or of rows in a browser) exists 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, RemoveFile
 from inspector.delta.errors import CorruptLog
-from inspector.delta.jsonvalue import camel_json
 from inspector.delta.schema import ColumnNames
 from inspector.log import columnar
 from inspector.log.commit import Commit
@@ -51,10 +50,6 @@ class FilePage:
         """The position of this page's first file in the list, from 0."""
         return self.page * self.page_size
 
-    def to_json(self) -> dict[str, Any]:
-        """The page as JSON."""
-        return {**camel_json(self, "total", "page", "page_size"), "records": list(self.records)}
-
 
 def commit_file_page(
     commit: Commit,
@@ -70,8 +65,10 @@ def commit_file_page(
         every = commit.adds if kind == FileKind.ADD else commit.removes
         return sequence_page(every, page, page_size, names)
     table = commit.columns.adds if kind == FileKind.ADD else commit.columns.removes
-    page = _clamped(page, table.num_rows, page_size)
-    actions = list(columnar.records(str(kind), table.slice(page * page_size, page_size)))
+
+    def actions(start: int) -> list[AddFile | RemoveFile]:
+        return list(columnar.records(str(kind), table.slice(start, page_size)))
+
     return _page(table.num_rows, page, page_size, actions, names)
 
 
@@ -82,28 +79,24 @@ def sequence_page(
     names: ColumnNames | None = None,
 ) -> FilePage:
     """One page of a list of files already in memory (e.g. a file diff's added files)."""
-    page = _clamped(page, len(files), page_size)
-    start = page * page_size
-    return _page(len(files), page, page_size, files[start : start + page_size], names)
+    return _page(len(files), page, page_size, lambda start: files[start : start + page_size], names)
 
 
 def _page(
     total: int,
     page: int,
     page_size: int,
-    files: Sequence[AddFile | RemoveFile],
+    files: Callable[[int], Sequence[AddFile | RemoveFile]],
     names: ColumnNames | None,
 ) -> FilePage:
-    records = tuple(file_action_record(f, names) for f in files)
+    """Page ``page`` clamped to the pages there are, its files taken from where it starts."""
+    page = min(max(page, 0), _pages(total, page_size) - 1)
+    records = tuple(file_action_record(f, names) for f in files(page * page_size))
     return FilePage(total=total, page=page, page_size=page_size, records=records)
 
 
 def _pages(total: int, page_size: int) -> int:
     return max(1, -(-total // page_size))
-
-
-def _clamped(page: int, total: int, page_size: int) -> int:
-    return min(max(page, 0), _pages(total, page_size) - 1)
 
 
 def commit_action_count(commit: Commit) -> int:

@@ -5,6 +5,7 @@ commit, and the one flattening of such a diff into rows (every page and report s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
@@ -60,7 +61,6 @@ class ValueChange:
     after: Any
 
     def to_json(self) -> dict[str, Any]:
-        """``{"key", "before", "after"}``."""
         return camel_json(self)
 
 
@@ -223,7 +223,6 @@ class MetadataRow:
     column: Column | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"kind", "name", "before", "after", "changes"}``."""
         return camel_json(self, "kind", "name", "before", "after", "changes")
 
 
@@ -271,7 +270,6 @@ class CommitMetadataChange:
         before_unknown: Why the version before cannot be reconstructed, or None.
     """
 
-    version: int
     diff: MetadataDiff | None
     creates: bool
     before_unknown: str | None = None
@@ -289,24 +287,16 @@ def commit_metadata_change(log: DeltaLog, commit: Commit) -> CommitMetadataChang
             before = (prev.metadata, prev.protocol)
         except InspectorError as exc:
             unknown = f"Version {commit.version - 1} cannot be reconstructed ({exc.message})"
-    after = _state_after(log, commit, before)
+    # In force after it: its own, else the one before it, else the snapshot's at its version.
+    meta = commit.metadata or (before[0] if before else None)
+    proto = commit.protocol or (before[1] if before else None)
+    after: State | None = None if meta is None or proto is None else (meta, proto)
+    if after is None:
+        with suppress(InspectorError):
+            snap = log.snapshot(commit.version)
+            after = meta or snap.metadata, proto or snap.protocol
     return CommitMetadataChange(
-        version=commit.version,
         diff=None if after is None else diff_metadata(before, after),
         creates=before is None,
         before_unknown=unknown,
     )
-
-
-def _state_after(log: DeltaLog, commit: Commit, before: State | None) -> State | None:
-    """The (metaData, protocol) in force after ``commit``: its own, else the one before it,
-    else the snapshot's at its version; None when it cannot be known."""
-    meta = commit.metadata or (before[0] if before else None)
-    proto = commit.protocol or (before[1] if before else None)
-    if meta is None or proto is None:
-        try:
-            snap = log.snapshot(commit.version)
-        except InspectorError:
-            return None
-        meta, proto = meta or snap.metadata, proto or snap.protocol
-    return meta, proto

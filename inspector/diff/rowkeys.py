@@ -51,7 +51,6 @@ class KeySuggestion:
     identifies_rows: bool
 
     def to_json(self) -> dict[str, Any]:
-        """``{"columns", "source", "reason", "identifiesRows"}``."""
         return {**camel_json(self), "columns": list(self.columns), "source": self.source.value}
 
 

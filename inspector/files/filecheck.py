@@ -131,13 +131,10 @@ def judge_size(
     )
 
 
-#: One file an add action names: where the log spells it (to locate it), its decoded path
-#: (to show it), its role, and the size it must have by the rule above.
-Referenced = tuple[str, str, FileRole, int]
-
-
-def referenced_files(add: AddFile) -> list[Referenced]:
-    """The files behind an add action: its data file, then its deletion-vector file."""
+def referenced_files(add: AddFile) -> list[tuple[str, str, FileRole, int]]:
+    """The files behind an add action, its data file, then its deletion-vector file: each
+    where the log spells it (to locate it), its decoded path (to show it), its role, and
+    the size it must have by the rule above."""
     files = [(add.path, canonical_path(add.path), FileRole.DATA_FILE, add.size)]
     dv = add.deletion_vector
     where = dv.relative_or_absolute_path() if dv is not None else None
@@ -163,7 +160,6 @@ def check_files(
     sizes = {stored.uri(m.path): m.size for m in stored.walk()} if stored is not None else None
 
     def issues(add: AddFile) -> list[FileIssue]:
-        """The issues of an add's data file and deletion-vector file, tagged with its key."""
         found = (
             examine_file(
                 data_file_path(table_root, at),

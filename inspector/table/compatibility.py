@@ -88,7 +88,6 @@ class CompatibilityChange:
         return f"from version {self.version}, {self.engine} {what}{tail}"
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form, with the sentence."""
         return {**camel_json(self), "text": self.text}
 
 
@@ -154,27 +153,20 @@ def engines_for(protocol: Protocol) -> tuple[EngineCompatibility, ...]:
     )
 
 
-def protocol_changes(
-    log: DeltaLog, history: Sequence[HistoryEntry], version: int
-) -> list[tuple[int, Protocol]]:
-    """The protocol in force from each version that changed it, up to ``version``, starting
-    with the protocol at the log's earliest version."""
-    changes = [(log.earliest_version, log.snapshot(log.earliest_version).protocol)]
-    for entry in sorted(history, key=lambda h: h.version):
-        if entry.changes_protocol and changes[0][0] < entry.version <= version:
-            protocol = log.commit(entry.version).protocol
-            if protocol is not None:
-                changes.append((entry.version, protocol))
-    return changes
-
-
 def describe_compatibility(
     log: DeltaLog, history: Sequence[HistoryEntry] | None, *, version: int | None = None
 ) -> Compatibility:
     """Engine compatibility at a version (None: the latest), with the changes of verdict up
     to it found in ``history`` (None: the version alone, reading nothing older)."""
     snap = log.snapshot(version)
-    steps = [] if history is None else protocol_changes(log, history, snap.version)
+    steps: list[tuple[int, Protocol]] = []  # the protocol in force from each that changed it
+    if history is not None:
+        steps.append((log.earliest_version, log.snapshot(log.earliest_version).protocol))
+    for entry in sorted(history or (), key=lambda h: h.version):
+        if entry.changes_protocol and steps[0][0] < entry.version <= snap.version:
+            protocol = log.commit(entry.version).protocol
+            if protocol is not None:
+                steps.append((entry.version, protocol))
     notes: list[CompatibilityChange] = []
     previous = engines_for(steps[0][1]) if steps else ()
     for at, protocol in steps[1:]:

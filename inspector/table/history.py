@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import Commit, as_commit
+from inspector.log.commit import as_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.settings import Settings
@@ -159,7 +159,6 @@ class HistoryPager:
         return True
 
     def _read_next(self) -> None:
-        """Read the page older than those read, and join it."""
         if self._listing is None:
             self._list_whole()
         start = self._boundary(self._next, self.size)
@@ -284,8 +283,16 @@ class HistoryPager:
         if self._listing is not None:  # the whole folder listed: its commits read in bulk
             pairs = scan_commits(log, versions)  # a slice at a time, not kept
         else:  # a short question (``detail``, ``history --limit``) need not import pyarrow
-            # read from the newest page's own listing (the first page never lists the whole)
-            pairs = rows_along(log, iter(page_commits(log, self._newest, versions)))
+            # Read from the newest page's own listing (the first page never lists the whole);
+            # the commits after the newest checkpoint are the latest snapshot's: read through
+            # the log, which keeps them for it (and for the check of that checkpoint).
+            listing = self._newest or log.listing
+            older = [v for v in versions if v <= log.tail.from_version]
+            files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
+            contents = log.fetch_commits([f for _, f in files])
+            parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+            tail = log.read_commits([v for v in versions if v > log.tail.from_version])
+            pairs = rows_along(log, iter([*parsed, *tail]))
         first = versions[0] if versions else 0
         return history_entries(log, versions, pairs, first, gaps, found, self.settings)
 
@@ -357,17 +364,3 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def page_commits(log: DeltaLog, listing: LogListing | None, versions: list[int]) -> list[Commit]:
-    """A page's commits, read together from ``listing`` (the newest page's own, so that the
-    first page never lists the whole folder; None: the whole folder's)."""
-    listing = listing or log.listing
-    # The commits after the newest checkpoint are the latest snapshot's: read through the
-    # log, which keeps them for it (and for the check of that checkpoint).
-    tail = [v for v in versions if v > log.tail.from_version]
-    older = [v for v in versions if v <= log.tail.from_version]
-    files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
-    contents = log.fetch_commits([f for _, f in files])
-    parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
-    return [*parsed, *log.read_commits(tail)]

@@ -8,10 +8,8 @@ with no typed record per file. Anything unusual in a file (blank lines, a line t
 not parse, a big commit) sends it, or the slice when Arrow refuses it, to the one commit
 parser (:func:`~inspector.log.commit.parse_commit`), which says what is wrong line by line.
 
-The history prefers a writer's metrics (files, bytes, rows) to the actions' own counts, as
-Delta's DESCRIBE HISTORY does. So a commit that only adds files, whose metrics give its
-rows and bytes, is answered from them (:mod:`inspector.table.history_taken`): its add
-lines are counted, not parsed (a 300,000-file CREATE TABLE AS SELECT is 122 MB of them).
+A commit that only adds files is answered from its writer's metrics, its add lines counted,
+not parsed (:mod:`inspector.table.history_taken`).
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import FileKey
-from inspector.table.history_taken import NO_CHANGE, RECORDS, Taken, typed_actions
+from inspector.table.history_taken import NO_CHANGE, RECORDS, REMOVE, Taken, typed_actions
 from inspector.table.rowcounts import LiveBefore, dv_rows, looked_up, num_records
 from inspector.table.rowrule import FileFigures, RowChange, change_from, change_of
 
@@ -319,4 +317,4 @@ def _release_arrow_memory() -> None:
 def _unrecorded_remove(line: bytes) -> bool:
     """Whether a commit's line is a remove that may change data without its own
     ``numRecords`` (the row rule then looks up the file it removes)."""
-    return line.startswith(b'{"remove":{') and RECORDS not in line and NO_CHANGE not in line
+    return line.startswith(REMOVE) and RECORDS not in line and NO_CHANGE not in line

@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.delta.actions import Action, AddFile, CommitInfo, RemoveFile
-from inspector.log.bigcommit import COLUMNAR_FROM
+from inspector.log.bigcommit import COLUMNAR_FROM, FILE_START
 from inspector.log.commit import Commit, FileSummary, file_metrics, json_lines, parse_actions
 from inspector.log.index import Fetched
 from inspector.log.listing import LogFile
 from inspector.table.rowrule import RowChange, metrics_alone
 
-ADD = b'{"add":{'
-REMOVE = b'{"remove":{'
+ADD, REMOVE = FILE_START  # how an add's and a remove's line start
 CHANGES = b'"dataChange":true'
 NO_CHANGE = b'"dataChange":false'
 RECORDS = b'\\"numRecords\\":'  # in an action's stats (a JSON string in the line)

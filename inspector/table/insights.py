@@ -191,15 +191,14 @@ def layout_insights(snapshot: Snapshot, history: Iterable[HistoryEntry] = ()) ->
     removed file counts give the files-per-version timeline, anchored at ``snapshot``."""
     config = snapshot.metadata.configuration
     target = properties.target_file_size(config)
-    files = snapshot.files_table
-    sizes = arrays.to_numpy(files.column("size").combine_chunks().fill_null(0))
+    size = snapshot.files_table.column("size").combine_chunks().fill_null(0)
     return LayoutInsights(
         table_root=snapshot.table_root,
         version=snapshot.version,
         target_file_size=target.bytes,
         target_from_table=target.from_table,
-        buckets=_histogram(sizes),
-        partitions=_partitions(snapshot, target.bytes),
+        buckets=_histogram(arrays.to_numpy(size)),
+        partitions=_partitions(snapshot, size, target.bytes),
         stats=_stats(snapshot),
         timeline=_timeline(snapshot, history),
         problems=tuple(p for p in (target.problem,) if p),
@@ -218,10 +217,9 @@ def _histogram(sizes: np.ndarray) -> tuple[SizeBucket, ...]:
     )
 
 
-def _partition_table(snapshot: Snapshot, target: int) -> tuple[pa.Table, list[str]]:
+def _partition_table(snapshot: Snapshot, size: pa.Array, target: int) -> tuple[pa.Table, list[str]]:
     """One row per file: partition value columns and the figures to aggregate."""
     files = snapshot.files_table
-    size = files.column("size").combine_chunks().fill_null(0)
     small = pc.less(size, target)
     dv = files.column("deletionVector").combine_chunks()
     card = dv.field("cardinality") if len(dv) else arrays.numbers([])
@@ -244,8 +242,8 @@ def _partition_table(snapshot: Snapshot, target: int) -> tuple[pa.Table, list[st
     return pa.table(columns), keys
 
 
-def _partitions(snapshot: Snapshot, target: int) -> tuple[PartitionInsight, ...]:
-    table, keys = _partition_table(snapshot, target)
+def _partitions(snapshot: Snapshot, size: pa.Array, target: int) -> tuple[PartitionInsight, ...]:
+    table, keys = _partition_table(snapshot, size, target)
     sums = [(c, "sum") for c in ("size", "rows", "small", "small_bytes", "dv", "dv_rows")]
     grouped = table.group_by(keys).aggregate([("size", "count"), ("rows", "count"), *sums])
     found = []

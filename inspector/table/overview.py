@@ -119,7 +119,10 @@ def describe_detail(
         description=meta.description,
         location=log.table_root,
         created_at=meta.created_time,
-        last_modified=_last_modified(snap, history),
+        # a version with only a checkpoint has an entry too, timed by its checkpoint file
+        last_modified=next(
+            (e.timestamps.history for e in reversed(history) if e.version == snap.version), None
+        ),
         version=snap.version,
         partition_columns=meta.partition_columns,
         clustering_columns=clustering_columns(snap),
@@ -194,11 +197,3 @@ def clustering_columns(snap: Snapshot) -> tuple[str, ...]:
     logical = {c.physical_path: c.name for c in iter_columns(snap.schema)}
     paths = (tuple(n) if isinstance(n, list) else (str(n),) for n in names)
     return tuple(logical.get(p, ".".join(p)) for p in paths)
-
-
-def _last_modified(snap: Snapshot, history: Sequence[HistoryEntry]) -> int | None:
-    """The version's history timestamp (a version with only a checkpoint has a history
-    entry too, timed by its checkpoint file: ``history_entry._checkpoint_only``)."""
-    return next(
-        (e.timestamps.history for e in reversed(history) if e.version == snap.version), None
-    )
