@@ -40,6 +40,7 @@ import uuid
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
+from inspector.delta.paths import data_file_path  # noqa: E402
 from inspector.health import check_table  # noqa: E402
 from inspector.log.deltalog import DeltaLog  # noqa: E402
 from inspector.settings import Settings  # noqa: E402
@@ -138,7 +139,7 @@ def naive_check(root: str, versions: list[int]) -> tuple[float, int, dict[int, i
         for add in snap.files.values():
             stats += 1
             try:
-                if os.stat(snap.data_path(add)).st_size != add.size:
+                if os.stat(data_file_path(snap.table_root, add.path)).st_size != add.size:
                     lost += 1
             except FileNotFoundError:
                 lost += 1

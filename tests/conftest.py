@@ -269,7 +269,7 @@ def crash(step):
     if step == job["step"]:
         os._exit({CRASHED})
 
-target = open_storage(job["uri"], options=job["options"])[0] if "uri" in job else job["folder"]
+target = open_storage(job["uri"], options=job["options"]) if "uri" in job else job["folder"]
 write_commit(target, job["version"], job["actions"], on_step=crash)
 """
 

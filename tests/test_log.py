@@ -22,6 +22,7 @@ from inspector.delta.actions import (
 )
 from inspector.delta.errors import NotADeltaTable, VersionNotFound
 from inspector.delta.parse import parse_action
+from inspector.delta.paths import data_file_path
 from inspector.log.deltalog import DeltaLog
 from inspector.log.filetimes import commit_times
 from tests.conftest import CORPUS
@@ -231,7 +232,7 @@ def test_url_encoded_and_plain_spellings_of_a_path_are_one_file(tmp_path):
     log = DeltaLog.open(str(root))
     assert list(log.snapshot(0).files) == [("day=mon/a b.parquet", None)]
     assert log.snapshot(1).num_files == 0
-    assert log.snapshot(0).data_path(log.snapshot(0).add_files[0]) == str(
+    assert data_file_path(log.table_root, log.snapshot(0).add_files[0].path) == str(
         root / "day=mon/a b.parquet"
     )
 

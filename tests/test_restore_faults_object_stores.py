@@ -66,6 +66,6 @@ def test_a_commit_crashed_after_any_step_leaves_no_commit_or_a_whole_one(request
     if new:
         assert after.commit(expected).commit_info.operation == "DELETE"
     # The next writer (the next plan's commit) sees the truth and is not blocked.
-    storage, _ = open_storage(uri, options=server.options)
+    storage = open_storage(uri, options=server.options)
     write_commit(storage, expected + 1, [{"commitInfo": {"operation": "WRITE"}}])
     assert DeltaLog.open(uri, storage_options=server.options).latest_version == expected + 1

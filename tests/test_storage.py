@@ -38,8 +38,8 @@ def test_a_location_without_a_bucket_is_bad_input():
 
 
 def local_and_s3(s3_server, table):
-    local, _ = open_storage(str(table))
-    remote, _ = open_storage(s3_server.upload(table), options=s3_server.options)
+    local = open_storage(str(table))
+    remote = open_storage(s3_server.upload(table), options=s3_server.options)
     return local, remote
 
 

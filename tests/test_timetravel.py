@@ -20,6 +20,7 @@ from inspector.delta.errors import (
     TimestampOutOfRange,
     VersionNotFound,
 )
+from inspector.delta.paths import data_file_path
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
@@ -148,7 +149,7 @@ def test_a_deleted_data_file_is_named_and_the_version_refused(copy_table, spark)
     root = copy_table("dat-v0.0.2/basic_append/delta")
     log = DeltaLog.open(str(root))
     victim = log.snapshot(0).add_files[0]
-    os.remove(log.snapshot(0).data_path(victim))
+    os.remove(data_file_path(log.table_root, victim.path))
     with pytest.raises(MissingDataFile, match=victim.path.split("/")[-1]):
         read_snapshot(log.snapshot(1), spark=spark, check_workers=CHECK_WORKERS)
     with pytest.raises(MissingDataFile, match="vacuumed or not copied"):

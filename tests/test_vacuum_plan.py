@@ -21,6 +21,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
+from inspector.delta.paths import data_file_path
 from inspector.files.tablefiles import is_hidden
 from inspector.health import check_table
 from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_vacuum
@@ -426,7 +427,9 @@ def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_k
     gone = log.snapshot(lost)
 
     with pytest.raises(Exception, match="(?i)path does not exist|not found|no such file"):
-        spark.read.parquet(*[gone.data_path(a) for a in gone.add_files]).count()
+        spark.read.parquet(
+            *[data_file_path(gone.table_root, a.path) for a in gone.add_files]
+        ).count()
     rows = read_snapshot(log.snapshot(kept), spark=spark, check_workers=CHECK_WORKERS).count()
     assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows
 

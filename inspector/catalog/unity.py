@@ -76,11 +76,8 @@ class UnityCatalog:
             raise self._missing(name) from None
         found = _listed(name.uri, info)
         if found.format != DELTA or not found.location:
-            what = (
-                f"a {found.format.upper()} table"
-                if found.format != DELTA
-                else "a table without a location"
-            )
+            kind = found.format.upper()
+            what = f"a {kind} table" if found.format != DELTA else "a table without a location"
             raise NotADeltaTable(
                 f"{name} is {what} in Unity Catalog, not a Delta table this tool can open.",
                 "Pick a Delta table (data_source_format DELTA).",

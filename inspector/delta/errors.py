@@ -45,8 +45,6 @@ class InspectorError(Exception):
 class BadInput(InspectorError):
     """Something the user gave (a path, a version, a value) cannot be used as given."""
 
-    exit_code = ExitCode.BAD_INPUT
-
 
 class NotADeltaTable(BadInput):
     """The path does not exist or holds no readable ``_delta_log``."""

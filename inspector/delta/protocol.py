@@ -266,16 +266,11 @@ def through_the_catalog(
     ``t`` in ``command`` is replaced by the table's name in its catalog, when the table was
     opened by one (``uc://main.sales.orders``); else the user is told to open it by name.
     """
+    how = "in an engine that commits through the catalog (Spark with Unity Catalog, Databricks)"
     if name:
         full = name.partition("://")[2] or name
-        return (
-            f"run `{command.replace(' t', ' ' + full, 1)}` by its catalog name ({name}) in an "
-            "engine that commits through the catalog (Spark with Unity Catalog, Databricks)"
-        )
+        return f"run `{command.replace(' t', ' ' + full, 1)}` by its catalog name ({name}) {how}"
     table_id = (configuration or {}).get(UNITY_TABLE_ID)
     known = f"; its Unity Catalog table id is {table_id}" if table_id else ""
-    return (
-        "open it by its catalog name (uc://CATALOG.SCHEMA.TABLE" + known + ") and run "
-        f"`{command.replace(' t', ' CATALOG.SCHEMA.TABLE', 1)}` in an engine that commits "
-        "through the catalog (Spark with Unity Catalog, Databricks)"
-    )
+    run = command.replace(" t", " CATALOG.SCHEMA.TABLE", 1)
+    return f"open it by its catalog name (uc://CATALOG.SCHEMA.TABLE{known}) and run `{run}` {how}"

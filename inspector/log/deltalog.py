@@ -66,8 +66,8 @@ class DeltaLog:
         Raises:
             NotADeltaTable, StorageUnavailable: No readable Delta log; the store unreachable.
         """
-        storage, root = open_storage(location, options=storage_options)
-        log = cls(root, storage, index=index)
+        storage = open_storage(location, options=storage_options)
+        log = cls(storage.root, storage, index=index)
         log.refresh()
         return log
 

@@ -21,7 +21,6 @@ from inspector.delta.actions import (
     Txn,
 )
 from inspector.delta.errors import CorruptLog
-from inspector.delta.paths import data_file_path
 from inspector.delta.schema import StructType
 from inspector.storage import Storage
 
@@ -143,10 +142,6 @@ class Snapshot:
         dv = self.files_table.column("deletionVector").combine_chunks()
         deleted = pc.sum(dv.field("cardinality")).as_py() if len(dv) else 0  # skips nulls
         return int(pc.sum(counts).as_py() or 0) - int(deleted or 0)
-
-    def data_path(self, add: AddFile) -> str:
-        """Absolute local path of a live file."""
-        return data_file_path(self.table_root, add.path)
 
 
 @dataclass(kw_only=True)

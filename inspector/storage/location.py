@@ -85,9 +85,9 @@ def parse_location(text: str) -> Location:
     return Location(kind=StoreKind.FILE, root=root)
 
 
-def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> tuple[Storage, str]:
-    """The storage of a table location (:func:`parse_location`) and its root; ``options``
-    with delta-rs's names, given explicitly (never read from the environment here).
+def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> Storage:
+    """The storage of a table location (:func:`parse_location`); ``options`` with
+    delta-rs's names, given explicitly (never read from the environment here).
 
     Raises:
         NotADeltaTable: If the location cannot be parsed.
@@ -95,8 +95,7 @@ def open_storage(location: str, *, options: Mapping[str, str] | None = None) -> 
     """
     parsed = parse_location(location)
     if parsed.is_local:
-        return LocalStorage(parsed.root), parsed.root
+        return LocalStorage(parsed.root)
     from inspector.storage.objectstore import ObjectStorage
 
-    storage = ObjectStorage(parsed.root, scheme=parsed.kind, options=options or {})
-    return storage, parsed.root
+    return ObjectStorage(parsed.root, scheme=parsed.kind, options=options or {})
