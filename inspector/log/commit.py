@@ -332,7 +332,8 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
         found = read_file_actions(data)
         if found is not None:
             return JsonActions(actions=found[0], columns=found[1])
-    parsed = _parse_whole(data)
+    objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
+    parsed = None if objects is None else parse_actions(objects)
     if parsed is not None:
         return JsonActions(actions=parsed)
     actions, problems = [], []
@@ -362,12 +363,6 @@ def parse_actions(objects: list[Any]) -> tuple[Action, ...] | None:
         return tuple(parse_action(obj) for obj in objects)
     except (ValueError, TypeError, AttributeError):
         return None
-
-
-def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Every line's action, or None when anything is off."""
-    objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
-    return None if objects is None else parse_actions(objects)
 
 
 def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: str) -> str:
