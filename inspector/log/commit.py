@@ -281,9 +281,12 @@ class Commit:
 
 
 def parse_commit(
-    version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
+    version: int, file: LogFile, data: bytes | OSError | Commit, *, columnar: bool = True
 ) -> Commit:
-    """Parse a commit file's bytes, or say why reading them raised ``data``."""
+    """Parse a commit file's bytes, or say why reading them raised ``data``; a commit already
+    parsed (as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` may give it) is kept."""
+    if isinstance(data, Commit):
+        return data
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
         found = JsonActions(actions=(), problems=(f"The commit file could not be read: {why}.",))
@@ -296,11 +299,6 @@ def parse_commit(
         problems=found.problems,
         columns=found.columns,
     )
-
-
-def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) -> Commit:
-    """A commit as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it, parsed."""
-    return fetched if isinstance(fetched, Commit) else parse_commit(version, file, fetched)
 
 
 @dataclass(frozen=True, kw_only=True)

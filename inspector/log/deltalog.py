@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
 from inspector.delta.text import version_ranges
 from inspector.log.checkpoint_verdicts import CheckpointVerdicts
-from inspector.log.commit import Commit, as_commit
+from inspector.log.commit import Commit, parse_commit
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
@@ -150,7 +150,7 @@ class DeltaLog:
             part = listed[start : start + chunk]
             todo = [(v, f) for v, f in part if v not in self._commits]
             contents = self.fetch_commits([f for _, f in todo])
-            fresh = {v: as_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+            fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
             for v, _ in part:
                 yield self._commits.get(v) or fresh[v]
 
