@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from inspector.delta.actions import (
     Action,
@@ -26,10 +26,6 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
-
-# pyarrow is imported where a big commit's tables are used: small commits are parsed by orjson.
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,35 +88,29 @@ class FileSummary:
 
         adds, removes = files.adds, files.removes
         overlap, both = adds.num_rows and removes.num_rows, 0  # files given a deletion vector
-
-        def in_place(table: pa.Table, other: pa.Table) -> pa.ChunkedArray | None:
-            paths = other.column("path").combine_chunks()
-            return pc.is_in(table.column("path"), value_set=paths) if overlap else None
-
-        def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
-            sizes = table.column("size")  # a sum skips nulls
-            return int(
-                pc.sum(sizes if in_place is None else sizes.filter(pc.invert(in_place))).as_py()
-                or 0
-            )
-
-        def records(table: pa.Table) -> int | None:
+        moved: list[int] = []
+        records: list[int | None] = []
+        for table, other in ((adds, removes), (removes, adds)):
+            sizes = table.column("size")
+            if overlap:  # the count of paths in both is the same from either side
+                in_place = pc.is_in(
+                    table.column("path"), value_set=other.column("path").combine_chunks()
+                )
+                both = pc.count_distinct(table.column("path").filter(in_place)).as_py()
+                sizes = sizes.filter(pc.invert(in_place))
+            moved.append(int(pc.sum(sizes).as_py() or 0))  # a sum skips nulls
             counts = columnar.num_records(table.column("stats"))
-            return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
-
-        in_adds, in_removes = in_place(adds, removes), in_place(removes, adds)
-        if in_adds is not None:
-            both = pc.count_distinct(adds.column("path").filter(in_adds)).as_py()
+            records.append(None if counts.null_count else int(pc.sum(counts).as_py() or 0))
         return cls(
             add_actions=adds.num_rows,
             remove_actions=removes.num_rows,
             deletion_vector_updates=both,
             num_added_files=adds.num_rows - both,
             num_removed_files=removes.num_rows - both,
-            added_bytes=moved_bytes(adds, in_adds),
-            removed_bytes=moved_bytes(removes, in_removes),
-            added_records=records(adds),
-            removed_records=records(removes),
+            added_bytes=moved[0],
+            removed_bytes=moved[1],
+            added_records=records[0],
+            removed_records=records[1],
         )
 
 
