@@ -162,10 +162,6 @@ class Commit:
     columns: CommitFiles | None = field(default=None, repr=False)
     counted: FileSummary | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        if self.counted is not None and self.columns is not None:
-            raise ValueError("a commit is either counted or kept as columns")
-
     @cached_property
     def actions(self) -> tuple[Action, ...]:
         """Every action, in file order (typed records)."""

@@ -297,11 +297,7 @@ class ColumnFiles:
         self._asked |= todo
         paths = arrays.texts(sorted({path for path, _ in todo}))  # pa.array imports pandas
         events: list[tuple[int, FileKey, int | None]] = []
-        files = self._files
-        for table, lines, added in (
-            (files.adds, files.add_lines, True),
-            (files.removes, files.remove_lines, False),
-        ):
+        for kind, table, lines in self._files.by_kind():
             if not table.num_rows:
                 continue
             mask = pc.is_in(table.column("key_path"), value_set=paths)  # no copy of the paths
@@ -309,7 +305,7 @@ class ColumnFiles:
                 continue
             part = table.filter(mask)
             lives: list[int | None] = [None] * part.num_rows
-            if added:  # records minus those the deletion vector marks deleted
+            if kind == "add":  # records minus those the deletion vector marks deleted
                 lives = [
                     None if n is None else n - d
                     for n, d in zip(num_records(part), dv_rows(part), strict=True)
