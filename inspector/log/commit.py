@@ -50,8 +50,6 @@ class FileSummary:
 
     def with_metrics(self, metrics: Mapping[str, Any]) -> FileSummary:
         """The summary with the writer's file metrics where it recorded them."""
-        if not metrics:
-            return self
         found = file_metrics(metrics)
         return replace(self, **{k: v for k, v in found.items() if v is not None})
 

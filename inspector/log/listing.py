@@ -205,19 +205,18 @@ def listing_stamp(storage: Storage) -> tuple[int, int] | None:
 
 def _explain_empty(storage: Storage) -> None:
     """Say why a ``_delta_log`` listing came back empty (no table there, or no log)."""
-    root = storage.root
-    if storage.local_path() is not None and not os.path.isdir(root):
+    root, local = storage.root, storage.local_path()
+    if local is not None and not os.path.isdir(root):
         raise NotADeltaTable(
             f"'{root}' does not exist or is not a folder.",
             "Check the path; it should be the folder that contains _delta_log.",
         )
-    if storage.local_path() is None and not storage.exists(""):
+    if local is None and not storage.exists(""):
         raise NotADeltaTable(
             f"'{root}' does not exist: there are no objects under it.",
             "Check the location; it should be the prefix that contains _delta_log.",
         )
     if not storage.exists(LOG_DIR):
-        local = storage.local_path()
         table = _enclosing_table(local) if local is not None else None
         raise NotADeltaTable(
             f"'{root}' is not a Delta table: it has no _delta_log folder.",
