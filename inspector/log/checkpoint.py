@@ -123,16 +123,12 @@ def _read_part(
     with _reading(file.path):
         if file.path.endswith(".json"):
             _read_json_part(read_checkpoint_file(index, storage, file), wanted, parts)
-        else:
-            _read_parquet_part(_open_parquet(file, storage, index), wanted, parts)
-
-
-def _open_parquet(file: LogFile, storage: Storage, index: TableIndex | None) -> pq.ParquetFile:
-    """A local file read in place; an object fetched whole, or its log index copy."""
-    local = storage.local_path(file.path)
-    if local is not None and not kept_in(index, storage):
-        return pq.ParquetFile(local)
-    return pq.ParquetFile(pa.BufferReader(read_checkpoint_file(index, storage, file)))
+            return
+        # A local file is read in place; an object fetched whole, or its log index copy.
+        source: str | pa.BufferReader | None = storage.local_path(file.path)
+        if source is None or kept_in(index, storage):
+            source = pa.BufferReader(read_checkpoint_file(index, storage, file))
+        _read_parquet_part(pq.ParquetFile(source), wanted, parts)
 
 
 def _read_json_part(data: bytes, wanted: frozenset[str] | None, parts: _Parts) -> None:

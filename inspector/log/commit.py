@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from inspector.delta.actions import (
     Action,
@@ -26,10 +26,6 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM, CommitFiles, read_file_actions
 from inspector.log.listing import LogFile
 from inspector.log.snapshot import ReplayState
-
-# pyarrow is imported where a big commit's tables are used: small commits are parsed by orjson.
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,8 +50,6 @@ class FileSummary:
 
     def with_metrics(self, metrics: Mapping[str, Any]) -> FileSummary:
         """The summary with the writer's file metrics where it recorded them."""
-        if not metrics:
-            return self
         found = file_metrics(metrics)
         return replace(self, **{k: v for k, v in found.items() if v is not None})
 
@@ -92,35 +86,29 @@ class FileSummary:
 
         adds, removes = files.adds, files.removes
         overlap, both = adds.num_rows and removes.num_rows, 0  # files given a deletion vector
-
-        def in_place(table: pa.Table, other: pa.Table) -> pa.ChunkedArray | None:
-            paths = other.column("path").combine_chunks()
-            return pc.is_in(table.column("path"), value_set=paths) if overlap else None
-
-        def moved_bytes(table: pa.Table, in_place: pa.ChunkedArray | None) -> int:
-            sizes = table.column("size")  # a sum skips nulls
-            return int(
-                pc.sum(sizes if in_place is None else sizes.filter(pc.invert(in_place))).as_py()
-                or 0
-            )
-
-        def records(table: pa.Table) -> int | None:
+        moved: list[int] = []
+        records: list[int | None] = []
+        for table, other in ((adds, removes), (removes, adds)):
+            sizes = table.column("size")
+            if overlap:  # the count of paths in both is the same from either side
+                in_place = pc.is_in(
+                    table.column("path"), value_set=other.column("path").combine_chunks()
+                )
+                both = pc.count_distinct(table.column("path").filter(in_place)).as_py()
+                sizes = sizes.filter(pc.invert(in_place))
+            moved.append(int(pc.sum(sizes).as_py() or 0))  # a sum skips nulls
             counts = columnar.num_records(table.column("stats"))
-            return None if counts.null_count else int(pc.sum(counts).as_py() or 0)
-
-        in_adds, in_removes = in_place(adds, removes), in_place(removes, adds)
-        if in_adds is not None:
-            both = pc.count_distinct(adds.column("path").filter(in_adds)).as_py()
+            records.append(None if counts.null_count else int(pc.sum(counts).as_py() or 0))
         return cls(
             add_actions=adds.num_rows,
             remove_actions=removes.num_rows,
             deletion_vector_updates=both,
             num_added_files=adds.num_rows - both,
             num_removed_files=removes.num_rows - both,
-            added_bytes=moved_bytes(adds, in_adds),
-            removed_bytes=moved_bytes(removes, in_removes),
-            added_records=records(adds),
-            removed_records=records(removes),
+            added_bytes=moved[0],
+            removed_bytes=moved[1],
+            added_records=records[0],
+            removed_records=records[1],
         )
 
 
@@ -171,10 +159,6 @@ class Commit:
     problems: tuple[str, ...] = ()
     columns: CommitFiles | None = field(default=None, repr=False)
     counted: FileSummary | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.counted is not None and self.columns is not None:
-            raise ValueError("a commit is either counted or kept as columns")
 
     @cached_property
     def actions(self) -> tuple[Action, ...]:
@@ -281,9 +265,12 @@ class Commit:
 
 
 def parse_commit(
-    version: int, file: LogFile, data: bytes | OSError, *, columnar: bool = True
+    version: int, file: LogFile, data: bytes | OSError | Commit, *, columnar: bool = True
 ) -> Commit:
-    """Parse a commit file's bytes, or say why reading them raised ``data``."""
+    """Parse a commit file's bytes, or say why reading them raised ``data``; a commit already
+    parsed (as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` may give it) is kept."""
+    if isinstance(data, Commit):
+        return data
     if isinstance(data, OSError):
         why = data.strerror or "it is gone"
         found = JsonActions(actions=(), problems=(f"The commit file could not be read: {why}.",))
@@ -296,11 +283,6 @@ def parse_commit(
         problems=found.problems,
         columns=found.columns,
     )
-
-
-def as_commit(version: int, file: LogFile, fetched: bytes | OSError | Commit) -> Commit:
-    """A commit as :meth:`~inspector.log.deltalog.DeltaLog.fetch_commits` gives it, parsed."""
-    return fetched if isinstance(fetched, Commit) else parse_commit(version, file, fetched)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -332,7 +314,8 @@ def parse_json_actions(data: bytes, *, columnar: bool = True, what: str = "commi
         found = read_file_actions(data)
         if found is not None:
             return JsonActions(actions=found[0], columns=found[1])
-    parsed = _parse_whole(data)
+    objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
+    parsed = None if objects is None else parse_actions(objects)
     if parsed is not None:
         return JsonActions(actions=parsed)
     actions, problems = [], []
@@ -362,12 +345,6 @@ def parse_actions(objects: list[Any]) -> tuple[Action, ...] | None:
         return tuple(parse_action(obj) for obj in objects)
     except (ValueError, TypeError, AttributeError):
         return None
-
-
-def _parse_whole(data: bytes) -> tuple[Action, ...] | None:
-    """Every line's action, or None when anything is off."""
-    objects = json_lines([line for line in data.splitlines() if line and not line.isspace()])
-    return None if objects is None else parse_actions(objects)
 
 
 def _line_problem(number: int, exc: Exception, data: bytes, line: bytes, what: str) -> str:

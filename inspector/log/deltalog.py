@@ -151,14 +151,14 @@ class DeltaLog:
 
     def stream_commits(self, versions: list[int], chunk: int = 1024) -> Iterator[Commit]:
         """Listed versions' parsed commits in order, a slice at a time (uncached ones unkept)."""
-        from inspector.log.commit import as_commit
+        from inspector.log.commit import parse_commit
 
         listed = [(v, f) for v in versions if (f := self.commit_file(v)) is not None]
         for start in range(0, len(listed), chunk):
             part = listed[start : start + chunk]
             todo = [(v, f) for v, f in part if v not in self._commits]
             contents = self.fetch_commits([f for _, f in todo])
-            fresh = {v: as_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
+            fresh = {v: parse_commit(v, f, d) for (v, f), d in zip(todo, contents, strict=True)}
             for v, _ in part:
                 yield self._commits.get(v) or fresh[v]
 

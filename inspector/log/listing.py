@@ -130,17 +130,6 @@ def list_log_from(storage: Storage, version: int, *, last: LastCheckpoint | None
     )
 
 
-def read_hint(storage: Storage) -> LastCheckpoint | None:
-    """``_last_checkpoint`` read directly (one GET, no listing); None when absent."""
-    try:
-        data = storage.read(f"{LOG_DIR}/{LAST_CHECKPOINT}")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return _bad_hint(exc)
-    return _parse_hint(data)
-
-
 def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> LogListing:
     """List a table's whole ``_delta_log``.
 
@@ -216,19 +205,18 @@ def listing_stamp(storage: Storage) -> tuple[int, int] | None:
 
 def _explain_empty(storage: Storage) -> None:
     """Say why a ``_delta_log`` listing came back empty (no table there, or no log)."""
-    root = storage.root
-    if storage.local_path() is not None and not os.path.isdir(root):
+    root, local = storage.root, storage.local_path()
+    if local is not None and not os.path.isdir(root):
         raise NotADeltaTable(
             f"'{root}' does not exist or is not a folder.",
             "Check the path; it should be the folder that contains _delta_log.",
         )
-    if storage.local_path() is None and not storage.exists(""):
+    if local is None and not storage.exists(""):
         raise NotADeltaTable(
             f"'{root}' does not exist: there are no objects under it.",
             "Check the location; it should be the prefix that contains _delta_log.",
         )
     if not storage.exists(LOG_DIR):
-        local = storage.local_path()
         table = _enclosing_table(local) if local is not None else None
         raise NotADeltaTable(
             f"'{root}' is not a Delta table: it has no _delta_log folder.",
@@ -313,8 +301,11 @@ def _group_checkpoints(
     return {v: tuple(cps) for v, cps in grouped.items()}
 
 
-def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheckpoint:
-    """Parse ``_last_checkpoint``; a garbage file gives a problem instead of an error.
+def read_last_checkpoint(
+    path: str = f"{LOG_DIR}/{LAST_CHECKPOINT}", storage: Storage | None = None
+) -> LastCheckpoint | None:
+    """Parse ``_last_checkpoint`` (read directly: one GET, no listing); None when absent, and
+    a garbage file gives a problem instead of an error.
 
     Args:
         path: The file, relative to the table root (or absolute).
@@ -323,25 +314,15 @@ def read_last_checkpoint(path: str, storage: Storage | None = None) -> LastCheck
     try:
         if storage is None:
             with open(path, "rb") as fh:
-                data = fh.read()
+                raw = text.loads(fh.read())
         else:
-            data = storage.read(path)
-    except OSError as exc:
-        return _bad_hint(exc)
-    return _parse_hint(data)
-
-
-def _parse_hint(data: bytes) -> LastCheckpoint:
-    try:
-        raw = text.loads(data)
+            raw = text.loads(storage.read(path))
         return LastCheckpoint(version=int(raw["version"]), raw=raw)
-    except (ValueError, KeyError, TypeError) as exc:
-        return _bad_hint(exc)
-
-
-def _bad_hint(exc: Exception) -> LastCheckpoint:
-    return LastCheckpoint(
-        version=None,
-        problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
-        "it was ignored and the log folder was listed instead.",
-    )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return LastCheckpoint(
+            version=None,
+            problem=f"_last_checkpoint is unreadable ({type(exc).__name__}); "
+            "it was ignored and the log folder was listed instead.",
+        )

@@ -36,7 +36,7 @@ from inspector.log.listing import (
     classify,
     list_entries,
     list_entry_columns,
-    read_hint,
+    read_last_checkpoint,
 )
 from inspector.storage import ObjectMeta, Storage
 
@@ -100,7 +100,7 @@ class LogLister:
         if self._table is not None and self._recorded is None:
             self._recorded = read_listing(self._table)
         self._listed, self._whole = ("~", []), None
-        hint = read_hint(self.storage)
+        hint = read_last_checkpoint(storage=self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
             reach = REACH if self.storage.lists_after else 0  # a folder, Azure: listed whole

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from inspector.delta.errors import InspectorError
-from inspector.log.commit import as_commit
+from inspector.log.commit import parse_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.log.listing import LogListing, list_log_from
 from inspector.settings import Settings
@@ -290,7 +290,7 @@ class HistoryPager:
             older = [v for v in versions if v <= log.tail.from_version]
             files = [(v, f) for v in older if (f := listing.commits.get(v)) is not None]
             contents = log.fetch_commits([f for _, f in files])
-            parsed = [as_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
+            parsed = [parse_commit(v, f, d) for (v, f), d in zip(files, contents, strict=True)]
             tail = log.read_commits([v for v in versions if v > log.tail.from_version])
             pairs = rows_along(log, iter([*parsed, *tail]))
         first = versions[0] if versions else 0

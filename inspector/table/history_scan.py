@@ -25,7 +25,6 @@ from inspector.log.bigcommit import COLUMNAR_FROM, FILE_START, read_file_lines
 from inspector.log.commit import (
     Commit,
     FileSummary,
-    as_commit,
     json_lines,
     known_sum,
     parse_commit,
@@ -135,11 +134,11 @@ def _read_slice(
         ):
             big[version] = found
         elif version not in splits:
-            done[version] = (as_commit(version, file, data), None)
+            done[version] = (parse_commit(version, file, data), None)
     first = _first_lookup([c for c, _ in done.values()], splits.values())
     for (version, file), data in zip(todo, contents, strict=True):
         if version in big and version > first:  # parsed after all: an older remove looks up
-            done[version] = (as_commit(version, file, data), None)
+            done[version] = (parse_commit(version, file, data), None)
         elif version in big:
             done[version] = big[version]
     # A remove that looks up files after a commit taken from its metrics reads a snapshot

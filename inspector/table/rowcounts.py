@@ -97,32 +97,27 @@ class LiveBefore:
     def prefetch(self, keys: Iterable[FileKey]) -> None:
         """Look up together the keys a commit will ask for (in the big commits' columns, and
         those none of the commits since the snapshot holds, in the snapshot's)."""
-        wanted = [k for k in keys if k not in self._overlay]
-        for layer in reversed(self._layers):
-            if not wanted:
-                return
+        wanted = list(keys)
+        for layer in self._newest_first():
             if isinstance(layer, ColumnFiles):
                 layer.resolve(wanted)
-                wanted = [k for k in wanted if not layer.find(k)[0]]
-            else:
-                wanted = [k for k in wanted if k not in layer]
-        if wanted and (base := self._snapshot_files()) is not None:
-            base.resolve(wanted)
+            wanted = [k for k in wanted if not _find(layer, k)[0]]
+            if not wanted:
+                return
 
     def __call__(self, key: FileKey) -> int | None:
-        if key in self._overlay:
-            return self._overlay[key]
-        for at in range(len(self._layers) - 1, -1, -1):
-            layer = self._layers[at]
-            if isinstance(layer, dict):
-                if key in layer:
-                    return layer[key]
-                continue
-            found, live = layer.find(key)
+        for layer in self._newest_first():
+            found, live = _find(layer, key)
             if found:
                 return live
-        base = self._snapshot_files()
-        return None if base is None else base.find(key)[1]
+        return None
+
+    def _newest_first(self) -> Iterator[dict[FileKey, int | None] | ColumnFiles]:
+        """The changes since the last jump, newest first, then the snapshot before it."""
+        yield self._overlay
+        yield from reversed(self._layers)
+        if (base := self._snapshot_files()) is not None:
+            yield base
 
     def apply(self, commit: Commit) -> None:
         """After a commit: what it added and removed (a big commit's kept as columns)."""
@@ -151,6 +146,10 @@ class LiveBefore:
             except InspectorError:  # a gap or damage before the commit: removes stay unknown
                 pass
         return self._base
+
+
+def _find(layer: dict[FileKey, int | None] | ColumnFiles, key: FileKey) -> tuple[bool, int | None]:
+    return layer.find(key) if isinstance(layer, ColumnFiles) else (key in layer, layer.get(key))
 
 
 def looked_up(commit: Commit) -> Iterator[FileKey]:
@@ -298,11 +297,7 @@ class ColumnFiles:
         self._asked |= todo
         paths = arrays.texts(sorted({path for path, _ in todo}))  # pa.array imports pandas
         events: list[tuple[int, FileKey, int | None]] = []
-        files = self._files
-        for table, lines, added in (
-            (files.adds, files.add_lines, True),
-            (files.removes, files.remove_lines, False),
-        ):
+        for kind, table, lines in self._files.by_kind():
             if not table.num_rows:
                 continue
             mask = pc.is_in(table.column("key_path"), value_set=paths)  # no copy of the paths
@@ -310,7 +305,7 @@ class ColumnFiles:
                 continue
             part = table.filter(mask)
             lives: list[int | None] = [None] * part.num_rows
-            if added:  # records minus those the deletion vector marks deleted
+            if kind == "add":  # records minus those the deletion vector marks deleted
                 lives = [
                     None if n is None else n - d
                     for n, d in zip(num_records(part), dv_rows(part), strict=True)
