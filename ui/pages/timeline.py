@@ -19,6 +19,7 @@ import streamlit as st
 
 from inspector.delta.text import TIME_FORMAT, version_ranges
 from inspector.present.values import EMPTY
+from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_time import TIME_RULE
 from ui.common import select_version
 from ui.context import PageContext
@@ -58,7 +59,7 @@ def render(ctx: PageContext) -> None:
             icon=":material/info:",
         )
         return
-    key = (*ctx.cache_key, len(history))
+    key = _frame_key(ctx.cache_key, history)
     frame, copied = history_frame(key, history)
     if copied:
         st.info(
@@ -91,7 +92,13 @@ def render(ctx: PageContext) -> None:
         # The whole history's frame is built in the background, while the page drawn again
         # for it waits on the store's listings (an object store's refresh).
         base = ctx.cache_key
-        show_progress(load, lambda whole: history_frame((*base, len(whole)), whole))
+        show_progress(load, lambda whole: history_frame(_frame_key(base, whole), whole))
+
+
+def _frame_key(base: tuple[Any, ...], history: tuple[HistoryEntry, ...]) -> tuple[Any, ...]:
+    """The key of a history's frame: the table's and its length (the page's and the
+    background's, so that the page finds the frame the background built)."""
+    return (*base, len(history))
 
 
 def _wanted_window(ident: tuple[int, int | None]) -> int | None:
