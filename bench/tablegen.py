@@ -33,6 +33,10 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from inspector.log.columnar import FIELDS  # noqa: E402
+
 ENGINE = "Apache-Spark/3.5.1 Delta-Lake/3.2.0"
 MINUTE_MS = 60_000
 LINKS_PER_SOURCE = 50_000  # below ext4's 65,000 links per inode
@@ -46,27 +50,19 @@ SCHEMA = {
 }
 
 _STR_MAP = pa.map_(pa.string(), pa.string())
-_ADD = pa.struct(
-    [
-        ("path", pa.string()),
-        ("partitionValues", _STR_MAP),
-        ("size", pa.int64()),
-        ("modificationTime", pa.int64()),
-        ("dataChange", pa.bool_()),
-        ("stats", pa.string()),
-        ("tags", _STR_MAP),
-    ]
-)
-_REMOVE = pa.struct(
-    [
-        ("path", pa.string()),
-        ("deletionTimestamp", pa.int64()),
-        ("dataChange", pa.bool_()),
-        ("extendedFileMetadata", pa.bool_()),
-        ("partitionValues", _STR_MAP),
-        ("size", pa.int64()),
-    ]
-)
+
+
+def _checkpoint_struct(kind: str, *absent: str) -> pa.DataType:
+    """Spark's checkpoint column of ``add`` or ``remove``: the action's Delta fields as this
+    project reads them (:data:`inspector.log.columnar.FIELDS`, in Spark's order), less the
+    ``absent`` ones these tables never carry."""
+    return pa.struct([(name, type_) for name, type_ in FIELDS[kind] if name not in absent])
+
+
+# These tables have no deletion vectors and no row tracking, and their removes no stats or tags.
+_NOT_WRITTEN = ("deletionVector", "baseRowId", "defaultRowCommitVersion")
+_ADD = _checkpoint_struct("add", *_NOT_WRITTEN)
+_REMOVE = _checkpoint_struct("remove", "stats", "tags", *_NOT_WRITTEN)
 _META = pa.struct(
     [
         ("id", pa.string()),
