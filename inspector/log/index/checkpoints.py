@@ -25,6 +25,7 @@ import re
 from inspector.log.index import tables
 from inspector.log.index.segments import digest, remove_quietly, write_atomically
 from inspector.log.index.tables import TableIndex
+from inspector.log.index.usage import touch_file, used_at
 from inspector.log.listing import LogFile
 from inspector.storage import Storage
 
@@ -90,7 +91,7 @@ def _cached(table: TableIndex, file: LogFile) -> bytes | None:
         except OSError:
             continue  # removed meanwhile by another process
         if digest(raw) == _NAME.fullmatch(name)[2] and len(raw) == file.size:  # type: ignore[index]
-            _touch(path)
+            touch_file(path)
             return raw
         remove_quietly(path)
     return None
@@ -114,20 +115,6 @@ def _keep(table: TableIndex, file: LogFile, data: bytes) -> None:
 def _prune(folder: str, *, keep: str) -> None:
     """Remove the least recently used copies beyond :data:`KEPT` (never the one just kept)."""
     names = [n for n in _names(folder) if n != keep]
-    names.sort(key=lambda n: -_mtime(os.path.join(folder, n)))
+    names.sort(key=lambda n: -used_at(os.path.join(folder, n)))
     for stale in names[KEPT - 1 :]:
         remove_quietly(os.path.join(folder, stale))
-
-
-def _touch(path: str) -> None:
-    try:
-        os.utime(path)
-    except OSError:
-        pass
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
