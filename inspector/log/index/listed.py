@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from inspector.log.index.segments import digest, remove_quietly, write_atomically
+from inspector.log.index.segments import digest, names_in, remove_quietly, write_atomically
 from inspector.log.index.tables import TableIndex
 from inspector.log.index.usage import used_at
 from inspector.storage import ObjectMeta
@@ -89,7 +89,7 @@ def read_listing(table: TableIndex) -> ListingRecord | None:
     if not os.path.isdir(table.folder) or not table.index.usable():
         return None
     for name in sorted(
-        _records(table.folder), key=lambda n: -used_at(os.path.join(table.folder, n))
+        names_in(table.folder, _NAME), key=lambda n: -used_at(os.path.join(table.folder, n))
     ):
         path = os.path.join(table.folder, name)
         try:
@@ -120,16 +120,9 @@ def write_listing(table: TableIndex, record: ListingRecord) -> None:
     name = f"listing-{digest(raw)}.json"
     try:
         os.makedirs(table.folder, mode=0o700, exist_ok=True)
-        old = [n for n in _records(table.folder) if n != name]
+        old = [n for n in names_in(table.folder, _NAME) if n != name]
         write_atomically(os.path.join(table.folder, name), raw)
     except OSError:
         return
     for stale in old:
         remove_quietly(os.path.join(table.folder, stale))
-
-
-def _records(folder: str) -> list[str]:
-    try:
-        return [n for n in os.listdir(folder) if _NAME.fullmatch(n)]
-    except OSError:
-        return []
