@@ -23,8 +23,9 @@ import os
 import re
 
 from inspector.log.index import tables
-from inspector.log.index.segments import digest, remove_quietly, write_atomically
+from inspector.log.index.segments import digest, names_in, remove_quietly, write_atomically
 from inspector.log.index.tables import TableIndex
+from inspector.log.index.usage import touch_file, used_at
 from inspector.log.listing import LogFile
 from inspector.storage import Storage
 
@@ -67,20 +68,13 @@ def _key(file: LogFile) -> str:
     return digest(f"{file.name}\0{file.size}\0{file.modification_time}\0{file.etag}".encode())
 
 
-def _names(folder: str) -> list[str]:
-    try:
-        return [n for n in os.listdir(folder) if _NAME.fullmatch(n)]
-    except OSError:
-        return []
-
-
 def _cached(table: TableIndex, file: LogFile) -> bytes | None:
     """The kept copy of this very file (None: none, or a damaged one, which is removed).
     Another user's folder is never read: they could have planted what it serves."""
     if not os.path.isdir(table.folder) or not table.index.usable():
         return None
     key = _key(file)
-    for name in _names(table.folder):
+    for name in names_in(table.folder, _NAME):
         if not name.startswith(f"checkpoint-{key}-"):
             continue
         path = os.path.join(table.folder, name)
@@ -90,7 +84,7 @@ def _cached(table: TableIndex, file: LogFile) -> bytes | None:
         except OSError:
             continue  # removed meanwhile by another process
         if digest(raw) == _NAME.fullmatch(name)[2] and len(raw) == file.size:  # type: ignore[index]
-            _touch(path)
+            touch_file(path)
             return raw
         remove_quietly(path)
     return None
@@ -113,21 +107,7 @@ def _keep(table: TableIndex, file: LogFile, data: bytes) -> None:
 
 def _prune(folder: str, *, keep: str) -> None:
     """Remove the least recently used copies beyond :data:`KEPT` (never the one just kept)."""
-    names = [n for n in _names(folder) if n != keep]
-    names.sort(key=lambda n: -_mtime(os.path.join(folder, n)))
+    names = [n for n in names_in(folder, _NAME) if n != keep]
+    names.sort(key=lambda n: -used_at(os.path.join(folder, n)))
     for stale in names[KEPT - 1 :]:
         remove_quietly(os.path.join(folder, stale))
-
-
-def _touch(path: str) -> None:
-    try:
-        os.utime(path)
-    except OSError:
-        pass
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0

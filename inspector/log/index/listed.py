@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import orjson
 
-from inspector.log.index.segments import digest, remove_quietly, write_atomically
+from inspector.log.index.segments import digest, names_in, remove_quietly, write_atomically
 from inspector.log.index.tables import TableIndex
+from inspector.log.index.usage import used_at
 from inspector.storage import ObjectMeta
 
 _NAME = re.compile(r"^listing-([0-9a-f]{32})\.json$")
@@ -87,7 +88,9 @@ def read_listing(table: TableIndex) -> ListingRecord | None:
     """
     if not os.path.isdir(table.folder) or not table.index.usable():
         return None
-    for name in sorted(_records(table.folder), key=lambda n: -_mtime(table.folder, n)):
+    for name in sorted(
+        names_in(table.folder, _NAME), key=lambda n: -used_at(os.path.join(table.folder, n))
+    ):
         path = os.path.join(table.folder, name)
         try:
             with open(path, "rb") as fh:
@@ -117,23 +120,9 @@ def write_listing(table: TableIndex, record: ListingRecord) -> None:
     name = f"listing-{digest(raw)}.json"
     try:
         os.makedirs(table.folder, mode=0o700, exist_ok=True)
-        old = [n for n in _records(table.folder) if n != name]
+        old = [n for n in names_in(table.folder, _NAME) if n != name]
         write_atomically(os.path.join(table.folder, name), raw)
     except OSError:
         return
     for stale in old:
         remove_quietly(os.path.join(table.folder, stale))
-
-
-def _records(folder: str) -> list[str]:
-    try:
-        return [n for n in os.listdir(folder) if _NAME.fullmatch(n)]
-    except OSError:
-        return []
-
-
-def _mtime(folder: str, name: str) -> float:
-    try:
-        return os.stat(os.path.join(folder, name)).st_mtime
-    except OSError:
-        return 0.0

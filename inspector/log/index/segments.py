@@ -343,6 +343,15 @@ def remove_segment(folder: str, segment: Segment) -> None:
     remove_quietly(os.path.join(folder, segment.name))
 
 
+def names_in(folder: str, pattern: re.Pattern[str]) -> list[str]:
+    """The names in a folder of the index that ``pattern`` matches whole (none when the
+    folder is missing or cannot be read)."""
+    try:
+        return [n for n in os.listdir(folder) if pattern.fullmatch(n)]
+    except OSError:
+        return []
+
+
 def remove_quietly(path: str) -> None:
     """Remove a file of the index; another process may have removed it already."""
     try:

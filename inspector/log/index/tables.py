@@ -47,6 +47,7 @@ Fetched: TypeAlias = "bytes | OSError | Commit"
 _SMALL = 256  # segments with fewer commits than this are merged once there are _MERGE_AT
 _MERGE_AT = 8
 _SMALL_BYTES = 1 << 20  # a segment this big (a big commit held parsed) stays on its own
+_TABLE_FOLDER = re.compile(r"[0-9a-f]{32}")  # a table's subfolder: its location's digest
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,10 +126,7 @@ class LogIndex:
             total -= sizes[folder]
 
     def _table_folders(self) -> list[str]:
-        try:
-            return [n for n in os.listdir(self.folder) if re.fullmatch(r"[0-9a-f]{32}", n)]
-        except OSError:
-            return []
+        return seg.names_in(self.folder, _TABLE_FOLDER)
 
     def _describe(self, name: str) -> CachedTable | None:
         folder = os.path.join(self.folder, name)
