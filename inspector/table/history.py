@@ -363,4 +363,11 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            if not gc.get_freeze_count():
+                # What was made meanwhile joins the oldest generation (freeze, then unfreeze:
+                # Python's one way to move objects there), so that the next young collection
+                # does not walk every entry just made. Not when something is frozen already
+                # (the app freezes a whole history it keeps): unfreezing would undo that.
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
