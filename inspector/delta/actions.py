@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from functools import cached_property
+from typing import Any
 
 from inspector.delta.fields import (
     as_int,
@@ -27,33 +28,6 @@ from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import canonical_path as canonical_path  # re-exported (a path rule)
 from inspector.delta.properties import COLUMN_MAPPING_MODE
 from inspector.delta.schema import StructType, parse_schema
-
-_T = TypeVar("_T")
-_V = TypeVar("_V")
-
-
-class cached_property(Generic[_T, _V]):  # a drop-in for functools' own
-    """A property computed on first use and kept in the instance's ``__dict__`` (frozen
-    records too), as ``functools.cached_property`` but without its lock: Python 3.11 takes
-    one class-wide lock per first use (about 4 µs; a whole history asks 40,000 commits), and
-    Python 3.12 dropped it as useless. Two threads may both compute a value; both keep it."""
-
-    def __init__(self, func: Callable[[_T], _V]) -> None:
-        self.func, self.name, self.__doc__ = func, func.__name__, func.__doc__
-
-    def __set_name__(self, owner: type[_T], name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type[_T] | None = None) -> cached_property[_T, _V]: ...
-    @overload
-    def __get__(self, instance: _T, owner: type[_T] | None = None) -> _V: ...
-    def __get__(self, instance: _T | None, owner: type[_T] | None = None) -> Any:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.func(instance)
-        return value
-
 
 _Z85_CHARS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _Z85_INDEX = {c: i for i, c in enumerate(_Z85_CHARS)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, cast
 
 from inspector.delta.actions import (
@@ -20,7 +20,6 @@ from inspector.delta.actions import (
     Metadata,
     Protocol,
     RemoveFile,
-    cached_property,
 )
 from inspector.delta.parse import parse_action
 from inspector.log import text

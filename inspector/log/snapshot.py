@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from inspector.delta.actions import (
@@ -18,7 +19,6 @@ from inspector.delta.actions import (
     Protocol,
     RemoveFile,
     Txn,
-    cached_property,
 )
 from inspector.delta.errors import CorruptLog
 from inspector.delta.schema import StructType
