@@ -144,7 +144,8 @@ def diff_files(log: DeltaLog, from_version: int, to_version: int) -> FileDiff:
     base = log.snapshot(lo)
     commits = [_commit_between(log, v, lo, hi) for v in range(lo + 1, hi + 1)]
     times = _history_times(log, base.metadata.configuration, commits)
-    gone, new, by_commit = _replay_net(base.files, commits, times)
+    touched = (a.key for c in commits for a in c.actions if isinstance(a, AddFile | RemoveFile))
+    gone, new, by_commit = _replay_net(base.files.subset(touched), commits, times)
     lo_side = VersionSide(
         version=lo,
         metadata=base.metadata,

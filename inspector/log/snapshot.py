@@ -69,6 +69,21 @@ class FileMap(Mapping[FileKey, _R]):
         """Every (key, record) pair (records built all at once)."""
         return self._all().items()
 
+    def subset(self, keys: Iterable[FileKey]) -> dict[FileKey, _R]:
+        """The records of those ``keys`` present, built from their rows only: a change's
+        few files looked up in a large state without a record per file of the state."""
+        if self._records is not None:
+            return {k: self._records[k] for k in keys if k in self._records}
+        import pyarrow.compute as pc
+
+        from inspector.log import arrays, columnar
+
+        wanted = set(keys)
+        paths = arrays.texts(sorted({path for path, _ in wanted}))
+        rows = self.table.filter(pc.is_in(self.table.column("key_path"), value_set=paths))
+        found = zip(columnar.keys(rows), columnar.records(self.kind, rows), strict=True)
+        return {key: cast(_R, record) for key, record in found if key in wanted}
+
 
 @dataclass(frozen=True, kw_only=True)
 class Snapshot:
@@ -90,7 +105,7 @@ class Snapshot:
     storage: Storage = field(compare=False, repr=False)
 
     @cached_property
-    def files(self) -> Mapping[FileKey, AddFile]:
+    def files(self) -> FileMap[AddFile]:
         """Live add actions keyed by (path, deletion-vector id)."""
         return FileMap[AddFile]("add", self.files_table)
 
