@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -120,6 +120,17 @@ def physical_paths(root: str, path: str, dv: DeletionVector | None) -> list[str]
     where = dv.relative_or_absolute_path() if dv is not None else None
     found = [relative_path(root, path), relative_path(root, where) if where else None]
     return [p for p in found if p]
+
+
+def named_paths(root: str, kind: str, table: pa.Table) -> Iterator[str]:
+    """:func:`physical_paths` of every action of an Arrow action table (``add`` or
+    ``remove``), read column-wise: a record is built only for a row with a deletion vector."""
+    with_dv = table.column("deletionVector").is_valid()
+    for path in table.filter(pc.invert(with_dv)).column("path").to_pylist():
+        if found := relative_path(root, path):
+            yield found
+    for record in columnar.records(kind, table.filter(with_dv)):
+        yield from physical_paths(root, record.path, record.deletion_vector)
 
 
 def examine(

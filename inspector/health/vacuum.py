@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
+
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
 from inspector.delta.jsonvalue import camel_json
@@ -22,8 +24,9 @@ from inspector.delta.paths import LOG_DIR
 from inspector.delta.protocol import catalog_features, through_the_catalog
 from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
-from inspector.health.examine import Judging, physical_paths, root_base
+from inspector.health.examine import Judging, named_paths, physical_paths, root_base
 from inspector.health.retention import retention_policy
+from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
 from inspector.storage import ObjectMeta
@@ -209,16 +212,18 @@ def _select(
     the retention, and files the snapshot does not reference, older than the retention.
     Lite: the files the window's commits removed or wrote as change data. Never a file the
     snapshot protects (live files, tombstones within the retention) nor a hidden one."""
-    root = snapshot.table_root
-    protected: set[str] = set()
-    expired: set[str] = set()
-    for add in snapshot.files.values():
-        protected.update(physical_paths(root, add.path, add.deletion_vector))
-    for remove in snapshot.tombstones.values():
-        if (remove.deletion_timestamp or 0) < cutoff:
-            expired.add(relative_path(root, remove.path) or "")
-        else:
-            protected.update(physical_paths(root, remove.path, remove.deletion_vector))
+    root, tombstones = snapshot.table_root, snapshot.tombstones_table
+    old = np.fromiter(
+        ((t or 0) < cutoff for t in tombstones.column("deletionTimestamp").to_pylist()),
+        dtype=bool,
+        count=tombstones.num_rows,
+    )
+    protected = set(named_paths(root, "add", snapshot.files_table))
+    protected.update(named_paths(root, "remove", tombstones.filter(arrays.mask(~old))))
+    expired = {
+        relative_path(root, path) or ""
+        for path in tombstones.filter(arrays.mask(old)).column("path").to_pylist()
+    }
     expired -= protected | {""}
     if window is None:
         named = [(p, DeleteReason.TOMBSTONE) for p in expired]
