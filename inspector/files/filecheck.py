@@ -16,12 +16,15 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.delta.actions import AddFile, canonical_path
 from inspector.delta.jsonvalue import camel_json
 from inspector.delta.paths import data_file_path
 from inspector.storage import Storage
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class FileState(StrEnum):
@@ -69,6 +72,11 @@ class FileIssue:
             "state": str(self.state),
             **camel_json(self, "expected_size", "actual_size", "detail", "local_path"),
         }
+
+
+#: Files per worker task: a task per file costs more than its ``stat`` (about 100 us
+#: against a few), yet a slow store's stat calls still spread over the workers.
+CHUNK = 256
 
 
 def examine_file(
@@ -145,35 +153,63 @@ def referenced_files(add: AddFile) -> list[tuple[str, str, FileRole, int]]:
     return files
 
 
+#: One file an action names: where the log spells it (to locate it), its decoded path (to
+#: show it), its role, the size it must have, and the action's replay identity.
+FileRef = tuple[str, str, FileRole, int, tuple[str, str | None]]
+
+
 def check_files(
     table_root: str, adds: Sequence[AddFile], *, workers: int, storage: Storage | None = None
 ) -> list[FileIssue]:
-    """Examine every add action's files; every issue, in the order of ``adds``.
+    """Examine every add action's files; every issue, in the order of ``adds``."""
+    refs = [(*ref, add.key) for add in adds for ref in referenced_files(add)]
+    return check_refs(table_root, refs, workers=workers, storage=storage)
+
+
+def table_refs(adds: pa.Table) -> list[FileRef]:
+    """The files an Arrow table of add actions names, in path order, read column-wise: a
+    record is built only for a row with a deletion vector (a snapshot's every file)."""
+    from inspector.log import columnar
+
+    ordered = adds.sort_by("path")
+    with_dv = ordered.column("deletionVector").is_valid()
+    rows = (i for i, has in enumerate(with_dv.to_pylist()) if has)
+    dv_adds = dict(zip(rows, columnar.records("add", ordered.filter(with_dv)), strict=True))
+    refs: list[FileRef] = []
+    columns = (ordered.column(name).to_pylist() for name in ("path", "key_path", "size"))
+    for row, (path, key, size) in enumerate(zip(*columns, strict=True)):
+        if (add := dv_adds.get(row)) is None:
+            refs.append((path, key, FileRole.DATA_FILE, size, (key, None)))
+        else:
+            assert isinstance(add, AddFile)
+            refs += [(*ref, add.key) for ref in referenced_files(add)]
+    return refs
+
+
+def check_refs(
+    table_root: str, refs: Sequence[FileRef], *, workers: int, storage: Storage | None = None
+) -> list[FileIssue]:
+    """Examine files the log references; every issue, in the order of ``refs``.
 
     Local ``os.stat`` calls in ``workers`` threads are faster than shipping paths to the JVM
     (Delta checks existence on Spark executors), and they compare sizes too. In an object
     store (``storage`` that is not a local folder), one listing gives every size.
     """
-    if not adds:
+    if not refs:
         return []
     stored = storage if storage is not None and storage.local_path() is None else None
     sizes = {stored.uri(m.path): m.size for m in stored.walk()} if stored is not None else None
 
-    def issues(add: AddFile) -> list[FileIssue]:
+    def issues(chunk: Sequence[FileRef]) -> list[FileIssue]:
         found = (
-            examine_file(
-                data_file_path(table_root, at),
-                path=path,
-                role=role,
-                expected_size=size,
-                storage=stored,
-                sizes=sizes,
-            )
-            for at, path, role, size in referenced_files(add)
-        )
-        return [replace(issue, key=add.key) for issue in found if issue is not None]
+            (key, examine_file(data_file_path(table_root, at), path=path, role=role,
+                               expected_size=size, storage=stored, sizes=sizes))
+            for at, path, role, size, key in chunk
+        )  # fmt: skip
+        return [replace(issue, key=key) for key, issue in found if issue is not None]
 
     if stored is not None:  # one listing gave every size
-        return [issue for add in adds for issue in issues(add)]
+        return issues(refs)
+    chunks = [refs[i : i + CHUNK] for i in range(0, len(refs), CHUNK)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return [issue for found in pool.map(issues, adds) for issue in found]
+        return [issue for found in pool.map(issues, chunks) for issue in found]

@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 from inspector.delta.actions import AddFile, DeletionVector
 from inspector.delta.paths import data_file_path
 from inspector.files.filecheck import (
+    CHUNK,
     FileIssue,
     FileRole,
     FileState,
@@ -40,8 +41,6 @@ from inspector.log import arrays, columnar
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import FileKey
 from inspector.storage import Storage
-
-_CHUNK = 256  # files per worker task: few enough futures, smooth enough progress
 
 Progress = Callable[[int, int], None]
 
@@ -156,7 +155,7 @@ def examine(
             return _footer_issue(where, ref, stored)
         return issue
 
-    chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
+    chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
     with ThreadPoolExecutor(max_workers=how.workers) as pool:
         for chunk, verdicts in zip(
             chunks, pool.map(lambda c: [*map(judged, c)], chunks), strict=True

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.delta.actions import AddFile
 from inspector.delta.errors import MissingDataFile, UnsupportedFeature
 from inspector.delta.protocol import MANAGED_FEATURES, reader_features
-from inspector.files.filecheck import FileState, check_files
+from inspector.files.filecheck import FileState, check_files, check_refs, table_refs
 from inspector.log.snapshot import Snapshot
 from inspector.rows.connectors import spark_location
 
@@ -38,7 +38,7 @@ def read_snapshot(
         UnsupportedFeature: Delta refuses the version; its reason in one line.
     """
     if check_workers is not None:
-        check_files_exist(snapshot, snapshot.add_files, workers=check_workers)
+        check_files_exist(snapshot, workers=check_workers)
     return _load(
         spark, snapshot, f"version {snapshot.version}", _PICK, versionAsOf=snapshot.version
     )
@@ -155,15 +155,23 @@ def read_warnings(snapshot: Snapshot) -> list[str]:
     return []
 
 
-def check_files_exist(snapshot: Snapshot, adds: Iterable[AddFile], *, workers: int) -> None:
-    """Check every data and deletion-vector file before Spark starts, for a clean message,
-    by the health check's rule (:func:`inspector.files.filecheck.check_files`), with
-    ``workers`` parallel stat calls (``settings.check_workers``).
+def check_files_exist(
+    snapshot: Snapshot, adds: Iterable[AddFile] | None = None, *, workers: int
+) -> None:
+    """Check every data and deletion-vector file of ``adds`` (None: of the snapshot, read
+    column-wise) before Spark starts, for a clean message, by the health check's rule
+    (:func:`inspector.files.filecheck.check_refs`), with ``workers`` parallel stat calls
+    (``settings.check_workers``).
 
     Raises:
         MissingDataFile: Naming the first missing or damaged file and how many there are.
     """
-    issues = check_files(snapshot.table_root, list(adds), workers=workers, storage=snapshot.storage)
+    root, storage = snapshot.table_root, snapshot.storage
+    issues = (
+        check_refs(root, table_refs(snapshot.files_table), workers=workers, storage=storage)
+        if adds is None
+        else check_files(root, list(adds), workers=workers, storage=storage)
+    )
     if not issues:
         return
     first = issues[0]

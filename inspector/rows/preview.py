@@ -83,7 +83,7 @@ def build_preview(
 
     snapshot = log.snapshot(version)
     # Refuse before paying for Spark's start.
-    check_files_exist(snapshot, snapshot.add_files, workers=settings.check_workers)
+    check_files_exist(snapshot, workers=settings.check_workers)
     limit = settings.preview_rows if limit is None else max(int(limit), 0)
     spark = spark or get_spark(settings)  # the app's job starts it first, saying so
     progress(f"Reading version {version} ({snapshot.num_files:,} files)…")
