@@ -303,12 +303,14 @@ class DeltaLog:
         Those the listing from the newest checkpoint offers come first; the whole folder is
         listed only when none of them serves (an older version, an unusable checkpoint).
         """
-        tail = self.tail
+        tail, first = self.tail, self.tail.from_version
         snaps = [(v, s) for v, s in self._snapshots.items() if v <= version]
-        yield from self._sorted_bases(version, snaps, tail, parts)
-        if not tail.is_whole:  # the cached snapshots were all offered already
-            below = min(version, tail.from_version - 1)
-            yield from self._sorted_bases(below, [], self.listing, parts)
+        # A cached snapshot older than the tail competes with the older checkpoints (offered
+        # first, a cached version 0 made every checkpoint's check replay the whole log).
+        yield from self._sorted_bases(version, [p for p in snaps if p[0] >= first], tail, parts)
+        if not tail.is_whole:
+            older = [p for p in snaps if p[0] < first]
+            yield from self._sorted_bases(min(version, first - 1), older, self.listing, parts)
 
     def _sorted_bases(
         self,
