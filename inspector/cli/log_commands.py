@@ -7,6 +7,8 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from inspector.cli.args import table_arg, table_version
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Rendered, Result, elements_text
@@ -41,10 +43,10 @@ def _history_result(
             return (history_record(e) for e in entries)
         return _kept_json(entries, pager)
 
-    def lines() -> Iterator[str]:
+    def lines() -> Iterable[str]:
         from inspector.present.text.log import history_lines
 
-        return history_lines(entries)
+        return history_lines(entries) if pager is None else _kept_lines(entries, pager)
 
     return Result(json=json, lines=lines, closing=note, warnings=warnings)
 
@@ -67,6 +69,23 @@ def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator
         yield Rendered(text)
     if pager.kept is not None:
         pager.kept.keep_rendered(texts)
+
+
+def _kept_lines(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[str]:
+    """A whole history's text lines: kept as :func:`_kept_json` keeps its JSON."""
+    from inspector.present.text.log import history_lines
+
+    pager.read_older()  # a kept history is known by its first page
+    kept = pager.kept.rendered(text=True) if pager.kept is not None else None
+    if kept is not None:
+        yield str(kept, "utf-8")
+        return
+    lines = []
+    for line in history_lines(entries):
+        lines.append(line.encode())
+        yield line
+    if pager.kept is not None:
+        pager.kept.keep_rendered(lines, text=True)
 
 
 def _batches(entries: Iterable[HistoryEntry], size: int = 256) -> Iterator[list[HistoryEntry]]:
@@ -211,9 +230,8 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
         version = parse_version(args.version, log)
     kept = None if version is not None or args.whole_log else _kept_detail(log, settings)
     text = None if kept is None else kept.load()
-    if text is not None:  # its text form is computed when asked for
-        return Result(json=lambda: Rendered(text), lines=lambda: _detail_lines(log, settings))
-    from inspector.present.text.log import detail_lines
+    if text is not None:  # the text is rendered from the kept record, as from a new one
+        return Result(json=lambda: Rendered(text), lines=lambda: _detail_lines(orjson.loads(text)))
     from inspector.present.values import json_text
     from inspector.table.overview import table_detail
 
@@ -221,15 +239,13 @@ def detail_command(args: argparse.Namespace, settings: Settings) -> Result:
     record = {**detail.to_json(), "compatibility": compatibility.to_json()}
     if kept is not None:
         kept.save(json_text(record))
-    return Result(json=lambda: record, lines=lambda: detail_lines(detail, compatibility))
+    return Result(json=lambda: record, lines=lambda: _detail_lines(record))
 
 
-def _detail_lines(log: DeltaLog, settings: Settings) -> Iterable[str]:
-    """``detail``'s text of the latest version (its JSON form may be kept; its text is not)."""
+def _detail_lines(record: dict[str, Any]) -> Iterable[str]:
     from inspector.present.text.log import detail_lines
-    from inspector.table.overview import table_detail
 
-    return detail_lines(*table_detail(log, settings))
+    return detail_lines(record)
 
 
 def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:

@@ -7,7 +7,7 @@ compare consecutive protocol actions only (cheap: no replay of file actions).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -47,6 +47,16 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         """``{"support": "no", "blocking": [...], "since": null, "caveats": [...]}``."""
         return camel_json(self)
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> Verdict:
+        """The verdict of its JSON form (:meth:`to_json`)."""
+        return cls(
+            support=Support(record["support"]),
+            blocking=tuple(record["blocking"]),
+            since=record["since"],
+            caveats=tuple(record["caveats"]),
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

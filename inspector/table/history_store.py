@@ -50,6 +50,8 @@ from inspector.table.rowrule import RowChange, RowSource
 
 _KIND = "history"
 _RENDERED = "historyjson"  # the CLI's --json text of the kept entries
+_RENDERED_TEXT = "historytext"  # the CLI's text of the kept entries
+_JOINS = {_RENDERED: b",\n  ", _RENDERED_TEXT: b"\n"}  # how the renderer joins elements
 _NEWEST = "historynewest"  # the newest entries apart, for the app's first screen
 #: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
 _FORMAT = 4
@@ -164,27 +166,29 @@ class HistoryStore:
         self.record = listing.record
         return self
 
-    def rendered(self) -> memoryview | None:
-        """The CLI's ``--json`` text (UTF-8) of the kept entries (:meth:`keep_rendered`), when
-        it was written for the body last loaded or saved (else None)."""
+    def rendered(self, *, text: bool = False) -> memoryview | None:
+        """The CLI's ``--json`` text (UTF-8) of the kept entries, or its plain ``text``
+        (:meth:`keep_rendered`), when it was written for the body last loaded or saved (else
+        None)."""
         if self.key is None:
             return None
-        found = load_result(self.index, _RENDERED, parts=2)
+        found = load_result(self.index, _RENDERED_TEXT if text else _RENDERED, parts=2)
         if found is None:
             return None
-        key, text = found.parts
+        key, rendered = found.parts
         if key.tobytes() != self.key:
             return None  # printed from another history (one since recomputed)
-        return text  # UTF-8, whole: its digest matched
+        return rendered  # UTF-8, whole: its digest matched
 
-    def keep_rendered(self, elements: Sequence[bytes]) -> None:
-        """Keep the ``--json`` text the CLI's renderer wrote for the kept entries (those of the
-        body last loaded or saved), its array's ``elements`` (UTF-8): a copy of that one
-        renderer's output, not a second one."""
+    def keep_rendered(self, elements: Sequence[bytes], *, text: bool = False) -> None:
+        """Keep the ``--json`` text (or the plain ``text``) the CLI's renderer wrote for the
+        kept entries (those of the body last loaded or saved), its ``elements`` (the array's
+        or the lines, UTF-8): a copy of that one renderer's output, not a second one."""
+        kind = _RENDERED_TEXT if text else _RENDERED
         if self.key is not None and elements:
-            chunks = [b",\n  "] * (2 * len(elements) - 1)
+            chunks = [_JOINS[kind]] * (2 * len(elements) - 1)
             chunks[::2] = elements  # written as they are, not joined (tens of MB)
-            save_result(self.index, _RENDERED, self.key, chunks)
+            save_result(self.index, kind, self.key, chunks)
 
     def keep_newest(self, entries: Sequence[HistoryEntry]) -> None:
         """Keep the newest ``entries`` of the history last loaded or saved apart, under the

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from inspector.delta.engines import Support
-from inspector.delta.text import counted, format_time, partition_label
-from inspector.table.compatibility import Compatibility, Verdict
+from inspector.delta.text import counted, format_moment, format_time, partition_label
+from inspector.table.compatibility import Verdict
 from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_time import is_copy_problem
-from inspector.table.overview import TableDetail
 
 
 def history_lines(entries: Iterable[HistoryEntry]) -> Iterator[str]:
@@ -55,29 +55,31 @@ def files_lines(record: dict[str, Any], *, operation: str) -> Iterator[str]:
             yield f"{sign} {item['path']}  {counted(item['size'], 'byte')}  {parts}"
 
 
-def detail_lines(detail: TableDetail, compatibility: Compatibility) -> Iterator[str]:
-    """``detail``: the overview's fields, properties, columns and engine compatibility."""
-    record = detail.to_json()
-    record["createdAt"] = format_time(detail.created_at)
-    record["lastModified"] = format_time(detail.last_modified)
-    width = max(len(k) for k in record)
-    for key, value in record.items():
+def detail_lines(record: Mapping[str, Any]) -> Iterator[str]:
+    """``detail``: the overview's fields, properties, columns and engine compatibility, from
+    its JSON record (``detail --json``, kept or computed)."""
+    fields = {key: value for key, value in record.items() if key != "compatibility"}
+    for key in ("createdAt", "lastModified"):  # ISO 8601 in JSON, the one text form here
+        fields[key] = fields[key] and format_moment(datetime.fromisoformat(fields[key]))
+    width = max(len(k) for k in fields)
+    for key, value in fields.items():
         if key in _WHOLE_LOG and value is None:
             yield f"{key:<{width}}  - (read with --whole-log)"
         elif key not in ("columns", "properties"):
             yield f"{key:<{width}}  {_text_value(value)}"
-    yield f"properties:{'' if record['properties'] else ' -'}"
-    for key, value in sorted(record["properties"].items()):
+    yield f"properties:{'' if fields['properties'] else ' -'}"
+    for key, value in sorted(fields["properties"].items()):
         yield f"  {key} = {value}"
     yield "columns:"
-    for c in record["columns"]:
+    for c in fields["columns"]:
         null = "" if c["nullable"] else " NOT NULL"
         yield f"  {c['name']} {c['type']}{null}"
     yield "compatibility:"
-    for e in compatibility.engines:
-        yield f"  {e.label}: read {verdict_text(e.read)}; write {verdict_text(e.write)}"
-    for c in compatibility.changes:
-        yield f"  {c.text}"
+    for e in record["compatibility"]["engines"]:
+        read, write = (verdict_text(Verdict.from_json(e[access])) for access in ("read", "write"))
+        yield f"  {e['label']}: read {read}; write {write}"
+    for c in record["compatibility"]["changes"]:
+        yield f"  {c['text']}"
 
 
 _WHOLE_LOG = ("earliestVersion", "numCommits", "checkpointVersions")  # only with --whole-log
