@@ -26,6 +26,7 @@ from inspector.files.tablefiles import is_hidden, relative_path, walk_table
 from inspector.health.allversions import judged_trace, versions_naming
 from inspector.health.examine import Judging, named_paths, physical_paths, root_base
 from inspector.health.retention import retention_policy
+from inspector.health.trace import ArrowTrace
 from inspector.log import arrays
 from inspector.log.deltalog import DeltaLog
 from inspector.log.snapshot import Snapshot
@@ -160,13 +161,14 @@ def plan_vacuum(
     retain_ms = _retention_ms(retain_hours)
     cutoff = (int(time.time() * 1000) if now_ms is None else now_ms) - retain_ms
     listing = walk_table(log)
+    traced = _trace(log, listing)  # before the window's commits are held parsed: read in bulk
     window = (
         lite_window(log, cutoff, snapshot.metadata.configuration)
         if mode is VacuumMode.LITE
         else None
     )
     to_delete, already_deleted = _select(snapshot, listing, cutoff, window)
-    fates = _fates(log, listing, {f.path for f in to_delete})
+    fates = _fates(*traced, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
     warnings = [configured.problem] if configured.problem else []
     warnings += [window.refusal] if window is not None and window.refusal else []
@@ -251,15 +253,20 @@ def _select(
     return tuple(sorted(found, key=lambda f: f.path)), sum(1 for p in gone if p not in listing)
 
 
-def _fates(
-    log: DeltaLog, listing: Mapping[str, ObjectMeta], deleted: set[str]
-) -> list[tuple[int, VersionFate]]:
-    """Each retained version: unreadable already (the log broken, or a file it needs missing
-    or damaged, judged as the health check judges), lost to the VACUUM, or readable."""
+def _trace(log: DeltaLog, listing: Mapping[str, ObjectMeta]) -> tuple[ArrowTrace, set[int]]:
+    """The trace of every retained version, and the versions unreadable already (the log
+    broken, or a file they need missing or damaged, judged as the health check judges)."""
     paths = list(listing)
     walk = (paths, [listing[p].size for p in paths])
     traced, _, judged = judged_trace(log, Judging(workers=_WORKERS), walk)
-    broken = versions_naming(traced, judged.issues.keys()) | traced.unreadable
+    return traced, versions_naming(traced, judged.issues.keys()) | traced.unreadable
+
+
+def _fates(
+    traced: ArrowTrace, broken: set[int], deleted: set[str]
+) -> list[tuple[int, VersionFate]]:
+    """Each retained version: unreadable already (``broken``), lost to the VACUUM that
+    deletes ``deleted``, or readable."""
     prefix = root_base(traced.root) + "/"
     lost = versions_naming(traced, {prefix + path for path in deleted}) - broken
     fate = dict.fromkeys(lost, VersionFate.LOST) | dict.fromkeys(broken, VersionFate.UNREADABLE)
