@@ -129,14 +129,26 @@ def spark():
     return get_spark(Settings())
 
 
+def delta_vacuum(spark: Any, root: str, clause: str = "") -> list[Any]:
+    """Delta's ``VACUUM ... RETAIN 0 HOURS {clause}`` on ``root``: the rows it returns."""
+    # FULL lists the table's folder in parallelPartitionDiscovery.parallelism tasks: 10,000
+    # by default, two minutes of scheduling for a table of a few files.
+    confs = {
+        "spark.databricks.delta.retentionDurationCheck.enabled": "false",
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": "4",
+    }
+    for key, value in confs.items():
+        spark.conf.set(key, value)
+    try:
+        return spark.sql(f"VACUUM delta.`{root}` RETAIN 0 HOURS {clause}").collect()
+    finally:
+        for key in confs:
+            spark.conf.unset(key)
+
+
 def vacuum_dry_run(spark: Any, root: str, mode: str) -> set[str]:
     """The paths Delta's ``VACUUM ... RETAIN 0 HOURS {mode} DRY RUN`` lists (without ``file:``)."""
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    try:
-        dry = spark.sql(f"VACUUM delta.`{root}` RETAIN 0 HOURS {mode} DRY RUN").collect()
-    finally:
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
-    return {r["path"].removeprefix("file:") for r in dry}
+    return {r["path"].removeprefix("file:") for r in delta_vacuum(spark, root, f"{mode} DRY RUN")}
 
 
 @pytest.fixture

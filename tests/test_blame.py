@@ -16,7 +16,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.rows.blame import blame_rows
 from inspector.rows.blame_records import Method, WriteKind
 from inspector.settings import Settings
-from tests.conftest import one_error_line, run_main
+from tests.conftest import delta_vacuum, one_error_line, run_main
 
 
 def _write_history(spark, root: str, *, tracking: bool) -> None:
@@ -185,11 +185,7 @@ def test_log_retention_and_vacuum_cut_the_history_and_say_where(spark, tmp_path)
     spark.sql(f"CREATE TABLE delta.`{root}` (id BIGINT) USING delta")
     spark.sql(f"INSERT INTO delta.`{root}` VALUES (1)")
     spark.sql(f"UPDATE delta.`{root}` SET id = 1 WHERE id = 1")
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    try:
-        spark.sql(f"VACUUM delta.`{root}` RETAIN 0 HOURS")
-    finally:
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
+    delta_vacuum(spark, str(root))
     blame = blame_rows(DeltaLog.open(str(root)), 2, "id = 1", settings=Settings(), spark=spark)
     assert [c.version for c in blame.cuts] == [1]
     assert "VACUUM" in blame.cuts[0].reason
