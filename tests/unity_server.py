@@ -3,7 +3,7 @@
 ``uc-server`` is the server of the crate ``olai-uc-server`` (crates.io; Unity Catalog's
 REST API, written in Rust), pinned in ``tests/uc-server.version`` and installed with
 ``cargo install --locked`` into ``~/.cargo/bin`` once per machine. ``./dev.sh test``
-starts that build in the background (it takes 20-60 minutes); the tests that need the
+starts that build in the background, unoptimized (about 7 minutes); the tests that need the
 server run last (:func:`pytest_collection_modifyitems`) and wait for the build, boundedly,
 then fail with one line saying why if there is still no server: they are never skipped.
 
@@ -165,7 +165,7 @@ def wait_for_build() -> Path:
     if found is None:
         pytest.fail(
             f"uc-server {VERSION} is not installed: run ./dev.sh test (it builds it in the "
-            f"background), or `{INSTALL}` (20-60 minutes), or set {UC_SERVER_ENV}."
+            f"background), or `{INSTALL}` (20-60 minutes; about 7 with CARGO_PROFILE_RELEASE_OPT_LEVEL=0), or set {UC_SERVER_ENV}."
         )
     return found
 
