@@ -145,9 +145,9 @@ start_uc_server_build() {
   # the build takes about 7 minutes on two idle cores where an optimized one took 20-60,
   # every minute of it competing with the tests on a fresh CI machine. It runs in the
   # background while the other tests run (niced, so the tests' own timeouts are not
-  # starved); the tests that need the server
-  # run last and wait for it, boundedly (DELTA_INSPECTOR_UC_SERVER_BUILD names its folder:
-  # log, pid, and rc once it ends). A lock keeps two runs from building it at once.
+  # starved); the tests that need the server run last and wait for it, boundedly
+  # (DELTA_INSPECTOR_UC_SERVER_BUILD names its folder: log, pid, and rc once it ends).
+  # A lock keeps two runs from building it at once.
   local version; version=$(tr -d '[:space:]' < tests/uc-server.version)
   local bin="${CARGO_HOME:-$HOME/.cargo}/bin/uc-server"
   if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "uc-server $version" ]; then return; fi
