@@ -245,3 +245,31 @@ def test_the_refresh_reaches_back_to_older_checkpoints_so_a_newest_page_lists_no
     # One start-after listing, the refresh's from version 12 on: the page of 12 versions
     # lists no part of the log of its own (its times chain from version 0: the whole one).
     assert after == [f"{uri.split('/', 3)[3]}/{LOG_DIR}/{12:020d}"]
+
+
+def test_staged_commits_on_s3_come_with_each_refreshs_listing_not_a_listing_of_their_own(
+    s3_server, counted_s3, tmp_path
+):
+    proxy, options = counted_s3
+    local = tmp_path / "t"
+    _checkpointed(local, 30)
+    staged = local / LOG_DIR / "_staged_commits"
+    staged.mkdir()
+    proposed = (local / LOG_DIR / f"{29:020d}.json").read_bytes()
+    for version in (30, 31):
+        name = f"{version:020d}.3a0d65cd-4056-49b8-937b-95f9e3ee90e{version - 30}.json"
+        (staged / name).write_bytes(proposed)
+    uri = s3_server.upload(local)
+
+    proxy.clear()
+    log = DeltaLog.open(uri, storage_options=options)
+    assert log.staged_commits == DeltaLog.open(str(local)).staged_commits == 2
+    lists = [unquote(r.path) for r in proxy.requests if "list-type=2" in r.path]
+    assert len(lists) == 1 and "start-after" in lists[0] and "_staged_commits" not in lists[0]
+
+    # A staged commit published by the catalog's writer elsewhere goes from the folder: the
+    # next refresh says so though no new version was published meanwhile.
+    s3_server.delete(
+        f"{uri}/{LOG_DIR}/_staged_commits/{sorted(p.name for p in staged.iterdir())[0]}"
+    )
+    assert not log.refresh() and log.staged_commits == 1

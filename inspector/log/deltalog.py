@@ -17,7 +17,6 @@ from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
-from inspector.log.staged import STAGED_DIR
 from inspector.storage import LocalStorage, Storage, open_storage
 
 if TYPE_CHECKING:  # parsing and replay are imported where they run: a warm answer (detail
@@ -84,6 +83,7 @@ class DeltaLog:
                 self._snapshots.clear()
                 self._checkpoints.forget_unlisted(tail)
                 self.generation += 1
+            if changed or self.lister.staged is not None:  # an object store's: at each refresh
                 self._staged = None
             self._tail = tail
             self._listing = tail if tail.is_whole else None
@@ -118,13 +118,10 @@ class DeltaLog:
 
     @property
     def staged_commits(self) -> int:
-        """Staged commits in ``_delta_log/_staged_commits`` (listed on first use)."""
+        """Staged commits in ``_delta_log/_staged_commits`` (:meth:`~LogLister.staged_files`)."""
         with self._lock:
             if self._staged is None:
-                try:
-                    self._staged = len(self.storage.list(STAGED_DIR))
-                except OSError:
-                    self._staged = 0
+                self._staged = len(self.lister.staged_files())
             return self._staged
 
     def listing_at(self, version: int) -> LogListing:

@@ -38,6 +38,7 @@ from inspector.log.listing import (
     list_entry_columns,
     read_last_checkpoint,
 )
+from inspector.log.staged import STAGED_DIR
 from inspector.storage import ObjectMeta, Storage
 
 #: Entries per page of a first listing (an S3 or GCS page).
@@ -72,6 +73,8 @@ class LogLister:
         self._table = table if storage.lists_after else None
         self._recorded: ListingRecord | None = None
         self._listed: tuple[str, list[ObjectMeta]] = ("~", [])  # the refresh's: after, entries
+        #: The staged commit files the refresh's listing returned too (None: it did not).
+        self.staged: list[ObjectMeta] | None = None
         self._whole: tuple[ListingRecord, list[ObjectMeta]] | None = None  # since the refresh
         self._key: tuple[ListingRecord, str] | None = None  # a record and its digest
         #: The last whole listing made, and what it was made from (its record's digest...).
@@ -99,7 +102,7 @@ class LogLister:
         """
         if self._table is not None and self._recorded is None:
             self._recorded = read_listing(self._table)
-        self._listed, self._whole = ("~", []), None
+        self._listed, self._whole, self.staged = ("~", []), None, None
         hint = read_last_checkpoint(storage=self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
@@ -107,7 +110,9 @@ class LogLister:
             after = min(key, f"{LOG_DIR}/{max(hint.version - reach, 0):020d}")
             after = min(after, _start(self._recorded)) if self._recorded else after
             try:
-                entries = self.storage.list(LOG_DIR, start_after=after)
+                entries, self.staged = self.storage.list_with(
+                    LOG_DIR, start_after=after, subfolder=STAGED_DIR.rpartition("/")[2]
+                )
             except OSError:
                 entries = []
             self._listed = (after, entries)
@@ -116,6 +121,16 @@ class LogLister:
             if any(cp.version == hint.version for cp in usable):
                 return _from_oldest_checkpoint(entries, after, usable, self.storage, hint)
         return self.whole(hint)
+
+    def staged_files(self) -> list[ObjectMeta]:
+        """The files in ``_delta_log/_staged_commits``: those the refresh's listing returned
+        (an object store's start-after listing), else listed now (none when that fails)."""
+        if self.staged is not None:
+            return self.staged
+        try:
+            return self.storage.list(STAGED_DIR)
+        except OSError:
+            return []
 
     def whole(self, last: LastCheckpoint | None) -> LogListing:
         """The whole ``_delta_log`` listing (see the module).

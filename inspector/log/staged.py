@@ -15,7 +15,7 @@ from enum import StrEnum
 
 from inspector.delta.paths import LOG_DIR
 from inspector.log.listing import LogFile, log_file
-from inspector.storage import Storage
+from inspector.storage import ObjectMeta, Storage
 
 STAGED_DIR = f"{LOG_DIR}/_staged_commits"
 _STAGED = re.compile(r"^(\d{20})\.([0-9a-fA-F-]{36})\.json$")
@@ -63,13 +63,10 @@ class StagedCommit:
         }
 
 
-def newer_staged(storage: Storage, published: int) -> list[LogFile]:
-    """The staged commit files (``<version>.<uuid>.json``) newer than ``published`` (the
-    newest ``<version>.json``), by version then name."""
-    try:
-        listed = storage.list(STAGED_DIR)
-    except OSError:
-        return []
+def newer_staged(storage: Storage, listed: list[ObjectMeta], published: int) -> list[LogFile]:
+    """The staged commit files (``<version>.<uuid>.json``) of those ``listed`` in
+    ``_staged_commits`` newer than ``published`` (the newest ``<version>.json``), by version
+    then name."""
     files = [
         log_file(storage, m)
         for m in listed

@@ -59,6 +59,15 @@ class Storage(ABC):
         """The files directly in a folder (``_delta_log``), sorted by path, after the full
         relative path ``start_after`` if given; none if the folder is missing."""
 
+    def list_with(
+        self, prefix: str, *, start_after: str, subfolder: str
+    ) -> tuple[builtins.list[ObjectMeta], builtins.list[ObjectMeta] | None]:
+        """:meth:`list` after ``start_after``, and the files directly in the folder's
+        ``subfolder`` when the same requests return them all (else None): an object store's
+        start-after listing is recursive, so a subfolder that sorts after ``start_after``
+        comes with it (``_delta_log/_staged_commits`` after every ``<version>.json``)."""
+        return self.list(prefix, start_after=start_after), None
+
     def list_columns(self, prefix: str) -> FileColumns:
         """What :meth:`list` lists (without ``start_after``) as columns: paths, sizes,
         modification times and ETags, sorted by path (a local folder makes no record per

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any, cast
 
 import obstore
@@ -146,22 +147,28 @@ class ObjectStorage(Storage):
             raise self._fail(exc, path) from None
 
     def list(self, prefix: str, *, start_after: str | None = None) -> list[ObjectMeta]:
+        if start_after is not None:
+            return self.list_with(prefix, start_after=start_after, subfolder="")[0]
+        store, key = self._locate(prefix)
+        with self._translated(prefix):
+            listed = obstore.list_with_delimiter(store, f"{key}/" if key else None)["objects"]
+        return sorted((_meta(m) for m in listed), key=lambda m: m.path)
+
+    def list_with(
+        self, prefix: str, *, start_after: str, subfolder: str
+    ) -> tuple[builtins.list[ObjectMeta], builtins.list[ObjectMeta] | None]:
         store, key = self._locate(prefix)
         folder = key + "/" if key else ""
-        with self._translated(prefix):
-            if start_after is None:
-                listed = obstore.list_with_delimiter(store, folder or None)["objects"]
-            else:
-                # A start-after listing is recursive; keep the folder's direct children.
-                stream = obstore.list(store, folder or None, offset=start_after, chunk_size=1000)
-                # Some stores (fake-gcs-server) ignore the offset: filter here too.
-                listed = [
-                    m
-                    for chunk in stream
-                    for m in chunk
-                    if "/" not in m["path"][len(folder) :] and m["path"] > start_after
-                ]
-        return sorted((_meta(m) for m in listed), key=lambda m: m.path)
+        below = f"{folder}{subfolder}/"
+        with self._translated(prefix):  # recursive: the folder's children are kept apart
+            stream = obstore.list(store, folder or None, offset=start_after, chunk_size=1000)
+            # Some stores (fake-gcs-server) ignore the offset: filter here too.
+            listed = [_meta(m) for chunk in stream for m in chunk if m["path"] > start_after]
+        direct = [m for m in listed if "/" not in m.path[len(folder) :]]
+        inside = [m for m in listed if m.path.startswith(below) and "/" not in m.path[len(below) :]]
+        whole = bool(subfolder) and below > start_after  # all of it sorts after start_after
+        by_path = attrgetter("path")
+        return sorted(direct, key=by_path), sorted(inside, key=by_path) if whole else None
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
         store, key = self._locate(prefix)
