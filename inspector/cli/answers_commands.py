@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from inspector.cli.args import spark_args, table_arg, table_version
+from inspector.cli.args import spark_args, table_arg, table_version, where_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
@@ -20,12 +20,7 @@ from inspector.settings import Settings
 
 def _where_version_args(parser: argparse.ArgumentParser, what: str) -> None:
     table_arg(parser)
-    parser.add_argument(
-        "--where",
-        required=True,
-        help="A SQL WHERE expression over the version's columns, parsed by Spark SQL, "
-        'e.g. "id = 42" or "region = \'eu\' AND amount > 100".',
-    )
+    where_arg(parser, required=True)
     parser.add_argument("--version", default=None, help=f"The version {what} (default: latest).")
 
 

@@ -69,6 +69,16 @@ def connection_settings(args: argparse.Namespace, settings: Settings) -> Setting
     )
 
 
+def where_arg(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """``--where``, a filter in the one grammar: SQL, parsed by Spark SQL."""
+    parser.add_argument(
+        "--where",
+        required=required,
+        help="A SQL WHERE expression over the rows' columns, parsed by Spark SQL, "
+        'e.g. "id = 42" or "region = \'eu\' AND amount > 100".',
+    )
+
+
 def spark_args(parser: argparse.ArgumentParser) -> None:
     """``--spark-master`` and repeatable ``--spark-conf``: every command that starts Spark."""
     group = parser.add_argument_group("Spark (only when this command needs rows)")

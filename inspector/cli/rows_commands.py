@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from inspector.cli.args import spark_args, table_arg
+from inspector.cli.args import spark_args, table_arg, where_arg
 from inspector.cli.registry import arguments, command
 from inspector.cli.render import Result
 from inspector.delta.errors import InvalidInput
@@ -34,7 +34,7 @@ def _show_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--limit", type=int, help="Rows to print (default: the preview_rows setting)."
     )
-    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
+    where_arg(parser)
     spark_args(parser)
 
 
@@ -137,7 +137,7 @@ def _changes_args(parser: argparse.ArgumentParser) -> None:
         default=0,
         help="Rows to skip first, in the feed's stable order (version, change type, columns).",
     )
-    parser.add_argument("--where", help="A SQL WHERE expression evaluated by Spark.")
+    where_arg(parser)
     spark_args(parser)
 
 
