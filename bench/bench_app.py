@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_app.py [--repeat 5] [--dir /tmp/delta-inspector-bench]
+    .venv/bin/python bench/bench_app.py [--repeat 5] [--dir /tmp/di-bench]
 
 Tables (generated once by ``bench/tablegen.py`` into ``--dir`` and reused): ``c20000``
 (20,000 commits) and ``f300000`` (300,000 files in version 0, then a 6,000-action MERGE,
@@ -33,6 +33,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     """Generate (or reuse) the tables, run the repetitions and print the table of figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--dir", default="/tmp/delta-inspector-bench")
+    parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
     parser.add_argument("--scenarios", default="orders,timeline,files")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python bench/bench_scale.py [--tables c3000,c20000,f300000] [--repeat 5]
-        [--dir /tmp/delta-inspector-bench] [--cases history,snapshot,...]
+        [--dir /tmp/di-bench] [--cases history,snapshot,...]
 
 Tables (generated once by ``bench/tablegen.py`` into ``--dir`` and reused):
 ``c3000``/``c20000``/``c100000`` (N commits, a checkpoint every 100) and

@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python bench/bench_timeline.py [--commits 100000] [--repeat 3]
-        [--dir /tmp/delta-inspector-bench] [--only local|s3] [--s3-options FILE [--index DIR]]
+        [--dir /tmp/di-bench] [--only local|s3] [--s3-options FILE [--index DIR]]
 
 The table is a streaming job's log (``bench/tablegen.py``: a commit a minute, an OPTIMIZE
 every 100 commits, a checkpoint every 100 versions), generated once into ``--dir``; for S3
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commits", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", default="/tmp/delta-inspector-bench")
+    parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "di-bench"))
     parser.add_argument("--only", choices=("local", "s3"))
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument(
@@ -233,7 +233,9 @@ def main(argv: list[str] | None = None) -> int:
 
     os.makedirs(args.dir, exist_ok=True)
     name = f"c{args.commits}"
-    local = ensure_table(args.dir, name)
+    # A server that holds the table already (--s3-options) needs no local copy.
+    remote_only = args.only == "s3" and args.s3_options
+    local = "" if remote_only else ensure_table(args.dir, name)
     results: dict[str, list[dict]] = {}
     from bench.results import machine
 
