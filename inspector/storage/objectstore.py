@@ -159,16 +159,17 @@ class ObjectStorage(Storage):
     ) -> tuple[builtins.list[ObjectMeta], builtins.list[ObjectMeta] | None]:
         store, key = self._locate(prefix)
         folder = key + "/" if key else ""
-        below = f"{folder}{subfolder}/"
         with self._translated(prefix):  # recursive: the folder's children are kept apart
             stream = obstore.list(store, folder or None, offset=start_after, chunk_size=1000)
             # Some stores (fake-gcs-server) ignore the offset: filter here too.
             listed = [_meta(m) for chunk in stream for m in chunk if m["path"] > start_after]
-        direct = [m for m in listed if "/" not in m.path[len(folder) :]]
-        inside = [m for m in listed if m.path.startswith(below) and "/" not in m.path[len(below) :]]
-        whole = bool(subfolder) and below > start_after  # all of it sorts after start_after
         by_path = attrgetter("path")
-        return sorted(direct, key=by_path), sorted(inside, key=by_path) if whole else None
+        direct = sorted((m for m in listed if "/" not in m.path[len(folder) :]), key=by_path)
+        below = f"{folder}{subfolder}/"
+        if not subfolder or below <= start_after:  # not all of it sorts after start_after
+            return direct, None
+        inside = [m for m in listed if m.path.startswith(below) and "/" not in m.path[len(below) :]]
+        return direct, sorted(inside, key=by_path)
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
         store, key = self._locate(prefix)
