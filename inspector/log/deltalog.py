@@ -17,7 +17,7 @@ from inspector.log.checkpoint_verdicts import CheckpointVerdicts
 from inspector.log.index import Fetched, LogIndex, TableIndex, fetch_files, read_files
 from inspector.log.listing import LogFile, LogListing
 from inspector.log.relist import LogLister
-from inspector.storage import LocalStorage, Storage, open_storage
+from inspector.storage import LocalStorage, ObjectMeta, Storage, open_storage
 
 if TYPE_CHECKING:  # parsing and replay are imported where they run: a warm answer (detail
     from inspector.log.commit import Commit  # from the log index) does neither
@@ -52,7 +52,7 @@ class DeltaLog:
         self._tail: LogListing | None = None  # from the newest checkpoint on (or whole)
         self._listing: LogListing | None = None  # the whole folder, listed when first needed
         self._whole: LogListing | None = None  # the last whole listing made
-        self._staged: int | None = None
+        self._staged: list[ObjectMeta] | None = None
         self.generation = 0  # bumps whenever refresh finds a change
 
     @classmethod
@@ -85,8 +85,7 @@ class DeltaLog:
                 self.generation += 1
             if changed or self.lister.staged is not None:  # an object store's: at each refresh
                 self._staged = None
-            self._tail = tail
-            self._listing = tail if tail.is_whole else None
+            self._tail, self._listing = tail, (tail if tail.is_whole else None)
             return changed
 
     @property
@@ -117,12 +116,17 @@ class DeltaLog:
         return self._listing
 
     @property
-    def staged_commits(self) -> int:
-        """Staged commits in ``_delta_log/_staged_commits`` (:meth:`~LogLister.staged_files`)."""
+    def staged_files(self) -> list[ObjectMeta]:
+        """Staged commit files: each refresh's on an object store, else listed once per change."""
         with self._lock:
             if self._staged is None:
-                self._staged = len(self.lister.staged_files())
+                self._staged = self.lister.staged_files()
             return self._staged
+
+    @property
+    def staged_commits(self) -> int:
+        """How many files :attr:`staged_files` holds."""
+        return len(self.staged_files)
 
     def listing_at(self, version: int) -> LogListing:
         """The listing that holds this version: the tail from its first version on, else the whole."""
@@ -175,8 +179,7 @@ class DeltaLog:
     def latest_version(self) -> int:
         """The newest version with a commit file or a complete checkpoint."""
         tail = self.tail
-        cps = [cp.version for cp in tail.usable_checkpoints()]
-        return max(list(tail.commits) + cps)
+        return max([*tail.commits, *(cp.version for cp in tail.usable_checkpoints())])
 
     @property
     def earliest_version(self) -> int:

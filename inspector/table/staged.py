@@ -26,9 +26,7 @@ def staged_commits(table: Table, settings: Settings) -> list[StagedCommit]:
     """The staged commits newer than the published log, when the table is catalog-managed
     (its protocol is read, and its catalog asked, only when such staged files exist)."""
     log = table.log
-    if not log.staged_commits:  # none: as the refresh listed them (or one listing says)
-        return []
-    files = newer_staged(log.storage, log.lister.staged_files(), log.latest_version)
+    files = newer_staged(log.storage, log.staged_files, log.latest_version)
     if not files:
         return []
     try:
