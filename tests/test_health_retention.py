@@ -5,9 +5,10 @@ from __future__ import annotations
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
 
-from inspector.health import check_table
+from inspector.health import check_table, retention
 from inspector.health.retention import RetentionState, retention_policy, retention_view
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index import LogIndex
 from inspector.settings import Settings
 from inspector.table.history import build_history
 
@@ -122,3 +123,42 @@ def test_table_properties_set_the_retention(tmp_path):
     assert view.policy.log.ms == 2 * DAY
     removed = log.commit(1).removes[0].deletion_timestamp
     assert view.versions[0].expires_at == removed + HOUR
+
+
+def _view_with(root, index: LogIndex | None):
+    log = DeltaLog.open(str(root), index=index)
+    return retention_view(log, build_history(log, Settings()), now_ms=0)
+
+
+def test_a_later_view_of_an_unchanged_log_reads_the_kept_removals(
+    copy_table, tmp_path, monkeypatch
+):
+    root = copy_table(DELETES)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    unindexed = _view_with(root, None)
+
+    first = _view_with(root, index)
+    monkeypatch.setattr(retention, "_first_removals", _never)  # the trace is not run again
+    later = _view_with(root, index)
+
+    assert first == later == unindexed
+    assert any(v.expires_by == "deleted-file retention" for v in later.versions)
+
+
+def test_a_changed_log_works_the_removals_out_afresh_and_never_gives_the_kept_ones(
+    copy_table, tmp_path
+):
+    root = copy_table(DELETES)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _view_with(root, index)
+    # v14 removes every file: each version's first removal is now known, v13's included
+    write_deltalake(str(root), pa.table({"id": [1]}), mode="overwrite")
+
+    later = _view_with(root, index)
+
+    assert later == _view_with(root, None)
+    assert later.versions[13].expires_by == "deleted-file retention"
+
+
+def _never(*_: object) -> dict[int, int]:
+    raise AssertionError("the removals were worked out again")

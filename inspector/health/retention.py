@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+import orjson
 
 from inspector.delta import properties
 from inspector.delta.text import format_time
@@ -19,6 +20,7 @@ from inspector.health.records import HealthReport, VersionStatus
 from inspector.health.replica import newest_metadata
 from inspector.health.trace import trace
 from inspector.log.deltalog import DeltaLog
+from inspector.log.index.answers import KeptAnswer, listing_identity, times_identity
 from inspector.table.history_entry import HistoryEntry
 from inspector.table.history_time import iso
 
@@ -127,6 +129,24 @@ def _vacuum_runs(history: Sequence[HistoryEntry], policy: RetentionPolicy) -> li
     return runs
 
 
+def _kept_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
+    """:func:`_first_removals`, kept in the log index under the identity of every log file
+    and the history's times: a later open of an unchanged log reads it back instead of
+    tracing every commit again (seconds at 100,000 commits); any other log computes it
+    afresh and keeps that."""
+    identity = None if log.index is None else listing_identity(log.listing)
+    if log.index is None or identity is None:  # no index, or a catalog's staged commit
+        return _first_removals(log, times)
+    kept = KeptAnswer(log.index, "removals", [*identity, times_identity(times)])
+    text = kept.load()
+    if text is not None:
+        versions, stamps = orjson.loads(text)
+        return dict(zip(versions, stamps, strict=True))
+    found = _first_removals(log, times)
+    kept.save(orjson.dumps([list(found), list(found.values())]).decode())
+    return found
+
+
 def _first_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
     """For each version, when (ms) the first file live at it was removed later on (the
     remove's ``deletionTimestamp``, else its commit's time): the trace's removals in the
@@ -169,14 +189,15 @@ class _Context:
         now_ms: int | None,
     ) -> None:
         newest = newest_metadata(log)
-        self.log, self.policy = log, retention_policy(newest.configuration if newest else {})
+        self.policy = retention_policy(newest.configuration if newest else {})
         self.times = {e.version: e.timestamps.history for e in history}
         self.vacuums = _vacuum_runs(history, self.policy)
-        self.removals = _first_removals(log, self.times)
+        self.removals = _kept_removals(log, self.times)
         self.checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
         self.checked = {v.version: v for v in report.versions} if report is not None else {}
         self.now_ms = now_ms if now_ms is not None else int(time.time() * 1000)
-        self.latest_version = log.latest_version  # once: asking the log costs a pass over it
+        # once each: asking the log costs a pass over its listing
+        self.earliest_version, self.latest_version = log.earliest_version, log.latest_version
 
     def judge(self, version: int) -> VersionRetention:
         lost = self._lost(version)
@@ -203,11 +224,11 @@ class _Context:
 
     def _lost(self, version: int) -> tuple[RetentionState, str] | None:
         """Why a version can no longer be restored (its state and the reason), or None."""
-        if version < self.log.earliest_version:
+        if version < self.earliest_version:
             return (
                 RetentionState.LOG_EXPIRED,
                 "The log no longer holds what is needed to rebuild it "
-                f"(the earliest version that can be rebuilt is {self.log.earliest_version}).",
+                f"(the earliest version that can be rebuilt is {self.earliest_version}).",
             )
         health = self.checked.get(version)
         if health is not None and health.status == VersionStatus.UNREADABLE:
