@@ -1,6 +1,6 @@
-"""The Timeline on a later open: the first screen draws the whole kept history at once,
-without waiting for the retention band, and a long whole history is left out of the cyclic
-collector's walks.
+"""The Timeline on a later open: the first screen draws the whole kept history at once (a
+folder's long one after the newest page), without waiting for the retention band, and a long
+whole history is left out of the cyclic collector's walks.
 
 The band is a pass over every commit's removes (seconds for 100,000 commits), worked out in a
 background thread; a history longer than one window is drawn before it (AppTest). The tables
@@ -22,7 +22,7 @@ from bench.tablegen import make_commits_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.table import open_table
-from inspector.table.history import build_history
+from inspector.table.history import HistoryPager, build_history
 from tests.conftest import run_app
 from ui import history_load
 from ui.history_load import HistoryLoad
@@ -111,3 +111,24 @@ def test_a_long_history_read_whole_is_left_out_of_the_collectors_walks(
     assert len(whole) == 300 and gc.get_freeze_count() > frozen + 300
     assert not any(o is newest for o in gc.get_objects())  # no full collection walks it
     assert list(whole) == build_history(DeltaLog.open(root), Settings())
+
+
+def test_a_long_kept_history_of_a_folder_is_read_after_the_newest_page_not_before_it(
+    monkeypatch, tmp_path
+):
+    root = str(tmp_path / "c300")
+    make_commits_table(root, 300)
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(tmp_path / "log-index"))
+    settings = Settings.from_env()
+    whole = build_history(open_table(root, settings).log, settings)  # a first open kept it
+    monkeypatch.setattr(history_load, "NEWEST_FIRST_FROM", 200)  # "long": 200 versions here
+
+    load = HistoryLoad(open_table(root, settings).log, settings, size=100)
+
+    assert not load.done and load.entries == tuple(whole[-100:])  # the newest page, afresh
+    monkeypatch.setattr(HistoryPager, "_read_next", _never)  # no older page is read afresh
+    assert load.whole() == tuple(whole)  # the kept whole history, in one step
+
+
+def _never(*_: object) -> None:
+    raise AssertionError("an older page was read, not the kept whole history")

@@ -30,6 +30,11 @@ REMOTE_FIRST_PAGE = 250
 #: A whole history of this many versions is moved out of the cyclic collector's generations
 #: once read (:meth:`HistoryLoad._frozen_when_whole`).
 FREEZE_FROM = 20_000
+#: A folder's kept whole history of this many versions is read after the newest page, not
+#: before it: it is checked against a stat of every log file and decoded first (4-5 s at
+#: 100,000 versions, where the newest page read afresh takes 1 s). An object store's later
+#: open draws the kept newest page instead (:meth:`HistoryLoad._kept_newest`).
+NEWEST_FIRST_FROM = 20_000
 #: The newest entries of a kept whole history kept apart too, for a later open's first
 #: screen (a window of the Timeline).
 KEPT_NEWEST = PAGE_SIZE
@@ -49,9 +54,11 @@ class HistoryLoad:
     def __init__(
         self, log: DeltaLog, settings: Settings, *, size: int = PAGE_SIZE, first: int | None = None
     ) -> None:
+        local = log.storage.local_path() is not None
         if first is None:
-            first = size if log.storage.local_path() is not None else min(size, REMOTE_FIRST_PAGE)
-        self._pager = HistoryPager(log, settings, size=size, first=first)
+            first = size if local else min(size, REMOTE_FIRST_PAGE)
+        newest_first = local and log.latest_version >= NEWEST_FIRST_FROM
+        self._pager = HistoryPager(log, settings, size=size, first=first, newest_first=newest_first)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._failure: Exception | None = None
@@ -60,6 +67,10 @@ class HistoryLoad:
         self._store = HistoryStore.of(log, settings, verify_all=False)  # as the pager's
         #: The kept newest page (:meth:`_kept_newest`), until the pager has read.
         self._newest: tuple[HistoryEntry, ...] | None = None
+        #: The pager's entries and whether they are whole, as of its last finished read: what
+        #: a page is given while the next read runs (the pager's own may be a kept history
+        #: not yet decoded, which a page asking would decode a second time, beside it).
+        self._read_so_far: tuple[tuple[HistoryEntry, ...], bool] = ((), False)
         self._tail, self._kept_apart = log.tail, False  # its listing; whether it is kept
         with self._lock:
             self._newest = self._kept_newest()
@@ -89,7 +100,7 @@ class HistoryLoad:
         with collector_paused():  # as the pager's own reading: the entries are all kept
             read()
             # Decoded here (kept entries are when first asked for), not in a rerun.
-            _ = pager.entries
+            self._read_so_far = (pager.entries, pager.done)
             # Frozen before the collector runs again: its first collection would otherwise
             # walk every entry just made (0.2 s at 100,000 versions).
             self._frozen_when_whole()
@@ -102,19 +113,19 @@ class HistoryLoad:
     def entries(self) -> tuple[HistoryEntry, ...]:
         """The newest versions read so far, oldest first (never waits)."""
         newest = self._newest
-        return newest if newest is not None else self._pager.entries
+        return newest if newest is not None else self._read_so_far[0]
 
     @property
     def done(self) -> bool:
         """Whether the whole history has been read."""
-        return self._newest is None and self._pager.done
+        return self._newest is None and self._read_so_far[1]
 
     def progress(self) -> tuple[int, int | None]:
         """Versions read, and of how many (None until the whole log has been listed)."""
         pager, newest = self._pager, self._newest
         if newest is not None:
             return len(newest), None
-        return len(pager.entries), len(pager.versions) if pager.listed else None
+        return len(self._read_so_far[0]), len(pager.versions) if pager.listed else None
 
     def known_versions(self) -> tuple[int, ...]:
         """The selectable versions listed so far, ascending: all of them once the log has been
@@ -136,7 +147,7 @@ class HistoryLoad:
 
     def _selectable(self) -> tuple[int, ...]:
         pager, newest = self._pager, self._newest
-        key = (pager.listed, -1 if newest is not None else len(pager.entries))
+        key = (pager.listed, -1 if newest is not None else len(self._read_so_far[0]))
         if self._versions[0] != key:  # the kept newest page's: the refresh's listing's
             versions = selectable(self._tail) if newest is not None else pager.selectable()
             self._versions = (key, versions)

@@ -60,6 +60,9 @@ class HistoryPager:
             folder listed, its gaps and checkpoint problems (a filtered history's span).
         verify_all_checkpoints: Compare every checkpoint with its commits; by default only
             the newest is (the others get a cheap structural check).
+        newest_first: Read the newest page before the whole history kept in the log index
+            (then the kept one, in place of the older pages): a first screen that must not
+            wait for the kept whole history to be validated and decoded.
     """
 
     def __init__(
@@ -73,8 +76,10 @@ class HistoryPager:
         alone: bool = False,
         judge_whole: bool = False,
         verify_all_checkpoints: bool = False,
+        newest_first: bool = False,
     ) -> None:
         self.log, self.settings, self.size = log, settings, max(1, size)
+        self._newest_first, self._store_due = newest_first, True
         self.first = max(1, first) if first is not None else self.size
         self.top = log.latest_version if newest is None else newest
         self.alone, self._judge_whole = alone, judge_whole
@@ -125,14 +130,20 @@ class HistoryPager:
         if self.done:
             return False
         with collector_paused():  # the newest page (or all, when kept), or the next older one
-            if self._next >= 0:
-                self._read_next()
-            elif not self._read_stored():
-                self._read_newest()
+            if not self._read_stored_when_due():
+                self._read_next() if self._next >= 0 else self._read_newest()
             store, listing = self._store, self._listing
             if self.done and store is not None and listing is not None and self.kept is not store:
                 self.kept = store.save(listing, self.entries, self._gaps, self._checkpoint_problems)
         return True
+
+    def _read_stored_when_due(self) -> bool:
+        """The kept whole history, once: as the first page, or as the second when the newest
+        page is read first."""
+        if not self._store_due or (self._next < 0 and self._newest_first):
+            return False
+        self._store_due = False
+        return self._read_stored()
 
     def _read_stored(self) -> bool:
         """The whole history kept in the log index, and the versions after it joined."""
