@@ -191,7 +191,8 @@ class _Context:
         newest = newest_metadata(log)
         self.policy = retention_policy(newest.configuration if newest else {})
         self.times = {e.version: e.timestamps.history for e in history}
-        self.vacuums = _vacuum_runs(history, self.policy)
+        self.vacuums = _vacuum_runs(history, self.policy)  # ascending by version
+        self._vacuum_versions = [run.version for run in self.vacuums]
         self.removals = _kept_removals(log, self.times)
         self.checkpoints = sorted({cp.version for cp in log.listing.usable_checkpoints()})
         self.checked = {v.version: v for v in report.versions} if report is not None else {}
@@ -233,7 +234,8 @@ class _Context:
         health = self.checked.get(version)
         if health is not None and health.status == VersionStatus.UNREADABLE:
             return (RetentionState.UNREADABLE, " ".join(p.message for p in health.problems))
-        vacuum = next((run for run in self.vacuums if run.version > version), None)
+        after = bisect.bisect_right(self._vacuum_versions, version)  # the first VACUUM after it
+        vacuum = self.vacuums[after] if after < len(self.vacuums) else None
         if health is not None and health.status == VersionStatus.INCOMPLETE:
             if vacuum is not None:
                 return (
