@@ -162,3 +162,13 @@ def test_a_changed_log_works_the_removals_out_afresh_and_never_gives_the_kept_on
 
 def _never(*_: object) -> dict[int, int]:
     raise AssertionError("the removals were worked out again")
+
+
+def test_damaged_kept_removals_are_worked_out_afresh(copy_table, tmp_path):
+    root = copy_table(DELETES)
+    index = LogIndex(str(tmp_path / "cache"), max_bytes=64 * 1024 * 1024)
+    _view_with(root, index)
+    (kept,) = (tmp_path / "cache").rglob("result-removals.bin")
+    kept.write_bytes(kept.read_bytes()[:-7])  # truncated
+
+    assert _view_with(root, index) == _view_with(root, None)

@@ -140,8 +140,11 @@ def _kept_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
     kept = KeptAnswer(log.index, "removals", [*identity, times_identity(times)])
     text = kept.load()
     if text is not None:
-        versions, stamps = orjson.loads(text)
-        return dict(zip(versions, stamps, strict=True))
+        try:
+            versions, stamps = orjson.loads(text)
+            return dict(zip(versions, stamps, strict=True))
+        except (ValueError, TypeError):  # not what this code writes: worked out afresh
+            pass
     found = _first_removals(log, times)
     kept.save(orjson.dumps([list(found), list(found.values())]).decode())
     return found
