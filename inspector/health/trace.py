@@ -96,10 +96,11 @@ def trace(log: DeltaLog, *, deep: bool) -> ArrowTrace:
     if own := commit_problem(opening[0] if opening else None):
         notes.damage[first] = own
     base = _base(log, first, rows, notes)
-    later = list(range(first + 1, latest + 1))
-    for version, others, problem in _read(log, later, rows):
+    later = range(first + 1, latest + 1)
+    listed = [(v, f) for v in later if (f := log.commit_file(v)) is not None]
+    for version, others, problem in _read(log, listed, rows):
         notes.commit(version, others, problem)
-    for version in (v for v in later if log.commit_file(v) is None):
+    for version in set(later).difference(v for v, _ in listed):
         notes.damage[version] = COMMIT_MISSING
     segments, problems = _replay(log, first, latest, base, rows, notes)
     unreadable = set(range(first, latest + 1)).difference(*(range(s, e + 1) for s, e in segments))
@@ -236,17 +237,16 @@ def _reached(
 
 
 def _read(
-    log: DeltaLog, versions: list[int], rows: ActionRows
+    log: DeltaLog, listed: list[tuple[int, LogFile]], rows: ActionRows
 ) -> Iterator[tuple[int, Sequence[Action], HealthProblem | None]]:
-    """Put the readable commits' file actions into ``rows``, a slice at a time; yields each
-    listed commit's other actions and its problem (damaged).
+    """Put the listed commits' (``(version, file)``, ascending) readable file actions into
+    ``rows``, a slice at a time; yields each one's other actions and its problem (damaged).
 
     A slice read from storage has its add and remove lines read together by Arrow's JSON
     reader (as the history's bulk read does); a slice with anything unusual goes through the
     one commit parser, commit by commit (from the bytes read). Commits held parsed already
     (a snapshot's) are taken as they are, in slices of their own.
     """
-    listed = [(v, f) for v in versions if (f := log.commit_file(v)) is not None]
     held = {v: c for v, _ in listed if (c := log.cached_commit(v)) and c.counted is None}
     runs = [list(run) for _, run in itertools.groupby(listed, key=lambda vf: vf[0] in held)]
     for part in (run[i : i + SLICE] for run in runs for i in range(0, len(run), SLICE)):
