@@ -223,16 +223,9 @@ class DeltaLog:
     ) -> dict[int, list[str]]:
         """Problems with the table's checkpoints in plain language, by checkpoint version: each
         is probed for whole parts, and the newest usable one (none without ``newest``), or every
-        one with ``verify_all``, compared with its commits (:meth:`verify_checkpoint`)."""
+        one with ``verify_all``, compared with its commits replayed from an independent base."""
         with self._lock:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
-
-    def verify_checkpoint(self, version: int) -> list[str]:
-        """How a version's checkpoint(s) disagree with its commits replayed from an independent
-        base (:func:`~inspector.log.checkpoint.checkpoint_disagreements`); empty when they agree
-        or no commits are there to compare (VersionNotFound: the version has no checkpoint)."""
-        with self._lock:
-            return self._checkpoints.of_version(self.listing, version)
 
     def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest) from the newest
