@@ -123,11 +123,6 @@ class DeltaLog:
                 self._staged = self.lister.staged_files()
             return self._staged
 
-    @property
-    def staged_commits(self) -> int:
-        """How many files :attr:`staged_files` holds."""
-        return len(self.staged_files)
-
     def listing_at(self, version: int) -> LogListing:
         """The listing that holds this version: the tail from its first version on, else the whole."""
         tail = self.tail
@@ -384,7 +379,7 @@ def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
             for cp in cps
             if not cp.complete
         ]
-    if staged_commits := log.staged_commits:
+    if staged_commits := len(log.staged_files):
         problems.append(
             f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
             "the table's catalog decides which become versions (those newer than the "
