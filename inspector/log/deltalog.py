@@ -198,10 +198,15 @@ class DeltaLog:
             raise self._version_not_found(version)
         return self.read_commits([version])[0]
 
-    def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display (CorruptLog: gone since it was listed)."""
+    def commit_text(self, version: int, head: int | None = None) -> str:
+        """The raw text of a commit file, for display; of one of ``head`` bytes or more, only
+        the whole lines in its first ``head`` bytes (CorruptLog: gone since it was listed)."""
         try:
-            return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
+            file = self.commit(version).file
+            if head is None or file.size < head:
+                return self.storage.read(file.path).decode("utf-8", "replace")
+            data = self.storage.read_range(file.path, 0, head)
+            return data[: data.rfind(b"\n") + 1].decode("utf-8", "replace")
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
