@@ -167,6 +167,11 @@ def settings(tmp_path):
     return Settings(audit_log=str(tmp_path / "audit.jsonl"))
 
 
+def add_files(snapshot: Any) -> list[Any]:
+    """A snapshot's live add actions sorted by path (``Snapshot.files`` holds them by key)."""
+    return sorted(snapshot.files.values(), key=lambda add: add.path)
+
+
 def sales_table(path: Path | str) -> str:
     """A partitioned table with appends, a DELETE, an UPDATE and an overwrite (versions 0..4)."""
     import pyarrow as pa

@@ -20,7 +20,7 @@ from inspector.delta.errors import ExitCode
 from inspector.log.deltalog import DeltaLog
 from inspector.restore import execute as restore_module
 from inspector.restore.audit import read_audit
-from tests.conftest import copy_corpus_table, one_error_line
+from tests.conftest import add_files, copy_corpus_table, one_error_line
 from tests.conftest import run_main as run
 from tests.object_stores import (
     AZURITE_ACCOUNT,
@@ -104,7 +104,7 @@ def test_deltalake_reads_the_same_version_and_files_with_the_same_options(azurit
     theirs = DeltaTable(abfss(uri), storage_options=azurite.options)
     ours = DeltaLog.open(abfss(uri), storage_options=azurite.options).snapshot()
     assert theirs.version() == ours.version == 14
-    assert sorted(theirs.file_uris()) == sorted(f"{abfss(uri)}/{a.path}" for a in ours.add_files)
+    assert sorted(theirs.file_uris()) == sorted(f"{abfss(uri)}/{a.path}" for a in add_files(ours))
 
 
 def newest_data_file(local: Path) -> str:

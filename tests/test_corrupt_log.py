@@ -454,6 +454,12 @@ def test_a_checkpoint_without_metadata_is_not_used(corpus):
 # --- a checkpoint that disagrees with its commits -----------------------------------
 
 
+def verify_checkpoint(log: DeltaLog, version: int) -> list[str]:
+    """How one version's checkpoint(s) disagree with their commits (VersionNotFound without
+    one): the verdicts ``checkpoint_problems(verify_all=True)`` gathers, for one version."""
+    return log._checkpoints.of_version(log.listing, version)
+
+
 def drop_add_from_checkpoint(path: Path) -> str:
     """Rewrite a checkpoint without its first add action; returns the dropped path."""
     checkpoint = pq.read_table(path)
@@ -471,7 +477,7 @@ def test_a_checkpoint_missing_an_add_disagrees_with_its_commits(copy_table):
 
     log = DeltaLog.open(str(table))
 
-    problems = log.verify_checkpoint(10)
+    problems = verify_checkpoint(log, 10)
     assert problems == [
         "Checkpoint 10 lists 21 live files but its commits (the empty table + commits 0..10) "
         f"give 22: 1 file missing from the checkpoint ({dropped}). Readers that start from this "
@@ -493,7 +499,7 @@ def test_a_checkpoint_with_other_metadata_and_protocol_disagrees_with_its_commit
             row["protocol"]["minWriterVersion"] = 4
     pq.write_table(pa.Table.from_pylist(checkpoint, schema=pq.read_schema(path)), path)
 
-    problems = DeltaLog.open(str(table)).verify_checkpoint(10)
+    problems = verify_checkpoint(DeltaLog.open(str(table)), 10)
 
     assert problems == [
         "Checkpoint 10 has different table metadata (id) than its commits "
@@ -517,7 +523,7 @@ def test_a_checkpoint_protocol_disagreement_words_each_protocol_as_every_protoco
             row["protocol"]["minWriterVersion"] = 3
     pq.write_table(pa.Table.from_pylist(checkpoint, schema=pq.read_schema(path)), path)
 
-    problems = DeltaLog.open(str(table)).verify_checkpoint(10)
+    problems = verify_checkpoint(DeltaLog.open(str(table)), 10)
 
     in_checkpoint = describe_protocol(Protocol(min_reader_version=1, min_writer_version=3))
     in_commits = describe_protocol(Protocol(min_reader_version=1, min_writer_version=2))
@@ -546,13 +552,13 @@ def test_a_checkpoint_whose_commits_expired_cannot_be_compared(copy_table):
     drop_add_from_checkpoint(checkpoint_file(table, 10))
     commit_file(table, 3).unlink()
 
-    assert DeltaLog.open(str(table)).verify_checkpoint(10) == []
+    assert verify_checkpoint(DeltaLog.open(str(table)), 10) == []
 
 
 def test_verifying_a_version_without_a_checkpoint_says_which_have_one(corpus):
     log = DeltaLog.open(str(corpus / MANY_CHECKPOINTS))
     with pytest.raises(VersionNotFound) as err:
-        log.verify_checkpoint(11)
+        verify_checkpoint(log, 11)
     assert err.value.message == "Version 11 has no checkpoint (checkpoints: 10, 20, 30, 40)."
 
 

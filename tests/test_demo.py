@@ -15,6 +15,7 @@ from inspector.diff.metadiff import diff_metadata
 from inspector.log.deltalog import DeltaLog, table_problems
 from inspector.settings import Settings
 from inspector.table.history import build_history
+from tests.conftest import add_files
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def test_every_version_of_the_demo_matches_deltalake(demo):
     for version in range(log.earliest_version, log.latest_version + 1):
         snapshot = log.snapshot(version)
         ours = {
-            data_file_path(snapshot.table_root, add.path): add.size for add in snapshot.add_files
+            data_file_path(snapshot.table_root, add.path): add.size for add in add_files(snapshot)
         }
         assert ours == _deltalake_files(demo, version), f"version {version}"
         assert sorted(DeltaTable(demo, version=version).file_uris()) == sorted(ours)

@@ -13,6 +13,7 @@ from deltalake import DeltaTable, write_deltalake
 from inspector.delta.errors import CorruptLog, VersionNotFound
 from inspector.diff.filediff import diff_files
 from inspector.log.deltalog import DeltaLog
+from tests.conftest import add_files
 
 
 def _rows(ids, part, offset=0.0):
@@ -82,7 +83,7 @@ def test_partition_summary_counts_files_bytes_and_records_per_partition(orders):
 
     by_label = {p.label: p.totals for p in diff.by_partition}
     assert set(by_label) == {"p=a", "p=c"}
-    a_files_v0 = [f for f in log.snapshot(0).add_files if f.partition_values["p"] == "a"]
+    a_files_v0 = [f for f in add_files(log.snapshot(0)) if f.partition_values["p"] == "a"]
     assert by_label["p=a"].files_added == 2 and by_label["p=a"].files_removed == 1
     assert by_label["p=a"].records_added == 4 + 5 and by_label["p=a"].records_removed == 5
     assert by_label["p=a"].bytes_removed == a_files_v0[0].size

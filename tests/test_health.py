@@ -31,6 +31,7 @@ from inspector.health import (
 from inspector.health.runs import grouped_record
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from tests.conftest import add_files
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 FIVE_FILES = "delta-kernel-java/kernel-pagination-all-jsons"  # 0..2, 5 files per commit
@@ -402,7 +403,7 @@ def test_the_check_and_a_restore_plan_name_a_missing_escaped_file_alike(copy_tab
     # one rule for an add's files (filecheck.referenced_files): both show the decoded path
     root = copy_table("delta-golden/hive/deltatbl-special-chars-in-partition-column")
     log = DeltaLog.open(str(root))
-    add = next(iter(log.snapshot().add_files))
+    add = next(iter(add_files(log.snapshot())))
     Path(data_file_path(str(root), add.path)).unlink()
 
     report = check_table(DeltaLog.open(str(root)), settings=Settings())

@@ -23,7 +23,7 @@ from inspector.cli.main import main
 from inspector.log.deltalog import DeltaLog
 from inspector.log.index import LogIndex
 from inspector.log.index import checkpoints as kept
-from tests.conftest import CORPUS, REPO, one_row_appends
+from tests.conftest import CORPUS, REPO, add_files, one_row_appends
 from tests.object_stores import upload_new_files
 
 
@@ -157,7 +157,7 @@ def _counted_snapshot(proxy, uri: str, options: dict[str, str], index: LogIndex 
     """The latest version's files (from its checkpoint) and the checkpoint files it GET."""
     proxy.clear()
     snapshot = DeltaLog.open(uri, storage_options=options, index=index).snapshot()
-    paths = sorted(a.path for a in snapshot.add_files)
+    paths = sorted(a.path for a in add_files(snapshot))
     gets = [unquote(r.path.partition("?")[0]) for r in proxy.requests if r.method == "GET"]
     return paths, sorted(g.rsplit("/_delta_log/", 1)[-1] for g in gets if ".checkpoint." in g)
 
@@ -194,7 +194,7 @@ from inspector.log.index import LogIndex
 index = LogIndex(sys.argv[2], max_bytes=64 * 1024 * 1024)
 log = DeltaLog.open(sys.argv[1], storage_options=json.loads(sys.argv[3]), index=index)
 sys.stdin.readline()  # then read the checkpoint, as the other process does
-print(json.dumps(sorted(a.path for a in log.snapshot().add_files)))
+print(json.dumps(sorted(log.snapshot().files_table.column("path").to_pylist())))
 """
 
 
@@ -214,7 +214,7 @@ def test_two_processes_filling_the_copies_at_once_leave_them_whole(s3_server, tm
         reader.stdin.write("go\n")
         reader.stdin.flush()
     answers = [reader.communicate(timeout=300)[0] for reader in readers]
-    assert [json.loads(a) for a in answers] == [sorted(a.path for a in expected.add_files)] * 2
+    assert [json.loads(a) for a in answers] == [sorted(a.path for a in add_files(expected))] * 2
     folder = Path(LogIndex(str(cache), max_bytes=1).for_table(uri).folder)
     (copy,) = folder.glob("checkpoint-*.parquet")
     assert not list(folder.glob(".tmp-*"))

@@ -20,6 +20,7 @@ from inspector.log import text
 from inspector.log.bigcommit import COLUMNAR_FROM
 from inspector.log.commit import parse_commit
 from inspector.log.listing import LogFile, read_last_checkpoint
+from inspector.storage import LocalStorage
 from tests.conftest import CORPUS, run_cli
 
 TABLE = "delta-rs/simple_table_with_checkpoint"
@@ -124,7 +125,7 @@ def test_a_big_commit_read_by_arrow_checks_utf8_too():
 def test_last_checkpoint_that_is_not_utf8_is_ignored_with_a_problem(tmp_path):
     path = tmp_path / "_last_checkpoint"
     path.write_bytes(b'{"version": 10, "size": "\xff"}')
-    found = read_last_checkpoint(str(path))
+    found = read_last_checkpoint(LocalStorage(str(tmp_path)), path.name)
     assert found.version is None and "unreadable" in (found.problem or "")
 
 

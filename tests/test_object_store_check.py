@@ -17,6 +17,7 @@ from inspector.files.filecheck import check_files
 from inspector.health import check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from tests.conftest import add_files
 
 APPENDS = "delta-kernel-java/basic-with-checkpoint"  # 0..14, 2 files per commit, checkpoint 10
 DV_TABLE = "delta-kernel-java/basic-dv-no-checkpoint"  # a deletion vector at version 1
@@ -83,10 +84,10 @@ def test_the_shared_file_rule_lists_the_prefix_once_in_s3(s3_server, copy_table)
     uri = s3_server.upload(local)
     ours = DeltaLog.open(uri, storage_options=s3_server.options)
     snap, theirs = ours.snapshot(), DeltaLog.open(str(local)).snapshot()
-    adds = list(snap.add_files)
+    adds = list(add_files(snap))
 
     remote = check_files(snap.table_root, adds, workers=4, storage=snap.storage)
-    here = check_files(theirs.table_root, list(theirs.add_files), workers=4)
+    here = check_files(theirs.table_root, list(add_files(theirs)), workers=4)
 
     assert [(i.path, i.state, i.key) for i in remote] == [(i.path, i.state, i.key) for i in here]
     assert [i.local_path for i in remote] == [data_file_path(uri, newest[0])]

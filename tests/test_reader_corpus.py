@@ -23,7 +23,7 @@ from inspector.delta.errors import InspectorError, MissingDataFile
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.delta_engine import read_files, read_snapshot
 from inspector.settings import Settings
-from tests.conftest import CORPUS, corpus_index
+from tests.conftest import CORPUS, add_files, corpus_index
 
 CHECK_WORKERS = Settings().check_workers
 
@@ -147,7 +147,7 @@ def test_read_files_of_no_adds_is_empty_with_the_schema(spark):
 
 def test_read_files_of_one_add_gives_its_rows_with_its_partition_value(spark):
     snapshot = DeltaLog.open(str(CORPUS / "dat-v0.0.2/basic_partitioned/delta")).snapshot()
-    add = next(a for a in snapshot.add_files if a.partition_values.get("letter") == "b")
+    add = next(a for a in add_files(snapshot) if a.partition_values.get("letter") == "b")
     rows = (
         read_files(snapshot, [add], spark=spark, check_workers=CHECK_WORKERS).toArrow().to_pylist()
     )

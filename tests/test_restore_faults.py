@@ -26,7 +26,7 @@ from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
 from inspector.storage.local import CommitStep
 from inspector.table import open_table
-from tests.conftest import copy_corpus_table, crash_in_child, sales_table
+from tests.conftest import add_files, copy_corpus_table, crash_in_child, sales_table
 
 CHECK_WORKERS = Settings().check_workers
 
@@ -70,7 +70,7 @@ def test_a_commit_crashed_after_any_step_leaves_the_old_or_the_new_version(tmp_p
     table = str(copy_corpus_table("dat-v0.0.2/basic_append/delta", tmp_path / "table"))
     before = DeltaTable(table)
     old_version, old_rows = before.version(), before.to_pyarrow_table().num_rows
-    gone = DeltaLog.open(table).snapshot().add_files[0]
+    gone = add_files(DeltaLog.open(table).snapshot())[0]
     actions = [
         {"commitInfo": {"operation": "DELETE", "timestamp": 1_700_000_000_000}},
         {"remove": {"path": gone.path, "deletionTimestamp": 1_700_000_000_000, "dataChange": True}},

@@ -18,7 +18,7 @@ from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.storage.location import open_storage
 from inspector.storage.objectstore import ObjectCommitStep
-from tests.conftest import CORPUS, crash_in_child
+from tests.conftest import CORPUS, add_files, crash_in_child
 
 TABLE = CORPUS / "dat-v0.0.2/basic_append/delta"
 
@@ -46,7 +46,7 @@ def test_a_commit_crashed_after_any_step_leaves_no_commit_or_a_whole_one(request
     uri = server.upload(TABLE)
     log = DeltaLog.open(uri, storage_options=server.options)
     old_version = log.latest_version
-    gone = log.snapshot().add_files[0]
+    gone = add_files(log.snapshot())[0]
     actions = [
         {"commitInfo": {"operation": "DELETE", "timestamp": 1_700_000_000_000}},
         {"remove": {"path": gone.path, "deletionTimestamp": 1_700_000_000_000, "dataChange": True}},

@@ -25,7 +25,7 @@ from inspector.log.deltalog import DeltaLog
 from inspector.rows.delta_engine import read_snapshot
 from inspector.settings import Settings
 from inspector.table.timetravel import parse_timestamp, resolve_version, version_at_timestamp
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, add_files
 
 CHECK_WORKERS = Settings().check_workers
 
@@ -148,7 +148,7 @@ def test_a_vacuumed_version_names_a_missing_file(spark):
 def test_a_deleted_data_file_is_named_and_the_version_refused(copy_table, spark):
     root = copy_table("dat-v0.0.2/basic_append/delta")
     log = DeltaLog.open(str(root))
-    victim = log.snapshot(0).add_files[0]
+    victim = add_files(log.snapshot(0))[0]
     os.remove(data_file_path(log.table_root, victim.path))
     with pytest.raises(MissingDataFile, match=victim.path.split("/")[-1]):
         read_snapshot(log.snapshot(1), spark=spark, check_workers=CHECK_WORKERS)

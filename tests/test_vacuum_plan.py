@@ -27,6 +27,7 @@ from inspector.health import check_table
 from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_vacuum
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from tests.conftest import add_files
 
 CHECK_WORKERS = Settings().check_workers
 
@@ -428,7 +429,7 @@ def test_spark_cannot_read_a_version_the_plan_called_lost_and_reads_the_oldest_k
 
     with pytest.raises(Exception, match="(?i)path does not exist|not found|no such file"):
         spark.read.parquet(
-            *[data_file_path(gone.table_root, a.path) for a in gone.add_files]
+            *[data_file_path(gone.table_root, a.path) for a in add_files(gone)]
         ).count()
     rows = read_snapshot(log.snapshot(kept), spark=spark, check_workers=CHECK_WORKERS).count()
     assert rows == DeltaTable(str(aged_written), version=kept).to_pyarrow_table().num_rows

@@ -41,51 +41,34 @@ def _history_result(
 
         if pager is None:
             return (history_record(e) for e in entries)
-        return _kept_json(entries, pager)
+        batches = (elements_text([history_record(e) for e in b]) for b in _batches(entries))
+        return _kept(pager, batches, text=False)
 
     def lines() -> Iterable[str]:
         from inspector.present.text.log import history_lines
 
-        return history_lines(entries) if pager is None else _kept_lines(entries, pager)
+        found = history_lines(entries)
+        return found if pager is None else _kept(pager, found, text=True)
 
     return Result(json=json, lines=lines, closing=note, warnings=warnings)
 
 
-def _kept_json(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[Any]:
-    """A whole history's JSON elements: the text kept in the log index when its entries are
-    a kept history whose text the renderer wrote before, else each entry's record, rendered
-    (and that text kept, when the entries are a kept history)."""
-    from inspector.table.history_entry import history_record
-
+def _kept(pager: HistoryPager, parts: Iterator[str], *, text: bool) -> Iterator[Any]:
+    """A whole history's JSON elements (its text lines with ``text``): the text kept in the
+    log index when its entries are a kept history whose text the renderer wrote before, else
+    ``parts`` (the entries' JSON a batch at a time, or their lines) as given (and that text
+    kept, when the entries are a kept history)."""
     pager.read_older()  # a kept history is known by its first page
-    kept = pager.kept.rendered() if pager.kept is not None else None
+    kept = pager.kept.rendered(text=text) if pager.kept is not None else None
     if kept is not None:
-        yield Rendered(kept)
+        yield str(kept, "utf-8") if text else Rendered(kept)
         return
-    texts = []  # elements a batch at a time: the kept text joins them as the renderer does
-    for batch in _batches(entries):
-        text = elements_text([history_record(entry) for entry in batch])
-        texts.append(text.encode())
-        yield Rendered(text)
+    texts = []  # the kept text joins them as the renderer does
+    for part in parts:
+        texts.append(part.encode())
+        yield part if text else Rendered(part)
     if pager.kept is not None:
-        pager.kept.keep_rendered(texts)
-
-
-def _kept_lines(entries: Iterable[HistoryEntry], pager: HistoryPager) -> Iterator[str]:
-    """A whole history's text lines: kept as :func:`_kept_json` keeps its JSON."""
-    from inspector.present.text.log import history_lines
-
-    pager.read_older()  # a kept history is known by its first page
-    kept = pager.kept.rendered(text=True) if pager.kept is not None else None
-    if kept is not None:
-        yield str(kept, "utf-8")
-        return
-    lines = []
-    for line in history_lines(entries):
-        lines.append(line.encode())
-        yield line
-    if pager.kept is not None:
-        pager.kept.keep_rendered(lines, text=True)
+        pager.kept.keep_rendered(texts, text=text)
 
 
 def _batches(entries: Iterable[HistoryEntry], size: int = 256) -> Iterator[list[HistoryEntry]]:

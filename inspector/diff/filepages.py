@@ -13,7 +13,6 @@ from enum import StrEnum
 from typing import Any
 
 from inspector.delta.actions import AddFile, RemoveFile
-from inspector.delta.errors import CorruptLog
 from inspector.delta.schema import ColumnNames
 from inspector.log import columnar
 from inspector.log.commit import Commit
@@ -114,16 +113,5 @@ def commit_head(log: DeltaLog, version: int, max_lines: int) -> list[str]:
         VersionNotFound: If the version has no commit file.
         CorruptLog: If the file vanished or became unreadable since it was listed.
     """
-    file = log.commit(version).file
-    if file.size < HEAD_BYTES:
-        text = log.commit_text(version)
-    else:
-        try:
-            data = log.storage.read_range(file.path, 0, HEAD_BYTES)
-        except OSError as exc:
-            raise CorruptLog(
-                f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
-                "Someone changed the log since it was opened: refresh the table.",
-            ) from None
-        text = data[: data.rfind(b"\n") + 1].decode("utf-8", errors="replace")
+    text = log.commit_text(version, head=HEAD_BYTES)
     return [line for line in text.splitlines() if line.strip()][:max_lines]

@@ -79,7 +79,7 @@ class CheckpointVerdicts:
 
     def of_version(self, listing: LogListing, version: int) -> list[str]:
         """The problems of the checkpoint(s) of one version, each verified (raises
-        VersionNotFound for a version without one); see ``DeltaLog.verify_checkpoint``."""
+        VersionNotFound for a version without one)."""
         checkpoints = listing.checkpoints.get(version)
         if not checkpoints:
             have = ", ".join(str(v) for v in sorted(listing.checkpoints)) or "none"

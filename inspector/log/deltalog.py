@@ -123,11 +123,6 @@ class DeltaLog:
                 self._staged = self.lister.staged_files()
             return self._staged
 
-    @property
-    def staged_commits(self) -> int:
-        """How many files :attr:`staged_files` holds."""
-        return len(self.staged_files)
-
     def listing_at(self, version: int) -> LogListing:
         """The listing that holds this version: the tail from its first version on, else the whole."""
         tail = self.tail
@@ -203,10 +198,15 @@ class DeltaLog:
             raise self._version_not_found(version)
         return self.read_commits([version])[0]
 
-    def commit_text(self, version: int) -> str:
-        """The raw text of a commit file, for display (CorruptLog: gone since it was listed)."""
+    def commit_text(self, version: int, head: int | None = None) -> str:
+        """The raw text of a commit file, for display; of one of ``head`` bytes or more, only
+        the whole lines in its first ``head`` bytes (CorruptLog: gone since it was listed)."""
         try:
-            return self.storage.read(self.commit(version).file.path).decode("utf-8", "replace")
+            file = self.commit(version).file
+            if head is None or file.size < head:
+                return self.storage.read(file.path).decode("utf-8", "replace")
+            data = self.storage.read_range(file.path, 0, head)
+            return data[: data.rfind(b"\n") + 1].decode("utf-8", "replace")
         except OSError as exc:
             raise CorruptLog(
                 f"The commit file of version {version} cannot be read any more ({exc.strerror}).",
@@ -223,16 +223,9 @@ class DeltaLog:
     ) -> dict[int, list[str]]:
         """Problems with the table's checkpoints in plain language, by checkpoint version: each
         is probed for whole parts, and the newest usable one (none without ``newest``), or every
-        one with ``verify_all``, compared with its commits (:meth:`verify_checkpoint`)."""
+        one with ``verify_all``, compared with its commits replayed from an independent base."""
         with self._lock:
             return self._checkpoints.problems(self.listing, verify_all=verify_all, newest=newest)
-
-    def verify_checkpoint(self, version: int) -> list[str]:
-        """How a version's checkpoint(s) disagree with its commits replayed from an independent
-        base (:func:`~inspector.log.checkpoint.checkpoint_disagreements`); empty when they agree
-        or no commits are there to compare (VersionNotFound: the version has no checkpoint)."""
-        with self._lock:
-            return self._checkpoints.of_version(self.listing, version)
 
     def snapshot(self, version: int | None = None, *, statistics: bool = True) -> Snapshot:
         """Reconstruct the table state at ``version`` (default: the latest) from the newest
@@ -391,7 +384,7 @@ def table_problems(log: DeltaLog, *, whole: bool = True) -> list[str]:
             for cp in cps
             if not cp.complete
         ]
-    if staged_commits := log.staged_commits:
+    if staged_commits := len(log.staged_files):
         problems.append(
             f"{staged_commits} staged commit file(s) in _delta_log/_staged_commits: only "
             "the table's catalog decides which become versions (those newer than the "

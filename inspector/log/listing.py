@@ -275,7 +275,7 @@ def classify(
         elif _COMPACTED.match(name):
             compacted.append(log_file(storage, meta))
         elif name == LAST_CHECKPOINT and last is None:
-            last = read_last_checkpoint(meta.path, storage)
+            last = read_last_checkpoint(storage, meta.path)
     return LogListing(
         commits=commits,
         checkpoints=_group_checkpoints(parts),
@@ -302,21 +302,17 @@ def _group_checkpoints(
 
 
 def read_last_checkpoint(
-    path: str = f"{LOG_DIR}/{LAST_CHECKPOINT}", storage: Storage | None = None
+    storage: Storage, path: str = f"{LOG_DIR}/{LAST_CHECKPOINT}"
 ) -> LastCheckpoint | None:
     """Parse ``_last_checkpoint`` (read directly: one GET, no listing); None when absent, and
     a garbage file gives a problem instead of an error.
 
     Args:
+        storage: The table's storage.
         path: The file, relative to the table root (or absolute).
-        storage: The table's storage; None reads a local absolute path.
     """
     try:
-        if storage is None:
-            with open(path, "rb") as fh:
-                raw = text.loads(fh.read())
-        else:
-            raw = text.loads(storage.read(path))
+        raw = text.loads(storage.read(path))
         return LastCheckpoint(version=int(raw["version"]), raw=raw)
     except FileNotFoundError:
         return None

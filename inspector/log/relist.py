@@ -103,7 +103,7 @@ class LogLister:
         if self._table is not None and self._recorded is None:
             self._recorded = read_listing(self._table)
         self._listed, self._whole, self.staged = ("~", []), None, None
-        hint = read_last_checkpoint(storage=self.storage)
+        hint = read_last_checkpoint(self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
             reach = REACH if self.storage.lists_after else 0  # a folder, Azure: listed whole

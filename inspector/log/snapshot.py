@@ -125,14 +125,6 @@ class Snapshot:
         return self.metadata.partition_columns
 
     @property
-    def add_files(self) -> list[AddFile]:
-        """Live add actions sorted by path."""
-        from inspector.log import columnar
-
-        ordered = self.files_table.sort_by("path")
-        return list(columnar.records("add", ordered))  # type: ignore[arg-type]
-
-    @property
     def num_files(self) -> int:
         """Number of live data files."""
         return int(self.files_table.num_rows)

@@ -194,7 +194,7 @@ def _guards(
         managed_guard(
             current.metadata,
             current.protocol,
-            log.staged_commits,
+            len(log.staged_files),
             name=plan.table.name,
             target_version=target.version,
         ),

@@ -15,7 +15,7 @@ import re
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import timedelta
 from enum import StrEnum
 from operator import attrgetter
@@ -286,7 +286,8 @@ class ObjectStorage(Storage):
             except (AlreadyExistsError, PreconditionError):
                 return "ok"
             finally:
-                _delete_quietly(self._store, key)
+                with suppress(BaseError, FileNotFoundError):  # the probe left behind is harmless
+                    obstore.delete(self._store, key)
                 on_step(ObjectCommitStep.PROBE_REMOVED)
         except NotSupportedError:
             return "the store rejects create-if-absent puts"
@@ -342,13 +343,6 @@ def _meta(raw: Mapping[str, Any]) -> ObjectMeta:
         last_modified=int(raw["last_modified"].timestamp() * 1000),
         etag=raw.get("e_tag"),
     )
-
-
-def _delete_quietly(store: Any, key: str) -> None:
-    try:
-        obstore.delete(store, key)
-    except (BaseError, FileNotFoundError):
-        pass
 
 
 def _get_all(located: Sequence[tuple[Any, str]], paths: Sequence[str]) -> list[bytes | OSError]:

@@ -42,13 +42,11 @@ def staged_entries(
 ) -> list[HistoryEntry]:
     """History entries for staged commits (oldest first), each marked with its status."""
     log = table.log
-    commits = []
-    for s in staged:
-        try:
-            data: bytes | OSError = log.storage.read(f"{STAGED_DIR}/{s.file.name}")
-        except OSError as exc:
-            data = exc
-        commits.append(parse_commit(s.version, s.file, data, columnar=False))
+    contents = log.storage.read_many([f"{STAGED_DIR}/{s.file.name}" for s in staged])
+    commits = [
+        parse_commit(s.version, s.file, data, columnar=False)
+        for s, data in zip(staged, contents, strict=True)
+    ]
     versions = [s.version for s in staged]
     rows = _with_rows(table, commits)  # after the published log, whose properties are in force
     entries, _ = history_entries(log, versions, rows, log.latest_version + 1, {}, {}, settings)
