@@ -283,4 +283,6 @@ def retention_status(version: VersionRetention, now_ms: int) -> str:
     if version.expires_at is None:
         return "restorable"
     day = (iso(version.expires_at) or "")[:10]
-    return f"at risk since {day}" if version.expires_at <= now_ms else f"restorable until {day}"
+    if version.expires_at <= now_ms:
+        return f"at risk since {day}"
+    return f"restorable until {day}"

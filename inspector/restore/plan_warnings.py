@@ -154,4 +154,6 @@ def _enabled(snapshot: Snapshot, key: str) -> bool:
 
 def _rows(files: Sequence[AddFile]) -> str:
     total = known_sum([a.num_live_records for a in files])
-    return "row count unknown: some files have no stats" if total is None else counted(total, "row")
+    if total is None:
+        return "row count unknown: some files have no stats"
+    return counted(total, "row")
