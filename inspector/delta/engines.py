@@ -50,7 +50,9 @@ class Engine:
 
 def support_of(value: str) -> Support:
     """A data-file value as a Support: version strings mean yes."""
-    return Support(value) if value in (Support.NO, Support.UNKNOWN) else Support.YES
+    if value in (Support.NO, Support.UNKNOWN):
+        return Support(value)
+    return Support.YES
 
 
 def version_key(value: str) -> tuple[int, ...]:

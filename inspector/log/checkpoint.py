@@ -354,7 +354,9 @@ def _json_or_text(value: str) -> Any:
 
 
 def _protocol_view(p: Protocol | None) -> tuple[Any, ...] | None:
-    return None if p is None else (p.min_reader_version, p.min_writer_version, p.features)
+    if p is None:
+        return None
+    return (p.min_reader_version, p.min_writer_version, p.features)
 
 
 def _protocol_words(p: Protocol | None) -> str:

@@ -153,7 +153,9 @@ def _membership(node: Any, kind: str, sql: str) -> Predicate:
 
 
 def _column(node: Any) -> str | None:
-    return str(node.name()) if node.getClass().getSimpleName() == "AttributeReference" else None
+    if node.getClass().getSimpleName() == "AttributeReference":
+        return str(node.name())
+    return None
 
 
 def _is_literal(node: Any) -> bool:

@@ -83,7 +83,9 @@ def for_commit(table: Table, settings: Settings) -> Table:
     since the plan, or were vended for ``READ``, are never the ones a commit uses. A table
     given by location is its own. Raises as :func:`open_table`.
     """
-    return table if table.name is None else open_table(table.name, settings, write=True)
+    if table.name is None:
+        return table
+    return open_table(table.name, settings, write=True)
 
 
 def catalog_commits(table: Table, settings: Settings) -> CatalogCommits | None:

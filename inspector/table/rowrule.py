@@ -310,7 +310,9 @@ def _live_records(remove: FileFigures, live_before: Lookup) -> int | None:
     """Live records of a removed file: the remove's own stats (writers copy the add's stats
     and deletion vector into it), else the add it removes (looked up only then: the
     lookup may replay a snapshot)."""
-    return remove.live if remove.records is not None else live_before(remove.key)
+    if remove.records is not None:
+        return remove.live
+    return live_before(remove.key)
 
 
 def _with_metrics(info: CommitInfo, stats: RowChange | None) -> RowChange | None:

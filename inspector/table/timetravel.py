@@ -41,7 +41,9 @@ def parse_timestamp(text: str) -> datetime:
         raise InvalidInput(
             f"'{text}' is not a timestamp.", f"Write it like {_EXAMPLES} (no zone means UTC)."
         ) from None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
 
 
 def version_at_timestamp(log: DeltaLog, ts: datetime, settings: Settings) -> int:
