@@ -8,8 +8,7 @@ Run from the repository root::
 The table is a streaming job's log (``bench/tablegen.py``: a commit a minute, an OPTIMIZE
 every 100 commits, a checkpoint every 100 versions), generated once into ``--dir``; for S3
 only its ``_delta_log`` is uploaded to moto's server on loopback (the Timeline reads no data
-file). Each repetition is a fresh process that first warms up (imports, Streamlit's one-time
-component scan, given to the timed ``AppTest``: what a running server has done before anyone
+file). Each process (below) first warms up (imports, Streamlit's one-time component scan, given to the timed ``AppTest``: what a running server has done before anyone
 opens a table), then times:
 
 * **first Timeline screen**: ``AppTest`` runs ``app.py`` at ``/timeline?table=...``, the
@@ -42,10 +41,9 @@ open's whole history takes about 25 minutes at moto's speed); their rows replace
 the saved run.
 
 Targets (issue #24, item 2; #35): the first screen in at most 2 s locally (first and later
-open); on S3 at most 5 s
-on the first open and 1 s on a later one, with the whole history drawn within 2 s. Medians
-over the repetitions, wall clock and CPU time (user + system of the process); the S3 figures
-are saved as ``bench/results/bench_timeline.json`` for ``docs/performance.md`` (a run of
+open); on S3 at most 5 s on the first open and 1 s on a later one, with the whole history
+drawn within 2 s. Medians over the repetitions, wall clock and CPU time (user + system of the
+process); the figures with a target are saved as ``bench/results/bench_timeline.json`` for ``docs/performance.md`` (a run of
 ``--only local`` or ``--only s3`` replaces only its own rows).
 """
 

@@ -3,12 +3,11 @@
 Each run of versions in one state is a pale horizontal band behind the marks (the
 chart's vertical axis is the version), with a legend entry per state shown.
 
-Working the band out is a pass over every commit's removes (:mod:`inspector.health.retention`,
-which keeps its result in the log index: a later open of an unchanged log judges the kept
-removals, about 1 s for 100,000 commits): seconds, which a first screen must not wait for.
-It is worked out in a background thread (:class:`BandLoad`, one
-per history and hour); a history of one window waits for it, a longer one is drawn without
-it and again once it is there.
+Working the band out is a pass over every commit's removes (:mod:`inspector.health.retention`):
+seconds for 100,000 commits, which a first screen must not wait for (a later open of an
+unchanged log judges the removals kept in the log index: about 1 s). It is worked out in a
+background thread (:class:`BandLoad`, one per history and hour); a history of one window
+waits for it, a longer one is drawn without it and again once it is there.
 """
 
 from __future__ import annotations

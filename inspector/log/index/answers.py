@@ -9,7 +9,9 @@ digest of what it read: each file's identity (:mod:`inspector.log.index.identity
 later run gives the kept text only when the digest of what it has just listed is the same,
 so any changed, added or removed file computes the answer afresh, which is then kept. A
 catalog's staged commits are never kept. The text is the CLI's one renderer's output, kept,
-not a second renderer: it is written only from what that renderer printed.
+not a second renderer: it is written only from what that renderer printed. A result that is
+not printed is kept the same way when computing it costs a pass over every commit: the
+retention band's first removals (:mod:`inspector.health.retention`, as JSON).
 """
 
 from __future__ import annotations
