@@ -20,8 +20,10 @@ class CountingStorage(LocalStorage):
     """A :class:`LocalStorage` that counts its ``list`` calls and its reads, by file.
 
     It has no local paths to offer (as an object store), so every read goes through
-    :meth:`read` or :meth:`read_range` and is counted.
+    :meth:`read` or :meth:`read_range` and is counted; and it lists whole, as Azure does.
     """
+
+    lists_after = False
 
     def __init__(self, root: str) -> None:
         super().__init__(root)

@@ -31,9 +31,9 @@ REMOTE_FIRST_PAGE = 250
 #: once read (:meth:`HistoryLoad._frozen_when_whole`).
 FREEZE_FROM = 20_000
 #: A folder's kept whole history of this many versions is read after the newest page, not
-#: before it: it is checked against a stat of every log file and decoded first (4-5 s at
-#: 100,000 versions, where the newest page read afresh takes 1 s). An object store's later
-#: open draws the kept newest page instead (:meth:`HistoryLoad._kept_newest`).
+#: before it: decoding it takes 2-3 s at 100,000 versions, where the newest page read
+#: afresh takes 1 s. An object store's later open draws the kept newest page instead
+#: (:meth:`HistoryLoad._kept_newest`).
 NEWEST_FIRST_FROM = 20_000
 #: The newest entries of a kept whole history kept apart too, for a later open's first
 #: screen (a window of the Timeline).
@@ -59,6 +59,9 @@ class HistoryLoad:
             first = size if local else min(size, REMOTE_FIRST_PAGE)
         newest_first = local and log.latest_version >= NEWEST_FIRST_FROM
         self._pager = HistoryPager(log, settings, size=size, first=first, newest_first=newest_first)
+        #: Whether a kept newest page may be the first screen: on an object store, and for a
+        #: long log in a folder (a shorter one's whole kept history is drawn at once).
+        self._newest_apart = newest_first or not local
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._failure: Exception | None = None
@@ -85,9 +88,11 @@ class HistoryLoad:
         refresh's listing and the log's first page, without classifying 100,000 files) and
         has no newer version. The pager reads the whole kept history next, in the background."""
         store, log = self._store, self._pager.log
-        if store is None or not store.kept() or self._pager.top != log.latest_version:
+        if not self._newest_apart or store is None or not store.kept():
             return None
-        record = log.whole_key()  # None: a folder or Azure (listed whole, no record)
+        if self._pager.top != log.latest_version:
+            return None
+        record = log.whole_key()  # None: Azure, a small folder (listed whole, no record)
         if record is None:
             return None
         with collector_paused():  # 2,000 entries made and kept: no collection walks them

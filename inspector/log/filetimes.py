@@ -17,8 +17,9 @@ from inspector.log.listing import COMMIT_FILE
 
 def commit_times(log: DeltaLog, below: int) -> dict[int, int]:
     """The modification time (ms) of every commit file below version ``below``, by version:
-    from the log's whole listing, the log index's listing columns, or (a local folder without
-    a whole listing, which builds a record per file) one ``stat`` per commit file."""
+    from the log's whole listing, the log index's listing record, or (a local folder read
+    without the index and without a whole listing, which builds a record per file) one
+    ``stat`` per commit file."""
     whole = log.whole_listing
     folder = log.storage.local_path(LOG_DIR)
     if whole is None and log.lister.indexed:

@@ -16,8 +16,11 @@ index (:mod:`inspector.log.index.listed`), a later open lists
 The whole listing is then the first page, the record between the two, and the new part. Any
 difference in what is checked falls back to a full listing (and records that), so an answer is
 never built on a stale record. Commit files are immutable once written (put-if-absent), so
-what lies between the two listings is what the record says. Only stores whose server answers
-a start-after listing use it (S3, GCS); a local folder and Azure list whole.
+what lies between the two listings is what the record says. Only stores that list from a
+start at less cost use it: S3 and GCS, whose servers answer a start-after listing, and a local
+folder, which reads every name but stats only those it lists (one ``stat`` per file was the
+cost of a later open: 100,000 of them). A folder's names are all compared with the record's
+too, since they cost no ``stat``. Azure lists whole.
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ OVERLAP = 200
 #: Without checksums that is one request (400 versions, up to 800 files with them). Only
 #: where the server lists from a start (S3, GCS): a folder or Azure is listed whole anyway.
 REACH = 400
+#: Where a log file's name starts in its path, and a commit file's path length.
+_NAME_AT = len(LOG_DIR) + 1
+_COMMIT_PATH = _NAME_AT + len("00000000000000000000.json")
 
 
 class LogLister:
@@ -64,7 +70,7 @@ class LogLister:
 
     Args:
         storage: The table's storage.
-        table: The table's part of the log index (None: none; a folder and Azure list whole).
+        table: The table's part of the log index (None: none; Azure lists whole).
     """
 
     def __init__(self, storage: Storage, table: TableIndex | None) -> None:
@@ -106,7 +112,9 @@ class LogLister:
         hint = read_last_checkpoint(self.storage)
         if hint is not None and hint.version is not None:
             key = f"{LOG_DIR}/{hint.version:020d}"
-            reach = REACH if self.storage.lists_after else 0  # a folder, Azure: listed whole
+            # A folder lists its names whole anyway, and Azure its entries: no reach there.
+            remote = self.storage.lists_after and self.storage.local_path() is None
+            reach = REACH if remote else 0
             after = min(key, f"{LOG_DIR}/{max(hint.version - reach, 0):020d}")
             after = min(after, _start(self._recorded)) if self._recorded else after
             try:
@@ -174,9 +182,12 @@ class LogLister:
         record, _ = self._whole_record()
         times: dict[int, int] = {}
         for path, time in zip(record.paths, record.times, strict=True):
-            found = COMMIT_FILE.match(path.rpartition("/")[2])
-            if found and (version := int(found.group(1))) < below:
-                times[version] = time
+            # Every recorded path is ``_delta_log/<name>``: a commit's name is
+            # ``<20 digits>.json`` (COMMIT_FILE), told apart here without a regex per file.
+            if len(path) == _COMMIT_PATH and path.endswith(".json"):
+                digits = path[_NAME_AT:-5]
+                if digits.isdigit() and (version := int(digits)) < below:
+                    times[version] = time
         return times
 
     def _whole_record(self) -> tuple[ListingRecord, list[ObjectMeta]]:
@@ -189,7 +200,8 @@ class LogLister:
                 logs = [e for e in entries if _is_log_file(e)]
                 made = ListingRecord.of(logs), [e for e in entries if not _is_log_file(e)], True
             record, others, changed = made
-            if changed:
+            # A folder of a page or less is listed whole at every open: nothing to record.
+            if changed and (self.storage.local_path() is None or len(record) > PAGE):
                 write_listing(self._table, record)
             self._recorded, self._whole = record, (record, others)
         return self._whole
@@ -222,7 +234,11 @@ class LogLister:
                 return None  # a recent commit rewritten or gone: the log is not what was recorded
         changed = new != recorded.metas(hi)
         others += [e for e in tail if not _is_log_file(e)]
-        return recorded.spliced(lo, hi, logs, new), others, changed
+        spliced = recorded.spliced(lo, hi, logs, new)
+        names = self.storage.names(LOG_DIR)  # a folder's names cost no stat: all are checked
+        if names is not None and [n for n in names if n[_NAME_AT].isdigit()] != spliced.paths:
+            return None  # a file between the two listings is gone, or a new one is there
+        return spliced, others, changed
 
 
 def _from_oldest_checkpoint(

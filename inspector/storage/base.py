@@ -40,8 +40,9 @@ class Storage(ABC):
 
     #: The location's scheme: ``file``, ``s3``, ``az`` or ``gs``.
     scheme: str = "file"
-    #: True when the server answers :meth:`list`'s ``start_after`` (S3, GCS), so older
-    #: entries are never sent; False where a whole listing is filtered (a folder, Azure).
+    #: True when :meth:`list`'s ``start_after`` saves the older entries' cost: the server
+    #: answers it (S3, GCS), or a folder stats only the names after it; False where a whole
+    #: listing is filtered (Azure).
     lists_after: bool = False
 
     @property
@@ -84,6 +85,11 @@ class Storage(ABC):
         """The files directly in a folder among its first ``count`` entries by path, and the
         last path the page reaches (None: the page holds the whole folder)."""
         return self.list(prefix), None
+
+    def names(self, prefix: str) -> builtins.list[str] | None:
+        """The paths of everything directly in a folder, sorted, when that costs no request
+        and no ``stat`` (a local folder); None elsewhere."""
+        return None
 
     @abstractmethod
     def walk(self, prefix: str = "") -> Iterator[ObjectMeta]:

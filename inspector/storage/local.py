@@ -55,9 +55,14 @@ def _plain_name(name: str) -> bool:
 
 
 class LocalStorage(Storage):
-    """The files of a table in a local folder (``root``: an absolute path)."""
+    """The files of a table in a local folder (``root``: an absolute path).
+
+    It lists from a start as an object store does (:attr:`lists_after`): the names are read
+    whole, but only those after the start are stat'ed, which is what a listing costs here.
+    """
 
     scheme = "file"
+    lists_after = True
 
     def __init__(self, root: str) -> None:
         self._root = root
@@ -101,6 +106,30 @@ class LocalStorage(Storage):
             return []
         found = [meta for e in entries if (meta := self._meta(e)) is not None]
         return sorted(found, key=lambda m: m.path)
+
+    def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
+        names = self.names(prefix)
+        if names is None or len(names) <= count:
+            return self.list(prefix), None
+        page = [meta for path in names[:count] if (meta := self._stat_meta(path)) is not None]
+        return page, names[count - 1]
+
+    def names(self, prefix: str) -> builtins.list[str] | None:
+        folder = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        try:
+            names = os.listdir(self._abs(prefix))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        names.sort()  # as their paths sort: one folder's
+        return [folder + name for name in names]
+
+    def _stat_meta(self, path: str) -> ObjectMeta | None:
+        """A listed file's entry (None: a folder, or removed since it was listed)."""
+        try:
+            st = os.stat(self._abs(path))
+        except OSError:
+            return None
+        return _object_meta(path, st) if S_ISREG(st.st_mode) else None
 
     def list_columns(self, prefix: str) -> FileColumns:
         try:
