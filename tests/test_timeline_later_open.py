@@ -130,5 +130,24 @@ def test_a_long_kept_history_of_a_folder_is_read_after_the_newest_page_not_befor
     assert load.whole() == tuple(whole)  # the kept whole history, in one step
 
 
+def test_a_long_folder_log_opened_again_draws_its_kept_newest_page_then_the_kept_history(
+    monkeypatch, tmp_path
+):
+    root = str(tmp_path / "c300")
+    make_commits_table(root, 300)
+    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(tmp_path / "log-index"))
+    settings = Settings.from_env()
+    monkeypatch.setattr(history_load, "NEWEST_FIRST_FROM", 200)  # "long": 200 versions here
+    monkeypatch.setattr(history_load, "KEPT_NEWEST", 50)
+    whole = HistoryLoad(open_table(root, settings).log, settings, size=100).whole()
+
+    monkeypatch.setattr(HistoryPager, "_read_newest", _never)  # nothing is read afresh
+    monkeypatch.setattr(HistoryPager, "_read_next", _never)
+    load = HistoryLoad(open_table(root, settings).log, settings, size=100)
+
+    assert not load.done and load.entries == whole[-50:]  # the kept newest page
+    assert load.whole() == whole  # then the kept whole history, in one step
+
+
 def _never(*_: object) -> None:
     raise AssertionError("an older page was read, not the kept whole history")

@@ -7,8 +7,9 @@ log (:class:`~inspector.table.history.HistoryPager`), so nothing is read twice. 
 Timeline draws what has been read and says how far the background reading has got; the
 pages that need the whole history (Health, Insights, Overview...) wait for it
 (:meth:`HistoryLoad.whole`), as they always did. On a later open of a table on an object
-store the newest page is the kept history's newest entries, while the log is the one they
-came from (:meth:`HistoryLoad._kept_newest`); the whole kept history is read next.
+store, or of a long log in a folder, the newest page is the kept history's newest entries,
+while the log is the one they came from (:meth:`HistoryLoad._kept_newest`); the whole kept
+history is read next.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ REMOTE_FIRST_PAGE = 250
 #: A whole history of this many versions is moved out of the cyclic collector's generations
 #: once read (:meth:`HistoryLoad._frozen_when_whole`).
 FREEZE_FROM = 20_000
-#: A folder's kept whole history of this many versions is read after the newest page, not
-#: before it: decoding it takes 2-3 s at 100,000 versions, where the newest page read
-#: afresh takes 1 s. An object store's later open draws the kept newest page instead
-#: (:meth:`HistoryLoad._kept_newest`).
+#: A folder's kept whole history of this many versions is not the first screen: decoding it
+#: takes 2-3 s at 100,000 versions. A later open draws the kept newest page first, as an
+#: object store's does (:meth:`HistoryLoad._kept_newest`), else the newest page read afresh
+#: (1 s); the kept whole history is read next.
 NEWEST_FIRST_FROM = 20_000
 #: The newest entries of a kept whole history kept apart too, for a later open's first
 #: screen (a window of the Timeline).
@@ -57,46 +58,44 @@ class HistoryLoad:
         local = log.storage.local_path() is not None
         if first is None:
             first = size if local else min(size, REMOTE_FIRST_PAGE)
-        newest_first = local and log.latest_version >= NEWEST_FIRST_FROM
-        self._pager = HistoryPager(log, settings, size=size, first=first, newest_first=newest_first)
-        #: Whether a kept newest page may be the first screen: on an object store, and for a
-        #: long log in a folder (a shorter one's whole kept history is drawn at once).
-        self._newest_apart = newest_first or not local
+        long_folder = local and log.latest_version >= NEWEST_FIRST_FROM
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._failure: Exception | None = None
         self._versions: tuple[tuple[bool, int] | None, tuple[int, ...]] = (None, ())
         self._frozen = False
         self._store = HistoryStore.of(log, settings, verify_all=False)  # as the pager's
-        #: The kept newest page (:meth:`_kept_newest`), until the pager has read.
-        self._newest: tuple[HistoryEntry, ...] | None = None
+        #: The kept newest page (:meth:`_kept_newest`), until the pager has read: on an object
+        #: store and for a long log in a folder (a shorter one's whole kept history is drawn
+        #: at once). The pager then reads the whole kept history, else a long folder's newest
+        #: page first.
+        self._newest = self._kept_newest(log) if long_folder or not local else None
+        newest_first = long_folder and self._newest is None
+        self._pager = HistoryPager(log, settings, size=size, first=first, newest_first=newest_first)
         #: The pager's entries and whether they are whole, as of its last finished read: what
         #: a page is given while the next read runs (the pager's own may be a kept history
         #: not yet decoded, which a page asking would decode a second time, beside it).
         self._read_so_far: tuple[tuple[HistoryEntry, ...], bool] = ((), False)
-        self._tail, self._kept_apart = log.tail, False  # its listing; whether it is kept
-        with self._lock:
-            self._newest = self._kept_newest()
-            self._kept_apart = self._newest is not None
-            if self._newest is None:  # the newest page (a later open: the whole kept history)
+        self._tail = log.tail  # its listing
+        self._kept_apart = self._newest is not None  # whether the newest page is kept apart
+        if self._newest is None:  # the newest page (a later open: the whole kept history)
+            with self._lock:
                 self._read(self._pager.read_older)
 
-    def _kept_newest(self) -> tuple[HistoryEntry, ...] | None:
+    def _kept_newest(self, log: DeltaLog) -> tuple[HistoryEntry, ...] | None:
         """A later open's newest page: the newest entries of the kept whole history, kept
         apart (:meth:`~inspector.table.history_store.HistoryStore.keep_newest`), when the
         whole listing is still the one it was computed from (its record's digest: the
         refresh's listing and the log's first page, without classifying 100,000 files) and
         has no newer version. The pager reads the whole kept history next, in the background."""
-        store, log = self._store, self._pager.log
-        if not self._newest_apart or store is None or not store.kept():
-            return None
-        if self._pager.top != log.latest_version:
+        store = self._store
+        if store is None or not store.kept():
             return None
         record = log.whole_key()  # None: Azure, a small folder (listed whole, no record)
         if record is None:
             return None
         with collector_paused():  # 2,000 entries made and kept: no collection walks them
-            return store.newest(record, self._pager.top)
+            return store.newest(record, log.latest_version)
 
     def _read(self, read: Callable[[], object]) -> None:
         """Read with the pager (under the lock): its entries replace the kept newest page;
