@@ -180,15 +180,18 @@ class LogLister:
         """The modification time (ms) of every commit file below ``below``, by version, from
         the whole listing without a record per file (an indexed log only)."""
         record, _ = self._whole_record()
-        times: dict[int, int] = {}
-        for path, time in zip(record.paths, record.times, strict=True):
-            # Every recorded path is ``_delta_log/<name>``: a commit's name is
-            # ``<20 digits>.json`` (COMMIT_FILE), told apart here without a regex per file.
-            if len(path) == _COMMIT_PATH and path.endswith(".json"):
-                digits = path[_NAME_AT:-5]
-                if digits.isdigit() and (version := int(digits)) < below:
-                    times[version] = time
-        return times
+        # Every recorded path is ``_delta_log/<name>``: a commit's name is ``<20 digits>.json``
+        # (COMMIT_FILE), told apart here without a regex per file.
+        times = {
+            int(digits): time
+            for path, time in zip(record.paths, record.times, strict=True)
+            if len(path) == _COMMIT_PATH
+            and path.endswith(".json")
+            and (digits := path[_NAME_AT:-5]).isdigit()
+        }
+        return (
+            times if not times or max(times) < below else {v: times[v] for v in times if v < below}
+        )
 
     def _whole_record(self) -> tuple[ListingRecord, list[ObjectMeta]]:
         """The whole listing since the refresh: its log files, and the other entries."""
@@ -236,7 +239,7 @@ class LogLister:
         others += [e for e in tail if not _is_log_file(e)]
         spliced = recorded.spliced(lo, hi, logs, new)
         names = self.storage.names(LOG_DIR)  # a folder's names cost no stat: all are checked
-        if names is not None and [n for n in names if n[_NAME_AT].isdigit()] != spliced.paths:
+        if names is not None and not _same_names(names, spliced.paths):
             return None  # a file between the two listings is gone, or a new one is there
         return spliced, others, changed
 
@@ -262,6 +265,12 @@ def _from_oldest_checkpoint(
 def _start(recorded: ListingRecord) -> str:
     """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
     return recorded.paths[max(0, len(recorded) - OVERLAP - 1)]
+
+
+def _same_names(names: list[str], paths: list[str]) -> bool:
+    """Whether a folder's log file ``names`` (in any order) are those of ``paths``."""
+    logs = {n for n in names if n[:1].isdigit()}
+    return len(logs) == len(paths) and all(p[_NAME_AT:] in logs for p in paths)
 
 
 def _is_log_file(entry: ObjectMeta) -> bool:

@@ -87,8 +87,8 @@ class Storage(ABC):
         return self.list(prefix), None
 
     def names(self, prefix: str) -> builtins.list[str] | None:
-        """The paths of everything directly in a folder, sorted, when that costs no request
-        and no ``stat`` (a local folder); None elsewhere."""
+        """The names of everything directly in a folder, in no order, when that costs no
+        request and no ``stat`` (a local folder); None elsewhere."""
         return None
 
     @abstractmethod

@@ -108,20 +108,18 @@ class LocalStorage(Storage):
         return sorted(found, key=lambda m: m.path)
 
     def list_first(self, prefix: str, count: int) -> tuple[builtins.list[ObjectMeta], str | None]:
-        names = self.names(prefix)
-        if names is None or len(names) <= count:
+        names = sorted(self.names(prefix) or ())  # as their paths sort: one folder's
+        if len(names) <= count:
             return self.list(prefix), None
-        page = [meta for path in names[:count] if (meta := self._stat_meta(path)) is not None]
-        return page, names[count - 1]
+        folder = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        page = [meta for n in names[:count] if (meta := self._stat_meta(folder + n)) is not None]
+        return page, folder + names[count - 1]
 
     def names(self, prefix: str) -> builtins.list[str] | None:
-        folder = prefix.strip("/") + "/" if prefix.strip("/") else ""
         try:
-            names = os.listdir(self._abs(prefix))
+            return os.listdir(self._abs(prefix))
         except (FileNotFoundError, NotADirectoryError):
             return []
-        names.sort()  # as their paths sort: one folder's
-        return [folder + name for name in names]
 
     def _stat_meta(self, path: str) -> ObjectMeta | None:
         """A listed file's entry (None: a folder, or removed since it was listed)."""
