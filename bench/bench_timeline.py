@@ -30,8 +30,10 @@ opens a table), then times:
 
 Each repetition is two fresh processes sharing a new, empty log index folder: the *first
 open* fills it (its whole history and the band read and kept), the *later open* (a new
-server process, as after a restart) reads from it. A local later open draws the newest page
-read afresh and then the kept whole history (``NEWEST_FIRST_FROM`` in ``ui/history_load.py``).
+server process, as after a restart) reads from it. A local later open, as an S3 one, draws
+the kept newest page and then the kept whole history (``NEWEST_FIRST_FROM`` in
+``ui/history_load.py``), its whole listing made from the listing record (no ``stat`` of
+100,000 commit files: ``inspector/log/relist.py``).
 
 ``--s3-options FILE`` reuses a running moto server that holds the table already (uploading
 101,000 objects takes about 9 minutes under load). On S3 a later open reads the listing
