@@ -235,18 +235,16 @@ def _kept_detail(log: DeltaLog, settings: Settings) -> KeptAnswer | None:
     """Where the latest version's ``detail --json`` is kept (a table on a local disk: on an
     object store the index serves its commits and checkpoints, and the times of the commits
     before the checkpoint would cost a listing), under what it is computed from: the files
-    from the newest checkpoint on, and every commit file's time (the latest version's
-    file-time timestamp chains from version 0)."""
+    from the newest checkpoint on, and every log file's size and time (the latest version's
+    file-time timestamp chains from version 0): the whole listing's record."""
     if log.index is None or log.storage.local_path() is None:
         return None
-    from inspector.log.filetimes import commit_times
-    from inspector.log.index.answers import KeptAnswer, listing_identity, times_identity
+    from inspector.log.index.answers import KeptAnswer, listing_identity
 
-    tail = listing_identity(log.tail)
-    if tail is None:
+    tail, whole = listing_identity(log.tail), log.whole_key()
+    if tail is None or whole is None:
         return None
-    times = times_identity(commit_times(log, log.latest_version + 1))
-    identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, times]
+    identity = [log.latest_version, settings.timestamp_tolerance_seconds, tail, whole]
     return KeptAnswer(log.index, "detail", identity)
 
 
