@@ -37,12 +37,11 @@ from inspector.log.listing import (
     LastCheckpoint,
     LogListing,
     classify,
-    list_entries,
     list_entry_columns,
     read_last_checkpoint,
 )
 from inspector.log.staged import STAGED_DIR
-from inspector.storage import ObjectMeta, Storage
+from inspector.storage import FileColumns, ObjectMeta, Storage
 
 #: Entries per page of a first listing (an S3 or GCS page).
 PAGE = 1000
@@ -198,10 +197,8 @@ class LogLister:
         assert self._table is not None
         if self._whole is None:
             made = self._relisted(self._recorded) if self._recorded else None
-            if made is None:
-                entries = list_entries(self.storage)
-                logs = [e for e in entries if _is_log_file(e)]
-                made = ListingRecord.of(logs), [e for e in entries if not _is_log_file(e)], True
+            if made is None:  # as columns: no record per file (a folder of 100,000 commits)
+                made = (*_record_of(list_entry_columns(self.storage)), True)
             record, others, changed = made
             # A folder of a page or less is listed whole at every open: nothing to record.
             if changed and (self.storage.local_path() is None or len(record) > PAGE):
@@ -265,6 +262,19 @@ def _from_oldest_checkpoint(
 def _start(recorded: ListingRecord) -> str:
     """Where a listing of what is new starts: :data:`OVERLAP` recorded entries back."""
     return recorded.paths[max(0, len(recorded) - OVERLAP - 1)]
+
+
+def _record_of(columns: FileColumns) -> tuple[ListingRecord, list[ObjectMeta]]:
+    """A whole listing's columns as the record of its log files, and its other entries (a
+    few: ``_last_checkpoint``, a writer's temporary file), taken out of the columns."""
+    paths, sizes, times, etags = columns
+    at = [i for i, path in enumerate(paths) if not path[_NAME_AT : _NAME_AT + 1].isdigit()]
+    others = [
+        ObjectMeta(path=paths[i], size=sizes[i], last_modified=times[i], etag=etags[i]) for i in at
+    ]
+    for i in reversed(at):
+        del paths[i], sizes[i], times[i], etags[i]
+    return ListingRecord(paths=paths, sizes=sizes, times=times, etags=etags), others
 
 
 def _same_names(names: list[str], paths: list[str]) -> bool:
