@@ -113,15 +113,22 @@ def test_a_long_history_read_whole_is_left_out_of_the_collectors_walks(
     assert list(whole) == build_history(DeltaLog.open(root), Settings())
 
 
-def test_a_long_kept_history_of_a_folder_is_read_after_the_newest_page_not_before_it(
-    monkeypatch, tmp_path
-):
+@pytest.fixture
+def long_folder(monkeypatch, tmp_path) -> tuple[str, Settings]:
+    """A 300-commit table in a folder, "long" (NEWEST_FIRST_FROM: 200 versions here), and
+    settings with a log index of its own."""
     root = str(tmp_path / "c300")
     make_commits_table(root, 300)
     monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(tmp_path / "log-index"))
-    settings = Settings.from_env()
+    monkeypatch.setattr(history_load, "NEWEST_FIRST_FROM", 200)
+    return root, Settings.from_env()
+
+
+def test_a_long_kept_history_of_a_folder_is_read_after_the_newest_page_not_before_it(
+    long_folder, monkeypatch
+):
+    root, settings = long_folder
     whole = build_history(open_table(root, settings).log, settings)  # a first open kept it
-    monkeypatch.setattr(history_load, "NEWEST_FIRST_FROM", 200)  # "long": 200 versions here
 
     load = HistoryLoad(open_table(root, settings).log, settings, size=100)
 
@@ -131,13 +138,9 @@ def test_a_long_kept_history_of_a_folder_is_read_after_the_newest_page_not_befor
 
 
 def test_a_long_folder_log_opened_again_draws_its_kept_newest_page_then_the_kept_history(
-    monkeypatch, tmp_path
+    long_folder, monkeypatch
 ):
-    root = str(tmp_path / "c300")
-    make_commits_table(root, 300)
-    monkeypatch.setenv("DELTA_INSPECTOR_LOG_INDEX_FOLDER", str(tmp_path / "log-index"))
-    settings = Settings.from_env()
-    monkeypatch.setattr(history_load, "NEWEST_FIRST_FROM", 200)  # "long": 200 versions here
+    root, settings = long_folder
     monkeypatch.setattr(history_load, "KEPT_NEWEST", 50)
     whole = HistoryLoad(open_table(root, settings).log, settings, size=100).whole()
 
