@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable, VersionNotFound
+from inspector.delta.errors import CorruptLog, InspectorError, StorageUnavailable
 from inspector.log.index import TableIndex
 from inspector.log.listing import Checkpoint, LogListing
 from inspector.storage import Storage
@@ -76,21 +76,6 @@ class CheckpointVerdicts:
             if found := self._found(cp):
                 problems.setdefault(cp.version, []).extend(found)
         return problems
-
-    def of_version(self, listing: LogListing, version: int) -> list[str]:
-        """The problems of the checkpoint(s) of one version, each verified (raises
-        VersionNotFound for a version without one)."""
-        checkpoints = listing.checkpoints.get(version)
-        if not checkpoints:
-            have = ", ".join(str(v) for v in sorted(listing.checkpoints)) or "none"
-            raise VersionNotFound(
-                f"Version {version} has no checkpoint (checkpoints: {have}).",
-                "Pick a version that has a checkpoint.",
-            )
-        for cp in checkpoints:
-            if cp.complete:
-                self._verify(cp)
-        return [problem for cp in checkpoints for problem in self._found(cp)]
 
     def _found(self, cp: Checkpoint) -> list[str]:
         """A checkpoint's problems found so far: missing parts, unusable, disagreeing."""
