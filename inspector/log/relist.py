@@ -53,9 +53,8 @@ OVERLAP = 200
 #: Without checksums that is one request (400 versions, up to 800 files with them). Only
 #: where the server lists from a start (S3, GCS): a folder or Azure is listed whole anyway.
 REACH = 400
-#: Where a log file's name starts in its path, and a commit file's path length.
+#: Where a log file's name starts in its path (``_delta_log/<name>``).
 _NAME_AT = len(LOG_DIR) + 1
-_COMMIT_PATH = _NAME_AT + len("00000000000000000000.json")
 
 
 class LogLister:
@@ -179,14 +178,11 @@ class LogLister:
         """The modification time (ms) of every commit file below ``below``, by version, from
         the whole listing without a record per file (an indexed log only)."""
         record, _ = self._whole_record()
-        # Every recorded path is ``_delta_log/<name>``: a commit's name is ``<20 digits>.json``
-        # (COMMIT_FILE), told apart here without a regex per file.
+        match = COMMIT_FILE.match
         times = {
-            int(digits): time
+            int(found[1]): time
             for path, time in zip(record.paths, record.times, strict=True)
-            if len(path) == _COMMIT_PATH
-            and path.endswith(".json")
-            and (digits := path[_NAME_AT:-5]).isdigit()
+            if (found := match(path[_NAME_AT:]))
         }
         return (
             times if not times or max(times) < below else {v: times[v] for v in times if v < below}
@@ -268,7 +264,7 @@ def _record_of(columns: FileColumns) -> tuple[ListingRecord, list[ObjectMeta]]:
     """A whole listing's columns as the record of its log files, and its other entries (a
     few: ``_last_checkpoint``, a writer's temporary file), taken out of the columns."""
     paths, sizes, times, etags = columns
-    at = [i for i, path in enumerate(paths) if not path[_NAME_AT : _NAME_AT + 1].isdigit()]
+    at = [i for i, path in enumerate(paths) if not _is_log_name(path[_NAME_AT:])]
     others = [
         ObjectMeta(path=paths[i], size=sizes[i], last_modified=times[i], etag=etags[i]) for i in at
     ]
@@ -279,10 +275,15 @@ def _record_of(columns: FileColumns) -> tuple[ListingRecord, list[ObjectMeta]]:
 
 def _same_names(names: list[str], paths: list[str]) -> bool:
     """Whether a folder's log file ``names`` (in any order) are those of ``paths``."""
-    logs = {n for n in names if n[:1].isdigit()}
+    logs = {n for n in names if _is_log_name(n)}
     return len(logs) == len(paths) and all(p[_NAME_AT:] in logs for p in paths)
 
 
 def _is_log_file(entry: ObjectMeta) -> bool:
     """A commit, checkpoint, checksum or compacted file (named by a version)."""
-    return entry.name[:1].isdigit()
+    return _is_log_name(entry.name)
+
+
+def _is_log_name(name: str) -> bool:
+    """:func:`_is_log_file` of a file's name."""
+    return name[:1].isdigit()
