@@ -182,16 +182,24 @@ def _local_timeline(question: str, case: str) -> Target:
 
 
 TARGETS: tuple[Target, ...] = (
-    _scale("full history, 20,000 commits", "c20000", "history", "cpu", 1.0),
+    # #35 says "time": wall and CPU both (deltalake reads with threads: its wall is the less).
+    *(
+        _scale(question, table, case, metric, limit)
+        for question, table, case, limit in (
+            ("full history, 20,000 commits", "c20000", "history", 1.0),
+            ("full history, 300,000 files", "f300000", "history", 1.0),
+            ("`files --version 1`, 300,000 files", "f300000", "files", 0.5),
+            ("`check`, 300,000 files", "f300000", "check", 2.0),
+        )
+        for metric in ("wall", "cpu")
+    ),
     _scale("full history, 20,000 commits", "c20000", "history", "mb", 1.0),
-    _scale("full history, 300,000 files", "f300000", "history", "cpu", 1.0),
     _scale("full history, 300,000 files", "f300000", "history", "mb", 1.0),
-    _scale("`files --version 1`, 300,000 files", "f300000", "files", "cpu", 0.5),
-    _scale("`check`, 300,000 files", "f300000", "check", "cpu", 2.0),
     _scale("`detail`, 20,000 commits", "c20000", "detail", "wall", 1.5),
     _scale("`detail`, 20,000 commits", "c20000", "detail", "cpu", 1.5),
     _scale("`history --limit 10`, 20,000 commits", "c20000", "history10", "wall", 1.5),
     _scale("`history --limit 10`, 20,000 commits", "c20000", "history10", "cpu", 1.5),
+    _scale("`restore --dry-run`, 300,000 files", "f300000", "restore", "wall", 1.5),
     _scale("`restore --dry-run`, 300,000 files", "f300000", "restore", "cpu", 1.5),
     *(
         _index(
