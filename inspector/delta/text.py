@@ -7,9 +7,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from itertools import groupby
 
-TIME_FORMAT = (
-    "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
-)
+#: format_time's form, for Streamlit's datetime columns.
+TIME_FORMAT = "YYYY-MM-DD HH:mm:ss.SSS [UTC]"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
