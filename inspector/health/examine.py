@@ -94,12 +94,7 @@ def deep_refs(plain: pa.Table, prefix: str) -> dict[str, Ref]:
     records = columnar.num_records(plain.column("stats")).to_pylist()
     return {
         prefix + path: Ref(display=path, role=FileRole.DATA_FILE, size=size, records=count)
-        for path, size, count in zip(
-            plain.column("path").to_pylist(),
-            plain.column("size").to_pylist(),
-            records,
-            strict=True,
-        )
+        for (path, size), count in zip(sized_paths(plain), records, strict=True)
     }
 
 
