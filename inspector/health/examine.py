@@ -215,8 +215,7 @@ class Tally:
         """Keys come to life (``+1``) or leave the live set (``-1``)."""
         for key in keys:
             for path in self.key_paths[key]:
-                issue = self.issues.get(path)
-                if issue is None:
+                if (issue := self.issues.get(path)) is None:
                     continue
                 self.refcount[path] += delta
                 if self.refcount[path] == 0:
