@@ -103,10 +103,8 @@ class DeletionVector:
             return None
         if self.storage_type == "p":
             return self.path_or_inline_dv
-        encoded = self.path_or_inline_dv
-        prefix, uuid_z85 = encoded[:-20], encoded[-20:]
-        file_id = uuid.UUID(bytes=z85_decode(uuid_z85))
-        name = f"deletion_vector_{file_id}.bin"
+        prefix, uuid_z85 = self.path_or_inline_dv[:-20], self.path_or_inline_dv[-20:]
+        name = f"deletion_vector_{uuid.UUID(bytes=z85_decode(uuid_z85))}.bin"
         return f"{prefix}/{name}" if prefix else name
 
 
@@ -340,8 +338,7 @@ def num_records_of(stats: str | None) -> int | None:
     """``numRecords`` of a file's JSON stats (None when absent or unreadable)."""
     if not stats:
         return None
-    leading = _LEADING_NUM_RECORDS.match(stats)
-    if leading:
+    if leading := _LEADING_NUM_RECORDS.match(stats):
         return int(leading.group(1))
     return as_int(_parse_stats(stats).get("numRecords"))
 

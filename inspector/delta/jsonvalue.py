@@ -56,11 +56,8 @@ def json_value(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): json_value(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        if (
-            value
-            and isinstance(value, list)
-            and all(isinstance(v, tuple) and len(v) == 2 for v in value)
-        ):
+        pairs = isinstance(value, list) and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+        if value and pairs:
             return {str(json_value(k)): json_value(v) for k, v in value}  # an Arrow map
         return [json_value(v) for v in value]
     return value

@@ -257,9 +257,7 @@ def catalog_features(protocol: Protocol) -> list[str]:
     return sorted(all_features(protocol) & CATALOG_FEATURES)
 
 
-def through_the_catalog(
-    command: str, name: str | None, configuration: Mapping[str, str] | None = None
-) -> str:
+def through_the_catalog(command: str, name: str | None, configuration: Mapping[str, str]) -> str:
     """How to run ``command`` (``RESTORE TABLE t TO VERSION AS OF 3``, ``VACUUM t``) on a
     catalog-managed table: by its catalog name, in an engine that commits through the catalog.
 
@@ -270,7 +268,7 @@ def through_the_catalog(
     if name:
         full = name.partition("://")[2] or name
         return f"run `{command.replace(' t', ' ' + full, 1)}` by its catalog name ({name}) {how}"
-    table_id = (configuration or {}).get(UNITY_TABLE_ID)
+    table_id = configuration.get(UNITY_TABLE_ID)
     known = f"; its Unity Catalog table id is {table_id}" if table_id else ""
     run = command.replace(" t", " CATALOG.SCHEMA.TABLE", 1)
     return f"open it by its catalog name (uc://CATALOG.SCHEMA.TABLE{known}) and run `{run}` {how}"

@@ -165,8 +165,7 @@ def iter_columns(
             physical_path=here_phys,
             column_id=f.column_id,
         )
-        inner = _struct_inside(f.type)
-        if inner is not None:
+        if (inner := _struct_inside(f.type)) is not None:
             yield from iter_columns(inner, here, here_phys)
 
 

@@ -7,9 +7,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from itertools import groupby
 
-TIME_FORMAT = (
-    "YYYY-MM-DD HH:mm:ss.SSS [UTC]"  # format_time's form, for Streamlit's datetime columns
-)
+#: format_time's form, for Streamlit's datetime columns.
+TIME_FORMAT = "YYYY-MM-DD HH:mm:ss.SSS [UTC]"
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
@@ -43,13 +42,16 @@ def counted(n: int | None, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else many}"
 
 
+def version_spans(versions: Iterable[int]) -> tuple[tuple[int, int], ...]:
+    """The runs of consecutive versions as ``(first, last)``: ``[(3, 5), (9, 9)]`` from
+    ``[3, 4, 5, 9]`` (versions in ascending order)."""
+    runs = groupby(enumerate(versions), lambda iv: iv[1] - iv[0])
+    return tuple((run[0][1], run[-1][1]) for run in (list(r) for _, r in runs))
+
+
 def version_ranges(versions: Iterable[int]) -> str:
     """Compact ``3..5, 9`` from ``[3, 4, 5, 9]`` (versions in ascending order)."""
-    parts = []
-    for _, run in groupby(enumerate(versions), lambda iv: iv[1] - iv[0]):  # consecutive runs
-        first, *rest = (v for _, v in run)
-        parts.append(f"{first}..{rest[-1]}" if rest else str(first))
-    return ", ".join(parts)
+    return ", ".join(f"{a}..{b}" if a < b else str(a) for a, b in version_spans(versions))
 
 
 def partition_label(

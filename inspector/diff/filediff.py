@@ -24,6 +24,7 @@ from inspector.log.snapshot import FileKey
 from inspector.table.history_time import file_time_before, history_timestamp
 
 PartitionValues = tuple[tuple[str, "str | None"], ...]
+FileActions = Sequence[AddFile | RemoveFile]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -228,7 +229,7 @@ def _replay_net(
                 timestamp=times[commit.version],
                 commit_info_timestamp=info.timestamp,
                 # files and bytes as the history counts them (the writer's metrics first)
-                totals=_summed(commit.file_summary, adds, removes),
+                totals=_totals(adds, removes, commit.file_summary),
                 changes_metadata=commit.metadata is not None,
                 changes_protocol=commit.protocol is not None,
             )
@@ -259,7 +260,7 @@ def _side_after(
     )
 
 
-def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
+def _records(files: FileActions) -> int | None:
     """Live records of add actions (records of remove actions); None when any lacks stats."""
     return known_sum(
         [f.num_live_records if isinstance(f, AddFile) else f.num_records for f in files]
@@ -267,19 +268,13 @@ def _records(files: Iterable[AddFile | RemoveFile]) -> int | None:
 
 
 def _totals(
-    added: Sequence[AddFile | RemoveFile], removed: Sequence[AddFile | RemoveFile]
+    added: FileActions, removed: FileActions, summary: FileSummary | None = None
 ) -> FileTotals:
-    """Totals by Delta's rule for files re-added under their path (:class:`FileSummary`)."""
-    sizes = ([(f.path, f.size or 0) for f in files] for files in (added, removed))
-    summary = FileSummary.of(*sizes, added_records=None, removed_records=None)
-    return _summed(summary, added, removed)
-
-
-def _summed(
-    summary: FileSummary,
-    added: Sequence[AddFile | RemoveFile],
-    removed: Sequence[AddFile | RemoveFile],
-) -> FileTotals:
+    """Totals by Delta's rule for files re-added under their path (:class:`FileSummary`);
+    files and bytes as ``summary`` counts them, when given."""
+    if summary is None:
+        sizes = ([(f.path, f.size or 0) for f in files] for files in (added, removed))
+        summary = FileSummary.of(*sizes, added_records=None, removed_records=None)
     return FileTotals(
         files_added=summary.num_added_files,
         files_removed=summary.num_removed_files,

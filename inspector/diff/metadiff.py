@@ -4,6 +4,7 @@ commit, and the one flattening of such a diff into rows (every page and report s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, fields
@@ -97,9 +98,7 @@ class MetadataDiff:
         return not any(getattr(self, f.name) for f in fields(self))
 
 
-def diff_metadata(
-    before: tuple[Metadata, Protocol] | None, after: tuple[Metadata, Protocol]
-) -> MetadataDiff:
+def diff_metadata(before: State | None, after: State) -> MetadataDiff:
     """Compare (metaData, protocol) of two versions; ``before`` None means ``after`` creates
     the table (every column is then added)."""
     old_meta, old_protocol = before or (None, None)
@@ -122,9 +121,7 @@ def _identity(col: Column, use_ids: bool) -> Any:
 def _diff_columns(
     old: list[Column], new: list[Column]
 ) -> tuple[list[Column], list[Column], list[ColumnChange]]:
-    use_ids = any(c.column_id is not None for c in old) and any(
-        c.column_id is not None for c in new
-    )
+    use_ids = all(any(c.column_id is not None for c in side) for side in (old, new))
     old_by = {_identity(c, use_ids): c for c in old}
     new_by = {_identity(c, use_ids): c for c in new}
     added = [c for k, c in new_by.items() if k not in old_by]
@@ -145,18 +142,15 @@ def _own(col: Column) -> tuple[Any, ...]:
 def _shape(type_string: str) -> str:
     """``array<struct<a:int>>`` -> ``array<struct>``: nested fields are columns of their own
     in the diff, so a change inside a struct is not also one of the struct (or of its array)."""
-    out, depth, i = [], 0, 0
-    while i < len(type_string):
-        if depth == 0 and type_string.startswith("struct<", i):
-            out.append("struct")
-            depth, i = 1, i + len("struct<")
-            continue
-        char = type_string[i]
+    out, depth = [], 0
+    for token in re.split(r"(struct<|[<>])", type_string):
         if depth:
-            depth += {"<": 1, ">": -1}.get(char, 0)
+            depth += {"struct<": 1, "<": 1, ">": -1}.get(token, 0)
+        elif token == "struct<":
+            out.append("struct")
+            depth = 1
         else:
-            out.append(char)
-        i += 1
+            out.append(token)
     return "".join(out)
 
 

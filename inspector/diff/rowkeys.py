@@ -59,8 +59,7 @@ def suggest_key(snap: Snapshot) -> KeySuggestion:
     and clustering; ``identifies_rows`` is False for clustering or partition columns (they
     group many rows) and for no suggestion at all."""
     fields = [f for f in snap.schema.fields if isinstance(f.type, PrimitiveType)]
-    identity = tuple(f.name for f in fields if IDENTITY_START in f.metadata)
-    if identity:
+    if identity := tuple(f.name for f in fields if IDENTITY_START in f.metadata):
         return _found(identity, KeySource.IDENTITY, "identity column", True)
     ids = sorted(
         (f for f in fields if _ID_NAME.search(f.name)), key=lambda f: f.name.lower() != "id"
@@ -73,11 +72,9 @@ def suggest_key(snap: Snapshot) -> KeySuggestion:
     if ids:
         return _found((ids[0].name,), KeySource.NAMED_ID, "column named like an id", True)
     top_level = {f.name for f in fields}  # clustering columns by logical name
-    clustering = tuple(n for n in clustering_columns(snap) if n in top_level)
-    if clustering:
+    if clustering := tuple(n for n in clustering_columns(snap) if n in top_level):
         return _found(clustering, KeySource.CLUSTERING, "clustering column", False)
-    if snap.metadata.partition_columns:
-        partitions = tuple(snap.metadata.partition_columns)
+    if partitions := snap.metadata.partition_columns:
         return _found(partitions, KeySource.PARTITION, "partition column", False)
     return KeySuggestion(
         columns=(),

@@ -94,12 +94,7 @@ def deep_refs(plain: pa.Table, prefix: str) -> dict[str, Ref]:
     records = columnar.num_records(plain.column("stats")).to_pylist()
     return {
         prefix + path: Ref(display=path, role=FileRole.DATA_FILE, size=size, records=count)
-        for path, size, count in zip(
-            plain.column("path").to_pylist(),
-            plain.column("size").to_pylist(),
-            records,
-            strict=True,
-        )
+        for (path, size), count in zip(sized_paths(plain), records, strict=True)
     }
 
 
@@ -220,8 +215,7 @@ class Tally:
         """Keys come to life (``+1``) or leave the live set (``-1``)."""
         for key in keys:
             for path in self.key_paths[key]:
-                issue = self.issues.get(path)
-                if issue is None:
+                if (issue := self.issues.get(path)) is None:
                     continue
                 self.refcount[path] += delta
                 if self.refcount[path] == 0:

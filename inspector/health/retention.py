@@ -8,6 +8,7 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -138,13 +139,10 @@ def _kept_removals(log: DeltaLog, times: Mapping[int, int]) -> dict[int, int]:
     if log.index is None or identity is None:  # no index, or a catalog's staged commit
         return _first_removals(log, times)
     kept = KeptAnswer(log.index, "removals", [*identity, times_identity(times)])
-    text = kept.load()
-    if text is not None:
-        try:
+    if (text := kept.load()) is not None:
+        with suppress(ValueError, TypeError):  # not what this code writes: worked out afresh
             versions, stamps = orjson.loads(text)
             return dict(zip(versions, stamps, strict=True))
-        except (ValueError, TypeError):  # not what this code writes: worked out afresh
-            pass
     found = _first_removals(log, times)
     kept.save(orjson.dumps([list(found), list(found.values())]).decode())
     return found

@@ -13,6 +13,7 @@ from itertools import groupby
 from typing import Any
 
 from inspector.delta.jsonvalue import camel_json
+from inspector.delta.text import counted, version_spans
 from inspector.files.filecheck import FileState
 from inspector.health.records import (
     HealthProblem,
@@ -153,18 +154,11 @@ def _summary(v: VersionHealth, count: int) -> str:
         return first.message
     if v.status is VersionStatus.COMPLETE:
         return "complete" + (" (with problems in the log)" if v.problems else "")
-    counts = [
-        (n, what)
-        for n, what in (
-            (v.missing_count, "missing"),
-            (v.size_mismatch_count, "with the wrong size"),
-            (v.unreadable_count, "unreadable"),
-        )
-        if n
-    ]
+    found = (v.missing_count, v.size_mismatch_count, v.unreadable_count)
+    named = zip(found, ("missing", "with the wrong size", "unreadable"), strict=True)
+    counts = [(n, what) for n, what in named if n]
     if len(counts) == 1:
-        n, what = counts[0]
-        return f"{n:,} {'file' if n == 1 else 'files'} {what}"
+        return f"{counted(counts[0][0], 'file')} {counts[0][1]}"
     return "files: " + ", ".join(f"{n:,} {what}" for n, what in counts)
 
 
@@ -184,20 +178,10 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
             needed.setdefault((path, state), []).append(v.version)
             details[(path, state)] = detail
     files = [
-        DamagedFile(
-            path=path,
-            problem=problem,
-            detail=details[(path, problem)],
-            versions=_spans(versions),
-        )
-        for (path, problem), versions in needed.items()
+        DamagedFile(path=p, problem=s, detail=details[p, s], versions=version_spans(sorted(vs)))
+        for (p, s), vs in needed.items()
     ]
     return sorted(files, key=lambda f: (-f.versions[-1][1], f.path))
-
-
-def _spans(versions: list[int]) -> tuple[tuple[int, int], ...]:
-    runs = groupby(enumerate(sorted(versions)), lambda iv: iv[1] - iv[0])  # consecutive runs
-    return tuple((run[0][1], run[-1][1]) for run in (list(r) for _, r in runs))
 
 
 def grouped_record(report: HealthReport) -> dict[str, Any]:

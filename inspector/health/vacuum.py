@@ -147,26 +147,23 @@ def plan_vacuum(
         UnsupportedFeature: If the table is catalog-managed (only its catalog may vacuum it).
     """
     snapshot = log.snapshot()
+    config = snapshot.metadata.configuration
     if managed := catalog_features(snapshot.protocol):
-        how = through_the_catalog("VACUUM t", name, snapshot.metadata.configuration)
+        how = through_the_catalog("VACUUM t", name, config)
         raise UnsupportedFeature(
             f"The table is catalog-managed ({', '.join(managed)}): only its catalog may "
             "vacuum it (the Delta protocol forbids maintenance it has not permitted), so no "
             "VACUUM plan is made by path.",
             f"To vacuum it, {how}.",
         )
-    configured = retention_policy(snapshot.metadata.configuration).deleted_files
+    configured = retention_policy(config).deleted_files
     if retain_hours is None:
         retain_hours = configured.ms / HOUR_MS
     retain_ms = _retention_ms(retain_hours)
     cutoff = (int(time.time() * 1000) if now_ms is None else now_ms) - retain_ms
     listing = walk_table(log)
     traced = _trace(log, listing)  # before the window's commits are held parsed: read in bulk
-    window = (
-        lite_window(log, cutoff, snapshot.metadata.configuration)
-        if mode is VacuumMode.LITE
-        else None
-    )
+    window = lite_window(log, cutoff, config) if mode is VacuumMode.LITE else None
     to_delete, already_deleted = _select(snapshot, listing, cutoff, window)
     fates = _fates(*traced, {f.path for f in to_delete})
     lost = {v for v, fate in fates if fate is VersionFate.LOST}
@@ -215,11 +212,8 @@ def _select(
     Lite: the files the window's commits removed or wrote as change data. Never a file the
     snapshot protects (live files, tombstones within the retention) nor a hidden one."""
     root, tombstones = snapshot.table_root, snapshot.tombstones_table
-    old = np.fromiter(
-        ((t or 0) < cutoff for t in tombstones.column("deletionTimestamp").to_pylist()),
-        dtype=bool,
-        count=tombstones.num_rows,
-    )
+    stamps = tombstones.column("deletionTimestamp").to_pylist()
+    old = np.array([(t or 0) < cutoff for t in stamps], dtype=bool)
     protected = set(named_paths(root, "add", snapshot.files_table))
     protected.update(named_paths(root, "remove", tombstones.filter(arrays.mask(~old))))
     expired = {
