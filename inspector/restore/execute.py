@@ -250,9 +250,6 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version."""
-    return plan_restore(
-        result.plan.table,
-        result.pre_restore_version,
-        settings=settings,  # the same handle: an undo is confirmed by the same name
-    )
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version, on the
+    same handle (an undo is confirmed by the same name)."""
+    return plan_restore(result.plan.table, result.pre_restore_version, settings=settings)
