@@ -36,7 +36,14 @@ def restore_warnings(
     missing or damaged.
     """
     adds, removes = plan.files_to_add, plan.files_to_remove
-    out = _missing_warning(plan)
+    out = []
+    if plan.problem_paths:
+        out.append(
+            f"PARTIAL TABLE RISK: {len(plan.problem_paths)} files of the target version are "
+            "missing or truncated. Only with allow_missing_files would the restore proceed, and "
+            f"then WITHOUT those files ({_rows(plan.problem_adds)}): they are not re-added, and "
+            "the restored table is NOT the target version but a partial copy of it."
+        )
     if removed_damaged:
         out.append(
             f"{removed_damaged} of the {len(removes)} files the restore removes are already "
@@ -71,17 +78,6 @@ def restore_warnings(
         )
     out += retention_warning(current, target, plan.target_timestamp)
     return out
-
-
-def _missing_warning(plan: RestorePlan) -> list[str]:
-    if not plan.problem_paths:
-        return []
-    return [
-        f"PARTIAL TABLE RISK: {len(plan.problem_paths)} files of the target version are missing "
-        "or truncated. Only with allow_missing_files would the restore proceed, and then "
-        f"WITHOUT those files ({_rows(plan.problem_adds)}): they are not re-added, and the "
-        "restored table is NOT the target version but a partial copy of it."
-    ]
 
 
 def _schema_warnings(
