@@ -12,11 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import (
-    InspectorError,
-    MissingDataFile,
-    SparkUnavailable,
-)
+from inspector.delta.errors import InspectorError, MissingDataFile, SparkUnavailable
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.netrows import col
