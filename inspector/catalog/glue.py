@@ -190,12 +190,11 @@ def _listed(name: str, record: Mapping[str, Any]) -> CatalogTable:
     storage = record.get("StorageDescriptor") or {}
     serde = storage.get("SerdeInfo", {})
     recorded = provider or kind or params.get("classification", "").lower()
+    recorded = recorded or serde.get("SerializationLibrary", "") or "unknown"
     path = str((serde.get("Parameters") or {}).get("path", ""))
     location = str(storage.get("Location") or "")
     return CatalogTable(
         name=name,
-        format=DELTA
-        if DELTA in (provider, kind)
-        else recorded or serde.get("SerializationLibrary", "") or "unknown",
+        format=DELTA if DELTA in (provider, kind) else recorded,
         location=path or ("" if PLACEHOLDER in location else location),
     )
