@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -314,7 +314,6 @@ def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]
     return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
 
 
-def _few(paths: Iterable[str], limit: int = 3) -> str:
-    items: Sequence[str] = sorted(paths)
-    shown = ", ".join(items[:limit])
-    return shown + (" ..." if len(items) > limit else "") if items else "none"
+def _few(paths: Iterable[str]) -> str:
+    items = sorted(paths)
+    return ", ".join(items[:3]) + (" ..." if len(items) > 3 else "") if items else "none"
