@@ -116,11 +116,9 @@ def _s3a_conf(bucket: str, options: Mapping[str, str]) -> dict[str, str]:
         conf[prefix + "aws.credentials.provider"] = "org.apache.hadoop.fs.s3a." + provider
     if token:
         conf[prefix + "session.token"] = token
-    region = _option(options, "AWS_REGION", "AWS_DEFAULT_REGION", "REGION")
-    if region:
+    if region := _option(options, "AWS_REGION", "AWS_DEFAULT_REGION", "REGION"):
         conf[prefix + "endpoint.region"] = region
-    endpoint = _option(options, "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "ENDPOINT_URL", "ENDPOINT")
-    if endpoint:
+    if endpoint := _option(options, "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "ENDPOINT_URL", "ENDPOINT"):
         conf[prefix + "endpoint"] = endpoint
         conf[prefix + "connection.ssl.enabled"] = str(endpoint.startswith("https:")).lower()
         # Self-hosted S3 servers (MinIO, moto, Ceph) address buckets by path.
@@ -165,8 +163,7 @@ def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
     if keyfile:
         conf["fs.gs.auth.type"] = "SERVICE_ACCOUNT_JSON_KEYFILE"
         conf["fs.gs.auth.service.account.json.keyfile"] = keyfile
-    endpoint = _option(options, "GOOGLE_CLOUD_STORAGE_ENDPOINT", "STORAGE_EMULATOR_HOST")
-    if endpoint:
+    if endpoint := _option(options, "GOOGLE_CLOUD_STORAGE_ENDPOINT", "STORAGE_EMULATOR_HOST"):
         conf["fs.gs.storage.root.url"] = endpoint
     return conf
 
