@@ -87,8 +87,7 @@ def execute_restore(
     user = current_user(request.operator)
     attempt = plan.attempt(reason=request.reason, operator=user)
     secrets = plan.table.storage_options
-    refusals = request_refusals(request)
-    if refusals:
+    if refusals := request_refusals(request):
         blocking = plan.blocking_guards(request.overrides)
         refuse(refusals, attempt, plan=plan, blocking=blocking, settings=settings, secrets=secrets)
     try:

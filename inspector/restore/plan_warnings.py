@@ -100,8 +100,7 @@ def _schema_warnings(
         ]
     if current.metadata.partition_columns != target.metadata.partition_columns:
         return ["The restore changes the partition columns."]
-    between = _schema_changes_between(log, target.version, current.version)
-    if between:
+    if between := _schema_changes_between(log, target.version, current.version):
         return [
             f"The schema changed after version {target.version} (in version(s) "
             f"{', '.join(map(str, between))}) and changed back; the restored schema equals the "
