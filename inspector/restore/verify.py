@@ -206,14 +206,10 @@ def _protocol_check(new: Snapshot, plan: RestorePlan, downgrade: bool) -> _Outco
     baseline = plan.target_protocol if downgrade else plan.current_protocol
     assert baseline is not None  # a committed restore read its target version
     word = "the target's" if downgrade else "the pre-restore"
-    if covers(new.protocol, baseline):
-        return CheckStatus.PASSED, (
-            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
-            f"{describe_protocol(baseline)}."
-        )
-    return CheckStatus.FAILED, (
-        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
-        f"{describe_protocol(baseline)}."
+    ok = covers(new.protocol, baseline)
+    return CheckStatus.PASSED if ok else CheckStatus.FAILED, (
+        f"Protocol {describe_protocol(new.protocol)} is {'at least' if ok else 'lower than'} "
+        f"{word} {describe_protocol(baseline)}."
     )
 
 
