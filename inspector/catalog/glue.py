@@ -74,8 +74,7 @@ class Glue:
 
     def tables(self, catalog: str, database: str) -> list[CatalogTable]:
         """Every table of a database."""
-        if not self._guard(lambda: self._has_database(database)):
-            raise _no_database(database)
+        self._require_database(database)
         found = self._guard(
             lambda: list(self._paged("get_tables", "TableList", DatabaseName=database))
         )
@@ -87,8 +86,7 @@ class Glue:
         database, table = name.parts
         record = self._guard(lambda: self._get_table(database, table))
         if record is None:
-            if not self._guard(lambda: self._has_database(database)):
-                raise _no_database(database)
+            self._require_database(database)
             raise TableNotInCatalog(
                 f"Glue has no table '{table}' in database '{database}'.",
                 "Check the name; the app's catalog browser lists the tables.",
@@ -133,6 +131,13 @@ class Glue:
         except self._client.exceptions.EntityNotFoundException:
             return False
         return True
+
+    def _require_database(self, database: str) -> None:
+        if not self._guard(lambda: self._has_database(database)):
+            raise TableNotInCatalog(
+                f"Glue has no database '{database}'.",
+                "Check the name's first part; the app's catalog browser lists the databases.",
+            )
 
     def _paged(self, operation: str, key: str, **kwargs: str) -> Iterator[dict[str, Any]]:
         for page in self._client.get_paginator(operation).paginate(**kwargs):
@@ -185,19 +190,11 @@ def _listed(name: str, record: Mapping[str, Any]) -> CatalogTable:
     storage = record.get("StorageDescriptor") or {}
     serde = storage.get("SerdeInfo", {})
     recorded = provider or kind or params.get("classification", "").lower()
+    recorded = recorded or serde.get("SerializationLibrary", "") or "unknown"
     path = str((serde.get("Parameters") or {}).get("path", ""))
     location = str(storage.get("Location") or "")
     return CatalogTable(
         name=name,
-        format=DELTA
-        if DELTA in (provider, kind)
-        else recorded or serde.get("SerializationLibrary", "") or "unknown",
+        format=DELTA if DELTA in (provider, kind) else recorded,
         location=path or ("" if PLACEHOLDER in location else location),
-    )
-
-
-def _no_database(database: str) -> TableNotInCatalog:
-    return TableNotInCatalog(
-        f"Glue has no database '{database}'.",
-        "Check the name's first part; the app's catalog browser lists the databases.",
     )

@@ -177,10 +177,13 @@ class UnityCatalog:
                 f"Cannot reach the Unity Catalog server at {self.url}: {reason}.",
                 f"Check {_URL_SETTING} and that the server is running.",
             ) from None
-        except ValueError:
-            raise _not_unity(self.url) from None
+        except ValueError:  # not JSON
+            answer = None
         if not isinstance(answer, dict):
-            raise _not_unity(self.url)
+            raise CatalogUnavailable(
+                f"{self.url} did not answer as a Unity Catalog server (no JSON).",
+                f"Check {_URL_SETTING}: the server's base URL, e.g. http://localhost:8080.",
+            )
         return answer
 
     def _http_error(self, exc: urllib.error.HTTPError) -> Exception:
@@ -222,11 +225,4 @@ def _no_schema(catalog: str, schema: str, url: str) -> TableNotInCatalog:
     return TableNotInCatalog(
         f"Unity Catalog has no schema '{schema}' in catalog '{catalog}' ({url}).",
         "Check the name's second part; the app's catalog browser lists the schemas.",
-    )
-
-
-def _not_unity(url: str) -> CatalogUnavailable:
-    return CatalogUnavailable(
-        f"{url} did not answer as a Unity Catalog server (no JSON).",
-        f"Check {_URL_SETTING}: the server's base URL, e.g. http://localhost:8080.",
     )

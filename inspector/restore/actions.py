@@ -119,11 +119,9 @@ def restored_metadata(current: Metadata, target: Metadata) -> dict[str, Any]:
     body["schemaString"] = merge_high_water_marks(target.schema_string, current.schema_string)
     if target.column_mapping_mode != "none":
         highest = max(
-            [
-                as_int(target.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
-                as_int(current.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
-                *(c.column_id or 0 for c in iter_columns(target.schema)),
-            ]
+            as_int(target.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
+            as_int(current.configuration.get(properties.COLUMN_MAPPING_MAX_ID)) or 0,
+            *(c.column_id or 0 for c in iter_columns(target.schema)),
         )
         if highest and str(highest) != target.configuration.get(properties.COLUMN_MAPPING_MAX_ID):
             body["configuration"] = {

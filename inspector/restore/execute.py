@@ -22,7 +22,7 @@ from inspector.files.filecheck import check_files
 from inspector.log.commit_writer import write_commit
 from inspector.log.deltalog import DeltaLog
 from inspector.restore.actions import restore_actions
-from inspector.restore.audit import Attempt, AttemptStatus, current_user, record_attempt
+from inspector.restore.audit import AttemptStatus, current_user, record_attempt
 from inspector.restore.guards import Overridden, Override, unchanged_guard
 from inspector.restore.plan import plan_restore
 from inspector.restore.planrecord import Engine, RestoreMetrics, RestorePlan
@@ -87,13 +87,12 @@ def execute_restore(
     user = current_user(request.operator)
     attempt = plan.attempt(reason=request.reason, operator=user)
     secrets = plan.table.storage_options
-    refusals = request_refusals(request)
-    if refusals:
+    if refusals := request_refusals(request):
         blocking = plan.blocking_guards(request.overrides)
         refuse(refusals, attempt, plan=plan, blocking=blocking, settings=settings, secrets=secrets)
     try:
         writing = _writing(plan, settings)  # credentials for READ_WRITE, asked for now
-        secrets = writing.table.storage_options  # the ones a failing commit used
+        secrets = writing.table.storage_options  # the ones the commit uses
         result = _commit(dataclasses.replace(request, plan=writing), user, settings, spark)
     except RestoreRefused as exc:
         exc.plan = exc.plan or plan
@@ -105,14 +104,8 @@ def execute_restore(
             settings.audit_log, attempt, outcome=AttemptStatus.FAILED, error=error, secrets=secrets
         )
         raise
-    return _verify(result, settings, spark, attempt)
-
-
-def _verify(
-    result: RestoreResult, settings: Settings, spark: Any, attempt: Attempt
-) -> RestoreResult:
-    plan, version = result.plan, result.committed_version
-    verification = verify_restore(plan, version, result, settings=settings, spark=spark)
+    version = result.committed_version
+    verification = verify_restore(writing, version, result, settings=settings, spark=spark)
     result = dataclasses.replace(result, verification=verification)
     record_attempt(
         settings.audit_log,
@@ -127,7 +120,7 @@ def _verify(
             "failedChecks": [c.name for c in verification.failures],
             "overrides": sorted(o.value for o in result.overrides),
         },
-        secrets=plan.table.storage_options,
+        secrets=secrets,
     )
     return result
 
@@ -250,9 +243,6 @@ def _previous_timestamp(log: DeltaLog, version: int) -> int:
 
 
 def plan_undo(result: RestoreResult, *, settings: Settings) -> RestorePlan:
-    """Plan the undo of a restore: a guarded restore back to the pre-restore version."""
-    return plan_restore(
-        result.plan.table,
-        result.pre_restore_version,
-        settings=settings,  # the same handle: an undo is confirmed by the same name
-    )
+    """Plan the undo of a restore: a guarded restore back to the pre-restore version, on the
+    same handle (an undo is confirmed by the same name)."""
+    return plan_restore(result.plan.table, result.pre_restore_version, settings=settings)

@@ -36,7 +36,14 @@ def restore_warnings(
     missing or damaged.
     """
     adds, removes = plan.files_to_add, plan.files_to_remove
-    out = _missing_warning(plan)
+    out = []
+    if plan.problem_paths:
+        out.append(
+            f"PARTIAL TABLE RISK: {len(plan.problem_paths)} files of the target version are "
+            "missing or truncated. Only with allow_missing_files would the restore proceed, and "
+            f"then WITHOUT those files ({_rows(plan.problem_adds)}): they are not re-added, and "
+            "the restored table is NOT the target version but a partial copy of it."
+        )
     if removed_damaged:
         out.append(
             f"{removed_damaged} of the {len(removes)} files the restore removes are already "
@@ -73,17 +80,6 @@ def restore_warnings(
     return out
 
 
-def _missing_warning(plan: RestorePlan) -> list[str]:
-    if not plan.problem_paths:
-        return []
-    return [
-        f"PARTIAL TABLE RISK: {len(plan.problem_paths)} files of the target version are missing "
-        "or truncated. Only with allow_missing_files would the restore proceed, and then "
-        f"WITHOUT those files ({_rows(plan.problem_adds)}): they are not re-added, and the "
-        "restored table is NOT the target version but a partial copy of it."
-    ]
-
-
 def _schema_warnings(
     log: DeltaLog, current: Snapshot, target: Snapshot, diff: MetadataDiff
 ) -> list[str]:
@@ -104,8 +100,7 @@ def _schema_warnings(
         ]
     if current.metadata.partition_columns != target.metadata.partition_columns:
         return ["The restore changes the partition columns."]
-    between = _schema_changes_between(log, target.version, current.version)
-    if between:
+    if between := _schema_changes_between(log, target.version, current.version):
         return [
             f"The schema changed after version {target.version} (in version(s) "
             f"{', '.join(map(str, between))}) and changed back; the restored schema equals the "

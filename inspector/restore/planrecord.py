@@ -267,10 +267,7 @@ class RestorePlan:
                 why="Delta's RESTORE would re-add the missing files; only Delta Inspector's "
                 "writer leaves them out.",
             )
-        return Engines(
-            commit=Engine.DELTA,
-            why="a local table: Delta's own RESTORE commits.",
-        )
+        return Engines(commit=Engine.DELTA, why="a local table: Delta's own RESTORE commits.")
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON contract for a plan (see docs/json-contracts.md, "restore")."""

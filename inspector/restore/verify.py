@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -206,14 +206,10 @@ def _protocol_check(new: Snapshot, plan: RestorePlan, downgrade: bool) -> _Outco
     baseline = plan.target_protocol if downgrade else plan.current_protocol
     assert baseline is not None  # a committed restore read its target version
     word = "the target's" if downgrade else "the pre-restore"
-    if covers(new.protocol, baseline):
-        return CheckStatus.PASSED, (
-            f"Protocol {describe_protocol(new.protocol)} is at least {word} "
-            f"{describe_protocol(baseline)}."
-        )
-    return CheckStatus.FAILED, (
-        f"Protocol {describe_protocol(new.protocol)} is lower than {word} "
-        f"{describe_protocol(baseline)}."
+    ok = covers(new.protocol, baseline)
+    return CheckStatus.PASSED if ok else CheckStatus.FAILED, (
+        f"Protocol {describe_protocol(new.protocol)} is {'at least' if ok else 'lower than'} "
+        f"{word} {describe_protocol(baseline)}."
     )
 
 
@@ -314,7 +310,6 @@ def _deltalake_rows(snapshot: Snapshot, options: StorageOptions) -> Counter[str]
     return Counter(json.dumps(row, sort_keys=True, default=str) for row in data.to_pylist())
 
 
-def _few(paths: Iterable[str], limit: int = 3) -> str:
-    items: Sequence[str] = sorted(paths)
-    shown = ", ".join(items[:limit])
-    return shown + (" ..." if len(items) > limit else "") if items else "none"
+def _few(paths: Iterable[str]) -> str:
+    items = sorted(paths)
+    return ", ".join(items[:3]) + (" ..." if len(items) > 3 else "") if items else "none"

@@ -26,11 +26,9 @@ from inspector.settings import Settings
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP = (
-    "_change_type",
-    "_commit_version",
-    "_commit_timestamp",
-)
+CHANGE_TYPE = "_change_type"
+COMMIT_VERSION = "_commit_version"
+COMMIT_TIMESTAMP = "_commit_timestamp"
 
 
 class ChangeType(StrEnum):

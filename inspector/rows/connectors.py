@@ -67,27 +67,21 @@ def hadoop_uri(uri: str, options: Mapping[str, str] | None = None) -> str:
         InvalidInput: An Azure URI without an account, none in the options either.
     """
     parts = urlsplit(uri)
-    scheme = parts.scheme.lower()
+    scheme, netloc = parts.scheme.lower(), parts.netloc
     if scheme in ("s3", "s3a"):
-        return urlunsplit(("s3a", parts.netloc, parts.path, "", ""))
-    if scheme in ("az", "abfs", "abfss"):
-        return urlunsplit(
-            ("abfss", _abfs_authority(parts.netloc, options or {}), parts.path, "", "")
-        )
-    return uri
-
-
-def _abfs_authority(netloc: str, options: Mapping[str, str]) -> str:
-    if "@" in netloc:
-        return netloc
-    account = _option(options, "AZURE_STORAGE_ACCOUNT_NAME", "ACCOUNT_NAME")
-    if not account:
-        raise InvalidInput(
-            f"The Azure location names the container '{netloc}' but not its storage account.",
-            "Write abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH, or set "
-            "AZURE_STORAGE_ACCOUNT_NAME.",
-        )
-    return f"{netloc}@{account}{_DFS}"
+        return urlunsplit(("s3a", netloc, parts.path, "", ""))
+    if scheme not in ("az", "abfs", "abfss"):
+        return uri
+    if "@" not in netloc:
+        account = _option(options or {}, "AZURE_STORAGE_ACCOUNT_NAME", "ACCOUNT_NAME")
+        if not account:
+            raise InvalidInput(
+                f"The Azure location names the container '{netloc}' but not its storage account.",
+                "Write abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH, or set "
+                "AZURE_STORAGE_ACCOUNT_NAME.",
+            )
+        netloc = f"{netloc}@{account}{_DFS}"
+    return urlunsplit(("abfss", netloc, parts.path, "", ""))
 
 
 def hadoop_conf(uri: str, options: Mapping[str, str]) -> dict[str, str]:
@@ -122,11 +116,9 @@ def _s3a_conf(bucket: str, options: Mapping[str, str]) -> dict[str, str]:
         conf[prefix + "aws.credentials.provider"] = "org.apache.hadoop.fs.s3a." + provider
     if token:
         conf[prefix + "session.token"] = token
-    region = _option(options, "AWS_REGION", "AWS_DEFAULT_REGION", "REGION")
-    if region:
+    if region := _option(options, "AWS_REGION", "AWS_DEFAULT_REGION", "REGION"):
         conf[prefix + "endpoint.region"] = region
-    endpoint = _option(options, "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "ENDPOINT_URL", "ENDPOINT")
-    if endpoint:
+    if endpoint := _option(options, "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "ENDPOINT_URL", "ENDPOINT"):
         conf[prefix + "endpoint"] = endpoint
         conf[prefix + "connection.ssl.enabled"] = str(endpoint.startswith("https:")).lower()
         # Self-hosted S3 servers (MinIO, moto, Ceph) address buckets by path.
@@ -171,8 +163,7 @@ def _gcs_conf(options: Mapping[str, str]) -> dict[str, str]:
     if keyfile:
         conf["fs.gs.auth.type"] = "SERVICE_ACCOUNT_JSON_KEYFILE"
         conf["fs.gs.auth.service.account.json.keyfile"] = keyfile
-    endpoint = _option(options, "GOOGLE_CLOUD_STORAGE_ENDPOINT", "STORAGE_EMULATOR_HOST")
-    if endpoint:
+    if endpoint := _option(options, "GOOGLE_CLOUD_STORAGE_ENDPOINT", "STORAGE_EMULATOR_HOST"):
         conf["fs.gs.storage.root.url"] = endpoint
     return conf
 

@@ -193,9 +193,7 @@ def row_filter(values: dict[str, Any], columns: tuple[str, ...]) -> str:
         quoted = "`" + name.replace("`", "``") + "`"
         if value is None:
             parts.append(f"{quoted} IS NULL")
-            continue
-        literal = sql_literal(value)
-        if literal is not None:
+        elif (literal := sql_literal(value)) is not None:
             parts.append(f"{quoted} = {literal}")
     return " AND ".join(parts)
 

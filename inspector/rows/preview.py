@@ -12,11 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from inspector.delta.errors import (
-    InspectorError,
-    MissingDataFile,
-    SparkUnavailable,
-)
+from inspector.delta.errors import InspectorError, MissingDataFile, SparkUnavailable
 from inspector.delta.jsonvalue import camel_json, json_value
 from inspector.log.deltalog import DeltaLog
 from inspector.rows.netrows import col
@@ -132,11 +128,8 @@ def spark_action(action: Callable[[], Any]) -> Any:
     except (PySparkException, Py4JError) as exc:
         text = str(exc)
         if "FAILED_READ_FILE" in text or "FileNotFoundException" in text:
-            file = (
-                text.split("reading file", 1)[-1].split(".  SQLSTATE")[0].strip()
-                if "reading file" in text
-                else "a data file"
-            )
+            _, named, after = text.partition("reading file")
+            file = after.split(".  SQLSTATE")[0].strip() if named else "a data file"
             raise MissingDataFile(
                 f"Spark could not read {file}: it is missing or not a valid Parquet file.",
                 "Restore the file from a backup, or pick another version.",

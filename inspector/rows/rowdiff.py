@@ -38,11 +38,9 @@ if TYPE_CHECKING:
     from inspector.log.snapshot import Snapshot
 
 # Prefixes of the two sides' columns in the key join (numbered, so any column name is safe).
-_BEFORE, _AFTER, _DIFFERS = (
-    "__delta_inspector_before_",
-    "__delta_inspector_after_",
-    "__delta_inspector_differs_",
-)
+_BEFORE = "__delta_inspector_before_"
+_AFTER = "__delta_inspector_after_"
+_DIFFERS = "__delta_inspector_differs_"
 _CHANGED, _DUPLICATED = "__delta_inspector_changed", "__delta_inspector_duplicated"
 
 
