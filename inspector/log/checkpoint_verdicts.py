@@ -47,6 +47,10 @@ class CheckpointVerdicts:
         self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
         self._probed: set[Checkpoint] = set()
         self._verified: dict[Checkpoint, tuple[str, ...]] = {}  # disagreements with commits
+        #: While every checkpoint is verified (:meth:`problems`), the last one read, as read
+        #: and with what (live_only, statistics): the next one's replay starts from it.
+        self._remember = False
+        self._last: tuple[Checkpoint, bool, bool, ReplayState] | None = None
 
     def is_unusable(self, cp: Checkpoint) -> bool:
         """True when the checkpoint was found unusable (replay skips it)."""
@@ -69,7 +73,14 @@ class CheckpointVerdicts:
             if cp.complete and cp not in self._probed and cp not in self._bad and self._local:
                 self._probe(cp)
         usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
-        for cp in usable if verify_all else usable[: 1 if newest else 0]:
+        if verify_all:  # oldest first: each checkpoint read once, the next one's replay base
+            self._remember = True
+            try:
+                for cp in reversed(usable):
+                    self._verify(cp)
+            finally:
+                self._remember, self._last = False, None
+        for cp in usable[: 1 if newest and not verify_all else 0]:
             self._verify(cp)
         problems: dict[int, list[str]] = {}
         for cp in sorted(checkpoints, key=lambda cp: cp.complete):  # a version's incomplete first
@@ -88,6 +99,9 @@ class CheckpointVerdicts:
         is unreadable or lacks metaData/protocol is remembered and a CorruptLog raised."""
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
+        last = self._last
+        if last is not None and last[:3] == (cp, live_only, statistics):
+            return last[3].copy()  # as read: the replay that read it changed its own copy
         from inspector.log.checkpoint import read_checkpoint_state
 
         try:
@@ -105,6 +119,9 @@ class CheckpointVerdicts:
             raise self._reject(
                 cp, f"it has no {' or '.join(missing)} action, which every checkpoint must carry"
             )
+        if self._remember:
+            self._last = (cp, live_only, statistics, state)
+            return state.copy()
         return state
 
     def forget_unlisted(self, listing: LogListing) -> None:

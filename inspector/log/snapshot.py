@@ -7,7 +7,7 @@ records are built from them only when asked for, never on a bulk path.
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -182,6 +182,17 @@ class ReplayState:
         state.add_files(snap.tombstones_table, "remove")
         state.add_files(snap.files_table, "add")
         return state
+
+    def copy(self) -> ReplayState:
+        """An accumulator of its own in the same state (the Arrow tables, immutable, shared)."""
+        return replace(
+            self,
+            adds=[*self.adds],
+            removes=[*self.removes],
+            pending=[*self.pending],
+            txns=dict(self.txns),
+            domains=dict(self.domains),
+        )
 
     def add_files(self, table: pa.Table, kind: str, order: pa.Array | None = None) -> None:
         """Append file actions of one source; ``order`` gives their places in it (rows' order
