@@ -126,23 +126,19 @@ class HistoryPager:
         if self.done:
             return False
         with collector_paused():  # the newest page (or all, when kept), or the next older one
-            if not self._read_stored_when_due():
+            if not self._read_stored():
                 self._read_next() if self._next >= 0 else self._read_newest()
             store, listing = self._store, self._listing
             if self.done and store is not None and listing is not None and self.kept is not store:
                 self.kept = store.save(listing, self.entries, self._gaps, self._checkpoint_problems)
         return True
 
-    def _read_stored_when_due(self) -> bool:
-        """The kept whole history, once: as the first page, or as the second when the newest
-        page is read first."""
+    def _read_stored(self) -> bool:
+        """The whole history kept in the log index, and the versions after it joined; tried
+        once: as the first page, or as the second when the newest page is read first."""
         if not self._store_due or (self._next < 0 and self._newest_first):
             return False
         self._store_due = False
-        return self._read_stored()
-
-    def _read_stored(self) -> bool:
-        """The whole history kept in the log index, and the versions after it joined."""
         store = self._store
         if store is None or not store.kept():
             return False
@@ -166,8 +162,11 @@ class HistoryPager:
         return True
 
     def _read_next(self) -> None:
-        if self._listing is None:
-            self._list_whole()
+        if self._listing is None:  # list the whole folder; refit the first page's problems
+            first = self._entries[0].version if self._entries else self.top + 1
+            self._list(self.log.listing, whole=True)
+            self._next = bisect.bisect_left(self.versions, first)
+            self._entries = tuple(self._refit(e) for e in self._entries)
         start = self._boundary(self._next, self.size)
         versions = list(self.versions[start : self._next])
         entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
@@ -249,13 +248,6 @@ class HistoryPager:
             # the newest agrees with its commits is ``check``'s question, not the history's.
             needed = sum(1 for v in listing.commits if v <= self.top) <= self.top  # a commit gone
             self._checkpoint_problems = self.log.checkpoint_problems(newest=needed)
-
-    def _list_whole(self) -> None:
-        """List the whole folder, and refit the first page's gaps and checkpoint problems."""
-        first = self._entries[0].version if self._entries else self.top + 1
-        self._list(self.log.listing, whole=True)
-        self._next = bisect.bisect_left(self.versions, first)
-        self._entries = tuple(self._refit(e) for e in self._entries)
 
     def _refit(self, entry: HistoryEntry) -> HistoryEntry:
         """An entry of the first page with the whole log's gaps and checkpoint problems."""
