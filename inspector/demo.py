@@ -181,9 +181,6 @@ class DemoWriter:
         self.load(5, "02:05", new_column, "nightly load; new column: channel", schema_mode="merge")
         positive = {"positive_quantity": "quantity > 0"}
         self.commit(5, "14:20", lambda: self.table().alter.add_constraint(positive))
-        self._write_second_half()
-
-    def _write_second_half(self) -> None:
         apac = self.orders(90, day=5, channel=True, region="APAC")
         redelivered = "APAC feed re-delivered after a pricing bug"
         self.load(6, "11:45", apac, redelivered, mode="overwrite", predicate="region = 'APAC'")

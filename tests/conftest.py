@@ -172,6 +172,13 @@ def add_files(snapshot: Any) -> list[Any]:
     return sorted(snapshot.files.values(), key=lambda add: add.path)
 
 
+def tombstones(snapshot: Any) -> list[Any]:
+    """A snapshot's remove actions still known, as typed records (of ``tombstones_table``)."""
+    from inspector.log import columnar
+
+    return list(columnar.records("remove", snapshot.tombstones_table))
+
+
 def sales_table(path: Path | str) -> str:
     """A partitioned table with appends, a DELETE, an UPDATE and an overwrite (versions 0..4)."""
     import pyarrow as pa

@@ -541,10 +541,8 @@ def test_only_the_newest_checkpoint_is_compared_unless_asked(copy_table):
 
     assert 20 not in log.checkpoint_problems()
     assert log.checkpoint_problems(verify_all=True)[20][0].startswith("Checkpoint 20 lists")
-    assert any(
-        p.startswith("Checkpoint 20 lists")
-        for p in build_history(log, Settings(), verify_all_checkpoints=True)[20].problems
-    )
+    history = build_history(log, Settings())  # shows what the check found
+    assert any(p.startswith("Checkpoint 20 lists") for p in history[20].problems)
 
 
 def test_a_checkpoint_whose_commits_expired_cannot_be_compared(copy_table):

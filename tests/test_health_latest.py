@@ -23,7 +23,7 @@ from inspector.health.records import OrphanScope
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
 from inspector.storage import LocalStorage
-from tests.conftest import REPO
+from tests.conftest import REPO, tombstones
 from tests.counting_storage import counted_log
 
 
@@ -127,7 +127,7 @@ def test_the_fast_check_judges_orphans_by_the_latest_snapshot_as_vacuum_does(tmp
     make_commits_table(str(root), 260)
     log = DeltaLog.open(str(root))
     removed = {r.path for c in log.commits for r in c.removes}
-    kept = {r.path for r in log.snapshot().tombstones.values()}
+    kept = {r.path for r in tombstones(log.snapshot())}
 
     settings = Settings(max_listed_files=len(removed))  # every path listed
     fast = check_table(DeltaLog.open(str(root)), settings=settings)

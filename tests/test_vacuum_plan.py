@@ -27,7 +27,7 @@ from inspector.health import check_table
 from inspector.health.vacuum import VacuumMode, VersionFate, lite_window, plan_vacuum
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
-from tests.conftest import add_files
+from tests.conftest import add_files, tombstones
 
 CHECK_WORKERS = Settings().check_workers
 
@@ -108,7 +108,7 @@ def delta_keeps(root: Path, path: str, hours: int) -> bool:
     cutoff = NOW - hours * HOUR
     kept = [
         *snapshot.files.values(),
-        *(r for r in snapshot.tombstones.values() if (r.deletion_timestamp or 0) >= cutoff),
+        *(r for r in tombstones(snapshot) if (r.deletion_timestamp or 0) >= cutoff),
     ]
     used = {
         r.deletion_vector.relative_or_absolute_path() for r in kept if r.deletion_vector is not None

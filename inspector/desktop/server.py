@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -150,10 +151,8 @@ def wait_listening(
             sock.settimeout(0.5)
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return True
-        try:
+        with suppress(subprocess.TimeoutExpired):
             process.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            pass
     return False
 
 

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import webbrowser
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -110,11 +111,9 @@ def load_size(state_file: str) -> tuple[int, int]:
 
 def save_size(state_file: str, width: int, height: int) -> None:
     """Remember the window size for the next launch (best effort: a window must close)."""
-    try:
+    with suppress(OSError):
         Path(state_file).parent.mkdir(parents=True, exist_ok=True)
         Path(state_file).write_text(json.dumps({"width": width, "height": height}), "utf-8")
-    except OSError:
-        pass
 
 
 def run_desktop(

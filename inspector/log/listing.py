@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from inspector.delta.errors import NotADeltaTable
 from inspector.delta.paths import LOG_DIR
 from inspector.log import text
-from inspector.storage import FileColumns, LocalStorage, ObjectMeta, Storage
+from inspector.storage import FileColumns, ObjectMeta, Storage
 
 COMMIT_FILE = re.compile(r"^(\d{20})\.json$")
 _CLASSIC = re.compile(r"^(\d{20})\.checkpoint\.parquet$")
@@ -130,11 +130,11 @@ def list_log_from(storage: Storage, version: int, *, last: LastCheckpoint | None
     )
 
 
-def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> LogListing:
+def list_log(storage: Storage, *, last: LastCheckpoint | None = None) -> LogListing:
     """List a table's whole ``_delta_log``.
 
     Args:
-        storage: The table's storage (a local table root path is accepted too).
+        storage: The table's storage.
         last: ``_last_checkpoint`` when the caller has read it already (it is not read again).
 
     Raises:
@@ -142,7 +142,6 @@ def list_log(storage: Storage | str, *, last: LastCheckpoint | None = None) -> L
             has neither commits nor checkpoints.
         StorageUnavailable: If the object store cannot be reached or refuses access.
     """
-    storage = LocalStorage(storage) if isinstance(storage, str) else storage
     return listing_of(storage, list_entries(storage), last=last)
 
 

@@ -109,11 +109,6 @@ class Snapshot:
         """Live add actions keyed by (path, deletion-vector id)."""
         return FileMap[AddFile]("add", self.files_table)
 
-    @cached_property
-    def tombstones(self) -> Mapping[FileKey, RemoveFile]:
-        """Remove actions still known at this version, keyed like ``files``."""
-        return FileMap[RemoveFile]("remove", self.tombstones_table)
-
     @property
     def schema(self) -> StructType:
         """The logical schema at this version."""

@@ -71,10 +71,9 @@ def store_config(scheme: str, options: Mapping[str, str]) -> tuple[dict[str, str
                     client["allow_http"] = True  # Azurite's BlobEndpoint=http://...
             continue
         bare = re.sub(r"^(aws_|azure_storage_|azure_|google_)", "", key)
-        if bare in _CLIENT_KEYS and bare in _BOOL_CLIENT:
-            client[bare] = str(value).strip().lower() in {"1", "true", "yes", "on"}
-        elif bare in _CLIENT_KEYS:
-            client[bare] = value
+        if bare in _CLIENT_KEYS:
+            truthy = str(value).strip().lower() in {"1", "true", "yes", "on"}
+            client[bare] = truthy if bare in _BOOL_CLIENT else value
         elif key.startswith(own):
             config[_ALIASES.get(key, key)] = value
         elif not key.startswith(("aws_", "azure_", "google_")):

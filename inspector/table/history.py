@@ -58,8 +58,6 @@ class HistoryPager:
             within it and the checkpoint problems found so far (``history --limit``).
         judge_whole: Judge even a page read alone as the whole history does: the whole
             folder listed, its gaps and checkpoint problems (a filtered history's span).
-        verify_all_checkpoints: Compare every checkpoint with its commits; by default only
-            the newest is (the others get a cheap structural check).
         newest_first: Read the newest page before the whole history kept in the log index
             (then the kept one, in place of the older pages): a first screen that must not
             wait for the kept whole history to be validated and decoded.
@@ -75,7 +73,6 @@ class HistoryPager:
         newest: int | None = None,
         alone: bool = False,
         judge_whole: bool = False,
-        verify_all_checkpoints: bool = False,
         newest_first: bool = False,
     ) -> None:
         self.log, self.settings, self.size = log, settings, max(1, size)
@@ -83,7 +80,6 @@ class HistoryPager:
         self.first = max(1, first) if first is not None else self.size
         self.top = log.latest_version if newest is None else newest
         self.alone, self._judge_whole = alone, judge_whole
-        self._verify_all = verify_all_checkpoints
         self._listing: LogListing | None = None  # the whole folder's, once listed
         self._newest: LogListing | None = None  # the first page's
         self.versions: tuple[int, ...] = ()  # the listed versions, ascending
@@ -95,7 +91,7 @@ class HistoryPager:
         self._edge = Edge()
         self._next = -1  # versions[:_next] are still to read (-1: nothing read yet)
         kept = not alone and self.top == log.latest_version  # a whole history is kept
-        self._store = HistoryStore.of(log, settings, verify_all_checkpoints) if kept else None
+        self._store = HistoryStore.of(log, settings, verify_all=False) if kept else None
         self.kept: HistoryStore | None = None  # the store whose kept history these entries are
 
     @property
@@ -130,23 +126,19 @@ class HistoryPager:
         if self.done:
             return False
         with collector_paused():  # the newest page (or all, when kept), or the next older one
-            if not self._read_stored_when_due():
+            if not self._read_stored():
                 self._read_next() if self._next >= 0 else self._read_newest()
             store, listing = self._store, self._listing
             if self.done and store is not None and listing is not None and self.kept is not store:
                 self.kept = store.save(listing, self.entries, self._gaps, self._checkpoint_problems)
         return True
 
-    def _read_stored_when_due(self) -> bool:
-        """The kept whole history, once: as the first page, or as the second when the newest
-        page is read first."""
+    def _read_stored(self) -> bool:
+        """The whole history kept in the log index, and the versions after it joined; tried
+        once: as the first page, or as the second when the newest page is read first."""
         if not self._store_due or (self._next < 0 and self._newest_first):
             return False
         self._store_due = False
-        return self._read_stored()
-
-    def _read_stored(self) -> bool:
-        """The whole history kept in the log index, and the versions after it joined."""
         store = self._store
         if store is None or not store.kept():
             return False
@@ -170,8 +162,11 @@ class HistoryPager:
         return True
 
     def _read_next(self) -> None:
-        if self._listing is None:
-            self._list_whole()
+        if self._listing is None:  # list the whole folder; refit the first page's problems
+            first = self._entries[0].version if self._entries else self.top + 1
+            self._list(self.log.listing, whole=True)
+            self._next = bisect.bisect_left(self.versions, first)
+            self._entries = tuple(self._refit(e) for e in self._entries)
         start = self._boundary(self._next, self.size)
         versions = list(self.versions[start : self._next])
         entries, edge = self._page(versions, self._gaps, self._checkpoint_problems)
@@ -252,15 +247,7 @@ class HistoryPager:
             # With every commit present the history never starts from a checkpoint: whether
             # the newest agrees with its commits is ``check``'s question, not the history's.
             needed = sum(1 for v in listing.commits if v <= self.top) <= self.top  # a commit gone
-            verify = {"verify_all": self._verify_all, "newest": needed}
-            self._checkpoint_problems = self.log.checkpoint_problems(**verify)
-
-    def _list_whole(self) -> None:
-        """List the whole folder, and refit the first page's gaps and checkpoint problems."""
-        first = self._entries[0].version if self._entries else self.top + 1
-        self._list(self.log.listing, whole=True)
-        self._next = bisect.bisect_left(self.versions, first)
-        self._entries = tuple(self._refit(e) for e in self._entries)
+            self._checkpoint_problems = self.log.checkpoint_problems(newest=needed)
 
     def _refit(self, entry: HistoryEntry) -> HistoryEntry:
         """An entry of the first page with the whole log's gaps and checkpoint problems."""
@@ -332,18 +319,14 @@ def _listed(listing: LogListing, top: int) -> tuple[int, ...]:
     return tuple(sorted(v for v in {*listing.commits, *listing.checkpoints} if v <= top))
 
 
-def build_history(
-    log: DeltaLog, settings: Settings, *, verify_all_checkpoints: bool = False
-) -> list[HistoryEntry]:
+def build_history(log: DeltaLog, settings: Settings) -> list[HistoryEntry]:
     """The history of every version with a commit file or a checkpoint, oldest first: one
-    page of every version (:class:`HistoryPager` explains ``verify_all_checkpoints``).
+    page of every version.
 
     A version whose commit expired but whose checkpoint remains gets an entry (operation
     ``UNKNOWN``) saying so: its state is readable, its changes are not.
     """
-    pager = HistoryPager(
-        log, settings, size=sys.maxsize, verify_all_checkpoints=verify_all_checkpoints
-    )
+    pager = HistoryPager(log, settings, size=sys.maxsize)
     pager.read_older()
     return list(pager.entries)
 
