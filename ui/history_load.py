@@ -64,7 +64,7 @@ class HistoryLoad:
         self._failure: Exception | None = None
         self._versions: tuple[tuple[bool, int] | None, tuple[int, ...]] = (None, ())
         self._frozen = False
-        self._store = HistoryStore.of(log, settings, verify_all=False)  # as the pager's
+        self._store = HistoryStore.of(log, settings)  # as the pager's
         #: The kept newest page (:meth:`_kept_newest`), until the pager has read: on an object
         #: store and for a long log in a folder (a shorter one's whole kept history is drawn
         #: at once). The pager then reads the whole kept history, else a long folder's newest

@@ -91,7 +91,7 @@ class HistoryPager:
         self._edge = Edge()
         self._next = -1  # versions[:_next] are still to read (-1: nothing read yet)
         kept = not alone and self.top == log.latest_version  # a whole history is kept
-        self._store = HistoryStore.of(log, settings, verify_all=False) if kept else None
+        self._store = HistoryStore.of(log, settings) if kept else None
         self.kept: HistoryStore | None = None  # the store whose kept history these entries are
 
     @property

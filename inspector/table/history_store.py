@@ -54,7 +54,7 @@ _RENDERED_TEXT = "historytext"  # the CLI's text of the kept entries
 _JOINS = {_RENDERED: b",\n  ", _RENDERED_TEXT: b"\n"}  # how the renderer joins elements
 _NEWEST = "historynewest"  # the newest entries apart, for the app's first screen
 #: Bumped whenever what is kept, a rule the entries follow, or their JSON record changes.
-_FORMAT = 4
+_FORMAT = 5
 _SOURCES = {s.value: s for s in TimestampSource}
 _ROWS = {s.value: s for s in RowSource}
 _CHANGES = {c.value: c for c in Change}
@@ -85,23 +85,22 @@ class HistoryStore:
     Args:
         index: The table's part of the log index.
         tolerance: ``timestamp_tolerance_seconds``.
-        verify_all: Whether every checkpoint was compared with its commits.
     """
 
-    def __init__(self, index: TableIndex, *, tolerance: int, verify_all: bool) -> None:
+    def __init__(self, index: TableIndex, *, tolerance: int) -> None:
         self.index = index
-        self._setting = [_FORMAT, inspector.__version__, tolerance, verify_all]
+        self._setting = [_FORMAT, inspector.__version__, tolerance]
         self.key: bytes | None = None  # the digest of the body last loaded or saved
         self.record: str | None = None  # that body's whole listing's record digest
 
     @classmethod
-    def of(cls, log: DeltaLog, settings: Settings, verify_all: bool) -> HistoryStore | None:
+    def of(cls, log: DeltaLog, settings: Settings) -> HistoryStore | None:
         """The store of a log's whole history, or None when the index is off (a whole history
         is kept for a table on a local disk too: it is one file, read without pyarrow)."""
         index = log.index
         if index is None:
             return None
-        return cls(index, tolerance=settings.timestamp_tolerance_seconds, verify_all=verify_all)
+        return cls(index, tolerance=settings.timestamp_tolerance_seconds)
 
     def kept(self) -> bool:
         """Whether a history is kept (looked at before listing the whole log)."""
