@@ -25,6 +25,7 @@ import pytest
 from inspector.health import HealthReport, VersionStatus, check_table
 from inspector.log.deltalog import DeltaLog
 from inspector.settings import Settings
+from tests.counting_storage import counted_log
 
 _Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 _PROTOCOL = {
@@ -375,3 +376,51 @@ def test_a_tag_without_a_value_damages_its_commit(tmp_path):
 
     assert report.latest.status is VersionStatus.UNREADABLE
     assert report.latest.problems[0].kind == "commit_damaged"
+
+
+def _checkpointed_table(root: Path, every: int, commits: int) -> _RandomTable:
+    """A random table (seeded) with a classic checkpoint every ``every`` versions."""
+    table = _RandomTable(root, random.Random(11))
+    table.commit(
+        [{"protocol": _PROTOCOL}, {"metaData": _METADATA}]
+        + [{"add": table.new_file()} for _ in range(3)]
+    )
+    for _ in range(commits):
+        table.step()
+        if table.version % every == 0:
+            table.checkpoint()
+    return table
+
+
+def test_verifying_every_checkpoint_reads_each_once(tmp_path):
+    """Verified oldest first, each checkpoint is read once: as the one verified, and then
+    (as it was read) as the base the next one's commits are replayed from."""
+    _checkpointed_table(tmp_path / "t", every=4, commits=14)
+    log, storage = counted_log(tmp_path / "t")
+
+    problems = log.checkpoint_problems(verify_all=True)
+
+    read = {name: n for name, n in storage.reads.items() if ".checkpoint." in name}
+    assert read == {f"{v:020d}.checkpoint.parquet": 1 for v in (4, 8, 12)}
+    assert problems == {}
+
+
+def test_a_checkpoint_that_disagrees_with_its_commits_is_named_and_the_next_is_judged_alone(
+    tmp_path,
+):
+    """A checkpoint missing a live file is named; the next one is judged by its own commits
+    (replayed from an older checkpoint), not by the one that disagrees."""
+    table = _checkpointed_table(tmp_path / "t", every=4, commits=14)
+    path = tmp_path / "t" / "_delta_log" / f"{8:020d}.checkpoint.parquet"
+    rows = pq.read_table(path).to_pylist()
+    dropped = next(i for i, r in enumerate(rows) if r["add"] is not None)
+    pq.write_table(
+        pa.Table.from_pylist(rows[:dropped] + rows[dropped + 1 :], schema=_CHECKPOINT_SCHEMA),
+        path,
+    )
+    assert table.version == 14
+
+    problems = DeltaLog.open(str(tmp_path / "t")).checkpoint_problems(verify_all=True)
+
+    assert list(problems) == [8]  # 12 is replayed from checkpoint 4: it agrees
+    assert "Checkpoint 8" in problems[8][0]

@@ -53,8 +53,10 @@ class CheckpointVerdicts:
         self._last: tuple[Checkpoint, bool, bool, ReplayState] | None = None
 
     def is_unusable(self, cp: Checkpoint) -> bool:
-        """True when the checkpoint was found unusable (replay skips it)."""
-        return cp in self._bad
+        """True when the checkpoint was found unusable (replay skips it); while every
+        checkpoint is verified, also when it disagrees with its commits: a newer one is then
+        replayed from an older base, so that it is judged by its own commits, not by this one."""
+        return cp in self._bad or (self._remember and bool(self._verified.get(cp)))
 
     def unusable(self) -> dict[int, list[str]]:
         """The reasons of the unusable checkpoints found so far, by version."""
