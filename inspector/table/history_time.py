@@ -103,7 +103,7 @@ def timestamps_of(
     info = commit.commit_info
     mtime, problems = commit.file.modification_time, []
     stamp, ict = info.timestamp, info.in_commit_timestamp
-    history, source = history_timestamp(commit, config, previous)
+    history, source = _history_time(commit.version, ict, mtime, config, previous)
     in_commit = source is TimestampSource.IN_COMMIT_TIMESTAMP
     written = ict if in_commit else stamp
     if written is not None and abs(written - mtime) > tolerance_ms:
@@ -128,7 +128,15 @@ def history_timestamp(
     timestamp where the properties ``config`` enable them from its version on, else its
     file's modification time made :func:`monotonic` after ``previous`` (None: as it is)."""
     ict, mtime = commit.commit_info.in_commit_timestamp, commit.file.modification_time
-    if ict is not None and _ict_enabled(config, commit.version):
+    return _history_time(commit.version, ict, mtime, config, previous)
+
+
+def _history_time(
+    version: int, ict: int | None, mtime: int, config: Mapping[str, str], previous: int | None
+) -> tuple[int, TimestampSource]:
+    """:func:`history_timestamp` of a commit's in-commit timestamp and file time (a history
+    reads them once per version)."""
+    if ict is not None and _ict_enabled(config, version):
         return ict, TimestampSource.IN_COMMIT_TIMESTAMP
     return monotonic(mtime, previous), TimestampSource.FILE_MODIFICATION_TIME
 
