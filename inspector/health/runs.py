@@ -177,9 +177,10 @@ def damaged_files(report: HealthReport) -> list[DamagedFile]:
         for path, state, detail in named:
             needed.setdefault((path, state), []).append(v.version)
             details[(path, state)] = detail
+    spans = {found: version_spans(sorted(versions)) for found, versions in needed.items()}
     files = [
-        DamagedFile(path=p, problem=s, detail=details[p, s], versions=version_spans(sorted(vs)))
-        for (p, s), vs in needed.items()
+        DamagedFile(path=path, problem=state, detail=details[path, state], versions=runs)
+        for (path, state), runs in spans.items()
     ]
     return sorted(files, key=lambda f: (-f.versions[-1][1], f.path))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-import numpy as np
+import pyarrow.compute as pc
 
 from inspector.delta import properties
 from inspector.delta.errors import InspectorError, InvalidInput, UnsupportedFeature
@@ -212,8 +212,8 @@ def _select(
     Lite: the files the window's commits removed or wrote as change data. Never a file the
     snapshot protects (live files, tombstones within the retention) nor a hidden one."""
     root, tombstones = snapshot.table_root, snapshot.tombstones_table
-    stamps = tombstones.column("deletionTimestamp").to_pylist()
-    old = np.array([(t or 0) < cutoff for t in stamps], dtype=bool)
+    stamps = pc.fill_null(tombstones.column("deletionTimestamp"), 0)  # none: expired
+    old = stamps.to_numpy() < cutoff  # in Arrow: no Python object per tombstone
     protected = set(named_paths(root, "add", snapshot.files_table))
     protected.update(named_paths(root, "remove", tombstones.filter(arrays.mask(~old))))
     expired = {

@@ -47,16 +47,15 @@ class CheckpointVerdicts:
         self._bad: dict[Checkpoint, str] = {}  # unusable, with the reason
         self._probed: set[Checkpoint] = set()
         self._verified: dict[Checkpoint, tuple[str, ...]] = {}  # disagreements with commits
-        #: While every checkpoint is verified (:meth:`problems`), the last one read, as read
-        #: and with what (live_only, statistics): the next one's replay starts from it.
-        self._remember = False
-        self._last: tuple[Checkpoint, bool, bool, ReplayState] | None = None
+        #: While every checkpoint is verified (:meth:`_verify_all`; None otherwise), the last
+        #: one read, as read, by what was read (live_only, statistics): the next one's base.
+        self._last: dict[tuple[Checkpoint, bool, bool], ReplayState] | None = None
 
     def is_unusable(self, cp: Checkpoint) -> bool:
         """True when the checkpoint was found unusable (replay skips it); while every
         checkpoint is verified, also when it disagrees with its commits: a newer one is then
         replayed from an older base, so that it is judged by its own commits, not by this one."""
-        return cp in self._bad or (self._remember and bool(self._verified.get(cp)))
+        return cp in self._bad or (self._last is not None and bool(self._verified.get(cp)))
 
     def unusable(self) -> dict[int, list[str]]:
         """The reasons of the unusable checkpoints found so far, by version."""
@@ -75,20 +74,25 @@ class CheckpointVerdicts:
             if cp.complete and cp not in self._probed and cp not in self._bad and self._local:
                 self._probe(cp)
         usable = [cp for cp in listing.usable_checkpoints() if cp not in self._bad]
-        if verify_all:  # oldest first: each checkpoint read once, the next one's replay base
-            self._remember = True
-            try:
-                for cp in reversed(usable):
-                    self._verify(cp)
-            finally:
-                self._remember, self._last = False, None
-        for cp in usable[: 1 if newest and not verify_all else 0]:
-            self._verify(cp)
+        if verify_all:
+            self._verify_all(usable)
+        elif newest and usable:
+            self._verify(usable[0])
         problems: dict[int, list[str]] = {}
         for cp in sorted(checkpoints, key=lambda cp: cp.complete):  # a version's incomplete first
             if found := self._found(cp):
                 problems.setdefault(cp.version, []).extend(found)
         return problems
+
+    def _verify_all(self, usable: list[Checkpoint]) -> None:
+        """Verify the ``usable`` checkpoints (newest first) oldest first: each is read once,
+        and is the base the next one's commits are replayed from."""
+        self._last = {}
+        try:
+            for cp in reversed(usable):
+                self._verify(cp)
+        finally:
+            self._last = None
 
     def _found(self, cp: Checkpoint) -> list[str]:
         """A checkpoint's problems found so far: missing parts, unusable, disagreeing."""
@@ -101,9 +105,8 @@ class CheckpointVerdicts:
         is unreadable or lacks metaData/protocol is remembered and a CorruptLog raised."""
         if cp in self._bad:
             raise CorruptLog(self._bad[cp], _CHECKPOINT_HINT)
-        last = self._last
-        if last is not None and last[:3] == (cp, live_only, statistics):
-            return last[3].copy()  # as read: the replay that read it changed its own copy
+        if self._last and (kept := self._last.get((cp, live_only, statistics))) is not None:
+            return kept.copy()  # as read: the replay that read it changed its own copy
         from inspector.log.checkpoint import read_checkpoint_state
 
         try:
@@ -121,8 +124,8 @@ class CheckpointVerdicts:
             raise self._reject(
                 cp, f"it has no {' or '.join(missing)} action, which every checkpoint must carry"
             )
-        if self._remember:
-            self._last = (cp, live_only, statistics, state)
+        if self._last is not None:
+            self._last = {(cp, live_only, statistics): state}
             return state.copy()
         return state
 
